@@ -1,0 +1,3 @@
+from xtyserver.cli import main
+
+raise SystemExit(main())
