@@ -47,9 +47,13 @@ class XtyError(Exception):
 
 
 class PeerError(XtyError):
-    """The peer sent something the protocol does not allow."""
+    """The peer sent something the protocol does not allow.
+
+    ``frame_id`` is the ``id`` of the frame at fault, when it could be read.
+    """
 
     code = "invalid_frame"
+    frame_id: str | None = None
 
 
 class FrameError(PeerError):

@@ -1,0 +1,152 @@
+"""Shared test harness: a real server, a real store file, the scripted model over loopback."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from PIL import Image
+from websockets.asyncio.client import ClientConnection, connect
+
+from xtyserver.clock import ManualClock
+from xtyserver.config import Settings, load_settings
+from xtyserver.memory.store import MemoryStore
+from xtyserver.model.client import ModelClient
+from xtyserver.model.fake import FakeModelServer
+from xtyserver.server import Server
+
+TOKEN = "test-token-0123456789abcdef0123456789abcdef"
+START = 1_790_000_000.0  # 2026-09-21T...Z, a fixed wall-clock start
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@dataclass
+class Harness:
+    url: str
+    fake: FakeModelServer
+    server: Server
+    store: MemoryStore
+    clock: ManualClock
+    settings: Settings
+
+    @asynccontextmanager
+    async def client(self, **kwargs: Any) -> AsyncIterator[ClientConnection]:
+        async with connect(self.url, max_size=None, **kwargs) as ws:
+            yield ws
+
+    @asynccontextmanager
+    async def adapter(
+        self, game: str = "stardew-valley", save: str = "farm-a", **hello: Any
+    ) -> AsyncIterator[ClientConnection]:
+        async with self.client() as ws:
+            await send(ws, hello_frame(game, save, **hello))
+            answer = await recv(ws)
+            assert answer["type"] == "server.hello", answer
+            yield ws
+
+
+def hello_frame(game: str = "stardew-valley", save: str = "farm-a", **extra: Any) -> dict[str, Any]:
+    frame: dict[str, Any] = {
+        "type": "adapter.hello",
+        "id": "h1",
+        "protocol": "v1",
+        "adapter": {"name": "xty-stardew", "version": "0.1.0"},
+        "identity": {"gameId": game, "saveId": save},
+        "token": TOKEN,
+        "timezone": "Asia/Shanghai",
+    }
+    frame.update(extra)
+    return frame
+
+
+def model_context(clock: ManualClock, age: float = 0.0, **parts: Any) -> dict[str, Any]:
+    from datetime import UTC, datetime
+
+    captured = datetime.fromtimestamp(clock.now() - age, UTC).isoformat().replace("+00:00", "Z")
+    ctx: dict[str, Any] = {"schemaVersion": 1, "capturedAt": captured}
+    ctx.update(parts)
+    return ctx
+
+
+def png_b64(width: int = 64, height: int = 48) -> str:
+    buf = io.BytesIO()
+    Image.new("RGB", (width, height), (120, 200, 80)).save(buf, format="PNG")
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+async def send(ws: ClientConnection, frame: dict[str, Any] | str | bytes) -> None:
+    if isinstance(frame, dict):
+        await ws.send(json.dumps(frame, ensure_ascii=False))
+    else:
+        await ws.send(frame)
+
+
+async def recv(ws: ClientConnection, timeout: float = 10.0) -> dict[str, Any]:
+    with anyio.fail_after(timeout):
+        data = await ws.recv()
+    value = json.loads(data)
+    assert isinstance(value, dict)
+    return value
+
+
+async def chat(
+    ws: ClientConnection, text: str, chat_id: str = "c1", **extra: Any
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Send a chat.send and collect its deltas and the final chat.done/chat.error."""
+    await send(ws, {"type": "chat.send", "id": chat_id, "text": text, "source": "text", **extra})
+    deltas = []
+    while True:
+        frame = await recv(ws)
+        if frame["type"] == "chat.delta":
+            assert frame["id"] == chat_id
+            deltas.append(frame)
+            continue
+        return deltas, frame
+
+
+@asynccontextmanager
+async def running(
+    data_dir: Path,
+    *,
+    clock: ManualClock | None = None,
+    model: bool = True,
+    overrides: dict[str, Any] | None = None,
+) -> AsyncIterator[Harness]:
+    clock = clock or ManualClock(START)
+    async with FakeModelServer() as fake:
+        values: dict[str, Any] = {
+            "data_dir": str(data_dir),
+            "server.port": 0,
+            "model.first_token_timeout": 5.0,
+            "model.idle_timeout": 5.0,
+            "model.backoff_base": 0.01,
+            "model.backoff_cap": 0.05,
+        }
+        if model:
+            values["model.base_url"] = fake.base_url
+            values["model.model"] = "fake-vl"
+        values.update(overrides or {})
+        settings = load_settings(None, env={}, overrides=values)
+        store = MemoryStore.open_profile(data_dir, "default", clock=clock)
+        client = ModelClient(settings.model)
+        server = Server(settings, store=store, model=client, token=TOKEN, clock=clock)
+        try:
+            async with anyio.create_task_group() as tg:
+                url = await tg.start(server.serve)
+                yield Harness(url, fake, server, store, clock, settings)
+                tg.cancel_scope.cancel()
+        finally:
+            await client.aclose()
+            store.close()

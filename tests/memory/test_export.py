@@ -1,0 +1,95 @@
+"""Export document: round trip through JSON and all-or-nothing import."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from xtyserver.clock import ManualClock
+from xtyserver.errors import StoreContentError, StoreError
+from xtyserver.memory.export import decode_document, encode_document
+from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.types import NewEvent, Scope
+
+FARM_A = Scope("stardew", "farm-a")
+DST = Scope("dst", "world-1")
+T0 = 1_790_000_000.0
+
+
+def _filled(path: Path) -> MemoryStore:
+    s = MemoryStore(path, clock=ManualClock(T0 + 999))
+    s.set_profile_field("nickname", "小明")
+    s.set_profile_field("hobbies", ["钓鱼"])
+    s.upsert_event(FARM_A, NewEvent("goal", "社区中心", "鱼缸收集包", day=3, pinned=True), T0)
+    s.upsert_event(DST, NewEvent("milestone", "鹿角怪", "第一次打败", importance=5), T0)
+    sid = s.open_play_session(FARM_A, T0, "Asia/Shanghai")
+    s.record_heartbeat(sid, T0 + 60, "Asia/Shanghai")
+    s.close_play_session(sid, T0 + 90)
+    return s
+
+
+def test_export_then_import_into_an_empty_store_reproduces_everything(tmp_path: Path) -> None:
+    with _filled(tmp_path / "a.sqlite") as src:
+        data = encode_document(src.export())
+        stats = src.stats()
+    doc = json.loads(data)
+    assert (doc["format"], doc["version"], doc["exportedAt"]) == (
+        "xtyserver.memory-export",
+        1,
+        T0 + 999,
+    )
+    assert doc["events"][0]["gameId"] == "stardew" and doc["profile"]["nickname"] == "小明"
+    with MemoryStore(tmp_path / "b.sqlite", clock=ManualClock()) as dst:
+        dst.import_document(decode_document(data))
+        dst.import_document(decode_document(data))  # twice changes nothing
+        assert dst.get_profile().nickname == "小明"
+        assert [e.subject for e in dst.load_scope(FARM_A)] == ["社区中心"]
+        assert dst.load_scope(FARM_A)[0].pinned and dst.load_scope(FARM_A)[0].day == 3
+        assert dst.stats() == stats
+        again = json.loads(encode_document(dst.export()))
+    assert again["events"] == doc["events"] and again["days"] == doc["days"]
+    assert len(again["sessions"]) == 1
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda d: d.update(format="other"),
+        lambda d: d.update(version=2),
+        lambda d: d["events"][0].update(summary="长" * 161),
+        lambda d: d["events"][0].update(importance=0),
+        lambda d: d["days"][0].update(date="yesterday"),
+        lambda d: d.pop("profile"),
+        lambda d: d.update(extra=1),
+    ],
+)
+def test_bad_document_is_refused_and_the_store_is_unchanged(tmp_path: Path, mutate) -> None:  # type: ignore[no-untyped-def]
+    with _filled(tmp_path / "a.sqlite") as src:
+        doc = json.loads(encode_document(src.export()))
+    mutate(doc)
+    with MemoryStore(tmp_path / "b.sqlite", clock=ManualClock()) as dst:
+        dst.upsert_event(FARM_A, NewEvent("event", "原有", "不变"), T0)
+        before = encode_document(dst.export())
+        with pytest.raises(StoreError) as info:
+            dst.import_document(decode_document(json.dumps(doc)))
+        assert info.value.code == "invalid_import"
+        assert encode_document(dst.export()) == before
+
+
+def test_document_with_forbidden_content_is_refused_whole(tmp_path: Path) -> None:
+    with _filled(tmp_path / "a.sqlite") as src:
+        doc = json.loads(encode_document(src.export()))
+    doc["events"][1]["summary"] = "存档在 /home/ming/saves"
+    with MemoryStore(tmp_path / "b.sqlite", clock=ManualClock()) as dst:
+        with pytest.raises(StoreContentError):
+            dst.import_document(decode_document(json.dumps(doc)))
+        assert dst.list_scopes() == [] and dst.get_profile().nickname == ""
+
+
+@pytest.mark.parametrize("data", [b"", b"{", b"[]", "不是json".encode()])
+def test_undecodable_document_gives_invalid_import(data: bytes) -> None:
+    with pytest.raises(StoreError) as info:
+        decode_document(data)
+    assert info.value.code == "invalid_import"

@@ -1,0 +1,238 @@
+"""Per-turn memory selection: relevance, sections, reload safety, budget."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from xtyserver.clock import ManualClock
+from xtyserver.errors import UsageError
+from xtyserver.memory.retrieval import MemoryBudget, SaveIndex, render_event, select_memories
+from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.types import MemoryEvent, NewEvent, Scope, SharedProfile
+
+sys.path.insert(0, str(Path(__file__).parent))
+from recall_cases import CASES  # noqa: E402
+
+FARM_A = Scope("stardew", "farm-a")
+NOW = 1_790_000_000.0
+
+
+def _event(i: int, subject: str, summary: str, **kw: object) -> MemoryEvent:
+    base: dict[str, object] = {
+        "id": i,
+        "game_id": FARM_A.game_id,
+        "save_id": FARM_A.save_id,
+        "kind": "event",
+        "subject": subject,
+        "summary": summary,
+        "importance": 3,
+        "status": "active",
+        "pinned": False,
+        "day": None,
+        "created_at": NOW,
+        "updated_at": NOW,
+        "last_used_at": NOW,
+    }
+    base.update(kw)
+    return MemoryEvent(**base)  # type: ignore[arg-type]
+
+
+def _corpus_index() -> SaveIndex:
+    return SaveIndex(FARM_A, [_event(i + 1, s, m) for i, (s, m, _) in enumerate(CASES)])
+
+
+def _recall_at(k: int, queries: list[tuple[int, str]]) -> float:
+    index = _corpus_index()
+    hits = sum(1 for doc_id, q in queries if doc_id in [e.id for e in index.search(q, limit=k)])
+    return hits / len(queries)
+
+
+def test_recall_set_is_mixed_and_large_enough() -> None:
+    chinese = [q for _, _, q in CASES if any("\u4e00" <= c <= "\u9fff" for c in q)]
+    assert len(CASES) >= 40
+    assert 15 <= len(chinese) <= len(CASES) - 15
+
+
+def test_bm25_recall_on_the_chinese_queries_is_at_least_0_95() -> None:
+    queries = [(i + 1, q) for i, (_, _, q) in enumerate(CASES) if not q.isascii()]
+    assert _recall_at(4, queries) >= 0.95
+
+
+def test_bm25_recall_on_the_english_queries_is_at_least_0_95() -> None:
+    queries = [(i + 1, q) for i, (_, _, q) in enumerate(CASES) if q.isascii()]
+    assert _recall_at(4, queries) >= 0.95
+
+
+@pytest.mark.parametrize("query", ["社区中心", "鱼缸", "我想做鱼缸", "fish tank", "Fish Tanks"])
+def test_player_query_finds_the_community_center_plan(query: str) -> None:
+    index = SaveIndex(
+        FARM_A,
+        [
+            _event(1, "社区中心", "计划先完成社区中心的鱼缸收集包"),
+            _event(2, "Community Center", "Plan to finish the fish tank bundle first"),
+            _event(3, "矿洞", "在矿洞第40层被史莱姆打晕"),
+        ],
+    )
+    found = [e.id for e in index.search(query, limit=4)]
+    assert found and found[0] in (1, 2)
+    assert 3 not in found
+
+
+def test_index_refuses_an_event_of_another_save() -> None:
+    index = SaveIndex(FARM_A)
+    with pytest.raises(UsageError):
+        index.upsert(msgspec.structs.replace(_event(1, "a", "b"), save_id="farm-b"))
+
+
+def test_index_upsert_and_remove_keep_search_current() -> None:
+    index = SaveIndex(FARM_A, [_event(1, "鱼缸", "鱼缸收集包")])
+    index.upsert(_event(1, "锅炉房", "改做锅炉房"))
+    assert index.search("鱼缸") == []
+    assert [e.id for e in index.search("锅炉房")] == [1]
+    index.remove(1)
+    index.remove(1)
+    assert index.search("锅炉房") == [] and len(index) == 0
+
+
+def test_selection_fills_each_section_and_never_repeats_an_event() -> None:
+    events = [
+        _event(1, "社区中心", "完成鱼缸收集包", kind="goal", importance=4),
+        _event(2, "温室", "修好温室", kind="goal", importance=3),
+        _event(3, "矿洞", "想下到矿洞第80层", kind="goal", importance=1),
+        *[_event(10 + i, f"鱼缸{i}", f"鱼缸里的第{i}条鱼") for i in range(6)],
+        _event(30, "婚礼", "和谢恩结婚", importance=5),
+        _event(31, "钓竿", "换了铱金钓竿", importance=2, updated_at=NOW - 86400 * 30),
+    ]
+    sel = select_memories(
+        SharedProfile(nickname="小明"),
+        SaveIndex(FARM_A, events),
+        query_text="鱼缸",
+        current_day=None,
+        now=NOW,
+    )
+    assert [e.id for e in sel.goals] == [1, 2]
+    assert len(sel.relevant) == 4 and all(e.subject.startswith("鱼缸") for e in sel.relevant)
+    assert [e.id for e in sel.recent] == [30, 14]  # importance 5, then the next freshest
+    assert 31 not in sel.used_ids  # a month unused and unimportant
+    assert len(sel.used_ids) == len(set(sel.used_ids)) == 8
+    text = sel.render()
+    assert text.startswith("【玩家档案】\n称呼：小明\n【当前目标】\n- [目标] 社区中心")
+    assert "【相关记忆】" in text and "【近期要事】" in text
+
+
+def test_focus_and_nearby_names_count_as_query_terms() -> None:
+    index = SaveIndex(FARM_A, [_event(1, "阿比盖尔", "答应送她紫水晶"), _event(2, "矿洞", "下矿")])
+    sel = select_memories(
+        None, index, query_text="你好", focus_terms=["阿比盖尔"], current_day=None, now=NOW
+    )
+    assert [e.id for e in sel.relevant] == [1]
+
+
+def test_reloaded_older_save_hides_future_memories_until_that_day_returns(
+    tmp_path: Path,
+) -> None:
+    with MemoryStore(tmp_path / "m.sqlite", clock=ManualClock()) as store:
+        store.upsert_event(FARM_A, NewEvent("event", "鱼缸", "第5天买了鱼缸", day=5), NOW)
+        store.upsert_event(FARM_A, NewEvent("milestone", "鱼缸收集包", "完成鱼缸收集包", day=10), NOW)
+        store.upsert_event(FARM_A, NewEvent("event", "鱼缸备注", "不知道哪天说的鱼缸"), NOW)
+
+        def visible(day: int) -> set[str]:
+            index = SaveIndex(FARM_A, store.load_scope(FARM_A))
+            sel = select_memories(None, index, query_text="鱼缸", current_day=day, now=NOW)
+            return {e.subject for e in (*sel.goals, *sel.relevant, *sel.recent)}
+
+        assert visible(10) == {"鱼缸", "鱼缸收集包", "鱼缸备注"}
+        assert visible(8) == {"鱼缸", "鱼缸备注"}  # the player reloaded day 8
+        assert len(store.load_scope(FARM_A)) == 3  # hidden, never deleted
+        assert visible(10) == {"鱼缸", "鱼缸收集包", "鱼缸备注"}
+        assert visible(4) == {"鱼缸备注"}
+
+
+def test_unknown_current_day_makes_every_event_eligible() -> None:
+    index = SaveIndex(FARM_A, [_event(1, "鱼缸", "鱼缸", day=99)])
+    sel = select_memories(None, index, query_text="鱼缸", current_day=None, now=NOW)
+    assert sel.used_ids == [1]
+
+
+def _budget_case(total_chars: int) -> tuple[str, list[int]]:
+    events = [_event(i, f"事件{i}", "鱼缸" + "长" * 100) for i in range(1, 5)]
+    sel = select_memories(
+        None,
+        SaveIndex(FARM_A, events),
+        query_text="鱼缸",
+        current_day=None,
+        now=NOW,
+        budget=MemoryBudget(total_chars=total_chars, recent=0),
+    )
+    return sel.render(), sel.used_ids
+
+
+def test_budget_keeps_everything_when_it_fits_exactly_and_drops_a_whole_item_one_under() -> None:
+    full, ids = _budget_case(10_000)
+    assert len(ids) == 4
+    exact, exact_ids = _budget_case(len(full))
+    assert (exact, exact_ids) == (full, ids)
+    cut, cut_ids = _budget_case(len(full) - 1)
+    assert cut_ids == ids[:3]
+    assert full.startswith(cut) and len(cut) < len(full) - 100
+
+
+def test_default_budget_keeps_the_render_within_1200_chars() -> None:
+    events = [
+        _event(i, f"{'主题' * 40}"[:80], "鱼缸" + "长" * 158, kind="goal" if i < 3 else "event")
+        for i in range(1, 12)
+    ]
+    profile = SharedProfile(nickname="小明", companion_persona="设" * 200, notes=["记" * 80] * 10)
+    sel = select_memories(
+        profile, SaveIndex(FARM_A, events), query_text="鱼缸", current_day=None, now=NOW
+    )
+    text = sel.render()
+    assert len(text) <= 1200
+    for line in text.splitlines():  # only whole lines: each event line is complete
+        if line.startswith("- "):
+            assert line.endswith("长")
+
+
+def test_profile_lines_stay_within_about_300_tokens() -> None:
+    profile = SharedProfile(
+        nickname="小明", companion_persona="设" * 200, notes=["记" * 80] * 10, hobbies=["钓鱼"]
+    )
+    sel = select_memories(
+        profile, SaveIndex(FARM_A), query_text="", current_day=None, now=NOW
+    )
+    assert sel.profile[0] == "称呼：小明"
+    assert any(line.startswith("爱好") for line in sel.profile)
+    assert not any(line.startswith("备注") for line in sel.profile)  # 800 chars > budget
+
+
+_texts = st.text(alphabet="鱼缸社区中心长 abc", min_size=1, max_size=160)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    summaries=st.lists(_texts, min_size=0, max_size=12),
+    limit=st.integers(0, 1500),
+)
+def test_render_never_exceeds_the_char_budget_and_only_drops_whole_items(
+    summaries: list[str], limit: int
+) -> None:
+    events = [_event(i + 1, f"s{i}", s.strip() or "x") for i, s in enumerate(summaries)]
+    sel = select_memories(
+        SharedProfile(nickname="小明"),
+        SaveIndex(FARM_A, events),
+        query_text="鱼缸 abc",
+        current_day=None,
+        now=NOW,
+        budget=MemoryBudget(total_chars=limit),
+    )
+    text = sel.render()
+    assert len(text) <= limit
+    lines = set(text.splitlines())
+    for ev in (*sel.goals, *sel.relevant, *sel.recent):
+        assert render_event(ev) in lines

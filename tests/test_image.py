@@ -1,0 +1,349 @@
+"""Tests for xtyserver.image: screenshot checks, metadata stripping, downscaling."""
+
+from __future__ import annotations
+
+import base64
+import io
+import struct
+import zlib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image, PngImagePlugin
+
+from xtyserver.errors import ImageError
+from xtyserver.image import ImageLimits, PreparedImage, check_and_prepare
+
+LIMITS = ImageLimits()
+CANARY = "C:\\Users\\CanaryUser\\Saves"
+
+_FORMAT = {"image/png": "PNG", "image/jpeg": "JPEG", "image/webp": "WEBP"}
+
+
+def _encode(image: Image.Image, mime: str, **params: object) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format=_FORMAT[mime], **params)
+    return out.getvalue()
+
+
+def _picture(width: int, height: int, mode: str = "RGB") -> Image.Image:
+    """A small gradient, so lossy codecs have something real to encode."""
+    image = Image.new(mode, (width, height))
+    image.putdata(
+        [
+            (x * 255 // max(1, width - 1), y * 255 // max(1, height - 1), 128, 200)[: len(mode)]
+            for y in range(height)
+            for x in range(width)
+        ]
+    )
+    return image
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _refusal(mime: str, data_b64: str, limits: ImageLimits = LIMITS) -> ImageError:
+    with pytest.raises(ImageError) as caught:
+        check_and_prepare(mime, data_b64, limits)
+    return caught.value
+
+
+def _opened(prepared: PreparedImage) -> Image.Image:
+    image = Image.open(io.BytesIO(prepared.data))
+    image.load()
+    return image
+
+
+def _patch_png_size(png: bytes, width: int, height: int) -> bytes:
+    """Rewrite the IHDR width/height of a PNG and fix its CRC."""
+    assert png[12:16] == b"IHDR"
+    ihdr = struct.pack(">II", width, height) + png[24:29]
+    crc = struct.pack(">I", zlib.crc32(b"IHDR" + ihdr) & 0xFFFFFFFF)
+    return png[:16] + ihdr + crc + png[33:]
+
+
+@pytest.mark.parametrize("mime", ["image/png", "image/jpeg", "image/webp"])
+def test_check_and_prepare_returns_same_format_and_size_for_a_small_screenshot(
+    mime: str,
+) -> None:
+    data = _encode(_picture(64, 48), mime)
+    prepared = check_and_prepare(mime, _b64(data), LIMITS)
+    assert prepared.mime == mime
+    assert (prepared.width, prepared.height) == (64, 48)
+    assert (prepared.original_width, prepared.original_height) == (64, 48)
+    assert prepared.original_bytes == len(data)
+    image = _opened(prepared)
+    assert image.format == _FORMAT[mime]
+    assert image.size == (64, 48)
+
+
+@pytest.mark.parametrize("mime", ["image/png", "image/webp"])
+def test_check_and_prepare_keeps_transparency_for_png_and_webp(mime: str) -> None:
+    data = _encode(_picture(32, 32, "RGBA"), mime, lossless=True)
+    image = _opened(check_and_prepare(mime, _b64(data), LIMITS))
+    assert image.mode == "RGBA"
+    # WebP is re-encoded lossy, so colours may move a little; alpha must survive.
+    pixel = image.getpixel((0, 0))
+    assert isinstance(pixel, tuple)
+    assert pixel[3] == 200
+    assert all(abs(got - want) <= 4 for got, want in zip(pixel, (0, 0, 128, 200), strict=True))
+
+
+def test_check_and_prepare_keeps_transparent_pixels_transparent_when_downscaling() -> None:
+    image = Image.new("RGBA", (200, 100), (255, 0, 0, 0))
+    image.paste((0, 0, 255, 255), (0, 0, 100, 100))
+    data = _encode(image, "image/png")
+    out = _opened(check_and_prepare("image/png", _b64(data), ImageLimits(max_side=50)))
+    assert out.size == (50, 25)
+    far, seam = out.getpixel((45, 12)), out.getpixel((25, 12))
+    assert isinstance(far, tuple) and isinstance(seam, tuple)
+    assert far[3] == 0
+    # No red halo from the fully transparent half at the seam.
+    assert seam[0] <= 8 and seam[2] >= 240
+
+
+def test_data_url_is_an_openai_image_url_for_the_prepared_bytes() -> None:
+    prepared = check_and_prepare("image/png", _b64(_encode(_picture(4, 4), "image/png")), LIMITS)
+    url = prepared.data_url()
+    assert url.startswith("data:image/png;base64,")
+    assert base64.b64decode(url.split(",", 1)[1], validate=True) == prepared.data
+
+
+def test_check_and_prepare_strips_exif_from_jpeg() -> None:
+    exif = Image.Exif()
+    exif[0x010E] = CANARY  # ImageDescription
+    exif[0x0131] = "CanarySoftware"  # Software
+    data = _encode(_picture(40, 30), "image/jpeg", exif=exif.tobytes(), comment=b"CanaryNote")
+    assert b"CanaryUser" in data and b"CanaryNote" in data
+    prepared = check_and_prepare("image/jpeg", _b64(data), LIMITS)
+    for marker in (b"CanaryUser", b"CanarySoftware", b"CanaryNote", b"Exif"):
+        assert marker not in prepared.data
+    assert dict(_opened(prepared).getexif()) == {}
+
+
+def test_check_and_prepare_strips_png_text_exif_and_icc_chunks() -> None:
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Comment", CANARY)
+    info.add_text("Author", "CanaryAuthor", zip=True)
+    info.add_itxt("Description", "CanaryItxt", lang="en")
+    exif = Image.Exif()
+    exif[0x010E] = CANARY
+    icc = b"\x00" * 128 + b"CanaryICC"
+    data = _encode(
+        _picture(40, 30), "image/png", pnginfo=info, exif=exif.tobytes(), icc_profile=icc
+    )
+    assert b"tEXt" in data and b"eXIf" in data and b"iCCP" in data
+    prepared = check_and_prepare("image/png", _b64(data), LIMITS)
+    for chunk in (b"tEXt", b"zTXt", b"iTXt", b"eXIf", b"iCCP", b"CanaryUser"):
+        assert chunk not in prepared.data
+    assert _opened(prepared).text == {}
+
+
+def test_check_and_prepare_strips_exif_from_webp() -> None:
+    exif = Image.Exif()
+    exif[0x010E] = CANARY
+    data = _encode(_picture(40, 30), "image/webp", exif=exif.tobytes())
+    assert b"CanaryUser" in data
+    prepared = check_and_prepare("image/webp", _b64(data), LIMITS)
+    assert b"CanaryUser" not in prepared.data
+    assert b"EXIF" not in prepared.data
+
+
+def test_check_and_prepare_applies_exif_orientation_before_dropping_it() -> None:
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotate 90 degrees clockwise to display
+    data = _encode(_picture(40, 20), "image/jpeg", exif=exif.tobytes())
+    prepared = check_and_prepare("image/jpeg", _b64(data), LIMITS)
+    assert (prepared.width, prepared.height) == (20, 40)
+
+
+def test_check_and_prepare_downscales_4000x1000_to_1568x392() -> None:
+    data = _encode(Image.new("RGB", (4000, 1000), (10, 120, 30)), "image/png")
+    prepared = check_and_prepare("image/png", _b64(data), LIMITS)
+    assert (prepared.width, prepared.height) == (1568, 392)
+    assert (prepared.original_width, prepared.original_height) == (4000, 1000)
+    assert _opened(prepared).size == (1568, 392)
+
+
+def test_check_and_prepare_downscales_a_tall_jpeg_on_its_longest_side() -> None:
+    data = _encode(Image.new("RGB", (1000, 4000), (200, 20, 30)), "image/jpeg")
+    prepared = check_and_prepare("image/jpeg", _b64(data), LIMITS)
+    assert (prepared.width, prepared.height) == (392, 1568)
+    assert _opened(prepared).size == (392, 1568)
+
+
+def test_check_and_prepare_keeps_an_image_exactly_at_max_side() -> None:
+    limits = ImageLimits(max_side=100)
+    at = check_and_prepare("image/png", _b64(_encode(_picture(100, 50), "image/png")), limits)
+    over = check_and_prepare("image/png", _b64(_encode(_picture(101, 50), "image/png")), limits)
+    assert (at.width, at.height) == (100, 50)
+    assert (over.width, over.height) == (100, 50)
+
+
+def _png_padded_to(size: int) -> bytes:
+    """A valid PNG followed by filler up to ``size`` bytes (decoders stop at IEND)."""
+    png = _encode(_picture(8, 8), "image/png")
+    return png + b"\x00" * (size - len(png))
+
+
+def test_check_and_prepare_accepts_exactly_8_mib_decoded() -> None:
+    limit = 8 * 1024 * 1024
+    prepared = check_and_prepare("image/png", _b64(_png_padded_to(limit)), LIMITS)
+    assert prepared.original_bytes == limit
+    assert (prepared.width, prepared.height) == (8, 8)
+
+
+def test_check_and_prepare_refuses_8_mib_plus_one_before_decoding() -> None:
+    limit = 8 * 1024 * 1024
+    error = _refusal("image/png", _b64(_png_padded_to(limit + 1)))
+    assert error.code == "image_too_large"
+    assert error.fields == ("image.data",)
+
+
+def test_check_and_prepare_refuses_oversize_base64_even_when_it_is_not_base64() -> None:
+    # The length decides before any decoding: garbage of that length is too large.
+    limits = ImageLimits(max_decoded_bytes=3)
+    assert _refusal("image/png", "!!!!!").code == "invalid_image"
+    error = _refusal("image/png", "!!!!!!!!", limits)
+    assert error.code == "image_too_large"
+
+
+@pytest.mark.parametrize(
+    "data_b64",
+    [
+        "not base64 at all!",
+        "iVBORw0KGgo",  # length not a multiple of 4
+        "iVBO Rw0K",  # whitespace inside
+        "iVBORw0K\n",
+        "data:image/png;base64,iVBORw0KGgo=",
+        "iVBORw0KGgo=====",
+        "汤圆汤圆",
+        "",
+    ],
+)
+def test_check_and_prepare_refuses_bad_base64_naming_image_data(data_b64: str) -> None:
+    error = _refusal("image/png", data_b64)
+    assert error.code == "invalid_image"
+    assert error.fields == ("image.data",)
+
+
+@pytest.mark.parametrize("mime", ["image/gif", "image/jpg", "IMAGE/PNG", "text/plain", ""])
+def test_check_and_prepare_refuses_unsupported_mime_naming_image_mime(mime: str) -> None:
+    error = _refusal(mime, _b64(_encode(_picture(4, 4), "image/png")))
+    assert error.code == "invalid_image"
+    assert error.fields == ("image.mime",)
+
+
+@pytest.mark.parametrize(
+    ("declared", "actual"),
+    [
+        ("image/jpeg", "image/png"),
+        ("image/png", "image/jpeg"),
+        ("image/webp", "image/png"),
+        ("image/png", "image/webp"),
+    ],
+)
+def test_check_and_prepare_refuses_data_whose_magic_contradicts_the_mime(
+    declared: str, actual: str
+) -> None:
+    error = _refusal(declared, _b64(_encode(_picture(4, 4), actual)))
+    assert error.code == "invalid_image"
+    assert error.fields == ("image.mime",)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"just some text, not a picture", b"GIF89a\x01\x00\x01\x00", b"RIFF\x00\x00\x00\x00WAVE"],
+)
+def test_check_and_prepare_refuses_data_that_is_no_supported_image(data: bytes) -> None:
+    error = _refusal("image/png", _b64(data))
+    assert error.code == "invalid_image"
+    assert error.fields == ("image.data",)
+
+
+def test_check_and_prepare_refuses_a_tiny_png_claiming_100000x100000_pixels() -> None:
+    bomb = _patch_png_size(_encode(_picture(8, 8), "image/png"), 100_000, 100_000)
+    assert len(bomb) < 1000
+    error = _refusal("image/png", _b64(bomb))
+    assert error.code == "image_too_large"
+    assert error.fields == ("image.data",)
+
+
+def test_check_and_prepare_turns_pillows_own_bomb_error_into_image_too_large() -> None:
+    # With our pixel limit out of the way, Pillow's guard fires inside open().
+    bomb = _patch_png_size(_encode(_picture(8, 8), "image/png"), 100_000, 100_000)
+    error = _refusal("image/png", _b64(bomb), ImageLimits(max_pixels=10**12))
+    assert error.code == "image_too_large"
+
+
+def test_check_and_prepare_accepts_exactly_max_pixels_and_refuses_one_more() -> None:
+    limits = ImageLimits(max_pixels=100)
+    ok = check_and_prepare("image/png", _b64(_encode(_picture(10, 10), "image/png")), limits)
+    assert (ok.width, ok.height) == (10, 10)
+    error = _refusal("image/png", _b64(_encode(_picture(101, 1), "image/png")), limits)
+    assert error.code == "image_too_large"
+
+
+@pytest.mark.parametrize("mime", ["image/png", "image/jpeg", "image/webp"])
+def test_check_and_prepare_refuses_a_truncated_image(mime: str) -> None:
+    data = _encode(_picture(64, 64), mime)
+    error = _refusal(mime, _b64(data[: len(data) // 2]))
+    assert error.code == "invalid_image"
+    assert error.fields == ("image.data",)
+
+
+def test_check_and_prepare_refuses_a_png_with_a_corrupt_pixel_stream() -> None:
+    data = bytearray(_encode(_picture(64, 64), "image/png"))
+    start = data.index(b"IDAT") + 8
+    data[start : start + 16] = b"\xff" * 16
+    assert _refusal("image/png", _b64(bytes(data))).code == "invalid_image"
+
+
+def test_check_and_prepare_uses_the_given_field_path_in_errors() -> None:
+    with pytest.raises(ImageError) as caught:
+        check_and_prepare("image/gif", "", LIMITS, field="context.image")
+    assert caught.value.fields == ("context.image.mime",)
+
+
+_MAGIC = st.sampled_from(
+    [
+        ("image/png", b"\x89PNG\r\n\x1a\n"),
+        ("image/jpeg", b"\xff\xd8\xff"),
+        ("image/webp", b"RIFF\x10\x00\x00\x00WEBPVP8 "),
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_MAGIC, st.binary(max_size=400))
+def test_check_and_prepare_raises_only_image_errors_for_garbage_after_magic(
+    magic: tuple[str, bytes], tail: bytes
+) -> None:
+    mime, prefix = magic
+    try:
+        check_and_prepare(mime, _b64(prefix + tail), LIMITS)
+    except ImageError as error:
+        assert error.code in {"invalid_image", "image_too_large"}
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.sampled_from(["image/png", "image/jpeg", "image/webp"]),
+    st.integers(1, 40),
+    st.integers(1, 40),
+    st.integers(0, 2000),
+)
+def test_check_and_prepare_raises_only_image_errors_for_mutated_images(
+    mime: str, width: int, height: int, flip: int
+) -> None:
+    data = bytearray(_encode(_picture(width, height), mime))
+    position = flip % len(data)
+    data[position] ^= 0xFF
+    try:
+        prepared = check_and_prepare(mime, _b64(bytes(data)), LIMITS)
+    except ImageError as error:
+        assert error.code in {"invalid_image", "image_too_large"}
+    else:
+        assert max(prepared.width, prepared.height) <= LIMITS.max_side

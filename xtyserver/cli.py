@@ -1,0 +1,245 @@
+"""Command line: ``xtyserver serve|demo|fake-model|schemas|stats|memory|token`` (README "Commands")."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+import msgspec
+
+from xtyserver import __version__, errors, log
+from xtyserver.clock import SystemClock
+from xtyserver.config import Settings, load_settings
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", type=Path, help="TOML configuration file")
+    p.add_argument("--data-dir", help="data folder (default: the OS's per-user data folder)")
+    p.add_argument("--profile", help="memory profile id (default: default)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="xtyserver", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"xtyserver {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the protocol/v1 WebSocket server")
+    _common(serve)
+    serve.add_argument("--host", help="bind address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (default 8765; 0 picks a free one)")
+    serve.add_argument("--log-json", action="store_true", help="JSON log lines even on a tty")
+
+    demo = sub.add_parser("demo", help="server + scripted model + a simulated Stardew adapter")
+    demo.add_argument("--data-dir", help="data folder (default: a temporary folder)")
+
+    fake = sub.add_parser("fake-model", help="run the scripted OpenAI-compatible model server")
+    fake.add_argument("--host", default="127.0.0.1")
+    fake.add_argument("--port", type=int, default=0)
+
+    schemas = sub.add_parser("schemas", help="write schemas/ from the frame types")
+    schemas.add_argument("--out", type=Path, default=Path("schemas"))
+    schemas.add_argument("--check", action="store_true", help="fail if schemas/ is out of date")
+
+    stats = sub.add_parser("stats", help="play statistics per save and per game")
+    _common(stats)
+    stats.add_argument("--json", action="store_true")
+
+    memory = sub.add_parser("memory", help="export, import or back up the memory store")
+    msub = memory.add_subparsers(dest="memory_command", required=True)
+    export = msub.add_parser("export", help="write the whole store as one JSON document")
+    _common(export)
+    export.add_argument("--json", action="store_true", help="compact JSON (default: indented)")
+    export.add_argument("--out", type=Path, help="file to write (default: stdout)")
+    imp = msub.add_parser("import", help="load an export document (all or nothing)")
+    _common(imp)
+    imp.add_argument("file", type=Path)
+    backup = msub.add_parser("backup", help="online backup of the store to FILE")
+    _common(backup)
+    backup.add_argument("file", type=Path)
+
+    token = sub.add_parser("token", help="show or rotate the adapter token")
+    tsub = token.add_subparsers(dest="token_command", required=True)
+    for name in ("show", "rotate"):
+        _common(tsub.add_parser(name))
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, Any] = {
+        "data_dir": getattr(args, "data_dir", None),
+        "profile": getattr(args, "profile", None),
+        "server.host": getattr(args, "host", None),
+        "server.port": getattr(args, "port", None),
+    }
+    return load_settings(getattr(args, "config", None), overrides=overrides)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the process exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except errors.XtyError as exc:
+        print(f"xtyserver: {exc.message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    match args.command:
+        case "serve":
+            log.configure(json=True if args.log_json else None)
+            return anyio.run(_serve, _settings(args))
+        case "demo":
+            from xtyserver.demo import run_demo
+
+            log.configure(json=True, level="warning")
+            return anyio.run(run_demo, args.data_dir)
+        case "fake-model":
+            return anyio.run(_fake_model, args.host, args.port)
+        case "schemas":
+            from xtyserver.schemas import check_schemas, write_schemas
+
+            if args.check:
+                stale = check_schemas(args.out)
+                for name in stale:
+                    print(f"out of date: {args.out / name}", file=sys.stderr)
+                return 1 if stale else 0
+            for path in write_schemas(args.out):
+                print(path)
+            return 0
+        case "stats":
+            return _stats(_settings(args), as_json=args.json)
+        case "memory":
+            return _memory(args)
+        case "token":
+            return _token(args)
+    return 2
+
+
+def _open_store(settings: Settings) -> Any:
+    from xtyserver.memory.store import MemoryStore
+
+    return MemoryStore.open_profile(settings.data_path, settings.profile, clock=SystemClock())
+
+
+async def _serve(settings: Settings) -> int:
+    from xtyserver import token as tokens
+    from xtyserver.model.client import ModelClient
+    from xtyserver.server import Server
+
+    data = settings.data_path
+    data.mkdir(parents=True, exist_ok=True)
+    secret, where = tokens.load_or_create(data, env_token=settings.token)
+    store = _open_store(settings)
+    model = ModelClient(settings.model)
+    logger = log.get("xtyserver.cli")
+    if not model.configured:
+        logger.warning(
+            "model.not_configured", hint="set XTY_MODEL_BASE_URL and XTY_MODEL; chat will refuse"
+        )
+    server = Server(settings, store=store, model=model, token=secret, clock=SystemClock())
+    try:
+        async with anyio.create_task_group() as tg:
+            url = await tg.start(server.serve)
+            print(f"listening {url}", flush=True)
+            print(
+                f"token: {'from XTY_TOKEN' if where is None else f'in {where}'}"
+                " (xtyserver token show prints it)",
+                flush=True,
+            )
+            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for _ in signals:
+                    tg.cancel_scope.cancel()
+                    break
+    finally:
+        with anyio.CancelScope(shield=True):
+            await model.aclose()
+            store.close()
+    return 0
+
+
+async def _fake_model(host: str, port: int) -> int:
+    from xtyserver.model.fake import run_fake_model
+
+    def ready(url: str) -> None:
+        print(f"listening {url}", flush=True)
+
+    await run_fake_model(host, port, on_ready=ready)
+    return 0
+
+
+def _stats(settings: Settings, *, as_json: bool) -> int:
+    from xtyserver.server import stats_frame
+
+    store = _open_store(settings)
+    try:
+        frame = stats_frame(store.stats(), None)
+    finally:
+        store.close()
+    if as_json:
+        print(json.dumps(msgspec.to_builtins(frame), ensure_ascii=False, indent=2))
+        return 0
+    print(f"{'game':<28} {'days':>5} {'sessions':>8} {'active':>10}  last played")
+    for g in frame.games:
+        print(
+            f"{g.game_id:<28} {g.days:>5} {g.sessions:>8} {_hm(g.active_ms):>10}  {g.last_played or '-'}"
+        )
+    print()
+    print(f"{'game / save':<44} {'days':>5} {'sessions':>8} {'active':>10}  last played")
+    for s in frame.saves:
+        name = f"{s.game_id} / {s.save_id}"
+        print(f"{name:<44} {s.days:>5} {s.sessions:>8} {_hm(s.active_ms):>10}  {s.last_played or '-'}")
+    return 0
+
+
+def _hm(ms: int) -> str:
+    minutes = ms // 60_000
+    return f"{minutes // 60}h{minutes % 60:02d}m"
+
+
+def _memory(args: argparse.Namespace) -> int:
+    from xtyserver.memory.export import decode_document, encode_document
+
+    settings = _settings(args)
+    store = _open_store(settings)
+    try:
+        match args.memory_command:
+            case "export":
+                data = encode_document(store.export())
+                if not args.json:
+                    data = msgspec.json.format(data, indent=2)
+                if args.out:
+                    args.out.write_bytes(data)
+                else:
+                    sys.stdout.buffer.write(data + b"\n")
+            case "import":
+                doc = decode_document(args.file.read_bytes())
+                store.import_document(doc)
+                print(f"imported {len(doc.events)} events")
+            case "backup":
+                store.backup(args.file)
+                print(f"backed up to {args.file}")
+    finally:
+        store.close()
+    return 0
+
+
+def _token(args: argparse.Namespace) -> int:
+    from xtyserver import token as tokens
+
+    settings = _settings(args)
+    if args.token_command == "rotate":
+        tokens.rotate(settings.data_path)
+        print("token rotated; restart adapters with the new token")
+        return 0
+    secret, _ = tokens.load_or_create(settings.data_path, env_token=settings.token)
+    print(secret)
+    return 0

@@ -1,0 +1,169 @@
+"""Settings: frozen Structs with the limits as defaults, loaded from TOML + environment.
+
+Precedence (lowest to highest): defaults, the TOML file given with ``--config``,
+environment variables (``XTY_MODEL_BASE_URL``, ``XTY_MODEL_API_KEY``,
+``XTY_MODEL``, ``XTY_TOKEN``, ``XTY_DATA_DIR``), then command-line flags. See
+README "Configuration" for every key.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from xtyserver.errors import UsageError
+from xtyserver.image import ImageLimits
+from xtyserver.memory.retrieval import MemoryBudget
+from xtyserver.model.client import ModelSettings
+
+APP_DIR_NAME = "XiaoTangYuan"
+
+
+class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Network-facing limits (v1.md "Transport", "Deadlines", "Rate limits")."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    allowed_origins: tuple[str, ...] = ()
+    max_connections: int = 16
+    hello_timeout: float = 10.0
+    heartbeat_ms: int = 5_000
+    # A session whose heartbeats stop for this many heartbeat intervals is closed.
+    heartbeat_misses: int = 3
+    open_timeout: float = 10.0
+    # A peer that does not read our frames for this long is closed (slow consumer).
+    send_timeout: float = 30.0
+    frames_per_second: float = 50.0
+    frame_burst: int = 100
+    chats_per_minute: float = 20.0
+    chat_burst: int = 5
+    # Rate-limited frames in one 10 s window after which the connection is a flood.
+    flood_refusals: int = 200
+    stale_after: float = 5.0
+    drop_after: float = 30.0
+    history_turns: int = 6
+    write_queue_frames: int = 64
+
+
+class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Long-term memory switches and budget (README "Memory")."""
+
+    enabled: bool = True
+    extraction: bool = True
+    soft_cap: int = 300
+    budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
+
+
+class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Every text the player may see, configurable under ``[texts]``."""
+
+    persona: str = (
+        "你是小汤圆，一个陪玩家一起玩游戏的 AI 伙伴。你活泼、温暖、靠谱，说话简短自然，"
+        "像坐在旁边一起玩的朋友。你能看到玩家发来的游戏画面截图和少量游戏状态。"
+        "只根据看到的画面、给出的状态和记忆回答；不确定时直说，不要编造游戏里没发生的事。"
+        "默认用中文回复，一般不超过三句话。"
+    )
+    model_not_configured: str = (
+        "还没有配置模型：请设置环境变量 XTY_MODEL_BASE_URL 和 XTY_MODEL"
+        "（需要时再设 XTY_MODEL_API_KEY），或在配置文件的 [model] 里填写 base_url 和 model。"
+    )
+    busy: str = "小汤圆还在回答上一句，等一下再说吧。"
+    cancelled: str = "这次回答已取消。"
+    model_timeout: str = "模型太久没有回应，这次先算了，再问一次试试？"
+    model_rate_limited: str = "模型服务现在太忙（请求过多），稍后再试。"
+    model_unavailable: str = "模型服务暂时不可用，稍后再试。"
+    model_auth_failed: str = "模型服务拒绝了密钥：请检查 XTY_MODEL_API_KEY。"
+    model_stream_cut: str = "回答中途断开了，再问一次吧。"
+    model_bad_request: str = "模型服务不接受这次请求，请检查模型名称和配置。"
+    model_error: str = "模型出错了，稍后再试。"
+
+
+class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Everything the server needs; the defaults are the documented limits."""
+
+    data_dir: str = ""
+    profile: str = "default"
+    token: str | None = None
+    server: ServerSettings = msgspec.field(default_factory=ServerSettings)
+    model: ModelSettings = msgspec.field(default_factory=ModelSettings)
+    memory: MemorySettings = msgspec.field(default_factory=MemorySettings)
+    images: ImageLimits = msgspec.field(default_factory=ImageLimits)
+    texts: Texts = msgspec.field(default_factory=Texts)
+
+    @property
+    def data_path(self) -> Path:
+        return Path(self.data_dir) if self.data_dir else default_data_dir()
+
+
+def default_data_dir(
+    platform: str = sys.platform, env: Mapping[str, str] = os.environ
+) -> Path:
+    """The OS's per-user data folder for XiaoTangYuan.
+
+    Windows ``%LOCALAPPDATA%\\XiaoTangYuan``, macOS ``~/Library/Application
+    Support/XiaoTangYuan``, elsewhere ``$XDG_DATA_HOME/xiaotangyuan`` (default
+    ``~/.local/share/xiaotangyuan``).
+    """
+    home = Path(env.get("HOME") or env.get("USERPROFILE") or Path.home())
+    if platform.startswith("win"):
+        base = env.get("LOCALAPPDATA") or str(home / "AppData" / "Local")
+        return Path(base) / APP_DIR_NAME
+    if platform == "darwin":
+        return home / "Library" / "Application Support" / APP_DIR_NAME
+    return Path(env.get("XDG_DATA_HOME") or home / ".local" / "share") / APP_DIR_NAME.lower()
+
+
+_ENV_KEYS: dict[str, tuple[str, ...]] = {
+    "XTY_MODEL_BASE_URL": ("model", "base_url"),
+    "XTY_MODEL_API_KEY": ("model", "api_key"),
+    "XTY_MODEL": ("model", "model"),
+    "XTY_TOKEN": ("token",),
+    "XTY_DATA_DIR": ("data_dir",),
+}
+
+
+def load_settings(
+    config: Path | None = None,
+    *,
+    env: Mapping[str, str] = os.environ,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Build :class:`Settings` from a TOML file, the environment and flags.
+
+    Args:
+        config: Path of a TOML file, or None.
+        env: The environment to read ``XTY_*`` overrides from.
+        overrides: Dotted keys (``"server.port"``) set last, e.g. from flags.
+
+    Raises:
+        UsageError: the file cannot be read or a key/value is invalid; the message
+            names the key.
+    """
+    raw: dict[str, Any] = {}
+    if config is not None:
+        try:
+            raw = tomllib.loads(config.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise UsageError(f"cannot read config {config.name}: {exc}") from None
+    for name, path in _ENV_KEYS.items():
+        if env.get(name):
+            _set(raw, path, env[name])
+    for dotted, value in (overrides or {}).items():
+        if value is not None:
+            _set(raw, tuple(dotted.split(".")), value)
+    try:
+        return msgspec.convert(raw, Settings, strict=False)
+    except msgspec.ValidationError as exc:
+        raise UsageError(f"invalid configuration: {exc}") from None
+
+
+def _set(tree: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    for key in path[:-1]:
+        tree = tree.setdefault(key, {})
+    tree[path[-1]] = value

@@ -1,0 +1,69 @@
+"""Play-time accounting (pure): heartbeat increments and local play dates.
+
+Rules (issue 3, "play_session" / "play_day"):
+
+* Each heartbeat adds the time since the previous one, but a gap over
+  ``gap_cap_s`` (default 120 s) adds only ``gap_cap_s``: a suspended PC or a
+  crash must not inflate play time.
+* A play day is the local date of a timestamp in the adapter's IANA timezone.
+  One row per (game, save, local date), recorded at session open and on every
+  heartbeat, so a session crossing midnight counts both days.
+* An unknown timezone is a bug of the caller (the server validates it at
+  hello), so it raises :class:`~xtyserver.errors.UsageError`; there is no
+  silent UTC fallback that would shift days.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from functools import lru_cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from xtyserver.errors import UsageError
+
+DEFAULT_GAP_CAP_S = 120.0
+
+
+def heartbeat_increment_ms(
+    previous: float, now: float, *, gap_cap_s: float = DEFAULT_GAP_CAP_S
+) -> int:
+    """Active milliseconds a heartbeat at ``now`` adds after one at ``previous``.
+
+    Args:
+        previous: Epoch seconds of the previous heartbeat (or the session start).
+        now: Epoch seconds of this heartbeat.
+        gap_cap_s: The most one gap may add, in seconds.
+
+    Returns:
+        ``min(now - previous, gap_cap_s)`` in whole milliseconds; 0 when time
+        went backward.
+    """
+    if gap_cap_s < 0:
+        raise UsageError("gap_cap_s must be >= 0")
+    delta = max(0.0, now - previous)
+    return round(min(delta, gap_cap_s) * 1000)
+
+
+@lru_cache(maxsize=64)
+def timezone(name: str) -> ZoneInfo:
+    """The IANA zone ``name``.
+
+    Raises:
+        UsageError: ``name`` is not a known IANA timezone.
+    """
+    if not name or len(name) > 64:
+        raise UsageError(f"unknown timezone {name[:64]!r}")
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError) as exc:
+        raise UsageError(f"unknown timezone {name!r}") from exc
+
+
+def local_date(ts: float, tz: str) -> str:
+    """The ISO date (``YYYY-MM-DD``) of epoch seconds ``ts`` in timezone ``tz``.
+
+    Raises:
+        UsageError: ``tz`` is not a known IANA timezone.
+    """
+    zone = timezone(tz)
+    return dt.datetime.fromtimestamp(ts, tz=zone).date().isoformat()

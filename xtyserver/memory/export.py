@@ -1,0 +1,79 @@
+"""The memory export document (``docs/memory-export.md``).
+
+``xtyserver memory export`` writes one JSON document holding the whole store;
+``xtyserver memory import FILE`` loads it back. Decoding validates every limit
+of every field; a bad document raises :class:`~xtyserver.errors.StoreError`
+with code ``invalid_import`` and the store is left unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+from xtyserver.errors import StoreError
+from xtyserver.memory.types import MemoryEvent, ScopeId, SharedProfile
+
+FORMAT_NAME = "xtyserver.memory-export"
+FORMAT_VERSION = 1
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+
+IsoDate = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}$")]
+Tz = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+NonNegInt = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class PlaySessionRecord(msgspec.Struct, frozen=True, rename="camel"):
+    """One ``play_session`` row. Times are epoch seconds; ``endedAt`` null = open."""
+
+    id: int
+    game_id: ScopeId
+    save_id: ScopeId
+    tz: Tz
+    started_at: float
+    last_heartbeat_at: float
+    ended_at: float | None
+    active_ms: NonNegInt
+
+
+class PlayDayRecord(msgspec.Struct, frozen=True, rename="camel"):
+    """One ``play_day`` row: a local date on which a save was played."""
+
+    game_id: ScopeId
+    save_id: ScopeId
+    date: IsoDate
+
+
+class ExportDocument(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_fields=True):
+    """The whole store as one document (format ``xtyserver.memory-export`` v1)."""
+
+    format: Literal["xtyserver.memory-export"]
+    version: Literal[1]
+    exported_at: float
+    profile: SharedProfile
+    events: list[MemoryEvent]
+    sessions: list[PlaySessionRecord]
+    days: list[PlayDayRecord]
+
+
+def encode_document(doc: ExportDocument) -> bytes:
+    """The document as UTF-8 JSON (non-ASCII kept as is)."""
+    return msgspec.json.encode(doc)
+
+
+def decode_document(data: bytes | str) -> ExportDocument:
+    """Decode and validate an export document.
+
+    Raises:
+        StoreError: code ``invalid_import`` when the document is malformed,
+            of another format/version, or breaks a field limit.
+    """
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise StoreError("the export document is too large", code="invalid_import")
+    try:
+        return msgspec.json.decode(data, type=ExportDocument)
+    except msgspec.ValidationError as exc:
+        raise StoreError(f"not a valid memory export: {exc}", code="invalid_import") from exc
+    except msgspec.DecodeError as exc:
+        raise StoreError("the memory export is not valid JSON", code="invalid_import") from exc

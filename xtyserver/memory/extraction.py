@@ -1,0 +1,229 @@
+"""Background memory extraction (pure): build the model messages, parse the answer.
+
+Two jobs, both run by the server after the player's turn is answered:
+
+* **Turn extraction** — from the player's text and the final reply, at most
+  one shared-profile field change and at most two game events, low-risk
+  facts only. No profile change when ``SharedProfile.auto_shared`` is False.
+* **Session summary** — at the end of a session, from at most the last 12
+  turns, at most two durable events. Fewer than 2 turns: no model call
+  (:func:`build_summary_messages` returns None).
+
+The model must answer strict JSON. Anything else (bad JSON, wrong shape, a
+field over its limit, forbidden content such as a path or an e-mail) is
+dropped silently: parsing never raises, the worst case is an empty result.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import msgspec
+
+from xtyserver.memory.types import NewEvent, SharedProfile, validated
+from xtyserver.protocol.forbidden import find_forbidden
+
+MAX_PROFILE_CHANGES = 1
+MAX_TURN_EVENTS = 2
+MAX_SUMMARY_EVENTS = 2
+MAX_SUMMARY_TURNS = 12
+MIN_SUMMARY_TURNS = 2
+MAX_INPUT_CHARS = 2000  # per text handed to the extractor, so a long reply stays cheap
+
+# Fields a model may propose; identity settings of the companion and the
+# auto-share switch are the player's alone.
+AUTO_PROFILE_FIELDS: tuple[str, ...] = (
+    "nickname",
+    "language",
+    "reply_style",
+    "personality",
+    "hobbies",
+    "games",
+    "notes",
+)
+_LIST_FIELDS = frozenset({"personality", "hobbies", "games", "notes"})
+_CAMEL = {"reply_style": "replyStyle"}
+
+
+class ProfileChange(msgspec.Struct, frozen=True):
+    """One proposed shared-profile change.
+
+    For list fields (personality, hobbies, games, notes) ``value`` is ONE item
+    to add; for text fields it replaces the value.
+    """
+
+    field: str
+    value: str
+
+
+class Extraction(msgspec.Struct, frozen=True):
+    """What a turn extraction yields (validated and filtered)."""
+
+    profile: ProfileChange | None = None
+    events: tuple[NewEvent, ...] = ()
+
+
+class Turn(msgspec.Struct, frozen=True):
+    """One exchange: what the player said and what the companion answered."""
+
+    player: str
+    reply: str
+
+
+class _RawEvent(msgspec.Struct):
+    kind: str = ""
+    subject: str = ""
+    summary: str = ""
+    importance: int = 3
+    status: str = "active"
+
+
+class _RawProfile(msgspec.Struct):
+    field: str = ""
+    value: str = ""
+
+
+class _RawAnswer(msgspec.Struct):
+    profile: _RawProfile | None = None
+    events: list[_RawEvent] = msgspec.field(default_factory=list)
+
+
+_EVENT_SHAPE = (
+    '{"kind": "goal|decision|promise|relationship|milestone|event", '
+    '"subject": "不超过20字的主题", "summary": "不超过60字的一句话", '
+    '"importance": 1到5, "status": "active|done|dropped"}'
+)
+
+EXTRACTION_SYSTEM_PROMPT = f"""你是游戏陪玩伙伴的记忆整理员。根据玩家这一轮说的话和伙伴的回复，找出值得长期记住的低风险事实。
+只输出一个 JSON 对象，不要输出任何其他文字：
+{{"profile": null 或 {{"field": "字段名", "value": "值"}}, "events": [最多两个事件]}}
+事件格式：{_EVENT_SHAPE}
+规则：
+- profile 最多一项，字段只能是：nickname（怎么称呼玩家）、language、reply_style（喜欢的回复风格）、personality、hobbies、games、notes（后四个一次只加一项）。
+- 只记玩家明确说出的事实、目标、决定、约定、人物关系和里程碑；不要猜测，不要记闲聊。
+- 绝不记录路径、账号、密钥、邮箱、真实姓名、住址、电话等个人信息。
+- 没有值得记的就输出 {{"profile": null, "events": []}}。"""
+
+SUMMARY_SYSTEM_PROMPT = f"""你是游戏陪玩伙伴的记忆整理员。下面是这次游戏过程中最近的对话。请总结出最多两条值得长期记住的游戏事件（进展、目标、约定、里程碑），忽略闲聊。
+只输出一个 JSON 对象，不要输出任何其他文字：
+{{"events": [最多两个事件]}}
+事件格式：{_EVENT_SHAPE}
+绝不记录路径、账号、密钥、邮箱或任何个人隐私。没有值得记的就输出 {{"events": []}}。"""
+
+
+def _clip(text: str) -> str:
+    return text[:MAX_INPUT_CHARS]
+
+
+def build_extraction_messages(player_text: str, reply: str) -> list[dict[str, str]]:
+    """Chat messages for the turn extractor (OpenAI ``messages`` shape)."""
+    user = f"玩家说：\n{_clip(player_text)}\n\n伙伴回复：\n{_clip(reply)}"
+    return [
+        {"role": "system", "content": EXTRACTION_SYSTEM_PROMPT},
+        {"role": "user", "content": user},
+    ]
+
+
+def build_summary_messages(turns: Sequence[Turn]) -> list[dict[str, str]] | None:
+    """Chat messages for the end-of-session summary, or None when under 2 turns.
+
+    Only the last 12 turns are read.
+    """
+    if len(turns) < MIN_SUMMARY_TURNS:
+        return None
+    lines: list[str] = []
+    for n, turn in enumerate(turns[-MAX_SUMMARY_TURNS:], start=1):
+        lines.append(f"第{n}轮 玩家：{_clip(turn.player)}\n第{n}轮 伙伴：{_clip(turn.reply)}")
+    return [
+        {"role": "system", "content": SUMMARY_SYSTEM_PROMPT},
+        {"role": "user", "content": "\n".join(lines)},
+    ]
+
+
+_FENCE_RE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+def _decode(raw: str) -> _RawAnswer | None:
+    m = _FENCE_RE.match(raw)
+    body = m.group(1) if m else raw.strip()
+    try:
+        return msgspec.json.decode(body, type=_RawAnswer)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def _clean_events(raw: Sequence[_RawEvent], day: int | None, limit: int) -> tuple[NewEvent, ...]:
+    out: list[NewEvent] = []
+    for item in raw:
+        if len(out) >= limit:
+            break
+        try:
+            event = msgspec.convert(
+                {
+                    "kind": item.kind,
+                    "subject": item.subject.strip(),
+                    "summary": item.summary.strip(),
+                    "importance": item.importance,
+                    "status": item.status,
+                    "day": day,
+                },
+                NewEvent,
+            )
+        except msgspec.ValidationError:
+            continue
+        if find_forbidden(event.subject) or find_forbidden(event.summary):
+            continue
+        out.append(event)
+    return tuple(out)
+
+
+def _clean_profile(raw: _RawProfile | None, profile: SharedProfile) -> ProfileChange | None:
+    if raw is None or not profile.auto_shared:
+        return None
+    field, value = raw.field.strip(), raw.value.strip()
+    field = {v: k for k, v in _CAMEL.items()}.get(field, field)
+    if field not in AUTO_PROFILE_FIELDS or not value or find_forbidden(value):
+        return None
+    current = getattr(profile, field)
+    new_value: object = [*current, value] if field in _LIST_FIELDS else value
+    if field in _LIST_FIELDS and value in current:
+        return None
+    try:
+        validated(msgspec.structs.replace(profile, **{field: new_value}))
+    except msgspec.ValidationError:
+        return None
+    return ProfileChange(field=field, value=value)
+
+
+def parse_extraction(raw: str, *, profile: SharedProfile, day: int | None) -> Extraction:
+    """Validate the turn extractor's answer; never raises.
+
+    Args:
+        raw: The model's answer text.
+        profile: The current shared profile (for ``auto_shared`` and list limits).
+        day: The in-game day to stamp the events with, if known.
+    """
+    answer = _decode(raw)
+    if answer is None:
+        return Extraction()
+    return Extraction(
+        profile=_clean_profile(answer.profile, profile),
+        events=_clean_events(answer.events, day, MAX_TURN_EVENTS),
+    )
+
+
+def parse_summary(raw: str, *, day: int | None) -> tuple[NewEvent, ...]:
+    """Validate the session summarizer's answer (at most 2 events); never raises."""
+    answer = _decode(raw)
+    if answer is None:
+        return ()
+    return _clean_events(answer.events, day, MAX_SUMMARY_EVENTS)
+
+
+def profile_update(profile: SharedProfile, change: ProfileChange) -> tuple[str, object]:
+    """The ``(name, value)`` to pass to ``MemoryStore.set_profile_field``."""
+    current = getattr(profile, change.field)
+    if change.field in _LIST_FIELDS:
+        return change.field, [*current, change.value]
+    return change.field, change.value

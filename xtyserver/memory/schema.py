@@ -1,0 +1,65 @@
+"""Schema migrations of ``memory-v1.sqlite``.
+
+``PRAGMA user_version`` is the schema version: ``MIGRATIONS[i]`` moves a
+database from version ``i`` to ``i + 1``. Each step runs in one transaction
+together with its ``user_version`` bump, so a crash leaves either the old or
+the new schema. Append new steps; never edit a released one.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # 0 -> 1: the first schema.
+    (
+        """
+        CREATE TABLE shared_profile(
+            field TEXT PRIMARY KEY,
+            value TEXT NOT NULL,          -- JSON of the field's value
+            updated_at REAL NOT NULL
+        ) STRICT
+        """,
+        """
+        CREATE TABLE game_memory(
+            id INTEGER PRIMARY KEY,
+            game_id TEXT NOT NULL,
+            save_id TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN
+                ('goal','decision','promise','relationship','milestone','event')),
+            subject TEXT NOT NULL CHECK (length(subject) BETWEEN 1 AND 80),
+            summary TEXT NOT NULL CHECK (length(summary) BETWEEN 1 AND 160),
+            importance INTEGER NOT NULL CHECK (importance BETWEEN 1 AND 5),
+            status TEXT NOT NULL CHECK (status IN ('active','done','dropped')),
+            pinned INTEGER NOT NULL DEFAULT 0 CHECK (pinned IN (0, 1)),
+            day INTEGER CHECK (day IS NULL OR day >= 0),
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            last_used_at REAL NOT NULL,
+            UNIQUE (game_id, save_id, kind, subject)
+        ) STRICT
+        """,
+        """
+        CREATE TABLE play_session(
+            id INTEGER PRIMARY KEY,
+            game_id TEXT NOT NULL,
+            save_id TEXT NOT NULL,
+            tz TEXT NOT NULL,
+            started_at REAL NOT NULL,
+            last_heartbeat_at REAL NOT NULL,
+            ended_at REAL,
+            active_ms INTEGER NOT NULL DEFAULT 0 CHECK (active_ms >= 0),
+            UNIQUE (game_id, save_id, started_at)
+        ) STRICT
+        """,
+        "CREATE INDEX play_session_open ON play_session(id) WHERE ended_at IS NULL",
+        """
+        CREATE TABLE play_day(
+            game_id TEXT NOT NULL,
+            save_id TEXT NOT NULL,
+            date TEXT NOT NULL,            -- local ISO date in the adapter's timezone
+            PRIMARY KEY (game_id, save_id, date)
+        ) STRICT, WITHOUT ROWID
+        """,
+    ),
+)
+
+SCHEMA_VERSION = len(MIGRATIONS)

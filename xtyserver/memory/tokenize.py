@@ -1,0 +1,69 @@
+"""A tokenizer for mixed Chinese/English memory text (pure).
+
+* Latin letters and digits form words, lowercased, with a light plural
+  stemmer (``bundles`` -> ``bundle``, ``berries`` -> ``berry``) and a small
+  English stop-word list dropped.
+* Runs of CJK characters become overlapping character bigrams
+  (``社区中心`` -> ``社区 区中 中心``); a one-character run yields the character
+  itself. Bigrams need no dictionary and find two-character words that a
+  trigram index misses.
+* Everything else (punctuation, spaces, emoji) separates tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+_CJK = (
+    r"\u3040-\u30ff"  # Hiragana, Katakana
+    r"\u3400-\u4dbf"  # CJK Extension A
+    r"\u4e00-\u9fff"  # CJK Unified Ideographs
+    r"\uac00-\ud7af"  # Hangul syllables
+    r"\uf900-\ufaff"  # CJK compatibility ideographs
+    r"\U00020000-\U0002ebef"  # Extensions B-F
+)
+_RUN_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
+_CJK_CHAR_RE = re.compile(rf"[{_CJK}]")
+
+STOP_WORDS = frozenset(
+    "a an the and or of to in on at for with is are was were be been it its this that "
+    "i me my you your we our he she they them his her do does did not no so as by from".split()
+)
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def token_spans(text: str) -> Iterator[tuple[int, int, str]]:
+    """Yield ``(start, end, token)`` with str offsets (for an FTS5 tokenizer)."""
+    for m in _RUN_RE.finditer(text):
+        cjk, word = m.group(1), m.group(2)
+        start = m.start()
+        if cjk:
+            if len(cjk) == 1:
+                yield start, start + 1, cjk
+            else:
+                for i in range(len(cjk) - 1):
+                    yield start + i, start + i + 2, cjk[i : i + 2]
+        else:
+            w = word.lower()
+            if w not in STOP_WORDS:
+                yield start, m.end(), _stem(w)
+
+
+def tokenize(text: str) -> list[str]:
+    """Split ``text`` into index/query tokens (see the module docstring)."""
+    return [token for _, _, token in token_spans(text)]
+
+
+def approx_tokens(text: str) -> int:
+    """Approximate model tokens: one per CJK character plus one per latin word."""
+    cjk = len(_CJK_CHAR_RE.findall(text))
+    words = sum(1 for m in _RUN_RE.finditer(text) if m.group(2))
+    return cjk + words

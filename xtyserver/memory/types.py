@@ -1,0 +1,155 @@
+"""Value types of the long-term memory store.
+
+Length and range limits live in ``msgspec.Meta`` constraints, so they are
+enforced wherever a value is decoded or passed through :func:`validated`
+(the store validates every value it is asked to write).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal, TypeVar
+
+import msgspec
+
+MemoryKind = Literal["goal", "decision", "promise", "relationship", "milestone", "event"]
+MemoryStatus = Literal["active", "done", "dropped"]
+
+KINDS: tuple[MemoryKind, ...] = ("goal", "decision", "promise", "relationship", "milestone", "event")
+STATUSES: tuple[MemoryStatus, ...] = ("active", "done", "dropped")
+
+SUBJECT_MAX = 80
+SUMMARY_MAX = 160
+
+ScopeId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+Subject = Annotated[str, msgspec.Meta(min_length=1, max_length=SUBJECT_MAX)]
+Summary = Annotated[str, msgspec.Meta(min_length=1, max_length=SUMMARY_MAX)]
+Importance = Annotated[int, msgspec.Meta(ge=1, le=5)]
+GameDay = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class Scope(msgspec.Struct, frozen=True, order=True, rename="camel"):
+    """One save of one game: the unit that game memories never leave."""
+
+    game_id: ScopeId
+    save_id: ScopeId
+
+
+class NewEvent(msgspec.Struct, frozen=True, rename="camel"):
+    """A fact about to be remembered (what a model or the player proposes).
+
+    Attributes:
+        day: The in-game day (``world.day``) the fact was formed on, or None.
+    """
+
+    kind: MemoryKind
+    subject: Subject
+    summary: Summary
+    importance: Importance = 3
+    status: MemoryStatus = "active"
+    pinned: bool = False
+    day: GameDay | None = None
+
+
+class MemoryEvent(msgspec.Struct, frozen=True, rename="camel"):
+    """A stored game memory, scoped to ``game_id + save_id``.
+
+    Times are epoch seconds. ``day`` is the in-game day stamp (see ``NewEvent``).
+    """
+
+    id: int
+    game_id: ScopeId
+    save_id: ScopeId
+    kind: MemoryKind
+    subject: Subject
+    summary: Summary
+    importance: Importance
+    status: MemoryStatus
+    pinned: bool
+    day: GameDay | None
+    created_at: float
+    updated_at: float
+    last_used_at: float
+
+    @property
+    def scope(self) -> Scope:
+        return Scope(self.game_id, self.save_id)
+
+
+ShortText = Annotated[str, msgspec.Meta(max_length=32)]
+ItemText = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+NoteText = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]
+ItemList = Annotated[list[ItemText], msgspec.Meta(max_length=8)]
+
+
+class SharedProfile(msgspec.Struct, rename="camel"):
+    """The one player record shared by every supported game.
+
+    Updated field by field (``MemoryStore.set_profile_field``), never rewritten
+    whole by a model. ``auto_shared`` is the "form shared memory automatically"
+    switch: when False, background extraction proposes no profile change.
+    """
+
+    nickname: ShortText = ""
+    language: Annotated[str, msgspec.Meta(max_length=16)] = ""
+    reply_style: Annotated[str, msgspec.Meta(max_length=80)] = ""
+    personality: ItemList = msgspec.field(default_factory=list)
+    hobbies: ItemList = msgspec.field(default_factory=list)
+    games: ItemList = msgspec.field(default_factory=list)
+    companion_name: ShortText = ""
+    companion_persona: Annotated[str, msgspec.Meta(max_length=200)] = ""
+    notes: Annotated[list[NoteText], msgspec.Meta(max_length=10)] = msgspec.field(
+        default_factory=list
+    )
+    auto_shared: bool = True
+
+
+PROFILE_FIELDS: tuple[str, ...] = SharedProfile.__struct_fields__
+
+
+class SavePlayStats(msgspec.Struct, frozen=True, rename="camel"):
+    """Play statistics of one save. ``last_played`` is epoch seconds or None."""
+
+    game_id: str
+    save_id: str
+    days: int
+    sessions: int
+    active_ms: int
+    last_played: float | None
+
+
+class GamePlayStats(msgspec.Struct, frozen=True, rename="camel"):
+    """Play statistics of one game; ``days`` is the union of dates across its saves."""
+
+    game_id: str
+    days: int
+    sessions: int
+    active_ms: int
+    last_played: float | None
+
+
+class PlayStats(msgspec.Struct, frozen=True, rename="camel"):
+    """What ``xtyserver stats`` and the ``stats.get`` frame report."""
+
+    games: list[GamePlayStats]
+    saves: list[SavePlayStats]
+
+
+T = TypeVar("T", bound=msgspec.Struct)
+
+_PATH_RE = re.compile(r"at `\$\.([A-Za-z_]+)")
+
+
+def validated(value: T) -> T:
+    """Return ``value`` after checking every ``Meta`` constraint of its type.
+
+    Raises:
+        msgspec.ValidationError: A field is out of its limits.
+    """
+    return msgspec.convert(msgspec.to_builtins(value), type(value))
+
+
+def error_field(exc: msgspec.ValidationError) -> str | None:
+    """The top-level field a msgspec validation error points at, if any."""
+    m = _PATH_RE.search(str(exc))
+    return m.group(1) if m else None

@@ -1,0 +1,525 @@
+"""The model shell: stream a chat reply from any OpenAI-compatible provider.
+
+Uses the official ``openai`` client with its own retries off, so the rules of
+``protocol/v1.md`` ("chat.error codes") hold exactly:
+
+* 429 is retried, honouring ``Retry-After`` up to ``retry_after_cap`` seconds;
+  5xx and refused connections are retried ``max_retries`` times with
+  exponential backoff; 401/403 and other 4xx are never retried.
+* Deadlines are enforced with anyio cancel scopes: no first token within
+  ``first_token_timeout`` or a gap over ``idle_timeout`` ends in ``model_timeout``.
+* Once a :class:`Delta` has been yielded nothing is retried (the player would
+  see the reply twice); a break then is ``model_stream_cut``.
+* The API key never appears in a repr, a log line or an error message.
+
+Every failure is a :class:`xtyserver.errors.ModelError` whose ``code`` is one of
+``model_not_configured``, ``model_timeout``, ``model_rate_limited``,
+``model_unavailable``, ``model_auth_failed``, ``model_stream_cut``,
+``model_bad_request`` or ``model_error``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
+from typing import Annotated, Any, cast
+
+import anyio
+import msgspec
+import openai
+import structlog
+from openai.types.chat import ChatCompletionChunk, ChatCompletionMessageParam
+
+from xtyserver.errors import ModelError
+
+__all__ = [
+    "Delta",
+    "Done",
+    "ModelClient",
+    "ModelEvent",
+    "ModelSettings",
+    "Usage",
+    "strip_images",
+]
+
+_log = structlog.get_logger("xtyserver.model")
+
+_Positive = Annotated[float, msgspec.Meta(gt=0)]
+_NonNegative = Annotated[float, msgspec.Meta(ge=0)]
+
+_IMAGE_PART_TYPES = frozenset({"image_url", "input_image", "image"})
+
+_NOT_CONFIGURED_HINT = {
+    "base_url": "XTY_MODEL_BASE_URL (config key model.base_url)",
+    "model": "XTY_MODEL (config key model.model)",
+}
+
+
+class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """How to reach the model provider.
+
+    Attributes:
+        base_url: OpenAI-compatible base URL, e.g. ``https://api.deepseek.com/v1``.
+        api_key: The provider key. Never shown by ``repr``; may be empty for a local server.
+        model: Chat model name.
+        vision: Whether the model takes image parts; without it images are dropped.
+        first_token_timeout: Seconds from sending the request to the first text token.
+        idle_timeout: Longest gap in seconds between two chunks once text flows.
+        max_retries: Retries of a failed request before any text was shown.
+        backoff_base: First backoff in seconds; doubled per retry.
+        backoff_cap: Longest backoff in seconds.
+        retry_after_cap: Longest ``Retry-After`` honoured; a longer one fails at once.
+        extraction_model: Model for background calls (:meth:`ModelClient.complete`);
+            ``None`` uses ``model``.
+    """
+
+    base_url: str = ""
+    api_key: str = ""
+    model: str = ""
+    vision: bool = True
+    first_token_timeout: _Positive = 20.0
+    idle_timeout: _Positive = 30.0
+    max_retries: Annotated[int, msgspec.Meta(ge=0, le=10)] = 2
+    backoff_base: _NonNegative = 0.5
+    backoff_cap: _NonNegative = 8.0
+    retry_after_cap: _NonNegative = 10.0
+    extraction_model: str | None = None
+
+    def __post_init__(self) -> None:
+        # msgspec checks the Meta bounds only when decoding; direct construction is checked here.
+        for name in ("first_token_timeout", "idle_timeout"):
+            value = getattr(self, name)
+            if not (value > 0 and math.isfinite(value)):
+                raise ValueError(f"{name} must be a positive number of seconds")
+        for name in ("backoff_base", "backoff_cap", "retry_after_cap"):
+            value = getattr(self, name)
+            if not (value >= 0 and math.isfinite(value)):
+                raise ValueError(f"{name} must be a non-negative number of seconds")
+        if not 0 <= self.max_retries <= 10:
+            raise ValueError("max_retries must be between 0 and 10")
+
+    def __repr__(self) -> str:
+        # The key stays out of every repr (and so out of logs and tracebacks).
+        return (
+            f"ModelSettings(base_url={self.base_url!r}, api_key="
+            f"{'<set>' if self.api_key else '<empty>'}, model={self.model!r}, "
+            f"vision={self.vision}, first_token_timeout={self.first_token_timeout}, "
+            f"idle_timeout={self.idle_timeout}, max_retries={self.max_retries}, "
+            f"backoff_base={self.backoff_base}, backoff_cap={self.backoff_cap}, "
+            f"retry_after_cap={self.retry_after_cap}, "
+            f"extraction_model={self.extraction_model!r})"
+        )
+
+    __str__ = __repr__
+
+    @property
+    def configured(self) -> bool:
+        """Whether a base URL and a model name are both given."""
+        return bool(self.base_url.strip() and self.model.strip())
+
+
+class Usage(msgspec.Struct, frozen=True):
+    """Token counts the provider reported for one reply."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class Delta(msgspec.Struct, frozen=True):
+    """A piece of reply text, in arrival order."""
+
+    text: str
+
+
+class Done(msgspec.Struct, frozen=True):
+    """The end of a reply: the whole text and the usage, when the provider gave it."""
+
+    text: str
+    usage: Usage | None = None
+
+
+ModelEvent = Delta | Done
+"""What :meth:`ModelClient.stream_chat` yields: ``Delta``... then one ``Done``."""
+
+
+def strip_images(
+    messages: Iterable[Mapping[str, Any]],
+) -> tuple[list[dict[str, Any]], bool]:
+    """Drop image content parts, for a model without vision.
+
+    Args:
+        messages: OpenAI chat messages; content is a string or a list of parts.
+
+    Returns:
+        New messages (inputs untouched) and whether any image part was removed.
+        A message left with no parts gets empty string content.
+    """
+    out: list[dict[str, Any]] = []
+    removed = False
+    for message in messages:
+        copy = dict(message)
+        content = copy.get("content")
+        if isinstance(content, list):
+            kept = [
+                part
+                for part in content
+                if not (isinstance(part, Mapping) and part.get("type") in _IMAGE_PART_TYPES)
+            ]
+            if len(kept) != len(content):
+                removed = True
+                copy["content"] = kept if kept else ""
+        out.append(copy)
+    return out, removed
+
+
+# ---------------------------------------------------------------------------
+# Failure classification
+
+
+class _Failure(msgspec.Struct, frozen=True):
+    error: ModelError
+    retryable: bool
+
+
+def _parse_retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or a numeric ``retry-after``.
+
+    An HTTP-date ``Retry-After`` is ignored (it would need a clock read); the
+    exponential backoff applies instead.
+    """
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) / divisor
+        except ValueError:
+            continue
+        if math.isnan(seconds):
+            continue
+        return max(0.0, seconds)
+    return None
+
+
+def _classify(err: Exception, *, began: bool) -> _Failure:
+    """Map a provider failure before any text was shown to a ModelError.
+
+    Messages are ours, never the provider's: a provider may echo the key back.
+    """
+    if isinstance(err, openai.APIStatusError):
+        status = err.status_code
+        if status in (401, 403):
+            return _Failure(
+                ModelError(
+                    f"the model provider refused the credentials (HTTP {status}); "
+                    "check XTY_MODEL_API_KEY",
+                    code="model_auth_failed",
+                    status=status,
+                ),
+                retryable=False,
+            )
+        if status == 429:
+            return _Failure(
+                ModelError(
+                    "the model provider is rate limiting requests (HTTP 429); try again later",
+                    code="model_rate_limited",
+                    status=status,
+                    retry_after=_parse_retry_after(err.response.headers),
+                ),
+                retryable=True,
+            )
+        if status >= 500 or status == 408:
+            return _Failure(
+                ModelError(
+                    f"the model provider is unavailable (HTTP {status})",
+                    code="model_unavailable",
+                    status=status,
+                    retry_after=_parse_retry_after(err.response.headers),
+                ),
+                retryable=True,
+            )
+        if 400 <= status < 500:
+            return _Failure(
+                ModelError(
+                    f"the model provider refused the request (HTTP {status}); "
+                    "check the model name and settings",
+                    code="model_bad_request",
+                    status=status,
+                ),
+                retryable=False,
+            )
+        return _Failure(
+            ModelError(f"unexpected answer from the model provider (HTTP {status})", status=status),
+            retryable=False,
+        )
+    if isinstance(err, openai.APITimeoutError):
+        return _Failure(
+            ModelError("the model provider did not answer in time", code="model_timeout"),
+            retryable=False,
+        )
+    if isinstance(err, openai.APIConnectionError):
+        if began:
+            # The answer broke before any text: nothing was shown, so a retry is safe.
+            return _Failure(
+                ModelError("the model's reply broke off", code="model_stream_cut"),
+                retryable=True,
+            )
+        return _Failure(
+            ModelError("cannot reach the model provider", code="model_unavailable"),
+            retryable=True,
+        )
+    return _Failure(ModelError("the model provider failed the request"), retryable=False)
+
+
+_PROVIDER_ERRORS = (openai.OpenAIError, ValueError)
+"""What the openai client raises for a bad provider (ValueError: malformed SSE JSON)."""
+
+
+# ---------------------------------------------------------------------------
+# The client
+
+
+class _Progress:
+    """What a stream has told us so far (mutable; local to one call)."""
+
+    __slots__ = ("finished", "parts", "usage")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.usage: Usage | None = None
+        self.finished = False
+
+    def take(self, chunk: ChatCompletionChunk) -> str:
+        """Absorb one chunk; return its new text (may be empty)."""
+        if chunk.usage is not None:
+            u = chunk.usage
+            self.usage = Usage(u.prompt_tokens, u.completion_tokens, u.total_tokens)
+        piece = ""
+        for choice in chunk.choices:
+            if choice.index != 0:
+                continue
+            if choice.delta is not None and choice.delta.content:
+                piece += choice.delta.content
+            if choice.finish_reason is not None:
+                self.finished = True
+        if piece:
+            self.parts.append(piece)
+        return piece
+
+
+class ModelClient:
+    """Streams chat replies from the configured provider.
+
+    Args:
+        settings: Where the provider is and the deadlines/retry rules.
+    """
+
+    def __init__(self, settings: ModelSettings) -> None:
+        self.settings = settings
+        self._client: openai.AsyncOpenAI | None = None
+        if settings.configured:
+            self._client = openai.AsyncOpenAI(
+                base_url=settings.base_url,
+                # A local server (Ollama, vLLM) may need no key; the client needs a string.
+                api_key=settings.api_key or "EMPTY",
+                max_retries=0,  # we retry ourselves, so the rules above hold exactly
+                # A backstop only: the anyio deadlines below are the ones that count.
+                timeout=max(settings.first_token_timeout, settings.idle_timeout) + 5.0,
+            )
+
+    @property
+    def configured(self) -> bool:
+        """Whether a base URL and a model are set (otherwise every call fails)."""
+        return self._client is not None
+
+    def _require(self) -> openai.AsyncOpenAI:
+        if self._client is None:
+            missing = [
+                hint
+                for key, hint in _NOT_CONFIGURED_HINT.items()
+                if not str(getattr(self.settings, key)).strip()
+            ]
+            raise ModelError(
+                "no model is configured: set " + " and ".join(missing),
+                code="model_not_configured",
+            )
+        return self._client
+
+    async def stream_chat(
+        self, messages: Sequence[Mapping[str, Any]], *, model: str | None = None
+    ) -> AsyncGenerator[ModelEvent, None]:
+        """Stream one reply: ``Delta`` events as text arrives, then one ``Done``.
+
+        Consume it inside ``contextlib.aclosing`` so an early exit closes the HTTP
+        stream at once.
+
+        Args:
+            messages: OpenAI chat messages (image parts are dropped when ``vision`` is off).
+            model: Model name; defaults to ``settings.model``.
+
+        Yields:
+            ``Delta(text)`` per piece of text, then ``Done(text, usage)``.
+
+        Raises:
+            ModelError: With the codes listed in the module docstring.
+        """
+        client = self._require()
+        name = model or self.settings.model
+        payload: list[dict[str, Any]] = [dict(m) for m in messages]
+        if not self.settings.vision:
+            payload, removed = strip_images(payload)
+            if removed:
+                _log.info("model.image_dropped", reason="model has no vision", model=name)
+
+        stream, progress, first = await self._open_with_retries(client, payload, name)
+        try:
+            if first:
+                yield Delta(first)
+            while True:
+                chunk = await self._next(stream, progress)
+                if chunk is None:
+                    break
+                piece = progress.take(chunk)
+                if piece:
+                    yield Delta(piece)
+        finally:
+            await _close(stream)
+        if not progress.finished:
+            # Ended without a finish_reason: the connection closed early, not a real end.
+            raise ModelError(
+                "the model's reply broke off before it was finished", code="model_stream_cut"
+            )
+        yield Done("".join(progress.parts), progress.usage)
+
+    async def complete(
+        self, messages: Sequence[Mapping[str, Any]], *, model: str | None = None
+    ) -> str:
+        """Run one background call to the end and return the whole text.
+
+        Args:
+            messages: OpenAI chat messages.
+            model: Model name; defaults to ``settings.extraction_model``, then ``settings.model``.
+
+        Raises:
+            ModelError: As :meth:`stream_chat`.
+        """
+        name = model or self.settings.extraction_model or self.settings.model
+        text = ""
+        async with contextlib.aclosing(self.stream_chat(messages, model=name)) as events:
+            async for event in events:
+                if isinstance(event, Done):
+                    text = event.text
+        return text
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections."""
+        if self._client is not None:
+            await self._client.close()
+
+    # -- internals ----------------------------------------------------------
+
+    async def _open_with_retries(
+        self, client: openai.AsyncOpenAI, payload: list[dict[str, Any]], model: str
+    ) -> tuple[openai.AsyncStream[ChatCompletionChunk], _Progress, str]:
+        """Send the request and wait for the first text, retrying what is safe to retry."""
+        s = self.settings
+        attempt = 0
+        while True:
+            state: dict[str, Any] = {}
+            try:
+                with anyio.fail_after(s.first_token_timeout):
+                    return await self._open(client, payload, model, state)
+            except TimeoutError:
+                await _close(state.get("stream"))
+                raise ModelError(
+                    f"no answer from the model within {s.first_token_timeout:g} s",
+                    code="model_timeout",
+                ) from None
+            except _PROVIDER_ERRORS as err:
+                await _close(state.get("stream"))
+                failure = _classify(err, began="stream" in state)
+                delay = self._retry_delay(failure, attempt)
+                if delay is None:
+                    raise failure.error from (
+                        None if failure.error.code == "model_auth_failed" else err
+                    )
+                attempt += 1
+                _log.info(
+                    "model.retry",
+                    code=failure.error.code,
+                    status=failure.error.status,
+                    attempt=attempt,
+                    delay_s=round(delay, 3),
+                )
+                await anyio.sleep(delay)
+
+    async def _open(
+        self,
+        client: openai.AsyncOpenAI,
+        payload: list[dict[str, Any]],
+        model: str,
+        state: dict[str, Any],
+    ) -> tuple[openai.AsyncStream[ChatCompletionChunk], _Progress, str]:
+        stream = await client.chat.completions.create(
+            model=model,
+            messages=cast(list[ChatCompletionMessageParam], payload),
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+        state["stream"] = stream
+        progress = _Progress()
+        while True:
+            try:
+                chunk = await stream.__anext__()
+            except StopAsyncIteration:
+                if not progress.finished:
+                    raise openai.APIConnectionError(
+                        message="stream ended before any text", request=stream.response.request
+                    ) from None
+                return stream, progress, ""
+            piece = progress.take(chunk)
+            if piece:
+                return stream, progress, piece
+
+    async def _next(
+        self, stream: openai.AsyncStream[ChatCompletionChunk], progress: _Progress
+    ) -> ChatCompletionChunk | None:
+        """The next chunk within ``idle_timeout``, ``None`` at the end. Never retried."""
+        try:
+            with anyio.fail_after(self.settings.idle_timeout):
+                return await stream.__anext__()
+        except StopAsyncIteration:
+            return None
+        except TimeoutError:
+            raise ModelError(
+                f"the model stopped sending for {self.settings.idle_timeout:g} s",
+                code="model_timeout",
+            ) from None
+        except openai.APITimeoutError:
+            raise ModelError("the model stopped sending", code="model_timeout") from None
+        except openai.APIConnectionError as err:
+            raise ModelError(
+                "the model's reply broke off before it was finished", code="model_stream_cut"
+            ) from err
+        except _PROVIDER_ERRORS as err:
+            raise ModelError("the model provider failed mid-reply") from err
+
+    def _retry_delay(self, failure: _Failure, attempt: int) -> float | None:
+        """Seconds to wait before the next attempt, or ``None`` to give up."""
+        s = self.settings
+        if not failure.retryable or attempt >= s.max_retries:
+            return None
+        retry_after = failure.error.retry_after
+        if retry_after is not None:
+            # Waiting longer than the cap would hang the turn; give up and say so.
+            return retry_after if retry_after <= s.retry_after_cap else None
+        return float(min(s.backoff_cap, s.backoff_base * 2**attempt))
+
+
+async def _close(stream: object) -> None:
+    """Release an HTTP stream, even while being cancelled, without hanging."""
+    if isinstance(stream, openai.AsyncStream):
+        with anyio.move_on_after(1.0, shield=True), contextlib.suppress(Exception):
+            await stream.close()

@@ -1,0 +1,118 @@
+"""The modelContext budget and content checks beyond the types (v1.md "modelContext").
+
+The types in :mod:`xtyserver.protocol.frames` already enforce the whitelist,
+string lengths, array lengths and (by construction) depth. This module adds
+what a type cannot say: the serialized size, forbidden content in any string,
+the bounded legacy observation, and freshness by ``capturedAt``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Literal
+
+import msgspec
+
+from xtyserver.errors import BudgetError, ForbiddenContentError
+from xtyserver.protocol.forbidden import find_forbidden
+from xtyserver.protocol.frames import ChatContext, Hello, Identity, ModelContext, StateUpdate
+from xtyserver.protocol.limits import CONTEXT_MAX_BYTES, OBSERVATION_MAX_BYTES
+
+Freshness = Literal["fresh", "stale", "dropped"]
+
+
+def check_model_context(context: ModelContext, *, prefix: str = "") -> int:
+    """Refuse a modelContext over 6 KiB or carrying forbidden content.
+
+    Args:
+        context: A type-checked modelContext.
+        prefix: Path of the modelContext's parent, for the ``fields`` of errors.
+
+    Returns:
+        The serialized size in bytes (the caller logs sizes over the 2 KiB target).
+
+    Raises:
+        BudgetError: over ``CONTEXT_MAX_BYTES``; the field is the modelContext.
+        ForbiddenContentError: naming every offending string field.
+    """
+    builtins = msgspec.to_builtins(context)
+    size = len(msgspec.json.encode(builtins))
+    path = f"{prefix}modelContext"
+    if size > CONTEXT_MAX_BYTES:
+        raise BudgetError(
+            f"{path} is {size} bytes serialized; at most {CONTEXT_MAX_BYTES}", fields=[path]
+        )
+    _refuse_forbidden(_strings(builtins, path))
+    return size
+
+
+def check_identity(identity: Identity, *, prefix: str = "") -> None:
+    """Refuse a save name that carries a path, account id, key or e-mail."""
+    if identity.save_name is not None:
+        _refuse_forbidden([(f"{prefix}identity.saveName", identity.save_name)])
+
+
+def check_hello(frame: Hello) -> None:
+    """Content checks of ``adapter.hello`` beyond its types."""
+    check_identity(frame.identity)
+
+
+def check_state_update(frame: StateUpdate) -> int:
+    """Content checks of ``state.update``; returns the modelContext size."""
+    if frame.identity is not None:
+        check_identity(frame.identity)
+    return check_model_context(frame.model_context)
+
+
+def check_chat_context(context: ChatContext, *, prefix: str) -> int:
+    """Content checks of ``chat.send.context``; returns the modelContext size."""
+    if context.identity is not None:
+        check_identity(context.identity, prefix=prefix)
+    observation = context.observation
+    if isinstance(observation, msgspec.Raw) and len(observation) > OBSERVATION_MAX_BYTES:
+        raise BudgetError(
+            f"{prefix}observation is {len(observation)} bytes; at most {OBSERVATION_MAX_BYTES}",
+            fields=[f"{prefix}observation"],
+        )
+    if context.model_context is None:
+        return 0
+    return check_model_context(context.model_context, prefix=prefix)
+
+
+def freshness(
+    captured_at: datetime, now: float, *, stale_after: float, drop_after: float
+) -> Freshness:
+    """How a modelContext captured at ``captured_at`` may be used at ``now``.
+
+    Older than ``stale_after`` seconds it is injected but marked stale; older
+    than ``drop_after`` it is not injected (v1.md "Freshness"). A timestamp in
+    the future (a skewed game clock) counts as fresh.
+    """
+    age = now - captured_at.timestamp()
+    if age > drop_after:
+        return "dropped"
+    if age > stale_after:
+        return "stale"
+    return "fresh"
+
+
+def _strings(value: object, path: str) -> Iterable[tuple[str, str]]:
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _strings(item, f"{path}[{i}]")
+
+
+def _refuse_forbidden(strings: Iterable[tuple[str, str]]) -> None:
+    found = [(path, kind) for path, text in strings if (kind := find_forbidden(text))]
+    if found:
+        detail = ", ".join(f"{path} ({kind})" for path, kind in found)
+        raise ForbiddenContentError(
+            f"content that must stay on this machine: {detail}",
+            fields=[path for path, _ in found],
+        )

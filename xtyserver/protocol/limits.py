@@ -1,0 +1,49 @@
+"""Every number of the protocol/v1 budget, in one frozen Struct (v1.md "Limits").
+
+The schema-level numbers (string lengths, array lengths) are also baked into the
+frame types as ``Meta`` constraints; they come from the same constants here so
+the two cannot drift. ``server.hello`` reports an instance of :class:`Limits`.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+FRAME_ID_MAX = 64
+CONTEXT_STRING_MAX = 200
+CONTEXT_ARRAY_MAX = 8
+CONTEXT_NEARBY_MAX = 5
+CONTEXT_DEPTH_MAX = 4
+CONTEXT_TARGET_BYTES = 2 * 1024
+CONTEXT_MAX_BYTES = 6 * 1024
+CHAT_TEXT_MAX = 2000
+OBSERVATION_MAX_BYTES = 16 * 1024
+IMAGE_MAX_BYTES = 8 * 1024 * 1024
+# base64 of IMAGE_MAX_BYTES, rounded up to a whole quantum.
+IMAGE_MAX_B64_CHARS = 4 * ((IMAGE_MAX_BYTES + 2) // 3)
+# A chat.send frame with the largest screenshot, its text and a full context.
+FRAME_MAX_BYTES = IMAGE_MAX_B64_CHARS + 64 * 1024
+# Every other frame type is small (v1.md "Frame size limits").
+SMALL_FRAME_MAX_BYTES = 16 * 1024
+
+
+class Limits(msgspec.Struct, frozen=True, rename="camel"):
+    """The budget a mod must respect; sent in ``server.hello.limits``."""
+
+    frame_id_max_chars: int = FRAME_ID_MAX
+    frame_max_bytes: int = FRAME_MAX_BYTES
+    small_frame_max_bytes: int = SMALL_FRAME_MAX_BYTES
+    chat_text_max_chars: int = CHAT_TEXT_MAX
+    context_target_bytes: int = CONTEXT_TARGET_BYTES
+    context_max_bytes: int = CONTEXT_MAX_BYTES
+    context_max_depth: int = CONTEXT_DEPTH_MAX
+    context_max_array_items: int = CONTEXT_ARRAY_MAX
+    context_max_nearby: int = CONTEXT_NEARBY_MAX
+    context_max_string_chars: int = CONTEXT_STRING_MAX
+    context_stale_after_ms: int = 5_000
+    context_drop_after_ms: int = 30_000
+    observation_max_bytes: int = OBSERVATION_MAX_BYTES
+    image_max_bytes: int = IMAGE_MAX_BYTES
+    image_max_side_px: int = 1568
+    chat_per_minute: int = 20
+    frames_per_second: int = 50
