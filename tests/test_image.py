@@ -138,7 +138,9 @@ def test_check_and_prepare_strips_png_text_exif_and_icc_chunks() -> None:
     prepared = check_and_prepare("image/png", _b64(data), LIMITS)
     for chunk in (b"tEXt", b"zTXt", b"iTXt", b"eXIf", b"iCCP", b"CanaryUser"):
         assert chunk not in prepared.data
-    assert _opened(prepared).text == {}
+    opened = _opened(prepared)
+    assert isinstance(opened, PngImagePlugin.PngImageFile)
+    assert opened.text == {}
 
 
 def test_check_and_prepare_strips_exif_from_webp() -> None:
@@ -275,6 +277,30 @@ def test_check_and_prepare_turns_pillows_own_bomb_error_into_image_too_large() -
     # With our pixel limit out of the way, Pillow's guard fires inside open().
     bomb = _patch_png_size(_encode(_picture(8, 8), "image/png"), 100_000, 100_000)
     error = _refusal("image/png", _b64(bomb), ImageLimits(max_pixels=10**12))
+    assert error.code == "image_too_large"
+
+
+@pytest.mark.filterwarnings("ignore::PIL.Image.DecompressionBombWarning")
+def test_check_and_prepare_refuses_a_png_between_pillows_warning_and_error_limits() -> None:
+    # 120 M pixels: Pillow only warns here; our own limit must refuse it.
+    bomb = _patch_png_size(_encode(_picture(8, 8), "image/png"), 12_000, 10_000)
+    assert _refusal("image/png", _b64(bomb)).code == "image_too_large"
+
+
+@pytest.mark.filterwarnings("error::PIL.Image.DecompressionBombWarning")
+def test_check_and_prepare_converts_pillows_bomb_warning_raised_as_error() -> None:
+    # Under "warnings as errors" Pillow raises inside open(); it must not escape.
+    bomb = _patch_png_size(_encode(_picture(8, 8), "image/png"), 12_000, 10_000)
+    assert _refusal("image/png", _b64(bomb)).code == "image_too_large"
+
+
+def test_check_and_prepare_refuses_a_tiny_webp_claiming_16384x16384_pixels() -> None:
+    webp = bytearray(_encode(_picture(8, 8), "image/webp", lossless=True))
+    assert webp[12:16] == b"VP8L" and webp[20] == 0x2F
+    bits = int.from_bytes(webp[21:25], "little")
+    bits = (bits & ~0x0FFFFFFF) | (16383 << 14) | 16383
+    webp[21:25] = bits.to_bytes(4, "little")
+    error = _refusal("image/webp", _b64(bytes(webp)))
     assert error.code == "image_too_large"
 
 

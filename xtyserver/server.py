@@ -173,7 +173,9 @@ class Server:
         self._jobs_in: MemoryObjectSendStream[Remember | Summarize]
         self._jobs_out: MemoryObjectReceiveStream[Remember | Summarize]
         self._jobs_in, self._jobs_out = anyio.create_memory_object_stream[Remember | Summarize](64)
-        self._ready = anyio.Event()
+        self._worker_done = anyio.Event()
+        self._handlers = 0
+        self._handlers_idle = anyio.Event()
         self.jobs_done = 0
 
     @property
@@ -215,6 +217,12 @@ class Server:
                         ws_server.close(close_connections=True)
                         with anyio.move_on_after(5):
                             await ws_server.wait_closed()
+                            while self._handlers:
+                                await self._handlers_idle.wait()
+                        # Let queued memory jobs (end-of-session summaries) finish, briefly.
+                        self._jobs_in.close()
+                        with anyio.move_on_after(self.settings.memory.drain_timeout):
+                            await self._worker_done.wait()
                         tg.cancel_scope.cancel()
 
     # -- HTTP-level checks, before any handler runs ----------------------------------------
@@ -251,6 +259,16 @@ class Server:
     # -- one connection ----------------------------------------------------------------------
 
     async def _handler(self, ws: ServerConnection) -> None:
+        self._handlers += 1
+        try:
+            await self._connection(ws)
+        finally:
+            self._handlers -= 1
+            if not self._handlers:
+                self._handlers_idle.set()
+                self._handlers_idle = anyio.Event()
+
+    async def _connection(self, ws: ServerConnection) -> None:
         now = self.clock.now()
         assert ws.request is not None
         session = GameAgentSession(
@@ -404,6 +422,8 @@ class Server:
                         self._jobs_in.send_nowait(action)
                     except anyio.WouldBlock:
                         self._log.warning("memory.job_dropped", reason="queue full")
+                    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        self._log.warning("memory.job_dropped", reason="shutting down")
             case Query(frame=frame, scope=scope):
                 await self._query(conn, frame, scope)
             case Log(event=event, fields=fields):
@@ -435,20 +455,21 @@ class Server:
         usage: Usage | None = None
         with scope:
             try:
-                async for event in self.model.stream_chat(messages):
-                    match event:
-                        case Delta(text=text):
-                            if first is None:
-                                first = anyio.current_time()
-                            await self._feed(conn, ModelDelta(turn, text))
-                        case Done(text=text, usage=raw_usage):
-                            if raw_usage is not None:
-                                usage = Usage(
-                                    prompt_tokens=raw_usage.prompt_tokens,
-                                    completion_tokens=raw_usage.completion_tokens,
-                                    total_tokens=raw_usage.total_tokens,
-                                )
-                            await self._feed(conn, ModelDone(turn, text, usage))
+                async with contextlib.aclosing(self.model.stream_chat(messages)) as stream:
+                    async for event in stream:
+                        match event:
+                            case Delta(text=text):
+                                if first is None:
+                                    first = anyio.current_time()
+                                await self._feed(conn, ModelDelta(turn, text))
+                            case Done(text=text, usage=raw_usage):
+                                if raw_usage is not None:
+                                    usage = Usage(
+                                        prompt_tokens=raw_usage.prompt_tokens,
+                                        completion_tokens=raw_usage.completion_tokens,
+                                        total_tokens=raw_usage.total_tokens,
+                                    )
+                                await self._feed(conn, ModelDone(turn, text, usage))
             except errors.ModelError as exc:
                 outcome = exc.code
                 await self._feed(conn, ModelFailed(turn, exc.code))
@@ -515,6 +536,7 @@ class Server:
                 except Exception:
                     self._log.exception("memory.job_crashed")
                 self.jobs_done += 1
+        self._worker_done.set()
 
     async def _remember(self, job: Remember) -> None:
         if not self.model.configured:

@@ -48,7 +48,11 @@ CASES: list[tuple[str, str, str]] = [
     ("Krobus", "在下水道认识了科罗布斯 Krobus，他卖虚空蛋", "虚空蛋"),
     ("Lewis", "刘易斯镇长让玩家帮忙找紫色短裤", "紫色短裤"),
     ("Robin", "Robin will finish the barn upgrade in three days", "barn upgrade"),
-    ("Trip to Ginger Island", "Took the boat to Ginger Island and found golden walnuts", "golden walnuts"),
+    (
+        "Trip to Ginger Island",
+        "Took the boat to Ginger Island and found golden walnuts",
+        "golden walnuts",
+    ),
     ("海象", "被海象营地的海象追着打，狗也跟着咬", "海象营地"),
     ("种子", "Saved mixed seeds to plant in spring", "mixed seeds"),
 ]

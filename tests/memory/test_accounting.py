@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,9 +28,9 @@ def _ts(iso: str, tz: str = SH) -> float:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> MemoryStore:
+def store(tmp_path: Path) -> Iterator[MemoryStore]:
     s = MemoryStore(tmp_path / "m.sqlite", clock=ManualClock())
-    yield s  # type: ignore[misc]
+    yield s
     s.close()
 
 

@@ -20,7 +20,9 @@ from xtyserver.memory.extraction import (
 from xtyserver.memory.types import SharedProfile
 
 
-def _event(subject: str = "社区中心", summary: str = "先完成鱼缸收集包", **kw: object) -> dict:
+def _event(
+    subject: str = "社区中心", summary: str = "先完成鱼缸收集包", **kw: object
+) -> dict[str, object]:
     return {"kind": "goal", "subject": subject, "summary": summary, "importance": 4, **kw}
 
 
@@ -101,7 +103,9 @@ def test_list_field_change_adds_one_item_and_skips_duplicates() -> None:
     )
     assert dup.profile is None
     full = SharedProfile(hobbies=[f"h{i}" for i in range(8)])
-    over = parse_extraction('{"profile": {"field": "hobbies", "value": "new"}}', profile=full, day=None)
+    over = parse_extraction(
+        '{"profile": {"field": "hobbies", "value": "new"}}', profile=full, day=None
+    )
     assert over.profile is None
 
 

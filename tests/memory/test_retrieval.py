@@ -17,7 +17,7 @@ from xtyserver.memory.store import MemoryStore
 from xtyserver.memory.types import MemoryEvent, NewEvent, Scope, SharedProfile
 
 sys.path.insert(0, str(Path(__file__).parent))
-from recall_cases import CASES  # noqa: E402
+from recall_cases import CASES  # type: ignore[import-not-found,unused-ignore]
 
 FARM_A = Scope("stardew", "farm-a")
 NOW = 1_790_000_000.0
@@ -139,7 +139,9 @@ def test_reloaded_older_save_hides_future_memories_until_that_day_returns(
 ) -> None:
     with MemoryStore(tmp_path / "m.sqlite", clock=ManualClock()) as store:
         store.upsert_event(FARM_A, NewEvent("event", "鱼缸", "第5天买了鱼缸", day=5), NOW)
-        store.upsert_event(FARM_A, NewEvent("milestone", "鱼缸收集包", "完成鱼缸收集包", day=10), NOW)
+        store.upsert_event(
+            FARM_A, NewEvent("milestone", "鱼缸收集包", "完成鱼缸收集包", day=10), NOW
+        )
         store.upsert_event(FARM_A, NewEvent("event", "鱼缸备注", "不知道哪天说的鱼缸"), NOW)
 
         def visible(day: int) -> set[str]:
@@ -203,9 +205,7 @@ def test_profile_lines_stay_within_about_300_tokens() -> None:
     profile = SharedProfile(
         nickname="小明", companion_persona="设" * 200, notes=["记" * 80] * 10, hobbies=["钓鱼"]
     )
-    sel = select_memories(
-        profile, SaveIndex(FARM_A), query_text="", current_day=None, now=NOW
-    )
+    sel = select_memories(profile, SaveIndex(FARM_A), query_text="", current_day=None, now=NOW)
     assert sel.profile[0] == "称呼：小明"
     assert any(line.startswith("爱好") for line in sel.profile)
     assert not any(line.startswith("备注") for line in sel.profile)  # 800 chars > budget

@@ -6,6 +6,7 @@ import os
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import apsw
@@ -32,9 +33,9 @@ def clock() -> ManualClock:
 
 
 @pytest.fixture
-def store(tmp_path: Path, clock: ManualClock) -> MemoryStore:
+def store(tmp_path: Path, clock: ManualClock) -> Iterator[MemoryStore]:
     s = MemoryStore.open_profile(tmp_path, "default", clock=clock)
-    yield s  # type: ignore[misc]
+    yield s
     s.close()
 
 
@@ -200,9 +201,10 @@ _writes = st.lists(
 def test_random_interleaved_writes_never_surface_another_scopes_row(
     writes: list[tuple[Scope, str]], probe: Scope
 ) -> None:
-    with tempfile.TemporaryDirectory() as d, MemoryStore(
-        Path(d) / "m.sqlite", clock=ManualClock()
-    ) as store:
+    with (
+        tempfile.TemporaryDirectory() as d,
+        MemoryStore(Path(d) / "m.sqlite", clock=ManualClock()) as store,
+    ):
         for n, (scope, word) in enumerate(writes):
             summary = f"{scope.game_id}/{scope.save_id} {word} {n}"
             store.upsert_event(scope, NewEvent("event", f"{word}{n}", summary), float(n))

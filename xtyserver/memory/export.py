@@ -15,8 +15,8 @@ import msgspec
 from xtyserver.errors import StoreError
 from xtyserver.memory.types import MemoryEvent, ScopeId, SharedProfile
 
-FORMAT_NAME = "xtyserver.memory-export"
-FORMAT_VERSION = 1
+FORMAT_NAME: Literal["xtyserver.memory-export"] = "xtyserver.memory-export"
+FORMAT_VERSION: Literal[1] = 1
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 
 IsoDate = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}$")]

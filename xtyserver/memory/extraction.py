@@ -95,21 +95,33 @@ _EVENT_SHAPE = (
     '"importance": 1到5, "status": "active|done|dropped"}'
 )
 
-EXTRACTION_SYSTEM_PROMPT = f"""你是游戏陪玩伙伴的记忆整理员。根据玩家这一轮说的话和伙伴的回复，找出值得长期记住的低风险事实。
-只输出一个 JSON 对象，不要输出任何其他文字：
-{{"profile": null 或 {{"field": "字段名", "value": "值"}}, "events": [最多两个事件]}}
-事件格式：{_EVENT_SHAPE}
-规则：
-- profile 最多一项，字段只能是：nickname（怎么称呼玩家）、language、reply_style（喜欢的回复风格）、personality、hobbies、games、notes（后四个一次只加一项）。
-- 只记玩家明确说出的事实、目标、决定、约定、人物关系和里程碑；不要猜测，不要记闲聊。
-- 绝不记录路径、账号、密钥、邮箱、真实姓名、住址、电话等个人信息。
-- 没有值得记的就输出 {{"profile": null, "events": []}}。"""
+EXTRACTION_SYSTEM_PROMPT = "\n".join(
+    (
+        "你是游戏陪玩伙伴的记忆整理员。根据玩家这一轮说的话和伙伴的回复，"
+        "找出值得长期记住的低风险事实。",
+        "只输出一个 JSON 对象，不要输出任何其他文字：",
+        '{"profile": null 或 {"field": "字段名", "value": "值"}, "events": [最多两个事件]}',
+        f"事件格式：{_EVENT_SHAPE}",
+        "规则：",
+        "- profile 最多一项，字段只能是：nickname（怎么称呼玩家）、language、"
+        "reply_style（喜欢的回复风格）、personality、hobbies、games、notes"
+        "（后四个一次只加一项）。",
+        "- 只记玩家明确说出的事实、目标、决定、约定、人物关系和里程碑；不要猜测，不要记闲聊。",
+        "- 绝不记录路径、账号、密钥、邮箱、真实姓名、住址、电话等个人信息。",
+        '- 没有值得记的就输出 {"profile": null, "events": []}。',
+    )
+)
 
-SUMMARY_SYSTEM_PROMPT = f"""你是游戏陪玩伙伴的记忆整理员。下面是这次游戏过程中最近的对话。请总结出最多两条值得长期记住的游戏事件（进展、目标、约定、里程碑），忽略闲聊。
-只输出一个 JSON 对象，不要输出任何其他文字：
-{{"events": [最多两个事件]}}
-事件格式：{_EVENT_SHAPE}
-绝不记录路径、账号、密钥、邮箱或任何个人隐私。没有值得记的就输出 {{"events": []}}。"""
+SUMMARY_SYSTEM_PROMPT = "\n".join(
+    (
+        "你是游戏陪玩伙伴的记忆整理员。下面是这次游戏过程中最近的对话。"
+        "请总结出最多两条值得长期记住的游戏事件（进展、目标、约定、里程碑），忽略闲聊。",
+        "只输出一个 JSON 对象，不要输出任何其他文字：",
+        '{"events": [最多两个事件]}',
+        f"事件格式：{_EVENT_SHAPE}",
+        '绝不记录路径、账号、密钥、邮箱或任何个人隐私。没有值得记的就输出 {"events": []}。',
+    )
+)
 
 
 def _clip(text: str) -> str:

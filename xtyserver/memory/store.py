@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import apsw
 import msgspec
@@ -303,7 +303,7 @@ class MemoryStore:
 
     @staticmethod
     def _migrate(conn: apsw.Connection) -> None:
-        version = int(conn.execute("PRAGMA user_version").fetchall()[0][0])
+        version = cast(int, conn.execute("PRAGMA user_version").fetchall()[0][0])
         if version > SCHEMA_VERSION:
             raise StoreError("the memory store was written by a newer xtyserver")
         for target in range(version + 1, SCHEMA_VERSION + 1):
@@ -510,7 +510,8 @@ class MemoryStore:
         def write(conn: apsw.Connection) -> bool:
             with _write_tx(conn):
                 conn.execute(
-                    "UPDATE game_memory SET pinned = ? WHERE id = ? AND game_id = ? AND save_id = ?",
+                    "UPDATE game_memory SET pinned = ? "
+                    "WHERE id = ? AND game_id = ? AND save_id = ?",
                     (int(pinned), event_id, scope.game_id, scope.save_id),
                 )
                 return bool(conn.changes())
@@ -608,7 +609,7 @@ class MemoryStore:
                 count = conn.execute(
                     "SELECT count(*) FROM game_memory WHERE game_id = ? AND save_id = ?", key
                 ).fetchall()[0][0]
-                excess = int(count) - cap
+                excess = cast(int, count) - cap
                 if excess <= 0:
                     return 0
                 rows = conn.execute(
@@ -643,7 +644,7 @@ class MemoryStore:
             "WHERE game_id = ? AND save_id = ? AND kind = ? AND subject = ?",
             (scope.game_id, scope.save_id, kind, subject),
         ).fetchall()
-        parts = [old[0][0]] if old else []
+        parts = [cast(str, old[0][0])] if old else []
         parts.extend(ev.subject for ev in evs)
         summary = "、".join(parts)
         if len(summary) > 160:  # keep the newest names: the oldest fall off the front
@@ -711,7 +712,9 @@ class MemoryStore:
                 ).fetchall()
                 if not rows:
                     raise UsageError(f"no play session {session_id}")
-                game_id, save_id, stored_tz, last, ended = rows[0]
+                game_id, save_id, stored_tz = (cast(str, v) for v in rows[0][:3])
+                last = cast(float, rows[0][3])
+                ended = rows[0][4]
                 if ended is not None:
                     raise UsageError(f"play session {session_id} is closed")
                 inc = accounting.heartbeat_increment_ms(last, now, gap_cap_s=cap)
@@ -851,8 +854,10 @@ class MemoryStore:
                 _check_text(name, text)
         for ev in doc.events:
             _check_event(ev)
-        for rec in (*doc.sessions, *doc.days):
-            _check_scope(Scope(rec.game_id, rec.save_id))
+        for scope in {Scope(r.game_id, r.save_id) for r in doc.sessions} | {
+            Scope(r.game_id, r.save_id) for r in doc.days
+        }:
+            _check_scope(scope)
         for s in doc.sessions:
             try:
                 accounting.timezone(s.tz)
@@ -939,4 +944,3 @@ class MemoryStore:
             self._write(write)
         except OSError as exc:
             raise StoreError("cannot write the backup file") from exc
-

@@ -26,10 +26,11 @@ _CJK = (
 _RUN_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
 _CJK_CHAR_RE = re.compile(rf"[{_CJK}]")
 
-STOP_WORDS = frozenset(
+_STOP = (
     "a an the and or of to in on at for with is are was were be been it its this that "
-    "i me my you your we our he she they them his her do does did not no so as by from".split()
+    "i me my you your we our he she they them his her do does did not no so as by from"
 )
+STOP_WORDS = frozenset(_STOP.split())
 
 
 def _stem(word: str) -> str:

@@ -15,7 +15,14 @@ import msgspec
 MemoryKind = Literal["goal", "decision", "promise", "relationship", "milestone", "event"]
 MemoryStatus = Literal["active", "done", "dropped"]
 
-KINDS: tuple[MemoryKind, ...] = ("goal", "decision", "promise", "relationship", "milestone", "event")
+KINDS: tuple[MemoryKind, ...] = (
+    "goal",
+    "decision",
+    "promise",
+    "relationship",
+    "milestone",
+    "event",
+)
 STATUSES: tuple[MemoryStatus, ...] = ("active", "done", "dropped")
 
 SUBJECT_MAX = 80

@@ -71,7 +71,8 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 
     Attributes:
         text: The reply text; split into about four chunks when ``chunks`` is not given.
-            ``None`` with no ``chunks`` means the default reply.
+            ``None`` with no ``chunks`` means the default reply. With an error
+            ``status`` it is the error message.
         chunks: The exact content pieces to stream, overriding ``text``.
         first_delay: Seconds between the response head and the first token.
             ``1e6`` or more: the first token never comes.

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""One-command set-up and run for a fresh machine with only Python 3.11+.
+
+    python3 dev.py test            # create .venv, install, run the whole test suite
+    python3 dev.py demo            # create .venv, install, run the end-to-end demo
+    python3 dev.py serve [ARGS]    # create .venv, install, run `xtyserver serve ARGS`
+    python3 dev.py lint            # ruff + mypy --strict
+    python3 dev.py run ARGS        # any `xtyserver ARGS`
+
+The virtual environment is created in .venv next to this file and (re)installed
+whenever pyproject.toml changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / ("python.exe" if os.name == "nt" else "python")
+STAMP = VENV / ".xty-installed"
+
+
+def ensure_env() -> None:
+    if sys.version_info < (3, 11):
+        sys.exit("xtyserver needs Python 3.11 or newer")
+    if not PY.exists():
+        print("creating .venv ...", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if not STAMP.exists() or STAMP.read_text() != want:
+        print("installing xtyserver and its test tools into .venv ...", flush=True)
+        pip = [str(PY), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+        subprocess.run([*pip, "--upgrade", "pip"], check=True)
+        subprocess.run([*pip, "-e", f"{ROOT}[test]"], check=True)
+        STAMP.write_text(want)
+
+
+def main(argv: list[str]) -> int:
+    command, rest = (argv[0], argv[1:]) if argv else ("test", [])
+    ensure_env()
+    env = {**os.environ, "PYTHONUTF8": "1"}
+    if command == "test":
+        return subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT, env=env)
+    if command == "lint":
+        code = subprocess.call([str(PY), "-m", "ruff", "check", "xtyserver", "tests"], cwd=ROOT)
+        return code or subprocess.call([str(PY), "-m", "mypy", "--strict", "xtyserver"], cwd=ROOT)
+    if command in ("demo", "serve"):
+        return subprocess.call([str(PY), "-m", "xtyserver", command, *rest], cwd=ROOT, env=env)
+    if command == "run":
+        return subprocess.call([str(PY), "-m", "xtyserver", *rest], cwd=ROOT, env=env)
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
