@@ -40,7 +40,7 @@ from xtyserver.image import check_and_prepare
 from xtyserver.memory import extraction
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.store import MemoryStore
-from xtyserver.memory.types import NewEvent, PlayStats, Scope, SharedProfile
+from xtyserver.memory.types import MemoryEvent, NewEvent, PlayStats, Scope, SharedProfile
 from xtyserver.model.client import Delta, Done, ModelClient
 from xtyserver.protocol.codec import decode_client_frame, encode_frame
 from xtyserver.protocol.frames import (
@@ -502,7 +502,7 @@ class Server:
             events = await self._thread(self.store.load_scope, scope)
             ref = self._indexes.get(scope)  # another connection may have loaded it meanwhile
             if ref is None:
-                ref = self._indexes[scope] = _IndexRef(SaveIndex(events))
+                ref = self._indexes[scope] = _IndexRef(SaveIndex(scope, events))
         ref.users += 1
         return profile, ref.index
 
@@ -571,10 +571,7 @@ class Server:
         if ref is not None and len(ref.index) > self.settings.memory.soft_cap:
             merged = await self._thread(self.store.compact_scope, scope, at)
             if merged:
-                ref.index = SaveIndex(await self._thread(self.store.load_scope, scope))
-                for conn in list(self._conns):
-                    if conn.session.identity is not None:
-                        await self._feed(conn, ScopeLoaded(scope, None, None))
+                _resync(ref.index, await self._thread(self.store.load_scope, scope))
 
     async def _query(
         self, conn: _Conn, frame: StatsGet | MemoryGet | MemoryForget | ProfileUpdate, scope: Scope
@@ -625,11 +622,21 @@ class Server:
         else:
             await self._thread(self.store.forget_all)
         for key, ref in list(self._indexes.items()):
-            ref.index = SaveIndex(await self._thread(self.store.load_scope, key))
+            _resync(ref.index, await self._thread(self.store.load_scope, key))
         await self._refresh_profile()
 
     async def _thread(self, fn: Callable[..., T], *args: Any) -> T:
         return await anyio.to_thread.run_sync(partial(fn, *args))
+
+
+def _resync(index: SaveIndex, events: Sequence[MemoryEvent]) -> None:
+    """Make a shared index match the store in place (sessions hold a reference to it)."""
+    keep = {event.id for event in events}
+    for old in index.events():
+        if old.id not in keep:
+            index.remove(old.id)
+    for event in events:
+        index.upsert(event)
 
 
 def _bearer(headers: Headers) -> str | None:

@@ -591,7 +591,7 @@ class GameAgentSession:
         if self._index is not None or self._profile is not None:
             selection = select_memories(
                 self._profile,
-                self._index if self._index is not None else SaveIndex(()),
+                self._index if self._index is not None else SaveIndex(scope),
                 query_text=turn.text,
                 focus_terms=self._focus_terms(),
                 current_day=self._day,

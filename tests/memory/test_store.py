@@ -321,3 +321,44 @@ def test_backup_copies_a_consistent_database(store: MemoryStore, tmp_path: Path)
     store.backup(tmp_path / "copy.sqlite")
     with MemoryStore(tmp_path / "copy.sqlite", clock=ManualClock()) as copy:
         assert [e.subject for e in copy.load_scope(FARM_A)] == ["备份"]
+
+
+_CHILD = """
+import sys
+from xtyserver.clock import ManualClock
+from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.types import NewEvent, Scope
+store = MemoryStore(sys.argv[1], clock=ManualClock())
+sid = store.open_play_session(Scope("stardew", "farm-a"), 0.0, "UTC")
+for i in range(100000):
+    ev = store.upsert_event(Scope("stardew", "farm-a"), NewEvent("event", f"e{i}", "x"), 1.0)
+    store.record_heartbeat(sid, float(i), "UTC")
+    print(ev.id, flush=True)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+def test_store_killed_mid_write_reopens_clean_with_every_committed_row(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+
+    path = tmp_path / "m.sqlite"
+    root = Path(__file__).resolve().parents[2]
+    child = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    assert child.stdout is not None
+    committed = [int(child.stdout.readline()) for _ in range(200)]
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    with MemoryStore(path, clock=ManualClock()) as s:
+        conn = apsw.Connection(str(path))
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        conn.close()
+        ids = {e.id for e in s.load_scope(FARM_A)}
+        assert set(committed) <= ids
+        assert s.recover_open_sessions() == 1

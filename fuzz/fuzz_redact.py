@@ -1,0 +1,77 @@
+"""atheris harness over forbidden-content detection and redaction (v1.md "Forbidden content").
+
+Contract checked for every input text (``xtyserver.protocol.forbidden``):
+
+- ``redact`` returns text in which ``find_forbidden`` finds nothing;
+- redacting the result again changes nothing and reports no kinds (idempotent);
+- the kinds reported are distinct known kinds, the first being what
+  ``find_forbidden`` reports for the input; clean input comes back unchanged;
+- nothing but those return values comes out (no exception for any text).
+
+Input format: the first byte picks how the rest becomes a ``str``. Even: UTF-8,
+undecodable bytes replaced by U+FFFD. Odd: UTF-16-LE with lone surrogates
+allowed, so every code point (and broken surrogate pairs) can be reached.
+An empty input is the empty string. Run it (see fuzz/README.md)::
+
+    python fuzz/fuzz_redact.py fuzz/corpus/redact -dict=fuzz/redact.dict -max_total_time=600
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from xtyserver.protocol.forbidden import KINDS, find_forbidden, redact  # noqa: E402
+
+
+def text_of(data: bytes) -> str:
+    """Turn a fuzzer input into the text under test (format in the module docstring)."""
+    if not data:
+        return ""
+    body = data[1:]
+    if data[0] & 1:
+        return body[: len(body) & ~1].decode("utf-16-le", "surrogatepass")
+    return body.decode("utf-8", "replace")
+
+
+def seed_of(text: str, *, utf16: bool = False) -> bytes:
+    """The fuzzer input that stands for ``text`` (used to write corpus seeds)."""
+    if utf16:
+        return b"\x01" + text.encode("utf-16-le", "surrogatepass")
+    return b"\x00" + text.encode("utf-8", "surrogatepass")
+
+
+def test_one_input(data: bytes) -> None:
+    """Check the redaction contract on one input (the libFuzzer entry point)."""
+    text = text_of(data)
+    first = find_forbidden(text)
+    assert first is None or first in KINDS, first
+
+    redacted, kinds = redact(text)
+    assert isinstance(redacted, str)
+    assert len(set(kinds)) == len(kinds), f"kinds repeated: {kinds}"
+    assert set(kinds) <= set(KINDS), kinds
+    leftover = find_forbidden(redacted)
+    assert leftover is None, f"{leftover} survives redaction: {redacted!r} (from {text!r})"
+    if first is None:
+        assert redacted == text and kinds == [], f"clean text changed: {text!r} -> {redacted!r}"
+    else:
+        assert kinds and kinds[0] == first, (kinds, first)
+
+    again, again_kinds = redact(redacted)
+    assert again == redacted and again_kinds == [], f"not idempotent: {redacted!r} -> {again!r}"
+
+
+def main() -> None:
+    """Run under libFuzzer; arguments are libFuzzer's (corpus dirs, -max_total_time=...)."""
+    import atheris
+
+    atheris.instrument_all()
+    atheris.Setup(sys.argv, test_one_input)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()
