@@ -8,7 +8,9 @@ Contract checked for every input (``xtyserver.protocol.codec.decode_client_frame
   ``id`` of at most 64 chars; anything else escaping is a crash;
 - a frame it accepts round-trips: encoded again and decoded, it is the same frame;
 - the same payload given as ``str`` and as UTF-8 ``bytes`` has the same outcome;
-- an accepted frame's modelContext, identity and context carry no forbidden content.
+- an accepted frame's modelContext, identity and context carry no forbidden content;
+- every integer in an accepted frame fits SQLite's signed 64-bit INTEGER, since
+  frames feed the memory store (the opaque legacy observation excepted).
 
 The input is the raw payload of one WebSocket text frame. Run it (see fuzz/README.md)::
 
@@ -47,6 +49,8 @@ DECODE_CODES = frozenset(
 )
 """Every code the decoder may refuse a frame with (v1.md "Error codes")."""
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
 
 def _outcome(data: bytes | str) -> Decoded | PeerError:
     """Decode ``data``; a PeerError is a legitimate outcome, anything else propagates."""
@@ -73,10 +77,29 @@ def _strings(value: object) -> list[str]:
     return []
 
 
+def _ints(value: object) -> list[int]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return [value]
+    if isinstance(value, dict):
+        return [i for item in value.values() for i in _ints(item)]
+    if isinstance(value, list):
+        return [i for item in value for i in _ints(item)]
+    return []
+
+
 def _check_frame(decoded: Decoded) -> None:
     frame = decoded.frame
     assert isinstance(frame, CLIENT_FRAME_TYPES), type(frame)
     assert decoded.context_bytes >= 0
+    plain = msgspec.to_builtins(
+        msgspec.structs.replace(frame, context=None) if isinstance(frame, ChatSend) else frame
+    )
+    if isinstance(frame, ChatSend) and frame.context is not None:
+        plain["context"] = msgspec.to_builtins(
+            msgspec.structs.replace(frame.context, observation=msgspec.UNSET)
+        )
+    out_of_range = [i for i in _ints(plain) if not INT64_MIN <= i <= INT64_MAX]
+    assert not out_of_range, f"accepted integer outside 64 bits: {str(out_of_range[0])[:40]}"
     checked: list[object] = []
     if isinstance(frame, StateUpdate):
         checked += [frame.model_context, frame.identity]

@@ -164,10 +164,10 @@ async def test_server_closes_4002_when_no_hello_comes_in_time(tmp_path: Path) ->
 
 async def test_server_closes_4003_when_heartbeats_stop(tmp_path: Path) -> None:
     overrides = {"server.heartbeat_ms": 100, "server.heartbeat_misses": 3}
-    async with running(tmp_path, overrides=overrides) as h, h.adapter() as ws:
-        assert await close_code(ws, timeout=3) == 4003
-    saves = h.store.stats().saves
-    assert [s.sessions for s in saves] == [1]
+    async with running(tmp_path, overrides=overrides) as h:
+        async with h.adapter() as ws:
+            assert await close_code(ws, timeout=3) == 4003
+        assert [s.sessions for s in h.store.stats().saves] == [1]
 
 
 async def test_server_keeps_session_while_heartbeats_come(tmp_path: Path) -> None:
@@ -201,7 +201,8 @@ async def test_server_answers_rate_limited_past_the_frame_burst(tmp_path: Path) 
 
 
 async def test_server_answers_rate_limited_past_the_chat_burst(tmp_path: Path) -> None:
-    overrides = {"server.chats_per_minute": 1, "server.chat_burst": 2}
+    # Extraction off: only the player's turns reach the model.
+    overrides = {"server.chats_per_minute": 1, "server.chat_burst": 2, "memory.extraction": False}
     async with running(tmp_path, overrides=overrides) as h, h.adapter() as ws:
         for n in range(2):
             await send(ws, {"type": "chat.send", "id": f"c{n}", "text": "你好", "source": "text"})

@@ -124,6 +124,7 @@ class _Conn:
     model_scopes: dict[int, anyio.CancelScope] = field(default_factory=dict)
     plays: dict[Scope, int] = field(default_factory=dict)
     closing: bool = False
+    writer_done: anyio.Event = field(default_factory=anyio.Event)
 
 
 @dataclass(eq=False)
@@ -174,6 +175,8 @@ class Server:
         self._jobs_out: MemoryObjectReceiveStream[Remember | Summarize]
         self._jobs_in, self._jobs_out = anyio.create_memory_object_stream[Remember | Summarize](64)
         self._worker_done = anyio.Event()
+        # Shielded so a shutdown lets queued jobs drain; serve() cancels it after the drain.
+        self._worker_scope = anyio.CancelScope(shield=True)
         self._handlers = 0
         self._handlers_idle = anyio.Event()
         self.jobs_done = 0
@@ -223,6 +226,7 @@ class Server:
                         self._jobs_in.close()
                         with anyio.move_on_after(self.settings.memory.drain_timeout):
                             await self._worker_done.wait()
+                        self._worker_scope.cancel()
                         tg.cancel_scope.cancel()
 
     # -- HTTP-level checks, before any handler runs ----------------------------------------
@@ -302,6 +306,11 @@ class Server:
                     await self._feed(conn, Disconnected())
                     for scope in list(conn.plays):
                         self._release_index(scope)
+                    if conn.closing:
+                        # A close asked for by a frame (4001, 4008): let the writer put
+                        # the close frame on the wire before it is cancelled.
+                        with anyio.move_on_after(self.settings.server.send_timeout):
+                            await conn.writer_done.wait()
                     tg.cancel_scope.cancel()
         self._log.info(
             "connection.close",
@@ -335,20 +344,25 @@ class Server:
     ) -> None:
         """The connection's only writer: frames in order, a deadline on each send."""
         timeout = self.settings.server.send_timeout
-        with contextlib.suppress(websockets.ConnectionClosed):
-            async with pending:
-                async for item in pending:
-                    if isinstance(item, _CloseRequest):
-                        with anyio.move_on_after(timeout):
-                            await conn.ws.close(item.code, item.reason)
-                        return
-                    with anyio.move_on_after(timeout) as deadline:
-                        await conn.ws.send(item, text=True)
-                    if deadline.cancelled_caught:
-                        self._log.info("connection.slow_consumer", session=conn.session.session_id)
-                        conn.closing = True
-                        conn.ws.transport.abort()
-                        return
+        try:
+            with contextlib.suppress(websockets.ConnectionClosed):
+                async with pending:
+                    async for item in pending:
+                        if isinstance(item, _CloseRequest):
+                            with anyio.move_on_after(timeout):
+                                await conn.ws.close(item.code, item.reason)
+                            return
+                        with anyio.move_on_after(timeout) as deadline:
+                            await conn.ws.send(item, text=True)
+                        if deadline.cancelled_caught:
+                            self._log.info(
+                                "connection.slow_consumer", session=conn.session.session_id
+                            )
+                            conn.closing = True
+                            conn.ws.transport.abort()
+                            return
+        finally:
+            conn.writer_done.set()
 
     async def _feed(self, conn: _Conn, event: Event) -> None:
         actions = conn.session.handle(event, self.clock.now())
@@ -524,19 +538,22 @@ class Server:
 
     async def _background_worker(self) -> None:
         """Runs memory jobs one at a time, after replies, never blocking a player."""
-        async with self._jobs_out:
-            async for job in self._jobs_out:
-                try:
-                    if isinstance(job, Remember):
-                        await self._remember(job)
-                    else:
-                        await self._summarize(job)
-                except errors.XtyError as exc:
-                    self._log.info("memory.job_failed", code=exc.code)
-                except Exception:
-                    self._log.exception("memory.job_crashed")
-                self.jobs_done += 1
-        self._worker_done.set()
+        with self._worker_scope:
+            try:
+                async with self._jobs_out:
+                    async for job in self._jobs_out:
+                        try:
+                            if isinstance(job, Remember):
+                                await self._remember(job)
+                            else:
+                                await self._summarize(job)
+                        except errors.XtyError as exc:
+                            self._log.info("memory.job_failed", code=exc.code)
+                        except Exception:
+                            self._log.exception("memory.job_crashed")
+                        self.jobs_done += 1
+            finally:
+                self._worker_done.set()
 
     async def _remember(self, job: Remember) -> None:
         if not self.model.configured:

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from xtyserver.errors import StoreError
-from xtyserver.memory.types import MemoryEvent, ScopeId, SharedProfile
+from xtyserver.memory.types import GameIdText, MemoryEvent, SaveIdText, SharedProfile
 
 FORMAT_NAME: Literal["xtyserver.memory-export"] = "xtyserver.memory-export"
 FORMAT_VERSION: Literal[1] = 1
@@ -28,8 +28,8 @@ class PlaySessionRecord(msgspec.Struct, frozen=True, rename="camel"):
     """One ``play_session`` row. Times are epoch seconds; ``endedAt`` null = open."""
 
     id: int
-    game_id: ScopeId
-    save_id: ScopeId
+    game_id: GameIdText
+    save_id: SaveIdText
     tz: Tz
     started_at: float
     last_heartbeat_at: float
@@ -40,8 +40,8 @@ class PlaySessionRecord(msgspec.Struct, frozen=True, rename="camel"):
 class PlayDayRecord(msgspec.Struct, frozen=True, rename="camel"):
     """One ``play_day`` row: a local date on which a save was played."""
 
-    game_id: ScopeId
-    save_id: ScopeId
+    game_id: GameIdText
+    save_id: SaveIdText
     date: IsoDate
 
 

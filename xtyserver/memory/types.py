@@ -28,7 +28,9 @@ STATUSES: tuple[MemoryStatus, ...] = ("active", "done", "dropped")
 SUBJECT_MAX = 80
 SUMMARY_MAX = 160
 
-ScopeId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+# The same rules as protocol/v1 identity (v1.md "Identity").
+GameIdText = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
+SaveIdText = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,128}$")]
 Subject = Annotated[str, msgspec.Meta(min_length=1, max_length=SUBJECT_MAX)]
 Summary = Annotated[str, msgspec.Meta(min_length=1, max_length=SUMMARY_MAX)]
 Importance = Annotated[int, msgspec.Meta(ge=1, le=5)]
@@ -38,8 +40,8 @@ GameDay = Annotated[int, msgspec.Meta(ge=0)]
 class Scope(msgspec.Struct, frozen=True, order=True, rename="camel"):
     """One save of one game: the unit that game memories never leave."""
 
-    game_id: ScopeId
-    save_id: ScopeId
+    game_id: GameIdText
+    save_id: SaveIdText
 
 
 class NewEvent(msgspec.Struct, frozen=True, rename="camel"):
@@ -65,8 +67,8 @@ class MemoryEvent(msgspec.Struct, frozen=True, rename="camel"):
     """
 
     id: int
-    game_id: ScopeId
-    save_id: ScopeId
+    game_id: GameIdText
+    save_id: SaveIdText
     kind: MemoryKind
     subject: Subject
     summary: Summary

@@ -48,9 +48,18 @@ def check_model_context(context: ModelContext, *, prefix: str = "") -> int:
 
 
 def check_identity(identity: Identity, *, prefix: str = "") -> None:
-    """Refuse a save name that carries a path, account id, key or e-mail."""
+    """Refuse ids or a save name that carry an account id, key, path or e-mail.
+
+    The id patterns already exclude paths and e-mails; a Steam id or a key is
+    made of allowed characters, so it is caught here.
+    """
+    strings = [
+        (f"{prefix}identity.gameId", identity.game_id),
+        (f"{prefix}identity.saveId", identity.save_id),
+    ]
     if identity.save_name is not None:
-        _refuse_forbidden([(f"{prefix}identity.saveName", identity.save_name)])
+        strings.append((f"{prefix}identity.saveName", identity.save_name))
+    _refuse_forbidden(strings)
 
 
 def check_hello(frame: Hello) -> None:
