@@ -8,9 +8,13 @@ Contract checked for every input text (``xtyserver.protocol.forbidden``):
   ``find_forbidden`` reports for the input; clean input comes back unchanged;
 - nothing but those return values comes out (no exception for any text).
 
-Input format: the first byte picks how the rest becomes a ``str``. Even: UTF-8,
-undecodable bytes replaced by U+FFFD. Odd: UTF-16-LE with lone surrogates
-allowed, so every code point (and broken surrogate pairs) can be reached.
+Input format: the first byte picks how the rest becomes a ``str``. Mode 0 (and
+any mode with bits 0-1 clear): UTF-8, undecodable bytes replaced by U+FFFD.
+Bit 0 set: UTF-16-LE with lone surrogates allowed, so every code point (and
+broken surrogate pairs) can be reached. Bit 1 set (bit 0 clear): every byte
+picks one fragment of :data:`FRAGMENTS` (secret prefixes, separators, digit and
+letter runs, placeholders), so the fuzzer combines abutting and overlapping
+matches quickly even though the regex engine itself gives it no coverage.
 An empty input is the empty string. Run it (see fuzz/README.md)::
 
     python fuzz/fuzz_redact.py fuzz/corpus/redact -dict=fuzz/redact.dict -max_total_time=600
@@ -26,18 +30,36 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from xtyserver.protocol.forbidden import KINDS, find_forbidden, redact  # noqa: E402
 
 
+FRAGMENTS = (
+    *"\\/:.@-_~%$=[]{}()\"' \t\n",
+    "\u3000", "\u00a0", "，", "。", "：",
+    "a", "Z", "ann", "Users", "home", "AppData", "0", "7", "12345", "1234567890",
+    "7656119", "76561198012345678", "C:", "C:\\", "D:/", "%5C", "%2F", "%3A", "\\\\",
+    "/home/", "/Users/", "~/", "file://", "%APPDATA%", "$HOME", "${HOME}", "$env:TEMP",
+    "STEAM_0:1:", "[U:1:", "]", "steam:1100001", "steamid=", "steamcommunity.com/id/",
+    "sk-", "sk-proj-", "sk_live_", "ghp_", "github_pat_", "xoxb-", "hf_", "glpat-", "AKIA",
+    "AIza", "eyJ", "-----BEGIN PRIVATE KEY-----", "Bearer ", "api_key=", "token: ",
+    "secret=", "password=", "abcdefghij", "ABCDEFGHIJKLMNOP", "0123456789abcdef",
+    ".com", ".co.uk", "example", "https://", "http://x/",
+    "[已隐去:路径]", "[已隐去:账号]", "[已隐去:密钥]", "[已隐去:邮箱]", "已隐去",
+)
+"""Pieces the fragment mode joins (index = byte value modulo the length)."""
+
+
 def text_of(data: bytes) -> str:
     """Turn a fuzzer input into the text under test (format in the module docstring)."""
     if not data:
         return ""
-    body = data[1:]
-    if data[0] & 1:
+    mode, body = data[0], data[1:]
+    if mode & 1:
         return body[: len(body) & ~1].decode("utf-16-le", "surrogatepass")
+    if mode & 2:
+        return "".join(FRAGMENTS[b % len(FRAGMENTS)] for b in body)
     return body.decode("utf-8", "replace")
 
 
 def seed_of(text: str, *, utf16: bool = False) -> bytes:
-    """The fuzzer input that stands for ``text`` (used to write corpus seeds)."""
+    """The fuzzer input that stands for ``text`` in UTF-8 or UTF-16 mode (for corpus seeds)."""
     if utf16:
         return b"\x01" + text.encode("utf-16-le", "surrogatepass")
     return b"\x00" + text.encode("utf-8", "surrogatepass")
