@@ -379,6 +379,12 @@ class Server:
     async def _do(self, conn: _Conn, action: Action) -> None:  # noqa: C901 - one dispatch
         sid = conn.session.session_id
         match action:
+            case Send(frame=Error(code="rate_limited") as frame):
+                # Refusals of a flood are advisory: when the peer is not reading, drop
+                # them rather than stop reading (the flood must still be counted).
+                if not conn.closing:
+                    with contextlib.suppress(anyio.WouldBlock):
+                        conn.out.send_nowait(encode_frame(frame))
             case Send(frame=frame):
                 if not conn.closing:
                     await conn.out.send(encode_frame(frame))

@@ -1,0 +1,294 @@
+"""Hostile peers with numbers (issue 4): flood, slow consumer, compression bomb, egress canary."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+import structlog
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from tests.conftest import TOKEN, chat, hello_frame, model_context, recv, running, send
+from xtyserver import log
+from xtyserver.model.fake import Reply
+
+pytestmark = pytest.mark.anyio
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+class ServerProcess:
+    """A real `xtyserver serve` process, for memory figures of the server alone."""
+
+    def __init__(self, data_dir: Path, **env: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "xtyserver", "serve", "--port", "0", "--log-json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env={**os.environ, "XTY_TOKEN": TOKEN, "XTY_DATA_DIR": str(data_dir), **env},
+        )
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline().strip()
+        assert line.startswith("listening ws://"), line
+        self.url = line.split(" ", 1)[1]
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+async def test_flood_of_1000_frames_a_second_for_10_s_keeps_memory_and_heartbeats(
+    tmp_path: Path,
+) -> None:
+    server = ServerProcess(tmp_path)
+    try:
+        async with connect(server.url) as good:
+            await send(good, hello_frame(save="good"))
+            assert (await recv(good))["type"] == "server.hello"
+            before = rss_mb(server.proc.pid)
+            worst_probe = 0.0
+            closes: list[int] = []
+            errors_seen: list[str] = []
+            sent = 0
+
+            async def flooder() -> None:
+                nonlocal sent
+                frame = json.dumps({"type": "heartbeat"})
+                end = time.monotonic() + 10
+                while time.monotonic() < end:
+                    try:
+                        async with connect(server.url, close_timeout=0.1) as ws, anyio.create_task_group() as tg:
+                            await send(ws, hello_frame(save="flood"))
+                            await recv(ws)
+                            tg.start_soon(drain, ws)
+                            tick = time.monotonic()
+                            while time.monotonic() < end:
+                                for _ in range(10):
+                                    await ws.send(frame)
+                                    sent += 1
+                                tick += 0.01  # 10 frames per 10 ms: 1,000 a second
+                                await anyio.sleep(max(0.0, tick - time.monotonic()))
+                            tg.cancel_scope.cancel()
+                    except* ConnectionClosed as group:
+                        for closed in group.exceptions:
+                            assert isinstance(closed, ConnectionClosed)
+                            if closed.rcvd is not None:
+                                closes.append(closed.rcvd.code)
+                    except* OSError as group:
+                        errors_seen.extend(repr(e) for e in group.exceptions)
+
+            async def drain(ws: Any) -> None:
+                async for _ in ws:  # a stuck mod still reads; it sees the close code
+                    pass
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(flooder)
+                end = time.monotonic() + 10
+                while time.monotonic() < end:
+                    # The good adapter's heartbeat, then a probe: both handled promptly.
+                    await send(good, {"type": "heartbeat"})
+                    started = time.monotonic()
+                    await send(good, {"type": "stats.get", "id": "probe"})
+                    answer = await recv(good, timeout=5)
+                    assert answer["type"] == "stats.result", answer
+                    worst_probe = max(worst_probe, time.monotonic() - started)
+                    await anyio.sleep(0.5)
+            after = rss_mb(server.proc.pid)
+        assert sent >= 5_000, (sent, closes, errors_seen)  # the flood really happened
+        assert 4008 in closes  # the flooder was cut off as a flood
+        assert after - before < 50, (before, after)
+        heartbeat_s = 5.0
+        assert worst_probe < heartbeat_s, worst_probe  # the good adapter stayed on time
+    finally:
+        server.stop()
+
+
+async def test_compression_bomb_is_closed_1009_and_memory_stays_bounded(tmp_path: Path) -> None:
+    server = ServerProcess(tmp_path)
+    try:
+        before = rss_mb(server.proc.pid)
+        async with connect(server.url, compression="deflate", max_size=None) as ws:
+            await send(ws, hello_frame())
+            assert (await recv(ws))["type"] == "server.hello"
+            bomb = " " * (64 * 1024 * 1024)  # 64 MiB of spaces deflates to ~64 KiB
+            with pytest.raises(ConnectionClosed) as closed:
+                await ws.send(bomb)
+                await recv(ws)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+        after = rss_mb(server.proc.pid)
+        limit_mb = 11.25  # FRAME_MAX_BYTES
+        assert after - before < 2 * limit_mb, (before, after)
+        # The server is still up for others.
+        async with connect(server.url) as ws:
+            await send(ws, hello_frame(save="after"))
+            assert (await recv(ws))["type"] == "server.hello"
+    finally:
+        server.stop()
+
+
+def _masked_text_frame(payload: bytes) -> bytes:
+    """One client-to-server text frame, masked as RFC 6455 requires."""
+    mask = os.urandom(4)
+    head = bytearray([0x81])
+    n = len(payload)
+    if n < 126:
+        head.append(0x80 | n)
+    elif n < 65536:
+        head += bytes([0x80 | 126]) + n.to_bytes(2, "big")
+    else:
+        head += bytes([0x80 | 127]) + n.to_bytes(8, "big")
+    return bytes(head) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+async def _raw_client_that_never_reads(url: str, frames: list[dict[str, Any]]) -> Any:
+    """Upgrade by hand, send frames, then never read a byte (a stuck consumer)."""
+    import base64
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    stream = await anyio.connect_tcp(parts.hostname or "127.0.0.1", parts.port or 80)
+    key = base64.b64encode(os.urandom(16)).decode()
+    request = (
+        f"GET {parts.path} HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\n"
+        "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    await stream.send(request.encode())
+    response = b""
+    while b"\r\n\r\n" not in response:
+        response += await stream.receive(1)
+    assert response.startswith(b"HTTP/1.1 101"), response
+    for frame in frames:
+        await stream.send(_masked_text_frame(json.dumps(frame).encode()))
+    return stream
+
+
+async def test_slow_consumer_is_closed_and_others_do_not_notice(tmp_path: Path) -> None:
+    overrides = {"server.send_timeout": 1.0, "server.write_queue_frames": 4}
+    async with running(tmp_path, overrides=overrides) as h:
+        # A long reply of big chunks: far more than socket buffers hold.
+        h.fake.enqueue(Reply(chunks=["长" * 60_000] * 200, match="slow"))
+        async with h.adapter(save="other") as other:
+            stuck = await _raw_client_that_never_reads(
+                h.url,
+                [
+                    hello_frame(save="slow"),
+                    {"type": "chat.send", "id": "c", "text": "slow", "source": "text"},
+                ],
+            )
+            started = time.monotonic()
+            # The other adapter keeps chatting while the stuck one is dealt with.
+            _, done = await chat(other, "我还在吗？", chat_id="o1")
+            assert done["type"] == "chat.done"
+            with anyio.fail_after(30):
+                while len(h.server._conns) > 1:
+                    await anyio.sleep(0.05)
+            closed_after = time.monotonic() - started
+            assert closed_after < 1.0 + 5.0, closed_after  # send_timeout plus slack
+            _, done = await chat(other, "还在吗？", chat_id="o2")
+            assert done["type"] == "chat.done"
+            await stuck.aclose()
+
+
+CANARIES = {
+    "user": "CanaryUser",
+    "path": "C:\\Users\\CanaryUser\\AppData\\Roaming\\StardewValley\\Saves",
+    "steam": "76561198012345678",
+    "key": "sk-proj-CANARYabcdefghijklmnopqrstuvwxyz0123",
+    "email": "canary.user@example.com",
+    "pid": "pid=48213",
+    "log": "[ERROR] CanaryLog NullReferenceException at CanaryUser.Mod.Update()",
+}
+
+
+def _forms(value: str) -> list[str]:
+    from urllib.parse import quote
+
+    return [value, json.dumps(value)[1:-1], quote(value), quote(value, safe="")]
+
+
+async def test_egress_canary_never_reaches_model_database_or_log(tmp_path: Path) -> None:
+    sink = io.StringIO()
+    log.configure(stream=sink, json=True)
+    try:
+        async with running(tmp_path) as h:
+            everything = " ".join(CANARIES.values())
+            async with h.adapter(save="farm-a") as ws:
+                # modelContext strings: refused whole.
+                ctx = model_context(h.clock, world={"location": CANARIES["path"]})
+                await send(ws, {"type": "state.update", "modelContext": ctx})
+                assert (await recv(ws))["code"] == "forbidden_content"
+                for key in ("steam", "key", "email"):
+                    ctx = model_context(h.clock, focus={"name": CANARIES[key]})
+                    await send(ws, {"type": "state.update", "modelContext": ctx})
+                    assert (await recv(ws))["code"] == "forbidden_content"
+                # Unknown fields carrying logs: refused.
+                ctx = model_context(h.clock, log=CANARIES["log"])
+                await send(ws, {"type": "state.update", "modelContext": ctx})
+                assert (await recv(ws))["type"] == "error"
+                # Identity save name: refused.
+                await send(
+                    ws,
+                    {
+                        "type": "state.update",
+                        "modelContext": model_context(h.clock),
+                        "identity": {
+                            "gameId": "stardew-valley",
+                            "saveId": "farm-a",
+                            "saveName": CANARIES["path"],
+                        },
+                    },
+                )
+                assert (await recv(ws))["code"] == "forbidden_content"
+                # Chat text (paths, ids, keys, e-mail redacted) + the legacy observation.
+                text = (
+                    f"我的存档在 {CANARIES['path']}，steam {CANARIES['steam']}，"
+                    f"key {CANARIES['key']}，邮箱 {CANARIES['email']}"
+                )
+                observation = {"raw": everything, "log": CANARIES["log"], "pid": CANARIES["pid"]}
+                _, done = await chat(ws, text, context={"observation": observation})
+                assert done["type"] == "chat.done"
+                await send(ws, {"type": "chat.send", "id": "x", "text": "hi", "source": "text", "context": {"observation": observation, "modelContext": model_context(h.clock, world={"location": CANARIES["key"]})}})
+                assert (await recv(ws))["code"] == "forbidden_content"
+            # Adapter name with a path: refused by its pattern.
+            async with h.client() as ws:
+                frame = hello_frame(adapter={"name": CANARIES["path"], "version": "1"})
+                await send(ws, frame)
+                assert (await recv(ws))["type"] == "error"
+            # Let background extraction (which reads the redacted turn) finish.
+            with anyio.fail_after(10):
+                while h.server.jobs_done < 1:
+                    await anyio.sleep(0.02)
+            bodies = b"".join(r.body for r in h.fake.requests).decode("utf-8", "replace")
+            h.store.close()
+            db = b"".join(p.read_bytes() for p in tmp_path.rglob("memory-v1.sqlite*"))
+            db_text = db.decode("utf-8", "replace")
+        logs = sink.getvalue()
+    finally:
+        structlog.reset_defaults()
+    assert h.fake.requests, "the chat reached the model"
+    for name in ("path", "steam", "key", "email", "pid", "log"):
+        for form in _forms(CANARIES[name]):
+            assert form not in bodies, f"{name} reached the model as {form!r}"
+            assert form not in db_text, f"{name} reached the database as {form!r}"
+            assert form not in logs, f"{name} reached the log as {form!r}"
+    for form in _forms(CANARIES["user"]):
+        assert form not in bodies and form not in db_text and form not in logs, form
