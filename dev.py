@@ -28,7 +28,7 @@ STAMP = VENV / ".xty-installed"
 
 
 def ensure_env() -> None:
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - this script may run on an older python3
         sys.exit("xtyserver needs Python 3.11 or newer")
     if not PY.exists():
         print("creating .venv ...", flush=True)

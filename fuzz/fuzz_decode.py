@@ -8,13 +8,11 @@ Contract checked for every input (``xtyserver.protocol.codec.decode_client_frame
   ``id`` of at most 64 chars; anything else escaping is a crash;
 - a frame it accepts round-trips: encoded again and decoded, it is the same frame;
 - the same payload given as ``str`` and as UTF-8 ``bytes`` has the same outcome;
-- an accepted frame's modelContext, identity and context carry no forbidden content;
-- every integer in an accepted frame fits SQLite's signed 64-bit INTEGER, since
-  frames feed the memory store (the opaque legacy observation excepted).
+- an accepted frame's modelContext and identity carry no forbidden content.
 
 The input is the raw payload of one WebSocket text frame. Run it (see fuzz/README.md)::
 
-    python fuzz/fuzz_decode.py fuzz/corpus/decode -dict=fuzz/decode.dict -max_total_time=600
+    python fuzz/fuzz_decode.py fuzz/findings/corpus/decode fuzz/corpus/decode -dict=fuzz/decode.dict
 """
 
 from __future__ import annotations
@@ -24,18 +22,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import msgspec  # noqa: E402
+import msgspec
 
-from xtyserver.errors import PeerError  # noqa: E402
-from xtyserver.protocol.codec import Decoded, decode_client_frame  # noqa: E402
-from xtyserver.protocol.forbidden import find_forbidden  # noqa: E402
-from xtyserver.protocol.frames import (  # noqa: E402
+from xtyserver.errors import PeerError
+from xtyserver.protocol.codec import Decoded, decode_client_frame
+from xtyserver.protocol.forbidden import find_forbidden
+from xtyserver.protocol.frames import (
     CLIENT_FRAME_TYPES,
     ChatSend,
     Hello,
     StateUpdate,
 )
-from xtyserver.protocol.limits import FRAME_MAX_BYTES, SMALL_FRAME_MAX_BYTES  # noqa: E402
+from xtyserver.protocol.limits import FRAME_MAX_BYTES, SMALL_FRAME_MAX_BYTES
 
 DECODE_CODES = frozenset(
     {
@@ -48,8 +46,6 @@ DECODE_CODES = frozenset(
     }
 )
 """Every code the decoder may refuse a frame with (v1.md "Error codes")."""
-
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def _outcome(data: bytes | str) -> Decoded | PeerError:
@@ -77,29 +73,10 @@ def _strings(value: object) -> list[str]:
     return []
 
 
-def _ints(value: object) -> list[int]:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return [value]
-    if isinstance(value, dict):
-        return [i for item in value.values() for i in _ints(item)]
-    if isinstance(value, list):
-        return [i for item in value for i in _ints(item)]
-    return []
-
-
 def _check_frame(decoded: Decoded) -> None:
     frame = decoded.frame
     assert isinstance(frame, CLIENT_FRAME_TYPES), type(frame)
     assert decoded.context_bytes >= 0
-    plain = msgspec.to_builtins(
-        msgspec.structs.replace(frame, context=None) if isinstance(frame, ChatSend) else frame
-    )
-    if isinstance(frame, ChatSend) and frame.context is not None:
-        plain["context"] = msgspec.to_builtins(
-            msgspec.structs.replace(frame.context, observation=msgspec.UNSET)
-        )
-    out_of_range = [i for i in _ints(plain) if not INT64_MIN <= i <= INT64_MAX]
-    assert not out_of_range, f"accepted integer outside 64 bits: {str(out_of_range[0])[:40]}"
     checked: list[object] = []
     if isinstance(frame, StateUpdate):
         checked += [frame.model_context, frame.identity]
@@ -111,9 +88,6 @@ def _check_frame(decoded: Decoded) -> None:
         if part is None:
             continue
         for text in _strings(msgspec.to_builtins(part)):
-            # Identity ids are pattern-checked, never scanned, except the save name.
-            if text in (getattr(part, "game_id", None), getattr(part, "save_id", None)):
-                continue
             assert find_forbidden(text) is None, f"forbidden content accepted: {text!r}"
 
     again = msgspec.json.encode(frame)

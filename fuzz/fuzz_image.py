@@ -6,9 +6,10 @@ either returns a :class:`PreparedImage` within the limits, or raises an
 ``image_too_large`` naming ``image.data`` or ``image.mime``. Anything else
 escaping (a Pillow exception, MemoryError, an assertion below) is a crash.
 "Within the limits" means: the declared mime, real magic bytes of that format,
-``1 <= width, height <= max_side``, never upscaled (sides may swap by EXIF orientation), the original within
-``max_pixels`` and ``max_decoded_bytes``, and an output that Pillow reopens at
-the stated size with no EXIF, XMP, ICC profile, comment or PNG text left.
+``1 <= width, height <= max_side``, never upscaled (EXIF orientation may swap
+the sides), the original within ``max_pixels`` and ``max_decoded_bytes``, and an
+output that Pillow reopens at the stated size with no EXIF, XMP, ICC profile,
+comment or PNG text left.
 
 Input format: the first byte is a mode, the rest the payload.
 Mode bits 0-1 pick the declared mime (png, jpeg, webp, or the unsupported
@@ -17,7 +18,7 @@ base64-encoded properly. Bit 2 set: the payload, read as Latin-1, *is* the
 ``data`` string (bad base64, whitespace, data-URL prefixes...). Run it (see
 fuzz/README.md)::
 
-    python fuzz/fuzz_image.py fuzz/corpus/image -max_total_time=600
+    python fuzz/fuzz_image.py fuzz/findings/corpus/image fuzz/corpus/image
 """
 
 from __future__ import annotations
@@ -29,10 +30,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from PIL import Image  # noqa: E402
+from PIL import Image
 
-from xtyserver.errors import ImageError  # noqa: E402
-from xtyserver.image import ImageLimits, PreparedImage, check_and_prepare  # noqa: E402
+from xtyserver.errors import ImageError
+from xtyserver.image import ImageLimits, PreparedImage, check_and_prepare
 
 MIMES = ("image/png", "image/jpeg", "image/webp", "image/gif")
 _MAGIC = {

@@ -17,7 +17,7 @@ letter runs, placeholders), so the fuzzer combines abutting and overlapping
 matches quickly even though the regex engine itself gives it no coverage.
 An empty input is the empty string. Run it (see fuzz/README.md)::
 
-    python fuzz/fuzz_redact.py fuzz/corpus/redact -dict=fuzz/redact.dict -max_total_time=600
+    python fuzz/fuzz_redact.py fuzz/findings/corpus/redact fuzz/corpus/redact -dict=fuzz/redact.dict
 """
 
 from __future__ import annotations
@@ -27,21 +27,78 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from xtyserver.protocol.forbidden import KINDS, find_forbidden, redact  # noqa: E402
-
+from xtyserver.protocol.forbidden import KINDS, find_forbidden, redact
 
 FRAGMENTS = (
     *"\\/:.@-_~%$=[]{}()\"' \t\n",
-    "\u3000", "\u00a0", "，", "。", "：",
-    "a", "Z", "ann", "Users", "home", "AppData", "0", "7", "12345", "1234567890",
-    "7656119", "76561198012345678", "C:", "C:\\", "D:/", "%5C", "%2F", "%3A", "\\\\",
-    "/home/", "/Users/", "~/", "file://", "%APPDATA%", "$HOME", "${HOME}", "$env:TEMP",
-    "STEAM_0:1:", "[U:1:", "]", "steam:1100001", "steamid=", "steamcommunity.com/id/",
-    "sk-", "sk-proj-", "sk_live_", "ghp_", "github_pat_", "xoxb-", "hf_", "glpat-", "AKIA",
-    "AIza", "eyJ", "-----BEGIN PRIVATE KEY-----", "Bearer ", "api_key=", "token: ",
-    "secret=", "password=", "abcdefghij", "ABCDEFGHIJKLMNOP", "0123456789abcdef",
-    ".com", ".co.uk", "example", "https://", "http://x/",
-    "[已隐去:路径]", "[已隐去:账号]", "[已隐去:密钥]", "[已隐去:邮箱]", "已隐去",
+    "\u3000",
+    "\u00a0",
+    "，",
+    "。",
+    "：",
+    "a",
+    "Z",
+    "ann",
+    "Users",
+    "home",
+    "AppData",
+    "0",
+    "7",
+    "12345",
+    "1234567890",
+    "7656119",
+    "76561198012345678",
+    "C:",
+    "C:\\",
+    "D:/",
+    "%5C",
+    "%2F",
+    "%3A",
+    "\\\\",
+    "/home/",
+    "/Users/",
+    "~/",
+    "file://",
+    "%APPDATA%",
+    "$HOME",
+    "${HOME}",
+    "$env:TEMP",
+    "STEAM_0:1:",
+    "[U:1:",
+    "]",
+    "steam:1100001",
+    "steamid=",
+    "steamcommunity.com/id/",
+    "sk-",
+    "sk-proj-",
+    "sk_live_",
+    "ghp_",
+    "github_pat_",
+    "xoxb-",
+    "hf_",
+    "glpat-",
+    "AKIA",
+    "AIza",
+    "eyJ",
+    "-----BEGIN PRIVATE KEY-----",
+    "Bearer ",
+    "api_key=",
+    "token: ",
+    "secret=",
+    "password=",
+    "abcdefghij",
+    "ABCDEFGHIJKLMNOP",
+    "0123456789abcdef",
+    ".com",
+    ".co.uk",
+    "example",
+    "https://",
+    "http://x/",
+    "[已隐去:路径]",
+    "[已隐去:账号]",
+    "[已隐去:密钥]",
+    "[已隐去:邮箱]",
+    "已隐去",
 )
 """Pieces the fragment mode joins (index = byte value modulo the length)."""
 

@@ -169,7 +169,12 @@ async def adapter(n: int, url: str, seconds: float, figures: Figures) -> None:
                     figures.chats += 1
                     await _send(
                         ws,
-                        {"type": "chat.send", "id": chat_id, "text": "今天做什么好？", "source": "text"},
+                        {
+                            "type": "chat.send",
+                            "id": chat_id,
+                            "text": "今天做什么好？",
+                            "source": "text",
+                        },
                         figures,
                     )
                     next_chat += 20

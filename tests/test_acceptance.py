@@ -28,7 +28,13 @@ DAY1 = datetime(2026, 6, 1, 20, 0, tzinfo=TZ).timestamp()  # evenings, local tim
 
 # (calendar day index, game, save, what the player says, the memory it forms)
 PLAN: list[tuple[int, str, str, str, str]] = [
-    (0, "stardew-valley", "farm-a", "我打算先完成社区中心的鱼缸收集包", "计划先完成社区中心的鱼缸收集包"),
+    (
+        0,
+        "stardew-valley",
+        "farm-a",
+        "我打算先完成社区中心的鱼缸收集包",
+        "计划先完成社区中心的鱼缸收集包",
+    ),
     (1, "stardew-valley", "farm-b", "这个农场我要和阿比盖尔一起去矿洞", "和阿比盖尔约好一起去矿洞"),
     (2, "stardew-valley", "farm-a", "今天把温室修好了", "温室已经修好"),
     (2, "stardew-valley", "farm-b", "第二个农场专门养鸡", "第二个农场专门养鸡"),
@@ -42,9 +48,7 @@ PLAN: list[tuple[int, str, str, str, str]] = [
 def extraction_reply(player: str, summary: str, profile: dict[str, str] | None = None) -> Reply:
     answer = {
         "profile": profile,
-        "events": [
-            {"kind": "goal", "subject": summary[:10], "summary": summary, "importance": 4}
-        ],
+        "events": [{"kind": "goal", "subject": summary[:10], "summary": summary, "importance": 4}],
     }
     return Reply(text=json.dumps(answer, ensure_ascii=False), match=f"玩家说：\n{player}")
 
@@ -67,7 +71,9 @@ async def play_evening(
 ) -> int:
     h.fake.enqueue(extraction_reply(text, summary, {"field": "hobbies", "value": "钓鱼"}))
     async with h.adapter(game, save) as ws:
-        await send(ws, {"type": "state.update", "modelContext": model_context(h.clock, world={"day": day})})
+        await send(
+            ws, {"type": "state.update", "modelContext": model_context(h.clock, world={"day": day})}
+        )
         for _ in range(10):  # ten minutes of play, a heartbeat a minute
             h.clock.advance(60)
             await send(ws, {"type": "heartbeat"})
@@ -96,11 +102,18 @@ async def test_three_games_two_saves_each_stay_isolated_and_counted(tmp_path: Pa
         # and ask about everything else by name.
         clock.set(DAY1 + 2 * 86400 + 3 * 3600 + 50 * 60)
         async with h.adapter("stardew-valley", "farm-a") as ws:
-            await send(ws, {"type": "state.update", "modelContext": model_context(clock, world={"day": 20})})
-            question = "还记得阿比盖尔和矿洞吗？养鸡呢？猪王、巨鹿、电解水、间歇泉、社区中心、温室？"
+            await send(
+                ws,
+                {"type": "state.update", "modelContext": model_context(clock, world={"day": 20})},
+            )
+            question = (
+                "还记得阿比盖尔和矿洞吗？养鸡呢？猪王、巨鹿、电解水、间歇泉、社区中心、温室？"
+            )
             _, done = await chat(ws, question)
             assert done["type"] == "chat.done"
-            sent = [r for r in h.fake.chat_requests if question in r.text and "玩家说" not in r.text]
+            sent = [
+                r for r in h.fake.chat_requests if question in r.text and "玩家说" not in r.text
+            ]
             prompt = sent[-1].text
             assert "计划先完成社区中心的鱼缸收集包" in prompt
             assert "温室已经修好" in prompt
@@ -136,11 +149,17 @@ async def test_reloading_an_older_save_hides_memories_from_its_future(tmp_path: 
 
         async def prompt_at(day: int) -> str:
             async with h.adapter("stardew-valley", "farm-a") as ws:
-                await send(ws, {"type": "state.update", "modelContext": model_context(clock, world={"day": day})})
+                await send(
+                    ws,
+                    {
+                        "type": "state.update",
+                        "modelContext": model_context(clock, world={"day": day}),
+                    },
+                )
                 question = f"第{day}天，村长的桥怎么样了？"
                 _, done = await chat(ws, question)
                 assert done["type"] == "chat.done"
-            return [r for r in h.fake.chat_requests if question in r.text][0].text
+            return next(r for r in h.fake.chat_requests if question in r.text).text
 
         assert summary not in await prompt_at(8)  # reloaded to day 8: not yet happened
         assert summary in await prompt_at(10)  # the game reached day 10 again

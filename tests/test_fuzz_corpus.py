@@ -37,7 +37,9 @@ _ENTRY: dict[str, Callable[[bytes], None]] = {
     name: _harness(name).test_one_input for name in HARNESSES
 }
 _CASES = [
-    pytest.param(name, seed, id=f"{name}/{seed.name}") for name in HARNESSES for seed in _seeds(name)
+    pytest.param(name, seed, id=f"{name}/{seed.name}")
+    for name in HARNESSES
+    for seed in _seeds(name)
 ]
 
 

@@ -75,7 +75,10 @@ async def test_flood_of_1000_frames_a_second_for_10_s_keeps_memory_and_heartbeat
                 end = time.monotonic() + 10
                 while time.monotonic() < end:
                     try:
-                        async with connect(server.url, close_timeout=0.1) as ws, anyio.create_task_group() as tg:
+                        async with (
+                            connect(server.url, close_timeout=0.1) as ws,
+                            anyio.create_task_group() as tg,
+                        ):
                             await send(ws, hello_frame(save="flood"))
                             await recv(ws)
                             tg.start_soon(drain, ws)
@@ -266,7 +269,21 @@ async def test_egress_canary_never_reaches_model_database_or_log(tmp_path: Path)
                 observation = {"raw": everything, "log": CANARIES["log"], "pid": CANARIES["pid"]}
                 _, done = await chat(ws, text, context={"observation": observation})
                 assert done["type"] == "chat.done"
-                await send(ws, {"type": "chat.send", "id": "x", "text": "hi", "source": "text", "context": {"observation": observation, "modelContext": model_context(h.clock, world={"location": CANARIES["key"]})}})
+                await send(
+                    ws,
+                    {
+                        "type": "chat.send",
+                        "id": "x",
+                        "text": "hi",
+                        "source": "text",
+                        "context": {
+                            "observation": observation,
+                            "modelContext": model_context(
+                                h.clock, world={"location": CANARIES["key"]}
+                            ),
+                        },
+                    },
+                )
                 assert (await recv(ws))["code"] == "forbidden_content"
             # Adapter name with a path: refused by its pattern.
             async with h.client() as ws:

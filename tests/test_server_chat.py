@@ -313,7 +313,10 @@ async def test_provider_fault_ends_in_chat_error_and_next_chat_works(
 
 
 async def test_auth_failure_message_never_contains_the_key(tmp_path: Path) -> None:
-    async with serve(tmp_path, model__api_key="sk-CANARYKEY0123456789abcdef") as h, h.adapter() as ws:
+    async with (
+        serve(tmp_path, model__api_key="sk-CANARYKEY0123456789abcdef") as h,
+        h.adapter() as ws,
+    ):
         h.fake.enqueue(Reply(status=401))
         _, error = await chat(ws, "你好")
         assert error["code"] == "model_auth_failed"

@@ -139,11 +139,6 @@ async def test_server_accepts_save_id_of_128_chars(tmp_path: Path) -> None:
         await accepted(ws, {"type": "heartbeat"})
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="memory.types.ScopeId allows 64 chars but protocol saveId allows 128: "
-    "the store refuses the play session and the server only logs store.failed",
-)
 async def test_server_counts_play_of_a_save_id_of_128_chars(tmp_path: Path) -> None:
     async with running(tmp_path) as h, h.adapter(save="S" * 128) as ws:
         await accepted(ws, {"type": "heartbeat"})
@@ -417,7 +412,10 @@ async def test_state_update_refuses_unknown_fields(
         ({"world": {"day": 3.5}}, "modelContext.world.day"),
         ({"world": {"day": -1}}, "modelContext.world.day"),
         ({"focus": {"reachable": "yes"}}, "modelContext.focus.reachable"),
-        ({"relevantItems": [{"name": "Wood", "count": "many"}]}, "modelContext.relevantItems[0].count"),
+        (
+            {"relevantItems": [{"name": "Wood", "count": "many"}]},
+            "modelContext.relevantItems[0].count",
+        ),
         ({"nearby": {"name": "Linus"}}, "modelContext.nearby"),
         ({"ui": {"busy": 1}}, "modelContext.ui.busy"),
         ({"world": {"time": 810}}, "modelContext.world.time"),
@@ -471,9 +469,7 @@ async def test_state_update_names_every_offending_field(tmp_path: Path) -> None:
 async def test_refused_state_update_leaves_the_previous_context_whole(tmp_path: Path) -> None:
     async with running(tmp_path) as h, h.adapter() as ws:
         await accepted(ws, state(h, world={"location": "Alpha-Farm", "season": "spring"}))
-        await refused(
-            ws, state(h, world={"location": "Beta-Mine", "season": "s" * 201})
-        )
+        await refused(ws, state(h, world={"location": "Beta-Mine", "season": "s" * 201}))
         _, done = await chat(ws, "我在哪")
         assert done["context"] == "fresh"
         prompt = h.fake.chat_requests[-1].text
@@ -496,7 +492,9 @@ async def test_state_update_refuses_forbidden_content_naming_the_field(
     tmp_path: Path, text: str
 ) -> None:
     async with running(tmp_path) as h, h.adapter() as ws:
-        error = await refused(ws, state(h, world={"season": "spring"}, nearby=[{"name": "ok"}, {"name": text}]))
+        error = await refused(
+            ws, state(h, world={"season": "spring"}, nearby=[{"name": "ok"}, {"name": text}])
+        )
         assert error["code"] == "forbidden_content"
         assert error["fields"] == ["modelContext.nearby[1].name"]
         assert text not in error["message"]

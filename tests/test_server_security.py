@@ -46,9 +46,7 @@ async def works(h: Harness, ws: ClientConnection) -> None:
 # -- Origin (cross-site WebSocket hijacking) ------------------------------------
 
 
-@pytest.mark.parametrize(
-    "origin", ["http://evil.example", "null", "http://localhost.evil.example"]
-)
+@pytest.mark.parametrize("origin", ["http://evil.example", "null", "http://localhost.evil.example"])
 async def test_server_refuses_upgrade_with_foreign_origin_with_403(
     tmp_path: Path, origin: str
 ) -> None:
@@ -78,7 +76,9 @@ async def test_server_accepts_allow_listed_origin(tmp_path: Path) -> None:
 # -- Host (DNS rebinding) -------------------------------------------------------
 
 
-@pytest.mark.parametrize("host", ["evil.example", "127.0.0.1.evil.example", "localhost.evil.example"])
+@pytest.mark.parametrize(
+    "host", ["evil.example", "127.0.0.1.evil.example", "localhost.evil.example"]
+)
 async def test_server_refuses_non_loopback_host_with_403_even_with_token(
     tmp_path: Path, host: str
 ) -> None:
@@ -137,13 +137,13 @@ async def test_server_closes_4001_after_hello_without_token(tmp_path: Path) -> N
 
 
 async def test_server_accepts_bearer_header_without_hello_token(tmp_path: Path) -> None:
-    async with running(tmp_path) as h:
-        async with h.client(additional_headers={"Authorization": f"Bearer {TOKEN}"}) as ws:
-            frame = hello_frame()
-            del frame["token"]
-            await send(ws, frame)
-            assert (await recv(ws))["type"] == "server.hello"
-            await works(h, ws)
+    bearer = {"Authorization": f"Bearer {TOKEN}"}
+    async with running(tmp_path) as h, h.client(additional_headers=bearer) as ws:
+        frame = hello_frame()
+        del frame["token"]
+        await send(ws, frame)
+        assert (await recv(ws))["type"] == "server.hello"
+        await works(h, ws)
 
 
 async def test_server_refuses_wrong_bearer_with_401(tmp_path: Path) -> None:
@@ -171,10 +171,11 @@ async def test_server_closes_4003_when_heartbeats_stop(tmp_path: Path) -> None:
 
 
 async def test_server_keeps_session_while_heartbeats_come(tmp_path: Path) -> None:
-    overrides = {"server.heartbeat_ms": 100, "server.heartbeat_misses": 3}
+    overrides = {"server.heartbeat_ms": 200, "server.heartbeat_misses": 3}
     async with running(tmp_path, overrides=overrides) as h, h.adapter() as ws:
-        # Deadline is 0.3 s; 6 heartbeats 0.1 s apart span twice that.
-        for _ in range(6):
+        # The deadline is 0.6 s; heartbeats 0.1 s apart for 0.9 s outlive it by half.
+        # (The deadline runs on the event loop's timer, so real time has to pass here.)
+        for _ in range(9):
             await send(ws, {"type": "heartbeat"})
             await anyio.sleep(0.1)
         await works(h, ws)

@@ -1,4 +1,7 @@
-"""Command line: ``xtyserver serve|demo|fake-model|schemas|stats|memory|token`` (README "Commands")."""
+"""Command line: ``xtyserver serve|demo|fake-model|schemas|stats|memory|token``.
+
+See README "Commands".
+"""
 
 from __future__ import annotations
 
@@ -189,14 +192,15 @@ def _stats(settings: Settings, *, as_json: bool) -> int:
         return 0
     print(f"{'game':<28} {'days':>5} {'sessions':>8} {'active':>10}  last played")
     for g in frame.games:
-        print(
-            f"{g.game_id:<28} {g.days:>5} {g.sessions:>8} {_hm(g.active_ms):>10}  {g.last_played or '-'}"
-        )
+        last = g.last_played or "-"
+        print(f"{g.game_id:<28} {g.days:>5} {g.sessions:>8} {_hm(g.active_ms):>10}  {last}")
     print()
     print(f"{'game / save':<44} {'days':>5} {'sessions':>8} {'active':>10}  last played")
     for s in frame.saves:
         name = f"{s.game_id} / {s.save_id}"
-        print(f"{name:<44} {s.days:>5} {s.sessions:>8} {_hm(s.active_ms):>10}  {s.last_played or '-'}")
+        print(
+            f"{name:<44} {s.days:>5} {s.sessions:>8} {_hm(s.active_ms):>10}  {s.last_played or '-'}"
+        )
     return 0
 
 

@@ -103,9 +103,7 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return Path(self.data_dir) if self.data_dir else default_data_dir()
 
 
-def default_data_dir(
-    platform: str = sys.platform, env: Mapping[str, str] = os.environ
-) -> Path:
+def default_data_dir(platform: str = sys.platform, env: Mapping[str, str] = os.environ) -> Path:
     """The OS's per-user data folder for XiaoTangYuan.
 
     Windows ``%LOCALAPPDATA%\\XiaoTangYuan``, macOS ``~/Library/Application

@@ -79,12 +79,26 @@ async def _adapter(url: str, token: str, out: Any) -> None:
             },
         )
         hello = await _recv(ws)
-        print(f"<- server.hello  session {hello['sessionId']}, heartbeat {hello['heartbeatMs']} ms", file=out)
+        print(
+            f"<- server.hello  session {hello['sessionId']}, heartbeat {hello['heartbeatMs']} ms",
+            file=out,
+        )
         context = {
             "schemaVersion": 1,
             "capturedAt": _now_rfc3339(),
-            "world": {"location": "Farm", "time": "08:10", "season": "spring", "weather": "sunny", "day": 5},
-            "player": {"health": 100, "stamina": 72, "status": ["hungry"], "heldItem": "Fishing Rod"},
+            "world": {
+                "location": "Farm",
+                "time": "08:10",
+                "season": "spring",
+                "weather": "sunny",
+                "day": 5,
+            },
+            "player": {
+                "health": 100,
+                "stamina": 72,
+                "status": ["hungry"],
+                "heldItem": "Fishing Rod",
+            },
             "focus": {"kind": "water", "name": "farm pond", "reachable": True},
             "nearby": [{"kind": "npc", "name": "Abigail", "distance": 4}],
             "relevantItems": [{"name": "Bait", "count": 18}],
@@ -115,7 +129,8 @@ async def _adapter(url: str, token: str, out: Any) -> None:
                 elif frame["type"] == "chat.done":
                     usage = frame.get("usage") or {}
                     print(
-                        f"\n<- chat.done     {len(frame['text'])} chars, context {frame['context']},"
+                        f"\n<- chat.done     {len(frame['text'])} chars,"
+                        f" context {frame['context']},"
                         f" image sent {frame.get('imageSent', False)},"
                         f" tokens {usage.get('totalTokens', '?')}",
                         file=out,

@@ -14,7 +14,9 @@ from typing import Any, TextIO
 import structlog
 
 
-def configure(*, stream: TextIO | None = None, json: bool | None = None, level: str = "info") -> None:
+def configure(
+    *, stream: TextIO | None = None, json: bool | None = None, level: str = "info"
+) -> None:
     """Set up structlog once for the process.
 
     Args:

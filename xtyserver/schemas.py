@@ -19,7 +19,7 @@ def generate() -> dict[str, str]:
     """Map file name -> schema text, for every client and server frame type."""
     out: dict[str, str] = {}
     types: list[tuple[str, Any]] = [
-        (cls.__struct_config__.tag, cls) for cls in (*CLIENT_FRAME_TYPES, *SERVER_FRAME_TYPES)
+        (str(cls.__struct_config__.tag), cls) for cls in (*CLIENT_FRAME_TYPES, *SERVER_FRAME_TYPES)
     ]
     types.append(("modelContext", ModelContext))
     for name, cls in types:
@@ -29,7 +29,9 @@ def generate() -> dict[str, str]:
             "$id": f"https://xtyserver.local/schemas/v1/{name}.json",
             **schema,
         }
-        out[f"{name}.json"] = json.dumps(schema, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+        out[f"{name}.json"] = (
+            json.dumps(schema, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+        )
     return out
 
 

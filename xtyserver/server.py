@@ -187,7 +187,9 @@ class Server:
         shown = f"[{host}]" if ":" in host else host
         return f"ws://{shown}:{self.port}{PATH}"
 
-    async def serve(self, *, task_status: anyio.abc.TaskStatus[str] = anyio.TASK_STATUS_IGNORED) -> None:
+    async def serve(
+        self, *, task_status: anyio.abc.TaskStatus[str] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
         """Listen until cancelled; ``task_status.started`` gets the URL."""
         srv = self.settings.server
         recovered = await self._thread(self.store.recover_open_sessions)
@@ -235,12 +237,16 @@ class Server:
         headers = request.headers
         if request.path.split("?", 1)[0] != PATH:
             return self._refuse(ws, HTTPStatus.NOT_FOUND, "not found; the endpoint is /v1")
-        if not self._host_ok(headers.get("Host")):
+        hosts = headers.get_all("Host")
+        if len(hosts) != 1 or not self._host_ok(hosts[0]):
             return self._refuse(ws, HTTPStatus.FORBIDDEN, "host not allowed")
-        origin = headers.get("Origin")
-        if origin is not None and origin not in self.settings.server.allowed_origins:
+        origins = headers.get_all("Origin")
+        if origins and (len(origins) > 1 or origins[0] not in self.settings.server.allowed_origins):
             return self._refuse(ws, HTTPStatus.FORBIDDEN, "origin not allowed")
-        if "Authorization" in headers and not token_matches(_bearer(headers), self._token):
+        if "Authorization" in headers and (
+            len(headers.get_all("Authorization")) > 1
+            or not token_matches(_bearer(headers), self._token)
+        ):
             return self._refuse(ws, HTTPStatus.UNAUTHORIZED, "wrong token")
         if len(self._conns) >= self.settings.server.max_connections:
             return self._refuse(ws, HTTPStatus.SERVICE_UNAVAILABLE, "too many connections")
@@ -376,7 +382,7 @@ class Server:
                 # The store failing must not cost the player the conversation.
                 self._log.warning("store.failed", code=exc.code, action=type(action).__name__)
 
-    async def _do(self, conn: _Conn, action: Action) -> None:  # noqa: C901 - one dispatch
+    async def _do(self, conn: _Conn, action: Action) -> None:
         sid = conn.session.session_id
         match action:
             case Send(frame=Error(code="rate_limited") as frame):
@@ -445,11 +451,18 @@ class Server:
                     except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                         self._log.warning("memory.job_dropped", reason="shutting down")
             case Query(frame=frame, scope=scope):
-                await self._query(conn, frame, scope)
+                try:
+                    await self._query(conn, frame, scope)
+                except errors.StoreError as exc:
+                    self._log.warning("store.failed", code=exc.code, action=_tag(frame))
+                    err = Error(code=exc.code, message=exc.message, id=frame.id)
+                    await self._apply(conn, [Send(err)])
             case Log(event=event, fields=fields):
                 self._log.info(event, session=sid, **fields)
 
-    async def _timer(self, conn: _Conn, scope: anyio.CancelScope, kind: Any, seconds: float) -> None:
+    async def _timer(
+        self, conn: _Conn, scope: anyio.CancelScope, kind: Any, seconds: float
+    ) -> None:
         with scope:
             await anyio.sleep(seconds)
             if conn.timers.get(kind) is scope:
@@ -625,9 +638,7 @@ class Server:
                 try:
                     await self._thread(self.store.set_profile_field, _snake(name), value)
                 except errors.XtyError as exc:
-                    err = Error(
-                        code=exc.code, message=exc.message, id=frame.id, fields=["value"]
-                    )
+                    err = Error(code=exc.code, message=exc.message, id=frame.id, fields=["value"])
                     await self._apply(conn, [Send(err)])
                     return
                 await self._refresh_profile()
@@ -643,7 +654,10 @@ class Server:
         elif target == "profile":
             await self._thread(self.store.clear_profile)
         else:
-            await self._thread(self.store.forget_all)
+            # "Forget everything" is every memory, not the play statistics.
+            await self._thread(self.store.clear_profile)
+            for each in await self._thread(self.store.list_scopes):
+                await self._thread(self.store.forget_scope, each)
         for key, ref in list(self._indexes.items()):
             _resync(ref.index, await self._thread(self.store.load_scope, key))
         await self._refresh_profile()
@@ -662,8 +676,13 @@ def _resync(index: SaveIndex, events: Sequence[MemoryEvent]) -> None:
         index.upsert(event)
 
 
+def _tag(frame: msgspec.Struct) -> str:
+    return str(frame.__struct_config__.tag)
+
+
 def _bearer(headers: Headers) -> str | None:
-    value = headers.get("Authorization")
+    values = headers.get_all("Authorization")
+    value = values[0] if len(values) == 1 else None
     if value is None:
         return None
     scheme, _, credentials = value.partition(" ")
@@ -708,7 +727,9 @@ def stats_frame(stats: PlayStats, frame_id: str | None) -> StatsResult:
     )
 
 
-def memory_frame(profile: SharedProfile, events: Sequence[Any], frame_id: str | None) -> MemoryResult:
+def memory_frame(
+    profile: SharedProfile, events: Sequence[Any], frame_id: str | None
+) -> MemoryResult:
     """The ``memory.result`` frame: the shared profile and this save's events."""
     raw = msgspec.to_builtins(profile)
     return MemoryResult(

@@ -31,7 +31,6 @@ from xtyserver.model.prompt import build_messages, render_facts
 from xtyserver.protocol.budget import freshness
 from xtyserver.protocol.codec import Decoded
 from xtyserver.protocol.forbidden import redact
-from xtyserver.token import matches as token_matches
 from xtyserver.protocol.frames import (
     ChatCancel,
     ChatDelta,
@@ -44,7 +43,6 @@ from xtyserver.protocol.frames import (
     Hello,
     Identity,
     ImageInput,
-    Limits,
     MemoryForget,
     MemoryGet,
     ModelContext,
@@ -56,6 +54,8 @@ from xtyserver.protocol.frames import (
     StatsGet,
     Usage,
 )
+from xtyserver.protocol.limits import Limits
+from xtyserver.token import matches as token_matches
 
 # -- close codes (v1.md "Close codes") -----------------------------------------
 
@@ -377,9 +377,7 @@ class GameAgentSession:
             return []
         if verdict == "flood":
             return self._close(CLOSE_FLOOD, "flood", now)
-        return [
-            Send(Error(code="rate_limited", message="too many frames; slow down", id=frame_id))
-        ]
+        return [Send(Error(code="rate_limited", message="too many frames; slow down", id=frame_id))]
 
     # -- frames ----------------------------------------------------------------
 
@@ -390,7 +388,9 @@ class GameAgentSession:
             id=error.frame_id,
             fields=list(error.fields) or None,
         )
-        log = Log("frame.refused", {"code": error.code, "fields": list(error.fields)})
+        # Field paths can hold peer-chosen keys: redact before they reach a log.
+        fields = [redact(path[:120])[0] for path in error.fields[:20]]
+        log = Log("frame.refused", {"code": error.code, "fields": fields})
         return [Send(frame), log]
 
     def _frame(self, decoded: Decoded, now: float) -> list[Action]:
@@ -473,11 +473,19 @@ class GameAgentSession:
         scope = self._scope()
         assert scope is not None
         self._last_beat = now
-        return [PlayBeat(scope, self.timezone, now), ArmTimer("heartbeat", self._heartbeat_deadline())]
+        return [
+            PlayBeat(scope, self.timezone, now),
+            ArmTimer("heartbeat", self._heartbeat_deadline()),
+        ]
 
     def _switch(self, identity: Identity | None, now: float) -> list[Action]:
         """A different identity on an open session is a save switch (v1.md "Save switch")."""
-        if identity is None or identity == self.identity:
+        current = self.identity
+        if identity is None or (
+            current is not None
+            and (identity.game_id, identity.save_id) == (current.game_id, current.save_id)
+        ):
+            # Same save (a different or missing saveName is only a display name).
             return []
         old = self._scope()
         assert old is not None
@@ -546,7 +554,9 @@ class GameAgentSession:
         text, kinds = redact(frame.text)
         if kinds:
             actions.append(Log("chat.redacted", {"kinds": sorted(set(kinds))}))
-        self._turn = _Turn(self._turn_counter, frame.id, text)
+        scope = self._scope()
+        assert scope is not None
+        self._turn = _Turn(self._turn_counter, frame.id, text, scope)
         if frame.image is not None and not self._vision:
             actions.append(Log("model.image_dropped", {"reason": "model has no vision"}))
         elif frame.image is not None:
@@ -601,7 +611,11 @@ class GameAgentSession:
             memory_text = selection.render()
             if selection.used_ids:
                 actions.append(TouchMemories(scope, tuple(selection.used_ids), now))
-        recent = list(self._history)[-self._settings.history_turns :] if self._settings.history_turns else []
+        recent = (
+            list(self._history)[-self._settings.history_turns :]
+            if self._settings.history_turns
+            else []
+        )
         messages = build_messages(
             persona=self._texts.persona,
             memory_text=memory_text,
@@ -642,7 +656,8 @@ class GameAgentSession:
         self._turn = None
         self._go("reply_done")
         reply = text or "".join(current.parts)
-        self._history.append((current.text, reply))
+        if current.scope == self._scope():
+            self._history.append((current.text, reply))
         done = ChatDone(
             id=current.chat_id,
             text=reply,
@@ -650,11 +665,8 @@ class GameAgentSession:
             usage=usage,
             image_sent=current.image_sent,
         )
-        actions: list[Action] = [Send(done)]
-        scope = self._scope()
-        assert scope is not None
-        actions.append(Remember(scope, current.text, reply, self._day, now))
-        return actions
+        day = self._day if current.scope == self._scope() else None
+        return [Send(done), Remember(current.scope, current.text, reply, day, now)]
 
     def _failed(self, turn: int, code: str) -> list[Action]:
         current = self._turn
@@ -710,10 +722,22 @@ class GameAgentSession:
 class _Turn:
     """The one turn in flight on a connection."""
 
-    __slots__ = ("calling", "chat_id", "context_use", "image_sent", "number", "parts", "text")
+    __slots__ = (
+        "calling",
+        "chat_id",
+        "context_use",
+        "image_sent",
+        "number",
+        "parts",
+        "scope",
+        "text",
+    )
 
-    def __init__(self, number: int, chat_id: str, text: str) -> None:
+    def __init__(self, number: int, chat_id: str, text: str, scope: Scope) -> None:
         self.number = number
+        # The save the turn was asked in: its memory goes there even if the save
+        # switches while the reply streams.
+        self.scope = scope
         self.chat_id = chat_id
         self.text = text
         self.parts: list[str] = []

@@ -1,4 +1,7 @@
-"""The adapter token: at least 256 bits, owner-only file, constant-time checks (v1.md "Authentication")."""
+"""The adapter token: 256 bits, owner-only file, constant-time checks.
+
+See v1.md "Authentication".
+"""
 
 from __future__ import annotations
 

@@ -62,6 +62,11 @@ T = TypeVar("T")
 PROFILE_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 DB_FILE_NAME = "memory-v1.sqlite"
 DEFAULT_SOFT_CAP = 300
+_SQLITE_INT_MAX = 2**63 - 1
+# How long a write waits for another process's lock before ``store_busy``:
+# long enough for a backup or a sqlite3 shell to finish a step, short enough
+# that a stuck holder (held 30 s) gives a handled error rather than a hang.
+DEFAULT_BUSY_TIMEOUT_MS = 5000
 DIGEST_PREFIX = "往事汇总"
 
 _EVENT_COLUMNS = (
@@ -119,6 +124,11 @@ def _translated() -> Iterator[None]:
         raise StoreError("the memory store is busy", code="store_busy") from exc
     except apsw.Error as exc:
         raise StoreError(f"the memory store failed: {type(exc).__name__}") from exc
+    except OverflowError as exc:
+        # An integer past SQLite's 64-bit range: a bad value, not a crash.
+        raise StoreError(
+            "a number is too large for the memory store", code="invalid_memory"
+        ) from exc
 
 
 @contextlib.contextmanager
@@ -230,7 +240,7 @@ class MemoryStore:
         path: str | os.PathLike[str],
         *,
         clock: Clock,
-        busy_timeout_ms: int = 5000,
+        busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
         max_bytes: int | None = None,
         gap_cap_s: float = accounting.DEFAULT_GAP_CAP_S,
         soft_cap: int = DEFAULT_SOFT_CAP,
@@ -375,6 +385,11 @@ class MemoryStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def busy_timeout_ms(self) -> int:
+        """How long a write waits for another process's lock before ``store_busy``."""
+        return self._busy_timeout_ms
 
     def set_size_limit(self, max_bytes: int | None) -> None:
         """Change the size cap (None = no cap beyond SQLite's own)."""
@@ -863,6 +878,10 @@ class MemoryStore:
                 accounting.timezone(s.tz)
             except UsageError as exc:
                 raise StoreError("unknown timezone in sessions", code="invalid_import") from exc
+        too_big = [s.active_ms for s in doc.sessions if s.active_ms > _SQLITE_INT_MAX]
+        too_big += [e.day for e in doc.events if e.day is not None and e.day > _SQLITE_INT_MAX]
+        if too_big:
+            raise StoreError("a number in the export is too large", code="invalid_import")
         now = self._clock.now()
 
         def write(conn: apsw.Connection) -> None:

@@ -64,6 +64,9 @@ def check_identity(identity: Identity, *, prefix: str = "") -> None:
 
 def check_hello(frame: Hello) -> None:
     """Content checks of ``adapter.hello`` beyond its types."""
+    _refuse_forbidden(
+        [("adapter.name", frame.adapter.name), ("adapter.version", frame.adapter.version)]
+    )
     check_identity(frame.identity)
 
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime
 from collections.abc import Iterable
-from functools import cache
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -39,9 +38,7 @@ from xtyserver.protocol.limits import (
 _DECODER = msgspec.json.Decoder(ClientFrame)
 _GENERIC = msgspec.json.Decoder()
 _ENCODER = msgspec.json.Encoder()
-_TYPES_BY_TAG: dict[str, type[Any]] = {
-    t.__struct_config__.tag: t for t in CLIENT_FRAME_TYPES  # type: ignore[misc]
-}
+_TYPES_BY_TAG: dict[str, type[Any]] = {str(t.__struct_config__.tag): t for t in CLIENT_FRAME_TYPES}
 _MSGSPEC_PATH = re.compile(r" - at `\$(?P<path>[^`]*)`$")
 
 # Reasons that are budget violations rather than type errors (v1.md "Error codes").
@@ -143,9 +140,11 @@ def _refuse_duplicate_keys(raw: bytes, frame_id: object) -> None:
     try:
         json.loads(raw, object_pairs_hook=hook)
     except _Duplicate as dup:
-        raise FrameError(
+        err = FrameError(
             f"duplicate key {dup.args[0]!r}", code="invalid_json", fields=[str(dup.args[0])]
-        ) from None
+        )
+        err.frame_id = frame_id if isinstance(frame_id, str) else None
+        raise err from None
     except (RecursionError, ValueError):
         # Deep nesting inside the opaque legacy observation (json's own limit).
         raise FrameError("frame is nested too deeply", code="invalid_json") from None
@@ -191,9 +190,11 @@ def _problems_error(problems: list[tuple[str, str]]) -> PeerError:
     return FrameError(message, fields=fields)
 
 
-@cache
+_TYPE_INFO: dict[type[Any], mi.Type] = {t: mi.type_info(t) for t in CLIENT_FRAME_TYPES}
+
+
 def _type_info(cls: type[Any]) -> mi.Type:
-    return mi.type_info(cls)
+    return _TYPE_INFO[cls]
 
 
 def _join(path: str, key: str | int) -> str:
@@ -318,7 +319,9 @@ def _walk_struct(
             yield _join(path, field.encode_name), "required field missing"
 
 
-def _walk_number(value: object, t: mi.IntType | mi.FloatType, path: str) -> Iterable[tuple[str, str]]:
+def _walk_number(
+    value: object, t: mi.IntType | mi.FloatType, path: str
+) -> Iterable[tuple[str, str]]:
     integral = isinstance(t, mi.IntType)
     ok = isinstance(value, int) if integral else isinstance(value, int | float)
     if isinstance(value, bool) or not ok:

@@ -84,7 +84,7 @@ class _Obj(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, renam
 # -- identity and hello -------------------------------------------------------
 
 
-class Identity(_Obj, frozen=True):
+class Identity(_Obj):
     """Which game and save a connection speaks for (v1.md "Identity")."""
 
     game_id: GameId
@@ -370,9 +370,7 @@ class MemoryResult(_Server, tag="memory.result"):
     id: str | None = None
 
 
-ServerFrame = (
-    ServerHello | ChatDelta | ChatDone | ChatError | Error | StatsResult | MemoryResult
-)
+ServerFrame = ServerHello | ChatDelta | ChatDone | ChatError | Error | StatsResult | MemoryResult
 SERVER_FRAME_TYPES: tuple[type[_Server], ...] = (
     ServerHello,
     ChatDelta,

@@ -1,0 +1,477 @@
+"""Pure tests of GameAgentSession: events in, actions out, no sockets and no clock."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from xtyserver import errors
+from xtyserver.config import ServerSettings, Texts
+from xtyserver.image import PreparedImage
+from xtyserver.memory.retrieval import MemoryBudget
+from xtyserver.memory.types import Scope
+from xtyserver.protocol.codec import decode_client_frame
+from xtyserver.protocol.frames import (
+    ChatDelta,
+    ChatDone,
+    ChatError,
+    Error,
+    ServerHello,
+    ServerInfo,
+    Usage,
+)
+from xtyserver.protocol.limits import Limits
+from xtyserver.session import (
+    CLOSE_FLOOD,
+    CLOSE_HEARTBEAT_TIMEOUT,
+    CLOSE_HELLO_TIMEOUT,
+    CLOSE_UNAUTHORIZED,
+    Action,
+    ArmTimer,
+    CallModel,
+    CancelModel,
+    CancelTimer,
+    Close,
+    CloseScope,
+    Connected,
+    Disconnected,
+    FrameIn,
+    FrameRefused,
+    GameAgentSession,
+    ImageReady,
+    ImageRefused,
+    ModelDelta,
+    ModelDone,
+    ModelFailed,
+    OpenScope,
+    PlayBeat,
+    PrepareImage,
+    Query,
+    Remember,
+    Send,
+    State,
+    Summarize,
+    TimerFired,
+)
+
+T0 = 1_790_000_000.0
+TOKEN = "session-token-0123456789abcdef"
+FARM_A = Scope("stardew-valley", "farm-a")
+
+
+def make_session(*, model: bool = True, vision: bool = True, **server: Any) -> GameAgentSession:
+    session = GameAgentSession(
+        session_id="sess-1",
+        settings=ServerSettings(**server),
+        texts=Texts(),
+        limits=Limits(),
+        budget=MemoryBudget(),
+        token=TOKEN,
+        authenticated=False,
+        model_configured=model,
+        vision=vision,
+        server_info=ServerInfo(name="xtyserver", version="test"),
+        timezone_ok=lambda name: name in ("UTC", "Asia/Shanghai"),
+        now=T0,
+    )
+    return session
+
+
+def state_of(session: GameAgentSession) -> State:
+    """The session's state, read through a call so each check sees it afresh."""
+    return session.state
+
+
+def frame(**fields: Any) -> FrameIn:
+    return FrameIn(decode_client_frame(json.dumps(fields, ensure_ascii=False)))
+
+
+def hello(**extra: Any) -> FrameIn:
+    fields: dict[str, Any] = {
+        "type": "adapter.hello",
+        "id": "h1",
+        "protocol": "v1",
+        "adapter": {"name": "xty-stardew", "version": "0.1.0"},
+        "identity": {"gameId": "stardew-valley", "saveId": "farm-a"},
+        "token": TOKEN,
+        "timezone": "Asia/Shanghai",
+    }
+    fields.update(extra)
+    return frame(**fields)
+
+
+def chat_send(text: str = "你好", chat_id: str = "c1", **extra: Any) -> FrameIn:
+    return frame(type="chat.send", id=chat_id, text=text, source="text", **extra)
+
+
+def context(age: float = 0.0, now: float = T0, **parts: Any) -> dict[str, Any]:
+    from datetime import UTC, datetime
+
+    stamp = datetime.fromtimestamp(now - age, UTC).isoformat().replace("+00:00", "Z")
+    return {"schemaVersion": 1, "capturedAt": stamp, **parts}
+
+
+def sent(actions: list[Action]) -> list[Any]:
+    return [a.frame for a in actions if isinstance(a, Send)]
+
+
+def of(actions: list[Action], kind: type[Any]) -> list[Any]:
+    return [a for a in actions if isinstance(a, kind)]
+
+
+def ready_session(**kwargs: Any) -> GameAgentSession:
+    session = make_session(**kwargs)
+    session.handle(Connected(), T0)
+    session.handle(hello(), T0)
+    assert state_of(session) is State.READY
+    return session
+
+
+def prompt(call: CallModel) -> str:
+    parts = []
+    for message in call.messages:
+        content = message["content"]
+        parts.append(
+            content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+        )
+    return "\n".join(parts)
+
+
+# -- hello ---------------------------------------------------------------------------------
+
+
+def test_session_arms_hello_timer_on_connect() -> None:
+    session = make_session(hello_timeout=10.0)
+    assert session.handle(Connected(), T0) == [ArmTimer("hello", 10.0)]
+
+
+def test_session_refuses_chat_before_hello() -> None:
+    session = make_session()
+    session.handle(Connected(), T0)
+    actions = session.handle(chat_send(), T0)
+    [error] = sent(actions)
+    assert isinstance(error, Error)
+    assert (error.code, error.id) == ("hello_required", "c1")
+    assert not of(actions, CallModel)
+    assert state_of(session) is State.AWAIT_HELLO
+
+
+def test_session_answers_hello_and_opens_the_save() -> None:
+    session = make_session(heartbeat_ms=5000, heartbeat_misses=3)
+    session.handle(Connected(), T0)
+    actions = session.handle(hello(), T0)
+    [answer] = sent(actions)
+    assert isinstance(answer, ServerHello)
+    assert (answer.session_id, answer.heartbeat_ms, answer.id) == ("sess-1", 5000, "h1")
+    assert answer.limits == Limits()
+    assert CancelTimer("hello") in actions
+    assert OpenScope(FARM_A, "Asia/Shanghai", T0) in actions
+    assert ArmTimer("heartbeat", 15.0) in actions
+    assert state_of(session) is State.READY
+
+
+def test_session_closes_4001_on_wrong_token() -> None:
+    session = make_session()
+    session.handle(Connected(), T0)
+    actions = session.handle(hello(token="wrong"), T0)
+    [error] = sent(actions)
+    assert error.code == "unauthorized"
+    assert TOKEN not in error.message
+    assert of(actions, Close) == [Close(CLOSE_UNAUTHORIZED, "unauthorized")]
+    assert not of(actions, OpenScope)
+    assert state_of(session) is State.CLOSED
+    assert session.handle(chat_send(), T0) == []
+
+
+def test_session_refuses_unknown_timezone_and_waits_for_another_hello() -> None:
+    session = make_session()
+    session.handle(Connected(), T0)
+    [error] = sent(session.handle(hello(timezone="Mars/Olympus"), T0))
+    assert error.fields == ["timezone"]
+    assert state_of(session) is State.AWAIT_HELLO
+    [answer] = sent(session.handle(hello(), T0))
+    assert isinstance(answer, ServerHello)
+    assert state_of(session) is State.READY
+
+
+def test_session_refuses_second_hello() -> None:
+    session = ready_session()
+    [error] = sent(session.handle(hello(id="h2"), T0))
+    assert (error.code, error.id) == ("already_hello", "h2")
+
+
+def test_session_closes_4002_when_hello_timer_fires() -> None:
+    session = make_session()
+    session.handle(Connected(), T0)
+    actions = session.handle(TimerFired("hello"), T0 + 10)
+    assert of(actions, Close) == [Close(CLOSE_HELLO_TIMEOUT, "hello timeout")]
+    assert not of(actions, CloseScope)
+
+
+def test_session_ignores_a_stale_hello_timer_after_hello() -> None:
+    session = ready_session()
+    assert session.handle(TimerFired("hello"), T0 + 10) == []
+
+
+# -- heartbeat and closing -------------------------------------------------------------------
+
+
+def test_session_heartbeat_records_play_and_rearms_the_deadline() -> None:
+    session = ready_session(heartbeat_ms=2000, heartbeat_misses=3)
+    actions = session.handle(frame(type="heartbeat"), T0 + 2)
+    assert actions == [PlayBeat(FARM_A, "Asia/Shanghai", T0 + 2), ArmTimer("heartbeat", 6.0)]
+    assert sent(actions) == []
+
+
+def test_session_closes_4003_and_ends_play_at_the_last_heartbeat() -> None:
+    session = ready_session()
+    session.handle(frame(type="heartbeat"), T0 + 5)
+    actions = session.handle(TimerFired("heartbeat"), T0 + 20)
+    assert of(actions, Close) == [Close(CLOSE_HEARTBEAT_TIMEOUT, "heartbeat timeout")]
+    assert of(actions, CloseScope) == [CloseScope(FARM_A, T0 + 5)]
+    assert state_of(session) is State.CLOSED
+
+
+def test_session_disconnect_cancels_a_running_turn_and_summarizes_two_turns() -> None:
+    session = ready_session()
+    for n in (1, 2):
+        session.handle(chat_send(f"第{n}句", f"c{n}"), T0)
+        session.handle(ModelDone(n, f"回答{n}"), T0)
+    session.handle(chat_send("第3句", "c3"), T0)
+    actions = session.handle(Disconnected(), T0 + 1)
+    assert CancelModel(3) in actions
+    [summary] = of(actions, Summarize)
+    assert summary.turns == (("第1句", "回答1"), ("第2句", "回答2"))
+    assert of(actions, CloseScope) == [CloseScope(FARM_A, T0)]
+    assert state_of(session) is State.CLOSED
+
+
+# -- turns -------------------------------------------------------------------------------------
+
+
+def test_session_streams_a_turn_from_call_to_done() -> None:
+    session = ready_session()
+    actions = session.handle(chat_send("今天钓什么鱼", "c1"), T0)
+    [call] = of(actions, CallModel)
+    assert (call.turn, call.chat_id, call.image_sent) == (1, "c1", False)
+    assert call.messages[-1] == {"role": "user", "content": "今天钓什么鱼"}
+    assert state_of(session) is State.TURN
+    assert sent(session.handle(ModelDelta(1, "鲑鱼"), T0)) == [ChatDelta(id="c1", text="鲑鱼")]
+    usage = Usage(prompt_tokens=10, completion_tokens=2, total_tokens=12)
+    actions = session.handle(ModelDone(1, "鲑鱼", usage), T0 + 1)
+    assert sent(actions) == [ChatDone(id="c1", text="鲑鱼", context="none", usage=usage)]
+    assert of(actions, Remember)[0].reply == "鲑鱼"
+    assert state_of(session) is State.READY
+
+
+def test_session_answers_busy_to_a_second_chat_during_a_turn() -> None:
+    session = ready_session()
+    session.handle(chat_send("一", "c1"), T0)
+    actions = session.handle(chat_send("二", "c2"), T0)
+    assert sent(actions) == [ChatError(id="c2", code="busy", message=Texts().busy)]
+    assert not of(actions, CallModel)
+
+
+def test_session_cancel_ends_the_turn_and_ignores_its_late_events() -> None:
+    session = ready_session()
+    session.handle(chat_send("一", "c1"), T0)
+    actions = session.handle(frame(type="chat.cancel", id="c1"), T0)
+    assert CancelModel(1) in actions
+    assert sent(actions) == [ChatError(id="c1", code="cancelled", message=Texts().cancelled)]
+    assert state_of(session) is State.READY
+    assert session.handle(ModelDelta(1, "迟到"), T0) == []
+    assert session.handle(ModelDone(1, "迟到"), T0) == []
+    assert of(session.handle(chat_send("二", "c2"), T0), CallModel)[0].turn == 2
+
+
+def test_session_cancel_of_another_id_is_unknown_chat() -> None:
+    session = ready_session()
+    session.handle(chat_send("一", "c1"), T0)
+    [error] = sent(session.handle(frame(type="chat.cancel", id="zz"), T0))
+    assert error.code == "unknown_chat"
+    assert state_of(session) is State.TURN
+
+
+@pytest.mark.parametrize(
+    "code", ["model_timeout", "model_rate_limited", "model_unavailable", "model_stream_cut"]
+)
+def test_session_turns_model_failure_into_chat_error_and_is_ready_again(code: str) -> None:
+    session = ready_session()
+    session.handle(chat_send(), T0)
+    actions = session.handle(ModelFailed(1, code), T0)
+    [error] = sent(actions)
+    assert isinstance(error, ChatError)
+    assert (error.id, error.code) == ("c1", code)
+    assert error.message == getattr(Texts(), code)
+    assert not of(actions, Remember)
+    assert state_of(session) is State.READY
+
+
+def test_session_without_model_answers_model_not_configured() -> None:
+    session = ready_session(model=False)
+    actions = session.handle(chat_send(), T0)
+    [error] = sent(actions)
+    assert error.code == "model_not_configured"
+    assert "XTY_MODEL_BASE_URL" in error.message
+    assert state_of(session) is State.READY
+
+
+def test_session_redacts_chat_text_before_the_model() -> None:
+    session = ready_session()
+    actions = session.handle(chat_send("key sk-proj-ABCDEFGHIJ0123456789 here"), T0)
+    [call] = of(actions, CallModel)
+    assert "ABCDEFGHIJ0123456789" not in prompt(call)
+    assert "[已隐去:密钥]" in prompt(call)
+
+
+# -- context freshness -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("age", "use", "in_prompt"),
+    [
+        (0.0, "fresh", True),
+        (5.0, "fresh", True),
+        (6.0, "stale", True),
+        (30.0, "stale", True),
+        (31.0, "dropped", False),
+    ],
+)
+def test_session_marks_context_by_age(age: float, use: str, in_prompt: bool) -> None:
+    session = ready_session()
+    session.handle(frame(type="state.update", modelContext=context(world={"location": "Farm"})), T0)
+    [call] = of(session.handle(chat_send(), T0 + age), CallModel)
+    assert ("Farm" in prompt(call)) is in_prompt
+    assert ("可能已过时" in prompt(call)) is (use == "stale")
+    [done] = sent(session.handle(ModelDone(1, "好"), T0 + age))
+    assert done.context == use
+
+
+def test_session_uses_only_the_newest_context() -> None:
+    session = ready_session()
+    session.handle(frame(type="state.update", modelContext=context(world={"location": "Old"})), T0)
+    session.handle(frame(type="state.update", modelContext=context(world={"location": "New"})), T0)
+    [call] = of(session.handle(chat_send(), T0), CallModel)
+    assert "New" in prompt(call)
+    assert "Old" not in prompt(call)
+
+
+def test_session_switches_save_on_a_different_identity() -> None:
+    session = ready_session()
+    session.handle(frame(type="heartbeat"), T0 + 3)
+    update = frame(
+        type="state.update",
+        modelContext=context(world={"location": "B"}),
+        identity={"gameId": "stardew-valley", "saveId": "farm-b"},
+    )
+    actions = session.handle(update, T0 + 4)
+    assert of(actions, CloseScope) == [CloseScope(FARM_A, T0 + 3)]
+    assert of(actions, OpenScope) == [
+        OpenScope(Scope("stardew-valley", "farm-b"), "Asia/Shanghai", T0 + 4)
+    ]
+    same = frame(
+        type="state.update",
+        modelContext=context(),
+        identity={"gameId": "stardew-valley", "saveId": "farm-b"},
+    )
+    assert session.handle(same, T0 + 5) == []
+
+
+def test_session_query_frames_go_to_the_shell_with_the_scope() -> None:
+    session = ready_session()
+    for kind in ("stats.get", "memory.get"):
+        [query] = session.handle(frame(type=kind, id="q"), T0)
+        assert isinstance(query, Query)
+        assert query.scope == FARM_A
+
+
+# -- images -----------------------------------------------------------------------------------
+
+
+def _prepared() -> PreparedImage:
+    return PreparedImage(
+        mime="image/png",
+        data=b"\x89PNG",
+        width=1,
+        height=1,
+        original_width=1,
+        original_height=1,
+        original_bytes=4,
+    )
+
+
+def test_session_prepares_an_image_then_calls_with_it() -> None:
+    session = ready_session()
+    image = {"mime": "image/png", "data": "iVBORw0KGgo="}
+    actions = session.handle(chat_send(image=image), T0)
+    [prepare] = of(actions, PrepareImage)
+    assert not of(actions, CallModel)
+    [call] = of(session.handle(ImageReady(prepare.turn, _prepared()), T0), CallModel)
+    assert call.image_sent is True
+    assert call.messages[-1]["content"][1]["type"] == "image_url"
+
+
+def test_session_refused_image_ends_the_turn_with_error_naming_the_field() -> None:
+    session = ready_session()
+    session.handle(chat_send(image={"mime": "image/png", "data": "AAAA"}), T0)
+    refusal = errors.ImageError("bad", code="invalid_image", fields=["image.data"])
+    [error] = sent(session.handle(ImageRefused(1, refusal), T0))
+    assert (error.code, error.id, error.fields) == ("invalid_image", "c1", ["image.data"])
+    assert state_of(session) is State.READY
+
+
+def test_session_without_vision_drops_the_image() -> None:
+    session = ready_session(vision=False)
+    actions = session.handle(chat_send(image={"mime": "image/png", "data": "AAAA"}), T0)
+    assert not of(actions, PrepareImage)
+    [call] = of(actions, CallModel)
+    assert call.image_sent is False
+    assert call.messages[-1]["content"] == "你好"
+
+
+# -- refusals and rate limits --------------------------------------------------------------------
+
+
+def test_session_answers_a_refused_frame_with_its_error() -> None:
+    session = ready_session()
+    refusal = errors.BudgetError("too long", fields=["modelContext.world.location"])
+    refusal.frame_id = "s9"
+    [error] = sent(session.handle(FrameRefused(refusal), T0))
+    assert (error.code, error.id, error.fields) == (
+        "budget_exceeded",
+        "s9",
+        ["modelContext.world.location"],
+    )
+    assert state_of(session) is State.READY
+
+
+def test_session_rate_limits_frames_past_the_burst_and_refills_with_time() -> None:
+    session = make_session(frames_per_second=1, frame_burst=3)
+    session.handle(Connected(), T0)
+    session.handle(hello(), T0)
+    for _ in range(2):
+        assert sent(session.handle(frame(type="heartbeat"), T0)) == []
+    [error] = sent(session.handle(frame(type="heartbeat", id="b"), T0))
+    assert (error.code, error.id) == ("rate_limited", "b")
+    assert sent(session.handle(frame(type="heartbeat"), T0 + 1)) == []
+
+
+def test_session_closes_4008_on_a_flood() -> None:
+    session = make_session(frames_per_second=1, frame_burst=1, flood_refusals=3)
+    session.handle(Connected(), T0)
+    session.handle(hello(), T0)
+    closes = []
+    for _ in range(5):
+        closes += of(session.handle(frame(type="heartbeat"), T0), Close)
+    assert closes == [Close(CLOSE_FLOOD, "flood")]
+    assert state_of(session) is State.CLOSED
+
+
+def test_session_rate_limits_chats_past_the_chat_burst() -> None:
+    session = ready_session(chats_per_minute=1, chat_burst=1)
+    session.handle(chat_send("一", "c1"), T0)
+    session.handle(ModelDone(1, "好"), T0)
+    [error] = sent(session.handle(chat_send("二", "c2"), T0))
+    assert (error.code, error.id) == ("rate_limited", "c2")
