@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ _SPEC = importlib.util.spec_from_file_location(
 )
 assert _SPEC is not None and _SPEC.loader is not None
 soak = importlib.util.module_from_spec(_SPEC)
+sys.modules["soak"] = soak
 _SPEC.loader.exec_module(soak)
 
 
