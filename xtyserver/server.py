@@ -166,7 +166,10 @@ class Server:
             image_max_bytes=settings.images.max_decoded_bytes,
             image_max_side_px=settings.images.max_side,
             chat_per_minute=int(srv.chats_per_minute),
+            chat_burst=srv.chat_burst,
             frames_per_second=int(srv.frames_per_second),
+            frame_burst=srv.frame_burst,
+            heartbeat_misses=srv.heartbeat_misses,
         )
         self.port: int | None = None
         self._conns: set[_Conn] = set()
@@ -381,6 +384,11 @@ class Server:
             except errors.StoreError as exc:
                 # The store failing must not cost the player the conversation.
                 self._log.warning("store.failed", code=exc.code, action=type(action).__name__)
+            except (errors.XtyError, ValueError, OverflowError, OSError) as exc:
+                # A bug of ours must not kill the connection; log the kind, not the data.
+                self._log.error(
+                    "action.failed", action=type(action).__name__, error=type(exc).__name__
+                )
 
     async def _do(self, conn: _Conn, action: Action) -> None:
         sid = conn.session.session_id

@@ -145,9 +145,12 @@ def _refuse_duplicate_keys(raw: bytes, frame_id: object) -> None:
         )
         err.frame_id = frame_id if isinstance(frame_id, str) else None
         raise err from None
-    except (RecursionError, ValueError):
+    except RecursionError:
         # Deep nesting inside the opaque legacy observation (json's own limit).
         raise FrameError("frame is nested too deeply", code="invalid_json") from None
+    except ValueError:
+        # Python's limit on the digits of an integer, inside the observation.
+        raise FrameError("frame has a number with too many digits", code="invalid_json") from None
 
 
 class _Duplicate(Exception):

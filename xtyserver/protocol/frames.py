@@ -233,7 +233,7 @@ class MemoryForget(_Client, tag="memory.forget"):
 
     target: Literal["event", "save", "profile", "all"]
     confirm: Literal[True]
-    event_id: Annotated[int, Meta(ge=1)] | None = None
+    event_id: Annotated[int, Meta(ge=1, le=2**63 - 1)] | None = None
     id: FrameId | None = None
 
 

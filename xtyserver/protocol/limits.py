@@ -46,4 +46,7 @@ class Limits(msgspec.Struct, frozen=True, rename="camel"):
     image_max_bytes: int = IMAGE_MAX_BYTES
     image_max_side_px: int = 1568
     chat_per_minute: int = 20
+    chat_burst: int = 5
     frames_per_second: int = 50
+    frame_burst: int = 100
+    heartbeat_misses: int = 3
