@@ -613,7 +613,9 @@ class Server:
         if ref is not None:
             ref.index.upsert(stored)
         if ref is not None and len(ref.index) > self.settings.memory.soft_cap:
-            merged = await self._thread(self.store.compact_scope, scope, at)
+            merged = await self._thread(
+                partial(self.store.compact_scope, cap=self.settings.memory.soft_cap), scope, at
+            )
             if merged:
                 _resync(ref.index, await self._thread(self.store.load_scope, scope))
 

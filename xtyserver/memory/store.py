@@ -601,7 +601,9 @@ class MemoryStore:
 
         return self._read(read)
 
-    def compact_scope(self, scope: Scope, now: float, *, max_importance: int = 2) -> int:
+    def compact_scope(
+        self, scope: Scope, now: float, *, max_importance: int = 2, cap: int | None = None
+    ) -> int:
         """Merge old low-importance events of a save past its soft cap.
 
         Candidates are unpinned events of importance <= ``max_importance`` that
@@ -612,11 +614,17 @@ class MemoryStore:
         done, importance 1, day = the latest day merged), so the save drops back
         under the cap when enough candidates exist.
 
+        Args:
+            scope: The save.
+            now: Epoch seconds.
+            max_importance: Highest importance that may be merged.
+            cap: The soft cap; defaults to the store's ``soft_cap``.
+
         Returns:
             How many events were merged away.
         """
         scope = _check_scope(scope)
-        cap = self.soft_cap
+        cap = self.soft_cap if cap is None else cap
         key = (scope.game_id, scope.save_id)
 
         def write(conn: apsw.Connection) -> int:
