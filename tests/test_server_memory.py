@@ -8,7 +8,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.conftest import chat, model_context, running, send
+from tests.conftest import chat, running, send
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.model.fake import Reply
 
