@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import msgspec
 
 from xtyserver.errors import PeerError
-from xtyserver.protocol.codec import Decoded, decode_client_frame
+from xtyserver.protocol.codec import DECODE_ERROR_CODES, Decoded, decode_client_frame
 from xtyserver.protocol.forbidden import find_forbidden
 from xtyserver.protocol.frames import (
     CLIENT_FRAME_TYPES,
@@ -35,17 +35,7 @@ from xtyserver.protocol.frames import (
 )
 from xtyserver.protocol.limits import FRAME_MAX_BYTES, SMALL_FRAME_MAX_BYTES
 
-DECODE_CODES = frozenset(
-    {
-        "invalid_json",
-        "invalid_frame",
-        "unknown_type",
-        "frame_too_large",
-        "budget_exceeded",
-        "forbidden_content",
-    }
-)
-"""Every code the decoder may refuse a frame with (v1.md "Error codes")."""
+DECODE_CODES = DECODE_ERROR_CODES
 
 
 def _outcome(data: bytes | str) -> Decoded | PeerError:

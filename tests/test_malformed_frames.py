@@ -30,6 +30,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from tests.conftest import Harness, chat, hello_frame, running
+from xtyserver.protocol.codec import DECODE_ERROR_CODES
 
 OVERRIDES: dict[str, Any] = {
     # The harness's ManualClock never refills the rate-limit buckets; rate limits have
@@ -41,14 +42,8 @@ OVERRIDES: dict[str, Any] = {
     "memory.extraction": False,
 }
 
-ERROR_CODES = frozenset(
+ERROR_CODES = DECODE_ERROR_CODES | frozenset(
     {
-        "invalid_json",
-        "invalid_frame",
-        "unknown_type",
-        "frame_too_large",
-        "budget_exceeded",
-        "forbidden_content",
         "binary_not_supported",
         # A memory.forget eventId beyond SQLite's 64-bit range passes the decoder and is
         # refused by the store.

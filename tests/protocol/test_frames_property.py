@@ -20,18 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from xtyserver.errors import PeerError
-from xtyserver.protocol.codec import decode_client_frame
+from xtyserver.protocol.codec import DECODE_ERROR_CODES, decode_client_frame
 from xtyserver.protocol.forbidden import find_forbidden
 from xtyserver.protocol.frames import CLIENT_FRAME_TYPES
 
-CODES = {
-    "invalid_json",
-    "invalid_frame",
-    "unknown_type",
-    "frame_too_large",
-    "budget_exceeded",
-    "forbidden_content",
-}
+CODES = DECODE_ERROR_CODES
 # Letters, digits, CJK and spaces: free strings that cannot form a path or e-mail.
 ALPHABET = string.ascii_letters + string.digits + " 农场钓鱼社区中心鱼缸阿比盖尔"
 BIG = 4_000  # longer strings are covered by explicit edge tests (image data)

@@ -45,6 +45,19 @@ _MSGSPEC_PATH = re.compile(r" - at `\$(?P<path>[^`]*)`$")
 _BUDGET_REASONS = ("too long", "too many items", "too large")
 
 
+DECODE_ERROR_CODES = frozenset(
+    {
+        "invalid_json",
+        "invalid_frame",
+        "unknown_type",
+        "frame_too_large",
+        "budget_exceeded",
+        "forbidden_content",
+    }
+)
+"""Every code :func:`decode_client_frame` may refuse a frame with (v1.md "Error codes")."""
+
+
 class Decoded(msgspec.Struct, frozen=True):
     """A decoded client frame and what the budget check noticed on the way.
 
