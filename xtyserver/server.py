@@ -94,6 +94,7 @@ from xtyserver.token import matches as token_matches
 T = TypeVar("T")
 PATH = "/v1"
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+THREAD_DECODE_BYTES = 64 * 1024
 
 
 @cache
@@ -341,7 +342,13 @@ class Server:
                     )
                 else:
                     try:
-                        event = FrameIn(decode_client_frame(message))
+                        if len(message) > THREAD_DECODE_BYTES:
+                            # A screenshot frame takes tens of ms to decode and check:
+                            # off the event loop, so other adapters stay on time.
+                            decoded = await self._thread(decode_client_frame, message)
+                        else:
+                            decoded = decode_client_frame(message)
+                        event = FrameIn(decoded)
                     except errors.PeerError as exc:
                         event = FrameRefused(exc)
                 await self._feed(conn, event)
