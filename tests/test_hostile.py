@@ -115,6 +115,10 @@ async def test_flood_of_1000_frames_a_second_for_10_s_keeps_memory_and_heartbeat
                     worst_probe = max(worst_probe, time.monotonic() - started)
                     await anyio.sleep(0.5)
             after = rss_mb(server.proc.pid)
+        print(
+            f"flood: {sent} frames sent, closes {closes}, server RSS {before:.1f} -> {after:.1f} MB,"
+            f" worst good-adapter probe {worst_probe * 1000:.1f} ms"
+        )
         assert sent >= 5_000, (sent, closes, errors_seen)  # the flood really happened
         assert 4008 in closes  # the flooder was cut off as a flood
         assert after - before < 50, (before, after)
@@ -137,6 +141,7 @@ async def test_compression_bomb_is_closed_1009_and_memory_stays_bounded(tmp_path
                 await recv(ws)
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
         after = rss_mb(server.proc.pid)
+        print(f"compression bomb: server RSS {before:.1f} -> {after:.1f} MB")
         limit_mb = 11.25  # FRAME_MAX_BYTES
         assert after - before < 2 * limit_mb, (before, after)
         # The server is still up for others.
@@ -205,6 +210,7 @@ async def test_slow_consumer_is_closed_and_others_do_not_notice(tmp_path: Path) 
                 while len(h.server._conns) > 1:
                     await anyio.sleep(0.05)
             closed_after = time.monotonic() - started
+            print(f"slow consumer closed after {closed_after:.2f} s (send_timeout 1 s)")
             assert closed_after < 1.0 + 5.0, closed_after  # send_timeout plus slack
             _, done = await chat(other, "还在吗？", chat_id="o2")
             assert done["type"] == "chat.done"
