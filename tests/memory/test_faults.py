@@ -254,3 +254,26 @@ def test_store_gives_store_busy_when_the_lock_outlasts_its_busy_timeout_then_rec
         store.upsert_event(FARM_A, NewEvent("event", "之后", "锁放开后能写"), 3.0)
         assert [e.subject for e in store.load_scope(FARM_A)] == ["之前", "之后"]
     assert _integrity(tmp_path / "m.sqlite") == [("ok",)]
+
+
+def test_store_with_default_timeout_gives_store_busy_when_a_lock_is_held_30_s(
+    tmp_path: Path, hold_lock: Callable[[Path, float], subprocess.Popen[str]]
+) -> None:
+    # The case as written: another process holds the write lock for 30 s.
+    with MemoryStore(tmp_path / "m.sqlite", clock=ManualClock()) as store:
+        store.upsert_event(FARM_A, NewEvent("event", "之前", "锁之前写的"), 1.0)
+        holder = hold_lock(store.path, 30.0)
+        try:
+            started = time.monotonic()
+            with pytest.raises(StoreError) as info:
+                store.upsert_event(FARM_A, NewEvent("event", "被挡", "写不进去"), 2.0)
+            waited = time.monotonic() - started
+            assert info.value.code == "store_busy"
+            assert 4.0 < waited < 10.0  # the 5 s default busy timeout, not 30 s
+            assert [e.subject for e in store.load_scope(FARM_A)] == ["之前"]
+        finally:
+            holder.kill()
+            holder.wait(timeout=10)
+        store.upsert_event(FARM_A, NewEvent("event", "之后", "锁放开后能写"), 3.0)
+        assert [e.subject for e in store.load_scope(FARM_A)] == ["之前", "之后"]
+    assert _integrity(tmp_path / "m.sqlite") == [("ok",)]
