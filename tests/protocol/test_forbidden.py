@@ -264,3 +264,22 @@ def test_scan_stays_fast_on_generated_repetitive_input(unit: str, repeat: int) -
     started = time.perf_counter()
     redact(text)
     assert time.perf_counter() - started < 2.0
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from([text for text, _ in CAUGHT]),
+            st.sampled_from(CLEAN),
+            st.text(max_size=40),
+        ),
+        max_size=4,
+    ).map(" ".join)
+)
+def test_trigger_prefilter_never_hides_a_match(text: str) -> None:
+    """The cheap prefilter is a superset of the full scan: skipping it is never wrong."""
+    from xtyserver.protocol.forbidden import _COMBINED, _TRIGGER
+
+    if _COMBINED.search(text) is not None:
+        assert _TRIGGER.search(text) is not None

@@ -43,7 +43,11 @@ def check_model_context(context: ModelContext, *, prefix: str = "") -> int:
         raise BudgetError(
             f"{path} is {size} bytes serialized; at most {CONTEXT_MAX_BYTES}", fields=[path]
         )
-    _refuse_forbidden(_strings(builtins, path))
+    # Fast path: check the strings without building their paths; only a hit
+    # (rare: the frame is refused) pays for walking again to name the fields.
+    builtins.pop("capturedAt", None)  # a checked timestamp, not free text
+    if any(find_forbidden(text) for text in _flat_strings(builtins)):
+        _refuse_forbidden(_strings(builtins, path))
     return size
 
 
@@ -107,6 +111,20 @@ def freshness(
     if age > stale_after:
         return "stale"
     return "fresh"
+
+
+def _flat_strings(value: object) -> list[str]:
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return out
 
 
 def _strings(value: object, path: str) -> Iterable[tuple[str, str]]:

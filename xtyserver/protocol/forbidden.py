@@ -154,6 +154,14 @@ _COMBINED: Final[re.Pattern[str]] = re.compile(
     f"(?P<path>{_PATH})|(?P<account_id>{_ACCOUNT_ID})|(?P<api_key>{_API_KEY})|(?P<email>{_EMAIL})",
 )
 
+# A superset of _COMBINED, cheap to search: every alternative above needs one
+# of these characters or literals somewhere in the text (a drive path needs
+# ":" or "%", a key "-" / "_" / ":" / "=" or one of the literal prefixes, an
+# e-mail "@", ...). Most in-game strings contain none, so they skip the big scan.
+_TRIGGER: Final[re.Pattern[str]] = re.compile(
+    r"[\\/%$~@_=:\[-]|7656119|AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|AIza|eyJ|(?i:bearer)"
+)
+
 # A replacement can change what surrounds the next candidate (a look-behind
 # that failed next to the removed text may now succeed), so redaction repeats
 # until nothing matches. In practice one or two passes; past this bound the
@@ -171,6 +179,8 @@ def find_forbidden(text: str) -> Kind | None:
         One of ``"path"``, ``"account_id"``, ``"api_key"``, ``"email"`` for the
         leftmost match, or None when the text is clean.
     """
+    if _TRIGGER.search(text) is None:
+        return None
     match = _COMBINED.search(text)
     if match is None:
         return None
@@ -212,6 +222,8 @@ def redact(
     if placeholders is not DEFAULT_PLACEHOLDERS:
         _check_placeholders(placeholders)
     found: list[str] = []
+    if _TRIGGER.search(text) is None:
+        return text, found
 
     def replace(match: re.Match[str]) -> str:
         kind = match.lastgroup or "path"
