@@ -116,7 +116,8 @@ async def test_flood_of_1000_frames_a_second_for_10_s_keeps_memory_and_heartbeat
                     await anyio.sleep(0.5)
             after = rss_mb(server.proc.pid)
         print(
-            f"flood: {sent} frames sent, closes {closes}, server RSS {before:.1f} -> {after:.1f} MB,"
+            f"flood: {sent} frames sent, closes {closes},"
+            f" server RSS {before:.1f} -> {after:.1f} MB,"
             f" worst good-adapter probe {worst_probe * 1000:.1f} ms"
         )
         assert sent >= 5_000, (sent, closes, errors_seen)  # the flood really happened
