@@ -158,6 +158,10 @@ async def _serve(settings: Settings) -> int:
                 " (xtyserver token show prints it)",
                 flush=True,
             )
+            if sys.platform == "win32":
+                # No signal receivers on Windows' event loop: Ctrl+C raises
+                # KeyboardInterrupt, which cancels this group just the same.
+                await anyio.sleep_forever()
             with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
                 async for _ in signals:
                     tg.cancel_scope.cancel()
