@@ -314,5 +314,6 @@ async def test_egress_canary_never_reaches_model_database_or_log(tmp_path: Path)
             assert form not in bodies, f"{name} reached the model as {form!r}"
             assert form not in db_text, f"{name} reached the database as {form!r}"
             assert form not in logs, f"{name} reached the log as {form!r}"
+    assert TOKEN not in logs and TOKEN not in bodies and TOKEN not in db_text
     for form in _forms(CANARIES["user"]):
         assert form not in bodies and form not in db_text and form not in logs, form

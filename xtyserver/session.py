@@ -55,6 +55,7 @@ from xtyserver.protocol.frames import (
     Usage,
 )
 from xtyserver.protocol.limits import Limits
+from xtyserver.ratelimit import TokenBucket, WindowCounter
 from xtyserver.token import matches as token_matches
 
 # -- close codes (v1.md "Close codes") -----------------------------------------
@@ -750,8 +751,6 @@ class _Buckets:
     """Per-connection admission: all frames, chat turns, and flood detection."""
 
     def __init__(self, settings: ServerSettings, now: float) -> None:
-        from xtyserver.ratelimit import TokenBucket, WindowCounter
-
         self._frames = TokenBucket(settings.frames_per_second, settings.frame_burst, now)
         self._chats = TokenBucket(settings.chats_per_minute / 60, settings.chat_burst, now)
         self._refusals = WindowCounter(10.0)
