@@ -5,6 +5,9 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -19,9 +22,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from xtyserver.clock import ManualClock
 from xtyserver.config import Settings, load_settings
 from xtyserver.memory.store import MemoryStore
-from xtyserver.model.client import ModelClient
 from xtyserver.model.fake import FakeModelServer
-from xtyserver.server import Server
+from xtyserver.server import Server, serving
 
 TOKEN = "test-token-0123456789abcdef0123456789abcdef"
 START = 1_790_000_000.0  # 2026-09-21T...Z, a fixed wall-clock start
@@ -139,14 +141,29 @@ async def running(
             values["model.model"] = "fake-vl"
         values.update(overrides or {})
         settings = load_settings(None, env={}, overrides=values)
-        store = MemoryStore.open_profile(data_dir, "default", clock=clock)
-        client = ModelClient(settings.model)
-        server = Server(settings, store=store, model=client, token=TOKEN, clock=clock)
+        async with serving(settings, token=TOKEN, clock=clock) as server:
+            yield Harness(server.url, fake, server, server.store, clock, settings)
+
+
+class ServerProcess:
+    """A real `xtyserver serve` process (memory figures of the server alone, SIGKILL)."""
+
+    def __init__(self, data_dir: Path, **env: str) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "xtyserver", "serve", "--port", "0", "--log-json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env={**os.environ, "XTY_TOKEN": TOKEN, "XTY_DATA_DIR": str(data_dir), **env},
+        )
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline().strip()
+        assert line.startswith("listening ws://"), line
+        self.url = line.split(" ", 1)[1]
+
+    def stop(self) -> None:
+        self.proc.terminate()
         try:
-            async with anyio.create_task_group() as tg:
-                url = await tg.start(server.serve)
-                yield Harness(url, fake, server, store, clock, settings)
-                tg.cancel_scope.cancel()
-        finally:
-            await client.aclose()
-            store.close()
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()

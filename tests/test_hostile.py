@@ -5,8 +5,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -17,7 +15,16 @@ import structlog
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from tests.conftest import TOKEN, chat, hello_frame, model_context, recv, running, send
+from tests.conftest import (
+    TOKEN,
+    ServerProcess,
+    chat,
+    hello_frame,
+    model_context,
+    recv,
+    running,
+    send,
+)
 from xtyserver import log
 from xtyserver.model.fake import Reply
 
@@ -29,30 +36,6 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise AssertionError("no VmRSS")
-
-
-class ServerProcess:
-    """A real `xtyserver serve` process, for memory figures of the server alone."""
-
-    def __init__(self, data_dir: Path, **env: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "xtyserver", "serve", "--port", "0", "--log-json"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            env={**os.environ, "XTY_TOKEN": TOKEN, "XTY_DATA_DIR": str(data_dir), **env},
-        )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline().strip()
-        assert line.startswith("listening ws://"), line
-        self.url = line.split(" ", 1)[1]
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
 
 
 async def test_flood_of_1000_frames_a_second_for_10_s_keeps_memory_and_heartbeats(

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import anyio
@@ -14,7 +11,7 @@ import apsw
 import pytest
 from websockets.asyncio.client import connect
 
-from tests.conftest import TOKEN, chat, hello_frame, recv, running, send
+from tests.conftest import ServerProcess, chat, hello_frame, recv, running, send
 from xtyserver.clock import SystemClock
 from xtyserver.memory.store import MemoryStore
 from xtyserver.model.fake import Reply
@@ -47,24 +44,11 @@ def _farm():  # type: ignore[no-untyped-def]
     return Scope("stardew-valley", "farm-a")
 
 
-def _serve(data: Path) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "xtyserver", "serve", "--port", "0", "--log-json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "XTY_TOKEN": TOKEN, "XTY_DATA_DIR": str(data)},
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline().strip()
-    assert line.startswith("listening ws://"), line
-    return proc, line.split(" ", 1)[1]
-
-
 async def test_server_killed_mid_writes_reopens_clean_and_closes_the_crashed_session(
     tmp_path: Path,
 ) -> None:
-    proc, url = _serve(tmp_path)
+    server = ServerProcess(tmp_path)
+    proc, url = server.proc, server.url
     acknowledged: list[dict[str, object]] = []
 
     async def adapter(n: int) -> None:
@@ -117,7 +101,8 @@ async def test_server_killed_mid_writes_reopens_clean_and_closes_the_crashed_ses
     finally:
         store.close()
     # A restarted server recovers cleanly and serves.
-    proc2, url2 = _serve(tmp_path)
+    server2 = ServerProcess(tmp_path)
+    url2 = server2.url
     try:
         async with connect(url2) as ws:
             await send(ws, hello_frame(save="save-0"))
@@ -127,7 +112,6 @@ async def test_server_killed_mid_writes_reopens_clean_and_closes_the_crashed_ses
         rows = {r["saveId"]: r for r in stats_after["saves"]}
         assert rows["save-0"]["sessions"] >= 2
     finally:
-        proc2.terminate()
-        proc2.wait(10)
+        server2.stop()
     assert json.dumps(acknowledged)  # the run really acknowledged writes
     assert len(acknowledged) >= 60

@@ -135,41 +135,29 @@ def _open_store(settings: Settings) -> Any:
 
 async def _serve(settings: Settings) -> int:
     from xtyserver import token as tokens
-    from xtyserver.model.client import ModelClient
-    from xtyserver.server import Server
+    from xtyserver.server import serving
 
     data = settings.data_path
     data.mkdir(parents=True, exist_ok=True)
     secret, where = tokens.load_or_create(data, env_token=settings.token)
-    store = _open_store(settings)
-    model = ModelClient(settings.model)
-    logger = log.get("xtyserver.cli")
-    if not model.configured:
-        logger.warning(
+    if not settings.model.configured:
+        log.get("xtyserver.cli").warning(
             "model.not_configured", hint="set XTY_MODEL_BASE_URL and XTY_MODEL; chat will refuse"
         )
-    server = Server(settings, store=store, model=model, token=secret, clock=SystemClock())
-    try:
-        async with anyio.create_task_group() as tg:
-            url = await tg.start(server.serve)
-            print(f"listening {url}", flush=True)
-            print(
-                f"token: {'from XTY_TOKEN' if where is None else f'in {where}'}"
-                " (xtyserver token show prints it)",
-                flush=True,
-            )
-            if sys.platform == "win32":
-                # No signal receivers on Windows' event loop: Ctrl+C raises
-                # KeyboardInterrupt, which cancels this group just the same.
-                await anyio.sleep_forever()
-            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                async for _ in signals:
-                    tg.cancel_scope.cancel()
-                    break
-    finally:
-        with anyio.CancelScope(shield=True):
-            await model.aclose()
-            store.close()
+    async with serving(settings, token=secret, clock=SystemClock()) as server:
+        print(f"listening {server.url}", flush=True)
+        print(
+            f"token: {'from XTY_TOKEN' if where is None else f'in {where}'}"
+            " (xtyserver token show prints it)",
+            flush=True,
+        )
+        if sys.platform == "win32":
+            # No signal receivers on Windows' event loop: Ctrl+C raises
+            # KeyboardInterrupt, which stops the server just the same.
+            await anyio.sleep_forever()
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                break
     return 0
 
 

@@ -24,10 +24,8 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from xtyserver.clock import SystemClock
 from xtyserver.config import load_settings
-from xtyserver.memory.store import MemoryStore
-from xtyserver.model.client import ModelClient
 from xtyserver.model.fake import FakeModelServer, Reply
-from xtyserver.server import Server
+from xtyserver.server import serving
 
 QUESTIONS = ("今天适合去钓鱼吗？", "我想先完成社区中心的鱼缸收集包，有什么建议？")
 # What the scripted model answers (a real provider replaces it via XTY_MODEL_BASE_URL).
@@ -147,7 +145,6 @@ async def run_demo(data_dir: str | None = None, out: Any = None) -> int:
     token = secrets.token_urlsafe(32)
     with tempfile.TemporaryDirectory(prefix="xty-demo-") as tmp:
         folder = Path(data_dir or tmp)
-        clock = SystemClock()
         async with FakeModelServer() as fake:
             for question, answer in zip(QUESTIONS, SCRIPTED, strict=True):
                 fake.enqueue(Reply(text=answer, match=question, chunk_delay=0.05))
@@ -161,23 +158,14 @@ async def run_demo(data_dir: str | None = None, out: Any = None) -> int:
                     "model.model": "scripted-vl",
                 },
             )
-            store = MemoryStore.open_profile(folder, settings.profile, clock=clock)
-            model = ModelClient(settings.model)
-            server = Server(settings, store=store, model=model, token=token, clock=clock)
-            try:
-                async with anyio.create_task_group() as tg:
-                    url = await tg.start(server.serve)
-                    print(f"scripted model at {fake.base_url}", file=out)
-                    print(f"listening {url}", file=out)
-                    await _adapter(url, token, out)
-                    # Give background memory extraction a moment before stopping.
-                    with anyio.move_on_after(5):
-                        while server.jobs_done < 3:
-                            await anyio.sleep(0.05)
-                    tg.cancel_scope.cancel()
-            finally:
-                await model.aclose()
-                store.close()
+            async with serving(settings, token=token, clock=SystemClock()) as server:
+                print(f"scripted model at {fake.base_url}", file=out)
+                print(f"listening {server.url}", file=out)
+                await _adapter(server.url, token, out)
+                # Give background memory extraction a moment before stopping.
+                with anyio.move_on_after(5):
+                    while server.jobs_done < 3:
+                        await anyio.sleep(0.05)
             sent = [r for r in fake.requests if r.path.endswith("/chat/completions")]
             images = sum('"image_url"' in r.body.decode("utf-8", "replace") for r in sent)
             print(

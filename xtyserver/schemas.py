@@ -12,14 +12,19 @@ from typing import Any
 
 import msgspec
 
-from xtyserver.protocol.frames import CLIENT_FRAME_TYPES, SERVER_FRAME_TYPES, ModelContext
+from xtyserver.protocol.frames import (
+    CLIENT_FRAME_TYPES,
+    SERVER_FRAME_TYPES,
+    ModelContext,
+    frame_type,
+)
 
 
 def generate() -> dict[str, str]:
     """Map file name -> schema text, for every client and server frame type."""
     out: dict[str, str] = {}
     types: list[tuple[str, Any]] = [
-        (str(cls.__struct_config__.tag), cls) for cls in (*CLIENT_FRAME_TYPES, *SERVER_FRAME_TYPES)
+        (frame_type(cls), cls) for cls in (*CLIENT_FRAME_TYPES, *SERVER_FRAME_TYPES)
     ]
     types.append(("modelContext", ModelContext))
     for name, cls in types:

@@ -16,11 +16,11 @@ from __future__ import annotations
 import contextlib
 import math
 import secrets
-import zoneinfo
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache, partial
+from functools import partial
 from http import HTTPStatus
 from typing import Any, TypeVar
 
@@ -38,6 +38,7 @@ from xtyserver.clock import Clock
 from xtyserver.config import Settings
 from xtyserver.image import check_and_prepare
 from xtyserver.memory import extraction
+from xtyserver.memory.accounting import timezone_known
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.store import MemoryStore
 from xtyserver.memory.types import MemoryEvent, NewEvent, PlayStats, Scope, SharedProfile
@@ -56,6 +57,7 @@ from xtyserver.protocol.frames import (
     StatsGet,
     StatsResult,
     Usage,
+    frame_type,
 )
 from xtyserver.protocol.limits import FRAME_MAX_BYTES, Limits
 from xtyserver.session import (
@@ -95,16 +97,6 @@ T = TypeVar("T")
 PATH = "/v1"
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 THREAD_DECODE_BYTES = 64 * 1024
-
-
-@cache
-def timezone_known(name: str) -> bool:
-    """Whether ``name`` is an IANA zone this machine knows (v1.md "adapter.hello")."""
-    try:
-        zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
-        return False
-    return True
 
 
 @dataclass(eq=False)
@@ -469,7 +461,7 @@ class Server:
                 try:
                     await self._query(conn, frame, scope)
                 except errors.StoreError as exc:
-                    self._log.warning("store.failed", code=exc.code, action=_tag(frame))
+                    self._log.warning("store.failed", code=exc.code, action=frame_type(frame))
                     err = Error(code=exc.code, message=exc.message, id=frame.id)
                     await self._apply(conn, [Send(err)])
             case Log(event=event, fields=fields):
@@ -683,6 +675,28 @@ class Server:
         return await anyio.to_thread.run_sync(partial(fn, *args))
 
 
+@asynccontextmanager
+async def serving(settings: Settings, *, token: str, clock: Clock) -> AsyncIterator[Server]:
+    """Open the profile's store and the model client, and run a :class:`Server`.
+
+    The server listens once this is entered (``server.url`` is set) and stops,
+    closing the client and the store, when it is left. ``xtyserver serve``, the
+    demo and the tests all start the server this one way.
+    """
+    store = MemoryStore.open_profile(settings.data_path, settings.profile, clock=clock)
+    model = ModelClient(settings.model)
+    server = Server(settings, store=store, model=model, token=token, clock=clock)
+    try:
+        async with anyio.create_task_group() as tg:
+            await tg.start(server.serve)
+            yield server
+            tg.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await model.aclose()
+        store.close()
+
+
 def _resync(index: SaveIndex, events: Sequence[MemoryEvent]) -> None:
     """Make a shared index match the store in place (sessions hold a reference to it)."""
     keep = {event.id for event in events}
@@ -691,10 +705,6 @@ def _resync(index: SaveIndex, events: Sequence[MemoryEvent]) -> None:
             index.remove(old.id)
     for event in events:
         index.upsert(event)
-
-
-def _tag(frame: msgspec.Struct) -> str:
-    return str(frame.__struct_config__.tag)
 
 
 def _bearer(headers: Headers) -> str | None:

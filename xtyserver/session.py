@@ -378,21 +378,15 @@ class GameAgentSession:
             return []
         if verdict == "flood":
             return self._close(CLOSE_FLOOD, "flood", now)
-        return [Send(Error(code="rate_limited", message="too many frames; slow down", id=frame_id))]
+        return [_error("rate_limited", "too many frames; slow down", frame_id)]
 
     # -- frames ----------------------------------------------------------------
 
     def _refused(self, error: errors.PeerError) -> list[Action]:
-        frame = Error(
-            code=error.code,
-            message=error.message,
-            id=error.frame_id,
-            fields=list(error.fields) or None,
-        )
         # Field paths can hold peer-chosen keys: redact before they reach a log.
         fields = [redact(path[:120])[0] for path in error.fields[:20]]
         log = Log("frame.refused", {"code": error.code, "fields": fields})
-        return [Send(frame), log]
+        return [_error(error.code, error.message, error.frame_id, list(error.fields) or None), log]
 
     def _frame(self, decoded: Decoded, now: float) -> list[Action]:
         frame = decoded.frame
@@ -401,16 +395,8 @@ class GameAgentSession:
             actions.append(Log("context.over_target", {"bytes": decoded.context_bytes}))
         if self.state is State.AWAIT_HELLO:
             if not isinstance(frame, Hello):
-                return [
-                    *actions,
-                    Send(
-                        Error(
-                            code="hello_required",
-                            message="the first frame must be adapter.hello",
-                            id=getattr(frame, "id", None),
-                        )
-                    ),
-                ]
+                message = "the first frame must be adapter.hello"
+                return [*actions, _error("hello_required", message, getattr(frame, "id", None))]
             return actions + self._hello(frame, now)
         match frame:
             case Hello():
@@ -435,16 +421,8 @@ class GameAgentSession:
             return [err, *self._close(CLOSE_UNAUTHORIZED, "unauthorized", now)]
         timezone = frame.timezone or "UTC"
         if not self._timezone_ok(timezone):
-            return [
-                Send(
-                    Error(
-                        code="invalid_frame",
-                        message=f"unknown IANA time zone {timezone!r}",
-                        id=frame.id,
-                        fields=["timezone"],
-                    )
-                )
-            ]
+            message = f"unknown IANA time zone {timezone!r}"
+            return [_error("invalid_frame", message, frame.id, ["timezone"])]
         self._go("hello_ok")
         self.identity = frame.identity
         self.timezone = timezone
@@ -525,15 +503,7 @@ class GameAgentSession:
         if self.state is State.TURN:
             return [Send(ChatError(id=frame.id, code="busy", message=self._texts.busy))]
         if not self._frames.admit_chat(now):
-            return [
-                Send(
-                    Error(
-                        code="rate_limited",
-                        message="too many chat.send frames; slow down",
-                        id=frame.id,
-                    )
-                )
-            ]
+            return [_error("rate_limited", "too many chat.send frames; slow down", frame.id)]
         actions: list[Action] = []
         if frame.context is not None:
             actions += self._switch(frame.context.identity, now)
@@ -589,10 +559,7 @@ class GameAgentSession:
         if self._context is not None:
             age = now - self._context.captured_at.timestamp()
             use = freshness(
-                self._context.captured_at,
-                now,
-                stale_after=self._settings.stale_after,
-                drop_after=self._settings.drop_after,
+                age, stale_after=self._settings.stale_after, drop_after=self._settings.drop_after
             )
             if use != "dropped":
                 facts = render_facts(self._context, use, age)
@@ -657,7 +624,8 @@ class GameAgentSession:
         self._turn = None
         self._go("reply_done")
         reply = text or "".join(current.parts)
-        if current.scope == self._scope():
+        same_save = current.scope == self._scope()
+        if same_save:
             self._history.append((current.text, reply))
         done = ChatDone(
             id=current.chat_id,
@@ -666,7 +634,7 @@ class GameAgentSession:
             usage=usage,
             image_sent=current.image_sent,
         )
-        day = self._day if current.scope == self._scope() else None
+        day = self._day if same_save else None
         return [Send(done), Remember(current.scope, current.text, reply, day, now)]
 
     def _failed(self, turn: int, code: str) -> list[Action]:
@@ -767,5 +735,5 @@ class _Buckets:
         return self._chats.take(now)
 
 
-def _error(code: str, message: str, frame_id: str | None) -> Send:
-    return Send(Error(code=code, message=message, id=frame_id))
+def _error(code: str, message: str, frame_id: str | None, fields: list[str] | None = None) -> Send:
+    return Send(Error(code=code, message=message, id=frame_id, fields=fields))

@@ -59,6 +59,15 @@ def timezone(name: str) -> ZoneInfo:
         raise UsageError(f"unknown timezone {name!r}") from exc
 
 
+def timezone_known(name: str) -> bool:
+    """Whether ``name`` is an IANA zone this machine knows (v1.md "adapter.hello")."""
+    try:
+        timezone(name)
+    except UsageError:
+        return False
+    return True
+
+
 def local_date(ts: float, tz: str) -> str:
     """The ISO date (``YYYY-MM-DD``) of epoch seconds ``ts`` in timezone ``tz``.
 

@@ -9,7 +9,6 @@ the bounded legacy observation, and freshness by ``capturedAt``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
 from typing import Literal
 
 import msgspec
@@ -96,16 +95,13 @@ def check_chat_context(context: ChatContext, *, prefix: str) -> int:
     return check_model_context(context.model_context, prefix=prefix)
 
 
-def freshness(
-    captured_at: datetime, now: float, *, stale_after: float, drop_after: float
-) -> Freshness:
-    """How a modelContext captured at ``captured_at`` may be used at ``now``.
+def freshness(age: float, *, stale_after: float, drop_after: float) -> Freshness:
+    """How a modelContext ``age`` seconds old (``now - capturedAt``) may be used.
 
     Older than ``stale_after`` seconds it is injected but marked stale; older
-    than ``drop_after`` it is not injected (v1.md "Freshness"). A timestamp in
-    the future (a skewed game clock) counts as fresh.
+    than ``drop_after`` it is not injected (v1.md "Freshness"). A negative age
+    (a skewed game clock) counts as fresh.
     """
-    age = now - captured_at.timestamp()
     if age > drop_after:
         return "dropped"
     if age > stale_after:

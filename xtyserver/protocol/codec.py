@@ -28,9 +28,13 @@ from xtyserver.protocol.frames import (
     CLIENT_FRAME_TYPES,
     ChatSend,
     ClientFrame,
+    Hello,
     ServerFrame,
+    StateUpdate,
+    frame_type,
 )
 from xtyserver.protocol.limits import (
+    CONTEXT_TARGET_BYTES,
     FRAME_MAX_BYTES,
     SMALL_FRAME_MAX_BYTES,
 )
@@ -38,7 +42,7 @@ from xtyserver.protocol.limits import (
 _DECODER = msgspec.json.Decoder(ClientFrame)
 _GENERIC = msgspec.json.Decoder()
 _ENCODER = msgspec.json.Encoder()
-_TYPES_BY_TAG: dict[str, type[Any]] = {str(t.__struct_config__.tag): t for t in CLIENT_FRAME_TYPES}
+_TYPES_BY_TAG: dict[str, type[Any]] = {frame_type(t): t for t in CLIENT_FRAME_TYPES}
 _MSGSPEC_PATH = re.compile(r" - at `\$(?P<path>[^`]*)`$")
 
 # Reasons that are budget violations rather than type errors (v1.md "Error codes").
@@ -105,37 +109,33 @@ def decode_client_frame(data: bytes | str) -> Decoded:
 
     if not isinstance(frame, ChatSend) and len(raw) > SMALL_FRAME_MAX_BYTES:
         raise FrameError(
-            f"a {_tag(frame)} frame may be at most {SMALL_FRAME_MAX_BYTES} bytes",
+            f"a {frame_type(frame)} frame may be at most {SMALL_FRAME_MAX_BYTES} bytes",
             code="frame_too_large",
         )
-    _refuse_duplicate_keys(raw, getattr(frame, "id", None))
     try:
+        _refuse_duplicate_keys(raw)
         size = _check_semantics(frame)
     except PeerError as exc:
         exc.frame_id = getattr(frame, "id", None)
         raise
-    return Decoded(frame, size, size > 2 * 1024)
-
-
-def _tag(frame: msgspec.Struct) -> str:
-    return str(frame.__struct_config__.tag)
+    return Decoded(frame, size, size > CONTEXT_TARGET_BYTES)
 
 
 def _check_semantics(frame: ClientFrame) -> int:
     """Checks beyond the types: sizes and forbidden content. Returns context bytes."""
     match frame:
-        case msgspec.Struct() if _tag(frame) == "adapter.hello":
-            check_hello(frame)  # type: ignore[arg-type]
+        case Hello():
+            check_hello(frame)
             return 0
-        case msgspec.Struct() if _tag(frame) == "state.update":
-            return check_state_update(frame)  # type: ignore[arg-type]
+        case StateUpdate():
+            return check_state_update(frame)
         case ChatSend(context=context) if context is not None:
             return check_chat_context(context, prefix="context.")
         case _:
             return 0
 
 
-def _refuse_duplicate_keys(raw: bytes, frame_id: object) -> None:
+def _refuse_duplicate_keys(raw: bytes) -> None:
     """Refuse an object with the same key twice (v1.md "Frames": JSON rules).
 
     msgspec keeps the last duplicate silently; a mod that sends two values for
@@ -153,11 +153,9 @@ def _refuse_duplicate_keys(raw: bytes, frame_id: object) -> None:
     try:
         json.loads(raw, object_pairs_hook=hook)
     except _Duplicate as dup:
-        err = FrameError(
+        raise FrameError(
             f"duplicate key {dup.args[0]!r}", code="invalid_json", fields=[str(dup.args[0])]
-        )
-        err.frame_id = frame_id if isinstance(frame_id, str) else None
-        raise err from None
+        ) from None
     except RecursionError:
         # Deep nesting inside the opaque legacy observation (json's own limit).
         raise FrameError("frame is nested too deeply", code="invalid_json") from None

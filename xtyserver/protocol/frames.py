@@ -77,6 +77,11 @@ ProfileField = Literal[
 ]
 
 
+def frame_type(frame: msgspec.Struct | type[msgspec.Struct]) -> str:
+    """The ``type`` tag of a frame or frame class, e.g. ``"chat.send"``."""
+    return str(frame.__struct_config__.tag)
+
+
 class _Obj(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, rename="camel"):
     """Base of every nested object: unknown fields are refused."""
 
