@@ -39,22 +39,17 @@ def render_facts(context: ModelContext, freshness: Freshness, age_seconds: float
     Only whitelisted fields exist on the Struct, so nothing else can leak in.
     """
     lines: list[str] = []
-    if context.world is not None:
+    for head, obj, labels in (
+        ("世界", context.world, _WORLD_LABELS),
+        ("玩家", context.player, _PLAYER_LABELS),
+    ):
         parts = [
-            f"{label}：{_fmt(getattr(context.world, name))}"
-            for name, label in _WORLD_LABELS
-            if getattr(context.world, name) is not None
+            f"{label}：{_fmt(getattr(obj, name))}"
+            for name, label in labels
+            if obj is not None and getattr(obj, name) is not None
         ]
         if parts:
-            lines.append("世界：" + "；".join(parts))
-    if context.player is not None:
-        parts = [
-            f"{label}：{_fmt(getattr(context.player, name))}"
-            for name, label in _PLAYER_LABELS
-            if getattr(context.player, name) is not None
-        ]
-        if parts:
-            lines.append("玩家：" + "；".join(parts))
+            lines.append(f"{head}：" + "；".join(parts))
     focus = context.focus
     if focus is not None and (focus.name or focus.kind):
         reach = (
