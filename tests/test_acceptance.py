@@ -81,7 +81,8 @@ async def play_evening(
         _, done = await chat(ws, text)
         assert done["type"] == "chat.done", done
         jobs += 1
-        await until(lambda: h.server.jobs_done >= jobs)
+        with anyio.fail_after(10):
+            await h.server.memory.wait_idle()
     return jobs
 
 

@@ -191,8 +191,7 @@ async def test_slow_consumer_is_closed_and_others_do_not_notice(tmp_path: Path) 
             _, done = await chat(other, "我还在吗？", chat_id="o1")
             assert done["type"] == "chat.done"
             with anyio.fail_after(30):
-                while len(h.server._conns) > 1:
-                    await anyio.sleep(0.05)
+                await h.server.wait_connections(at_most=1)
             closed_after = time.monotonic() - started
             print(f"slow consumer closed after {closed_after:.2f} s (send_timeout 1 s)")
             assert closed_after < 1.0 + 5.0, closed_after  # send_timeout plus slack
@@ -282,8 +281,7 @@ async def test_egress_canary_never_reaches_model_database_or_log(tmp_path: Path)
                 assert (await recv(ws))["type"] == "error"
             # Let background extraction (which reads the redacted turn) finish.
             with anyio.fail_after(10):
-                while h.server.jobs_done < 1:
-                    await anyio.sleep(0.02)
+                await h.server.memory.wait_idle()
             bodies = b"".join(r.body for r in h.fake.requests).decode("utf-8", "replace")
             h.store.close()
             db = b"".join(p.read_bytes() for p in tmp_path.rglob("memory-v1.sqlite*"))

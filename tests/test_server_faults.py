@@ -31,8 +31,7 @@ async def test_stream_cut_mid_reply_stores_nothing_of_the_partial_reply(tmp_path
         _, done = await chat(ws, "再来一次", chat_id="c2")
         assert done["type"] == "chat.done"
         with anyio.fail_after(10):
-            while h.server.jobs_done < 1:
-                await anyio.sleep(0.01)
+            await h.server.memory.wait_idle()
         extraction = [r for r in h.fake.chat_requests if "玩家说" in r.text]
         assert len(extraction) == 1 and "部分回复" not in extraction[0].text
         assert all("部分" not in e.summary for e in h.store.load_scope(_farm()))

@@ -18,8 +18,8 @@ FARM = Scope("stardew-valley", "farm-a")
 
 async def jobs(h, n: int) -> None:  # type: ignore[no-untyped-def]
     with anyio.fail_after(10):
-        while h.server.jobs_done < n:
-            await anyio.sleep(0.01)
+        await h.server.memory.wait_idle()
+    assert h.server.memory.statistics.jobs_done >= n
 
 
 async def test_stalled_handshake_is_closed_after_open_timeout(tmp_path: Path) -> None:
@@ -49,8 +49,7 @@ async def test_heartbeat_timeout_closes_the_play_session_at_its_last_heartbeat(
             await ws.recv()
             h.clock.advance(600)  # the game hangs for ten minutes
             with anyio.fail_after(5):
-                while h.server._conns:
-                    await anyio.sleep(0.02)
+                await h.server.wait_connections(at_most=0)
         sessions = h.store.export().sessions
         assert len(sessions) == 1
         assert sessions[0].ended_at == last_beat

@@ -172,11 +172,11 @@ async def _fake_model(host: str, port: int) -> int:
 
 
 def _stats(settings: Settings, *, as_json: bool) -> int:
-    from xtyserver.server import stats_frame
+    from xtyserver.protocol.replies import stats_result
 
     store = _open_store(settings)
     try:
-        frame = stats_frame(store.stats(), None)
+        frame = stats_result(store.stats(), None)
     finally:
         store.close()
     if as_json:

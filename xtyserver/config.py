@@ -18,9 +18,10 @@ from typing import Any
 import msgspec
 
 from xtyserver.errors import UsageError
-from xtyserver.image import ImageLimits
 from xtyserver.memory.retrieval import MemoryBudget
-from xtyserver.model.client import ModelSettings
+from xtyserver.model.settings import ModelSettings
+from xtyserver.protocol.images import ImageLimits
+from xtyserver.session.settings import Texts
 
 APP_DIR_NAME = "XiaoTangYuan"
 
@@ -60,30 +61,6 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # Seconds a shutdown waits for queued extraction/summary jobs.
     drain_timeout: float = 10.0
     budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
-
-
-class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Every text the player may see, configurable under ``[texts]``."""
-
-    persona: str = (
-        "你是小汤圆，一个陪玩家一起玩游戏的 AI 伙伴。你活泼、温暖、靠谱，说话简短自然，"
-        "像坐在旁边一起玩的朋友。你能看到玩家发来的游戏画面截图和少量游戏状态。"
-        "只根据看到的画面、给出的状态和记忆回答；不确定时直说，不要编造游戏里没发生的事。"
-        "默认用中文回复，一般不超过三句话。"
-    )
-    model_not_configured: str = (
-        "还没有配置模型：请设置环境变量 XTY_MODEL_BASE_URL 和 XTY_MODEL"
-        "（需要时再设 XTY_MODEL_API_KEY），或在配置文件的 [model] 里填写 base_url 和 model。"
-    )
-    busy: str = "小汤圆还在回答上一句，等一下再说吧。"
-    cancelled: str = "这次回答已取消。"
-    model_timeout: str = "模型太久没有回应，这次先算了，再问一次试试？"
-    model_rate_limited: str = "模型服务现在太忙（请求过多），稍后再试。"
-    model_unavailable: str = "模型服务暂时不可用，稍后再试。"
-    model_auth_failed: str = "模型服务拒绝了密钥：请检查 XTY_MODEL_API_KEY。"
-    model_stream_cut: str = "回答中途断开了，再问一次吧。"
-    model_bad_request: str = "模型服务不接受这次请求，请检查模型名称和配置。"
-    model_error: str = "模型出错了，稍后再试。"
 
 
 class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

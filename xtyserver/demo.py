@@ -162,10 +162,9 @@ async def run_demo(data_dir: str | None = None, out: Any = None) -> int:
                 print(f"scripted model at {fake.base_url}", file=out)
                 print(f"listening {server.url}", file=out)
                 await _adapter(server.url, token, out)
-                # Give background memory extraction a moment before stopping.
+                # Let background memory extraction finish (bounded) before stopping.
                 with anyio.move_on_after(5):
-                    while server.jobs_done < 3:
-                        await anyio.sleep(0.05)
+                    await server.memory.wait_idle()
             sent = [r for r in fake.requests if r.path.endswith("/chat/completions")]
             images = sum('"image_url"' in r.body.decode("utf-8", "replace") for r in sent)
             print(

@@ -139,7 +139,8 @@ async def test_disk_full_refuses_the_memory_write_but_the_chat_answers_and_write
             h.fake.enqueue(extraction_reply("我要先修温室", "修温室", "计划先修好温室"))
             _, done = await chat(ws, "我要先修温室", "c1")
             assert done["type"] == "chat.done", done
-            await until(lambda: h.server.jobs_done >= 1)
+            with anyio.fail_after(10):
+                await h.server.memory.wait_idle()
             before = store.load_scope(FARM_A)
             assert [e.summary for e in before] == ["计划先修好温室"]
 

@@ -122,7 +122,9 @@ async def test_client_yields_deltas_in_order_and_done_joins_them_with_usage(
     assert out.done is not None
     assert out.done.text == "你好，农夫！"
     prompt = len("你是小汤圆。\n早上好")
-    assert out.done.usage == Usage(prompt, 6, prompt + 6)
+    assert out.done.usage == Usage(
+        prompt_tokens=prompt, completion_tokens=6, total_tokens=prompt + 6
+    )
 
 
 @pytest.mark.anyio

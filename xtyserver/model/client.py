@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
-from typing import Annotated, Any, cast
+from typing import Any, cast
 
 import anyio
 import msgspec
@@ -32,6 +32,8 @@ import structlog
 from openai.types.chat import ChatCompletionChunk, ChatCompletionMessageParam
 
 from xtyserver.errors import ModelError
+from xtyserver.model.settings import ModelSettings
+from xtyserver.protocol.frames import Usage
 
 __all__ = [
     "Delta",
@@ -45,8 +47,6 @@ __all__ = [
 
 _log = structlog.get_logger("xtyserver.model")
 
-_Positive = Annotated[float, msgspec.Meta(gt=0)]
-_NonNegative = Annotated[float, msgspec.Meta(ge=0)]
 
 _IMAGE_PART_TYPES = frozenset({"image_url", "input_image", "image"})
 
@@ -54,77 +54,6 @@ _NOT_CONFIGURED_HINT = {
     "base_url": "XTY_MODEL_BASE_URL (config key model.base_url)",
     "model": "XTY_MODEL (config key model.model)",
 }
-
-
-class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """How to reach the model provider.
-
-    Attributes:
-        base_url: OpenAI-compatible base URL, e.g. ``https://api.deepseek.com/v1``.
-        api_key: The provider key. Never shown by ``repr``; may be empty for a local server.
-        model: Chat model name.
-        vision: Whether the model takes image parts; without it images are dropped.
-        first_token_timeout: Seconds from sending the request to the first text token.
-        idle_timeout: Longest gap in seconds between two chunks once text flows.
-        max_retries: Retries of a failed request before any text was shown.
-        backoff_base: First backoff in seconds; doubled per retry.
-        backoff_cap: Longest backoff in seconds.
-        retry_after_cap: Longest ``Retry-After`` honoured; a longer one fails at once.
-        extraction_model: Model for background calls (:meth:`ModelClient.complete`);
-            ``None`` uses ``model``.
-    """
-
-    base_url: str = ""
-    api_key: str = ""
-    model: str = ""
-    vision: bool = True
-    first_token_timeout: _Positive = 20.0
-    idle_timeout: _Positive = 30.0
-    max_retries: Annotated[int, msgspec.Meta(ge=0, le=10)] = 2
-    backoff_base: _NonNegative = 0.5
-    backoff_cap: _NonNegative = 8.0
-    retry_after_cap: _NonNegative = 10.0
-    extraction_model: str | None = None
-
-    def __post_init__(self) -> None:
-        # msgspec checks the Meta bounds only when decoding; direct construction is checked here.
-        for name in ("first_token_timeout", "idle_timeout"):
-            value = getattr(self, name)
-            if not (value > 0 and math.isfinite(value)):
-                raise ValueError(f"{name} must be a positive number of seconds")
-        for name in ("backoff_base", "backoff_cap", "retry_after_cap"):
-            value = getattr(self, name)
-            if not (value >= 0 and math.isfinite(value)):
-                raise ValueError(f"{name} must be a non-negative number of seconds")
-        if not 0 <= self.max_retries <= 10:
-            raise ValueError("max_retries must be between 0 and 10")
-
-    def __repr__(self) -> str:
-        # The key stays out of every repr (and so out of logs and tracebacks).
-        return (
-            f"ModelSettings(base_url={self.base_url!r}, api_key="
-            f"{'<set>' if self.api_key else '<empty>'}, model={self.model!r}, "
-            f"vision={self.vision}, first_token_timeout={self.first_token_timeout}, "
-            f"idle_timeout={self.idle_timeout}, max_retries={self.max_retries}, "
-            f"backoff_base={self.backoff_base}, backoff_cap={self.backoff_cap}, "
-            f"retry_after_cap={self.retry_after_cap}, "
-            f"extraction_model={self.extraction_model!r})"
-        )
-
-    __str__ = __repr__
-
-    @property
-    def configured(self) -> bool:
-        """Whether a base URL and a model name are both given."""
-        return bool(self.base_url.strip() and self.model.strip())
-
-
-class Usage(msgspec.Struct, frozen=True):
-    """Token counts the provider reported for one reply."""
-
-    prompt_tokens: int
-    completion_tokens: int
-    total_tokens: int
 
 
 class Delta(msgspec.Struct, frozen=True):
@@ -295,7 +224,11 @@ class _Progress:
         """Absorb one chunk; return its new text (may be empty)."""
         if chunk.usage is not None:
             u = chunk.usage
-            self.usage = Usage(u.prompt_tokens, u.completion_tokens, u.total_tokens)
+            self.usage = Usage(
+                prompt_tokens=u.prompt_tokens,
+                completion_tokens=u.completion_tokens,
+                total_tokens=u.total_tokens,
+            )
         piece = ""
         for choice in chunk.choices:
             if choice.index != 0:

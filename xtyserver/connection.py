@@ -1,0 +1,502 @@
+"""The connection runtime: one adapter connection's reader, writer, timers and effect runner.
+
+A shell (v1.md "Transport"): it moves bytes and runs the effects its
+``GameAgentSession`` hands out, and decides nothing. Tasks, all owned by the
+connection's task group:
+
+* the **reader** decodes frames (large ones off the event loop) into the inbox;
+* the **driver** (:meth:`Connection.run`) feeds inbox events to the session, one
+  at a time, and runs the effects; quick ones inline, slow ones elsewhere, so
+  it is always back reading the inbox soon (a ``chat.cancel`` or a heartbeat
+  never waits behind a database or a screenshot);
+* the **writer** is the only task that writes to the socket, with a deadline
+  on every send (a peer that stops reading is closed);
+* the **store lane** runs store effects of this connection in order (play
+  accounting, management frames) and holds the leases of its saves;
+* one task per timer, per model call, per screenshot and per turn's memory read.
+
+Every queue is bounded. Nothing outlives the connection's task group.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+
+import anyio
+import anyio.abc
+import msgspec
+import websockets
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from websockets.asyncio.server import ServerConnection
+
+from xtyserver import errors, log
+from xtyserver.clock import Clock
+from xtyserver.errors import StoreError
+from xtyserver.image import check_and_prepare
+from xtyserver.memory.jobs import MemoryJobs
+from xtyserver.memory.service import MemoryService
+from xtyserver.memory.types import Scope
+from xtyserver.model.client import Delta, Done, ModelClient
+from xtyserver.protocol.codec import decode_client_frame, encode_frame
+from xtyserver.protocol.images import ImageLimits
+from xtyserver.session.effects import (
+    ArmTimer,
+    CallModel,
+    CancelModel,
+    CancelTimer,
+    Close,
+    CloseSave,
+    Effect,
+    Forget,
+    LoadMemory,
+    LoadStats,
+    LoadTurnMemory,
+    Log,
+    OpenSave,
+    PlayBeat,
+    PrepareImage,
+    Remember,
+    Send,
+    SetProfileField,
+    Summarize,
+    TouchMemories,
+)
+from xtyserver.session.events import (
+    Connected,
+    Disconnected,
+    Event,
+    FrameIn,
+    FrameRefused,
+    ImageReady,
+    ImageRefused,
+    MemoryLoaded,
+    ModelDelta,
+    ModelDone,
+    ModelFailed,
+    StatsLoaded,
+    StoreFailed,
+    TimerFired,
+    TimerKind,
+    TurnMemoryReady,
+)
+from xtyserver.session.machine import GameAgentSession, State
+
+# A screenshot frame takes tens of ms to decode and check: off the event loop
+# past this size, so other adapters stay on time.
+THREAD_DECODE_BYTES = 64 * 1024
+
+StoreEffect = OpenSave | CloseSave | PlayBeat | LoadStats | LoadMemory | Forget | SetProfileField
+
+
+class RuntimeLimits(msgspec.Struct, frozen=True, kw_only=True):
+    """Queue sizes and deadlines of one connection's runtime.
+
+    Attributes:
+        send_timeout: Seconds one frame may take to leave; then the peer is closed.
+        write_queue: Frames waiting for the writer.
+        inbox: Events waiting for the session.
+        store_queue: Store effects waiting for the store lane.
+    """
+
+    send_timeout: float = 30.0
+    write_queue: int = 64
+    inbox: int = 64
+    store_queue: int = 32
+
+
+@dataclass(eq=False)
+class _CloseRequest:
+    code: int
+    reason: str
+
+
+@dataclass(eq=False, frozen=True)
+class _TimerDue:
+    """A timer's deadline passed; stale when the timer was re-armed or cancelled since."""
+
+    kind: TimerKind
+    generation: int
+
+
+class Connection:
+    """Runs one adapter connection until it closes.
+
+    Args:
+        ws: The upgraded WebSocket.
+        session: The connection's state machine.
+        memory: The memory service.
+        jobs: The background memory worker.
+        model: The model client.
+        images: Screenshot limits.
+        clock: The wall clock passed to the session.
+        limits: Queue sizes and deadlines.
+    """
+
+    def __init__(
+        self,
+        ws: ServerConnection,
+        session: GameAgentSession,
+        *,
+        memory: MemoryService,
+        jobs: MemoryJobs,
+        model: ModelClient,
+        images: ImageLimits,
+        clock: Clock,
+        limits: RuntimeLimits,
+    ) -> None:
+        self.ws = ws
+        self.session = session
+        self._memory = memory
+        self._jobs = jobs
+        self._model = model
+        self._images = images
+        self._clock = clock
+        self._limits = limits
+        self._log = log.get("xtyserver.connection").bind(session=session.session_id)
+        self._out_in: MemoryObjectSendStream[bytes | _CloseRequest]
+        self._out: MemoryObjectReceiveStream[bytes | _CloseRequest]
+        self._out_in, self._out = anyio.create_memory_object_stream[bytes | _CloseRequest](
+            limits.write_queue
+        )
+        self._inbox_in: MemoryObjectSendStream[Event | _TimerDue]
+        self._inbox: MemoryObjectReceiveStream[Event | _TimerDue]
+        self._inbox_in, self._inbox = anyio.create_memory_object_stream[Event | _TimerDue](
+            limits.inbox
+        )
+        self._store_in: MemoryObjectSendStream[StoreEffect]
+        self._store_out: MemoryObjectReceiveStream[StoreEffect]
+        self._store_in, self._store_out = anyio.create_memory_object_stream[StoreEffect](
+            limits.store_queue
+        )
+        self._timers: dict[TimerKind, tuple[int, anyio.CancelScope]] = {}
+        self._timer_generation = 0
+        self._model_calls: dict[int, anyio.CancelScope] = {}
+        self._closing = False
+        self._writer_done = anyio.Event()
+        self._store_done = anyio.Event()
+        self._tg: anyio.abc.TaskGroup | None = None
+
+    # -- lifetime ------------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Serve the connection until the peer leaves or the session closes it."""
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            tg.start_soon(self._writer)
+            tg.start_soon(self._store_lane)
+            tg.start_soon(self._reader)
+            try:
+                await self._drive()
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await self._finish()
+                    tg.cancel_scope.cancel()
+
+    async def _drive(self) -> None:
+        await self._feed(Connected())
+        async with self._inbox:
+            async for item in self._inbox:
+                if isinstance(item, _TimerDue):
+                    current = self._timers.get(item.kind)
+                    if current is None or current[0] != item.generation:
+                        continue  # re-armed or cancelled after it fired
+                    del self._timers[item.kind]
+                    item = TimerFired(item.kind)
+                await self._feed(item)
+                if self.session.state is State.CLOSED:
+                    return
+
+    async def _finish(self) -> None:
+        """Tell the session (if it does not know yet), then let the store lane and writer drain."""
+        if self.session.state is not State.CLOSED:
+            await self._feed(Disconnected())
+        self._store_in.close()
+        with anyio.move_on_after(self._limits.send_timeout):
+            await self._store_done.wait()
+        if self._closing:
+            # A close asked for by the session (4001, 4003, 4008): let the writer
+            # put the close frame on the wire before it is cancelled.
+            with anyio.move_on_after(self._limits.send_timeout):
+                await self._writer_done.wait()
+
+    async def _post(self, event: Event | _TimerDue) -> None:
+        """Hand an event to the driver; dropped once the connection is finishing."""
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await self._inbox_in.send(event)
+
+    def _spawn(self, fn: object, *args: object) -> None:
+        assert self._tg is not None
+        self._tg.start_soon(fn, *args)  # type: ignore[arg-type]
+
+    # -- reader and writer ---------------------------------------------------------------------
+
+    async def _reader(self) -> None:
+        try:
+            with contextlib.suppress(websockets.ConnectionClosed):
+                async for message in self.ws:
+                    await self._post(await self._decode(message))
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self._post(Disconnected())
+
+    @staticmethod
+    async def _decode(message: str | bytes) -> Event:
+        if isinstance(message, bytes):
+            return FrameRefused(
+                errors.FrameError(
+                    "binary frames are not accepted; send JSON text frames",
+                    code="binary_not_supported",
+                )
+            )
+        try:
+            if len(message) > THREAD_DECODE_BYTES:
+                decoded = await anyio.to_thread.run_sync(decode_client_frame, message)
+            else:
+                decoded = decode_client_frame(message)
+        except errors.PeerError as exc:
+            return FrameRefused(exc)
+        return FrameIn(decoded)
+
+    async def _writer(self) -> None:
+        """The connection's only writer: frames in order, a deadline on each send."""
+        timeout = self._limits.send_timeout
+        try:
+            with contextlib.suppress(websockets.ConnectionClosed):
+                async with self._out:
+                    async for item in self._out:
+                        if isinstance(item, _CloseRequest):
+                            with anyio.move_on_after(timeout):
+                                await self.ws.close(item.code, item.reason)
+                            return
+                        with anyio.move_on_after(timeout) as deadline:
+                            await self.ws.send(item, text=True)
+                        if deadline.cancelled_caught:
+                            self._log.info("connection.slow_consumer")
+                            self._closing = True
+                            self.ws.transport.abort()
+                            return
+        finally:
+            self._writer_done.set()
+
+    # -- effects -------------------------------------------------------------------------------
+
+    async def _feed(self, event: Event) -> None:
+        for effect in self.session.handle(event, self._clock.now()):
+            try:
+                await self._run(effect)
+            except (errors.XtyError, ValueError, OverflowError, OSError) as exc:
+                # A bug of ours must not kill the connection; log the kind, not the data.
+                self._log.error(
+                    "effect.failed", effect=type(effect).__name__, error=type(exc).__name__
+                )
+
+    async def _run(self, effect: Effect) -> None:
+        match effect:
+            case Send(frame=frame, droppable=True):
+                # Refusals of a flood are advisory: when the peer is not reading, drop
+                # them rather than stop reading (the flood must still be counted).
+                if not self._closing:
+                    with contextlib.suppress(anyio.WouldBlock):
+                        self._out_in.send_nowait(encode_frame(frame))
+            case Send(frame=frame):
+                if not self._closing:
+                    await self._out_in.send(encode_frame(frame))
+            case Close(code=code, reason=reason):
+                self._log.info("connection.closing", code=code, reason=reason)
+                self._closing = True
+                with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    await self._out_in.send(_CloseRequest(code, reason))
+            case ArmTimer(kind=kind, seconds=seconds):
+                self._cancel_timer(kind)
+                self._timer_generation += 1
+                cancel_scope = anyio.CancelScope()
+                self._timers[kind] = (self._timer_generation, cancel_scope)
+                self._spawn(self._timer, cancel_scope, kind, self._timer_generation, seconds)
+            case CancelTimer(kind=kind):
+                self._cancel_timer(kind)
+            case Log(event=name, fields=fields):
+                self._log.info(name, **fields)
+            case LoadTurnMemory(turn=turn, save=save):
+                self._spawn(self._load_turn_memory, turn, save)
+            case PrepareImage(turn=turn, image=image):
+                self._spawn(self._prepare_image, turn, image.mime, image.data)
+            case CallModel(turn=turn, messages=messages, image_sent=image_sent):
+                cancel_scope = anyio.CancelScope()
+                self._model_calls[turn] = cancel_scope
+                self._spawn(self._model_call, cancel_scope, turn, messages, image_sent)
+            case CancelModel(turn=turn):
+                call = self._model_calls.pop(turn, None)
+                if call is not None:
+                    call.cancel()
+            case TouchMemories(save=save, ids=ids, at=at):
+                self._memory.touch(save, ids, at)
+            case Remember() | Summarize():
+                self._jobs.submit(effect)
+            case (
+                OpenSave()
+                | CloseSave()
+                | PlayBeat()
+                | LoadStats()
+                | LoadMemory()
+                | Forget()
+                | SetProfileField()
+            ):
+                await self._store_in.send(effect)
+
+    def _cancel_timer(self, kind: TimerKind) -> None:
+        current = self._timers.pop(kind, None)
+        if current is not None:
+            current[1].cancel()
+
+    async def _timer(
+        self, cancel_scope: anyio.CancelScope, kind: TimerKind, generation: int, seconds: float
+    ) -> None:
+        with cancel_scope:
+            await anyio.sleep(seconds)
+            await self._post(_TimerDue(kind, generation))
+
+    async def _load_turn_memory(self, turn: int, save: Scope) -> None:
+        try:
+            memory = await self._memory.turn_memory(save)
+        except StoreError as exc:
+            # The store failing must not cost the player the conversation.
+            self._log.warning("store.failed", code=exc.code, effect="LoadTurnMemory")
+            memory = None
+        await self._post(TurnMemoryReady(turn, memory))
+
+    async def _prepare_image(self, turn: int, mime: str, data: str) -> None:
+        try:
+            prepared = await anyio.to_thread.run_sync(check_and_prepare, mime, data, self._images)
+        except errors.PeerError as exc:
+            self._log.info("image.refused", code=exc.code)
+            await self._post(ImageRefused(turn, exc))
+        else:
+            await self._post(ImageReady(turn, prepared))
+
+    async def _model_call(
+        self,
+        cancel_scope: anyio.CancelScope,
+        turn: int,
+        messages: list[dict[str, object]],
+        image_sent: bool,
+    ) -> None:
+        started = anyio.current_time()
+        first: float | None = None
+        outcome = "done"
+        done: Done | None = None
+        with cancel_scope:
+            try:
+                async with contextlib.aclosing(self._model.stream_chat(messages)) as stream:
+                    async for event in stream:
+                        match event:
+                            case Delta(text=text):
+                                if first is None:
+                                    first = anyio.current_time()
+                                await self._post(ModelDelta(turn, text))
+                            case Done():
+                                done = event
+                                await self._post(ModelDone(turn, event.text, event.usage))
+            except errors.ModelError as exc:
+                outcome = exc.code
+                await self._post(ModelFailed(turn, exc.code))
+            except Exception:  # a bug of ours or the client's: never a hung turn
+                outcome = "model_error"
+                self._log.exception("model.unexpected")
+                await self._post(ModelFailed(turn, "model_error"))
+        if cancel_scope.cancelled_caught:
+            outcome = "cancelled"
+        self._model_calls.pop(turn, None)
+        usage = done.usage if done is not None else None
+        self._log.info(
+            "model.call",
+            outcome=outcome,
+            first_token_ms=None if first is None else round((first - started) * 1000),
+            total_ms=round((anyio.current_time() - started) * 1000),
+            image=image_sent,
+            prompt_tokens=usage.prompt_tokens if usage else None,
+            completion_tokens=usage.completion_tokens if usage else None,
+        )
+
+    # -- the store lane ------------------------------------------------------------------------
+
+    async def _store_lane(self) -> None:
+        """Run this connection's store effects in order; hold its saves' leases."""
+        leases: dict[Scope, AsyncExitStack[bool | None]] = {}
+        plays: dict[Scope, int] = {}
+        try:
+            async with self._store_out:
+                async for effect in self._store_out:
+                    try:
+                        await self._store_effect(effect, leases, plays)
+                    except StoreError as exc:
+                        # The store failing must not cost the player the conversation.
+                        self._log.warning(
+                            "store.failed", code=exc.code, effect=type(effect).__name__
+                        )
+        finally:
+            with anyio.CancelScope(shield=True):
+                for stack in leases.values():
+                    await stack.aclose()
+                self._store_done.set()
+
+    async def _store_effect(
+        self, effect: StoreEffect, leases: dict[Scope, AsyncExitStack[bool | None]], plays: dict[Scope, int]
+    ) -> None:
+        memory = self._memory
+        match effect:
+            case OpenSave(save=save, timezone=timezone, at=at):
+                if save not in leases:
+                    stack = AsyncExitStack()
+                    try:
+                        await stack.enter_async_context(memory.lease(save))
+                    except StoreError as exc:
+                        self._log.warning("store.failed", code=exc.code, effect="lease")
+                    else:
+                        leases[save] = stack
+                plays[save] = await memory.open_play(save, at, timezone)
+            case CloseSave(save=save, at=at):
+                if save in leases:
+                    await leases.pop(save).aclose()
+                play = plays.pop(save, None)
+                if play is not None:
+                    await memory.close_play(play, at)
+            case PlayBeat(save=save, timezone=timezone, at=at):
+                play = plays.get(save)
+                if play is not None:
+                    await memory.play_beat(play, at, timezone)
+            case LoadStats(request=request):
+                await self._answer(request, self._stats(request))
+            case LoadMemory(request=request, save=save):
+                await self._answer(request, self._view(request, save))
+            case Forget(request=request, save=save, target=target, event_id=event_id):
+                await self._answer(request, self._forget(request, save, target, event_id))
+            case SetProfileField(request=request, save=save, name=name, value=value):
+                await self._answer(request, self._set_field(request, save, name, value))
+
+    async def _answer(self, request: int, work: object) -> None:
+        """Await ``work`` and post its answer, or a StoreFailed naming the error's code."""
+        try:
+            answer = await work  # type: ignore[misc]
+        except errors.XtyError as exc:
+            self._log.warning("store.failed", code=exc.code)
+            answer = StoreFailed(request, exc.code, exc.message)
+        await self._post(answer)
+
+    async def _stats(self, request: int) -> StatsLoaded:
+        return StatsLoaded(request, await self._memory.play_stats())
+
+    async def _view(self, request: int, save: Scope) -> MemoryLoaded:
+        profile, events = await self._memory.view(save)
+        return MemoryLoaded(request, profile, events)
+
+    async def _forget(
+        self, request: int, save: Scope, target: str, event_id: int | None
+    ) -> MemoryLoaded:
+        await self._memory.forget(save, target, event_id)
+        return await self._view(request, save)
+
+    async def _set_field(self, request: int, save: Scope, name: str, value: object) -> MemoryLoaded:
+        await self._memory.set_profile_field(name, value)
+        return await self._view(request, save)

@@ -1,0 +1,112 @@
+"""Background memory jobs: extraction after a reply, a summary when a session ends.
+
+One worker runs the jobs one at a time, after replies, never blocking a
+player (v1.md "Memory"). The queue is bounded: a job that does not fit is
+dropped with a log line and the chat goes on. Progress is counted in the
+memory service's statistics; tests wait with ``MemoryService.wait_idle()``.
+"""
+
+from __future__ import annotations
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from xtyserver import errors, log
+from xtyserver.memory import extraction
+from xtyserver.memory.service import MemoryService
+from xtyserver.memory.types import NewEvent, Scope
+from xtyserver.model.client import ModelClient
+from xtyserver.session.effects import Job, Remember, Summarize
+
+DEFAULT_QUEUE = 64
+
+
+class MemoryJobs:
+    """The background worker and its bounded queue.
+
+    Args:
+        memory: Where results are stored.
+        model: The model client (``complete`` calls).
+        extraction_model: Model name for background calls, or None for the chat model.
+        queue_size: Jobs that may wait; more are dropped.
+    """
+
+    def __init__(
+        self,
+        memory: MemoryService,
+        model: ModelClient,
+        *,
+        extraction_model: str | None = None,
+        queue_size: int = DEFAULT_QUEUE,
+    ) -> None:
+        self._memory = memory
+        self._model = model
+        self._extraction_model = extraction_model
+        self._log = log.get("xtyserver.memory")
+        self._in: MemoryObjectSendStream[Job]
+        self._out: MemoryObjectReceiveStream[Job]
+        self._in, self._out = anyio.create_memory_object_stream[Job](queue_size)
+
+    def submit(self, job: Job) -> bool:
+        """Queue ``job`` without waiting; False (and a log line) when it was dropped."""
+        try:
+            self._in.send_nowait(job)
+        except anyio.WouldBlock:
+            reason = "queue full"
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            reason = "shutting down"
+        else:
+            self._memory.job_queued()
+            return True
+        self._memory.job_dropped()
+        self._log.warning("memory.job_dropped", reason=reason, job=type(job).__name__)
+        return False
+
+    def close(self) -> None:
+        """Accept no more jobs; :meth:`run` returns once the queued ones are done."""
+        self._in.close()
+
+    async def run(self) -> None:
+        """Run queued jobs one at a time until :meth:`close`."""
+        async with self._out:
+            async for job in self._out:
+                failed = True
+                try:
+                    if isinstance(job, Remember):
+                        await self._remember(job)
+                    else:
+                        await self._summarize(job)
+                    failed = False
+                except errors.XtyError as exc:
+                    self._log.info("memory.job_failed", code=exc.code)
+                except Exception:
+                    # A bug of ours must not stop the worker; log the kind, not the data.
+                    self._log.exception("memory.job_crashed")
+                finally:
+                    self._memory.job_finished(failed=failed)
+
+    async def _remember(self, job: Remember) -> None:
+        if not self._model.configured:
+            return
+        profile = await self._memory.profile()
+        messages = extraction.build_extraction_messages(job.player_text, job.reply)
+        answer = await self._model.complete(messages, model=self._extraction_model)
+        result = extraction.parse_extraction(answer, profile=profile, day=job.day)
+        await self._store(job.save, result.events, job.at)
+        if result.profile is not None and profile.auto_shared:
+            name, value = extraction.profile_update(profile, result.profile)
+            await self._memory.set_profile_field(name, value)
+
+    async def _summarize(self, job: Summarize) -> None:
+        if not self._model.configured:
+            return
+        turns = [extraction.Turn(player, reply) for player, reply in job.turns]
+        messages = extraction.build_summary_messages(turns)
+        if messages is None:
+            return
+        answer = await self._model.complete(messages, model=self._extraction_model)
+        await self._store(job.save, extraction.parse_summary(answer, day=job.day), job.at)
+
+    async def _store(self, save: Scope, events: tuple[NewEvent, ...], at: float) -> None:
+        for event in events:
+            await self._memory.remember(save, event, at)

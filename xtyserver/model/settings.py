@@ -1,0 +1,78 @@
+"""How to reach the model provider: one frozen settings Struct (README "Configuration").
+
+Pure data, so the core and the config loader can name it without importing the
+``openai`` client.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated
+
+import msgspec
+
+_Positive = Annotated[float, msgspec.Meta(gt=0)]
+_NonNegative = Annotated[float, msgspec.Meta(ge=0)]
+
+
+class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """How to reach the model provider.
+
+    Attributes:
+        base_url: OpenAI-compatible base URL, e.g. ``https://api.deepseek.com/v1``.
+        api_key: The provider key. Never shown by ``repr``; may be empty for a local server.
+        model: Chat model name.
+        vision: Whether the model takes image parts; without it images are dropped.
+        first_token_timeout: Seconds from sending the request to the first text token.
+        idle_timeout: Longest gap in seconds between two chunks once text flows.
+        max_retries: Retries of a failed request before any text was shown.
+        backoff_base: First backoff in seconds; doubled per retry.
+        backoff_cap: Longest backoff in seconds.
+        retry_after_cap: Longest ``Retry-After`` honoured; a longer one fails at once.
+        extraction_model: Model for background calls (:meth:`ModelClient.complete`);
+            ``None`` uses ``model``.
+    """
+
+    base_url: str = ""
+    api_key: str = ""
+    model: str = ""
+    vision: bool = True
+    first_token_timeout: _Positive = 20.0
+    idle_timeout: _Positive = 30.0
+    max_retries: Annotated[int, msgspec.Meta(ge=0, le=10)] = 2
+    backoff_base: _NonNegative = 0.5
+    backoff_cap: _NonNegative = 8.0
+    retry_after_cap: _NonNegative = 10.0
+    extraction_model: str | None = None
+
+    def __post_init__(self) -> None:
+        # msgspec checks the Meta bounds only when decoding; direct construction is checked here.
+        for name in ("first_token_timeout", "idle_timeout"):
+            value = getattr(self, name)
+            if not (value > 0 and math.isfinite(value)):
+                raise ValueError(f"{name} must be a positive number of seconds")
+        for name in ("backoff_base", "backoff_cap", "retry_after_cap"):
+            value = getattr(self, name)
+            if not (value >= 0 and math.isfinite(value)):
+                raise ValueError(f"{name} must be a non-negative number of seconds")
+        if not 0 <= self.max_retries <= 10:
+            raise ValueError("max_retries must be between 0 and 10")
+
+    def __repr__(self) -> str:
+        # The key stays out of every repr (and so out of logs and tracebacks).
+        return (
+            f"ModelSettings(base_url={self.base_url!r}, api_key="
+            f"{'<set>' if self.api_key else '<empty>'}, model={self.model!r}, "
+            f"vision={self.vision}, first_token_timeout={self.first_token_timeout}, "
+            f"idle_timeout={self.idle_timeout}, max_retries={self.max_retries}, "
+            f"backoff_base={self.backoff_base}, backoff_cap={self.backoff_cap}, "
+            f"retry_after_cap={self.retry_after_cap}, "
+            f"extraction_model={self.extraction_model!r})"
+        )
+
+    __str__ = __repr__
+
+    @property
+    def configured(self) -> bool:
+        """Whether a base URL and a model name are both given."""
+        return bool(self.base_url.strip() and self.model.strip())

@@ -1,0 +1,174 @@
+"""What a session asks the shell to do: typed effects (v1.md "Session").
+
+The shell carries each effect out and decides nothing: every frame to send is
+built in the core, every rule is checked in the core. Effects that expect an
+answer say which event answers them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from xtyserver.memory.types import Scope
+from xtyserver.protocol.frames import ImageInput, ServerFrame
+from xtyserver.session.events import TimerKind
+
+ForgetTarget = Literal["event", "save", "profile", "all"]
+
+
+class Effect(msgspec.Struct, frozen=True):
+    """Something the shell must do."""
+
+
+class Send(Effect, frozen=True):
+    """Queue ``frame`` for the peer.
+
+    ``droppable`` frames (advisory refusals of a flood) are dropped rather than
+    waited for when the peer is not reading, so a flood never stops the reader.
+    """
+
+    frame: ServerFrame
+    droppable: bool = False
+
+
+class Close(Effect, frozen=True):
+    code: int
+    reason: str
+
+
+class ArmTimer(Effect, frozen=True):
+    """(Re)arm the timer ``kind`` to fire after ``seconds``; replaces an armed one."""
+
+    kind: TimerKind
+    seconds: float
+
+
+class CancelTimer(Effect, frozen=True):
+    kind: TimerKind
+
+
+class Log(Effect, frozen=True):
+    event: str
+    fields: dict[str, Any]
+
+
+# -- play accounting and the save's memory ------------------------------------------------------
+
+
+class OpenSave(Effect, frozen=True):
+    """Start a play session of ``save`` and keep its memory loaded until ``CloseSave``."""
+
+    save: Scope
+    timezone: str
+    at: float
+
+
+class CloseSave(Effect, frozen=True):
+    """End the play session of ``save`` at ``at`` (its last heartbeat or now)."""
+
+    save: Scope
+    at: float
+
+
+class PlayBeat(Effect, frozen=True):
+    save: Scope
+    timezone: str
+    at: float
+
+
+# -- a turn -------------------------------------------------------------------------------------
+
+
+class LoadTurnMemory(Effect, frozen=True):
+    """Read the profile and ``save``'s memory for turn ``turn``; answer TurnMemoryReady."""
+
+    turn: int
+    save: Scope
+
+
+class PrepareImage(Effect, frozen=True):
+    """Check and downscale a screenshot off the event loop; answer ImageReady/ImageRefused."""
+
+    turn: int
+    image: ImageInput
+
+
+class CallModel(Effect, frozen=True):
+    """Stream one model call; answer ModelDelta..., then ModelDone or ModelFailed."""
+
+    turn: int
+    messages: list[dict[str, Any]]
+    image_sent: bool
+
+
+class CancelModel(Effect, frozen=True):
+    turn: int
+
+
+class TouchMemories(Effect, frozen=True):
+    """Mark memories as used (write-behind: never delays a reply)."""
+
+    save: Scope
+    ids: tuple[int, ...]
+    at: float
+
+
+class Remember(Effect, frozen=True):
+    """Background extraction after a finished reply (never blocks the player)."""
+
+    save: Scope
+    player_text: str
+    reply: str
+    day: int | None
+    at: float
+
+
+class Summarize(Effect, frozen=True):
+    """End-of-session summary of at most the last 12 turns (>= 2 turns only)."""
+
+    save: Scope
+    turns: tuple[tuple[str, str], ...]
+    day: int | None
+    at: float
+
+
+# -- store requests of management frames (answered StatsLoaded / MemoryLoaded / StoreFailed) ----
+
+
+class StoreRequest(Effect, frozen=True):
+    """A request the shell answers with an event carrying the same ``request`` number."""
+
+    request: int
+
+
+class LoadStats(StoreRequest, frozen=True):
+    pass
+
+
+class LoadMemory(StoreRequest, frozen=True):
+    save: Scope
+
+
+class Forget(StoreRequest, frozen=True):
+    """Delete ``target`` (an event of ``save``, ``save``, the profile, or all memory).
+
+    Play statistics are never deleted by this request. Answered with the
+    memory of ``save`` after the change.
+    """
+
+    save: Scope
+    target: ForgetTarget
+    event_id: int | None = None
+
+
+class SetProfileField(StoreRequest, frozen=True):
+    """Replace one shared-profile field (snake_case ``name``); answered with the memory."""
+
+    save: Scope
+    name: str
+    value: Any
+
+
+Job = Remember | Summarize

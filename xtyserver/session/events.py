@@ -1,0 +1,118 @@
+"""What happens to a session: the events the shell feeds into ``GameAgentSession.handle``.
+
+Every event is plain, immutable data (v1.md "Session"). Answers to an effect
+name what they answer: a turn number for a turn's work, a request number for
+a store request (see :mod:`xtyserver.session.effects`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from xtyserver import errors
+from xtyserver.memory.retrieval import SaveIndex
+from xtyserver.memory.types import MemoryEvent, PlayStats, SharedProfile
+from xtyserver.protocol.codec import Decoded
+from xtyserver.protocol.frames import Usage
+from xtyserver.protocol.images import PreparedImage
+
+TimerKind = Literal["hello", "heartbeat"]
+
+
+class Event(msgspec.Struct, frozen=True):
+    """Something that happened to the connection."""
+
+
+class Connected(Event, frozen=True):
+    pass
+
+
+class FrameIn(Event, frozen=True):
+    decoded: Decoded
+
+
+class FrameRefused(Event, frozen=True):
+    """A frame the codec refused; ``error`` says why."""
+
+    error: errors.PeerError
+
+
+class TimerFired(Event, frozen=True):
+    kind: TimerKind
+
+
+class Disconnected(Event, frozen=True):
+    pass
+
+
+# -- a turn's inputs ------------------------------------------------------------------------
+
+
+class SaveMemory(msgspec.Struct, frozen=True):
+    """One save's long-term memory as the turn planner reads it.
+
+    ``index`` belongs to the memory service; the session reads it only while
+    handling the one :class:`TurnMemoryReady` that carries it and never keeps it.
+    """
+
+    profile: SharedProfile | None
+    index: SaveIndex | None
+
+
+class TurnMemoryReady(Event, frozen=True):
+    """Answer to ``LoadTurnMemory``; ``memory`` is None when the store failed."""
+
+    turn: int
+    memory: SaveMemory | None
+
+
+class ImageReady(Event, frozen=True):
+    turn: int
+    image: PreparedImage
+
+
+class ImageRefused(Event, frozen=True):
+    turn: int
+    error: errors.PeerError
+
+
+class ModelDelta(Event, frozen=True):
+    turn: int
+    text: str
+
+
+class ModelDone(Event, frozen=True):
+    turn: int
+    text: str
+    usage: Usage | None = None
+
+
+class ModelFailed(Event, frozen=True):
+    turn: int
+    code: str
+
+
+# -- answers to store requests ----------------------------------------------------------------
+
+
+class StatsLoaded(Event, frozen=True):
+    request: int
+    stats: PlayStats
+
+
+class MemoryLoaded(Event, frozen=True):
+    """The shared profile and one save's events, after a read or a change."""
+
+    request: int
+    profile: SharedProfile
+    events: tuple[MemoryEvent, ...]
+
+
+class StoreFailed(Event, frozen=True):
+    """A store request failed; ``code`` and ``message`` are safe to show the peer."""
+
+    request: int
+    code: str
+    message: str

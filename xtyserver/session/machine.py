@@ -1,0 +1,603 @@
+"""``GameAgentSession``: one connection's protocol/v1 state machine, sans-I/O (v1.md "Session").
+
+The session takes events in (:mod:`xtyserver.session.events`, each with the
+time it happened) and hands typed effects out (:mod:`xtyserver.session.effects`)
+for a shell to carry out. It never does I/O, never reads a clock and never
+raises on peer input: anything a peer sends becomes a frame or a close. Every
+frame it sends is built here; every protocol rule is checked here.
+
+States and transitions live in :data:`TRANSITIONS`, the one table of them::
+
+    AWAIT_HELLO --hello ok--> READY --chat accepted--> TURN --reply ended--> READY
+         |                      |                        |
+         +---------------- close (any) ---------------> CLOSED
+
+A turn is planned (:func:`~xtyserver.session.turn.plan_turn`) only once all
+of its inputs are there: the save's memory (``TurnMemoryReady``, so a turn
+right after a save switch sees the new save's memory) and, when one was sent
+and the model has vision, the prepared screenshot (``ImageReady``).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import deque
+from collections.abc import Callable
+
+from xtyserver import errors
+from xtyserver.memory.types import Scope
+from xtyserver.protocol import replies
+from xtyserver.protocol.codec import Decoded
+from xtyserver.protocol.forbidden import redact
+from xtyserver.protocol.frames import (
+    ChatCancel,
+    ChatDelta,
+    ChatDone,
+    ChatError,
+    ChatSend,
+    ContextUse,
+    Heartbeat,
+    Hello,
+    Identity,
+    MemoryForget,
+    MemoryGet,
+    ModelContext,
+    ProfileUpdate,
+    ServerHello,
+    StateUpdate,
+    StatsGet,
+    Usage,
+)
+from xtyserver.protocol.images import PreparedImage
+from xtyserver.session.admission import Admission
+from xtyserver.session.effects import (
+    ArmTimer,
+    CallModel,
+    CancelModel,
+    CancelTimer,
+    Close,
+    CloseSave,
+    Effect,
+    Forget,
+    LoadMemory,
+    LoadStats,
+    LoadTurnMemory,
+    Log,
+    OpenSave,
+    PlayBeat,
+    PrepareImage,
+    Remember,
+    Send,
+    SetProfileField,
+    StoreRequest,
+    Summarize,
+    TouchMemories,
+)
+from xtyserver.session.events import (
+    Connected,
+    Disconnected,
+    Event,
+    FrameIn,
+    FrameRefused,
+    ImageReady,
+    ImageRefused,
+    MemoryLoaded,
+    ModelDelta,
+    ModelDone,
+    ModelFailed,
+    SaveMemory,
+    StatsLoaded,
+    StoreFailed,
+    TimerFired,
+    TimerKind,
+    TurnMemoryReady,
+)
+from xtyserver.session.settings import SessionSettings
+from xtyserver.session.turn import plan_turn
+from xtyserver.token import matches as token_matches
+
+# -- close codes (v1.md "Close codes") -----------------------------------------
+
+CLOSE_UNAUTHORIZED = 4001
+CLOSE_HELLO_TIMEOUT = 4002
+CLOSE_HEARTBEAT_TIMEOUT = 4003
+CLOSE_FLOOD = 4008
+
+SUMMARY_TURNS = 12
+
+
+class State(enum.Enum):
+    AWAIT_HELLO = "await_hello"
+    READY = "ready"
+    TURN = "turn"
+    CLOSED = "closed"
+
+
+# The one table of transitions: (state, what happened) -> next state. A pair
+# missing here is a bug of ours (UsageError); the handlers decide what to answer.
+TRANSITIONS: dict[tuple[State, str], State] = {
+    (State.AWAIT_HELLO, "hello_ok"): State.READY,
+    (State.READY, "chat_accepted"): State.TURN,
+    (State.TURN, "reply_done"): State.READY,
+    (State.TURN, "reply_failed"): State.READY,
+    (State.TURN, "cancelled"): State.READY,
+    (State.TURN, "image_refused"): State.READY,
+    (State.AWAIT_HELLO, "close"): State.CLOSED,
+    (State.READY, "close"): State.CLOSED,
+    (State.TURN, "close"): State.CLOSED,
+    (State.CLOSED, "close"): State.CLOSED,
+}
+
+_StoreAnswer = StatsLoaded | MemoryLoaded | StoreFailed
+
+
+class GameAgentSession:
+    """The protocol/v1 state machine of one adapter connection (v1.md "Session").
+
+    Args:
+        session_id: The id reported in ``server.hello``.
+        settings: Limits, deadlines, switches and texts.
+        token: The expected token.
+        authenticated: The upgrade request already carried the right token.
+        timezone_ok: Predicate telling whether an IANA zone name is known here.
+        now: When the connection opened.
+    """
+
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        settings: SessionSettings,
+        token: str,
+        authenticated: bool,
+        timezone_ok: Callable[[str], bool],
+        now: float,
+    ) -> None:
+        self.session_id = session_id
+        self.state = State.AWAIT_HELLO
+        self._settings = settings
+        self._texts = settings.texts
+        self._token = token
+        self._authenticated = authenticated
+        self._timezone_ok = timezone_ok
+        self._admission = Admission(settings, now)
+        self.identity: Identity | None = None
+        self.timezone = "UTC"
+        self._last_beat = now
+        self._context: ModelContext | None = None
+        self._day: int | None = None
+        self._history: deque[tuple[str, str]] = deque(maxlen=SUMMARY_TURNS)
+        self._turn_counter = 0
+        self._turn: _Turn | None = None
+        self._requests = 0
+        # Store requests in flight: request number -> (frame id, what was asked).
+        self._pending: dict[int, tuple[str | None, StoreRequest]] = {}
+
+    # -- the one entry point ---------------------------------------------------
+
+    def handle(self, event: Event, now: float) -> list[Effect]:
+        """Feed one event that happened at ``now``; return what the shell must do."""
+        if self.state is State.CLOSED and not isinstance(event, Disconnected):
+            return []
+        match event:
+            case Connected():
+                return [ArmTimer("hello", self._settings.hello_timeout)]
+            case FrameIn(decoded=decoded):
+                frame_id = getattr(decoded.frame, "id", None)
+                return self._admit(now, frame_id) or self._frame(decoded, now)
+            case FrameRefused(error=error):
+                return self._admit(now, error.frame_id) or self._refused(error)
+            case TurnMemoryReady(turn=turn, memory=memory):
+                return self._turn_memory(turn, memory, now)
+            case ImageReady(turn=turn, image=image):
+                return self._image_ready(turn, image, now)
+            case ImageRefused(turn=turn, error=error):
+                return self._image_refused(turn, error)
+            case ModelDelta(turn=turn, text=text):
+                return self._delta(turn, text)
+            case ModelDone(turn=turn, text=text, usage=usage):
+                return self._done(turn, text, usage, now)
+            case ModelFailed(turn=turn, code=code):
+                return self._failed(turn, code)
+            case StatsLoaded() | MemoryLoaded() | StoreFailed():
+                return self._store_answer(event)
+            case TimerFired(kind=kind):
+                return self._timer(kind, now)
+            case Disconnected():
+                return self._teardown(now)
+        raise errors.UsageError(f"unknown session event {type(event).__name__}")
+
+    # -- transitions -----------------------------------------------------------
+
+    def _transition(self, what: str) -> None:
+        nxt = TRANSITIONS.get((self.state, what))
+        if nxt is None:
+            raise errors.UsageError(f"no transition {self.state.value} --{what}-->")
+        self.state = nxt
+
+    def _save(self) -> Scope:
+        """The current save; only called in READY/TURN, which always have an identity."""
+        assert self.identity is not None
+        return Scope(self.identity.game_id, self.identity.save_id)
+
+    # -- admission: rate limits and flood ---------------------------------------
+
+    def _admit(self, now: float, frame_id: str | None) -> list[Effect]:
+        verdict = self._admission.frame(now)
+        if verdict == "ok":
+            return []
+        if verdict == "flood":
+            return self._close(CLOSE_FLOOD, "flood", now)
+        refusal = replies.error("rate_limited", "too many frames; slow down", frame_id)
+        return [Send(refusal, droppable=True)]
+
+    # -- frames ----------------------------------------------------------------
+
+    def _refused(self, error: errors.PeerError) -> list[Effect]:
+        # Field paths can hold peer-chosen keys: redact before they reach a log.
+        fields = [redact(path[:120])[0] for path in error.fields[:20]]
+        log = Log("frame.refused", {"code": error.code, "fields": fields})
+        frame = replies.error(error.code, error.message, error.frame_id, error.fields)
+        return [Send(frame), log]
+
+    def _frame(self, decoded: Decoded, now: float) -> list[Effect]:
+        frame = decoded.frame
+        effects: list[Effect] = []
+        if decoded.context_over_target:
+            effects.append(Log("context.over_target", {"bytes": decoded.context_bytes}))
+        if self.state is State.AWAIT_HELLO:
+            if not isinstance(frame, Hello):
+                message = "the first frame must be adapter.hello"
+                frame_id = getattr(frame, "id", None)
+                return [*effects, Send(replies.error("hello_required", message, frame_id))]
+            return effects + self._hello(frame, now)
+        match frame:
+            case Hello():
+                message = "adapter.hello was already sent"
+                effects.append(Send(replies.error("already_hello", message, frame.id)))
+            case Heartbeat():
+                effects += self._heartbeat(now)
+            case StateUpdate():
+                effects += self._state_update(frame, now)
+            case ChatSend():
+                effects += self._chat(frame, now)
+            case ChatCancel():
+                effects += self._cancel(frame)
+            case StatsGet():
+                effects.append(self._request(frame.id, lambda n: LoadStats(n)))
+            case MemoryGet():
+                save = self._save()
+                effects.append(self._request(frame.id, lambda n: LoadMemory(n, save)))
+            case MemoryForget(target="event", event_id=None):
+                error = replies.error(
+                    "invalid_frame", "target event needs eventId", frame.id, ["eventId"]
+                )
+                effects.append(Send(error))
+            case MemoryForget(target=target, event_id=event_id):
+                save = self._save()
+                effects.append(self._request(frame.id, lambda n: Forget(n, save, target, event_id)))
+            case ProfileUpdate(field=name, value=value):
+                save = self._save()
+                effects.append(
+                    self._request(frame.id, lambda n: SetProfileField(n, save, _snake(name), value))
+                )
+        return effects
+
+    def _hello(self, frame: Hello, now: float) -> list[Effect]:
+        if not self._authenticated and not token_matches(frame.token, self._token):
+            refusal = Send(replies.error("unauthorized", "missing or wrong token", frame.id))
+            return [refusal, *self._close(CLOSE_UNAUTHORIZED, "unauthorized", now)]
+        timezone = frame.timezone or "UTC"
+        if not self._timezone_ok(timezone):
+            message = f"unknown IANA time zone {timezone!r}"
+            return [Send(replies.error("invalid_frame", message, frame.id, ["timezone"]))]
+        self._transition("hello_ok")
+        self.identity = frame.identity
+        self.timezone = timezone
+        self._last_beat = now
+        save = self._save()
+        hello = ServerHello(
+            protocol="v1",
+            session_id=self.session_id,
+            heartbeat_ms=self._settings.heartbeat_ms,
+            limits=self._settings.limits,
+            server=self._settings.server,
+            id=frame.id,
+        )
+        return [
+            CancelTimer("hello"),
+            Send(hello),
+            OpenSave(save, timezone, now),
+            ArmTimer("heartbeat", self._heartbeat_deadline()),
+            Log("session.hello", {"game": save.game_id, "adapter": frame.adapter.name}),
+        ]
+
+    def _heartbeat_deadline(self) -> float:
+        return self._settings.heartbeat_ms / 1000 * self._settings.heartbeat_misses
+
+    def _heartbeat(self, now: float) -> list[Effect]:
+        self._last_beat = now
+        return [
+            PlayBeat(self._save(), self.timezone, now),
+            ArmTimer("heartbeat", self._heartbeat_deadline()),
+        ]
+
+    def _switch(self, identity: Identity | None, now: float) -> list[Effect]:
+        """A different identity on an open session is a save switch (v1.md "Save switch")."""
+        current = self.identity
+        if identity is None or (
+            current is not None
+            and (identity.game_id, identity.save_id) == (current.game_id, current.save_id)
+        ):
+            # Same save (a different or missing saveName is only a display name).
+            return []
+        effects = self._end_save(self._save(), now)
+        self.identity = identity
+        self._context, self._day = None, None
+        new = self._save()
+        return [
+            *effects,
+            OpenSave(new, self.timezone, now),
+            Log("session.save_switch", {"game": new.game_id}),
+        ]
+
+    def _end_save(self, save: Scope, now: float) -> list[Effect]:
+        effects: list[Effect] = [CloseSave(save, self._last_beat)]
+        if len(self._history) >= 2 and self._settings.extraction:
+            effects.append(Summarize(save, tuple(self._history), self._day, now))
+        self._history.clear()
+        return effects
+
+    def _state_update(self, frame: StateUpdate, now: float) -> list[Effect]:
+        effects = self._switch(frame.identity, now)
+        self._set_context(frame.model_context)
+        return effects
+
+    def _set_context(self, context: ModelContext) -> None:
+        self._context = context
+        if context.world is not None and context.world.day is not None:
+            self._day = context.world.day
+
+    # -- store requests ----------------------------------------------------------
+
+    def _request(self, frame_id: str | None, make: Callable[[int], StoreRequest]) -> Effect:
+        self._requests += 1
+        request = make(self._requests)
+        self._pending[request.request] = (frame_id, request)
+        return request
+
+    def _store_answer(self, answer: _StoreAnswer) -> list[Effect]:
+        pending = self._pending.pop(answer.request, None)
+        if pending is None:
+            return []
+        frame_id, request = pending
+        match answer:
+            case StatsLoaded(stats=stats):
+                return [Send(replies.stats_result(stats, frame_id))]
+            case MemoryLoaded(profile=profile, events=events):
+                return [Send(replies.memory_result(profile, events, frame_id))]
+            case StoreFailed(code=code, message=message):
+                # A refused profile value names the field the adapter sent.
+                fields = ["value"] if isinstance(request, SetProfileField) else None
+                return [Send(replies.error(code, message, frame_id, fields))]
+
+    # -- turns -----------------------------------------------------------------
+
+    def _chat(self, frame: ChatSend, now: float) -> list[Effect]:
+        if self.state is State.TURN:
+            return [Send(ChatError(id=frame.id, code="busy", message=self._texts.busy))]
+        if not self._admission.chat(now):
+            refusal = replies.error(
+                "rate_limited", "too many chat.send frames; slow down", frame.id
+            )
+            return [Send(refusal, droppable=True)]
+        effects: list[Effect] = []
+        if frame.context is not None:
+            effects += self._switch(frame.context.identity, now)
+            if frame.context.model_context is not None:
+                self._set_context(frame.context.model_context)
+        if not self._settings.model_configured:
+            message = self._texts.model_not_configured
+            return [
+                *effects,
+                Send(ChatError(id=frame.id, code="model_not_configured", message=message)),
+            ]
+        self._transition("chat_accepted")
+        self._turn_counter += 1
+        text, kinds = redact(frame.text)
+        if kinds:
+            effects.append(Log("chat.redacted", {"kinds": sorted(set(kinds))}))
+        turn = self._turn = _Turn(self._turn_counter, frame.id, text, self._save())
+        if self._settings.memory:
+            effects.append(LoadTurnMemory(turn.number, turn.save))
+        else:
+            turn.memory_ready = True
+        if frame.image is not None and not self._settings.vision:
+            effects.append(Log("model.image_dropped", {"reason": "model has no vision"}))
+        elif frame.image is not None:
+            turn.image_ready = False
+            effects.append(PrepareImage(turn.number, frame.image))
+        return effects + self._maybe_call(now)
+
+    def _current(self, turn: int) -> _Turn | None:
+        """The turn in flight if it is ``turn`` (answers for an ended turn are ignored)."""
+        current = self._turn
+        return current if current is not None and current.number == turn else None
+
+    def _turn_memory(self, turn: int, memory: SaveMemory | None, now: float) -> list[Effect]:
+        current = self._current(turn)
+        if current is None or current.memory_ready:
+            return []
+        current.memory, current.memory_ready = memory, True
+        return self._maybe_call(now)
+
+    def _image_ready(self, turn: int, image: PreparedImage, now: float) -> list[Effect]:
+        current = self._current(turn)
+        if current is None or current.image_ready:
+            return []
+        current.image, current.image_ready = image, True
+        return self._maybe_call(now)
+
+    def _image_refused(self, turn: int, error: errors.PeerError) -> list[Effect]:
+        current = self._current(turn)
+        if current is None or current.image_ready:
+            return []
+        self._turn = None
+        self._transition("image_refused")
+        error.frame_id = current.chat_id
+        return self._refused(error)
+
+    def _maybe_call(self, now: float) -> list[Effect]:
+        """Plan and start the model call once the turn's memory and image are there."""
+        turn = self._turn
+        if turn is None or turn.calling or not (turn.memory_ready and turn.image_ready):
+            return []
+        turn.calling = True
+        same_save = turn.save == self._save()
+        history = (
+            list(self._history)[-self._settings.history_turns :]
+            if self._settings.history_turns
+            else []
+        )
+        plan = plan_turn(
+            save=turn.save,
+            text=turn.text,
+            context=self._context if same_save else None,
+            day=self._day if same_save else None,
+            memory=turn.memory,
+            history=history,
+            image=turn.image,
+            now=now,
+            persona=self._texts.persona,
+            budget=self._settings.budget,
+            stale_after=self._settings.stale_after,
+            drop_after=self._settings.drop_after,
+        )
+        # The turn keeps nothing of the memory: the index belongs to the memory service.
+        turn.memory, turn.image = None, None
+        turn.context_use, turn.image_sent = plan.context_use, plan.image_sent
+        effects: list[Effect] = [CallModel(turn.number, plan.messages, plan.image_sent)]
+        if plan.used_ids:
+            # After the call has started: marking memories as used never delays a reply.
+            effects.append(TouchMemories(turn.save, plan.used_ids, now))
+        return effects
+
+    def _delta(self, turn: int, text: str) -> list[Effect]:
+        current = self._current(turn)
+        if current is None or not text:
+            return []
+        current.parts.append(text)
+        return [Send(ChatDelta(id=current.chat_id, text=text))]
+
+    def _done(self, turn: int, text: str, usage: Usage | None, now: float) -> list[Effect]:
+        current = self._current(turn)
+        if current is None:
+            return []
+        self._turn = None
+        self._transition("reply_done")
+        reply = text or "".join(current.parts)
+        same_save = current.save == self._save()
+        if same_save:
+            self._history.append((current.text, reply))
+        done = ChatDone(
+            id=current.chat_id,
+            text=reply,
+            context=current.context_use,
+            usage=usage,
+            image_sent=current.image_sent,
+        )
+        effects: list[Effect] = []
+        if self._settings.memory and self._settings.extraction:
+            # Queued before the reply goes out, so "the reply arrived" implies
+            # "its extraction job is queued" (tests wait on the memory worker).
+            day = self._day if same_save else None
+            effects.append(Remember(current.save, current.text, reply, day, now))
+        return [*effects, Send(done)]
+
+    def _failed(self, turn: int, code: str) -> list[Effect]:
+        current = self._current(turn)
+        if current is None:
+            return []
+        self._turn = None
+        self._transition("reply_failed")
+        message = getattr(self._texts, code, self._texts.model_error)
+        return [Send(ChatError(id=current.chat_id, code=code, message=str(message)))]
+
+    def _cancel(self, frame: ChatCancel) -> list[Effect]:
+        current = self._turn
+        if current is None or current.chat_id != frame.id:
+            return [
+                Send(replies.error("unknown_chat", "no reply with this id is streaming", frame.id))
+            ]
+        self._turn = None
+        self._transition("cancelled")
+        return [
+            CancelModel(current.number),
+            Send(ChatError(id=current.chat_id, code="cancelled", message=self._texts.cancelled)),
+        ]
+
+    # -- deadlines and closing -------------------------------------------------
+
+    def _timer(self, kind: TimerKind, now: float) -> list[Effect]:
+        if kind == "hello" and self.state is State.AWAIT_HELLO:
+            return self._close(CLOSE_HELLO_TIMEOUT, "hello timeout", now)
+        if kind == "heartbeat" and self.state in (State.READY, State.TURN):
+            return self._close(CLOSE_HEARTBEAT_TIMEOUT, "heartbeat timeout", now)
+        return []
+
+    def _close(self, code: int, reason: str, now: float) -> list[Effect]:
+        return [*self._teardown(now), Close(code, reason)]
+
+    def _teardown(self, now: float) -> list[Effect]:
+        if self.state is State.CLOSED:
+            return []
+        effects: list[Effect] = [CancelTimer("hello"), CancelTimer("heartbeat")]
+        if self._turn is not None:
+            effects.append(CancelModel(self._turn.number))
+            self._turn = None
+        had_save = self.state is not State.AWAIT_HELLO
+        self._transition("close")
+        if had_save:
+            effects += self._end_save(self._save(), now)
+        self._pending.clear()
+        effects.append(Log("session.closed", {}))
+        return effects
+
+
+class _Turn:
+    """The one turn in flight on a connection."""
+
+    __slots__ = (
+        "calling",
+        "chat_id",
+        "context_use",
+        "image",
+        "image_ready",
+        "image_sent",
+        "memory",
+        "memory_ready",
+        "number",
+        "parts",
+        "save",
+        "text",
+    )
+
+    def __init__(self, number: int, chat_id: str, text: str, save: Scope) -> None:
+        self.number = number
+        # The save the turn was asked in: its memory goes there even if the save
+        # switches while the reply streams.
+        self.save = save
+        self.chat_id = chat_id
+        self.text = text
+        self.parts: list[str] = []
+        self.memory: SaveMemory | None = None
+        self.memory_ready = False
+        self.image: PreparedImage | None = None
+        self.image_ready = True
+        self.calling = False
+        self.image_sent = False
+        self.context_use: ContextUse = "none"
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)

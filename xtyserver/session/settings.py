@@ -1,0 +1,86 @@
+"""What one session needs to know: a frozen settings Struct and the player-facing texts.
+
+Pure data. The shell builds :class:`SessionSettings` once from the loaded
+configuration (:func:`xtyserver.wiring.session_settings`); the session never
+reads the configuration itself.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from xtyserver.memory.retrieval import MemoryBudget
+from xtyserver.protocol.frames import ServerInfo
+from xtyserver.protocol.limits import Limits
+
+
+class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Every text the player may see, configurable under ``[texts]``."""
+
+    persona: str = (
+        "你是小汤圆，一个陪玩家一起玩游戏的 AI 伙伴。你活泼、温暖、靠谱，说话简短自然，"
+        "像坐在旁边一起玩的朋友。你能看到玩家发来的游戏画面截图和少量游戏状态。"
+        "只根据看到的画面、给出的状态和记忆回答；不确定时直说，不要编造游戏里没发生的事。"
+        "默认用中文回复，一般不超过三句话。"
+    )
+    model_not_configured: str = (
+        "还没有配置模型：请设置环境变量 XTY_MODEL_BASE_URL 和 XTY_MODEL"
+        "（需要时再设 XTY_MODEL_API_KEY），或在配置文件的 [model] 里填写 base_url 和 model。"
+    )
+    busy: str = "小汤圆还在回答上一句，等一下再说吧。"
+    cancelled: str = "这次回答已取消。"
+    model_timeout: str = "模型太久没有回应，这次先算了，再问一次试试？"
+    model_rate_limited: str = "模型服务现在太忙（请求过多），稍后再试。"
+    model_unavailable: str = "模型服务暂时不可用，稍后再试。"
+    model_auth_failed: str = "模型服务拒绝了密钥：请检查 XTY_MODEL_API_KEY。"
+    model_stream_cut: str = "回答中途断开了，再问一次吧。"
+    model_bad_request: str = "模型服务不接受这次请求，请检查模型名称和配置。"
+    model_error: str = "模型出错了，稍后再试。"
+
+
+class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """Deadlines, limits and switches of one session (v1.md "Deadlines", "Rate limits").
+
+    Attributes:
+        hello_timeout: Seconds an upgraded connection has to say hello.
+        heartbeat_ms: The heartbeat interval announced in ``server.hello``.
+        heartbeat_misses: Silent intervals after which the session is closed.
+        frames_per_second: Refill rate of the per-connection frame bucket.
+        frame_burst: Size of the frame bucket.
+        chats_per_minute: Refill rate of the ``chat.send`` bucket.
+        chat_burst: Size of the ``chat.send`` bucket.
+        flood_refusals: Rate-limited frames in 10 s that make a flood (close 4008).
+        stale_after: Seconds after which a modelContext is marked stale.
+        drop_after: Seconds after which a modelContext is not used.
+        history_turns: Recent turns of this connection sent as context.
+        model_configured: Whether a model is configured at all.
+        vision: Whether the model accepts images.
+        memory: Whether long-term memory is read and written.
+        extraction: Whether finished replies are handed to background extraction.
+        budget: The per-turn memory budget.
+        limits: The budget reported in ``server.hello``.
+        server: Name and version for ``server.hello``.
+        texts: Player-facing texts.
+    """
+
+    hello_timeout: float = 10.0
+    heartbeat_ms: int = 5_000
+    heartbeat_misses: int = 3
+    frames_per_second: float = 50.0
+    frame_burst: int = 100
+    chats_per_minute: float = 20.0
+    chat_burst: int = 5
+    flood_refusals: int = 200
+    stale_after: float = 5.0
+    drop_after: float = 30.0
+    history_turns: int = 6
+    model_configured: bool = True
+    vision: bool = True
+    memory: bool = True
+    extraction: bool = True
+    budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
+    limits: Limits = msgspec.field(default_factory=Limits)
+    server: ServerInfo = msgspec.field(
+        default_factory=lambda: ServerInfo(name="xtyserver", version="0")
+    )
+    texts: Texts = msgspec.field(default_factory=Texts)

@@ -1,0 +1,91 @@
+"""The upgrade guard: which HTTP requests may become a protocol/v1 connection (v1.md "Upgrade").
+
+Pure: a request's path and headers in, a refusal (status and reason) or None
+out. Checked before any handler runs, in this order: a wrong path (404), a
+``Host`` that is not this loopback server and port (403, DNS rebinding), an
+``Origin`` outside the allow-list (403, cross-site WebSocket hijacking), a
+wrong ``Authorization: Bearer`` token (401), a full server (503). A repeated
+``Host``, ``Origin`` or ``Authorization`` header is refused like a wrong one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import msgspec
+
+from xtyserver.token import matches as token_matches
+
+PATH = "/v1"
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+_ANY_OR_LOOPBACK_BINDS = ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::")
+
+
+class Refusal(msgspec.Struct, frozen=True):
+    """An HTTP answer instead of the upgrade."""
+
+    status: int
+    reason: str
+
+
+def header_values(headers: Iterable[tuple[str, str]], name: str) -> list[str]:
+    """Every value of header ``name`` (case-insensitive), in order."""
+    wanted = name.lower()
+    return [value for key, value in headers if key.lower() == wanted]
+
+
+def bearer(headers: Iterable[tuple[str, str]]) -> str | None:
+    """The token of a single ``Authorization: Bearer`` header, else None."""
+    values = header_values(headers, "Authorization")
+    if len(values) != 1:
+        return None
+    scheme, _, credentials = values[0].partition(" ")
+    return credentials.strip() if scheme.lower() == "bearer" else None
+
+
+def allowed_hosts(bind_host: str, port: int) -> frozenset[str]:
+    """``Host`` values naming this server: loopback names (and a specific bind) with the port."""
+    hosts = {f"{name}:{port}" for name in LOOPBACK_NAMES}
+    if bind_host not in _ANY_OR_LOOPBACK_BINDS:
+        shown = f"[{bind_host}]" if ":" in bind_host else bind_host
+        hosts.add(f"{shown}:{port}")
+    return frozenset(hosts)
+
+
+def check_upgrade(
+    path: str,
+    headers: Sequence[tuple[str, str]],
+    *,
+    bind_host: str,
+    port: int,
+    allowed_origins: Sequence[str],
+    token: str,
+    connections: int,
+    max_connections: int,
+) -> Refusal | None:
+    """Decide whether an upgrade request may go on (None) or is refused.
+
+    Args:
+        path: The request target (a query string is ignored).
+        headers: The request's header lines, in order.
+        bind_host: The address the server listens on.
+        port: The port it listens on.
+        allowed_origins: Web origins allowed to connect (usually none).
+        token: The adapter token.
+        connections: Connections open now.
+        max_connections: The most allowed at once.
+    """
+    if path.split("?", 1)[0] != PATH:
+        return Refusal(404, "not found; the endpoint is /v1")
+    hosts = header_values(headers, "Host")
+    if len(hosts) != 1 or hosts[0].lower() not in allowed_hosts(bind_host, port):
+        return Refusal(403, "host not allowed")
+    origins = header_values(headers, "Origin")
+    if origins and (len(origins) > 1 or origins[0] not in allowed_origins):
+        return Refusal(403, "origin not allowed")
+    authorizations = header_values(headers, "Authorization")
+    if authorizations and (len(authorizations) > 1 or not token_matches(bearer(headers), token)):
+        return Refusal(401, "wrong token")
+    if connections >= max_connections:
+        return Refusal(503, "too many connections")
+    return None
