@@ -58,6 +58,8 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     enabled: bool = True
     extraction: bool = True
     soft_cap: int = 300
+    # How long a store write waits for another process's lock before store_busy.
+    busy_timeout_ms: int = 5000
     # Seconds a shutdown waits for queued extraction/summary jobs.
     drain_timeout: float = 10.0
     budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)

@@ -245,7 +245,12 @@ async def serving(settings: Settings, *, token: str, clock: Clock) -> AsyncItera
     summaries) get ``memory.drain_timeout`` seconds to finish, then the client
     and the store close.
     """
-    store = MemoryStore.open_profile(settings.data_path, settings.profile, clock=clock)
+    store = MemoryStore.open_profile(
+        settings.data_path,
+        settings.profile,
+        clock=clock,
+        busy_timeout_ms=settings.memory.busy_timeout_ms,
+    )
     model = ModelClient(settings.model)
     memory = MemoryService(
         store, enabled=settings.memory.enabled, soft_cap=settings.memory.soft_cap

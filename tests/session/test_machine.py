@@ -8,10 +8,8 @@ from typing import Any
 import pytest
 
 from xtyserver import errors
-from xtyserver.config import ServerSettings, Texts
-from xtyserver.image import PreparedImage
-from xtyserver.memory.retrieval import MemoryBudget
-from xtyserver.memory.types import Scope
+from xtyserver.memory.retrieval import SaveIndex
+from xtyserver.memory.types import MemoryEvent, PlayStats, Scope, SharedProfile
 from xtyserver.protocol.codec import decode_client_frame
 from xtyserver.protocol.frames import (
     ChatDelta,
@@ -22,38 +20,51 @@ from xtyserver.protocol.frames import (
     ServerInfo,
     Usage,
 )
+from xtyserver.protocol.images import PreparedImage
 from xtyserver.protocol.limits import Limits
 from xtyserver.session import (
     CLOSE_FLOOD,
     CLOSE_HEARTBEAT_TIMEOUT,
     CLOSE_HELLO_TIMEOUT,
     CLOSE_UNAUTHORIZED,
-    Action,
     ArmTimer,
     CallModel,
     CancelModel,
     CancelTimer,
     Close,
-    CloseScope,
+    CloseSave,
     Connected,
     Disconnected,
+    Effect,
+    Forget,
     FrameIn,
     FrameRefused,
     GameAgentSession,
     ImageReady,
     ImageRefused,
+    LoadMemory,
+    LoadStats,
+    LoadTurnMemory,
+    MemoryLoaded,
     ModelDelta,
     ModelDone,
     ModelFailed,
-    OpenScope,
+    OpenSave,
     PlayBeat,
     PrepareImage,
-    Query,
     Remember,
+    SaveMemory,
     Send,
+    SessionSettings,
+    SetProfileField,
     State,
+    StatsLoaded,
+    StoreFailed,
     Summarize,
+    Texts,
     TimerFired,
+    TouchMemories,
+    TurnMemoryReady,
 )
 
 T0 = 1_790_000_000.0
@@ -62,17 +73,17 @@ FARM_A = Scope("stardew-valley", "farm-a")
 
 
 def make_session(*, model: bool = True, vision: bool = True, **server: Any) -> GameAgentSession:
-    session = GameAgentSession(
-        session_id="sess-1",
-        settings=ServerSettings(**server),
-        texts=Texts(),
-        limits=Limits(),
-        budget=MemoryBudget(),
-        token=TOKEN,
-        authenticated=False,
+    settings = SessionSettings(
         model_configured=model,
         vision=vision,
-        server_info=ServerInfo(name="xtyserver", version="test"),
+        server=ServerInfo(name="xtyserver", version="test"),
+        **server,
+    )
+    session = GameAgentSession(
+        session_id="sess-1",
+        settings=settings,
+        token=TOKEN,
+        authenticated=False,
         timezone_ok=lambda name: name in ("UTC", "Asia/Shanghai"),
         now=T0,
     )
@@ -113,12 +124,22 @@ def context(age: float = 0.0, now: float = T0, **parts: Any) -> dict[str, Any]:
     return {"schemaVersion": 1, "capturedAt": stamp, **parts}
 
 
-def sent(actions: list[Action]) -> list[Any]:
+def sent(actions: list[Effect]) -> list[Any]:
     return [a.frame for a in actions if isinstance(a, Send)]
 
 
-def of(actions: list[Action], kind: type[Any]) -> list[Any]:
+def of(actions: list[Effect], kind: type[Any]) -> list[Any]:
     return [a for a in actions if isinstance(a, kind)]
+
+
+def turn(
+    session: GameAgentSession, chat: FrameIn, now: float = T0, memory: SaveMemory | None = None
+) -> list[Effect]:
+    """Send a chat.send and answer the turn's memory read (empty unless given)."""
+    effects = session.handle(chat, now)
+    for load in of(effects, LoadTurnMemory):
+        effects += session.handle(TurnMemoryReady(load.turn, memory or SaveMemory(None, None)), now)
+    return effects
 
 
 def ready_session(**kwargs: Any) -> GameAgentSession:
@@ -150,7 +171,7 @@ def test_session_arms_hello_timer_on_connect() -> None:
 def test_session_refuses_chat_before_hello() -> None:
     session = make_session()
     session.handle(Connected(), T0)
-    actions = session.handle(chat_send(), T0)
+    actions = turn(session, chat_send(), T0)
     [error] = sent(actions)
     assert isinstance(error, Error)
     assert (error.code, error.id) == ("hello_required", "c1")
@@ -167,7 +188,7 @@ def test_session_answers_hello_and_opens_the_save() -> None:
     assert (answer.session_id, answer.heartbeat_ms, answer.id) == ("sess-1", 5000, "h1")
     assert answer.limits == Limits()
     assert CancelTimer("hello") in actions
-    assert OpenScope(FARM_A, "Asia/Shanghai", T0) in actions
+    assert OpenSave(FARM_A, "Asia/Shanghai", T0) in actions
     assert ArmTimer("heartbeat", 15.0) in actions
     assert state_of(session) is State.READY
 
@@ -180,9 +201,9 @@ def test_session_closes_4001_on_wrong_token() -> None:
     assert error.code == "unauthorized"
     assert TOKEN not in error.message
     assert of(actions, Close) == [Close(CLOSE_UNAUTHORIZED, "unauthorized")]
-    assert not of(actions, OpenScope)
+    assert not of(actions, OpenSave)
     assert state_of(session) is State.CLOSED
-    assert session.handle(chat_send(), T0) == []
+    assert turn(session, chat_send(), T0) == []
 
 
 def test_session_refuses_unknown_timezone_and_waits_for_another_hello() -> None:
@@ -207,7 +228,7 @@ def test_session_closes_4002_when_hello_timer_fires() -> None:
     session.handle(Connected(), T0)
     actions = session.handle(TimerFired("hello"), T0 + 10)
     assert of(actions, Close) == [Close(CLOSE_HELLO_TIMEOUT, "hello timeout")]
-    assert not of(actions, CloseScope)
+    assert not of(actions, CloseSave)
 
 
 def test_session_ignores_a_stale_hello_timer_after_hello() -> None:
@@ -230,21 +251,21 @@ def test_session_closes_4003_and_ends_play_at_the_last_heartbeat() -> None:
     session.handle(frame(type="heartbeat"), T0 + 5)
     actions = session.handle(TimerFired("heartbeat"), T0 + 20)
     assert of(actions, Close) == [Close(CLOSE_HEARTBEAT_TIMEOUT, "heartbeat timeout")]
-    assert of(actions, CloseScope) == [CloseScope(FARM_A, T0 + 5)]
+    assert of(actions, CloseSave) == [CloseSave(FARM_A, T0 + 5)]
     assert state_of(session) is State.CLOSED
 
 
 def test_session_disconnect_cancels_a_running_turn_and_summarizes_two_turns() -> None:
     session = ready_session()
     for n in (1, 2):
-        session.handle(chat_send(f"第{n}句", f"c{n}"), T0)
+        turn(session, chat_send(f"第{n}句", f"c{n}"), T0)
         session.handle(ModelDone(n, f"回答{n}"), T0)
-    session.handle(chat_send("第3句", "c3"), T0)
+    turn(session, chat_send("第3句", "c3"), T0)
     actions = session.handle(Disconnected(), T0 + 1)
     assert CancelModel(3) in actions
     [summary] = of(actions, Summarize)
     assert summary.turns == (("第1句", "回答1"), ("第2句", "回答2"))
-    assert of(actions, CloseScope) == [CloseScope(FARM_A, T0)]
+    assert of(actions, CloseSave) == [CloseSave(FARM_A, T0)]
     assert state_of(session) is State.CLOSED
 
 
@@ -253,9 +274,9 @@ def test_session_disconnect_cancels_a_running_turn_and_summarizes_two_turns() ->
 
 def test_session_streams_a_turn_from_call_to_done() -> None:
     session = ready_session()
-    actions = session.handle(chat_send("今天钓什么鱼", "c1"), T0)
+    actions = turn(session, chat_send("今天钓什么鱼", "c1"), T0)
     [call] = of(actions, CallModel)
-    assert (call.turn, call.chat_id, call.image_sent) == (1, "c1", False)
+    assert (call.turn, call.image_sent) == (1, False)
     assert call.messages[-1] == {"role": "user", "content": "今天钓什么鱼"}
     assert state_of(session) is State.TURN
     assert sent(session.handle(ModelDelta(1, "鲑鱼"), T0)) == [ChatDelta(id="c1", text="鲑鱼")]
@@ -268,27 +289,27 @@ def test_session_streams_a_turn_from_call_to_done() -> None:
 
 def test_session_answers_busy_to_a_second_chat_during_a_turn() -> None:
     session = ready_session()
-    session.handle(chat_send("一", "c1"), T0)
-    actions = session.handle(chat_send("二", "c2"), T0)
+    turn(session, chat_send("一", "c1"), T0)
+    actions = turn(session, chat_send("二", "c2"), T0)
     assert sent(actions) == [ChatError(id="c2", code="busy", message=Texts().busy)]
     assert not of(actions, CallModel)
 
 
 def test_session_cancel_ends_the_turn_and_ignores_its_late_events() -> None:
     session = ready_session()
-    session.handle(chat_send("一", "c1"), T0)
+    turn(session, chat_send("一", "c1"), T0)
     actions = session.handle(frame(type="chat.cancel", id="c1"), T0)
     assert CancelModel(1) in actions
     assert sent(actions) == [ChatError(id="c1", code="cancelled", message=Texts().cancelled)]
     assert state_of(session) is State.READY
     assert session.handle(ModelDelta(1, "迟到"), T0) == []
     assert session.handle(ModelDone(1, "迟到"), T0) == []
-    assert of(session.handle(chat_send("二", "c2"), T0), CallModel)[0].turn == 2
+    assert of(turn(session, chat_send("二", "c2"), T0), CallModel)[0].turn == 2
 
 
 def test_session_cancel_of_another_id_is_unknown_chat() -> None:
     session = ready_session()
-    session.handle(chat_send("一", "c1"), T0)
+    turn(session, chat_send("一", "c1"), T0)
     [error] = sent(session.handle(frame(type="chat.cancel", id="zz"), T0))
     assert error.code == "unknown_chat"
     assert state_of(session) is State.TURN
@@ -299,7 +320,7 @@ def test_session_cancel_of_another_id_is_unknown_chat() -> None:
 )
 def test_session_turns_model_failure_into_chat_error_and_is_ready_again(code: str) -> None:
     session = ready_session()
-    session.handle(chat_send(), T0)
+    turn(session, chat_send(), T0)
     actions = session.handle(ModelFailed(1, code), T0)
     [error] = sent(actions)
     assert isinstance(error, ChatError)
@@ -311,7 +332,7 @@ def test_session_turns_model_failure_into_chat_error_and_is_ready_again(code: st
 
 def test_session_without_model_answers_model_not_configured() -> None:
     session = ready_session(model=False)
-    actions = session.handle(chat_send(), T0)
+    actions = turn(session, chat_send(), T0)
     [error] = sent(actions)
     assert error.code == "model_not_configured"
     assert "XTY_MODEL_BASE_URL" in error.message
@@ -320,7 +341,7 @@ def test_session_without_model_answers_model_not_configured() -> None:
 
 def test_session_redacts_chat_text_before_the_model() -> None:
     session = ready_session()
-    actions = session.handle(chat_send("key sk-proj-ABCDEFGHIJ0123456789 here"), T0)
+    actions = turn(session, chat_send("key sk-proj-ABCDEFGHIJ0123456789 here"), T0)
     [call] = of(actions, CallModel)
     assert "ABCDEFGHIJ0123456789" not in prompt(call)
     assert "[已隐去:密钥]" in prompt(call)
@@ -342,7 +363,7 @@ def test_session_redacts_chat_text_before_the_model() -> None:
 def test_session_marks_context_by_age(age: float, use: str, in_prompt: bool) -> None:
     session = ready_session()
     session.handle(frame(type="state.update", modelContext=context(world={"location": "Farm"})), T0)
-    [call] = of(session.handle(chat_send(), T0 + age), CallModel)
+    [call] = of(turn(session, chat_send(), T0 + age), CallModel)
     assert ("Farm" in prompt(call)) is in_prompt
     assert ("可能已过时" in prompt(call)) is (use == "stale")
     [done] = sent(session.handle(ModelDone(1, "好"), T0 + age))
@@ -353,7 +374,7 @@ def test_session_uses_only_the_newest_context() -> None:
     session = ready_session()
     session.handle(frame(type="state.update", modelContext=context(world={"location": "Old"})), T0)
     session.handle(frame(type="state.update", modelContext=context(world={"location": "New"})), T0)
-    [call] = of(session.handle(chat_send(), T0), CallModel)
+    [call] = of(turn(session, chat_send(), T0), CallModel)
     assert "New" in prompt(call)
     assert "Old" not in prompt(call)
 
@@ -367,9 +388,9 @@ def test_session_switches_save_on_a_different_identity() -> None:
         identity={"gameId": "stardew-valley", "saveId": "farm-b"},
     )
     actions = session.handle(update, T0 + 4)
-    assert of(actions, CloseScope) == [CloseScope(FARM_A, T0 + 3)]
-    assert of(actions, OpenScope) == [
-        OpenScope(Scope("stardew-valley", "farm-b"), "Asia/Shanghai", T0 + 4)
+    assert of(actions, CloseSave) == [CloseSave(FARM_A, T0 + 3)]
+    assert of(actions, OpenSave) == [
+        OpenSave(Scope("stardew-valley", "farm-b"), "Asia/Shanghai", T0 + 4)
     ]
     same = frame(
         type="state.update",
@@ -377,14 +398,6 @@ def test_session_switches_save_on_a_different_identity() -> None:
         identity={"gameId": "stardew-valley", "saveId": "farm-b"},
     )
     assert session.handle(same, T0 + 5) == []
-
-
-def test_session_query_frames_go_to_the_shell_with_the_scope() -> None:
-    session = ready_session()
-    for kind in ("stats.get", "memory.get"):
-        [query] = session.handle(frame(type=kind, id="q"), T0)
-        assert isinstance(query, Query)
-        assert query.scope == FARM_A
 
 
 # -- images -----------------------------------------------------------------------------------
@@ -405,7 +418,7 @@ def _prepared() -> PreparedImage:
 def test_session_prepares_an_image_then_calls_with_it() -> None:
     session = ready_session()
     image = {"mime": "image/png", "data": "iVBORw0KGgo="}
-    actions = session.handle(chat_send(image=image), T0)
+    actions = turn(session, chat_send(image=image), T0)
     [prepare] = of(actions, PrepareImage)
     assert not of(actions, CallModel)
     [call] = of(session.handle(ImageReady(prepare.turn, _prepared()), T0), CallModel)
@@ -415,7 +428,7 @@ def test_session_prepares_an_image_then_calls_with_it() -> None:
 
 def test_session_refused_image_ends_the_turn_with_error_naming_the_field() -> None:
     session = ready_session()
-    session.handle(chat_send(image={"mime": "image/png", "data": "AAAA"}), T0)
+    turn(session, chat_send(image={"mime": "image/png", "data": "AAAA"}), T0)
     refusal = errors.ImageError("bad", code="invalid_image", fields=["image.data"])
     [error] = sent(session.handle(ImageRefused(1, refusal), T0))
     assert (error.code, error.id, error.fields) == ("invalid_image", "c1", ["image.data"])
@@ -424,7 +437,7 @@ def test_session_refused_image_ends_the_turn_with_error_naming_the_field() -> No
 
 def test_session_without_vision_drops_the_image() -> None:
     session = ready_session(vision=False)
-    actions = session.handle(chat_send(image={"mime": "image/png", "data": "AAAA"}), T0)
+    actions = turn(session, chat_send(image={"mime": "image/png", "data": "AAAA"}), T0)
     assert not of(actions, PrepareImage)
     [call] = of(actions, CallModel)
     assert call.image_sent is False
@@ -471,7 +484,141 @@ def test_session_closes_4008_on_a_flood() -> None:
 
 def test_session_rate_limits_chats_past_the_chat_burst() -> None:
     session = ready_session(chats_per_minute=1, chat_burst=1)
-    session.handle(chat_send("一", "c1"), T0)
+    turn(session, chat_send("一", "c1"), T0)
     session.handle(ModelDone(1, "好"), T0)
-    [error] = sent(session.handle(chat_send("二", "c2"), T0))
+    [error] = sent(turn(session, chat_send("二", "c2"), T0))
     assert (error.code, error.id) == ("rate_limited", "c2")
+
+
+# -- a turn waits for its save's memory (v1.md "Save switch") ------------------------------------
+
+
+def _event(save: Scope, event_id: int, subject: str, summary: str) -> MemoryEvent:
+    return MemoryEvent(
+        id=event_id,
+        game_id=save.game_id,
+        save_id=save.save_id,
+        kind="goal",
+        subject=subject,
+        summary=summary,
+        importance=4,
+        status="active",
+        pinned=False,
+        day=None,
+        created_at=T0,
+        updated_at=T0,
+        last_used_at=T0,
+    )
+
+
+def test_session_after_switch_by_chat_context_plans_only_once_the_new_saves_memory_is_there() -> (
+    None
+):
+    session = ready_session()
+    farm_b = Scope("stardew-valley", "farm-b")
+    chat = chat_send(
+        "我们的计划是什么",
+        context={"identity": {"gameId": "stardew-valley", "saveId": "farm-b"}},
+    )
+    effects = session.handle(chat, T0 + 1)
+    assert of(effects, CloseSave) == [CloseSave(FARM_A, T0)]
+    assert of(effects, OpenSave) == [OpenSave(farm_b, "Asia/Shanghai", T0 + 1)]
+    assert of(effects, LoadTurnMemory) == [LoadTurnMemory(1, farm_b)]
+    assert not of(effects, CallModel)  # no image, but the memory is not there yet
+    memory = SaveMemory(
+        SharedProfile(nickname="阿汤"),
+        SaveIndex(farm_b, [_event(farm_b, 7, "鱼塘", "在 farm-b 挖一个鱼塘")]),
+    )
+    effects = session.handle(TurnMemoryReady(1, memory), T0 + 2)
+    [call] = of(effects, CallModel)
+    assert "阿汤" in prompt(call) and "鱼塘" in prompt(call)
+    # Marking memories as used comes after the call, never before it.
+    assert [type(e) for e in effects] == [CallModel, TouchMemories]
+    assert of(effects, TouchMemories) == [TouchMemories(farm_b, (7,), T0 + 2)]
+
+
+def test_session_with_an_image_waits_for_both_the_image_and_the_memory() -> None:
+    session = ready_session()
+    effects = session.handle(chat_send(image={"mime": "image/png", "data": "AAAA"}), T0)
+    assert of(effects, PrepareImage) and of(effects, LoadTurnMemory)
+    assert not of(session.handle(ImageReady(1, _prepared()), T0), CallModel)
+    [call] = of(session.handle(TurnMemoryReady(1, SaveMemory(None, None)), T0), CallModel)
+    assert call.image_sent
+    assert session.handle(TurnMemoryReady(1, SaveMemory(None, None)), T0) == []
+
+
+def test_session_plans_without_memory_when_the_store_failed() -> None:
+    session = ready_session()
+    session.handle(chat_send("你好"), T0)
+    [call] = of(session.handle(TurnMemoryReady(1, None), T0), CallModel)
+    assert call.messages[-1] == {"role": "user", "content": "你好"}
+
+
+def test_session_without_memory_calls_the_model_at_once_and_queues_no_extraction() -> None:
+    session = ready_session(memory=False)
+    effects = session.handle(chat_send(), T0)
+    assert not of(effects, LoadTurnMemory)
+    assert of(effects, CallModel)
+    assert not of(session.handle(ModelDone(1, "好"), T0), Remember)
+
+
+def test_session_queues_extraction_before_the_reply_frame() -> None:
+    session = ready_session()
+    turn(session, chat_send())
+    effects = session.handle(ModelDone(1, "好"), T0)
+    assert [type(e) for e in effects] == [Remember, Send]
+
+
+# -- management frames: requests built and answered in the core ---------------------------------
+
+
+def test_session_stats_get_is_a_request_answered_with_stats_result() -> None:
+    session = ready_session()
+    [request] = session.handle(frame(type="stats.get", id="q1"), T0)
+    assert isinstance(request, LoadStats)
+    [answer] = sent(session.handle(StatsLoaded(request.request, PlayStats([], [])), T0))
+    assert (type(answer).__name__, answer.id) == ("StatsResult", "q1")
+    assert session.handle(StatsLoaded(request.request, PlayStats([], [])), T0) == []
+
+
+def test_session_memory_get_asks_for_the_current_save() -> None:
+    session = ready_session()
+    [request] = session.handle(frame(type="memory.get", id="m1"), T0)
+    assert request == LoadMemory(request.request, FARM_A)
+    answer = MemoryLoaded(request.request, SharedProfile(nickname="阿汤"), ())
+    [result] = sent(session.handle(answer, T0))
+    assert result.id == "m1" and result.profile["nickname"] == "阿汤"
+
+
+def test_session_refuses_forget_event_without_event_id_naming_the_field() -> None:
+    session = ready_session()
+    effects = session.handle(frame(type="memory.forget", id="f1", target="event", confirm=True), T0)
+    [error] = sent(effects)
+    assert (error.code, error.id, error.fields) == ("invalid_frame", "f1", ["eventId"])
+    assert not of(effects, Forget)
+
+
+def test_session_forget_and_profile_update_become_typed_requests() -> None:
+    session = ready_session()
+    [forget] = session.handle(
+        frame(type="memory.forget", id="f1", target="event", eventId=3, confirm=True), T0
+    )
+    assert forget == Forget(forget.request, FARM_A, "event", 3)
+    [update] = session.handle(
+        frame(type="profile.update", id="p1", field="replyStyle", value="简短"), T0
+    )
+    assert update == SetProfileField(update.request, FARM_A, "reply_style", "简短")
+    failed = StoreFailed(update.request, "forbidden_content", "refused")
+    [error] = sent(session.handle(failed, T0))
+    assert (error.code, error.id, error.fields) == ("forbidden_content", "p1", ["value"])
+    [error] = sent(session.handle(StoreFailed(forget.request, "store_busy", "busy"), T0))
+    assert (error.code, error.id, error.fields) == ("store_busy", "f1", None)
+
+
+def test_session_marks_rate_limit_refusals_droppable_and_nothing_else() -> None:
+    session = make_session(frames_per_second=1, frame_burst=1)
+    session.handle(Connected(), T0)
+    effects = session.handle(hello(), T0)
+    assert all(not e.droppable for e in of(effects, Send))
+    [refusal] = of(session.handle(frame(type="heartbeat", id="b"), T0), Send)
+    assert refusal.droppable and refusal.frame.code == "rate_limited"
