@@ -1,28 +1,8 @@
-"""Long-term memory and play statistics (issue 3).
+"""Long-term memory and play statistics.
 
-``MemoryStore`` (``store.py``) is the only thing that touches the SQLite file;
-``retrieval``, ``tokenize``, ``accounting`` and ``extraction`` are pure.
+Pure parts (importable by the sans-I/O core): ``types``, ``retrieval``,
+``tokenize``, ``accounting``, ``extraction``, ``compaction``. Shells: ``store``
+(the only thing that touches the SQLite file) and ``service`` / ``jobs`` (the
+async memory service of the running server). This package imports none of
+them by itself, so importing a pure part never loads ``apsw`` or ``anyio``.
 """
-
-from xtyserver.memory.retrieval import MemoryBudget, MemorySelection, SaveIndex, select_memories
-from xtyserver.memory.store import MemoryStore
-from xtyserver.memory.types import (
-    MemoryEvent,
-    NewEvent,
-    PlayStats,
-    Scope,
-    SharedProfile,
-)
-
-__all__ = [
-    "MemoryBudget",
-    "MemoryEvent",
-    "MemorySelection",
-    "MemoryStore",
-    "NewEvent",
-    "PlayStats",
-    "SaveIndex",
-    "Scope",
-    "SharedProfile",
-    "select_memories",
-]
