@@ -11,8 +11,9 @@ connection's task group:
   never waits behind a database or a screenshot);
 * the **writer** is the only task that writes to the socket, with a deadline
   on every send (a peer that stops reading is closed);
-* the **store lane** runs store effects of this connection in order (play
-  accounting, management frames) and holds the leases of its saves;
+* the **store lane** (:mod:`xtyserver.store_lane`) runs store effects of this
+  connection in order (play accounting, management frames) and holds the
+  leases of its saves;
 * one task per timer, per model call, per screenshot and per turn's memory read.
 
 Every queue is bounded. Nothing outlives the connection's task group.
@@ -21,7 +22,6 @@ Every queue is bounded. Nothing outlives the connection's task group.
 from __future__ import annotations
 
 import contextlib
-from contextlib import AsyncExitStack
 from dataclasses import dataclass
 
 import anyio
@@ -71,23 +71,19 @@ from xtyserver.session.events import (
     FrameRefused,
     ImageReady,
     ImageRefused,
-    MemoryLoaded,
     ModelDelta,
     ModelDone,
     ModelFailed,
-    StatsLoaded,
-    StoreFailed,
     TimerFired,
     TimerKind,
     TurnMemoryReady,
 )
 from xtyserver.session.machine import GameAgentSession, State
+from xtyserver.store_lane import StoreLane
 
 # A screenshot frame takes tens of ms to decode and check: off the event loop
 # past this size, so other adapters stay on time.
 THREAD_DECODE_BYTES = 64 * 1024
-
-StoreEffect = OpenSave | CloseSave | PlayBeat | LoadStats | LoadMemory | Forget | SetProfileField
 
 
 class RuntimeLimits(msgspec.Struct, frozen=True, kw_only=True):
@@ -165,17 +161,12 @@ class Connection:
         self._inbox_in, self._inbox = anyio.create_memory_object_stream[Event | _TimerDue](
             limits.inbox
         )
-        self._store_in: MemoryObjectSendStream[StoreEffect]
-        self._store_out: MemoryObjectReceiveStream[StoreEffect]
-        self._store_in, self._store_out = anyio.create_memory_object_stream[StoreEffect](
-            limits.store_queue
-        )
+        self._store = StoreLane(memory, self._post, self._log, queue=limits.store_queue)
         self._timers: dict[TimerKind, tuple[int, anyio.CancelScope]] = {}
         self._timer_generation = 0
         self._model_calls: dict[int, anyio.CancelScope] = {}
         self._closing = False
         self._writer_done = anyio.Event()
-        self._store_done = anyio.Event()
         self._tg: anyio.abc.TaskGroup | None = None
 
     # -- lifetime ------------------------------------------------------------------------------
@@ -185,7 +176,7 @@ class Connection:
         async with anyio.create_task_group() as tg:
             self._tg = tg
             tg.start_soon(self._writer)
-            tg.start_soon(self._store_lane)
+            tg.start_soon(self._store.run)
             tg.start_soon(self._reader)
             try:
                 await self._drive()
@@ -212,9 +203,9 @@ class Connection:
         """Tell the session (if it does not know yet), then let the store lane and writer drain."""
         if self.session.state is not State.CLOSED:
             await self._feed(Disconnected())
-        self._store_in.close()
+        self._store.close()
         with anyio.move_on_after(self._limits.send_timeout):
-            await self._store_done.wait()
+            await self._store.wait_done()
         if self._closing:
             # A close asked for by the session (4001, 4003, 4008): let the writer
             # put the close frame on the wire before it is cancelled.
@@ -343,7 +334,7 @@ class Connection:
                 | Forget()
                 | SetProfileField()
             ):
-                await self._store_in.send(effect)
+                await self._store.send(effect)
 
     def _cancel_timer(self, kind: TimerKind) -> None:
         current = self._timers.pop(kind, None)
@@ -418,85 +409,3 @@ class Connection:
             prompt_tokens=usage.prompt_tokens if usage else None,
             completion_tokens=usage.completion_tokens if usage else None,
         )
-
-    # -- the store lane ------------------------------------------------------------------------
-
-    async def _store_lane(self) -> None:
-        """Run this connection's store effects in order; hold its saves' leases."""
-        leases: dict[Scope, AsyncExitStack[bool | None]] = {}
-        plays: dict[Scope, int] = {}
-        try:
-            async with self._store_out:
-                async for effect in self._store_out:
-                    try:
-                        await self._store_effect(effect, leases, plays)
-                    except StoreError as exc:
-                        # The store failing must not cost the player the conversation.
-                        self._log.warning(
-                            "store.failed", code=exc.code, effect=type(effect).__name__
-                        )
-        finally:
-            with anyio.CancelScope(shield=True):
-                for stack in leases.values():
-                    await stack.aclose()
-                self._store_done.set()
-
-    async def _store_effect(
-        self, effect: StoreEffect, leases: dict[Scope, AsyncExitStack[bool | None]], plays: dict[Scope, int]
-    ) -> None:
-        memory = self._memory
-        match effect:
-            case OpenSave(save=save, timezone=timezone, at=at):
-                if save not in leases:
-                    stack = AsyncExitStack()
-                    try:
-                        await stack.enter_async_context(memory.lease(save))
-                    except StoreError as exc:
-                        self._log.warning("store.failed", code=exc.code, effect="lease")
-                    else:
-                        leases[save] = stack
-                plays[save] = await memory.open_play(save, at, timezone)
-            case CloseSave(save=save, at=at):
-                if save in leases:
-                    await leases.pop(save).aclose()
-                play = plays.pop(save, None)
-                if play is not None:
-                    await memory.close_play(play, at)
-            case PlayBeat(save=save, timezone=timezone, at=at):
-                play = plays.get(save)
-                if play is not None:
-                    await memory.play_beat(play, at, timezone)
-            case LoadStats(request=request):
-                await self._answer(request, self._stats(request))
-            case LoadMemory(request=request, save=save):
-                await self._answer(request, self._view(request, save))
-            case Forget(request=request, save=save, target=target, event_id=event_id):
-                await self._answer(request, self._forget(request, save, target, event_id))
-            case SetProfileField(request=request, save=save, name=name, value=value):
-                await self._answer(request, self._set_field(request, save, name, value))
-
-    async def _answer(self, request: int, work: object) -> None:
-        """Await ``work`` and post its answer, or a StoreFailed naming the error's code."""
-        try:
-            answer = await work  # type: ignore[misc]
-        except errors.XtyError as exc:
-            self._log.warning("store.failed", code=exc.code)
-            answer = StoreFailed(request, exc.code, exc.message)
-        await self._post(answer)
-
-    async def _stats(self, request: int) -> StatsLoaded:
-        return StatsLoaded(request, await self._memory.play_stats())
-
-    async def _view(self, request: int, save: Scope) -> MemoryLoaded:
-        profile, events = await self._memory.view(save)
-        return MemoryLoaded(request, profile, events)
-
-    async def _forget(
-        self, request: int, save: Scope, target: str, event_id: int | None
-    ) -> MemoryLoaded:
-        await self._memory.forget(save, target, event_id)
-        return await self._view(request, save)
-
-    async def _set_field(self, request: int, save: Scope, name: str, value: object) -> MemoryLoaded:
-        await self._memory.set_profile_field(name, value)
-        return await self._view(request, save)

@@ -1,0 +1,154 @@
+"""One connection's store lane: its store effects in order, and the leases of its saves.
+
+A shell (v1.md "Memory", "stats.get", "memory.get"): it runs what the session
+asked of the store and posts the answer event back; it decides nothing. Store
+failures become a logged line (play accounting) or a ``StoreFailed`` answer
+(management frames); they never end the connection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from typing import Any
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from xtyserver import errors
+from xtyserver.errors import StoreError
+from xtyserver.memory.service import MemoryService
+from xtyserver.memory.types import Scope
+from xtyserver.session.effects import (
+    CloseSave,
+    Forget,
+    LoadMemory,
+    LoadStats,
+    OpenSave,
+    PlayBeat,
+    SetProfileField,
+)
+from xtyserver.session.events import Event, MemoryLoaded, StatsLoaded, StoreFailed
+
+StoreEffect = OpenSave | CloseSave | PlayBeat | LoadStats | LoadMemory | Forget | SetProfileField
+
+
+class StoreLane:
+    """Runs one connection's store effects one at a time, in the order they were asked.
+
+    Args:
+        memory: The memory service.
+        post: Hands an answer event to the connection's session.
+        logger: The connection's bound logger.
+        queue: Effects that may wait; the connection waits beyond that.
+    """
+
+    def __init__(
+        self,
+        memory: MemoryService,
+        post: Callable[[Event], Awaitable[None]],
+        logger: Any,
+        *,
+        queue: int,
+    ) -> None:
+        self._memory = memory
+        self._post = post
+        self._log = logger
+        self._in: MemoryObjectSendStream[StoreEffect]
+        self._out: MemoryObjectReceiveStream[StoreEffect]
+        self._in, self._out = anyio.create_memory_object_stream[StoreEffect](queue)
+        self._leases: dict[Scope, AsyncExitStack[bool | None]] = {}
+        self._plays: dict[Scope, int] = {}
+        self._done = anyio.Event()
+
+    async def send(self, effect: StoreEffect) -> None:
+        await self._in.send(effect)
+
+    def close(self) -> None:
+        """Accept no more effects; :meth:`run` returns after the queued ones."""
+        self._in.close()
+
+    async def wait_done(self) -> None:
+        await self._done.wait()
+
+    async def run(self) -> None:
+        """Run queued effects until closed; then release every lease still held."""
+        try:
+            async with self._out:
+                async for effect in self._out:
+                    try:
+                        await self._apply(effect)
+                    except StoreError as exc:
+                        # The store failing must not cost the player the conversation.
+                        kind = type(effect).__name__
+                        self._log.warning("store.failed", code=exc.code, effect=kind)
+        finally:
+            with anyio.CancelScope(shield=True):
+                for stack in self._leases.values():
+                    await stack.aclose()
+                self._leases.clear()
+                self._done.set()
+
+    async def _apply(self, effect: StoreEffect) -> None:
+        memory = self._memory
+        match effect:
+            case OpenSave(save=save, timezone=timezone, at=at):
+                await self._lease(save)
+                self._plays[save] = await memory.open_play(save, at, timezone)
+            case CloseSave(save=save, at=at):
+                if save in self._leases:
+                    await self._leases.pop(save).aclose()
+                play = self._plays.pop(save, None)
+                if play is not None:
+                    await memory.close_play(play, at)
+            case PlayBeat(save=save, timezone=timezone, at=at):
+                play = self._plays.get(save)
+                if play is not None:
+                    await memory.play_beat(play, at, timezone)
+            case LoadStats(request=request):
+                await self._answer(request, self._stats(request))
+            case LoadMemory(request=request, save=save):
+                await self._answer(request, self._view(request, save))
+            case Forget(request=request, save=save, target=target, event_id=event_id):
+                await self._answer(request, self._forget(request, save, target, event_id))
+            case SetProfileField(request=request, save=save, name=name, value=value):
+                await self._answer(request, self._set_field(request, save, name, value))
+
+    async def _lease(self, save: Scope) -> None:
+        """Hold ``save``'s memory loaded; a failed load holds nothing (and releases nothing)."""
+        if save in self._leases:
+            return
+        stack = AsyncExitStack()
+        try:
+            await stack.enter_async_context(self._memory.lease(save))
+        except StoreError as exc:
+            self._log.warning("store.failed", code=exc.code, effect="lease")
+        else:
+            self._leases[save] = stack
+
+    async def _answer(self, request: int, work: Awaitable[Event]) -> None:
+        """Await ``work`` and post its answer, or a StoreFailed with the error's code."""
+        answer: Event
+        try:
+            answer = await work
+        except errors.XtyError as exc:
+            self._log.warning("store.failed", code=exc.code)
+            answer = StoreFailed(request, exc.code, exc.message)
+        await self._post(answer)
+
+    async def _stats(self, request: int) -> StatsLoaded:
+        return StatsLoaded(request, await self._memory.play_stats())
+
+    async def _view(self, request: int, save: Scope) -> MemoryLoaded:
+        profile, events = await self._memory.view(save)
+        return MemoryLoaded(request, profile, events)
+
+    async def _forget(
+        self, request: int, save: Scope, target: str, event_id: int | None
+    ) -> MemoryLoaded:
+        await self._memory.forget(save, target, event_id)
+        return await self._view(request, save)
+
+    async def _set_field(self, request: int, save: Scope, name: str, value: Any) -> MemoryLoaded:
+        await self._memory.set_profile_field(name, value)
+        return await self._view(request, save)
