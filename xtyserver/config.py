@@ -60,6 +60,8 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     soft_cap: int = 300
     # How long a store write waits for another process's lock before store_busy.
     busy_timeout_ms: int = 5000
+    # Background jobs (extraction, summaries) that may wait; more are dropped with a log line.
+    job_queue: int = 64
     # Seconds a shutdown waits for queued extraction/summary jobs.
     drain_timeout: float = 10.0
     budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)

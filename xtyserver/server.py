@@ -255,7 +255,12 @@ async def serving(settings: Settings, *, token: str, clock: Clock) -> AsyncItera
     memory = MemoryService(
         store, enabled=settings.memory.enabled, soft_cap=settings.memory.soft_cap
     )
-    jobs = MemoryJobs(memory, model, extraction_model=settings.model.extraction_model)
+    jobs = MemoryJobs(
+        memory,
+        model,
+        extraction_model=settings.model.extraction_model,
+        queue_size=settings.memory.job_queue,
+    )
     server = Server(settings, memory=memory, jobs=jobs, model=model, token=token, clock=clock)
     try:
         async with anyio.create_task_group() as background:

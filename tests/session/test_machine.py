@@ -622,3 +622,25 @@ def test_session_marks_rate_limit_refusals_droppable_and_nothing_else() -> None:
     assert all(not e.droppable for e in of(effects, Send))
     [refusal] = of(session.handle(frame(type="heartbeat", id="b"), T0), Send)
     assert refusal.droppable and refusal.frame.code == "rate_limited"
+
+
+def test_session_refuses_a_save_switch_while_a_reply_streams_and_the_reply_goes_on() -> None:
+    session = ready_session()
+    turn(session, chat_send("一", "c1"))
+    update = frame(
+        type="state.update",
+        id="s1",
+        modelContext=context(world={"location": "B"}),
+        identity={"gameId": "stardew-valley", "saveId": "farm-b"},
+    )
+    effects = session.handle(update, T0)
+    [error] = sent(effects)
+    assert (error.code, error.id, error.fields) == ("reply_in_progress", "s1", ["identity"])
+    assert not of(effects, CloseSave) and not of(effects, OpenSave)
+    assert sent(session.handle(ModelDelta(1, "好"), T0)) == [ChatDelta(id="c1", text="好")]
+    effects = session.handle(ModelDone(1, "好"), T0)
+    assert of(effects, Remember)[0].save == FARM_A
+    # The same save's update during a reply is fine; after the reply the switch goes through.
+    assert of(session.handle(update, T0), OpenSave) == [
+        OpenSave(Scope("stardew-valley", "farm-b"), "Asia/Shanghai", T0)
+    ]

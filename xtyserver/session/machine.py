@@ -322,14 +322,17 @@ class GameAgentSession:
             ArmTimer("heartbeat", self._heartbeat_deadline()),
         ]
 
+    def _is_switch(self, identity: Identity | None) -> bool:
+        """Whether ``identity`` names another save (a saveName alone is only a display name)."""
+        current = self.identity
+        return identity is not None and (
+            current is None
+            or (identity.game_id, identity.save_id) != (current.game_id, current.save_id)
+        )
+
     def _switch(self, identity: Identity | None, now: float) -> list[Effect]:
         """A different identity on an open session is a save switch (v1.md "Save switch")."""
-        current = self.identity
-        if identity is None or (
-            current is not None
-            and (identity.game_id, identity.save_id) == (current.game_id, current.save_id)
-        ):
-            # Same save (a different or missing saveName is only a display name).
+        if identity is None or not self._is_switch(identity):
             return []
         effects = self._end_save(self._save(), now)
         self.identity = identity
@@ -349,6 +352,11 @@ class GameAgentSession:
         return effects
 
     def _state_update(self, frame: StateUpdate, now: float) -> list[Effect]:
+        if self.state is State.TURN and self._is_switch(frame.identity):
+            # The reply streams on for the save it was asked in; the frame is refused
+            # whole (its modelContext too), so nothing of the other save mixes in.
+            message = "a reply is streaming; cancel it or wait for it before switching saves"
+            return [Send(replies.error("reply_in_progress", message, frame.id, ["identity"]))]
         effects = self._switch(frame.identity, now)
         self._set_context(frame.model_context)
         return effects
