@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from xtyserver.model.fake import (
+from xtyserver.testing import (
     DEFAULT_MODEL,
     FakeModelServer,
     Reply,
@@ -280,12 +280,8 @@ async def test_fake_survives_garbage_and_a_client_hanging_up_mid_stream(
             await stream.receive()  # the head (and maybe a chunk), then hang up
 
     with anyio.fail_after(2):
-        while fake.open_connections:  # the stuck stream's task ends with its client
-            await anyio.sleep(0.01)
-
-    with anyio.fail_after(2):
-        while fake.open_connections:  # the stuck stream's task ends with its client
-            await anyio.sleep(0.01)
+        await fake.wait_open_connections(0)  # the stuck stream's task ends with its client
+    assert fake.open_streams == 0
 
     done = await oai.chat.completions.create(
         model=DEFAULT_MODEL, messages=[{"role": "user", "content": "还在吗"}]
