@@ -22,8 +22,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from xtyserver.clock import ManualClock
 from xtyserver.config import Settings, load_settings
 from xtyserver.memory.store import MemoryStore
-from xtyserver.model.fake import FakeModelServer
 from xtyserver.server import Server, serving
+from xtyserver.testing import FakeModelServer
 
 TOKEN = "test-token-0123456789abcdef0123456789abcdef"
 START = 1_790_000_000.0  # 2026-09-21T...Z, a fixed wall-clock start

@@ -19,7 +19,7 @@ import pytest
 
 from tests.conftest import Harness, chat, model_context, recv, running, send
 from xtyserver.clock import ManualClock
-from xtyserver.model.fake import Reply
+from xtyserver.testing import Reply
 
 pytestmark = pytest.mark.anyio
 

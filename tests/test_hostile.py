@@ -26,7 +26,7 @@ from tests.conftest import (
     send,
 )
 from xtyserver import log
-from xtyserver.model.fake import Reply
+from xtyserver.testing import Reply
 
 pytestmark = pytest.mark.anyio
 

@@ -14,8 +14,8 @@ from PIL import Image
 from websockets.asyncio.client import ClientConnection
 
 from tests.conftest import Harness, chat, model_context, png_b64, recv, running, send
-from xtyserver.model.fake import Reply
 from xtyserver.protocol.limits import IMAGE_MAX_BYTES
+from xtyserver.testing import Reply
 
 pytestmark = pytest.mark.anyio
 

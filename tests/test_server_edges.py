@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import chat, model_context, png_b64, recv, running, send
 from xtyserver.memory.types import Scope
-from xtyserver.model.fake import Reply
+from xtyserver.testing import Reply
 
 pytestmark = pytest.mark.anyio
 

@@ -14,7 +14,7 @@ from websockets.asyncio.client import connect
 from tests.conftest import ServerProcess, chat, hello_frame, recv, running, send
 from xtyserver.clock import SystemClock
 from xtyserver.memory.store import MemoryStore
-from xtyserver.model.fake import Reply
+from xtyserver.testing import Reply
 
 pytestmark = pytest.mark.anyio
 

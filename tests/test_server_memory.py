@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import chat, running, send
 from xtyserver.memory.types import NewEvent, Scope
-from xtyserver.model.fake import Reply
+from xtyserver.testing import Reply
 
 pytestmark = pytest.mark.anyio
 FARM = Scope("stardew-valley", "farm-a")

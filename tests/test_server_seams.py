@@ -18,7 +18,7 @@ import pytest
 
 from tests.conftest import chat, hello_frame, recv, running, send
 from xtyserver.memory.types import NewEvent, Scope
-from xtyserver.model.fake import Reply
+from xtyserver.testing import Reply
 
 pytestmark = pytest.mark.anyio
 

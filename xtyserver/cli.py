@@ -162,7 +162,7 @@ async def _serve(settings: Settings) -> int:
 
 
 async def _fake_model(host: str, port: int) -> int:
-    from xtyserver.model.fake import run_fake_model
+    from xtyserver.testing import run_fake_model
 
     def ready(url: str) -> None:
         print(f"listening {url}", flush=True)

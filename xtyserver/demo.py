@@ -24,8 +24,8 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from xtyserver.clock import SystemClock
 from xtyserver.config import load_settings
-from xtyserver.model.fake import FakeModelServer, Reply
 from xtyserver.server import serving
+from xtyserver.testing import FakeModelServer, Reply
 
 QUESTIONS = ("今天适合去钓鱼吗？", "我想先完成社区中心的鱼缸收集包，有什么建议？")
 # What the scripted model answers (a real provider replaces it via XTY_MODEL_BASE_URL).

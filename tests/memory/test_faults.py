@@ -59,7 +59,7 @@ def test_sigkill_rounds_keep_every_acknowledged_commit(tmp_path: Path) -> None:
 
 def extraction_reply(player: str, subject: str, summary: str) -> Any:
     """What the scripted model answers to the background extraction of one chat."""
-    from xtyserver.model.fake import Reply
+    from xtyserver.testing import Reply
 
     answer = {
         "profile": None,

@@ -22,7 +22,7 @@ from xtyserver.model.client import (
     Usage,
     strip_images,
 )
-from xtyserver.model.fake import DEFAULT_MODEL, FakeModelServer, Reply
+from xtyserver.testing import DEFAULT_MODEL, FakeModelServer, Reply
 
 CANARY_KEY = "sk-test-CANARY123456789"
 PNG_URL = (

@@ -1,1 +1,1 @@
-"""The model shell: an OpenAI-compatible streaming client and a scripted stand-in server."""
+"""The model shell: an OpenAI-compatible streaming client and the prompt it sends."""

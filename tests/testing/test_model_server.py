@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from xtyserver.model.fake import (
+from xtyserver.testing import (
     DEFAULT_MODEL,
     FakeModelServer,
     Reply,
@@ -21,6 +21,7 @@ from xtyserver.model.fake import (
     run_fake_model,
     split_chunks,
 )
+from xtyserver.testing.connection import MAX_BODY, MAX_HEAD
 
 
 @pytest.fixture
@@ -280,12 +281,8 @@ async def test_fake_survives_garbage_and_a_client_hanging_up_mid_stream(
             await stream.receive()  # the head (and maybe a chunk), then hang up
 
     with anyio.fail_after(2):
-        while fake.open_connections:  # the stuck stream's task ends with its client
-            await anyio.sleep(0.01)
-
-    with anyio.fail_after(2):
-        while fake.open_connections:  # the stuck stream's task ends with its client
-            await anyio.sleep(0.01)
+        await fake.wait_open_connections(0)  # the stuck stream's task ends with its client
+    assert fake.open_streams == 0
 
     done = await oai.chat.completions.create(
         model=DEFAULT_MODEL, messages=[{"role": "user", "content": "还在吗"}]
@@ -297,6 +294,172 @@ async def test_fake_survives_garbage_and_a_client_hanging_up_mid_stream(
 async def test_fake_unknown_path_is_404(fake: FakeModelServer) -> None:
     status, _, _ = split_response(await raw(fake, "GET", "/v1/nothing"))
     assert status == 404
+
+
+# ---------------------------------------------------------------------------
+# HTTP edges: what h11 parses, refuses and keeps alive
+
+
+async def exchange(fake: FakeModelServer, data: bytes) -> bytes:
+    """Send raw bytes on a new connection and read until the server closes it."""
+    async with await anyio.connect_tcp("127.0.0.1", fake.port) as stream:
+        await stream.send(data)
+        return await read_all(stream)
+
+
+def split_responses(data: bytes) -> list[tuple[int, dict[str, str], bytes]]:
+    """Split back-to-back ``Content-Length`` responses."""
+    out = []
+    while data:
+        status, headers, rest = split_response(data)
+        length = int(headers["content-length"])
+        out.append((status, headers, rest[:length]))
+        data = rest[length:]
+    return out
+
+
+def error_message(body: bytes) -> str:
+    message: str = msgspec.json.decode(body)["error"]["message"]
+    return message
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("data", "named"),
+    [
+        (b"NONSENSE\r\n\r\n", "request line"),
+        (b"GET /v1/models HTTP/1.1\r\nHost x\r\n\r\n", "header"),
+        (b"GET /v1/models HTTP/1.1\r\n\r\n", "Host"),
+        (b"GET /v1/models HTTP/2.0\r\nHost: x\r\n\r\n", "HTTP/1.x"),
+        (b"POST /v1/models HTTP/1.1\r\nHost: x\r\nContent-Length: x\r\n\r\n", "Content-Length"),
+    ],
+)
+async def test_fake_answers_a_malformed_request_400_naming_the_problem_and_closes(
+    fake: FakeModelServer, data: bytes, named: str
+) -> None:
+    [(status, headers, body)] = split_responses(await exchange(fake, data))
+    assert status == 400
+    assert headers["connection"] == "close"
+    assert named.lower() in error_message(body).lower()
+    assert fake.requests == []
+
+
+@pytest.mark.anyio
+async def test_fake_refuses_a_body_over_the_limit_before_reading_it(fake: FakeModelServer) -> None:
+    head = (
+        f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: {MAX_BODY + 1}\r\n\r\n"
+    )
+    [(status, _, body)] = split_responses(await exchange(fake, head.encode()))
+    assert status == 413
+    assert str(MAX_BODY) in error_message(body)
+    assert fake.requests == []
+
+
+@pytest.mark.anyio
+async def test_fake_refuses_a_request_head_over_the_limit(fake: FakeModelServer) -> None:
+    # One byte over the limit and never finished: the server must not wait for the end.
+    data = b"GET /v1/models HTTP/1.1\r\nX-Long: " + b"a" * MAX_HEAD
+    data = data[: MAX_HEAD + 1]
+    [(status, _, body)] = split_responses(await exchange(fake, data))
+    assert status == 431
+    assert str(MAX_HEAD) in error_message(body)
+
+
+@pytest.mark.anyio
+async def test_fake_answers_pipelined_requests_in_order_on_one_connection(
+    fake: FakeModelServer,
+) -> None:
+    script = msgspec.json.encode([{"text": "流水线"}])
+    data = (
+        request_bytes("POST", "/_script", script, close=False)
+        + request_bytes("POST", "/v1/chat/completions", chat_body("一", stream=False), close=False)
+        + request_bytes("GET", "/v1/models", close=True)
+    )
+    answers = split_responses(await exchange(fake, data))  # one write, three answers
+    assert [status for status, _, _ in answers] == [200, 200, 200]
+    assert [h["connection"] for _, h, _ in answers] == ["keep-alive", "keep-alive", "close"]
+    assert msgspec.json.decode(answers[0][2]) == {"queued": 1}
+    assert msgspec.json.decode(answers[1][2])["choices"][0]["message"]["content"] == "流水线"
+    assert msgspec.json.decode(answers[2][2])["data"][0]["id"] == DEFAULT_MODEL
+    assert [r.path for r in fake.requests] == ["/v1/chat/completions", "/v1/models"]
+
+
+@pytest.mark.anyio
+async def test_fake_closes_after_answering_http_1_0(fake: FakeModelServer) -> None:
+    # read_all returns only because the server closes: HTTP/1.0 has no keep-alive here.
+    [(status, headers, _)] = split_responses(
+        await exchange(fake, b"GET /v1/models HTTP/1.0\r\n\r\n")
+    )
+    assert status == 200
+    assert headers["connection"] == "close"
+
+
+@pytest.mark.anyio
+async def test_fake_reads_a_chunked_request_body(fake: FakeModelServer) -> None:
+    body = chat_body("分块", stream=False)
+    half = len(body) // 2
+    chunked = b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n" % (
+        half,
+        body[:half],
+        len(body) - half,
+        body[half:],
+    )
+    head = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+    data = head + b"Connection: close\r\n\r\n" + chunked
+    [(status, _, answer)] = split_responses(await exchange(fake, data))
+    assert status == 200
+    assert msgspec.json.decode(answer)["choices"][0]["message"]["content"] == "小汤圆收到：分块"
+    assert fake.chat_requests[0].body == body
+
+
+@pytest.mark.anyio
+async def test_fake_keeps_the_openai_clients_connection_alive(
+    fake: FakeModelServer, oai: openai.AsyncOpenAI
+) -> None:
+    for text in ("一", "二"):
+        await oai.chat.completions.create(
+            model=DEFAULT_MODEL, messages=[{"role": "user", "content": text}]
+        )
+    assert len(fake.chat_requests) == 2
+    assert fake.open_connections == 1, "both answers came on one kept-alive connection"
+
+
+# ---------------------------------------------------------------------------
+# Open connections and streams, waited on without polling
+
+
+@pytest.mark.anyio
+async def test_fake_counts_a_stream_until_the_client_closes_it(
+    fake: FakeModelServer, oai: openai.AsyncOpenAI
+) -> None:
+    fake.enqueue(Reply(chunks=["一", "二"], chunk_delay=1e6))
+    stream = await oai.chat.completions.create(
+        model=DEFAULT_MODEL, messages=[{"role": "user", "content": "x"}], stream=True
+    )
+    with anyio.fail_after(5):
+        await fake.wait_open_streams(1)
+        chunks = aiter(stream)
+        pieces = [await anext(chunks) for _ in range(2)]  # role, then "一"; "二" never comes
+        assert pieces[1].choices[0].delta.content == "一"
+        assert fake.open_streams == 1 and fake.open_connections == 1
+        await stream.close()  # what a cancelled turn does to its upstream stream
+        await fake.wait_open_streams(0)
+        await fake.wait_open_connections(0)
+
+
+@pytest.mark.anyio
+async def test_fake_ends_a_delayed_plain_answer_when_its_client_hangs_up(
+    fake: FakeModelServer,
+) -> None:
+    fake.enqueue(Reply(first_delay=1e6))
+    with anyio.fail_after(5):
+        async with await anyio.connect_tcp("127.0.0.1", fake.port) as stream:
+            body = chat_body("x", stream=False)
+            await stream.send(request_bytes("POST", "/v1/chat/completions", body, close=False))
+            await fake.wait_open_connections(1)
+        await fake.wait_open_connections(0)  # without the watch it would wait forever
+    assert fake.queued == 0 and len(fake.chat_requests) == 1
+    assert fake.open_streams == 0
 
 
 @pytest.mark.anyio

@@ -1,0 +1,294 @@
+"""What the scripted model answers: replies, recorded requests and the answer bodies.
+
+Pure code, no I/O: :mod:`xtyserver.testing.model_server` puts these on the wire.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any
+
+import msgspec
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "RecordedRequest",
+    "Reply",
+    "completion_body",
+    "default_reply_text",
+    "error_body",
+    "message_text",
+    "pick_reply",
+    "reply_pieces",
+    "split_chunks",
+    "stream_events",
+]
+
+DEFAULT_MODEL = "xty-fake-1"
+"""The model id the fake reports in ``/v1/models`` and in its answers."""
+
+CREATED = 1_790_000_000
+"""Fixed ``created`` stamp: answers stay deterministic and need no clock."""
+
+_NonNegative = Annotated[float, msgspec.Meta(ge=0)]
+
+
+class Reply(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One scripted answer to one chat request.
+
+    Attributes:
+        text: The reply text; split into about four chunks when ``chunks`` is not given.
+            ``None`` with no ``chunks`` means the default reply. With an error
+            ``status`` it is the error message.
+        chunks: The exact content pieces to stream, overriding ``text``.
+        first_delay: Seconds between the response head and the first token.
+            ``1e6`` or more: the first token never comes.
+        chunk_delay: Seconds between later tokens.
+        status: HTTP status; anything but 200 answers an OpenAI-style error body.
+        retry_after: Seconds for a ``Retry-After`` header (sent as given, e.g. ``0.2``).
+        cut_after: Drop the connection after this many content chunks, mid-stream,
+            without the end of the chunked body (a non-streamed answer is cut halfway).
+        usage: Send usage when the request asks for it (``stream_options.include_usage``
+            for a stream; always in a plain completion).
+        match: Only a request whose message text contains this substring gets this reply.
+    """
+
+    text: str | None = None
+    chunks: list[str] | None = None
+    first_delay: _NonNegative = 0.0
+    chunk_delay: _NonNegative = 0.0
+    status: Annotated[int, msgspec.Meta(ge=100, le=599)] = 200
+    retry_after: _NonNegative | None = None
+    cut_after: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    usage: bool = True
+    match: str | None = None
+
+
+class RecordedRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """A request as the fake received it.
+
+    Attributes:
+        method: HTTP method.
+        path: Request target (path and query) as sent.
+        headers: Header names lower-cased; a repeated header keeps its last value.
+        body: The raw body bytes.
+        json: The body parsed as JSON, ``None`` when it is not JSON.
+    """
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    json: Any = None
+
+    @property
+    def text(self) -> str:
+        """All message text of a chat request, joined by newlines (empty otherwise)."""
+        return message_text(self.json)
+
+
+# ---------------------------------------------------------------------------
+# Reading a chat request
+
+
+def message_text(payload: object) -> str:
+    """Join the text of every message of a chat request body (string or text parts).
+
+    Args:
+        payload: A parsed chat completion request body (anything else gives "").
+
+    Returns:
+        The text of all messages, one message per line.
+    """
+    if not isinstance(payload, Mapping):
+        return ""
+    messages = payload.get("messages")
+    if not isinstance(messages, list):
+        return ""
+    return "\n".join(_content_text(m.get("content")) for m in messages if isinstance(m, Mapping))
+
+
+def _content_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part["text"]
+            for part in content
+            if isinstance(part, Mapping) and isinstance(part.get("text"), str)
+        )
+    return ""
+
+
+def _last_user_text(payload: object) -> str:
+    if isinstance(payload, Mapping):
+        messages = payload.get("messages")
+        if isinstance(messages, list):
+            for m in reversed(messages):
+                if isinstance(m, Mapping) and m.get("role") == "user":
+                    return _content_text(m.get("content"))
+    return ""
+
+
+def default_reply_text(payload: object) -> str:
+    """Deterministic default answer: ``小汤圆收到：`` and the first 30 chars of the user text."""
+    return "小汤圆收到：" + _last_user_text(payload).strip()[:30]
+
+
+def pick_reply(queue: list[Reply], text: str) -> Reply | None:
+    """Take the first queued reply whose ``match`` is in ``text``, else the first unmatched one.
+
+    Args:
+        queue: The scripted replies, oldest first; the picked one is removed.
+        text: The message text of the request being answered.
+
+    Returns:
+        The reply to give, or ``None`` when no queued reply fits.
+    """
+    for i, reply in enumerate(queue):
+        if reply.match is not None and reply.match in text:
+            return queue.pop(i)
+    for i, reply in enumerate(queue):
+        if reply.match is None:
+            return queue.pop(i)
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Building the answer
+
+
+def split_chunks(text: str, parts: int = 4) -> list[str]:
+    """Split ``text`` into at most ``parts`` non-empty pieces of near-equal length, in order."""
+    if not text:
+        return []
+    parts = max(1, min(parts, len(text)))
+    size, extra = divmod(len(text), parts)
+    out: list[str] = []
+    start = 0
+    for i in range(parts):
+        end = start + size + (1 if i < extra else 0)
+        out.append(text[start:end])
+        start = end
+    return out
+
+
+def reply_pieces(reply: Reply, payload: object) -> list[str]:
+    """The content pieces a successful reply streams: its chunks, its text or the default."""
+    if reply.chunks is not None:
+        return [p for p in reply.chunks if p]
+    return split_chunks(reply.text if reply.text is not None else default_reply_text(payload))
+
+
+_ERROR_TYPES = {
+    401: ("invalid_request_error", "invalid_api_key"),
+    403: ("invalid_request_error", "permission_denied"),
+    404: ("invalid_request_error", "not_found"),
+    429: ("requests", "rate_limit_exceeded"),
+}
+
+
+def error_body(status: int, message: str) -> bytes:
+    """An OpenAI-style error body (``{"error": {...}}``) for an HTTP status."""
+    kind, code = _ERROR_TYPES.get(
+        status, ("server_error" if status >= 500 else "invalid_request_error", None)
+    )
+    return msgspec.json.encode(
+        {"error": {"message": message, "type": kind, "param": None, "code": code}}
+    )
+
+
+def _usage(prompt: str, completion: str) -> dict[str, int]:
+    # Deterministic stand-in for token counts: one token per character.
+    p, c = len(prompt), len(completion)
+    return {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+
+
+def completion_body(model: str, text: str, *, prompt: str, usage: bool) -> bytes:
+    """A plain (non-streamed) ``chat.completion`` body answering ``text``.
+
+    Args:
+        model: The model id to report.
+        text: The whole reply text.
+        prompt: The request's message text, for the token counts.
+        usage: Whether to include ``usage``.
+
+    Returns:
+        The JSON body.
+    """
+    completion: dict[str, Any] = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": CREATED,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "logprobs": None,
+                "finish_reason": "stop",
+            }
+        ],
+    }
+    if usage:
+        completion["usage"] = _usage(prompt, text)
+    return msgspec.json.encode(completion)
+
+
+def _chunk(
+    model: str, n: int, delta: Mapping[str, Any], finish: str | None, with_usage: bool
+) -> bytes:
+    chunk: dict[str, Any] = {
+        "id": f"chatcmpl-fake-{n}",
+        "object": "chat.completion.chunk",
+        "created": CREATED,
+        "model": model,
+        "system_fingerprint": None,
+        "choices": [{"index": 0, "delta": dict(delta), "logprobs": None, "finish_reason": finish}],
+    }
+    if with_usage:
+        # OpenAI sends "usage": null on every chunk but the last when usage is asked for.
+        chunk["usage"] = None
+    return msgspec.json.encode(chunk)
+
+
+def stream_events(
+    reply: Reply, pieces: Sequence[str], *, model: str, prompt: str, want_usage: bool
+) -> tuple[list[tuple[float, bytes]], bool]:
+    """The SSE ``data:`` payloads of a streamed answer, each with the delay before it.
+
+    Args:
+        reply: The scripted reply (delays and ``cut_after``).
+        pieces: The content pieces, in order.
+        model: The model id to report.
+        prompt: The request's message text, for the token counts.
+        want_usage: Whether to end with a usage chunk.
+
+    Returns:
+        ``(events, complete)``: ``(seconds to wait, payload)`` pairs in order, and
+        whether the stream ends properly (``False`` when ``cut_after`` cuts it, and
+        then there is no finish chunk, no usage and no ``[DONE]``).
+    """
+    # The role chunk comes at once, like OpenAI's; it carries no token.
+    events = [(0.0, _chunk(model, 0, {"role": "assistant", "content": ""}, None, want_usage))]
+    for i, piece in enumerate(pieces):
+        if reply.cut_after is not None and i >= reply.cut_after:
+            return events, False
+        delay = reply.first_delay if i == 0 else reply.chunk_delay
+        events.append((delay, _chunk(model, i + 1, {"content": piece}, None, want_usage)))
+    if reply.cut_after is not None:
+        return events, False  # cut after every content chunk: the end never comes
+    n = len(pieces) + 1
+    events.append((0.0, _chunk(model, n, {}, "stop", want_usage)))
+    if want_usage:
+        final = {
+            "id": f"chatcmpl-fake-{n + 1}",
+            "object": "chat.completion.chunk",
+            "created": CREATED,
+            "model": model,
+            "choices": [],
+            "usage": _usage(prompt, "".join(pieces)),
+        }
+        events.append((0.0, msgspec.json.encode(final)))
+    events.append((0.0, b"[DONE]"))
+    return events, True
