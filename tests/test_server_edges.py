@@ -144,3 +144,25 @@ async def test_a_full_job_queue_drops_jobs_and_chats_go_on(tmp_path: Path) -> No
     db = apsw.Connection(str(h.store.path))
     assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     assert db.execute("SELECT count(*) FROM game_memory").fetchall() == [(0,)]
+
+
+async def test_a_cancelled_turn_closes_the_upstream_model_stream(tmp_path: Path) -> None:
+    async with running(tmp_path) as h, h.adapter() as ws:
+        h.fake.enqueue(Reply(chunks=["一", "二", "三"], chunk_delay=30, match="长长的回答"))
+        await send(ws, {"type": "chat.send", "id": "c1", "text": "长长的回答", "source": "text"})
+        assert (await recv(ws))["type"] == "chat.delta"
+        with anyio.fail_after(10):
+            await h.fake.wait_open_streams(1)
+        await send(ws, {"type": "chat.cancel", "id": "c1"})
+        assert (await recv(ws))["code"] == "cancelled"
+        with anyio.fail_after(10):
+            await h.fake.wait_open_streams(0)
+
+
+async def test_a_cut_turn_leaves_no_upstream_stream_open(tmp_path: Path) -> None:
+    async with running(tmp_path) as h, h.adapter() as ws:
+        h.fake.enqueue(Reply(chunks=["一", "二", "三"], cut_after=1, match="断线"))
+        _, end = await chat(ws, "断线")
+        assert (end["type"], end["code"]) == ("chat.error", "model_stream_cut")
+        with anyio.fail_after(10):
+            await h.fake.wait_open_streams(0)

@@ -51,3 +51,23 @@ async def test_server_refuses_repeated_security_headers(
         headers = [f"Host: 127.0.0.1:{port}", *(e.format(port=port) for e in extra)]
         line = await raw_upgrade(h.url, headers)
         assert line.split(b" ")[1] == status, line
+
+
+@pytest.mark.parametrize(
+    ("host", "status"),
+    [
+        ("127.0.0.1:{port}", b"101"),
+        ("[::1]:{port}", b"101"),
+        ("localhost:{port}", b"101"),
+        ("127.0.0.1:{other}", b"403"),  # loopback, but another port: a rebinding page's guess
+        ("[::1]:{other}", b"403"),
+        ("localhost", b"403"),
+    ],
+)
+async def test_server_checks_the_port_of_a_loopback_host(
+    tmp_path: Path, host: str, status: bytes
+) -> None:
+    async with running(tmp_path) as h:
+        port = int(h.url.removeprefix("ws://").split("/")[0].rsplit(":", 1)[1])
+        line = await raw_upgrade(h.url, [f"Host: {host.format(port=port, other=port + 1)}"])
+        assert line.split(b" ")[1] == status, line
