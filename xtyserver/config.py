@@ -49,6 +49,8 @@ class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     stale_after: float = 5.0
     drop_after: float = 30.0
     history_turns: int = 6
+    # Play days of an adapter that sends no timezone: "" means this machine's own zone.
+    default_timezone: str = ""
     write_queue_frames: int = 64
 
 

@@ -23,6 +23,8 @@ from xtyserver import __version__, log
 from xtyserver.clock import Clock
 from xtyserver.config import Settings
 from xtyserver.connection import Connection, RuntimeLimits
+from xtyserver.errors import UsageError
+from xtyserver.localzone import detect_local_timezone
 from xtyserver.memory.accounting import timezone_known
 from xtyserver.memory.jobs import MemoryJobs
 from xtyserver.memory.service import MemoryService
@@ -52,8 +54,16 @@ def protocol_limits(settings: Settings) -> Limits:
     )
 
 
-def session_settings(settings: Settings, *, model_configured: bool) -> SessionSettings:
-    """What every session of this server is told (its own frozen Struct)."""
+def session_settings(
+    settings: Settings, *, model_configured: bool, local_timezone: str = "UTC"
+) -> SessionSettings:
+    """What every session of this server is told (its own frozen Struct).
+
+    Args:
+        settings: All settings.
+        model_configured: Whether a model is configured.
+        local_timezone: This machine's zone, for ``server.default_timezone = ""``.
+    """
     srv = settings.server
     return SessionSettings(
         hello_timeout=srv.hello_timeout,
@@ -67,6 +77,7 @@ def session_settings(settings: Settings, *, model_configured: bool) -> SessionSe
         stale_after=srv.stale_after,
         drop_after=srv.drop_after,
         history_turns=srv.history_turns,
+        default_timezone=srv.default_timezone or local_timezone,
         model_configured=model_configured,
         vision=settings.model.vision,
         memory=settings.memory.enabled,
@@ -124,7 +135,16 @@ class Server:
         self.clock = clock
         self._token = token
         self._log = log.get("xtyserver.server")
-        self._session_settings = session_settings(settings, model_configured=model.configured)
+        local = detect_local_timezone()
+        if local is None and not settings.server.default_timezone:
+            self._log.warning("timezone.unknown", hint="set server.default_timezone")
+        if settings.server.default_timezone and not timezone_known(
+            settings.server.default_timezone
+        ):
+            raise UsageError("server.default_timezone is not a known IANA time zone")
+        self._session_settings = session_settings(
+            settings, model_configured=model.configured, local_timezone=local or "UTC"
+        )
         self._runtime = RuntimeLimits(
             send_timeout=settings.server.send_timeout,
             write_queue=settings.server.write_queue_frames,

@@ -287,7 +287,7 @@ class GameAgentSession:
         if not self._authenticated and not token_matches(frame.token, self._token):
             refusal = Send(replies.error("unauthorized", "missing or wrong token", frame.id))
             return [refusal, *self._close(CLOSE_UNAUTHORIZED, "unauthorized", now)]
-        timezone = frame.timezone or "UTC"
+        timezone = frame.timezone or self._settings.default_timezone
         if not self._timezone_ok(timezone):
             message = f"unknown IANA time zone {timezone!r}"
             return [Send(replies.error("invalid_frame", message, frame.id, ["timezone"]))]

@@ -53,6 +53,7 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
         stale_after: Seconds after which a modelContext is marked stale.
         drop_after: Seconds after which a modelContext is not used.
         history_turns: Recent turns of this connection sent as context.
+        default_timezone: The zone of an adapter that sends no ``timezone`` (the PC's own).
         model_configured: Whether a model is configured at all.
         vision: Whether the model accepts images.
         memory: Whether long-term memory is read and written.
@@ -74,6 +75,7 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
     stale_after: float = 5.0
     drop_after: float = 30.0
     history_turns: int = 6
+    default_timezone: str = "UTC"
     model_configured: bool = True
     vision: bool = True
     memory: bool = True
