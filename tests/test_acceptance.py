@@ -53,6 +53,10 @@ def extraction_reply(player: str, summary: str, profile: dict[str, str] | None =
     return Reply(text=json.dumps(answer, ensure_ascii=False), match=f"玩家说：\n{player}")
 
 
+# The simulated adapters send a heartbeat a minute (the deadline runs on the test's clock).
+MINUTE_BEATS = {"server.heartbeat_ms": 60_000}
+
+
 async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
     """Wait for background work of the real server (not for time to pass)."""
     with anyio.fail_after(timeout):
@@ -88,7 +92,7 @@ async def play_evening(
 
 async def test_three_games_two_saves_each_stay_isolated_and_counted(tmp_path: Path) -> None:
     clock = ManualClock(DAY1)
-    async with running(tmp_path, clock=clock) as h:
+    async with running(tmp_path, clock=clock, overrides=MINUTE_BEATS) as h:
         jobs = 0
         for n, (day, game, save, text, summary) in enumerate(PLAN):
             clock.set(DAY1 + day * 86400 + n * 1800)
@@ -144,7 +148,7 @@ async def test_three_games_two_saves_each_stay_isolated_and_counted(tmp_path: Pa
 
 async def test_reloading_an_older_save_hides_memories_from_its_future(tmp_path: Path) -> None:
     clock = ManualClock(DAY1)
-    async with running(tmp_path, clock=clock) as h:
+    async with running(tmp_path, clock=clock, overrides=MINUTE_BEATS) as h:
         text, summary = "我们在第十天和村长约好修桥", "和村长约好修桥"
         await play_evening(h, "stardew-valley", "farm-a", text, summary, 10, 0)
 

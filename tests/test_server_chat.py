@@ -23,7 +23,9 @@ pytestmark = pytest.mark.anyio
 @asynccontextmanager
 async def serve(tmp_path: Path, **overrides: Any) -> AsyncIterator[Harness]:
     """A server whose model sees only the player's turns (background extraction off)."""
-    values: dict[str, Any] = {"memory.extraction": False}
+    # Heartbeat deadlines run on the test's clock: these tests move it by tens of
+    # seconds without heartbeats, so the deadline is set beyond their reach.
+    values: dict[str, Any] = {"memory.extraction": False, "server.heartbeat_ms": 600_000}
     values.update({key.replace("__", "."): value for key, value in overrides.items()})
     async with running(tmp_path, overrides=values) as h:
         yield h

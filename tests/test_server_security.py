@@ -157,27 +157,41 @@ async def test_server_refuses_wrong_bearer_with_401(tmp_path: Path) -> None:
 # -- deadlines ---------------------------------------------------------------------
 
 
-async def test_server_closes_4002_when_no_hello_comes_in_time(tmp_path: Path) -> None:
-    async with running(tmp_path, overrides={"server.hello_timeout": 0.3}) as h, h.client() as ws:
-        assert await close_code(ws, timeout=3) == 4002
+async def test_server_closes_4002_at_the_hello_deadline_and_not_before(tmp_path: Path) -> None:
+    # The deadline runs on the injected clock: 10 s of it, whatever the machine's load.
+    async with running(tmp_path) as h, h.client() as ws:
+        await h.clock.wait_sleepers(1)
+        h.clock.advance(9.999)
+        await send(ws, {"type": "heartbeat", "id": "early"})
+        assert (await recv(ws))["code"] == "hello_required"  # still open
+        h.clock.advance(0.001)
+        assert await close_code(ws, timeout=10) == 4002
 
 
-async def test_server_closes_4003_when_heartbeats_stop(tmp_path: Path) -> None:
-    overrides = {"server.heartbeat_ms": 100, "server.heartbeat_misses": 3}
-    async with running(tmp_path, overrides=overrides) as h:
+async def test_server_closes_4003_three_heartbeats_after_the_last_one(tmp_path: Path) -> None:
+    async with running(tmp_path) as h:
         async with h.adapter() as ws:
-            assert await close_code(ws, timeout=3) == 4003
+            for _ in range(3):
+                h.clock.advance(14.9)  # just inside the 15 s deadline, every time
+                await send(ws, {"type": "heartbeat"})
+                await send(ws, {"type": "stats.get", "id": "barrier"})
+                assert (await recv(ws))["id"] == "barrier"
+            await h.clock.wait_sleepers(1)
+            h.clock.advance(14.999)
+            await send(ws, {"type": "stats.get", "id": "alive"})
+            assert (await recv(ws))["id"] == "alive"
+            h.clock.advance(0.001)
+            assert await close_code(ws, timeout=10) == 4003
         assert [s.sessions for s in h.store.stats().saves] == [1]
 
 
 async def test_server_keeps_session_while_heartbeats_come(tmp_path: Path) -> None:
-    overrides = {"server.heartbeat_ms": 200, "server.heartbeat_misses": 3}
-    async with running(tmp_path, overrides=overrides) as h, h.adapter() as ws:
-        # The deadline is 0.6 s; heartbeats 0.1 s apart for 0.9 s outlive it by half.
-        # (The deadline runs on the event loop's timer, so real time has to pass here.)
-        for _ in range(9):
+    async with running(tmp_path) as h, h.adapter() as ws:
+        for _ in range(24):  # two minutes of play, a heartbeat every 5 s
+            h.clock.advance(5)
             await send(ws, {"type": "heartbeat"})
-            await anyio.sleep(0.1)
+            await send(ws, {"type": "stats.get", "id": "barrier"})
+            assert (await recv(ws))["id"] == "barrier"
         await works(h, ws)
 
 

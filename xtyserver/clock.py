@@ -1,13 +1,20 @@
-"""Injected time.
+"""Injected time: what time it is, and waiting until a moment has come.
 
-Core code never reads the clock; shells pass ``clock.now()`` in. Tests use
-:class:`ManualClock` and move time by hand instead of sleeping.
+Core code never reads the clock; shells pass ``clock.now()`` in and run the
+session's deadlines (hello, heartbeats) with ``clock.sleep()``. Tests use
+:class:`ManualClock` and move time by hand instead of sleeping: a deadline
+fires when the test advances the clock past it, not when the machine gets
+round to it. (Transport deadlines, such as a slow reader or the model's
+timeouts, are about the network and stay on the event loop's own clock.)
 """
 
 from __future__ import annotations
 
 import time
 from typing import Protocol
+
+import anyio
+import anyio.lowlevel
 
 
 class Clock(Protocol):
@@ -17,6 +24,10 @@ class Clock(Protocol):
         """Return the current wall-clock time in seconds since the epoch (UTC)."""
         ...
 
+    async def sleep(self, seconds: float) -> None:
+        """Return once ``seconds`` of this clock's time have passed."""
+        ...
+
 
 class SystemClock:
     """The real wall clock."""
@@ -24,22 +35,63 @@ class SystemClock:
     def now(self) -> float:
         return time.time()
 
+    async def sleep(self, seconds: float) -> None:
+        await anyio.sleep(seconds)
+
 
 class ManualClock:
-    """A clock that only moves when told to (tests, simulations)."""
+    """A clock that only moves when told to (tests, simulations).
+
+    ``sleep`` waits until :meth:`advance` or :meth:`set` has moved the clock
+    to (or past) the sleeper's deadline.
+    """
 
     def __init__(self, start: float = 1_790_000_000.0) -> None:
         self._now = start
+        self._sleepers: list[tuple[float, anyio.Event]] = []
+        self._armed = anyio.Event()
 
     def now(self) -> float:
         return self._now
 
+    async def sleep(self, seconds: float) -> None:
+        if seconds <= 0:
+            await anyio.lowlevel.checkpoint()
+            return
+        entry = (self._now + seconds, anyio.Event())
+        self._sleepers.append(entry)
+        self._armed.set()
+        self._armed = anyio.Event()
+        try:
+            await entry[1].wait()
+        finally:
+            if entry in self._sleepers:
+                self._sleepers.remove(entry)
+
     def advance(self, seconds: float) -> None:
-        """Move time forward by ``seconds`` (never backward)."""
+        """Move time forward by ``seconds`` (never backward) and wake due sleepers."""
         if seconds < 0:
             raise ValueError("a clock does not run backward")
         self._now += seconds
+        self._wake()
 
     def set(self, when: float) -> None:
-        """Jump to ``when`` (seconds since the epoch)."""
+        """Jump to ``when`` (seconds since the epoch) and wake due sleepers."""
         self._now = when
+        self._wake()
+
+    @property
+    def sleepers(self) -> int:
+        """How many sleeps are waiting (a test can wait for a deadline to be armed)."""
+        return len(self._sleepers)
+
+    async def wait_sleepers(self, count: int) -> None:
+        """Return once at least ``count`` sleeps are waiting (deadlines armed)."""
+        while len(self._sleepers) < count:
+            await self._armed.wait()
+
+    def _wake(self) -> None:
+        for deadline, event in list(self._sleepers):
+            if deadline <= self._now:
+                self._sleepers.remove((deadline, event))
+                event.set()

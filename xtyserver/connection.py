@@ -345,7 +345,7 @@ class Connection:
         self, cancel_scope: anyio.CancelScope, kind: TimerKind, generation: int, seconds: float
     ) -> None:
         with cancel_scope:
-            await anyio.sleep(seconds)
+            await self._clock.sleep(seconds)
             await self._post(_TimerDue(kind, generation))
 
     async def _load_turn_memory(self, turn: int, save: Scope) -> None:
