@@ -1,7 +1,10 @@
 """Long-term memory and play statistics (issue 3).
 
-``MemoryStore`` (``store.py``) is the only thing that touches the SQLite file;
-``retrieval``, ``tokenize``, ``accounting`` and ``extraction`` are pure.
+``MemoryStore`` (``store.py``) is the one entry to the SQLite file: it composes
+``database`` (connections, migrations, transactions), ``validation``, the table
+repositories ``shared_profile``, ``events`` and ``play``, and ``transfer``
+(export, import, backup). ``compaction``, ``retrieval``, ``tokenize``,
+``accounting`` and ``extraction`` are pure.
 """
 
 from xtyserver.memory.retrieval import MemoryBudget, MemorySelection, SaveIndex, select_memories

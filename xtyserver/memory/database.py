@@ -152,6 +152,7 @@ class _Reader:
     def __init__(self, conn: apsw.Connection) -> None:
         self.conn = conn
         self.lock = threading.Lock()
+        self.busy = False  # only its own thread sets it: a reader is thread-local
 
 
 class Database:
@@ -192,6 +193,12 @@ class Database:
             except BaseException:
                 self._writer.close()
                 raise
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @property
     def busy_timeout_ms(self) -> int:
@@ -246,9 +253,12 @@ class Database:
         """Run ``fn`` on this thread's read connection inside one snapshot.
 
         Raises:
+            UsageError: Called from inside a read on the same thread.
             StoreError: The store is closed or failed.
         """
         reader: _Reader | None = getattr(self._local, "reader", None)
+        if reader is not None and reader.busy:
+            raise UsageError("nested store read")
         if reader is None:
             with self._readers_lock:
                 if self._closed:
@@ -260,8 +270,12 @@ class Database:
         with reader.lock:
             if self._closed:
                 raise StoreError("the memory store is closed")
-            with translated(), read_tx(reader.conn):
-                return fn(reader.conn)
+            reader.busy = True
+            try:
+                with translated(), read_tx(reader.conn):
+                    return fn(reader.conn)
+            finally:
+                reader.busy = False
 
     def set_size_limit(self, max_bytes: int | None) -> None:
         """Change the size cap (None = no cap beyond SQLite's own)."""
@@ -271,10 +285,11 @@ class Database:
         """Wait for the running write and reads, then close every connection. Idempotent.
 
         Raises:
-            UsageError: Called from inside a write (it would wait for itself).
+            UsageError: Called from inside a write or read (it would wait for itself).
         """
-        if self._writing_thread == threading.get_ident():
-            raise UsageError("closing the store inside a write")
+        own: _Reader | None = getattr(self._local, "reader", None)
+        if self._writing_thread == threading.get_ident() or (own is not None and own.busy):
+            raise UsageError("closing the store inside a write or read")
         with self._write_lock:
             if self._closed:
                 return

@@ -20,6 +20,7 @@ from xtyserver.memory.types import MemoryEvent, NewEvent, Scope
 COLUMNS: tuple[str, ...] = MemoryEvent.__struct_fields__
 _SELECT = f"SELECT {', '.join(COLUMNS)} FROM game_memory"
 _INSERT_COLUMNS = COLUMNS[1:]  # id is the row id SQLite assigns
+_FACT_KEY = ("game_id", "save_id", "kind", "subject")  # the table's UNIQUE constraint
 
 
 def _insert_sql(updates: Sequence[str], where: str = "", *, returning: bool = False) -> str:
@@ -32,7 +33,7 @@ def _insert_sql(updates: Sequence[str], where: str = "", *, returning: bool = Fa
     return (
         f"INSERT INTO game_memory({', '.join(_INSERT_COLUMNS)}) "
         f"VALUES ({', '.join('?' for _ in _INSERT_COLUMNS)}) "
-        f"ON CONFLICT(game_id, save_id, kind, subject) DO UPDATE SET {sets} {where}"
+        f"ON CONFLICT({', '.join(_FACT_KEY)}) DO UPDATE SET {sets} {where}"
         + (f" RETURNING {', '.join(COLUMNS)}" if returning else "")
     )
 
@@ -44,7 +45,7 @@ _UPSERT = _insert_sql(
 )
 # An imported copy replaces a stored one only if it was updated later.
 _MERGE_NEWER = _insert_sql(
-    [c for c in _INSERT_COLUMNS if c not in ("game_id", "save_id", "kind", "subject")],
+    [c for c in _INSERT_COLUMNS if c not in _FACT_KEY],
     "WHERE excluded.updated_at > game_memory.updated_at",
 )
 # A compaction digest keeps its creation and last-use times.
