@@ -1,8 +1,10 @@
-"""Export document: round trip through JSON and all-or-nothing import."""
+"""Export, import and backup: round trip through JSON, all-or-nothing import, live backup."""
 
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -93,3 +95,45 @@ def test_undecodable_document_gives_invalid_import(data: bytes) -> None:
     with pytest.raises(StoreError) as info:
         decode_document(data)
     assert info.value.code == "invalid_import"
+
+
+def test_import_stores_texts_normalised(tmp_path: Path) -> None:
+    with _filled(tmp_path / "a.sqlite") as src:
+        doc = json.loads(encode_document(src.export()))
+    doc["events"][0]["subject"] = "ｆｉｓｈ"
+    doc["events"][0]["summary"] = "钓\u200b鱼"
+    doc["profile"]["hobbies"] = ["种\u00ad田"]
+    with MemoryStore(tmp_path / "b.sqlite", clock=ManualClock()) as dst:
+        dst.import_document(decode_document(json.dumps(doc)))
+        assert [(e.subject, e.summary) for e in dst.load_scope(FARM_A)] == [("fish", "钓鱼")]
+        assert dst.get_profile().hobbies == ["种田"]
+
+
+def test_document_hiding_an_account_id_behind_a_zero_width_space_is_refused_whole(
+    tmp_path: Path,
+) -> None:
+    with _filled(tmp_path / "a.sqlite") as src:
+        doc = json.loads(encode_document(src.export()))
+    doc["events"][1]["summary"] = "好友 76561198\u200b000000001"
+    with MemoryStore(tmp_path / "b.sqlite", clock=ManualClock()) as dst:
+        with pytest.raises(StoreContentError) as info:
+            dst.import_document(decode_document(json.dumps(doc)))
+        assert info.value.fields == ("summary",)
+        assert dst.list_scopes() == [] and dst.get_profile().nickname == ""
+
+
+def test_backup_copies_a_consistent_database(tmp_path: Path) -> None:
+    with _filled(tmp_path / "a.sqlite") as src:
+        src.backup(tmp_path / "copy.sqlite")
+        expected = src.export()
+    if sys.platform != "win32":
+        assert os.stat(tmp_path / "copy.sqlite").st_mode & 0o077 == 0
+    with MemoryStore(tmp_path / "copy.sqlite", clock=ManualClock(T0 + 999)) as copy:
+        assert copy.export() == expected
+
+
+def test_backup_to_an_unwritable_place_is_a_store_error(tmp_path: Path) -> None:
+    with _filled(tmp_path / "a.sqlite") as src:
+        with pytest.raises(StoreError):
+            src.backup(tmp_path / "no" / "such" / "folder" / "copy.sqlite")
+        src.upsert_event(DST, NewEvent("event", "之后", "还能写"), T0)  # the lock was released

@@ -1,0 +1,23 @@
+"""Fixtures of the memory tests: a real SQLite file in tmp_path and a manual clock."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from xtyserver.clock import ManualClock
+from xtyserver.memory.store import MemoryStore
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def store(tmp_path: Path, clock: ManualClock) -> Iterator[MemoryStore]:
+    s = MemoryStore.open_profile(tmp_path, "default", clock=clock)
+    yield s
+    s.close()

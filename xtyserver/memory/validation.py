@@ -1,0 +1,151 @@
+"""What the memory store checks before anything is written.
+
+Every text is normalised first (:func:`~xtyserver.protocol.normalize.normalize`),
+so what is measured and scanned is exactly what is stored: a full-width or
+zero-width-split account id is caught, and a limit counts the stored form.
+Then ``msgspec.Meta`` limits are checked (``StoreError`` code
+``invalid_memory`` naming the field), then every text passes ``find_forbidden``
+(paths, account ids, keys, e-mails) or is refused with
+:class:`~xtyserver.errors.StoreContentError` naming the field.
+
+Game and save ids are not normalised: they are identities matched by pattern,
+and folding them would silently merge two saves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, TypeVar
+
+import msgspec
+
+from xtyserver.errors import StoreContentError, StoreError, UsageError
+from xtyserver.memory.types import (
+    PROFILE_FIELDS,
+    MemoryEvent,
+    NewEvent,
+    Scope,
+    SharedProfile,
+    error_field,
+    validated,
+)
+from xtyserver.protocol.forbidden import find_forbidden
+from xtyserver.protocol.normalize import normalize
+
+E = TypeVar("E", NewEvent, MemoryEvent)
+
+
+def refuse_forbidden(field: str, text: str) -> None:
+    """Refuse ``text`` if it carries what must stay on the machine.
+
+    Raises:
+        StoreContentError: Naming ``field``.
+    """
+    kind = find_forbidden(text)
+    if kind is not None:
+        raise StoreContentError(
+            f"the memory store refuses {field}: it looks like a {kind}", fields=(field,)
+        )
+
+
+def checked_scope(scope: Scope) -> Scope:
+    """``scope`` after its pattern and content checks.
+
+    Raises:
+        StoreError: code ``invalid_memory`` naming the bad id.
+    """
+    try:
+        scope = validated(scope)
+    except msgspec.ValidationError as exc:
+        raise StoreError(
+            f"invalid scope: {exc}", code="invalid_memory", fields=(error_field(exc) or "scope",)
+        ) from exc
+    refuse_forbidden("gameId", scope.game_id)
+    refuse_forbidden("saveId", scope.save_id)
+    return scope
+
+
+def normalized_event(event: E) -> E:
+    """``event`` with its subject and summary normalised (nothing else is checked)."""
+    changes = {
+        name: normalize(text)
+        for name in ("subject", "summary")
+        if isinstance(text := getattr(event, name), str)
+    }
+    return msgspec.structs.replace(event, **changes)
+
+
+def check_event_texts(event: NewEvent | MemoryEvent) -> None:
+    """Refuse an event whose subject or summary carries forbidden content."""
+    refuse_forbidden("subject", event.subject)
+    refuse_forbidden("summary", event.summary)
+
+
+def checked_new_event(event: NewEvent) -> NewEvent:
+    """``event`` normalised and checked against every limit and forbidden pattern.
+
+    Raises:
+        StoreError: code ``invalid_memory`` naming the field.
+        StoreContentError: Forbidden content, naming the field.
+    """
+    try:
+        event = validated(normalized_event(event))
+    except msgspec.ValidationError as exc:
+        field = error_field(exc) or "event"
+        raise StoreError(f"invalid memory: {exc}", code="invalid_memory", fields=(field,)) from exc
+    check_event_texts(event)
+    return event
+
+
+def _normalized_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return normalize(value)
+    if isinstance(value, list):
+        return [normalize(v) if isinstance(v, str) else v for v in value]
+    return value
+
+
+def _profile_texts(value: Any) -> Iterator[str]:
+    """The strings inside one profile value (a str, or the items of a list)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        yield from (v for v in value if isinstance(v, str))
+
+
+def checked_profile_value(name: str, value: Any) -> Any:
+    """The normalised, checked value of one shared-profile field.
+
+    Raises:
+        UsageError: Unknown field name.
+        StoreError: code ``invalid_memory`` when the value breaks a limit.
+        StoreContentError: The value carries forbidden content.
+    """
+    if name not in PROFILE_FIELDS:
+        raise UsageError(f"unknown profile field {name!r}")
+    try:
+        checked = validated(
+            msgspec.structs.replace(SharedProfile(), **{name: _normalized_value(value)})
+        )
+    except (msgspec.ValidationError, TypeError) as exc:
+        raise StoreError(
+            f"invalid profile field {name}: {exc}", code="invalid_memory", fields=(name,)
+        ) from exc
+    clean = getattr(checked, name)
+    for text in _profile_texts(clean):
+        refuse_forbidden(name, text)
+    return clean
+
+
+def normalized_profile(profile: SharedProfile) -> SharedProfile:
+    """``profile`` with every string normalised (nothing else is checked)."""
+    return msgspec.structs.replace(
+        profile, **{name: _normalized_value(getattr(profile, name)) for name in PROFILE_FIELDS}
+    )
+
+
+def check_profile_texts(profile: SharedProfile) -> None:
+    """Refuse a profile any of whose strings carries forbidden content."""
+    for name in PROFILE_FIELDS:
+        for text in _profile_texts(getattr(profile, name)):
+            refuse_forbidden(name, text)
