@@ -54,13 +54,13 @@ from xtyserver.session.machine import (
     CLOSE_HEARTBEAT_TIMEOUT,
     CLOSE_HELLO_TIMEOUT,
     CLOSE_UNAUTHORIZED,
-    SUMMARY_TURNS,
     TRANSITIONS,
     GameAgentSession,
     State,
 )
 from xtyserver.session.settings import SessionSettings, Texts
 from xtyserver.session.turn import TurnPlan, plan_turn
+from xtyserver.session.turns import SUMMARY_TURNS
 
 __all__ = [
     "CLOSE_FLOOD",

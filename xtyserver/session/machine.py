@@ -21,7 +21,6 @@ and the model has vision, the prepared screenshot (``ImageReady``).
 from __future__ import annotations
 
 import enum
-from collections import deque
 from collections.abc import Callable
 
 from xtyserver import errors
@@ -31,11 +30,8 @@ from xtyserver.protocol.codec import Decoded
 from xtyserver.protocol.forbidden import redact
 from xtyserver.protocol.frames import (
     ChatCancel,
-    ChatDelta,
-    ChatDone,
     ChatError,
     ChatSend,
-    ContextUse,
     Heartbeat,
     Hello,
     Identity,
@@ -52,26 +48,18 @@ from xtyserver.protocol.images import PreparedImage
 from xtyserver.session.admission import Admission
 from xtyserver.session.effects import (
     ArmTimer,
-    CallModel,
     CancelModel,
     CancelTimer,
     Close,
     CloseSave,
     Effect,
-    Forget,
-    LoadMemory,
-    LoadStats,
     LoadTurnMemory,
     Log,
     OpenSave,
     PlayBeat,
     PrepareImage,
-    Remember,
     Send,
-    SetProfileField,
-    StoreRequest,
     Summarize,
-    TouchMemories,
 )
 from xtyserver.session.events import (
     Connected,
@@ -92,8 +80,9 @@ from xtyserver.session.events import (
     TimerKind,
     TurnMemoryReady,
 )
+from xtyserver.session.requests import StoreRequests
 from xtyserver.session.settings import SessionSettings
-from xtyserver.session.turn import plan_turn
+from xtyserver.session.turns import Turns
 from xtyserver.token import matches as token_matches
 
 # -- close codes (v1.md "Close codes") -----------------------------------------
@@ -102,8 +91,6 @@ CLOSE_UNAUTHORIZED = 4001
 CLOSE_HELLO_TIMEOUT = 4002
 CLOSE_HEARTBEAT_TIMEOUT = 4003
 CLOSE_FLOOD = 4008
-
-SUMMARY_TURNS = 12
 
 
 class State(enum.Enum):
@@ -127,8 +114,6 @@ TRANSITIONS: dict[tuple[State, str], State] = {
     (State.TURN, "close"): State.CLOSED,
     (State.CLOSED, "close"): State.CLOSED,
 }
-
-_StoreAnswer = StatsLoaded | MemoryLoaded | StoreFailed
 
 
 class GameAgentSession:
@@ -166,12 +151,8 @@ class GameAgentSession:
         self._last_beat = now
         self._context: ModelContext | None = None
         self._day: int | None = None
-        self._history: deque[tuple[str, str]] = deque(maxlen=SUMMARY_TURNS)
-        self._turn_counter = 0
-        self._turn: _Turn | None = None
-        self._requests = 0
-        # Store requests in flight: request number -> (frame id, what was asked).
-        self._pending: dict[int, tuple[str | None, StoreRequest]] = {}
+        self._turns = Turns(settings)
+        self._requests = StoreRequests()
 
     # -- the one entry point ---------------------------------------------------
 
@@ -194,13 +175,13 @@ class GameAgentSession:
             case ImageRefused(turn=turn, error=error):
                 return self._image_refused(turn, error)
             case ModelDelta(turn=turn, text=text):
-                return self._delta(turn, text)
+                return self._turns.delta(turn, text)
             case ModelDone(turn=turn, text=text, usage=usage):
                 return self._done(turn, text, usage, now)
             case ModelFailed(turn=turn, code=code):
                 return self._failed(turn, code)
             case StatsLoaded() | MemoryLoaded() | StoreFailed():
-                return self._store_answer(event)
+                return self._requests.answer(event)
             case TimerFired(kind=kind):
                 return self._timer(kind, now)
             case Disconnected():
@@ -263,24 +244,8 @@ class GameAgentSession:
                 effects += self._chat(frame, now)
             case ChatCancel():
                 effects += self._cancel(frame)
-            case StatsGet():
-                effects.append(self._request(frame.id, lambda n: LoadStats(n)))
-            case MemoryGet():
-                save = self._save()
-                effects.append(self._request(frame.id, lambda n: LoadMemory(n, save)))
-            case MemoryForget(target="event", event_id=None):
-                error = replies.error(
-                    "invalid_frame", "target event needs eventId", frame.id, ["eventId"]
-                )
-                effects.append(Send(error))
-            case MemoryForget(target=target, event_id=event_id):
-                save = self._save()
-                effects.append(self._request(frame.id, lambda n: Forget(n, save, target, event_id)))
-            case ProfileUpdate(field=name, value=value):
-                save = self._save()
-                effects.append(
-                    self._request(frame.id, lambda n: SetProfileField(n, save, _snake(name), value))
-                )
+            case StatsGet() | MemoryGet() | MemoryForget() | ProfileUpdate():
+                effects.append(self._requests.ask_for(frame, self._save()))
         return effects
 
     def _hello(self, frame: Hello, now: float) -> list[Effect]:
@@ -346,9 +311,10 @@ class GameAgentSession:
 
     def _end_save(self, save: Scope, now: float) -> list[Effect]:
         effects: list[Effect] = [CloseSave(save, self._last_beat)]
-        if len(self._history) >= 2 and self._settings.extraction:
-            effects.append(Summarize(save, tuple(self._history), self._day, now))
-        self._history.clear()
+        history = self._turns.history
+        if len(history) >= 2 and self._settings.extraction:
+            effects.append(Summarize(save, tuple(history), self._day, now))
+        history.clear()
         return effects
 
     def _state_update(self, frame: StateUpdate, now: float) -> list[Effect]:
@@ -366,39 +332,14 @@ class GameAgentSession:
         if context.world is not None and context.world.day is not None:
             self._day = context.world.day
 
-    # -- store requests ----------------------------------------------------------
-
-    def _request(self, frame_id: str | None, make: Callable[[int], StoreRequest]) -> Effect:
-        self._requests += 1
-        request = make(self._requests)
-        self._pending[request.request] = (frame_id, request)
-        return request
-
-    def _store_answer(self, answer: _StoreAnswer) -> list[Effect]:
-        pending = self._pending.pop(answer.request, None)
-        if pending is None:
-            return []
-        frame_id, request = pending
-        match answer:
-            case StatsLoaded(stats=stats):
-                return [Send(replies.stats_result(stats, frame_id))]
-            case MemoryLoaded(profile=profile, events=events):
-                return [Send(replies.memory_result(profile, events, frame_id))]
-            case StoreFailed(code=code, message=message):
-                # A refused profile value names the field the adapter sent.
-                fields = ["value"] if isinstance(request, SetProfileField) else None
-                return [Send(replies.error(code, message, frame_id, fields))]
-
     # -- turns -----------------------------------------------------------------
 
     def _chat(self, frame: ChatSend, now: float) -> list[Effect]:
         if self.state is State.TURN:
             return [Send(ChatError(id=frame.id, code="busy", message=self._texts.busy))]
         if not self._admission.chat(now):
-            refusal = replies.error(
-                "rate_limited", "too many chat.send frames; slow down", frame.id
-            )
-            return [Send(refusal, droppable=True)]
+            message = "too many chat.send frames; slow down"
+            return [Send(replies.error("rate_limited", message, frame.id), droppable=True)]
         effects: list[Effect] = []
         if frame.context is not None:
             effects += self._switch(frame.context.identity, now)
@@ -406,16 +347,13 @@ class GameAgentSession:
                 self._set_context(frame.context.model_context)
         if not self._settings.model_configured:
             message = self._texts.model_not_configured
-            return [
-                *effects,
-                Send(ChatError(id=frame.id, code="model_not_configured", message=message)),
-            ]
+            refusal = ChatError(id=frame.id, code="model_not_configured", message=message)
+            return [*effects, Send(refusal)]
         self._transition("chat_accepted")
-        self._turn_counter += 1
         text, kinds = redact(frame.text)
         if kinds:
             effects.append(Log("chat.redacted", {"kinds": sorted(set(kinds))}))
-        turn = self._turn = _Turn(self._turn_counter, frame.id, text, self._save())
+        turn = self._turns.start(frame.id, text, self._save())
         if self._settings.memory:
             effects.append(LoadTurnMemory(turn.number, turn.save))
         else:
@@ -425,124 +363,57 @@ class GameAgentSession:
         elif frame.image is not None:
             turn.image_ready = False
             effects.append(PrepareImage(turn.number, frame.image))
-        return effects + self._maybe_call(now)
+        return effects + self._plan(now)
 
-    def _current(self, turn: int) -> _Turn | None:
-        """The turn in flight if it is ``turn`` (answers for an ended turn are ignored)."""
-        current = self._turn
-        return current if current is not None and current.number == turn else None
+    def _plan(self, now: float) -> list[Effect]:
+        return self._turns.plan(now=now, save=self._save(), context=self._context, day=self._day)
 
-    def _turn_memory(self, turn: int, memory: SaveMemory | None, now: float) -> list[Effect]:
-        current = self._current(turn)
-        if current is None or current.memory_ready:
+    def _turn_memory(self, number: int, memory: SaveMemory | None, now: float) -> list[Effect]:
+        turn = self._turns.get(number)
+        if turn is None or turn.memory_ready:
             return []
-        current.memory, current.memory_ready = memory, True
-        return self._maybe_call(now)
+        turn.memory, turn.memory_ready = memory, True
+        return self._plan(now)
 
-    def _image_ready(self, turn: int, image: PreparedImage, now: float) -> list[Effect]:
-        current = self._current(turn)
-        if current is None or current.image_ready:
+    def _image_ready(self, number: int, image: PreparedImage, now: float) -> list[Effect]:
+        turn = self._turns.get(number)
+        if turn is None or turn.image_ready:
             return []
-        current.image, current.image_ready = image, True
-        return self._maybe_call(now)
+        turn.image, turn.image_ready = image, True
+        return self._plan(now)
 
-    def _image_refused(self, turn: int, error: errors.PeerError) -> list[Effect]:
-        current = self._current(turn)
-        if current is None or current.image_ready:
+    def _image_refused(self, number: int, error: errors.PeerError) -> list[Effect]:
+        turn = self._turns.get(number)
+        if turn is None or turn.image_ready:
             return []
-        self._turn = None
+        self._turns.end()
         self._transition("image_refused")
-        error.frame_id = current.chat_id
+        error.frame_id = turn.chat_id
         return self._refused(error)
 
-    def _maybe_call(self, now: float) -> list[Effect]:
-        """Plan and start the model call once the turn's memory and image are there."""
-        turn = self._turn
-        if turn is None or turn.calling or not (turn.memory_ready and turn.image_ready):
+    def _done(self, number: int, text: str, usage: Usage | None, now: float) -> list[Effect]:
+        effects = self._turns.finish(number, text, usage, now=now, save=self._save(), day=self._day)
+        if effects is None:
             return []
-        turn.calling = True
-        same_save = turn.save == self._save()
-        history = (
-            list(self._history)[-self._settings.history_turns :]
-            if self._settings.history_turns
-            else []
-        )
-        plan = plan_turn(
-            save=turn.save,
-            text=turn.text,
-            context=self._context if same_save else None,
-            day=self._day if same_save else None,
-            memory=turn.memory,
-            history=history,
-            image=turn.image,
-            now=now,
-            persona=self._texts.persona,
-            budget=self._settings.budget,
-            stale_after=self._settings.stale_after,
-            drop_after=self._settings.drop_after,
-        )
-        # The turn keeps nothing of the memory: the index belongs to the memory service.
-        turn.memory, turn.image = None, None
-        turn.context_use, turn.image_sent = plan.context_use, plan.image_sent
-        effects: list[Effect] = [CallModel(turn.number, plan.messages, plan.image_sent)]
-        if plan.used_ids:
-            # After the call has started: marking memories as used never delays a reply.
-            effects.append(TouchMemories(turn.save, plan.used_ids, now))
+        self._transition("reply_done")
         return effects
 
-    def _delta(self, turn: int, text: str) -> list[Effect]:
-        current = self._current(turn)
-        if current is None or not text:
+    def _failed(self, number: int, code: str) -> list[Effect]:
+        effects = self._turns.fail(number, code)
+        if effects is None:
             return []
-        current.parts.append(text)
-        return [Send(ChatDelta(id=current.chat_id, text=text))]
-
-    def _done(self, turn: int, text: str, usage: Usage | None, now: float) -> list[Effect]:
-        current = self._current(turn)
-        if current is None:
-            return []
-        self._turn = None
-        self._transition("reply_done")
-        reply = text or "".join(current.parts)
-        same_save = current.save == self._save()
-        if same_save:
-            self._history.append((current.text, reply))
-        done = ChatDone(
-            id=current.chat_id,
-            text=reply,
-            context=current.context_use,
-            usage=usage,
-            image_sent=current.image_sent,
-        )
-        effects: list[Effect] = []
-        if self._settings.memory and self._settings.extraction:
-            # Queued before the reply goes out, so "the reply arrived" implies
-            # "its extraction job is queued" (tests wait on the memory worker).
-            day = self._day if same_save else None
-            effects.append(Remember(current.save, current.text, reply, day, now))
-        return [*effects, Send(done)]
-
-    def _failed(self, turn: int, code: str) -> list[Effect]:
-        current = self._current(turn)
-        if current is None:
-            return []
-        self._turn = None
         self._transition("reply_failed")
-        message = getattr(self._texts, code, self._texts.model_error)
-        return [Send(ChatError(id=current.chat_id, code=code, message=str(message)))]
+        return effects
 
     def _cancel(self, frame: ChatCancel) -> list[Effect]:
-        current = self._turn
-        if current is None or current.chat_id != frame.id:
-            return [
-                Send(replies.error("unknown_chat", "no reply with this id is streaming", frame.id))
-            ]
-        self._turn = None
+        turn = self._turns.current
+        if turn is None or turn.chat_id != frame.id:
+            message = "no reply with this id is streaming"
+            return [Send(replies.error("unknown_chat", message, frame.id))]
+        self._turns.end()
         self._transition("cancelled")
-        return [
-            CancelModel(current.number),
-            Send(ChatError(id=current.chat_id, code="cancelled", message=self._texts.cancelled)),
-        ]
+        cancelled = ChatError(id=turn.chat_id, code="cancelled", message=self._texts.cancelled)
+        return [CancelModel(turn.number), Send(cancelled)]
 
     # -- deadlines and closing -------------------------------------------------
 
@@ -560,52 +431,13 @@ class GameAgentSession:
         if self.state is State.CLOSED:
             return []
         effects: list[Effect] = [CancelTimer("hello"), CancelTimer("heartbeat")]
-        if self._turn is not None:
-            effects.append(CancelModel(self._turn.number))
-            self._turn = None
+        turn = self._turns.end()
+        if turn is not None:
+            effects.append(CancelModel(turn.number))
         had_save = self.state is not State.AWAIT_HELLO
         self._transition("close")
         if had_save:
             effects += self._end_save(self._save(), now)
-        self._pending.clear()
+        self._requests.clear()
         effects.append(Log("session.closed", {}))
         return effects
-
-
-class _Turn:
-    """The one turn in flight on a connection."""
-
-    __slots__ = (
-        "calling",
-        "chat_id",
-        "context_use",
-        "image",
-        "image_ready",
-        "image_sent",
-        "memory",
-        "memory_ready",
-        "number",
-        "parts",
-        "save",
-        "text",
-    )
-
-    def __init__(self, number: int, chat_id: str, text: str, save: Scope) -> None:
-        self.number = number
-        # The save the turn was asked in: its memory goes there even if the save
-        # switches while the reply streams.
-        self.save = save
-        self.chat_id = chat_id
-        self.text = text
-        self.parts: list[str] = []
-        self.memory: SaveMemory | None = None
-        self.memory_ready = False
-        self.image: PreparedImage | None = None
-        self.image_ready = True
-        self.calling = False
-        self.image_sent = False
-        self.context_use: ContextUse = "none"
-
-
-def _snake(name: str) -> str:
-    return "".join("_" + c.lower() if c.isupper() else c for c in name)

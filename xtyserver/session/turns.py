@@ -1,0 +1,179 @@
+"""The turns of one session: the one in flight and the recent ones (v1.md "chat.send").
+
+Pure bookkeeping used by :class:`~xtyserver.session.machine.GameAgentSession`:
+a turn starts, waits for its inputs (the save's memory, the prepared
+screenshot), is planned once they are there, streams, and ends exactly once
+(done, failed, cancelled or refused). Each method returns the effects; the
+session applies the matching transition of its table.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from xtyserver.memory.types import Scope
+from xtyserver.protocol.frames import (
+    ChatDelta,
+    ChatDone,
+    ChatError,
+    ContextUse,
+    ModelContext,
+    Usage,
+)
+from xtyserver.protocol.images import PreparedImage
+from xtyserver.session.effects import CallModel, Effect, Remember, Send, TouchMemories
+from xtyserver.session.events import SaveMemory
+from xtyserver.session.settings import SessionSettings
+from xtyserver.session.turn import plan_turn
+
+SUMMARY_TURNS = 12
+
+
+class Turn:
+    """The one turn in flight on a connection."""
+
+    __slots__ = (
+        "calling",
+        "chat_id",
+        "context_use",
+        "image",
+        "image_ready",
+        "image_sent",
+        "memory",
+        "memory_ready",
+        "number",
+        "parts",
+        "save",
+        "text",
+    )
+
+    def __init__(self, number: int, chat_id: str, text: str, save: Scope) -> None:
+        self.number = number
+        # The save the turn was asked in: its memory goes there even if the save
+        # switches while the reply streams.
+        self.save = save
+        self.chat_id = chat_id
+        self.text = text
+        self.parts: list[str] = []
+        self.memory: SaveMemory | None = None
+        self.memory_ready = False
+        self.image: PreparedImage | None = None
+        self.image_ready = True
+        self.calling = False
+        self.image_sent = False
+        self.context_use: ContextUse = "none"
+
+
+class Turns:
+    """The turn in flight, the turn counter, and the recent (player, reply) pairs."""
+
+    def __init__(self, settings: SessionSettings) -> None:
+        self._settings = settings
+        self._texts = settings.texts
+        self.current: Turn | None = None
+        self._counter = 0
+        self.history: deque[tuple[str, str]] = deque(maxlen=SUMMARY_TURNS)
+
+    def start(self, chat_id: str, text: str, save: Scope) -> Turn:
+        self._counter += 1
+        self.current = Turn(self._counter, chat_id, text, save)
+        return self.current
+
+    def get(self, number: int) -> Turn | None:
+        """The turn in flight if it is ``number`` (answers for an ended turn are ignored)."""
+        current = self.current
+        return current if current is not None and current.number == number else None
+
+    def end(self) -> Turn | None:
+        """Forget the turn in flight (it was refused, cancelled or torn down); return it."""
+        current, self.current = self.current, None
+        return current
+
+    def plan(
+        self, *, now: float, save: Scope, context: ModelContext | None, day: int | None
+    ) -> list[Effect]:
+        """Plan and start the model call once the turn's memory and image are there.
+
+        Args:
+            now: The time of the event that completed the inputs.
+            save: The session's current save (the context belongs to it).
+            context: The newest modelContext of ``save``.
+            day: ``save``'s in-game day, when known.
+        """
+        turn = self.current
+        if turn is None or turn.calling or not (turn.memory_ready and turn.image_ready):
+            return []
+        turn.calling = True
+        same_save = turn.save == save
+        keep = self._settings.history_turns
+        plan = plan_turn(
+            save=turn.save,
+            text=turn.text,
+            context=context if same_save else None,
+            day=day if same_save else None,
+            memory=turn.memory,
+            history=list(self.history)[-keep:] if keep else [],
+            image=turn.image,
+            now=now,
+            persona=self._texts.persona,
+            budget=self._settings.budget,
+            stale_after=self._settings.stale_after,
+            drop_after=self._settings.drop_after,
+        )
+        # The turn keeps nothing of the memory: the index belongs to the memory service.
+        turn.memory, turn.image = None, None
+        turn.context_use, turn.image_sent = plan.context_use, plan.image_sent
+        effects: list[Effect] = [CallModel(turn.number, plan.messages, plan.image_sent)]
+        if plan.used_ids:
+            # After the call has started: marking memories as used never delays a reply.
+            effects.append(TouchMemories(turn.save, plan.used_ids, now))
+        return effects
+
+    def delta(self, number: int, text: str) -> list[Effect]:
+        turn = self.get(number)
+        if turn is None or not text:
+            return []
+        turn.parts.append(text)
+        return [Send(ChatDelta(id=turn.chat_id, text=text))]
+
+    def finish(
+        self,
+        number: int,
+        text: str,
+        usage: Usage | None,
+        *,
+        now: float,
+        save: Scope,
+        day: int | None,
+    ) -> list[Effect] | None:
+        """End turn ``number`` with its reply; None when it is not the turn in flight."""
+        turn = self.get(number)
+        if turn is None:
+            return None
+        self.current = None
+        reply = text or "".join(turn.parts)
+        same_save = turn.save == save
+        if same_save:
+            self.history.append((turn.text, reply))
+        done = ChatDone(
+            id=turn.chat_id,
+            text=reply,
+            context=turn.context_use,
+            usage=usage,
+            image_sent=turn.image_sent,
+        )
+        effects: list[Effect] = []
+        if self._settings.memory and self._settings.extraction:
+            # Queued before the reply goes out, so "the reply arrived" implies
+            # "its extraction job is queued" (tests wait on the memory worker).
+            effects.append(Remember(turn.save, turn.text, reply, day if same_save else None, now))
+        return [*effects, Send(done)]
+
+    def fail(self, number: int, code: str) -> list[Effect] | None:
+        """End turn ``number`` with ``chat.error``; None when it is not the turn in flight."""
+        turn = self.get(number)
+        if turn is None:
+            return None
+        self.current = None
+        message = getattr(self._texts, code, self._texts.model_error)
+        return [Send(ChatError(id=turn.chat_id, code=code, message=str(message)))]
