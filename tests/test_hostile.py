@@ -194,7 +194,7 @@ async def test_slow_consumer_is_closed_and_others_do_not_notice(tmp_path: Path) 
                 await h.server.wait_connections(at_most=1)
             closed_after = time.monotonic() - started
             print(f"slow consumer closed after {closed_after:.2f} s (send_timeout 1 s)")
-            assert closed_after < 1.0 + 5.0, closed_after  # send_timeout plus slack
+            assert closed_after < 30, closed_after  # closed, not left hanging (send_timeout 1 s)
             _, done = await chat(other, "还在吗？", chat_id="o2")
             assert done["type"] == "chat.done"
             await stuck.aclose()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import signal
 from pathlib import Path
 
@@ -112,5 +111,4 @@ async def test_server_killed_mid_writes_reopens_clean_and_closes_the_crashed_ses
         assert rows["save-0"]["sessions"] >= 2
     finally:
         server2.stop()
-    assert json.dumps(acknowledged)  # the run really acknowledged writes
     assert len(acknowledged) >= 60
