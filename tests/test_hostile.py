@@ -38,6 +38,7 @@ def rss_mb(pid: int) -> float:
     raise AssertionError("no VmRSS")
 
 
+@pytest.mark.slow
 async def test_flood_of_1000_frames_a_second_for_10_s_keeps_memory_and_heartbeats(
     tmp_path: Path,
 ) -> None:

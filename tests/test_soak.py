@@ -27,6 +27,7 @@ _SPEC.loader.exec_module(soak)
 BLOCKED_LOOP_MS = 500
 
 
+@pytest.mark.slow
 async def test_eight_adapters_for_30_seconds_meet_the_soak_targets() -> None:
     figures = await soak.run_soak(seconds=30, adapters=8)
     report = figures.report()

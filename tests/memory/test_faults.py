@@ -257,6 +257,7 @@ def test_store_gives_store_busy_when_the_lock_outlasts_its_busy_timeout_then_rec
     assert _integrity(tmp_path / "m.sqlite") == [("ok",)]
 
 
+@pytest.mark.slow
 def test_store_with_default_timeout_gives_store_busy_when_a_lock_is_held_30_s(
     tmp_path: Path, hold_lock: Callable[[Path, float], subprocess.Popen[str]]
 ) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 import msgspec.inspect as mi
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -197,6 +198,7 @@ def _has_forbidden(value: Any) -> bool:
     return False
 
 
+@pytest.mark.slow
 @settings(
     max_examples=10_000,
     deadline=None,
