@@ -183,3 +183,24 @@ async def test_a_forgotten_memory_is_not_extracted_again_unless_told_on_purpose(
                 await h.server.memory.wait_idle()
         (kept,) = h.store.load_scope(FARM_A)
         assert kept.subject == "社区中心" and kept.pinned
+
+
+async def test_viewing_memory_by_frame_or_cli_asks_no_model(tmp_path: Path) -> None:
+    from tests.conftest import recv, send
+    from tests.test_cli import xty
+
+    async with running(tmp_path / "a") as h:
+        _seed(h)
+        async with h.adapter() as ws:
+            await send(ws, {"type": "memory.get", "id": "m1"})
+            assert (await recv(ws))["type"] == "memory.result"
+            await send(ws, {"type": "stats.get", "id": "s1"})
+            assert (await recv(ws))["type"] == "stats.result"
+        with anyio.fail_after(10):
+            await h.server.memory.wait_idle()
+        assert h.fake.requests == []
+        cli = await anyio.to_thread.run_sync(
+            lambda: xty(Path(h.settings.data_path), "memory", "view")
+        )
+        assert cli.returncode == 0 and "阳光农场" in cli.stdout
+        assert h.fake.requests == []
