@@ -58,6 +58,7 @@ from xtyserver.session.effects import (
     PlayBeat,
     PrepareImage,
     Remember,
+    RunTool,
     Send,
     SetProfileField,
     Summarize,
@@ -76,10 +77,12 @@ from xtyserver.session.events import (
     ModelFailed,
     TimerFired,
     TimerKind,
+    ToolAnswered,
     TurnMemoryReady,
 )
 from xtyserver.session.machine import GameAgentSession, State
-from xtyserver.store_lane import StoreLane
+from xtyserver.session.tools import ToolFailure, ToolOp
+from xtyserver.store_lane import StoreLane, run_tool
 
 # A screenshot frame takes tens of ms to decode and check: off the event loop
 # past this size, so other adapters stay on time.
@@ -313,10 +316,12 @@ class Connection:
                 self._spawn(self._load_turn_memory, turn, save)
             case PrepareImage(turn=turn, image=image):
                 self._spawn(self._prepare_image, turn, image.mime, image.data)
-            case CallModel(turn=turn, messages=messages, image_sent=image_sent):
+            case CallModel(turn=turn, messages=messages, image_sent=image_sent, tools=tools):
                 cancel_scope = anyio.CancelScope()
                 self._model_calls[turn] = cancel_scope
-                self._spawn(self._model_call, cancel_scope, turn, messages, image_sent)
+                self._spawn(self._model_call, cancel_scope, turn, messages, image_sent, tools)
+            case RunTool(turn=turn, call_id=call_id, op=op):
+                self._spawn(self._run_tool, turn, call_id, op)
             case CancelModel(turn=turn):
                 call = self._model_calls.pop(turn, None)
                 if call is not None:
@@ -357,6 +362,19 @@ class Connection:
             memory = None
         await self._post(TurnMemoryReady(turn, memory))
 
+    async def _run_tool(self, turn: int, call_id: str, op: ToolOp) -> None:
+        """Run one memory tool operation; every outcome is an answer (v1.md "Memory tools")."""
+        try:
+            answer = await run_tool(self._memory, op)
+        except errors.XtyError as exc:
+            self._log.info("tool.failed", code=exc.code, op=type(op).__name__)
+            answer = ToolFailure(exc.code, exc.message)
+        except Exception:  # a bug of ours must not leave the turn hanging
+            self._log.exception("tool.crashed", op=type(op).__name__)
+            answer = ToolFailure("store_error", "内部错误")
+        self._log.info("tool.ran", op=type(op).__name__)
+        await self._post(ToolAnswered(turn, call_id, answer))
+
     async def _prepare_image(self, turn: int, mime: str, data: str) -> None:
         try:
             prepared = await anyio.to_thread.run_sync(check_and_prepare, mime, data, self._images)
@@ -372,6 +390,7 @@ class Connection:
         turn: int,
         messages: list[dict[str, object]],
         image_sent: bool,
+        tools: list[dict[str, object]] | None = None,
     ) -> None:
         started = anyio.current_time()
         first: float | None = None
@@ -379,7 +398,8 @@ class Connection:
         done: Done | None = None
         with cancel_scope:
             try:
-                async with contextlib.aclosing(self._model.stream_chat(messages)) as stream:
+                chat = self._model.stream_chat(messages, tools=tools)
+                async with contextlib.aclosing(chat) as stream:
                     async for event in stream:
                         match event:
                             case Delta(text=text):
@@ -388,7 +408,9 @@ class Connection:
                                 await self._post(ModelDelta(turn, text))
                             case Done():
                                 done = event
-                                await self._post(ModelDone(turn, event.text, event.usage))
+                                await self._post(
+                                    ModelDone(turn, event.text, event.usage, event.tool_calls)
+                                )
             except errors.ModelError as exc:
                 outcome = exc.code
                 await self._post(ModelFailed(turn, exc.code))

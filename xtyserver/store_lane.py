@@ -13,12 +13,15 @@ from contextlib import AsyncExitStack
 from typing import Any
 
 import anyio
+import msgspec
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from xtyserver import errors
 from xtyserver.errors import StoreError
+from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.service import MemoryService
 from xtyserver.memory.types import Scope
+from xtyserver.session import tools
 from xtyserver.session.effects import (
     CloseSave,
     Forget,
@@ -29,6 +32,15 @@ from xtyserver.session.effects import (
     SetProfileField,
 )
 from xtyserver.session.events import Event, MemoryLoaded, StatsLoaded, StoreFailed
+from xtyserver.session.tools import (
+    ApplyOp,
+    CorrectOp,
+    PreviewOp,
+    ToolAnswer,
+    ToolFailure,
+    ToolOp,
+    ViewOp,
+)
 
 StoreEffect = OpenSave | CloseSave | PlayBeat | LoadStats | LoadMemory | Forget | SetProfileField
 
@@ -92,9 +104,9 @@ class StoreLane:
     async def _apply(self, effect: StoreEffect) -> None:
         memory = self._memory
         match effect:
-            case OpenSave(save=save, timezone=timezone, at=at):
+            case OpenSave(save=save, timezone=timezone, at=at, save_name=name):
                 await self._lease(save)
-                self._plays[save] = await memory.open_play(save, at, timezone)
+                self._plays[save] = await memory.open_play(save, at, timezone, name)
             case CloseSave(save=save, at=at):
                 if save in self._leases:
                     await self._leases.pop(save).aclose()
@@ -146,9 +158,37 @@ class StoreLane:
     async def _forget(
         self, request: int, save: Scope, target: str, event_id: int | None
     ) -> MemoryLoaded:
-        await self._memory.forget(save, target, event_id)
+        kind = {"event": "item", "save": "save"}.get(target, target)
+        spec = msgspec.convert(
+            {"kind": kind, "game_id": save.game_id, "save_id": save.save_id, "item_id": event_id},
+            ForgetSpec,
+        )
+        await self._memory.forget(spec)
         return await self._view(request, save)
 
     async def _set_field(self, request: int, save: Scope, name: str, value: Any) -> MemoryLoaded:
         await self._memory.set_profile_field(name, value)
         return await self._view(request, save)
+
+
+async def run_tool(memory: MemoryService, op: ToolOp) -> ToolAnswer:
+    """Carry out one memory tool operation against the memory service (v1.md "Memory tools").
+
+    The core decided what to do; only the save a forget names is looked up
+    here, by :func:`~xtyserver.session.tools.resolve` over this game's saves.
+
+    Raises:
+        XtyError: The store refused or failed (the caller turns it into a result).
+    """
+    match op:
+        case ViewOp(game_id=game_id):
+            return await memory.overview(game_id=game_id)
+        case CorrectOp(field=field, value=value):
+            return await memory.set_profile_field(field, value)
+        case PreviewOp(current=current):
+            spec = tools.resolve(op, await memory.overview(game_id=current.game_id))
+            if isinstance(spec, str):
+                return ToolFailure("not_found", spec)
+            return await memory.preview_forget(spec)
+        case ApplyOp(spec=spec):
+            return await memory.forget(spec)

@@ -593,3 +593,34 @@ def test_strip_images_leaves_image_free_messages_alone() -> None:
     stripped, removed = strip_images(messages)
     assert not removed
     assert stripped == messages
+
+
+@pytest.mark.anyio
+async def test_streamed_tool_call_deltas_are_joined_into_done(fake: FakeModelServer) -> None:
+    from xtyserver.session.tools import ToolCall
+    from xtyserver.testing import ToolCallScript
+
+    fake.enqueue(
+        Reply(
+            tool_calls=[
+                ToolCallScript(name="xiaotangyuan_memory_view", arguments={"what": "profile"}),
+                ToolCallScript(name="xiaotangyuan_memory_forget", arguments='{"target": "all"}'),
+            ]
+        )
+    )
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    async with client_for(fake) as client:
+        events = [
+            e async for e in client.stream_chat([{"role": "user", "content": "hi"}], tools=tools)
+        ]
+    assert events == [
+        Done(
+            "",
+            Usage(prompt_tokens=2, completion_tokens=0, total_tokens=2),
+            (
+                ToolCall("call_1", "xiaotangyuan_memory_view", '{"what":"profile"}'),
+                ToolCall("call_2", "xiaotangyuan_memory_forget", '{"target": "all"}'),
+            ),
+        )
+    ]
+    assert fake.chat_requests[-1].json["tools"] == tools

@@ -23,6 +23,7 @@ import msgspec
 
 from xtyserver.memory.types import NewEvent, SharedProfile, validated
 from xtyserver.protocol.forbidden import find_forbidden
+from xtyserver.protocol.normalize import normalize
 
 MAX_PROFILE_CHANGES = 1
 MAX_TURN_EVENTS = 2
@@ -239,3 +240,15 @@ def profile_update(profile: SharedProfile, change: ProfileChange) -> tuple[str, 
     if change.field in _LIST_FIELDS:
         return change.field, [*current, change.value]
     return change.field, change.value
+
+
+_DELIBERATE_RE = re.compile(r"^\s*(?:请|帮我|你)?\s*记住")
+
+
+def is_deliberate(player_text: str) -> bool:
+    """Whether the player asks on purpose to remember ("记住：…", "记住这个", "请记住…").
+
+    A deliberate request lifts the tombstone of a memory the player once had
+    forgotten (v1.md "Memory management") and pins what is remembered.
+    """
+    return _DELIBERATE_RE.match(normalize(player_text)) is not None

@@ -92,7 +92,8 @@ class MemoryJobs:
         messages = extraction.build_extraction_messages(job.player_text, job.reply)
         answer = await self._model.complete(messages, model=self._extraction_model)
         result = extraction.parse_extraction(answer, profile=profile, day=job.day)
-        await self._store(job.save, result.events, job.at)
+        deliberate = extraction.is_deliberate(job.player_text)
+        await self._store(job.save, result.events, job.at, deliberate=deliberate)
         if result.profile is not None and profile.auto_shared:
             name, value = extraction.profile_update(profile, result.profile)
             await self._memory.set_profile_field(name, value)
@@ -107,6 +108,8 @@ class MemoryJobs:
         answer = await self._model.complete(messages, model=self._extraction_model)
         await self._store(job.save, extraction.parse_summary(answer, day=job.day), job.at)
 
-    async def _store(self, save: Scope, events: tuple[NewEvent, ...], at: float) -> None:
+    async def _store(
+        self, save: Scope, events: tuple[NewEvent, ...], at: float, *, deliberate: bool = False
+    ) -> None:
         for event in events:
-            await self._memory.remember(save, event, at)
+            await self._memory.remember(save, event, at, deliberate=deliberate)

@@ -116,7 +116,11 @@ def stats(conn: apsw.Connection) -> PlayStats:
     ):
         saves.setdefault((g, s), [0, 0, 0, None])[0] = int(d)
     game_days = dict(conn.execute("SELECT game_id, count(DISTINCT date) FROM play_day GROUP BY 1"))
-    save_rows = [SavePlayStats(g, s, *v) for (g, s), v in sorted(saves.items())]
+    names = {(g, s): n for g, s, n in conn.execute("SELECT game_id, save_id, name FROM save_name")}
+    save_rows = [
+        SavePlayStats(g, s, v[0], v[1], v[2], v[3], save_name=names.get((g, s)))
+        for (g, s), v in sorted(saves.items())
+    ]
     games: list[GamePlayStats] = []
     for game_id in sorted({g for g, _ in saves}):
         rows = [r for r in save_rows if r.game_id == game_id]
@@ -167,3 +171,10 @@ def scopes(conn: apsw.Connection) -> set[Scope]:
         "SELECT game_id, save_id FROM play_session UNION SELECT game_id, save_id FROM play_day"
     )
     return {Scope(g, s) for g, s in rows}
+
+
+def delete_scope(conn: apsw.Connection, scope: Scope) -> None:
+    """Delete the play sessions and play days of one save (the player asked explicitly)."""
+    key = (scope.game_id, scope.save_id)
+    conn.execute("DELETE FROM play_session WHERE game_id = ? AND save_id = ?", key)
+    conn.execute("DELETE FROM play_day WHERE game_id = ? AND save_id = ?", key)

@@ -60,6 +60,28 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) STRICT, WITHOUT ROWID
         """,
     ),
+    # 1 -> 2: readable save names and tombstones of forgotten memories (issue 10).
+    (
+        """
+        CREATE TABLE save_name(
+            game_id TEXT NOT NULL,
+            save_id TEXT NOT NULL,
+            name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 64),
+            updated_at REAL NOT NULL,
+            PRIMARY KEY (game_id, save_id)
+        ) STRICT, WITHOUT ROWID
+        """,
+        """
+        CREATE TABLE memory_tombstone(
+            game_id TEXT NOT NULL,
+            save_id TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            subject TEXT NOT NULL,        -- no summary: only what must not form again
+            forgotten_at REAL NOT NULL,
+            PRIMARY KEY (game_id, save_id, subject)
+        ) STRICT, WITHOUT ROWID
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

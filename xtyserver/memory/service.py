@@ -31,6 +31,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from xtyserver import log
 from xtyserver.errors import StoreError
+from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.store import MemoryStore
 from xtyserver.memory.types import MemoryEvent, NewEvent, PlayStats, Scope, SharedProfile
@@ -246,9 +247,20 @@ class MemoryService:
 
     # -- changes ---------------------------------------------------------------------------
 
-    async def remember(self, save: Scope, event: NewEvent, at: float) -> MemoryEvent:
-        """Store one event (same subject and kind update in place) and compact past the cap."""
-        stored = await self._write(self.store.upsert_event, save, event, at)
+    async def remember(
+        self, save: Scope, event: NewEvent, at: float, *, deliberate: bool = False
+    ) -> MemoryEvent | None:
+        """Store one extracted event and compact past the cap.
+
+        The same subject and kind update in place. A subject the player had
+        forgotten is refused (None) unless ``deliberate`` ("记住…"), which lifts
+        its tombstone and pins the memory.
+        """
+        remember = partial(self.store.remember_candidate, deliberate=deliberate)
+        stored = await self._write(remember, save, event, at)
+        if stored is None:
+            self._log.info("memory.tombstoned", kind=event.kind)
+            return None
         entry = self._saves.get(save)
         if entry is not None and entry.index is not None:
             entry.index.upsert(stored)
@@ -267,24 +279,33 @@ class MemoryService:
         self._profile = await self._write(self.store.set_profile_field, name, value)
         return self._profile
 
-    async def forget(self, save: Scope, target: str, event_id: int | None) -> None:
-        """Delete an event of ``save``, ``save``'s memory, the profile, or all memory.
+    async def forget(self, spec: ForgetSpec) -> ForgetResult:
+        """Delete what ``spec`` names (tombstones left; statistics only when asked).
 
-        Play statistics are never deleted here; "all" is one transaction.
+        Raises:
+            UsageError: ``spec`` is incomplete.
+            StoreError: Not written.
         """
-        if target == "event" and event_id is not None:
-            await self._write(self.store.forget_event, save, event_id)
-            await self._reload(save)
-        elif target == "save":
-            await self._write(self.store.forget_scope, save)
-            await self._reload(save)
-        elif target == "profile":
-            await self._write(self.store.clear_profile)
-        else:
-            await self._write(self.store.forget_all)
-            for each in list(self._saves):
+        result = await self._write(self.store.forget, spec)
+        for each in list(self._saves):
+            if spec.kind == "all" or each.game_id == spec.game_id:
                 await self._reload(each)
         self._profile = None
+        return result
+
+    async def preview_forget(self, spec: ForgetSpec) -> ForgetPreview:
+        """What :meth:`forget` would delete; nothing changes."""
+        return await self._read(self.store.preview_forget, spec)
+
+    async def overview(self, *, game_id: str | None = None, scope: Scope | None = None) -> Overview:
+        """The profile, saves with readable names and items, and play statistics."""
+        return await self._read(partial(self.store.overview, game_id=game_id, scope=scope))
+
+    async def set_pinned(self, save: Scope, event_id: int, pinned: bool) -> bool:
+        """Pin ("记住这个": compaction never merges it) or unpin one event. True if it exists."""
+        found = await self._write(self.store.set_pinned, save, event_id, pinned)
+        await self._reload(save)
+        return found
 
     async def _reload(self, save: Scope) -> None:
         entry = self._saves.get(save)
@@ -308,8 +329,11 @@ class MemoryService:
     async def recover_open_sessions(self) -> int:
         return await self._write(self.store.recover_open_sessions)
 
-    async def open_play(self, save: Scope, at: float, timezone: str) -> int:
-        return await self._write(self.store.open_play_session, save, at, timezone)
+    async def open_play(
+        self, save: Scope, at: float, timezone: str, save_name: str | None = None
+    ) -> int:
+        open_session = partial(self.store.open_play_session, save_name=save_name)
+        return await self._write(open_session, save, at, timezone)
 
     async def play_beat(self, play: int, at: float, timezone: str) -> None:
         await self._write(self.store.record_heartbeat, play, at, timezone)

@@ -22,15 +22,22 @@ from pathlib import Path
 from typing import Any
 
 import apsw
+import msgspec
 
 from xtyserver.clock import Clock
 from xtyserver.errors import StoreError, UsageError
-from xtyserver.memory import accounting, events, play, shared_profile, transfer
+from xtyserver.memory import accounting, events, play, saves, shared_profile, transfer
 from xtyserver.memory.compaction import DEFAULT_MAX_IMPORTANCE, DIGEST_PREFIX, plan_compaction
 from xtyserver.memory.database import DEFAULT_BUSY_TIMEOUT_MS, Database
 from xtyserver.memory.export import ExportDocument
+from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview
 from xtyserver.memory.types import MemoryEvent, NewEvent, PlayStats, Scope, SharedProfile
-from xtyserver.memory.validation import checked_new_event, checked_profile_value, checked_scope
+from xtyserver.memory.validation import (
+    checked_new_event,
+    checked_profile_value,
+    checked_save_name,
+    checked_scope,
+)
 
 __all__ = [
     "DB_FILE_NAME",
@@ -193,26 +200,87 @@ class MemoryStore:
             self._db.write(lambda conn: events.touch(conn, scope, ids, now))
 
     def forget_event(self, scope: Scope, event_id: int) -> bool:
-        """Delete one event of ``scope``. True if it existed."""
-        scope = checked_scope(scope)
-        return self._db.write(lambda conn: events.forget_event(conn, scope, event_id))
+        """Delete one event of ``scope`` (leaving a tombstone). True if it existed."""
+        spec = ForgetSpec(
+            kind="item", game_id=scope.game_id, save_id=scope.save_id, item_id=event_id
+        )
+        return self.forget(spec).items > 0
 
     def forget_scope(self, scope: Scope) -> int:
         """Delete every event of one save (statistics stay). Returns the count."""
-        scope = checked_scope(scope)
-        return self._db.write(lambda conn: events.forget_scope(conn, scope))
+        return self.forget(
+            ForgetSpec(kind="save", game_id=scope.game_id, save_id=scope.save_id)
+        ).items
 
     def forget_all(self) -> None:
         """Forget every memory in one transaction: the shared profile and every event.
 
         Play statistics stay (they are not memories), and so does the autoShared choice.
         """
+        self.forget(ForgetSpec(kind="all"))
 
-        def write(conn: apsw.Connection) -> None:
-            shared_profile.clear(conn)
-            events.forget_all(conn)
+    # --- management (v1.md "Memory management") ---------------------------------------------
 
-        self._db.write(write)
+    def _checked_spec(self, spec: ForgetSpec) -> ForgetSpec:
+        problem = spec.problem()
+        if problem is not None:
+            raise UsageError(problem)
+        if spec.scope is not None:
+            checked_scope(spec.scope)
+        return spec
+
+    def forget(self, spec: ForgetSpec) -> ForgetResult:
+        """Delete what ``spec`` names in one transaction, leaving tombstones.
+
+        Play statistics are deleted only with ``spec.include_stats``.
+
+        Raises:
+            UsageError: ``spec`` lacks a field its kind needs.
+        """
+        spec = self._checked_spec(spec)
+        now = self._clock.now()
+        return self._db.write(lambda conn: saves.forget(conn, spec, now))
+
+    def preview_forget(self, spec: ForgetSpec) -> ForgetPreview:
+        """What :meth:`forget` of ``spec`` would delete (nothing is changed)."""
+        spec = self._checked_spec(spec)
+        return self._db.read(lambda conn: saves.preview(conn, spec))
+
+    def overview(self, *, game_id: str | None = None, scope: Scope | None = None) -> Overview:
+        """The profile, the saves (only ``scope``, or those of ``game_id``, or all), statistics."""
+        if scope is not None:
+            scope = checked_scope(scope)
+        return self._db.read(lambda conn: saves.overview(conn, game_id=game_id, scope=scope))
+
+    def save_names(self) -> dict[Scope, str]:
+        """Every save's readable name (``identity.saveName``)."""
+        return self._db.read(saves.names)
+
+    def tombstones(self) -> list[tuple[str, str, str, str]]:
+        """Every tombstone as ``(game_id, save_id, kind, subject)``."""
+        return self._db.read(saves.tombstones)
+
+    def remember_candidate(
+        self, scope: Scope, event: NewEvent, now: float, *, deliberate: bool
+    ) -> MemoryEvent | None:
+        """Store an extracted ``event`` unless the player forgot its subject before.
+
+        ``deliberate`` (the player said "记住…" on purpose) lifts the tombstone and
+        pins the memory; otherwise a tombstoned subject is refused (None).
+        """
+        scope = checked_scope(scope)
+        event = checked_new_event(event)
+        if deliberate:
+            event = msgspec.structs.replace(event, pinned=True)
+
+        def write(conn: apsw.Connection) -> MemoryEvent | None:
+            if deliberate:
+                saves.unbury(conn, scope, event.subject)
+            elif saves.is_buried(conn, scope, event.subject):
+                return None
+            return events.upsert(conn, scope, event, now)
+
+        return self._db.write(write)
 
     def list_scopes(self) -> list[Scope]:
         """Every save that has memories or statistics, sorted."""
@@ -259,15 +327,25 @@ class MemoryStore:
 
     # --- play accounting -------------------------------------------------------------------
 
-    def open_play_session(self, scope: Scope, now: float, tz: str) -> int:
-        """Start a play session of one save and record today's play day.
+    def open_play_session(
+        self, scope: Scope, now: float, tz: str, *, save_name: str | None = None
+    ) -> int:
+        """Start a play session of one save, record today's play day and the save's name.
 
         Raises:
             UsageError: ``tz`` is not a known IANA timezone.
+            StoreContentError: ``save_name`` carries forbidden content.
         """
         scope = checked_scope(scope)
         accounting.timezone(tz)  # refuse a bad zone before taking the write lock
-        return self._db.write(lambda conn: play.open_session(conn, scope, now, tz))
+        name = checked_save_name(save_name) if save_name else None
+
+        def write(conn: apsw.Connection) -> int:
+            if name:
+                saves.set_name(conn, scope, name, now)
+            return play.open_session(conn, scope, now, tz)
+
+        return self._db.write(write)
 
     def record_heartbeat(self, session_id: int, now: float, tz: str) -> None:
         """Add the time since the previous heartbeat (gaps capped) and record the day.

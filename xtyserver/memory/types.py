@@ -125,6 +125,7 @@ class SavePlayStats(msgspec.Struct, frozen=True, rename="camel"):
     sessions: int
     active_ms: int
     last_played: float | None
+    save_name: str | None = None
 
 
 class GamePlayStats(msgspec.Struct, frozen=True, rename="camel"):

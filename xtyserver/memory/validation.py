@@ -149,3 +149,20 @@ def check_profile_texts(profile: SharedProfile) -> None:
     for name in PROFILE_FIELDS:
         for text in _profile_texts(getattr(profile, name)):
             refuse_forbidden(name, text)
+
+
+SAVE_NAME_MAX = 64
+
+
+def checked_save_name(name: str) -> str:
+    """A save's readable name, normalised and checked (v1.md "Identity": 1 to 64 chars).
+
+    Raises:
+        StoreError: code ``invalid_memory`` when it is empty or too long.
+        StoreContentError: It carries forbidden content.
+    """
+    clean = normalize(name).strip()
+    if not 1 <= len(clean) <= SAVE_NAME_MAX:
+        raise StoreError("a save name has 1 to 64 chars", code="invalid_memory")
+    refuse_forbidden("saveName", clean)
+    return clean

@@ -34,6 +34,7 @@ from openai.types.chat import ChatCompletionChunk, ChatCompletionMessageParam
 from xtyserver.errors import ModelError
 from xtyserver.model.settings import ModelSettings
 from xtyserver.protocol.frames import Usage
+from xtyserver.session.tools import ToolCall
 
 __all__ = [
     "Delta",
@@ -63,10 +64,12 @@ class Delta(msgspec.Struct, frozen=True):
 
 
 class Done(msgspec.Struct, frozen=True):
-    """The end of a reply: the whole text and the usage, when the provider gave it."""
+    """The end of a reply: the whole text, the usage when the provider gave it, and
+    the tool calls the model made instead of (or after) text (v1.md "Memory tools")."""
 
     text: str
     usage: Usage | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 ModelEvent = Delta | Done
@@ -213,12 +216,17 @@ _PROVIDER_ERRORS = (openai.OpenAIError, ValueError)
 class _Progress:
     """What a stream has told us so far (mutable; local to one call)."""
 
-    __slots__ = ("finished", "parts", "usage")
+    __slots__ = ("calls", "finished", "parts", "usage")
 
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.usage: Usage | None = None
         self.finished = False
+        # Streamed tool calls by index: [id, name, arguments so far].
+        self.calls: dict[int, list[str]] = {}
+
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        return tuple(ToolCall(*self.calls[i]) for i in sorted(self.calls))
 
     def take(self, chunk: ChatCompletionChunk) -> str:
         """Absorb one chunk; return its new text (may be empty)."""
@@ -235,6 +243,13 @@ class _Progress:
                 continue
             if choice.delta is not None and choice.delta.content:
                 piece += choice.delta.content
+            for call in (choice.delta.tool_calls if choice.delta is not None else None) or ():
+                entry = self.calls.setdefault(call.index, ["", "", ""])
+                if call.id:
+                    entry[0] = call.id
+                if call.function is not None:
+                    entry[1] += call.function.name or ""
+                    entry[2] += call.function.arguments or ""
             if choice.finish_reason is not None:
                 self.finished = True
         if piece:
@@ -281,7 +296,11 @@ class ModelClient:
         return self._client
 
     async def stream_chat(
-        self, messages: Sequence[Mapping[str, Any]], *, model: str | None = None
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        model: str | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
     ) -> AsyncGenerator[ModelEvent, None]:
         """Stream one reply: ``Delta`` events as text arrives, then one ``Done``.
 
@@ -291,9 +310,10 @@ class ModelClient:
         Args:
             messages: OpenAI chat messages (image parts are dropped when ``vision`` is off).
             model: Model name; defaults to ``settings.model``.
+            tools: OpenAI tool definitions to offer, or None for none.
 
         Yields:
-            ``Delta(text)`` per piece of text, then ``Done(text, usage)``.
+            ``Delta(text)`` per piece of text, then ``Done(text, usage, tool_calls)``.
 
         Raises:
             ModelError: With the codes listed in the module docstring.
@@ -306,7 +326,8 @@ class ModelClient:
             if removed:
                 _log.info("model.image_dropped", reason="model has no vision", model=name)
 
-        stream, progress, first = await self._open_with_retries(client, payload, name)
+        offered = [dict(t) for t in tools] if tools else None
+        stream, progress, first = await self._open_with_retries(client, payload, name, offered)
         try:
             if first:
                 yield Delta(first)
@@ -324,7 +345,7 @@ class ModelClient:
             raise ModelError(
                 "the model's reply broke off before it was finished", code="model_stream_cut"
             )
-        yield Done("".join(progress.parts), progress.usage)
+        yield Done("".join(progress.parts), progress.usage, progress.tool_calls())
 
     async def complete(
         self, messages: Sequence[Mapping[str, Any]], *, model: str | None = None
@@ -354,7 +375,11 @@ class ModelClient:
     # -- internals ----------------------------------------------------------
 
     async def _open_with_retries(
-        self, client: openai.AsyncOpenAI, payload: list[dict[str, Any]], model: str
+        self,
+        client: openai.AsyncOpenAI,
+        payload: list[dict[str, Any]],
+        model: str,
+        tools: list[dict[str, Any]] | None = None,
     ) -> tuple[openai.AsyncStream[ChatCompletionChunk], _Progress, str]:
         """Send the request and wait for the first text, retrying what is safe to retry."""
         s = self.settings
@@ -363,7 +388,7 @@ class ModelClient:
             state: dict[str, Any] = {}
             try:
                 with anyio.fail_after(s.first_token_timeout):
-                    return await self._open(client, payload, model, state)
+                    return await self._open(client, payload, model, state, tools)
             except TimeoutError:
                 await _close(state.get("stream"))
                 raise ModelError(
@@ -394,12 +419,15 @@ class ModelClient:
         payload: list[dict[str, Any]],
         model: str,
         state: dict[str, Any],
+        tools: list[dict[str, Any]] | None = None,
     ) -> tuple[openai.AsyncStream[ChatCompletionChunk], _Progress, str]:
+        extra: dict[str, Any] = {"tools": tools} if tools else {}
         stream = await client.chat.completions.create(
             model=model,
             messages=cast(list[ChatCompletionMessageParam], payload),
             stream=True,
             stream_options={"include_usage": True},
+            **extra,
         )
         state["stream"] = stream
         progress = _Progress()

@@ -341,6 +341,7 @@ class SaveStats(_Obj):
     sessions: int
     active_ms: int
     last_played: str | None = None
+    save_name: str | None = None
 
 
 class GameStats(_Obj):

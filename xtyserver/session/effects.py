@@ -14,6 +14,7 @@ import msgspec
 from xtyserver.memory.types import Scope
 from xtyserver.protocol.frames import ImageInput, ServerFrame
 from xtyserver.session.events import TimerKind
+from xtyserver.session.tools import ToolOp
 
 ForgetTarget = Literal["event", "save", "profile", "all"]
 
@@ -63,6 +64,7 @@ class OpenSave(Effect, frozen=True):
     save: Scope
     timezone: str
     at: float
+    save_name: str | None = None
 
 
 class CloseSave(Effect, frozen=True):
@@ -96,11 +98,24 @@ class PrepareImage(Effect, frozen=True):
 
 
 class CallModel(Effect, frozen=True):
-    """Stream one model call; answer ModelDelta..., then ModelDone or ModelFailed."""
+    """Stream one model call; answer ModelDelta..., then ModelDone or ModelFailed.
+
+    ``tools`` are offered to the model (v1.md "Memory tools"); a ``ModelDone``
+    may then carry tool calls instead of the final answer.
+    """
 
     turn: int
     messages: list[dict[str, Any]]
     image_sent: bool
+    tools: list[dict[str, Any]] | None = None
+
+
+class RunTool(Effect, frozen=True):
+    """Run one memory tool operation of turn ``turn``; answer ToolAnswered (never nothing)."""
+
+    turn: int
+    call_id: str
+    op: ToolOp
 
 
 class CancelModel(Effect, frozen=True):

@@ -17,6 +17,7 @@ from xtyserver.memory.types import MemoryEvent, PlayStats, SharedProfile
 from xtyserver.protocol.codec import Decoded
 from xtyserver.protocol.frames import Usage
 from xtyserver.protocol.images import PreparedImage
+from xtyserver.session.tools import ToolAnswer, ToolCall
 
 TimerKind = Literal["hello", "heartbeat"]
 
@@ -84,9 +85,20 @@ class ModelDelta(Event, frozen=True):
 
 
 class ModelDone(Event, frozen=True):
+    """The model's answer ended; with ``tool_calls`` it asks for tools before answering."""
+
     turn: int
     text: str
     usage: Usage | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+
+
+class ToolAnswered(Event, frozen=True):
+    """Answer to ``RunTool``: what the memory service returned, or a ToolFailure."""
+
+    turn: int
+    call_id: str
+    answer: ToolAnswer
 
 
 class ModelFailed(Event, frozen=True):

@@ -78,10 +78,13 @@ from xtyserver.session.events import (
     StoreFailed,
     TimerFired,
     TimerKind,
+    ToolAnswered,
     TurnMemoryReady,
 )
 from xtyserver.session.requests import StoreRequests
 from xtyserver.session.settings import SessionSettings
+from xtyserver.session.tool_loop import ToolLoop
+from xtyserver.session.tools import Confirmations, ToolCall
 from xtyserver.session.turns import Turns
 from xtyserver.token import matches as token_matches
 
@@ -153,6 +156,7 @@ class GameAgentSession:
         self._day: int | None = None
         self._turns = Turns(settings)
         self._requests = StoreRequests()
+        self._tools = ToolLoop(Confirmations(session_id))
 
     # -- the one entry point ---------------------------------------------------
 
@@ -176,8 +180,15 @@ class GameAgentSession:
                 return self._image_refused(turn, error)
             case ModelDelta(turn=turn, text=text):
                 return self._turns.delta(turn, text)
+            case ModelDone(turn=turn, text=text, usage=usage, tool_calls=calls) if calls:
+                return self._tool_round(turn, text, calls, now)
             case ModelDone(turn=turn, text=text, usage=usage):
                 return self._done(turn, text, usage, now)
+            case ToolAnswered(turn=turn, call_id=call_id, answer=answer):
+                current = self._turns.get(turn)
+                return (
+                    [] if current is None else self._tools.answered(current, call_id, answer, now)
+                )
             case ModelFailed(turn=turn, code=code):
                 return self._failed(turn, code)
             case StatsLoaded() | MemoryLoaded() | StoreFailed():
@@ -272,7 +283,7 @@ class GameAgentSession:
         return [
             CancelTimer("hello"),
             Send(hello),
-            OpenSave(save, timezone, now),
+            OpenSave(save, timezone, now, frame.identity.save_name),
             ArmTimer("heartbeat", self._heartbeat_deadline()),
             Log("session.hello", {"game": save.game_id, "adapter": frame.adapter.name}),
         ]
@@ -305,7 +316,7 @@ class GameAgentSession:
         new = self._save()
         return [
             *effects,
-            OpenSave(new, self.timezone, now),
+            OpenSave(new, self.timezone, now, identity.save_name),
             Log("session.save_switch", {"game": new.game_id}),
         ]
 
@@ -398,6 +409,18 @@ class GameAgentSession:
         self._transition("reply_done")
         return effects
 
+    def _tool_round(
+        self, number: int, text: str, calls: tuple[ToolCall, ...], now: float
+    ) -> list[Effect]:
+        """The model asked for tools (v1.md "Memory tools"); past the limit it must answer."""
+        turn = self._turns.get(number)
+        if turn is None:
+            return []
+        if self._tools.offered(turn) is None:
+            # No tools were offered: whatever it asked for, this is its final answer.
+            return self._done(number, text, None, now)
+        return self._tools.round(turn, text, calls, now)
+
     def _failed(self, number: int, code: str) -> list[Effect]:
         effects = self._turns.fail(number, code)
         if effects is None:
@@ -439,5 +462,6 @@ class GameAgentSession:
         if had_save:
             effects += self._end_save(self._save(), now)
         self._requests.clear()
+        self._tools.confirmations.clear()
         effects.append(Log("session.closed", {}))
         return effects

@@ -36,6 +36,7 @@ class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     model_stream_cut: str = "回答中途断开了，再问一次吧。"
     model_bad_request: str = "模型服务不接受这次请求，请检查模型名称和配置。"
     model_error: str = "模型出错了，稍后再试。"
+    memory_tools_exhausted: str = "这次记忆操作没能完成，换个说法再试一次吧。"
 
 
 class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):

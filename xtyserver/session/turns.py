@@ -10,6 +10,7 @@ session applies the matching transition of its table.
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 from xtyserver.memory.types import Scope
 from xtyserver.protocol.frames import (
@@ -24,6 +25,7 @@ from xtyserver.protocol.images import PreparedImage
 from xtyserver.session.effects import CallModel, Effect, Remember, Send, TouchMemories
 from xtyserver.session.events import SaveMemory
 from xtyserver.session.settings import SessionSettings
+from xtyserver.session.tools import TOOL_SPECS, ToolCall, ToolOp
 from xtyserver.session.turn import plan_turn
 
 SUMMARY_TURNS = 12
@@ -41,10 +43,16 @@ class Turn:
         "image_sent",
         "memory",
         "memory_ready",
+        "messages",
         "number",
         "parts",
+        "pending",
+        "results",
+        "round_calls",
+        "round_text",
         "save",
         "text",
+        "tools_used",
     )
 
     def __init__(self, number: int, chat_id: str, text: str, save: Scope) -> None:
@@ -62,6 +70,13 @@ class Turn:
         self.calling = False
         self.image_sent = False
         self.context_use: ContextUse = "none"
+        # The tool loop (v1.md "Memory tools"): the request so far and the round in flight.
+        self.messages: list[dict[str, Any]] = []
+        self.tools_used = 0
+        self.round_text = ""
+        self.round_calls: tuple[ToolCall, ...] = ()
+        self.pending: dict[str, ToolOp] = {}
+        self.results: dict[str, str] = {}
 
 
 class Turns:
@@ -123,7 +138,9 @@ class Turns:
         # The turn keeps nothing of the memory: the index belongs to the memory service.
         turn.memory, turn.image = None, None
         turn.context_use, turn.image_sent = plan.context_use, plan.image_sent
-        effects: list[Effect] = [CallModel(turn.number, plan.messages, plan.image_sent)]
+        turn.messages = plan.messages
+        offered = TOOL_SPECS if self._settings.memory else None
+        effects: list[Effect] = [CallModel(turn.number, plan.messages, plan.image_sent, offered)]
         if plan.used_ids:
             # After the call has started: marking memories as used never delays a reply.
             effects.append(TouchMemories(turn.save, plan.used_ids, now))
@@ -151,7 +168,9 @@ class Turns:
         if turn is None:
             return None
         self.current = None
-        reply = text or "".join(turn.parts)
+        reply = "".join(turn.parts) if turn.tools_used else text or "".join(turn.parts)
+        if not reply and turn.tools_used:
+            reply = self._texts.memory_tools_exhausted
         same_save = turn.save == save
         if same_save:
             self.history.append((turn.text, reply))

@@ -14,6 +14,7 @@ __all__ = [
     "DEFAULT_MODEL",
     "RecordedRequest",
     "Reply",
+    "ToolCallScript",
     "completion_body",
     "default_reply_text",
     "error_body",
@@ -31,6 +32,21 @@ CREATED = 1_790_000_000
 """Fixed ``created`` stamp: answers stay deterministic and need no clock."""
 
 _NonNegative = Annotated[float, msgspec.Meta(ge=0)]
+
+
+class ToolCallScript(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One scripted tool call, streamed as ``tool_calls`` deltas.
+
+    Attributes:
+        name: The function name.
+        arguments: The arguments object (sent as JSON text, split in two deltas)
+            or a raw string (sent as is, e.g. broken JSON).
+        id: The call id; default ``call_<n>``.
+    """
+
+    name: str
+    arguments: dict[str, Any] | str = msgspec.field(default_factory=dict)
+    id: str | None = None
 
 
 class Reply(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -51,6 +67,7 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
         usage: Send usage when the request asks for it (``stream_options.include_usage``
             for a stream; always in a plain completion).
         match: Only a request whose message text contains this substring gets this reply.
+        tool_calls: Tool calls streamed after the text (finish reason ``tool_calls``).
     """
 
     text: str | None = None
@@ -62,6 +79,7 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     cut_after: Annotated[int, msgspec.Meta(ge=0)] | None = None
     usage: bool = True
     match: str | None = None
+    tool_calls: list[ToolCallScript] | None = None
 
 
 class RecordedRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -177,6 +195,8 @@ def reply_pieces(reply: Reply, payload: object) -> list[str]:
     """The content pieces a successful reply streams: its chunks, its text or the default."""
     if reply.chunks is not None:
         return [p for p in reply.chunks if p]
+    if reply.tool_calls and reply.text is None:
+        return []  # a tool-calling answer carries no text unless scripted
     return split_chunks(reply.text if reply.text is not None else default_reply_text(payload))
 
 
@@ -279,7 +299,25 @@ def stream_events(
     if reply.cut_after is not None:
         return events, False  # cut after every content chunk: the end never comes
     n = len(pieces) + 1
-    events.append((0.0, _chunk(model, n, {}, "stop", want_usage)))
+    finish = "stop"
+    for i, call in enumerate(reply.tool_calls or ()):
+        args = call.arguments
+        text = args if isinstance(args, str) else msgspec.json.encode(args).decode()
+        half = len(text) // 2
+        head = {
+            "index": i,
+            "id": call.id or f"call_{i + 1}",
+            "type": "function",
+            "function": {"name": call.name, "arguments": text[:half]},
+        }
+        tail = {"index": i, "function": {"arguments": text[half:]}}
+        for part in (head, tail):
+            events.append(
+                (reply.chunk_delay, _chunk(model, n, {"tool_calls": [part]}, None, want_usage))
+            )
+            n += 1
+        finish = "tool_calls"
+    events.append((0.0, _chunk(model, n, {}, finish, want_usage)))
     if want_usage:
         final = {
             "id": f"chatcmpl-fake-{n + 1}",

@@ -1,0 +1,130 @@
+"""The memory tools' pure core: arguments, confirmation tokens at their edges, rendering."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from xtyserver.memory.manage import ForgetPreview, ForgetSpec, Overview, SaveView
+from xtyserver.memory.types import MemoryEvent, PlayStats, Scope, SharedProfile
+from xtyserver.session.tools import (
+    CORRECT,
+    FORGET,
+    TOKEN_TTL,
+    VIEW,
+    Confirmations,
+    CorrectOp,
+    PreviewOp,
+    ToolCall,
+    ToolFailure,
+    ViewOp,
+    names_target,
+    parse_call,
+    render,
+    resolve,
+)
+
+FARM_A = Scope("stardew-valley", "farm-a")
+FARM_B = Scope("stardew-valley", "farm-b")
+T0 = 1_790_000_000.0
+
+
+def _event(id_: int, scope: Scope = FARM_A) -> MemoryEvent:
+    return MemoryEvent(
+        id=id_,
+        game_id=scope.game_id,
+        save_id=scope.save_id,
+        kind="goal",
+        subject="社区中心",
+        summary="计划先完成社区中心",
+        importance=3,
+        status="active",
+        pinned=False,
+        day=None,
+        created_at=T0,
+        updated_at=T0,
+        last_used_at=T0,
+    )
+
+
+def _preview(item: int = 7) -> ForgetPreview:
+    spec = ForgetSpec(kind="item", game_id="stardew-valley", save_id="farm-a", item_id=item)
+    view = SaveView(scope=FARM_A, name="阳光农场", events=(_event(item),))
+    return ForgetPreview(spec=spec, saves=(view,), profile_fields=(), stats_saves=())
+
+
+def _forget(**args: object) -> ToolCall:
+    return ToolCall("c", FORGET, json.dumps(args, ensure_ascii=False))
+
+
+def test_arguments_become_typed_operations_and_bad_ones_error_texts() -> None:
+    assert parse_call(ToolCall("a", VIEW, ""), FARM_B) == ViewOp("stardew-valley", None, "all")
+    assert parse_call(ToolCall("a", CORRECT, '{"field":"hobbies","value":["自动化"]}'), FARM_B) == (
+        CorrectOp("hobbies", ["自动化"])
+    )
+    assert parse_call(_forget(target="save", save="阳光农场"), FARM_B) == PreviewOp(
+        FARM_B, "save", "阳光农场", None, False
+    )
+    for bad in (
+        ToolCall("a", CORRECT, '{"field":"autoShared","value":"x"}'),
+        ToolCall("a", FORGET, '{"target":"item"}'),
+        ToolCall("a", FORGET, '{"target":"everything"}'),
+        ToolCall("a", "rm_rf", "{}"),
+        ToolCall("a", VIEW, "{oops"),
+    ):
+        assert isinstance(parse_call(bad, FARM_B), str)
+
+
+def test_a_token_is_valid_at_exactly_its_ttl_and_refused_just_past_it() -> None:
+    assert TOKEN_TTL == 120.0
+    tokens = Confirmations("s1")
+    same = lambda p: True  # noqa: E731
+    at_edge = tokens.issue(_preview(), T0, turn=1)
+    assert tokens.redeem(at_edge, same, T0 + 120.0, turn=2) == _preview().spec
+    late = tokens.issue(_preview(), T0, turn=1)
+    assert "过期" in str(tokens.redeem(late, same, T0 + 120.001, turn=2))
+
+
+def test_a_token_is_single_use_bound_to_its_target_connection_and_a_later_turn() -> None:
+    tokens = Confirmations("s1")
+    token = tokens.issue(_preview(), T0, turn=1)
+    assert "还没有得到玩家的确认" in str(tokens.redeem(token, lambda p: True, T0 + 1, turn=1))
+    other = _forget(target="item", save="阳光农场", item=8, confirmToken=token)
+    refused = tokens.redeem(token, lambda p: names_target(other, FARM_B, p), T0 + 1, turn=2)
+    assert "另一个删除目标" in str(refused)
+    assert "无效" in str(Confirmations("s2").redeem(token, lambda p: True, T0 + 1, turn=2))
+    right = _forget(target="item", save="阳光农场", item=7, confirmToken=token)
+    assert tokens.redeem(token, lambda p: names_target(right, FARM_B, p), T0 + 1, turn=2) == (
+        _preview().spec
+    )
+    assert "已经用过" in str(tokens.redeem(token, lambda p: True, T0 + 2, turn=3))
+
+
+def test_a_save_is_found_by_its_readable_name_or_id() -> None:
+    overview = Overview(
+        profile=SharedProfile(),
+        saves=(
+            SaveView(scope=FARM_A, name="阳光农场", events=()),
+            SaveView(scope=FARM_B, name=None, events=()),
+        ),
+        stats=PlayStats(games=[], saves=[]),
+    )
+    op = PreviewOp(FARM_B, "item", "阳光农场", 7, False)
+    assert resolve(op, overview) == _preview().spec
+    assert resolve(PreviewOp(FARM_B, "save", "FARM-A", None, True), overview) == ForgetSpec(
+        kind="save", game_id="stardew-valley", save_id="farm-a", include_stats=True
+    )
+    assert isinstance(resolve(PreviewOp(FARM_B, "save", "月光", None, False), overview), str)
+
+
+@pytest.mark.parametrize("secret", ["sk-proj-abcdefghijklmnop1234", "C:\\Users\\ann\\save"])
+def test_results_are_redacted_like_prompts(secret: str) -> None:
+    text = render(ToolFailure("x", f"bad {secret}"), current=FARM_A)
+    assert secret not in text and "已隐去" in text
+
+
+def test_a_preview_names_the_save_and_the_token_and_keeps_statistics() -> None:
+    text = render(_preview(), current=FARM_B, token="abc123")
+    assert "阳光农场" in text and "abc123" in text and "还没有删" in text and "保留" in text
+    assert "farm-a" not in text.split("确认码")[0].replace("stardew-valley", "")

@@ -1,0 +1,206 @@
+"""The companion's memory tools end to end: real server, real store, scripted tool calls.
+
+The three sentences of the design's acceptance case (v1.md "Memory tools"):
+"你记得我什么", "删掉 farm-a 的社区中心计划" + "是的，删掉", and "我其实更喜欢自动化，
+把共同爱好改一下".
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.conftest import chat, running
+from xtyserver.memory.types import NewEvent, Scope
+from xtyserver.session.tools import CORRECT, FORGET, VIEW
+from xtyserver.testing import Reply, ToolCallScript
+
+pytestmark = pytest.mark.anyio
+FARM_A = Scope("stardew-valley", "farm-a")
+FARM_B = Scope("stardew-valley", "farm-b")
+TZ = "Asia/Shanghai"
+NO_EXTRACTION = {"memory.extraction": False}
+
+
+def _seed(h: Any) -> int:
+    now = h.clock.now()
+    h.store.set_profile_field("hobbies", ["钓鱼"])
+    play = h.store.open_play_session(FARM_A, now - 600, TZ, save_name="阳光农场")
+    h.store.close_play_session(play, now - 300)
+    plan = h.store.upsert_event(
+        FARM_A, NewEvent("goal", "社区中心", "计划先完成社区中心的鱼缸收集包"), now
+    )
+    h.store.upsert_event(FARM_B, NewEvent("goal", "温室", "修好温室"), now)
+    return plan.id
+
+
+def _tool_messages(h: Any, n: int) -> list[str]:
+    body = h.fake.chat_requests[n].json
+    return [m["content"] for m in body["messages"] if m["role"] == "tool"]
+
+
+def _call(name: str, **arguments: Any) -> ToolCallScript:
+    return ToolCallScript(name=name, arguments=arguments)
+
+
+async def test_what_do_you_remember_views_profile_saves_and_stats(tmp_path: Path) -> None:
+    async with running(tmp_path, overrides=NO_EXTRACTION) as h:
+        _seed(h)
+        h.fake.enqueue(Reply(tool_calls=[_call(VIEW)]), Reply(text="我记得你喜欢钓鱼。"))
+        async with h.adapter(save="farm-b") as ws:
+            deltas, done = await chat(ws, "你记得我什么")
+        assert done["type"] == "chat.done" and done["text"] == "我记得你喜欢钓鱼。"
+        assert "".join(d["text"] for d in deltas) == done["text"]
+        first, second = h.fake.chat_requests
+        assert {t["function"]["name"] for t in first.json["tools"]} == {VIEW, CORRECT, FORGET}
+        (result,) = _tool_messages(h, 1)
+        assert "钓鱼" in result and "阳光农场" in result and "社区中心" in result
+        assert "温室" in result and "（当前存档）" in result
+        assert second.json["messages"][-2]["tool_calls"][0]["function"]["name"] == VIEW
+
+
+async def test_delete_farm_a_plan_from_farm_b_needs_a_preview_naming_the_save_and_a_yes(
+    tmp_path: Path,
+) -> None:
+    async with running(tmp_path, overrides=NO_EXTRACTION) as h:
+        plan = _seed(h)
+        forget = {"target": "item", "save": "阳光农场", "item": plan}
+        h.fake.enqueue(
+            Reply(tool_calls=[_call(FORGET, **forget)]),
+            Reply(text="要删掉「阳光农场」的社区中心计划吗？"),
+        )
+        async with h.adapter(save="farm-b") as ws:
+            _, done = await chat(ws, "删掉 farm-a 的社区中心计划", "c1")
+            assert done["type"] == "chat.done"
+            (preview,) = _tool_messages(h, 1)
+            assert "还没有删" in preview and "阳光农场" in preview and "社区中心" in preview
+            assert "游玩统计：保留" in preview
+            assert [e.id for e in h.store.load_scope(FARM_A)] == [plan]  # nothing deleted yet
+            token = re.search(r"确认码：([0-9a-f]+)", preview)
+            assert token is not None
+            confirm = {**forget, "confirmToken": token.group(1)}
+            h.fake.enqueue(Reply(tool_calls=[_call(FORGET, **confirm)]), Reply(text="删好了。"))
+            _, done = await chat(ws, "是的，删掉", "c2")
+            assert done["text"] == "删好了。"
+            (result,) = _tool_messages(h, 3)
+            assert "已删除 1 条记忆" in result and "游玩统计保留" in result
+            # The same token again deletes nothing and says why.
+            h.fake.enqueue(Reply(tool_calls=[_call(FORGET, **confirm)]), Reply(text="好"))
+            await chat(ws, "再删一次", "c3")
+            assert "无效或已经用过" in _tool_messages(h, 5)[0]
+        assert h.store.load_scope(FARM_A) == []
+        assert h.store.stats().saves[0].save_name == "阳光农场"
+        assert ("stardew-valley", "farm-a", "goal", "社区中心") in h.store.tombstones()
+        # The next farm-a prompt has no trace of it.
+        async with h.adapter(save="farm-a") as ws:
+            await chat(ws, "我们的计划是什么", "c4")
+        assert "鱼缸收集包" not in json.dumps(h.fake.chat_requests[-1].json, ensure_ascii=False)
+
+
+async def test_hobby_correction_replaces_the_field(tmp_path: Path) -> None:
+    async with running(tmp_path, overrides=NO_EXTRACTION) as h:
+        _seed(h)
+        h.fake.enqueue(
+            Reply(tool_calls=[_call(CORRECT, field="hobbies", value=["自动化"])]),
+            Reply(text="记下了，你更喜欢自动化。"),
+        )
+        async with h.adapter(save="farm-b") as ws:
+            _, done = await chat(ws, "我其实更喜欢自动化，把共同爱好改一下")
+        assert done["text"] == "记下了，你更喜欢自动化。"
+        assert h.store.get_profile().hobbies == ["自动化"]
+        assert "自动化" in _tool_messages(h, 1)[0]
+
+
+async def test_at_most_four_tool_calls_run_in_a_turn_and_then_it_must_answer(
+    tmp_path: Path,
+) -> None:
+    async with running(tmp_path, overrides=NO_EXTRACTION) as h:
+        _seed(h)
+        h.fake.enqueue(
+            Reply(tool_calls=[_call(VIEW) for _ in range(4)]),
+            Reply(tool_calls=[_call(VIEW)]),  # no tools were offered: ignored
+            Reply(text="不会到这里"),
+        )
+        async with h.adapter() as ws:
+            _, done = await chat(ws, "你记得我什么")
+        assert done["type"] == "chat.done"
+        first, second = h.fake.chat_requests
+        assert "tools" in first.json and "tools" not in second.json
+        assert len(_tool_messages(h, 1)) == 4 and all("共同记忆" in t for t in _tool_messages(h, 1))
+
+        # Five in one round: the fifth is refused as a tool result, the turn goes on.
+        h.fake.reset()
+        h.fake.enqueue(Reply(tool_calls=[_call(VIEW) for _ in range(5)]), Reply(text="好的"))
+        async with h.adapter() as ws:
+            _, done = await chat(ws, "你记得我什么")
+        assert done["text"] == "好的"
+        results = _tool_messages(h, 1)
+        assert len(results) == 5 and "不能再调用" in results[4] and "不能" not in results[3]
+
+
+async def test_a_failing_tool_is_a_result_the_model_explains(tmp_path: Path) -> None:
+    async with running(tmp_path, overrides=NO_EXTRACTION) as h:
+        h.fake.enqueue(
+            Reply(tool_calls=[_call(CORRECT, field="hobbies", value="C:\\Users\\ann\\x")]),
+            Reply(tool_calls=[ToolCallScript(name=FORGET, arguments="{not json")]),
+            Reply(text="没改成。"),
+        )
+        async with h.adapter() as ws:
+            _, done = await chat(ws, "把爱好改成那个路径")
+        assert done["text"] == "没改成。"
+        assert _tool_messages(h, 1)[0].startswith("失败：")
+        assert "C:\\Users" not in json.dumps(h.fake.chat_requests[1].json)
+        assert "参数不对" in _tool_messages(h, 2)[-1]
+
+
+async def test_a_forgotten_memory_is_not_extracted_again_unless_told_on_purpose(
+    tmp_path: Path,
+) -> None:
+    async with running(tmp_path) as h:
+        plan = _seed(h)
+        h.store.forget_event(FARM_A, plan)
+        again = json.dumps(
+            {
+                "profile": None,
+                "events": [{"kind": "goal", "subject": "社区中心", "summary": "完成社区中心"}],
+            },
+            ensure_ascii=False,
+        )
+        h.fake.enqueue(Reply(match="记忆整理员", text=again), Reply(text="好呀"))
+        async with h.adapter() as ws:
+            await chat(ws, "社区中心还挺好玩的", "c1")
+            with anyio.fail_after(10):
+                await h.server.memory.wait_idle()
+            assert h.store.load_scope(FARM_A) == []
+            h.fake.enqueue(Reply(match="记忆整理员", text=again), Reply(text="记住了"))
+            await chat(ws, "记住：我要完成社区中心", "c2")
+            with anyio.fail_after(10):
+                await h.server.memory.wait_idle()
+        (kept,) = h.store.load_scope(FARM_A)
+        assert kept.subject == "社区中心" and kept.pinned
+
+
+async def test_viewing_memory_by_frame_or_cli_asks_no_model(tmp_path: Path) -> None:
+    from tests.conftest import recv, send
+    from tests.test_cli import xty
+
+    async with running(tmp_path / "a") as h:
+        _seed(h)
+        async with h.adapter() as ws:
+            await send(ws, {"type": "memory.get", "id": "m1"})
+            assert (await recv(ws))["type"] == "memory.result"
+            await send(ws, {"type": "stats.get", "id": "s1"})
+            assert (await recv(ws))["type"] == "stats.result"
+        with anyio.fail_after(10):
+            await h.server.memory.wait_idle()
+        assert h.fake.requests == []
+        cli = await anyio.to_thread.run_sync(
+            lambda: xty(Path(h.settings.data_path), "memory", "view")
+        )
+        assert cli.returncode == 0 and "阳光农场" in cli.stdout
+        assert h.fake.requests == []
