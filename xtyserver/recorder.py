@@ -31,6 +31,8 @@ from xtyserver.replay.recording import FORMAT, IMAGE_PLACEHOLDER, REDACTED
 THREAD_BYTES = 64 * 1024  # hashing a screenshot runs off the event loop past this
 RAW_MAX = 64 * 1024  # a message that is not a JSON object is kept only up to this size
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
+# A token field in a message that is not a JSON object (it may be a wrong token, still secret).
+_TOKEN_FIELD = re.compile(r'("token"\s*:\s*")(?:[^"\\]|\\.)*(")')
 
 
 class Recorder:
@@ -119,7 +121,7 @@ class ConnectionRecorder:
         if not isinstance(frame, dict):
             if len(message) > RAW_MAX:
                 return {"t": t, "unparsed": _digest(message.encode("utf-8", "surrogatepass"))}
-            return {"t": t, "in": message}
+            return {"t": t, "in": _TOKEN_FIELD.sub(rf"\g<1>{REDACTED}\g<2>", message)}
         line: dict[str, Any] = {"t": t}
         changed = False
         if frame.get("type") == "adapter.hello" and isinstance(frame.get("token"), str):

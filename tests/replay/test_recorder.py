@@ -29,6 +29,8 @@ async def test_a_connection_is_recorded_without_token_or_pixels(tmp_path: Path) 
             await send(ws, {"type": "state.update", "modelContext": model_context(h.clock)})
             await send(ws, f"not json {TOKEN}")
             await recv(ws)
+            await send(ws, '{"type":"adapter.hello","token":"an-old-token"} trailing')
+            await recv(ws)
             await send(ws, b"\x00\x01")
             await recv(ws)
             image = {"mime": "image/png", "data": png_b64(64, 48)}
@@ -47,7 +49,9 @@ async def test_a_connection_is_recorded_without_token_or_pixels(tmp_path: Path) 
     assert rows[2]["out"]["type"] == "server.hello" and rows[2]["t"] == 0.0
     assert rows[3]["t"] == 2.5 and json.loads(rows[3]["in"])["type"] == "state.update"
     assert rows[4]["in"] == "not json [redacted]"
-    assert rows[6]["binary"]["bytes"] == 2 and len(rows[6]["binary"]["sha256"]) == 64
+    assert rows[6]["in"] == '{"type":"adapter.hello","token":"[redacted]"} trailing'
+    assert "an-old-token" not in text
+    assert rows[8]["binary"]["bytes"] == 2 and len(rows[8]["binary"]["sha256"]) == 64
     chat = next(r for r in rows if "image" in r)
     assert chat["image"]["width"] == 64 and chat["image"]["height"] == 48
     assert chat["image"]["format"] == "PNG" and json.loads(chat["in"])["image"]["data"] == "[image]"

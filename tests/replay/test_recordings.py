@@ -155,3 +155,32 @@ def test_lint_command_exits_non_zero_and_names_fields(capsys: pytest.CaptureFixt
     assert rules["over_budget"] == ["modelContext.nearby"]
     assert rules["forbidden_content"] == ["modelContext.world.location"]
     assert rules["switch_while_streaming"] == ["identity"]
+
+
+async def test_replay_keeps_the_recorded_timing_scaled(tmp_path: Path) -> None:
+    path = FOLDER / "oxygen-not-included-colony-b.jsonl"
+    length = load(path).entries[-1].t
+    out = io.StringIO()
+    async with running(tmp_path) as h:
+        code = await run_replay(
+            [path],
+            url=h.url,
+            token=TOKEN,
+            speed=400.0,
+            do_check=True,
+            replies=True,
+            as_json=True,
+            clock=h.clock,
+            out=out,
+            timeout=20.0,
+        )
+    result = json.loads(out.getvalue())
+    assert code == 0 and result["ok"]
+    assert result["seconds"] >= length / 400.0
+
+
+def test_serve_takes_record_flags() -> None:
+    args = cli.build_parser().parse_args(["serve", "--record", "rec", "--record-images"])
+    assert (args.record, args.record_images) == (Path("rec"), True)
+    args = cli.build_parser().parse_args(["replay", "a.jsonl", "--fast", "--check"])
+    assert (args.fast, args.check, args.url) == (True, True, "ws://127.0.0.1:8765/v1")
