@@ -125,6 +125,8 @@ async def running(
     clock: ManualClock | None = None,
     model: bool = True,
     overrides: dict[str, Any] | None = None,
+    record: Path | None = None,
+    record_images: bool = False,
 ) -> AsyncIterator[Harness]:
     clock = clock or ManualClock(START)
     async with FakeModelServer() as fake:
@@ -141,7 +143,9 @@ async def running(
             values["model.model"] = "fake-vl"
         values.update(overrides or {})
         settings = load_settings(None, env={}, overrides=values)
-        async with serving(settings, token=TOKEN, clock=clock) as server:
+        async with serving(
+            settings, token=TOKEN, clock=clock, record=record, record_images=record_images
+        ) as server:
             yield Harness(server.url, fake, server, server.store, clock, settings)
 
 

@@ -27,6 +27,9 @@ CORE = [
     "xtyserver.memory.compaction",
     "xtyserver.upgrade",
     "xtyserver.model.prompt",
+    "xtyserver.replay.recording",
+    "xtyserver.replay.lint",
+    "xtyserver.replay.check",
 ]
 IO_LIBRARIES = {"openai", "anyio", "PIL", "apsw", "structlog", "websockets", "httpx", "sniffio"}
 

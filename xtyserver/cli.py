@@ -1,4 +1,4 @@
-"""Command line: ``xtyserver serve|demo|fake-model|schemas|stats|memory|token``.
+"""Command line: ``xtyserver serve|demo|replay|fake-model|schemas|stats|memory|token``.
 
 See README "Commands".
 """
@@ -37,6 +37,26 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", help="bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default 8765; 0 picks a free one)")
     serve.add_argument("--log-json", action="store_true", help="JSON log lines even on a tty")
+    serve.add_argument("--record", type=Path, metavar="DIR", help="record each connection here")
+    serve.add_argument(
+        "--record-images", action="store_true", help="keep screenshots in recordings"
+    )
+
+    replay = sub.add_parser("replay", help="replay recorded sessions, or lint them")
+    replay.add_argument("files", nargs="+", metavar="FILE")
+    replay.add_argument("--lint", action="store_true", help="report what the adapter does wrong")
+    replay.add_argument("--url", default="ws://127.0.0.1:8765/v1")
+    replay.add_argument("--token", help="adapter token (default: XTY_TOKEN or the token file)")
+    replay.add_argument("--data-dir", help="where the token file is (default: the OS's)")
+    pace = replay.add_mutually_exclusive_group()
+    pace.add_argument("--speed", type=float, default=1.0, help="timing scale (2 = twice as fast)")
+    pace.add_argument("--fast", action="store_true", help="send without waiting")
+    replay.add_argument("--check", action="store_true", help="compare the answers; 1 on a diff")
+    replay.add_argument(
+        "--any-model", action="store_true", help="do not compare reply texts (a real model)"
+    )
+    replay.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for answers")
+    replay.add_argument("--json", action="store_true", help="one JSON object per file")
 
     demo = sub.add_parser("demo", help="server + scripted model + a simulated Stardew adapter")
     demo.add_argument("--data-dir", help="data folder (default: a temporary folder)")
@@ -112,7 +132,11 @@ def _dispatch(args: argparse.Namespace) -> int:
     match args.command:
         case "serve":
             log.configure(json=True if args.log_json else None)
-            return anyio.run(_serve, _settings(args))
+            return anyio.run(_serve, _settings(args), args.record, args.record_images)
+        case "replay":
+            from xtyserver.replay.command import main as replay_main
+
+            return replay_main(args)
         case "demo":
             from xtyserver.demo import run_demo
 
@@ -146,7 +170,7 @@ def _open_store(settings: Settings) -> Any:
     return MemoryStore.open_profile(settings.data_path, settings.profile, clock=SystemClock())
 
 
-async def _serve(settings: Settings) -> int:
+async def _serve(settings: Settings, record: Path | None, record_images: bool) -> int:
     from xtyserver import token as tokens
     from xtyserver.server import serving
 
@@ -157,7 +181,9 @@ async def _serve(settings: Settings) -> int:
         log.get("xtyserver.cli").warning(
             "model.not_configured", hint="set XTY_MODEL_BASE_URL and XTY_MODEL; chat will refuse"
         )
-    async with serving(settings, token=secret, clock=SystemClock()) as server:
+    async with serving(
+        settings, token=secret, clock=SystemClock(), record=record, record_images=record_images
+    ) as server:
         print(f"listening {server.url}", flush=True)
         print(
             f"token: {'from XTY_TOKEN' if where is None else f'in {where}'}"

@@ -90,6 +90,11 @@ class ManualClock:
         while len(self._sleepers) < count:
             await self._armed.wait()
 
+    async def wait_deadline(self, when: float) -> None:
+        """Return once a sleep due at ``when`` or later is waiting (a deadline re-armed)."""
+        while not any(deadline >= when for deadline, _ in self._sleepers):
+            await self._armed.wait()
+
     def _wake(self) -> None:
         for deadline, event in list(self._sleepers):
             if deadline <= self._now:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.abc
@@ -84,6 +85,9 @@ from xtyserver.session.machine import GameAgentSession, State
 from xtyserver.session.tools import ToolFailure, ToolOp
 from xtyserver.store_lane import StoreLane, run_tool
 
+if TYPE_CHECKING:
+    from xtyserver.recorder import ConnectionRecorder
+
 # A screenshot frame takes tens of ms to decode and check: off the event loop
 # past this size, so other adapters stay on time.
 THREAD_DECODE_BYTES = 64 * 1024
@@ -131,6 +135,7 @@ class Connection:
         images: Screenshot limits.
         clock: The wall clock passed to the session.
         limits: Queue sizes and deadlines.
+        recorder: Writes every frame in and out (``serve --record``), or None.
     """
 
     def __init__(
@@ -144,8 +149,10 @@ class Connection:
         images: ImageLimits,
         clock: Clock,
         limits: RuntimeLimits,
+        recorder: ConnectionRecorder | None = None,
     ) -> None:
         self.ws = ws
+        self._recorder = recorder
         self.session = session
         self._memory = memory
         self._jobs = jobs
@@ -176,17 +183,21 @@ class Connection:
 
     async def run(self) -> None:
         """Serve the connection until the peer leaves or the session closes it."""
-        async with anyio.create_task_group() as tg:
-            self._tg = tg
-            tg.start_soon(self._writer)
-            tg.start_soon(self._store.run)
-            tg.start_soon(self._reader)
-            try:
-                await self._drive()
-            finally:
-                with anyio.CancelScope(shield=True):
-                    await self._finish()
-                    tg.cancel_scope.cancel()
+        try:
+            async with anyio.create_task_group() as tg:
+                self._tg = tg
+                tg.start_soon(self._writer)
+                tg.start_soon(self._store.run)
+                tg.start_soon(self._reader)
+                try:
+                    await self._drive()
+                finally:
+                    with anyio.CancelScope(shield=True):
+                        await self._finish()
+                        tg.cancel_scope.cancel()
+        finally:
+            if self._recorder is not None:
+                self._recorder.close(self.ws.close_code)
 
     async def _drive(self) -> None:
         await self._feed(Connected())
@@ -230,6 +241,8 @@ class Connection:
         try:
             with contextlib.suppress(websockets.ConnectionClosed):
                 async for message in self.ws:
+                    if self._recorder is not None:
+                        await self._recorder.received(message)
                     await self._post(await self._decode(message))
         finally:
             with anyio.CancelScope(shield=True):
@@ -271,6 +284,8 @@ class Connection:
                             self._closing = True
                             self.ws.transport.abort()
                             return
+                        if self._recorder is not None:
+                            self._recorder.sent(item)
         finally:
             self._writer_done.set()
 

@@ -1,27 +1,33 @@
 """``xtyserver demo``: the whole path in one command, no API key needed.
 
 Starts the scripted model server and xtyserver on free loopback ports,
-connects as a simulated Stardew Valley adapter, says hello, sends one
-``state.update`` and two ``chat.send`` frames with a small generated PNG, and
-prints the streamed reply as it arrives.
+connects as a simulated Stardew Valley adapter through the adapter client
+(:mod:`xtyserver.adapter`), says hello, sends one ``state.update`` and two
+``chat.send`` frames with a small generated PNG, and prints the streamed reply
+as it arrives.
 """
 
 from __future__ import annotations
 
-import base64
 import io
-import json
 import secrets
 import sys
 import tempfile
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import anyio
 from PIL import Image, ImageDraw
-from websockets.asyncio.client import ClientConnection, connect
 
+from xtyserver.adapter import (
+    AdapterClient,
+    AdapterInfo,
+    Capabilities,
+    ChatDone,
+    Identity,
+    captured_at,
+    screenshot,
+)
 from xtyserver.clock import SystemClock
 from xtyserver.config import load_settings
 from xtyserver.server import serving
@@ -35,7 +41,7 @@ SCRIPTED = (
 )
 
 
-def demo_png() -> str:
+def demo_png() -> bytes:
     """A small generated 'screenshot': a pond, a farmer, a sun."""
     image = Image.new("RGB", (320, 180), (110, 180, 90))
     draw = ImageDraw.Draw(image)
@@ -44,46 +50,27 @@ def demo_png() -> str:
     draw.ellipse((20, 10, 60, 50), fill=(250, 220, 60))
     buf = io.BytesIO()
     image.save(buf, format="PNG")
-    return base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def _now_rfc3339() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-async def _send(ws: ClientConnection, frame: dict[str, Any]) -> None:
-    await ws.send(json.dumps(frame, ensure_ascii=False))
-
-
-async def _recv(ws: ClientConnection) -> dict[str, Any]:
-    with anyio.fail_after(30):
-        value: dict[str, Any] = json.loads(await ws.recv())
-    return value
+    return buf.getvalue()
 
 
 async def _adapter(url: str, token: str, out: Any) -> None:
-    async with connect(url) as ws:
-        await _send(
-            ws,
-            {
-                "type": "adapter.hello",
-                "id": "hello-1",
-                "protocol": "v1",
-                "adapter": {"name": "demo-stardew", "version": "0.1.0"},
-                "identity": {"gameId": "stardew-valley", "saveId": "demo-farm"},
-                "token": token,
-                "capabilities": {"image": True, "voice": False},
-                "timezone": "Asia/Shanghai",
-            },
-        )
-        hello = await _recv(ws)
+    identity = Identity(game_id="stardew-valley", save_id="demo-farm")
+    async with AdapterClient(
+        url,
+        token=token,
+        identity=identity,
+        adapter=AdapterInfo(name="demo-stardew", version="0.1.0"),
+        capabilities=Capabilities(image=True),
+        timezone="Asia/Shanghai",
+    ) as client:
+        hello = client.server_hello
         print(
-            f"<- server.hello  session {hello['sessionId']}, heartbeat {hello['heartbeatMs']} ms",
+            f"<- server.hello  session {hello.session_id}, heartbeat {hello.heartbeat_ms} ms",
             file=out,
         )
         context = {
             "schemaVersion": 1,
-            "capturedAt": _now_rfc3339(),
+            "capturedAt": captured_at(),
             "world": {
                 "location": "Farm",
                 "time": "08:10",
@@ -100,43 +87,30 @@ async def _adapter(url: str, token: str, out: Any) -> None:
             "focus": {"kind": "water", "name": "farm pond", "reachable": True},
             "nearby": [{"kind": "npc", "name": "Abigail", "distance": 4}],
             "relevantItems": [{"name": "Bait", "count": 18}],
-            "ui": {"busy": False, "menu": None},
+            "ui": {"busy": False},
         }
-        await _send(ws, {"type": "state.update", "modelContext": context})
-        await _send(ws, {"type": "heartbeat"})
+        await client.update_state(context)
         print("-> state.update  Farm, 08:10, spring, holding a Fishing Rod", file=out)
-        image = demo_png()
-        for n, question in enumerate(QUESTIONS, start=1):
-            chat_id = f"chat-{n}"
+        image = screenshot(demo_png(), "image/png")
+        for question in QUESTIONS:
             print(f"\n-> chat.send     {question}  (+ screenshot)", file=out)
-            await _send(
-                ws,
-                {
-                    "type": "chat.send",
-                    "id": chat_id,
-                    "text": question,
-                    "source": "text",
-                    "image": {"mime": "image/png", "data": image},
-                },
-            )
+            reply = await client.chat(question, image=image)
             print("<- 小汤圆: ", end="", file=out, flush=True)
-            while True:
-                frame = await _recv(ws)
-                if frame["type"] == "chat.delta":
-                    print(frame["text"], end="", file=out, flush=True)
-                elif frame["type"] == "chat.done":
-                    usage = frame.get("usage") or {}
-                    print(
-                        f"\n<- chat.done     {len(frame['text'])} chars,"
-                        f" context {frame['context']},"
-                        f" image sent {frame.get('imageSent', False)},"
-                        f" tokens {usage.get('totalTokens', '?')}",
-                        file=out,
-                    )
-                    break
-                else:
-                    print(f"\n<- {frame['type']}: {frame}", file=out)
-                    break
+            async for piece in reply:
+                print(piece, end="", file=out, flush=True)
+            with anyio.fail_after(30):
+                outcome = await reply.result()
+            if isinstance(outcome, ChatDone):
+                usage = outcome.usage
+                print(
+                    f"\n<- chat.done     {len(outcome.text)} chars,"
+                    f" context {outcome.context},"
+                    f" image sent {outcome.image_sent},"
+                    f" tokens {usage.total_tokens if usage else '?'}",
+                    file=out,
+                )
+            else:
+                print(f"\n<- {type(outcome).__name__}: {outcome.code} {outcome.message}", file=out)
 
 
 async def run_demo(data_dir: str | None = None, out: Any = None) -> int:

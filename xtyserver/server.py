@@ -12,6 +12,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import anyio
 import anyio.abc
@@ -32,6 +33,7 @@ from xtyserver.memory.store import MemoryStore
 from xtyserver.model.client import ModelClient
 from xtyserver.protocol.frames import ServerInfo
 from xtyserver.protocol.limits import FRAME_MAX_BYTES, Limits
+from xtyserver.recorder import Recorder
 from xtyserver.session.machine import GameAgentSession
 from xtyserver.session.settings import SessionSettings
 from xtyserver.token import matches as token_matches
@@ -116,6 +118,7 @@ class Server:
         model: The model client.
         token: The adapter token.
         clock: The wall clock (injected so tests control time).
+        recorder: Records every connection (``serve --record``), or None.
     """
 
     def __init__(
@@ -127,8 +130,10 @@ class Server:
         model: ModelClient,
         token: str,
         clock: Clock,
+        recorder: Recorder | None = None,
     ) -> None:
         self.settings = settings
+        self.recorder = recorder
         self.memory = memory
         self.jobs = jobs
         self.model = model
@@ -224,14 +229,20 @@ class Server:
 
     async def _connection(self, ws: ServerConnection) -> None:
         assert ws.request is not None
+        by_header = token_matches(bearer(list(ws.request.headers.raw_items())), self._token)
         session = GameAgentSession(
             session_id=secrets.token_hex(8),
             settings=self._session_settings,
             token=self._token,
-            authenticated=token_matches(bearer(list(ws.request.headers.raw_items())), self._token),
+            authenticated=by_header,
             timezone_ok=timezone_known,
             now=self.clock.now(),
         )
+        recorder = None
+        if self.recorder is not None:
+            recorder = self.recorder.open(
+                session.session_id, auth="header" if by_header else "hello"
+            )
         connection = Connection(
             ws,
             session,
@@ -241,6 +252,7 @@ class Server:
             images=self.settings.images,
             clock=self.clock,
             limits=self._runtime,
+            recorder=recorder,
         )
         self.connections.add(1)
         self._log.info("connection.open", session=session.session_id)
@@ -257,8 +269,18 @@ class Server:
 
 
 @asynccontextmanager
-async def serving(settings: Settings, *, token: str, clock: Clock) -> AsyncIterator[Server]:
+async def serving(
+    settings: Settings,
+    *,
+    token: str,
+    clock: Clock,
+    record: Path | None = None,
+    record_images: bool = False,
+) -> AsyncIterator[Server]:
     """Open the profile's store and the model client, and run a :class:`Server`.
+
+    With ``record``, every connection is written to a JSON-lines file in that
+    folder (:mod:`xtyserver.recorder`; screenshots described unless ``record_images``).
 
     The server listens once this is entered (``server.url`` is set) and stops when
     it is left: connections close, then queued memory jobs (end-of-session
@@ -281,7 +303,18 @@ async def serving(settings: Settings, *, token: str, clock: Clock) -> AsyncItera
         extraction_model=settings.model.extraction_model,
         queue_size=settings.memory.job_queue,
     )
-    server = Server(settings, memory=memory, jobs=jobs, model=model, token=token, clock=clock)
+    recorder = None
+    if record is not None:
+        recorder = Recorder(record, clock=clock, token=token, keep_images=record_images)
+    server = Server(
+        settings,
+        memory=memory,
+        jobs=jobs,
+        model=model,
+        token=token,
+        clock=clock,
+        recorder=recorder,
+    )
     try:
         async with anyio.create_task_group() as background:
             background.start_soon(jobs.run)

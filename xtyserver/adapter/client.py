@@ -1,0 +1,425 @@
+"""The adapter client: one protocol/v1 session from the adapter's side, kept alive.
+
+A shell over a ``websockets`` asyncio client, with anyio tasks owned by the
+client's task group: a *supervisor* (connect, hello, reconnect with backoff),
+a *reader* (routes every server frame to the reply or request waiting for it)
+and a *heartbeat* loop at the server's ``heartbeatMs``. Every frame is checked
+with the server's own decoder before it is sent (:mod:`.precheck`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections import deque
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, TypeVar
+
+import anyio
+import anyio.abc
+import msgspec
+import websockets
+from websockets.asyncio.client import ClientConnection, connect
+
+from xtyserver.adapter.backoff import Backoff, should_reconnect
+from xtyserver.adapter.precheck import Refused, encode, precheck
+from xtyserver.adapter.reply import CONNECTION_LOST, ChatReply
+from xtyserver.adapter.support import ConnectionLost, Waiter, expect, same_save
+from xtyserver.clock import Clock, SystemClock
+from xtyserver.protocol.frames import (
+    AdapterInfo,
+    Capabilities,
+    ChatDelta,
+    ChatDone,
+    ChatError,
+    Error,
+    Hello,
+    Identity,
+    ImageInput,
+    MemoryResult,
+    ModelContext,
+    ServerFrame,
+    ServerHello,
+    StatsResult,
+)
+
+_DECODER = msgspec.json.Decoder(ServerFrame)
+_HEARTBEAT = b'{"type":"heartbeat"}'
+THREAD_CHECK_BYTES = 64 * 1024  # a screenshot frame is checked off the event loop
+ContextArg = ModelContext | Mapping[str, Any]
+T = TypeVar("T")
+
+
+class AdapterClient:
+    """One adapter's session with xtyserver; use as ``async with AdapterClient(...) as client``.
+
+    Entering connects, says hello and waits for ``server.hello`` (a refusal raises
+    :class:`Refused`; a connection failure raises ``OSError`` or a websockets error).
+    When an established connection drops with a code worth retrying
+    (v1.md "Close codes"), the client reconnects with ``backoff`` and says hello again
+    with the current identity, then re-sends the last accepted modelContext; replies
+    and requests in flight end with :data:`CONNECTION_LOST` / :class:`ConnectionLost`.
+
+    Args:
+        url: ``ws://127.0.0.1:PORT/v1``.
+        token: The adapter token (sent as ``Authorization: Bearer``, never in the URL).
+        identity: Game and save of this session.
+        adapter: The mod's name and version.
+        timezone: The player's IANA zone (play days are counted in it).
+        capabilities: Informational capabilities for the hello.
+        token_in_hello: Send the token in ``adapter.hello`` instead of the header.
+        backoff: Reconnect delays; ``None`` = never reconnect.
+        clock: Time for the heartbeat loop and backoff waits (injected in tests).
+        heartbeat: Run the heartbeat loop (turn off only to test the server's deadline).
+        timeout: Seconds for the handshake, each send and each request's answer.
+        on_error: Called with each ``error`` that answers no request of this client
+            (e.g. a refused ``state.update``); the last 64 are kept in ``refusals`` too.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        token: str,
+        identity: Identity,
+        adapter: AdapterInfo,
+        timezone: str | None = None,
+        capabilities: Capabilities | None = None,
+        token_in_hello: bool = False,
+        backoff: Backoff | None = None,
+        clock: Clock | None = None,
+        heartbeat: bool = True,
+        timeout: float = 30.0,
+        on_error: Callable[[Refused], None] | None = None,
+    ) -> None:
+        self.url = url
+        self.identity = identity
+        self.refusals: deque[Refused] = deque(maxlen=64)
+        self.sessions: list[str] = []
+        self._token = token
+        self._hello_parts = (adapter, timezone, capabilities, token_in_hello)
+        self._hello_frame()  # refuse a bad identity or adapter name here, not on the wire
+        self._backoff = backoff if backoff is not None else Backoff()
+        self._reconnect = backoff is not None
+        self._clock = clock or SystemClock()
+        self._heartbeat = heartbeat
+        self._timeout = timeout
+        self._on_error = on_error
+        self._ids = itertools.count(1)
+        self._ws: ClientConnection | None = None
+        self._hello: ServerHello | None = None
+        self._gone: ConnectionLost | None = None
+        self._changed = anyio.Event()
+        self._send_lock = anyio.Lock()
+        self._chats: dict[str, ChatReply] = {}
+        self._requests: dict[str, Waiter] = {}
+        self._last_state: bytes | None = None
+        self._stack = contextlib.AsyncExitStack()
+
+    # -- lifetime --------------------------------------------------------------------------------
+
+    async def __aenter__(self) -> AdapterClient:
+        tg = await self._stack.enter_async_context(anyio.create_task_group())
+        self._stack.callback(tg.cancel_scope.cancel)
+        try:
+            await tg.start(self._supervise)
+        except BaseException:
+            await self._stack.aclose()
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._gone = ConnectionLost("the client was closed", 1000)
+        ws = self._ws
+        if ws is not None:
+            with anyio.move_on_after(self._timeout, shield=True):
+                await ws.close(1000)
+        await self._stack.aclose()
+
+    @property
+    def server_hello(self) -> ServerHello:
+        """The current connection's ``server.hello`` (limits, ``heartbeatMs``, ``sessionId``)."""
+        if self._hello is None:
+            raise ConnectionLost("not connected")
+        return self._hello
+
+    @property
+    def connected(self) -> bool:
+        """Whether a session is up right now (false while reconnecting)."""
+        return self._ws is not None
+
+    async def wait_connected(self) -> None:
+        """Return once a session is up (after a reconnect); raise if it never will be."""
+        while self._ws is None:
+            if self._gone is not None:
+                raise self._gone
+            await self._changed.wait()
+
+    # -- frames ----------------------------------------------------------------------------------
+
+    async def update_state(
+        self, model_context: ContextArg, *, identity: Identity | None = None
+    ) -> None:
+        """Send ``state.update``; a refusal the server would give is raised here first.
+
+        Args:
+            model_context: The modelContext, as a Struct or a camelCase mapping.
+            identity: Another save's identity: a save switch (v1.md "Save switch").
+
+        Raises:
+            Refused: the frame breaks a type, budget or forbidden-content rule, or
+                switches saves while a reply streams (``reply_in_progress``).
+        """
+        frame: dict[str, Any] = {"type": "state.update", "id": self._next("state")}
+        frame["modelContext"] = model_context
+        switch = identity is not None and not same_save(identity, self.identity)
+        if identity is not None:
+            frame["identity"] = identity
+        data = await self._check(frame)
+        if switch and self._chats:
+            raise Refused(
+                "reply_in_progress",
+                "a save switch must wait for the reply to end",
+                fields=["identity"],
+                frame_id=frame["id"],
+                local=True,
+            )
+        await self._send(data)
+        if identity is not None:
+            self.identity = identity
+        self._last_state = data
+
+    async def chat(
+        self,
+        text: str,
+        *,
+        source: Literal["text", "voice"] = "text",
+        image: ImageInput | None = None,
+        model_context: ContextArg | None = None,
+        identity: Identity | None = None,
+    ) -> ChatReply:
+        """Send one player turn; iterate the returned reply for deltas, await ``result()``.
+
+        Raises:
+            Refused: the frame would be refused (``text`` too long, a bad modelContext, ...).
+        """
+        frame: dict[str, Any] = {
+            "type": "chat.send",
+            "id": self._next("chat"),
+            "text": text,
+            "source": source,
+        }
+        if image is not None:
+            frame["image"] = image
+        context = {"modelContext": model_context, "identity": identity}
+        if model_context is not None or identity is not None:
+            frame["context"] = {k: v for k, v in context.items() if v is not None}
+        data = await self._check(frame)
+        reply = ChatReply(frame["id"], self.cancel)
+        self._chats[reply.id] = reply
+        try:
+            await self._send(data)
+        except BaseException:
+            self._chats.pop(reply.id, None)
+            raise
+        if identity is not None:
+            self.identity = identity
+        return reply
+
+    async def cancel(self, chat_id: str) -> None:
+        """Send ``chat.cancel`` for a streaming reply."""
+        await self._send(encode({"type": "chat.cancel", "id": chat_id}))
+
+    async def stats(self) -> StatsResult:
+        """``stats.get``: play statistics of every game and save."""
+        return expect(await self._request({"type": "stats.get"}), StatsResult)
+
+    async def memory(self) -> MemoryResult:
+        """``memory.get``: the shared profile and this save's events."""
+        return expect(await self._request({"type": "memory.get"}), MemoryResult)
+
+    async def forget(
+        self, target: Literal["event", "save", "profile", "all"], *, event_id: int | None = None
+    ) -> MemoryResult:
+        """``memory.forget`` (always with ``confirm: true``); returns the memory after it."""
+        frame: dict[str, Any] = {"type": "memory.forget", "target": target, "confirm": True}
+        if event_id is not None:
+            frame["eventId"] = event_id
+        return expect(await self._request(frame), MemoryResult)
+
+    async def update_profile(self, field: str, value: str | list[str] | bool) -> MemoryResult:
+        """``profile.update`` of one shared-profile field; returns the memory after it."""
+        frame = {"type": "profile.update", "field": field, "value": value}
+        return expect(await self._request(frame), MemoryResult)
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _next(self, kind: str) -> str:
+        return f"{kind}-{next(self._ids)}"
+
+    def _hello_frame(self) -> bytes:
+        adapter, timezone, capabilities, token_in_hello = self._hello_parts
+        hello = Hello(
+            protocol="v1",
+            adapter=adapter,
+            identity=self.identity,
+            id="hello",
+            token=self._token if token_in_hello else None,
+            capabilities=capabilities,
+            timezone=timezone,
+        )
+        data = encode(hello)
+        precheck(data)
+        return data
+
+    async def _check(self, frame: Mapping[str, Any]) -> bytes:
+        data = encode(frame)
+        if len(data) > THREAD_CHECK_BYTES:
+            await anyio.to_thread.run_sync(precheck, data)
+        else:
+            precheck(data)
+        return data
+
+    async def _request(self, frame: dict[str, Any]) -> StatsResult | MemoryResult | Error:
+        frame["id"] = self._next(frame["type"].split(".")[0])
+        data = await self._check(frame)
+        waiter = self._requests[frame["id"]] = Waiter()
+        try:
+            await self._send(data)
+            with anyio.fail_after(self._timeout):
+                await waiter.event.wait()
+        finally:
+            self._requests.pop(frame["id"], None)
+        assert waiter.value is not None
+        if isinstance(waiter.value, ConnectionLost):
+            raise waiter.value
+        return waiter.value
+
+    async def _send(self, data: bytes) -> None:
+        with anyio.fail_after(self._timeout):
+            await self.wait_connected()
+            ws = self._ws
+            assert ws is not None
+            try:
+                async with self._send_lock:
+                    await ws.send(data, text=True)
+            except websockets.ConnectionClosed as exc:
+                raise ConnectionLost(
+                    "the connection closed", exc.rcvd.code if exc.rcvd else None
+                ) from None
+
+    def _set_connection(self, ws: ClientConnection | None, hello: ServerHello | None) -> None:
+        self._ws, self._hello = ws, hello
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    async def _open(self) -> ClientConnection:
+        """Connect and say hello; returns once ``server.hello`` has come."""
+        headers = {} if self._hello_parts[3] else {"Authorization": f"Bearer {self._token}"}
+        ws = await connect(
+            self.url,
+            additional_headers=headers,
+            open_timeout=self._timeout,
+            max_size=None,
+            ping_interval=20,
+            ping_timeout=20,
+        )
+        try:
+            await ws.send(self._hello_frame(), text=True)
+            with anyio.fail_after(self._timeout):
+                answer = _DECODER.decode(await ws.recv())
+            if isinstance(answer, Error):
+                raise Refused(
+                    answer.code, answer.message, fields=answer.fields or (), frame_id="hello"
+                )
+            if not isinstance(answer, ServerHello):
+                raise Refused(
+                    "unexpected_frame", f"expected server.hello, got {type(answer).__name__}"
+                )
+            if self._last_state is not None:  # resume: the new session knows nothing yet
+                await ws.send(self._last_state, text=True)
+        except BaseException:
+            with anyio.move_on_after(self._timeout, shield=True):
+                await ws.close(1000)
+            raise
+        self.sessions.append(answer.session_id)
+        self._set_connection(ws, answer)
+        return ws
+
+    async def _supervise(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
+        ws = await self._open()
+        task_status.started()
+        while True:
+            code = await self._serve(ws)
+            self._set_connection(None, None)
+            lost = ConnectionLost(f"the connection closed ({code})", code)
+            for reply in list(self._chats.values()):
+                reply._end(ChatError(id=reply.id, code=CONNECTION_LOST, message=str(lost)))
+            self._chats.clear()
+            for waiter in self._requests.values():
+                waiter.set(lost)
+            if self._gone is not None or not self._reconnect or not should_reconnect(code):
+                self._gone = self._gone or lost
+                self._set_connection(None, None)
+                return
+            next_ws = await self._reopen()
+            if next_ws is None:
+                self._gone = lost
+                self._set_connection(None, None)
+                return
+            ws = next_ws
+
+    async def _reopen(self) -> ClientConnection | None:
+        attempt = 1
+        while not self._backoff.gives_up(attempt):
+            await self._clock.sleep(self._backoff.delay(attempt))
+            try:
+                return await self._open()
+            except Refused:
+                return None  # a refused hello (e.g. the token changed) needs a person
+            except (OSError, TimeoutError, websockets.WebSocketException):
+                attempt += 1
+        return None
+
+    async def _serve(self, ws: ClientConnection) -> int | None:
+        """Read until the connection closes; returns the close code (``None``: dropped)."""
+        assert self._hello is not None
+        async with anyio.create_task_group() as tg:
+            if self._heartbeat:
+                tg.start_soon(self._beat, ws, self._hello.heartbeat_ms / 1000)
+            with contextlib.suppress(websockets.ConnectionClosed):
+                async for message in ws:
+                    await self._route(message)
+            tg.cancel_scope.cancel()
+        return ws.close_code if ws.close_code != 1006 else None
+
+    async def _beat(self, ws: ClientConnection, seconds: float) -> None:
+        with contextlib.suppress(websockets.ConnectionClosed):
+            while True:
+                await self._clock.sleep(seconds)
+                async with self._send_lock:
+                    await ws.send(_HEARTBEAT, text=True)
+
+    async def _route(self, message: str | bytes) -> None:
+        try:
+            frame = _DECODER.decode(message)
+        except msgspec.DecodeError:
+            return  # a frame type newer than this client: not ours to answer
+        match frame:
+            case ChatDelta(id=chat_id, text=text) if chat_id in self._chats:
+                await self._chats[chat_id]._delta(text)
+            case ChatDone(id=chat_id) | ChatError(id=chat_id) if chat_id in self._chats:
+                self._chats.pop(chat_id)._end(frame)
+            case Error(id=frame_id) if frame_id in self._chats:
+                self._chats.pop(frame_id)._end(frame)
+            case Error(id=frame_id) | StatsResult(id=frame_id) | MemoryResult(id=frame_id) if (
+                frame_id in self._requests
+            ):
+                self._requests[frame_id].set(frame)
+            case Error():
+                refusal = Refused(
+                    frame.code, frame.message, fields=frame.fields or (), frame_id=frame.id
+                )
+                self.refusals.append(refusal)
+                if self._on_error is not None:
+                    self._on_error(refusal)
