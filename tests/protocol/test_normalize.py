@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from xtyserver.protocol import normalize as module
-from xtyserver.protocol.normalize import normalize
+from xtyserver.protocol.normalize import is_plain, normalize
 
 _ALL = range(sys.maxunicode + 1)
 _SURROGATES = range(0xD800, 0xE000)
@@ -224,7 +224,15 @@ def test_printable_ascii_is_returned_without_a_copy(text: str) -> None:
 
 @given(st.text(alphabet="鱼缸社区中心的钓了。、「」가ひカabc 123", max_size=200))
 def test_inert_text_is_returned_without_a_copy(text: str) -> None:
+    assert is_plain(text)
     assert normalize(text) is text
+
+
+@settings(max_examples=1000)
+@given(_TEXTS)
+def test_plain_text_is_already_normal(text: str) -> None:
+    if is_plain(text):
+        assert normalize(text) is text
 
 
 # -- the module stays pure ---------------------------------------------------------------------

@@ -29,7 +29,7 @@ import json
 import re
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 import msgspec.inspect as mi
@@ -51,6 +51,7 @@ from xtyserver.protocol.frames import (
 )
 from xtyserver.protocol.limits import (
     CHAT_TEXT_MAX,
+    CONTEXT_STRING_MAX,
     CONTEXT_TARGET_BYTES,
     FRAME_MAX_BYTES,
     PROFILE_ITEM_MAX,
@@ -58,7 +59,7 @@ from xtyserver.protocol.limits import (
     SAVE_NAME_MAX,
     SMALL_FRAME_MAX_BYTES,
 )
-from xtyserver.protocol.normalize import normalize
+from xtyserver.protocol.normalize import is_plain, normalize
 
 _DECODER = msgspec.json.Decoder(ClientFrame)
 _GENERIC = msgspec.json.Decoder()
@@ -196,13 +197,17 @@ class _Duplicate(Exception):
 def _plain(encoded: bytes) -> bool:
     """Whether JSON bytes can only hold strings that are already normal.
 
-    ASCII bytes without a ``\\u`` or ``\\b`` escape and without DEL hold only
-    printable ASCII and whitespace, which normalisation leaves as they are.
-    (An escaped backslash before ``u`` or ``b`` also says no: a false alarm
-    only costs the slow path.) Single-byte searches first: they are several
-    times faster than a two-byte one, and most frames have no backslash.
+    Bytes of printable ASCII, whitespace, kana, Hangul, CJK ideographs and
+    punctuation (see :func:`~xtyserver.protocol.normalize.is_plain`) without a
+    ``\\u`` or ``\\b`` escape hold only strings that normalisation leaves as
+    they are. (An escaped backslash before ``u`` or ``b`` also says no: a false
+    alarm only costs the slower walk.) Single-byte searches first: they are
+    several times faster than a two-byte one, and most frames have no backslash.
     """
-    if not encoded.isascii() or encoded.find(b"\x7f") >= 0:
+    if encoded.isascii():
+        if encoded.find(b"\x7f") >= 0:
+            return False
+    elif not is_plain(encoded.decode("utf-8", "replace")):
         return False
     return encoded.find(b"\\") < 0 or (b"\\u" not in encoded and b"\\b" not in encoded)
 
@@ -224,7 +229,8 @@ def _normalized(frame: ClientFrame, raw: bytes) -> ClientFrame:
             if identity is not frame.identity:
                 frame = msgspec.structs.replace(frame, identity=identity)
         case StateUpdate():
-            context = _normal_context(frame.model_context, "modelContext", problems)
+            # The frame is little but its modelContext: no second plain check.
+            context = _normal_context(frame.model_context, "modelContext", problems, look=False)
             maybe = frame.identity and _normal_identity(frame.identity, "", problems)
             if context is not frame.model_context or maybe is not frame.identity:
                 frame = msgspec.structs.replace(frame, model_context=context, identity=maybe)
@@ -293,41 +299,96 @@ def _normal_chat_context(context: ChatContext, problems: list[tuple[str, str]]) 
     return msgspec.structs.replace(context, model_context=model_context, identity=identity)
 
 
-_MODEL_CONTEXT_INFO = mi.type_info(ModelContext)
-
-
 def _normal_context(
-    context: ModelContext, path: str, problems: list[tuple[str, str]]
+    context: ModelContext, path: str, problems: list[tuple[str, str]], *, look: bool = True
 ) -> ModelContext:
-    """The modelContext with every string normalised, or ``context`` itself if none changes."""
-    if _plain(_ENCODER.encode(context)):
+    """The modelContext with every string normalised, or ``context`` itself if none changes.
+
+    ``look``: first check its encoding for plain text, which is cheaper than
+    the walk when, as usual, nothing needs normalising.
+    """
+    if look and _plain(_ENCODER.encode(context)):
         return context
-    builtins = msgspec.to_builtins(context)
-    if not _normalize_strings(builtins):
-        return context
-    try:
-        return msgspec.convert(builtins, ModelContext)
-    except msgspec.ValidationError as exc:
-        found = list(_walk(builtins, _MODEL_CONTEXT_INFO, path)) or [(path, str(exc))]
+    too_long: list[str] = []
+    new = _normal_struct(context, too_long)
+    if too_long:
+        # Rare: walk again to name each field, as the slow decode path does.
+        found = list(_walk(msgspec.to_builtins(new), _MODEL_CONTEXT_INFO, path))
+        found = found or [(path, f"a string is too long (at most {CONTEXT_STRING_MAX} chars)")]
         problems.extend((where, f"{reason} after normalisation") for where, reason in found)
-        return context
+    return new
 
 
-def _normalize_strings(value: dict[str, Any] | list[Any]) -> bool:
-    """Normalise every string inside ``value`` in place; whether any changed."""
-    changed = False
-    items: Iterable[tuple[Any, Any]] = (
-        value.items() if isinstance(value, dict) else enumerate(value)
-    )
-    for key, item in list(items):
-        if isinstance(item, str):
-            new = normalize(item)
-            if new != item:
-                value[key] = new
-                changed = True
-        elif isinstance(item, dict | list):
-            changed = _normalize_strings(item) or changed
-    return changed
+_MODEL_CONTEXT_INFO = mi.type_info(ModelContext)
+_S = TypeVar("_S", bound=msgspec.Struct)
+
+# What a field of a modelContext Struct holds, as far as text goes.
+_TEXT, _TEXTS, _PART, _PARTS = range(4)
+
+
+def _text_fields(info: mi.Type) -> tuple[tuple[str, int], ...]:
+    """The fields of a modelContext Struct that hold text, and how (read once)."""
+    assert isinstance(info, mi.StructType)
+    out = []
+    for field in info.fields:
+        t = field.type
+        if isinstance(t, mi.UnionType):  # X | None
+            t = next(m for m in t.types if not isinstance(m, mi.NoneType))
+        if isinstance(t, mi.Metadata):
+            t = t.type
+        item = t.item_type if isinstance(t, mi.ListType) else None
+        if isinstance(item, mi.Metadata):
+            item = item.type
+        if isinstance(t, mi.StrType):
+            out.append((field.name, _TEXT))
+        elif isinstance(t, mi.StructType):
+            out.append((field.name, _PART))
+            _TEXT_FIELDS[t.cls] = _text_fields(t)
+        elif isinstance(item, mi.StrType):
+            out.append((field.name, _TEXTS))
+        elif isinstance(item, mi.StructType):
+            out.append((field.name, _PARTS))
+            _TEXT_FIELDS[item.cls] = _text_fields(item)
+    return tuple(out)
+
+
+_TEXT_FIELDS: dict[type[Any], tuple[tuple[str, int], ...]] = {}
+_TEXT_FIELDS[ModelContext] = _text_fields(_MODEL_CONTEXT_INFO)
+
+
+def _normal_struct(obj: _S, too_long: list[str]) -> _S:
+    """``obj`` (a modelContext or part of one) with its strings normalised.
+
+    Walks only the fields that hold text, as found once from the types, rather
+    than converting to builtins and back. Every string of a modelContext has
+    the same limit (v1.md "modelContext"), so a changed string is only
+    measured; ``too_long`` collects those over it.
+    """
+    changes: dict[str, Any] = {}
+    for name, holds in _TEXT_FIELDS[type(obj)]:
+        value = getattr(obj, name)
+        if value is None:
+            continue
+        if holds == _TEXT:
+            new: Any = _normal_string(value, too_long)
+        elif holds == _PART:
+            new = _normal_struct(value, too_long)
+        else:
+            one = _normal_string if holds == _TEXTS else _normal_struct
+            items = [one(item, too_long) for item in value]
+            new = value if all(a is b for a, b in zip(items, value, strict=True)) else items
+        if new is not value:
+            changes[name] = new
+    return msgspec.structs.replace(obj, **changes) if changes else obj
+
+
+def _normal_string(value: str, too_long: list[str]) -> str:
+    new = normalize(value)
+    if new == value:
+        return value
+    if len(new) > CONTEXT_STRING_MAX:
+        too_long.append(new)
+    return new
 
 
 # -- slow path: explain a validation failure, naming every field --------------

@@ -274,14 +274,15 @@ _COMBINED: Final[re.Pattern[str]] = re.compile(
 
 # A superset of _COMBINED, cheap to search: every alternative above needs one
 # of these characters or literals somewhere in the text (a Unix path needs "/",
-# an e-mail "@", a drive path a letter and ":", a labelled key "=" or a letter
-# or quote and ":", a log line "[", "-" or a letter and ":" or a time with
-# seconds, a Python frame '"', a .NET or Java frame "at ", a process id its
-# label, ...). Most in-game strings, clock times such as "08:10" included,
-# contain none, so they skip the big scan. Each alternative starts with a
-# literal or a character set, which the regex engine skips over quickly.
+# an e-mail "@", a drive path or a labelled key a ":" after a letter, a log
+# line "[", "-", "LEVEL:" or a time with seconds, a Python frame '"', a .NET or
+# Java frame "at ", a process id its label, ...). Most in-game strings, clock
+# times such as "08:10" included, contain none, so they skip the big scan.
+# Every alternative starts with a literal or a character set, which the regex
+# engine skips over quickly; a look-behind comes after its literal for that
+# reason.
 _TRIGGER: Final[re.Pattern[str]] = re.compile(
-    r"""[\\/%$~@_=\["-]|[A-Za-z')]\s{0,3}:|[0-9]:[0-9]{2}:|7656119"""
+    r"""[\\/%$~@_=\["-]|:(?<![0-9]:)|:[0-9]{2}:|7656119"""
     r"|A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA|Iza)|eyJ|[Bb](?i:earer)|[Pp](?i:id|rocess)|进程|at\s"
 )
 

@@ -40,7 +40,7 @@ import re
 import unicodedata
 from typing import Final
 
-__all__ = ["normalize"]
+__all__ = ["is_plain", "normalize"]
 
 # C0/C1 controls other than whitespace (TAB, LF, VT, FF, CR, the separators
 # U+001C-U+001F and NEL stay: they separate words, they do not hide).
@@ -135,3 +135,14 @@ def normalize(text: str) -> str:
     if _REMOVE.search(text) is not None:
         text = _REMOVE.sub("", text)
     return unicodedata.normalize("NFKC", text)
+
+
+def is_plain(text: str) -> bool:
+    """Whether ``text`` is made only of characters normalisation never touches.
+
+    Printable ASCII, whitespace, kana, Hangul syllables, CJK ideographs and CJK
+    punctuation: then ``normalize(text) is text``. One scan of a character
+    set, so a caller can check a whole JSON document at once (a False only
+    means "look closer", not "not normal").
+    """
+    return _NOT_INERT.search(text) is None
