@@ -2,10 +2,14 @@
 
 Contract checked for every input text (``xtyserver.protocol.forbidden``):
 
-- ``redact`` returns text in which ``find_forbidden`` finds nothing;
+- ``redact`` returns text in normal form (v1.md "Normalisation") in which
+  ``find_forbidden`` finds nothing;
 - redacting the result again changes nothing and reports no kinds (idempotent);
 - the kinds reported are distinct known kinds, the first being what
-  ``find_forbidden`` reports for the input; clean input comes back unchanged;
+  ``find_forbidden`` reports for the input; clean input comes back normalised
+  and otherwise unchanged;
+- the input and its normal form get the same verdict (a look-alike is judged
+  as its plain form);
 - nothing but those return values comes out (no exception for any text).
 
 Input format: the first byte picks how the rest becomes a ``str``. Mode 0 (and
@@ -27,7 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from xtyserver.protocol.forbidden import KINDS, find_forbidden, redact
+from xtyserver.protocol.forbidden import DEFAULT_PLACEHOLDERS, KINDS, find_forbidden, redact
+from xtyserver.protocol.normalize import normalize
 
 FRAGMENTS = (
     *"\\/:.@-_~%$=[]{}()\"' \t\n",
@@ -94,11 +99,40 @@ FRAGMENTS = (
     "example",
     "https://",
     "http://x/",
-    "[已隐去:路径]",
-    "[已隐去:账号]",
-    "[已隐去:密钥]",
-    "[已隐去:邮箱]",
+    *DEFAULT_PLACEHOLDERS.values(),
     "已隐去",
+    # Look-alikes that normalisation removes or folds.
+    "\u200b",
+    "\u200d",
+    "\u2060",
+    "\ufeff",
+    "\u202e",
+    "\u2066",
+    "\u00ad",
+    "\u3164",
+    "＼",
+    "＠",
+    "７",
+    "ｓｋ－",
+    "Ｃ：＼",
+    # Process ids, stacks and log lines.
+    "pid=",
+    "PID: ",
+    "进程",
+    "4242",
+    "Traceback (most recent call last):",
+    'File "',
+    '", line 3',
+    ", in <module>",
+    "stack traceback:",
+    "at A.B(",
+    ")",
+    " in ",
+    ":line 12",
+    "[ERROR]",
+    "ERROR:",
+    "2026-11-30 12:00:01,123 WARNING ",
+    "[12:00:01 ERROR SMAPI]",
 )
 """Pieces the fragment mode joins (index = byte value modulo the length)."""
 
@@ -134,8 +168,11 @@ def test_one_input(data: bytes) -> None:
     assert set(kinds) <= set(KINDS), kinds
     leftover = find_forbidden(redacted)
     assert leftover is None, f"{leftover} survives redaction: {redacted!r} (from {text!r})"
+    assert normalize(redacted) == redacted, f"not in normal form: {redacted!r}"
+    assert find_forbidden(normalize(text)) == first, f"look-alike judged apart: {text!r}"
     if first is None:
-        assert redacted == text and kinds == [], f"clean text changed: {text!r} -> {redacted!r}"
+        clean = normalize(text)
+        assert redacted == clean and kinds == [], f"clean text changed: {text!r} -> {redacted!r}"
     else:
         assert kinds and kinds[0] == first, (kinds, first)
 

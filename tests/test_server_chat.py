@@ -122,6 +122,31 @@ async def test_chat_text_with_key_and_path_is_redacted_before_the_model(tmp_path
         assert "[已隐去:路径]" in prompt
 
 
+async def test_look_alike_secrets_and_a_crash_log_are_redacted_before_the_model(
+    tmp_path: Path,
+) -> None:
+    """The issue's rows and a pasted crash-log line, typed into chat (v1.md "Normalisation")."""
+    text = (
+        "我的 steam ７６５６１１９８０００００００００１，邮箱 bob＠example.com，"
+        "另一个 76561198\u200b000000001 和 bob@exam\u200bple.com，"
+        "存档在 Ｃ：＼Ｕｓｅｒｓ＼ａｌｉｃｅ，密钥 ｓｋ－ｐｒｏｊ－ABCDEFGHIJKLMNOPQRSTUVWX\n"
+        '[ERROR] pid=4242 Traceback (most recent call last): File "C:\\Users\\alice\\game.py", '
+        "line 3\n这是什么意思？"
+    )
+    async with serve(tmp_path) as h, h.adapter() as ws:
+        _, done = await chat(ws, text)
+        assert done["type"] == "chat.done"
+        body = h.fake.requests[-1].body.decode("utf-8")
+        for secret in ("7656119", "bob", "000000001", "alice", "ABCDEFGHIJKLMNOP", "4242"):
+            assert secret not in body, secret
+        for secret in ("Traceback", "game.py", "\u200b", "ｓｋ", "＠"):
+            assert secret not in body, secret
+        prompt = last_prompt(h)
+        for kind in ("账号", "邮箱", "路径", "密钥", "日志"):
+            assert f"[已隐去:{kind}]" in prompt, kind
+        assert "这是什么意思?" in prompt  # the question itself reaches the model, normalised
+
+
 # -- modelContext freshness and choice -------------------------------------------------------
 
 

@@ -79,6 +79,60 @@ def test_extractor_candidates_with_forbidden_content_or_bad_limits_are_dropped()
     assert [e.subject for e in result.events] == ["好"]
 
 
+@pytest.mark.parametrize(
+    ("subject", "summary"),
+    [
+        ("账号", "steam ７６５６１１９８０００００００００１"),
+        ("邮箱", "bob＠example.com"),
+        ("账号", "76561198\u200b000000001"),
+        ("邮箱", "bob@exam\u200bple.com"),
+        ("路径", "存档在 Ｃ：＼Ｕｓｅｒｓ＼ａｌｉｃｅ"),
+        ("密钥", "ｓｋ－ｐｒｏｊ－ABCDEFGHIJKLMNOPQRSTUVWX"),
+        ("崩溃", "游戏崩了 pid=4242"),
+        ("Ｃ：＼Ｕｓｅｒｓ＼ａｌｉｃｅ", "bob＠example.com"),  # in the subject too
+    ],
+)
+def test_extractor_candidates_with_look_alike_forbidden_content_are_dropped(
+    subject: str, summary: str
+) -> None:
+    answer = json.dumps(
+        {
+            "profile": {"field": "notes", "value": summary},
+            "events": [_event(subject, summary), _event("好", "留下这一条")],
+        },
+        ensure_ascii=False,
+    )
+    result = parse_extraction(answer, profile=SharedProfile(), day=None)
+    assert result.profile is None
+    assert [e.subject for e in result.events] == ["好"]
+
+
+def test_extractor_candidates_are_kept_in_normal_form() -> None:
+    answer = json.dumps(
+        {
+            "profile": {"field": "nickname", "value": "小明\u200b！"},
+            "events": [_event("Ｆｉｓｈ　Ｔａｎｋ", "先做鱼\u200b缸，再钓鱼！")],
+        },
+        ensure_ascii=False,
+    )
+    result = parse_extraction(answer, profile=SharedProfile(), day=None)
+    assert result.profile == ProfileChange("nickname", "小明!")
+    assert [(e.subject, e.summary) for e in result.events] == [("Fish Tank", "先做鱼缸,再钓鱼!")]
+    summary = parse_summary(answer, day=None)
+    assert [(e.subject, e.summary) for e in summary] == [("Fish Tank", "先做鱼缸,再钓鱼!")]
+
+
+def test_a_candidate_that_is_only_invisible_characters_is_dropped() -> None:
+    answer = json.dumps(
+        {
+            "profile": {"field": "nickname", "value": "\u200b\u200d"},
+            "events": [_event("\u200b", "x")],
+        }
+    )
+    result = parse_extraction(answer, profile=SharedProfile(), day=None)
+    assert result.profile is None and result.events == ()
+
+
 def test_extractor_proposes_no_profile_change_when_auto_share_is_off() -> None:
     answer = json.dumps({"profile": {"field": "nickname", "value": "小明"}}, ensure_ascii=False)
     off = parse_extraction(answer, profile=SharedProfile(auto_shared=False), day=None)

@@ -15,6 +15,7 @@ from xtyserver.errors import UsageError
 from xtyserver.memory.retrieval import MemoryBudget, SaveIndex, render_event, select_memories
 from xtyserver.memory.store import MemoryStore
 from xtyserver.memory.types import MemoryEvent, NewEvent, Scope, SharedProfile
+from xtyserver.protocol.normalize import normalize
 
 sys.path.insert(0, str(Path(__file__).parent))
 from recall_cases import CASES  # type: ignore[import-not-found,unused-ignore]
@@ -82,6 +83,38 @@ def test_player_query_finds_the_community_center_plan(query: str) -> None:
     found = [e.id for e in index.search(query, limit=4)]
     assert found and found[0] in (1, 2)
     assert 3 not in found
+
+
+@pytest.mark.parametrize(
+    ("query", "want"),
+    [
+        ("Ｆｉｓｈ Ｔａｎｋ", 2),  # full-width, as a Chinese input method types it
+        ("ｆｉｓｈ\u200b ｔａｎｋｓ", 2),
+        ("fi\u00adsh tank", 2),  # a soft hyphen inside the word
+        ("鱼\u200b缸", 1),  # a zero-width space must not split the bigram
+        ("鱼\ufeff缸", 1),
+        ("\u202e鱼缸\u202c", 1),
+        ("社区\u2060中心", 1),
+    ],
+)
+def test_a_look_alike_query_finds_what_its_plain_form_finds(query: str, want: int) -> None:
+    index = SaveIndex(
+        FARM_A,
+        [
+            _event(1, "鱼缸", "计划先完成社区中心的鱼缸收集包"),
+            _event(2, "Community Center", "Plan to finish the fish tank bundle first"),
+            _event(3, "矿洞", "在矿洞第40层被史莱姆打晕"),
+        ],
+    )
+    found = [e.id for e in index.search(query, limit=4)]
+    assert found == [want]
+    assert index.scores(query) == index.scores(normalize(query))
+
+
+def test_an_event_stored_with_look_alikes_is_found_by_its_plain_words() -> None:
+    index = SaveIndex(FARM_A, [_event(1, "Ｆｉｓｈ Ｔａｎｋ", "鱼\u200b缸收集包")])
+    assert [e.id for e in index.search("fish tank")] == [1]
+    assert [e.id for e in index.search("鱼缸")] == [1]
 
 
 def test_index_refuses_an_event_of_another_save() -> None:

@@ -90,6 +90,36 @@ def test_document_with_forbidden_content_is_refused_whole(tmp_path: Path) -> Non
         assert dst.list_scopes() == [] and dst.get_profile().nickname == ""
 
 
+def test_imported_texts_are_kept_in_normal_form(tmp_path: Path) -> None:
+    with _filled(tmp_path / "a.sqlite") as src:
+        doc = json.loads(encode_document(src.export()))
+    doc["profile"]["nickname"] = "小明\u200b！"
+    doc["profile"]["hobbies"] = ["ｆｉｓｈｉｎｇ"]
+    doc["events"][0]["subject"] = "Ｆｉｓｈ Ｔａｎｋ"
+    doc["events"][0]["summary"] = "鱼\u200b缸收集包，先做！"
+    with MemoryStore(tmp_path / "b.sqlite", clock=ManualClock()) as dst:
+        dst.import_document(decode_document(json.dumps(doc)))
+        profile = dst.get_profile()
+        assert (profile.nickname, profile.hobbies) == ("小明!", ["fishing"])
+        texts = {(e.subject, e.summary) for s in dst.list_scopes() for e in dst.load_scope(s)}
+    assert ("Fish Tank", "鱼缸收集包,先做!") in texts
+
+
+@pytest.mark.parametrize(
+    "text", ["存档在 Ｃ：＼Ｕｓｅｒｓ＼ｍｉｎｇ", "bob＠example.com", "76561198\u200b000000001"]
+)
+def test_document_with_look_alike_forbidden_content_is_refused_whole(
+    tmp_path: Path, text: str
+) -> None:
+    with _filled(tmp_path / "a.sqlite") as src:
+        doc = json.loads(encode_document(src.export()))
+    doc["events"][1]["summary"] = text
+    with MemoryStore(tmp_path / "b.sqlite", clock=ManualClock()) as dst:
+        with pytest.raises(StoreContentError):
+            dst.import_document(decode_document(json.dumps(doc)))
+        assert dst.list_scopes() == []
+
+
 @pytest.mark.parametrize("data", [b"", b"{", b"[]", "不是json".encode()])
 def test_undecodable_document_gives_invalid_import(data: bytes) -> None:
     with pytest.raises(StoreError) as info:

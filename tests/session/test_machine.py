@@ -347,6 +347,16 @@ def test_session_redacts_chat_text_before_the_model() -> None:
     assert "[已隐去:密钥]" in prompt(call)
 
 
+def test_session_redacts_look_alike_chat_text_before_the_model() -> None:
+    session = ready_session()
+    text = "key ｓｋ－ｐｒｏｊ－ABCDEFGHIJ0123456789 here, pid=4242"
+    actions = turn(session, chat_send(text))
+    [call] = of(actions, CallModel)
+    assert "ABCDEFGHIJ0123456789" not in prompt(call)
+    assert "4242" not in prompt(call)
+    assert "[已隐去:密钥]" in prompt(call) and "[已隐去:进程号]" in prompt(call)
+
+
 # -- context freshness -------------------------------------------------------------------------
 
 

@@ -3,7 +3,10 @@
 ``xtyserver memory export`` writes one JSON document holding the whole store;
 ``xtyserver memory import FILE`` loads it back. Decoding validates every limit
 of every field; a bad document raises :class:`~xtyserver.errors.StoreError`
-with code ``invalid_import`` and the store is left unchanged.
+with code ``invalid_import`` and the store is left unchanged. Decoding also
+puts the profile and event texts in normal form (``protocol/v1.md``
+"Normalisation"), as everything else the store keeps; the store checks their
+limits and content again before writing.
 """
 
 from __future__ import annotations
@@ -13,7 +16,14 @@ from typing import Annotated, Literal
 import msgspec
 
 from xtyserver.errors import StoreError
-from xtyserver.memory.types import GameIdText, MemoryEvent, SaveIdText, SharedProfile
+from xtyserver.memory.types import (
+    PROFILE_FIELDS,
+    GameIdText,
+    MemoryEvent,
+    SaveIdText,
+    SharedProfile,
+)
+from xtyserver.protocol.normalize import normalize
 
 FORMAT_NAME: Literal["xtyserver.memory-export"] = "xtyserver.memory-export"
 FORMAT_VERSION: Literal[1] = 1
@@ -72,8 +82,32 @@ def decode_document(data: bytes | str) -> ExportDocument:
     if len(data) > MAX_DOCUMENT_BYTES:
         raise StoreError("the export document is too large", code="invalid_import")
     try:
-        return msgspec.json.decode(data, type=ExportDocument)
+        return _normalized(msgspec.json.decode(data, type=ExportDocument))
     except msgspec.ValidationError as exc:
         raise StoreError(f"not a valid memory export: {exc}", code="invalid_import") from exc
     except msgspec.DecodeError as exc:
         raise StoreError("the memory export is not valid JSON", code="invalid_import") from exc
+
+
+def _normalized(doc: ExportDocument) -> ExportDocument:
+    """``doc`` with its profile and event texts in normal form.
+
+    Ids and dates passed their ASCII patterns and are already normal; a text
+    that normalisation empties or lengthens past its limit is refused by
+    ``MemoryStore.import_document``, which validates the document again.
+    """
+    changes: dict[str, object] = {}
+    for name in PROFILE_FIELDS:
+        value = getattr(doc.profile, name)
+        if isinstance(value, str):
+            changes[name] = normalize(value)
+        elif isinstance(value, list):
+            changes[name] = [normalize(item) for item in value]
+    events = [
+        msgspec.structs.replace(
+            event, subject=normalize(event.subject), summary=normalize(event.summary)
+        )
+        for event in doc.events
+    ]
+    profile = msgspec.structs.replace(doc.profile, **changes)
+    return msgspec.structs.replace(doc, profile=profile, events=events)

@@ -12,6 +12,9 @@ Two jobs, both run by the server after the player's turn is answered:
 The model must answer strict JSON. Anything else (bad JSON, wrong shape, a
 field over its limit, forbidden content such as a path or an e-mail) is
 dropped silently: parsing never raises, the worst case is an empty result.
+Candidate texts are normalised (``protocol/v1.md`` "Normalisation") before
+their limits and content are checked, and kept in that form, so what is stored
+is what was judged.
 """
 
 from __future__ import annotations
@@ -175,8 +178,8 @@ def _clean_events(raw: Sequence[_RawEvent], day: int | None, limit: int) -> tupl
             event = msgspec.convert(
                 {
                     "kind": item.kind,
-                    "subject": item.subject.strip(),
-                    "summary": item.summary.strip(),
+                    "subject": normalize(item.subject).strip(),
+                    "summary": normalize(item.summary).strip(),
                     "importance": item.importance,
                     "status": item.status,
                     "day": day,
@@ -194,7 +197,7 @@ def _clean_events(raw: Sequence[_RawEvent], day: int | None, limit: int) -> tupl
 def _clean_profile(raw: _RawProfile | None, profile: SharedProfile) -> ProfileChange | None:
     if raw is None or not profile.auto_shared:
         return None
-    field, value = raw.field.strip(), raw.value.strip()
+    field, value = raw.field.strip(), normalize(raw.value).strip()
     field = {v: k for k, v in _CAMEL.items()}.get(field, field)
     if field not in AUTO_PROFILE_FIELDS or not value or find_forbidden(value):
         return None

@@ -1,5 +1,9 @@
 """A tokenizer for mixed Chinese/English memory text (pure).
 
+Text is tokenized in its normal form (``protocol/v1.md`` "Normalisation"), so a
+query typed in full-width forms (``Ｆｉｓｈ Ｔａｎｋ``) finds ``fish tank`` and a
+zero-width space inside a Chinese word (``鱼\u200b缸``) does not split it.
+
 * Latin letters and digits form words, lowercased, with a light plural
   stemmer (``bundles`` -> ``bundle``, ``berries`` -> ``berry``) and a small
   English stop-word list dropped.
@@ -14,6 +18,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+
+from xtyserver.protocol.normalize import normalize
 
 _CJK = (
     r"\u3040-\u30ff"  # Hiragana, Katakana
@@ -42,7 +48,12 @@ def _stem(word: str) -> str:
 
 
 def token_spans(text: str) -> Iterator[tuple[int, int, str]]:
-    """Yield ``(start, end, token)`` with str offsets (for an FTS5 tokenizer)."""
+    """Yield ``(start, end, token)`` for an FTS5 tokenizer.
+
+    The offsets index ``normalize(text)``; for the text the memory store keeps
+    (always normalised) that is ``text`` itself.
+    """
+    text = normalize(text)
     for m in _RUN_RE.finditer(text):
         cjk, word = m.group(1), m.group(2)
         start = m.start()
@@ -59,7 +70,7 @@ def token_spans(text: str) -> Iterator[tuple[int, int, str]]:
 
 
 def tokenize(text: str) -> list[str]:
-    """Split ``text`` into index/query tokens (see the module docstring)."""
+    """Split normalised ``text`` into index/query tokens (see the module docstring)."""
     return [token for _, _, token in token_spans(text)]
 
 

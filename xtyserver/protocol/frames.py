@@ -21,6 +21,10 @@ from xtyserver.protocol.limits import (
     CONTEXT_STRING_MAX,
     FRAME_ID_MAX,
     IMAGE_MAX_B64_CHARS,
+    PROFILE_ITEM_MAX,
+    PROFILE_ITEMS_MAX,
+    PROFILE_TEXT_MAX,
+    SAVE_NAME_MAX,
     Limits,
 )
 
@@ -43,7 +47,7 @@ SaveId = Annotated[
         description="Opaque save id derived on the player's machine; never a path or name.",
     ),
 ]
-SaveName = Annotated[str, Meta(min_length=1, max_length=64)]
+SaveName = Annotated[str, Meta(min_length=1, max_length=SAVE_NAME_MAX)]
 AdapterName = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$")]
 AdapterVersion = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9.+_-]{0,31}$")]
 Token = Annotated[str, Meta(min_length=1, max_length=512)]
@@ -247,8 +251,11 @@ class ProfileUpdate(_Client, tag="profile.update"):
 
     field: ProfileField
     value: (
-        Annotated[str, Meta(max_length=200)]
-        | Annotated[list[Annotated[str, Meta(max_length=60)]], Meta(max_length=8)]
+        Annotated[str, Meta(max_length=PROFILE_TEXT_MAX)]
+        | Annotated[
+            list[Annotated[str, Meta(max_length=PROFILE_ITEM_MAX)]],
+            Meta(max_length=PROFILE_ITEMS_MAX),
+        ]
         | bool
         | None
     )
