@@ -442,9 +442,13 @@ async def test_state_update_refuses_bad_schema_version_and_naive_captured_at(
         ctx["capturedAt"] = "2026-09-21T08:00:00"
         error = await refused(ws, {"type": "state.update", "modelContext": ctx})
         assert error["fields"] == ["modelContext.capturedAt"]
-        del ctx["capturedAt"]
-        error = await refused(ws, {"type": "state.update", "modelContext": ctx})
-        assert error["fields"] == ["modelContext.capturedAt"]
+        # Both are optional: without them the context is version 1, captured on arrival.
+        del ctx["capturedAt"], ctx["schemaVersion"]
+        ctx["world"] = {"location": "Farm"}
+        await send(ws, {"type": "state.update", "modelContext": ctx})
+        _, done = await chat(ws, "我在哪")
+        assert done["context"] == "fresh"
+        assert "Farm" in h.fake.chat_requests[-1].text
 
 
 async def test_state_update_names_every_offending_field(tmp_path: Path) -> None:

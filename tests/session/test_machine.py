@@ -654,3 +654,31 @@ def test_session_refuses_a_save_switch_while_a_reply_streams_and_the_reply_goes_
     assert of(session.handle(update, T0), OpenSave) == [
         OpenSave(Scope("stardew-valley", "farm-b"), "Asia/Shanghai", T0)
     ]
+
+
+# -- every modelContext field is optional (v1.md "modelContext") --------------------------------
+
+
+def test_session_takes_a_context_without_captured_at_as_captured_on_arrival() -> None:
+    session = ready_session()
+    update = frame(type="state.update", modelContext={"world": {"location": "Farm"}})
+    assert sent(session.handle(update, T0 + 100)) == []
+    [call] = of(turn(session, chat_send(), T0 + 105), CallModel)
+    assert "Farm" in prompt(call) and "可能已过时" not in prompt(call)
+    [done] = sent(session.handle(ModelDone(1, "好"), T0 + 105))
+    assert done.context == "fresh"  # 5 s after arrival: at the edge, still fresh
+    [call] = of(turn(session, chat_send(chat_id="c2"), T0 + 105.5), CallModel)
+    [done] = sent(session.handle(ModelDone(2, "好"), T0 + 105.5))
+    assert done.context == "stale"  # just past it
+    [call] = of(turn(session, chat_send(chat_id="c3"), T0 + 131), CallModel)
+    assert "Farm" not in prompt(call)
+
+
+def test_session_reads_a_missing_schema_version_as_1_and_refuses_2() -> None:
+    session = ready_session()
+    ok = frame(type="state.update", modelContext={"capturedAt": context()["capturedAt"]})
+    assert sent(session.handle(ok, T0)) == []
+    # The codec refuses any other version before the session sees it.
+    with pytest.raises(errors.FrameError) as caught:
+        frame(type="state.update", id="s2", modelContext={"schemaVersion": 2})
+    assert "modelContext.schemaVersion" in caught.value.fields

@@ -152,10 +152,14 @@ class UiState(_Obj):
 
 
 class ModelContext(_Obj):
-    """The whitelisted, budgeted game state (v1.md "modelContext")."""
+    """The whitelisted, budgeted game state (v1.md "modelContext").
 
-    schema_version: Literal[1]
-    captured_at: Annotated[datetime, Meta(tz=True)]
+    Every field is optional: a missing ``schemaVersion`` means 1, a missing
+    ``capturedAt`` means "captured when the server received it".
+    """
+
+    schema_version: Literal[1] = 1
+    captured_at: Annotated[datetime, Meta(tz=True)] | None = None
     world: World | None = None
     player: PlayerState | None = None
     focus: Focus | None = None

@@ -153,6 +153,7 @@ class GameAgentSession:
         self.timezone = "UTC"
         self._last_beat = now
         self._context: ModelContext | None = None
+        self._context_at = now
         self._day: int | None = None
         self._turns = Turns(settings)
         self._requests = StoreRequests()
@@ -335,11 +336,13 @@ class GameAgentSession:
             message = "a reply is streaming; cancel it or wait for it before switching saves"
             return [Send(replies.error("reply_in_progress", message, frame.id, ["identity"]))]
         effects = self._switch(frame.identity, now)
-        self._set_context(frame.model_context)
+        self._set_context(frame.model_context, now)
         return effects
 
-    def _set_context(self, context: ModelContext) -> None:
+    def _set_context(self, context: ModelContext, now: float) -> None:
         self._context = context
+        # Without capturedAt a context counts as captured when it arrived (v1.md "Freshness").
+        self._context_at = context.captured_at.timestamp() if context.captured_at else now
         if context.world is not None and context.world.day is not None:
             self._day = context.world.day
 
@@ -355,7 +358,7 @@ class GameAgentSession:
         if frame.context is not None:
             effects += self._switch(frame.context.identity, now)
             if frame.context.model_context is not None:
-                self._set_context(frame.context.model_context)
+                self._set_context(frame.context.model_context, now)
         if not self._settings.model_configured:
             message = self._texts.model_not_configured
             refusal = ChatError(id=frame.id, code="model_not_configured", message=message)
@@ -377,7 +380,13 @@ class GameAgentSession:
         return effects + self._plan(now)
 
     def _plan(self, now: float) -> list[Effect]:
-        return self._turns.plan(now=now, save=self._save(), context=self._context, day=self._day)
+        return self._turns.plan(
+            now=now,
+            save=self._save(),
+            context=self._context,
+            captured=self._context_at,
+            day=self._day,
+        )
 
     def _turn_memory(self, number: int, memory: SaveMemory | None, now: float) -> list[Effect]:
         turn = self._turns.get(number)

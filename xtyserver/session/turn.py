@@ -60,6 +60,7 @@ def plan_turn(
     context: ModelContext | None,
     day: int | None,
     memory: SaveMemory | None,
+    captured: float | None = None,
     history: Sequence[tuple[str, str]],
     image: PreparedImage | None,
     now: float,
@@ -74,6 +75,8 @@ def plan_turn(
         save: The save the turn is asked in (only its memory is searched).
         text: The player's text, already redacted.
         context: The newest modelContext of this save, or None.
+        captured: When ``context`` was captured (its ``capturedAt``, else when it
+            was received); None reads ``capturedAt`` (or takes ``now``).
         day: The save's in-game day, when known (later-day memories are left out).
         memory: The profile and the save's memory index, or None without memory.
         history: Recent (player, companion) turns to include, oldest first.
@@ -87,7 +90,9 @@ def plan_turn(
     use: ContextUse = "none"
     facts = ""
     if context is not None:
-        age = now - context.captured_at.timestamp()
+        if captured is None:
+            captured = context.captured_at.timestamp() if context.captured_at else now
+        age = now - captured
         use = freshness(age, stale_after=stale_after, drop_after=drop_after)
         if use != "dropped":
             facts = render_facts(context, use, age)

@@ -105,7 +105,13 @@ class Turns:
         return current
 
     def plan(
-        self, *, now: float, save: Scope, context: ModelContext | None, day: int | None
+        self,
+        *,
+        now: float,
+        save: Scope,
+        context: ModelContext | None,
+        captured: float | None,
+        day: int | None,
     ) -> list[Effect]:
         """Plan and start the model call once the turn's memory and image are there.
 
@@ -113,6 +119,7 @@ class Turns:
             now: The time of the event that completed the inputs.
             save: The session's current save (the context belongs to it).
             context: The newest modelContext of ``save``.
+            captured: When ``context`` was captured (or received, without ``capturedAt``).
             day: ``save``'s in-game day, when known.
         """
         turn = self.current
@@ -125,6 +132,7 @@ class Turns:
             save=turn.save,
             text=turn.text,
             context=context if same_save else None,
+            captured=captured if same_save else None,
             day=day if same_save else None,
             memory=turn.memory,
             history=list(self.history)[-keep:] if keep else [],
