@@ -49,9 +49,6 @@ from xtyserver.session.effects import (
     Close,
     CloseSave,
     Effect,
-    Forget,
-    LoadMemory,
-    LoadStats,
     LoadTurnMemory,
     Log,
     OpenSave,
@@ -60,7 +57,7 @@ from xtyserver.session.effects import (
     Remember,
     RunTool,
     Send,
-    SetProfileField,
+    StoreRequest,
     Summarize,
     TouchMemories,
 )
@@ -330,15 +327,7 @@ class Connection:
                 self._memory.touch(save, ids, at)
             case Remember() | Summarize():
                 self._jobs.submit(effect)
-            case (
-                OpenSave()
-                | CloseSave()
-                | PlayBeat()
-                | LoadStats()
-                | LoadMemory()
-                | Forget()
-                | SetProfileField()
-            ):
+            case OpenSave() | CloseSave() | PlayBeat() | StoreRequest():
                 await self._store.send(effect)
 
     def _cancel_timer(self, kind: TimerKind) -> None:

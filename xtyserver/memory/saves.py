@@ -140,12 +140,15 @@ def preview(conn: apsw.Connection, spec: ForgetSpec) -> ForgetPreview:
             for name in PROFILE_FIELDS
             if name != shared_profile.KEPT_ON_CLEAR and getattr(profile, name)
         )
+    labels = names(conn)
+    stats = tuple(stats_scopes(conn, spec))
     return ForgetPreview(
         spec=spec,
-        saves=group(doomed, names(conn)),
+        saves=group(doomed, labels),
         profile_fields=fields,
-        stats_saves=tuple(stats_scopes(conn, spec)),
+        stats_saves=stats,
         found=bool(doomed) or spec.kind != "item",
+        names={s: labels[s] for s in stats if s in labels},
     )
 
 
