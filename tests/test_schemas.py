@@ -30,6 +30,7 @@ def test_schemas_cover_every_frame_type_and_model_context() -> None:
         "stats.get",
         "memory.get",
         "memory.forget",
+        "memory.pin",
         "profile.update",
         "server.hello",
         "chat.delta",
@@ -38,6 +39,8 @@ def test_schemas_cover_every_frame_type_and_model_context() -> None:
         "error",
         "stats.result",
         "memory.result",
+        "memory.preview",
+        "memory.forgotten",
         "modelContext",
     ):
         assert f"{frame}.json" in names

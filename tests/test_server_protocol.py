@@ -287,7 +287,7 @@ async def test_profile_update_refuses_unknown_field(tmp_path: Path) -> None:
         assert error["fields"] == ["field"]
 
 
-async def test_memory_forget_answers_memory_result_without_the_forgotten(tmp_path: Path) -> None:
+async def test_memory_forget_previews_then_deletes_with_the_token(tmp_path: Path) -> None:
     from xtyserver.memory.types import NewEvent, Scope
 
     async with running(tmp_path) as h:
@@ -301,26 +301,33 @@ async def test_memory_forget_answers_memory_result_without_the_forgotten(tmp_pat
         async with h.adapter() as ws:
             before = await answer_to(ws, {"type": "memory.get"})
             assert [e["subject"] for e in before["events"]] == ["鸡舍"]
-            result = await answer_to(
-                ws, {"type": "memory.forget", "id": "f1", "target": "save", "confirm": True}
+            forget = {"type": "memory.forget", "id": "f1", "target": "save"}
+            preview = await answer_to(ws, forget)
+            assert (preview["type"], preview["id"], preview["itemCount"]) == (
+                "memory.preview",
+                "f1",
+                1,
             )
-            assert result["type"] == "memory.result"
-            assert result["id"] == "f1"
-            assert result["events"] == []
-            assert result["profile"]["nickname"] == "阿明"
-            result = await answer_to(
-                ws, {"type": "memory.forget", "target": "profile", "confirm": True}
-            )
-            assert result["profile"]["nickname"] == ""
+            assert [e["subject"] for e in preview["saves"][0]["events"]] == ["鸡舍"]
+            assert len(h.store.load_scope(scope)) == 1  # a preview deletes nothing
+            done = await answer_to(ws, {**forget, "confirmToken": preview["confirmToken"]})
+            assert (done["type"], done["id"], done["items"]) == ("memory.forgotten", "f1", 1)
+            after = await answer_to(ws, {"type": "memory.get"})
+            assert after["events"] == [] and after["profile"]["nickname"] == "阿明"
 
 
-async def test_memory_forget_refuses_without_confirm_or_event_id(tmp_path: Path) -> None:
+async def test_memory_forget_old_confirm_form_and_missing_event_id_name_the_field(
+    tmp_path: Path,
+) -> None:
     async with running(tmp_path) as h, h.adapter() as ws:
-        error = await refused(ws, {"type": "memory.forget", "target": "all", "confirm": False})
-        assert error["fields"] == ["confirm"]
+        error = await refused(ws, {"type": "memory.forget", "target": "all", "confirm": True})
+        assert (error["code"], error["fields"]) == ("invalid_frame", ["confirm"])
+        assert "confirmToken" in error["message"]
         error = await refused(
-            ws, {"type": "memory.forget", "id": "f2", "target": "event", "confirm": True}
+            ws, {"type": "memory.forget", "target": "event", "eventId": 1, "confirm": True}
         )
+        assert error["fields"] == ["confirm", "target"] and '"item"' in error["message"]
+        error = await refused(ws, {"type": "memory.forget", "id": "f2", "target": "item"})
         assert error["fields"] == ["eventId"]
         assert error["id"] == "f2"
 

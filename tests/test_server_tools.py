@@ -205,3 +205,20 @@ async def test_viewing_memory_by_frame_or_cli_asks_no_model(tmp_path: Path) -> N
         )
         assert cli.returncode == 0 and "阳光农场" in cli.stdout
         assert h.fake.requests == []
+
+
+async def test_view_with_a_save_shows_only_that_save_of_this_game(tmp_path: Path) -> None:
+    async with running(tmp_path, overrides=NO_EXTRACTION) as h:
+        _seed(h)
+        h.fake.enqueue(
+            Reply(tool_calls=[_call(VIEW, what="saves", save="阳光农场")]),
+            Reply(tool_calls=[_call(VIEW, save="没有这个存档")]),
+            Reply(text="好的"),
+        )
+        async with h.adapter(save="farm-b") as ws:
+            _, done = await chat(ws, "看看阳光农场的记忆")
+        assert done["text"] == "好的"
+        (only,) = _tool_messages(h, 1)
+        assert "阳光农场" in only and "社区中心" in only and "温室" not in only
+        (unknown,) = _tool_messages(h, 2)[1:]
+        assert "没有叫「没有这个存档」的存档" in unknown

@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(stats)
     stats.add_argument("--json", action="store_true")
 
-    memory = sub.add_parser("memory", help="export, import or back up the memory store")
+    memory = sub.add_parser("memory", help="view, correct, pin, forget, export, import, back up")
     msub = memory.add_subparsers(dest="memory_command", required=True)
     export = msub.add_parser("export", help="write the whole store as one JSON document")
     _common(export)
@@ -85,19 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     backup = msub.add_parser("backup", help="online backup of the store to FILE")
     _common(backup)
     backup.add_argument("file", type=Path)
-    view = msub.add_parser("view", help="the shared profile, saves (readable names) and items")
-    _common(view)
-    view.add_argument("--game", help="only this game id")
-    view.add_argument("--json", action="store_true")
-    forget = msub.add_parser("forget", help="delete memory (asks first; statistics kept)")
-    _common(forget)
-    forget.add_argument("target", choices=["item", "save", "game", "profile", "all"])
-    forget.add_argument("--game", help="game id (item, save, game)")
-    forget.add_argument("--save", help="save id (item, save)")
-    forget.add_argument("--item", type=int, help="item id (item)")
-    forget.add_argument("--include-stats", action="store_true", help="also delete statistics")
-    forget.add_argument("--yes", action="store_true", help="do not ask (for scripts)")
-    forget.add_argument("--json", action="store_true")
+    from xtyserver.cli_memory import add_commands
+
+    add_commands(msub, _common)
 
     token = sub.add_parser("token", help="show or rotate the adapter token")
     tsub = token.add_subparsers(dest="token_command", required=True)
@@ -262,82 +252,12 @@ def _memory(args: argparse.Namespace) -> int:
             case "backup":
                 store.backup(args.file)
                 print(f"backed up to {args.file}")
-            case "view":
-                return _memory_view(store, args)
-            case "forget":
-                return _memory_forget(store, args)
+            case _:
+                from xtyserver.cli_memory import run
+
+                return run(store, args)
     finally:
         store.close()
-    return 0
-
-
-def _memory_view(store: Any, args: argparse.Namespace) -> int:
-    """``memory view``: tables by default, ``--json`` for scripts (no model is ever asked)."""
-    overview = store.overview(game_id=args.game)
-    if args.json:
-        doc = {
-            "profile": msgspec.to_builtins(overview.profile),
-            "saves": [
-                {
-                    "gameId": v.scope.game_id,
-                    "saveId": v.scope.save_id,
-                    "saveName": v.name,
-                    "items": [msgspec.to_builtins(e) for e in v.events],
-                }
-                for v in overview.saves
-            ],
-        }
-        print(json.dumps(doc, ensure_ascii=False, indent=2))
-        return 0
-    print("共同记忆 (shared profile)")
-    for name, value in msgspec.to_builtins(overview.profile).items():
-        shown = ", ".join(value) if isinstance(value, list) else value
-        print(f"  {name:<18} {shown}")
-    for v in overview.saves:
-        print(f"\n{v.scope.game_id} / {v.label}  ({v.scope.save_id})")
-        for e in v.events:
-            pin = " pinned" if e.pinned else ""
-            print(f"  #{e.id:<5} {e.kind:<12} {e.status:<7}{pin} {e.subject}: {e.summary}")
-        if not v.events:
-            print("  (no items)")
-    return 0
-
-
-def _memory_forget(store: Any, args: argparse.Namespace) -> int:
-    """``memory forget``: preview, then ask on a terminal; without one, only with ``--yes``."""
-    from xtyserver.memory.manage import ForgetSpec
-
-    spec = ForgetSpec(
-        kind=args.target,
-        game_id=args.game,
-        save_id=args.save,
-        item_id=args.item,
-        include_stats=args.include_stats,
-    )
-    preview = store.preview_forget(spec)
-    if not preview.found:
-        print("xtyserver: no such item; nothing deleted", file=sys.stderr)
-        return 1
-    stats = ", ".join(f"{s.game_id}/{s.save_id}" for s in preview.stats_saves) or "kept"
-    print(f"would delete {preview.item_count} items", file=sys.stderr)
-    for v in preview.saves:
-        for e in v.events:
-            print(f"  {v.scope.game_id} / {v.label}: #{e.id} {e.subject}", file=sys.stderr)
-    if preview.profile_fields:
-        print(f"  shared profile: {', '.join(preview.profile_fields)}", file=sys.stderr)
-    print(f"  play statistics: {stats}", file=sys.stderr)
-    if not args.yes:
-        if not sys.stdin.isatty():
-            print("xtyserver: refusing to forget without a terminal; pass --yes", file=sys.stderr)
-            return 2
-        if input("delete? type yes: ").strip().lower() not in ("yes", "y"):
-            print("nothing deleted", file=sys.stderr)
-            return 1
-    result = store.forget(spec)
-    if args.json:
-        print(json.dumps(msgspec.to_builtins(result)))
-    else:
-        print(f"deleted {result.items} items; statistics of {result.stats_saves} saves deleted")
     return 0
 
 

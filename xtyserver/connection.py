@@ -50,9 +50,6 @@ from xtyserver.session.effects import (
     Close,
     CloseSave,
     Effect,
-    Forget,
-    LoadMemory,
-    LoadStats,
     LoadTurnMemory,
     Log,
     OpenSave,
@@ -61,7 +58,7 @@ from xtyserver.session.effects import (
     Remember,
     RunTool,
     Send,
-    SetProfileField,
+    StoreRequest,
     Summarize,
     TouchMemories,
 )
@@ -345,15 +342,7 @@ class Connection:
                 self._memory.touch(save, ids, at)
             case Remember() | Summarize():
                 self._jobs.submit(effect)
-            case (
-                OpenSave()
-                | CloseSave()
-                | PlayBeat()
-                | LoadStats()
-                | LoadMemory()
-                | Forget()
-                | SetProfileField()
-            ):
+            case OpenSave() | CloseSave() | PlayBeat() | StoreRequest():
                 await self._store.send(effect)
 
     def _cancel_timer(self, kind: TimerKind) -> None:

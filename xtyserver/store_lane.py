@@ -13,25 +13,33 @@ from contextlib import AsyncExitStack
 from typing import Any
 
 import anyio
-import msgspec
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from xtyserver import errors
 from xtyserver.errors import StoreError
-from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.service import MemoryService
 from xtyserver.memory.types import Scope
 from xtyserver.session import tools
 from xtyserver.session.effects import (
+    ApplyForget,
     CloseSave,
-    Forget,
-    LoadMemory,
     LoadStats,
     OpenSave,
+    PinItem,
     PlayBeat,
+    PreviewForget,
     SetProfileField,
+    StoreRequest,
+    ViewMemory,
 )
-from xtyserver.session.events import Event, MemoryLoaded, StatsLoaded, StoreFailed
+from xtyserver.session.events import (
+    Event,
+    ForgetPreviewed,
+    Forgotten,
+    OverviewLoaded,
+    StatsLoaded,
+    StoreFailed,
+)
 from xtyserver.session.tools import (
     ApplyOp,
     CorrectOp,
@@ -42,7 +50,7 @@ from xtyserver.session.tools import (
     ViewOp,
 )
 
-StoreEffect = OpenSave | CloseSave | PlayBeat | LoadStats | LoadMemory | Forget | SetProfileField
+StoreEffect = OpenSave | CloseSave | PlayBeat | StoreRequest
 
 
 class StoreLane:
@@ -117,14 +125,8 @@ class StoreLane:
                 play = self._plays.get(save)
                 if play is not None:
                     await memory.play_beat(play, at, timezone)
-            case LoadStats(request=request):
-                await self._answer(request, self._stats(request))
-            case LoadMemory(request=request, save=save):
-                await self._answer(request, self._view(request, save))
-            case Forget(request=request, save=save, target=target, event_id=event_id):
-                await self._answer(request, self._forget(request, save, target, event_id))
-            case SetProfileField(request=request, save=save, name=name, value=value):
-                await self._answer(request, self._set_field(request, save, name, value))
+            case StoreRequest():
+                await self._answer(effect.request, self._request(effect))
 
     async def _lease(self, save: Scope) -> None:
         """Hold ``save``'s memory loaded; a failed load holds nothing (and releases nothing)."""
@@ -148,27 +150,25 @@ class StoreLane:
             answer = StoreFailed(request, exc.code, exc.message)
         await self._post(answer)
 
-    async def _stats(self, request: int) -> StatsLoaded:
-        return StatsLoaded(request, await self._memory.play_stats())
-
-    async def _view(self, request: int, save: Scope) -> MemoryLoaded:
-        profile, events = await self._memory.view(save)
-        return MemoryLoaded(request, profile, events)
-
-    async def _forget(
-        self, request: int, save: Scope, target: str, event_id: int | None
-    ) -> MemoryLoaded:
-        kind = {"event": "item", "save": "save"}.get(target, target)
-        spec = msgspec.convert(
-            {"kind": kind, "game_id": save.game_id, "save_id": save.save_id, "item_id": event_id},
-            ForgetSpec,
-        )
-        await self._memory.forget(spec)
-        return await self._view(request, save)
-
-    async def _set_field(self, request: int, save: Scope, name: str, value: Any) -> MemoryLoaded:
-        await self._memory.set_profile_field(name, value)
-        return await self._view(request, save)
+    async def _request(self, effect: StoreRequest) -> Event:
+        """Run one store request of a menu frame; the core decided everything about it."""
+        memory = self._memory
+        match effect:
+            case LoadStats(request=request):
+                return StatsLoaded(request, await memory.play_stats())
+            case ViewMemory(request=request, game_id=game_id, save=save):
+                return OverviewLoaded(request, await memory.overview(game_id=game_id, scope=save))
+            case SetProfileField(request=request, save=save, name=name, value=value):
+                await memory.set_profile_field(name, value)
+                return OverviewLoaded(request, await memory.overview(scope=save))
+            case PinItem(request=request, save=save, event_id=event_id, pinned=pinned):
+                found = await memory.set_pinned(save, event_id, pinned)
+                return OverviewLoaded(request, await memory.overview(scope=save), found)
+            case PreviewForget(request=request, spec=spec):
+                return ForgetPreviewed(request, await memory.preview_forget(spec))
+            case ApplyForget(request=request, spec=spec):
+                return Forgotten(request, await memory.forget(spec))
+        raise errors.UsageError(f"unknown store request {type(effect).__name__}")
 
 
 async def run_tool(memory: MemoryService, op: ToolOp) -> ToolAnswer:
@@ -182,7 +182,7 @@ async def run_tool(memory: MemoryService, op: ToolOp) -> ToolAnswer:
     """
     match op:
         case ViewOp(game_id=game_id):
-            return await memory.overview(game_id=game_id)
+            return tools.narrow(op, await memory.overview(game_id=game_id))
         case CorrectOp(field=field, value=value):
             return await memory.set_profile_field(field, value)
         case PreviewOp(current=current):

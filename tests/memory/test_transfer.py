@@ -39,7 +39,7 @@ def test_export_then_import_into_an_empty_store_reproduces_everything(tmp_path: 
     doc = json.loads(data)
     assert (doc["format"], doc["version"], doc["exportedAt"]) == (
         "xtyserver.memory-export",
-        1,
+        2,
         T0 + 999,
     )
     assert doc["events"][0]["gameId"] == "stardew" and doc["profile"]["nickname"] == "小明"
@@ -59,7 +59,23 @@ def test_export_then_import_into_an_empty_store_reproduces_everything(tmp_path: 
     "mutate",
     [
         lambda d: d.update(format="other"),
-        lambda d: d.update(version=2),
+        lambda d: d.update(version=3),
+        lambda d: d.update(
+            saveNames=[
+                {"gameId": "stardew", "saveId": "a", "name": "长" * 65, "updatedAt": 1.0}
+            ]
+        ),
+        lambda d: d.update(
+            tombstones=[
+                {
+                    "gameId": "stardew",
+                    "saveId": "a",
+                    "kind": "nope",
+                    "subject": "x",
+                    "forgottenAt": 1.0,
+                }
+            ]
+        ),
         lambda d: d["events"][0].update(summary="长" * 161),
         lambda d: d["events"][0].update(importance=0),
         lambda d: d["days"][0].update(date="yesterday"),
@@ -167,3 +183,37 @@ def test_backup_to_an_unwritable_place_is_a_store_error(tmp_path: Path) -> None:
         with pytest.raises(StoreError):
             src.backup(tmp_path / "no" / "such" / "folder" / "copy.sqlite")
         src.upsert_event(DST, NewEvent("event", "之后", "还能写"), T0)  # the lock was released
+
+
+def test_save_names_and_tombstones_travel_and_keep_a_forgotten_memory_forgotten(
+    tmp_path: Path,
+) -> None:
+    with _filled(tmp_path / "a.sqlite") as src:
+        sid = src.open_play_session(DST, T0 + 5, "Asia/Shanghai", save_name="冬天的世界")
+        src.close_play_session(sid, T0 + 10)
+        src.forget_event(FARM_A, src.load_scope(FARM_A)[0].id)
+        doc = json.loads(encode_document(src.export()))
+    assert doc["saveNames"] == [
+        {"gameId": DST.game_id, "saveId": DST.save_id, "name": "冬天的世界", "updatedAt": T0 + 5}
+    ]
+    [grave] = doc["tombstones"]
+    assert (grave["saveId"], grave["kind"], grave["subject"]) == ("farm-a", "goal", "社区中心")
+    assert "summary" not in grave
+    with MemoryStore(tmp_path / "b.sqlite", clock=ManualClock(T0)) as dst:
+        dst.import_document(decode_document(json.dumps(doc)))
+        dst.import_document(decode_document(json.dumps(doc)))  # twice changes nothing
+        assert dst.save_names() == {DST: "冬天的世界"}
+        assert dst.tombstones() == [("stardew", "farm-a", "goal", "社区中心")]
+        again = NewEvent("goal", "社区中心", "鱼缸收集包")
+        assert dst.remember_candidate(FARM_A, again, T0, deliberate=False) is None
+
+
+def test_a_version_1_document_still_imports(tmp_path: Path) -> None:
+    with _filled(tmp_path / "a.sqlite") as src:
+        doc = json.loads(encode_document(src.export()))
+    doc["version"] = 1
+    del doc["saveNames"], doc["tombstones"]
+    with MemoryStore(tmp_path / "b.sqlite", clock=ManualClock(T0)) as dst:
+        dst.import_document(decode_document(json.dumps(doc)))
+        assert [e.subject for e in dst.load_scope(FARM_A)] == ["社区中心"]
+        assert dst.save_names() == {} and dst.tombstones() == []

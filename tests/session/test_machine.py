@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from xtyserver import errors
+from xtyserver.memory.manage import ForgetSpec, Overview
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.types import MemoryEvent, PlayStats, Scope, SharedProfile
 from xtyserver.protocol.codec import decode_client_frame
@@ -36,22 +37,21 @@ from xtyserver.session import (
     Connected,
     Disconnected,
     Effect,
-    Forget,
     FrameIn,
     FrameRefused,
     GameAgentSession,
     ImageReady,
     ImageRefused,
-    LoadMemory,
     LoadStats,
     LoadTurnMemory,
-    MemoryLoaded,
     ModelDelta,
     ModelDone,
     ModelFailed,
     OpenSave,
+    OverviewLoaded,
     PlayBeat,
     PrepareImage,
+    PreviewForget,
     Remember,
     SaveMemory,
     Send,
@@ -65,6 +65,7 @@ from xtyserver.session import (
     TimerFired,
     TouchMemories,
     TurnMemoryReady,
+    ViewMemory,
 )
 
 T0 = 1_790_000_000.0
@@ -594,26 +595,25 @@ def test_session_stats_get_is_a_request_answered_with_stats_result() -> None:
 def test_session_memory_get_asks_for_the_current_save() -> None:
     session = ready_session()
     [request] = session.handle(frame(type="memory.get", id="m1"), T0)
-    assert request == LoadMemory(request.request, FARM_A)
-    answer = MemoryLoaded(request.request, SharedProfile(nickname="阿汤"), ())
-    [result] = sent(session.handle(answer, T0))
+    assert request == ViewMemory(request.request, "stardew-valley", FARM_A)
+    overview = Overview(profile=SharedProfile(nickname="阿汤"), saves=(), stats=PlayStats([], []))
+    [result] = sent(session.handle(OverviewLoaded(request.request, overview), T0))
     assert result.id == "m1" and result.profile["nickname"] == "阿汤"
 
 
-def test_session_refuses_forget_event_without_event_id_naming_the_field() -> None:
+def test_session_refuses_forget_item_without_event_id_naming_the_field() -> None:
     session = ready_session()
-    effects = session.handle(frame(type="memory.forget", id="f1", target="event", confirm=True), T0)
+    effects = session.handle(frame(type="memory.forget", id="f1", target="item"), T0)
     [error] = sent(effects)
     assert (error.code, error.id, error.fields) == ("invalid_frame", "f1", ["eventId"])
-    assert not of(effects, Forget)
+    assert not of(effects, PreviewForget)
 
 
 def test_session_forget_and_profile_update_become_typed_requests() -> None:
     session = ready_session()
-    [forget] = session.handle(
-        frame(type="memory.forget", id="f1", target="event", eventId=3, confirm=True), T0
-    )
-    assert forget == Forget(forget.request, FARM_A, "event", 3)
+    [forget] = session.handle(frame(type="memory.forget", id="f1", target="item", eventId=3), T0)
+    spec = ForgetSpec(kind="item", game_id="stardew-valley", save_id="farm-a", item_id=3)
+    assert forget == PreviewForget(forget.request, spec)
     [update] = session.handle(
         frame(type="profile.update", id="p1", field="replyStyle", value="简短"), T0
     )

@@ -11,6 +11,7 @@ from xtyserver.memory.types import MemoryEvent, PlayStats, Scope, SharedProfile
 from xtyserver.session.tools import (
     CORRECT,
     FORGET,
+    REFUSED,
     TOKEN_TTL,
     VIEW,
     Confirmations,
@@ -83,22 +84,25 @@ def test_a_token_is_valid_at_exactly_its_ttl_and_refused_just_past_it() -> None:
     at_edge = tokens.issue(_preview(), T0, turn=1)
     assert tokens.redeem(at_edge, same, T0 + 120.0, turn=2) == _preview().spec
     late = tokens.issue(_preview(), T0, turn=1)
-    assert "过期" in str(tokens.redeem(late, same, T0 + 120.001, turn=2))
+    assert tokens.redeem(late, same, T0 + 120.001, turn=2) == "expired"
+    assert "过期" in REFUSED["expired"]
 
 
 def test_a_token_is_single_use_bound_to_its_target_connection_and_a_later_turn() -> None:
     tokens = Confirmations("s1")
     token = tokens.issue(_preview(), T0, turn=1)
-    assert "还没有得到玩家的确认" in str(tokens.redeem(token, lambda p: True, T0 + 1, turn=1))
+    assert tokens.redeem(token, lambda p: True, T0 + 1, turn=1) == "too_soon"
+    assert "还没有得到玩家的确认" in REFUSED["too_soon"]
     other = _forget(target="item", save="阳光农场", item=8, confirmToken=token)
     refused = tokens.redeem(token, lambda p: names_target(other, FARM_B, p), T0 + 1, turn=2)
-    assert "另一个删除目标" in str(refused)
-    assert "无效" in str(Confirmations("s2").redeem(token, lambda p: True, T0 + 1, turn=2))
+    assert refused == "other_target" and "另一个删除目标" in REFUSED[refused]
+    assert Confirmations("s2").redeem(token, lambda p: True, T0 + 1, turn=2) == "unknown"
     right = _forget(target="item", save="阳光农场", item=7, confirmToken=token)
     assert tokens.redeem(token, lambda p: names_target(right, FARM_B, p), T0 + 1, turn=2) == (
         _preview().spec
     )
-    assert "已经用过" in str(tokens.redeem(token, lambda p: True, T0 + 2, turn=3))
+    assert tokens.redeem(token, lambda p: True, T0 + 2, turn=3) == "unknown"
+    assert "已经用过" in REFUSED["unknown"]
 
 
 def test_a_save_is_found_by_its_readable_name_or_id() -> None:

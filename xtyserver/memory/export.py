@@ -20,13 +20,16 @@ from xtyserver.memory.types import (
     PROFILE_FIELDS,
     GameIdText,
     MemoryEvent,
+    MemoryKind,
     SaveIdText,
     SharedProfile,
+    Subject,
 )
 from xtyserver.protocol.normalize import normalize
 
 FORMAT_NAME: Literal["xtyserver.memory-export"] = "xtyserver.memory-export"
-FORMAT_VERSION: Literal[1] = 1
+FORMAT_VERSION: Literal[2] = 2
+"""Version 2 adds ``saveNames`` and ``tombstones``; version 1 documents still import."""
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 
 IsoDate = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}$")]
@@ -55,16 +58,37 @@ class PlayDayRecord(msgspec.Struct, frozen=True, rename="camel"):
     date: IsoDate
 
 
+class SaveNameRecord(msgspec.Struct, frozen=True, rename="camel"):
+    """One save's readable name (``identity.saveName``), since version 2."""
+
+    game_id: GameIdText
+    save_id: SaveIdText
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    updated_at: float
+
+
+class TombstoneRecord(msgspec.Struct, frozen=True, rename="camel"):
+    """A forgotten memory's save, kind and subject (never its summary), since version 2."""
+
+    game_id: GameIdText
+    save_id: SaveIdText
+    kind: MemoryKind
+    subject: Subject
+    forgotten_at: float
+
+
 class ExportDocument(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_fields=True):
-    """The whole store as one document (format ``xtyserver.memory-export`` v1)."""
+    """The whole store as one document (format ``xtyserver.memory-export`` v2; v1 decodes)."""
 
     format: Literal["xtyserver.memory-export"]
-    version: Literal[1]
+    version: Literal[1, 2]
     exported_at: float
     profile: SharedProfile
     events: list[MemoryEvent]
     sessions: list[PlaySessionRecord]
     days: list[PlayDayRecord]
+    save_names: list[SaveNameRecord] = msgspec.field(default_factory=list)
+    tombstones: list[TombstoneRecord] = msgspec.field(default_factory=list)
 
 
 def encode_document(doc: ExportDocument) -> bytes:

@@ -8,10 +8,15 @@ here does I/O.
 A forget names its target and whether play statistics go too. Statistics are
 never deleted unless ``include_stats`` is set (its own option, its own
 confirmation), and deleting memory never touches a game's save files.
+
+:class:`Confirmations` holds the tokens of two-step forgets for the companion's
+tools and a mod's menu frames alike (v1.md "Memory tools", "memory.forget").
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable
 from typing import Literal
 
 import msgspec
@@ -92,6 +97,7 @@ class ForgetPreview(msgspec.Struct, frozen=True, kw_only=True):
         profile_fields: Profile fields that hold a value and would be cleared.
         stats_saves: Saves whose play statistics would be deleted too.
         found: False when the target does not exist (an unknown item id).
+        names: The readable names of the saves in ``stats_saves``.
     """
 
     spec: ForgetSpec
@@ -99,6 +105,7 @@ class ForgetPreview(msgspec.Struct, frozen=True, kw_only=True):
     profile_fields: tuple[str, ...]
     stats_saves: tuple[Scope, ...]
     found: bool = True
+    names: dict[Scope, str] = msgspec.field(default_factory=dict)
 
     @property
     def item_count(self) -> int:
@@ -111,3 +118,85 @@ class ForgetResult(msgspec.Struct, frozen=True, kw_only=True):
     items: int
     profile_cleared: bool
     stats_saves: int
+
+
+# -- confirmation tokens of two-step forgets -----------------------------------------------
+
+TOKEN_TTL = 120.0
+MAX_PENDING = 32
+
+Refusal = Literal["unknown", "expired", "other_target", "too_soon"]
+"""Why a token was refused: unknown or spent, past its TTL, issued for another
+target, or (tools) redeemed in the turn that issued it."""
+
+
+class _Pending(msgspec.Struct, frozen=True):
+    preview: ForgetPreview
+    issued: float
+    turn: int | None
+
+
+class Confirmations:
+    """The forget tokens of one connection: single-use, bound to a target, expiring.
+
+    Pure: the caller passes the time of every call (the injected clock).
+
+    Args:
+        secret: Per-connection text mixed into the tokens (the session id).
+        ttl: Seconds a token stays valid (valid at exactly ``ttl``, refused after).
+    """
+
+    def __init__(self, secret: str, ttl: float = TOKEN_TTL) -> None:
+        self._secret = secret
+        self._ttl = ttl
+        self._count = 0
+        self._pending: dict[str, _Pending] = {}
+
+    @property
+    def ttl(self) -> float:
+        return self._ttl
+
+    def issue(self, preview: ForgetPreview, now: float, turn: int | None = None) -> str:
+        """A new token for ``preview``'s target, issued at ``now`` (in ``turn``, for tools).
+
+        Only the newest :data:`MAX_PENDING` tokens are kept; older ones lapse.
+        """
+        self._count += 1
+        seed = f"{self._secret}:{self._count}:{msgspec.json.encode(preview.spec).decode()}"
+        token = hashlib.sha256(seed.encode()).hexdigest()[:12]
+        self._pending[token] = _Pending(preview, now, turn)
+        while len(self._pending) > MAX_PENDING:
+            del self._pending[next(iter(self._pending))]
+        return token
+
+    def redeem(
+        self,
+        token: str,
+        matches: Callable[[ForgetPreview], bool],
+        now: float,
+        turn: int | None = None,
+    ) -> ForgetSpec | Refusal:
+        """The target a valid token confirms (the token is then spent), or why it is refused.
+
+        Args:
+            token: The token the caller sent.
+            matches: Whether the caller names the token's target.
+            now: The time of the confirming call.
+            turn: The turn of a tool call: a token from the same turn is refused
+                (the player must say yes first).
+        """
+        pending = self._pending.get(token)
+        if pending is None:
+            return "unknown"
+        if now - pending.issued > self._ttl:
+            del self._pending[token]
+            return "expired"
+        if not matches(pending.preview):
+            return "other_target"
+        if turn is not None and pending.turn is not None and turn <= pending.turn:
+            return "too_soon"
+        del self._pending[token]
+        return pending.preview.spec
+
+    def clear(self) -> None:
+        self._pending.clear()

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 import apsw
 
 from xtyserver.memory import events, play, shared_profile
+from xtyserver.memory.export import SaveNameRecord, TombstoneRecord
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview, SaveView
 from xtyserver.memory.types import PROFILE_FIELDS, MemoryEvent, Scope
 from xtyserver.protocol.normalize import normalize
@@ -63,6 +64,40 @@ def unbury(conn: apsw.Connection, scope: Scope, subject: str) -> None:
     conn.execute(
         "DELETE FROM memory_tombstone WHERE game_id = ? AND save_id = ? AND subject = ?",
         (scope.game_id, scope.save_id, tomb_key(subject)),
+    )
+
+
+def name_records(conn: apsw.Connection) -> list[SaveNameRecord]:
+    """Every save name with its time, for an export."""
+    rows = conn.execute("SELECT game_id, save_id, name, updated_at FROM save_name ORDER BY 1, 2")
+    return [SaveNameRecord(g, s, n, t) for g, s, n, t in rows]
+
+
+def tombstone_records(conn: apsw.Connection) -> list[TombstoneRecord]:
+    """Every tombstone with its time, for an export."""
+    rows = conn.execute(
+        "SELECT game_id, save_id, kind, subject, forgotten_at FROM memory_tombstone "
+        "ORDER BY 1, 2, 4"
+    )
+    return [TombstoneRecord(g, s, k, subj, t) for g, s, k, subj, t in rows]
+
+
+def merge(
+    conn: apsw.Connection, names: Iterable[SaveNameRecord], buried: Iterable[TombstoneRecord]
+) -> None:
+    """Import save names (the newer one wins) and tombstones (the later forget wins)."""
+    conn.executemany(
+        "INSERT INTO save_name(game_id, save_id, name, updated_at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(game_id, save_id) DO UPDATE SET name=excluded.name, "
+        "updated_at=excluded.updated_at WHERE excluded.updated_at > save_name.updated_at",
+        [(r.game_id, r.save_id, r.name, r.updated_at) for r in names],
+    )
+    conn.executemany(
+        "INSERT INTO memory_tombstone(game_id, save_id, kind, subject, forgotten_at) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT(game_id, save_id, subject) DO UPDATE SET "
+        "kind=excluded.kind, forgotten_at=excluded.forgotten_at "
+        "WHERE excluded.forgotten_at > memory_tombstone.forgotten_at",
+        [(r.game_id, r.save_id, r.kind, tomb_key(r.subject), r.forgotten_at) for r in buried],
     )
 
 
@@ -140,12 +175,15 @@ def preview(conn: apsw.Connection, spec: ForgetSpec) -> ForgetPreview:
             for name in PROFILE_FIELDS
             if name != shared_profile.KEPT_ON_CLEAR and getattr(profile, name)
         )
+    labels = names(conn)
+    stats = tuple(stats_scopes(conn, spec))
     return ForgetPreview(
         spec=spec,
-        saves=group(doomed, names(conn)),
+        saves=group(doomed, labels),
         profile_fields=fields,
-        stats_saves=tuple(stats_scopes(conn, spec)),
+        stats_saves=stats,
         found=bool(doomed) or spec.kind != "item",
+        names={s: labels[s] for s in stats if s in labels},
     )
 
 

@@ -15,7 +15,7 @@ import apsw
 import msgspec
 
 from xtyserver.errors import StoreError, UsageError
-from xtyserver.memory import accounting, events, play, shared_profile
+from xtyserver.memory import accounting, events, play, saves, shared_profile
 from xtyserver.memory.database import Database, create_private_file
 from xtyserver.memory.export import (
     FORMAT_NAME,
@@ -23,6 +23,8 @@ from xtyserver.memory.export import (
     ExportDocument,
     PlayDayRecord,
     PlaySessionRecord,
+    SaveNameRecord,
+    TombstoneRecord,
 )
 from xtyserver.memory.types import Scope, validated
 from xtyserver.memory.validation import (
@@ -31,7 +33,9 @@ from xtyserver.memory.validation import (
     checked_scope,
     normalized_event,
     normalized_profile,
+    refuse_forbidden,
 )
+from xtyserver.protocol.normalize import normalize
 
 _SQLITE_INT_MAX = 2**63 - 1
 _BACKUP_PAGES_PER_STEP = 256
@@ -47,7 +51,17 @@ def export_document(conn: apsw.Connection, now: float) -> ExportDocument:
         events=events.load_all(conn),
         sessions=play.all_sessions(conn),
         days=play.all_days(conn),
+        save_names=saves.name_records(conn),
+        tombstones=saves.tombstone_records(conn),
     )
+
+
+def _named(record: SaveNameRecord) -> SaveNameRecord:
+    return msgspec.structs.replace(record, name=normalize(record.name).strip())
+
+
+def _buried(record: TombstoneRecord) -> TombstoneRecord:
+    return msgspec.structs.replace(record, subject=normalize(record.subject).strip())
 
 
 def checked_document(doc: ExportDocument) -> ExportDocument:
@@ -64,17 +78,28 @@ def checked_document(doc: ExportDocument) -> ExportDocument:
                 doc,
                 profile=normalized_profile(doc.profile),
                 events=[normalized_event(e) for e in doc.events],
+                save_names=[_named(r) for r in doc.save_names],
+                tombstones=[_buried(r) for r in doc.tombstones],
             )
         )
     except (msgspec.ValidationError, TypeError) as exc:
         raise StoreError(f"not a valid memory export: {exc}", code="invalid_import") from exc
-    if doc.format != FORMAT_NAME or doc.version != FORMAT_VERSION:
+    if doc.format != FORMAT_NAME or doc.version not in (1, 2):
         raise StoreError("unsupported memory export format", code="invalid_import")
     check_profile_texts(doc.profile)
     for ev in doc.events:
         checked_scope(ev.scope)
         check_event_texts(ev)
-    records: list[PlaySessionRecord | PlayDayRecord] = [*doc.sessions, *doc.days]
+    for record in doc.save_names:
+        refuse_forbidden("saveNames.name", record.name)
+    for grave in doc.tombstones:
+        refuse_forbidden("tombstones.subject", grave.subject)
+    records: list[PlaySessionRecord | PlayDayRecord | SaveNameRecord | TombstoneRecord] = [
+        *doc.sessions,
+        *doc.days,
+        *doc.save_names,
+        *doc.tombstones,
+    ]
     for scope in {Scope(r.game_id, r.save_id) for r in records}:
         checked_scope(scope)
     for s in doc.sessions:
@@ -95,11 +120,13 @@ def import_checked(conn: apsw.Connection, doc: ExportDocument, now: float) -> No
     Profile fields overwrite the store's; an event with the same scope, kind
     and subject keeps whichever copy was updated later; sessions (keyed by save
     and start time) and days already present are skipped, so importing twice
-    changes nothing the second time.
+    changes nothing the second time. Save names keep the newer one; tombstones
+    (version 2) are merged, so a forgotten memory stays forgotten.
     """
     shared_profile.set_all(conn, doc.profile, now)
     events.merge_newer(conn, doc.events)
     play.merge(conn, doc.sessions, doc.days)
+    saves.merge(conn, doc.save_names, doc.tombstones)
 
 
 def backup(db: Database, path: str | os.PathLike[str]) -> None:

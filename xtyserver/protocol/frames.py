@@ -2,8 +2,9 @@
 
 Client frames form one tagged union on ``type`` (:data:`ClientFrame`); the
 server's frames form another (:data:`ServerFrame`). Field names are camelCase on
-the wire. Constraints live in the named ``Annotated`` aliases below so that the
-JSON Schemas in ``schemas/`` and the decoder enforce the same numbers.
+the wire. Constraints live in the named ``Annotated`` aliases of ``frame_base`` so
+that the JSON Schemas in ``schemas/`` and the decoder enforce the same numbers. The
+memory-management frames live in ``memory_frames`` and are re-exported here.
 """
 
 from __future__ import annotations
@@ -14,81 +15,57 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from xtyserver.protocol.limits import (
-    CHAT_TEXT_MAX,
-    CONTEXT_ARRAY_MAX,
-    CONTEXT_NEARBY_MAX,
-    CONTEXT_STRING_MAX,
-    FRAME_ID_MAX,
-    IMAGE_MAX_B64_CHARS,
-    PROFILE_ITEM_MAX,
-    PROFILE_ITEMS_MAX,
-    PROFILE_TEXT_MAX,
-    SAVE_NAME_MAX,
-    Limits,
+from xtyserver.protocol.frame_base import (
+    AdapterName,
+    AdapterVersion,
+    ChatText,
+    ContextStr,
+    Count,
+    Distance,
+    FrameId,
+    GameDay,
+    GameId,
+    Gauge,
+    ImageData,
+    SaveId,
+    SaveName,
+    StatusList,
+    Timezone,
+    Token,
+    frame_type,
+)
+from xtyserver.protocol.frame_base import ClientBase as _Client
+from xtyserver.protocol.frame_base import Obj as _Obj
+from xtyserver.protocol.frame_base import ServerBase as _Server
+from xtyserver.protocol.limits import CONTEXT_ARRAY_MAX, CONTEXT_NEARBY_MAX, Limits
+from xtyserver.protocol.memory_frames import (
+    MemoryForget,
+    MemoryForgotten,
+    MemoryGet,
+    MemoryItem,
+    MemoryPin,
+    MemoryPreview,
+    MemoryResult,
+    ProfileField,
+    ProfileUpdate,
+    SaveItems,
+    SaveRef,
 )
 
-# -- named constraint aliases -------------------------------------------------
-
-FrameId = Annotated[
-    str, Meta(min_length=1, max_length=FRAME_ID_MAX, description="Client-chosen frame id.")
+__all__ = [
+    "MemoryForget",
+    "MemoryForgotten",
+    "MemoryGet",
+    "MemoryItem",
+    "MemoryPin",
+    "MemoryPreview",
+    "MemoryResult",
+    "ProfileField",
+    "ProfileUpdate",
+    "SaveItems",
+    "SaveRef",
+    "frame_type",
 ]
-GameId = Annotated[
-    str,
-    Meta(
-        pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$",
-        description="Stable game id, e.g. stardew-valley.",
-    ),
-]
-SaveId = Annotated[
-    str,
-    Meta(
-        pattern=r"^[A-Za-z0-9_-]{1,128}$",
-        description="Opaque save id derived on the player's machine; never a path or name.",
-    ),
-]
-SaveName = Annotated[str, Meta(min_length=1, max_length=SAVE_NAME_MAX)]
-AdapterName = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$")]
-AdapterVersion = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9.+_-]{0,31}$")]
-Token = Annotated[str, Meta(min_length=1, max_length=512)]
-Timezone = Annotated[
-    str, Meta(pattern=r"^[A-Za-z][A-Za-z0-9_+/-]{0,63}$", description="IANA time zone name.")
-]
-ContextStr = Annotated[str, Meta(max_length=CONTEXT_STRING_MAX)]
-GameDay = Annotated[
-    int, Meta(ge=0, le=1_000_000_000, description="Monotonic in-game day or cycle of the save.")
-]
-Gauge = Annotated[float, Meta(ge=-1e9, le=1e9)]
-Distance = Annotated[float, Meta(ge=0, le=1e9)]
-Count = Annotated[int, Meta(ge=0, le=1_000_000_000)]
-StatusList = Annotated[list[ContextStr], Meta(max_length=CONTEXT_ARRAY_MAX)]
-ChatText = Annotated[str, Meta(min_length=1, max_length=CHAT_TEXT_MAX)]
-ImageData = Annotated[
-    str, Meta(min_length=1, max_length=IMAGE_MAX_B64_CHARS, description="Base64 image bytes.")
-]
-ErrorCode = Annotated[str, Meta(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
-ProfileField = Literal[
-    "nickname",
-    "language",
-    "replyStyle",
-    "personality",
-    "hobbies",
-    "games",
-    "companionName",
-    "companionPersona",
-    "notes",
-    "autoShared",
-]
-
-
-def frame_type(frame: msgspec.Struct | type[msgspec.Struct]) -> str:
-    """The ``type`` tag of a frame or frame class, e.g. ``"chat.send"``."""
-    return str(frame.__struct_config__.tag)
-
-
-class _Obj(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, rename="camel"):
-    """Base of every nested object: unknown fields are refused."""
-
 
 # -- identity and hello -------------------------------------------------------
 
@@ -183,10 +160,6 @@ class ChatContext(_Obj):
 # -- client frames ------------------------------------------------------------
 
 
-class _Client(_Obj, tag_field="type"):
-    """Base of client frames."""
-
-
 class Hello(_Client, tag="adapter.hello"):
     """First frame of every connection (v1.md "adapter.hello")."""
 
@@ -235,37 +208,6 @@ class StatsGet(_Client, tag="stats.get"):
     id: FrameId | None = None
 
 
-class MemoryGet(_Client, tag="memory.get"):
-    """Show what the companion remembers for this save (v1.md "memory.get")."""
-
-    id: FrameId | None = None
-
-
-class MemoryForget(_Client, tag="memory.forget"):
-    """Delete one event, this save's events, the shared profile, or everything."""
-
-    target: Literal["event", "save", "profile", "all"]
-    confirm: Literal[True]
-    event_id: Annotated[int, Meta(ge=1, le=2**63 - 1)] | None = None
-    id: FrameId | None = None
-
-
-class ProfileUpdate(_Client, tag="profile.update"):
-    """Correct one shared-profile field (v1.md "profile.update")."""
-
-    field: ProfileField
-    value: (
-        Annotated[str, Meta(max_length=PROFILE_TEXT_MAX)]
-        | Annotated[
-            list[Annotated[str, Meta(max_length=PROFILE_ITEM_MAX)]],
-            Meta(max_length=PROFILE_ITEMS_MAX),
-        ]
-        | bool
-        | None
-    )
-    id: FrameId | None = None
-
-
 ClientFrame = (
     Hello
     | Heartbeat
@@ -275,6 +217,7 @@ ClientFrame = (
     | StatsGet
     | MemoryGet
     | MemoryForget
+    | MemoryPin
     | ProfileUpdate
 )
 CLIENT_FRAME_TYPES: tuple[type[_Client], ...] = (
@@ -286,14 +229,11 @@ CLIENT_FRAME_TYPES: tuple[type[_Client], ...] = (
     StatsGet,
     MemoryGet,
     MemoryForget,
+    MemoryPin,
     ProfileUpdate,
 )
 
 # -- server frames ------------------------------------------------------------
-
-
-class _Server(msgspec.Struct, tag_field="type", omit_defaults=True, rename="camel"):
-    """Base of server frames."""
 
 
 class ServerInfo(_Obj):
@@ -369,25 +309,17 @@ class StatsResult(_Server, tag="stats.result"):
     id: str | None = None
 
 
-class MemoryItem(_Obj):
-    id: int
-    kind: str
-    subject: str
-    summary: str
-    importance: int
-    status: str
-    pinned: bool
-    updated_at: str
-    day: int | None = None
-
-
-class MemoryResult(_Server, tag="memory.result"):
-    profile: dict[str, str | list[str] | bool | None]
-    events: list[MemoryItem]
-    id: str | None = None
-
-
-ServerFrame = ServerHello | ChatDelta | ChatDone | ChatError | Error | StatsResult | MemoryResult
+ServerFrame = (
+    ServerHello
+    | ChatDelta
+    | ChatDone
+    | ChatError
+    | Error
+    | StatsResult
+    | MemoryResult
+    | MemoryPreview
+    | MemoryForgotten
+)
 SERVER_FRAME_TYPES: tuple[type[_Server], ...] = (
     ServerHello,
     ChatDelta,
@@ -396,4 +328,6 @@ SERVER_FRAME_TYPES: tuple[type[_Server], ...] = (
     Error,
     StatsResult,
     MemoryResult,
+    MemoryPreview,
+    MemoryForgotten,
 )

@@ -1,4 +1,4 @@
-"""Server frames built from records (v1.md "stats.get", "memory.get", "Error codes").
+"""Server frames built from records (v1.md "stats.get", "memory.get", "memory.forget", "error").
 
 Pure. The store's records are converted here, once, so the shell only moves
 what the core built.
@@ -7,19 +7,22 @@ what the core built.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from datetime import UTC, datetime
 
 import msgspec
 
-from xtyserver.memory.types import MemoryEvent, PlayStats, SharedProfile
-from xtyserver.protocol.frames import (
-    Error,
-    GameStats,
+from xtyserver.memory.manage import ForgetPreview, ForgetResult, Overview, SaveView
+from xtyserver.memory.types import MemoryEvent, PlayStats, Scope
+from xtyserver.protocol.frames import Error, GameStats, SaveStats, StatsResult
+from xtyserver.protocol.memory_frames import (
+    MemoryForgotten,
     MemoryItem,
+    MemoryPreview,
     MemoryResult,
-    SaveStats,
-    StatsResult,
+    MemoryScope,
+    SaveItems,
+    SaveRef,
 )
 
 
@@ -70,12 +73,72 @@ def memory_item(event: MemoryEvent) -> MemoryItem:
     )
 
 
+def save_items(view: SaveView, current: Scope) -> SaveItems:
+    """One save as the protocol shows it: ids, readable name, items."""
+    return SaveItems(
+        game_id=view.scope.game_id,
+        save_id=view.scope.save_id,
+        save_name=view.name,
+        current=view.scope == current,
+        events=[memory_item(e) for e in view.events],
+    )
+
+
 def memory_result(
-    profile: SharedProfile, events: Sequence[MemoryEvent], frame_id: str | None
+    overview: Overview, scope: MemoryScope, current: Scope, frame_id: str | None
 ) -> MemoryResult:
-    """The ``memory.result`` frame: the shared profile and this save's events."""
+    """The ``memory.result`` frame (v1.md "memory.result").
+
+    ``saves`` holds the saves of ``overview`` (none for ``scope="profile"``);
+    ``events`` repeats the items of the one save viewed with ``scope="save"``.
+    """
+    saves = [] if scope == "profile" else [save_items(v, current) for v in overview.saves]
+    events = saves[0].events if scope == "save" and len(saves) == 1 else []
     return MemoryResult(
-        profile=msgspec.to_builtins(profile),
-        events=[memory_item(e) for e in events],
+        scope=scope,
+        profile=msgspec.to_builtins(overview.profile),
+        events=events,
+        saves=saves,
+        id=frame_id,
+    )
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def memory_preview(
+    preview: ForgetPreview,
+    target: str,
+    token: str,
+    ttl: float,
+    current: Scope,
+    frame_id: str | None,
+) -> MemoryPreview:
+    """The ``memory.preview`` frame: what would go, and the token that confirms it."""
+    return MemoryPreview(
+        target=target,
+        confirm_token=token,
+        expires_in_ms=round(ttl * 1000),
+        include_stats=preview.spec.include_stats,
+        item_count=preview.item_count,
+        saves=[save_items(v, current) for v in preview.saves],
+        profile_fields=[_camel(f) for f in preview.profile_fields],
+        stats_saves=[
+            SaveRef(game_id=s.game_id, save_id=s.save_id, save_name=preview.names.get(s))
+            for s in preview.stats_saves
+        ],
+        id=frame_id,
+    )
+
+
+def memory_forgotten(result: ForgetResult, target: str, frame_id: str | None) -> MemoryForgotten:
+    """The ``memory.forgotten`` frame: what a confirmed forget deleted."""
+    return MemoryForgotten(
+        target=target,
+        items=result.items,
+        profile_cleared=result.profile_cleared,
+        stats_saves=result.stats_saves,
         id=frame_id,
     )

@@ -7,16 +7,15 @@ answer say which event answers them.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
+from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.types import Scope
 from xtyserver.protocol.frames import ImageInput, ServerFrame
 from xtyserver.session.events import TimerKind
 from xtyserver.session.tools import ToolOp
-
-ForgetTarget = Literal["event", "save", "profile", "all"]
 
 
 class Effect(msgspec.Struct, frozen=True):
@@ -149,7 +148,7 @@ class Summarize(Effect, frozen=True):
     at: float
 
 
-# -- store requests of management frames (answered StatsLoaded / MemoryLoaded / StoreFailed) ----
+# -- store requests of a mod's menu frames (answered by a StoreAnswer with the same number) -----
 
 
 class StoreRequest(Effect, frozen=True):
@@ -159,31 +158,42 @@ class StoreRequest(Effect, frozen=True):
 
 
 class LoadStats(StoreRequest, frozen=True):
-    pass
+    """Read every play statistic; answered StatsLoaded."""
 
 
-class LoadMemory(StoreRequest, frozen=True):
-    save: Scope
+class ViewMemory(StoreRequest, frozen=True):
+    """Read the overview of ``save`` alone, or of every save of ``game_id``; OverviewLoaded."""
 
-
-class Forget(StoreRequest, frozen=True):
-    """Delete ``target`` (an event of ``save``, ``save``, the profile, or all memory).
-
-    Play statistics are never deleted by this request. Answered with the
-    memory of ``save`` after the change.
-    """
-
-    save: Scope
-    target: ForgetTarget
-    event_id: int | None = None
+    game_id: str
+    save: Scope | None
 
 
 class SetProfileField(StoreRequest, frozen=True):
-    """Replace one shared-profile field (snake_case ``name``); answered with the memory."""
+    """Replace one shared-profile field (snake_case ``name``); OverviewLoaded of ``save``."""
 
     save: Scope
     name: str
     value: Any
+
+
+class PinItem(StoreRequest, frozen=True):
+    """Pin or unpin one event of ``save``; OverviewLoaded of ``save`` (``found`` says if it was)."""
+
+    save: Scope
+    event_id: int
+    pinned: bool
+
+
+class PreviewForget(StoreRequest, frozen=True):
+    """What forgetting ``spec`` would delete (nothing changes); ForgetPreviewed."""
+
+    spec: ForgetSpec
+
+
+class ApplyForget(StoreRequest, frozen=True):
+    """Delete what ``spec`` names (its token was redeemed in the core); Forgotten."""
+
+    spec: ForgetSpec
 
 
 Job = Remember | Summarize

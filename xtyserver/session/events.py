@@ -12,8 +12,9 @@ from typing import Literal
 import msgspec
 
 from xtyserver import errors
+from xtyserver.memory.manage import ForgetPreview, ForgetResult, Overview
 from xtyserver.memory.retrieval import SaveIndex
-from xtyserver.memory.types import MemoryEvent, PlayStats, SharedProfile
+from xtyserver.memory.types import PlayStats, SharedProfile
 from xtyserver.protocol.codec import Decoded
 from xtyserver.protocol.frames import Usage
 from xtyserver.protocol.images import PreparedImage
@@ -109,22 +110,33 @@ class ModelFailed(Event, frozen=True):
 # -- answers to store requests ----------------------------------------------------------------
 
 
-class StatsLoaded(Event, frozen=True):
+class StoreAnswer(Event, frozen=True):
+    """An answer to a :class:`~xtyserver.session.effects.StoreRequest` with its ``request``."""
+
     request: int
+
+
+class StatsLoaded(StoreAnswer, frozen=True):
     stats: PlayStats
 
 
-class MemoryLoaded(Event, frozen=True):
-    """The shared profile and one save's events, after a read or a change."""
+class OverviewLoaded(StoreAnswer, frozen=True):
+    """The profile and saves asked for, after a read or a change (``found``: pin target)."""
 
-    request: int
-    profile: SharedProfile
-    events: tuple[MemoryEvent, ...]
+    overview: Overview
+    found: bool = True
 
 
-class StoreFailed(Event, frozen=True):
+class ForgetPreviewed(StoreAnswer, frozen=True):
+    preview: ForgetPreview
+
+
+class Forgotten(StoreAnswer, frozen=True):
+    result: ForgetResult
+
+
+class StoreFailed(StoreAnswer, frozen=True):
     """A store request failed; ``code`` and ``message`` are safe to show the peer."""
 
-    request: int
     code: str
     message: str

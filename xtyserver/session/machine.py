@@ -35,13 +35,9 @@ from xtyserver.protocol.frames import (
     Heartbeat,
     Hello,
     Identity,
-    MemoryForget,
-    MemoryGet,
     ModelContext,
-    ProfileUpdate,
     ServerHello,
     StateUpdate,
-    StatsGet,
     Usage,
 )
 from xtyserver.protocol.images import PreparedImage
@@ -69,19 +65,17 @@ from xtyserver.session.events import (
     FrameRefused,
     ImageReady,
     ImageRefused,
-    MemoryLoaded,
     ModelDelta,
     ModelDone,
     ModelFailed,
     SaveMemory,
-    StatsLoaded,
-    StoreFailed,
+    StoreAnswer,
     TimerFired,
     TimerKind,
     ToolAnswered,
     TurnMemoryReady,
 )
-from xtyserver.session.requests import StoreRequests
+from xtyserver.session.requests import MANAGEMENT_FRAMES, StoreRequests
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.tool_loop import ToolLoop
 from xtyserver.session.tools import Confirmations, ToolCall
@@ -156,7 +150,7 @@ class GameAgentSession:
         self._context_at = now
         self._day: int | None = None
         self._turns = Turns(settings)
-        self._requests = StoreRequests()
+        self._requests = StoreRequests(Confirmations(f"{session_id}:menu"))
         self._tools = ToolLoop(Confirmations(session_id))
 
     # -- the one entry point ---------------------------------------------------
@@ -192,8 +186,8 @@ class GameAgentSession:
                 )
             case ModelFailed(turn=turn, code=code):
                 return self._failed(turn, code)
-            case StatsLoaded() | MemoryLoaded() | StoreFailed():
-                return self._requests.answer(event)
+            case StoreAnswer():
+                return self._requests.answer(event, now)
             case TimerFired(kind=kind):
                 return self._timer(kind, now)
             case Disconnected():
@@ -256,8 +250,8 @@ class GameAgentSession:
                 effects += self._chat(frame, now)
             case ChatCancel():
                 effects += self._cancel(frame)
-            case StatsGet() | MemoryGet() | MemoryForget() | ProfileUpdate():
-                effects.append(self._requests.ask_for(frame, self._save()))
+            case _ if isinstance(frame, MANAGEMENT_FRAMES):
+                effects.append(self._requests.ask_for(frame, self._save(), now))
         return effects
 
     def _hello(self, frame: Hello, now: float) -> list[Effect]:

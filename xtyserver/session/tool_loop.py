@@ -62,7 +62,7 @@ class ToolLoop:
             return tools.names_target(call, turn.save, preview)
 
         redeemed = self.confirmations.redeem(token, same_target, now, turn.number)
-        return redeemed if isinstance(redeemed, str) else ApplyOp(redeemed)
+        return tools.REFUSED[redeemed] if isinstance(redeemed, str) else ApplyOp(redeemed)
 
     def answered(self, turn: Turn, call_id: str, answer: ToolAnswer, now: float) -> list[Effect]:
         """The shell ran the call ``call_id``; render its result and continue when all are in."""

@@ -15,12 +15,20 @@ expires after :data:`TOKEN_TTL` seconds.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any, Literal
 
 import msgspec
 
-from xtyserver.memory.manage import ForgetKind, ForgetPreview, ForgetResult, ForgetSpec, Overview
+from xtyserver.memory.manage import TOKEN_TTL as TOKEN_TTL
+from xtyserver.memory.manage import Confirmations as Confirmations
+from xtyserver.memory.manage import (
+    ForgetKind,
+    ForgetPreview,
+    ForgetResult,
+    ForgetSpec,
+    Overview,
+    Refusal,
+)
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
 from xtyserver.protocol.forbidden import redact
 from xtyserver.protocol.normalize import normalize
@@ -29,7 +37,6 @@ VIEW = "xiaotangyuan_memory_view"
 CORRECT = "xiaotangyuan_memory_correct_shared"
 FORGET = "xiaotangyuan_memory_forget"
 MAX_CALLS_PER_TURN = 4
-TOKEN_TTL = 120.0
 
 _CAMEL_FIELDS = {
     "nickname": "nickname",
@@ -228,64 +235,14 @@ def confirm_token(call: ToolCall) -> str | None:
         return None
 
 
-# -- confirmation tokens -------------------------------------------------------------------
+# -- confirmation tokens (memory.manage.Confirmations) -------------------------------------
 
-
-class _Pending(msgspec.Struct, frozen=True):
-    preview: ForgetPreview
-    issued: float
-    turn: int | None
-
-
-class Confirmations:
-    """The forget tokens of one connection: single-use, bound to a target, expiring.
-
-    Args:
-        secret: Per-connection text mixed into the tokens (the session id).
-        ttl: Seconds a token stays valid (valid at exactly ``ttl``, refused after).
-    """
-
-    def __init__(self, secret: str, ttl: float = TOKEN_TTL) -> None:
-        self._secret = secret
-        self._ttl = ttl
-        self._count = 0
-        self._pending: dict[str, _Pending] = {}
-
-    def issue(self, preview: ForgetPreview, now: float, turn: int | None = None) -> str:
-        """A new token for ``preview``'s target, issued at ``now`` (in ``turn``, for tools)."""
-        self._count += 1
-        seed = f"{self._secret}:{self._count}:{msgspec.json.encode(preview.spec).decode()}"
-        token = hashlib.sha256(seed.encode()).hexdigest()[:12]
-        self._pending[token] = _Pending(preview, now, turn)
-        return token
-
-    def redeem(
-        self, token: str, matches: Any, now: float, turn: int | None = None
-    ) -> ForgetSpec | str:
-        """The target a valid token confirms (the token is then spent), or why it is refused.
-
-        Args:
-            token: The token the caller sent.
-            matches: ``matches(preview) -> bool``: the caller names the token's target.
-            now: The time of the confirming call.
-            turn: The turn of a tool call: a token from the same turn is refused
-                (the player must say yes first).
-        """
-        pending = self._pending.get(token)
-        if pending is None:
-            return "确认码无效或已经用过，什么都没删。需要的话重新预览。"
-        if now - pending.issued > self._ttl:
-            del self._pending[token]
-            return "确认码已过期（超过 2 分钟），什么都没删。需要的话重新预览。"
-        if not matches(pending.preview):
-            return "确认码属于另一个删除目标，什么都没删。"
-        if turn is not None and pending.turn is not None and turn <= pending.turn:
-            return "还没有得到玩家的确认：先把预览告诉玩家，等玩家同意后再用确认码。"
-        del self._pending[token]
-        return pending.preview.spec
-
-    def clear(self) -> None:
-        self._pending.clear()
+REFUSED: dict[Refusal, str] = {
+    "unknown": "确认码无效或已经用过，什么都没删。需要的话重新预览。",
+    "expired": "确认码已过期（超过 2 分钟），什么都没删。需要的话重新预览。",
+    "other_target": "确认码属于另一个删除目标，什么都没删。",
+    "too_soon": "还没有得到玩家的确认：先把预览告诉玩家，等玩家同意后再用确认码。",
+}
 
 
 def names_target(call: ToolCall, current: Scope, preview: ForgetPreview) -> bool:
@@ -345,6 +302,30 @@ def _overview(answer: Overview, current: Scope, what: str) -> list[str]:
     return lines
 
 
+def find_save(name: str, overview: Overview) -> Scope | None:
+    """The save of ``overview`` named ``name`` (readable name or id, compared normalised)."""
+    wanted = normalize(name).strip().casefold()
+    for view in overview.saves:
+        if wanted in (normalize(view.label).strip().casefold(), view.scope.save_id.casefold()):
+            return view.scope
+    return None
+
+
+def _no_such_save(name: str) -> str:
+    return f"错误：这个游戏没有叫「{name[:40]}」的存档"
+
+
+def narrow(op: ViewOp, overview: Overview) -> Overview | ToolFailure:
+    """``overview`` of this game narrowed to the save ``op.save`` names (all saves without one)."""
+    if op.save is None:
+        return overview
+    found = find_save(op.save, overview)
+    if found is None:
+        return ToolFailure("not_found", _no_such_save(op.save))
+    saves = tuple(v for v in overview.saves if v.scope == found)
+    return msgspec.structs.replace(overview, saves=saves)
+
+
 def resolve(op: PreviewOp, overview: Overview) -> ForgetSpec | str:
     """The forget target ``op`` names, with its save found among this game's saves.
 
@@ -361,15 +342,10 @@ def resolve(op: PreviewOp, overview: Overview) -> ForgetSpec | str:
         return ForgetSpec(kind="game", game_id=game, include_stats=op.include_stats)
     scope = op.current
     if op.save is not None:
-        wanted = normalize(op.save).strip().casefold()
-        found = [
-            v.scope
-            for v in overview.saves
-            if wanted in (normalize(v.label).strip().casefold(), v.scope.save_id.casefold())
-        ]
-        if not found:
-            return f"错误：这个游戏没有叫「{op.save[:40]}」的存档"
-        scope = found[0]
+        found = find_save(op.save, overview)
+        if found is None:
+            return _no_such_save(op.save)
+        scope = found
     kind: ForgetKind = "item" if op.kind == "item" else "save"
     return ForgetSpec(
         kind=kind,
@@ -405,7 +381,7 @@ def render(
                     lines += [_item(e) for e in view.events]
                 if answer.profile_fields:
                     lines.append("共同记忆字段：" + "、".join(answer.profile_fields))
-                stats = "、".join(s.save_id for s in answer.stats_saves)
+                stats = "、".join(answer.names.get(s, s.save_id) for s in answer.stats_saves)
                 lines.append(f"游玩统计：{'也会删除 ' + stats if stats else '保留'}")
                 lines.append(f"确认码：{token}（2 分钟内有效，只能用一次）")
                 lines.append("请先告诉玩家将删除什么（说明属于哪个存档），玩家同意后再确认。")
