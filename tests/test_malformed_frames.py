@@ -389,8 +389,9 @@ TYPED_FIELDS: list[tuple[dict[str, Any], tuple[str, ...], frozenset[str]]] = [
     (_chat_send(), ("image",), frozenset({"obj", "null"})),
     (_chat_send(), ("context",), frozenset({"obj", "null"})),
     (_state_update(), ("modelContext",), frozenset({"obj"})),
-    (_state_update(), ("modelContext", "capturedAt"), frozenset({"str"})),
-    (_state_update(), ("modelContext", "schemaVersion"), frozenset({"int"})),
+    # Both optional (v1.md "modelContext"): null means "not given".
+    (_state_update(), ("modelContext", "capturedAt"), frozenset({"str", "null"})),
+    (_state_update(), ("modelContext", "schemaVersion"), frozenset({"int", "null"})),
     (_state_update(world={"day": 1}), ("modelContext", "world", "day"), frozenset({"int", "null"})),
     (
         _state_update(player={"health": 1}),
@@ -401,12 +402,12 @@ TYPED_FIELDS: list[tuple[dict[str, Any], tuple[str, ...], frozenset[str]]] = [
     (_state_update(), ("modelContext", "nearby"), frozenset({"list", "null"})),
     (_state_update(focus={}), ("modelContext", "focus", "reachable"), frozenset({"bool", "null"})),
     (
-        {"type": "memory.forget", "target": "all", "confirm": True},
-        ("confirm",),
-        frozenset({"bool"}),
+        {"type": "memory.forget", "target": "all", "confirmToken": "t"},
+        ("confirmToken",),
+        frozenset({"str", "null"}),
     ),
     (
-        {"type": "memory.forget", "target": "event", "confirm": True, "eventId": 1},
+        {"type": "memory.forget", "target": "item", "eventId": 1},
         ("eventId",),
         frozenset({"int", "null"}),
     ),

@@ -261,7 +261,11 @@ async def test_chat_context_identity_switches_save_and_drops_old_context(tmp_pat
         _, done = await chat(ws, "我在哪", context=context)
         assert done["context"] == "none"
         assert "FarmA-House" not in last_prompt(h)
-        assert {s.save_id for s in h.store.stats().saves} == {"farm-a", "farm-c"}
+        # Asked as an adapter would: store requests of a connection run in order,
+        # so the switch's play session is there for a stats.get sent after it.
+        await send(ws, {"type": "stats.get", "id": "q"})
+        stats = await recv(ws)
+        assert {s["saveId"] for s in stats["saves"]} == {"farm-a", "farm-c"}
 
 
 # -- busy and cancel ----------------------------------------------------------------------

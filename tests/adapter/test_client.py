@@ -164,7 +164,11 @@ async def test_management_frames(tmp_path: Path) -> None:
             await c.update_profile("nickname", "x" * 33)
         assert (refused.value.code, refused.value.local) == ("invalid_memory", False)
         assert (await c.memory()).events == []
-        assert (await c.forget("profile")).profile["nickname"] == ""
+        preview = await c.forget_preview("profile")
+        assert preview.profile_fields and preview.confirm_token
+        assert (await c.memory()).profile["nickname"] == "小明"  # a preview deletes nothing
+        assert (await c.forget(preview)).profile_cleared
+        assert (await c.memory()).profile["nickname"] == ""
         assert [s.save_id for s in (await c.stats()).saves] == ["farm-a"]
 
 

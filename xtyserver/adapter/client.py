@@ -24,7 +24,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from xtyserver.adapter.backoff import Backoff, should_reconnect
 from xtyserver.adapter.precheck import Refused, encode, precheck
 from xtyserver.adapter.reply import CONNECTION_LOST, ChatReply
-from xtyserver.adapter.support import ConnectionLost, Waiter, expect, same_save
+from xtyserver.adapter.support import Answer, ConnectionLost, Waiter, expect, same_save
 from xtyserver.clock import Clock, SystemClock
 from xtyserver.protocol.frames import (
     AdapterInfo,
@@ -36,6 +36,8 @@ from xtyserver.protocol.frames import (
     Hello,
     Identity,
     ImageInput,
+    MemoryForgotten,
+    MemoryPreview,
     MemoryResult,
     ModelContext,
     ServerFrame,
@@ -234,17 +236,60 @@ class AdapterClient:
         """``stats.get``: play statistics of every game and save."""
         return expect(await self._request({"type": "stats.get"}), StatsResult)
 
-    async def memory(self) -> MemoryResult:
-        """``memory.get``: the shared profile and this save's events."""
-        return expect(await self._request({"type": "memory.get"}), MemoryResult)
-
-    async def forget(
-        self, target: Literal["event", "save", "profile", "all"], *, event_id: int | None = None
+    async def memory(
+        self, scope: Literal["save", "game", "profile"] = "save", *, save_id: str | None = None
     ) -> MemoryResult:
-        """``memory.forget`` (always with ``confirm: true``); returns the memory after it."""
-        frame: dict[str, Any] = {"type": "memory.forget", "target": target, "confirm": True}
+        """``memory.get``: the profile and this save's (or another save's, the game's) items."""
+        frame: dict[str, Any] = {"type": "memory.get", "scope": scope}
+        if save_id is not None:
+            frame["saveId"] = save_id
+        return expect(await self._request(frame), MemoryResult)
+
+    async def forget_preview(
+        self,
+        target: Literal["item", "save", "game", "profile", "all"],
+        *,
+        event_id: int | None = None,
+        save_id: str | None = None,
+        include_stats: bool = False,
+    ) -> MemoryPreview:
+        """Step one of ``memory.forget``: what would be deleted, and its confirmation token.
+
+        Show the preview to the player; call :meth:`forget` only after they said yes.
+        """
+        frame: dict[str, Any] = {"type": "memory.forget", "target": target}
         if event_id is not None:
             frame["eventId"] = event_id
+        if save_id is not None:
+            frame["saveId"] = save_id
+        if include_stats:
+            frame["includeStats"] = True
+        return expect(await self._request(frame), MemoryPreview)
+
+    async def forget(
+        self,
+        preview: MemoryPreview,
+        *,
+        event_id: int | None = None,
+        save_id: str | None = None,
+    ) -> MemoryForgotten:
+        """Step two of ``memory.forget``: confirm ``preview`` (same target) with its token."""
+        frame: dict[str, Any] = {
+            "type": "memory.forget",
+            "target": preview.target,
+            "confirmToken": preview.confirm_token,
+        }
+        if event_id is not None:
+            frame["eventId"] = event_id
+        if save_id is not None:
+            frame["saveId"] = save_id
+        if preview.include_stats:
+            frame["includeStats"] = True
+        return expect(await self._request(frame), MemoryForgotten)
+
+    async def pin(self, event_id: int, pinned: bool = True) -> MemoryResult:
+        """``memory.pin``: keep one item of this save from ever being merged (or unpin it)."""
+        frame = {"type": "memory.pin", "eventId": event_id, "pinned": pinned}
         return expect(await self._request(frame), MemoryResult)
 
     async def update_profile(self, field: str, value: str | list[str] | bool) -> MemoryResult:
@@ -280,7 +325,7 @@ class AdapterClient:
             precheck(data)
         return data
 
-    async def _request(self, frame: dict[str, Any]) -> StatsResult | MemoryResult | Error:
+    async def _request(self, frame: dict[str, Any]) -> Answer:
         frame["id"] = self._next(frame["type"].split(".")[0])
         data = await self._check(frame)
         waiter = self._requests[frame["id"]] = Waiter()
@@ -412,9 +457,13 @@ class AdapterClient:
                 self._chats.pop(chat_id)._end(frame)
             case Error(id=frame_id) if frame_id in self._chats:
                 self._chats.pop(frame_id)._end(frame)
-            case Error(id=frame_id) | StatsResult(id=frame_id) | MemoryResult(id=frame_id) if (
-                frame_id in self._requests
-            ):
+            case (
+                Error(id=frame_id)
+                | StatsResult(id=frame_id)
+                | MemoryResult(id=frame_id)
+                | MemoryPreview(id=frame_id)
+                | MemoryForgotten(id=frame_id)
+            ) if frame_id in self._requests:
                 self._requests[frame_id].set(frame)
             case Error():
                 refusal = Refused(

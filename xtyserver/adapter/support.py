@@ -10,7 +10,15 @@ import anyio
 
 from xtyserver.adapter.precheck import Refused
 from xtyserver.clock import Clock, SystemClock
-from xtyserver.protocol.frames import Error, Identity, ImageInput, MemoryResult, StatsResult
+from xtyserver.protocol.frames import (
+    Error,
+    Identity,
+    ImageInput,
+    MemoryForgotten,
+    MemoryPreview,
+    MemoryResult,
+    StatsResult,
+)
 from xtyserver.protocol.images import Mime
 
 T = TypeVar("T")
@@ -35,12 +43,16 @@ def captured_at(clock: Clock | None = None) -> str:
     return datetime.fromtimestamp(now, UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
+Answer = StatsResult | MemoryResult | MemoryPreview | MemoryForgotten | Error
+"""A server frame that answers one management request."""
+
+
 class Waiter:
     def __init__(self) -> None:
         self.event = anyio.Event()
-        self.value: StatsResult | MemoryResult | Error | ConnectionLost | None = None
+        self.value: Answer | ConnectionLost | None = None
 
-    def set(self, value: StatsResult | MemoryResult | Error | ConnectionLost) -> None:
+    def set(self, value: Answer | ConnectionLost) -> None:
         self.value = value
         self.event.set()
 
@@ -50,7 +62,7 @@ def same_save(a: Identity, b: Identity) -> bool:
     return (a.game_id, a.save_id) == (b.game_id, b.save_id)
 
 
-def expect(answer: StatsResult | MemoryResult | Error, kind: type[T]) -> T:
+def expect(answer: Answer, kind: type[T]) -> T:
     """The answer as ``kind``; an ``error`` answer is raised as :class:`Refused`."""
     if isinstance(answer, Error):
         raise Refused(answer.code, answer.message, fields=answer.fields or (), frame_id=answer.id)
