@@ -33,6 +33,9 @@ CORE = [
     "xtyserver.replay.recording",
     "xtyserver.replay.lint",
     "xtyserver.replay.check",
+    "xtyserver.evaluation.evalset",
+    "xtyserver.evaluation.scoring",
+    "xtyserver.evaluation.table",
 ]
 IO_LIBRARIES = {"openai", "anyio", "PIL", "apsw", "structlog", "websockets", "httpx", "sniffio"}
 

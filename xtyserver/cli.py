@@ -1,4 +1,4 @@
-"""Command line: ``xtyserver serve|demo|replay|fake-model|schemas|stats|memory|token``.
+"""Command line: ``xtyserver serve|demo|eval|replay|fake-model|schemas|stats|memory|token``.
 
 See README "Commands".
 """
@@ -57,6 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for answers")
     replay.add_argument("--json", action="store_true", help="one JSON object per file")
+
+    ev = sub.add_parser("eval", help="run the memory evaluation set against its baseline")
+    ev.add_argument("--set", type=Path, help="evaluation set (default: eval/memory-v1.json)")
+    ev.add_argument("--baseline", type=Path, help="default: <set>.baseline.json next to it")
+    ev.add_argument("--json", action="store_true", help="one JSON document")
+    ev.add_argument("--update-baseline", action="store_true", help="write this run as baseline")
 
     demo = sub.add_parser("demo", help="server + scripted model + a simulated Stardew adapter")
     demo.add_argument("--data-dir", help="data folder (default: a temporary folder)")
@@ -127,6 +133,16 @@ def _dispatch(args: argparse.Namespace) -> int:
             from xtyserver.replay.command import main as replay_main
 
             return replay_main(args)
+        case "eval":
+            from xtyserver.evaluation import command
+
+            log.configure(json=True, level="warning")
+            return command.run(
+                args.set or command.default_set(),
+                baseline=args.baseline,
+                as_json=args.json,
+                update_baseline=args.update_baseline,
+            )
         case "demo":
             from xtyserver.demo import run_demo
 

@@ -1,0 +1,117 @@
+"""``xtyserver eval`` on the committed set, and on modified copies that must fail."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from xtyserver.errors import UsageError
+from xtyserver.evaluation import command
+from xtyserver.evaluation.scoring import Baseline
+
+ROOT = Path(__file__).resolve().parents[2]
+SET = ROOT / "eval" / "memory-v1.json"
+BASELINE = ROOT / "eval" / "memory-v1.baseline.json"
+
+
+def _copy(tmp_path: Path, change: Any) -> Path:
+    doc = json.loads(SET.read_text(encoding="utf-8"))
+    change(doc)
+    path = tmp_path / "memory-v1.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def _run(path: Path, **kwargs: Any) -> tuple[int, dict[str, Any]]:
+    out = io.StringIO()
+    code = command.run(path, as_json=True, out=out, **kwargs)
+    return code, json.loads(out.getvalue())
+
+
+def _save(doc: dict[str, Any], label: str) -> dict[str, Any]:
+    return next(s for s in doc["saves"] if f"{s['game']}/{s['save']}" == label)
+
+
+def test_xtyserver_eval_holds_up_against_the_committed_baseline() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "xtyserver", "eval", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    doc = json.loads(done.stdout)
+    baseline = msgspec.json.decode(BASELINE.read_bytes(), type=Baseline)
+    total = doc["summary"]["total"]
+    assert doc["ok"] and total["leaks"] == 0 and total["wrong"] == 0 and total["errors"] == 0
+    assert total["recall"] >= baseline.recall - 1e-4
+    assert {s["save"] for s in doc["summary"]["saves"]} == {
+        "stardew-valley/farm-a",
+        "stardew-valley/farm-b",
+        "dont-starve-together/world-a",
+        "dont-starve-together/world-b",
+        "oxygen-not-included/colony-a",
+        "oxygen-not-included/colony-b",
+    }
+    tokens = doc["summary"]["tokens"]
+    for layer in ("persona", "memory", "facts", "history", "player"):
+        assert tokens[layer]["max"] > 0, layer
+    assert doc["summary"]["latency_ms"]["done"]["max"] > 0
+
+
+def test_a_save_memory_in_the_shared_profile_is_a_leak_and_fails(tmp_path: Path) -> None:
+    coop = "打算在秋季第1天前盖好鸡舍，还差150块木头和一块铁锭"
+
+    def leak(doc: dict[str, Any]) -> None:
+        # What a bad extraction could do: copy one save's fact into the shared profile.
+        doc["profile"]["notes"].append(coop)
+
+    code, doc = _run(_copy(tmp_path, leak), baseline=BASELINE)
+    assert code == 1
+    probe = next(q for q in doc["questions"] if q["key"] == "sv-b-probe-coop")
+    assert probe["leaked"] == ["sv-a-coop"]
+    farm_a = [q for q in doc["questions"] if q["save"] == "stardew-valley/farm-a"]
+    assert all(q["leaked"] == [] for q in farm_a)  # its own save may see it
+    assert doc["summary"]["total"]["leaks"] == sum(1 for q in doc["questions"]) - len(farm_a)
+    assert any(f["fail"] and "cross-scope leak" in f["message"] for f in doc["findings"])
+
+
+def test_lower_recall_than_the_baseline_fails(tmp_path: Path) -> None:
+    def vague(doc: dict[str, Any]) -> None:
+        for q in _save(doc, "stardew-valley/farm-a")["questions"]:
+            if q["key"] == "sv-a-q-rod":
+                q["text"] = "嗯"
+
+    code, doc = _run(_copy(tmp_path, vague), baseline=BASELINE)
+    assert code == 1
+    assert doc["summary"]["total"]["leaks"] == 0
+    assert any(f["fail"] and f["message"].startswith("recall dropped") for f in doc["findings"])
+    assert any("sv-a-q-rod lost sv-a-rod" in f["message"] for f in doc["findings"])
+
+
+def test_update_baseline_writes_one_the_next_run_passes(tmp_path: Path) -> None:
+    path = tmp_path / "memory-v1.json"
+    path.write_bytes(SET.read_bytes())
+    code, _ = _run(path, update_baseline=True)
+    assert code == 0
+    written = msgspec.json.decode(command.baseline_path(path).read_bytes(), type=Baseline)
+    assert written.leaks == 0 and written.set == "memory-v1"
+    code, doc = _run(path)
+    assert code == 0 and doc["ok"]
+
+
+def test_an_inconsistent_set_is_refused_before_running(tmp_path: Path) -> None:
+    def dangling(doc: dict[str, Any]) -> None:
+        _save(doc, "stardew-valley/farm-b")["questions"][0]["expect"] = ["sv-a-coop"]
+
+    with pytest.raises(UsageError, match="not an event of stardew-valley/farm-b"):
+        command.run(_copy(tmp_path, dangling), out=io.StringIO())

@@ -1,0 +1,139 @@
+"""Running the evaluation set through the real turn path (a shell).
+
+A fresh store in a temporary folder is loaded with the set (each event through
+``MemoryStore.upsert_event`` at its age before the set's start, the profile
+field by field). Then the scripted model server and the real server run over
+loopback (``serving()``, what ``xtyserver serve`` runs) on a
+:class:`~xtyserver.clock.ManualClock` standing at the set's start, and one
+adapter connection per save (the adapter client) asks that save's questions in
+order, each ``chat.send`` carrying the question's modelContext. The chat
+request the scripted model recorded for each turn is what gets scored, so
+every layer the server builds, the connection's history included, is measured.
+
+Settings that would change the answers are pinned: background extraction is
+off (the set stays fixed), the chat and frame buckets are large (the clock does
+not move, so they would never refill), everything else is the default.
+Latency is wall time measured here (``time.perf_counter``).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from xtyserver.adapter import AdapterClient, AdapterInfo, ChatDone, Identity
+from xtyserver.clock import ManualClock
+from xtyserver.config import load_settings
+from xtyserver.evaluation.evalset import EvalSave, EvalSet, question_context
+from xtyserver.evaluation.scoring import Loaded, Turn
+from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.types import PROFILE_FIELDS, SharedProfile
+from xtyserver.server import serving
+from xtyserver.testing import FakeModelServer
+
+TOKEN = "eval-token-not-a-secret-0123456789abcdef"
+TURN_TIMEOUT = 30.0
+
+
+def load_store(evalset: EvalSet, store: MemoryStore) -> Loaded:
+    """Write the set's profile and events into ``store``; what it then holds."""
+    profile = store.get_profile()
+    wanted, default = evalset.shared_profile(), SharedProfile()
+    for name in PROFILE_FIELDS:
+        if getattr(wanted, name) != getattr(default, name):
+            profile = store.set_profile_field(name, getattr(wanted, name))
+    events: dict[str, tuple[str, str]] = {}
+    for save in evalset.saves:
+        for ev in save.events:
+            at = evalset.start - ev.age_hours * 3600.0
+            stored = store.upsert_event(save.scope, ev.new_event(), at)
+            events[ev.key] = (save.label, stored.summary)
+    return Loaded(events=events, profile=profile)
+
+
+def _stamp(when: float) -> str:
+    return datetime.fromtimestamp(when, UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
+
+
+async def _ask_save(
+    url: str, save: EvalSave, fake: FakeModelServer, clock: ManualClock
+) -> list[Turn]:
+    identity = Identity(game_id=save.game, save_id=save.save, save_name=save.name)
+    turns: list[Turn] = []
+    async with AdapterClient(
+        url,
+        token=TOKEN,
+        identity=identity,
+        adapter=AdapterInfo(name="xty-eval", version="1"),
+        timezone="Asia/Shanghai",
+        clock=clock,
+        timeout=TURN_TIMEOUT,
+    ) as client:
+        for q in save.questions:
+            context: dict[str, Any] = question_context(save, q)
+            context["capturedAt"] = _stamp(clock.now())
+            before = len(fake.chat_requests)
+            start = time.perf_counter()
+            first = None
+            reply = await client.chat(q.text, model_context=context)
+            async for _ in reply:
+                if first is None:
+                    first = time.perf_counter()
+            with anyio.fail_after(TURN_TIMEOUT):
+                outcome = await reply.result()
+            done = time.perf_counter()
+            requests = fake.chat_requests[before:]
+            error = None if isinstance(outcome, ChatDone) else f"{outcome.code}: {outcome.message}"
+            if error is None and len(requests) != 1:
+                error = f"{len(requests)} model requests for one turn"
+            turns.append(
+                Turn(
+                    question=q.key,
+                    request=requests[0].json if requests else None,
+                    first_ms=((first or done) - start) * 1000.0,
+                    done_ms=(done - start) * 1000.0,
+                    error=error,
+                )
+            )
+    return turns
+
+
+async def run_set(evalset: EvalSet, *, data_dir: Path | None = None) -> tuple[Loaded, list[Turn]]:
+    """Load the set into a fresh store and ask every question through the server.
+
+    Args:
+        evalset: The set.
+        data_dir: Folder for the store (default: a temporary one, removed afterwards).
+    """
+    with tempfile.TemporaryDirectory(prefix="xty-eval-") as tmp:
+        folder = data_dir or Path(tmp)
+        clock = ManualClock(evalset.start)
+        async with FakeModelServer() as fake:
+            settings = load_settings(
+                None,
+                env={},
+                overrides={
+                    "data_dir": str(folder),
+                    "server.port": 0,
+                    "server.chat_burst": 100_000,
+                    "server.frame_burst": 100_000,
+                    "memory.extraction": False,
+                    "model.base_url": fake.base_url,
+                    "model.model": "scripted-eval",
+                },
+            )
+            with MemoryStore.open_profile(
+                settings.data_path, settings.profile, clock=clock
+            ) as store:
+                loaded = load_store(evalset, store)
+            turns: list[Turn] = []
+            async with serving(settings, token=TOKEN, clock=clock) as server:
+                for save in evalset.saves:
+                    turns += await _ask_save(server.url, save, fake, clock)
+                    await server.memory.wait_idle()
+    return loaded, turns

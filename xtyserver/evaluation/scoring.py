@@ -1,0 +1,300 @@
+"""Scoring the evaluation: what each prompt carried, the figures, the baseline (pure).
+
+A turn is scored from the chat request the model received. Its messages are
+split into the prompt's layers (``xtyserver.model.prompt``): the first system
+message is the persona, a system message starting with :data:`MEMORY_HEAD` the
+memories, one starting with :data:`FACTS_HEAD` the game facts, the last user
+message the player's text, and the user/assistant turns between the history.
+Tokens are :func:`~xtyserver.memory.tokenize.approx_tokens` estimates.
+
+Memories are recognised by the text the store holds (after its normalisation):
+an event counts as injected when its stored summary is in the memory layer,
+and as a leak when a summary of another save's event is anywhere in the prompt.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import msgspec
+
+from xtyserver.evaluation.evalset import PROFILE_PREFIX, EvalSet, Question
+from xtyserver.memory.tokenize import approx_tokens
+from xtyserver.memory.types import SharedProfile
+
+MEMORY_HEAD = "你记得的事"
+FACTS_HEAD = "当前游戏状态"
+LAYERS = ("persona", "memory", "facts", "history", "player", "other", "tools")
+"""Prompt layers; ``other`` is any system message of no known layer, ``tools`` the tool schemas."""
+
+
+class Loaded(msgspec.Struct, frozen=True):
+    """What the store holds after loading the set.
+
+    Attributes:
+        events: Event key -> (save label, summary as stored).
+        profile: The shared profile as stored.
+    """
+
+    events: dict[str, tuple[str, str]]
+    profile: SharedProfile
+
+
+class Turn(msgspec.Struct, frozen=True):
+    """One question as the runner saw it.
+
+    Attributes:
+        question: The question key.
+        request: The chat request body the model received (None if none came).
+        first_ms: Milliseconds from ``chat.send`` to the first ``chat.delta``.
+        done_ms: Milliseconds from ``chat.send`` to the final frame.
+        error: What went wrong instead of a ``chat.done``, or None.
+    """
+
+    question: str
+    request: dict[str, Any] | None
+    first_ms: float
+    done_ms: float
+    error: str | None = None
+
+
+class QuestionResult(msgspec.Struct, frozen=True):
+    """The score of one question."""
+
+    key: str
+    save: str
+    expected: list[str]
+    recalled: list[str]
+    injected: list[str]
+    leaked: list[str]
+    wrong: list[str]
+    tokens: dict[str, int]
+    first_ms: float
+    done_ms: float
+    error: str | None = None
+
+
+class Stats(msgspec.Struct, frozen=True):
+    mean: float
+    p50: float
+    p95: float
+    max: float
+
+
+class SaveRow(msgspec.Struct, frozen=True):
+    """Totals of one save (or of all, as ``save="all"``)."""
+
+    save: str
+    questions: int
+    expected: int
+    recalled: int
+    recall: float
+    leaks: int
+    wrong: int
+    injected_mean: float
+    errors: int
+
+
+class Summary(msgspec.Struct, frozen=True):
+    """The figures of one run."""
+
+    set: str
+    saves: list[SaveRow]
+    total: SaveRow
+    tokens: dict[str, Stats]
+    latency_ms: dict[str, Stats]
+
+
+class Baseline(msgspec.Struct, frozen=True, rename="camel"):
+    """The committed reference a run is compared with."""
+
+    set: str
+    recall: float
+    leaks: int
+    wrong: int
+    recalled: dict[str, list[str]]
+    tokens_mean: dict[str, float]
+    latency_ms: dict[str, float]
+
+
+class Finding(msgspec.Struct, frozen=True):
+    """One line of the comparison; ``fail`` makes the command exit 1."""
+
+    fail: bool
+    message: str
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """The text of one message (string content or its text parts)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, Mapping))
+    return ""
+
+
+def layer_texts(request: Mapping[str, Any]) -> dict[str, str]:
+    """The request's text per prompt layer (see the module docstring)."""
+    messages = [m for m in request.get("messages", []) if isinstance(m, Mapping)]
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    parts: dict[str, list[str]] = {name: [] for name in LAYERS}
+    for i, m in enumerate(messages):
+        text = message_text(m)
+        if m.get("role") == "system":
+            if i == 0:
+                layer = "persona"
+            elif text.startswith(MEMORY_HEAD):
+                layer = "memory"
+            elif text.startswith(FACTS_HEAD):
+                layer = "facts"
+            else:
+                layer = "other"
+        else:
+            layer = "player" if i == last_user else "history"
+        parts[layer].append(text)
+    tools = request.get("tools")
+    if tools:
+        parts["tools"].append(msgspec.json.encode(tools).decode())
+    return {name: "\n".join(texts) for name, texts in parts.items()}
+
+
+def _profile_in(field: str, profile: SharedProfile, text: str) -> bool:
+    value = getattr(profile, field)
+    items = value if isinstance(value, list) else [value]
+    wanted = [str(v) for v in items if v not in ("", None)]
+    return bool(wanted) and all(v in text for v in wanted)
+
+
+def score_turn(save: str, question: Question, turn: Turn, loaded: Loaded) -> QuestionResult:
+    """Score one question of ``save`` (a save label) from what the model received."""
+    texts = layer_texts(turn.request or {})
+    memory = texts["memory"]
+    prompt = "\n".join(texts.values())
+
+    def injected(key: str) -> bool:
+        if key.startswith(PROFILE_PREFIX):
+            return _profile_in(key.removeprefix(PROFILE_PREFIX), loaded.profile, memory)
+        return loaded.events[key][1] in memory
+
+    own = [k for k, (label, _) in loaded.events.items() if label == save]
+    return QuestionResult(
+        key=question.key,
+        save=save,
+        expected=list(question.expect),
+        recalled=[k for k in question.expect if injected(k)],
+        injected=[k for k in own if injected(k)],
+        leaked=[k for k, (label, s) in loaded.events.items() if label != save and s in prompt],
+        wrong=[k for k in question.must_not if injected(k)],
+        tokens={name: approx_tokens(text) for name, text in texts.items()},
+        first_ms=turn.first_ms,
+        done_ms=turn.done_ms,
+        error=turn.error if turn.request is not None else turn.error or "no model request",
+    )
+
+
+def score(evalset: EvalSet, turns: Sequence[Turn], loaded: Loaded) -> list[QuestionResult]:
+    """Score every question; a question without a turn counts as an error."""
+    by_key = {t.question: t for t in turns}
+    missing = Turn("", None, math.nan, math.nan, "not run")
+    return [
+        score_turn(save.label, q, by_key.get(q.key, missing), loaded)
+        for save, q in evalset.questions()
+    ]
+
+
+def stats(values: Sequence[float]) -> Stats:
+    """Mean, nearest-rank p50/p95 and max (zeros for no values)."""
+    xs = sorted(v for v in values if not math.isnan(v))
+    if not xs:
+        return Stats(0.0, 0.0, 0.0, 0.0)
+
+    def rank(p: float) -> float:
+        return xs[max(0, math.ceil(p * len(xs)) - 1)]
+
+    return Stats(sum(xs) / len(xs), rank(0.5), rank(0.95), xs[-1])
+
+
+def _row(name: str, results: Sequence[QuestionResult]) -> SaveRow:
+    expected = sum(len(r.expected) for r in results)
+    recalled = sum(len(r.recalled) for r in results)
+    return SaveRow(
+        save=name,
+        questions=len(results),
+        expected=expected,
+        recalled=recalled,
+        recall=recalled / expected if expected else 1.0,
+        leaks=sum(len(r.leaked) for r in results),
+        wrong=sum(len(r.wrong) for r in results),
+        injected_mean=sum(len(r.injected) for r in results) / len(results) if results else 0.0,
+        errors=sum(r.error is not None for r in results),
+    )
+
+
+def summarize(evalset: EvalSet, results: Sequence[QuestionResult]) -> Summary:
+    """The figures of a run: per save, in total, tokens per layer and latency."""
+    rows = [_row(s.label, [r for r in results if r.save == s.label]) for s in evalset.saves]
+    tokens = {name: stats([r.tokens.get(name, 0) for r in results]) for name in LAYERS}
+    tokens["total"] = stats([sum(r.tokens.values()) for r in results])
+    latency = {
+        "first_delta": stats([r.first_ms for r in results]),
+        "done": stats([r.done_ms for r in results]),
+    }
+    return Summary(evalset.name, rows, _row("all", results), tokens, latency)
+
+
+def make_baseline(summary: Summary, results: Sequence[QuestionResult]) -> Baseline:
+    """The baseline to commit for this run."""
+    return Baseline(
+        set=summary.set,
+        recall=round(summary.total.recall, 4),
+        leaks=summary.total.leaks,
+        wrong=summary.total.wrong,
+        recalled={r.key: r.recalled for r in results},
+        tokens_mean={k: round(v.mean, 1) for k, v in summary.tokens.items()},
+        latency_ms={
+            "p50": round(summary.latency_ms["done"].p50, 2),
+            "p95": round(summary.latency_ms["done"].p95, 2),
+        },
+    )
+
+
+def compare(
+    summary: Summary, results: Sequence[QuestionResult], baseline: Baseline | None
+) -> list[Finding]:
+    """Compare a run with the baseline: leaks, errors and lower recall fail."""
+    total = summary.total
+    out: list[Finding] = []
+    if total.leaks:
+        leaks = [f"{r.key}: {', '.join(r.leaked)}" for r in results if r.leaked]
+        out.append(Finding(True, f"{total.leaks} cross-scope leak(s): " + "; ".join(leaks)))
+    if total.errors:
+        bad = [f"{r.key}: {r.error}" for r in results if r.error is not None]
+        out.append(Finding(True, f"{total.errors} turn(s) failed: " + "; ".join(bad)))
+    if baseline is None:
+        out.append(Finding(False, "no baseline to compare with"))
+        return out
+    if baseline.set != summary.set:
+        out.append(Finding(True, f"the baseline is for set {baseline.set!r}, not {summary.set!r}"))
+        return out
+    drop = total.recall < baseline.recall - 1e-4
+    word = "dropped" if drop else "kept"
+    msg = f"recall {word}: {total.recall:.4f} (baseline {baseline.recall:.4f})"
+    out.append(Finding(drop, msg))
+    lost = [
+        f"{r.key} lost {k}"
+        for r in results
+        for k in baseline.recalled.get(r.key, [])
+        if k not in r.recalled
+    ]
+    if lost:
+        out.append(Finding(False, "no longer recalled: " + "; ".join(lost)))
+    if total.wrong > baseline.wrong:
+        msg = f"wrong same-save memories rose: {total.wrong} (baseline {baseline.wrong})"
+        out.append(Finding(True, msg))
+    mean_total = summary.tokens["total"].mean
+    was = baseline.tokens_mean.get("total", 0.0)
+    out.append(Finding(False, f"prompt tokens per turn: {mean_total:.1f} (baseline {was:.1f})"))
+    return out

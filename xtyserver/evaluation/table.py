@@ -1,0 +1,76 @@
+"""The printed table of ``xtyserver eval`` (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xtyserver.evaluation.scoring import LAYERS, Finding, QuestionResult, SaveRow, Summary
+
+_LAYER_NAMES = {
+    "persona": "persona",
+    "memory": "memory",
+    "facts": "facts",
+    "history": "history",
+    "player": "player text",
+    "other": "other system",
+    "tools": "tool schemas",
+    "total": "total",
+}
+
+_STATS_HEAD = f"{'mean':>8}{'p50':>8}{'p95':>8}{'max':>8}"
+_LATENCY = (("first_delta", "chat.send -> first delta"), ("done", "chat.send -> chat.done"))
+
+
+def _save_line(row: SaveRow) -> str:
+    return (
+        f"{row.save:<36}{row.questions:>5}{row.expected:>6}{row.recalled:>6}"
+        f"{row.recall:>8.3f}{row.leaks:>6}{row.wrong:>6}{row.injected_mean:>9.1f}{row.errors:>7}"
+    )
+
+
+def render(
+    summary: Summary,
+    results: Sequence[QuestionResult],
+    findings: Sequence[Finding],
+    *,
+    how: str,
+    events: int,
+) -> str:
+    """The whole report as text: saves, misses, tokens per layer, latency, comparison."""
+    lines = [
+        f"memory evaluation {summary.set}: {len(summary.saves)} saves, {events} events,"
+        f" {summary.total.questions} questions ({how})",
+        "",
+        f"{'save':<36}{'qs':>5}{'exp':>6}{'hit':>6}{'recall':>8}{'leaks':>6}"
+        f"{'wrong':>6}{'inj/turn':>9}{'errors':>7}",
+        *(_save_line(row) for row in summary.saves),
+        _save_line(summary.total),
+        "",
+    ]
+    misses = [r for r in results if len(r.recalled) < len(r.expected)]
+    for r in misses:
+        missed = [k for k in r.expected if k not in r.recalled]
+        lines.append(f"  missed  {r.key}: {', '.join(missed)}")
+    if misses:
+        lines.append("")
+    lines.append(
+        f"{'prompt tokens per turn (approx)':<36}{'mean':>8}{'p50':>8}{'p95':>8}{'max':>8}"
+    )
+    for name in (*LAYERS, "total"):
+        s = summary.tokens[name]
+        if name == "other" and s.max == 0:
+            continue
+        lines.append(
+            f"{_LAYER_NAMES[name]:<36}{s.mean:>8.1f}{s.p50:>8.0f}{s.p95:>8.0f}{s.max:>8.0f}"
+        )
+    lines += ["", f"{'harness latency per turn (ms)':<36}{'mean':>8}{'p50':>8}{'p95':>8}{'max':>8}"]
+    for name, label in (
+        ("first_delta", "chat.send -> first delta"),
+        ("done", "chat.send -> chat.done"),
+    ):
+        s = summary.latency_ms[name]
+        lines.append(f"{label:<36}{s.mean:>8.2f}{s.p50:>8.2f}{s.p95:>8.2f}{s.max:>8.2f}")
+    lines.append("")
+    for f in findings:
+        lines.append(f"{'FAIL' if f.fail else 'ok  '}  {f.message}")
+    return "\n".join(lines)
