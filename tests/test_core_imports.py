@@ -23,6 +23,7 @@ CORE = [
     "xtyserver.memory.retrieval",
     "xtyserver.memory.compaction",
     "xtyserver.upgrade",
+    "xtyserver.ui_access",
     "xtyserver.model.prompt",
 ]
 IO_LIBRARIES = {"openai", "anyio", "PIL", "apsw", "structlog", "websockets", "httpx", "sniffio"}

@@ -33,7 +33,14 @@ from xtyserver import log
 from xtyserver.errors import StoreError
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.store import MemoryStore
-from xtyserver.memory.types import MemoryEvent, NewEvent, PlayStats, Scope, SharedProfile
+from xtyserver.memory.types import (
+    DailyPlay,
+    MemoryEvent,
+    NewEvent,
+    PlayStats,
+    Scope,
+    SharedProfile,
+)
 from xtyserver.session.events import SaveMemory
 
 T = TypeVar("T")
@@ -286,6 +293,12 @@ class MemoryService:
                 await self._reload(each)
         self._profile = None
 
+    async def set_pinned(self, save: Scope, event_id: int, pinned: bool) -> bool:
+        """Pin or unpin one event of ``save``. True if it exists."""
+        found = await self._write(self.store.set_pinned, save, event_id, pinned)
+        await self._reload(save)
+        return found
+
     async def _reload(self, save: Scope) -> None:
         entry = self._saves.get(save)
         if entry is not None:
@@ -300,8 +313,22 @@ class MemoryService:
         events = await self._read(self.store.load_scope, save)
         return profile, tuple(events)
 
+    async def read_profile(self) -> SharedProfile:
+        """The shared profile as stored now (another process may have changed it)."""
+        profile = await self._read(self.store.get_profile)
+        self._profile = profile
+        return profile
+
     async def play_stats(self) -> PlayStats:
         return await self._read(self.store.stats)
+
+    async def daily_play(self, since: float) -> list[DailyPlay]:
+        """Active time per game and local date since ``since``."""
+        return await self._read(self.store.daily_play, since)
+
+    async def scopes(self) -> list[Scope]:
+        """Every save with memories or statistics, sorted."""
+        return await self._read(self.store.list_scopes)
 
     # -- play accounting --------------------------------------------------------------------
 
