@@ -123,6 +123,56 @@ def drive_page(h: Harness, link: str) -> list[Path]:
         css(d, "#tab-memory")[0].click()
         ready(d, "memory")
         shots.append(browser.screenshot(d, "ui-memory-en.png"))
+
+        # the automatic-forming switch
+        css(d, "#auto-shared")[0].click()
+        wait(d, lambda d: css(d, "#status")[0].text == "Saved.")
+        assert h.store.get_profile().auto_shared is False
+
+        # pin
+        farm_b = h.store.load_scope(Scope("stardew-valley", "farm-b"))[0]
+        css(d, f'li.event[data-event-id="{farm_b.id}"] button.pin')[0].click()
+        wait(d, lambda d: css(d, f'li.event.pinned[data-event-id="{farm_b.id}"]'))
+        assert [e.pinned for e in h.store.load_scope(farm_b.scope) if e.id == farm_b.id] == [True]
+
+        def confirm_and_wait(button: str, preview: str, done: Any) -> list[str]:
+            css(d, button)[0].click()
+            wait(d, lambda d: d.execute_script("return document.getElementById('confirm').open"))
+            shown = [p.text for p in css(d, preview)]
+            css(d, "#confirm-yes")[0].click()
+            wait(d, done)
+            return shown
+
+        # delete a shared field
+        shown = confirm_and_wait(
+            'tr[data-field="hobbies"] button.delete',
+            "#confirm .preview-field",
+            lambda d: css(d, 'tr[data-field="hobbies"] td.value')[0].text == "(empty)",
+        )
+        assert shown == ["Hobbies: 钓鱼、种地"]
+        assert h.store.get_profile().hobbies == []
+
+        # clear a save, then a whole game; statistics stay
+        world_a = 'section.save[data-save="world-a"]'
+        shown = confirm_and_wait(
+            f"{world_a} button.clear-save",
+            "#confirm .preview-events li",
+            lambda d: not css(d, f"{world_a} li.event"),
+        )
+        assert len(shown) == 2
+        assert h.store.load_scope(Scope("dont-starve-together", "world-a")) == []
+        stardew = 'article.game[data-game="stardew-valley"]'
+        shown = confirm_and_wait(
+            f"{stardew} button.clear-game",
+            "#confirm .preview-events li",
+            lambda d: not css(d, f"{stardew} li.event"),
+        )
+        assert len(shown) == 5
+        assert all(
+            h.store.load_scope(Scope("stardew-valley", s)) == [] for s in GAMES["stardew-valley"]
+        )
+        assert {g.game_id: g.days for g in h.store.stats().games} == DAYS_PLAYED
+        assert len(css(d, "li.event")) == 2  # world-b's
     return shots
 
 

@@ -170,7 +170,7 @@
     for (let i = count - 1; i >= 0; i--) dates.push(new Date(end.getTime() - i * 86400000).toISOString().slice(0, 10));
     const byDate = new Map(days.map((d) => [d.date, d.activeMs]));
     const most = Math.max(60000, ...days.map((d) => d.activeMs));
-    const w = 16, h = 120, svg = document.createElementNS(SVG, "svg");
+    const w = 30, h = 110, svg = document.createElementNS(SVG, "svg");
     svg.setAttribute("class", "chart");
     svg.setAttribute("data-game", gameId);
     svg.setAttribute("viewBox", `0 0 ${dates.length * w} ${h + 16}`);
@@ -183,9 +183,9 @@
       bar.setAttribute("class", "bar");
       bar.setAttribute("data-date", date);
       bar.setAttribute("data-active-ms", String(ms));
-      bar.setAttribute("x", String(i * w + 2));
+      bar.setAttribute("x", String(i * w + 4));
       bar.setAttribute("y", String(h - height));
-      bar.setAttribute("width", String(w - 4));
+      bar.setAttribute("width", String(w - 8));
       bar.setAttribute("height", String(height));
       const tip = document.createElementNS(SVG, "title");
       tip.textContent = `${date}: ${hm(ms)}`;
@@ -240,6 +240,7 @@
     $("lang").addEventListener("click", () => {
       lang = lang === "zh" ? "en" : "zh";
       localStorage.setItem("xty-lang", lang);
+      say("");
       show(tab);
     });
     $("confirm-yes").addEventListener("click", confirmForget);
