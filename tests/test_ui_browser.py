@@ -222,14 +222,17 @@ async def evil_site(page: str) -> AsyncIterator[int]:
     async def answer(stream: anyio.abc.SocketStream) -> None:
         async with stream:
             head = b""
-            while b"\r\n\r\n" not in head:
-                head += await stream.receive()
-            body = page.encode()
-            await stream.send(
-                b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
-                + f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
-                + body
-            )
+            try:  # the browser may open a spare connection and close it unused
+                while b"\r\n\r\n" not in head:
+                    head += await stream.receive()
+                body = page.encode()
+                await stream.send(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
+                    + f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+                    + body
+                )
+            except (anyio.EndOfStream, anyio.BrokenResourceError, OSError):
+                return
 
     listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
     async with listener, anyio.create_task_group() as tg:
