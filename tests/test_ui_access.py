@@ -95,7 +95,13 @@ CASES: list[tuple[str, str, str, list[tuple[str, str]], tuple[str, int, str]]] =
         [*GOOD, ("Origin", "null")],
         ("refused", 403, "origin not allowed"),
     ),
-    ("resume", "GET", "/ui/api/session", [HOST, ("Cookie", f"{COOKIE}=s1")], ("resume", 0, "")),
+    (
+        "the cookie alone",
+        "GET",
+        "/ui/api/session",
+        [HOST, ("Cookie", f"{COOKIE}=s1")],
+        ("refused", 403, "csrf token missing or wrong"),
+    ),
     ("resume without a session", "GET", "/ui/api/session", [HOST], ("refused", 401, "no session")),
     ("read", "GET", "/ui/api/view", GOOD, ("read", 0, "")),
     (

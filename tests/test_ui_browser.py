@@ -55,6 +55,8 @@ def drive_page(h: Harness, link: str) -> list[Path]:
         d.get(link)
         ready(d, "memory")
         assert d.current_url.endswith("/ui/"), d.current_url  # the token left the address bar
+        d.refresh()  # a reload keeps the session (the CSRF token is in this tab's sessionStorage)
+        ready(d, "memory")
 
         # the profile, two games with two saves each, and their items
         nickname = css(d, 'tr[data-field="nickname"] td.value')[0]

@@ -11,9 +11,10 @@ sessions and the time in; a :class:`Decision` out. The shell
    sent, must be ``same-origin`` (or ``none`` for opening the page itself).
 3. By path: the page's files are public (they hold no data); ``POST
    /ui/api/session`` trades the launch key (``X-XTY-Launch``) for a session
-   (401 when wrong); ``GET /ui/api/session`` hands an open session its CSRF
-   token again (after a reload); every other API call needs the session cookie
-   (401) and the session's CSRF token in ``X-XTY-CSRF`` (403). ``GET`` reads,
+   (401 when wrong); every other API call needs the session cookie (401) and
+   the session's CSRF token in ``X-XTY-CSRF`` (403). The cookie alone never
+   yields the CSRF token (the page keeps it in ``sessionStorage``), so a
+   cookie leaked to another port of ``127.0.0.1`` opens nothing. ``GET`` reads,
    ``POST`` writes; other methods are refused (405).
 
 The launch key is derived from the adapter token (HMAC), so ``xtyserver ui``
@@ -42,7 +43,7 @@ LAUNCH_HEADER = "X-XTY-Launch"
 SESSION_SECONDS = 12 * 3600
 MAX_SESSIONS = 8
 
-Kind = Literal["static", "exchange", "resume", "read", "write", "refused"]
+Kind = Literal["static", "exchange", "read", "write", "refused"]
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -73,7 +74,7 @@ class Decision(msgspec.Struct, frozen=True):
         kind: ``refused``, or what the request may do.
         status: The HTTP status of a refusal (0 when allowed).
         reason: Why it was refused (safe to show; names no secret).
-        session_id: The caller's open session, for ``resume``, ``read`` and ``write``.
+        session_id: The caller's open session, for ``read`` and ``write``.
     """
 
     kind: Kind
@@ -179,8 +180,6 @@ def check_ui_request(
     session = sessions.get(session_id) if session_id is not None else None
     if session_id is None or session is None or session.expires_at <= now:
         return refuse(401, "no session")
-    if route == SESSION_PATH:
-        return Decision("resume", session_id=session_id)
     if not _same(_single(headers, CSRF_HEADER), session.csrf):
         return refuse(403, "csrf token missing or wrong")
     return Decision("read" if method == "GET" else "write", session_id=session_id)

@@ -151,9 +151,6 @@ class UiHttp:
             return self._static(path.removeprefix(PREFIX))
         if decision.kind == "exchange":
             return self._open_session(now)
-        if decision.kind == "resume":
-            assert decision.session_id is not None
-            return json_response(200, {"csrf": self.sessions[decision.session_id].csrf})
         q = {k: v[0] for k, v in parse_qs(query, keep_blank_values=True).items()}
         name = path.removeprefix(PREFIX + "api/")
         table = self._reads if decision.kind == "read" else self._writes

@@ -43,11 +43,10 @@
     if (match) {
       history.replaceState(null, "", location.pathname);  // the key leaves the address bar
       const r = await fetch("api/session", { method: "POST", headers: { "X-XTY-Launch": match[1] }, credentials: "same-origin" });
-      if (r.ok) { csrf = (await r.json()).csrf; return true; }
+      if (r.ok) sessionStorage.setItem("xty-csrf", (await r.json()).csrf);
     }
-    const again = await fetch("api/session", { credentials: "same-origin" });
-    if (again.ok) { csrf = (await again.json()).csrf; return true; }
-    return false;
+    csrf = sessionStorage.getItem("xty-csrf");  // this tab only; the cookie alone opens nothing
+    return !!csrf;
   }
 
   function hm(ms) {
@@ -230,7 +229,10 @@
   async function show(next) {
     tab = next;
     delete document.body.dataset.ready;
-    try { await refresh(); } catch (e) { say(T().failed + e.message, true); }
+    try { await refresh(); } catch (e) {
+      if (e.message === "no session") { say(T().needLink, true); document.body.dataset.ready = "locked"; }
+      else say(T().failed + e.message, true);
+    }
   }
 
   async function start() {
