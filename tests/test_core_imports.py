@@ -29,6 +29,7 @@ CORE = [
     "xtyserver.memory.retrieval",
     "xtyserver.memory.compaction",
     "xtyserver.upgrade",
+    "xtyserver.ui_access",
     "xtyserver.model.prompt",
     "xtyserver.replay.recording",
     "xtyserver.replay.lint",

@@ -1,4 +1,4 @@
-"""Command line: ``xtyserver serve|demo|eval|replay|fake-model|schemas|stats|memory|token``.
+"""Command line: ``xtyserver serve|ui|mcp|demo|eval|replay|fake-model|schemas|stats|memory|token``.
 
 See README "Commands".
 """
@@ -63,6 +63,15 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--baseline", type=Path, help="default: <set>.baseline.json next to it")
     ev.add_argument("--json", action="store_true", help="one JSON document")
     ev.add_argument("--update-baseline", action="store_true", help="write this run as baseline")
+
+    ui = sub.add_parser("ui", help="open the memory page of a running server in the browser")
+    _common(ui)
+    ui.add_argument("--host", help="the server's address (default: from the configuration)")
+    ui.add_argument("--port", type=int, help="the server's port (default: from the configuration)")
+    ui.add_argument("--print", action="store_true", help="print the link instead of opening it")
+
+    mcp = sub.add_parser("mcp", help="the memory tools for an assistant, as an MCP server on stdio")
+    _common(mcp)
 
     demo = sub.add_parser("demo", help="server + scripted model + a simulated Stardew adapter")
     demo.add_argument("--data-dir", help="data folder (default: a temporary folder)")
@@ -143,6 +152,12 @@ def _dispatch(args: argparse.Namespace) -> int:
                 as_json=args.json,
                 update_baseline=args.update_baseline,
             )
+        case "ui":
+            return _ui(_settings(args), print_only=args.print)
+        case "mcp":
+            from xtyserver.mcp_server import run_mcp
+
+            return anyio.run(run_mcp, _settings(args))
         case "demo":
             from xtyserver.demo import run_demo
 
@@ -196,6 +211,7 @@ async def _serve(settings: Settings, record: Path | None, record_images: bool) -
             " (xtyserver token show prints it)",
             flush=True,
         )
+        print(f"memory page: {server.ui_link}", flush=True)
         if sys.platform == "win32":
             # No signal receivers on Windows' event loop: Ctrl+C raises
             # KeyboardInterrupt, which stops the server just the same.
@@ -203,6 +219,21 @@ async def _serve(settings: Settings, record: Path | None, record_images: bool) -
         with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async for _ in signals:
                 break
+    return 0
+
+
+def _ui(settings: Settings, *, print_only: bool) -> int:
+    import webbrowser
+
+    from xtyserver import token as tokens
+    from xtyserver.ui_access import launch_key, open_link
+
+    secret, _ = tokens.load_or_create(settings.data_path, env_token=settings.token)
+    link = open_link(settings.server.host, settings.server.port, launch_key(secret))
+    if print_only or not webbrowser.open(link):
+        print(link, flush=True)
+        return 0 if print_only else 1
+    print("opened the memory page in the default browser", flush=True)
     return 0
 
 

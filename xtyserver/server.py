@@ -26,6 +26,7 @@ from xtyserver.config import Settings
 from xtyserver.connection import Connection, RuntimeLimits
 from xtyserver.errors import UsageError
 from xtyserver.localzone import detect_local_timezone
+from xtyserver.manage_api import ManageApi
 from xtyserver.memory.accounting import timezone_known
 from xtyserver.memory.jobs import MemoryJobs
 from xtyserver.memory.service import MemoryService
@@ -37,6 +38,8 @@ from xtyserver.recorder import Recorder
 from xtyserver.session.machine import GameAgentSession
 from xtyserver.session.settings import SessionSettings
 from xtyserver.token import matches as token_matches
+from xtyserver.ui_access import launch_key, open_link
+from xtyserver.ui_http import UiHttp
 from xtyserver.upgrade import PATH, bearer, check_upgrade
 
 
@@ -156,6 +159,12 @@ class Server:
         )
         self.port: int | None = None
         self.connections = _Gauge()
+        self.ui = UiHttp(
+            ManageApi(memory, clock, timezone=settings.server.default_timezone or local or "UTC"),
+            bind_host=settings.server.host,
+            key=launch_key(token),
+            clock=clock,
+        )
 
     @property
     def store(self) -> MemoryStore:
@@ -170,6 +179,12 @@ class Server:
         host = self.settings.server.host
         shown = f"[{host}]" if ":" in host else host
         return f"ws://{shown}:{self.port}{PATH}"
+
+    @property
+    def ui_link(self) -> str:
+        """The link that opens the memory page (it carries the launch key; show it only locally)."""
+        assert self.port is not None
+        return open_link(self.settings.server.host, self.port, self.ui.key)
 
     async def wait_connections(self, at_most: int) -> None:
         """Return once at most ``at_most`` connections are open."""
@@ -210,8 +225,10 @@ class Server:
                         await ws_server.wait_closed()
                         await self.connections.wait_at_most(0)
 
-    def _process_request(self, ws: ServerConnection, request: Request) -> Response | None:
+    async def _process_request(self, ws: ServerConnection, request: Request) -> Response | None:
         assert self.port is not None
+        if request.path.split("?", 1)[0] == "/ui" or request.path.startswith("/ui/"):
+            return await self.ui.handle(request, self.port)
         refusal = check_upgrade(
             request.path,
             list(request.headers.raw_items()),

@@ -16,7 +16,7 @@ import apsw
 from xtyserver.errors import UsageError
 from xtyserver.memory import accounting
 from xtyserver.memory.export import PlayDayRecord, PlaySessionRecord
-from xtyserver.memory.types import GamePlayStats, PlayStats, SavePlayStats, Scope
+from xtyserver.memory.types import DailyPlay, GamePlayStats, PlayStats, SavePlayStats, Scope
 
 SESSION_COLUMNS: tuple[str, ...] = PlaySessionRecord.__struct_fields__
 DAY_COLUMNS: tuple[str, ...] = PlayDayRecord.__struct_fields__
@@ -135,6 +135,28 @@ def stats(conn: apsw.Connection) -> PlayStats:
             )
         )
     return PlayStats(games=games, saves=save_rows)
+
+
+def daily(conn: apsw.Connection, since: float) -> list[DailyPlay]:
+    """Active time per game and local date since ``since``, with every play day in the window.
+
+    A session's active time counts on the local date it started (in its own
+    timezone); a play day with no session starting on it is listed with 0, so
+    every day played has an entry.
+    """
+    first = accounting.local_date(since, "UTC")
+    totals: dict[tuple[str, str], int] = {}
+    for game_id, tz, started, ms in conn.execute(
+        "SELECT game_id, tz, started_at, active_ms FROM play_session WHERE started_at >= ?",
+        (since,),
+    ):
+        key = (cast(str, game_id), accounting.local_date(cast(float, started), cast(str, tz)))
+        totals[key] = totals.get(key, 0) + int(ms or 0)
+    for game_id, date in conn.execute(
+        "SELECT DISTINCT game_id, date FROM play_day WHERE date >= ?", (first,)
+    ):
+        totals.setdefault((cast(str, game_id), cast(str, date)), 0)
+    return [DailyPlay(g, d, ms) for (g, d), ms in sorted(totals.items()) if d >= first]
 
 
 def all_sessions(conn: apsw.Connection) -> list[PlaySessionRecord]:

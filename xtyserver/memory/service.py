@@ -34,7 +34,14 @@ from xtyserver.errors import StoreError
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.store import MemoryStore
-from xtyserver.memory.types import MemoryEvent, NewEvent, PlayStats, Scope, SharedProfile
+from xtyserver.memory.types import (
+    DailyPlay,
+    MemoryEvent,
+    NewEvent,
+    PlayStats,
+    Scope,
+    SharedProfile,
+)
 from xtyserver.session.events import SaveMemory
 
 T = TypeVar("T")
@@ -321,8 +328,26 @@ class MemoryService:
         events = await self._read(self.store.load_scope, save)
         return profile, tuple(events)
 
+    async def read_profile(self) -> SharedProfile:
+        """The shared profile as stored now (another process may have changed it)."""
+        profile = await self._read(self.store.get_profile)
+        self._profile = profile
+        return profile
+
     async def play_stats(self) -> PlayStats:
         return await self._read(self.store.stats)
+
+    async def daily_play(self, since: float) -> list[DailyPlay]:
+        """Active time per game and local date since ``since``."""
+        return await self._read(self.store.daily_play, since)
+
+    async def save_names(self) -> dict[Scope, str]:
+        """The readable name of every save that reported one (``identity.saveName``)."""
+        return await self._read(self.store.save_names)
+
+    async def scopes(self) -> list[Scope]:
+        """Every save with memories or statistics, sorted."""
+        return await self._read(self.store.list_scopes)
 
     # -- play accounting --------------------------------------------------------------------
 

@@ -31,7 +31,14 @@ from xtyserver.memory.compaction import DEFAULT_MAX_IMPORTANCE, DIGEST_PREFIX, p
 from xtyserver.memory.database import DEFAULT_BUSY_TIMEOUT_MS, Database
 from xtyserver.memory.export import ExportDocument
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview
-from xtyserver.memory.types import MemoryEvent, NewEvent, PlayStats, Scope, SharedProfile
+from xtyserver.memory.types import (
+    DailyPlay,
+    MemoryEvent,
+    NewEvent,
+    PlayStats,
+    Scope,
+    SharedProfile,
+)
 from xtyserver.memory.validation import (
     checked_new_event,
     checked_profile_value,
@@ -377,6 +384,10 @@ class MemoryStore:
     def stats(self) -> PlayStats:
         """Per-save and per-game play statistics (game days = union of save dates)."""
         return self._db.read(play.stats)
+
+    def daily_play(self, since: float) -> list[DailyPlay]:
+        """Active time per game and local date since ``since`` (see ``play.daily``)."""
+        return self._db.read(lambda conn: play.daily(conn, since))
 
     # --- export / import / backup --------------------------------------------------------
 

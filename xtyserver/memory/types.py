@@ -145,6 +145,14 @@ class PlayStats(msgspec.Struct, frozen=True, rename="camel"):
     saves: list[SavePlayStats]
 
 
+class DailyPlay(msgspec.Struct, frozen=True, rename="camel"):
+    """Active time of one game on one local date (``YYYY-MM-DD``)."""
+
+    game_id: str
+    date: str
+    active_ms: int
+
+
 T = TypeVar("T", bound=msgspec.Struct)
 
 _PATH_RE = re.compile(r"at `\$\.([A-Za-z_]+)")
