@@ -127,3 +127,30 @@ async def test_cancel_and_heartbeat_are_answered_while_a_store_request_waits(
         answer = await recv(ws, timeout=20)
         assert (answer["type"], answer["id"]) == ("memory.result", "p1")
         assert answer["profile"]["nickname"] == "阿汤"
+
+
+async def test_a_change_by_another_process_reaches_the_next_turn(tmp_path: Path) -> None:
+    """``xtyserver mcp`` or the CLI forgetting a memory while a save is played."""
+    from xtyserver.clock import ManualClock
+    from xtyserver.memory.manage import ForgetSpec
+    from xtyserver.memory.store import MemoryStore
+
+    async with running(tmp_path) as h:
+        h.store.upsert_event(FARM_A, NewEvent("goal", "温室", "约好先修好温室"), 0.0)
+        h.store.set_profile_field("nickname", "阿汤")
+        async with h.adapter(save="farm-a") as ws:
+            await chat(ws, "温室怎么样了", chat_id="c1")
+            assert "约好先修好温室" in h.fake.chat_requests[-1].text
+            # Another connection to the same file, as another process would have.
+            with MemoryStore(h.store.path, clock=ManualClock()) as other:
+                [event] = other.load_scope(FARM_A)
+                other.forget(
+                    ForgetSpec(
+                        kind="item", game_id="stardew-valley", save_id="farm-a", item_id=event.id
+                    )
+                )
+                other.set_profile_field("nickname", "小明")
+            await chat(ws, "温室怎么样了", chat_id="c2")
+        request = h.fake.chat_requests[-1].text
+        assert "约好先修好温室" not in request
+        assert "小明" in request and "阿汤" not in request

@@ -82,6 +82,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) STRICT, WITHOUT ROWID
         """,
     ),
+    # 2 -> 3: a counter every management change bumps, so a running server notices a
+    # change made by another process (xtyserver mcp, the CLI) and reloads its caches.
+    (
+        """
+        CREATE TABLE memory_generation(
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            value INTEGER NOT NULL
+        ) STRICT
+        """,
+        "INSERT INTO memory_generation(id, value) VALUES (1, 0)",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -109,6 +109,7 @@ class MemoryService:
         self._writer = anyio.CapacityLimiter(1)
         self._saves: dict[Scope, _Cached] = {}
         self._profile: SharedProfile | None = None
+        self._generation: int | None = None
         self._count = _Counters()
         self._count.idle.set()
         self._touch_in: MemoryObjectSendStream[tuple[Scope, tuple[int, ...], float]]
@@ -214,11 +215,25 @@ class MemoryService:
         Raises:
             StoreError: The store could not be read.
         """
+        await self._follow_other_processes()
         profile = await self.profile()
         entry = self._saves.get(save)
         if entry is not None:
             return SaveMemory(profile, await self._loaded(save, entry))
         return SaveMemory(profile, await self._read(self._build_index, save))
+
+    async def _follow_other_processes(self) -> None:
+        """Drop cached memory when any process (``xtyserver mcp``, the CLI) changed it.
+
+        Every management change bumps a counter in the store, in its own
+        transaction; one small read per turn tells whether the caches are stale.
+        """
+        generation = await self._read(self.store.generation)
+        if self._generation is not None and generation != self._generation:
+            self._profile = None
+            for save in list(self._saves):
+                await self._reload(save)
+        self._generation = generation
 
     def touch(self, save: Scope, ids: Iterable[int], at: float) -> None:
         """Mark memories as used now; the SQLite write follows in the background."""

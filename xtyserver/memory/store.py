@@ -26,7 +26,7 @@ import msgspec
 
 from xtyserver.clock import Clock
 from xtyserver.errors import StoreError, UsageError
-from xtyserver.memory import accounting, events, play, saves, shared_profile, transfer
+from xtyserver.memory import accounting, events, generation, play, saves, shared_profile, transfer
 from xtyserver.memory.compaction import DEFAULT_MAX_IMPORTANCE, DIGEST_PREFIX, plan_compaction
 from xtyserver.memory.database import DEFAULT_BUSY_TIMEOUT_MS, Database
 from xtyserver.memory.export import ExportDocument
@@ -167,11 +167,15 @@ class MemoryStore:
             shared_profile.set_field(conn, name, clean, now)
             return shared_profile.load(conn)
 
-        return self._db.write(write)
+        return self._db.write(generation.changed(write))
 
     def clear_profile(self) -> None:
         """Reset every shared-profile field to its default, keeping the autoShared choice."""
-        self._db.write(shared_profile.clear)
+        self._db.write(generation.changed(shared_profile.clear))
+
+    def generation(self) -> int:
+        """How many management changes the store has seen (any process's)."""
+        return self._db.read(generation.read)
 
     # --- game memory -----------------------------------------------------------------------
 
@@ -198,7 +202,9 @@ class MemoryStore:
     def set_pinned(self, scope: Scope, event_id: int, pinned: bool) -> bool:
         """Pin (the player asked to keep it) or unpin one event. True if it exists."""
         scope = checked_scope(scope)
-        return self._db.write(lambda conn: events.set_pinned(conn, scope, event_id, pinned))
+        return self._db.write(
+            generation.changed(lambda conn: events.set_pinned(conn, scope, event_id, pinned))
+        )
 
     def touch(self, scope: Scope, ids: Sequence[int], now: float) -> None:
         """Mark events of ``scope`` as used at ``now`` (ids of other scopes are ignored)."""
@@ -246,7 +252,7 @@ class MemoryStore:
         """
         spec = self._checked_spec(spec)
         now = self._clock.now()
-        return self._db.write(lambda conn: saves.forget(conn, spec, now))
+        return self._db.write(generation.changed(lambda conn: saves.forget(conn, spec, now)))
 
     def preview_forget(self, spec: ForgetSpec) -> ForgetPreview:
         """What :meth:`forget` of ``spec`` would delete (nothing is changed)."""
@@ -410,7 +416,7 @@ class MemoryStore:
         """
         doc = transfer.checked_document(doc)
         now = self._clock.now()
-        self._db.write(lambda conn: transfer.import_checked(conn, doc, now))
+        self._db.write(generation.changed(lambda conn: transfer.import_checked(conn, doc, now)))
 
     def backup(self, path: str | os.PathLike[str]) -> None:
         """Copy the store to ``path`` with SQLite's online backup (consistent, live)."""
