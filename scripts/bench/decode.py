@@ -5,7 +5,11 @@ The baseline is the cheapest thing that could work (one typed msgspec decode,
 no budget, duplicate-key or forbidden-content checks); the ratio shows what the
 protocol's extra checks cost per frame type. Prints medians of repeated runs.
 
-Usage: ``python scripts/bench/decode.py [--repeat 7] [--number 2000] [--cpu]``.
+A third column runs a pydantic v2 implementation of the same state.update rules
+(``decode_pydantic.py``; ``pip install -e .[bench]``). Rounds are interleaved
+and each cell is the median with half the interquartile range.
+
+Usage: ``python scripts/bench/decode.py [--repeat 15] [--number 2000] [--cpu]``.
 ``--cpu`` times with the process's CPU clock instead of the wall clock, which
 other processes on a busy machine disturb less.
 """
@@ -17,12 +21,18 @@ import base64
 import io
 import json
 import statistics
+import sys
 import time
-import timeit
+from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 
 import msgspec
 from PIL import Image
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from decode_pydantic import decode_state_update
 
 from xtyserver.protocol.codec import decode_client_frame
 from xtyserver.protocol.frames import ClientFrame
@@ -70,26 +80,53 @@ def frames() -> dict[str, bytes]:
     return {k: json.dumps(v, ensure_ascii=False).encode() for k, v in out.items()}
 
 
+def _per_call(fn: Callable[[], object], number: int, timer: Callable[[], float]) -> float:
+    start = timer()
+    for _ in range(number):
+        fn()
+    return (timer() - start) / number * 1e6
+
+
+def _cell(samples: list[float]) -> str:
+    quartiles = statistics.quantiles(samples, n=4)
+    return f"{statistics.median(samples):8.1f} ±{(quartiles[2] - quartiles[0]) / 2:5.1f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--number", type=int, default=2000)
     parser.add_argument("--cpu", action="store_true", help="time CPU, not wall clock")
     args = parser.parse_args()
     timer = time.process_time if args.cpu else time.perf_counter
     baseline = msgspec.json.Decoder(ClientFrame)
-    print(f"{'frame':<18} {'bytes':>9} {'baseline µs':>12} {'xtyserver µs':>13} {'ratio':>6}")
+    print(
+        f"median µs per frame ± half the interquartile range of {args.repeat} interleaved rounds"
+        f" ({'process CPU' if args.cpu else 'wall'} clock)"
+    )
+    print(
+        f"{'frame':<16} {'bytes':>7} {'msgspec floor':>15} {'xtyserver':>15} {'pydantic v2':>15}"
+        f" {'x floor':>8} {'pyd / xty':>9}"
+    )
     for name, raw in frames().items():
         number = max(5, args.number // (1 + len(raw) // 20_000))
-        base = timeit.repeat(
-            lambda r=raw: baseline.decode(r), number=number, repeat=args.repeat, timer=timer
+        candidates: dict[str, Callable[[], object]] = {
+            "base": lambda r=raw: baseline.decode(r),
+            "ours": lambda r=raw: decode_client_frame(r),
+        }
+        if name == "state.update":
+            candidates["pydantic"] = lambda r=raw: decode_state_update(r)
+        samples: dict[str, list[float]] = {key: [] for key in candidates}
+        for _ in range(args.repeat):  # interleaved: a busy moment hits every candidate
+            for key, fn in candidates.items():
+                samples[key].append(_per_call(fn, number, timer))
+        base, ours = (statistics.median(samples[k]) for k in ("base", "ours"))
+        pyd = samples.get("pydantic")
+        print(
+            f"{name:<16} {len(raw):>7} {_cell(samples['base']):>15} {_cell(samples['ours']):>15}"
+            f" {_cell(pyd) if pyd else '-':>15} {ours / base:>8.1f}"
+            f" {statistics.median(pyd) / ours if pyd else float('nan'):>9.1f}"
         )
-        ours = timeit.repeat(
-            lambda r=raw: decode_client_frame(r), number=number, repeat=args.repeat, timer=timer
-        )
-        b = statistics.median(base) / number * 1e6
-        o = statistics.median(ours) / number * 1e6
-        print(f"{name:<18} {len(raw):>9} {b:>12.1f} {o:>13.1f} {o / b:>6.1f}")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,9 @@ from xtyserver.errors import BudgetError, ForbiddenContentError
 from xtyserver.protocol.forbidden import find_forbidden
 from xtyserver.protocol.frames import ChatContext, Hello, Identity, ModelContext, StateUpdate
 from xtyserver.protocol.limits import CONTEXT_MAX_BYTES, OBSERVATION_MAX_BYTES
+from xtyserver.protocol.prefilter import strings_clean
+
+_ENCODER = msgspec.json.Encoder()
 
 Freshness = Literal["fresh", "stale", "dropped"]
 
@@ -35,16 +38,20 @@ def check_model_context(context: ModelContext, *, prefix: str = "") -> int:
         BudgetError: over ``CONTEXT_MAX_BYTES``; the field is the modelContext.
         ForbiddenContentError: naming every offending string field.
     """
-    builtins = msgspec.to_builtins(context)
-    size = len(msgspec.json.encode(builtins))
+    encoded = _ENCODER.encode(context)
+    size = len(encoded)
     path = f"{prefix}modelContext"
     if size > CONTEXT_MAX_BYTES:
         raise BudgetError(
             f"{path} is {size} bytes serialized; at most {CONTEXT_MAX_BYTES}", fields=[path]
         )
-    # Fast path: check the strings without building their paths; only a hit
-    # (rare: the frame is refused) pays for walking again to name the fields.
-    builtins.pop("capturedAt", None)  # a checked timestamp, not free text
+    # capturedAt is a checked timestamp, not free text.
+    if strings_clean(encoded, skip_key=b"capturedAt"):
+        return size
+    # Exact check: every string on its own, without building their paths; only
+    # a hit (rare: the frame is refused) pays for walking again to name fields.
+    builtins = msgspec.to_builtins(context)
+    builtins.pop("capturedAt", None)
     if any(find_forbidden(text) for text in _flat_strings(builtins)):
         _refuse_forbidden(_strings(builtins, path))
     return size

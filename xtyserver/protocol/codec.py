@@ -135,7 +135,7 @@ def decode_client_frame(data: bytes | str) -> Decoded:
             code="frame_too_large",
         )
     try:
-        _refuse_duplicate_keys(raw)
+        _refuse_duplicate_keys(raw, frame)
         frame = _normalized(frame, raw)
         size = _check_semantics(frame)
     except PeerError as exc:
@@ -158,13 +158,52 @@ def _check_semantics(frame: ClientFrame) -> int:
             return 0
 
 
-def _refuse_duplicate_keys(raw: bytes) -> None:
+def _refuse_duplicate_keys(raw: bytes, frame: ClientFrame) -> None:
     """Refuse an object with the same key twice (v1.md "Frames": JSON rules).
 
     msgspec keeps the last duplicate silently; a mod that sends two values for
     one field has a bug worth hearing about, and an attacker gets no ambiguity.
+    Counting is enough when it can be done exactly (see :func:`_no_duplicates`);
+    otherwise, or when the counts differ, ``json`` parses the frame again to
+    name the key.
     """
+    if _no_duplicates(raw, frame):
+        return
+    _name_duplicate_key(raw)
 
+
+def _no_duplicates(raw: bytes, frame: ClientFrame) -> bool:
+    """Whether ``raw`` certainly has no duplicate key, by counting colons.
+
+    Without a backslash ``raw`` spells every string as it is decoded, so its
+    colons are one per key plus those inside strings. Re-encoding the typed
+    frame writes the same strings (a timestamp may lose its ``+00:00``) and
+    each key holding a non-default value once (``omit_defaults``): if ``raw``
+    has no more colons than that, it repeats no key. A frame that spells out
+    a default (``"menu": null``) has more, and is counted again against a
+    generic decode, which keeps each distinct key once. A ``msgspec.Raw``
+    part is re-encoded verbatim, duplicates and all, so a frame carrying one
+    skips the first count. Single-byte searches only: they run at memchr
+    speed, which matters for a frame with a screenshot.
+    """
+    if b"\\" in raw:
+        return False
+    colons = raw.count(b":")
+    raw_part = (
+        isinstance(frame, ChatSend)
+        and frame.context is not None
+        and frame.context.observation is not msgspec.UNSET
+    )
+    if not raw_part and _ENCODER.encode(frame).count(b":") == colons:
+        return True
+    try:
+        generic = _GENERIC.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return False
+    return _ENCODER.encode(generic).count(b":") == colons
+
+
+def _name_duplicate_key(raw: bytes) -> None:
     def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
