@@ -48,6 +48,7 @@ CAUGHT: list[tuple[str, str]] = [
     ("[U:1:24691357]", "account_id"),
     ("steam:110000112345678", "account_id"),
     ("steamid=76561100", "account_id"),
+    ("steamid64:12345678", "account_id"),  # the label ends in a digit, as a time does
     ("https://steamcommunity.com/id/canaryuser", "account_id"),
     # API keys
     ("sk-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKL", "api_key"),

@@ -284,6 +284,9 @@ _COMBINED: Final[re.Pattern[str]] = re.compile(
 _TRIGGER: Final[re.Pattern[str]] = re.compile(
     r"""[\\/%$~@_=\["-]|:(?<![0-9]:)|:[0-9]{2}:|7656119"""
     r"|A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA|Iza)|eyJ|[Bb](?i:earer)|[Pp](?i:id|rocess)|进程|at\s"
+    # A labelled Steam id whose label ends in a digit ("steamid64:123...") has no
+    # other trigger: its colon follows a digit, like a clock time's.
+    r"|[Ss](?i:team)"
 )
 
 # A replacement can change what surrounds the next candidate (a look-behind

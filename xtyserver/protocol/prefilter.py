@@ -24,7 +24,8 @@ inside a string (see ``forbidden.py``; listed per kind in the tests):
   `` - `` (``ERROR - ``);
 - a bracketed log level ``[ERROR]``, ``[INF]``;
 - a literal: ``7656119``, the AWS and Google key prefixes, ``eyJ``,
-  ``bearer``, ``pid``, ``process``, ``进程``, ``at `` (.NET/Java frames).
+  ``bearer``, ``pid``, ``process``, ``steam`` (``steamid64:...``, whose colon
+  follows a digit), ``进程``, ``at `` (.NET/Java frames).
 
 The JSON syntax of a compact msgspec encoding contains none of these (a
 structural colon always follows a quote, a structural bracket is followed by
@@ -55,7 +56,7 @@ _A_LITERALS: Final = (
     b"AIPA",
     b"AIza",
 )
-_LOWER_LITERALS: Final = (b"bearer", b"pid", b"process")
+_LOWER_LITERALS: Final = (b"bearer", b"pid", b"process", b"steam")
 _PROCESS_ZH: Final = "进程".encode()
 _COLON: Final[re.Pattern[bytes]] = re.compile(rb":(?:(?<![0-9\"]:)|[0-9]{2}:)")
 _HYPHEN: Final[re.Pattern[bytes]] = re.compile(rb"-(?:(?<=[A-Za-z]-)|-|(?<= -) )")
