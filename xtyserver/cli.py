@@ -88,6 +88,11 @@ def build_parser() -> argparse.ArgumentParser:
     _common(stats)
     stats.add_argument("--json", action="store_true")
 
+    why = sub.add_parser("why", help="what the last turns' prompts held: the injection log")
+    _common(why)
+    why.add_argument("--last", type=int, default=10, help="how many turns (default 10)")
+    why.add_argument("--json", action="store_true")
+
     memory = sub.add_parser("memory", help="view, correct, pin, forget, export, import, back up")
     msub = memory.add_subparsers(dest="memory_command", required=True)
     export = msub.add_parser("export", help="write the whole store as one JSON document")
@@ -178,6 +183,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             return 0
         case "stats":
             return _stats(_settings(args), as_json=args.json)
+        case "why":
+            from xtyserver.cli_why import why
+
+            return why(_settings(args), last=args.last, as_json=args.json)
         case "memory":
             return _memory(args)
         case "token":

@@ -48,7 +48,14 @@ class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     flood_refusals: int = 200
     stale_after: float = 5.0
     drop_after: float = 30.0
-    history_turns: int = 6
+    # Working memory (README "Working memory"): recent rounds sent as chat messages,
+    # folded into the session summary every summary_every rounds that left them or
+    # once the rounds sent pass summary_tokens; resumed by a reconnect within resume_within s.
+    history_turns: int = 10
+    summary_every: int = 5
+    summary_tokens: int = 3000
+    summary_chars: int = 800
+    resume_within: float = 600.0
     # Play days of an adapter that sends no timezone: "" means this machine's own zone.
     default_timezone: str = ""
     write_queue_frames: int = 64

@@ -81,6 +81,7 @@ from xtyserver.session.events import (
 from xtyserver.session.machine import GameAgentSession, State
 from xtyserver.session.tools import ToolFailure, ToolOp
 from xtyserver.store_lane import StoreLane, run_tool
+from xtyserver.working_shell import WORKING_EFFECTS, WorkingShell
 
 if TYPE_CHECKING:
     from xtyserver.recorder import ConnectionRecorder
@@ -133,6 +134,7 @@ class Connection:
         clock: The wall clock passed to the session.
         limits: Queue sizes and deadlines.
         recorder: Writes every frame in and out (``serve --record``), or None.
+        working: Carries out working-memory and injection-log effects (None: ignored).
     """
 
     def __init__(
@@ -147,8 +149,10 @@ class Connection:
         clock: Clock,
         limits: RuntimeLimits,
         recorder: ConnectionRecorder | None = None,
+        working: WorkingShell | None = None,
     ) -> None:
         self.ws = ws
+        self._working = working
         self._recorder = recorder
         self.session = session
         self._memory = memory
@@ -289,14 +293,25 @@ class Connection:
     # -- effects -------------------------------------------------------------------------------
 
     async def _feed(self, event: Event) -> None:
+        follow: list[Event] = []
         for effect in self.session.handle(event, self._clock.now()):
             try:
+                if isinstance(effect, WORKING_EFFECTS):
+                    answer = (
+                        None
+                        if self._working is None
+                        else await self._working.run(effect, self._post)
+                    )
+                    follow += [answer] if answer is not None else []
+                    continue
                 await self._run(effect)
             except (errors.XtyError, ValueError, OverflowError, OSError) as exc:
                 # A bug of ours must not kill the connection; log the kind, not the data.
                 self._log.error(
                     "effect.failed", effect=type(effect).__name__, error=type(exc).__name__
                 )
+        for answer in follow:
+            await self._feed(answer)
 
     async def _run(self, effect: Effect) -> None:
         match effect:

@@ -37,10 +37,12 @@ from xtyserver.protocol.limits import FRAME_MAX_BYTES, Limits
 from xtyserver.recorder import Recorder
 from xtyserver.session.machine import GameAgentSession
 from xtyserver.session.settings import SessionSettings
+from xtyserver.session.working import WorkingSettings
 from xtyserver.token import matches as token_matches
 from xtyserver.ui_access import launch_key, open_link
 from xtyserver.ui_http import UiHttp
 from xtyserver.upgrade import PATH, bearer, check_upgrade
+from xtyserver.working_shell import InjectionLog, ParkedWork, WorkingShell, injection_log_path
 
 
 def protocol_limits(settings: Settings) -> Limits:
@@ -81,7 +83,13 @@ def session_settings(
         flood_refusals=srv.flood_refusals,
         stale_after=srv.stale_after,
         drop_after=srv.drop_after,
-        history_turns=srv.history_turns,
+        working=WorkingSettings(
+            window=srv.history_turns,
+            fold_every=srv.summary_every,
+            fold_tokens=srv.summary_tokens,
+            summary_chars=srv.summary_chars,
+            resume_within=srv.resume_within,
+        ),
         default_timezone=srv.default_timezone or local_timezone,
         model_configured=model_configured,
         vision=settings.model.vision,
@@ -156,6 +164,12 @@ class Server:
         self._runtime = RuntimeLimits(
             send_timeout=settings.server.send_timeout,
             write_queue=settings.server.write_queue_frames,
+        )
+        self.working = WorkingShell(
+            ParkedWork(settings.server.resume_within),
+            jobs,
+            InjectionLog(injection_log_path(settings.data_path, settings.profile)),
+            settings.model.model,
         )
         self.port: int | None = None
         self.connections = _Gauge()
@@ -270,6 +284,7 @@ class Server:
             clock=self.clock,
             limits=self._runtime,
             recorder=recorder,
+            working=self.working,
         )
         self.connections.add(1)
         self._log.info("connection.open", session=session.session_id)

@@ -23,9 +23,10 @@ OWN = "秋天前盖好鸡舍"
 OTHER = "温室还差三个收集包"
 
 
-def request(memory: str, *, history: bool = True) -> dict[str, Any]:
+def request(memory: str, *, history: bool = True, profile: str = "") -> dict[str, Any]:
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": "你是小汤圆"},
+        {"role": "system", "content": "关于玩家（共享档案）：\n" + profile},
         {"role": "system", "content": "你记得的事（仅供参考）：\n" + memory},
         {"role": "system", "content": "当前游戏状态：\n- 世界：地点：Farm"},
     ]
@@ -54,7 +55,7 @@ def test_layers_follow_the_prompt_order_and_heads() -> None:
 
 def test_recall_leaks_and_wrong_memories_are_found_by_stored_text() -> None:
     q = Question(key="q", text="鸡舍呢？", expect=["own", "profile:hobbies"], must_not=["own"])
-    hit = score_turn("g/a", q, Turn("q", request(f"爱好：钓鱼、盖房子\n{OWN}"), 1, 2), LOADED)
+    hit = score_turn("g/a", q, Turn("q", request(OWN, profile="爱好：钓鱼、盖房子"), 1, 2), LOADED)
     assert hit.recalled == ["own", "profile:hobbies"] and hit.wrong == ["own"]
     assert hit.leaked == [] and hit.injected == ["own"]
     leak = score_turn(

@@ -52,6 +52,7 @@ from xtyserver.session import (
     PlayBeat,
     PrepareImage,
     PreviewForget,
+    RecordInjection,
     Remember,
     SaveMemory,
     Send,
@@ -544,7 +545,7 @@ def test_session_after_switch_by_chat_context_plans_only_once_the_new_saves_memo
     [call] = of(effects, CallModel)
     assert "阿汤" in prompt(call) and "鱼塘" in prompt(call)
     # Marking memories as used comes after the call, never before it.
-    assert [type(e) for e in effects] == [CallModel, TouchMemories]
+    assert [type(e) for e in effects] == [CallModel, RecordInjection, TouchMemories]
     assert of(effects, TouchMemories) == [TouchMemories(farm_b, (7,), T0 + 2)]
 
 

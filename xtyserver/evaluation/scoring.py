@@ -2,9 +2,13 @@
 
 A turn is scored from the chat request the model received. Its messages are
 split into the prompt's layers (``xtyserver.model.prompt``): the first system
-message is the persona, a system message starting with :data:`MEMORY_HEAD` the
-memories, one starting with :data:`FACTS_HEAD` the game facts, the last user
-message the player's text, and the user/assistant turns between the history.
+message is the persona (the companion's identity), system messages starting
+with :data:`STYLE_HEAD` and :data:`PROFILE_HEAD` the style and profile layers,
+one starting with :data:`MEMORY_HEAD` the save's memories, one starting with
+:data:`SUMMARY_HEAD` the session summary, one starting with :data:`FACTS_HEAD`
+the game facts, the last user message the player's text, and the
+user/assistant turns between the history. A profile field counts as injected
+when it is in the style or profile layer.
 Tokens are :func:`~xtyserver.memory.tokenize.approx_tokens` estimates.
 
 Memories are recognised by the text the store holds (after its normalisation):
@@ -26,7 +30,21 @@ from xtyserver.memory.types import SharedProfile
 
 MEMORY_HEAD = "你记得的事"
 FACTS_HEAD = "当前游戏状态"
-LAYERS = ("persona", "memory", "facts", "history", "player", "other", "tools")
+STYLE_HEAD = "说话方式"
+PROFILE_HEAD = "关于玩家"
+SUMMARY_HEAD = "本次会话前面聊过的"
+LAYERS = (
+    "persona",
+    "style",
+    "profile",
+    "memory",
+    "summary",
+    "facts",
+    "history",
+    "player",
+    "other",
+    "tools",
+)
 """Prompt layers; ``other`` is any system message of no known layer, ``tools`` the tool schemas."""
 
 
@@ -148,6 +166,12 @@ def layer_texts(request: Mapping[str, Any]) -> dict[str, str]:
                 layer = "persona"
             elif text.startswith(MEMORY_HEAD):
                 layer = "memory"
+            elif text.startswith(STYLE_HEAD):
+                layer = "style"
+            elif text.startswith(PROFILE_HEAD):
+                layer = "profile"
+            elif text.startswith(SUMMARY_HEAD):
+                layer = "summary"
             elif text.startswith(FACTS_HEAD):
                 layer = "facts"
             else:
@@ -172,11 +196,12 @@ def score_turn(save: str, question: Question, turn: Turn, loaded: Loaded) -> Que
     """Score one question of ``save`` (a save label) from what the model received."""
     texts = layer_texts(turn.request or {})
     memory = texts["memory"]
+    shared = texts["style"] + "\n" + texts["profile"]
     prompt = "\n".join(texts.values())
 
     def injected(key: str) -> bool:
         if key.startswith(PROFILE_PREFIX):
-            return _profile_in(key.removeprefix(PROFILE_PREFIX), loaded.profile, memory)
+            return _profile_in(key.removeprefix(PROFILE_PREFIX), loaded.profile, shared)
         return loaded.events[key][1] in memory
 
     own = [k for k, (label, _) in loaded.events.items() if label == save]

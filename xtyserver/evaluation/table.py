@@ -8,7 +8,10 @@ from xtyserver.evaluation.scoring import LAYERS, Finding, QuestionResult, SaveRo
 
 _LAYER_NAMES = {
     "persona": "persona",
+    "style": "style",
+    "profile": "profile",
     "memory": "memory",
+    "summary": "session summary",
     "facts": "facts",
     "history": "history",
     "player": "player text",

@@ -1,4 +1,4 @@
-"""Background memory jobs: extraction after a reply, a summary when a session ends.
+"""Background jobs: extraction after a reply, a summary when a session ends, session folds.
 
 One worker runs the jobs one at a time, after replies, never blocking a
 player (v1.md "Memory"). The queue is bounded: a job that does not fit is
@@ -8,6 +8,8 @@ memory service's statistics; tests wait with ``MemoryService.wait_idle()``.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
@@ -16,7 +18,12 @@ from xtyserver.memory import extraction
 from xtyserver.memory.service import MemoryService
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.model.client import ModelClient
-from xtyserver.session.effects import Job, Remember, Summarize
+from xtyserver.session import fold
+from xtyserver.session.effects import FoldWorking, Job, Remember, Summarize
+from xtyserver.session.events import Event, WorkingFolded
+
+Reply = Callable[[Event], Awaitable[None]]
+"""Where a job's answer goes (a fold's summary goes back to its connection)."""
 
 DEFAULT_QUEUE = 64
 
@@ -43,14 +50,20 @@ class MemoryJobs:
         self._model = model
         self._extraction_model = extraction_model
         self._log = log.get("xtyserver.memory")
-        self._in: MemoryObjectSendStream[Job]
-        self._out: MemoryObjectReceiveStream[Job]
-        self._in, self._out = anyio.create_memory_object_stream[Job](queue_size)
+        self._in: MemoryObjectSendStream[tuple[Job, Reply | None]]
+        self._out: MemoryObjectReceiveStream[tuple[Job, Reply | None]]
+        self._in, self._out = anyio.create_memory_object_stream[tuple[Job, Reply | None]](
+            queue_size
+        )
 
-    def submit(self, job: Job) -> bool:
-        """Queue ``job`` without waiting; False (and a log line) when it was dropped."""
+    def submit(self, job: Job, reply: Reply | None = None) -> bool:
+        """Queue ``job`` without waiting; False (and a log line) when it was dropped.
+
+        ``reply`` gets the job's answer event (a fold's ``WorkingFolded``) before
+        the job counts as finished, so ``wait_idle()`` implies it was delivered.
+        """
         try:
-            self._in.send_nowait(job)
+            self._in.send_nowait((job, reply))
         except anyio.WouldBlock:
             reason = "queue full"
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -69,11 +82,13 @@ class MemoryJobs:
     async def run(self) -> None:
         """Run queued jobs one at a time until :meth:`close`."""
         async with self._out:
-            async for job in self._out:
+            async for job, reply in self._out:
                 failed = True
                 try:
                     if isinstance(job, Remember):
                         await self._remember(job)
+                    elif isinstance(job, FoldWorking):
+                        await self._fold(job, reply)
                     else:
                         await self._summarize(job)
                     failed = False
@@ -107,6 +122,21 @@ class MemoryJobs:
             return
         answer = await self._model.complete(messages, model=self._extraction_model)
         await self._store(job.save, extraction.parse_summary(answer, day=job.day), job.at)
+
+    async def _fold(self, job: FoldWorking, reply: Reply | None) -> None:
+        """A stateless call that sees only the previous summary and the rounds to fold."""
+        summary = None
+        try:
+            if self._model.configured:
+                messages = fold.build_fold_messages(job.previous, job.rounds)
+                answer = await self._model.complete(messages, model=self._extraction_model)
+                summary = fold.parse_fold(answer)
+                if summary is None:
+                    self._log.info("session.fold_unreadable")
+        finally:
+            if reply is not None:
+                with anyio.CancelScope(shield=True):
+                    await reply(WorkingFolded(job.generation, summary))
 
     async def _store(
         self, save: Scope, events: tuple[NewEvent, ...], at: float, *, deliberate: bool = False

@@ -233,6 +233,8 @@ class MemorySelection(msgspec.Struct, frozen=True):
     goals: tuple[MemoryEvent, ...] = ()
     relevant: tuple[MemoryEvent, ...] = ()
     recent: tuple[MemoryEvent, ...] = ()
+    # (id, score) of every injected event, for the injection log.
+    scores: tuple[tuple[int, float], ...] = ()
 
     @property
     def used_ids(self) -> list[int]:
@@ -334,4 +336,6 @@ def select_memories(
     selection = MemorySelection(
         profile=lines, goals=tuple(goals), relevant=tuple(relevant), recent=tuple(recent)
     )
-    return _cut(selection, budget.total_chars)
+    cut = _cut(selection, budget.total_chars)
+    kept = tuple((i, scored[i]) for i in cut.used_ids)
+    return msgspec.structs.replace(cut, scores=kept)

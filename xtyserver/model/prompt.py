@@ -1,9 +1,11 @@
 """The layered prompt of one player turn (v1.md "The model call"). Pure code.
 
-Layers, in order: persona (system), remembered things (system, only when there
-are any), the current game facts from the newest modelContext (system, marked
-stale when old), a few recent turns of this connection (text only), then the
-player's turn: redacted text plus the screenshot as an image content part.
+Layers, in order (:mod:`xtyserver.session.layers`): the companion's identity,
+style and language, the shared profile (system messages that stay byte-identical
+from turn to turn), this save's memories and the session summary (system), the
+recent window (user/assistant messages), then the current turn: the game facts
+from the newest modelContext (system, marked stale when old), the player's
+redacted text plus the screenshot as an image content part.
 """
 
 from __future__ import annotations
@@ -83,33 +85,47 @@ def render_facts(context: ModelContext, freshness: Freshness, age_seconds: float
     return head + "：\n" + "\n".join(f"- {line}" for line in lines)
 
 
+MEMORY_HEAD = "你记得的事（仅供参考）：\n"
+
+
 def build_messages(
     *,
-    persona: str,
-    memory_text: str,
-    facts_text: str,
-    history: Sequence[tuple[str, str]],
+    identity: str,
+    style: str = "",
+    profile: str = "",
+    memory_text: str = "",
+    summary_text: str = "",
+    history: Sequence[tuple[str, str]] = (),
+    facts_text: str = "",
     text: str,
-    image_url: str | None,
+    image_url: str | None = None,
 ) -> list[Message]:
-    """Assemble the chat-completions ``messages`` for one turn.
+    """Assemble the chat-completions ``messages`` of one turn, layer by layer.
 
     Args:
-        persona: The system prompt (configurable, Chinese by default).
-        memory_text: Rendered memories within their budget, or "".
-        facts_text: Rendered game facts, or "" when none or dropped.
-        history: Recent (player, companion) turns of this connection, oldest first.
-        text: The player's text, already redacted.
-        image_url: A ``data:`` URL of the prepared screenshot, or None.
+        identity: Layer 1, the companion's persona (always sent).
+        style: Layer 2, language and reply style from the profile, or "".
+        profile: Layer 3, the shared profile, or "".
+        memory_text: Layer 4, this save's rendered memories within their budget, or "".
+        summary_text: Layer 4, the rendered session summary, or "".
+        history: Layer 5, the recent (player, companion) rounds, oldest first.
+        facts_text: Layer 6, rendered game facts, or "" when none or dropped.
+        text: Layer 6, the player's text, already redacted.
+        image_url: Layer 6, a ``data:`` URL of the prepared screenshot, or None.
     """
-    messages: list[Message] = [{"role": "system", "content": persona}]
+    messages: list[Message] = [{"role": "system", "content": identity}]
+    for block in (style, profile):
+        if block:
+            messages.append({"role": "system", "content": block})
     if memory_text:
-        messages.append({"role": "system", "content": "你记得的事（仅供参考）：\n" + memory_text})
-    if facts_text:
-        messages.append({"role": "system", "content": facts_text})
+        messages.append({"role": "system", "content": MEMORY_HEAD + memory_text})
+    if summary_text:
+        messages.append({"role": "system", "content": summary_text})
     for player, companion in history:
         messages.append({"role": "user", "content": player})
         messages.append({"role": "assistant", "content": companion})
+    if facts_text:
+        messages.append({"role": "system", "content": facts_text})
     if image_url is None:
         messages.append({"role": "user", "content": text})
     else:

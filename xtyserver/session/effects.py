@@ -15,7 +15,9 @@ from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.types import Scope
 from xtyserver.protocol.frames import ImageInput, ServerFrame
 from xtyserver.session.events import TimerKind
+from xtyserver.session.layers import InjectionRecord
 from xtyserver.session.tools import ToolOp
+from xtyserver.session.working import Round, SessionSummary, WorkingSnapshot
 
 
 class Effect(msgspec.Struct, frozen=True):
@@ -148,6 +150,39 @@ class Summarize(Effect, frozen=True):
     at: float
 
 
+# -- working memory and the injection log ------------------------------------------------------
+
+
+class FoldWorking(Effect, frozen=True):
+    """Fold ``rounds`` into ``previous`` with a stateless background call; WorkingFolded."""
+
+    save: Scope
+    generation: int
+    previous: SessionSummary
+    rounds: tuple[Round, ...]
+
+
+class ParkWorking(Effect, frozen=True):
+    """Keep ``save``'s working memory for a reconnect within ``resume_within`` of ``at``."""
+
+    save: Scope
+    snapshot: WorkingSnapshot
+    at: float
+
+
+class ResumeWorking(Effect, frozen=True):
+    """Take ``save``'s parked working memory if parked within the resume time; WorkingResumed."""
+
+    save: Scope
+    at: float
+
+
+class RecordInjection(Effect, frozen=True):
+    """Append one turn to the injection log (sizes, ids, scores; never text)."""
+
+    record: InjectionRecord
+
+
 # -- store requests of a mod's menu frames (answered by a StoreAnswer with the same number) -----
 
 
@@ -196,4 +231,4 @@ class ApplyForget(StoreRequest, frozen=True):
     spec: ForgetSpec
 
 
-Job = Remember | Summarize
+Job = Remember | Summarize | FoldWorking

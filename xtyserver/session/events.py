@@ -14,11 +14,12 @@ import msgspec
 from xtyserver import errors
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, Overview
 from xtyserver.memory.retrieval import SaveIndex
-from xtyserver.memory.types import PlayStats, SharedProfile
+from xtyserver.memory.types import PlayStats, Scope, SharedProfile
 from xtyserver.protocol.codec import Decoded
 from xtyserver.protocol.frames import Usage
 from xtyserver.protocol.images import PreparedImage
 from xtyserver.session.tools import ToolAnswer, ToolCall
+from xtyserver.session.working import SessionSummary, WorkingSnapshot
 
 TimerKind = Literal["hello", "heartbeat"]
 
@@ -105,6 +106,23 @@ class ToolAnswered(Event, frozen=True):
 class ModelFailed(Event, frozen=True):
     turn: int
     code: str
+
+
+# -- working memory ---------------------------------------------------------------------------
+
+
+class WorkingFolded(Event, frozen=True):
+    """Answer to ``FoldWorking``: the new session summary, or None when the fold failed."""
+
+    generation: int
+    summary: SessionSummary | None
+
+
+class WorkingResumed(Event, frozen=True):
+    """Answer to ``ResumeWorking``: the parked working memory, or None (nothing, or too old)."""
+
+    save: Scope
+    snapshot: WorkingSnapshot | None
 
 
 # -- answers to store requests ----------------------------------------------------------------

@@ -54,8 +54,8 @@ from xtyserver.session.effects import (
     OpenSave,
     PlayBeat,
     PrepareImage,
+    ResumeWorking,
     Send,
-    Summarize,
 )
 from xtyserver.session.events import (
     Connected,
@@ -74,6 +74,8 @@ from xtyserver.session.events import (
     TimerKind,
     ToolAnswered,
     TurnMemoryReady,
+    WorkingFolded,
+    WorkingResumed,
 )
 from xtyserver.session.requests import MANAGEMENT_FRAMES, StoreRequests
 from xtyserver.session.settings import SessionSettings
@@ -188,6 +190,10 @@ class GameAgentSession:
                 return self._failed(turn, code)
             case StoreAnswer():
                 return self._requests.answer(event, now)
+            case WorkingFolded(generation=generation, summary=summary):
+                return self._turns.folded(generation, summary)
+            case WorkingResumed(save=save, snapshot=snapshot):
+                return self._turns.resumed(save if save == self._save() else None, snapshot)
             case TimerFired(kind=kind):
                 return self._timer(kind, now)
             case Disconnected():
@@ -279,6 +285,7 @@ class GameAgentSession:
             CancelTimer("hello"),
             Send(hello),
             OpenSave(save, timezone, now, frame.identity.save_name),
+            ResumeWorking(save, now),
             ArmTimer("heartbeat", self._heartbeat_deadline()),
             Log("session.hello", {"game": save.game_id, "adapter": frame.adapter.name}),
         ]
@@ -312,16 +319,16 @@ class GameAgentSession:
         return [
             *effects,
             OpenSave(new, self.timezone, now, identity.save_name),
+            ResumeWorking(new, now),
             Log("session.save_switch", {"game": new.game_id}),
         ]
 
     def _end_save(self, save: Scope, now: float) -> list[Effect]:
-        effects: list[Effect] = [CloseSave(save, self._last_beat)]
-        history = self._turns.history
-        if len(history) >= 2 and self._settings.extraction:
-            effects.append(Summarize(save, tuple(history), self._day, now))
-        history.clear()
-        return effects
+        summarize = self._settings.extraction
+        return [
+            CloseSave(save, self._last_beat),
+            *self._turns.park(save, self._day, now, summarize),
+        ]
 
     def _state_update(self, frame: StateUpdate, now: float) -> list[Effect]:
         if self.state is State.TURN and self._is_switch(frame.identity):
@@ -330,15 +337,16 @@ class GameAgentSession:
             message = "a reply is streaming; cancel it or wait for it before switching saves"
             return [Send(replies.error("reply_in_progress", message, frame.id, ["identity"]))]
         effects = self._switch(frame.identity, now)
-        self._set_context(frame.model_context, now)
-        return effects
+        return effects + self._set_context(frame.model_context, now)
 
-    def _set_context(self, context: ModelContext, now: float) -> None:
+    def _set_context(self, context: ModelContext, now: float) -> list[Effect]:
         self._context = context
         # Without capturedAt a context counts as captured when it arrived (v1.md "Freshness").
         self._context_at = context.captured_at.timestamp() if context.captured_at else now
         if context.world is not None and context.world.day is not None:
             self._day = context.world.day
+            return self._turns.saw_day(self._day)
+        return []
 
     # -- turns -----------------------------------------------------------------
 
@@ -352,7 +360,7 @@ class GameAgentSession:
         if frame.context is not None:
             effects += self._switch(frame.context.identity, now)
             if frame.context.model_context is not None:
-                self._set_context(frame.context.model_context, now)
+                effects += self._set_context(frame.context.model_context, now)
         if not self._settings.model_configured:
             message = self._texts.model_not_configured
             refusal = ChatError(id=frame.id, code="model_not_configured", message=message)

@@ -12,6 +12,8 @@ import msgspec
 from xtyserver.memory.retrieval import MemoryBudget
 from xtyserver.protocol.frames import ServerInfo
 from xtyserver.protocol.limits import Limits
+from xtyserver.session.layers import LayerBudget
+from xtyserver.session.working import WorkingSettings
 
 
 class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -53,7 +55,8 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
         flood_refusals: Rate-limited frames in 10 s that make a flood (close 4008).
         stale_after: Seconds after which a modelContext is marked stale.
         drop_after: Seconds after which a modelContext is not used.
-        history_turns: Recent turns of this connection sent as context.
+        working: The window, the session summary and resuming after a reconnect.
+        layers: Budgets of the identity, style and profile layers.
         default_timezone: The zone of an adapter that sends no ``timezone`` (the PC's own).
         model_configured: Whether a model is configured at all.
         vision: Whether the model accepts images.
@@ -75,7 +78,8 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
     flood_refusals: int = 200
     stale_after: float = 5.0
     drop_after: float = 30.0
-    history_turns: int = 6
+    working: WorkingSettings = msgspec.field(default_factory=WorkingSettings)
+    layers: LayerBudget = msgspec.field(default_factory=LayerBudget)
     default_timezone: str = "UTC"
     model_configured: bool = True
     vision: bool = True

@@ -13,13 +13,22 @@ from typing import Any
 
 import msgspec
 
-from xtyserver.memory.retrieval import MemoryBudget, SaveIndex, select_memories
+from xtyserver.memory.retrieval import MemoryBudget, MemorySelection, select_memories
 from xtyserver.memory.types import Scope
-from xtyserver.model.prompt import build_messages, render_facts
+from xtyserver.model.prompt import MEMORY_HEAD, build_messages, render_facts
 from xtyserver.protocol.budget import freshness
 from xtyserver.protocol.frames import ContextUse, ModelContext
 from xtyserver.protocol.images import PreparedImage
 from xtyserver.session.events import SaveMemory
+from xtyserver.session.layers import (
+    InjectionRecord,
+    LayerBudget,
+    cost,
+    identity_text,
+    injected,
+    profile_text,
+    style_text,
+)
 
 
 class TurnPlan(msgspec.Struct, frozen=True):
@@ -30,12 +39,14 @@ class TurnPlan(msgspec.Struct, frozen=True):
         context_use: How the newest modelContext was used (``chat.done.context``).
         used_ids: Memory ids injected into the prompt (to mark as used).
         image_sent: Whether the screenshot is part of ``messages``.
+        injection: The turn's injection log record (sizes, ids, scores; no text).
     """
 
     messages: list[dict[str, Any]]
     context_use: ContextUse
     used_ids: tuple[int, ...]
     image_sent: bool
+    injection: InjectionRecord
 
 
 def focus_terms(context: ModelContext | None) -> list[str]:
@@ -62,10 +73,12 @@ def plan_turn(
     memory: SaveMemory | None,
     captured: float | None = None,
     history: Sequence[tuple[str, str]],
+    summary: str = "",
     image: PreparedImage | None,
     now: float,
     persona: str,
     budget: MemoryBudget,
+    layers: LayerBudget | None = None,
     stale_after: float,
     drop_after: float,
 ) -> TurnPlan:
@@ -80,10 +93,12 @@ def plan_turn(
         day: The save's in-game day, when known (later-day memories are left out).
         memory: The profile and the save's memory index, or None without memory.
         history: Recent (player, companion) turns to include, oldest first.
+        summary: The rendered session summary (working memory), or "".
         image: The prepared screenshot, or None.
         now: The time of the turn (freshness and recency).
         persona: The companion's system prompt.
         budget: The memory budget.
+        layers: The budgets of the identity, style and profile layers.
         stale_after: Seconds after which the context is marked stale.
         drop_after: Seconds after which the context is left out.
     """
@@ -96,26 +111,54 @@ def plan_turn(
         use = freshness(age, stale_after=stale_after, drop_after=drop_after)
         if use != "dropped":
             facts = render_facts(context, use, age)
-    memory_text = ""
-    used: tuple[int, ...] = ()
-    if memory is not None and (memory.profile is not None or memory.index is not None):
+    layers = layers or LayerBudget()
+    profile = memory.profile if memory is not None else None
+    selection = MemorySelection()
+    if memory is not None and memory.index is not None:
+        # The profile has its own layers; the memory layer holds this save's events.
         selection = select_memories(
-            memory.profile,
-            memory.index if memory.index is not None else SaveIndex(save),
+            None,
+            memory.index,
             query_text=text,
             focus_terms=focus_terms(context),
             current_day=day,
             now=now,
             budget=budget,
         )
-        memory_text = selection.render()
-        used = tuple(selection.used_ids)
+    memory_text = selection.render()
+    identity = identity_text(persona, profile, layers)
+    style = style_text(profile, layers)
+    shared = profile_text(profile, layers)
+    image_url = image.data_url() if image is not None else None
     messages = build_messages(
-        persona=persona,
+        identity=identity,
+        style=style,
+        profile=shared,
         memory_text=memory_text,
-        facts_text=facts,
+        summary_text=summary,
         history=history,
+        facts_text=facts,
         text=text,
-        image_url=image.data_url() if image is not None else None,
+        image_url=image_url,
     )
-    return TurnPlan(messages, use, used, image is not None)
+    memory_layer = [MEMORY_HEAD + memory_text] if memory_text else []
+    rounds = [part for pair in history for part in pair]
+    record = InjectionRecord(
+        at=now,
+        game_id=save.game_id,
+        save_id=save.save_id,
+        layers=(
+            cost("identity", [identity]),
+            cost("style", [style]),
+            cost("profile", [shared]),
+            cost("memory", [*memory_layer, summary]),
+            cost("window", rounds),
+            cost("current", [facts, text]),
+        ),
+        memories=injected(selection),
+        context=use,
+        window_rounds=len(history),
+        summary=bool(summary),
+        image=image is not None,
+    )
+    return TurnPlan(messages, use, tuple(selection.used_ids), image is not None, record)

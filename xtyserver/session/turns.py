@@ -22,11 +22,23 @@ from xtyserver.protocol.frames import (
     Usage,
 )
 from xtyserver.protocol.images import PreparedImage
-from xtyserver.session.effects import CallModel, Effect, Remember, Send, TouchMemories
+from xtyserver.session.effects import (
+    CallModel,
+    Effect,
+    FoldWorking,
+    Log,
+    ParkWorking,
+    RecordInjection,
+    Remember,
+    Send,
+    Summarize,
+    TouchMemories,
+)
 from xtyserver.session.events import SaveMemory
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.tools import TOOL_SPECS, ToolCall, ToolOp
 from xtyserver.session.turn import plan_turn
+from xtyserver.session.working import SessionSummary, WorkingMemory, WorkingSnapshot
 
 SUMMARY_TURNS = 12
 
@@ -80,7 +92,12 @@ class Turn:
 
 
 class Turns:
-    """The turn in flight, the turn counter, and the recent (player, reply) pairs."""
+    """The turn in flight, the turn counter, the rounds for the stage summary and working memory.
+
+    ``history`` holds the last :data:`SUMMARY_TURNS` rounds of this save since the
+    session (or its resume) began, for the end-of-session summary; ``working`` the
+    window and session summary sent with each request.
+    """
 
     def __init__(self, settings: SessionSettings) -> None:
         self._settings = settings
@@ -88,6 +105,9 @@ class Turns:
         self.current: Turn | None = None
         self._counter = 0
         self.history: deque[tuple[str, str]] = deque(maxlen=SUMMARY_TURNS)
+        self.working = WorkingMemory(settings.working)
+        # The in-game day of a resumed working memory: an earlier day drops it.
+        self._resumed_day: int | None = None
 
     def start(self, chat_id: str, text: str, save: Scope) -> Turn:
         self._counter += 1
@@ -127,7 +147,6 @@ class Turns:
             return []
         turn.calling = True
         same_save = turn.save == save
-        keep = self._settings.history_turns
         plan = plan_turn(
             save=turn.save,
             text=turn.text,
@@ -135,11 +154,13 @@ class Turns:
             captured=captured if same_save else None,
             day=day if same_save else None,
             memory=turn.memory,
-            history=list(self.history)[-keep:] if keep else [],
+            history=self.working.rounds(),
+            summary=self.working.summary.render(),
             image=turn.image,
             now=now,
             persona=self._texts.persona,
             budget=self._settings.budget,
+            layers=self._settings.layers,
             stale_after=self._settings.stale_after,
             drop_after=self._settings.drop_after,
         )
@@ -148,11 +169,53 @@ class Turns:
         turn.context_use, turn.image_sent = plan.context_use, plan.image_sent
         turn.messages = plan.messages
         offered = TOOL_SPECS if self._settings.memory else None
-        effects: list[Effect] = [CallModel(turn.number, plan.messages, plan.image_sent, offered)]
+        effects: list[Effect] = [
+            CallModel(turn.number, plan.messages, plan.image_sent, offered),
+            RecordInjection(plan.injection),
+        ]
         if plan.used_ids:
             # After the call has started: marking memories as used never delays a reply.
             effects.append(TouchMemories(turn.save, plan.used_ids, now))
         return effects
+
+    # -- working memory across the save's sessions ---------------------------------------------
+
+    def park(self, save: Scope, day: int | None, now: float, summarize: bool) -> list[Effect]:
+        """The save's session ends: its stage summary, and its working memory parked.
+
+        The stage summary covers the rounds since the session (or its resume)
+        began, so a resumed session never summarises the same rounds twice.
+        """
+        effects: list[Effect] = []
+        if len(self.history) >= 2 and summarize:
+            effects.append(Summarize(save, tuple(self.history), day, now))
+        if len(self.working) or self.working.summary.render():
+            effects.append(ParkWorking(save, self.working.snapshot(day), now))
+        self.history.clear()
+        self.working.clear()
+        self._resumed_day = None
+        return effects
+
+    def resumed(self, save: Scope | None, snapshot: WorkingSnapshot | None) -> list[Effect]:
+        """A parked working memory came back (``save`` None: the session moved on)."""
+        if save is None or snapshot is None or len(self.working):
+            return []
+        self.working.restore(snapshot)
+        self._resumed_day = snapshot.day
+        rounds = len(snapshot.window) + len(snapshot.pending)
+        return [Log("session.resumed", {"game": save.game_id, "rounds": rounds})]
+
+    def saw_day(self, day: int) -> list[Effect]:
+        """An in-game day before the resumed one: an older save was loaded, forget the session."""
+        resumed, self._resumed_day = self._resumed_day, None
+        if resumed is None or day >= resumed:
+            return []
+        self.working.clear()
+        return [Log("session.resume_dropped", {"reason": "earlier in-game day"})]
+
+    def folded(self, generation: int, summary: SessionSummary | None) -> list[Effect]:
+        self.working.folded(generation, summary)
+        return [] if summary is not None else [Log("session.fold_failed", {})]
 
     def delta(self, number: int, text: str) -> list[Effect]:
         turn = self.get(number)
@@ -180,8 +243,12 @@ class Turns:
         if not reply and turn.tools_used:
             reply = self._texts.memory_tools_exhausted
         same_save = turn.save == save
+        effects: list[Effect] = []
         if same_save:
             self.history.append((turn.text, reply))
+            fold = self.working.add((turn.text, reply))
+            if fold is not None:
+                effects.append(FoldWorking(save, fold.generation, fold.previous, fold.rounds))
         done = ChatDone(
             id=turn.chat_id,
             text=reply,
@@ -189,7 +256,6 @@ class Turns:
             usage=usage,
             image_sent=turn.image_sent,
         )
-        effects: list[Effect] = []
         if self._settings.memory and self._settings.extraction:
             # Queued before the reply goes out, so "the reply arrived" implies
             # "its extraction job is queued" (tests wait on the memory worker).

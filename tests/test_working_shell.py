@@ -1,0 +1,61 @@
+"""The shell parts of working memory: parked sessions and the bounded injection log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from xtyserver.memory.types import Scope
+from xtyserver.session.layers import InjectionRecord, LayerCost
+from xtyserver.session.working import SessionSummary, WorkingSnapshot
+from xtyserver.working_shell import KEEP_TURNS, MAX_PARKED, InjectionLog, ParkedWork
+
+FARM = Scope("stardew-valley", "farm-a")
+SNAP = WorkingSnapshot((("早", "早呀"),), (), SessionSummary())
+
+
+def record(at: float) -> InjectionRecord:
+    return InjectionRecord(
+        at=at,
+        game_id="g",
+        save_id="s",
+        layers=(LayerCost("identity", 10, 5),),
+        memories=(),
+        context="none",
+        window_rounds=0,
+        summary=False,
+        image=False,
+    )
+
+
+def test_a_parked_session_resumes_at_exactly_the_resume_time_and_only_once() -> None:
+    parked = ParkedWork(600.0)
+    parked.park(FARM, SNAP, 1000.0)
+    assert parked.take(Scope("stardew-valley", "farm-b"), 1000.0) is None
+    assert parked.take(FARM, 1600.0) == SNAP
+    assert parked.take(FARM, 1600.0) is None  # taken
+    parked.park(FARM, SNAP, 1000.0)
+    assert parked.take(FARM, 1600.001) is None  # too late
+
+
+def test_parked_sessions_are_bounded_oldest_first() -> None:
+    parked = ParkedWork(600.0)
+    for n in range(MAX_PARKED + 1):
+        parked.park(Scope("g", f"s{n}"), SNAP, 1.0)
+    assert len(parked) == MAX_PARKED
+    assert parked.take(Scope("g", "s0"), 1.0) is None
+    assert parked.take(Scope("g", f"s{MAX_PARKED}"), 1.0) == SNAP
+
+
+def test_the_injection_log_keeps_exactly_the_last_keep_turns(tmp_path: Path) -> None:
+    log = InjectionLog(tmp_path / "injections.jsonl", keep=3)
+    for n in range(3):
+        log.append(record(float(n)))
+    assert [r.at for r in log.last(10)] == [0.0, 1.0, 2.0]
+    log.append(record(3.0))
+    assert [r.at for r in log.last(10)] == [1.0, 2.0, 3.0]
+    assert [r.at for r in log.last(1)] == [3.0] and log.last(0) == []
+    assert (tmp_path / "injections.jsonl").stat().st_mode & 0o777 == 0o600
+    again = InjectionLog(tmp_path / "injections.jsonl", keep=3)  # a restarted server
+    again.append(record(4.0))
+    assert [r.at for r in again.last(10)] == [2.0, 3.0, 4.0]
+    assert KEEP_TURNS == 500

@@ -1,0 +1,161 @@
+"""The prompt's layers, their budgets and the injection log record (v1.md "The model call").
+
+Pure code. The layers, in their fixed order:
+
+1. ``identity``: the companion's persona (plus its name and setting from the profile);
+2. ``style``: language and reply style from the profile;
+3. ``profile``: the rest of the shared profile (nickname, hobbies, games, ...);
+4. ``memory``: this save's retrieved memories and the session summary;
+5. ``window``: the recent rounds as chat messages;
+6. ``current``: the newest modelContext as facts, the player's text, the screenshot.
+
+Layers 1-3 change only when the profile or the persona changes, so consecutive
+requests start with the same bytes (a provider's prompt cache reuses them).
+The injection log record of a turn holds sizes, memory ids and scores, never
+any text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import msgspec
+
+from xtyserver.memory.retrieval import MemorySelection
+from xtyserver.memory.tokenize import approx_tokens
+from xtyserver.memory.types import SharedProfile
+from xtyserver.protocol.frames import ContextUse
+
+STYLE_HEAD = "说话方式："
+PROFILE_HEAD = "关于玩家（共享档案，所有存档通用）："
+LAYERS = ("identity", "style", "profile", "memory", "window", "current")
+
+
+class LayerBudget(msgspec.Struct, frozen=True, kw_only=True):
+    """Per-layer limits in characters (the memory layer has its own ``MemoryBudget``).
+
+    Attributes:
+        identity_chars: The persona with the companion's name and setting.
+        style_chars: The style layer.
+        profile_chars: The profile layer.
+    """
+
+    identity_chars: int = 1500
+    style_chars: int = 200
+    profile_chars: int = 400
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(limit, 0)]
+
+
+def identity_text(persona: str, profile: SharedProfile | None, budget: LayerBudget) -> str:
+    """Layer 1: the persona, plus the companion's name and setting when the player gave them."""
+    parts = [persona]
+    if profile is not None and profile.companion_name:
+        parts.append(f"玩家给你起的名字：{profile.companion_name}")
+    if profile is not None and profile.companion_persona:
+        parts.append(f"玩家希望你的设定：{profile.companion_persona}")
+    return _clip("\n".join(parts), budget.identity_chars)
+
+
+def style_text(profile: SharedProfile | None, budget: LayerBudget) -> str:
+    """Layer 2: language and reply style, or "" when the profile names neither."""
+    if profile is None:
+        return ""
+    lines = [
+        f"- {label}：{value}"
+        for label, value in (
+            ("语言", profile.language),
+            ("回复风格", profile.reply_style),
+        )
+        if value
+    ]
+    return _clip(STYLE_HEAD + "\n" + "\n".join(lines), budget.style_chars) if lines else ""
+
+
+def profile_text(profile: SharedProfile | None, budget: LayerBudget) -> str:
+    """Layer 3: the rest of the shared profile, whole lines within ``profile_chars``."""
+    if profile is None:
+        return ""
+    candidates = (
+        ("称呼", profile.nickname),
+        ("性格", "、".join(profile.personality)),
+        ("爱好", "、".join(profile.hobbies)),
+        ("一起玩过", "、".join(profile.games)),
+        ("备注", "；".join(profile.notes)),
+    )
+    text = PROFILE_HEAD
+    added = False
+    for label, value in candidates:
+        if not value:
+            continue
+        line = f"\n- {label}：{value}"
+        if len(text) + len(line) > budget.profile_chars:
+            continue
+        text += line
+        added = True
+    return text if added else ""
+
+
+class LayerCost(msgspec.Struct, frozen=True):
+    """What one layer cost: characters and estimated tokens (``approx_tokens``)."""
+
+    name: str
+    chars: int
+    tokens: int
+
+
+class InjectedMemory(msgspec.Struct, frozen=True):
+    """One memory that went into the prompt, why (its section) and its retrieval score."""
+
+    id: int
+    why: str
+    score: float
+
+
+class InjectionRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """One turn in the injection log: sizes, ids and scores, never text.
+
+    Attributes:
+        at: When the turn was planned (epoch seconds).
+        game_id: The game of the save.
+        save_id: The save the turn was asked in.
+        layers: The cost of each layer, in order.
+        memories: The memories injected, with why and their score.
+        context: Whether the newest modelContext was fresh, stale, dropped (or none).
+        window_rounds: Rounds sent as chat messages.
+        summary: Whether the session summary went in.
+        image: Whether the screenshot went in.
+        model: The model the request was sent to (filled in by the shell).
+    """
+
+    at: float
+    game_id: str
+    save_id: str
+    layers: tuple[LayerCost, ...]
+    memories: tuple[InjectedMemory, ...]
+    context: ContextUse
+    window_rounds: int
+    summary: bool
+    image: bool
+    model: str = ""
+
+
+def cost(name: str, texts: Sequence[str]) -> LayerCost:
+    """The cost of a layer made of ``texts``."""
+    return LayerCost(name, sum(map(len, texts)), sum(approx_tokens(t) for t in texts))
+
+
+def injected(selection: MemorySelection) -> tuple[InjectedMemory, ...]:
+    """The injected memories of ``selection`` with their section and score."""
+    scores = dict(selection.scores)
+    return tuple(
+        InjectedMemory(ev.id, why, round(scores.get(ev.id, 0.0), 4))
+        for why, events in (
+            ("goal", selection.goals),
+            ("relevant", selection.relevant),
+            ("recent", selection.recent),
+        )
+        for ev in events
+    )
