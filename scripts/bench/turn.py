@@ -55,7 +55,6 @@ from xtyserver.clock import SystemClock  # noqa: E402
 from xtyserver.config import load_settings  # noqa: E402
 from xtyserver.image import ImageLimits, check_and_prepare  # noqa: E402
 from xtyserver.memory.store import MemoryStore  # noqa: E402
-from xtyserver.model.client import chat_body  # noqa: E402
 
 TOKEN = "bench-token-" + "x" * 32
 SAVE = Identity(game_id="stardew", save_id="save-42")
@@ -163,7 +162,12 @@ async def _direct_ttft(client: openai.AsyncOpenAI, image_url: str | None) -> flo
             {"type": "text", "text": text},
             {"type": "image_url", "image_url": {"url": image_url}},
         ]
-    body = chat_body("scripted-vl", [{"role": "user", "content": content}])
+    body = {
+        "model": "scripted-vl",
+        "messages": [{"role": "user", "content": content}],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
     t = time.perf_counter()
     stream = await client.post(
         "/chat/completions",
