@@ -16,7 +16,7 @@ import pytest
 from openai._utils import async_maybe_transform
 from openai.types.chat import completion_create_params
 
-from xtyserver.model.client import chat_body
+from xtyserver.model.request import chat_body
 from xtyserver.session.tools import TOOL_SPECS, ToolCall, assistant_message, tool_message
 
 

@@ -29,9 +29,10 @@ import anyio
 import msgspec
 import openai
 import structlog
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
+from openai.types.chat import ChatCompletionChunk
 
 from xtyserver.errors import ModelError
+from xtyserver.model.request import chat_body, post_chat
 from xtyserver.model.settings import ModelSettings
 from xtyserver.protocol.frames import Usage
 from xtyserver.session.tools import ToolCall
@@ -421,7 +422,7 @@ class ModelClient:
         state: dict[str, Any],
         tools: list[dict[str, Any]] | None = None,
     ) -> tuple[openai.AsyncStream[ChatCompletionChunk], _Progress, str]:
-        stream = await _post_chat(client, chat_body(model, payload, tools))
+        stream = await post_chat(client, chat_body(model, payload, tools))
         state["stream"] = stream
         progress = _Progress()
         while True:
@@ -470,43 +471,6 @@ class ModelClient:
             # Waiting longer than the cap would hang the turn; give up and say so.
             return retry_after if retry_after <= s.retry_after_cap else None
         return float(min(s.backoff_cap, s.backoff_base * 2**attempt))
-
-
-def chat_body(
-    model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
-) -> dict[str, Any]:
-    """The JSON body of a streamed chat request, exactly as ``create()`` would send it."""
-    body: dict[str, Any] = {
-        "model": model,
-        "messages": messages,
-        "stream": True,
-        "stream_options": {"include_usage": True},
-    }
-    if tools:
-        body["tools"] = tools
-    return body
-
-
-async def _post_chat(
-    client: openai.AsyncOpenAI, body: dict[str, Any]
-) -> openai.AsyncStream[ChatCompletionChunk]:
-    """POST /chat/completions through the client, without the SDK's request transform.
-
-    ``chat.completions.create()`` runs ``async_maybe_transform`` over every message
-    part against the typed-dict unions (2-3 ms per turn, issue 12); for the plain
-    JSON messages built here it is an identity (tests/model/test_chat_body.py
-    checks that against the installed SDK), so the body goes to the same
-    ``post()`` that ``create()`` ends in, with the same auth, retries off,
-    timeout, SSE parsing and error types.
-    """
-    return await client.post(
-        "/chat/completions",
-        body=body,
-        cast_to=ChatCompletion,
-        options=openai.RequestOptions(security={"bearer_auth": True}),
-        stream=True,
-        stream_cls=openai.AsyncStream[ChatCompletionChunk],
-    )
 
 
 async def _close(stream: object) -> None:
