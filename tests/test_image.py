@@ -373,3 +373,64 @@ def test_check_and_prepare_raises_only_image_errors_for_mutated_images(
         assert error.code in {"invalid_image", "image_too_large"}
     else:
         assert max(prepared.width, prepared.height) <= LIMITS.max_side
+
+
+def _segment(marker: int, payload: bytes) -> bytes:
+    return bytes((0xFF, marker)) + (len(payload) + 2).to_bytes(2, "big") + payload
+
+
+def _with_segments(jpeg: bytes, *segments: bytes) -> bytes:
+    """Insert segments right after SOI."""
+    return jpeg[:2] + b"".join(segments) + jpeg[2:]
+
+
+def test_a_jpeg_within_limits_is_not_re_encoded_and_leaves_without_any_metadata() -> None:
+    clean = _encode(_picture(120, 80), "image/jpeg", quality=90)
+    exif = Image.Exif()
+    exif[0x010E] = CANARY
+    data = (
+        _with_segments(
+            clean,
+            _segment(0xE1, exif.tobytes()),
+            _segment(0xE1, b"http://ns.adobe.com/xap/1.0/\x00<x:xmpmeta>CanaryXmp</x:xmpmeta>"),
+            _segment(0xE2, b"ICC_PROFILE\x00\x01\x01CanaryIcc"),
+            _segment(0xED, b"Photoshop 3.0\x00CanaryIptc"),
+            _segment(0xFE, b"CanaryComment"),
+        )
+        + b"CanaryTrailer"
+    )
+    assert Image.open(io.BytesIO(data)).size == (120, 80)
+    prepared = check_and_prepare("image/jpeg", _b64(data), LIMITS)
+    for canary in (b"Canary", b"Exif", b"ICC_PROFILE", b"xmpmeta", b"Photoshop", b"JFIF"):
+        assert canary not in prepared.data
+    assert prepared.data.endswith(b"\xff\xd9")
+    out = _opened(prepared)
+    assert out.size == (120, 80) and (prepared.width, prepared.height) == (120, 80)
+    assert dict(out.getexif()) == {} and "icc_profile" not in out.info
+    # The pixels are the original's, bit for bit: nothing was re-encoded.
+    assert out.tobytes() == Image.open(io.BytesIO(clean)).tobytes()
+    assert prepared.data == clean[:2] + clean[20:]  # only Pillow's 20-byte JFIF APP0 is gone
+
+
+def test_a_jpeg_with_an_adobe_colour_marker_keeps_it_and_its_colours() -> None:
+    plain = _encode(_picture(16, 16), "image/jpeg")
+    adobe = _segment(0xEE, b"Adobe\x00\x64\x00\x00\x00\x00\x01")
+    data = _with_segments(plain, adobe, _segment(0xEE, b"Adobe-with-a-note"))
+    prepared = check_and_prepare("image/jpeg", _b64(data), LIMITS)
+    assert prepared.data.count(b"Adobe") == 1 and b"note" not in prepared.data
+
+
+@pytest.mark.parametrize("cut", [0.3, 0.6, 0.95])
+def test_a_truncated_jpeg_within_limits_is_still_refused(cut: float) -> None:
+    data = _encode(_picture(200, 120), "image/jpeg", quality=95)
+    error = _refusal("image/jpeg", _b64(data[: int(len(data) * cut)]))
+    assert error.code == "invalid_image"
+
+
+def test_a_large_jpeg_is_downscaled_and_re_encoded_without_metadata() -> None:
+    exif = Image.Exif()
+    exif[0x010E] = CANARY
+    data = _encode(_picture(400, 100), "image/jpeg", exif=exif.tobytes(), comment=b"CanaryNote")
+    prepared = check_and_prepare("image/jpeg", _b64(data), ImageLimits(max_side=100))
+    assert (prepared.width, prepared.height) == (100, 25)
+    assert b"Canary" not in prepared.data and b"Exif" not in prepared.data

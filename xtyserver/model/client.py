@@ -23,15 +23,16 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 import anyio
 import msgspec
 import openai
 import structlog
-from openai.types.chat import ChatCompletionChunk, ChatCompletionMessageParam
+from openai.types.chat import ChatCompletionChunk
 
 from xtyserver.errors import ModelError
+from xtyserver.model.request import chat_body, post_chat
 from xtyserver.model.settings import ModelSettings
 from xtyserver.protocol.frames import Usage
 from xtyserver.session.tools import ToolCall
@@ -421,14 +422,7 @@ class ModelClient:
         state: dict[str, Any],
         tools: list[dict[str, Any]] | None = None,
     ) -> tuple[openai.AsyncStream[ChatCompletionChunk], _Progress, str]:
-        extra: dict[str, Any] = {"tools": tools} if tools else {}
-        stream = await client.chat.completions.create(
-            model=model,
-            messages=cast(list[ChatCompletionMessageParam], payload),
-            stream=True,
-            stream_options={"include_usage": True},
-            **extra,
-        )
+        stream = await post_chat(client, chat_body(model, payload, tools))
         state["stream"] = stream
         progress = _Progress()
         while True:

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Benchmark: start to ``listening`` with a 30,000-event store, and RSS per idle connection.
+
+* **Start**: ``python -m xtyserver serve`` is started as a process over a data
+  folder holding a 30,000-event store (100 saves x 300); the time from the
+  spawn to its ``listening ws://...`` line, median of ``--starts`` runs (each
+  includes the interpreter start and every import, as a player would see it).
+* **Idle connections**: against the last of those servers, ``--connections``
+  adapter clients (each its own new save) say hello (``max_connections`` is
+  raised to 1,000 in a config file) and then only send
+  heartbeats. The server's RSS (``/proc/PID/status`` VmRSS) is read after 10
+  warm-up connections and again after all of them have been up for two
+  heartbeat periods; the difference over the added connections is the cost
+  of one idle connection.
+
+Usage: ``python scripts/bench/idle.py [--connections 200] [--starts 5] [--same-save]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import anyio
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from retrieval import build_document  # noqa: E402
+
+from xtyserver.adapter import AdapterClient, AdapterInfo, Identity  # noqa: E402
+from xtyserver.clock import SystemClock  # noqa: E402
+from xtyserver.memory.store import MemoryStore  # noqa: E402
+
+TOKEN = "bench-token-" + "y" * 32
+WARM = 10
+
+
+def _start(data_dir: str) -> tuple[subprocess.Popen[str], str, float]:
+    config = Path(data_dir) / "bench.toml"
+    config.write_text("[server]\nmax_connections = 1000\n")
+    argv = ["serve", "--config", str(config), "--data-dir", data_dir, "--port", "0"]
+    t = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "xtyserver", *argv],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "XTY_TOKEN": TOKEN, "PYTHONUTF8": "1"},
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("listening "):
+            elapsed = time.perf_counter() - t
+            threading.Thread(target=proc.stdout.read, daemon=True).start()
+            return proc, line.split()[1], elapsed
+    raise SystemExit("the server did not start")
+
+
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+async def _idle(
+    url: str, pid: int, count: int, same_save: str | None
+) -> tuple[int, int, int, float]:
+    async with contextlib.AsyncExitStack() as stack:
+
+        async def open_one(i: int) -> float:
+            client = AdapterClient(
+                url,
+                token=TOKEN,
+                identity=Identity(game_id="stardew", save_id=same_save or f"idle-{i}"),
+                adapter=AdapterInfo(name="bench-idle", version="0.1.0"),
+                timezone="Asia/Shanghai",
+            )
+            await stack.enter_async_context(client)
+            return client.server_hello.heartbeat_ms / 1000
+
+        beat = 5.0
+        for i in range(WARM):
+            beat = await open_one(i)
+        await anyio.sleep(2 * beat)
+        warm = _rss_kib(pid)
+        for i in range(WARM, count):
+            await open_one(i)
+        await anyio.sleep(2 * beat)
+        full = _rss_kib(pid)
+    return warm, full, count - WARM, beat
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--connections", type=int, default=200)
+    ap.add_argument("--starts", type=int, default=5)
+    ap.add_argument("--same-save", action="store_true", help="every connection on one save")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="xty-bench-") as tmp:
+        with MemoryStore.open_profile(tmp, "default", clock=SystemClock()) as store:
+            store.import_document(build_document(100, 300))
+        starts: list[float] = []
+        proc = None
+        for n in range(args.starts):
+            proc, url, elapsed = _start(tmp)
+            starts.append(elapsed)
+            if n < args.starts - 1:
+                proc.terminate()
+                proc.wait(timeout=30)
+        assert proc is not None
+        try:
+            before = _rss_kib(proc.pid)
+            warm, full, added, beat = anyio.run(
+                _idle, url, proc.pid, args.connections, "one" if args.same_save else None
+            )
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    q1, _, q3 = statistics.quantiles(starts, n=4)
+    print(f"{'what':52s} {'value':>12s}")
+    print(
+        f"{'start to listening, 30,000-event store (median ± IQR/2)':52s}"
+        f" {statistics.median(starts):7.3f} ± {(q3 - q1) / 2:.3f} s"
+        f"  (min {min(starts):.3f}, max {max(starts):.3f}, n={len(starts)})"
+    )
+    print(f"{'server RSS idle / 10 conns / all conns':52s} {before} / {warm} / {full} KiB")
+    per = (full - warm) / added
+    print(
+        f"{f'RSS per idle connection ({added} added, heartbeats every {beat:g} s)':52s}"
+        f" {per:8.1f} KiB  (all {args.connections}: {(full - before) / args.connections:.1f} KiB)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,315 @@
+#!/usr/bin/env python3
+"""Benchmark: harness overhead of a chat turn, text and with a 1920x1080 JPEG screenshot.
+
+Three processes: the scripted model server, ``xtyserver`` (a 300-event save in a
+30,000-event store, memory extraction off so no background model calls run
+between turns) and this script, which is the adapter and, side by side, a
+plain ``openai`` client talking to the same scripted model.
+
+Per round, interleaved:
+
+* ``model``: the scripted model's own time to first token, measured directly
+  with the openai client (``chat.completions.create(stream=True)`` -> first chunk
+  with text);
+* ``text``: ``chat.send`` written to the socket -> first ``chat.delta`` read;
+* ``image``: the same with a ~1.2 MiB 1920x1080 JPEG screenshot (downscaled);
+* ``image720``: the same with a 1280x720 JPEG (within limits: not re-encoded).
+
+Overhead = turn time minus the median direct time of the same request (with
+the prepared screenshot for the image turns), measured in the same run. The server's
+CPU time per turn is read from ``/proc`` (less disturbed by a busy machine).
+
+Usage: ``python scripts/bench/turn.py [--rounds 200] [--warmup 20]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import openai
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
+from PIL import Image, ImageDraw
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from retrieval import build_document  # noqa: E402
+
+from xtyserver.adapter import AdapterClient, AdapterInfo, Capabilities, Identity  # noqa: E402
+from xtyserver.adapter.reply import ChatReply  # noqa: E402
+from xtyserver.adapter.support import captured_at, screenshot  # noqa: E402
+from xtyserver.clock import SystemClock  # noqa: E402
+from xtyserver.config import load_settings  # noqa: E402
+from xtyserver.image import ImageLimits, check_and_prepare  # noqa: E402
+from xtyserver.memory.store import MemoryStore  # noqa: E402
+
+TOKEN = "bench-token-" + "x" * 32
+SAVE = Identity(game_id="stardew", save_id="save-42")
+
+
+def screenshot_jpeg(seed: int = 3, size: tuple[int, int] = (1920, 1080)) -> bytes:
+    """A busy JPEG (quality 95; 1920x1080 is about 1.2 MiB), like a game frame."""
+    rng = random.Random(seed)
+    width, height = size
+    image = Image.new("RGB", size, (100, 160, 90))
+    draw = ImageDraw.Draw(image)
+    for _ in range(3000 * width * height // (1920 * 1080)):
+        x, y = rng.randrange(width), rng.randrange(height)
+        colour = (rng.randrange(256), rng.randrange(256), rng.randrange(256))
+        draw.rectangle((x, y, x + rng.randrange(4, 60), y + rng.randrange(4, 40)), fill=colour)
+    noise = Image.effect_noise(size, 30).convert("RGB")
+    image = Image.blend(image, noise, 0.25)
+    buf = io.BytesIO()
+    image.save(buf, format="JPEG", quality=95)
+    return buf.getvalue()
+
+
+def model_context() -> dict[str, Any]:
+    return {
+        "schemaVersion": 1,
+        "capturedAt": captured_at(),
+        "world": {"location": "Farm", "time": "08:10", "season": "spring", "day": 12},
+        "player": {"health": 100, "stamina": 72, "status": ["hungry"], "heldItem": "Fishing Rod"},
+        "nearby": [{"kind": "npc", "name": f"NPC {i}", "distance": i} for i in range(5)],
+        "relevantItems": [{"name": f"Item {i}", "count": i} for i in range(8)],
+    }
+
+
+# -- child processes ---------------------------------------------------------------------
+
+
+async def _child_model() -> None:
+    from xtyserver.testing import FakeModelServer
+
+    async with FakeModelServer() as fake:
+        print(fake.base_url, flush=True)
+        await anyio.to_thread.run_sync(sys.stdin.read)
+
+
+async def _child_server(data_dir: str, model_url: str) -> None:
+    from xtyserver.server import serving
+
+    settings = _settings(data_dir, model_url)
+    async with serving(settings, token=TOKEN, clock=SystemClock()) as server:
+        print(f"\n{server.url}", flush=True)
+        await anyio.to_thread.run_sync(sys.stdin.read)
+
+
+def _settings(data_dir: str, model_url: str) -> Any:
+    return load_settings(
+        None,
+        env={},
+        overrides={
+            "data_dir": data_dir,
+            "server.port": 0,
+            "server.chat_burst": 1_000_000,
+            "server.frame_burst": 1_000_000,
+            "memory.extraction": False,
+            "model.base_url": model_url,
+            "model.model": "scripted-vl",
+        },
+    )
+
+
+def _spawn(*args: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, __file__, *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUTF8": "1", "XTY_LOG_LEVEL": "warning"},
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:  # log lines may come first
+        if line.startswith(("ws://", "http://")):
+            # Keep reading its log lines so a full pipe never blocks the child.
+            threading.Thread(target=proc.stdout.read, daemon=True).start()
+            return proc, line.strip()
+    raise SystemExit(f"child {args[1]} did not start")
+
+
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# -- measuring ---------------------------------------------------------------------------
+
+
+async def _direct_ttft(client: openai.AsyncOpenAI, image_url: str | None) -> float:
+    """The scripted model's own time to first token, through the openai client.
+
+    Posts the body without the SDK's request transform (what the server does
+    too), so the baseline is no slower than the server's own call.
+    """
+    text = "今天适合去钓鱼吗？"
+    content: Any = text
+    if image_url is not None:
+        content = [
+            {"type": "text", "text": text},
+            {"type": "image_url", "image_url": {"url": image_url}},
+        ]
+    body = {
+        "model": "scripted-vl",
+        "messages": [{"role": "user", "content": content}],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    t = time.perf_counter()
+    stream = await client.post(
+        "/chat/completions",
+        body=body,
+        cast_to=ChatCompletion,
+        options=openai.RequestOptions(security={"bearer_auth": True}),
+        stream=True,
+        stream_cls=openai.AsyncStream[ChatCompletionChunk],
+    )
+    first = None
+    async for chunk in stream:
+        if first is None and chunk.choices and chunk.choices[0].delta.content:
+            first = time.perf_counter() - t
+    assert first is not None
+    return first
+
+
+async def _turn(client: AdapterClient, image: Any | None) -> float:
+    frame: dict[str, Any] = {
+        "type": "chat.send",
+        "id": client._next("chat"),
+        "text": "今天适合去钓鱼吗？社区中心的鱼缸",
+        "source": "text",
+    }
+    if image is not None:
+        frame["image"] = image
+    data = await client._check(frame)  # the adapter's own encode and pre-check: not timed
+    reply = ChatReply(frame["id"], client.cancel)
+    client._chats[reply.id] = reply
+    t = time.perf_counter()
+    await client._send(data)
+    first = None
+    async for _ in reply:
+        if first is None:
+            first = time.perf_counter() - t
+    await reply.result()
+    assert first is not None, "no delta"
+    return first
+
+
+def _stats(samples: list[float]) -> tuple[float, float, float]:
+    s = sorted(samples)
+    q1, _, q3 = statistics.quantiles(s, n=4)
+    p99 = s[min(len(s) - 1, int(len(s) * 0.99))]
+    return statistics.median(s) * 1e3, (q3 - q1) / 2 * 1e3, p99 * 1e3
+
+
+async def _bench(
+    url: str, model_url: str, server_pid: int, rounds: int, warmup: int, only: list[str]
+) -> None:
+    jpeg = screenshot_jpeg()
+    images = {
+        "image": screenshot(jpeg, "image/jpeg"),
+        "image720": screenshot(screenshot_jpeg(size=(1280, 720)), "image/jpeg"),
+    }
+    # What the model receives for each screenshot, for the direct baselines.
+    urls = {
+        f"model+{k}": check_and_prepare("image/jpeg", v.data, ImageLimits()).data_url()
+        for k, v in images.items()
+    }
+    direct = openai.AsyncOpenAI(base_url=model_url, api_key="EMPTY", max_retries=0)
+    kinds = ["model", "model+image", "model+image720", "text", "image", "image720"]
+    times: dict[str, list[float]] = {k: [] for k in kinds}
+    cpu: dict[str, list[float]] = {"text": [], "image": [], "image720": []}
+    async with AdapterClient(
+        url,
+        token=TOKEN,
+        identity=SAVE,
+        adapter=AdapterInfo(name="bench", version="0.1.0"),
+        capabilities=Capabilities(image=True),
+        timezone="Asia/Shanghai",
+    ) as client:
+        await client.update_state(model_context())
+        for i in range(warmup + rounds):
+            order = [k for k in kinds if not only or k in only]
+            random.Random(i).shuffle(order)
+            for kind in order:
+                if kind.startswith("model"):
+                    value = await _direct_ttft(direct, urls.get(kind))
+                else:
+                    before = _cpu_s(server_pid)
+                    value = await _turn(client, images.get(kind))
+                    await anyio.sleep(0.02)  # let the turn's tail (memory touch) finish
+                    if i >= warmup:
+                        cpu[kind].append(_cpu_s(server_pid) - before)
+                if i >= warmup:
+                    times[kind].append(value)
+    await direct.close()
+    print(
+        f"\nimage: 1920x1080 JPEG, {len(jpeg)} bytes (downscaled to 1568x882);"
+        f" image720: 1280x720 JPEG (within limits, sent as is minus metadata);"
+        f" {rounds} rounds, interleaved"
+    )
+    print(f"{'what':40s} {'p50 ms':>8s} {'±':>6s} {'p99 ms':>8s} {'server CPU ms/turn':>19s}")
+    for kind in [k for k in kinds if times[k] and k.startswith("model")]:
+        p50, spread, p99 = _stats(times[kind])
+        name = f"scripted model TTFT, direct ({kind})"
+        print(f"{name:40s} {p50:8.2f} {spread:6.2f} {p99:8.2f}")
+    for kind in [k for k in ("text", "image", "image720") if times[k]]:
+        base = "model" if kind == "text" else f"model+{kind}"
+        base_p50 = statistics.median(times[base])
+        p50, spread, p99 = _stats([v - base_p50 for v in times[kind]])
+        c = statistics.fmean(cpu[kind]) * 1e3
+        name = f"harness overhead, {kind} turn"
+        print(f"{name:40s} {p50:8.2f} {spread:6.2f} {p99:8.2f} {c:19.1f}")
+    print("(overhead = turn time - the median direct time of the same request to the model;")
+    print(" ± is half the interquartile range; server CPU: mean over the run, from /proc)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--rounds", type=int, default=200)
+    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--only", nargs="*", default=[], help="kinds to run (default: all)")
+    ap.add_argument("--child", choices=["model", "server"], help=argparse.SUPPRESS)
+    ap.add_argument("--data-dir", help=argparse.SUPPRESS)
+    ap.add_argument("--model-url", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child == "model":
+        anyio.run(_child_model)
+        return
+    if args.child == "server":
+        anyio.run(_child_server, args.data_dir, args.model_url)
+        return
+    with tempfile.TemporaryDirectory(prefix="xty-bench-") as tmp:
+        settings = _settings(tmp, "http://127.0.0.1:1/v1")
+        t = time.perf_counter()
+        with MemoryStore.open_profile(
+            settings.data_path, settings.profile, clock=SystemClock()
+        ) as store:
+            store.import_document(build_document(100, 300))
+        print(f"store: 30,000 events in 100 saves, built in {time.perf_counter() - t:.1f} s")
+        model, model_url = _spawn("--child", "model")
+        server, url = _spawn("--child", "server", "--data-dir", tmp, "--model-url", model_url)
+        try:
+            anyio.run(_bench, url, model_url, server.pid, args.rounds, args.warmup, args.only)
+        finally:
+            for proc in (server, model):
+                assert proc.stdin is not None
+                proc.stdin.close()
+                proc.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
