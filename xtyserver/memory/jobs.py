@@ -91,7 +91,15 @@ class MemoryJobs:
         profile = await self._memory.profile()
         messages = extraction.build_extraction_messages(job.player_text, job.reply)
         answer = await self._model.complete(messages, model=self._extraction_model)
-        result = extraction.parse_extraction(answer, profile=profile, day=job.day)
+        index = (await self._memory.turn_memory(job.save)).index
+        events = index.events() if index is not None else []
+        save_texts = [t for e in events for t in (e.subject, e.summary)]
+        result = extraction.parse_extraction(
+            answer, profile=profile, day=job.day, save_texts=[*save_texts, *job.context_names]
+        )
+        if result.refused is not None:
+            # The kind of refusal only: the value itself may be private.
+            self._log.info("memory.shared_refused", reason=result.refused)
         deliberate = extraction.is_deliberate(job.player_text)
         await self._store(job.save, result.events, job.at, deliberate=deliberate)
         if result.profile is not None and profile.auto_shared:

@@ -26,7 +26,16 @@ import msgspec
 
 from xtyserver.clock import Clock
 from xtyserver.errors import StoreError, UsageError
-from xtyserver.memory import accounting, events, generation, play, saves, shared_profile, transfer
+from xtyserver.memory import (
+    accounting,
+    events,
+    game_names,
+    generation,
+    play,
+    saves,
+    shared_profile,
+    transfer,
+)
 from xtyserver.memory.compaction import DEFAULT_MAX_IMPORTANCE, DIGEST_PREFIX, plan_compaction
 from xtyserver.memory.database import DEFAULT_BUSY_TIMEOUT_MS, Database
 from xtyserver.memory.export import ExportDocument
@@ -168,6 +177,12 @@ class MemoryStore:
             return shared_profile.load(conn)
 
         return self._db.write(generation.changed(write))
+
+    def record_game(self, game_id: str) -> SharedProfile | None:
+        """List a connected game's readable name in ``games``; the new profile, or None
+        when unchanged (already listed, or automatic shared memory is off)."""
+        games = game_names.with_game(self.get_profile(), game_id)
+        return None if games is None else self.set_profile_field("games", games)
 
     def clear_profile(self) -> None:
         """Reset every shared-profile field to its default, keeping the autoShared choice."""
