@@ -26,10 +26,18 @@ SMUGGLING = [
     # (farm-a's stored plan, the smuggled shared value, the field, the marker to look for)
     (("鸡舍", "答应阿比盖尔明天在河边建鸡舍"), "hobbies", "在河边建鸡舍", "河边建鸡舍"),
     (("鸡舍", "答应阿比盖尔明天在河边建鸡舍"), "nickname", "阿比盖尔的邻居", "阿比盖尔"),
-    (("coop", "Build the coop by the river for Abigail"), "hobbies", "river coop for Abigail",
-     "river coop"),
-    (("coop", "Build the coop by the river for Abigail"), "replyStyle",
-     "talk about the coop by the river", "coop by the river"),
+    (
+        ("coop", "Build the coop by the river for Abigail"),
+        "hobbies",
+        "river coop for Abigail",
+        "river coop",
+    ),
+    (
+        ("coop", "Build the coop by the river for Abigail"),
+        "replyStyle",
+        "talk about the coop by the river",
+        "coop by the river",
+    ),
 ]
 
 
@@ -104,7 +112,6 @@ async def test_no_game_is_recorded_when_auto_shared_is_off(tmp_path: Path) -> No
             await send(ws, {"type": "stats.get", "id": "barrier"})
             await ws.recv()
         assert h.store.get_profile().games == []
-
 
 
 async def test_the_end_of_session_summary_stores_at_most_two_durable_kinds(

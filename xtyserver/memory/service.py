@@ -34,6 +34,7 @@ from xtyserver.errors import StoreError
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.tokens import Purpose
 from xtyserver.memory.types import (
     DailyPlay,
     MemoryEvent,
@@ -382,6 +383,14 @@ class MemoryService:
         if profile is not None:
             self._profile = profile
         return play
+
+    async def record_usage(
+        self, date: str, save: Scope, purpose: Purpose, prompt: int, completion: int
+    ) -> None:
+        await self._write(self.store.record_usage, date, save, purpose, prompt, completion)
+
+    async def tokens_spent(self, date: str) -> int:
+        return await self._read(self.store.tokens_spent, date)
 
     async def play_beat(self, play: int, at: float, timezone: str) -> None:
         await self._write(self.store.record_heartbeat, play, at, timezone)

@@ -35,11 +35,13 @@ from xtyserver.memory import (
     saves,
     shared_profile,
     transfer,
+    usage,
 )
 from xtyserver.memory.compaction import DEFAULT_MAX_IMPORTANCE, DIGEST_PREFIX, plan_compaction
 from xtyserver.memory.database import DEFAULT_BUSY_TIMEOUT_MS, Database
 from xtyserver.memory.export import ExportDocument
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview
+from xtyserver.memory.tokens import Purpose
 from xtyserver.memory.types import (
     DailyPlay,
     MemoryEvent,
@@ -403,8 +405,23 @@ class MemoryStore:
         return self._db.write(play.recover)
 
     def stats(self) -> PlayStats:
-        """Per-save and per-game play statistics (game days = union of save dates)."""
-        return self._db.read(play.stats)
+        """Per-save and per-game play statistics (game days = union of save dates) and
+        the token bill."""
+
+        def read(conn: apsw.Connection) -> PlayStats:
+            return msgspec.structs.replace(play.stats(conn), tokens=usage.rows(conn))
+
+        return self._db.read(read)
+
+    def record_usage(
+        self, date: str, save: Scope, purpose: Purpose, prompt: int, completion: int
+    ) -> None:
+        """Add one model call's tokens to the bill of ``save`` on local ``date``."""
+        self._db.write(lambda conn: usage.record(conn, date, save, purpose, prompt, completion))
+
+    def tokens_spent(self, date: str) -> int:
+        """Every token counted on local ``date``."""
+        return self._db.read(lambda conn: usage.spent_on(conn, date))
 
     def daily_play(self, since: float) -> list[DailyPlay]:
         """Active time per game and local date since ``since`` (see ``play.daily``)."""

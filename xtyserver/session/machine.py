@@ -480,4 +480,3 @@ class GameAgentSession:
         self._tools.confirmations.clear()
         effects.append(Log("session.closed", {}))
         return effects
-
