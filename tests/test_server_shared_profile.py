@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import anyio
 import msgspec
 import pytest
+import structlog
 
 from tests.conftest import chat, model_context, running, send
+from xtyserver import log
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.testing import Reply
 
@@ -134,3 +137,25 @@ async def test_the_end_of_session_summary_stores_at_most_two_durable_kinds(
         await idle(h)
         stored = h.store.load_scope(FARM_A)
         assert sorted(e.kind for e in stored) == ["goal", "promise"]
+
+
+async def test_a_refusal_is_logged_with_its_reason_never_the_value(tmp_path: Path) -> None:
+    sink = io.StringIO()
+    log.configure(stream=sink, json=True)
+    try:
+        async with running(tmp_path) as h:
+            h.store.upsert_event(
+                FARM_A, NewEvent(kind="promise", subject="鸡舍", summary="答应阿比盖尔建鸡舍"), 0.0
+            )
+            answer = {"profile": {"field": "hobbies", "value": "给阿比盖尔建鸡舍"}, "events": []}
+            h.fake.enqueue(Reply(text=json.dumps(answer, ensure_ascii=False), match="玩家说"))
+            async with h.adapter() as ws:
+                _, done = await chat(ws, "今天做点什么？")
+                assert done["type"] == "chat.done"
+                await idle(h)
+    finally:
+        structlog.reset_defaults()
+    lines = [json.loads(line) for line in sink.getvalue().splitlines() if line.strip()]
+    [refused] = [line for line in lines if line.get("event") == "memory.shared_refused"]
+    assert refused["reason"] == "save_specific"
+    assert "阿比盖尔" not in json.dumps(refused, ensure_ascii=False)
