@@ -282,6 +282,27 @@ def test_stats_json_prints_per_save_and_per_game_rows(tmp_path: Path) -> None:
     assert "stardew-valley / farm-b" in table.stdout
 
 
+def test_stats_shows_the_token_bill_per_day_save_and_purpose(tmp_path: Path) -> None:
+    data = tmp_path / "d"
+    seed(data)
+    farm_a = Scope("stardew-valley", "farm-a")
+    with MemoryStore.open_profile(data, "default", clock=ManualClock(START)) as store:
+        store.record_usage("2026-05-03", farm_a, "chat", 100, 20)
+        store.record_usage("2026-05-03", farm_a, "chat", 50, 5)
+        store.record_usage("2026-05-03", farm_a, "extraction", 30, 10)
+        store.record_usage("2026-05-04", farm_a, "summary", 7, 3)
+    done = xty(data, "stats", "--json")
+    assert done.returncode == 0, done.stderr
+    tokens = json.loads(done.stdout)["tokens"]
+    assert [(t["date"], t["purpose"], t["calls"], t["totalTokens"]) for t in tokens] == [
+        ("2026-05-04", "summary", 1, 10),
+        ("2026-05-03", "chat", 2, 175),
+        ("2026-05-03", "extraction", 1, 40),
+    ]
+    table = xty(data, "stats")
+    assert "2026-05-03 stardew-valley / farm-a" in table.stdout and " 175" in table.stdout
+
+
 # --- token -------------------------------------------------------------------------------------
 
 

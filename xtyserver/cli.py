@@ -84,7 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     schemas.add_argument("--out", type=Path, default=Path("schemas"))
     schemas.add_argument("--check", action="store_true", help="fail if schemas/ is out of date")
 
-    stats = sub.add_parser("stats", help="play statistics per save and per game")
+    stats = sub.add_parser(
+        "stats", help="play statistics per save and per game, and the token bill per day"
+    )
     _common(stats)
     stats.add_argument("--json", action="store_true")
 
@@ -278,6 +280,12 @@ def _stats(settings: Settings, *, as_json: bool) -> int:
         print(
             f"{name:<44} {s.days:>5} {s.sessions:>8} {_hm(s.active_ms):>10}  {s.last_played or '-'}"
         )
+    if frame.tokens:
+        print()
+        print(f"{'date':<10} {'game / save':<40} {'purpose':<10} {'calls':>5} {'tokens':>9}")
+        for t in frame.tokens:
+            where = f"{t.game_id} / {t.save_id}"
+            print(f"{t.date:<10} {where:<40} {t.purpose:<10} {t.calls:>5} {t.total_tokens:>9}")
     return 0
 
 

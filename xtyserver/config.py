@@ -19,6 +19,7 @@ import msgspec
 
 from xtyserver.errors import UsageError
 from xtyserver.memory.retrieval import MemoryBudget
+from xtyserver.model.routing import ModelRoutes
 from xtyserver.model.settings import ModelSettings
 from xtyserver.protocol.images import ImageLimits
 from xtyserver.session.settings import Texts
@@ -84,6 +85,7 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     token: str | None = None
     server: ServerSettings = msgspec.field(default_factory=ServerSettings)
     model: ModelSettings = msgspec.field(default_factory=ModelSettings)
+    models: ModelRoutes = msgspec.field(default_factory=ModelRoutes)
     memory: MemorySettings = msgspec.field(default_factory=MemorySettings)
     images: ImageLimits = msgspec.field(default_factory=ImageLimits)
     texts: Texts = msgspec.field(default_factory=Texts)

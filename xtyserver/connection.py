@@ -37,10 +37,13 @@ from xtyserver.clock import Clock
 from xtyserver.errors import StoreError
 from xtyserver.image import check_and_prepare
 from xtyserver.memory.jobs import MemoryJobs
+from xtyserver.memory.meter import TokenMeter
 from xtyserver.memory.service import MemoryService
 from xtyserver.memory.types import Scope
-from xtyserver.model.client import Delta, Done, ModelClient
+from xtyserver.model.client import Delta, Done
+from xtyserver.model.router import ModelRouter
 from xtyserver.protocol.codec import decode_client_frame, encode_frame
+from xtyserver.protocol.frames import Usage
 from xtyserver.protocol.images import ImageLimits
 from xtyserver.session.effects import (
     ArmTimer,
@@ -129,7 +132,9 @@ class Connection:
         session: The connection's state machine.
         memory: The memory service.
         jobs: The background memory worker.
-        model: The model client.
+        model: The model router.
+        meter: The token meter: every call's usage is billed; a spent daily
+            budget refuses the turn with ``budget_exhausted``.
         images: Screenshot limits.
         clock: The wall clock passed to the session.
         limits: Queue sizes and deadlines.
@@ -144,7 +149,8 @@ class Connection:
         *,
         memory: MemoryService,
         jobs: MemoryJobs,
-        model: ModelClient,
+        model: ModelRouter,
+        meter: TokenMeter,
         images: ImageLimits,
         clock: Clock,
         limits: RuntimeLimits,
@@ -158,6 +164,7 @@ class Connection:
         self._memory = memory
         self._jobs = jobs
         self._model = model
+        self._meter = meter
         self._images = images
         self._clock = clock
         self._limits = limits
@@ -415,9 +422,13 @@ class Connection:
         first: float | None = None
         outcome = "done"
         done: Done | None = None
+        identity = self.session.identity
+        save = Scope(identity.game_id, identity.save_id) if identity else None
         with cancel_scope:
             try:
-                chat = self._model.stream_chat(messages, tools=tools)
+                if await self._budget_spent():
+                    raise errors.ModelError("daily token budget spent", code="budget_exhausted")
+                chat = self._model.stream_chat(messages, image=image_sent, tools=tools)
                 async with contextlib.aclosing(chat) as stream:
                     async for event in stream:
                         match event:
@@ -427,6 +438,9 @@ class Connection:
                                 await self._post(ModelDelta(turn, text))
                             case Done():
                                 done = event
+                                if save is not None:  # billed before the turn ends
+                                    with anyio.CancelScope(shield=True):
+                                        await self._bill(save, event.usage)
                                 await self._post(
                                     ModelDone(turn, event.text, event.usage, event.tool_calls)
                                 )
@@ -447,6 +461,20 @@ class Connection:
             first_token_ms=None if first is None else round((first - started) * 1000),
             total_ms=round((anyio.current_time() - started) * 1000),
             image=image_sent,
+            model=self._model.chat_model(image=image_sent),
             prompt_tokens=usage.prompt_tokens if usage else None,
             completion_tokens=usage.completion_tokens if usage else None,
         )
+
+    async def _budget_spent(self) -> bool:
+        try:
+            return await self._meter.state() == "spent"
+        except StoreError as exc:  # an unreadable bill must not cost the player the turn
+            self._log.warning("store.failed", code=exc.code, effect="ReadUsage")
+            return False
+
+    async def _bill(self, save: Scope, usage: Usage | None) -> None:
+        try:
+            await self._meter.record(save, "chat", usage)
+        except StoreError as exc:  # the day's total could not be read
+            self._log.warning("store.failed", code=exc.code, effect="ReadUsage")

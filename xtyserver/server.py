@@ -9,13 +9,15 @@ the server through it.
 
 from __future__ import annotations
 
+import os
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
 import anyio.abc
+import msgspec
 import websockets
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
@@ -29,9 +31,12 @@ from xtyserver.localzone import detect_local_timezone
 from xtyserver.manage_api import ManageApi
 from xtyserver.memory.accounting import timezone_known
 from xtyserver.memory.jobs import MemoryJobs
+from xtyserver.memory.meter import TokenMeter
 from xtyserver.memory.service import MemoryService
 from xtyserver.memory.store import MemoryStore
-from xtyserver.model.client import ModelClient
+from xtyserver.memory.tokens import budget_for
+from xtyserver.model.router import ModelRouter
+from xtyserver.model.routing import resolve
 from xtyserver.protocol.frames import ServerInfo
 from xtyserver.protocol.limits import FRAME_MAX_BYTES, Limits
 from xtyserver.recorder import Recorder
@@ -62,7 +67,11 @@ def protocol_limits(settings: Settings) -> Limits:
 
 
 def session_settings(
-    settings: Settings, *, model_configured: bool, local_timezone: str = "UTC"
+    settings: Settings,
+    *,
+    model_configured: bool,
+    local_timezone: str = "UTC",
+    vision: bool | None = None,
 ) -> SessionSettings:
     """What every session of this server is told (its own frozen Struct).
 
@@ -70,8 +79,16 @@ def session_settings(
         settings: All settings.
         model_configured: Whether a model is configured.
         local_timezone: This machine's zone, for ``server.default_timezone = ""``.
+        vision: Whether any routed model takes images; None: ``model.vision``.
     """
     srv = settings.server
+    # A small context window shrinks the recent window and the memory block (issue 9).
+    chat_route = settings.models.chat
+    window = chat_route.context_window if chat_route is not None else None
+    fit = budget_for(window or settings.model.context_window)
+    memory_budget = settings.memory.budget
+    if memory_budget.total_chars > fit.memory_chars:
+        memory_budget = msgspec.structs.replace(memory_budget, total_chars=fit.memory_chars)
     return SessionSettings(
         hello_timeout=srv.hello_timeout,
         heartbeat_ms=srv.heartbeat_ms,
@@ -83,19 +100,20 @@ def session_settings(
         flood_refusals=srv.flood_refusals,
         stale_after=srv.stale_after,
         drop_after=srv.drop_after,
+        # A small context window shrinks the recent window and the session summary.
         working=WorkingSettings(
-            window=srv.history_turns,
+            window=min(srv.history_turns, fit.window_rounds),
             fold_every=srv.summary_every,
             fold_tokens=srv.summary_tokens,
-            summary_chars=srv.summary_chars,
+            summary_chars=min(srv.summary_chars, fit.summary_tokens * 2),
             resume_within=srv.resume_within,
         ),
         default_timezone=srv.default_timezone or local_timezone,
         model_configured=model_configured,
-        vision=settings.model.vision,
+        vision=settings.model.vision if vision is None else vision,
         memory=settings.memory.enabled,
         extraction=settings.memory.enabled and settings.memory.extraction,
-        budget=settings.memory.budget,
+        budget=memory_budget,
         limits=protocol_limits(settings),
         server=ServerInfo(name="xtyserver", version=__version__),
         texts=settings.texts,
@@ -126,7 +144,8 @@ class Server:
         settings: All settings.
         memory: The memory service of the profile.
         jobs: The background memory worker.
-        model: The model client.
+        model: The model router.
+        meter: The token meter (bill and daily budget).
         token: The adapter token.
         clock: The wall clock (injected so tests control time).
         recorder: Records every connection (``serve --record``), or None.
@@ -138,7 +157,8 @@ class Server:
         *,
         memory: MemoryService,
         jobs: MemoryJobs,
-        model: ModelClient,
+        model: ModelRouter,
+        meter: TokenMeter,
         token: str,
         clock: Clock,
         recorder: Recorder | None = None,
@@ -148,6 +168,7 @@ class Server:
         self.memory = memory
         self.jobs = jobs
         self.model = model
+        self.meter = meter
         self.clock = clock
         self._token = token
         self._log = log.get("xtyserver.server")
@@ -158,8 +179,12 @@ class Server:
             settings.server.default_timezone
         ):
             raise UsageError("server.default_timezone is not a known IANA time zone")
+        routing = model.routing
         self._session_settings = session_settings(
-            settings, model_configured=model.configured, local_timezone=local or "UTC"
+            settings,
+            model_configured=model.configured,
+            local_timezone=local or "UTC",
+            vision=routing.chat.vision or routing.vision.vision,
         )
         self._runtime = RuntimeLimits(
             send_timeout=settings.server.send_timeout,
@@ -280,6 +305,7 @@ class Server:
             memory=self.memory,
             jobs=self.jobs,
             model=self.model,
+            meter=self.meter,
             images=self.settings.images,
             clock=self.clock,
             limits=self._runtime,
@@ -308,6 +334,7 @@ async def serving(
     clock: Clock,
     record: Path | None = None,
     record_images: bool = False,
+    env: Mapping[str, str] | None = None,
 ) -> AsyncIterator[Server]:
     """Open the profile's store and the model client, and run a :class:`Server`.
 
@@ -317,7 +344,8 @@ async def serving(
     The server listens once this is entered (``server.url`` is set) and stops when
     it is left: connections close, then queued memory jobs (end-of-session
     summaries) get ``memory.drain_timeout`` seconds to finish, then the client
-    and the store close.
+    and the store close. ``env`` is where the routed models' keys are read
+    (``[models.*] api_key_env``); None: the process environment.
     """
     store = MemoryStore.open_profile(
         settings.data_path,
@@ -325,16 +353,19 @@ async def serving(
         clock=clock,
         busy_timeout_ms=settings.memory.busy_timeout_ms,
     )
-    model = ModelClient(settings.model)
+    routing = resolve(settings.model, settings.models, os.environ if env is None else env)
+    model = ModelRouter(routing)
     memory = MemoryService(
         store, enabled=settings.memory.enabled, soft_cap=settings.memory.soft_cap
     )
-    jobs = MemoryJobs(
+    meter = TokenMeter(
         memory,
-        model,
-        extraction_model=settings.model.extraction_model,
-        queue_size=settings.memory.job_queue,
+        clock,
+        timezone=settings.server.default_timezone or detect_local_timezone() or "UTC",
+        budget=settings.model.daily_token_budget,
+        low_share=settings.model.budget_low_share,
     )
+    jobs = MemoryJobs(memory, model, meter, queue_size=settings.memory.job_queue)
     recorder = None
     if record is not None:
         recorder = Recorder(record, clock=clock, token=token, keep_images=record_images)
@@ -343,6 +374,7 @@ async def serving(
         memory=memory,
         jobs=jobs,
         model=model,
+        meter=meter,
         token=token,
         clock=clock,
         recorder=recorder,
@@ -351,6 +383,7 @@ async def serving(
         async with anyio.create_task_group() as background:
             background.start_soon(jobs.run)
             background.start_soon(memory.write_touches)
+            background.start_soon(meter.write_bills)
             try:
                 async with anyio.create_task_group() as listener:
                     await listener.start(server.serve)
@@ -362,6 +395,8 @@ async def serving(
                     memory.close_touches()
                     with anyio.move_on_after(settings.memory.drain_timeout):
                         await memory.wait_idle()
+                        meter.close()
+                        await meter.wait_written()
                     background.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from xtyserver.memory.extraction import (
+    SUMMARY_SYSTEM_PROMPT,
     ProfileChange,
     Turn,
     build_extraction_messages,
@@ -185,3 +186,15 @@ def test_parsing_arbitrary_text_never_raises(raw: str) -> None:
     result = parse_extraction(raw, profile=SharedProfile(), day=None)
     assert len(result.events) <= 2
     assert len(parse_summary(raw, day=None)) <= 2
+
+
+def test_summary_keeps_only_durable_kinds_never_a_plain_event() -> None:
+    kinds = ["event", "goal", "event", "decision", "promise"]
+    raw = json.dumps({"events": [_event(str(i), "进展", kind=k) for i, k in enumerate(kinds)]})
+    assert [e.kind for e in parse_summary(raw, day=3)] == ["goal", "decision"]
+    for kind in ("goal", "decision", "promise", "relationship", "milestone"):
+        one = json.dumps({"events": [_event("x", "y", kind=kind)]})
+        assert [e.kind for e in parse_summary(one, day=None)] == [kind]
+    only_events = json.dumps({"events": [_event("x", "y", kind="event")]})
+    assert parse_summary(only_events, day=None) == ()
+    assert "event" not in SUMMARY_SYSTEM_PROMPT.split("事件格式")[1].split("importance")[0]

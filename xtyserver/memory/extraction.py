@@ -5,8 +5,13 @@ Two jobs, both run by the server after the player's turn is answered:
 * **Turn extraction** — from the player's text and the final reply, at most
   one shared-profile field change and at most two game events, low-risk
   facts only. No profile change when ``SharedProfile.auto_shared`` is False.
+  The model may propose only nickname, language, reply style and a hobby;
+  a value naming something of the current save, an inference about the
+  player's character, possible role-play or a sensitive fact is refused
+  (:mod:`xtyserver.memory.shared_guard`) and the refusal reported.
 * **Session summary** — at the end of a session, from at most the last 12
-  turns, at most two durable events. Fewer than 2 turns: no model call
+  turns, at most two durable events of the kinds in :data:`SUMMARY_KINDS`
+  (never a plain ``event``). Fewer than 2 turns: no model call
   (:func:`build_summary_messages` returns None).
 
 The model must answer strict JSON. Anything else (bad JSON, wrong shape, a
@@ -20,11 +25,12 @@ is what was judged.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import msgspec
 
-from xtyserver.memory.types import NewEvent, SharedProfile, validated
+from xtyserver.memory import shared_guard
+from xtyserver.memory.types import MemoryKind, NewEvent, SharedProfile, validated
 from xtyserver.protocol.forbidden import find_forbidden
 from xtyserver.protocol.normalize import normalize
 
@@ -35,26 +41,27 @@ MAX_SUMMARY_TURNS = 12
 MIN_SUMMARY_TURNS = 2
 MAX_INPUT_CHARS = 2000  # per text handed to the extractor, so a long reply stays cheap
 
-# Fields a model may propose; identity settings of the companion and the
-# auto-share switch are the player's alone.
-AUTO_PROFILE_FIELDS: tuple[str, ...] = (
-    "nickname",
-    "language",
-    "reply_style",
-    "personality",
-    "hobbies",
-    "games",
-    "notes",
+# Fields a model may propose. notes, personality and the companion's identity
+# are the player's alone; games is recorded by the server from the games that
+# connect (MemoryService.record_game).
+AUTO_PROFILE_FIELDS: tuple[str, ...] = ("nickname", "language", "reply_style", "hobbies")
+_LIST_FIELDS = frozenset({"hobbies"})
+# What an end-of-session summary may record: durable kinds only, never a plain event.
+SUMMARY_KINDS: tuple[MemoryKind, ...] = (
+    "goal",
+    "decision",
+    "promise",
+    "relationship",
+    "milestone",
 )
-_LIST_FIELDS = frozenset({"personality", "hobbies", "games", "notes"})
 _CAMEL = {"reply_style": "replyStyle"}
 
 
 class ProfileChange(msgspec.Struct, frozen=True):
     """One proposed shared-profile change.
 
-    For list fields (personality, hobbies, games, notes) ``value`` is ONE item
-    to add; for text fields it replaces the value.
+    For the list field (hobbies) ``value`` is ONE item to add; for text fields
+    it replaces the value.
     """
 
     field: str
@@ -62,10 +69,16 @@ class ProfileChange(msgspec.Struct, frozen=True):
 
 
 class Extraction(msgspec.Struct, frozen=True):
-    """What a turn extraction yields (validated and filtered)."""
+    """What a turn extraction yields (validated and filtered).
+
+    Attributes:
+        refused: Why a proposed shared value was refused by
+            :func:`shared_guard.refusal` (for the log line), or None.
+    """
 
     profile: ProfileChange | None = None
     events: tuple[NewEvent, ...] = ()
+    refused: shared_guard.Refusal | None = None
 
 
 class Turn(msgspec.Struct, frozen=True):
@@ -99,6 +112,8 @@ _EVENT_SHAPE = (
     '"importance": 1到5, "status": "active|done|dropped"}'
 )
 
+_SUMMARY_SHAPE = _EVENT_SHAPE.replace("|milestone|event", "|milestone")
+
 EXTRACTION_SYSTEM_PROMPT = "\n".join(
     (
         "你是游戏陪玩伙伴的记忆整理员。根据玩家这一轮说的话和伙伴的回复，"
@@ -108,8 +123,12 @@ EXTRACTION_SYSTEM_PROMPT = "\n".join(
         f"事件格式：{_EVENT_SHAPE}",
         "规则：",
         "- profile 最多一项，字段只能是：nickname（怎么称呼玩家）、language、"
-        "reply_style（喜欢的回复风格）、personality、hobbies、games、notes"
-        "（后四个一次只加一项）。",
+        "reply_style（喜欢的回复风格）、hobbies（一次只加一项简短爱好）。"
+        "不要写 notes、personality、games 或伙伴自己的设定。",
+        "- profile 是所有游戏、所有存档共享的：绝不把这个存档里的人物、地点、"
+        "计划、约定写进 profile，这些只能作为 events 记录。",
+        "- 不要推断玩家的性格或为人（无论好坏），不要记录可能是角色扮演的内容，"
+        "不要记录健康、信仰、政治、收入、住址、年龄等敏感信息。",
         "- 只记玩家明确说出的事实、目标、决定、约定、人物关系和里程碑；不要猜测，不要记闲聊。",
         "- 绝不记录路径、账号、密钥、邮箱、真实姓名、住址、电话等个人信息。",
         '- 没有值得记的就输出 {"profile": null, "events": []}。',
@@ -119,10 +138,11 @@ EXTRACTION_SYSTEM_PROMPT = "\n".join(
 SUMMARY_SYSTEM_PROMPT = "\n".join(
     (
         "你是游戏陪玩伙伴的记忆整理员。下面是这次游戏过程中最近的对话。"
-        "请总结出最多两条值得长期记住的游戏事件（进展、目标、约定、里程碑），忽略闲聊。",
+        "请总结出最多两条值得长期记住的内容，只能是：未完成的目标(goal)、明确的决定(decision)、"
+        "约定(promise)、人物关系的变化(relationship)、里程碑(milestone)；忽略闲聊和普通经过。",
         "只输出一个 JSON 对象，不要输出任何其他文字：",
         '{"events": [最多两个事件]}',
-        f"事件格式：{_EVENT_SHAPE}",
+        f"事件格式：{_SUMMARY_SHAPE}",
         '绝不记录路径、账号、密钥、邮箱或任何个人隐私。没有值得记的就输出 {"events": []}。',
     )
 )
@@ -169,11 +189,18 @@ def _decode(raw: str) -> _RawAnswer | None:
         return None
 
 
-def _clean_events(raw: Sequence[_RawEvent], day: int | None, limit: int) -> tuple[NewEvent, ...]:
+def _clean_events(
+    raw: Sequence[_RawEvent],
+    day: int | None,
+    limit: int,
+    kinds: tuple[MemoryKind, ...] | None = None,
+) -> tuple[NewEvent, ...]:
     out: list[NewEvent] = []
     for item in raw:
         if len(out) >= limit:
             break
+        if kinds is not None and item.kind not in kinds:
+            continue
         try:
             event = msgspec.convert(
                 {
@@ -212,29 +239,44 @@ def _clean_profile(raw: _RawProfile | None, profile: SharedProfile) -> ProfileCh
     return ProfileChange(field=field, value=value)
 
 
-def parse_extraction(raw: str, *, profile: SharedProfile, day: int | None) -> Extraction:
+def parse_extraction(
+    raw: str,
+    *,
+    profile: SharedProfile,
+    day: int | None,
+    save_texts: Iterable[str] = (),
+) -> Extraction:
     """Validate the turn extractor's answer; never raises.
 
     Args:
         raw: The model's answer text.
         profile: The current shared profile (for ``auto_shared`` and list limits).
         day: The in-game day to stamp the events with, if known.
+        save_texts: What names the current save: its events' subjects and
+            summaries and its modelContext names. A shared value naming any of
+            them, or the events proposed in this answer, is refused.
     """
     answer = _decode(raw)
     if answer is None:
         return Extraction()
-    return Extraction(
-        profile=_clean_profile(answer.profile, profile),
-        events=_clean_events(answer.events, day, MAX_TURN_EVENTS),
-    )
+    events = _clean_events(answer.events, day, MAX_TURN_EVENTS)
+    change = _clean_profile(answer.profile, profile)
+    if change is None:
+        return Extraction(events=events)
+    proposed = [text for e in events for text in (e.subject, e.summary)]
+    why = shared_guard.refusal(change.value, [*save_texts, *proposed])
+    if why is not None:
+        return Extraction(events=events, refused=why)
+    return Extraction(profile=change, events=events)
 
 
 def parse_summary(raw: str, *, day: int | None) -> tuple[NewEvent, ...]:
-    """Validate the session summarizer's answer (at most 2 events); never raises."""
+    """Validate the session summarizer's answer (at most 2 events of
+    :data:`SUMMARY_KINDS`); never raises."""
     answer = _decode(raw)
     if answer is None:
         return ()
-    return _clean_events(answer.events, day, MAX_SUMMARY_EVENTS)
+    return _clean_events(answer.events, day, MAX_SUMMARY_EVENTS, SUMMARY_KINDS)
 
 
 def profile_update(profile: SharedProfile, change: ProfileChange) -> tuple[str, object]:

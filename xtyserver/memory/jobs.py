@@ -4,6 +4,10 @@ One worker runs the jobs one at a time, after replies, never blocking a
 player (v1.md "Memory"). The queue is bounded: a job that does not fit is
 dropped with a log line and the chat goes on. Progress is counted in the
 memory service's statistics; tests wait with ``MemoryService.wait_idle()``.
+
+Jobs run on the quick model (``ModelRouter.complete``); their tokens go on the
+player's bill, and once the daily token budget runs low a job is skipped with a
+log line (background work stops before chat does).
 """
 
 from __future__ import annotations
@@ -15,9 +19,10 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from xtyserver import errors, log
 from xtyserver.memory import extraction
+from xtyserver.memory.meter import TokenMeter
 from xtyserver.memory.service import MemoryService
 from xtyserver.memory.types import NewEvent, Scope
-from xtyserver.model.client import ModelClient
+from xtyserver.model.router import ModelRouter
 from xtyserver.session import fold
 from xtyserver.session.effects import FoldWorking, Job, Remember, Summarize
 from xtyserver.session.events import Event, WorkingFolded
@@ -33,22 +38,22 @@ class MemoryJobs:
 
     Args:
         memory: Where results are stored.
-        model: The model client (``complete`` calls).
-        extraction_model: Model name for background calls, or None for the chat model.
+        model: The model router (``complete`` calls go to the quick model).
+        meter: The token meter (the bill and the daily budget).
         queue_size: Jobs that may wait; more are dropped.
     """
 
     def __init__(
         self,
         memory: MemoryService,
-        model: ModelClient,
+        model: ModelRouter,
+        meter: TokenMeter,
         *,
-        extraction_model: str | None = None,
         queue_size: int = DEFAULT_QUEUE,
     ) -> None:
         self._memory = memory
         self._model = model
-        self._extraction_model = extraction_model
+        self._meter = meter
         self._log = log.get("xtyserver.memory")
         self._in: MemoryObjectSendStream[tuple[Job, Reply | None]]
         self._out: MemoryObjectReceiveStream[tuple[Job, Reply | None]]
@@ -100,13 +105,32 @@ class MemoryJobs:
                 finally:
                     self._memory.job_finished(failed=failed)
 
+    async def _may_run(self) -> bool:
+        if not self._model.quick_configured:
+            return False
+        state = await self._meter.state()
+        if state != "ok":
+            self._log.info("memory.job_skipped", reason="token_budget", budget=state)
+            return False
+        return True
+
     async def _remember(self, job: Remember) -> None:
-        if not self._model.configured:
+        if not await self._may_run():
             return
         profile = await self._memory.profile()
         messages = extraction.build_extraction_messages(job.player_text, job.reply)
-        answer = await self._model.complete(messages, model=self._extraction_model)
-        result = extraction.parse_extraction(answer, profile=profile, day=job.day)
+        done = await self._model.complete(messages)
+        await self._meter.record(job.save, "extraction", done.usage)
+        answer = done.text
+        index = (await self._memory.turn_memory(job.save)).index
+        events = index.events() if index is not None else []
+        save_texts = [t for e in events for t in (e.subject, e.summary)]
+        result = extraction.parse_extraction(
+            answer, profile=profile, day=job.day, save_texts=[*save_texts, *job.context_names]
+        )
+        if result.refused is not None:
+            # The kind of refusal only: the value itself may be private.
+            self._log.info("memory.shared_refused", reason=result.refused)
         deliberate = extraction.is_deliberate(job.player_text)
         await self._store(job.save, result.events, job.at, deliberate=deliberate)
         if result.profile is not None and profile.auto_shared:
@@ -114,23 +138,23 @@ class MemoryJobs:
             await self._memory.set_profile_field(name, value)
 
     async def _summarize(self, job: Summarize) -> None:
-        if not self._model.configured:
-            return
         turns = [extraction.Turn(player, reply) for player, reply in job.turns]
         messages = extraction.build_summary_messages(turns)
-        if messages is None:
+        if messages is None or not await self._may_run():
             return
-        answer = await self._model.complete(messages, model=self._extraction_model)
-        await self._store(job.save, extraction.parse_summary(answer, day=job.day), job.at)
+        done = await self._model.complete(messages)
+        await self._meter.record(job.save, "summary", done.usage)
+        await self._store(job.save, extraction.parse_summary(done.text, day=job.day), job.at)
 
     async def _fold(self, job: FoldWorking, reply: Reply | None) -> None:
         """A stateless call that sees only the previous summary and the rounds to fold."""
         summary = None
         try:
-            if self._model.configured:
+            if await self._may_run():
                 messages = fold.build_fold_messages(job.previous, job.rounds)
-                answer = await self._model.complete(messages, model=self._extraction_model)
-                summary = fold.parse_fold(answer)
+                done = await self._model.complete(messages)
+                await self._meter.record(job.save, "summary", done.usage)
+                summary = fold.parse_fold(done.text)
                 if summary is None:
                     self._log.info("session.fold_unreadable")
         finally:

@@ -93,6 +93,21 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """,
         "INSERT INTO memory_generation(id, value) VALUES (1, 0)",
     ),
+    # 3 -> 4: the player's token bill, per local date, save and purpose (issue 9).
+    (
+        """
+        CREATE TABLE token_usage(
+            date TEXT NOT NULL,            -- local ISO date of the server's timezone
+            game_id TEXT NOT NULL,
+            save_id TEXT NOT NULL,
+            purpose TEXT NOT NULL CHECK (purpose IN ('chat','extraction','summary')),
+            calls INTEGER NOT NULL CHECK (calls >= 0),
+            prompt_tokens INTEGER NOT NULL CHECK (prompt_tokens >= 0),
+            completion_tokens INTEGER NOT NULL CHECK (completion_tokens >= 0),
+            PRIMARY KEY (date, game_id, save_id, purpose)
+        ) STRICT, WITHOUT ROWID
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

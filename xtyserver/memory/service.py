@@ -34,6 +34,7 @@ from xtyserver.errors import StoreError
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.tokens import Purpose
 from xtyserver.memory.types import (
     DailyPlay,
     MemoryEvent,
@@ -372,8 +373,24 @@ class MemoryService:
     async def open_play(
         self, save: Scope, at: float, timezone: str, save_name: str | None = None
     ) -> int:
-        open_session = partial(self.store.open_play_session, save_name=save_name)
-        return await self._write(open_session, save, at, timezone)
+        """Open a play session; the game joins the profile's ``games`` (one thread hop)."""
+
+        def open_and_record() -> tuple[int, SharedProfile | None]:
+            play = self.store.open_play_session(save, at, timezone, save_name=save_name)
+            return play, self.store.record_game(save.game_id) if self.enabled else None
+
+        play, profile = await self._write(open_and_record)
+        if profile is not None:
+            self._profile = profile
+        return play
+
+    async def record_usage(
+        self, date: str, save: Scope, purpose: Purpose, prompt: int, completion: int
+    ) -> None:
+        await self._write(self.store.record_usage, date, save, purpose, prompt, completion)
+
+    async def tokens_spent(self, date: str) -> int:
+        return await self._read(self.store.tokens_spent, date)
 
     async def play_beat(self, play: int, at: float, timezone: str) -> None:
         await self._write(self.store.record_heartbeat, play, at, timezone)

@@ -26,11 +26,22 @@ import msgspec
 
 from xtyserver.clock import Clock
 from xtyserver.errors import StoreError, UsageError
-from xtyserver.memory import accounting, events, generation, play, saves, shared_profile, transfer
+from xtyserver.memory import (
+    accounting,
+    events,
+    game_names,
+    generation,
+    play,
+    saves,
+    shared_profile,
+    transfer,
+    usage,
+)
 from xtyserver.memory.compaction import DEFAULT_MAX_IMPORTANCE, DIGEST_PREFIX, plan_compaction
 from xtyserver.memory.database import DEFAULT_BUSY_TIMEOUT_MS, Database
 from xtyserver.memory.export import ExportDocument
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview
+from xtyserver.memory.tokens import Purpose
 from xtyserver.memory.types import (
     DailyPlay,
     MemoryEvent,
@@ -168,6 +179,12 @@ class MemoryStore:
             return shared_profile.load(conn)
 
         return self._db.write(generation.changed(write))
+
+    def record_game(self, game_id: str) -> SharedProfile | None:
+        """List a connected game's readable name in ``games``; the new profile, or None
+        when unchanged (already listed, or automatic shared memory is off)."""
+        games = game_names.with_game(self.get_profile(), game_id)
+        return None if games is None else self.set_profile_field("games", games)
 
     def clear_profile(self) -> None:
         """Reset every shared-profile field to its default, keeping the autoShared choice."""
@@ -388,8 +405,23 @@ class MemoryStore:
         return self._db.write(play.recover)
 
     def stats(self) -> PlayStats:
-        """Per-save and per-game play statistics (game days = union of save dates)."""
-        return self._db.read(play.stats)
+        """Per-save and per-game play statistics (game days = union of save dates) and
+        the token bill."""
+
+        def read(conn: apsw.Connection) -> PlayStats:
+            return msgspec.structs.replace(play.stats(conn), tokens=usage.rows(conn))
+
+        return self._db.read(read)
+
+    def record_usage(
+        self, date: str, save: Scope, purpose: Purpose, prompt: int, completion: int
+    ) -> None:
+        """Add one model call's tokens to the bill of ``save`` on local ``date``."""
+        self._db.write(lambda conn: usage.record(conn, date, save, purpose, prompt, completion))
+
+    def tokens_spent(self, date: str) -> int:
+        """Every token counted on local ``date``."""
+        return self._db.read(lambda conn: usage.spent_on(conn, date))
 
     def daily_play(self, since: float) -> list[DailyPlay]:
         """Active time per game and local date since ``since`` (see ``play.daily``)."""

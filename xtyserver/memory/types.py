@@ -12,6 +12,8 @@ from typing import Annotated, Literal, TypeVar
 
 import msgspec
 
+from xtyserver.memory.tokens import TokenUsage
+
 MemoryKind = Literal["goal", "decision", "promise", "relationship", "milestone", "event"]
 MemoryStatus = Literal["active", "done", "dropped"]
 
@@ -139,10 +141,14 @@ class GamePlayStats(msgspec.Struct, frozen=True, rename="camel"):
 
 
 class PlayStats(msgspec.Struct, frozen=True, rename="camel"):
-    """What ``xtyserver stats`` and the ``stats.get`` frame report."""
+    """What ``xtyserver stats`` and the ``stats.get`` frame report.
+
+    ``tokens`` is the token bill, newest local date first (``memory/usage.py``).
+    """
 
     games: list[GamePlayStats]
     saves: list[SavePlayStats]
+    tokens: list[TokenUsage] = msgspec.field(default_factory=list)
 
 
 class DailyPlay(msgspec.Struct, frozen=True, rename="camel"):

@@ -360,13 +360,19 @@ class ModelClient:
         Raises:
             ModelError: As :meth:`stream_chat`.
         """
+        return (await self.complete_done(messages, model=model)).text
+
+    async def complete_done(
+        self, messages: Sequence[Mapping[str, Any]], *, model: str | None = None
+    ) -> Done:
+        """As :meth:`complete`, returning the whole ``Done`` (text and usage)."""
         name = model or self.settings.extraction_model or self.settings.model
-        text = ""
+        done = Done("")
         async with contextlib.aclosing(self.stream_chat(messages, model=name)) as events:
             async for event in events:
                 if isinstance(event, Done):
-                    text = event.text
-        return text
+                    done = event
+        return done
 
     async def aclose(self) -> None:
         """Close the HTTP connections."""

@@ -30,7 +30,10 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
         backoff_cap: Longest backoff in seconds.
         retry_after_cap: Longest ``Retry-After`` honoured; a longer one fails at once.
         extraction_model: Model for background calls (:meth:`ModelClient.complete`);
-            ``None`` uses ``model``.
+            ``None`` uses ``model``. A ``[models.quick]`` route replaces it.
+        context_window: Tokens the model accepts (``memory.tokens.budget_for``).
+        daily_token_budget: Tokens all calls may use per local day; None: no limit.
+        budget_low_share: Share of the daily budget left at which background jobs stop.
     """
 
     base_url: str = ""
@@ -44,6 +47,9 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
     backoff_cap: _NonNegative = 8.0
     retry_after_cap: _NonNegative = 10.0
     extraction_model: str | None = None
+    context_window: Annotated[int, msgspec.Meta(ge=2048)] = 32_768
+    daily_token_budget: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    budget_low_share: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.2
 
     def __post_init__(self) -> None:
         # msgspec checks the Meta bounds only when decoding; direct construction is checked here.
@@ -57,6 +63,12 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
                 raise ValueError(f"{name} must be a non-negative number of seconds")
         if not 0 <= self.max_retries <= 10:
             raise ValueError("max_retries must be between 0 and 10")
+        if self.context_window < 2048:
+            raise ValueError("context_window must be at least 2048 tokens")
+        if self.daily_token_budget is not None and self.daily_token_budget < 0:
+            raise ValueError("daily_token_budget must be >= 0")
+        if not 0 <= self.budget_low_share <= 1:
+            raise ValueError("budget_low_share must be between 0 and 1")
 
     def __repr__(self) -> str:
         # The key stays out of every repr (and so out of logs and tracebacks).
@@ -67,7 +79,10 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
             f"idle_timeout={self.idle_timeout}, max_retries={self.max_retries}, "
             f"backoff_base={self.backoff_base}, backoff_cap={self.backoff_cap}, "
             f"retry_after_cap={self.retry_after_cap}, "
-            f"extraction_model={self.extraction_model!r})"
+            f"extraction_model={self.extraction_model!r}, "
+            f"context_window={self.context_window}, "
+            f"daily_token_budget={self.daily_token_budget}, "
+            f"budget_low_share={self.budget_low_share})"
         )
 
     __str__ = __repr__

@@ -303,10 +303,22 @@ class GameStats(_Obj):
     last_played: str | None = None
 
 
+class TokenStats(_Obj):
+    date: str
+    game_id: str
+    save_id: str
+    purpose: Literal["chat", "extraction", "summary"]
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
 class StatsResult(_Server, tag="stats.result"):
     saves: list[SaveStats]
     games: list[GameStats]
     id: str | None = None
+    tokens: list[TokenStats] = msgspec.field(default_factory=list)
 
 
 ServerFrame = (

@@ -14,7 +14,7 @@ import msgspec
 
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, Overview, SaveView
 from xtyserver.memory.types import MemoryEvent, PlayStats, Scope
-from xtyserver.protocol.frames import Error, GameStats, SaveStats, StatsResult
+from xtyserver.protocol.frames import Error, GameStats, SaveStats, StatsResult, TokenStats
 from xtyserver.protocol.memory_frames import (
     MemoryForgotten,
     MemoryItem,
@@ -55,7 +55,20 @@ def stats_result(stats: PlayStats, frame_id: str | None) -> StatsResult:
         )
         for g in stats.games
     ]
-    return StatsResult(saves=saves, games=games, id=frame_id)
+    tokens = [
+        TokenStats(
+            date=t.date,
+            game_id=t.game_id,
+            save_id=t.save_id,
+            purpose=t.purpose,
+            calls=t.calls,
+            prompt_tokens=t.prompt_tokens,
+            completion_tokens=t.completion_tokens,
+            total_tokens=t.total_tokens,
+        )
+        for t in stats.tokens
+    ]
+    return StatsResult(saves=saves, games=games, id=frame_id, tokens=tokens)
 
 
 def memory_item(event: MemoryEvent) -> MemoryItem:

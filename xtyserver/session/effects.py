@@ -132,13 +132,18 @@ class TouchMemories(Effect, frozen=True):
 
 
 class Remember(Effect, frozen=True):
-    """Background extraction after a finished reply (never blocks the player)."""
+    """Background extraction after a finished reply (never blocks the player).
+
+    ``context_names`` are the names in the save's current modelContext
+    (location, focus, nearby, items): a shared-profile value naming one is refused.
+    """
 
     save: Scope
     player_text: str
     reply: str
     day: int | None
     at: float
+    context_names: tuple[str, ...] = ()
 
 
 class Summarize(Effect, frozen=True):

@@ -23,7 +23,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 
+import msgspec
+
 from xtyserver import errors
+from xtyserver.memory.shared_guard import context_names
 from xtyserver.memory.types import Scope
 from xtyserver.protocol import replies
 from xtyserver.protocol.codec import Decoded
@@ -54,6 +57,7 @@ from xtyserver.session.effects import (
     OpenSave,
     PlayBeat,
     PrepareImage,
+    Remember,
     ResumeWorking,
     Send,
 )
@@ -418,7 +422,15 @@ class GameAgentSession:
         if effects is None:
             return []
         self._transition("reply_done")
-        return effects
+        # The save's modelContext names never reach the shared profile (issue 9).
+        names = context_names(self._context)
+        here = self._save()
+        return [
+            msgspec.structs.replace(e, context_names=names)
+            if isinstance(e, Remember) and e.save == here
+            else e
+            for e in effects
+        ]
 
     def _tool_round(
         self, number: int, text: str, calls: tuple[ToolCall, ...], now: float

@@ -38,6 +38,10 @@ class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     model_stream_cut: str = "回答中途断开了，再问一次吧。"
     model_bad_request: str = "模型服务不接受这次请求，请检查模型名称和配置。"
     model_error: str = "模型出错了，稍后再试。"
+    budget_exhausted: str = (
+        "今天的模型用量已经达到每日上限，本地时间午夜 0 点重置，明天再聊吧。"
+        "（可在配置 model.daily_token_budget 里调整）"
+    )
     memory_tools_exhausted: str = "这次记忆操作没能完成，换个说法再试一次吧。"
 
 

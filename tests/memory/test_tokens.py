@@ -1,0 +1,75 @@
+"""The token bill (pure): budget states at their edges, local midnight, context budgets."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from xtyserver.errors import UsageError
+from xtyserver.memory.tokens import (
+    DEFAULT_BUDGET,
+    MIN_CONTEXT_WINDOW,
+    budget_for,
+    budget_state,
+    next_midnight,
+)
+
+
+@pytest.mark.parametrize(
+    ("spent", "state"),
+    [(0, "ok"), (799, "ok"), (800, "low"), (999, "low"), (1000, "spent"), (5000, "spent")],
+)
+def test_budget_state_edges(spent: int, state: str) -> None:
+    assert budget_state(spent, 1000) == state
+
+
+def test_no_budget_is_always_ok_and_a_zero_budget_is_spent() -> None:
+    assert budget_state(10**9, None) == "ok"
+    assert budget_state(0, 0) == "spent"
+    assert budget_state(0, 10, low_share=1.0) == "low"
+
+
+def test_the_budget_resets_at_local_midnight() -> None:
+    shanghai = dt.datetime(2026, 5, 3, 23, 59, 59, tzinfo=dt.timezone(dt.timedelta(hours=8)))
+    reset = next_midnight(shanghai.timestamp(), "Asia/Shanghai")
+    assert reset - shanghai.timestamp() == 1
+    midnight = dt.datetime(2026, 5, 4, 0, 0, 0, tzinfo=dt.timezone(dt.timedelta(hours=8)))
+    assert next_midnight(midnight.timestamp(), "Asia/Shanghai") == midnight.timestamp() + 86400
+
+
+def test_a_large_window_keeps_the_defaults() -> None:
+    assert budget_for(128_000) == DEFAULT_BUDGET
+    assert budget_for(16_000) == DEFAULT_BUDGET
+
+
+def test_a_4k_model_gets_a_smaller_window_summary_and_memory() -> None:
+    small = budget_for(4096)
+    assert small.window_rounds < DEFAULT_BUDGET.window_rounds
+    assert small.summary_tokens < DEFAULT_BUDGET.summary_tokens
+    assert small.memory_chars < DEFAULT_BUDGET.memory_chars
+    used = (
+        small.reply_tokens
+        + 700
+        + small.window_rounds * 160
+        + small.summary_tokens
+        + small.memory_chars  # one token per character at worst
+    )
+    assert used <= 4096
+
+
+@pytest.mark.parametrize("window", range(MIN_CONTEXT_WINDOW, 20_000, 256))
+def test_every_budget_fits_its_window_and_never_grows_past_the_defaults(window: int) -> None:
+    b = budget_for(window)
+    used = b.reply_tokens + 700 + b.window_rounds * 160 + b.summary_tokens + b.memory_chars
+    assert used <= window
+    assert b.window_rounds >= 2 and b.window_rounds <= DEFAULT_BUDGET.window_rounds
+    assert b.summary_tokens <= DEFAULT_BUDGET.summary_tokens
+    assert b.memory_chars <= DEFAULT_BUDGET.memory_chars
+
+
+def test_the_smallest_window_is_accepted_and_a_smaller_one_refused() -> None:
+    tiny = budget_for(MIN_CONTEXT_WINDOW)
+    assert (tiny.window_rounds, tiny.summary_tokens, tiny.memory_chars) == (3, 182, 400)
+    with pytest.raises(UsageError):
+        budget_for(MIN_CONTEXT_WINDOW - 1)

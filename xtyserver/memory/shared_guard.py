@@ -1,0 +1,123 @@
+"""What may enter the shared profile automatically (pure; issue 9 section 1).
+
+The shared profile is injected into every save of every game, so a value the
+extraction model proposes for it is refused when it
+
+* names something of the current save (``save_specific``): a person, place or
+  plan that appears in the save's events, in the names of its current
+  modelContext, or in the events the same extraction records for this save;
+* is an inference about the player's character, kind or negative
+  (``character``), a guess (``inference``), possibly role-play (``roleplay``),
+  or a sensitive fact — health, beliefs, money, where the player lives, age
+  (``sensitive``).
+
+The patterns recognise the common Chinese and English phrasings; what they miss
+is still bounded by the four allowed fields and their length limits.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Literal
+
+from xtyserver.memory.tokenize import tokenize
+from xtyserver.protocol.frames import ModelContext
+from xtyserver.protocol.normalize import normalize
+
+Refusal = Literal["save_specific", "character", "inference", "roleplay", "sensitive"]
+
+# Share of a value's tokens that may also occur in the save's texts before the
+# value counts as naming the save (a single shared token like 钓鱼 is allowed
+# only when the value has other, general words around it).
+SAVE_OVERLAP = 0.5
+MIN_TERM = 2  # shorter save terms (one CJK character, "a") are too common to match on
+
+_CHARACTER = re.compile(
+    r"性格|脾气|个性|人品|为人|自私|懒|笨|蠢|傻|内向|外向|急躁|暴躁|胆小|冷漠|"
+    r"幼稚|固执|小气|贪心|自卑|自大|傲慢|粗心|不靠谱|没耐心|玻璃心|情绪化|"
+    r"是个\S{0,8}的人|"
+    r"\b(?:lazy|selfish|stupid|dumb|rude|impatient|introvert(?:ed)?|extrovert(?:ed)?|"
+    r"shy|arrogant|mean|greedy|careless|childish|stubborn|insecure|moody|"
+    r"personality|kind of person)\b",
+    re.IGNORECASE,
+)
+_INFERENCE = re.compile(
+    r"可能|似乎|好像|大概|应该是|看起来|估计|猜|"
+    r"\b(?:maybe|probably|perhaps|seems?|likely|might|guess)\b",
+    re.IGNORECASE,
+)
+_ROLEPLAY = re.compile(
+    r"扮演|假装|人设|设定|代入|我的角色|"
+    r"\b(?:role-?play(?:ing)?|pretend(?:s|ing)?|in character|my character|playing as)\b",
+    re.IGNORECASE,
+)
+_SENSITIVE = re.compile(
+    r"病|抑郁|焦虑症|药|医院|怀孕|残疾|宗教|信仰|政治|党员|性取向|同性|离婚|"
+    r"工资|收入|存款|负债|欠债|住在|住址|地址|学校|公司|单位|岁|生日|民族|"
+    r"\b(?:ill(?:ness)?|sick|depress\w*|diagnos\w*|medic\w*|hospital|pregnan\w*|"
+    r"disab\w*|religio\w*|church|politic\w*|sexual\w*|gay|lesbian|salary|income|"
+    r"debt|divorc\w*|therap\w*|lives? in|address|years old|birthday|school|"
+    r"employer|ethnic\w*)\b",
+    re.IGNORECASE,
+)
+
+_KIND_PATTERNS: tuple[tuple[Refusal, re.Pattern[str]], ...] = (
+    ("sensitive", _SENSITIVE),
+    ("roleplay", _ROLEPLAY),
+    ("character", _CHARACTER),
+    ("inference", _INFERENCE),
+)
+
+
+def kind_refusal(value: str) -> Refusal | None:
+    """The kind of fact ``value`` is that is never saved automatically, if recognised."""
+    text = normalize(value)
+    for kind, pattern in _KIND_PATTERNS:
+        if pattern.search(text):
+            return kind
+    return None
+
+
+def names_save(value: str, save_texts: Iterable[str]) -> bool:
+    """Whether ``value`` names a person, place or plan found in ``save_texts``.
+
+    ``save_texts`` are the save's event subjects and summaries, its modelContext
+    names and the events proposed for it in the same turn. True when a whole
+    save text (two characters or more) occurs in the value or the value in it,
+    or when at least :data:`SAVE_OVERLAP` of the value's tokens occur in them.
+    """
+    text = normalize(value).casefold().strip()
+    if not text:
+        return False
+    tokens: set[str] = set()
+    for raw in save_texts:
+        term = normalize(raw).casefold().strip()
+        if len(term) >= MIN_TERM and (term in text or text in term):
+            return True
+        tokens.update(tokenize(term))
+    mine = set(tokenize(text))
+    if not mine:
+        return False
+    return len(mine & tokens) / len(mine) >= SAVE_OVERLAP
+
+
+def refusal(value: str, save_texts: Iterable[str]) -> Refusal | None:
+    """Why a proposed shared value may not be saved automatically, or None when it may."""
+    kind = kind_refusal(value)
+    if kind is not None:
+        return kind
+    return "save_specific" if names_save(value, save_texts) else None
+
+
+def context_names(context: ModelContext | None) -> tuple[str, ...]:
+    """The names in a modelContext: location, focus, nearby entities, relevant items."""
+    if context is None:
+        return ()
+    names = [
+        context.world.location if context.world else None,
+        context.focus.name if context.focus else None,
+        *(n.name for n in context.nearby or ()),
+        *(i.name for i in context.relevant_items or ()),
+    ]
+    return tuple(dict.fromkeys(n for n in names if n))

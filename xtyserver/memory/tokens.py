@@ -1,0 +1,113 @@
+"""The player's token bill and context budgets (pure; issue 9 section 5).
+
+* Every model call's tokens, as the provider reported them (``usage``), are
+  counted per local date, save and purpose (``chat``, ``extraction``,
+  ``summary``) in the ``token_usage`` table.
+* An optional daily budget: :func:`budget_state` says ``low`` once no more than
+  ``low_share`` of it is left (background jobs stop), ``spent`` once it is used
+  up (``chat.send`` answers ``chat.error`` ``budget_exhausted``). The budget
+  resets at local midnight (:func:`next_midnight`).
+* :func:`budget_for` shrinks the recent window, the session summary and the
+  memory block to fit a model's context window.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+import msgspec
+
+from xtyserver.errors import UsageError
+from xtyserver.memory.accounting import timezone
+
+Purpose = Literal["chat", "extraction", "summary"]
+PURPOSES: tuple[Purpose, ...] = ("chat", "extraction", "summary")
+BudgetState = Literal["ok", "low", "spent"]
+DEFAULT_LOW_SHARE = 0.2
+
+
+class TokenUsage(msgspec.Struct, frozen=True, rename="camel"):
+    """The tokens of one save on one local date for one purpose."""
+
+    date: str
+    game_id: str
+    save_id: str
+    purpose: Purpose
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+def budget_state(
+    spent: int, budget: int | None, *, low_share: float = DEFAULT_LOW_SHARE
+) -> BudgetState:
+    """Where today's spending stands against the daily ``budget`` (None: no budget).
+
+    ``spent`` once ``spent >= budget``; ``low`` once what is left is at most
+    ``low_share`` of the budget; otherwise ``ok``.
+    """
+    if budget is None:
+        return "ok"
+    if budget <= 0 or spent >= budget:
+        return "spent"
+    if budget - spent <= budget * low_share:
+        return "low"
+    return "ok"
+
+
+def next_midnight(now: float, tz: str) -> float:
+    """Epoch seconds of the next local midnight after ``now`` in ``tz`` (when a budget resets)."""
+    zone = timezone(tz)
+    today = dt.datetime.fromtimestamp(now, tz=zone).date()
+    midnight = dt.datetime.combine(today + dt.timedelta(days=1), dt.time(0), tzinfo=zone)
+    return midnight.timestamp()
+
+
+class ContextBudget(msgspec.Struct, frozen=True):
+    """How much of a request each growing part may take, for one context window.
+
+    Attributes:
+        window_rounds: Recent rounds sent as chat messages.
+        summary_tokens: Size cap of the rolling session summary.
+        memory_chars: Size cap of the injected memory block.
+        reply_tokens: Tokens kept free for the reply.
+    """
+
+    window_rounds: int
+    summary_tokens: int
+    memory_chars: int
+    reply_tokens: int
+
+
+DEFAULT_BUDGET = ContextBudget(
+    window_rounds=10, summary_tokens=600, memory_chars=1200, reply_tokens=1024
+)
+MIN_CONTEXT_WINDOW = 2048
+_FIXED_TOKENS = 700  # persona, profile, game facts and the player's turn
+_ROUND_TOKENS = 160  # one round of chat, both sides, as sized by approx_tokens
+
+
+def budget_for(context_window: int) -> ContextBudget:
+    """The budget that fits a model with ``context_window`` tokens.
+
+    Large windows (about 12k tokens and more) get :data:`DEFAULT_BUDGET`;
+    smaller ones shrink every part, down to 2 rounds, a 150-token summary and
+    400 characters of memory at :data:`MIN_CONTEXT_WINDOW`.
+
+    Raises:
+        UsageError: ``context_window`` is below :data:`MIN_CONTEXT_WINDOW`.
+    """
+    if context_window < MIN_CONTEXT_WINDOW:
+        raise UsageError(f"a context window of {context_window} tokens is too small")
+    d = DEFAULT_BUDGET
+    reply = min(d.reply_tokens, context_window // 8)
+    free = context_window - reply - _FIXED_TOKENS
+    rounds = max(2, min(d.window_rounds, free // 2 // _ROUND_TOKENS))
+    summary = max(150, min(d.summary_tokens, free // 6))
+    memory = max(400, min(d.memory_chars, free // 4))
+    return ContextBudget(rounds, summary, memory, reply)

@@ -1,0 +1,94 @@
+"""Which model does which call (pure; issue 9 section 5).
+
+The ``[model]`` table names one OpenAI-compatible model, and with it alone
+everything uses that model. ``[models.chat]``, ``[models.vision]`` and
+``[models.quick]`` may each name another one:
+
+* image turns go to the vision model when one is named and takes images;
+* background work (extraction, summaries) goes to the quick model
+  (else ``model.extraction_model``, else the chat model);
+* every other turn goes to the chat model.
+
+A route names the **environment variable** holding its key (``api_key_env``),
+never the key: config files hold no secrets. Unset fields fall back to ``[model]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated
+
+import msgspec
+
+from xtyserver.model.settings import ModelSettings
+
+_Window = Annotated[int, msgspec.Meta(ge=2048)]
+_EnvName = Annotated[str, msgspec.Meta(pattern=r"^([A-Za-z_][A-Za-z0-9_]{0,127})?$")]
+
+
+class ModelRoute(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One named model: where it is, which variable holds its key, what it can take.
+
+    Attributes:
+        model: The model name at the provider.
+        base_url: OpenAI-compatible base URL; "" uses ``model.base_url``.
+        api_key_env: Name of the environment variable holding the key; "" uses
+            the ``[model]`` key (``XTY_MODEL_API_KEY``).
+        context_window: Tokens the model accepts; None uses ``model.context_window``.
+        vision: Whether it takes image parts.
+    """
+
+    model: str
+    base_url: str = ""
+    api_key_env: _EnvName = ""
+    context_window: _Window | None = None
+    vision: bool = False
+
+
+class ModelRoutes(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The ``[models]`` table: optional chat, vision and quick models."""
+
+    chat: ModelRoute | None = None
+    vision: ModelRoute | None = None
+    quick: ModelRoute | None = None
+
+
+class Routing(msgspec.Struct, frozen=True):
+    """The resolved settings of each role (the same object where roles share a model)."""
+
+    chat: ModelSettings
+    vision: ModelSettings
+    quick: ModelSettings
+
+
+def _settle(base: ModelSettings, route: ModelRoute, env: Mapping[str, str]) -> ModelSettings:
+    key = env.get(route.api_key_env, "") if route.api_key_env else base.api_key
+    return msgspec.structs.replace(
+        base,
+        base_url=route.base_url or base.base_url,
+        api_key=key,
+        model=route.model,
+        vision=route.vision,
+        context_window=route.context_window or base.context_window,
+        extraction_model=None,
+    )
+
+
+def resolve(base: ModelSettings, routes: ModelRoutes, env: Mapping[str, str]) -> Routing:
+    """Each role's settings, keys read from ``env`` by the names the routes give."""
+    chat = _settle(base, routes.chat, env) if routes.chat else base
+    vision = _settle(base, routes.vision, env) if routes.vision is not None else chat
+    if routes.quick is not None:
+        quick = _settle(base, routes.quick, env)
+    elif chat.extraction_model:
+        quick = msgspec.structs.replace(chat, model=chat.extraction_model, extraction_model=None)
+    else:
+        quick = chat
+    return Routing(chat=chat, vision=vision, quick=quick)
+
+
+def for_turn(routing: Routing, *, image: bool) -> ModelSettings:
+    """The model of one chat turn: a vision model for an image turn, when there is one."""
+    if image and routing.vision is not routing.chat and routing.vision.vision:
+        return routing.vision
+    return routing.chat
