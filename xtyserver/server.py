@@ -105,7 +105,7 @@ def session_settings(
             window=min(srv.history_turns, fit.window_rounds),
             fold_every=srv.summary_every,
             fold_tokens=srv.summary_tokens,
-            summary_chars=min(srv.summary_chars, fit.summary_tokens * 2),
+            summary_chars=min(srv.summary_chars, fit.summary_tokens * 4 // 3),
             resume_within=srv.resume_within,
         ),
         default_timezone=srv.default_timezone or local_timezone,
