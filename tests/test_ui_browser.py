@@ -116,6 +116,18 @@ def drive_page(h: Harness, link: str) -> list[Path]:
             for b in css(d, 'svg.chart[data-game="stardew-valley"] rect.bar')
         }
         assert drawn == daily
+        # Token use per day (issue 9's bill), the same sums as the store's.
+        from selenium.webdriver.common.by import By
+
+        bill: dict[str, int] = {}
+        for use in h.store.stats().tokens:
+            bill[use.date] = bill.get(use.date, 0) + use.prompt_tokens
+        shown = {
+            cells[0].text: int(cells[2].text)
+            for cells in (r.find_elements(By.TAG_NAME, "td") for r in css(d, "#stats-tokens tr"))
+            if cells
+        }
+        assert bill and shown == bill
         shots.append(browser.screenshot(d, "ui-stats.png"))
 
         # English is one click away

@@ -93,6 +93,15 @@ class Overview(msgspec.Struct, frozen=True, rename="camel"):
     games: list[GameView]
 
 
+class TokenDay(msgspec.Struct, frozen=True, rename="camel"):
+    """Tokens the provider reported for one local date (every save and purpose)."""
+
+    date: str
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+
+
 class StatsView(msgspec.Struct, frozen=True, rename="camel"):
     """Play statistics per game and save, and active time per day (last ``days`` days).
 
@@ -105,6 +114,7 @@ class StatsView(msgspec.Struct, frozen=True, rename="camel"):
     daily: list[DailyPlay]
     days: int
     until: str
+    tokens: list[TokenDay] = msgspec.field(default_factory=list)
 
 
 class ForgetTarget(msgspec.Struct, frozen=True, rename="camel"):
@@ -229,7 +239,22 @@ class ManageApi:
         until = max([local_date(now, self.timezone), *(d.date for d in recent)])
         first = (date.fromisoformat(until) - timedelta(days=days - 1)).isoformat()
         daily = [d for d in recent if d.date >= first]
-        return StatsView(games=stats.games, saves=stats.saves, daily=daily, days=days, until=until)
+        per_day: dict[str, list[int]] = {}
+        for use in stats.tokens:
+            if use.date >= first:
+                total = per_day.setdefault(use.date, [0, 0, 0])
+                total[0] += use.calls
+                total[1] += use.prompt_tokens
+                total[2] += use.completion_tokens
+        tokens = [TokenDay(day, *per_day[day]) for day in sorted(per_day, reverse=True)]
+        return StatsView(
+            games=stats.games,
+            saves=stats.saves,
+            daily=daily,
+            days=days,
+            until=until,
+            tokens=tokens,
+        )
 
     # -- forgetting, in two steps ---------------------------------------------------------
 

@@ -208,6 +208,10 @@
       ...stats.games.map((g) => row([g.gameId, String(g.days), String(g.sessions), hm(g.activeMs), when(g.lastPlayed)])));
     $("stats-saves").replaceChildren(row([t.game, t.saveCol, t.days, t.sessions, t.active, t.last], true),
       ...stats.saves.map((s) => row([s.gameId, s.saveId, String(s.days), String(s.sessions), hm(s.activeMs), when(s.lastPlayed)])));
+    const tokens = stats.tokens || [];
+    $("stats-tokens").replaceChildren(row([t.date, t.calls, t.promptTokens, t.completionTokens], true),
+      ...(tokens.length ? tokens.map((d) => row([d.date, String(d.calls), String(d.promptTokens), String(d.completionTokens)]))
+        : [row([t.noTokens, "", "", ""])]));
     $("charts").replaceChildren(...stats.games.map((g) => el("figure", { class: "chart-box" },
       el("figcaption", {}, g.gameId),
       chart(g.gameId, stats.daily.filter((d) => d.gameId === g.gameId), stats.until, stats.days))));

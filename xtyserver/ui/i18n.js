@@ -4,7 +4,7 @@ window.XTY_TEXTS = {
   zh: {
     title: "小汤圆的记忆", tabMemory: "记忆", tabStats: "游玩统计", switchLang: "English",
     shared: "共享记忆", autoShared: "自动形成共享记忆", games: "游戏记忆",
-    statsGames: "每个游戏", statsChart: "最近 30 天每天的游玩时间", statsSaves: "每个存档",
+    statsGames: "每个游戏", statsChart: "最近 30 天每天的游玩时间", statsSaves: "每个存档", statsTokens: "每天的 token 用量", date: "日期", calls: "调用次数", promptTokens: "输入 token", completionTokens: "输出 token", noTokens: "还没有用过模型",
     confirmTitle: "确认删除", statsKept: "游玩统计不会被删除。", cancel: "取消", confirmDelete: "删除",
     edit: "修改", save: "保存", delete: "删除", pin: "置顶", unpin: "取消置顶",
     clearSave: "清空这个存档", clearGame: "清空这个游戏", noName: "（没有存档名，显示编号）",
@@ -24,7 +24,7 @@ window.XTY_TEXTS = {
   en: {
     title: "XiaoTangYuan's memory", tabMemory: "Memory", tabStats: "Play statistics", switchLang: "中文",
     shared: "Shared memory", autoShared: "Form shared memory automatically", games: "Game memory",
-    statsGames: "Per game", statsChart: "Active time per day, last 30 days", statsSaves: "Per save",
+    statsGames: "Per game", statsChart: "Active time per day, last 30 days", statsSaves: "Per save", statsTokens: "Tokens per day", date: "Date", calls: "Calls", promptTokens: "Prompt tokens", completionTokens: "Completion tokens", noTokens: "No model calls yet",
     confirmTitle: "Confirm deletion", statsKept: "Play statistics are kept.", cancel: "Cancel", confirmDelete: "Delete",
     edit: "Edit", save: "Save", delete: "Delete", pin: "Pin", unpin: "Unpin",
     clearSave: "Clear this save", clearGame: "Clear this game", noName: "(no save name; shown by id)",
