@@ -14,7 +14,8 @@ connection's task group:
 * the **store lane** (:mod:`xtyserver.store_lane`) runs store effects of this
   connection in order (play accounting, management frames) and holds the
   leases of its saves;
-* one task per timer, per model call, per screenshot and per turn's memory read.
+* one task per timer, and per model call, screenshot, memory read and memory
+  tool of a turn (:mod:`xtyserver.turn_tasks`).
 
 Every queue is bounded. Nothing outlives the connection's task group.
 """
@@ -34,16 +35,12 @@ from websockets.asyncio.server import ServerConnection
 
 from xtyserver import errors, log
 from xtyserver.clock import Clock
-from xtyserver.errors import StoreError
-from xtyserver.image import check_and_prepare
 from xtyserver.memory.jobs import MemoryJobs
 from xtyserver.memory.meter import TokenMeter
 from xtyserver.memory.service import MemoryService
 from xtyserver.memory.types import Scope
-from xtyserver.model.client import Delta, Done
 from xtyserver.model.router import ModelRouter
 from xtyserver.protocol.codec import decode_client_frame, encode_frame
-from xtyserver.protocol.frames import Usage
 from xtyserver.protocol.images import ImageLimits
 from xtyserver.session.effects import (
     ArmTimer,
@@ -71,19 +68,12 @@ from xtyserver.session.events import (
     Event,
     FrameIn,
     FrameRefused,
-    ImageReady,
-    ImageRefused,
-    ModelDelta,
-    ModelDone,
-    ModelFailed,
     TimerFired,
     TimerKind,
-    ToolAnswered,
-    TurnMemoryReady,
 )
 from xtyserver.session.machine import GameAgentSession, State
-from xtyserver.session.tools import ToolFailure, ToolOp
-from xtyserver.store_lane import StoreLane, run_tool
+from xtyserver.store_lane import StoreLane
+from xtyserver.turn_tasks import TurnTasks
 from xtyserver.working_shell import WORKING_EFFECTS, WorkingShell
 
 if TYPE_CHECKING:
@@ -163,9 +153,6 @@ class Connection:
         self.session = session
         self._memory = memory
         self._jobs = jobs
-        self._model = model
-        self._meter = meter
-        self._images = images
         self._clock = clock
         self._limits = limits
         self._log = log.get("xtyserver.connection").bind(session=session.session_id)
@@ -180,6 +167,14 @@ class Connection:
             limits.inbox
         )
         self._store = StoreLane(memory, self._post, self._log, queue=limits.store_queue)
+        self._tasks = TurnTasks(
+            memory=memory,
+            model=model,
+            meter=meter,
+            images=images,
+            post=self._post,
+            logger=self._log,
+        )
         self._timers: dict[TimerKind, tuple[int, anyio.CancelScope]] = {}
         self._timer_generation = 0
         self._model_calls: dict[int, anyio.CancelScope] = {}
@@ -347,15 +342,15 @@ class Connection:
             case Log(event=name, fields=fields):
                 self._log.info(name, **fields)
             case LoadTurnMemory(turn=turn, save=save):
-                self._spawn(self._load_turn_memory, turn, save)
+                self._spawn(self._tasks.load_memory, turn, save)
             case PrepareImage(turn=turn, image=image):
-                self._spawn(self._prepare_image, turn, image.mime, image.data)
+                self._spawn(self._tasks.prepare_image, turn, image.mime, image.data)
             case CallModel(turn=turn, messages=messages, image_sent=image_sent, tools=tools):
                 cancel_scope = anyio.CancelScope()
                 self._model_calls[turn] = cancel_scope
-                self._spawn(self._model_call, cancel_scope, turn, messages, image_sent, tools)
+                self._spawn(self._call_model, cancel_scope, turn, messages, image_sent, tools)
             case RunTool(turn=turn, call_id=call_id, op=op):
-                self._spawn(self._run_tool, turn, call_id, op)
+                self._spawn(self._tasks.run_tool, turn, call_id, op)
             case CancelModel(turn=turn):
                 call = self._model_calls.pop(turn, None)
                 if call is not None:
@@ -379,102 +374,17 @@ class Connection:
             await self._clock.sleep(seconds)
             await self._post(_TimerDue(kind, generation))
 
-    async def _load_turn_memory(self, turn: int, save: Scope) -> None:
-        try:
-            memory = await self._memory.turn_memory(save)
-        except StoreError as exc:
-            # The store failing must not cost the player the conversation.
-            self._log.warning("store.failed", code=exc.code, effect="LoadTurnMemory")
-            memory = None
-        await self._post(TurnMemoryReady(turn, memory))
-
-    async def _run_tool(self, turn: int, call_id: str, op: ToolOp) -> None:
-        """Run one memory tool operation; every outcome is an answer (v1.md "Memory tools")."""
-        try:
-            answer = await run_tool(self._memory, op)
-        except errors.XtyError as exc:
-            self._log.info("tool.failed", code=exc.code, op=type(op).__name__)
-            answer = ToolFailure(exc.code, exc.message)
-        except Exception:  # a bug of ours must not leave the turn hanging
-            self._log.exception("tool.crashed", op=type(op).__name__)
-            answer = ToolFailure("store_error", "内部错误")
-        self._log.info("tool.ran", op=type(op).__name__)
-        await self._post(ToolAnswered(turn, call_id, answer))
-
-    async def _prepare_image(self, turn: int, mime: str, data: str) -> None:
-        try:
-            prepared = await anyio.to_thread.run_sync(check_and_prepare, mime, data, self._images)
-        except errors.PeerError as exc:
-            self._log.info("image.refused", code=exc.code)
-            await self._post(ImageRefused(turn, exc))
-        else:
-            await self._post(ImageReady(turn, prepared))
-
-    async def _model_call(
+    async def _call_model(
         self,
         cancel_scope: anyio.CancelScope,
         turn: int,
         messages: list[dict[str, object]],
         image_sent: bool,
-        tools: list[dict[str, object]] | None = None,
+        tools: list[dict[str, object]] | None,
     ) -> None:
-        started = anyio.current_time()
-        first: float | None = None
-        outcome = "done"
-        done: Done | None = None
         identity = self.session.identity
         save = Scope(identity.game_id, identity.save_id) if identity else None
-        with cancel_scope:
-            try:
-                if await self._budget_spent():
-                    raise errors.ModelError("daily token budget spent", code="budget_exhausted")
-                chat = self._model.stream_chat(messages, image=image_sent, tools=tools)
-                async with contextlib.aclosing(chat) as stream:
-                    async for event in stream:
-                        match event:
-                            case Delta(text=text):
-                                if first is None:
-                                    first = anyio.current_time()
-                                await self._post(ModelDelta(turn, text))
-                            case Done():
-                                done = event
-                                if save is not None:  # billed before the turn ends
-                                    with anyio.CancelScope(shield=True):
-                                        await self._bill(save, event.usage)
-                                await self._post(
-                                    ModelDone(turn, event.text, event.usage, event.tool_calls)
-                                )
-            except errors.ModelError as exc:
-                outcome = exc.code
-                await self._post(ModelFailed(turn, exc.code))
-            except Exception:  # a bug of ours or the client's: never a hung turn
-                outcome = "model_error"
-                self._log.exception("model.unexpected")
-                await self._post(ModelFailed(turn, "model_error"))
-        if cancel_scope.cancelled_caught:
-            outcome = "cancelled"
-        self._model_calls.pop(turn, None)
-        usage = done.usage if done is not None else None
-        self._log.info(
-            "model.call",
-            outcome=outcome,
-            first_token_ms=None if first is None else round((first - started) * 1000),
-            total_ms=round((anyio.current_time() - started) * 1000),
-            image=image_sent,
-            model=self._model.chat_model(image=image_sent),
-            prompt_tokens=usage.prompt_tokens if usage else None,
-            completion_tokens=usage.completion_tokens if usage else None,
-        )
-
-    async def _budget_spent(self) -> bool:
         try:
-            return await self._meter.state() == "spent"
-        except StoreError as exc:  # an unreadable bill must not cost the player the turn
-            self._log.warning("store.failed", code=exc.code, effect="ReadUsage")
-            return False
-
-    async def _bill(self, save: Scope, usage: Usage | None) -> None:
-        try:
-            await self._meter.record(save, "chat", usage)
-        except StoreError as exc:  # the day's total could not be read
-            self._log.warning("store.failed", code=exc.code, effect="ReadUsage")
+            await self._tasks.model_call(cancel_scope, turn, messages, image_sent, tools, save)
+        finally:
+            self._model_calls.pop(turn, None)
