@@ -243,15 +243,25 @@ async def test_state_update_with_other_identity_switches_save(tmp_path: Path) ->
         assert done["type"] == "chat.done"
         assert "FarmB-Barn" in last_prompt(h)
         assert "FarmA-House" not in last_prompt(h)
-        saves = {s.save_id: s for s in h.store.stats().saves}
+        # Asked as an adapter would: the connection's store requests run in order,
+        # so the switch's play accounting is written before this answer.
+        saves = await save_stats(ws)
         assert set(saves) == {"farm-a", "farm-b"}
-        assert saves["farm-a"].sessions == 1
-        assert saves["farm-a"].active_ms == 5_000
-        assert saves["farm-b"].sessions == 1
+        assert saves["farm-a"]["sessions"] == 1
+        assert saves["farm-a"]["activeMs"] == 5_000
+        assert saves["farm-b"]["sessions"] == 1
         # The same identity again is no switch.
         await send(ws, switch)
         await chat(ws, "还在吗", "c2")
-        assert {s.save_id: s.sessions for s in h.store.stats().saves}["farm-b"] == 1
+        assert (await save_stats(ws))["farm-b"]["sessions"] == 1
+
+
+async def save_stats(ws: Any) -> dict[str, dict[str, Any]]:
+    """``stats.result`` rows by save id, asked over the connection."""
+    await send(ws, {"type": "stats.get", "id": "stats"})
+    answer = await recv(ws)
+    assert answer["type"] == "stats.result", answer
+    return {row["saveId"]: row for row in answer["saves"]}
 
 
 async def test_chat_context_identity_switches_save_and_drops_old_context(tmp_path: Path) -> None:
