@@ -39,7 +39,6 @@ from typing import Any
 
 import anyio
 import openai
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from PIL import Image, ImageDraw
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,6 +54,7 @@ from xtyserver.clock import SystemClock  # noqa: E402
 from xtyserver.config import load_settings  # noqa: E402
 from xtyserver.image import ImageLimits, check_and_prepare  # noqa: E402
 from xtyserver.memory.store import MemoryStore  # noqa: E402
+from xtyserver.model.request import post_chat  # noqa: E402
 
 TOKEN = "bench-token-" + "x" * 32
 SAVE = Identity(game_id="stardew", save_id="save-42")
@@ -169,14 +169,8 @@ async def _direct_ttft(client: openai.AsyncOpenAI, image_url: str | None) -> flo
         "stream_options": {"include_usage": True},
     }
     t = time.perf_counter()
-    stream = await client.post(
-        "/chat/completions",
-        body=body,
-        cast_to=ChatCompletion,
-        options=openai.RequestOptions(security={"bearer_auth": True}),
-        stream=True,
-        stream_cls=openai.AsyncStream[ChatCompletionChunk],
-    )
+    # The same request path the server's model client uses.
+    stream = await post_chat(client, body)
     first = None
     async for chunk in stream:
         if first is None and chunk.choices and chunk.choices[0].delta.content:
