@@ -24,12 +24,15 @@ _ENCODER = msgspec.json.Encoder()
 Freshness = Literal["fresh", "stale", "dropped"]
 
 
-def check_model_context(context: ModelContext, *, prefix: str = "") -> int:
+def check_model_context(
+    context: ModelContext, *, prefix: str = "", encoded: bytes | None = None
+) -> int:
     """Refuse a modelContext over 6 KiB or carrying forbidden content.
 
     Args:
         context: A type-checked modelContext.
         prefix: Path of the modelContext's parent, for the ``fields`` of errors.
+        encoded: ``context`` as msgspec encodes it, when the caller has it.
 
     Returns:
         The serialized size in bytes (the caller logs sizes over the 2 KiB target).
@@ -38,7 +41,8 @@ def check_model_context(context: ModelContext, *, prefix: str = "") -> int:
         BudgetError: over ``CONTEXT_MAX_BYTES``; the field is the modelContext.
         ForbiddenContentError: naming every offending string field.
     """
-    encoded = _ENCODER.encode(context)
+    if encoded is None:
+        encoded = _ENCODER.encode(context)
     size = len(encoded)
     path = f"{prefix}modelContext"
     if size > CONTEXT_MAX_BYTES:
@@ -80,11 +84,14 @@ def check_hello(frame: Hello) -> None:
     check_identity(frame.identity)
 
 
-def check_state_update(frame: StateUpdate) -> int:
-    """Content checks of ``state.update``; returns the modelContext size."""
+def check_state_update(frame: StateUpdate, *, encoded: bytes | None = None) -> int:
+    """Content checks of ``state.update``; returns the modelContext size.
+
+    ``encoded``: the modelContext's msgspec encoding, when the caller has it.
+    """
     if frame.identity is not None:
         check_identity(frame.identity)
-    return check_model_context(frame.model_context)
+    return check_model_context(frame.model_context, encoded=encoded)
 
 
 def check_chat_context(context: ChatContext, *, prefix: str) -> int:

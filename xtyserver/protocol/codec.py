@@ -36,6 +36,7 @@ import msgspec.inspect as mi
 
 from xtyserver.errors import BudgetError, FrameError, PeerError
 from xtyserver.protocol.budget import check_chat_context, check_hello, check_state_update
+from xtyserver.protocol.duplicates import refuse_duplicate_keys
 from xtyserver.protocol.frames import (
     CLIENT_FRAME_TYPES,
     ChatContext,
@@ -65,6 +66,7 @@ _DECODER = msgspec.json.Decoder(ClientFrame)
 _GENERIC = msgspec.json.Decoder()
 _ENCODER = msgspec.json.Encoder()
 _TYPES_BY_TAG: dict[str, type[Any]] = {frame_type(t): t for t in CLIENT_FRAME_TYPES}
+_STATE_HEAD = b'{"type":"state.update","modelContext":'
 _MSGSPEC_PATH = re.compile(r" - at `\$(?P<path>[^`]*)`$")
 
 # Reasons that are budget violations rather than type errors (v1.md "Error codes").
@@ -134,100 +136,37 @@ def decode_client_frame(data: bytes | str) -> Decoded:
             f"a {frame_type(frame)} frame may be at most {SMALL_FRAME_MAX_BYTES} bytes",
             code="frame_too_large",
         )
+    encoded = _ENCODER.encode(frame)
     try:
-        _refuse_duplicate_keys(raw, frame)
-        frame = _normalized(frame, raw)
-        size = _check_semantics(frame)
+        refuse_duplicate_keys(raw, frame, encoded)
+        normal = _normalized(frame, raw)
+        size = _check_semantics(normal, encoded if normal is frame else None)
     except PeerError as exc:
         exc.frame_id = getattr(frame, "id", None)
         raise
-    return Decoded(frame, size, size > CONTEXT_TARGET_BYTES)
+    return Decoded(normal, size, size > CONTEXT_TARGET_BYTES)
 
 
-def _check_semantics(frame: ClientFrame) -> int:
-    """Checks beyond the types: sizes and forbidden content. Returns context bytes."""
+def _check_semantics(frame: ClientFrame, encoded: bytes | None) -> int:
+    """Checks beyond the types: sizes and forbidden content. Returns context bytes.
+
+    ``encoded`` is the frame's msgspec encoding when it is still current (no
+    string was normalised): a state.update's modelContext is then a slice of
+    it instead of a second encoding.
+    """
     match frame:
         case Hello():
             check_hello(frame)
             return 0
+        case StateUpdate(identity=None, id=None) if encoded and encoded.startswith(_STATE_HEAD):
+            # The tag, then the only field set: b'{"type":"state.update","modelContext":{...}}'.
+            return check_state_update(frame, encoded=encoded[len(_STATE_HEAD) : -1])
         case StateUpdate():
             return check_state_update(frame)
         case ChatSend(context=context) if context is not None:
             return check_chat_context(context, prefix="context.")
         case _:
             return 0
-
-
-def _refuse_duplicate_keys(raw: bytes, frame: ClientFrame) -> None:
-    """Refuse an object with the same key twice (v1.md "Frames": JSON rules).
-
-    msgspec keeps the last duplicate silently; a mod that sends two values for
-    one field has a bug worth hearing about, and an attacker gets no ambiguity.
-    Counting is enough when it can be done exactly (see :func:`_no_duplicates`);
-    otherwise, or when the counts differ, ``json`` parses the frame again to
-    name the key.
-    """
-    if _no_duplicates(raw, frame):
-        return
-    _name_duplicate_key(raw)
-
-
-def _no_duplicates(raw: bytes, frame: ClientFrame) -> bool:
-    """Whether ``raw`` certainly has no duplicate key, by counting colons.
-
-    Without a backslash ``raw`` spells every string as it is decoded, so its
-    colons are one per key plus those inside strings. Re-encoding the typed
-    frame writes the same strings (a timestamp may lose its ``+00:00``) and
-    each key holding a non-default value once (``omit_defaults``): if ``raw``
-    has no more colons than that, it repeats no key. A frame that spells out
-    a default (``"menu": null``) has more, and is counted again against a
-    generic decode, which keeps each distinct key once. A ``msgspec.Raw``
-    part is re-encoded verbatim, duplicates and all, so a frame carrying one
-    skips the first count. Single-byte searches only: they run at memchr
-    speed, which matters for a frame with a screenshot.
-    """
-    if b"\\" in raw:
-        return False
-    colons = raw.count(b":")
-    raw_part = (
-        isinstance(frame, ChatSend)
-        and frame.context is not None
-        and frame.context.observation is not msgspec.UNSET
-    )
-    if not raw_part and _ENCODER.encode(frame).count(b":") == colons:
-        return True
-    try:
-        generic = _GENERIC.decode(raw)
-    except (msgspec.DecodeError, RecursionError):
-        return False
-    return _ENCODER.encode(generic).count(b":") == colons
-
-
-def _name_duplicate_key(raw: bytes) -> None:
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _Duplicate(key)
-            seen.add(key)
-        return dict(pairs)
-
-    try:
-        json.loads(raw, object_pairs_hook=hook)
-    except _Duplicate as dup:
-        raise FrameError(
-            f"duplicate key {dup.args[0]!r}", code="invalid_json", fields=[str(dup.args[0])]
-        ) from None
-    except RecursionError:
-        # Deep nesting inside the opaque legacy observation (json's own limit).
-        raise FrameError("frame is nested too deeply", code="invalid_json") from None
-    except ValueError:
-        # Python's limit on the digits of an integer, inside the observation.
-        raise FrameError("frame has a number with too many digits", code="invalid_json") from None
-
-
-class _Duplicate(Exception):
-    pass
 
 
 # -- normalisation of free text (v1.md "Normalisation") -----------------------

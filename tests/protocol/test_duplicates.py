@@ -1,0 +1,234 @@
+"""Duplicate keys are refused on every path of the counting check (protocol/duplicates.py).
+
+The property test builds frames that hit the counting check's blind spots on
+purpose: defaults spelled out (``null``, ``"schemaVersion": 1``, ``false``), a
+key repeated with ``null`` first or last, strings holding colons and the word
+``null``, timestamps whose offset the re-encoding spells differently
+(``+0530`` becomes ``+05:30``, ``+00:00`` becomes ``Z``), whitespace around
+colons, a whole modelContext overwritten by a second one. Whatever the codec
+answers, it must answer what a ``json`` pairs-hook oracle does: refused with
+``invalid_json`` naming the key exactly when some object repeats a key.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from xtyserver.errors import FrameError, PeerError
+from xtyserver.protocol.codec import decode_client_frame
+from xtyserver.protocol.frames import ClientFrame
+
+_TYPED = msgspec.json.Decoder(ClientFrame)
+
+_TEXT = st.sampled_from(
+    ["Farm", "08:10", "a:null", "null", ":null", " :null", "x: null", "spring", "08:10:", "+05:30"]
+)
+_STAMP = st.sampled_from(
+    [
+        "2026-11-30T12:00:00Z",
+        "2026-11-30T12:00:00+00:00",
+        "2026-11-30T12:00:00+0530",
+        "2026-11-30T12:00:00+05:30",
+        "2026-11-30T12:00:00.5-0800",
+        "2026-11-30 12:00:00z",
+    ]
+)
+_SEPARATORS = st.sampled_from([":", ": ", " : ", ":\n"])
+
+
+def _pairs(draw: st.DrawFn, fields: dict[str, st.SearchStrategy[Any]]) -> list[tuple[str, Any]]:
+    """Some of ``fields`` in order, each maybe null, maybe repeated."""
+    out: list[tuple[str, Any]] = []
+    for name, values in fields.items():
+        for _ in range(draw(st.sampled_from([0, 1, 1, 1, 2]))):
+            out.append((name, draw(st.none() | values)))
+    return out
+
+
+@st.composite
+def _object(draw: st.DrawFn, fields: dict[str, st.SearchStrategy[Any]]) -> str:
+    sep = draw(_SEPARATORS)
+    pairs = _pairs(draw, fields)
+    return "{" + ",".join(f"{json.dumps(k)}{sep}{_value(v)}" for k, v in pairs) + "}"
+
+
+class _Json(str):
+    """Already JSON text (a nested object)."""
+
+
+def _value(value: Any) -> str:
+    return str(value) if isinstance(value, _Json) else json.dumps(value)
+
+
+def _nested(fields: dict[str, st.SearchStrategy[Any]]) -> st.SearchStrategy[Any]:
+    return _object(fields).map(_Json)
+
+
+_WORLD = {"location": _TEXT, "time": _TEXT, "day": st.integers(0, 99)}
+_UI = {"busy": st.booleans(), "menu": _TEXT}
+_NEARBY = {"name": _TEXT, "distance": st.integers(0, 9)}
+
+
+@st.composite
+def _context(draw: st.DrawFn) -> str:
+    sep = draw(_SEPARATORS)
+    pairs: list[tuple[str, Any]] = []
+    for _ in range(draw(st.sampled_from([0, 1, 1, 2]))):
+        pairs.append(("schemaVersion", draw(st.just(1) | st.none())))
+    for _ in range(draw(st.sampled_from([0, 1, 1, 2]))):
+        pairs.append(("capturedAt", draw(_STAMP)))
+    pairs += _pairs(draw, {"world": _nested(_WORLD), "ui": _nested(_UI)})
+    if draw(st.booleans()):
+        items = draw(st.lists(_nested(_NEARBY), max_size=3))
+        pairs.append(("nearby", _Json("[" + ",".join(items) + "]")))
+    return "{" + ",".join(f"{json.dumps(k)}{sep}{_value(v)}" for k, v in pairs) + "}"
+
+
+@st.composite
+def _frame(draw: st.DrawFn) -> bytes:
+    # Sometimes a whole modelContext first that the second one overwrites.
+    contexts = [draw(_context()) for _ in range(draw(st.sampled_from([1, 1, 2])))]
+    body = ",".join('"modelContext":' + context for context in contexts)
+    if draw(st.booleans()):
+        return ('{"type":"state.update",' + body + "}").encode()
+    head = '{"type":"chat.send","id":"c1","text":"hi","source":"text"'
+    return (head + ',"context":{' + body + "}}").encode()
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _oracle_duplicate(raw: bytes) -> str | None:
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        for name, _ in pairs:
+            if name in seen:
+                raise _Duplicate(name)
+            seen.add(name)
+        return dict(pairs)
+
+    try:
+        json.loads(raw, object_pairs_hook=hook)
+    except _Duplicate as dup:
+        return str(dup.args[0])
+    return None
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_frame())
+# An overwritten whole that random drawing rarely builds.
+@example(b'{"type":"state.update","modelContext":{"ui":{"menu":null}},"modelContext":{}}')
+def test_codec_refuses_a_repeated_key_exactly_when_json_finds_one(raw: bytes) -> None:
+    try:
+        _TYPED.decode(raw)
+    except msgspec.ValidationError:
+        return  # refused on its types before any duplicate check
+    duplicate = _oracle_duplicate(raw)
+    try:
+        decode_client_frame(raw)
+    except FrameError as exc:
+        if exc.code == "invalid_json":
+            assert duplicate is not None, raw
+            assert list(exc.fields) == [duplicate]
+            return
+        assert duplicate is None, raw
+        return
+    except PeerError:
+        assert duplicate is None, raw
+        return
+    assert duplicate is None, raw
+
+
+def test_a_repeat_hidden_by_an_offset_the_encoding_spells_longer_is_refused() -> None:
+    """``+0530`` re-encodes as ``+05:30``: one colon more, as many as one repeat adds."""
+    raw = (
+        b'{"type":"state.update","modelContext":{"capturedAt":"2026-11-30T12:00:00+0530",'
+        b'"world":{"day":1,"day":1}}}'
+    )
+    assert _oracle_duplicate(raw) == "day"
+    try:
+        decode_client_frame(raw)
+    except FrameError as exc:
+        assert list(exc.fields) == ["day"]
+    else:
+        raise AssertionError("accepted a repeated key")
+
+
+def test_a_null_repeated_before_a_value_is_refused_and_a_lone_spelled_null_passes() -> None:
+    head = b'{"type":"state.update","modelContext":{"schemaVersion":1,"ui":{'
+    for body, refused in [
+        (b'"menu":null,"menu":"x"', True),
+        (b'"menu":null,"menu":null', True),
+        (b'"menu":null,"busy":true', False),
+        (b'"menu" : null, "busy" : false', False),
+    ]:
+        raw = head + body + b"}}}"
+        try:
+            decode_client_frame(raw)
+        except FrameError as exc:
+            assert refused and list(exc.fields) == ["menu"], body
+        else:
+            assert not refused, body
+
+
+_CTX = '"schemaVersion":1,"capturedAt":"2026-11-30T12:00:00+00:00"'
+
+
+def _state(ui: str, extra: str = "") -> bytes:
+    return (
+        '{"type":"state.update","modelContext":{' + _CTX + ',"ui":{' + ui + "}}" + extra + "}"
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    "ui",
+    [
+        '"menu":"a","menu":"b"',
+        '"menu":null,"menu":"x"',  # the default first: the typed re-encoding has one key
+        '"menu":"x","menu":null',
+        '"busy":false,"busy":false',
+        '"menu":"a:b","menu":"a:b"',
+        '"menu" : "a", "menu" : "b"',
+        '"menu":"\\u003a","menu":"x"',  # an escaped colon
+    ],
+)
+def test_duplicates_are_refused_naming_the_key(ui: str) -> None:
+    with pytest.raises(FrameError) as info:
+        decode_client_frame(_state(ui))
+    assert info.value.code == "invalid_json"
+    assert list(info.value.fields) in (["menu"], ["busy"])
+
+
+def test_a_duplicate_top_level_key_is_refused() -> None:
+    raw = _state('"menu":"a"', ',"id":"s1","id":"s2"')
+    with pytest.raises(FrameError):
+        decode_client_frame(raw)
+
+
+def test_a_duplicate_inside_the_opaque_observation_is_refused() -> None:
+    frame = {
+        "type": "chat.send",
+        "id": "c1",
+        "text": "hi",
+        "source": "text",
+        "context": {"observation": {"a": 1}},
+    }
+    raw = json.dumps(frame).replace('{"a": 1}', '{"a": 1, "a": 2}').encode()
+    with pytest.raises(FrameError) as info:
+        decode_client_frame(raw)
+    assert list(info.value.fields) == ["a"]
+
+
+@pytest.mark.parametrize(
+    "ui",
+    ['"menu":null,"busy":false', '"menu":"a:b"', '"menu":":x"', '"menu":"\\u003a"', '"menu" : "a"'],
+)
+def test_frames_without_duplicates_pass(ui: str) -> None:
+    decode_client_frame(_state(ui))
