@@ -10,7 +10,7 @@ import zlib
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from PIL import Image, PngImagePlugin
+from PIL import Image, ImageChops, ImageStat, PngImagePlugin
 
 from xtyserver.errors import ImageError
 from xtyserver.image import ImageLimits, PreparedImage, check_and_prepare
@@ -434,3 +434,150 @@ def test_a_large_jpeg_is_downscaled_and_re_encoded_without_metadata() -> None:
     prepared = check_and_prepare("image/jpeg", _b64(data), ImageLimits(max_side=100))
     assert (prepared.width, prepared.height) == (100, 25)
     assert b"Canary" not in prepared.data and b"Exif" not in prepared.data
+
+
+# ---------------------------------------------------------------------------
+# Preparation speed-ups (issue 12): banded resize, msgspec base64, pixel blocks
+
+
+def _noise(width: int, height: int, mode: str = "RGB") -> Image.Image:
+    """Busy pixels, where a misplaced band or a seam between bands would show."""
+    bands = [Image.effect_noise((width, height), 60 + 20 * i) for i in range(len(mode))]
+    return bands[0] if mode == "L" else Image.merge(mode, bands)
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "mode"),
+    [
+        ((1920, 1080), (1568, 882), "RGB"),
+        ((2560, 1440), (1568, 882), "RGB"),
+        ((1081, 1921), (882, 1567), "RGB"),  # portrait, odd heights: uneven bands
+        ((3000, 1001), (1568, 523), "L"),
+        ((1600, 1200), (1567, 1175), "RGB"),  # barely downscaled
+    ],
+)
+def test_banded_resize_gives_the_pixels_of_one_resize(
+    source: tuple[int, int], target: tuple[int, int], mode: str
+) -> None:
+    from xtyserver.image import _banded_resize
+
+    image = _noise(*source, mode=mode)
+    single = image.resize(target, Image.Resampling.BILINEAR)
+    banded = _banded_resize(image, target)
+    assert banded.size == single.size and banded.mode == single.mode
+    diff = ImageChops.difference(single, banded)
+    # Identical with Pillow 13; at most a rounding step if a Pillow's float box math differs.
+    assert max(high for _, high in _extrema(diff)) <= 1
+
+
+def _extrema(image: Image.Image) -> list[tuple[int, int]]:
+    extrema = image.getextrema()
+    return [extrema] if image.mode == "L" else list(extrema)  # type: ignore[list-item,arg-type]
+
+
+def test_a_1920x1080_jpeg_goes_through_the_banded_resize_and_leaves_without_metadata(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import xtyserver.image as image_module
+
+    calls: list[tuple[int, int]] = []
+    banded = image_module._banded_resize
+
+    def spy(image: Image.Image, size: tuple[int, int]) -> Image.Image:
+        calls.append(size)
+        return banded(image, size)
+
+    monkeypatch.setattr(image_module, "_banded_resize", spy)
+    exif = Image.Exif()
+    exif[0x010E] = CANARY
+    icc = b"\x00" * 128 + b"CanaryProfile"
+    source = _noise(1920, 1080)
+    data = _encode(
+        source,
+        "image/jpeg",
+        quality=90,
+        exif=exif.tobytes(),
+        icc_profile=icc,
+        comment=b"CanaryNote",
+    )
+    prepared = check_and_prepare("image/jpeg", _b64(data), LIMITS)
+    assert calls == [(1568, 882)]
+    assert (prepared.width, prepared.height) == (1568, 882)
+    assert b"Canary" not in prepared.data and b"Exif" not in prepared.data
+    opened = _opened(prepared)
+    assert "exif" not in opened.info and "icc_profile" not in opened.info
+    assert "comment" not in opened.info
+    # The pixels are the downscaled screenshot's, not a band's or a blank image's.
+    expected = Image.open(io.BytesIO(data)).convert("RGB").resize((1568, 882))
+    assert ImageStat.Stat(ImageChops.difference(opened, expected)).mean[0] < 12
+
+
+def test_a_failure_on_the_resize_helper_thread_is_an_image_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = Image.Image.resize
+
+    def resize(self: Image.Image, size: tuple[int, int], *args: object, **kw: object) -> object:
+        if len(args) > 1 and args[1] is not None and args[1][1] == 0:  # type: ignore[index]
+            raise MemoryError  # the top band, on the helper thread
+        return real(self, size, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Image.Image, "resize", resize)
+    data = _encode(_noise(1920, 1080), "image/jpeg", quality=80)
+    error = _refusal("image/jpeg", _b64(data))
+    assert error.code == "image_too_large"
+
+
+@pytest.mark.parametrize(
+    "data_b64",
+    [
+        "aGVsbG8=",
+        "aGVsbG8h",
+        "YQ==",
+        "YR==",
+        "b222=",
+        "a+/b",
+        "",
+        "aGVsbG8",
+        "YQ=",
+        "Y===",
+        "aGV=bG8=",
+        "=aGVsbG8",
+        "a-_b",
+        "YQ==YQ==",
+        "aGVsbG8=a",
+        "aaaaa",
+        "é",
+        "aGVs bG8=",
+    ],
+)
+def test_base64_decoding_accepts_exactly_what_strict_binascii_accepts(data_b64: str) -> None:
+    import binascii
+
+    from xtyserver.image import _b64decode
+
+    try:
+        expected: bytes | None = binascii.a2b_base64(data_b64, strict_mode=True)
+    except (binascii.Error, ValueError):
+        expected = None
+    assert _b64decode(data_b64) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="AQab09+/=-_ \n", max_size=16))
+def test_base64_decoding_agrees_with_strict_binascii_on_any_text(data_b64: str) -> None:
+    import binascii
+
+    from xtyserver.image import _b64decode
+
+    try:
+        expected: bytes | None = binascii.a2b_base64(data_b64, strict_mode=True)
+    except (binascii.Error, ValueError):
+        expected = None
+    assert _b64decode(data_b64) == expected
+
+
+def test_pillow_keeps_freed_pixel_blocks_for_the_next_screenshot() -> None:
+    import xtyserver.image  # noqa: F401  (sets the block cache on import)
+
+    assert Image.core.get_blocks_max() >= 5  # type: ignore[attr-defined]

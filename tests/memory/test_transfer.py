@@ -61,9 +61,7 @@ def test_export_then_import_into_an_empty_store_reproduces_everything(tmp_path: 
         lambda d: d.update(format="other"),
         lambda d: d.update(version=3),
         lambda d: d.update(
-            saveNames=[
-                {"gameId": "stardew", "saveId": "a", "name": "长" * 65, "updatedAt": 1.0}
-            ]
+            saveNames=[{"gameId": "stardew", "saveId": "a", "name": "长" * 65, "updatedAt": 1.0}]
         ),
         lambda d: d.update(
             tombstones=[

@@ -232,3 +232,26 @@ def test_a_duplicate_inside_the_opaque_observation_is_refused() -> None:
 )
 def test_frames_without_duplicates_pass(ui: str) -> None:
     decode_client_frame(_state(ui))
+
+
+def _chat_with_image(data: str, extra: str = "") -> bytes:
+    return (
+        '{"type":"chat.send","id":"c1","text":"hi","source":"text"'
+        ',"image":{"mime":"image/jpeg","data":"' + data + '"' + extra + "}}"
+    ).encode()
+
+
+@pytest.mark.parametrize("data", ["/9j/4AAQ", "/9j/:4AAQ", "a:b:c:d"])
+def test_a_duplicate_next_to_a_screenshot_is_refused(data: str) -> None:
+    # The first count leaves the image data out (base64 has no colon); data that
+    # has one must not let a duplicate through.
+    with pytest.raises(FrameError) as info:
+        decode_client_frame(_chat_with_image(data, ',"mime":"image/png"'))
+    assert list(info.value.fields) == ["mime"]
+
+
+@pytest.mark.parametrize("data", ["/9j/4AAQ", "/9j/:4AAQ"])
+def test_a_screenshot_frame_without_duplicates_passes(data: str) -> None:
+    decoded = decode_client_frame(_chat_with_image(data))
+    assert decoded.frame.image is not None  # type: ignore[union-attr]
+    assert decoded.frame.image.data == data  # type: ignore[union-attr]

@@ -65,7 +65,8 @@ def refuse_duplicate_keys(raw: bytes, frame: ClientFrame, encoded: bytes) -> Non
     Args:
         raw: The frame's bytes as received.
         frame: ``raw`` decoded as a typed frame (before normalisation).
-        encoded: ``frame`` re-encoded by msgspec (compact, defaults omitted).
+        encoded: ``frame`` re-encoded by msgspec (compact, defaults omitted; a
+            screenshot's base64 may be left out, as it holds no colon).
 
     Raises:
         FrameError: ``invalid_json``, naming the repeated key in ``fields``.
