@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from tests.protocol.test_codec import _CARRIERS, _STRING_SLOTS, contexts, decode
 from tests.protocol.test_forbidden import ISSUE_ROWS, full_width, look_alike
 from xtyserver.errors import BudgetError, ForbiddenContentError, FrameError, PeerError
-from xtyserver.protocol import codec
+from xtyserver.protocol import normal_frames
 from xtyserver.protocol.codec import decode_client_frame
 from xtyserver.protocol.frames import ChatSend, Hello, ProfileUpdate, StateUpdate
 from xtyserver.protocol.normalize import normalize
@@ -306,14 +306,14 @@ def test_a_look_alike_context_decodes_to_the_same_frame_as_its_plain_form(
 @given(st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=40))
 def test_the_plain_ascii_shortcut_never_skips_a_string_that_would_change(text: str) -> None:
     for encoded in (json.dumps(text).encode(), msgspec.json.encode(text)):
-        if codec._plain(encoded):
+        if normal_frames.plain_json(encoded):
             assert normalize(text) == text
 
 
 def test_the_plain_ascii_shortcut_takes_ordinary_frames() -> None:
     raw = json.dumps({"type": "state.update", "modelContext": _ctx(world={"time": "08:10"})})
-    assert codec._plain(raw.encode())
-    assert not codec._plain(json.dumps({"t": "\u200b"}).encode())
-    assert not codec._plain(json.dumps({"t": "a\x7fb"}).encode())
-    assert not codec._plain(json.dumps({"t": "a\bb"}).encode())
-    assert not codec._plain(json.dumps(full_width("x"), ensure_ascii=False).encode())
+    assert normal_frames.plain_json(raw.encode())
+    assert not normal_frames.plain_json(json.dumps({"t": "\u200b"}).encode())
+    assert not normal_frames.plain_json(json.dumps({"t": "a\x7fb"}).encode())
+    assert not normal_frames.plain_json(json.dumps({"t": "a\bb"}).encode())
+    assert not normal_frames.plain_json(json.dumps(full_width("x"), ensure_ascii=False).encode())

@@ -1,0 +1,239 @@
+"""Normalising a decoded frame's free text before anything judges it (v1.md "Normalisation").
+
+The modelContext strings, ``chat.send`` text and ``identity.saveName``
+wherever they come, and ``profile.update`` values are normalised (see
+:func:`~xtyserver.protocol.normalize.normalize`); the frame then carries the
+normal strings, so that is what the server keeps, prompts and stores. Ids,
+versions, tokens, time zones and image data are not touched: their patterns
+admit only ASCII letters, digits and a few marks, which normalisation never
+changes. A string that normalisation takes past its limit (NFKC can expand a
+character into several) or empties is refused like one sent that way, with
+"after normalisation" in the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import msgspec
+import msgspec.inspect as mi
+
+from xtyserver.protocol.explain import problems_error, walk
+from xtyserver.protocol.frames import (
+    ChatContext,
+    ChatSend,
+    ClientFrame,
+    Hello,
+    Identity,
+    ModelContext,
+    ProfileUpdate,
+    StateUpdate,
+)
+from xtyserver.protocol.limits import (
+    CHAT_TEXT_MAX,
+    CONTEXT_STRING_MAX,
+    PROFILE_ITEM_MAX,
+    PROFILE_TEXT_MAX,
+    SAVE_NAME_MAX,
+    SMALL_FRAME_MAX_BYTES,
+)
+from xtyserver.protocol.normalize import is_plain, normalize
+
+_ENCODER = msgspec.json.Encoder()
+
+
+def plain_json(encoded: bytes) -> bool:
+    """Whether JSON bytes can only hold strings that are already normal.
+
+    Bytes of printable ASCII, whitespace, kana, Hangul, CJK ideographs and
+    punctuation (see :func:`~xtyserver.protocol.normalize.is_plain`) without a
+    ``\\u`` or ``\\b`` escape hold only strings that normalisation leaves as
+    they are. (An escaped backslash before ``u`` or ``b`` also says no: a false
+    alarm only costs the slower walk.) Single-byte searches first: they are
+    several times faster than a two-byte one, and most frames have no backslash.
+    """
+    if encoded.isascii():
+        if encoded.find(b"\x7f") >= 0:
+            return False
+    elif not is_plain(encoded.decode("utf-8", "replace")):
+        return False
+    return encoded.find(b"\\") < 0 or (b"\\u" not in encoded and b"\\b" not in encoded)
+
+
+def normalized(frame: ClientFrame, raw: bytes) -> ClientFrame:
+    """``frame`` with its free text normalised and checked against its limits again.
+
+    Raises:
+        PeerError: naming every string that normalisation took past a limit.
+    """
+    # Most frames are plain ASCII; a large one is a chat.send with a screenshot,
+    # whose base64 is not worth scanning: its few text fields are checked below.
+    if len(raw) <= SMALL_FRAME_MAX_BYTES and plain_json(raw):
+        return frame
+    problems: list[tuple[str, str]] = []
+    match frame:
+        case Hello():
+            identity = _normal_identity(frame.identity, "", problems)
+            if identity is not frame.identity:
+                frame = msgspec.structs.replace(frame, identity=identity)
+        case StateUpdate():
+            # The frame is little but its modelContext: no second plain check.
+            context = _normal_context(frame.model_context, "modelContext", problems, look=False)
+            maybe = frame.identity and _normal_identity(frame.identity, "", problems)
+            if context is not frame.model_context or maybe is not frame.identity:
+                frame = msgspec.structs.replace(frame, model_context=context, identity=maybe)
+        case ChatSend():
+            text = _normal_text(
+                frame.text, "text", problems, min_length=1, max_length=CHAT_TEXT_MAX
+            )
+            chat_context = frame.context and _normal_chat_context(frame.context, problems)
+            if text is not frame.text or chat_context is not frame.context:
+                frame = msgspec.structs.replace(frame, text=text, context=chat_context)
+        case ProfileUpdate(value=str() as value):
+            text = _normal_text(value, "value", problems, max_length=PROFILE_TEXT_MAX)
+            if text is not value:
+                frame = msgspec.structs.replace(frame, value=text)
+        case ProfileUpdate(value=list() as items):
+            new = [
+                _normal_text(item, f"value[{i}]", problems, max_length=PROFILE_ITEM_MAX)
+                for i, item in enumerate(items)
+            ]
+            if any(a is not b for a, b in zip(new, items, strict=True)):
+                frame = msgspec.structs.replace(frame, value=new)
+    if problems:
+        raise problems_error(problems)
+    return frame
+
+
+def _normal_text(
+    text: str,
+    path: str,
+    problems: list[tuple[str, str]],
+    *,
+    max_length: int,
+    min_length: int = 0,
+) -> str:
+    """``text`` normalised; the same object when normalisation changed nothing."""
+    new = normalize(text)
+    if new == text:
+        return text
+    if len(new) > max_length:
+        problems.append(
+            (path, f"too long after normalisation ({len(new)} chars; at most {max_length})")
+        )
+    elif len(new) < min_length:
+        problems.append((path, f"too short after normalisation (at least {min_length} chars)"))
+    return new
+
+
+def _normal_identity(identity: Identity, prefix: str, problems: list[tuple[str, str]]) -> Identity:
+    # gameId and saveId passed their ASCII patterns, so they are already normal.
+    name = identity.save_name
+    if name is None:
+        return identity
+    new = _normal_text(
+        name, f"{prefix}identity.saveName", problems, min_length=1, max_length=SAVE_NAME_MAX
+    )
+    return identity if new is name else msgspec.structs.replace(identity, save_name=new)
+
+
+def _normal_chat_context(context: ChatContext, problems: list[tuple[str, str]]) -> ChatContext:
+    model_context = context.model_context and _normal_context(
+        context.model_context, "context.modelContext", problems
+    )
+    identity = context.identity and _normal_identity(context.identity, "context.", problems)
+    if model_context is context.model_context and identity is context.identity:
+        return context
+    return msgspec.structs.replace(context, model_context=model_context, identity=identity)
+
+
+def _normal_context(
+    context: ModelContext, path: str, problems: list[tuple[str, str]], *, look: bool = True
+) -> ModelContext:
+    """The modelContext with every string normalised, or ``context`` itself if none changes.
+
+    ``look``: first check its encoding for plain text, which is cheaper than
+    the walk when, as usual, nothing needs normalising.
+    """
+    if look and plain_json(_ENCODER.encode(context)):
+        return context
+    too_long: list[str] = []
+    new = _normal_struct(context, too_long)
+    if too_long:
+        # Rare: walk again to name each field, as the slow decode path does.
+        found = list(walk(msgspec.to_builtins(new), _MODEL_CONTEXT_INFO, path))
+        found = found or [(path, f"a string is too long (at most {CONTEXT_STRING_MAX} chars)")]
+        problems.extend((where, f"{reason} after normalisation") for where, reason in found)
+    return new
+
+
+_MODEL_CONTEXT_INFO = mi.type_info(ModelContext)
+_S = TypeVar("_S", bound=msgspec.Struct)
+
+# What a field of a modelContext Struct holds, as far as text goes.
+_TEXT, _TEXTS, _PART, _PARTS = range(4)
+
+
+def _text_fields(info: mi.Type) -> tuple[tuple[str, int], ...]:
+    """The fields of a modelContext Struct that hold text, and how (read once)."""
+    assert isinstance(info, mi.StructType)
+    out = []
+    for field in info.fields:
+        t = field.type
+        if isinstance(t, mi.UnionType):  # X | None
+            t = next(m for m in t.types if not isinstance(m, mi.NoneType))
+        if isinstance(t, mi.Metadata):
+            t = t.type
+        item = t.item_type if isinstance(t, mi.ListType) else None
+        if isinstance(item, mi.Metadata):
+            item = item.type
+        if isinstance(t, mi.StrType):
+            out.append((field.name, _TEXT))
+        elif isinstance(t, mi.StructType):
+            out.append((field.name, _PART))
+            _TEXT_FIELDS[t.cls] = _text_fields(t)
+        elif isinstance(item, mi.StrType):
+            out.append((field.name, _TEXTS))
+        elif isinstance(item, mi.StructType):
+            out.append((field.name, _PARTS))
+            _TEXT_FIELDS[item.cls] = _text_fields(item)
+    return tuple(out)
+
+
+_TEXT_FIELDS: dict[type[Any], tuple[tuple[str, int], ...]] = {}
+_TEXT_FIELDS[ModelContext] = _text_fields(_MODEL_CONTEXT_INFO)
+
+
+def _normal_struct(obj: _S, too_long: list[str]) -> _S:
+    """``obj`` (a modelContext or part of one) with its strings normalised.
+
+    Walks only the fields that hold text, as found once from the types, rather
+    than converting to builtins and back. Every string of a modelContext has
+    the same limit (v1.md "modelContext"), so a changed string is only
+    measured; ``too_long`` collects those over it.
+    """
+    changes: dict[str, Any] = {}
+    for name, holds in _TEXT_FIELDS[type(obj)]:
+        value = getattr(obj, name)
+        if value is None:
+            continue
+        if holds == _TEXT:
+            new: Any = _normal_string(value, too_long)
+        elif holds == _PART:
+            new = _normal_struct(value, too_long)
+        else:
+            one = _normal_string if holds == _TEXTS else _normal_struct
+            items = [one(item, too_long) for item in value]
+            new = value if all(a is b for a, b in zip(items, value, strict=True)) else items
+        if new is not value:
+            changes[name] = new
+    return msgspec.structs.replace(obj, **changes) if changes else obj
+
+
+def _normal_string(value: str, too_long: list[str]) -> str:
+    new = normalize(value)
+    if new == value:
+        return value
+    if len(new) > CONTEXT_STRING_MAX:
+        too_long.append(new)
+    return new
