@@ -204,7 +204,8 @@ async def _direct_ttft(client: openai.AsyncOpenAI, image_url: str | None) -> flo
     stream = await post_chat(client, body)
     first = None
     async for chunk in stream:
-        if first is None and chunk.choices and chunk.choices[0].delta.content:
+        data: Any = chunk.data  # the chunk's JSON, as the server's model client reads it
+        if first is None and data["choices"] and data["choices"][0]["delta"].get("content"):
             first = time.perf_counter() - t
     assert first is not None
     return first
