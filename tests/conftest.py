@@ -21,9 +21,11 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from xtyserver.clock import ManualClock
 from xtyserver.config import Settings, load_settings
+from xtyserver.memory.extraction import EXTRACTION_SYSTEM_PROMPT, SUMMARY_SYSTEM_PROMPT
 from xtyserver.memory.store import MemoryStore
 from xtyserver.server import Server, serving
-from xtyserver.testing import FakeModelServer
+from xtyserver.session.fold import FOLD_MARKER
+from xtyserver.testing import FakeModelServer, RecordedRequest
 
 TOKEN = "test-token-0123456789abcdef0123456789abcdef"
 START = 1_790_000_000.0  # 2026-09-21T...Z, a fixed wall-clock start
@@ -43,6 +45,14 @@ class Harness:
     clock: ManualClock
     settings: Settings
 
+    def turn_request(self) -> RecordedRequest:
+        """The last chat request of a turn.
+
+        Background jobs (extraction, summaries, folds) call the model after a
+        reply, so their requests may already follow the turn's.
+        """
+        return [r for r in self.fake.chat_requests if not is_job_request(r)][-1]
+
     @asynccontextmanager
     async def client(self, **kwargs: Any) -> AsyncIterator[ClientConnection]:
         async with connect(self.url, max_size=None, **kwargs) as ws:
@@ -57,6 +67,17 @@ class Harness:
             answer = await recv(ws)
             assert answer["type"] == "server.hello", answer
             yield ws
+
+
+def is_job_request(request: RecordedRequest) -> bool:
+    """Whether a recorded chat request is a background job's (not a turn's)."""
+    messages = request.json.get("messages") if isinstance(request.json, dict) else None
+    first = messages[0].get("content") if messages else None
+    if not isinstance(first, str):
+        return False
+    return first in (EXTRACTION_SYSTEM_PROMPT, SUMMARY_SYSTEM_PROMPT) or first.startswith(
+        FOLD_MARKER
+    )
 
 
 def hello_frame(game: str = "stardew-valley", save: str = "farm-a", **extra: Any) -> dict[str, Any]:

@@ -36,11 +36,11 @@ def state(h: Harness, age: float = 0.0, **parts: Any) -> dict[str, Any]:
 
 
 def last_prompt(h: Harness) -> str:
-    return h.fake.chat_requests[-1].text
+    return h.turn_request().text
 
 
 def user_content(h: Harness) -> Any:
-    messages = h.fake.chat_requests[-1].json["messages"]
+    messages = h.turn_request().json["messages"]
     return messages[-1]["content"]
 
 
@@ -77,7 +77,7 @@ async def test_chat_streams_deltas_then_done_with_whole_text_and_usage(tmp_path:
             "usage": done["usage"],
         }
         assert done["usage"]["completionTokens"] > 0
-        request = h.fake.chat_requests[-1].json
+        request = h.turn_request().json
         assert request["stream"] is True
         assert request["messages"][0]["role"] == "system"
         assert request["messages"][-1] == {"role": "user", "content": "今天干什么"}
@@ -193,7 +193,7 @@ async def test_context_captured_31_s_ago_is_dropped_from_the_prompt(tmp_path: Pa
         _, done = await chat(ws, "我在哪")
         assert done["context"] == "dropped"
         assert "Skull Cavern" not in last_prompt(h)
-        assert "Skull Cavern" not in h.fake.chat_requests[-1].body.decode()
+        assert "Skull Cavern" not in h.turn_request().body.decode()
 
 
 async def test_only_the_newest_context_goes_into_a_request(tmp_path: Path) -> None:
@@ -216,7 +216,7 @@ async def test_observation_is_accepted_but_never_reaches_the_model(tmp_path: Pat
         observation = {"log": ["[12:00] CANARY-OBSERVATION joined"], "tiles": [[1, 2], [3, 4]]}
         _, done = await chat(ws, "看看周围", context={"observation": observation})
         assert done["type"] == "chat.done"
-        assert "CANARY-OBSERVATION" not in h.fake.chat_requests[-1].body.decode()
+        assert "CANARY-OBSERVATION" not in h.turn_request().body.decode()
 
 
 async def test_observation_over_16_kib_is_refused(tmp_path: Path) -> None:
@@ -454,4 +454,4 @@ async def test_model_without_vision_gets_the_turn_without_the_image(tmp_path: Pa
         assert done["type"] == "chat.done"
         assert done.get("imageSent", False) is False
         assert user_content(h) == "看图"
-        assert "image_url" not in h.fake.chat_requests[-1].body.decode()
+        assert "image_url" not in h.turn_request().body.decode()

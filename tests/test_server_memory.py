@@ -65,7 +65,7 @@ async def test_a_used_memory_gets_its_last_used_time_updated(tmp_path: Path) -> 
             assert done["type"] == "chat.done"
             await send(ws, {"type": "stats.get", "id": "barrier"})
             await ws.recv()
-        assert "鱼缸收集包" in h.fake.chat_requests[-1].text
+        assert "鱼缸收集包" in h.turn_request().text
         [after] = h.store.load_scope(FARM)
         assert after.last_used_at == stored.created_at + 3600
 

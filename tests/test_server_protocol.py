@@ -455,7 +455,7 @@ async def test_state_update_refuses_bad_schema_version_and_naive_captured_at(
         await send(ws, {"type": "state.update", "modelContext": ctx})
         _, done = await chat(ws, "我在哪")
         assert done["context"] == "fresh"
-        assert "Farm" in h.fake.chat_requests[-1].text
+        assert "Farm" in h.turn_request().text
 
 
 async def test_state_update_names_every_offending_field(tmp_path: Path) -> None:
@@ -483,7 +483,7 @@ async def test_refused_state_update_leaves_the_previous_context_whole(tmp_path: 
         await refused(ws, state(h, world={"location": "Beta-Mine", "season": "s" * 201}))
         _, done = await chat(ws, "我在哪")
         assert done["context"] == "fresh"
-        prompt = h.fake.chat_requests[-1].text
+        prompt = h.turn_request().text
         assert "Alpha-Farm" in prompt
         assert "Beta-Mine" not in prompt
 

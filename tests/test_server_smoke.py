@@ -23,5 +23,5 @@ async def test_adapter_gets_streamed_reply_after_hello_and_state(tmp_path: Path)
         assert len(deltas) >= 2
         assert "".join(d["text"] for d in deltas) == done["text"]
         assert done["context"] == "fresh"
-        request = h.fake.requests[-1]
+        request = h.turn_request()
         assert "Farm" in request.body.decode()

@@ -100,7 +100,7 @@ async def test_delete_farm_a_plan_from_farm_b_needs_a_preview_naming_the_save_an
         # The next farm-a prompt has no trace of it.
         async with h.adapter(save="farm-a") as ws:
             await chat(ws, "我们的计划是什么", "c4")
-        assert "鱼缸收集包" not in json.dumps(h.fake.chat_requests[-1].json, ensure_ascii=False)
+        assert "鱼缸收集包" not in json.dumps(h.turn_request().json, ensure_ascii=False)
 
 
 async def test_hobby_correction_replaces_the_field(tmp_path: Path) -> None:

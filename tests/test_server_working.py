@@ -45,6 +45,7 @@ def fold_answer(*requests: str) -> Reply:
 async def idle(h: Any) -> None:
     with anyio.fail_after(10):
         await h.server.memory.wait_idle()
+        await h.server.working.wait_written()  # the injection log is written behind
 
 
 async def gone(h: Any) -> None:

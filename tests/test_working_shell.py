@@ -3,11 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
 
 from xtyserver.memory.types import Scope
+from xtyserver.session.effects import RecordInjection
+from xtyserver.session.events import Event
 from xtyserver.session.layers import InjectionRecord, LayerCost
 from xtyserver.session.working import SessionSummary, WorkingSnapshot
-from xtyserver.working_shell import KEEP_TURNS, MAX_PARKED, InjectionLog, ParkedWork
+from xtyserver.working_shell import (
+    INJECTION_QUEUE,
+    KEEP_TURNS,
+    MAX_PARKED,
+    InjectionLog,
+    ParkedWork,
+    WorkingShell,
+)
 
 FARM = Scope("stardew-valley", "farm-a")
 SNAP = WorkingSnapshot((("早", "早呀"),), (), SessionSummary())
@@ -59,3 +72,51 @@ def test_the_injection_log_keeps_exactly_the_last_keep_turns(tmp_path: Path) -> 
     again.append(record(4.0))
     assert [r.at for r in again.last(10)] == [2.0, 3.0, 4.0]
     assert KEEP_TURNS == 500
+
+
+def injecting(at: float) -> RecordInjection:
+    return RecordInjection(record(at))
+
+
+@pytest.mark.anyio
+async def test_injection_records_are_written_behind_in_order_by_one_writer(
+    tmp_path: Path,
+) -> None:
+    log = InjectionLog(tmp_path / "injections.jsonl")
+    jobs: Any = None  # the fold path is not used here
+    shell = WorkingShell(ParkedWork(600.0), jobs, log, "m")
+
+    async def no_reply(event: Event) -> None:
+        raise AssertionError(event)
+
+    for n in range(3):
+        assert await shell.run(injecting(float(n)), no_reply) is None
+    assert log.last(10) == []  # queued: the connection did not wait for the file
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(shell.write_injections)
+            await shell.wait_written()
+            assert [(r.at, r.model) for r in log.last(10)] == [(0.0, "m"), (1.0, "m"), (2.0, "m")]
+            await shell.run(injecting(3.0), no_reply)
+            shell.close_injections()  # the writer drains what is queued, then returns
+    assert [r.at for r in log.last(10)] == [0.0, 1.0, 2.0, 3.0]
+
+
+@pytest.mark.anyio
+async def test_injection_records_past_the_queue_are_dropped_not_waited_for(
+    tmp_path: Path,
+) -> None:
+    log = InjectionLog(tmp_path / "injections.jsonl")
+    jobs: Any = None
+    shell = WorkingShell(ParkedWork(600.0), jobs, log, "m")
+
+    async def no_reply(event: Event) -> None:
+        raise AssertionError(event)
+
+    for n in range(INJECTION_QUEUE + 5):
+        await shell.run(injecting(float(n)), no_reply)
+    shell.close_injections()
+    with anyio.fail_after(5):
+        await shell.write_injections()
+        await shell.wait_written()
+    assert [r.at for r in log.last(1000)] == [float(n) for n in range(INJECTION_QUEUE)]

@@ -384,6 +384,7 @@ async def serving(
             background.start_soon(jobs.run)
             background.start_soon(memory.write_touches)
             background.start_soon(meter.write_bills)
+            background.start_soon(server.working.write_injections)
             try:
                 async with anyio.create_task_group() as listener:
                     await listener.start(server.serve)
@@ -393,10 +394,12 @@ async def serving(
                 with anyio.CancelScope(shield=True):
                     jobs.close()
                     memory.close_touches()
+                    server.working.close_injections()
                     with anyio.move_on_after(settings.memory.drain_timeout):
                         await memory.wait_idle()
                         meter.close()
                         await meter.wait_written()
+                        await server.working.wait_written()
                     background.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):

@@ -8,7 +8,9 @@
   :data:`KEEP_TURNS`; ``xtyserver why`` reads it. It holds sizes, memory ids
   and scores, never the player's text, the modelContext or the reply.
 * :class:`WorkingShell` carries out the core's working-memory effects for
-  every connection.
+  every connection. Injection records are appended behind, by one writer task
+  in turn order (:meth:`WorkingShell.write_injections`), so writing the log
+  never holds up the connection that is streaming the reply.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from pathlib import Path
 
 import anyio
 import msgspec
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from xtyserver import log
 from xtyserver.memory.jobs import MemoryJobs, Reply
 from xtyserver.memory.types import Scope
 from xtyserver.session.effects import FoldWorking, ParkWorking, RecordInjection, ResumeWorking
@@ -32,6 +36,9 @@ WORKING_EFFECTS = (FoldWorking, ParkWorking, ResumeWorking, RecordInjection)
 
 KEEP_TURNS = 500
 """Turns the injection log keeps per profile."""
+
+INJECTION_QUEUE = 64
+"""Injection records that may wait for the writer; more are dropped with a log line."""
 
 MAX_PARKED = 32
 """Saves whose working memory is kept for a reconnect at once (the oldest goes first)."""
@@ -126,6 +133,15 @@ class WorkingShell:
         self.injections = injections
         self._jobs = jobs
         self._model = model
+        self._log = log.get("xtyserver.working")
+        self._records_in: MemoryObjectSendStream[InjectionRecord]
+        self._records_out: MemoryObjectReceiveStream[InjectionRecord]
+        self._records_in, self._records_out = anyio.create_memory_object_stream[InjectionRecord](
+            INJECTION_QUEUE
+        )
+        self._pending = 0
+        self._written = anyio.Event()
+        self._written.set()
 
     async def run(
         self, effect: FoldWorking | ParkWorking | ResumeWorking | RecordInjection, reply: Reply
@@ -141,6 +157,45 @@ class WorkingShell:
                 return WorkingResumed(save, self.parked.take(save, at))
             case RecordInjection(record=record):
                 if self.injections is not None:
-                    stamped = msgspec.structs.replace(record, model=self._model)
-                    await anyio.to_thread.run_sync(self.injections.append, stamped)
+                    self._queue(msgspec.structs.replace(record, model=self._model))
         return None
+
+    def _queue(self, record: InjectionRecord) -> None:
+        try:
+            self._records_in.send_nowait(record)
+        except anyio.WouldBlock:
+            self._log.warning("injections.dropped", reason="queue full")
+            return
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            return  # shutting down
+        if self._pending == 0:
+            self._written = anyio.Event()
+        self._pending += 1
+
+    async def write_injections(self) -> None:
+        """Append queued injection records in order until :meth:`close_injections`.
+
+        Run by the server's owner; one writer, so appends (and the file's trim)
+        never race each other.
+        """
+        async with self._records_out:
+            async for record in self._records_out:
+                try:
+                    if self.injections is not None:
+                        await anyio.to_thread.run_sync(self.injections.append, record)
+                except OSError as exc:
+                    self._log.error(
+                        "effect.failed", effect="RecordInjection", error=type(exc).__name__
+                    )
+                finally:
+                    self._pending -= 1
+                    if self._pending == 0:
+                        self._written.set()
+
+    def close_injections(self) -> None:
+        """Accept no more records; :meth:`write_injections` returns once the queued are written."""
+        self._records_in.close()
+
+    async def wait_written(self) -> None:
+        """Return once every queued injection record is in the log."""
+        await self._written.wait()

@@ -2,9 +2,11 @@
 """Benchmark: harness overhead of a chat turn, text and with a 1920x1080 JPEG screenshot.
 
 Three processes: the scripted model server, ``xtyserver`` (a 300-event save in a
-30,000-event store, memory extraction off so no background model calls run
-between turns) and this script, which is the adapter and, side by side, a
-plain ``openai`` client talking to the same scripted model.
+30,000-event store, memory extraction off, logging at info as ``xtyserver serve``
+does; the working-memory fold runs every few rounds, answered by the scripted
+model as a real one would) and this script, which is the adapter and, side by
+side, a plain ``openai`` client talking to the same scripted model. The scripted
+model keeps connections alive, as real providers do.
 
 Per round, interleaved:
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 import random
 import statistics
@@ -91,21 +94,49 @@ def model_context() -> dict[str, Any]:
 # -- child processes ---------------------------------------------------------------------
 
 
-async def _child_model() -> None:
-    from xtyserver.testing import FakeModelServer
+FOLD_ANSWER = {
+    "requests": ["去钓鱼"],
+    "decisions": ["先修温室"],
+    "preferences": ["喜欢钓鱼"],
+    "open_questions": [],
+    "mood": "开心",
+}
 
-    async with FakeModelServer() as fake:
+
+async def _child_model() -> None:
+    from xtyserver.session.fold import FOLD_MARKER
+    from xtyserver.testing import FakeModelServer, Reply
+
+    # The session folds its working memory every few rounds (a stateless model call
+    # after a reply). A real model answers it; the scripted default answer is no
+    # summary, so every later round would ask again. Keep fold answers queued.
+    fold = Reply(text=json.dumps(FOLD_ANSWER, ensure_ascii=False), match=FOLD_MARKER)
+
+    async def keep_fold_answers(fake: FakeModelServer) -> None:
+        while True:
+            if fake.queued < 4:
+                fake.enqueue(*[fold] * 8)
+            await anyio.sleep(0.05)
+
+    async with FakeModelServer() as fake, anyio.create_task_group() as tg:
+        tg.start_soon(keep_fold_answers, fake)
         print(fake.base_url, flush=True)
         await anyio.to_thread.run_sync(sys.stdin.read)
+        tg.cancel_scope.cancel()
 
 
 async def _child_server(data_dir: str, model_url: str) -> None:
+    from xtyserver import log
     from xtyserver.server import serving
 
-    settings = _settings(data_dir, model_url)
-    async with serving(settings, token=TOKEN, clock=SystemClock()) as server:
-        print(f"\n{server.url}", flush=True)
-        await anyio.to_thread.run_sync(sys.stdin.read)
+    # Log as ``xtyserver serve`` does (info, JSON lines), to nowhere: the lines are
+    # rendered and written, but do not fill the bench's terminal.
+    with open(os.devnull, "w") as devnull:
+        log.configure(stream=devnull, json=True)
+        settings = _settings(data_dir, model_url)
+        async with serving(settings, token=TOKEN, clock=SystemClock()) as server:
+            print(f"\n{server.url}", flush=True)
+            await anyio.to_thread.run_sync(sys.stdin.read)
 
 
 def _settings(data_dir: str, model_url: str) -> Any:
@@ -130,7 +161,7 @@ def _spawn(*args: str) -> tuple[subprocess.Popen[str], str]:
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
-        env={**os.environ, "PYTHONUTF8": "1", "XTY_LOG_LEVEL": "warning"},
+        env={**os.environ, "PYTHONUTF8": "1"},
     )
     assert proc.stdout is not None
     for line in proc.stdout:  # log lines may come first
@@ -173,7 +204,8 @@ async def _direct_ttft(client: openai.AsyncOpenAI, image_url: str | None) -> flo
     stream = await post_chat(client, body)
     first = None
     async for chunk in stream:
-        if first is None and chunk.choices and chunk.choices[0].delta.content:
+        data: Any = chunk.data  # the chunk's JSON, as the server's model client reads it
+        if first is None and data["choices"] and data["choices"][0]["delta"].get("content"):
             first = time.perf_counter() - t
     assert first is not None
     return first

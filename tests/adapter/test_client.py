@@ -189,7 +189,7 @@ async def test_reconnects_after_heartbeat_timeout_and_resumes(tmp_path: Path) ->
         again = await c.chat("回来了")
         assert isinstance(await again.result(), ChatDone)
         # The last modelContext was sent again: the new session knows the location.
-        assert "Mines" in h.fake.chat_requests[-1].text
+        assert "Mines" in h.turn_request().text
 
 
 def test_captured_at_is_rfc3339_utc_with_z() -> None:

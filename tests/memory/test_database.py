@@ -332,3 +332,21 @@ def test_closing_beside_reads_on_other_threads_is_safe(tmp_path: Path) -> None:
     for th in threads:
         th.join(WAIT)
     assert outcomes and all(o in ("the memory store is closed", "stopped") for o in outcomes)
+
+
+
+def test_a_read_that_must_not_wait_uses_its_own_connection_with_no_busy_wait(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    def pragmas(conn: apsw.Connection) -> list[object]:
+        names = ("synchronous", "foreign_keys", "busy_timeout", "journal_mode")
+        return [conn.execute(f"PRAGMA {name}").fetchall()[0][0] for name in names]
+
+    with Database(tmp_path / "m.sqlite", busy_timeout_ms=1234) as db:
+        assert db.read(pragmas, wait=False) == [1, 1, 0, "wal"]
+        assert db.read(pragmas) == [1, 1, 1234, "wal"]  # the waiting reader is another one
+        assert db.read(pragmas, wait=False) == [1, 1, 0, "wal"]
+    with MemoryStore(tmp_path / "s.sqlite", clock=clock) as s:
+        assert s.generation(wait=False) == s.generation() == 0
+        s.set_profile_field("nickname", "豆豆")  # a management change bumps it
+        assert s.generation(wait=False) == s.generation() == 1

@@ -8,6 +8,7 @@ from typing import Any
 
 import anyio
 import msgspec
+import openai
 import pytest
 import structlog
 from hypothesis import given
@@ -20,8 +21,11 @@ from xtyserver.model.client import (
     ModelClient,
     ModelSettings,
     Usage,
+    _Progress,
     strip_images,
 )
+from xtyserver.model.request import RawChunk, chat_body, post_chat
+from xtyserver.session.tools import ToolCall
 from xtyserver.testing import DEFAULT_MODEL, FakeModelServer, Reply
 
 CANARY_KEY = "sk-test-CANARY123456789"
@@ -624,3 +628,61 @@ async def test_streamed_tool_call_deltas_are_joined_into_done(fake: FakeModelSer
         )
     ]
     assert fake.chat_requests[-1].json["tools"] == tools
+
+
+# ---------------------------------------------------------------------------
+# Streamed chunks are read as parsed JSON (no pydantic model per chunk)
+
+
+@pytest.mark.anyio
+async def test_post_chat_yields_the_chunks_json_without_building_sdk_models(
+    fake: FakeModelServer,
+) -> None:
+    fake.enqueue(Reply(chunks=["你", "好"]))
+    client = openai.AsyncOpenAI(base_url=fake.base_url, api_key="sk-x", max_retries=0)
+    try:
+        body = chat_body(DEFAULT_MODEL, [{"role": "user", "content": "x"}])
+        chunks = [chunk async for chunk in await post_chat(client, body)]
+    finally:
+        await client.close()
+    assert all(type(c) is RawChunk and isinstance(c.data, dict) for c in chunks)
+    progress = _Progress()
+    assert [progress.take(c) for c in chunks] == ["", "你", "好", "", ""]
+    assert progress.finished and progress.usage is not None
+    assert progress.usage.completion_tokens == 2
+
+
+def test_a_chunk_of_odd_shape_is_read_leniently() -> None:
+    progress = _Progress()
+    odd: list[object] = [
+        {"choices": None, "usage": {"prompt_tokens": 3, "total_tokens": "x"}},
+        {"choices": [None, {"index": 1, "delta": {"content": "other choice"}}]},
+        {"choices": [{"delta": {"content": "无 index"}}]},  # index defaults to 0
+        {"choices": [{"index": 0, "delta": None, "finish_reason": None}]},
+        {
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {
+                        "content": None,
+                        "tool_calls": [
+                            None,
+                            {"id": "c1", "function": {"name": "f", "arguments": None}},
+                            {"index": 0, "function": {"arguments": '{"a": 1}'}},
+                        ],
+                    },
+                    "finish_reason": "tool_calls",
+                }
+            ]
+        },
+    ]
+    pieces = [progress.take(RawChunk(data)) for data in odd]
+    assert pieces == ["", "", "无 index", "", ""]
+    assert progress.usage == Usage(prompt_tokens=3, completion_tokens=None, total_tokens=None)
+    assert progress.tool_calls() == (ToolCall("c1", "f", '{"a": 1}'),)
+    assert progress.finished
+
+
+def test_a_chunk_that_is_not_a_json_object_is_a_provider_failure() -> None:
+    with pytest.raises(ValueError, match="not a JSON object"):
+        _Progress().take(RawChunk(["choices"]))

@@ -424,6 +424,71 @@ async def test_fake_keeps_the_openai_clients_connection_alive(
     assert fake.open_connections == 1, "both answers came on one kept-alive connection"
 
 
+async def read_chunked_answer(stream: anyio.abc.SocketStream) -> tuple[dict[str, str], bytes]:
+    """Read one chunked answer up to its last (empty) chunk, leaving the connection open."""
+    data = b""
+    with anyio.fail_after(5):
+        while b"\r\n0\r\n\r\n" not in data:
+            data += await stream.receive()
+    _, headers, body = split_response(data)
+    return headers, body
+
+
+@pytest.mark.anyio
+async def test_fake_answers_two_streams_on_one_kept_alive_connection(
+    fake: FakeModelServer,
+) -> None:
+    fake.enqueue(Reply(chunks=["一"]), Reply(chunks=["二"]))
+    contents = []
+    async with await anyio.connect_tcp("127.0.0.1", fake.port) as stream:
+        for text in ("x", "y"):
+            request = request_bytes("POST", "/v1/chat/completions", chat_body(text), close=False)
+            await stream.send(request)
+            headers, body = await read_chunked_answer(stream)
+            assert headers["connection"] == "keep-alive"
+            events, complete = sse_events(body)
+            assert complete
+            contents.append(msgspec.json.decode(events[1])["choices"][0]["delta"]["content"])
+            # The stream is over with its last chunk; its connection stays open.
+            with anyio.fail_after(5):
+                await fake.wait_open_streams(0)
+            assert fake.open_connections == 1
+    assert contents == ["一", "二"]
+    assert len(fake.chat_requests) == 2
+
+
+@pytest.mark.anyio
+async def test_fake_streams_to_the_openai_client_on_one_kept_alive_connection(
+    fake: FakeModelServer, oai: openai.AsyncOpenAI
+) -> None:
+    for text in ("一", "二"):
+        stream = await oai.chat.completions.create(
+            model=DEFAULT_MODEL, messages=[{"role": "user", "content": text}], stream=True
+        )
+        pieces = [c.choices[0].delta.content async for c in stream if c.choices]
+        assert "".join(p or "" for p in pieces) == f"小汤圆收到：{text}"
+    assert len(fake.chat_requests) == 2
+    with anyio.fail_after(5):
+        await fake.wait_open_streams(0)
+    with anyio.move_on_after(0.3):
+        await fake.wait_open_connections(0)
+        pytest.fail("the server closed the connection after a whole stream")
+    assert fake.open_connections == 1, "both streams came on one kept-alive connection"
+
+
+@pytest.mark.anyio
+async def test_fake_closes_a_cut_stream_saying_so(fake: FakeModelServer) -> None:
+    fake.enqueue(Reply(chunks=["一", "二"], cut_after=1))
+    async with await anyio.connect_tcp("127.0.0.1", fake.port) as stream:
+        request = request_bytes("POST", "/v1/chat/completions", chat_body("x"), close=False)
+        await stream.send(request)
+        _, headers, _ = split_response(await read_all(stream))  # ends: the server closed it
+    assert headers["connection"] == "close"
+    with anyio.fail_after(5):
+        await fake.wait_open_connections(0)
+    assert fake.open_streams == 0
+
+
 # ---------------------------------------------------------------------------
 # Open connections and streams, waited on without polling
 

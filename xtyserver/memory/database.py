@@ -7,7 +7,9 @@ pays exactly one thread hop (``anyio.to_thread.run_sync`` with a limiter of 1
 runs the write itself, it does not wait on another thread). Reads use one read
 connection per calling thread; WAL lets them run beside the writer. apsw
 connections may be used from any thread as long as no two use one at once,
-which the locks guarantee.
+which the locks guarantee. ``read(fn, wait=False)`` uses a second read
+connection of the thread that never waits for another connection's lock
+(``store_busy`` at once instead): small enough for an event loop's thread.
 
 No raw apsw exception leaves this module: disk full becomes
 ``StoreError(code="store_full")``, an exhausted busy timeout ``store_busy``,
@@ -205,11 +207,13 @@ class Database:
         """How long a write waits for another process's lock before ``store_busy``."""
         return self._busy_timeout_ms
 
-    def _connect(self) -> apsw.Connection:
+    def _connect(self, busy_timeout_ms: int | None = None) -> apsw.Connection:
         conn = apsw.Connection(
             str(self.path), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
         )
-        pragma_busy_timeout(conn, self._busy_timeout_ms)
+        pragma_busy_timeout(
+            conn, self._busy_timeout_ms if busy_timeout_ms is None else busy_timeout_ms
+        )
         pragma_synchronous_normal(conn)
         pragma_foreign_keys(conn)
         return conn
@@ -249,14 +253,20 @@ class Database:
             finally:
                 self._writing_thread = None
 
-    def read(self, fn: Callable[[apsw.Connection], T]) -> T:
+    def read(self, fn: Callable[[apsw.Connection], T], *, wait: bool = True) -> T:
         """Run ``fn`` on this thread's read connection inside one snapshot.
+
+        Args:
+            fn: The read.
+            wait: False: never wait for another connection's lock (WAL readers
+                seldom need to; then ``store_busy`` at once).
 
         Raises:
             UsageError: Called from inside a read on the same thread.
-            StoreError: The store is closed or failed.
+            StoreError: The store is closed, busy or failed.
         """
-        reader: _Reader | None = getattr(self._local, "reader", None)
+        slot = "reader" if wait else "quick_reader"
+        reader: _Reader | None = getattr(self._local, slot, None)
         if reader is not None and reader.busy:
             raise UsageError("nested store read")
         if reader is None:
@@ -264,9 +274,9 @@ class Database:
                 if self._closed:
                     raise StoreError("the memory store is closed")
                 with translated():
-                    reader = _Reader(self._connect())
+                    reader = _Reader(self._connect(None if wait else 0))
                 self._readers.append(reader)
-            self._local.reader = reader
+            setattr(self._local, slot, reader)
         with reader.lock:
             if self._closed:
                 raise StoreError("the memory store is closed")

@@ -228,8 +228,16 @@ class MemoryService:
 
         Every management change bumps a counter in the store, in its own
         transaction; one small read per turn tells whether the caches are stale.
+        The read runs here, on the event loop's thread, on a connection that
+        never waits for a lock (a one-row WAL read: tens of microseconds, less
+        than a thread hop); should it meet a lock, a worker thread reads instead.
         """
-        generation = await self._read(self.store.generation)
+        try:
+            generation = self.store.generation(wait=False)
+        except StoreError as exc:
+            if exc.code != "store_busy":
+                raise
+            generation = await self._read(self.store.generation)
         if self._generation is not None and generation != self._generation:
             self._profile = None
             for save in list(self._saves):

@@ -190,9 +190,13 @@ class MemoryStore:
         """Reset every shared-profile field to its default, keeping the autoShared choice."""
         self._db.write(generation.changed(shared_profile.clear))
 
-    def generation(self) -> int:
-        """How many management changes the store has seen (any process's)."""
-        return self._db.read(generation.read)
+    def generation(self, *, wait: bool = True) -> int:
+        """How many management changes the store has seen (any process's).
+
+        Args:
+            wait: False: fail with ``store_busy`` at once rather than wait for a lock.
+        """
+        return self._db.read(generation.read, wait=wait)
 
     # --- game memory -----------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ zero-width space inside a Chinese word (``鱼\u200b缸``) does not split it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -74,8 +75,13 @@ def tokenize(text: str) -> list[str]:
     return [token for _, _, token in token_spans(text)]
 
 
+@functools.lru_cache(maxsize=1024)
 def approx_tokens(text: str) -> int:
-    """Approximate model tokens: one per CJK character plus one per latin word."""
+    """Approximate model tokens: one per CJK character plus one per latin word.
+
+    Cached: a turn counts the same texts again (the stable prompt layers, the
+    window's rounds, the working memory's fold check), turn after turn.
+    """
     cjk = len(_CJK_CHAR_RE.findall(text))
     words = sum(1 for m in _RUN_RE.finditer(text) if m.group(2))
     return cjk + words

@@ -29,10 +29,9 @@ import anyio
 import msgspec
 import openai
 import structlog
-from openai.types.chat import ChatCompletionChunk
 
 from xtyserver.errors import ModelError
-from xtyserver.model.request import chat_body, post_chat
+from xtyserver.model.request import RawChunk, chat_body, post_chat
 from xtyserver.model.settings import ModelSettings
 from xtyserver.protocol.frames import Usage
 from xtyserver.session.tools import ToolCall
@@ -229,33 +228,65 @@ class _Progress:
     def tool_calls(self) -> tuple[ToolCall, ...]:
         return tuple(ToolCall(*self.calls[i]) for i in sorted(self.calls))
 
-    def take(self, chunk: ChatCompletionChunk) -> str:
-        """Absorb one chunk; return its new text (may be empty)."""
-        if chunk.usage is not None:
-            u = chunk.usage
+    def take(self, chunk: RawChunk) -> str:
+        """Absorb one chunk; return its new text (may be empty).
+
+        Read leniently, as the SDK's untyped construction did: a part of the
+        wrong shape counts as absent. A chunk that is not a JSON object at all
+        is a broken provider.
+        """
+        data = chunk.data
+        if not isinstance(data, dict):
+            raise ValueError("a streamed chunk is not a JSON object")
+        usage = data.get("usage")
+        if isinstance(usage, dict):
             self.usage = Usage(
-                prompt_tokens=u.prompt_tokens,
-                completion_tokens=u.completion_tokens,
-                total_tokens=u.total_tokens,
+                prompt_tokens=_count(usage.get("prompt_tokens")),
+                completion_tokens=_count(usage.get("completion_tokens")),
+                total_tokens=_count(usage.get("total_tokens")),
             )
         piece = ""
-        for choice in chunk.choices:
-            if choice.index != 0:
+        for choice in _list(data.get("choices")):
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                 continue
-            if choice.delta is not None and choice.delta.content:
-                piece += choice.delta.content
-            for call in (choice.delta.tool_calls if choice.delta is not None else None) or ():
-                entry = self.calls.setdefault(call.index, ["", "", ""])
-                if call.id:
-                    entry[0] = call.id
-                if call.function is not None:
-                    entry[1] += call.function.name or ""
-                    entry[2] += call.function.arguments or ""
-            if choice.finish_reason is not None:
+            delta = choice.get("delta")
+            if isinstance(delta, dict):
+                content = delta.get("content")
+                if isinstance(content, str):
+                    piece += content
+                for call in _list(delta.get("tool_calls")):
+                    self._take_call(call)
+            if choice.get("finish_reason") is not None:
                 self.finished = True
         if piece:
             self.parts.append(piece)
         return piece
+
+    def _take_call(self, call: object) -> None:
+        if not isinstance(call, dict):
+            return
+        index = call.get("index", 0)
+        if not isinstance(index, int):
+            return
+        entry = self.calls.setdefault(index, ["", "", ""])
+        if isinstance(call_id := call.get("id"), str) and call_id:
+            entry[0] = call_id
+        function = call.get("function")
+        if isinstance(function, dict):
+            entry[1] += _text(function.get("name"))
+            entry[2] += _text(function.get("arguments"))
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _count(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 class ModelClient:
@@ -387,7 +418,7 @@ class ModelClient:
         payload: list[dict[str, Any]],
         model: str,
         tools: list[dict[str, Any]] | None = None,
-    ) -> tuple[openai.AsyncStream[ChatCompletionChunk], _Progress, str]:
+    ) -> tuple[openai.AsyncStream[RawChunk], _Progress, str]:
         """Send the request and wait for the first text, retrying what is safe to retry."""
         s = self.settings
         attempt = 0
@@ -427,7 +458,7 @@ class ModelClient:
         model: str,
         state: dict[str, Any],
         tools: list[dict[str, Any]] | None = None,
-    ) -> tuple[openai.AsyncStream[ChatCompletionChunk], _Progress, str]:
+    ) -> tuple[openai.AsyncStream[RawChunk], _Progress, str]:
         stream = await post_chat(client, chat_body(model, payload, tools))
         state["stream"] = stream
         progress = _Progress()
@@ -445,8 +476,8 @@ class ModelClient:
                 return stream, progress, piece
 
     async def _next(
-        self, stream: openai.AsyncStream[ChatCompletionChunk], progress: _Progress
-    ) -> ChatCompletionChunk | None:
+        self, stream: openai.AsyncStream[RawChunk], progress: _Progress
+    ) -> RawChunk | None:
         """The next chunk within ``idle_timeout``, ``None`` at the end. Never retried."""
         try:
             with anyio.fail_after(self.settings.idle_timeout):

@@ -2,8 +2,9 @@
 
 Tests and ``xtyserver demo`` drive the real ``openai`` client against it, so
 every byte goes through a real socket; ``h11`` parses and frames the HTTP.
-Plain answers keep the connection alive; streamed (SSE) answers are chunked
-and end with ``Connection: close``.
+Answers keep the connection alive (HTTP/1.1 keep-alive, as real providers do);
+streamed (SSE) answers are chunked, and one that is scripted to break off
+(``cut_after``) says ``Connection: close`` and closes it.
 
 Endpoints:
     ``POST /v1/chat/completions``  streamed (SSE) or plain chat completion.
@@ -153,8 +154,9 @@ class FakeModelServer:
     def open_streams(self) -> int:
         """How many streamed (SSE) chat answers are open right now.
 
-        A stream counts from its request until its connection is closed: when it
-        ended, was cut, or its client hung up.
+        A stream counts from its request until its last chunk was sent (the
+        connection stays open for the next request) or, when it was cut or its
+        client hung up, until its connection is closed.
         """
         return self._streams.value
 
@@ -342,7 +344,8 @@ class FakeModelServer:
                 [
                     ("Content-Type", "text/event-stream; charset=utf-8"),
                     ("Cache-Control", "no-cache"),
-                    ("Connection", "close"),
+                    # Like real providers: a whole answer leaves the connection open.
+                    ("Connection", "keep-alive" if complete else "close"),
                 ],
             )
             for delay, data in events:
@@ -353,14 +356,17 @@ class FakeModelServer:
             # else: the connection closes without the end of the chunked body
 
         self._streams.add(1)
+        ended = False
         try:
             # Notice a client that hangs up during a long delay, so no task outlives it.
-            await conn.unless_hung_up(write)
+            ended = await conn.unless_hung_up(write) and complete
         finally:
-            # The stream is over only once its socket is closed (the caller's close is
-            # then a no-op): a test waiting for zero streams sees the upstream gone.
-            with anyio.CancelScope(shield=True):
-                await conn.aclose()
+            if not ended:
+                # A cut or abandoned stream is over only once its socket is closed (the
+                # caller's close is then a no-op): a test waiting for zero streams sees
+                # the upstream gone. A whole answer keeps its connection for the next.
+                with anyio.CancelScope(shield=True):
+                    await conn.aclose()
             self._streams.add(-1)
 
 
