@@ -7,7 +7,8 @@ it is folded into the rolling :class:`SessionSummary` by a stateless call to
 the background model that sees only the previous summary and those rounds.
 A fold is asked for every ``fold_every`` rounds that left the window, or as
 soon as the rounds sent pass ``fold_tokens`` (then the window shrinks, down to
-:data:`MIN_WINDOW` rounds, to let more rounds go). One fold at a time; an
+:data:`MIN_WINDOW` rounds, to let more rounds go). A failed fold is asked
+again ``fold_every`` rounds later, not on the next round. One fold at a time; an
 answer for an older generation (the session was cleared or restored since)
 is ignored. The summary is working memory: never stored as long-term memory.
 """
@@ -120,6 +121,7 @@ class WorkingMemory:
         self.summary = SessionSummary()
         self.generation = 0
         self._folding = 0  # rounds of ``pending`` in the fold in flight
+        self._backoff = 0  # rounds to wait after a failed fold before asking again
         self.dropped = 0  # rounds lost because folds kept failing
 
     def rounds(self) -> list[Round]:
@@ -149,6 +151,11 @@ class WorkingMemory:
             del self.pending[: len(self.pending) - limit]
         if self._folding or not self.pending:
             return None
+        if self._backoff:
+            # A failed fold is asked again only after ``fold_every`` more rounds:
+            # a provider that cannot summarise must not cost a call every turn.
+            self._backoff -= 1
+            return None
         if len(self.pending) < max(s.fold_every, 1) and not over:
             return None
         self.generation += 1
@@ -162,6 +169,8 @@ class WorkingMemory:
         if summary is not None:
             self.summary = summary.capped(self._s.summary_chars, self._s.item_chars)
             del self.pending[: self._folding]
+        else:
+            self._backoff = max(self._s.fold_every, 1) - 1
         self._folding = 0
         return summary is not None
 
@@ -182,3 +191,4 @@ class WorkingMemory:
         self.summary = SessionSummary()
         self.generation += 1
         self._folding = 0
+        self._backoff = 0
