@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import chat, model_context, running, send
+from tests.conftest import chat, model_context, recv, running, send
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.session.fold import FOLD_MARKER
 from xtyserver.testing import Reply
@@ -162,6 +162,11 @@ async def test_the_stable_layers_are_byte_identical_and_the_injection_log_holds_
         async with h.adapter() as ws:
             ctx = model_context(h.clock, world={"location": "鹈鹕镇", "day": 3})
             await send(ws, {"type": "state.update", "modelContext": ctx})
+            # Connecting lists the game in the profile ("一起玩过") by a store write
+            # of this connection; a stats.get answered after it orders the turns
+            # after it, so all three see the same profile.
+            await send(ws, {"type": "stats.get", "id": "settled"})
+            assert (await recv(ws))["type"] == "stats.result"
             await play(h, ws, 1, 3)
         bodies = [chat_request(h, n).body for n in (1, 2, 3)]
         stable = chat_request(h, 1).json["messages"][:3]
