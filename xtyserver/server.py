@@ -247,8 +247,10 @@ class Server:
             write_limit=64 * 1024,
             open_timeout=srv.open_timeout,
             close_timeout=5,
-            ping_interval=20,
-            ping_timeout=20,
+            # No keepalive pings (v1.md "Deadlines"): the heartbeat deadline
+            # closes a silent peer within 15 s, and each idle connection saves
+            # the ping task.
+            ping_interval=None,
             server_header=None,
         ) as ws_server:
             sock = next(iter(ws_server.sockets))
@@ -286,6 +288,12 @@ class Server:
     async def _connection(self, ws: ServerConnection) -> None:
         assert ws.request is not None
         by_header = token_matches(bearer(list(ws.request.headers.raw_items())), self._token)
+        # Nothing reads the handshake's headers after this: an idle connection
+        # is a few KiB smaller without them (scripts/bench/idle.py). The request
+        # object itself stays: websockets treats a missing one as "not yet received".
+        ws.request.headers.clear()
+        if ws.response is not None:
+            ws.response.headers.clear()
         session = GameAgentSession(
             session_id=secrets.token_hex(8),
             settings=self._session_settings,

@@ -334,7 +334,6 @@ def test_closing_beside_reads_on_other_threads_is_safe(tmp_path: Path) -> None:
     assert outcomes and all(o in ("the memory store is closed", "stopped") for o in outcomes)
 
 
-
 def test_a_read_that_must_not_wait_uses_its_own_connection_with_no_busy_wait(
     tmp_path: Path, clock: ManualClock
 ) -> None:
