@@ -44,14 +44,11 @@ from xtyserver.session.settings import Texts  # noqa: E402
 DAY = 60
 
 
-def _tokens(memory_text: str, question: str, persona: str) -> int:
+def _tokens(memory_text: str, question: str, identity: str) -> int:
     messages = build_messages(
-        persona=persona,
+        identity=identity,
         memory_text=memory_text,
-        facts_text="",
-        history=(),
         text=question,
-        image_url=None,
     )
     return approx_tokens(json.dumps(messages, ensure_ascii=False))
 
