@@ -11,6 +11,7 @@ import pytest
 CORE = [
     "xtyserver.session",
     "xtyserver.session.machine",
+    "xtyserver.session.saves",
     "xtyserver.session.turn",
     "xtyserver.session.effects",
     "xtyserver.session.events",

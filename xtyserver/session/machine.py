@@ -27,7 +27,6 @@ import msgspec
 
 from xtyserver import errors
 from xtyserver.memory.shared_guard import context_names
-from xtyserver.memory.types import Scope
 from xtyserver.protocol import replies
 from xtyserver.protocol.codec import Decoded
 from xtyserver.protocol.forbidden import redact
@@ -38,7 +37,6 @@ from xtyserver.protocol.frames import (
     Heartbeat,
     Hello,
     Identity,
-    ModelContext,
     ServerHello,
     StateUpdate,
     Usage,
@@ -50,15 +48,11 @@ from xtyserver.session.effects import (
     CancelModel,
     CancelTimer,
     Close,
-    CloseSave,
     Effect,
     LoadTurnMemory,
     Log,
-    OpenSave,
-    PlayBeat,
     PrepareImage,
     Remember,
-    ResumeWorking,
     Send,
 )
 from xtyserver.session.events import (
@@ -82,6 +76,7 @@ from xtyserver.session.events import (
     WorkingResumed,
 )
 from xtyserver.session.requests import MANAGEMENT_FRAMES, StoreRequests
+from xtyserver.session.saves import SaveTracker
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.tool_loop import ToolLoop
 from xtyserver.session.tools import Confirmations, ToolCall
@@ -149,13 +144,8 @@ class GameAgentSession:
         self._authenticated = authenticated
         self._timezone_ok = timezone_ok
         self._admission = Admission(settings, now)
-        self.identity: Identity | None = None
-        self.timezone = "UTC"
-        self._last_beat = now
-        self._context: ModelContext | None = None
-        self._context_at = now
-        self._day: int | None = None
         self._turns = Turns(settings)
+        self._saves = SaveTracker(self._turns, summarize=settings.extraction, now=now)
         self._requests = StoreRequests(Confirmations(f"{session_id}:menu"))
         self._tools = ToolLoop(Confirmations(session_id))
 
@@ -197,12 +187,17 @@ class GameAgentSession:
             case WorkingFolded(generation=generation, summary=summary):
                 return self._turns.folded(generation, summary)
             case WorkingResumed(save=save, snapshot=snapshot):
-                return self._turns.resumed(save if save == self._save() else None, snapshot)
+                return self._turns.resumed(save if save == self._saves.save else None, snapshot)
             case TimerFired(kind=kind):
                 return self._timer(kind, now)
             case Disconnected():
                 return self._teardown(now)
         raise errors.UsageError(f"unknown session event {type(event).__name__}")
+
+    @property
+    def identity(self) -> Identity | None:
+        """The save's identity, from ``adapter.hello`` or the latest switch."""
+        return self._saves.identity
 
     # -- transitions -----------------------------------------------------------
 
@@ -211,11 +206,6 @@ class GameAgentSession:
         if nxt is None:
             raise errors.UsageError(f"no transition {self.state.value} --{what}-->")
         self.state = nxt
-
-    def _save(self) -> Scope:
-        """The current save; only called in READY/TURN, which always have an identity."""
-        assert self.identity is not None
-        return Scope(self.identity.game_id, self.identity.save_id)
 
     # -- admission: rate limits and flood ---------------------------------------
 
@@ -261,7 +251,7 @@ class GameAgentSession:
             case ChatCancel():
                 effects += self._cancel(frame)
             case _ if isinstance(frame, MANAGEMENT_FRAMES):
-                effects.append(self._requests.ask_for(frame, self._save(), now))
+                effects.append(self._requests.ask_for(frame, self._saves.save, now))
         return effects
 
     def _hello(self, frame: Hello, now: float) -> list[Effect]:
@@ -273,10 +263,7 @@ class GameAgentSession:
             message = f"unknown IANA time zone {timezone!r}"
             return [Send(replies.error("invalid_frame", message, frame.id, ["timezone"]))]
         self._transition("hello_ok")
-        self.identity = frame.identity
-        self.timezone = timezone
-        self._last_beat = now
-        save = self._save()
+        opened = self._saves.open(frame.identity, timezone, now)
         hello = ServerHello(
             protocol="v1",
             session_id=self.session_id,
@@ -288,69 +275,25 @@ class GameAgentSession:
         return [
             CancelTimer("hello"),
             Send(hello),
-            OpenSave(save, timezone, now, frame.identity.save_name),
-            ResumeWorking(save, now),
+            *opened,
             ArmTimer("heartbeat", self._heartbeat_deadline()),
-            Log("session.hello", {"game": save.game_id, "adapter": frame.adapter.name}),
+            Log("session.hello", {"game": frame.identity.game_id, "adapter": frame.adapter.name}),
         ]
 
     def _heartbeat_deadline(self) -> float:
         return self._settings.heartbeat_ms / 1000 * self._settings.heartbeat_misses
 
     def _heartbeat(self, now: float) -> list[Effect]:
-        self._last_beat = now
-        return [
-            PlayBeat(self._save(), self.timezone, now),
-            ArmTimer("heartbeat", self._heartbeat_deadline()),
-        ]
-
-    def _is_switch(self, identity: Identity | None) -> bool:
-        """Whether ``identity`` names another save (a saveName alone is only a display name)."""
-        current = self.identity
-        return identity is not None and (
-            current is None
-            or (identity.game_id, identity.save_id) != (current.game_id, current.save_id)
-        )
-
-    def _switch(self, identity: Identity | None, now: float) -> list[Effect]:
-        """A different identity on an open session is a save switch (v1.md "Save switch")."""
-        if identity is None or not self._is_switch(identity):
-            return []
-        effects = self._end_save(self._save(), now)
-        self.identity = identity
-        self._context, self._day = None, None
-        new = self._save()
-        return [
-            *effects,
-            OpenSave(new, self.timezone, now, identity.save_name),
-            ResumeWorking(new, now),
-            Log("session.save_switch", {"game": new.game_id}),
-        ]
-
-    def _end_save(self, save: Scope, now: float) -> list[Effect]:
-        summarize = self._settings.extraction
-        return [
-            CloseSave(save, self._last_beat),
-            *self._turns.park(save, self._day, now, summarize),
-        ]
+        return [*self._saves.beat(now), ArmTimer("heartbeat", self._heartbeat_deadline())]
 
     def _state_update(self, frame: StateUpdate, now: float) -> list[Effect]:
-        if self.state is State.TURN and self._is_switch(frame.identity):
+        if self.state is State.TURN and self._saves.is_switch(frame.identity):
             # The reply streams on for the save it was asked in; the frame is refused
             # whole (its modelContext too), so nothing of the other save mixes in.
             message = "a reply is streaming; cancel it or wait for it before switching saves"
             return [Send(replies.error("reply_in_progress", message, frame.id, ["identity"]))]
-        effects = self._switch(frame.identity, now)
-        return effects + self._set_context(frame.model_context, now)
-
-    def _set_context(self, context: ModelContext, now: float) -> list[Effect]:
-        self._context = context
-        # Without capturedAt a context counts as captured when it arrived (v1.md "Freshness").
-        self._context_at = context.captured_at.timestamp() if context.captured_at else now
-        if context.world is not None and context.world.day is not None:
-            self._day = context.world.day
-            return self._turns.saw_day(self._day)
-        return []
+        effects = self._saves.switch(frame.identity, now)
+        return effects + self._saves.set_context(frame.model_context, now)
 
     # -- turns -----------------------------------------------------------------
 
@@ -362,9 +305,9 @@ class GameAgentSession:
             return [Send(replies.error("rate_limited", message, frame.id), droppable=True)]
         effects: list[Effect] = []
         if frame.context is not None:
-            effects += self._switch(frame.context.identity, now)
+            effects += self._saves.switch(frame.context.identity, now)
             if frame.context.model_context is not None:
-                effects += self._set_context(frame.context.model_context, now)
+                effects += self._saves.set_context(frame.context.model_context, now)
         if not self._settings.model_configured:
             message = self._texts.model_not_configured
             refusal = ChatError(id=frame.id, code="model_not_configured", message=message)
@@ -373,7 +316,7 @@ class GameAgentSession:
         text, kinds = redact(frame.text)
         if kinds:
             effects.append(Log("chat.redacted", {"kinds": sorted(set(kinds))}))
-        turn = self._turns.start(frame.id, text, self._save())
+        turn = self._turns.start(frame.id, text, self._saves.save)
         if self._settings.memory:
             effects.append(LoadTurnMemory(turn.number, turn.save))
         else:
@@ -386,12 +329,13 @@ class GameAgentSession:
         return effects + self._plan(now)
 
     def _plan(self, now: float) -> list[Effect]:
+        saves = self._saves
         return self._turns.plan(
             now=now,
-            save=self._save(),
-            context=self._context,
-            captured=self._context_at,
-            day=self._day,
+            save=saves.save,
+            context=saves.context,
+            captured=saves.context_at,
+            day=saves.day,
         )
 
     def _turn_memory(self, number: int, memory: SaveMemory | None, now: float) -> list[Effect]:
@@ -418,13 +362,13 @@ class GameAgentSession:
         return self._refused(error)
 
     def _done(self, number: int, text: str, usage: Usage | None, now: float) -> list[Effect]:
-        effects = self._turns.finish(number, text, usage, now=now, save=self._save(), day=self._day)
+        here = self._saves.save
+        effects = self._turns.finish(number, text, usage, now=now, save=here, day=self._saves.day)
         if effects is None:
             return []
         self._transition("reply_done")
         # The save's modelContext names never reach the shared profile (issue 9).
-        names = context_names(self._context)
-        here = self._save()
+        names = context_names(self._saves.context)
         return [
             msgspec.structs.replace(e, context_names=names)
             if isinstance(e, Remember) and e.save == here
@@ -483,7 +427,7 @@ class GameAgentSession:
         had_save = self.state is not State.AWAIT_HELLO
         self._transition("close")
         if had_save:
-            effects += self._end_save(self._save(), now)
+            effects += self._saves.end(now)
         self._requests.clear()
         self._tools.confirmations.clear()
         effects.append(Log("session.closed", {}))
