@@ -123,8 +123,8 @@ class Connection:
         memory: The memory service.
         jobs: The background memory worker.
         model: The model router.
-        meter: The token meter: every call's usage is billed; a spent daily
-            budget refuses the turn with ``budget_exhausted``.
+        meter: The token meter: every call's usage is billed; the turn's
+            memory read also tells the session whether today's budget is spent.
         images: Screenshot limits.
         clock: The wall clock passed to the session.
         limits: Queue sizes and deadlines.
@@ -341,8 +341,8 @@ class Connection:
                 self._cancel_timer(kind)
             case Log(event=name, fields=fields):
                 self._log.info(name, **fields)
-            case LoadTurnMemory(turn=turn, save=save):
-                self._spawn(self._tasks.load_memory, turn, save)
+            case LoadTurnMemory(turn=turn, save=save, read_memory=read_memory):
+                self._spawn(self._tasks.load_memory, turn, save, read_memory)
             case PrepareImage(turn=turn, image=image):
                 self._spawn(self._tasks.prepare_image, turn, image.mime, image.data)
             case CallModel(turn=turn, messages=messages, image_sent=image_sent, tools=tools):

@@ -113,6 +113,7 @@ def session_settings(
         vision=settings.model.vision if vision is None else vision,
         memory=settings.memory.enabled,
         extraction=settings.memory.enabled and settings.memory.extraction,
+        daily_budget=settings.model.daily_token_budget is not None,
         budget=memory_budget,
         limits=protocol_limits(settings),
         server=ServerInfo(name="xtyserver", version=__version__),

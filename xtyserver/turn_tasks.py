@@ -18,6 +18,7 @@ from xtyserver.errors import StoreError
 from xtyserver.image import check_and_prepare
 from xtyserver.memory.meter import TokenMeter
 from xtyserver.memory.service import MemoryService
+from xtyserver.memory.tokens import BudgetState
 from xtyserver.memory.types import Scope
 from xtyserver.model.client import Delta, Done
 from xtyserver.model.router import ModelRouter
@@ -43,7 +44,7 @@ class TurnTasks:
     Args:
         memory: The memory service.
         model: The model router.
-        meter: The token meter (every call billed; a spent budget ends the turn).
+        meter: The token meter (every call billed; the day's budget read with the memory).
         images: Screenshot limits.
         post: Hands an answer event to the connection's session.
         logger: The connection's bound logger.
@@ -66,14 +67,17 @@ class TurnTasks:
         self._post = post
         self._log = logger
 
-    async def load_memory(self, turn: int, save: Scope) -> None:
+    async def load_memory(self, turn: int, save: Scope, read_memory: bool) -> None:
+        memory = None
+        budget: BudgetState = "ok"
         try:
-            memory = await self._memory.turn_memory(save)
+            if read_memory:
+                memory = await self._memory.turn_memory(save)
+            budget = await self._meter.state()
         except StoreError as exc:
             # The store failing must not cost the player the conversation.
             self._log.warning("store.failed", code=exc.code, effect="LoadTurnMemory")
-            memory = None
-        await self._post(TurnMemoryReady(turn, memory))
+        await self._post(TurnMemoryReady(turn, memory, budget))
 
     async def run_tool(self, turn: int, call_id: str, op: ToolOp) -> None:
         """Run one memory tool operation; every outcome is an answer (v1.md "Memory tools")."""
@@ -113,8 +117,6 @@ class TurnTasks:
         done: Done | None = None
         with cancel_scope:
             try:
-                if await self._budget_spent():
-                    raise errors.ModelError("daily token budget spent", code="budget_exhausted")
                 chat = self._model.stream_chat(messages, image=image_sent, tools=tools)
                 async with contextlib.aclosing(chat) as stream:
                     async for event in stream:
@@ -151,13 +153,6 @@ class TurnTasks:
             prompt_tokens=usage.prompt_tokens if usage else None,
             completion_tokens=usage.completion_tokens if usage else None,
         )
-
-    async def _budget_spent(self) -> bool:
-        try:
-            return await self._meter.state() == "spent"
-        except StoreError as exc:  # an unreadable bill must not cost the player the turn
-            self._log.warning("store.failed", code=exc.code, effect="ReadUsage")
-            return False
 
     async def _bill(self, save: Scope, usage: Usage | None) -> None:
         try:

@@ -683,3 +683,23 @@ def test_session_reads_a_missing_schema_version_as_1_and_refuses_2() -> None:
     with pytest.raises(errors.FrameError) as caught:
         frame(type="state.update", id="s2", modelContext={"schemaVersion": 2})
     assert "modelContext.schemaVersion" in caught.value.fields
+
+
+def test_session_refuses_the_turn_when_its_memory_read_says_the_budget_is_spent() -> None:
+    session = ready_session()
+    session.handle(chat_send("你好", chat_id="c9"), T0)
+    effects = session.handle(TurnMemoryReady(1, SaveMemory(None, None), budget="spent"), T0)
+    assert not of(effects, CallModel)
+    [refusal] = sent(effects)
+    assert refusal.code == "budget_exhausted" and refusal.id == "c9"
+    assert state_of(session) is State.READY
+    low = session.handle(chat_send("再来", chat_id="c10"), T0 + 5)
+    [load] = of(low, LoadTurnMemory)
+    assert of(session.handle(TurnMemoryReady(load.turn, None, budget="low"), T0 + 5), CallModel)
+
+
+def test_session_without_memory_still_asks_for_the_budget_when_one_is_set() -> None:
+    session = ready_session(memory=False, daily_budget=True)
+    effects = session.handle(chat_send(), T0)
+    [load] = of(effects, LoadTurnMemory)
+    assert not load.read_memory and not of(effects, CallModel)

@@ -85,10 +85,15 @@ class PlayBeat(Effect, frozen=True):
 
 
 class LoadTurnMemory(Effect, frozen=True):
-    """Read the profile and ``save``'s memory for turn ``turn``; answer TurnMemoryReady."""
+    """Read what turn ``turn`` needs from the store; answer TurnMemoryReady.
+
+    The profile and ``save``'s memory (unless ``read_memory`` is False: memory
+    is off) and whether today's token budget is spent.
+    """
 
     turn: int
     save: Scope
+    read_memory: bool = True
 
 
 class PrepareImage(Effect, frozen=True):

@@ -14,6 +14,7 @@ import msgspec
 from xtyserver import errors
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, Overview
 from xtyserver.memory.retrieval import SaveIndex
+from xtyserver.memory.tokens import BudgetState
 from xtyserver.memory.types import PlayStats, Scope, SharedProfile
 from xtyserver.protocol.codec import Decoded
 from xtyserver.protocol.frames import Usage
@@ -65,10 +66,15 @@ class SaveMemory(msgspec.Struct, frozen=True):
 
 
 class TurnMemoryReady(Event, frozen=True):
-    """Answer to ``LoadTurnMemory``; ``memory`` is None when the store failed."""
+    """Answer to ``LoadTurnMemory``.
+
+    ``memory`` is None when the store failed or memory is off; ``budget`` is
+    the day's token budget ("spent": the turn is refused, v1.md "Token budget").
+    """
 
     turn: int
     memory: SaveMemory | None
+    budget: BudgetState = "ok"
 
 
 class ImageReady(Event, frozen=True):

@@ -163,6 +163,8 @@ class GameAgentSession:
                 return self._admit(now, frame_id) or self._frame(decoded, now)
             case FrameRefused(error=error):
                 return self._admit(now, error.frame_id) or self._refused(error)
+            case TurnMemoryReady(turn=turn, memory=memory, budget="spent"):
+                return self._failed(turn, "budget_exhausted")
             case TurnMemoryReady(turn=turn, memory=memory):
                 return self._turn_memory(turn, memory, now)
             case ImageReady(turn=turn, image=image):
@@ -317,8 +319,8 @@ class GameAgentSession:
         if kinds:
             effects.append(Log("chat.redacted", {"kinds": sorted(set(kinds))}))
         turn = self._turns.start(frame.id, text, self._saves.save)
-        if self._settings.memory:
-            effects.append(LoadTurnMemory(turn.number, turn.save))
+        if self._settings.memory or self._settings.daily_budget:
+            effects.append(LoadTurnMemory(turn.number, turn.save, self._settings.memory))
         else:
             turn.memory_ready = True
         if frame.image is not None and not self._settings.vision:

@@ -66,6 +66,8 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
         vision: Whether the model accepts images.
         memory: Whether long-term memory is read and written.
         extraction: Whether finished replies are handed to background extraction.
+        daily_budget: Whether a daily token budget is set: each turn then asks
+            whether it is spent before calling the model (v1.md "Token budget").
         budget: The per-turn memory budget.
         limits: The budget reported in ``server.hello``.
         server: Name and version for ``server.hello``.
@@ -89,6 +91,7 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
     vision: bool = True
     memory: bool = True
     extraction: bool = True
+    daily_budget: bool = False
     budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
     limits: Limits = msgspec.field(default_factory=Limits)
     server: ServerInfo = msgspec.field(
