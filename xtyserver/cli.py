@@ -204,7 +204,7 @@ def _open_store(settings: Settings) -> Any:
 
 async def _serve(settings: Settings, record: Path | None, record_images: bool) -> int:
     from xtyserver import token as tokens
-    from xtyserver.server import serving
+    from xtyserver.server import serving, settle_heap
 
     data = settings.data_path
     data.mkdir(parents=True, exist_ok=True)
@@ -216,6 +216,7 @@ async def _serve(settings: Settings, record: Path | None, record_images: bool) -
     async with serving(
         settings, token=secret, clock=SystemClock(), record=record, record_images=record_images
     ) as server:
+        settle_heap()
         print(f"listening {server.url}", flush=True)
         print(
             f"token: {'from XTY_TOKEN' if where is None else f'in {where}'}"

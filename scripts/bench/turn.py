@@ -127,7 +127,7 @@ async def _child_model() -> None:
 
 async def _child_server(data_dir: str, model_url: str) -> None:
     from xtyserver import log
-    from xtyserver.server import serving
+    from xtyserver.server import serving, settle_heap
 
     # Log as ``xtyserver serve`` does (info, JSON lines), to nowhere: the lines are
     # rendered and written, but do not fill the bench's terminal.
@@ -135,6 +135,7 @@ async def _child_server(data_dir: str, model_url: str) -> None:
         log.configure(stream=devnull, json=True)
         settings = _settings(data_dir, model_url)
         async with serving(settings, token=TOKEN, clock=SystemClock()) as server:
+            settle_heap()  # as ``xtyserver serve`` does once it listens
             print(f"\n{server.url}", flush=True)
             await anyio.to_thread.run_sync(sys.stdin.read)
 
