@@ -69,14 +69,17 @@ class TurnTasks:
 
     async def load_memory(self, turn: int, save: Scope, read_memory: bool) -> None:
         memory = None
-        budget: BudgetState = "ok"
-        try:
-            if read_memory:
+        if read_memory:
+            try:
                 memory = await self._memory.turn_memory(save)
+            except StoreError as exc:
+                # The store failing must not cost the player the conversation.
+                self._log.warning("store.failed", code=exc.code, effect="LoadTurnMemory")
+        budget: BudgetState = "ok"
+        try:  # read on its own: a failed memory read must not skip the budget
             budget = await self._meter.state()
-        except StoreError as exc:
-            # The store failing must not cost the player the conversation.
-            self._log.warning("store.failed", code=exc.code, effect="LoadTurnMemory")
+        except StoreError as exc:  # an unreadable bill must not cost the player the turn
+            self._log.warning("store.failed", code=exc.code, effect="ReadUsage")
         await self._post(TurnMemoryReady(turn, memory, budget))
 
     async def run_tool(self, turn: int, call_id: str, op: ToolOp) -> None:
