@@ -95,20 +95,25 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return Path(self.data_dir) if self.data_dir else default_data_dir()
 
 
-def default_data_dir(platform: str = sys.platform, env: Mapping[str, str] = os.environ) -> Path:
-    """The OS's per-user data folder for XiaoTangYuan.
+def default_data_dir(platform: str = sys.platform) -> Path:
+    """The OS's per-user data folder for XiaoTangYuan, from ``platformdirs``.
 
-    Windows ``%LOCALAPPDATA%\\XiaoTangYuan``, macOS ``~/Library/Application
-    Support/XiaoTangYuan``, elsewhere ``$XDG_DATA_HOME/xiaotangyuan`` (default
-    ``~/.local/share/xiaotangyuan``).
+    Windows ``%LOCALAPPDATA%\\XiaoTangYuan`` (the local, not the roaming, app
+    data), macOS ``~/Library/Application Support/XiaoTangYuan``, elsewhere
+    ``$XDG_DATA_HOME/xiaotangyuan`` (default ``~/.local/share/xiaotangyuan``;
+    lower case, as before platformdirs).
     """
-    home = Path(env.get("HOME") or env.get("USERPROFILE") or Path.home())
     if platform.startswith("win"):
-        base = env.get("LOCALAPPDATA") or str(home / "AppData" / "Local")
-        return Path(base) / APP_DIR_NAME
+        from platformdirs.windows import Windows
+
+        return Path(Windows(APP_DIR_NAME, appauthor=False, roaming=False).user_data_dir)
     if platform == "darwin":
-        return home / "Library" / "Application Support" / APP_DIR_NAME
-    return Path(env.get("XDG_DATA_HOME") or home / ".local" / "share") / APP_DIR_NAME.lower()
+        from platformdirs.macos import MacOS
+
+        return Path(MacOS(APP_DIR_NAME, appauthor=False).user_data_dir)
+    from platformdirs.unix import Unix
+
+    return Path(Unix(APP_DIR_NAME.lower(), appauthor=False).user_data_dir)
 
 
 _ENV_KEYS: dict[str, tuple[str, ...]] = {

@@ -28,11 +28,9 @@ from websockets.http11 import Request, Response
 from xtyserver import __version__, log
 from xtyserver.clock import Clock
 from xtyserver.config import Settings
-from xtyserver.errors import UsageError
 from xtyserver.manage.access import launch_key, open_link
 from xtyserver.manage.api import ManageApi
 from xtyserver.manage.http import UiHttp
-from xtyserver.memory.accounting import timezone_known
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.tokens import budget_for
 from xtyserver.model.router import ModelRouter
@@ -43,7 +41,7 @@ from xtyserver.protocol.upgrade import PATH, bearer, check_upgrade
 from xtyserver.replay.recorder import Recorder
 from xtyserver.serve.connection import Connection, RuntimeLimits
 from xtyserver.serve.jobs import MemoryJobs
-from xtyserver.serve.localzone import detect_local_timezone
+from xtyserver.serve.localzone import detect_local_timezone, server_zone, zone_resolver
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
 from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, injection_log_path
@@ -189,13 +187,17 @@ class Server:
         self.clock = clock
         self._token = token
         self._log = log.get("xtyserver.server")
+        self._zone_of = zone_resolver()
         local = detect_local_timezone()
         if local is None and not settings.server.default_timezone:
             self._log.warning("timezone.unknown", hint="set server.default_timezone")
-        if settings.server.default_timezone and not timezone_known(
-            settings.server.default_timezone
-        ):
-            raise UsageError("server.default_timezone is not a known IANA time zone")
+        default_zone = ""
+        if settings.server.default_timezone:
+            default_zone = server_zone(settings.server.default_timezone)
+        settings = msgspec.structs.replace(
+            settings,
+            server=msgspec.structs.replace(settings.server, default_timezone=default_zone),
+        )
         routing = model.routing
         self._session_settings = session_settings(
             settings,
@@ -216,7 +218,7 @@ class Server:
         self.port: int | None = None
         self.connections = _Gauge()
         self.ui = UiHttp(
-            ManageApi(memory, clock, timezone=settings.server.default_timezone or local or "UTC"),
+            ManageApi(memory, clock, timezone=default_zone or local or "UTC"),
             bind_host=settings.server.host,
             key=launch_key(token),
             clock=clock,
@@ -316,7 +318,7 @@ class Server:
             settings=self._session_settings,
             token=self._token,
             authenticated=by_header,
-            timezone_ok=timezone_known,
+            zone_of=self._zone_of,
             now=self.clock.now(),
         )
         recorder = None
@@ -386,7 +388,7 @@ async def serving(
     meter = TokenMeter(
         memory,
         clock,
-        timezone=settings.server.default_timezone or detect_local_timezone() or "UTC",
+        timezone=server_zone(settings.server.default_timezone),
         budget=settings.model.daily_token_budget,
         low_share=settings.model.budget_low_share,
     )

@@ -29,7 +29,7 @@ from xtyserver.config import Settings
 from xtyserver.errors import XtyError
 from xtyserver.manage.api import ForgetTarget, ManageApi, ManageError
 from xtyserver.memory.sqlite.store import MemoryStore
-from xtyserver.serve.localzone import detect_local_timezone
+from xtyserver.serve.localzone import server_zone
 from xtyserver.serve.memory_service import MemoryService
 
 INSTRUCTIONS = (
@@ -152,7 +152,7 @@ async def run_mcp(settings: Settings) -> int:
     )
     try:
         memory = MemoryService(store, enabled=True, soft_cap=settings.memory.soft_cap)
-        zone = settings.server.default_timezone or detect_local_timezone() or "UTC"
+        zone = server_zone(settings.server.default_timezone)
         await build(ManageApi(memory, SystemClock(), timezone=zone)).run_stdio_async()
     finally:
         store.close()
