@@ -32,6 +32,8 @@ class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     host: str = "127.0.0.1"
     port: int = 8765
+    # With host 127.0.0.1 (or localhost) the server also listens on [::1], same port.
+    ipv6_loopback: bool = True
     allowed_origins: tuple[str, ...] = ()
     max_connections: int = 16
     hello_timeout: float = 10.0

@@ -11,10 +11,12 @@ the server through it.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import secrets
-from collections.abc import AsyncIterator, Mapping
+import socket
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -40,6 +42,16 @@ from xtyserver.protocol.limits import FRAME_MAX_BYTES, Limits
 from xtyserver.protocol.upgrade import PATH, bearer, check_upgrade
 from xtyserver.replay.recorder import Recorder
 from xtyserver.serve.connection import Connection, RuntimeLimits
+from xtyserver.serve.instance import (
+    InstanceLock,
+    NotStarted,
+    ServerFile,
+    bind_listeners,
+    now_iso,
+    read_server_file,
+    remove_server_file,
+    write_server_file,
+)
 from xtyserver.serve.jobs import MemoryJobs
 from xtyserver.serve.localzone import detect_local_timezone, server_zone, zone_resolver
 from xtyserver.serve.memory_service import MemoryService
@@ -49,6 +61,7 @@ from xtyserver.session.machine import GameAgentSession
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.working import WorkingSettings
 from xtyserver.token import matches as token_matches
+from xtyserver.token import token_path
 
 
 def protocol_limits(settings: Settings) -> Limits:
@@ -216,6 +229,7 @@ class Server:
             settings.model.model,
         )
         self.port: int | None = None
+        self.addresses: tuple[str, ...] = ()
         self.connections = _Gauge()
         self.ui = UiHttp(
             ManageApi(memory, clock, timezone=default_zone or local or "UTC"),
@@ -249,40 +263,55 @@ class Server:
         await self.connections.wait_at_most(at_most)
 
     async def serve(
-        self, *, task_status: anyio.abc.TaskStatus[str] = anyio.TASK_STATUS_IGNORED
+        self,
+        sockets: Sequence[socket.socket],
+        *,
+        task_status: anyio.abc.TaskStatus[str] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
-        """Listen until cancelled; ``task_status.started`` gets the URL."""
+        """Listen on ``sockets`` (already bound, one port) until cancelled.
+
+        ``task_status.started`` gets the URL. Crash recovery of play sessions
+        runs only here, once the port is this process's (issue 19: a second
+        ``serve`` must not close the running server's sessions).
+        """
         srv = self.settings.server
+        self.port = int(sockets[0].getsockname()[1])
+        self.addresses = tuple(str(sock.getsockname()[0]) for sock in sockets)
         recovered = await self.memory.recover_open_sessions()
         if recovered:
             self._log.info("play.recovered", sessions=recovered)
-        async with websockets.serve(
-            self._connection,
-            srv.host,
-            srv.port,
-            process_request=self._process_request,
-            max_size=FRAME_MAX_BYTES,
-            max_queue=4,
-            write_limit=64 * 1024,
-            open_timeout=srv.open_timeout,
-            close_timeout=5,
-            # No keepalive pings (v1.md "Deadlines"): the heartbeat deadline
-            # closes a silent peer within 15 s, and each idle connection saves
-            # the ping task.
-            ping_interval=None,
-            server_header=None,
-        ) as ws_server:
-            sock = next(iter(ws_server.sockets))
-            self.port = int(sock.getsockname()[1])
-            self._log.info("server.listening", url=self.url)
+        async with contextlib.AsyncExitStack() as stack:
+            servers = [
+                await stack.enter_async_context(
+                    websockets.serve(
+                        self._connection,
+                        sock=sock,
+                        process_request=self._process_request,
+                        max_size=FRAME_MAX_BYTES,
+                        max_queue=4,
+                        write_limit=64 * 1024,
+                        open_timeout=srv.open_timeout,
+                        close_timeout=5,
+                        # No keepalive pings (v1.md "Deadlines"): the heartbeat deadline
+                        # closes a silent peer within 15 s, and each idle connection saves
+                        # the ping task.
+                        ping_interval=None,
+                        server_header=None,
+                    )
+                )
+                for sock in sockets
+            ]
+            self._log.info("server.listening", url=self.url, addresses=list(self.addresses))
             task_status.started(self.url)
             try:
                 await anyio.sleep_forever()
             finally:
                 with anyio.CancelScope(shield=True):
-                    ws_server.close(close_connections=True)
+                    for ws_server in servers:
+                        ws_server.close(close_connections=True)
                     with anyio.move_on_after(5):
-                        await ws_server.wait_closed()
+                        for ws_server in servers:
+                            await ws_server.wait_closed()
                         await self.connections.wait_at_most(0)
 
     async def _process_request(self, ws: ServerConnection, request: Request) -> Response | None:
@@ -373,7 +402,68 @@ async def serving(
     summaries) get ``memory.drain_timeout`` seconds to finish, then the client
     and the store close. ``env`` is where the routed models' keys are read
     (``[models.*] api_key_env``); None: the process environment.
+
+    Before the store is opened it takes the data folder's lock and binds the
+    port (:mod:`xtyserver.serve.instance`): a second server on the same folder
+    or a busy port raises :class:`~xtyserver.serve.instance.NotStarted` and
+    changes nothing. Once listening it writes ``server.json``; leaving removes it.
     """
+    data = settings.data_path
+    link = open_link(settings.server.host, settings.server.port, launch_key(token))
+    lock = InstanceLock(data)
+    if not lock.acquire():
+        running = read_server_file(data)
+        where = f" (pid {running.pid}, {running.url})" if running else ""
+        page = open_link(settings.server.host, running.port, launch_key(token)) if running else link
+        raise NotStarted(
+            f"xtyserver is already running on this data folder{where}:"
+            f" the memory page of the running one: {page}"
+        )
+    try:
+        sockets = bind_listeners(
+            settings.server.host,
+            settings.server.port,
+            ipv6_loopback=settings.server.ipv6_loopback,
+            busy_message=(
+                "port {port} is in use: is xtyserver already running?"
+                f" the memory page of the running one: {link}"
+            ),
+        )
+        try:
+            async with _serving(
+                settings,
+                sockets,
+                token=token,
+                clock=clock,
+                record=record,
+                record_images=record_images,
+                env=env,
+            ) as server:
+                yield server
+        finally:
+            for sock in sockets:
+                sock.close()
+    finally:
+        lock.release()
+
+
+def _token_file(settings: Settings) -> str | None:
+    """The token file a mod reads, or None when the token came from ``XTY_TOKEN``."""
+    path = token_path(settings.data_path)
+    return None if settings.token or not path.exists() else str(path)
+
+
+@asynccontextmanager
+async def _serving(
+    settings: Settings,
+    sockets: Sequence[socket.socket],
+    *,
+    token: str,
+    clock: Clock,
+    record: Path | None,
+    record_images: bool,
+    env: Mapping[str, str] | None,
+) -> AsyncIterator[Server]:
     store = MemoryStore.open_profile(
         settings.data_path,
         settings.profile,
@@ -414,8 +504,24 @@ async def serving(
             background.start_soon(server.working.write_injections)
             try:
                 async with anyio.create_task_group() as listener:
-                    await listener.start(server.serve)
-                    yield server
+                    await listener.start(server.serve, sockets)
+                    pid = os.getpid()
+                    write_server_file(
+                        settings.data_path,
+                        ServerFile(
+                            url=server.url,
+                            port=server.port or 0,
+                            addresses=server.addresses,
+                            token_file=_token_file(settings),
+                            pid=pid,
+                            started_at=now_iso(),
+                            version=__version__,
+                        ),
+                    )
+                    try:
+                        yield server
+                    finally:
+                        remove_server_file(settings.data_path, pid)
                     listener.cancel_scope.cancel()
             finally:
                 with anyio.CancelScope(shield=True):

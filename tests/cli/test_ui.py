@@ -22,7 +22,7 @@ def test_serve_prints_a_working_page_link_once_and_ui_opens_it(tmp_path: Path) -
         [sys.executable, "-m", "xtyserver", "serve", "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        text=True,
+        encoding="gbk",
         cwd=ROOT,
         env=env,
     )
@@ -54,7 +54,7 @@ def test_serve_prints_a_working_page_link_once_and_ui_opens_it(tmp_path: Path) -
 
         # `xtyserver ui` builds the same link from the token and hands it to the browser
         ui = [sys.executable, "-m", "xtyserver", "ui", "--port", str(port)]
-        printed = subprocess.run([*ui, "--print"], capture_output=True, text=True, env=env)
+        printed = subprocess.run([*ui, "--print"], capture_output=True, encoding="gbk", env=env)
         assert printed.stdout.strip() == link
         opened = tmp_path / "opened.txt"
         fake_browser = tmp_path / "fake-browser"
@@ -62,7 +62,7 @@ def test_serve_prints_a_working_page_link_once_and_ui_opens_it(tmp_path: Path) -
         fake_browser.write_text(f"#!{sys.executable}\nimport sys, pathlib\n{record}\n")
         fake_browser.chmod(0o755)
         ran = subprocess.run(
-            ui, capture_output=True, text=True, env={**env, "BROWSER": str(fake_browser)}
+            ui, capture_output=True, encoding="gbk", env={**env, "BROWSER": str(fake_browser)}
         )
         assert ran.returncode == 0, ran.stderr
         assert opened.read_text() == link

@@ -1,13 +1,15 @@
-"""Command line: ``xtyserver serve|ui|mcp|demo|eval|replay|fake-model|schemas|stats|memory|token``.
+"""Command line: ``xtyserver [COMMAND]`` (serve, ui, mcp, demo, eval, replay, stats, memory, ...).
 
-See README "Commands".
+``xtyserver`` alone starts the server with the player's settings and opens the
+memory page once (``--no-browser`` or ``XTY_NO_BROWSER=1`` leave the browser
+alone). See README "Commands".
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import signal
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,8 +19,10 @@ import anyio
 import msgspec
 
 from xtyserver import __version__, errors, log
+from xtyserver.cli.console import console_json, stdout_is_utf8
 from xtyserver.clock import SystemClock
 from xtyserver.config import Settings, load_settings
+from xtyserver.serve.instance import NotStarted
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -30,17 +34,35 @@ def _common(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="xtyserver", description=__doc__)
     parser.add_argument("--version", action="version", version=f"xtyserver {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument(
+        "--no-browser",
+        action="store_true",
+        help="with no command: start the server without opening the memory page",
+    )
+    parser.add_argument(
+        "--config",
+        dest="start_config",
+        type=Path,
+        help="with no command: a TOML configuration file",
+    )
+    sub = parser.add_subparsers(dest="command")
 
     serve = sub.add_parser("serve", help="run the protocol/v1 WebSocket server")
     _common(serve)
-    serve.add_argument("--host", help="bind address (default 127.0.0.1)")
+    serve.add_argument("--host", help="bind address (default 127.0.0.1, which adds [::1])")
     serve.add_argument("--port", type=int, help="port (default 8765; 0 picks a free one)")
     serve.add_argument("--log-json", action="store_true", help="JSON log lines even on a tty")
     serve.add_argument("--record", type=Path, metavar="DIR", help="record each connection here")
     serve.add_argument(
         "--record-images", action="store_true", help="keep screenshots in recordings"
     )
+    serve.add_argument(
+        "--open", action="store_true", help="open the memory page once listening"
+    )
+
+    auto = sub.add_parser("autostart", help="start the server at login (this user), or stop that")
+    auto.add_argument("state", choices=("on", "off", "status"))
+    _common(auto)
 
     replay = sub.add_parser("replay", help="replay recorded sessions, or lint them")
     replay.add_argument("files", nargs="+", metavar="FILE")
@@ -130,9 +152,15 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the process exit code."""
+    from xtyserver.cli.console import make_console_safe
+
+    make_console_safe()
     args = build_parser().parse_args(argv)
     try:
         return _dispatch(args)
+    except NotStarted as exc:
+        print(exc.message, file=sys.stderr, flush=True)
+        return 1
     except errors.XtyError as exc:
         print(f"xtyserver: {exc.message}", file=sys.stderr)
         return 2
@@ -142,9 +170,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     match args.command:
+        case None:
+            # A desktop program: the player's settings, the page opened once.
+            log.configure()
+            opening = not (args.no_browser or os.environ.get("XTY_NO_BROWSER"))
+            return anyio.run(_start, load_settings(args.start_config), opening)
         case "serve":
             log.configure(json=True if args.log_json else None)
-            return anyio.run(_serve, _settings(args), args.record, args.record_images)
+            return anyio.run(
+                _serve, _settings(args), args.record, args.record_images, args.open
+            )
+        case "autostart":
+            from xtyserver.cli.autostart import autostart
+
+            return autostart(args.state, _forwarded(args))
         case "replay":
             from xtyserver.replay.command import main as replay_main
 
@@ -202,36 +241,80 @@ def _open_store(settings: Settings) -> Any:
     return MemoryStore.open_profile(settings.data_path, settings.profile, clock=SystemClock())
 
 
-async def _serve(settings: Settings, record: Path | None, record_images: bool) -> int:
+async def _start(settings: Settings, opening: bool) -> int:
+    """``xtyserver`` alone: serve; when one already runs on this folder, open its page."""
+    from xtyserver.serve.instance import read_server_file
+
+    running = read_server_file(settings.data_path)
+    try:
+        return await _serve(settings, None, False, opening)
+    except NotStarted:
+        if running is None or not opening:
+            raise
+        # Started twice (a double-click): show the running one's page and leave it be.
+        print(f"xtyserver is already running (pid {running.pid})", flush=True)
+        return _ui(
+            msgspec.structs.replace(
+                settings, server=msgspec.structs.replace(settings.server, port=running.port)
+            ),
+            print_only=False,
+        )
+
+
+async def _serve(
+    settings: Settings, record: Path | None, record_images: bool, opening: bool = False
+) -> int:
     from xtyserver import token as tokens
+    from xtyserver.cli.shutdown import stop_requests
+    from xtyserver.serve.folder import make_owner_only
     from xtyserver.server import serving, settle_heap
 
     data = settings.data_path
-    data.mkdir(parents=True, exist_ok=True)
+    make_owner_only(str(data))
     secret, where = tokens.load_or_create(data, env_token=settings.token)
-    if not settings.model.configured:
-        log.get("xtyserver.cli.main").warning(
-            "model.not_configured", hint="set XTY_MODEL_BASE_URL and XTY_MODEL; chat will refuse"
-        )
-    async with serving(
-        settings, token=secret, clock=SystemClock(), record=record, record_images=record_images
-    ) as server:
-        settle_heap()
-        print(f"listening {server.url}", flush=True)
-        print(
-            f"token: {'from XTY_TOKEN' if where is None else f'in {where}'}"
-            " (xtyserver token show prints it)",
-            flush=True,
-        )
-        print(f"memory page: {server.ui_link}", flush=True)
-        if sys.platform == "win32":
-            # No signal receivers on Windows' event loop: Ctrl+C raises
-            # KeyboardInterrupt, which stops the server just the same.
-            await anyio.sleep_forever()
-        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async for _ in signals:
-                break
+    with stop_requests() as stop:
+        async with serving(
+            settings, token=secret, clock=SystemClock(), record=record, record_images=record_images
+        ) as server:
+            if not settings.model.configured:
+                log.get("xtyserver.cli.main").warning(
+                    "model.not_configured",
+                    hint="set XTY_MODEL_BASE_URL and XTY_MODEL; chat will refuse",
+                )
+            settle_heap()
+            print(f"listening {server.url}", flush=True)
+            print(
+                f"token: {'from XTY_TOKEN' if where is None else f'in {where}'}"
+                " (xtyserver token show prints it)",
+                flush=True,
+            )
+            print(f"memory page: {server.ui_link}", flush=True)
+            if opening:
+                _open_browser(server.ui_link)
+            # Ctrl+C, SIGTERM; on Windows also Ctrl+Break and closing the window.
+            await stop.wait()
     return 0
+
+
+def _open_browser(link: str) -> None:
+    import webbrowser
+
+    if webbrowser.open(link):
+        print("opened the memory page in the default browser", flush=True)
+    else:
+        print("no browser could be opened; open the link above", flush=True)
+
+
+def _forwarded(args: argparse.Namespace) -> list[str]:
+    """The settings flags a login start must repeat (absolute paths)."""
+    out: list[str] = []
+    if args.config:
+        out += ["--config", str(Path(args.config).resolve())]
+    if args.data_dir:
+        out += ["--data-dir", str(Path(args.data_dir).resolve())]
+    if args.profile:
+        out += ["--profile", args.profile]
+    return out
 
 
 def _ui(settings: Settings, *, print_only: bool) -> int:
@@ -268,7 +351,7 @@ def _stats(settings: Settings, *, as_json: bool) -> int:
     finally:
         store.close()
     if as_json:
-        print(json.dumps(msgspec.to_builtins(frame), ensure_ascii=False, indent=2))
+        print(console_json(msgspec.to_builtins(frame)))
         return 0
     print(f"{'game':<28} {'days':>5} {'sessions':>8} {'active':>10}  last played")
     for g in frame.games:
@@ -308,8 +391,10 @@ def _memory(args: argparse.Namespace) -> int:
                     data = msgspec.json.format(data, indent=2)
                 if args.out:
                     args.out.write_bytes(data)
-                else:
+                elif stdout_is_utf8():
                     sys.stdout.buffer.write(data + b"\n")
+                else:  # a GBK console: the same document, non-ASCII as \u escapes
+                    print(console_json(json.loads(data), indent=None if args.json else 2))
             case "import":
                 doc = decode_document(args.file.read_bytes())
                 store.import_document(doc)

@@ -10,13 +10,13 @@ the model anything.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
+from xtyserver.cli.console import console_json
 from xtyserver.errors import UsageError
 from xtyserver.memory.manage import ForgetSpec, Overview, SaveView
 from xtyserver.memory.sqlite.store import MemoryStore
@@ -116,7 +116,7 @@ def _save_json(view: SaveView) -> dict[str, Any]:
 
 def _print_profile(profile: SharedProfile, as_json: bool) -> None:
     if as_json:
-        print(json.dumps({"profile": msgspec.to_builtins(profile)}, ensure_ascii=False, indent=2))
+        print(console_json({"profile": msgspec.to_builtins(profile)}))
         return
     print("共同记忆 (shared profile)")
     for name, value in msgspec.to_builtins(profile).items():
@@ -132,7 +132,7 @@ def _print_overview(overview: Overview, as_json: bool) -> None:
             "profile": msgspec.to_builtins(overview.profile),
             "saves": [_save_json(v) for v in overview.saves],
         }
-        print(json.dumps(doc, ensure_ascii=False, indent=2))
+        print(console_json(doc))
         return
     _print_profile(overview.profile, False)
     for v in overview.saves:
@@ -184,7 +184,7 @@ def _forget(store: MemoryStore, args: argparse.Namespace) -> int:
             "profileCleared": result.profile_cleared,
             "statsSaves": result.stats_saves,
         }
-        print(json.dumps(doc))
+        print(console_json(doc, indent=None))
     else:
         print(f"deleted {result.items} items; statistics of {result.stats_saves} saves deleted")
     return 0
