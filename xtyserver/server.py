@@ -16,6 +16,7 @@ import gc
 import os
 import secrets
 import socket
+import weakref
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -230,6 +231,7 @@ class Server:
         )
         self.port: int | None = None
         self.addresses: tuple[str, ...] = ()
+        self._sessions: weakref.WeakSet[GameAgentSession] = weakref.WeakSet()
         self.connections = _Gauge()
         self.ui = UiHttp(
             ManageApi(memory, clock, timezone=default_zone or local or "UTC"),
@@ -257,6 +259,25 @@ class Server:
         """The link that opens the memory page (it carries the launch key; show it only locally)."""
         assert self.port is not None
         return open_link(self.settings.server.host, self.port, self.ui.key)
+
+    def apply_settings(self, settings: Settings, env: Mapping[str, str] | None = None) -> None:
+        """Take changed model settings for the next turn, without a restart (issue 19 §3).
+
+        The model routes are rebuilt from ``settings`` (e.g.
+        :meth:`xtyserver.serve.player_settings.PlayerSettings.effective` after the
+        player saved a key); open sessions learn whether a model is configured
+        and takes images. Turns under way finish on the old client.
+        """
+        routing = resolve(settings.model, settings.models, os.environ if env is None else env)
+        self.model.reroute(routing)
+        vision = routing.chat.vision or routing.vision.vision
+        configured = self.model.configured
+        self._session_settings = msgspec.structs.replace(
+            self._session_settings, model_configured=configured, vision=vision
+        )
+        for session in list(self._sessions):
+            session.model_changed(configured=configured, vision=vision)
+        self._log.info("settings.applied", model_configured=configured, vision=vision)
 
     async def wait_connections(self, at_most: int) -> None:
         """Return once at most ``at_most`` connections are open."""
@@ -350,6 +371,7 @@ class Server:
             zone_of=self._zone_of,
             now=self.clock.now(),
         )
+        self._sessions.add(session)
         recorder = None
         if self.recorder is not None:
             recorder = self.recorder.open(

@@ -24,10 +24,27 @@ class ModelRouter:
 
     def __init__(self, routing: Routing) -> None:
         self.routing = routing
-        self._clients: dict[int, tuple[ModelSettings, ModelClient]] = {}
+        self._clients = self._build(routing)
+        self._retired: list[ModelClient] = []
+
+    @staticmethod
+    def _build(routing: Routing) -> dict[int, tuple[ModelSettings, ModelClient]]:
+        clients: dict[int, tuple[ModelSettings, ModelClient]] = {}
         for settings in (routing.chat, routing.vision, routing.quick):
-            if id(settings) not in self._clients:
-                self._clients[id(settings)] = (settings, ModelClient(settings))
+            if id(settings) not in clients:
+                clients[id(settings)] = (settings, ModelClient(settings))
+        return clients
+
+    def reroute(self, routing: Routing) -> None:
+        """Send the calls from now on by ``routing`` (settings changed while running).
+
+        Calls under way finish on the clients they started on; those are
+        closed with the router.
+        """
+        old = self._clients
+        self._clients = self._build(routing)
+        self.routing = routing
+        self._retired += [client for _, client in old.values()]
 
     def _client(self, settings: ModelSettings) -> ModelClient:
         return self._clients[id(settings)][1]
@@ -61,5 +78,5 @@ class ModelRouter:
         return await self._client(self.routing.quick).complete_done(messages)
 
     async def aclose(self) -> None:
-        for _, client in self._clients.values():
+        for client in [*self._retired, *(c for _, c in self._clients.values())]:
             await client.aclose()

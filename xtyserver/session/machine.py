@@ -150,6 +150,12 @@ class GameAgentSession:
         self._requests = StoreRequests(Confirmations(f"{session_id}:menu"))
         self._tools = ToolLoop(Confirmations(session_id))
 
+    def model_changed(self, *, configured: bool, vision: bool) -> None:
+        """The server's model settings changed (the settings page): count from the next turn."""
+        self._settings = msgspec.structs.replace(
+            self._settings, model_configured=configured, vision=vision
+        )
+
     # -- the one entry point ---------------------------------------------------
 
     def handle(self, event: Event, now: float) -> list[Effect]:
