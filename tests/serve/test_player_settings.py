@@ -116,6 +116,22 @@ def test_only_the_editable_keys_are_stored_and_bad_values_are_refused(tmp_path: 
     assert player.effective().model.vision is False
 
 
+def test_the_automatic_choice_trusts_only_an_os_credential_store(
+    tmp_path: Path, credential_store: PlaintextKeyring
+) -> None:
+    """keyrings.alt's plaintext file is keyring's pick here; it is not a credential store."""
+    import keyring
+
+    keyring.set_keyring(credential_store)
+    try:
+        keys = KeyStore(tmp_path)
+        assert not keys.uses_keyring
+        assert keys.set(KEY) == "file"
+        assert credential_store.get_password("XiaoTangYuan", keys.user) is None
+    finally:
+        keyring.set_keyring(FailKeyring())
+
+
 def test_storing_a_key_never_logs_it(tmp_path: Path) -> None:
     """A real process with JSON logs at debug: the key is in no output, only its file."""
     script = (

@@ -150,6 +150,24 @@ def _settings(args: argparse.Namespace) -> Settings:
     return load_settings(getattr(args, "config", None), overrides=overrides)
 
 
+def _server_settings(config: Path | None, overrides: dict[str, Any] | None = None) -> Settings:
+    """A server's settings: what the player stored on the page (and the key) under the rest."""
+    from xtyserver.serve.player_settings import PlayerSettings
+
+    first = load_settings(config, overrides=overrides)
+    return PlayerSettings(first.data_path, config=config, overrides=overrides).effective()
+
+
+def _serve_settings(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, Any] = {
+        "data_dir": args.data_dir,
+        "profile": args.profile,
+        "server.host": args.host,
+        "server.port": args.port,
+    }
+    return _server_settings(args.config, overrides)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the process exit code."""
     from xtyserver.cli.console import make_console_safe
@@ -174,11 +192,11 @@ def _dispatch(args: argparse.Namespace) -> int:
             # A desktop program: the player's settings, the page opened once.
             log.configure()
             opening = not (args.no_browser or os.environ.get("XTY_NO_BROWSER"))
-            return anyio.run(_start, load_settings(args.start_config), opening)
+            return anyio.run(_start, _server_settings(args.start_config), opening)
         case "serve":
             log.configure(json=True if args.log_json else None)
             return anyio.run(
-                _serve, _settings(args), args.record, args.record_images, args.open
+                _serve, _serve_settings(args), args.record, args.record_images, args.open
             )
         case "autostart":
             from xtyserver.cli.autostart import autostart

@@ -84,14 +84,36 @@ class KeyStatus(msgspec.Struct, frozen=True):
     backend: str = ""
 
 
-def _usable(backend: keyring.backend.KeyringBackend) -> bool:
+# keyring's backends for the operating systems' own credential stores. Chosen
+# automatically, only these count: keyrings.alt's plaintext file (which a
+# developer's test tools bring) is no credential store.
+_OS_STORES = (
+    "keyring.backends.Windows",
+    "keyring.backends.macOS",
+    "keyring.backends.SecretService",
+    "keyring.backends.libsecret",
+    "keyring.backends.kwallet",
+)
+
+
+def _priority(backend: keyring.backend.KeyringBackend) -> float:
+    try:
+        return float(backend.priority)
+    except Exception:
+        return 0.0
+
+
+def _usable(backend: keyring.backend.KeyringBackend, *, chosen: bool) -> bool:
+    """Whether ``backend`` keeps keys: any working one passed in, an OS store if automatic."""
     name = type(backend).__module__
     if name.startswith(("keyring.backends.fail", "keyring.backends.null")):
         return False
-    try:
-        return float(backend.priority) > 0
-    except Exception:
+    if name.startswith("keyring.backends.chainer"):
+        inner = sorted(getattr(backend, "backends", []), key=_priority, reverse=True)
+        return bool(inner) and _usable(inner[0], chosen=chosen)
+    if _priority(backend) <= 0:
         return False
+    return chosen or name.startswith(_OS_STORES)
 
 
 class KeyStore:
@@ -99,13 +121,15 @@ class KeyStore:
 
     Args:
         data_dir: The data folder (the fallback file and the keyring user name).
-        backend: The keyring backend; None: keyring's choice for this machine.
+        backend: The keyring backend; None: keyring's choice for this machine, used
+            only when it is the OS's credential store (else the 0600 file).
     """
 
     def __init__(
         self, data_dir: Path, *, backend: keyring.backend.KeyringBackend | None = None
     ) -> None:
         self.data_dir = data_dir
+        self._chosen = backend is not None
         self.backend = backend if backend is not None else keyring.get_keyring()
         self.file = data_dir / KEY_FILE
         # One entry per data folder, so two folders (two players) keep two keys.
@@ -114,7 +138,7 @@ class KeyStore:
 
     @property
     def uses_keyring(self) -> bool:
-        return _usable(self.backend)
+        return _usable(self.backend, chosen=self._chosen)
 
     def warning(self) -> str | None:
         if self.uses_keyring and not self.file.exists():
