@@ -22,6 +22,7 @@ from xtyserver import __version__, errors, log
 from xtyserver.cli.console import console_json, stdout_is_utf8
 from xtyserver.clock import SystemClock
 from xtyserver.config import Settings, load_settings
+from xtyserver.files import private_dir, write_private
 from xtyserver.serve.instance import NotStarted
 
 
@@ -287,12 +288,18 @@ async def _serve(
     from xtyserver.serve.folder import make_owner_only
     from xtyserver.server import serving, settle_heap
 
-    data = settings.data_path
+    data = private_dir(settings.data_path)
     make_owner_only(str(data))
     secret, where = tokens.load_or_create(data, env_token=settings.token)
     with stop_requests() as stop:
         async with serving(
-            settings, token=secret, clock=SystemClock(), record=record, record_images=record_images
+            settings,
+            token=secret,
+            clock=SystemClock(),
+            record=record,
+            record_images=record_images,
+            token_file=where,
+            tighten=True,  # once this server holds the folder's lock and the port
         ) as server:
             if not settings.model.configured:
                 log.get("xtyserver.cli.main").warning(
@@ -408,7 +415,7 @@ def _memory(args: argparse.Namespace) -> int:
                 if not args.json:
                     data = msgspec.json.format(data, indent=2)
                 if args.out:
-                    args.out.write_bytes(data)
+                    write_private(args.out, data)
                 elif stdout_is_utf8():
                     sys.stdout.buffer.write(data + b"\n")
                 else:  # a GBK console: the same document, non-ASCII as \u escapes
