@@ -130,11 +130,18 @@ class KeyStore:
     ) -> None:
         self.data_dir = data_dir
         self._chosen = backend is not None
-        self.backend = backend if backend is not None else keyring.get_keyring()
+        self._backend = backend
         self.file = data_dir / KEY_FILE
         # One entry per data folder, so two folders (two players) keep two keys.
         self.user = f"model-key:{data_dir.resolve()}"
         self._log = log.get("xtyserver.keys")
+
+    @property
+    def backend(self) -> keyring.backend.KeyringBackend:
+        """The keyring backend, looked up on first use (it loads the OS's backends)."""
+        if self._backend is None:
+            self._backend = keyring.get_keyring()
+        return self._backend
 
     @property
     def uses_keyring(self) -> bool:
@@ -272,7 +279,8 @@ class PlayerSettings:
     def effective(self) -> Settings:
         """The settings to run with now (read afresh: a change counts from the next call)."""
         stored: dict[str, Any] = dict(self.stored())
-        key = self.keys.get()
+        # A key from the environment or the TOML wins: no credential store lookup then.
+        key = None if KEY_SETTING in self.pinned() else self.keys.get()
         if key:
             stored[KEY_SETTING] = key
         return load_settings(self.config, env=self.env, overrides=self.overrides, stored=stored)
