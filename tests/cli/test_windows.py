@@ -220,6 +220,16 @@ def test_server_json_tells_a_mod_where_the_server_is_and_goes_at_shutdown(
         with connect(info["url"], max_size=None) as ws:
             hello(ws, token=token)
         assert stat.S_IMODE(data.stat().st_mode) == 0o700  # a new data folder is owner-only
+        # `xtyserver ui` finds the port (here a free one) in server.json by itself.
+        printed = subprocess.run(
+            [sys.executable, "-m", "xtyserver", "ui", "--print"],
+            capture_output=True,
+            encoding="gbk",
+            cwd=ROOT,
+            env=env_for(data),
+            timeout=30,
+        )
+        assert printed.stdout.strip().startswith(f"http://127.0.0.1:{server.port}/ui/#token=")
         server.stop()
         assert not path.exists()
 

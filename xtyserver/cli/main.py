@@ -218,7 +218,7 @@ def _dispatch(args: argparse.Namespace) -> int:
                 update_baseline=args.update_baseline,
             )
         case "ui":
-            return _ui(_settings(args), print_only=args.print)
+            return _ui(_running_port(_settings(args), given=args.port), print_only=args.print)
         case "mcp":
             from xtyserver.manage.mcp import run_mcp
 
@@ -272,12 +272,7 @@ async def _start(settings: Settings, opening: bool) -> int:
             raise
         # Started twice (a double-click): show the running one's page and leave it be.
         print(f"xtyserver is already running (pid {running.pid})", flush=True)
-        return _ui(
-            msgspec.structs.replace(
-                settings, server=msgspec.structs.replace(settings.server, port=running.port)
-            ),
-            print_only=False,
-        )
+        return _ui(_running_port(settings, given=None), print_only=False)
 
 
 async def _serve(
@@ -319,6 +314,17 @@ async def _serve(
             # Ctrl+C, SIGTERM; on Windows also Ctrl+Break and closing the window.
             await stop.wait()
     return 0
+
+
+def _running_port(settings: Settings, *, given: int | None) -> Settings:
+    """The running server's port from its ``server.json``, unless ``--port`` was given."""
+    from xtyserver.serve.instance import read_server_file
+
+    running = None if given is not None else read_server_file(settings.data_path)
+    if running is None:
+        return settings
+    server = msgspec.structs.replace(settings.server, port=running.port)
+    return msgspec.structs.replace(settings, server=server)
 
 
 def _open_browser(link: str) -> None:
