@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import chat, model_context, png_b64, recv, running, send
+from tests.conftest import chat, is_job_request, model_context, png_b64, recv, running, send
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.session.fold import FOLD_MARKER
 from xtyserver.session.prompt import unfence
@@ -99,7 +99,8 @@ def assert_roles(request: RecordedRequest) -> None:
 
 
 def turns(h: Any) -> list[RecordedRequest]:
-    return [r for r in h.fake.chat_requests if FOLD_MARKER not in r.text]
+    """The turns' chat requests (no extraction, summary or fold)."""
+    return [r for r in h.fake.chat_requests if not is_job_request(r)]
 
 
 async def idle(h: Any) -> None:
@@ -227,3 +228,45 @@ async def test_the_injection_log_counts_every_layer_and_the_fences(tmp_path: Pat
         sent = sum(len(text) for _, text in contents(request))
         counted = sum(layer["chars"] for layer in record["layers"])
         assert 0 <= sent - counted <= 8, (sent, counted)
+
+
+def extracted(player: str, *summaries: str) -> Reply:
+    """The extraction answer to the turn in which the player said ``player``."""
+    # Each its own subject: one subject and kind is one row, updated in place.
+    events = [
+        {"kind": "event", "subject": s[:8], "summary": s, "importance": 5} for s in summaries
+    ]
+    answer = {"profile": None, "events": events}
+    return Reply(text=json.dumps(answer, ensure_ascii=False), match=f"玩家说：\n{player}")
+
+
+async def test_a_sensitive_or_judging_event_is_neither_stored_nor_injected(
+    tmp_path: Path,
+) -> None:
+    refused = (
+        "玩家说自己最近得了抑郁症在吃药",
+        "玩家很懒，脾气暴躁",
+        "我最近得了抑郁症",
+        "我这人就是懒",
+    )
+    said = ("我最近心情不好", "我这人就是懒 还是去钓鱼吧", "今天钓到了一条大鱼")
+    async with running(tmp_path) as h:
+        h.fake.enqueue(
+            extracted(said[0], refused[0], refused[1]),
+            extracted(said[1], refused[2], refused[3]),
+            extracted(said[2], "玩家今天钓到了一条大鱼"),
+        )
+        async with h.adapter() as ws:
+            for n, text in enumerate(said, start=1):
+                _, done = await chat(ws, text, chat_id=f"c{n}")
+                assert done["type"] == "chat.done", done
+                await idle(h)
+            _, done = await chat(ws, "最近心情不好 今天钓的鱼呢", chat_id="c4")
+            assert done["type"] == "chat.done", done
+        stored = [e.summary for e in h.store.load_scope(FARM)]
+        assert stored == ["玩家今天钓到了一条大鱼"], stored
+        last = turns(h)[-1]
+        assert "玩家今天钓到了一条大鱼" in fenced(last)
+        data = fenced(last)
+        for text in refused:  # the player's own words stay in the window, never as memory
+            assert text not in data
