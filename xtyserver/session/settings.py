@@ -60,7 +60,10 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Deadlines, limits and switches of one session (v1.md "Deadlines", "Rate limits").
 
     Attributes:
-        hello_timeout: Seconds an upgraded connection has to say hello.
+        hello_timeout: Seconds an upgraded connection has to say hello when its
+            upgrade carried the right ``Authorization: Bearer`` token.
+        preauth_hello_timeout: The same for a connection whose upgrade carried no
+            token (pre-auth, v1.md "Upgrade").
         heartbeat_ms: The heartbeat interval announced in ``server.hello``.
         heartbeat_misses: Silent intervals after which the session is closed.
         frames_per_second: Refill rate of the per-connection frame bucket.
@@ -86,6 +89,7 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
     """
 
     hello_timeout: float = 10.0
+    preauth_hello_timeout: float = 2.0
     heartbeat_ms: int = 5_000
     heartbeat_misses: int = 3
     frames_per_second: float = 50.0
