@@ -5,9 +5,10 @@ For each save size the save is loaded from a real store (the same
 ``SaveIndex`` the server builds at hello), this turn's memories are chosen with
 ``select_memories`` under the default budget, and the turn's messages are
 assembled with ``build_messages`` (default persona and data rules, the
-memories fenced in the final user message, no game facts, no history). The "inject everything" column is the same prompt with every
-eligible event rendered into it instead. Tokens are ``approx_tokens`` (the
-estimate the budget itself uses); each size is the median over 50 questions.
+memories fenced in the final user message, no game facts, no history). The
+"inject everything" column is the same prompt with every eligible event
+rendered into it instead. Tokens are ``approx_tokens`` (the estimate the budget
+itself uses); each size is the median over 50 questions.
 
 Usage: ``python scripts/bench/prompt_size.py [--sizes 10 30 100 300 1000 3000]``.
 """
