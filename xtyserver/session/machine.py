@@ -155,7 +155,7 @@ class GameAgentSession:
         self._turns = Turns(settings)
         self._saves = SaveTracker(self._turns, summarize=settings.extraction, now=now)
         self._requests = StoreRequests(Confirmations(f"{session_id}:menu"))
-        self._tools = ToolLoop(Confirmations(session_id))
+        self._tools = ToolLoop(Confirmations(session_id), settings.texts.data_tag)
 
     def model_changed(self, *, configured: bool, vision: bool) -> None:
         """The server's model settings changed (the settings page): count from the next turn."""
