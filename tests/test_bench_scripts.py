@@ -24,6 +24,7 @@ CASES = {
     "turn": (["--rounds", "3", "--warmup", "1"], "harness overhead, image turn"),
     "idle": (["--connections", "12", "--starts", "2"], "RSS per idle connection"),
     "image": (["--rounds", "3"], "pillow / scaled"),
+    "start_to_page": (["--runs", "1"], "page answered"),
 }
 
 
