@@ -54,6 +54,7 @@ OWNED = (
     "server.lock",
     "settings.json",
     "model-key",
+    "model-key.in-keyring",
     "profiles",
     "glossary",
 )

@@ -77,8 +77,10 @@ def test_with_a_credential_store_the_key_lives_there_and_nowhere_in_the_data_fol
     assert credential_store.get_password("XiaoTangYuan", keys.user) == KEY
     # Another data folder (another player) has its own entry.
     assert KeyStore(tmp_path / "other", backend=credential_store).get() is None
+    assert (data / "model-key.in-keyring").exists()  # so a start knows to ask the store
     player.clear_api_key()
     assert credential_store.get_password("XiaoTangYuan", keys.user) is None
+    assert not (data / "model-key.in-keyring").exists()
 
 
 def test_the_environment_and_the_toml_win_over_what_the_page_stored(tmp_path: Path) -> None:
@@ -130,6 +132,27 @@ def test_the_automatic_choice_trusts_only_an_os_credential_store(
         assert credential_store.get_password("XiaoTangYuan", keys.user) is None
     finally:
         keyring.set_keyring(FailKeyring())
+
+
+def test_a_start_without_a_key_in_the_credential_store_does_not_ask_keyring(
+    tmp_path: Path,
+) -> None:
+    """Importing keyring and finding its backend cost ~0.2 s of every start: only with a key."""
+    script = (
+        "import sys; from pathlib import Path\n"
+        "from xtyserver.serve.player_settings import PlayerSettings\n"
+        "PlayerSettings(Path(sys.argv[1]), env={}).effective()\n"
+        "print('keyring' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True,
+    )
+    assert done.stdout.strip() == "False"
 
 
 def test_storing_a_key_never_logs_it(tmp_path: Path) -> None:

@@ -25,19 +25,22 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import keyring
-import keyring.backend
-import keyring.errors
 import msgspec
 
 from xtyserver import log
 from xtyserver.config import Settings, load_settings, pinned_keys
 from xtyserver.errors import UsageError
 
+if TYPE_CHECKING:
+    import keyring.backend
+
 SERVICE = "XiaoTangYuan"
 KEY_FILE = "model-key"
+# Beside the key file: "the key is in the credential store". Without it no
+# start asks keyring (importing it and finding the backend cost ~0.2 s).
+MARKER_FILE = "model-key.in-keyring"
 SETTINGS_FILE = "settings.json"
 KEY_SETTING = "model.api_key"
 
@@ -140,6 +143,8 @@ class KeyStore:
     def backend(self) -> keyring.backend.KeyringBackend:
         """The keyring backend, looked up on first use (it loads the OS's backends)."""
         if self._backend is None:
+            import keyring
+
             self._backend = keyring.get_keyring()
         return self._backend
 
@@ -147,8 +152,23 @@ class KeyStore:
     def uses_keyring(self) -> bool:
         return _usable(self.backend, chosen=self._chosen)
 
+    @property
+    def marker(self) -> Path:
+        return self.data_dir / MARKER_FILE
+
+    def _in_keyring(self) -> str | None:
+        """The key from the credential store, asked only when one was put there."""
+        if not (self._chosen or self.marker.exists()) or not self.uses_keyring:
+            return None
+        from keyring.errors import KeyringError
+
+        try:
+            return self.backend.get_password(SERVICE, self.user) or None
+        except KeyringError:
+            return None
+
     def warning(self) -> str | None:
-        if self.uses_keyring and not self.file.exists():
+        if not self.file.exists():
             return None
         return (
             "no credential store on this machine: the key is kept in a file only you"
@@ -157,13 +177,9 @@ class KeyStore:
 
     def get(self) -> str | None:
         """The stored key, or None."""
-        if self.uses_keyring:
-            try:
-                found = self.backend.get_password(SERVICE, self.user)
-            except keyring.errors.KeyringError:
-                found = None
-            if found:
-                return found
+        found = self._in_keyring()
+        if found:
+            return found
         try:
             return self.file.read_text(encoding="utf-8").strip() or None
         except FileNotFoundError:
@@ -171,10 +187,8 @@ class KeyStore:
 
     def where(self) -> str:
         """``"keyring"``, ``"file"`` or ``"none"``: where the stored key is."""
-        if self.uses_keyring:
-            with contextlib.suppress(keyring.errors.KeyringError):
-                if self.backend.get_password(SERVICE, self.user):
-                    return "keyring"
+        if self._in_keyring():
+            return "keyring"
         return "file" if self.file.exists() else "none"
 
     def set(self, key: str) -> str:
@@ -182,36 +196,49 @@ class KeyStore:
         key = key.strip()
         if not key or any(c in key for c in "\r\n\0"):
             raise UsageError("the key is empty or holds a line break")
+        self.data_dir.mkdir(parents=True, exist_ok=True)
         if self.uses_keyring:
+            from keyring.errors import KeyringError
+
             try:
                 self.backend.set_password(SERVICE, self.user, key)
-            except keyring.errors.KeyringError as exc:
+            except KeyringError as exc:
                 self._log.warning(
                     "keys.keyring_refused", backend=_name(self.backend), error=type(exc).__name__
                 )
             else:
+                _write_private(self.marker, _name(self.backend).encode("utf-8"))
                 with contextlib.suppress(FileNotFoundError):
                     self.file.unlink()  # an older fallback copy must not linger
                 self._log.info("keys.stored", where="keyring", backend=_name(self.backend))
                 return "keyring"
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        tmp = self.file.with_name(f".{KEY_FILE}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.write(fd, key.encode("utf-8"))
-        finally:
-            os.close(fd)
-        os.replace(tmp, self.file)
+        _write_private(self.file, key.encode("utf-8"))
+        with contextlib.suppress(FileNotFoundError):
+            self.marker.unlink()
         self._log.warning("keys.stored_in_file", path=str(self.file))
         return "file"
 
     def delete(self) -> None:
         """Forget the stored key (both places)."""
-        if self.uses_keyring:
-            with contextlib.suppress(keyring.errors.KeyringError):
+        if (self._chosen or self.marker.exists()) and self.uses_keyring:
+            from keyring.errors import KeyringError
+
+            with contextlib.suppress(KeyringError):
                 self.backend.delete_password(SERVICE, self.user)
-        with contextlib.suppress(FileNotFoundError):
-            self.file.unlink()
+        for path in (self.file, self.marker):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Write ``data`` owner-only (0600), atomically."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
 
 
 def _name(backend: keyring.backend.KeyringBackend) -> str:
@@ -302,13 +329,7 @@ class PlayerSettings:
             choices[dotted] = value
         load_settings(None, env={}, stored=choices)  # refuses a bad value, naming the key
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        tmp = self.file.with_name(f".{SETTINGS_FILE}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.write(fd, json.dumps(choices, ensure_ascii=False, indent=2).encode("utf-8"))
-        finally:
-            os.close(fd)
-        os.replace(tmp, self.file)
+        _write_private(self.file, json.dumps(choices, ensure_ascii=False, indent=2).encode("utf-8"))
         return self.view()
 
     def set_api_key(self, key: str) -> KeyStatus:
@@ -321,11 +342,11 @@ class PlayerSettings:
 
     def key_status(self) -> KeyStatus:
         pinned = self.pinned().get(KEY_SETTING)
-        backend = _name(self.keys.backend) if self.keys.uses_keyring else ""
+        where = self.keys.where()
+        backend = _name(self.keys.backend) if where == "keyring" else ""
         if pinned is not None:
             key = self.effective().model.api_key
             return KeyStatus(source=pinned, shown=mask(key), pinned=True, backend=backend)
-        where = self.keys.where()
         warning = self.keys.warning() if where == "file" else None
         return KeyStatus(
             source=where,
