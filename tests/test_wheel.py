@@ -9,6 +9,7 @@ demo`` work from it alone. Slow: the install resolves every dependency.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -83,3 +84,40 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_version_and_demo(tmp_path
     for tool in ("pytest", "hypothesis", "mypy", "selenium"):
         probe = subprocess.run([str(python), "-c", f"import {tool}"], capture_output=True, env=env)
         assert probe.returncode != 0, f"{tool} came with the wheel"
+
+
+def test_dev_py_serve_installs_the_package_without_the_test_tools(tmp_path: Path) -> None:
+    """``python3 dev.py serve|demo|run`` in a fresh clone: its own stamp, no pytest in .venv."""
+    clone = tmp_path / "clone"
+    skip = shutil.ignore_patterns(
+        ".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", "artifacts", ".*_cache"
+    )
+    shutil.copytree(ROOT, clone, ignore=skip)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XTY_", "PYTHON"))}
+    done = subprocess.run(
+        [sys.executable, str(clone / "dev.py"), "run", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        cwd=clone,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "installing xtyserver into .venv" in done.stdout
+    assert done.stdout.strip().endswith("xtyserver 0.1.0")
+    venv_dir = clone / ".venv"
+    assert (venv_dir / ".xty-installed-serve").exists()
+    assert not (venv_dir / ".xty-installed").exists()
+    python = venv_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    probe = subprocess.run([str(python), "-c", "import pytest"], capture_output=True, env=env)
+    assert probe.returncode != 0, "dev.py serve installed the test tools"
+    # A second run installs nothing.
+    again = subprocess.run(
+        [sys.executable, str(clone / "dev.py"), "run", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=clone,
+    )
+    assert "installing" not in again.stdout and again.returncode == 0
