@@ -169,3 +169,51 @@ def test_a_version_1_file_migrates_and_keeps_its_memories(
     with MemoryStore(path, clock=clock) as store:
         assert [e.subject for e in store.load_scope(FARM_A)] == ["温室"]
         assert store.save_names() == {} and store.tombstones() == []
+
+
+def test_one_profile_field_table_matches_the_frames_and_the_struct() -> None:
+    from typing import get_args
+
+    from xtyserver.memory.types import EDITABLE_FIELDS, PROFILE_TABLE, profile_field
+    from xtyserver.protocol.memory_frames import ProfileField
+
+    assert tuple(f.wire for f in PROFILE_TABLE) == get_args(ProfileField)
+    assert [f.wire for f in EDITABLE_FIELDS] == [
+        "nickname",
+        "language",
+        "replyStyle",
+        "personality",
+        "hobbies",
+        "games",
+        "companionName",
+        "companionPersona",
+        "notes",
+    ]
+    assert {f.wire for f in PROFILE_TABLE if f.is_list} == {
+        "personality",
+        "hobbies",
+        "games",
+        "notes",
+    }
+    reply_style = profile_field("replyStyle")
+    assert reply_style is not None and reply_style == profile_field("reply_style")
+    assert reply_style.name == "reply_style"
+    assert profile_field("salary") is None
+    auto = profile_field("autoShared")
+    assert auto is not None and not auto.editable
+
+
+def test_a_token_is_bound_to_who_asked_and_stays_valid_for_them() -> None:
+    from xtyserver.memory.manage import TOKEN_TTL, Confirmations, ForgetPreview
+
+    spec = ForgetSpec(kind="save", game_id="stardew-valley", save_id="farm-a")
+    preview = ForgetPreview(spec=spec, saves=(), profile_fields=(), stats_saves=())
+    tokens = Confirmations("page")
+    token = tokens.issue(preview, 0.0, asker="session-a")
+    same = lambda p: p.spec == spec  # noqa: E731
+    assert tokens.redeem(token, same, 1.0, asker="session-b") == "unknown"
+    assert tokens.redeem(token, same, 1.0) == "unknown"
+    assert tokens.redeem(token, same, TOKEN_TTL, asker="session-a") == spec
+    assert tokens.redeem(token, same, TOKEN_TTL, asker="session-a") == "unknown"  # spent
+    late = tokens.issue(preview, 0.0, asker="session-a")
+    assert tokens.redeem(late, same, TOKEN_TTL + 0.001, asker="session-a") == "expired"

@@ -21,7 +21,7 @@ from xtyserver.errors import UsageError
 from xtyserver.memory.manage import ForgetSpec, Overview, SaveView
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
-from xtyserver.session.requests import snake_case
+from xtyserver.session.requests import store_name as snake_case
 
 LIST_FIELDS = ("personality", "hobbies", "games", "notes")
 CORRECTABLE = tuple(name for name in msgspec.to_builtins(SharedProfile()) if name != "autoShared")

@@ -328,9 +328,20 @@ class MemoryService:
         """What :meth:`forget` would delete; nothing changes."""
         return await self._read(self.store.preview_forget, spec)
 
-    async def overview(self, *, game_id: str | None = None, scope: Scope | None = None) -> Overview:
-        """The profile, saves with readable names and items, and play statistics."""
-        return await self._read(partial(self.store.overview, game_id=game_id, scope=scope))
+    async def overview(
+        self,
+        *,
+        game_id: str | None = None,
+        scope: Scope | None = None,
+        since: float | None = None,
+    ) -> Overview:
+        """The profile, saves with readable names and items, and play statistics (one read).
+
+        ``since``: also active time per game and local date from then on.
+        """
+        return await self._read(
+            partial(self.store.overview, game_id=game_id, scope=scope, since=since)
+        )
 
     async def set_pinned(self, save: Scope, event_id: int, pinned: bool) -> bool:
         """Pin ("记住这个": compaction never merges it) or unpin one event. True if it exists."""

@@ -130,6 +130,11 @@ class MemoryStore:
             raise StoreError("cannot create the profile folder") from exc
         return cls(folder / DB_FILE_NAME, clock=clock, **options)
 
+    @property
+    def snapshots(self) -> int:
+        """Read snapshots taken since opening (each public read method takes one)."""
+        return self._db.snapshots
+
     def close(self) -> None:
         """Wait for the running write, then close every connection. Idempotent."""
         self._db.close()
@@ -279,11 +284,22 @@ class MemoryStore:
         spec = self._checked_spec(spec)
         return self._db.read(lambda conn: saves.preview(conn, spec))
 
-    def overview(self, *, game_id: str | None = None, scope: Scope | None = None) -> Overview:
-        """The profile, the saves (only ``scope``, or those of ``game_id``, or all), statistics."""
+    def overview(
+        self,
+        *,
+        game_id: str | None = None,
+        scope: Scope | None = None,
+        since: float | None = None,
+    ) -> Overview:
+        """The profile, the saves (only ``scope``, or those of ``game_id``, or all), statistics.
+
+        One snapshot. ``since``: also active time per game and local date from then on.
+        """
         if scope is not None:
             scope = checked_scope(scope)
-        return self._db.read(lambda conn: saves.overview(conn, game_id=game_id, scope=scope))
+        return self._db.read(
+            lambda conn: saves.overview(conn, game_id=game_id, scope=scope, since=since)
+        )
 
     def save_names(self) -> dict[Scope, str]:
         """Every save's readable name (``identity.saveName``)."""
