@@ -30,7 +30,6 @@ from xtyserver.clock import Clock
 from xtyserver.config import Settings
 from xtyserver.errors import UsageError
 from xtyserver.manage.access import launch_key, open_link
-from xtyserver.manage.api import ManageApi
 from xtyserver.manage.http import UiHttp
 from xtyserver.memory.accounting import timezone_known
 from xtyserver.memory.sqlite.store import MemoryStore
@@ -216,10 +215,11 @@ class Server:
         self.port: int | None = None
         self.connections = _Gauge()
         self.ui = UiHttp(
-            ManageApi(memory, clock, timezone=settings.server.default_timezone or local or "UTC"),
+            memory,
             bind_host=settings.server.host,
             key=launch_key(token),
             clock=clock,
+            timezone=settings.server.default_timezone or local or "UTC",
         )
 
     @property
@@ -237,10 +237,15 @@ class Server:
         return f"ws://{shown}:{self.port}{PATH}"
 
     @property
+    def ui_port(self) -> int:
+        """The memory page's port (its own listener; README "Memory page")."""
+        assert self.ui.port is not None
+        return self.ui.port
+
+    @property
     def ui_link(self) -> str:
         """The link that opens the memory page (it carries the launch key; show it only locally)."""
-        assert self.port is not None
-        return open_link(self.settings.server.host, self.port, self.ui.key)
+        return open_link(self.settings.server.host, self.ui_port, self.ui.key)
 
     async def wait_connections(self, at_most: int) -> None:
         """Return once at most ``at_most`` connections are open."""
@@ -273,9 +278,11 @@ class Server:
             sock = next(iter(ws_server.sockets))
             self.port = int(sock.getsockname()[1])
             self._log.info("server.listening", url=self.url)
-            task_status.started(self.url)
             try:
-                await anyio.sleep_forever()
+                async with anyio.create_task_group() as tg:  # the page's listener is ours
+                    await tg.start(self.ui.serve, srv.page_port)
+                    task_status.started(self.url)
+                    await anyio.sleep_forever()
             finally:
                 with anyio.CancelScope(shield=True):
                     ws_server.close(close_connections=True)
@@ -285,8 +292,6 @@ class Server:
 
     async def _process_request(self, ws: ServerConnection, request: Request) -> Response | None:
         assert self.port is not None
-        if request.path.split("?", 1)[0] == "/ui" or request.path.startswith("/ui/"):
-            return await self.ui.handle(request, self.port)
         refusal = check_upgrade(
             request.path,
             list(request.headers.raw_items()),

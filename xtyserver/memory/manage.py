@@ -21,11 +21,19 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
-from xtyserver.memory.types import DailyPlay, MemoryEvent, PlayStats, Scope, SharedProfile
+from xtyserver.memory.types import (
+    DailyPlay,
+    GameIdText,
+    MemoryEvent,
+    PlayStats,
+    SaveIdText,
+    Scope,
+    SharedProfile,
+)
 
 ForgetKind = Literal["item", "save", "game", "profile", "all"]
 FORGET_KINDS: tuple[ForgetKind, ...] = ("item", "save", "game", "profile", "all")
@@ -221,3 +229,54 @@ class Confirmations:
 
     def clear(self) -> None:
         self._pending.clear()
+
+
+# -- a forget as the page and MCP send it ----------------------------------------------------
+
+EventIdNumber = Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
+TokenText = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+
+
+class ForgetRequest(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="camel"
+):
+    """A forget with explicit ids: the memory page's JSON body and MCP's arguments.
+
+    The fields of the ``memory.forget`` frame, with the game named too (a page
+    or an assistant has no current save). Without ``confirm_token`` it asks for
+    a preview; with the token of that preview it confirms the same target.
+    """
+
+    target: ForgetKind
+    game_id: GameIdText | None = None
+    save_id: SaveIdText | None = None
+    event_id: EventIdNumber | None = None
+    include_stats: bool = False
+    confirm_token: TokenText | None = None
+
+    def spec(self) -> ForgetSpec | tuple[tuple[str, str], ...]:
+        """The target, or every problem as ``(wire field, why)``."""
+        kind = self.target
+        problems: list[tuple[str, str]] = []
+        needs = {
+            "gameId": kind in ("item", "save", "game"),
+            "saveId": kind in ("item", "save"),
+            "eventId": kind == "item",
+        }
+        given = {"gameId": self.game_id, "saveId": self.save_id, "eventId": self.event_id}
+        for name, needed in needs.items():
+            if needed and given[name] is None:
+                problems.append((name, f"target {kind} needs {name}"))
+            elif not needed and given[name] is not None:
+                problems.append((name, f"target {kind} takes no {name}"))
+        if kind in ("item", "profile") and self.include_stats:
+            problems.append(("includeStats", f"target {kind} has no statistics"))
+        if problems:
+            return tuple(problems)
+        return ForgetSpec(
+            kind=kind,
+            game_id=self.game_id,
+            save_id=self.save_id,
+            item_id=self.event_id,
+            include_stats=self.include_stats,
+        )
