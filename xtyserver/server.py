@@ -52,17 +52,22 @@ from xtyserver.session.working import WorkingSettings
 from xtyserver.token import matches as token_matches
 
 
+def _rate(value: float) -> int | float:
+    """A rate as sent: a whole number when it is one, else the fraction (never cut)."""
+    return int(value) if float(value).is_integer() else float(value)
+
+
 def protocol_limits(settings: Settings) -> Limits:
-    """The budget ``server.hello`` reports, from the configured limits (v1.md "Limits")."""
+    """The one limits Struct: what ``server.hello`` reports and the session enforces."""
     srv = settings.server
     return Limits(
-        context_stale_after_ms=int(srv.stale_after * 1000),
-        context_drop_after_ms=int(srv.drop_after * 1000),
+        context_stale_after_ms=round(srv.stale_after * 1000),
+        context_drop_after_ms=round(srv.drop_after * 1000),
         image_max_bytes=settings.images.max_decoded_bytes,
         image_max_side_px=settings.images.max_side,
-        chat_per_minute=int(srv.chats_per_minute),
+        chat_per_minute=_rate(srv.chats_per_minute),
         chat_burst=srv.chat_burst,
-        frames_per_second=int(srv.frames_per_second),
+        frames_per_second=_rate(srv.frames_per_second),
         frame_burst=srv.frame_burst,
         heartbeat_misses=srv.heartbeat_misses,
     )
@@ -94,14 +99,7 @@ def session_settings(
     return SessionSettings(
         hello_timeout=srv.hello_timeout,
         heartbeat_ms=srv.heartbeat_ms,
-        heartbeat_misses=srv.heartbeat_misses,
-        frames_per_second=srv.frames_per_second,
-        frame_burst=srv.frame_burst,
-        chats_per_minute=srv.chats_per_minute,
-        chat_burst=srv.chat_burst,
         flood_refusals=srv.flood_refusals,
-        stale_after=srv.stale_after,
-        drop_after=srv.drop_after,
         # A small context window shrinks the recent window and the session summary.
         working=WorkingSettings(
             window=min(srv.history_turns, fit.window_rounds),

@@ -74,11 +74,17 @@ TOKEN = "session-token-0123456789abcdef"
 FARM_A = Scope("stardew-valley", "farm-a")
 
 
+LIMIT_NAMES = {"frames_per_second", "frame_burst", "chat_per_minute", "chat_burst"}
+LIMIT_NAMES |= {"heartbeat_misses"}
+
+
 def make_session(*, model: bool = True, vision: bool = True, **server: Any) -> GameAgentSession:
+    limits = {k: server.pop(k) for k in list(server) if k in LIMIT_NAMES}
     settings = SessionSettings(
         model_configured=model,
         vision=vision,
         server=ServerInfo(name="xtyserver", version="test"),
+        limits=Limits(**limits),
         **server,
     )
     session = GameAgentSession(
@@ -495,7 +501,7 @@ def test_session_closes_4008_on_a_flood() -> None:
 
 
 def test_session_rate_limits_chats_past_the_chat_burst() -> None:
-    session = ready_session(chats_per_minute=1, chat_burst=1)
+    session = ready_session(chat_per_minute=1, chat_burst=1)
     turn(session, chat_send("一", "c1"), T0)
     session.handle(ModelDone(1, "好"), T0)
     [error] = sent(turn(session, chat_send("二", "c2"), T0))

@@ -30,6 +30,7 @@ import msgspec
 
 from xtyserver import log
 from xtyserver.clock import Clock
+from xtyserver.errors import UsageError
 from xtyserver.manage import ops
 from xtyserver.manage.access import (
     MAX_SESSIONS,
@@ -151,7 +152,13 @@ class UiHttp:
         self, port: int, *, task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED
     ) -> None:
         """Listen on ``bind_host:port`` until cancelled; ``task_status`` gets the port."""
-        listener = await anyio.create_tcp_listener(local_host=self.bind_host, local_port=port)
+        try:
+            listener = await anyio.create_tcp_listener(local_host=self.bind_host, local_port=port)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot listen for the memory page on port {port} ({exc.strerror}); "
+                "set server.ui_port (--ui-port)"
+            ) from exc
         async with listener, anyio.create_task_group() as tg:
             self.port = int(listener.extra(anyio.abc.SocketAttribute.local_port))
             self._log.info("ui.listening", port=self.port)

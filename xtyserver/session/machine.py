@@ -283,7 +283,7 @@ class GameAgentSession:
         ]
 
     def _heartbeat_deadline(self) -> float:
-        return self._settings.heartbeat_ms / 1000 * self._settings.heartbeat_misses
+        return self._settings.heartbeat_ms / 1000 * self._settings.limits.heartbeat_misses
 
     def _heartbeat(self, now: float) -> list[Effect]:
         return [*self._saves.beat(now), ArmTimer("heartbeat", self._heartbeat_deadline())]
