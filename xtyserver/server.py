@@ -33,7 +33,7 @@ from xtyserver.manage.access import launch_key, open_link
 from xtyserver.manage.http import UiHttp
 from xtyserver.memory.accounting import timezone_known
 from xtyserver.memory.sqlite.store import MemoryStore
-from xtyserver.memory.tokens import budget_for
+from xtyserver.memory.tokens import DailyBudget, budget_for
 from xtyserver.model.router import ModelRouter
 from xtyserver.model.routing import resolve
 from xtyserver.protocol.frames import ServerInfo
@@ -71,6 +71,12 @@ def protocol_limits(settings: Settings) -> Limits:
         frame_burst=srv.frame_burst,
         heartbeat_misses=srv.heartbeat_misses,
     )
+
+
+def daily_budget(settings: Settings) -> DailyBudget:
+    """The one daily budget the sessions and the background jobs decide by."""
+    model = settings.model
+    return DailyBudget(model.daily_token_budget, model.budget_low_share)
 
 
 def session_settings(
@@ -113,7 +119,7 @@ def session_settings(
         vision=settings.model.vision if vision is None else vision,
         memory=settings.memory.enabled,
         extraction=settings.memory.enabled and settings.memory.extraction,
-        daily_budget=settings.model.daily_token_budget is not None,
+        daily_budget=daily_budget(settings),
         budget=memory_budget,
         limits=protocol_limits(settings),
         server=ServerInfo(name="xtyserver", version=__version__),
@@ -390,10 +396,10 @@ async def serving(
         memory,
         clock,
         timezone=settings.server.default_timezone or detect_local_timezone() or "UTC",
-        budget=settings.model.daily_token_budget,
-        low_share=settings.model.budget_low_share,
     )
-    jobs = MemoryJobs(memory, model, meter, queue_size=settings.memory.job_queue)
+    jobs = MemoryJobs(
+        memory, model, meter, daily_budget(settings), queue_size=settings.memory.job_queue
+    )
     recorder = None
     if record is not None:
         recorder = Recorder(record, clock=clock, token=token, keep_images=record_images)

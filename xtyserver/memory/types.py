@@ -135,9 +135,7 @@ class ProfileField(msgspec.Struct, frozen=True):
 
 
 PROFILE_TABLE: tuple[ProfileField, ...] = tuple(
-    ProfileField(
-        f.name, f.encode_name, f.default_factory is list, f.name != "auto_shared"
-    )
+    ProfileField(f.name, f.encode_name, f.default_factory is list, f.name != "auto_shared")
     for f in msgspec.structs.fields(SharedProfile)
 )
 """The one table of profile fields; every surface looks names up here."""

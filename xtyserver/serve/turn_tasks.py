@@ -15,7 +15,6 @@ import anyio
 
 from xtyserver import errors
 from xtyserver.errors import StoreError
-from xtyserver.memory.tokens import BudgetState
 from xtyserver.memory.types import Scope
 from xtyserver.model.client import Delta, Done
 from xtyserver.model.router import ModelRouter
@@ -75,12 +74,12 @@ class TurnTasks:
             except StoreError as exc:
                 # The store failing must not cost the player the conversation.
                 self._log.warning("store.failed", code=exc.code, effect="LoadTurnMemory")
-        budget: BudgetState = "ok"
+        spent: int | None = None
         try:  # read on its own: a failed memory read must not skip the budget
-            budget = await self._meter.state()
+            spent = await self._meter.spent_today()
         except StoreError as exc:  # an unreadable bill must not cost the player the turn
             self._log.warning("store.failed", code=exc.code, effect="ReadUsage")
-        await self._post(TurnMemoryReady(turn, memory, budget))
+        await self._post(TurnMemoryReady(turn, memory, spent))
 
     async def run_tool(self, turn: int, call_id: str, op: ToolOp) -> None:
         """Run one memory tool operation; every outcome is an answer (v1.md "Memory tools")."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import msgspec
 
 from xtyserver.memory.retrieval import MemoryBudget
+from xtyserver.memory.tokens import DailyBudget
 from xtyserver.protocol.frames import ServerInfo
 from xtyserver.protocol.limits import Limits
 from xtyserver.session.layers import LayerBudget
@@ -59,8 +60,9 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
         vision: Whether the model accepts images.
         memory: Whether long-term memory is read and written.
         extraction: Whether finished replies are handed to background extraction.
-        daily_budget: Whether a daily token budget is set: each turn then asks
-            whether it is spent before calling the model (v1.md "Token budget").
+        daily_budget: The daily token budget and its rule: when one is set each
+            turn reads what was spent today and is refused once it is spent
+            (v1.md "Token budget").
         budget: The per-turn memory budget.
         limits: The budget reported in ``server.hello`` and enforced: the rate
             buckets, the heartbeat misses and the modelContext's freshness.
@@ -78,7 +80,7 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
     vision: bool = True
     memory: bool = True
     extraction: bool = True
-    daily_budget: bool = False
+    daily_budget: DailyBudget = msgspec.field(default_factory=DailyBudget)
     budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
     limits: Limits = msgspec.field(default_factory=Limits)
     server: ServerInfo = msgspec.field(
