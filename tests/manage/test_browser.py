@@ -110,7 +110,7 @@ def drive_page(h: Harness, link: str) -> list[Path]:
             bars = css(d, f'svg.chart[data-game="{game}"] rect.bar')
             assert len(bars) == count, game
             assert all(int(b.get_attribute("height")) >= 3 for b in bars)
-        daily = {d.date for d in h.store.daily_play(0) if d.game_id == "stardew-valley"}
+        daily = {d.date for d in h.store.overview(since=0).daily if d.game_id == "stardew-valley"}
         drawn = {
             b.get_attribute("data-date")
             for b in css(d, 'svg.chart[data-game="stardew-valley"] rect.bar')

@@ -102,14 +102,6 @@ def merge(
     )
 
 
-def tombstones(conn: apsw.Connection) -> list[tuple[str, str, str, str]]:
-    """Every tombstone as ``(game_id, save_id, kind, subject)``."""
-    rows = conn.execute(
-        "SELECT game_id, save_id, kind, subject FROM memory_tombstone ORDER BY 1, 2, 4"
-    )
-    return [(g, s, k, subj) for g, s, k, subj in rows]
-
-
 def doomed_events(conn: apsw.Connection, spec: ForgetSpec) -> list[MemoryEvent]:
     """The events ``spec`` would delete, by id."""
     if spec.kind == "item" and spec.scope is not None:
