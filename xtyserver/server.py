@@ -41,6 +41,7 @@ from xtyserver.protocol.limits import FRAME_MAX_BYTES, Limits
 from xtyserver.protocol.upgrade import PATH, bearer, check_upgrade
 from xtyserver.replay.recorder import Recorder
 from xtyserver.serve.connection import Connection, RuntimeLimits
+from xtyserver.serve.image import BandHelper
 from xtyserver.serve.jobs import MemoryJobs
 from xtyserver.serve.localzone import detect_local_timezone
 from xtyserver.serve.memory_service import MemoryService
@@ -218,6 +219,7 @@ class Server:
         )
         self.port: int | None = None
         self.connections = _Gauge()
+        self.bands = BandHelper()  # its thread is a task of serve()
         self.ui = UiHttp(
             memory,
             bind_host=settings.server.host,
@@ -283,7 +285,8 @@ class Server:
             self.port = int(sock.getsockname()[1])
             self._log.info("server.listening", url=self.url)
             try:
-                async with anyio.create_task_group() as tg:  # the page's listener is ours
+                async with anyio.create_task_group() as tg:  # the page and the image thread
+                    await tg.start(self.bands.run)
                     await tg.start(self.ui.serve, srv.page_port)
                     task_status.started(self.url)
                     await anyio.sleep_forever()
@@ -345,6 +348,7 @@ class Server:
             limits=self._runtime,
             recorder=recorder,
             working=self.working,
+            bands=self.bands,
         )
         self.connections.add(1)
         self._log.info("connection.open", session=session.session_id)
