@@ -219,7 +219,12 @@ async def _serve(settings: Settings, record: Path | None, record_images: bool) -
             "model.not_configured", hint="set XTY_MODEL_BASE_URL and XTY_MODEL; chat will refuse"
         )
     async with serving(
-        settings, token=secret, clock=SystemClock(), record=record, record_images=record_images
+        settings,
+        token=secret,
+        clock=SystemClock(),
+        record=record,
+        record_images=record_images,
+        token_file=where,
     ) as server:
         settle_heap()
         print(f"listening {server.url}", flush=True)

@@ -50,7 +50,10 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Deadlines, limits and switches of one session (v1.md "Deadlines", "Rate limits").
 
     Attributes:
-        hello_timeout: Seconds an upgraded connection has to say hello.
+        hello_timeout: Seconds an upgraded connection has to say hello when its
+            upgrade carried the right ``Authorization: Bearer`` token.
+        preauth_hello_timeout: The same for a connection whose upgrade carried no
+            token (pre-auth, v1.md "Upgrade").
         heartbeat_ms: The heartbeat interval announced in ``server.hello``.
         flood_refusals: Rate-limited frames in 10 s that make a flood (close 4008).
         working: The window, the session summary and resuming after a reconnect.
@@ -71,6 +74,7 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
     """
 
     hello_timeout: float = 10.0
+    preauth_hello_timeout: float = 2.0
     heartbeat_ms: int = 5_000
     flood_refusals: int = 200
     working: WorkingSettings = msgspec.field(default_factory=WorkingSettings)
