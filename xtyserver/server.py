@@ -294,6 +294,10 @@ class Server:
             # closes a silent peer within 15 s, and each idle connection saves
             # the ping task.
             ping_interval=None,
+            # No permessage-deflate (issue 22): frames are small JSON or a base64
+            # screenshot that barely compresses, and deflating one costs the game's
+            # PC ~20 ms each way on loopback. A client that offers it gets none.
+            compression=None,
             server_header=None,
         ) as ws_server:
             sock = next(iter(ws_server.sockets))

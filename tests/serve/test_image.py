@@ -172,10 +172,50 @@ def test_check_and_prepare_downscales_4000x1000_to_1568x392() -> None:
 
 
 def test_check_and_prepare_downscales_a_tall_jpeg_on_its_longest_side() -> None:
+    # 3/8 is the largest DCT scale whose 1500 px fit the 1568 px limit (issue 22).
     data = _encode(Image.new("RGB", (1000, 4000), (200, 20, 30)), "image/jpeg")
     prepared = check_and_prepare("image/jpeg", _b64(data), LIMITS)
-    assert (prepared.width, prepared.height) == (392, 1568)
-    assert _opened(prepared).size == (392, 1568)
+    assert (prepared.width, prepared.height) == (375, 1500)
+    assert _opened(prepared).size == (375, 1500)
+
+
+@pytest.mark.parametrize(
+    ("size", "max_side", "scale"),
+    [
+        ((1920, 1080), 1568, 6),  # 1440x810
+        ((1568, 882), 1568, 8),
+        ((1569, 882), 1568, 7),  # 1373: ceil(1569*7/8)
+        ((1792, 1008), 1568, 7),  # exactly 1568
+        ((1793, 1008), 1568, 6),  # ceil(1793*7/8) = 1569 > 1568
+        ((12545, 100), 1568, None),  # even 1/8 is 1569 px
+    ],
+)
+def test_the_largest_dct_scale_that_fits_is_chosen(
+    size: tuple[int, int], max_side: int, scale: int | None
+) -> None:
+    from xtyserver.serve.image import jpeg_scale
+
+    assert jpeg_scale(*size, max_side) == scale
+
+
+@pytest.mark.parametrize(
+    ("size", "expected"),
+    [((1792, 1008), (1568, 882)), ((1793, 1008), (1345, 756)), ((2560, 1440), (1280, 720))],
+)
+def test_a_large_jpeg_is_decoded_at_its_dct_scale_with_no_resample(
+    size: tuple[int, int], expected: tuple[int, int]
+) -> None:
+    data = _encode(_noise(*size), "image/jpeg", quality=85)
+    prepared = check_and_prepare("image/jpeg", _b64(data), LIMITS)
+    assert (prepared.width, prepared.height) == expected
+    assert _opened(prepared).size == expected
+
+
+def test_a_corrupt_large_jpeg_is_refused_on_the_dct_scaled_path() -> None:
+    data = bytearray(_encode(_noise(1920, 1080), "image/jpeg", quality=85))
+    data[len(data) // 2 : len(data) // 2 + 4000] = b"\xff\x00" * 2000
+    error = _refusal("image/jpeg", _b64(bytes(data[: len(data) * 3 // 4])))
+    assert error.code == "invalid_image"
 
 
 def test_check_and_prepare_keeps_an_image_exactly_at_max_side() -> None:
@@ -479,19 +519,7 @@ def _extrema(image: Image.Image) -> list[tuple[int, int]]:
     return [extrema] if image.mode == "L" else list(extrema)  # type: ignore[list-item,arg-type]
 
 
-class CountingPool(ThreadPoolExecutor):
-    """A real one-thread pool that notes the size of each band it is given."""
-
-    def __init__(self) -> None:
-        super().__init__(max_workers=1)
-        self.sizes: list[object] = []
-
-    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
-        self.sizes.append(args[0])
-        return super().submit(fn, *args, **kwargs)
-
-
-def test_a_1920x1080_jpeg_goes_through_the_banded_resize_and_leaves_without_metadata() -> None:
+def test_a_1920x1080_jpeg_decodes_at_six_eighths_and_leaves_without_metadata() -> None:
     exif = Image.Exif()
     exif[0x010E] = CANARY
     icc = b"\x00" * 128 + b"CanaryProfile"
@@ -504,14 +532,42 @@ def test_a_1920x1080_jpeg_goes_through_the_banded_resize_and_leaves_without_meta
         icc_profile=icc,
         comment=b"CanaryNote",
     )
+    prepared = check_and_prepare("image/jpeg", _b64(data), LIMITS)
+    assert (prepared.width, prepared.height) == (1440, 810)
+    assert b"Canary" not in prepared.data and b"Exif" not in prepared.data
+    opened = _opened(prepared)
+    assert "exif" not in opened.info and "icc_profile" not in opened.info
+    assert "comment" not in opened.info
+    # Two downscalers of pure noise differ a little (a blank or shifted picture by ~50).
+    expected = Image.open(io.BytesIO(data)).convert("RGB").resize((1440, 810))
+    assert ImageStat.Stat(ImageChops.difference(opened, expected)).mean[0] < 16
+
+
+class CountingPool(ThreadPoolExecutor):
+    """A real one-thread pool that notes the size of each band it is given."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=1)
+        self.sizes: list[object] = []
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        self.sizes.append(args[0])
+        return super().submit(fn, *args, **kwargs)
+
+
+def test_a_1920x1080_png_goes_through_the_banded_resize_and_leaves_without_metadata() -> None:
+    exif = Image.Exif()
+    exif[0x010E] = CANARY
+    icc = b"\x00" * 128 + b"CanaryProfile"
+    source = _noise(1920, 1080)
+    data = _encode(source, "image/png", exif=exif.tobytes(), icc_profile=icc)
     with CountingPool() as bands:
-        prepared = check_and_prepare("image/jpeg", _b64(data), LIMITS, bands=bands)
+        prepared = check_and_prepare("image/png", _b64(data), LIMITS, bands=bands)
     assert bands.sizes == [(1568, 441)]  # the top band on the helper, the bottom here
     assert (prepared.width, prepared.height) == (1568, 882)
     assert b"Canary" not in prepared.data and b"Exif" not in prepared.data
     opened = _opened(prepared)
     assert "exif" not in opened.info and "icc_profile" not in opened.info
-    assert "comment" not in opened.info
     # The pixels are the downscaled screenshot's, not a band's or a blank image's.
     expected = Image.open(io.BytesIO(data)).convert("RGB").resize((1568, 882))
     assert ImageStat.Stat(ImageChops.difference(opened, expected)).mean[0] < 12
@@ -528,18 +584,18 @@ def test_a_failure_on_the_resize_helper_thread_is_an_image_error(
         return real(self, size, *args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Image.Image, "resize", resize)
-    data = _encode(_noise(1920, 1080), "image/jpeg", quality=80)
+    data = _encode(_noise(1920, 1080), "image/png")
     with ThreadPoolExecutor(max_workers=1) as bands, pytest.raises(ImageError) as caught:
-        check_and_prepare("image/jpeg", _b64(data), LIMITS, bands=bands)
+        check_and_prepare("image/png", _b64(data), LIMITS, bands=bands)
     assert caught.value.code == "image_too_large"
 
 
 def test_without_a_band_helper_or_after_it_stopped_a_screenshot_is_resized_in_one_call() -> None:
-    data = _encode(_noise(1920, 1080), "image/jpeg", quality=80)
-    alone = check_and_prepare("image/jpeg", _b64(data), LIMITS)
+    data = _encode(_noise(1920, 1080), "image/png")
+    alone = check_and_prepare("image/png", _b64(data), LIMITS)
     stopped = ThreadPoolExecutor(max_workers=1)
     stopped.shutdown()
-    late = check_and_prepare("image/jpeg", _b64(data), LIMITS, bands=stopped)
+    late = check_and_prepare("image/png", _b64(data), LIMITS, bands=stopped)
     assert (alone.width, alone.height) == (late.width, late.height) == (1568, 882)
     assert alone.data == late.data
 

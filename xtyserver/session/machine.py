@@ -154,7 +154,7 @@ class GameAgentSession:
         self._turns = Turns(settings)
         self._saves = SaveTracker(self._turns, summarize=settings.extraction, now=now)
         self._requests = StoreRequests(Confirmations(f"{session_id}:menu"))
-        self._tools = ToolLoop(Confirmations(session_id))
+        self._tools = ToolLoop(Confirmations(session_id), settings.texts.data_tag)
 
     # -- the one entry point ---------------------------------------------------
 
