@@ -39,9 +39,10 @@ from xtyserver.model.router import ModelRouter
 from xtyserver.model.routing import resolve
 from xtyserver.protocol.frames import ServerInfo
 from xtyserver.protocol.limits import FRAME_MAX_BYTES, Limits
-from xtyserver.protocol.upgrade import PATH, bearer, check_upgrade
+from xtyserver.protocol.upgrade import PATH, Refusal, bearer, check_headers, check_upgrade
 from xtyserver.replay.recorder import Recorder
-from xtyserver.serve.connection import Connection, RuntimeLimits
+from xtyserver.serve.connection import Connection, Peer, RuntimeLimits
+from xtyserver.serve.http_transport import HttpPeer, HttpTransport, front_connection
 from xtyserver.serve.jobs import MemoryJobs
 from xtyserver.serve.localzone import detect_local_timezone
 from xtyserver.serve.memory_service import MemoryService
@@ -215,6 +216,13 @@ class Server:
         )
         self.port: int | None = None
         self.connections = _Gauge()
+        self.http = HttpTransport(
+            self._run_http,
+            check=self._http_headers,
+            can_open=lambda: self.connections.value < settings.server.max_connections,
+            open_timeout=settings.server.open_timeout,
+            hello_wait=settings.server.hello_timeout + 1.0,
+        )
         self.ui = UiHttp(
             ManageApi(memory, clock, timezone=settings.server.default_timezone or local or "UTC"),
             bind_host=settings.server.host,
@@ -254,22 +262,28 @@ class Server:
         recovered = await self.memory.recover_open_sessions()
         if recovered:
             self._log.info("play.recovered", sessions=recovered)
-        async with websockets.serve(
-            self._connection,
-            srv.host,
-            srv.port,
-            process_request=self._process_request,
-            max_size=FRAME_MAX_BYTES,
-            max_queue=4,
-            write_limit=64 * 1024,
-            open_timeout=srv.open_timeout,
-            close_timeout=5,
-            # No keepalive pings (v1.md "Deadlines"): the heartbeat deadline
-            # closes a silent peer within 15 s, and each idle connection saves
-            # the ping task.
-            ping_interval=None,
-            server_header=None,
-        ) as ws_server:
+        async with (
+            anyio.create_task_group() as http,
+            websockets.serve(
+                self._connection,
+                srv.host,
+                srv.port,
+                process_request=self._process_request,
+                # POST /v1/http goes to the HTTP transport, the rest to websockets.
+                create_connection=front_connection(self.http.accept, srv.open_timeout),
+                max_size=FRAME_MAX_BYTES,
+                max_queue=4,
+                write_limit=64 * 1024,
+                open_timeout=srv.open_timeout,
+                close_timeout=5,
+                # No keepalive pings (v1.md "Deadlines"): the heartbeat deadline
+                # closes a silent peer within 15 s, and each idle connection saves
+                # the ping task.
+                ping_interval=None,
+                server_header=None,
+            ) as ws_server,
+        ):
+            await http.start(self.http.run)
             sock = next(iter(ws_server.sockets))
             self.port = int(sock.getsockname()[1])
             self._log.info("server.listening", url=self.url)
@@ -279,9 +293,12 @@ class Server:
             finally:
                 with anyio.CancelScope(shield=True):
                     ws_server.close(close_connections=True)
+                    self.http.close_sessions()
                     with anyio.move_on_after(5):
                         await ws_server.wait_closed()
                         await self.connections.wait_at_most(0)
+                    self.http.cancel_sessions()
+                    http.cancel_scope.cancel()
 
     async def _process_request(self, ws: ServerConnection, request: Request) -> Response | None:
         assert self.port is not None
@@ -311,6 +328,23 @@ class Server:
         ws.request.headers.clear()
         if ws.response is not None:
             ws.response.headers.clear()
+        await self._run_peer(ws, by_header=by_header)
+
+    async def _run_http(self, peer: HttpPeer) -> None:
+        await self._run_peer(peer, by_header=False, transport="http")
+
+    def _http_headers(self, headers: list[tuple[str, str]]) -> Refusal | None:
+        assert self.port is not None
+        return check_headers(
+            headers,
+            bind_host=self.settings.server.host,
+            port=self.port,
+            allowed_origins=self.settings.server.allowed_origins,
+            token=self._token,
+        )
+
+    async def _run_peer(self, ws: Peer, *, by_header: bool, transport: str = "ws") -> None:
+        """One session over a WebSocket or an HTTP transport session, until it closes."""
         session = GameAgentSession(
             session_id=secrets.token_hex(8),
             settings=self._session_settings,
@@ -338,7 +372,7 @@ class Server:
             working=self.working,
         )
         self.connections.add(1)
-        self._log.info("connection.open", session=session.session_id)
+        self._log.info("connection.open", session=session.session_id, transport=transport)
         try:
             await connection.run()
         finally:
@@ -347,7 +381,7 @@ class Server:
                 "connection.close",
                 session=session.session_id,
                 code=ws.close_code,
-                reason=ws.close_reason or "",
+                reason=getattr(ws, "close_reason", None) or "",
             )
 
 
