@@ -1,4 +1,7 @@
-"""The C# reference adapter (adapters/csharp/), compiled with Mono, against a real server.
+"""The reference adapters against a real `xtyserver serve` and the scripted model.
+
+The C# one (adapters/csharp/) compiled with Mono's mcs and run with mono over WebSocket; the
+DST one (adapters/dst/) run with lua5.1 over POST /v1/http through a QueryServer shim.
 
 Also: the adapters' copies of the projection rules equal xtyserver/adapter/projection.json,
 and their projection and saveId agree with the Python ones.
@@ -151,3 +154,94 @@ def test_csharp_wrong_token_is_a_clear_refusal(example_exe: Path, tmp_path: Path
         server.stop()
     assert result.returncode == 1
     assert "refused by the server: unauthorized" in result.stdout
+
+
+# -- the DST adapter (adapters/dst/), run with lua5.1 ---------------------------------------
+
+DST = ROOT / "adapters" / "dst"
+SHIM = DST / "test" / "shim.lua"
+NO_LUA = shutil.which("lua5.1") is None
+needs_lua = pytest.mark.skipif(NO_LUA, reason="needs Lua 5.1 (apt-get install lua5.1)")
+
+
+def lua(*args: str) -> str:
+    result = subprocess.run(["lua5.1", *args], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+@needs_lua
+def test_lua_save_id_is_the_python_one() -> None:
+    args = [f"{k}={v}" for k, v in FEATURES.items()]
+    assert lua(str(SHIM), "saveid", SALT, *args).strip() == VECTOR
+
+
+@needs_lua
+def test_lua_sha256_and_hmac_match_the_standard_vectors() -> None:
+    code = (
+        f'package.path = "{DST}/scripts/?.lua;" .. package.path\n'
+        'local s = require("xty.sha256")\n'
+        'print(s.hex(s.sha256("")))\n'
+        'print(s.hex(s.sha256(string.rep("a", 1000))))\n'
+        'print(s.hex(s.hmac_sha256(string.rep("k", 100), "The quick brown fox")))\n'
+    )
+    import hashlib
+    import hmac
+
+    lines = lua("-e", code).split()
+    assert lines == [
+        hashlib.sha256(b"").hexdigest(),
+        hashlib.sha256(b"a" * 1000).hexdigest(),
+        hmac.new(b"k" * 100, b"The quick brown fox", hashlib.sha256).hexdigest(),
+    ]
+
+
+@needs_lua
+def test_lua_writes_json_as_dst_does() -> None:
+    code = (
+        f'package.path = "{DST}/scripts/?.lua;" .. package.path\n'
+        'local j = require("xty.json")\n'
+        'print(j.encode({frames = {}, name = "Wilson\'s"}, true))\n'
+    )
+    assert lua("-e", code).strip() == '{"frames":{},"name":"Wilson\\\'s"}'
+
+
+@needs_lua
+def test_lua_projection_is_the_python_one(tmp_path: Path) -> None:
+    cases = [(game, question) for game, question, *_ in TABLE[1::3]] + [
+        ("oxygen-not-included", "你好")
+    ]
+    for game, question in cases:
+        path = tmp_path / "observation.json"
+        path.write_text(json.dumps(OBSERVATIONS[game], ensure_ascii=False), encoding="utf-8")
+        got = json.loads(lua(str(SHIM), "project", str(path), question, game))
+        assert got == project(OBSERVATIONS[game], question, game), (game, question)
+
+
+@needs_lua
+@pytest.mark.anyio
+async def test_lua_example_runs_a_session_over_http_against_xtyserver_serve(tmp_path: Path) -> None:
+    async with FakeModelServer() as fake:
+        fake.enqueue(Reply(chunks=["猎犬", "在", "附近！"], chunk_delay=0.4, match="危险"))
+        server = ServerProcess(
+            tmp_path / "data", XTY_MODEL_BASE_URL=fake.base_url, XTY_MODEL="fake-vl"
+        )
+        http_url = server.url.replace("ws://", "http://") + "/http"
+        try:
+            with anyio.fail_after(120):
+                result = await anyio.run_process(
+                    ["lua5.1", str(SHIM), "run", http_url, TOKEN], check=False
+                )
+        finally:
+            server.stop()
+    out = result.stdout.decode()
+    assert result.returncode == 0, out + result.stderr.decode()
+    assert "<- server.hello heartbeatMs 5000" in out
+    assert "<- stats.result 1 save(s)" in out
+    assert "topics danger" in out
+    assert out.count("<- chat.delta ") == 3
+    assert "<- chat.done context fresh: 猎犬在附近！" in out
+    turn = next(r for r in fake.chat_requests if "附近危险吗" in r.body.decode())
+    prompt = turn.body.decode()
+    # The \' DST writes reached the model as a plain quote; the danger projection kept the monsters.
+    assert "Wilson's Spear" in prompt and "Spider" in prompt and "Berry Bush" not in prompt
