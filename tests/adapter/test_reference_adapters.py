@@ -218,7 +218,17 @@ def test_lua_projection_is_the_python_one(tmp_path: Path) -> None:
         assert got == project(OBSERVATIONS[game], question, game), (game, question)
 
 
+def _luasocket() -> bool:
+    if NO_LUA:
+        return False
+    probe = subprocess.run(["lua5.1", "-e", 'require("socket.http")'], capture_output=True)
+    return probe.returncode == 0
+
+
 @needs_lua
+@pytest.mark.skipif(
+    not _luasocket(), reason="the shim's QueryServer needs LuaSocket (apt-get install lua-socket)"
+)
 @pytest.mark.anyio
 async def test_lua_example_runs_a_session_over_http_against_xtyserver_serve(tmp_path: Path) -> None:
     async with FakeModelServer() as fake:
