@@ -59,8 +59,15 @@ class HttpPeer:
     and reads ``close_code``; ``transport.abort()`` drops it (a slow consumer).
     """
 
-    def __init__(self, handle: str, *, outbox_frames: int = OUTBOX_FRAMES) -> None:
+    def __init__(
+        self,
+        handle: str,
+        *,
+        remote: tuple[str, int] | None = None,
+        outbox_frames: int = OUTBOX_FRAMES,
+    ) -> None:
         self.handle = handle
+        self.remote_address = remote
         self.transport = self
         self.close_code: int | None = None
         self.close_reason: str | None = None
@@ -148,7 +155,7 @@ class HttpTransport:
         run_peer: Runs one session over a peer until it closes (the server's, shared
             with the WebSocket).
         check: The header checks of the upgrade guard (Host, Origin, token).
-        can_open: Whether another session may open now (the connection cap).
+        punish: Awaited with the remote address before a wrong-token answer (the guess delay).
         open_timeout: Seconds a request's head and body may take to arrive.
         hello_wait: Seconds the first call waits for ``server.hello`` (or its refusal).
     """
@@ -158,13 +165,13 @@ class HttpTransport:
         run_peer: Callable[[HttpPeer], Awaitable[None]],
         *,
         check: Callable[[list[tuple[str, str]]], Refusal | None],
-        can_open: Callable[[], bool],
+        punish: Callable[[str], Awaitable[None]],
         open_timeout: float,
         hello_wait: float,
     ) -> None:
         self._run_peer = run_peer
         self._check = check
-        self._can_open = can_open
+        self._punish = punish
         self.open_timeout = open_timeout
         self._hello_wait = hello_wait
         self._sessions: dict[str, HttpPeer] = {}
@@ -217,7 +224,12 @@ class HttpTransport:
     # -- one call -------------------------------------------------------------------------------
 
     async def handle(
-        self, method: str, target: str, headers: list[tuple[str, str]], body: bytes
+        self,
+        method: str,
+        target: str,
+        headers: list[tuple[str, str]],
+        body: bytes,
+        remote: tuple[str, int] | None = None,
     ) -> tuple[int, bytes, str]:
         """Answer one request: (status, body, content type)."""
         if target.split("?", 1)[0] != HTTP_PATH:
@@ -226,6 +238,8 @@ class HttpTransport:
             return 405, b"use POST\n", _TEXT
         refusal = self._check(headers)
         if refusal is not None:
+            if refusal.status == 401:
+                await self._punish(remote[0] if remote else "?")
             self._log.info("http.refused", status=refusal.status, reason=refusal.reason)
             return refusal.status, refusal.reason.encode() + b"\n", _TEXT
         try:
@@ -235,9 +249,9 @@ class HttpTransport:
             return 400, _error(exc.code, exc.message, list(exc.fields)), _JSON
         wait = call.wait_ms / 1000
         if call.session is None:
-            if not self._can_open():
-                return 503, b"too many connections\n", _TEXT
-            peer = HttpPeer(secrets.token_urlsafe(24))
+            # A new session is a tokenless connection: it waits in the server's
+            # pre-auth pool until its hello proves the token (v1.md "Upgrade").
+            peer = HttpPeer(secrets.token_urlsafe(24), remote=remote)
             self._sessions[peer.handle] = peer
             self.spawn(self._session, peer)
             if call.frames:  # the first answer holds server.hello or the refusal
@@ -334,11 +348,13 @@ class _HttpProtocol(asyncio.Protocol):
         assert request is not None
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers]
         with self._scope:
+            peer = self._transport.get_extra_info("peername")
             status, body, kind = await self._owner.handle(
                 request.method.decode("ascii", "replace"),
                 request.target.decode("ascii", "replace"),
                 headers,
                 bytes(self._body),
+                tuple(peer[:2]) if isinstance(peer, tuple) else None,
             )
             self._answer(status, body, kind)
 
