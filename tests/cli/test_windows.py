@@ -63,6 +63,8 @@ class Serve:
         assert self.lines[0].startswith("listening ws://127.0.0.1:"), self.lines
         self.url = self.lines[0].removeprefix("listening ")
         self.port = int(self.url.rsplit(":", 1)[1].split("/")[0])
+        page = self.lines[2].removeprefix("memory page: ")
+        self.ui_port = int(page.split("/ui/", 1)[0].rsplit(":", 1)[1])
 
     def stop(self, sig: int = signal.SIGINT) -> str:
         """Send ``sig``; return the rest of stdout once the process ended (exit code checked)."""
@@ -146,7 +148,7 @@ def test_a_second_serve_on_the_same_data_folder_leaves_the_running_one_and_its_m
         assert lines[0] == (
             f"xtyserver is already running on this data folder (pid {first.proc.pid},"
             f" {first.url}): the memory page of the running one:"
-            f" http://127.0.0.1:{first.port}/ui/#token={launch_key(TOKEN)}"
+            f" http://127.0.0.1:{first.ui_port}/ui/#token={launch_key(TOKEN)}"
         )
         assert "Traceback" not in done.stderr and done.stdout == ""
 
@@ -161,11 +163,11 @@ def test_a_second_serve_on_the_same_data_folder_leaves_the_running_one_and_its_m
 def test_a_busy_port_prints_one_line_and_exits_1(tmp_path: Path) -> None:
     with serving(tmp_path / "a") as first:
         other = tmp_path / "b"
-        done = second_serve(other, "--port", str(first.port))
+        done = second_serve(other, "--port", str(first.port), "--ui-port", str(first.ui_port))
         assert done.returncode == 1
         assert done.stderr.splitlines() == [
             f"port {first.port} is in use: is xtyserver already running? the memory page of"
-            f" the running one: http://127.0.0.1:{first.port}/ui/#token={launch_key(TOKEN)}"
+            f" the running one: http://127.0.0.1:{first.ui_port}/ui/#token={launch_key(TOKEN)}"
         ]
         assert not (other / "profiles").exists()  # no store was opened
         assert not (other / "server.json").exists()
@@ -211,6 +213,8 @@ def test_server_json_tells_a_mod_where_the_server_is_and_goes_at_shutdown(
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
         info = json.loads(path.read_text(encoding="utf-8"))
         assert info["url"] == server.url and info["port"] == server.port
+        assert info["uiPort"] == server.ui_port
+        assert info["pageUrl"] == f"http://127.0.0.1:{server.ui_port}/ui/"
         assert info["pid"] == server.proc.pid
         assert info["tokenFile"] == str(data / "token")
         assert "127.0.0.1" in info["addresses"]
@@ -229,7 +233,7 @@ def test_server_json_tells_a_mod_where_the_server_is_and_goes_at_shutdown(
             env=env_for(data),
             timeout=30,
         )
-        assert printed.stdout.strip().startswith(f"http://127.0.0.1:{server.port}/ui/#token=")
+        assert printed.stdout.strip().startswith(f"http://127.0.0.1:{server.ui_port}/ui/#token=")
         server.stop()
         assert not path.exists()
 
@@ -310,7 +314,7 @@ def test_xtyserver_alone_serves_and_opens_the_page_once_then_a_second_start_open
     first = Serve(data, "--config", str(config), **env)
     try:
         link = first.lines[2].removeprefix("memory page: ")
-        assert link == f"http://127.0.0.1:{first.port}/ui/#token={launch_key(TOKEN)}"
+        assert link == f"http://127.0.0.1:{first.ui_port}/ui/#token={launch_key(TOKEN)}"
         assert first.proc.stdout is not None
         assert first.proc.stdout.readline().strip() == (
             "opened the memory page in the default browser"
@@ -329,7 +333,7 @@ def test_xtyserver_alone_serves_and_opens_the_page_once_then_a_second_start_open
         assert again.returncode == 0, again.stderr
         assert f"already running (pid {first.proc.pid})" in again.stdout
         assert opened.read_text(encoding="utf-8").splitlines()[-1].endswith(
-            f":{first.port}/ui/#token={launch_key(TOKEN)}"
+            f":{first.ui_port}/ui/#token={launch_key(TOKEN)}"
         )
         assert first.proc.poll() is None
     finally:

@@ -52,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common(serve)
     serve.add_argument("--host", help="bind address (default 127.0.0.1, which adds [::1])")
     serve.add_argument("--port", type=int, help="port (default 8765; 0 picks a free one)")
+    serve.add_argument(
+        "--ui-port", type=int, help="the memory page's port (default: --port + 1; 0: a free one)"
+    )
     serve.add_argument("--log-json", action="store_true", help="JSON log lines even on a tty")
     serve.add_argument("--record", type=Path, metavar="DIR", help="record each connection here")
     serve.add_argument(
@@ -91,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(ui)
     ui.add_argument("--host", help="the server's address (default: from the configuration)")
     ui.add_argument("--port", type=int, help="the server's port (default: from the configuration)")
+    ui.add_argument("--ui-port", type=int, help="the page's port (default: the server's + 1)")
     ui.add_argument("--print", action="store_true", help="print the link instead of opening it")
 
     mcp = sub.add_parser("mcp", help="the memory tools for an assistant, as an MCP server on stdio")
@@ -147,6 +151,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "profile": getattr(args, "profile", None),
         "server.host": getattr(args, "host", None),
         "server.port": getattr(args, "port", None),
+        "server.ui_port": getattr(args, "ui_port", None),
     }
     return load_settings(getattr(args, "config", None), overrides=overrides)
 
@@ -165,6 +170,7 @@ def _serve_settings(args: argparse.Namespace) -> Settings:
         "profile": args.profile,
         "server.host": args.host,
         "server.port": args.port,
+        "server.ui_port": args.ui_port,
     }
     return _server_settings(args.config, overrides)
 
@@ -218,7 +224,8 @@ def _dispatch(args: argparse.Namespace) -> int:
                 update_baseline=args.update_baseline,
             )
         case "ui":
-            return _ui(_running_port(_settings(args), given=args.port), print_only=args.print)
+            given = args.port if args.ui_port is None else args.ui_port
+            return _ui(_running_port(_settings(args), given=given), print_only=args.print)
         case "mcp":
             from xtyserver.manage.mcp import run_mcp
 
@@ -317,13 +324,13 @@ async def _serve(
 
 
 def _running_port(settings: Settings, *, given: int | None) -> Settings:
-    """The running server's port from its ``server.json``, unless ``--port`` was given."""
+    """The running server's ports from its ``server.json``, unless a port was given."""
     from xtyserver.serve.instance import read_server_file
 
     running = None if given is not None else read_server_file(settings.data_path)
     if running is None:
         return settings
-    server = msgspec.structs.replace(settings.server, port=running.port)
+    server = msgspec.structs.replace(settings.server, port=running.port, ui_port=running.ui_port)
     return msgspec.structs.replace(settings, server=server)
 
 
@@ -355,7 +362,7 @@ def _ui(settings: Settings, *, print_only: bool) -> int:
     from xtyserver.manage.access import launch_key, open_link
 
     secret, _ = tokens.load_or_create(settings.data_path, env_token=settings.token)
-    link = open_link(settings.server.host, settings.server.port, launch_key(secret))
+    link = open_link(settings.server.host, settings.server.page_port, launch_key(secret))
     if print_only or not webbrowser.open(link):
         print(link, flush=True)
         return 0 if print_only else 1

@@ -52,6 +52,9 @@ class ServerFile(msgspec.Struct, rename="camel", frozen=True):
     url: str
     port: int
     addresses: tuple[str, ...]
+    # The memory page's own listener (README "Memory page"); its link needs the launch key.
+    ui_port: int
+    page_url: str
     token_file: str | None
     pid: int
     started_at: str
