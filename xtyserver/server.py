@@ -11,12 +11,14 @@ the server through it.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import secrets
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -209,6 +211,7 @@ class Server:
         self._failed = FailedTokens(gate)
         self._preauth: dict[object, Peer] = {}
         self._log = log.get("xtyserver.server")
+        self._accept_logged = -1.0
         local = detect_local_timezone()
         if local is None and not settings.server.default_timezone:
             self._log.warning("timezone.unknown", hint="set server.default_timezone")
@@ -289,6 +292,34 @@ class Server:
         self, *, task_status: anyio.abc.TaskStatus[str] = anyio.TASK_STATUS_IGNORED
     ) -> None:
         """Listen until cancelled; ``task_status.started`` gets the URL."""
+        loop = asyncio.get_running_loop()
+        previous = loop.get_exception_handler()
+        loop.set_exception_handler(self._loop_exception)
+        try:
+            await self._serve(task_status)
+        finally:
+            loop.set_exception_handler(previous)
+
+    def _loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """asyncio's report of an accept error, once per second at most (issue 17 §6).
+
+        Out of file descriptors, asyncio's accept loop reports every failed try
+        (about a hundred a second, each with a traceback); one line a second says
+        the same. Everything else goes to asyncio's default handler.
+        """
+        if context.get("message") == "socket.accept() out of system resource":
+            now = anyio.current_time()
+            if now - self._accept_logged >= 1.0:
+                self._accept_logged = now
+                error = context.get("exception")
+                self._log.warning(
+                    "server.accept_failed",
+                    error=getattr(error, "strerror", None) or type(error).__name__,
+                )
+            return
+        loop.default_exception_handler(context)
+
+    async def _serve(self, task_status: anyio.abc.TaskStatus[str]) -> None:
         srv = self.settings.server
         recovered = await self.memory.recover_open_sessions()
         if recovered:
