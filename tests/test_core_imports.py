@@ -35,6 +35,7 @@ CORE = [
     "xtyserver.protocol.replies",
     "xtyserver.protocol.images",
     "xtyserver.memory.retrieval",
+    "xtyserver.memory.glossary",
     "xtyserver.memory.compaction",
     "xtyserver.upgrade",
     "xtyserver.ui_access",

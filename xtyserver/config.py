@@ -74,6 +74,8 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     job_queue: int = 64
     # Seconds a shutdown waits for queued extraction/summary jobs.
     drain_timeout: float = 10.0
+    # The game glossary (README "Game glossary"): packaged entries plus <data_dir>/glossary/*.toml.
+    glossary: bool = True
     budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
 
 

@@ -31,6 +31,8 @@ from xtyserver.errors import UsageError
 from xtyserver.localzone import detect_local_timezone
 from xtyserver.manage_api import ManageApi
 from xtyserver.memory.accounting import timezone_known
+from xtyserver.memory.glossary import Glossary
+from xtyserver.memory.glossary.files import load_glossary
 from xtyserver.memory.jobs import MemoryJobs
 from xtyserver.memory.meter import TokenMeter
 from xtyserver.memory.service import MemoryService
@@ -370,6 +372,8 @@ async def serving(
     and the store close. ``env`` is where the routed models' keys are read
     (``[models.*] api_key_env``); None: the process environment.
     """
+    # Validated before anything opens: a bad glossary file stops the start.
+    glossary = load_glossary(settings.data_path) if settings.memory.glossary else Glossary()
     store = MemoryStore.open_profile(
         settings.data_path,
         settings.profile,
@@ -379,7 +383,10 @@ async def serving(
     routing = resolve(settings.model, settings.models, os.environ if env is None else env)
     model = ModelRouter(routing)
     memory = MemoryService(
-        store, enabled=settings.memory.enabled, soft_cap=settings.memory.soft_cap
+        store,
+        enabled=settings.memory.enabled,
+        soft_cap=settings.memory.soft_cap,
+        glossary=glossary,
     )
     meter = TokenMeter(
         memory,

@@ -22,6 +22,7 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -103,12 +104,18 @@ async def _ask_save(
     return turns
 
 
-async def run_set(evalset: EvalSet, *, data_dir: Path | None = None) -> tuple[Loaded, list[Turn]]:
+async def run_set(
+    evalset: EvalSet,
+    *,
+    data_dir: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> tuple[Loaded, list[Turn]]:
     """Load the set into a fresh store and ask every question through the server.
 
     Args:
         evalset: The set.
         data_dir: Folder for the store (default: a temporary one, removed afterwards).
+        overrides: More settings (dotted keys), e.g. ``{"memory.glossary": False}``.
     """
     with tempfile.TemporaryDirectory(prefix="xty-eval-") as tmp:
         folder = data_dir or Path(tmp)
@@ -125,6 +132,7 @@ async def run_set(evalset: EvalSet, *, data_dir: Path | None = None) -> tuple[Lo
                     "memory.extraction": False,
                     "model.base_url": fake.base_url,
                     "model.model": "scripted-eval",
+                    **(overrides or {}),
                 },
             )
             with MemoryStore.open_profile(

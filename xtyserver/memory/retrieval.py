@@ -41,6 +41,7 @@ from collections.abc import Iterable, Sequence
 import msgspec
 
 from xtyserver.errors import UsageError
+from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
 from xtyserver.memory.tokenize import approx_tokens, tokenize
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
 
@@ -73,6 +74,8 @@ class MemoryBudget(msgspec.Struct, frozen=True):
     w_recency: float = 0.5
     w_importance: float = 0.5
     recency_decay: float = 0.995
+    min_relevance: float = 0.0
+    context_weight: float = 1.0
 
 
 class SaveIndex:
@@ -81,6 +84,10 @@ class SaveIndex:
     Args:
         scope: The save this index serves; events of any other scope are refused.
         events: Initial events (``MemoryStore.load_scope(scope)``).
+        glossary: The glossary of the save's game: the entities a memory names
+            are indexed as terms (``@abigail``) beside its words, and the
+            entities a query names are searched for, so ``Abigail``,
+            ``阿比盖尔`` and ``紫发女孩`` meet. None: words alone.
         k1: BM25 term-frequency saturation.
         b: BM25 length normalization.
     """
@@ -90,10 +97,12 @@ class SaveIndex:
         scope: Scope,
         events: Iterable[MemoryEvent] = (),
         *,
+        glossary: GameGlossary | None = None,
         k1: float = 1.2,
         b: float = 0.75,
     ) -> None:
         self.scope = scope
+        self.glossary = glossary or EMPTY_GAME
         self.k1 = k1
         self.b = b
         self._events: dict[int, MemoryEvent] = {}
@@ -123,7 +132,10 @@ class SaveIndex:
         if event.game_id != self.scope.game_id or event.save_id != self.scope.save_id:
             raise UsageError("event of another scope offered to a SaveIndex")
         self.remove(event.id)
-        tf = Counter(tokenize(f"{event.subject} {event.summary}"))
+        words = tokenize(f"{event.subject} {event.summary}")
+        tf = Counter(words)
+        if self.glossary.entries:
+            tf.update(TERM_PREFIX + key for key in self.glossary.entities(words))
         self._events[event.id] = event
         self._tf[event.id] = tf
         self._len[event.id] = sum(tf.values())
@@ -150,19 +162,35 @@ class SaveIndex:
             if ev is not None and ev.last_used_at < now:
                 self._events[i] = msgspec.structs.replace(ev, last_used_at=now)
 
-    def scores(self, text: str) -> dict[int, float]:
-        """BM25 score of every event matching ``text`` (events scoring 0 are absent)."""
+    def query_terms(self, text: str) -> set[str]:
+        """The terms ``text`` is searched by: its words and the glossary entities it names."""
+        words = tokenize(text)
+        terms = set(words)
+        if self.glossary.entries:
+            terms.update(TERM_PREFIX + key for key in self.glossary.entities(words))
+        return terms
+
+    def scores(
+        self, text: str, context: str = "", *, context_weight: float = 1.0
+    ) -> dict[int, float]:
+        """BM25 score of every event matching ``text`` (events scoring 0 are absent).
+
+        Terms found only in ``context`` (the game's names, not the player's
+        words) count ``context_weight`` times.
+        """
         n_docs = len(self._events)
         if not n_docs:
             return {}
         avg_len = self._total_len / n_docs or 1.0
+        weights = dict.fromkeys(self.query_terms(context), context_weight) if context else {}
+        weights.update(dict.fromkeys(self.query_terms(text), 1.0))
         out: dict[int, float] = {}
-        for term in set(tokenize(text)):
+        for term, weight in weights.items():
             posting = self._postings.get(term)
             if not posting:
                 continue
             df = len(posting)
-            idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+            idf = weight * math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
             for doc_id, tf in posting.items():
                 dl = self._len[doc_id]
                 denom = tf + self.k1 * (1.0 - self.b + self.b * dl / avg_len)
@@ -297,9 +325,11 @@ def select_memories(
     budget = budget or MemoryBudget()
     lines = tuple(profile_lines(profile, budget.profile_tokens)) if profile else ()
     eligible = [ev for ev in index.events() if is_eligible(ev, current_day)]
-    query = " ".join((query_text, *focus_terms))
-    raw = index.scores(query)
+    raw = index.scores(
+        query_text, " ".join(focus_terms), context_weight=budget.context_weight
+    )
     top = max((raw.get(ev.id, 0.0) for ev in eligible), default=0.0)
+    floor = budget.min_relevance * top
 
     def recency(ev: MemoryEvent) -> float:
         hours = max(0.0, now - max(ev.last_used_at, ev.updated_at)) / 3600.0
@@ -320,7 +350,11 @@ def select_memories(
     )[: max(0, budget.goals)]
     taken = {ev.id for ev in goals}
     relevant = sorted(
-        (ev for ev in eligible if ev.id not in taken and raw.get(ev.id, 0.0) > 0.0),
+        (
+            ev
+            for ev in eligible
+            if ev.id not in taken and raw.get(ev.id, 0.0) > max(0.0, floor)
+        ),
         key=lambda ev: (-scored[ev.id], ev.id),
     )[: max(0, budget.relevant)]
     taken.update(ev.id for ev in relevant)

@@ -31,6 +31,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from xtyserver import log
 from xtyserver.errors import StoreError
+from xtyserver.memory.glossary import Glossary
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.store import MemoryStore
@@ -102,9 +103,17 @@ class MemoryService:
         soft_cap: Events per save past which ended, unimportant ones are merged.
     """
 
-    def __init__(self, store: MemoryStore, *, enabled: bool = True, soft_cap: int = 300) -> None:
+    def __init__(
+        self,
+        store: MemoryStore,
+        *,
+        enabled: bool = True,
+        soft_cap: int = 300,
+        glossary: Glossary | None = None,
+    ) -> None:
         self.store = store
         self.enabled = enabled
+        self.glossary = glossary or Glossary()
         self._soft_cap = soft_cap
         self._log = log.get("xtyserver.memory")
         self._writer = anyio.CapacityLimiter(1)
@@ -202,7 +211,8 @@ class MemoryService:
 
     def _build_index(self, save: Scope) -> SaveIndex:
         # On a worker thread: tokenizing a 300-event save takes ~20 ms.
-        return SaveIndex(save, self.store.load_scope(save))
+        glossary = self.glossary.for_game(save.game_id)
+        return SaveIndex(save, self.store.load_scope(save), glossary=glossary)
 
     async def profile(self) -> SharedProfile:
         """The shared profile (cached; every change made through the service refreshes it)."""
