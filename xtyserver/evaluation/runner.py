@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -39,6 +39,7 @@ from xtyserver.testing import FakeModelServer
 
 TOKEN = "eval-token-not-a-secret-0123456789abcdef"
 TURN_TIMEOUT = 30.0
+CHAT_MODEL = "scripted-eval"
 
 
 def load_store(evalset: EvalSet, store: MemoryStore) -> Loaded:
@@ -88,7 +89,11 @@ async def _ask_save(
             with anyio.fail_after(TURN_TIMEOUT):
                 outcome = await reply.result()
             done = time.perf_counter()
-            requests = fake.chat_requests[before:]
+            # Only the turn's own call: a working-memory fold (past the window)
+            # goes to the background model.
+            requests = [
+                r for r in fake.chat_requests[before:] if r.json.get("model") == CHAT_MODEL
+            ]
             error = None if isinstance(outcome, ChatDone) else f"{outcome.code}: {outcome.message}"
             if error is None and len(requests) != 1:
                 error = f"{len(requests)} model requests for one turn"
@@ -131,7 +136,8 @@ async def run_set(
                     "server.frame_burst": 100_000,
                     "memory.extraction": False,
                     "model.base_url": fake.base_url,
-                    "model.model": "scripted-eval",
+                    "model.model": CHAT_MODEL,
+                    "model.extraction_model": "scripted-background",
                     **(overrides or {}),
                 },
             )

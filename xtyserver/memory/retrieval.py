@@ -22,6 +22,16 @@ of its recency, for a week 0.43). Relevance weighs double so that what the
 player just said wins over what merely happened lately. "Used" is the later
 of the last-used and last-updated times.
 
+With a game glossary (:mod:`xtyserver.memory.glossary`) the index also holds
+the entities each memory names (``@abigail``) and a query searches for the
+entities it names, so names meet across languages, ids and aliases. The
+player's words count fully; terms found only in the modelContext names (focus,
+nearby, location) count ``context_weight`` (0.3), so what the player says
+outranks what merely stands nearby. An event enters the relevant section only
+when its BM25 score reaches ``min_relevance`` (0.6) of the best one: a better
+match does not drag weak ones in with it (issue 21: better recall must not come
+from injecting more).
+
 Sections, in priority order (higher survives the character cut):
 profile lines (about 300 tokens) > active goals (2) > relevant events (4,
 for the player's text + focus + nearby names) > recent and important (2). No
@@ -74,8 +84,8 @@ class MemoryBudget(msgspec.Struct, frozen=True):
     w_recency: float = 0.5
     w_importance: float = 0.5
     recency_decay: float = 0.995
-    min_relevance: float = 0.0
-    context_weight: float = 1.0
+    min_relevance: float = 0.6
+    context_weight: float = 0.3
 
 
 class SaveIndex:
