@@ -223,6 +223,25 @@ class SaveIndex:
         return out
 
 
+    def explain(
+        self, event: MemoryEvent, text: str, context: str = ""
+    ) -> tuple[str, ...]:
+        """How ``event`` matched a query: ``words``, ``glossary`` (entity terms), or ().
+
+        Recomputed from the event's text, so the index keeps nothing extra; a
+        turn asks it only for the few events it injects.
+        """
+        words = tokenize(f"{event.subject} {event.summary}")
+        entities = {TERM_PREFIX + k for k in self.glossary.entities(words)}
+        asked = self.query_terms(text) | (self.query_terms(context) if context else set())
+        via: list[str] = []
+        if asked.intersection(words):
+            via.append("words")
+        if asked & entities:
+            via.append("glossary")
+        return tuple(via)
+
+
 def is_eligible(event: MemoryEvent, current_day: int | None) -> bool:
     """False for an event formed on an in-game day the loaded save has not reached."""
     return current_day is None or event.day is None or event.day <= current_day
@@ -273,6 +292,9 @@ class MemorySelection(msgspec.Struct, frozen=True):
     recent: tuple[MemoryEvent, ...] = ()
     # (id, score) of every injected event, for the injection log.
     scores: tuple[tuple[int, float], ...] = ()
+    # (id, how it matched the query: "words", "glossary", "keys" joined by "+",
+    # or "" for an event chosen without a match), for the injection log.
+    via: tuple[tuple[int, str], ...] = ()
 
     @property
     def used_ids(self) -> list[int]:
@@ -382,4 +404,9 @@ def select_memories(
     )
     cut = _cut(selection, budget.total_chars)
     kept = tuple((i, scored[i]) for i in cut.used_ids)
-    return msgspec.structs.replace(cut, scores=kept)
+    context = " ".join(focus_terms)
+    via = tuple(
+        (ev.id, "+".join(index.explain(ev, query_text, context)) if ev.id in raw else "")
+        for ev in (*cut.goals, *cut.relevant, *cut.recent)
+    )
+    return msgspec.structs.replace(cut, scores=kept, via=via)
