@@ -1,6 +1,7 @@
 """``xtyserver mcp``: the memory tools for a general assistant, over MCP on stdio.
 
-The same three tools as in-game chat: ``xiaotangyuan_memory_view``,
+The three management tools of in-game chat (the search tool needs a current
+save, so it stays in-game): ``xiaotangyuan_memory_view``,
 ``xiaotangyuan_memory_correct_shared`` and ``xiaotangyuan_memory_forget`` (two
 steps: a preview with a confirmation token, then the confirmation). Built on
 the ``mcp`` package's ``MCPServer``; every operation goes through

@@ -410,3 +410,39 @@ def select_memories(
         for ev in (*cut.goals, *cut.relevant, *cut.recent)
     )
     return msgspec.structs.replace(cut, scores=kept, via=via)
+
+
+class SearchResult(msgspec.Struct, frozen=True):
+    """What the memory search tool found: events of the current save, profile lines."""
+
+    events: tuple[MemoryEvent, ...] = ()
+    profile: tuple[str, ...] = ()
+
+
+def search_memories(
+    profile: SharedProfile | None,
+    index: SaveIndex,
+    query: str,
+    *,
+    kind: str | None = None,
+    current_day: int | None = None,
+    limit: int = 5,
+) -> SearchResult:
+    """The best matches for ``query`` in ONE save's index and the shared profile.
+
+    Events rank by BM25 (words and glossary entities, as a turn's retrieval);
+    ``kind`` keeps one kind of event only. Profile lines match when they share a
+    term with the query. At most ``limit`` results in all, events first.
+    """
+    terms = index.query_terms(query)
+    ranked = [
+        ev
+        for ev in index.search(query, current_day=current_day, limit=len(index) or 1)
+        if kind is None or ev.kind == kind
+    ][:limit]
+    lines: list[str] = []
+    if profile is not None and len(ranked) < limit:
+        for line in profile_lines(profile, 10_000):
+            if terms & index.query_terms(line.split("：", 1)[-1]):
+                lines.append(line)
+    return SearchResult(tuple(ranked), tuple(lines[: limit - len(ranked)]))
