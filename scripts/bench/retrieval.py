@@ -32,11 +32,11 @@ from recall_cases import CASES  # type: ignore[import-not-found,unused-ignore]  
 
 from xtyserver.clock import ManualClock  # noqa: E402
 from xtyserver.memory.export import ExportDocument  # noqa: E402
-from xtyserver.memory.glossary.files import load_glossary  # noqa: E402
 from xtyserver.memory.retrieval import SaveIndex, select_memories  # noqa: E402
-from xtyserver.memory.store import MemoryStore  # noqa: E402
+from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 from xtyserver.memory.tokenize import token_spans, tokenize  # noqa: E402
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile  # noqa: E402
+from xtyserver.serve.glossary import load_glossary  # noqa: E402
 
 NOW = 1_790_000_000.0
 GAMES = ("stardew-valley", "dont-starve-together", "oxygen-not-included")

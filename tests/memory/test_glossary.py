@@ -12,9 +12,9 @@ from xtyserver.memory.glossary import (
     GlossaryError,
     parse_documents,
 )
-from xtyserver.memory.glossary.files import load_glossary
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.types import MemoryEvent, Scope
+from xtyserver.serve.glossary import load_glossary
 
 GLOSSARY = load_glossary(None)
 SV, DST, ONI = "stardew-valley", "dont-starve-together", "oxygen-not-included"

@@ -17,7 +17,7 @@ matched entity also yields the entity it is a kind of (``broader``:
 Fiberglass Rod -> Fishing Rod).
 
 This module is pure: it builds a glossary from already-parsed TOML documents
-(:func:`parse_documents`); :mod:`xtyserver.memory.glossary.files` reads the
+(:func:`parse_documents`); :mod:`xtyserver.serve.glossary` reads the
 files. Data files: ``xtyserver/memory/glossary/<game-id>.toml``, one table per
 kind (``[npc]``, ``[item]``, ...) holding one inline table per entity::
 
