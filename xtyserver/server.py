@@ -389,6 +389,7 @@ async def serving(
         enabled=settings.memory.enabled,
         soft_cap=settings.memory.soft_cap,
         glossary=glossary,
+        search_keys=settings.memory.search_keys,
     )
     meter = TokenMeter(
         memory,
@@ -397,7 +398,15 @@ async def serving(
         budget=settings.model.daily_token_budget,
         low_share=settings.model.budget_low_share,
     )
-    jobs = MemoryJobs(memory, model, meter, queue_size=settings.memory.job_queue)
+    jobs = MemoryJobs(
+        memory,
+        model,
+        meter,
+        queue_size=settings.memory.job_queue,
+        enrich=settings.memory.enabled
+        and settings.memory.search_keys
+        and settings.memory.enrich_keys,
+    )
     recorder = None
     if record is not None:
         recorder = Recorder(record, clock=clock, token=token, keep_images=record_images)

@@ -34,6 +34,7 @@ DEFAULT_SET = "memory-v2.json"
 # What each part of retrieval adds (issue 21): the settings that leave it out.
 PARTS: dict[str, dict[str, Any]] = {
     "glossary": {"memory.glossary": False},
+    "keys": {"memory.search_keys": False},
 }
 # Retrieval as it was before issue 21: words only, context names at full
 # weight, every match eligible for the relevant section.
@@ -143,7 +144,8 @@ def run(
 
 
 def run_parts(set_path: Path, *, out: TextIO | None = None) -> int:
-    """Run the set without each part, then with all; print recall per question kind.
+    """Run the set as before issue 21, with words only, with each part alone and with
+    all parts; print recall per question kind.
 
     1 when any run leaks or a turn fails.
     """
@@ -151,9 +153,10 @@ def run_parts(set_path: Path, *, out: TextIO | None = None) -> int:
     evalset = _read_set(set_path)
     names = list(PARTS)
     configs = [("before issue 21", names, BEFORE), ("words only", names, {})]
-    configs += [
-        (" + ".join(["words", *names[: i + 1]]), names[i + 1 :], {}) for i in range(len(names))
-    ]
+    # Each part alone, then all of them.
+    configs += [(f"words + {n}", [m for m in names if m != n], {}) for n in names]
+    if len(names) > 1:
+        configs.append((" + ".join(["words", *names]), [], {}))
     rows: list[tuple[str, Summary]] = []
     for label, left_out, more in configs:
         overrides = {**without_parts(left_out), **more}

@@ -61,6 +61,9 @@ class EvalEvent(_Part, frozen=True):
     status: MemoryStatus = "active"
     day: GameDay | None = None
     age_hours: float = 24.0
+    # What an extraction call returns with this memory (names in both languages,
+    # aliases, synonyms, the topic): the scripted model's answer to the enrichment job.
+    keys: list[str] = msgspec.field(default_factory=list)
 
     def new_event(self) -> NewEvent:
         """The event as the store takes it."""

@@ -10,8 +10,11 @@ order, each ``chat.send`` carrying the question's modelContext. The chat
 request the scripted model recorded for each turn is what gets scored, so
 every layer the server builds, the connection's history included, is measured.
 
-Settings that would change the answers are pinned: background extraction is
-off (the set stays fixed), the chat and frame buckets are large (the clock does
+Memories are loaded without search keys, as after an upgrade; the enrichment
+job then asks the scripted model for them, which answers with the keys the set
+gives each memory (``keys``: what an extraction call would return), before the
+first question. Settings that would change the answers are pinned: background
+extraction is off (the set stays fixed), the chat and frame buckets are large (the clock does
 not move, so they would never refill), everything else is the default.
 Latency is wall time measured here (``time.perf_counter``).
 """
@@ -34,6 +37,7 @@ from xtyserver.evaluation.evalset import EvalSave, EvalSet, question_context
 from xtyserver.evaluation.scoring import Loaded, Turn
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import PROFILE_FIELDS, SharedProfile
+from xtyserver.serve.jobs import EnrichKeys
 from xtyserver.server import serving
 from xtyserver.testing import FakeModelServer
 
@@ -146,7 +150,20 @@ async def run_set(
             ) as store:
                 loaded = load_store(evalset, store)
             turns: list[Turn] = []
+            # The scripted model writes each memory's keys when the enrichment job asks.
+            fake.search_keys = {
+                loaded.events[ev.key][1]: list(ev.keys)
+                for save in evalset.saves
+                for ev in save.events
+                if ev.keys
+            }
             async with serving(settings, token=TOKEN, clock=clock) as server:
+                if server.jobs.enrich:
+                    # Memories loaded without keys get them (as after an upgrade),
+                    # before the first question.
+                    for save in evalset.saves:
+                        server.jobs.submit(EnrichKeys(save.scope))
+                    await server.memory.wait_idle()
                 for save in evalset.saves:
                     turns += await _ask_save(server.url, save, fake, clock)
                     await server.memory.wait_idle()

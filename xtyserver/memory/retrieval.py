@@ -72,6 +72,10 @@ SECTION_LABELS = {
 }
 
 
+KEY_WEIGHT = 0.5
+"""What one occurrence of a term in a memory's search keys counts (a summary's: 1)."""
+
+
 class MemoryBudget(msgspec.Struct, frozen=True):
     """Limits and ranking knobs of one turn's memory injection (see module docstring)."""
 
@@ -98,6 +102,7 @@ class SaveIndex:
             are indexed as terms (``@abigail``) beside its words, and the
             entities a query names are searched for, so ``Abigail``,
             ``阿比盖尔`` and ``紫发女孩`` meet. None: words alone.
+        key_weight: What a term of a memory's search keys counts (0: keys unused).
         k1: BM25 term-frequency saturation.
         b: BM25 length normalization.
     """
@@ -108,18 +113,20 @@ class SaveIndex:
         events: Iterable[MemoryEvent] = (),
         *,
         glossary: GameGlossary | None = None,
+        key_weight: float = KEY_WEIGHT,
         k1: float = 1.2,
         b: float = 0.75,
     ) -> None:
         self.scope = scope
         self.glossary = glossary or EMPTY_GAME
+        self.key_weight = key_weight
         self.k1 = k1
         self.b = b
         self._events: dict[int, MemoryEvent] = {}
-        self._tf: dict[int, Counter[str]] = {}
-        self._len: dict[int, int] = {}
-        self._postings: dict[str, dict[int, int]] = {}
-        self._total_len = 0
+        self._tf: dict[int, dict[str, float]] = {}
+        self._len: dict[int, float] = {}
+        self._postings: dict[str, dict[int, float]] = {}
+        self._total_len = 0.0
         for ev in events:
             self.upsert(ev)
 
@@ -142,16 +149,31 @@ class SaveIndex:
         if event.game_id != self.scope.game_id or event.save_id != self.scope.save_id:
             raise UsageError("event of another scope offered to a SaveIndex")
         self.remove(event.id)
-        words = tokenize(f"{event.subject} {event.summary}")
-        tf = Counter(words)
-        if self.glossary.entries:
-            tf.update(TERM_PREFIX + key for key in self.glossary.entities(words))
+        words, keys = self._terms(event)
+        tf: dict[str, float] = dict(Counter(words))
+        # Search keys count KEY_WEIGHT each: they help find a memory, the summary decides.
+        for term in keys if self.key_weight > 0 else ():
+            tf[term] = tf.get(term, 0.0) + self.key_weight
         self._events[event.id] = event
         self._tf[event.id] = tf
         self._len[event.id] = sum(tf.values())
         self._total_len += self._len[event.id]
         for term, n in tf.items():
             self._postings.setdefault(term, {})[event.id] = n
+
+    def _terms(self, event: MemoryEvent) -> tuple[list[str], list[str]]:
+        """The terms of an event's subject and summary (words and glossary entities),
+        and those of its search keys (each key on its own)."""
+        words = tokenize(f"{event.subject} {event.summary}")
+        if self.glossary.entries:
+            words += [TERM_PREFIX + key for key in self.glossary.entities(words)]
+        keys: list[str] = []
+        for key in event.search_keys if self.key_weight > 0 and event.search_keys else ():
+            tokens = tokenize(key)
+            keys += tokens
+            if self.glossary.entries:
+                keys += [TERM_PREFIX + k for k in self.glossary.entities(tokens)]
+        return words, keys
 
     def remove(self, event_id: int) -> None:
         """Forget one event; unknown ids are ignored."""
@@ -226,19 +248,23 @@ class SaveIndex:
     def explain(
         self, event: MemoryEvent, text: str, context: str = ""
     ) -> tuple[str, ...]:
-        """How ``event`` matched a query: ``words``, ``glossary`` (entity terms), or ().
+        """How ``event`` matched a query: ``words``, ``glossary`` (entity terms),
+        ``keys`` (only through its search keys), or ().
 
         Recomputed from the event's text, so the index keeps nothing extra; a
         turn asks it only for the few events it injects.
         """
-        words = tokenize(f"{event.subject} {event.summary}")
-        entities = {TERM_PREFIX + k for k in self.glossary.entities(words)}
+        own, keys = self._terms(event)
         asked = self.query_terms(text) | (self.query_terms(context) if context else set())
+        mine = set(own)
+        found = asked & mine
         via: list[str] = []
-        if asked.intersection(words):
+        if any(not t.startswith(TERM_PREFIX) for t in found):
             via.append("words")
-        if asked & entities:
+        if any(t.startswith(TERM_PREFIX) for t in found):
             via.append("glossary")
+        if (asked & set(keys)) - mine:
+            via.append("keys")
         return tuple(via)
 
 
