@@ -258,3 +258,14 @@ async def test_the_websocket_endpoint_is_unchanged(tmp_path: Path) -> None:
         async with h.adapter() as ws:
             assert ws.request is not None
         assert (await http(h.server.port or 0, "GET", "/other", [Page(h).host])).status == 404
+
+
+async def test_the_page_gets_each_memorys_search_keys_to_show_as_tags(tmp_path: Path) -> None:
+    async with running(tmp_path, clock=ManualClock()) as h:
+        keys = ("鸡窝", "Coop")
+        h.store.upsert_event(FARM, NewEvent("goal", "鸡舍", "盖好鸡舍", search_keys=keys), 1.0)
+        page = Page(h)
+        await page.open()
+        view = await page.get("view")
+        (event,) = [e for g in view["games"] for s in g["saves"] for e in s["events"]]
+        assert event["searchKeys"] == list(keys)

@@ -22,6 +22,10 @@ of its recency, for a week 0.43). Relevance weighs double so that what the
 player just said wins over what merely happened lately. "Used" is the later
 of the last-used and last-updated times.
 
+A memory's search keys (written with it by the extraction call, or by the
+enrichment job) are indexed beside its words at :data:`KEY_WEIGHT` (0.5) per
+occurrence, the glossary mapping them too.
+
 With a game glossary (:mod:`xtyserver.memory.glossary`) the index also holds
 the entities each memory names (``@abigail``) and a query searches for the
 entities it names, so names meet across languages, ids and aliases. The
