@@ -5,6 +5,9 @@ log says how each memory matched."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +103,15 @@ async def test_an_english_name_finds_a_chinese_memory_and_a_player_entry_is_used
         assert via[1][ids["abigail"]] == "glossary"
         assert via[2][ids["sophia"]] == "glossary"
         assert all(ids["other"] not in v for v in via)
+    shown = subprocess.run(
+        [sys.executable, "-m", "xtyserver", "why", "--last", "3"],
+        env={**os.environ, "XTY_DATA_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout
+    assert f"#{ids['abigail']} relevant" in shown and "via glossary" in shown
 
 
 async def test_without_the_glossary_the_same_question_misses(tmp_path: Path) -> None:

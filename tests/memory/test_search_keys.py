@@ -105,8 +105,8 @@ def test_keys_are_indexed_with_a_lower_weight_and_explained() -> None:
     # the summary's word outranks the same word in another memory's keys
     assert [e.id for e in index.search("鲶鱼")] == [2, 1]
     assert [e.id for e in index.search("weekend")] == [3]
-    assert index.explain(events[2], "who comes on the weekend?") == ("keys",)
-    assert index.explain(events[1], "鲶鱼") == ("words",)
+    assert index.explain(events[2], index.query_terms("who comes on the weekend?")) == ("keys",)
+    assert index.explain(events[1], index.query_terms("鲶鱼")) == ("words",)
     ignored = SaveIndex(FARM, events, key_weight=0.0)
     assert ignored.search("weekend") == []
 

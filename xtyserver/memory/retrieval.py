@@ -51,6 +51,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 
 import msgspec
 
@@ -128,6 +129,8 @@ class SaveIndex:
         self.b = b
         self._events: dict[int, MemoryEvent] = {}
         self._tf: dict[int, dict[str, float]] = {}
+        # Terms an event has only through its search keys (for explain()).
+        self._key_only: dict[int, frozenset[str]] = {}
         self._len: dict[int, float] = {}
         self._postings: dict[str, dict[int, float]] = {}
         self._total_len = 0.0
@@ -155,6 +158,8 @@ class SaveIndex:
         self.remove(event.id)
         words, keys = self._terms(event)
         tf: dict[str, float] = dict(Counter(words))
+        if keys:
+            self._key_only[event.id] = frozenset(keys).difference(tf)
         # Search keys count KEY_WEIGHT each: they help find a memory, the summary decides.
         for term in keys if self.key_weight > 0 else ():
             tf[term] = tf.get(term, 0.0) + self.key_weight
@@ -184,6 +189,7 @@ class SaveIndex:
         if self._events.pop(event_id, None) is None:
             return
         tf = self._tf.pop(event_id)
+        self._key_only.pop(event_id, None)
         self._total_len -= self._len.pop(event_id)
         for term in tf:
             posting = self._postings[term]
@@ -214,12 +220,25 @@ class SaveIndex:
         Terms found only in ``context`` (the game's names, not the player's
         words) count ``context_weight`` times.
         """
+        asked = self.query_terms(text)
+        around = self.query_terms(context) if context else set()
+        return self.term_scores(asked, around, context_weight=context_weight)
+
+    def term_scores(
+        self,
+        asked: AbstractSet[str],
+        around: AbstractSet[str] = frozenset(),
+        *,
+        context_weight: float = 1.0,
+    ) -> dict[int, float]:
+        """:meth:`scores` of terms already made (``asked`` count 1, ``around`` only
+        ``context_weight``)."""
         n_docs = len(self._events)
         if not n_docs:
             return {}
         avg_len = self._total_len / n_docs or 1.0
-        weights = dict.fromkeys(self.query_terms(context), context_weight) if context else {}
-        weights.update(dict.fromkeys(self.query_terms(text), 1.0))
+        weights = dict.fromkeys(around, context_weight)
+        weights.update(dict.fromkeys(asked, 1.0))
         out: dict[int, float] = {}
         for term, weight in weights.items():
             posting = self._postings.get(term)
@@ -249,25 +268,21 @@ class SaveIndex:
         return out
 
 
-    def explain(
-        self, event: MemoryEvent, text: str, context: str = ""
-    ) -> tuple[str, ...]:
-        """How ``event`` matched a query: ``words``, ``glossary`` (entity terms),
-        ``keys`` (only through its search keys), or ().
-
-        Recomputed from the event's text, so the index keeps nothing extra; a
-        turn asks it only for the few events it injects.
+    def explain(self, event: MemoryEvent, asked: set[str]) -> tuple[str, ...]:
+        """How ``event`` matched a query of terms ``asked`` (:meth:`query_terms`):
+        ``words``, ``glossary`` (entity terms), ``keys`` (only through its search
+        keys), or ().
         """
-        own, keys = self._terms(event)
-        asked = self.query_terms(text) | (self.query_terms(context) if context else set())
-        mine = set(own)
-        found = asked & mine
+        tf = self._tf.get(event.id, {})
+        key_only = self._key_only.get(event.id, frozenset())
+        found = asked.intersection(tf)
+        own = found - key_only
         via: list[str] = []
-        if any(not t.startswith(TERM_PREFIX) for t in found):
+        if any(not t.startswith(TERM_PREFIX) for t in own):
             via.append("words")
-        if any(t.startswith(TERM_PREFIX) for t in found):
+        if any(t.startswith(TERM_PREFIX) for t in own):
             via.append("glossary")
-        if (asked & set(keys)) - mine:
+        if found & key_only:
             via.append("keys")
         return tuple(via)
 
@@ -387,9 +402,9 @@ def select_memories(
     budget = budget or MemoryBudget()
     lines = tuple(profile_lines(profile, budget.profile_tokens)) if profile else ()
     eligible = [ev for ev in index.events() if is_eligible(ev, current_day)]
-    raw = index.scores(
-        query_text, " ".join(focus_terms), context_weight=budget.context_weight
-    )
+    asked = index.query_terms(query_text)
+    around = index.query_terms(" ".join(focus_terms)) if focus_terms else set()
+    raw = index.term_scores(asked, around, context_weight=budget.context_weight)
     top = max((raw.get(ev.id, 0.0) for ev in eligible), default=0.0)
     floor = budget.min_relevance * top
 
@@ -434,9 +449,8 @@ def select_memories(
     )
     cut = _cut(selection, budget.total_chars)
     kept = tuple((i, scored[i]) for i in cut.used_ids)
-    context = " ".join(focus_terms)
     via = tuple(
-        (ev.id, "+".join(index.explain(ev, query_text, context)) if ev.id in raw else "")
+        (ev.id, "+".join(index.explain(ev, asked | around)) if ev.id in raw else "")
         for ev in (*cut.goals, *cut.relevant, *cut.recent)
     )
     return msgspec.structs.replace(cut, scores=kept, via=via)
