@@ -121,3 +121,27 @@ def test_enrichment_messages_and_answers() -> None:
     assert enrichment.parse_enrichment("sorry, no JSON", [1]) == {}
     fenced = "```json\n" + answer + "\n```"
     assert enrichment.parse_enrichment(fenced, [1])[1] == ("甲", "A")
+
+
+def test_keys_travel_with_an_export_and_an_old_export_has_none(tmp_path: Path) -> None:
+    import msgspec
+
+    from xtyserver.memory.export import ExportDocument
+
+    with MemoryStore(tmp_path / "a.sqlite", clock=ManualClock(NOW)) as store:
+        keyed = NewEvent("goal", "鸡舍", "盖好鸡舍", search_keys=("鸡窝", "Coop"))
+        store.upsert_event(FARM, keyed, NOW)
+        store.upsert_event(FARM, NewEvent("goal", "温室", "修好温室"), NOW)
+        doc = store.export()
+    data = msgspec.json.encode(doc)
+    assert b'"searchKeys":["\xe9\xb8\xa1\xe7\xaa\x9d","Coop"]' in data
+    with MemoryStore(tmp_path / "b.sqlite", clock=ManualClock(NOW)) as other:
+        other.import_document(msgspec.json.decode(data, type=ExportDocument))
+        keys = {e.subject: e.search_keys for e in other.load_scope(FARM)}
+    assert keys == {"鸡舍": ("鸡窝", "Coop"), "温室": None}
+    # An export written before search keys existed reads as "never asked".
+    raw = msgspec.json.decode(data)
+    for event in raw["events"]:
+        event.pop("searchKeys", None)
+    old = msgspec.convert(raw, ExportDocument)
+    assert all(e.search_keys is None for e in old.events)
