@@ -18,8 +18,10 @@ from tests.conftest import TOKEN, chat, model_context, running, send
 from xtyserver.clock import ManualClock
 from xtyserver.config import load_settings
 from xtyserver.errors import UsageError
+from xtyserver.evaluation.scoring import message_text
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.server import serving
+from xtyserver.session.prompt import MEMORY_HEAD
 from xtyserver.testing import Reply
 
 pytestmark = pytest.mark.anyio
@@ -31,9 +33,12 @@ SOPHIA = "索菲亚说她想要一束向日葵"
 
 
 def memory_block(h: Any) -> str:
+    """The last turn's memory layer: its "你记得的事" block, wherever the prompt puts it."""
     request = h.fake.chat_requests[-1].json
-    blocks = [m["content"] for m in request["messages"] if m["role"] == "system"]
-    return "\n".join(b for b in blocks if b.startswith("你记得的事"))
+    texts = [message_text(m) for m in request["messages"]]
+    blocks = [t[t.index(MEMORY_HEAD) :] for t in texts if MEMORY_HEAD in t]
+    assert len(blocks) <= 1
+    return blocks[0] if blocks else ""
 
 
 async def injections(h: Any) -> list[dict[str, Any]]:
