@@ -28,8 +28,10 @@ def test_extraction_answers_carry_cleaned_search_keys() -> None:
                 "kind": "relationship",
                 "subject": "阿比盖尔",
                 "summary": "阿比盖尔最喜欢紫水晶",
-                "keys": ["阿比盖尔", "Abigail", "abigail", " 紫水晶 ", long, "a@b.example.com",
-                         "", 3, "礼物", "Amethyst", "gift", "紫发女孩", "好感", "九"],
+                "keys": [
+                    "阿比盖尔", "Abigail", "abigail", "确诊抑郁", " 紫水晶 ", long,
+                    "a@b.example.com", "", 3, "礼物", "Amethyst", "gift", "紫发女孩", "好感", "九",
+                ],
             },
             {"kind": "goal", "subject": "鸡舍", "summary": "盖鸡舍"},
         ]
@@ -38,7 +40,8 @@ def test_extraction_answers_carry_cleaned_search_keys() -> None:
         json.dumps(answer, ensure_ascii=False), profile=SharedProfile(), day=3
     )
     first, second = result.events
-    # repeats (case-insensitive), over-long, forbidden and non-string keys dropped; at most 8
+    # repeats (case-insensitive), over-long, forbidden, sensitive and non-string keys dropped;
+    # at most 8
     assert first.search_keys == (
         "阿比盖尔", "Abigail", "紫水晶", "礼物", "Amethyst", "gift", "紫发女孩", "好感"
     )

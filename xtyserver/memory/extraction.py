@@ -258,7 +258,8 @@ def _clean_events(
 
 def clean_keys(raw: object) -> tuple[str, ...]:
     """At most 8 usable search keys of a model's answer: normalised, 1-40 characters,
-    no forbidden content, no repeats (case-insensitive). Anything else is dropped."""
+    no forbidden content, nothing the event guard refuses (a sensitive fact, a
+    judgement of the player), no repeats (case-insensitive). Anything else is dropped."""
     if not isinstance(raw, list):
         return ()
     out: list[str] = []
@@ -269,6 +270,8 @@ def clean_keys(raw: object) -> tuple[str, ...]:
         key = normalize(item).strip()
         if not key or len(key) > SEARCH_KEY_MAX or find_forbidden(key):
             continue
+        if shared_guard.event_refusal(key) is not None:
+            continue  # a key must not carry what the event itself may not
         if key.casefold() in seen:
             continue
         seen.add(key.casefold())
