@@ -194,3 +194,17 @@ def test_parse_documents_is_pure_and_later_documents_win() -> None:
     assert glossary.for_game("g").entries["a"].zh == "安妮"
     with pytest.raises(GlossaryError, match=r"one: entry npc\.a: field 'en'"):
         parse_documents([("one", {"game": "g", "npc": {"a": {"en": 1, "zh": "安"}}})])
+
+
+def test_no_packaged_name_means_two_entities_of_one_game() -> None:
+    from xtyserver.memory.tokenize import tokenize
+
+    for game in (SV, DST, ONI):
+        owners: dict[tuple[str, ...], set[str]] = {}
+        for entry in GLOSSARY.for_game(game).entries.values():
+            for name in entry.names:
+                tokens = tuple(tokenize(name))
+                assert tokens, f"{game}: {entry.key}: {name!r} has no token"
+                owners.setdefault(tokens, set()).add(entry.key)
+        ambiguous = {" ".join(t): sorted(k) for t, k in owners.items() if len(k) > 1}
+        assert ambiguous == {}, game
