@@ -30,7 +30,14 @@ from xtyserver.memory.manage import (
     Refusal,
 )
 from xtyserver.memory.retrieval import SearchResult
-from xtyserver.memory.types import KINDS, MemoryEvent, MemoryKind, Scope, SharedProfile
+from xtyserver.memory.types import (
+    EDITABLE_FIELDS,
+    KINDS,
+    MemoryEvent,
+    MemoryKind,
+    Scope,
+    SharedProfile,
+)
 from xtyserver.protocol.forbidden import redact
 from xtyserver.protocol.normalize import normalize
 
@@ -42,17 +49,7 @@ MAX_CALLS_PER_TURN = 4
 MAX_SEARCH_RESULTS = 5
 MAX_SEARCH_CHARS = 600
 
-_CAMEL_FIELDS = {
-    "nickname": "nickname",
-    "language": "language",
-    "replyStyle": "reply_style",
-    "personality": "personality",
-    "hobbies": "hobbies",
-    "games": "games",
-    "companionName": "companion_name",
-    "companionPersona": "companion_persona",
-    "notes": "notes",
-}
+_CAMEL_FIELDS = {f.wire: f.name for f in EDITABLE_FIELDS}
 
 TOOL_SPECS: list[dict[str, Any]] = [
     {
