@@ -34,6 +34,7 @@ from xtyserver.errors import UsageError
 from xtyserver.manage.access import open_link
 from xtyserver.manage.http import UiHttp
 from xtyserver.memory.accounting import timezone_known
+from xtyserver.memory.glossary import Glossary
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.tokens import DailyBudget, budget_for
 from xtyserver.model.router import ModelRouter
@@ -44,6 +45,7 @@ from xtyserver.protocol.upgrade import PATH, Refusal, bearer, check_headers, che
 from xtyserver.replay.recorder import Recorder
 from xtyserver.serve.connection import Connection, Peer, RuntimeLimits
 from xtyserver.serve.gate import FailedTokens, GateLimits, Seats
+from xtyserver.serve.glossary import load_glossary
 from xtyserver.serve.http_transport import HttpPeer, HttpTransport, front_connection
 from xtyserver.serve.image import BandHelper
 from xtyserver.serve.jobs import MemoryJobs
@@ -520,6 +522,8 @@ async def serving(
     and the store close. ``env`` is where the routed models' keys are read
     (``[models.*] api_key_env``); None: the process environment.
     """
+    # Validated before anything opens: a bad glossary file stops the start.
+    glossary = load_glossary(settings.data_path) if settings.memory.glossary else Glossary()
     store = MemoryStore.open_profile(
         settings.data_path,
         settings.profile,
@@ -529,7 +533,11 @@ async def serving(
     routing = resolve(settings.model, settings.models, os.environ if env is None else env)
     model = ModelRouter(routing)
     memory = MemoryService(
-        store, enabled=settings.memory.enabled, soft_cap=settings.memory.soft_cap
+        store,
+        enabled=settings.memory.enabled,
+        soft_cap=settings.memory.soft_cap,
+        glossary=glossary,
+        search_keys=settings.memory.search_keys,
     )
     meter = TokenMeter(
         memory,
@@ -537,7 +545,14 @@ async def serving(
         timezone=settings.server.default_timezone or detect_local_timezone() or "UTC",
     )
     jobs = MemoryJobs(
-        memory, model, meter, daily_budget(settings), queue_size=settings.memory.job_queue
+        memory,
+        model,
+        meter,
+        daily_budget(settings),
+        queue_size=settings.memory.job_queue,
+        enrich=settings.memory.enabled
+        and settings.memory.search_keys
+        and settings.memory.enrich_keys,
     )
     recorder = None
     if record is not None:

@@ -387,3 +387,18 @@ async def test_the_websocket_port_serves_no_page_and_the_page_port_no_websocket(
         page = Page(h)
         assert page.port != port
         assert (await http(page.port, "GET", "/v1", [page.host])).status == 404
+
+
+async def test_the_page_gets_each_memorys_search_keys_to_show_as_tags(tmp_path: Path) -> None:
+    async with running(tmp_path, clock=ManualClock()) as h:
+        keys = ("鸡窝", "Coop")
+        h.store.upsert_event(FARM, NewEvent("goal", "鸡舍", "盖好鸡舍", search_keys=keys), 1.0)
+        page = Page(h)
+        await page.open()
+        view = await page.get("view")
+        (event,) = [e for s in view["saves"] for e in s["events"]]
+        assert event["searchKeys"] == list(keys)
+        h.store.upsert_event(FARM, NewEvent("goal", "温室", "修好温室"), 2.0)
+        view = await page.get("view")
+        plain = [e for s in view["saves"] for e in s["events"] if e["subject"] == "温室"]
+        assert "searchKeys" not in plain[0]  # absent when none
