@@ -11,6 +11,7 @@ the server through it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import os
@@ -20,6 +21,7 @@ import weakref
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -32,8 +34,9 @@ from xtyserver import __version__, log
 from xtyserver.clock import Clock
 from xtyserver.config import Settings
 from xtyserver.files import tighten_data_dir
-from xtyserver.manage.access import launch_key, open_link
+from xtyserver.manage.access import open_link
 from xtyserver.manage.http import UiHttp
+from xtyserver.memory.glossary import Glossary
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.tokens import DailyBudget, budget_for
 from xtyserver.model.router import ModelRouter
@@ -44,6 +47,7 @@ from xtyserver.protocol.upgrade import PATH, Refusal, bearer, check_headers, che
 from xtyserver.replay.recorder import Recorder
 from xtyserver.serve.connection import Connection, Peer, RuntimeLimits
 from xtyserver.serve.gate import FailedTokens, GateLimits, Seats
+from xtyserver.serve.glossary import load_glossary
 from xtyserver.serve.http_transport import HttpPeer, HttpTransport, front_connection
 from xtyserver.serve.image import BandHelper
 from xtyserver.serve.instance import (
@@ -222,6 +226,7 @@ class Server:
         self._preauth: dict[object, Peer] = {}
         self._log = log.get("xtyserver.server")
         self._zone_of = zone_resolver()
+        self._accept_logged = -1.0
         local = detect_local_timezone()
         if local is None and not settings.server.default_timezone:
             self._log.warning("timezone.unknown", hint="set server.default_timezone")
@@ -264,7 +269,9 @@ class Server:
         self.ui = UiHttp(
             memory,
             bind_host=settings.server.host,
-            key=launch_key(token),
+            tokens=self._tokens,
+            key_ttl=settings.server.page_key_ttl,
+            punish=self._failed.punish,
             clock=clock,
             timezone=default_zone or local or "UTC",
         )
@@ -291,8 +298,11 @@ class Server:
 
     @property
     def ui_link(self) -> str:
-        """The link that opens the memory page (it carries the launch key; show it only locally)."""
-        return open_link(self.settings.server.host, self.ui_port, self.ui.key)
+        """A link that opens the memory page once: each read mints a fresh single-use key.
+
+        Show it only locally (``xtyserver serve`` prints one at start).
+        """
+        return open_link(self.settings.server.host, self.ui_port, self.ui.mint_key())
 
     def apply_settings(self, settings: Settings, env: Mapping[str, str] | None = None) -> None:
         """Take changed model settings for the next turn, without a restart (issue 19 §3).
@@ -329,6 +339,36 @@ class Server:
         runs only here, once the port is this process's (issue 19: a second
         ``serve`` must not close the running server's sessions).
         """
+        loop = asyncio.get_running_loop()
+        previous = loop.get_exception_handler()
+        loop.set_exception_handler(self._loop_exception)
+        try:
+            await self._serve(sockets, task_status)
+        finally:
+            loop.set_exception_handler(previous)
+
+    def _loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """asyncio's report of an accept error, once per second at most (issue 17 §6).
+
+        Out of file descriptors, asyncio's accept loop reports every failed try
+        (about a hundred a second, each with a traceback); one line a second says
+        the same. Everything else goes to asyncio's default handler.
+        """
+        if context.get("message") == "socket.accept() out of system resource":
+            now = anyio.current_time()
+            if now - self._accept_logged >= 1.0:
+                self._accept_logged = now
+                error = context.get("exception")
+                self._log.warning(
+                    "server.accept_failed",
+                    error=getattr(error, "strerror", None) or type(error).__name__,
+                )
+            return
+        loop.default_exception_handler(context)
+
+    async def _serve(
+        self, sockets: Sequence[socket.socket], task_status: anyio.abc.TaskStatus[str]
+    ) -> None:
         srv = self.settings.server
         self.port = int(sockets[0].getsockname()[1])
         self.addresses = tuple(str(sock.getsockname()[0]) for sock in sockets)
@@ -544,17 +584,16 @@ async def serving(
     (:func:`xtyserver.files.tighten_data_dir`) once the lock and the port are held.
     """
     data = settings.data_path
-    link = open_link(settings.server.host, settings.server.page_port, launch_key(token))
+    page = _page_url(settings.server.host, settings.server.page_port)
     lock = InstanceLock(data)
     if not lock.acquire():
         running = read_server_file(data)
         where = f" (pid {running.pid}, {running.url})" if running else ""
-        page = link
         if running is not None:
-            page = open_link(settings.server.host, running.ui_port, launch_key(token))
+            page = running.page_url
         raise NotStarted(
             f"xtyserver is already running on this data folder{where}:"
-            f" the memory page of the running one: {page}"
+            f" the memory page of the running one: {page} (`xtyserver ui` opens it)"
         )
     try:
         sockets = bind_listeners(
@@ -563,7 +602,7 @@ async def serving(
             ipv6_loopback=settings.server.ipv6_loopback,
             busy_message=(
                 "port {port} is in use: is xtyserver already running?"
-                f" the memory page of the running one: {link}"
+                f" the memory page of the running one: {page} (`xtyserver ui` opens it)"
             ),
         )
         try:
@@ -588,6 +627,11 @@ async def serving(
         lock.release()
 
 
+def _page_url(host: str, port: int) -> str:
+    """The memory page's address without a launch key (``xtyserver ui`` mints one)."""
+    return open_link(host, port, "").split("#", 1)[0]
+
+
 def _token_file(settings: Settings) -> str | None:
     """The token file a mod reads, or None when the token came from ``XTY_TOKEN``."""
     path = token_path(settings.data_path)
@@ -606,6 +650,8 @@ async def _serving(
     env: Mapping[str, str] | None,
     token_file: Path | None,
 ) -> AsyncIterator[Server]:
+    # Validated before anything opens: a bad glossary file stops the start.
+    glossary = load_glossary(settings.data_path) if settings.memory.glossary else Glossary()
     store = MemoryStore.open_profile(
         settings.data_path,
         settings.profile,
@@ -615,7 +661,11 @@ async def _serving(
     routing = resolve(settings.model, settings.models, os.environ if env is None else env)
     model = ModelRouter(routing)
     memory = MemoryService(
-        store, enabled=settings.memory.enabled, soft_cap=settings.memory.soft_cap
+        store,
+        enabled=settings.memory.enabled,
+        soft_cap=settings.memory.soft_cap,
+        glossary=glossary,
+        search_keys=settings.memory.search_keys,
     )
     meter = TokenMeter(
         memory,
@@ -623,7 +673,14 @@ async def _serving(
         timezone=server_zone(settings.server.default_timezone),
     )
     jobs = MemoryJobs(
-        memory, model, meter, daily_budget(settings), queue_size=settings.memory.job_queue
+        memory,
+        model,
+        meter,
+        daily_budget(settings),
+        queue_size=settings.memory.job_queue,
+        enrich=settings.memory.enabled
+        and settings.memory.search_keys
+        and settings.memory.enrich_keys,
     )
     recorder = None
     if record is not None:
@@ -656,7 +713,7 @@ async def _serving(
                             port=server.port or 0,
                             addresses=server.addresses,
                             ui_port=server.ui_port,
-                            page_url=server.ui_link.split("#", 1)[0],
+                            page_url=_page_url(settings.server.host, server.ui_port),
                             token_file=str(token_file) if token_file else _token_file(settings),
                             pid=pid,
                             started_at=now_iso(),

@@ -28,7 +28,6 @@ from websockets.sync.client import ClientConnection, connect
 
 from tests.cli.test_main import ROOT, TOKEN, env_for, hello_frame, seed, xty
 from xtyserver.clock import ManualClock
-from xtyserver.manage.access import launch_key
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import Scope
 
@@ -148,7 +147,7 @@ def test_a_second_serve_on_the_same_data_folder_leaves_the_running_one_and_its_m
         assert lines[0] == (
             f"xtyserver is already running on this data folder (pid {first.proc.pid},"
             f" {first.url}): the memory page of the running one:"
-            f" http://127.0.0.1:{first.ui_port}/ui/#token={launch_key(TOKEN)}"
+            f" http://127.0.0.1:{first.ui_port}/ui/ (`xtyserver ui` opens it)"
         )
         assert "Traceback" not in done.stderr and done.stdout == ""
 
@@ -167,7 +166,7 @@ def test_a_busy_port_prints_one_line_and_exits_1(tmp_path: Path) -> None:
         assert done.returncode == 1
         assert done.stderr.splitlines() == [
             f"port {first.port} is in use: is xtyserver already running? the memory page of"
-            f" the running one: http://127.0.0.1:{first.ui_port}/ui/#token={launch_key(TOKEN)}"
+            f" the running one: http://127.0.0.1:{first.ui_port}/ui/ (`xtyserver ui` opens it)"
         ]
         assert not (other / "profiles").exists()  # no store was opened
         assert not (other / "server.json").exists()
@@ -314,12 +313,16 @@ def test_xtyserver_alone_serves_and_opens_the_page_once_then_a_second_start_open
     first = Serve(data, "--config", str(config), **env)
     try:
         link = first.lines[2].removeprefix("memory page: ")
-        assert link == f"http://127.0.0.1:{first.ui_port}/ui/#token={launch_key(TOKEN)}"
+        assert link.startswith(f"http://127.0.0.1:{first.ui_port}/ui/#token=")
         assert first.proc.stdout is not None
         assert first.proc.stdout.readline().strip() == (
             "opened the memory page in the default browser"
         )
-        assert opened.read_text(encoding="utf-8").splitlines() == [link]
+        # The browser was handed the 0600 open-page.html, never the key on its command line.
+        handoff = data / "open-page.html"
+        assert opened.read_text(encoding="utf-8").splitlines() == [handoff.as_uri()]
+        assert stat.S_IMODE(handoff.stat().st_mode) == 0o600
+        first_key = handoff.read_text(encoding="utf-8").split("#token=", 1)[1].split('"', 1)[0]
 
         # Started again (a double-click): the running one's page, nothing else.
         again = subprocess.run(
@@ -332,9 +335,10 @@ def test_xtyserver_alone_serves_and_opens_the_page_once_then_a_second_start_open
         )
         assert again.returncode == 0, again.stderr
         assert f"already running (pid {first.proc.pid})" in again.stdout
-        assert opened.read_text(encoding="utf-8").splitlines()[-1].endswith(
-            f":{first.ui_port}/ui/#token={launch_key(TOKEN)}"
-        )
+        assert opened.read_text(encoding="utf-8").splitlines() == [handoff.as_uri()] * 2
+        inside = handoff.read_text(encoding="utf-8")
+        assert f"http://127.0.0.1:{first.ui_port}/ui/#token=" in inside  # a fresh key
+        assert first_key not in inside
         assert first.proc.poll() is None
     finally:
         rest = first.stop()
