@@ -154,7 +154,8 @@ async def test_a_failing_tool_is_a_result_the_model_explains(tmp_path: Path) -> 
         async with h.adapter() as ws:
             _, done = await chat(ws, "把爱好改成那个路径")
         assert done["text"] == "没改成。"
-        assert _tool_messages(h, 1)[0].startswith(normalize("失败："))
+        # The player never said the value: refused before the store, and redacted.
+        assert _tool_messages(h, 1)[0].startswith(normalize("没有改："))
         assert "C:\\Users" not in json.dumps(h.fake.chat_requests[1].json)
         assert "参数不对" in _tool_messages(h, 2)[-1]
 

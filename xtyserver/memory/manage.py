@@ -125,9 +125,10 @@ class ForgetResult(msgspec.Struct, frozen=True, kw_only=True):
 TOKEN_TTL = 120.0
 MAX_PENDING = 32
 
-Refusal = Literal["unknown", "expired", "other_target", "too_soon"]
+Refusal = Literal["unknown", "expired", "other_target", "too_soon", "not_agreed"]
 """Why a token was refused: unknown or spent, past its TTL, issued for another
-target, or (tools) redeemed in the turn that issued it."""
+target, (tools) redeemed in the turn that issued it, or (tools) the player's
+words of the confirming turn were no explicit yes (the token stays valid)."""
 
 
 class _Pending(msgspec.Struct, frozen=True):
@@ -175,6 +176,8 @@ class Confirmations:
         matches: Callable[[ForgetPreview], bool],
         now: float,
         turn: int | None = None,
+        *,
+        agreed: bool = True,
     ) -> ForgetSpec | Refusal:
         """The target a valid token confirms (the token is then spent), or why it is refused.
 
@@ -184,6 +187,9 @@ class Confirmations:
             now: The time of the confirming call.
             turn: The turn of a tool call: a token from the same turn is refused
                 (the player must say yes first).
+            agreed: Whether the player agreed (tools: their own words of this
+                turn). False refuses with ``not_agreed`` and spends nothing: the
+                token stays valid until it is used or expires.
         """
         pending = self._pending.get(token)
         if pending is None:
@@ -195,6 +201,8 @@ class Confirmations:
             return "other_target"
         if turn is not None and pending.turn is not None and turn <= pending.turn:
             return "too_soon"
+        if not agreed:
+            return "not_agreed"
         del self._pending[token]
         return pending.preview.spec
 

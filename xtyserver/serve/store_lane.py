@@ -183,7 +183,11 @@ async def run_tool(memory: MemoryService, op: ToolOp) -> ToolAnswer:
     match op:
         case ViewOp(game_id=game_id):
             return tools.narrow(op, await memory.overview(game_id=game_id))
-        case CorrectOp(field=field, value=value):
+        case CorrectOp(field=field, value=value, save=save):
+            _, events = await memory.view(save)
+            why = tools.guard_correction(op, [t for e in events for t in (e.subject, e.summary)])
+            if why is not None:
+                return ToolFailure("refused", why)
             return await memory.set_profile_field(field, value)
         case PreviewOp(current=current):
             spec = tools.resolve(op, await memory.overview(game_id=current.game_id))

@@ -147,7 +147,7 @@ class GameAgentSession:
         self._turns = Turns(settings)
         self._saves = SaveTracker(self._turns, summarize=settings.extraction, now=now)
         self._requests = StoreRequests(Confirmations(f"{session_id}:menu"))
-        self._tools = ToolLoop(Confirmations(session_id))
+        self._tools = ToolLoop(Confirmations(session_id), settings.texts)
 
     # -- the one entry point ---------------------------------------------------
 
@@ -388,7 +388,8 @@ class GameAgentSession:
         if self._tools.offered(turn) is None:
             # No tools were offered: whatever it asked for, this is its final answer.
             return self._done(number, text, None, now)
-        return self._tools.round(turn, text, calls, now)
+        names = context_names(self._saves.context) if turn.save == self._saves.save else ()
+        return self._tools.round(turn, text, calls, now, names)
 
     def _failed(self, number: int, code: str) -> list[Effect]:
         effects = self._turns.fail(number, code)

@@ -59,6 +59,7 @@ REFUSED: dict[Refusal, str] = {
     "expired": "confirmToken expired; nothing deleted; preview again",
     "other_target": "confirmToken was issued for another target; nothing deleted",
     "too_soon": "confirmToken not yet confirmed; nothing deleted",
+    "not_agreed": "the player did not agree; nothing deleted",
 }
 
 

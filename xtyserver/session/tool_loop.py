@@ -13,9 +13,20 @@ the turn never dies of it.
 from __future__ import annotations
 
 from xtyserver.memory.manage import ForgetPreview
-from xtyserver.session import tools
+from xtyserver.protocol.forbidden import redact
+from xtyserver.session import tool_results, tools
+from xtyserver.session.consent import agrees
 from xtyserver.session.effects import CallModel, Effect, RunTool
-from xtyserver.session.tools import ApplyOp, Confirmations, ToolAnswer, ToolCall, ToolOp, ViewOp
+from xtyserver.session.settings import Texts
+from xtyserver.session.tools import (
+    ApplyOp,
+    Confirmations,
+    Confirming,
+    ToolAnswer,
+    ToolCall,
+    ToolOp,
+    ViewOp,
+)
 from xtyserver.session.turns import Turn
 
 TOO_MANY = "错误：这一轮已经调用了 4 次记忆工具，不能再调用了。请直接回答玩家。"
@@ -26,17 +37,30 @@ class ToolLoop:
 
     Args:
         confirmations: The connection's forget tokens.
+        texts: The session's texts (the result of a confirm the player did not agree to).
     """
 
-    def __init__(self, confirmations: Confirmations) -> None:
+    def __init__(self, confirmations: Confirmations, texts: Texts | None = None) -> None:
         self.confirmations = confirmations
+        self._refused = {**tools.REFUSED, "not_agreed": (texts or Texts()).forget_not_agreed}
 
     def offered(self, turn: Turn) -> list[dict[str, object]] | None:
         """The tools to offer with the turn's next model request (none once the limit is hit)."""
         return tools.TOOL_SPECS if turn.tools_used < tools.MAX_CALLS_PER_TURN else None
 
-    def round(self, turn: Turn, text: str, calls: tuple[ToolCall, ...], now: float) -> list[Effect]:
-        """The model asked for ``calls`` (after ``text``): run them or answer them here."""
+    def round(
+        self,
+        turn: Turn,
+        text: str,
+        calls: tuple[ToolCall, ...],
+        now: float,
+        context_names: tuple[str, ...] = (),
+    ) -> list[Effect]:
+        """The model asked for ``calls`` (after ``text``): run them or answer them here.
+
+        ``context_names`` are the names in the save's current modelContext (a
+        shared-profile correction may not name them).
+        """
         turn.round_text, turn.round_calls = text, calls
         turn.results, turn.pending = {}, {}
         effects: list[Effect] = []
@@ -45,24 +69,32 @@ class ToolLoop:
             if turn.tools_used > tools.MAX_CALLS_PER_TURN:
                 turn.results[call.id] = TOO_MANY
                 continue
-            op = self._op(turn, call, now)
+            op = self._op(turn, call, now, context_names)
             if isinstance(op, str):
-                turn.results[call.id] = op
+                # An error text may quote the model's arguments: redacted like any result.
+                turn.results[call.id] = redact(op)[0]
             else:
                 turn.pending[call.id] = op
                 effects.append(RunTool(turn.number, call.id, op))
         return effects + self._continue(turn)
 
-    def _op(self, turn: Turn, call: ToolCall, now: float) -> ToolOp | str:
-        token = tools.confirm_token(call)
-        if token is None:
-            return tools.parse_call(call, turn.save)
+    def _op(
+        self, turn: Turn, call: ToolCall, now: float, context_names: tuple[str, ...]
+    ) -> ToolOp | str:
+        op = tools.parse_call(call, turn.save, player_text=turn.text, context_names=context_names)
+        if not isinstance(op, Confirming):
+            return op
+        args = op.args
 
         def same_target(preview: ForgetPreview) -> bool:
-            return tools.names_target(call, turn.save, preview)
+            return tools.names_target(args, turn.save, preview)
 
-        redeemed = self.confirmations.redeem(token, same_target, now, turn.number)
-        return tools.REFUSED[redeemed] if isinstance(redeemed, str) else ApplyOp(redeemed)
+        # Only the player's own words of this turn agree (issue 17 §1); a refusal
+        # for want of a yes spends nothing.
+        redeemed = self.confirmations.redeem(
+            op.token, same_target, now, turn.number, agreed=agrees(turn.text)
+        )
+        return self._refused[redeemed] if isinstance(redeemed, str) else ApplyOp(redeemed)
 
     def answered(self, turn: Turn, call_id: str, answer: ToolAnswer, now: float) -> list[Effect]:
         """The shell ran the call ``call_id``; render its result and continue when all are in."""
@@ -73,7 +105,9 @@ class ToolLoop:
         if isinstance(answer, ForgetPreview) and answer.found:
             token = self.confirmations.issue(answer, now, turn.number)
         what = op.what if isinstance(op, ViewOp) else "all"
-        turn.results[call_id] = tools.render(answer, current=turn.save, token=token, what=what)
+        turn.results[call_id] = tool_results.render(
+            answer, current=turn.save, token=token, what=what
+        )
         return self._continue(turn)
 
     def _continue(self, turn: Turn) -> list[Effect]:
