@@ -18,6 +18,7 @@ import pytest
 from tests.conftest import chat, running
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.protocol.normalize import normalize
+from xtyserver.session.tool_schemas import TOOL_SPECS
 from xtyserver.session.tools import CORRECT, FORGET, VIEW
 from xtyserver.testing import Reply, ToolCallScript
 
@@ -59,6 +60,11 @@ async def test_what_do_you_remember_views_profile_saves_and_stats(tmp_path: Path
         assert "".join(d["text"] for d in deltas) == done["text"]
         first, second = h.fake.chat_requests
         assert {t["function"]["name"] for t in first.json["tools"]} == {VIEW, CORRECT, FORGET}
+        # What is sent is what the argument Structs generate, the same bytes in each request.
+        assert first.json["tools"] == second.json["tools"] == TOOL_SPECS
+        sent = [re.search(rb'"tools":\s*(\[.*\])', r.body) for r in (first, second)]
+        assert sent[0] is not None and sent[1] is not None
+        assert sent[0].group(1) == sent[1].group(1)
         (result,) = _tool_messages(h, 1)
         assert "钓鱼" in result and "阳光农场" in result and "社区中心" in result
         assert "温室" in result and normalize("（当前存档）") in result
