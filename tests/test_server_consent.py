@@ -258,3 +258,102 @@ async def test_a_correction_obeys_the_shared_profile_guard(tmp_path: Path) -> No
             assert profile.hobbies == ["钓鱼"] and profile.reply_style == ""
             results = _results(h)
             assert len(results) == 3 and all("没有改" in r for r in results), results
+
+
+# -- §1: the server shows the preview; the mod's dialog may answer -----------------------
+
+
+async def _chat_frames(ws: ClientConnection, text: str, chat_id: str) -> list[dict[str, Any]]:
+    """Every frame up to the turn's chat.done / chat.error."""
+    await send(ws, {"type": "chat.send", "id": chat_id, "text": text, "source": "text"})
+    frames = []
+    while True:
+        frame = await recv(ws)
+        frames.append(frame)
+        if frame["type"] in ("chat.done", "chat.error"):
+            return frames
+
+
+async def test_the_preview_is_shown_by_the_server_and_a_dialog_yes_deletes(
+    tmp_path: Path,
+) -> None:
+    async with running(tmp_path, overrides=NO_EXTRACTION) as h:
+        plan = _seed(h)
+        item = {"target": "item", "item": plan}
+        async with h.adapter() as ws:
+            h.fake.enqueue(Reply(tool_calls=[_call(FORGET, **item)]), Reply(text="要删吗？"))
+            frames = await _chat_frames(ws, "删掉社区中心计划", "c1")
+            (ask,) = [f for f in frames if f["type"] == "memory.confirm.request"]
+            assert frames[-1]["type"] == "chat.done"
+            assert ask["chatId"] == "c1" and ask["target"] == "item" and ask["itemCount"] == 1
+            assert ask["saves"][0]["saveName"] == "阳光农场"
+            assert ask["saves"][0]["events"][0]["subject"] == "社区中心"
+            assert ask["includeStats"] is False and ask["statsSaves"] == []
+            assert ask["expiresInMs"] == 120_000
+            assert ask["confirmId"] == _token(_results(h)[-1])
+            _everything_kept(h, plan)
+            # The player clicks yes: that is their yes, no chat turn needed.
+            await send(
+                ws,
+                {
+                    "type": "memory.confirm",
+                    "id": "k1",
+                    "confirmId": ask["confirmId"],
+                    "answer": "yes",
+                },
+            )
+            done = await recv(ws)
+            assert done == {
+                "type": "memory.forgotten",
+                "id": "k1",
+                "target": "item",
+                "items": 1,
+                "profileCleared": False,
+                "statsSaves": 0,
+            }
+            assert h.store.load_scope(FARM_A) == []
+            # Used once: a second yes is refused; the model's later confirm learns it is done.
+            await send(
+                ws,
+                {
+                    "type": "memory.confirm",
+                    "id": "k2",
+                    "confirmId": ask["confirmId"],
+                    "answer": "yes",
+                },
+            )
+            refused = await recv(ws)
+            assert refused["type"] == "error" and refused["code"] == "confirmation_refused"
+            assert refused["fields"] == ["confirmId"]
+            h.fake.enqueue(
+                Reply(tool_calls=[_call(FORGET, **item, confirmToken=ask["confirmId"])]),
+                Reply(text="已经删好了"),
+            )
+            await chat(ws, "好的", "c2")
+            assert normalize("已经在确认框里同意了") in _results(h)[-1]
+        assert [s.save_id for s in h.store.stats().saves] == ["farm-a"]
+
+
+async def test_a_dialog_no_voids_the_token(tmp_path: Path) -> None:
+    async with running(tmp_path, overrides=NO_EXTRACTION) as h:
+        plan = _seed(h)
+        async with h.adapter() as ws:
+            h.fake.enqueue(Reply(tool_calls=[_call(FORGET, target="all")]), Reply(text="要删吗？"))
+            frames = await _chat_frames(ws, "全部删掉", "c1")
+            (ask,) = [f for f in frames if f["type"] == "memory.confirm.request"]
+            assert {"nickname", "hobbies"} <= set(ask["profileFields"])
+            await send(
+                ws, {"type": "memory.confirm", "confirmId": ask["confirmId"], "answer": "no"}
+            )
+            # A no has no answer; the player's yes in chat afterwards no longer deletes.
+            h.fake.enqueue(
+                Reply(tool_calls=[_call(FORGET, target="all", confirmToken=ask["confirmId"])]),
+                Reply(text="好的，不删"),
+            )
+            await chat(ws, "好的", "c2")
+            assert normalize("在确认框里拒绝了") in _results(h)[-1]
+            await send(
+                ws, {"type": "memory.confirm", "id": "k", "confirmId": "feedbeef", "answer": "yes"}
+            )
+            assert (await recv(ws))["code"] == "confirmation_refused"
+        _everything_kept(h, plan)

@@ -206,5 +206,9 @@ class Confirmations:
         del self._pending[token]
         return pending.preview.spec
 
+    def withdraw(self, token: str) -> bool:
+        """Void ``token`` (the player said no); True if it was pending."""
+        return self._pending.pop(token, None) is not None
+
     def clear(self) -> None:
         self._pending.clear()

@@ -16,6 +16,7 @@ from xtyserver.memory.manage import ForgetPreview, ForgetResult, Overview, SaveV
 from xtyserver.memory.types import MemoryEvent, PlayStats, Scope
 from xtyserver.protocol.frames import Error, GameStats, SaveStats, StatsResult, TokenStats
 from xtyserver.protocol.memory_frames import (
+    MemoryConfirmRequest,
     MemoryForgotten,
     MemoryItem,
     MemoryPreview,
@@ -143,6 +144,24 @@ def memory_preview(
             for s in preview.stats_saves
         ],
         id=frame_id,
+    )
+
+
+def memory_confirm_request(
+    preview: ForgetPreview, token: str, ttl: float, current: Scope, chat_id: str | None
+) -> MemoryConfirmRequest:
+    """The ``memory.confirm.request`` frame: the companion's preview, for the mod's dialog."""
+    shown = memory_preview(preview, preview.spec.kind, token, ttl, current, None)
+    return MemoryConfirmRequest(
+        confirm_id=token,
+        target=shown.target,
+        expires_in_ms=shown.expires_in_ms,
+        include_stats=shown.include_stats,
+        item_count=shown.item_count,
+        saves=shown.saves,
+        profile_fields=shown.profile_fields,
+        stats_saves=shown.stats_saves,
+        chat_id=chat_id,
     )
 
 

@@ -124,6 +124,10 @@ class StoreRequests:
             return _invalid(frame.id, why, "confirmToken", "confirmation_refused")
         return self._ask(frame.id, save, lambda n: ApplyForget(n, redeemed), target=frame.target)
 
+    def apply(self, frame_id: str | None, save: Scope, spec: ForgetSpec) -> StoreRequest:
+        """Delete what ``spec`` names (confirmed elsewhere); answered by ``memory.forgotten``."""
+        return self._ask(frame_id, save, lambda n: ApplyForget(n, spec), target=spec.kind)
+
     def _ask(
         self,
         frame_id: str | None,

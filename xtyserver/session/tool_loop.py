@@ -12,11 +12,11 @@ the turn never dies of it.
 
 from __future__ import annotations
 
-from xtyserver.memory.manage import ForgetPreview
+from xtyserver.memory.manage import MAX_PENDING, ForgetPreview, ForgetSpec, Refusal
 from xtyserver.protocol.forbidden import redact
-from xtyserver.session import tool_results, tools
+from xtyserver.session import replies, tool_results, tools
 from xtyserver.session.consent import agrees
-from xtyserver.session.effects import CallModel, Effect, RunTool
+from xtyserver.session.effects import CallModel, Effect, RunTool, Send
 from xtyserver.session.settings import Texts
 from xtyserver.session.tools import (
     ApplyOp,
@@ -43,6 +43,13 @@ class ToolLoop:
     def __init__(self, confirmations: Confirmations, texts: Texts | None = None) -> None:
         self.confirmations = confirmations
         self._refused = {**tools.REFUSED, "not_agreed": (texts or Texts()).forget_not_agreed}
+        # Tokens the player answered in a memory.confirm dialog: "yes" or "no".
+        self._decided: dict[str, str] = {}
+
+    def clear(self) -> None:
+        """The connection ends: every token and dialog answer goes."""
+        self.confirmations.clear()
+        self._decided.clear()
 
     def offered(self, turn: Turn) -> list[dict[str, object]] | None:
         """The tools to offer with the turn's next model request (none once the limit is hit)."""
@@ -84,6 +91,9 @@ class ToolLoop:
         op = tools.parse_call(call, turn.save, player_text=turn.text, context_names=context_names)
         if not isinstance(op, Confirming):
             return op
+        decided = self._decided.get(op.token)
+        if decided is not None:
+            return tools.DIALOG_DECIDED[decided]
         args = op.args
 
         def same_target(preview: ForgetPreview) -> bool:
@@ -102,13 +112,38 @@ class ToolLoop:
         if op is None:
             return []
         token = None
+        shown: list[Effect] = []
         if isinstance(answer, ForgetPreview) and answer.found:
             token = self.confirmations.issue(answer, now, turn.number)
+            # Shown to the player by the server too: a mod may ask them in a dialog.
+            ttl = self.confirmations.ttl
+            frame = replies.memory_confirm_request(answer, token, ttl, turn.save, turn.chat_id)
+            shown.append(Send(frame))
         what = op.what if isinstance(op, ViewOp) else "all"
         turn.results[call_id] = tool_results.render(
             answer, current=turn.save, token=token, what=what
         )
-        return self._continue(turn)
+        return shown + self._continue(turn)
+
+    def dialog(self, token: str, yes: bool, now: float) -> ForgetSpec | Refusal | None:
+        """The player answered a ``memory.confirm.request`` dialog (v1.md "memory.confirm").
+
+        A yes is the player's own yes: it redeems the token at once, in any turn
+        (the target to delete is returned). A no voids the token (None). An
+        unknown, spent or expired token is refused. Either answer is remembered,
+        so a later confirming tool call learns what the player decided.
+        """
+        if not yes:
+            if not self.confirmations.withdraw(token):
+                return "unknown"
+            self._decided[token] = "no"
+            return None
+        redeemed = self.confirmations.redeem(token, lambda _: True, now)
+        if not isinstance(redeemed, str):
+            self._decided[token] = "yes"
+            while len(self._decided) > MAX_PENDING:
+                del self._decided[next(iter(self._decided))]
+        return redeemed
 
     def _continue(self, turn: Turn) -> list[Effect]:
         if turn.pending:

@@ -232,6 +232,12 @@ REFUSED: dict[Refusal, str] = {
 }
 """Default result texts of refused tokens (``not_agreed`` comes from the session's texts)."""
 
+DIALOG_DECIDED: dict[str, str] = {
+    "yes": "玩家已经在确认框里同意了，那次删除已经完成，不用再确认。",
+    "no": "玩家在确认框里拒绝了，什么都没删，这个确认码已作废。",
+}
+"""Results of a confirming call whose token the player already answered in a dialog."""
+
 
 def names_target(args: ForgetArgs, current: Scope, preview: ForgetPreview) -> bool:
     """Whether a confirming forget call's ``args`` name the same target as ``preview``."""
