@@ -310,6 +310,7 @@ async def test_the_preview_is_shown_by_the_server_and_a_dialog_yes_deletes(
                 "items": 1,
                 "profileCleared": False,
                 "statsSaves": 0,
+                "trashId": 1,
             }
             assert h.store.load_scope(FARM_A) == []
             # Used once: a second yes is refused; the model's later confirm learns it is done.

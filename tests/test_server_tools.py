@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import chat, running
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.protocol.normalize import normalize
-from xtyserver.session.tool_schemas import TOOL_SPECS
+from xtyserver.session.tool_schemas import RESTORE, TOOL_SPECS
 from xtyserver.session.tools import CORRECT, FORGET, VIEW
 from xtyserver.testing import Reply, ToolCallScript
 
@@ -59,7 +59,8 @@ async def test_what_do_you_remember_views_profile_saves_and_stats(tmp_path: Path
         assert done["type"] == "chat.done" and done["text"] == "我记得你喜欢钓鱼。"
         assert "".join(d["text"] for d in deltas) == done["text"]
         first, second = h.fake.chat_requests
-        assert {t["function"]["name"] for t in first.json["tools"]} == {VIEW, CORRECT, FORGET}
+        names = {t["function"]["name"] for t in first.json["tools"]}
+        assert names == {VIEW, CORRECT, FORGET, RESTORE}
         # What is sent is what the argument Structs generate, the same bytes in each request.
         assert first.json["tools"] == second.json["tools"] == TOOL_SPECS
         sent = [re.search(rb'"tools":\s*(\[.*\])', r.body) for r in (first, second)]

@@ -109,7 +109,12 @@ def test_memory_forget_keeps_statistics_unless_included_and_touches_only_the_sto
     others = sorted(p.name for p in data.rglob("*") if "memory-v1.sqlite" not in p.name)
     kept = xty(data, "memory", "forget", "game", "--game", "stardew-valley", "--yes", "--json")
     assert kept.returncode == 0, kept.stderr
-    assert json.loads(kept.stdout) == {"items": 1, "profileCleared": False, "statsSaves": 0}
+    assert json.loads(kept.stdout) == {
+        "items": 1,
+        "profileCleared": False,
+        "statsSaves": 0,
+        "trashId": 1,
+    }
     assert "play statistics: kept" in kept.stderr
     with _store(data) as store:
         assert store.stats().saves[0].sessions == 1

@@ -149,6 +149,7 @@ async def run_mcp(settings: Settings) -> int:
         settings.profile,
         clock=SystemClock(),
         busy_timeout_ms=settings.memory.busy_timeout_ms,
+        trash_window=settings.memory.trash_hours * 3600,
     )
     try:
         memory = MemoryService(store, enabled=True, soft_cap=settings.memory.soft_cap)

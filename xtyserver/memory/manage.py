@@ -113,11 +113,61 @@ class ForgetPreview(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ForgetResult(msgspec.Struct, frozen=True, kw_only=True):
-    """What a forget deleted."""
+    """What a forget deleted; ``trash_id`` is where it can be restored from (None: not kept)."""
 
     items: int
     profile_cleared: bool
     stats_saves: int
+    trash_id: int | None = None
+
+
+# -- the trash: forgotten memory kept for a while (issue 17 §1) ----------------------------
+
+TRASH_HOURS = 24.0
+"""Default hours a forgotten item, save, game or profile stays restorable (0: no trash)."""
+
+
+class TrashEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """One forget's content in the trash, as the player sees it.
+
+    Attributes:
+        id: The trash id (restore it with this).
+        spec: What was forgotten (statistics are never kept in the trash).
+        trashed_at: When (epoch seconds).
+        expires_at: When it is purged and can no longer be restored.
+        saves: The forgotten items by save, with readable names.
+        profile_fields: Shared-profile fields that held a value and were cleared.
+    """
+
+    id: int
+    spec: ForgetSpec
+    trashed_at: float
+    expires_at: float
+    saves: tuple[SaveView, ...]
+    profile_fields: tuple[str, ...]
+
+    @property
+    def item_count(self) -> int:
+        return sum(len(s.events) for s in self.saves)
+
+
+class RestoreResult(msgspec.Struct, frozen=True, kw_only=True):
+    """What a restore put back: the items and the profile fields (those not set since)."""
+
+    trash_id: int
+    spec: ForgetSpec
+    items: int
+    profile_fields: tuple[str, ...]
+
+
+def trash_expired(trashed_at: float, now: float, window: float) -> bool:
+    """Whether a trash entry is past its window (kept at exactly ``window``, gone after)."""
+    return now - trashed_at > window
+
+
+def restorable_here(spec: ForgetSpec, game_id: str) -> bool:
+    """Whether a trash entry may be restored from a game's chat: its own game, or the profile."""
+    return spec.game_id in (None, game_id)
 
 
 # -- confirmation tokens of two-step forgets -----------------------------------------------

@@ -175,4 +175,5 @@ class MemoryForgotten(ServerBase, tag="memory.forgotten"):
     items: int
     profile_cleared: bool
     stats_saves: int
+    trash_id: int | None = None
     id: str | None = None

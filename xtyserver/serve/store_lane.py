@@ -44,6 +44,7 @@ from xtyserver.session.tools import (
     ApplyOp,
     CorrectOp,
     PreviewOp,
+    RestoreOp,
     ToolAnswer,
     ToolFailure,
     ToolOp,
@@ -196,3 +197,5 @@ async def run_tool(memory: MemoryService, op: ToolOp) -> ToolAnswer:
             return await memory.preview_forget(spec)
         case ApplyOp(spec=spec):
             return await memory.forget(spec)
+        case RestoreOp(game_id=game_id, trash=trash):
+            return await memory.restore(trash, game_id=game_id)

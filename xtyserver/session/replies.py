@@ -172,5 +172,6 @@ def memory_forgotten(result: ForgetResult, target: str, frame_id: str | None) ->
         items=result.items,
         profile_cleared=result.profile_cleared,
         stats_saves=result.stats_saves,
+        trash_id=result.trash_id,
         id=frame_id,
     )

@@ -6,7 +6,7 @@ their readable name, the profile by its wire field names.
 
 from __future__ import annotations
 
-from xtyserver.memory.manage import ForgetPreview, ForgetResult, Overview
+from xtyserver.memory.manage import ForgetPreview, ForgetResult, Overview, RestoreResult
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
 from xtyserver.protocol.forbidden import redact
 from xtyserver.session.tools import ToolAnswer, ToolFailure
@@ -103,5 +103,17 @@ def render(
                     else "，游玩统计保留"
                 )
                 + "。游戏存档文件不受影响。"
+                + (
+                    f"放进了回收站 #{answer.trash_id}：玩家反悔时可以用恢复工具恢复。"
+                    if answer.trash_id is not None
+                    else ""
+                )
+            )
+        case RestoreResult():
+            fields = "、".join(answer.profile_fields)
+            lines.append(
+                f"已从回收站 #{answer.trash_id} 恢复 {answer.items} 条记忆"
+                + (f"，共同记忆字段：{fields}" if fields else "")
+                + "。"
             )
     return redact("\n".join(lines))[0]

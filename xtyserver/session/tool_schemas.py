@@ -12,7 +12,8 @@ Play statistics are never the model's to delete: the forget tool has no
 ``includeStats`` (a call that carries it is refused as a bad argument). The
 companion's name, persona, personality and notes are not the model's to
 write: the correct tool takes only the nickname, language, reply style and
-hobbies (issue 17 §2).
+hobbies (issue 17 §2). A forget goes to the trash for a while; the restore
+tool puts it back and needs no confirmation.
 """
 
 from __future__ import annotations
@@ -72,10 +73,17 @@ class ForgetArgs(_Args, frozen=True):
     confirm_token: str | UnsetType = UNSET
 
 
+class RestoreArgs(_Args, frozen=True):
+    """Undo a forget from the trash"""
+
+    trash: Annotated[int, Meta(ge=1)] | UnsetType = UNSET
+
+
 ARGUMENTS: Final[dict[str, type[_Args]]] = {
     VIEW: ViewArgs,
     CORRECT: CorrectArgs,
     FORGET: ForgetArgs,
+    RESTORE: RestoreArgs,
 }
 """Each tool's name and the Struct that parses (and describes) its arguments."""
 

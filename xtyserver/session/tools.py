@@ -33,6 +33,7 @@ from xtyserver.memory.manage import (
     ForgetSpec,
     Overview,
     Refusal,
+    RestoreResult,
 )
 from xtyserver.memory.types import Scope, SharedProfile
 from xtyserver.protocol.normalize import normalize
@@ -42,6 +43,7 @@ from xtyserver.session.tool_schemas import (
     CORRECT_FIELDS,
     CorrectArgs,
     ForgetArgs,
+    RestoreArgs,
     ViewArgs,
 )
 from xtyserver.session.tool_schemas import CORRECT as CORRECT
@@ -99,7 +101,14 @@ class ApplyOp(msgspec.Struct, frozen=True):
     spec: ForgetSpec
 
 
-ToolOp = ViewOp | CorrectOp | PreviewOp | ApplyOp
+class RestoreOp(msgspec.Struct, frozen=True):
+    """Put trash entry ``trash`` back (None: the newest this game may restore)."""
+
+    game_id: str
+    trash: int | None = None
+
+
+ToolOp = ViewOp | CorrectOp | PreviewOp | ApplyOp | RestoreOp
 
 
 class Confirming(msgspec.Struct, frozen=True):
@@ -116,7 +125,7 @@ class ToolFailure(msgspec.Struct, frozen=True):
     message: str
 
 
-ToolAnswer = Overview | SharedProfile | ForgetPreview | ForgetResult | ToolFailure
+ToolAnswer = Overview | SharedProfile | ForgetPreview | ForgetResult | RestoreResult | ToolFailure
 
 
 def _arguments(call: ToolCall) -> Any:
@@ -162,6 +171,8 @@ def parse_call(
                     "共同记忆字段（列表的每一项都要是玩家说过的）。"
                 )
             return CorrectOp(CORRECT_FIELDS[field], value, current, context_names)
+        case RestoreArgs(trash=trash):
+            return RestoreOp(current.game_id, None if trash is UNSET else trash)
         case ForgetArgs(confirm_token=str() as token):
             return Confirming(token, args)
         case ForgetArgs(target=target, save=save, item=item):
