@@ -1,4 +1,4 @@
-"""``xtyserver memory view|forget|restore|correct|pin|set-auto-shared`` (README "Commands").
+"""``xtyserver memory view|forget|correct|pin|set-auto-shared`` (README "Commands").
 
 The command line's way into memory management (v1.md "Memory tools" for the
 rules): human-readable tables by default, ``--json`` for scripts. ``forget``
@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from xtyserver.cli import trash
 from xtyserver.errors import UsageError
 from xtyserver.memory.manage import ForgetSpec, Overview, SaveView
 from xtyserver.memory.sqlite.store import MemoryStore
@@ -55,10 +56,7 @@ def add_commands(msub: Any, common: Callable[[argparse.ArgumentParser], None]) -
     pin.add_argument("--item", type=int, required=True, help="item id")
     pin.add_argument("--unpin", action="store_true")
     pin.add_argument("--json", action="store_true")
-    restore = msub.add_parser("restore", help="list the trash, or restore entry ID from it")
-    common(restore)
-    restore.add_argument("trash_id", nargs="?", type=int, help="the trash entry to restore")
-    restore.add_argument("--json", action="store_true")
+    trash.add_command(msub, common)
     auto = msub.add_parser("set-auto-shared", help="switch automatic shared memory on or off")
     common(auto)
     auto.add_argument("state", choices=["on", "off"])
@@ -73,7 +71,7 @@ def run(store: MemoryStore, args: argparse.Namespace) -> int:
         case "forget":
             return _forget(store, args)
         case "restore":
-            return _restore(store, args)
+            return trash.run(store, args)
         case "correct":
             value = _value(args.field, args.value)
             _print_profile(store.set_profile_field(snake_case(args.field), value), args.json)
@@ -196,49 +194,4 @@ def _forget(store: MemoryStore, args: argparse.Namespace) -> int:
         print(f"deleted {result.items} items; statistics of {result.stats_saves} saves deleted")
         if result.trash_id is not None:
             print(f"in the trash as #{result.trash_id}: xtyserver memory restore {result.trash_id}")
-    return 0
-
-
-def _restore(store: MemoryStore, args: argparse.Namespace) -> int:
-    """Without an id, list what the trash holds; with one, put it back."""
-    if args.trash_id is None:
-        found = store.trash_entries()
-        if args.json:
-            doc = [
-                {
-                    "trashId": e.id,
-                    "target": e.spec.kind,
-                    "trashedAt": e.trashed_at,
-                    "expiresAt": e.expires_at,
-                    "profileFields": list(e.profile_fields),
-                    "saves": [_save_json(v) for v in e.saves],
-                }
-                for e in found
-            ]
-            print(json.dumps({"trash": doc}, ensure_ascii=False, indent=2))
-            return 0
-        if not found:
-            print("the trash is empty")
-        for e in found:
-            hours = max(0.0, (e.expires_at - store.now()) / 3600)
-            print(f"#{e.id}  {e.spec.kind}  {e.item_count} items  (restorable for {hours:.1f} h)")
-            for v in e.saves:
-                for item in v.events:
-                    print(f"    {v.scope.game_id} / {v.label}: {item.subject}")
-            if e.profile_fields:
-                print(f"    shared profile: {', '.join(e.profile_fields)}")
-        return 0
-    result = store.restore(args.trash_id)
-    if args.json:
-        restored = {
-            "trashId": result.trash_id,
-            "items": result.items,
-            "profileFields": list(result.profile_fields),
-        }
-        print(json.dumps(restored))
-    else:
-        fields = (
-            f"; shared profile: {', '.join(result.profile_fields)}" if result.profile_fields else ""
-        )
-        print(f"restored {result.items} items from #{result.trash_id}{fields}")
     return 0
