@@ -136,14 +136,17 @@ class ToolLoop:
         if not yes:
             if not self.confirmations.withdraw(token):
                 return "unknown"
-            self._decided[token] = "no"
+            self._decide(token, "no")
             return None
         redeemed = self.confirmations.redeem(token, lambda _: True, now)
         if not isinstance(redeemed, str):
-            self._decided[token] = "yes"
-            while len(self._decided) > MAX_PENDING:
-                del self._decided[next(iter(self._decided))]
+            self._decide(token, "yes")
         return redeemed
+
+    def _decide(self, token: str, answer: str) -> None:
+        self._decided[token] = answer
+        while len(self._decided) > MAX_PENDING:
+            del self._decided[next(iter(self._decided))]
 
     def _continue(self, turn: Turn) -> list[Effect]:
         if turn.pending:
