@@ -165,7 +165,7 @@ async def test_a_game_restores_only_its_own_trash_or_the_profile(tmp_path: Path)
                 Reply(text="好"),
             )
             await chat(ws, "刚才删错了，恢复一下", "c1")
-            assert all(r.startswith("失败") for r in _results(h)), _results(h)
+            assert all("失败" in r and "恢复 " not in r for r in _results(h)), _results(h)
         assert h.store.load_scope(DST) == [] and h.store.trash_rows() == 1
 
 

@@ -3,7 +3,9 @@
 When the model answers with tool calls, each call becomes a ``RunTool``
 effect (or, when refused here, an error result at once); once every call of
 the round has its result, the conversation goes back to the model with the
-assistant's calls and the ``tool`` results, and the model continues. At most
+assistant's calls and the ``tool`` results, and the model continues (each
+result fenced as data, like every text the model or a mod wrote:
+``xtyserver.session.prompt.fence``). At most
 :data:`~xtyserver.session.tools.MAX_CALLS_PER_TURN` calls run per turn: a
 further call gets an error result, and the next request offers no tools, so
 the model must answer. A failing tool is a result the model can explain;
@@ -17,6 +19,7 @@ from xtyserver.protocol.forbidden import redact
 from xtyserver.session import replies, tool_results, tools
 from xtyserver.session.consent import agrees
 from xtyserver.session.effects import CallModel, Effect, RunTool, Send
+from xtyserver.session.prompt import fence
 from xtyserver.session.settings import Texts
 from xtyserver.session.tools import (
     ApplyOp,
@@ -37,12 +40,15 @@ class ToolLoop:
 
     Args:
         confirmations: The connection's forget tokens.
-        texts: The session's texts (the result of a confirm the player did not agree to).
+        texts: The session's texts (the result of a confirm the player did not agree to,
+            the name of the data fence of tool results).
     """
 
     def __init__(self, confirmations: Confirmations, texts: Texts | None = None) -> None:
         self.confirmations = confirmations
-        self._refused = {**tools.REFUSED, "not_agreed": (texts or Texts()).forget_not_agreed}
+        texts = texts or Texts()
+        self._refused = {**tools.REFUSED, "not_agreed": texts.forget_not_agreed}
+        self._tag = texts.data_tag  # the data fence each tool result is put in
         # Tokens the player answered in a memory.confirm dialog: "yes" or "no".
         self._decided: dict[str, str] = {}
 
@@ -155,7 +161,11 @@ class ToolLoop:
         turn.messages = [
             *turn.messages,
             tools.assistant_message(turn.round_text, calls),
-            *(tools.tool_message(c.id, turn.results.get(c.id, TOO_MANY)) for c in calls),
+            # A result carries memory the model or a mod wrote: data, fenced.
+            *(
+                tools.tool_message(c.id, fence([turn.results.get(c.id, TOO_MANY)], self._tag))
+                for c in calls
+            ),
         ]
         turn.round_calls, turn.results = (), {}
         return [CallModel(turn.number, turn.messages, turn.image_sent, self.offered(turn))]
