@@ -37,6 +37,7 @@ from xtyserver.memory.manage import (
     ForgetSpec,
     Overview,
     RestoreResult,
+    TrashEntry,
 )
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.sqlite.store import MemoryStore
@@ -342,6 +343,10 @@ class MemoryService:
                 await self._reload(each)
         self._profile = None
         return result
+
+    async def trash_entries(self) -> list[TrashEntry]:
+        """What the trash holds and can still restore, newest first (the page lists these)."""
+        return await self._read(self.store.trash_entries)
 
     async def purge_trash(self) -> int:
         """Delete trash entries past their window (a job and the start do this)."""
