@@ -93,7 +93,7 @@ async def test_a_forgotten_item_waits_in_the_trash_and_is_restored_in_game(
             assert PLAN in json.dumps(h.turn_request().json, ensure_ascii=False)
         (back,) = h.store.load_scope(FARM_A)
         assert (back.id, back.summary) == (plan, PLAN)
-        assert h.store.tombstones() == [] and h.store.trash_rows() == 0
+        assert h.store.export().tombstones == [] and h.store.trash_rows() == 0
 
 
 def msgspec_builtins(value: Any) -> Any:

@@ -30,11 +30,10 @@ from xtyserver.clock import Clock
 from xtyserver.config import Settings
 from xtyserver.errors import StoreError, UsageError
 from xtyserver.manage.access import launch_key, open_link
-from xtyserver.manage.api import ManageApi
 from xtyserver.manage.http import UiHttp
 from xtyserver.memory.accounting import timezone_known
 from xtyserver.memory.sqlite.store import MemoryStore
-from xtyserver.memory.tokens import budget_for
+from xtyserver.memory.tokens import DailyBudget, budget_for
 from xtyserver.model.router import ModelRouter
 from xtyserver.model.routing import resolve
 from xtyserver.protocol.frames import ServerInfo
@@ -43,6 +42,7 @@ from xtyserver.protocol.upgrade import PATH, bearer, check_upgrade
 from xtyserver.replay.recorder import Recorder
 from xtyserver.serve.connection import Connection, RuntimeLimits
 from xtyserver.serve.gate import FailedTokens, GateLimits, Seats
+from xtyserver.serve.image import BandHelper
 from xtyserver.serve.jobs import MemoryJobs
 from xtyserver.serve.localzone import detect_local_timezone
 from xtyserver.serve.memory_service import MemoryService
@@ -56,20 +56,31 @@ from xtyserver.token import TokenSource
 from xtyserver.token import matches as token_matches
 
 
+def _rate(value: float) -> int | float:
+    """A rate as sent: a whole number when it is one, else the fraction (never cut)."""
+    return int(value) if float(value).is_integer() else float(value)
+
+
 def protocol_limits(settings: Settings) -> Limits:
-    """The budget ``server.hello`` reports, from the configured limits (v1.md "Limits")."""
+    """The one limits Struct: what ``server.hello`` reports and the session enforces."""
     srv = settings.server
     return Limits(
-        context_stale_after_ms=int(srv.stale_after * 1000),
-        context_drop_after_ms=int(srv.drop_after * 1000),
+        context_stale_after_ms=round(srv.stale_after * 1000),
+        context_drop_after_ms=round(srv.drop_after * 1000),
         image_max_bytes=settings.images.max_decoded_bytes,
         image_max_side_px=settings.images.max_side,
-        chat_per_minute=int(srv.chats_per_minute),
+        chat_per_minute=_rate(srv.chats_per_minute),
         chat_burst=srv.chat_burst,
-        frames_per_second=int(srv.frames_per_second),
+        frames_per_second=_rate(srv.frames_per_second),
         frame_burst=srv.frame_burst,
         heartbeat_misses=srv.heartbeat_misses,
     )
+
+
+def daily_budget(settings: Settings) -> DailyBudget:
+    """The one daily budget the sessions and the background jobs decide by."""
+    model = settings.model
+    return DailyBudget(model.daily_token_budget, model.budget_low_share)
 
 
 def session_settings(
@@ -99,14 +110,7 @@ def session_settings(
         hello_timeout=srv.hello_timeout,
         preauth_hello_timeout=srv.preauth_hello_timeout,
         heartbeat_ms=srv.heartbeat_ms,
-        heartbeat_misses=srv.heartbeat_misses,
-        frames_per_second=srv.frames_per_second,
-        frame_burst=srv.frame_burst,
-        chats_per_minute=srv.chats_per_minute,
-        chat_burst=srv.chat_burst,
         flood_refusals=srv.flood_refusals,
-        stale_after=srv.stale_after,
-        drop_after=srv.drop_after,
         # A small context window shrinks the recent window and the session summary.
         working=WorkingSettings(
             window=min(srv.history_turns, fit.window_rounds),
@@ -120,7 +124,7 @@ def session_settings(
         vision=settings.model.vision if vision is None else vision,
         memory=settings.memory.enabled,
         extraction=settings.memory.enabled and settings.memory.extraction,
-        daily_budget=settings.model.daily_token_budget is not None,
+        daily_budget=daily_budget(settings),
         budget=memory_budget,
         limits=protocol_limits(settings),
         server=ServerInfo(name="xtyserver", version=__version__),
@@ -231,11 +235,13 @@ class Server:
         )
         self.port: int | None = None
         self.connections = _Gauge()
+        self.bands = BandHelper()  # its thread is a task of serve()
         self.ui = UiHttp(
-            ManageApi(memory, clock, timezone=settings.server.default_timezone or local or "UTC"),
+            memory,
             bind_host=settings.server.host,
             key=launch_key(token),
             clock=clock,
+            timezone=settings.server.default_timezone or local or "UTC",
         )
 
     @property
@@ -253,10 +259,15 @@ class Server:
         return f"ws://{shown}:{self.port}{PATH}"
 
     @property
+    def ui_port(self) -> int:
+        """The memory page's port (its own listener; README "Memory page")."""
+        assert self.ui.port is not None
+        return self.ui.port
+
+    @property
     def ui_link(self) -> str:
         """The link that opens the memory page (it carries the launch key; show it only locally)."""
-        assert self.port is not None
-        return open_link(self.settings.server.host, self.port, self.ui.key)
+        return open_link(self.settings.server.host, self.ui_port, self.ui.key)
 
     async def wait_connections(self, at_most: int) -> None:
         """Return once at most ``at_most`` connections are open."""
@@ -293,9 +304,12 @@ class Server:
             sock = next(iter(ws_server.sockets))
             self.port = int(sock.getsockname()[1])
             self._log.info("server.listening", url=self.url)
-            task_status.started(self.url)
             try:
-                await anyio.sleep_forever()
+                async with anyio.create_task_group() as tg:  # the page and the image thread
+                    await tg.start(self.bands.run)
+                    await tg.start(self.ui.serve, srv.page_port)
+                    task_status.started(self.url)
+                    await anyio.sleep_forever()
             finally:
                 with anyio.CancelScope(shield=True):
                     ws_server.close(close_connections=True)
@@ -305,8 +319,6 @@ class Server:
 
     async def _process_request(self, ws: ServerConnection, request: Request) -> Response | None:
         assert self.port is not None
-        if request.path.split("?", 1)[0] == "/ui" or request.path.startswith("/ui/"):
-            return await self.ui.handle(request, self.port)
         refusal = check_upgrade(
             request.path,
             list(request.headers.raw_items()),
@@ -362,6 +374,7 @@ class Server:
             limits=self._runtime,
             recorder=recorder,
             working=self.working,
+            bands=self.bands,
             claim_seat=lambda: self._seat(ws),
             on_unauthorized=lambda: self._failed.punish(_remote(ws)),
         )
@@ -456,10 +469,10 @@ async def serving(
         memory,
         clock,
         timezone=settings.server.default_timezone or detect_local_timezone() or "UTC",
-        budget=settings.model.daily_token_budget,
-        low_share=settings.model.budget_low_share,
     )
-    jobs = MemoryJobs(memory, model, meter, queue_size=settings.memory.job_queue)
+    jobs = MemoryJobs(
+        memory, model, meter, daily_budget(settings), queue_size=settings.memory.job_queue
+    )
     recorder = None
     if record is not None:
         recorder = Recorder(record, clock=clock, token=token, keep_images=record_images)

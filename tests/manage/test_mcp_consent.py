@@ -16,7 +16,6 @@ from mcp import Client, types
 from mcp.types import TextContent
 
 from xtyserver.clock import ManualClock
-from xtyserver.manage.api import ManageApi
 from xtyserver.manage.mcp import ConfirmGate, build
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import NewEvent, Scope
@@ -25,7 +24,6 @@ from xtyserver.serve.memory_service import MemoryService
 pytestmark = pytest.mark.anyio
 FARM = Scope("stardew-valley", "farm-a")
 FORGET = "xiaotangyuan_memory_forget"
-TARGET = {"kind": "event", "game_id": "stardew-valley", "save_id": "farm-a"}
 
 
 def _text(result: Any) -> str:
@@ -34,8 +32,12 @@ def _text(result: Any) -> str:
     return content.text
 
 
+def _target(event_id: int) -> dict[str, Any]:
+    return {"target": "item", "gameId": "stardew-valley", "saveId": "farm-a", "eventId": event_id}
+
+
 async def _preview(client: Client, event_id: int) -> dict[str, Any]:
-    result = await client.call_tool(FORGET, {**TARGET, "event_id": event_id})
+    result = await client.call_tool(FORGET, _target(event_id))
     assert not result.is_error, _text(result)
     preview: dict[str, Any] = json.loads(_text(result))
     return preview
@@ -44,8 +46,7 @@ async def _preview(client: Client, event_id: int) -> dict[str, Any]:
 def _setup(tmp_path: Path, clock: ManualClock) -> tuple[MemoryStore, int, Any]:
     store = MemoryStore(tmp_path / "m.sqlite", clock=clock)
     plan = store.upsert_event(FARM, NewEvent("goal", "鱼缸", "完成鱼缸收集包"), clock.now()).id
-    api = ManageApi(MemoryService(store), clock, timezone="UTC")
-    return store, plan, build(api, ConfirmGate())
+    return store, plan, build(MemoryService(store), clock, gate=ConfirmGate())
 
 
 async def test_without_elicitation_the_confirm_waits_5_s_and_quotes_the_target(
@@ -57,23 +58,25 @@ async def test_without_elicitation_the_confirm_waits_5_s_and_quotes_the_target(
         async with Client(server, mode="legacy") as client:
             preview = await _preview(client, plan)
             quote = preview["quote"]
-            assert quote == f"event stardew-valley farm-a #{plan}"
+            assert quote == f"item stardew-valley farm-a #{plan}"
             assert preview["confirmAfterSeconds"] == 5
-            token = {"confirm_token": preview["token"]}
+            confirm = {**_target(plan), "confirmToken": preview["confirmToken"]}
             # Back to back, as an assistant alone would: refused, nothing deleted.
-            fast = await client.call_tool(FORGET, {**token, "quote": quote})
+            fast = await client.call_tool(FORGET, {**confirm, "quote": quote})
             assert fast.is_error and "too soon" in _text(fast)
             clock.advance(4.999)
-            early = await client.call_tool(FORGET, {**token, "quote": quote})
+            early = await client.call_tool(FORGET, {**confirm, "quote": quote})
             assert early.is_error and "too soon" in _text(early)
             clock.advance(0.001)  # 5 s: long enough, but the quote is still needed
-            unquoted = await client.call_tool(FORGET, token)
+            unquoted = await client.call_tool(FORGET, confirm)
             assert unquoted.is_error and "quote" in _text(unquoted)
-            wrong = await client.call_tool(FORGET, {**token, "quote": "event farm-b"})
+            wrong = await client.call_tool(FORGET, {**confirm, "quote": "item farm-b"})
             assert wrong.is_error and "quote" in _text(wrong)
             assert [e.id for e in store.load_scope(FARM)] == [plan]
-            done = await client.call_tool(FORGET, {**token, "quote": quote.upper()})
-            assert not done.is_error and json.loads(_text(done))["eventsDeleted"] == 1
+            done = await client.call_tool(FORGET, {**confirm, "quote": quote.upper()})
+            assert not done.is_error and json.loads(_text(done))["items"] == 1
+            again = await client.call_tool(FORGET, {**confirm, "quote": quote})
+            assert again.is_error and "already used" in _text(again)
         assert store.load_scope(FARM) == []
 
 
@@ -90,17 +93,19 @@ async def test_with_elicitation_the_person_answers(tmp_path: Path) -> None:
     with store:
         async with Client(server, mode="legacy", elicitation_callback=person) as client:
             preview = await _preview(client, plan)
-            token = {"confirm_token": preview["token"]}
-            no = await client.call_tool(FORGET, token)  # at once, no quote: the person decides
+            confirm = {**_target(plan), "confirmToken": preview["confirmToken"]}
+            no = await client.call_tool(FORGET, confirm)  # at once, no quote: the person decides
             assert no.is_error and "did not agree" in _text(no)
             assert [e.id for e in store.load_scope(FARM)] == [plan]
-            yes = await client.call_tool(FORGET, token)
-            assert not yes.is_error and json.loads(_text(yes))["eventsDeleted"] == 1
+            yes = await client.call_tool(FORGET, confirm)
+            assert not yes.is_error and json.loads(_text(yes))["items"] == 1
         assert len(asked) == 2 and preview["quote"] in asked[0]
         assert store.load_scope(FARM) == []
 
 
-async def test_a_declined_or_cancelled_ask_deletes_nothing(tmp_path: Path) -> None:
+async def test_a_declined_ask_deletes_nothing_whatever_the_time_and_quote(
+    tmp_path: Path,
+) -> None:
     clock = ManualClock()
     store, plan, server = _setup(tmp_path, clock)
 
@@ -111,7 +116,11 @@ async def test_a_declined_or_cancelled_ask_deletes_nothing(tmp_path: Path) -> No
         async with Client(server, mode="legacy", elicitation_callback=person) as client:
             preview = await _preview(client, plan)
             clock.advance(60)  # time and the quote do not stand in for the person
-            token = {"confirm_token": preview["token"], "quote": preview["quote"]}
-            declined = await client.call_tool(FORGET, token)
+            confirm = {
+                **_target(plan),
+                "confirmToken": preview["confirmToken"],
+                "quote": preview["quote"],
+            }
+            declined = await client.call_tool(FORGET, confirm)
             assert declined.is_error and "did not agree" in _text(declined)
         assert [e.id for e in store.load_scope(FARM)] == [plan]

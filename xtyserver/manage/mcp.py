@@ -1,10 +1,13 @@
 """``xtyserver mcp``: the memory tools for a general assistant, over MCP on stdio.
 
-The same three tools as in-game chat: ``xiaotangyuan_memory_view``,
-``xiaotangyuan_memory_correct_shared`` and ``xiaotangyuan_memory_forget`` (two
-steps: a preview with a confirmation token, then the confirmation). Built on
-the ``mcp`` package's ``MCPServer``; every operation goes through
-:class:`~xtyserver.manage.api.ManageApi`, like the page's.
+The same three tools as in-game chat, with the same vocabulary:
+``xiaotangyuan_memory_view`` (the profile, each save's memories by readable
+name, and the statistics: what the in-game view shows), ``..._correct_shared``
+and ``..._forget`` (targets ``item``, ``save``, ``game``, ``profile``, ``all``;
+two steps: a preview with a ``confirmToken``, then the same target with it;
+single-use, for this client only, two minutes). Built on the ``mcp`` package's
+``MCPServer``; every operation goes through :mod:`xtyserver.manage.ops`, like
+the page's, and answers with the same JSON shapes (RFC 3339 times).
 
 A forget is confirmed by the person, not by the assistant (issue 17 §1): the
 confirming call asks the client's user through MCP elicitation where the
@@ -22,6 +25,7 @@ process's lock).
 
 from __future__ import annotations
 
+import secrets
 import sys
 from typing import Any
 
@@ -32,25 +36,31 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, Field
 
 from xtyserver import __version__, log
-from xtyserver.clock import SystemClock
+from xtyserver.clock import Clock, SystemClock
 from xtyserver.config import Settings
-from xtyserver.errors import XtyError
-from xtyserver.manage.api import ForgetPreview, ForgetTarget, ManageApi, ManageError
+from xtyserver.manage import ops
+from xtyserver.memory.manage import Confirmations, ForgetRequest
 from xtyserver.memory.sqlite.store import MemoryStore
+from xtyserver.memory.types import EDITABLE_FIELDS, Scope
+from xtyserver.protocol.memory_frames import MemoryPreview
 from xtyserver.protocol.normalize import normalize
 from xtyserver.serve.localzone import detect_local_timezone
 from xtyserver.serve.memory_service import MemoryService
+
+ASKER = "mcp"  # one client per stdio server
 
 INSTRUCTIONS = (
     "Tools to look at and manage the long-term memory of XiaoTangYuan (小汤圆), the player's "
     "game companion: a shared profile of the player and short memories per game and save. "
     "Call them only when the player asks about or wants to change that memory. Forgetting "
-    "takes two steps: call xiaotangyuan_memory_forget without confirm_token to get a preview "
-    "and a token, show the preview to the player, and call it again with the token only "
-    "after the player agrees: the server then asks the player itself where this client "
-    "can ask its user; otherwise wait at least 5 seconds and pass quote, the preview's "
-    "quote text, back. Play statistics are never deleted."
+    "takes two steps: call xiaotangyuan_memory_forget without confirmToken to get a preview "
+    "and a token, show the preview to the player, and call it again with the same target "
+    "and the token only after the player agrees: the server then asks the player itself "
+    "where this client can ask its user; otherwise wait at least 5 seconds and pass quote, "
+    "the preview's quote text, back. Play statistics are kept unless includeStats is true."
 )
+
+
 CONFIRM_DELAY = 5.0
 """Seconds between a preview and its confirm when the client cannot ask its user."""
 _MAX_SHOWN = 32
@@ -83,7 +93,7 @@ class ConfirmGate:
         """Why a confirm without the person's answer is refused, or None when it may go on."""
         seen = self._shown.get(token)
         if seen is None:
-            return "confirmation unknown, used or expired; preview again"
+            return "confirmToken unknown, already used or expired; preview again"
         at, wanted = seen
         if now - at < self.delay:
             return (
@@ -102,11 +112,13 @@ class _Agree(BaseModel):
     delete: bool = Field(description="true to delete it, false to keep it")
 
 
-def target_quote(target: ForgetTarget) -> str:
+def target_quote(request: ForgetRequest) -> str:
     """The words a confirm quotes back: the target as its preview names it."""
-    parts = [target.kind, target.game_id, target.save_id, target.field]
-    if target.event_id is not None:
-        parts.append(f"#{target.event_id}")
+    parts = [request.target, request.game_id, request.save_id]
+    if request.event_id is not None:
+        parts.append(f"#{request.event_id}")
+    if request.include_stats:
+        parts.append("+stats")
     return " ".join(p for p in parts if p)
 
 
@@ -127,121 +139,126 @@ def _json(value: Any) -> str:
     return msgspec.json.encode(value).decode("utf-8")
 
 
-def build(api: ManageApi, gate: ConfirmGate | None = None) -> MCPServer[Any]:
-    """An ``MCPServer`` with the three memory tools over ``api`` (confirms through ``gate``)."""
+FIELD_NAMES = ", ".join(f.wire for f in EDITABLE_FIELDS)
+LIST_NAMES = ", ".join(f.wire for f in EDITABLE_FIELDS if f.is_list)
+
+
+def build(
+    memory: MemoryService,
+    clock: Clock,
+    *,
+    timezone: str = "UTC",
+    gate: ConfirmGate | None = None,
+) -> MCPServer[Any]:
+    """An ``MCPServer`` with the three memory tools over ``memory`` (confirms through ``gate``)."""
     server: MCPServer[Any] = MCPServer(
         name="xiaotangyuan-memory", version=__version__, instructions=INSTRUCTIONS
     )
+    confirmations = Confirmations(secrets.token_hex(16))
     gate = gate or ConfirmGate()
 
     @server.tool(name="xiaotangyuan_memory_view", structured_output=False)
-    async def view(game_id: str | None = None, save_id: str | None = None) -> str:
-        """Show XiaoTangYuan's memory: the shared profile and every game and save.
+    async def view(gameId: str | None = None, saveId: str | None = None) -> str:
+        """Show XiaoTangYuan's memory: the shared profile, each save's memories, statistics.
 
-        Without arguments: the profile, and per game and save how many memories it
-        has and its play statistics. With game_id and save_id: that save's memories
-        (id, kind, subject, summary, importance, status, pinned, times) and statistics.
+        Without arguments: every game and save. gameId: one game's saves;
+        gameId and saveId: that save. Each save has its readable name
+        (saveName) and its items (id, kind, subject, summary, importance,
+        status, pinned, updatedAt); stats holds days, sessions and active time
+        per game and save, and the token bill.
         """
         try:
-            if game_id and save_id:
-                return _json(await api.view_save(game_id, save_id))
-            overview = await api.view()
-        except (ManageError, XtyError) as exc:
+            scope = None
+            if saveId is not None:
+                if gameId is None:
+                    raise ops.Refused("saveId needs gameId", 400, ["gameId"])
+                scope = msgspec.convert({"gameId": gameId, "saveId": saveId}, Scope)
+            found = await ops.view(memory, clock, timezone, game_id=gameId, scope=scope)
+        except msgspec.ValidationError as exc:
+            raise ToolError(f"not a save: {exc}") from exc
+        except ops.Refused as exc:
             raise ToolError(exc.message) from exc
-        return _json(
-            {
-                "profile": overview.profile,
-                "games": [
-                    {
-                        "gameId": g.game_id,
-                        "stats": g.stats,
-                        "saves": [
-                            {
-                                "saveId": s.save_id,
-                                "name": s.name,
-                                "memories": len(s.events),
-                                "stats": s.stats,
-                            }
-                            for s in g.saves
-                        ],
-                    }
-                    for g in overview.games
-                ],
-            }
-        )
+        return _json(found)
 
     @server.tool(name="xiaotangyuan_memory_correct_shared", structured_output=False)
     async def correct_shared(field: str, value: str | list[str]) -> str:
-        """Correct one field of the shared player profile; returns the updated profile.
-
-        field is one of: nickname, language, replyStyle, personality, hobbies, games,
-        companionName, companionPersona, notes. personality, hobbies, games and notes
-        take a list of short strings; the others a string. "" or [] clears a field.
-        """
+        """Correct one field of the shared player profile; returns the updated profile."""
         try:
-            return _json(await api.correct_shared(field, value))
-        except (ManageError, XtyError) as exc:
+            return _json(await ops.correct(memory, field, value))
+        except ops.Refused as exc:
             raise ToolError(exc.message) from exc
+
+    assert correct_shared.__doc__ is not None
+    correct_shared.__doc__ += (
+        f"\n\n        field is one of: {FIELD_NAMES}. {LIST_NAMES} take a list of short "
+        'strings; the others a string. "" or [] clears a field.\n'
+    )
 
     @server.tool(name="xiaotangyuan_memory_forget", structured_output=False)
     async def forget(
-        kind: str | None = None,
-        game_id: str | None = None,
-        save_id: str | None = None,
-        event_id: int | None = None,
-        field: str | None = None,
-        confirm_token: str | None = None,
+        target: str,
+        gameId: str | None = None,
+        saveId: str | None = None,
+        eventId: int | None = None,
+        includeStats: bool = False,
+        confirmToken: str | None = None,
         quote: str | None = None,
         ctx: Context[Any, Any] | None = None,
     ) -> str:
         """Forget memories, in two steps.
 
-        Step 1 (no confirm_token): kind is "event" (game_id, save_id, event_id),
-        "save" (game_id, save_id), "game" (game_id) or "shared_field" (field); the
-        answer lists exactly what would be deleted and gives a confirm_token and a
-        quote. Step 2: call again with confirm_token after the player agreed; the
-        server asks the player itself if this client can, else pass quote back, at
-        least 5 seconds after step 1. The token works once, for five minutes. Play
-        statistics are always kept.
+        target is "item" (gameId, saveId, eventId), "save" (gameId, saveId),
+        "game" (gameId), "profile" (the shared profile) or "all". Step 1
+        (no confirmToken): the answer lists exactly what would be deleted and
+        gives a confirmToken and a quote. Step 2, only after the player agreed:
+        the same arguments plus confirmToken; the server asks the player itself
+        if this client can, else pass quote back, at least 5 seconds after
+        step 1. The token works once, for two minutes. Play statistics are kept
+        unless includeStats is true.
         """
         try:
-            if confirm_token:
-                shown = gate.quote(confirm_token)
-                agreed = await ask_person(ctx, shown) if ctx is not None and shown else None
-                if agreed is False:
-                    raise ToolError("the player did not agree; nothing deleted")
-                if agreed is None:
-                    why = gate.refusal(confirm_token, quote, api.clock.now())
-                    if why is not None:
-                        raise ToolError(f"{why}; nothing deleted")
-                gate.used(confirm_token)
-                return _json(await api.forget_confirm(confirm_token))
-            target = msgspec.convert(
+            request = msgspec.convert(
                 {
-                    "kind": kind,
-                    "gameId": game_id,
-                    "saveId": save_id,
-                    "eventId": event_id,
-                    "field": field,
+                    "target": target,
+                    "gameId": gameId,
+                    "saveId": saveId,
+                    "eventId": eventId,
+                    "includeStats": includeStats,
+                    "confirmToken": confirmToken,
                 },
-                ForgetTarget,
+                ForgetRequest,
             )
-            preview = await api.forget_preview(target)
-            return _json(_shown(gate, preview, api.clock.now()))
+            if confirmToken is not None:
+                await _person_agrees(gate, ctx, confirmToken, quote, clock.now())
+            done = await ops.forget(memory, confirmations, request, asker=ASKER, now=clock.now())
         except msgspec.ValidationError as exc:
             raise ToolError(f"not a forget target: {exc}") from exc
-        except (ManageError, XtyError) as exc:
+        except ops.Refused as exc:
             raise ToolError(exc.message) from exc
+        if isinstance(done, MemoryPreview):
+            shown = target_quote(request)
+            gate.shown(done.confirm_token, shown, clock.now())
+            preview: dict[str, Any] = msgspec.to_builtins(done)
+            return _json({**preview, "quote": shown, "confirmAfterSeconds": gate.delay})
+        gate.used(confirmToken or "")
+        return _json(done)
 
     del view, correct_shared, forget
     return server
 
 
-def _shown(gate: ConfirmGate, preview: ForgetPreview, now: float) -> dict[str, Any]:
-    quote = target_quote(preview.target)
-    gate.shown(preview.token, quote, now)
-    shown: dict[str, Any] = msgspec.to_builtins(preview)
-    return {**shown, "quote": quote, "confirmAfterSeconds": gate.delay}
+async def _person_agrees(
+    gate: ConfirmGate, ctx: Context[Any, Any] | None, token: str, quote: str | None, now: float
+) -> None:
+    """Raise ToolError unless the person agreed (asked), or the 5 s and quote rule holds."""
+    shown = gate.quote(token)
+    agreed = await ask_person(ctx, shown) if ctx is not None and shown else None
+    if agreed is False:
+        raise ToolError("the player did not agree; nothing deleted")
+    if agreed is None:
+        why = gate.refusal(token, quote, now)
+        if why is not None:
+            raise ToolError(f"{why}; nothing deleted")
 
 
 async def run_mcp(settings: Settings) -> int:
@@ -257,7 +274,7 @@ async def run_mcp(settings: Settings) -> int:
     try:
         memory = MemoryService(store, enabled=True, soft_cap=settings.memory.soft_cap)
         zone = settings.server.default_timezone or detect_local_timezone() or "UTC"
-        await build(ManageApi(memory, SystemClock(), timezone=zone)).run_stdio_async()
+        await build(memory, SystemClock(), timezone=zone).run_stdio_async()
     finally:
         store.close()
     return 0

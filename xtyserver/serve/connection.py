@@ -40,6 +40,7 @@ from xtyserver.memory.types import Scope
 from xtyserver.model.router import ModelRouter
 from xtyserver.protocol.codec import decode_client_frame, encode_frame
 from xtyserver.protocol.images import ImageLimits
+from xtyserver.serve.image import BandHelper
 from xtyserver.serve.jobs import MemoryJobs
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
@@ -133,6 +134,7 @@ class Connection:
         limits: Queue sizes and deadlines.
         recorder: Writes every frame in and out (``serve --record``), or None.
         working: Carries out working-memory and injection-log effects (None: ignored).
+        bands: The server's band helper thread for large screenshots (None: none).
         claim_seat: Takes an authenticated seat for a pre-auth connection whose
             hello proved the token (``ClaimSeat``); False when none is free.
         on_unauthorized: Awaited before a wrong-token close (the guess delay).
@@ -152,6 +154,7 @@ class Connection:
         limits: RuntimeLimits,
         recorder: ConnectionRecorder | None = None,
         working: WorkingShell | None = None,
+        bands: BandHelper | None = None,
         claim_seat: Callable[[], bool] | None = None,
         on_unauthorized: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
@@ -185,6 +188,7 @@ class Connection:
             images=images,
             post=self._post,
             logger=self._log,
+            bands=bands,
         )
         self._timers: dict[TimerKind, tuple[int, anyio.CancelScope]] = {}
         self._timer_generation = 0

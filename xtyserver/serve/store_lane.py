@@ -185,7 +185,7 @@ async def run_tool(memory: MemoryService, op: ToolOp) -> ToolAnswer:
         case ViewOp(game_id=game_id):
             return tools.narrow(op, await memory.overview(game_id=game_id))
         case CorrectOp(field=field, value=value, save=save):
-            _, events = await memory.view(save)
+            events = [e for v in (await memory.overview(scope=save)).saves for e in v.events]
             why = tools.guard_correction(op, [t for e in events for t in (e.subject, e.summary)])
             if why is not None:
                 return ToolFailure("refused", why)

@@ -7,21 +7,11 @@ their readable name, the profile by its wire field names.
 from __future__ import annotations
 
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, Overview, RestoreResult
-from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
+from xtyserver.memory.types import EDITABLE_FIELDS, MemoryEvent, Scope, SharedProfile
 from xtyserver.protocol.forbidden import redact
 from xtyserver.session.tools import ToolAnswer, ToolFailure
 
-PROFILE_FIELDS = {
-    "nickname": "nickname",
-    "language": "language",
-    "replyStyle": "reply_style",
-    "personality": "personality",
-    "hobbies": "hobbies",
-    "games": "games",
-    "companionName": "companion_name",
-    "companionPersona": "companion_persona",
-    "notes": "notes",
-}
+PROFILE_FIELDS = {f.wire: f.name for f in EDITABLE_FIELDS}
 """Every shared-profile field as a view shows it (wire name -> store name)."""
 
 
