@@ -17,6 +17,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from xtyserver import errors
 from xtyserver.errors import StoreError
+from xtyserver.memory.retrieval import search_memories
 from xtyserver.memory.types import Scope
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.session import tools
@@ -45,6 +46,7 @@ from xtyserver.session.tools import (
     CorrectOp,
     PreviewOp,
     RestoreOp,
+    SearchOp,
     ToolAnswer,
     ToolFailure,
     ToolOp,
@@ -184,6 +186,19 @@ async def run_tool(memory: MemoryService, op: ToolOp) -> ToolAnswer:
     match op:
         case ViewOp(game_id=game_id):
             return tools.narrow(op, await memory.overview(game_id=game_id))
+        case SearchOp(scope=scope):
+            # The turn's own save only: its index is the one the turn was planned with.
+            found = await memory.turn_memory(scope)
+            if found.index is None:
+                return ToolFailure("memory_disabled", "记忆没有开启")
+            return search_memories(
+                found.profile,
+                found.index,
+                op.query,
+                kind=op.kind,
+                current_day=op.day,
+                limit=tools.MAX_SEARCH_RESULTS,
+            )
         case CorrectOp(field=field, value=value, save=save):
             events = [e for v in (await memory.overview(scope=save)).saves for e in v.events]
             why = tools.guard_correction(op, [t for e in events for t in (e.subject, e.summary)])

@@ -94,7 +94,9 @@ class ToolLoop:
     def _op(
         self, turn: Turn, call: ToolCall, now: float, context_names: tuple[str, ...]
     ) -> ToolOp | str:
-        op = tools.parse_call(call, turn.save, player_text=turn.text, context_names=context_names)
+        op = tools.parse_call(
+            call, turn.save, turn.day, player_text=turn.text, context_names=context_names
+        )
         if not isinstance(op, Confirming):
             return op
         decided = self._decided.get(op.token)

@@ -7,9 +7,10 @@ their readable name, the profile by its wire field names.
 from __future__ import annotations
 
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, Overview, RestoreResult
+from xtyserver.memory.retrieval import SearchResult
 from xtyserver.memory.types import EDITABLE_FIELDS, MemoryEvent, Scope, SharedProfile
 from xtyserver.protocol.forbidden import redact
-from xtyserver.session.tools import ToolAnswer, ToolFailure
+from xtyserver.session.tools import MAX_SEARCH_CHARS, MAX_SEARCH_RESULTS, ToolAnswer, ToolFailure
 
 PROFILE_FIELDS = {f.wire: f.name for f in EDITABLE_FIELDS}
 """Every shared-profile field as a view shows it (wire name -> store name)."""
@@ -51,6 +52,21 @@ def _overview(answer: Overview, current: Scope, what: str) -> list[str]:
     return lines
 
 
+def _search(answer: SearchResult) -> list[str]:
+    """At most :data:`MAX_SEARCH_RESULTS` whole lines within :data:`MAX_SEARCH_CHARS`."""
+    head = "搜索结果（只含当前存档和共同记忆）："
+    found = [_item(e) for e in answer.events] + [f"  共同记忆 {line}" for line in answer.profile]
+    if not found:
+        return ["没有找到相关的记忆（只搜索了当前存档和共同记忆）。"]
+    lines, used = [head], len(head)
+    for line in found[:MAX_SEARCH_RESULTS]:
+        if used + 1 + len(line) > MAX_SEARCH_CHARS:
+            break
+        lines.append(line)
+        used += 1 + len(line)
+    return lines
+
+
 def render(
     answer: ToolAnswer, *, current: Scope, token: str | None = None, what: str = "all"
 ) -> str:
@@ -66,6 +82,8 @@ def render(
             lines += ["已整体替换。现在的共同记忆：", *_profile(answer)]
         case Overview():
             lines += _overview(answer, current, what)
+        case SearchResult():
+            lines += _search(answer)
         case ForgetPreview():
             if not answer.found:
                 lines.append("没有找到这条记忆，什么都不会删。")

@@ -23,9 +23,11 @@ from typing import Annotated, Any, Final, Literal
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
+from xtyserver.memory.types import MemoryKind
 from xtyserver.protocol.limits import PROFILE_ITEM_MAX, PROFILE_ITEMS_MAX, PROFILE_TEXT_MAX
 
 VIEW = "xiaotangyuan_memory_view"
+SEARCH = "xiaotangyuan_memory_search"
 CORRECT = "xiaotangyuan_memory_correct_shared"
 FORGET = "xiaotangyuan_memory_forget"
 RESTORE = "xiaotangyuan_memory_restore"
@@ -49,6 +51,13 @@ class ViewArgs(_Args, frozen=True):
 
     what: Literal["all", "profile", "saves", "stats"] = "all"
     save: str | UnsetType = UNSET
+
+
+class SearchArgs(_Args, frozen=True):
+    """Search this save's memory and the profile"""
+
+    query: Annotated[str, Meta(min_length=1, max_length=200)]
+    kind: MemoryKind | UnsetType = UNSET
 
 
 class CorrectArgs(_Args, frozen=True):
@@ -81,6 +90,7 @@ class RestoreArgs(_Args, frozen=True):
 
 ARGUMENTS: Final[dict[str, type[_Args]]] = {
     VIEW: ViewArgs,
+    SEARCH: SearchArgs,
     CORRECT: CorrectArgs,
     FORGET: ForgetArgs,
     RESTORE: RestoreArgs,

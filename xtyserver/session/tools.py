@@ -35,6 +35,7 @@ from xtyserver.memory.manage import (
     Refusal,
     RestoreResult,
 )
+from xtyserver.memory.retrieval import SearchResult
 from xtyserver.memory.types import Scope, SharedProfile
 from xtyserver.protocol.normalize import normalize
 from xtyserver.session.consent import said
@@ -44,14 +45,18 @@ from xtyserver.session.tool_schemas import (
     CorrectArgs,
     ForgetArgs,
     RestoreArgs,
+    SearchArgs,
     ViewArgs,
 )
 from xtyserver.session.tool_schemas import CORRECT as CORRECT
 from xtyserver.session.tool_schemas import FORGET as FORGET
+from xtyserver.session.tool_schemas import SEARCH as SEARCH
 from xtyserver.session.tool_schemas import TOOL_SPECS as TOOL_SPECS
 from xtyserver.session.tool_schemas import VIEW as VIEW
 
 MAX_CALLS_PER_TURN = 4
+MAX_SEARCH_RESULTS = 5
+MAX_SEARCH_CHARS = 600
 
 
 class ToolCall(msgspec.Struct, frozen=True):
@@ -71,6 +76,18 @@ class ViewOp(msgspec.Struct, frozen=True):
     game_id: str
     save: str | None = None
     what: str = "all"
+
+
+class SearchOp(msgspec.Struct, frozen=True):
+    """Search ``scope``'s memories and the shared profile for ``query`` (never another save).
+
+    ``day``: the save's in-game day, when known (later-day memories stay out).
+    """
+
+    scope: Scope
+    query: str
+    kind: str | None = None
+    day: int | None = None
 
 
 class CorrectOp(msgspec.Struct, frozen=True):
@@ -108,7 +125,7 @@ class RestoreOp(msgspec.Struct, frozen=True):
     trash: int | None = None
 
 
-ToolOp = ViewOp | CorrectOp | PreviewOp | ApplyOp | RestoreOp
+ToolOp = ViewOp | SearchOp | CorrectOp | PreviewOp | ApplyOp | RestoreOp
 
 
 class Confirming(msgspec.Struct, frozen=True):
@@ -125,7 +142,15 @@ class ToolFailure(msgspec.Struct, frozen=True):
     message: str
 
 
-ToolAnswer = Overview | SharedProfile | ForgetPreview | ForgetResult | RestoreResult | ToolFailure
+ToolAnswer = (
+    Overview
+    | SearchResult
+    | SharedProfile
+    | ForgetPreview
+    | ForgetResult
+    | RestoreResult
+    | ToolFailure
+)
 
 
 def _arguments(call: ToolCall) -> Any:
@@ -140,6 +165,7 @@ def _arguments(call: ToolCall) -> Any:
 def parse_call(
     call: ToolCall,
     current: Scope,
+    day: int | None = None,
     *,
     player_text: str = "",
     context_names: tuple[str, ...] = (),
@@ -149,6 +175,7 @@ def parse_call(
     Args:
         call: The model's call.
         current: The save the turn is asked in.
+        day: The save's in-game day, when known (a search leaves later memories out).
         player_text: The player's own words of this turn: a correction's value
             must be in them.
         context_names: The names in the save's current modelContext (the guard).
@@ -163,6 +190,11 @@ def parse_call(
     match args:
         case ViewArgs(what=what, save=save):
             return ViewOp(current.game_id, None if save is UNSET else save, what)
+        case SearchArgs(query=query, kind=wanted):
+            text = normalize(query).strip()
+            if not text:
+                return "错误：搜索需要 query"
+            return SearchOp(current, text, None if wanted is UNSET else wanted, day)
         case CorrectArgs(field=field, value=value):
             missing = unsaid(value, player_text)
             if missing is not None:

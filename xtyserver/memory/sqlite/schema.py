@@ -108,7 +108,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) STRICT, WITHOUT ROWID
         """,
     ),
-    # 4 -> 5: the trash: what a forget deleted, restorable for a while (issue 17 §1).
+    # 4 -> 5: search keys written with each memory (issue 21): a JSON array of at
+    # most 8 short strings; NULL until an extraction or the enrichment job wrote them.
+    (
+        """
+        ALTER TABLE game_memory ADD COLUMN search_keys TEXT
+            CHECK (search_keys IS NULL OR json_valid(search_keys))
+        """,
+    ),
+    # 5 -> 6: the trash: what a forget deleted, restorable for a while (issue 17 §1).
     # Never injected (it is not game_memory), never exported, purged after its window.
     (
         """

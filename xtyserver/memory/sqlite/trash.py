@@ -119,8 +119,7 @@ def _put_back(conn: apsw.Connection, event: MemoryEvent) -> int:
     """Insert ``event`` again (its old id when free); 0 when the same fact was formed since."""
     taken = conn.execute("SELECT 1 FROM game_memory WHERE id = ?", (event.id,)).fetchall()
     columns = events.COLUMNS if not taken else events.COLUMNS[1:]
-    values = [int(v) if isinstance(v, bool) else v for v in msgspec.structs.astuple(event)]
-    values = values if not taken else values[1:]
+    values = events.bindings(event, columns)
     conn.execute(
         f"INSERT INTO game_memory({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
         "ON CONFLICT(game_id, save_id, kind, subject) DO NOTHING",
