@@ -24,6 +24,10 @@ CASES = {
     "turn": (["--rounds", "3", "--warmup", "1"], "harness overhead, image turn"),
     "idle": (["--connections", "12", "--starts", "2"], "RSS per idle connection"),
     "image": (["--rounds", "3"], "pillow / scaled"),
+    "rss": (
+        ["--turns", "4", "--repeat", "1", "--saves", "3", "--per-save", "30", "--baseline", "HEAD"],
+        "idle after 4 turns (1 with screenshots)",
+    ),
 }
 
 
