@@ -22,7 +22,10 @@ CASES = {
     "prompt_size": (["--sizes", "10", "30"], "inject all"),
     "retrieval": (["--saves", "3", "--per-save", "30", "--queries", "20"], "p99"),
     "turn": (["--rounds", "3", "--warmup", "1"], "harness overhead, image turn"),
-    "idle": (["--connections", "12", "--starts", "2"], "RSS per idle connection"),
+    "idle": (
+        ["--connections", "12", "--starts", "2", "--baseline", "HEAD"],
+        "RSS per idle connection",
+    ),
     "image": (["--rounds", "3"], "pillow / scaled"),
     "rss": (
         ["--turns", "4", "--repeat", "1", "--saves", "3", "--per-save", "30", "--baseline", "HEAD"],
