@@ -70,9 +70,19 @@ def _start(data_dir: str, tree: Path | None = None) -> tuple[subprocess.Popen[st
     for line in proc.stdout:
         if line.startswith("listening "):
             elapsed = time.perf_counter() - t
+            CPU_AT_LISTENING.setdefault(tree, []).append(_cpu_s(proc.pid))
             threading.Thread(target=proc.stdout.read, daemon=True).start()
             return proc, line.split()[1], elapsed
     raise SystemExit("the server did not start")
+
+
+CPU_AT_LISTENING: dict[Path | None, list[float]] = {}
+"""The server's own CPU seconds (user + system, /proc) when it printed ``listening``."""
+
+
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _rss_kib(pid: int) -> int:
@@ -149,15 +159,19 @@ def main() -> None:
             proc.terminate()
             proc.wait(timeout=30)
     print(f"{'what':52s} {'value':>12s}")
-    rows = [("", starts)] + ([(f" [baseline {args.baseline}]", base_starts)] if base else [])
-    for label, times in rows:
+    rows = [("", starts, None)]
+    if base is not None:
+        rows.append((f" [baseline {args.baseline}]", base_starts, base))
+    for label, times, tree in rows:
         q1, _, q3 = statistics.quantiles(times, n=4)
+        cpu = CPU_AT_LISTENING[tree][-len(times) :]
         print(
             f"{'start to listening, 30,000-event store' + label:52s}"
             f" {statistics.median(times):7.3f} ± {(q3 - q1) / 2:.3f} s"
-            f"  (min {min(times):.3f}, max {max(times):.3f}, n={len(times)})"
+            f"  (min {min(times):.3f}, max {max(times):.3f}, n={len(times)});"
+            f" server CPU {statistics.median(cpu):.3f} s"
         )
-    print("(median ± IQR/2)")
+    print("(median ± IQR/2; server CPU: user + system from /proc at `listening`, median)")
     print(f"{'server RSS idle / 10 conns / all conns':52s} {before} / {warm} / {full} KiB")
     per = (full - warm) / added
     print(
