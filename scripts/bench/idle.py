@@ -38,8 +38,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from baseline import export_tree  # noqa: E402
 from retrieval import build_document  # noqa: E402
-from rss import export_tree  # noqa: E402
 
 from xtyserver.adapter import AdapterClient, AdapterInfo, Identity  # noqa: E402
 from xtyserver.clock import SystemClock  # noqa: E402

@@ -25,13 +25,11 @@ Usage: ``python scripts/bench/rss.py [--turns 100] [--repeat 3] [--baseline main
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import threading
 import time
@@ -44,6 +42,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from baseline import export_tree  # noqa: E402
 from retrieval import build_document  # noqa: E402
 from turn import model_context, screenshot_jpeg  # noqa: E402
 
@@ -81,16 +80,6 @@ def memory_kib(pid: int) -> dict[str, int]:
             if key == "Private_Dirty":
                 out[key] = int(value.split()[0])
     return out
-
-
-def export_tree(ref: str, into: Path) -> Path:
-    """``git archive REF xtyserver`` unpacked into ``into``: the baseline's package."""
-    data = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", ref, "xtyserver"], capture_output=True, check=True
-    ).stdout
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(into, filter="data")
-    return into
 
 
 def _start(data_dir: Path, model_url: str, tree: Path | None) -> tuple[subprocess.Popen[str], str]:
