@@ -59,7 +59,6 @@ if os.environ.get("XTY_BENCH_TREE"):  # a baseline server child: its own package
     sys.path.insert(0, os.environ["XTY_BENCH_TREE"])
 
 from baseline import export_tree  # noqa: E402
-from retrieval import build_document  # noqa: E402
 
 from xtyserver.adapter import AdapterClient, AdapterInfo, Capabilities, Identity  # noqa: E402
 from xtyserver.adapter.reply import ChatReply  # noqa: E402
@@ -348,6 +347,10 @@ def main() -> None:
     if args.child == "server":
         anyio.run(_child_server, args.data_dir, args.model_url)
         return
+    # Here, not at the top: retrieval.py puts this checkout first on sys.path,
+    # which a baseline server child (XTY_BENCH_TREE) must not import.
+    from retrieval import build_document
+
     with tempfile.TemporaryDirectory(prefix="xty-bench-") as tmp:
         settings = _settings(tmp, "http://127.0.0.1:1/v1")
         t = time.perf_counter()
