@@ -191,6 +191,11 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _faults(pid: int) -> int:
+    """Minor page faults of ``pid`` so far (a page the heap gave back, touched again)."""
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[7])
+
+
 # -- measuring ---------------------------------------------------------------------------
 
 
@@ -278,6 +283,7 @@ async def _bench(
     turns = [(label, kind) for label in servers for kind in ("text", "image", "image720")]
     times: dict[Any, list[float]] = {k: [] for k in [*models, *turns]}
     cpu: dict[Any, list[float]] = {k: [] for k in turns}
+    faults: dict[Any, list[int]] = {k: [] for k in turns}
     async with contextlib.AsyncExitStack() as stack:
         clients = {}
         for label, (url, _) in servers.items():
@@ -301,11 +307,12 @@ async def _bench(
                 else:
                     label, kind = item
                     pid = servers[label][1]
-                    before = _cpu_s(pid)
+                    before, faults_before = _cpu_s(pid), _faults(pid)
                     value = await _turn(clients[label], images.get(kind))
                     await anyio.sleep(0.02)  # let the turn's tail (memory touch) finish
                     if i >= warmup:
                         cpu[item].append(_cpu_s(pid) - before)
+                        faults[item].append(_faults(pid) - faults_before)
                 if i >= warmup:
                     times[item].append(value)
     await direct.close()
@@ -314,7 +321,10 @@ async def _bench(
         f" image720: 1280x720 JPEG (within limits, sent as is minus metadata);"
         f" {rounds} rounds, interleaved"
     )
-    print(f"{'what':52s} {'p50 ms':>8s} {'±':>6s} {'p99 ms':>8s} {'server CPU ms/turn':>19s}")
+    print(
+        f"{'what':52s} {'p50 ms':>8s} {'±':>6s} {'p99 ms':>8s} {'server CPU ms/turn':>19s}"
+        f" {'faults/turn':>12s}"
+    )
     for kind in [k for k in models if times[k]]:
         p50, spread, p99 = _stats(times[kind])
         name = f"scripted model TTFT, direct ({kind})"
@@ -325,10 +335,12 @@ async def _bench(
         base_p50 = statistics.median(times[base])
         p50, spread, p99 = _stats([v - base_p50 for v in times[item]])
         c = statistics.fmean(cpu[item]) * 1e3
+        f = statistics.fmean(faults[item])
         name = f"harness overhead, {kind} turn{label}"
-        print(f"{name:52s} {p50:8.2f} {spread:6.2f} {p99:8.2f} {c:19.1f}")
+        print(f"{name:52s} {p50:8.2f} {spread:6.2f} {p99:8.2f} {c:19.1f} {f:12.0f}")
     print("(overhead = turn time - the median direct time of the same request to the model;")
-    print(" ± is half the interquartile range; server CPU: mean over the run, from /proc)")
+    print(" ± is half the interquartile range; server CPU and minor page faults: mean over")
+    print(" the run, from /proc)")
 
 
 def main() -> None:

@@ -5,10 +5,20 @@ A shell (issue 22, memory). A screenshot turn allocates a few buffers of
 body). glibc's malloc serves the first ones with ``mmap`` and returns them on
 free, but then raises its mmap threshold to the size just freed ("dynamic
 threshold"), so every later buffer of that size comes from the heap and stays
-resident once freed: 13 MiB of a server's RSS after 20 screenshot turns
-(``scripts/bench/rss.py``). Fixing the threshold at glibc's own initial value
+resident once freed, the heap fragmenting around the small blocks between
+them: about 30 MiB of a server's RSS after 20 screenshot turns (120 MiB
+instead of 85-90, ``scripts/bench/rss.py``). Fixing the threshold at glibc's own initial value
 (128 KiB) turns the dynamic raise off: a large buffer is always its own
-mapping, page-faulted in (about 1 ms per screenshot here) and returned on free.
+mapping, returned on free and page-faulted in afresh next time.
+
+The price is those faults: about 4,000 more per 1920x1080 screenshot turn
+(16 MB of pages) and 3,000 per 1280x720 one, 5-6 ms more server CPU per
+screenshot turn on the loaded 2-core benchmark machine (``scripts/bench/turn.py
+--baseline``, "faults/turn"; ``check_and_prepare`` alone +2.5-3 ms). The
+alternative measured, the dynamic threshold with ``malloc_trim(0)`` two
+seconds after the last screenshot, kept 10 MiB more and costs the same faults
+whenever screenshots are more than two seconds apart, as they are in play.
+Text turns allocate nothing this large and pay nothing.
 
 Only glibc has the knob (``mallopt``); on Windows, macOS and musl this does
 nothing. ``MALLOC_MMAP_THRESHOLD_`` in the environment is left to win.
