@@ -16,17 +16,22 @@ whitespace is the space and case-insensitive matching is plain ASCII. For such
 text every alternative of the forbidden-content pattern needs one of these
 inside a string (see ``forbidden.py``; listed per kind in the tests):
 
-- one of ``\\ / % $ ~ @ _ =`` (paths, e-mail, Steam ``STEAM_``, key=value, ...);
+- one of ``\\ / % $ ~ @ _ = < >`` (paths, e-mail, Steam ``STEAM_``, key=value,
+  ``<at>``, an Explorer address ``此电脑 > 用户 > 张伟``, ...);
 - a colon after a character other than a digit or a quote (drive letters,
   ``[U:1:...]``, ``ERROR:``, ``key: value``, ``stack traceback:``), or a time
   with seconds ``:12:`` (log lines);
 - a hyphen after a letter (``sk-``, ``xoxb-``, ``glpat-``), ``--`` (PEM) or
   `` - `` (``ERROR - ``);
 - a bracketed log level ``[ERROR]``, ``[INF]``;
-- a literal: ``7656119``, the AWS and Google key prefixes, ``eyJ`` (so a
-  ``J``), ``bearer``, ``pid``, ``process``, ``steam`` (``steamid64:...``,
-  whose colon follows a digit), ``进程``, ``at `` together with ``(``
-  (.NET/Java frames need both).
+- a literal: ``7656`` (also with its digits joined), the AWS and Google key
+  prefixes, ``eyJ`` (so a ``J``), ``bearer``, ``pid``, ``process``, ``steam``
+  (``steamid64:...``, whose colon follows a digit), ``qq``, ``wx``,
+  ``wechat``, ``weixin``, ``进程``, ``微信``, ``扣扣``, ``at `` together with
+  ``(`` (.NET/Java frames need both), a bracketed ``at`` or ``dot``;
+- eleven digits or more, groups joined by up to two spaces, dashes or dots
+  (Steam ids, phone and id card numbers), an IPv4 address's three dots
+  between digits, or a base64 run of 16 characters.
 
 The JSON syntax of a compact msgspec encoding contains none of these (a
 structural colon always follows a quote, a structural bracket is followed by
@@ -43,13 +48,28 @@ from xtyserver.protocol.normalize import is_plain
 
 __all__ = ["strings_clean"]
 
-_SPECIAL: Final = b"\\/%$~@_=\x7f"
+_SPECIAL: Final = b"\\/%$~@_=<>\x7f"
 # One search: a pattern with a literal first byte is scanned for that byte at
 # C speed, where nine substring searches would each walk the whole encoding.
 _A_LITERALS: Final[re.Pattern[bytes]] = re.compile(rb"A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA|Iza)")
 _TO_LOWER: Final = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ", b"abcdefghijklmnopqrstuvwxyz")
-_LOWER_LITERALS: Final = (b"bearer", b"pid", b"process", b"steam")
-_PROCESS_ZH: Final = "进程".encode()
+_LOWER_LITERALS: Final = (
+    b"bearer",
+    b"pid",
+    b"process",
+    b"steam",
+    b"qq",
+    b"wx",
+    b"wechat",
+    b"weixin",
+)
+_CJK_LITERALS: Final = tuple(word.encode() for word in ("进程", "微信", "扣扣"))
+# Digit runs (joined groups), an IPv4 address, the start of a Steam id, base64.
+_DIGITS: Final[re.Pattern[bytes]] = re.compile(
+    rb"[0-9](?:[ .-]{0,2}[0-9]){10}|[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]"
+    rb"|7[ .-]{0,2}6[ .-]{0,2}5[ .-]{0,2}6|[A-Za-z0-9+]{16}"
+)
+_SPELLED_AT: Final[re.Pattern[bytes]] = re.compile(rb"[\[({] ?(?:at|dot)")
 _COLON: Final[re.Pattern[bytes]] = re.compile(rb":(?:(?<![0-9\"]:)|[0-9]{2}:)")
 _HYPHEN: Final[re.Pattern[bytes]] = re.compile(rb"-(?:(?<=[A-Za-z]-)|-|(?<= -) )")
 # A JSON array opens with "[" followed by a value, never by a letter.
@@ -79,7 +99,8 @@ def strings_clean(encoded: bytes, *, skip_key: bytes | None = None) -> bool:
     if len(lower) != len(encoded):
         return False
     if not encoded.isascii() and (
-        not is_plain(encoded.decode("utf-8", "replace")) or _PROCESS_ZH in encoded
+        not is_plain(encoded.decode("utf-8", "replace"))
+        or any(word in encoded for word in _CJK_LITERALS)
     ):
         return False
     if skip_key is not None:
@@ -87,7 +108,7 @@ def strings_clean(encoded: bytes, *, skip_key: bytes | None = None) -> bool:
         if start >= 0:
             end = encoded.find(b'"', start + len(skip_key) + 4)
             encoded = encoded[:start] + encoded[end + 1 :]
-    if b"7656119" in encoded or _A_LITERALS.search(encoded) is not None:
+    if _DIGITS.search(encoded) is not None or _A_LITERALS.search(encoded) is not None:
         return False
     # A JWT needs "eyJ" and a .NET/Java frame "at " and parentheses: a byte
     # search (memchr) for the rarer "J" and "(" spares most encodings the
@@ -99,6 +120,8 @@ def strings_clean(encoded: bytes, *, skip_key: bytes | None = None) -> bool:
     for literal in _LOWER_LITERALS:
         if literal in lower:
             return False
+    if (b"(" in lower or b"[" in lower) and _SPELLED_AT.search(lower) is not None:
+        return False
     return (
         _COLON.search(encoded) is None
         and _HYPHEN.search(encoded) is None
