@@ -63,12 +63,11 @@ def _load_confusables() -> dict[str, str]:
         data: dict[str, list[dict[str, str]]] = json.load(file)
     out: dict[str, str] = {}
     for char, glyphs in data.items():
-        if len(char) != 1 or _INERT_CHAR.match(char) or normalize(char) != char:
+        target = next((g["c"] for g in glyphs if g["c"] in _TARGETS), None)
+        if target is None or len(char) != 1 or char.isascii():
             continue
-        targets = [g["c"] for g in glyphs if g["c"] in _TARGETS]
-        if not targets:
+        if _INERT_CHAR.match(char) or normalize(char) != char:
             continue
-        target = targets[0]
         if target == "l" and char.isupper():
             target = "I"
         out[char] = target
