@@ -112,7 +112,7 @@ def test_hello_save_name_comes_out_without_invisibles() -> None:
         (True, True),
     ],
 )
-def test_profile_update_values_come_out_as_typed_without_invisibles(value: Any, expected: Any) -> None:
+def test_profile_values_come_out_as_typed_without_invisibles(value: Any, expected: Any) -> None:
     frame = _decode({"type": "profile.update", "field": "hobbies", "value": value})
     assert isinstance(frame, ProfileUpdate)
     assert frame.value == expected
