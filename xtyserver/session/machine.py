@@ -28,6 +28,7 @@ import msgspec
 from xtyserver import errors
 from xtyserver.memory.shared_guard import context_names
 from xtyserver.protocol import replies
+from xtyserver.protocol.budget import check_secrets
 from xtyserver.protocol.codec import Decoded
 from xtyserver.protocol.forbidden import redact
 from xtyserver.protocol.frames import (
@@ -240,6 +241,11 @@ class GameAgentSession:
                 frame_id = getattr(frame, "id", None)
                 return [*effects, Send(replies.error("hello_required", message, frame_id))]
             return effects + self._hello(frame, now)
+        try:
+            check_secrets(frame, (self._token,))
+        except errors.PeerError as error:
+            error.frame_id = getattr(frame, "id", None)
+            return effects + self._refused(error)
         match frame:
             case Hello():
                 message = "adapter.hello was already sent"
@@ -315,7 +321,7 @@ class GameAgentSession:
             refusal = ChatError(id=frame.id, code="model_not_configured", message=message)
             return [*effects, Send(refusal)]
         self._transition("chat_accepted")
-        text, kinds = redact(frame.text)
+        text, kinds = redact(frame.text, secrets=(self._token,))
         if kinds:
             effects.append(Log("chat.redacted", {"kinds": sorted(set(kinds))}))
         turn = self._turns.start(frame.id, text, self._saves.save)
