@@ -1,6 +1,6 @@
 """atheris harness over the screenshot checks (v1.md "Images").
 
-Contract checked for every input (``xtyserver.image.check_and_prepare``): it
+Contract checked for every input (``xtyserver.serve.image.check_and_prepare``): it
 either returns a :class:`PreparedImage` within the limits, or raises an
 :class:`~xtyserver.errors.ImageError` with code ``invalid_image`` or
 ``image_too_large`` naming ``image.data`` or ``image.mime``. Anything else
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from PIL import Image
 
 from xtyserver.errors import ImageError
-from xtyserver.image import ImageLimits, PreparedImage, check_and_prepare
+from xtyserver.serve.image import ImageLimits, PreparedImage, check_and_prepare
 
 MIMES = ("image/png", "image/jpeg", "image/webp", "image/gif")
 _MAGIC = {

@@ -48,7 +48,7 @@ import apsw  # noqa: E402
 
 from xtyserver.clock import ManualClock  # noqa: E402
 from xtyserver.memory import accounting  # noqa: E402
-from xtyserver.memory.store import DIGEST_PREFIX, MemoryStore  # noqa: E402
+from xtyserver.memory.sqlite.store import DIGEST_PREFIX, MemoryStore  # noqa: E402
 from xtyserver.memory.types import NewEvent, Scope  # noqa: E402
 
 GAME = "sigkill"

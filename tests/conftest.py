@@ -22,7 +22,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from xtyserver.clock import ManualClock
 from xtyserver.config import Settings, load_settings
 from xtyserver.memory.extraction import EXTRACTION_SYSTEM_PROMPT, SUMMARY_SYSTEM_PROMPT
-from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.server import Server, serving
 from xtyserver.session.fold import FOLD_MARKER
 from xtyserver.testing import FakeModelServer, RecordedRequest

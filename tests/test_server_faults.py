@@ -12,7 +12,7 @@ from websockets.asyncio.client import connect
 
 from tests.conftest import ServerProcess, chat, hello_frame, recv, running, send
 from xtyserver.clock import SystemClock
-from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.testing import Reply
 
 pytestmark = pytest.mark.anyio

@@ -137,7 +137,7 @@ async def test_a_change_by_another_process_reaches_the_next_turn(tmp_path: Path)
     """``xtyserver mcp`` or the CLI forgetting a memory while a save is played."""
     from xtyserver.clock import ManualClock
     from xtyserver.memory.manage import ForgetSpec
-    from xtyserver.memory.store import MemoryStore
+    from xtyserver.memory.sqlite.store import MemoryStore
 
     async with running(tmp_path) as h:
         h.store.upsert_event(FARM_A, NewEvent("goal", "温室", "约好先修好温室"), 0.0)

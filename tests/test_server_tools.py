@@ -187,8 +187,8 @@ async def test_a_forgotten_memory_is_not_extracted_again_unless_told_on_purpose(
 
 
 async def test_viewing_memory_by_frame_or_cli_asks_no_model(tmp_path: Path) -> None:
+    from tests.cli.test_main import xty
     from tests.conftest import recv, send
-    from tests.test_cli import xty
 
     async with running(tmp_path / "a") as h:
         _seed(h)

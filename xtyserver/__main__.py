@@ -1,3 +1,3 @@
-from xtyserver.cli import main
+from xtyserver.cli.main import main
 
 raise SystemExit(main())

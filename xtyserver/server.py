@@ -1,8 +1,10 @@
-"""The listener: accept upgrades, run one :class:`~xtyserver.connection.Connection` each, shut down.
+"""The listener: accept upgrades, run one :class:`~xtyserver.serve.connection.Connection` each.
 
-A shell (v1.md "Transport"). The upgrade guard is :func:`xtyserver.upgrade.check_upgrade`;
-each connection's runtime is :mod:`xtyserver.connection`; memory lives behind
-:class:`~xtyserver.memory.service.MemoryService`. :func:`serving` is the one
+Shuts down as documented below.
+
+A shell (v1.md "Transport"). The upgrade guard is :func:`xtyserver.protocol.upgrade.check_upgrade`;
+each connection's runtime is :mod:`xtyserver.serve.connection`; memory lives behind
+:class:`~xtyserver.serve.memory_service.MemoryService`. :func:`serving` is the one
 place that wires them: ``xtyserver serve``, the demo and the tests all start
 the server through it.
 """
@@ -26,29 +28,29 @@ from websockets.http11 import Request, Response
 from xtyserver import __version__, log
 from xtyserver.clock import Clock
 from xtyserver.config import Settings
-from xtyserver.connection import Connection, RuntimeLimits
 from xtyserver.errors import UsageError
-from xtyserver.localzone import detect_local_timezone
-from xtyserver.manage_api import ManageApi
+from xtyserver.manage.access import launch_key, open_link
+from xtyserver.manage.api import ManageApi
+from xtyserver.manage.http import UiHttp
 from xtyserver.memory.accounting import timezone_known
-from xtyserver.memory.jobs import MemoryJobs
-from xtyserver.memory.meter import TokenMeter
-from xtyserver.memory.service import MemoryService
-from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.tokens import budget_for
 from xtyserver.model.router import ModelRouter
 from xtyserver.model.routing import resolve
 from xtyserver.protocol.frames import ServerInfo
 from xtyserver.protocol.limits import FRAME_MAX_BYTES, Limits
-from xtyserver.recorder import Recorder
+from xtyserver.protocol.upgrade import PATH, bearer, check_upgrade
+from xtyserver.replay.recorder import Recorder
+from xtyserver.serve.connection import Connection, RuntimeLimits
+from xtyserver.serve.jobs import MemoryJobs
+from xtyserver.serve.localzone import detect_local_timezone
+from xtyserver.serve.memory_service import MemoryService
+from xtyserver.serve.meter import TokenMeter
+from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, injection_log_path
 from xtyserver.session.machine import GameAgentSession
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.working import WorkingSettings
 from xtyserver.token import matches as token_matches
-from xtyserver.ui_access import launch_key, open_link
-from xtyserver.ui_http import UiHttp
-from xtyserver.upgrade import PATH, bearer, check_upgrade
-from xtyserver.working_shell import InjectionLog, ParkedWork, WorkingShell, injection_log_path
 
 
 def protocol_limits(settings: Settings) -> Limits:
@@ -362,7 +364,7 @@ async def serving(
     """Open the profile's store and the model client, and run a :class:`Server`.
 
     With ``record``, every connection is written to a JSON-lines file in that
-    folder (:mod:`xtyserver.recorder`; screenshots described unless ``record_images``).
+    folder (:mod:`xtyserver.replay.recorder`; screenshots described unless ``record_images``).
 
     The server listens once this is entered (``server.url`` is set) and stops when
     it is left: connections close, then queued memory jobs (end-of-session

@@ -39,7 +39,7 @@ from retrieval import build_document  # noqa: E402
 
 from xtyserver.adapter import AdapterClient, AdapterInfo, Identity  # noqa: E402
 from xtyserver.clock import SystemClock  # noqa: E402
-from xtyserver.memory.store import MemoryStore  # noqa: E402
+from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 
 TOKEN = "bench-token-" + "y" * 32
 WARM = 10

@@ -35,10 +35,10 @@ from xtyserver.memory.retrieval import (  # noqa: E402
     render_event,
     select_memories,
 )
-from xtyserver.memory.store import MemoryStore  # noqa: E402
+from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 from xtyserver.memory.tokenize import approx_tokens  # noqa: E402
 from xtyserver.memory.types import Scope  # noqa: E402
-from xtyserver.model.prompt import build_messages  # noqa: E402
+from xtyserver.session.prompt import build_messages  # noqa: E402
 from xtyserver.session.settings import Texts  # noqa: E402
 
 DAY = 60

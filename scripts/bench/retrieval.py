@@ -33,7 +33,7 @@ from recall_cases import CASES  # type: ignore[import-not-found,unused-ignore]  
 from xtyserver.clock import ManualClock  # noqa: E402
 from xtyserver.memory.export import ExportDocument  # noqa: E402
 from xtyserver.memory.retrieval import SaveIndex, select_memories  # noqa: E402
-from xtyserver.memory.store import MemoryStore  # noqa: E402
+from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 from xtyserver.memory.tokenize import token_spans, tokenize  # noqa: E402
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile  # noqa: E402
 

@@ -55,9 +55,9 @@ from xtyserver.adapter.reply import ChatReply  # noqa: E402
 from xtyserver.adapter.support import captured_at, screenshot  # noqa: E402
 from xtyserver.clock import SystemClock  # noqa: E402
 from xtyserver.config import load_settings  # noqa: E402
-from xtyserver.image import ImageLimits, check_and_prepare  # noqa: E402
-from xtyserver.memory.store import MemoryStore  # noqa: E402
+from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 from xtyserver.model.request import post_chat  # noqa: E402
+from xtyserver.serve.image import ImageLimits, check_and_prepare  # noqa: E402
 
 TOKEN = "bench-token-" + "x" * 32
 SAVE = Identity(game_id="stardew", save_id="save-42")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from xtyserver.clock import ManualClock
-from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.sqlite.store import MemoryStore
 
 
 @pytest.fixture

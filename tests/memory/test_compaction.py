@@ -20,7 +20,7 @@ from xtyserver.memory.compaction import (
     mergeable,
     plan_compaction,
 )
-from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import KINDS, STATUSES, SUMMARY_MAX, MemoryEvent, NewEvent, Scope
 
 FARM_A = Scope("stardew", "farm-a")

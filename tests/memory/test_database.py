@@ -17,10 +17,10 @@ import pytest
 
 from xtyserver.clock import ManualClock
 from xtyserver.errors import StoreError, UsageError
-from xtyserver.memory import events
-from xtyserver.memory.database import Database, migrate
-from xtyserver.memory.schema import SCHEMA_VERSION
-from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.sqlite import events
+from xtyserver.memory.sqlite.database import Database, migrate
+from xtyserver.memory.sqlite.schema import SCHEMA_VERSION
+from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import NewEvent, Scope
 
 FARM_A = Scope("stardew", "farm-a")

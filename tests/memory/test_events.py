@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from xtyserver.clock import ManualClock
 from xtyserver.errors import StoreContentError, StoreError
-from xtyserver.memory import events
 from xtyserver.memory.retrieval import SaveIndex, select_memories
-from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.sqlite import events
+from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import NewEvent, Scope
 
 FARM_A = Scope("stardew", "farm-a")

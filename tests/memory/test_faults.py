@@ -24,7 +24,7 @@ from structlog.testing import capture_logs
 from tests.conftest import chat, running
 from xtyserver.clock import ManualClock
 from xtyserver.errors import StoreError
-from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import MemoryEvent, NewEvent, Scope
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,8 +11,8 @@ from xtyserver.clock import ManualClock
 from xtyserver.errors import StoreContentError, UsageError
 from xtyserver.memory.extraction import is_deliberate
 from xtyserver.memory.manage import ForgetSpec
-from xtyserver.memory.schema import MIGRATIONS
-from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.sqlite.schema import MIGRATIONS
+from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import NewEvent, Scope
 
 FARM_A = Scope("stardew-valley", "farm-a")

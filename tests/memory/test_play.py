@@ -10,8 +10,8 @@ import pytest
 
 from xtyserver.clock import ManualClock
 from xtyserver.errors import UsageError
-from xtyserver.memory import play
-from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.sqlite import play
+from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import NewEvent, Scope
 
 FARM_A = Scope("stardew", "farm-a")

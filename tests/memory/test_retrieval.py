@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from xtyserver.clock import ManualClock
 from xtyserver.errors import UsageError
 from xtyserver.memory.retrieval import MemoryBudget, SaveIndex, render_event, select_memories
-from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import MemoryEvent, NewEvent, Scope, SharedProfile
 from xtyserver.protocol.normalize import normalize
 

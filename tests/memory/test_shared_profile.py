@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from xtyserver.errors import StoreContentError, StoreError, UsageError
-from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import SharedProfile
 
 

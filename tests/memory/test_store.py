@@ -15,7 +15,7 @@ import pytest
 
 from xtyserver.clock import ManualClock
 from xtyserver.errors import StoreError, UsageError
-from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import NewEvent, Scope, SharedProfile
 
 FARM_A = Scope("stardew", "farm-a")
@@ -100,7 +100,7 @@ def test_forget_all_is_one_transaction(store: MemoryStore) -> None:
 _CHILD = """
 import sys
 from xtyserver.clock import ManualClock
-from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import NewEvent, Scope
 store = MemoryStore(sys.argv[1], clock=ManualClock())
 sid = store.open_play_session(Scope("stardew", "farm-a"), 0.0, "UTC")

@@ -12,7 +12,7 @@ import pytest
 from xtyserver.clock import ManualClock
 from xtyserver.errors import StoreContentError, StoreError
 from xtyserver.memory.export import decode_document, encode_document
-from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import NewEvent, Scope
 
 FARM_A = Scope("stardew", "farm-a")

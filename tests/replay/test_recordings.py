@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import TOKEN, running
-from xtyserver import cli
+from xtyserver.cli import main as cli
 from xtyserver.replay.command import load, run_replay
 from xtyserver.replay.recording import Recording
 

@@ -31,7 +31,7 @@ from xtyserver.clock import ManualClock
 from xtyserver.config import load_settings
 from xtyserver.evaluation.evalset import EvalSave, EvalSet, question_context
 from xtyserver.evaluation.scoring import Loaded, Turn
-from xtyserver.memory.store import MemoryStore
+from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import PROFILE_FIELDS, SharedProfile
 from xtyserver.server import serving
 from xtyserver.testing import FakeModelServer

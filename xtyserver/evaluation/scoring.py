@@ -1,7 +1,7 @@
 """Scoring the evaluation: what each prompt carried, the figures, the baseline (pure).
 
 A turn is scored from the chat request the model received. Its messages are
-split into the prompt's layers (``xtyserver.model.prompt``): the first system
+split into the prompt's layers (``xtyserver.session.prompt``): the first system
 message is the persona (the companion's identity), system messages starting
 with :data:`STYLE_HEAD` and :data:`PROFILE_HEAD` the style and profile layers,
 one starting with :data:`MEMORY_HEAD` the save's memories, one starting with

@@ -1,6 +1,6 @@
 """Screenshot formats, limits and the prepared image as plain data (v1.md "Images").
 
-Pure: the checks themselves need Pillow and live in :mod:`xtyserver.image` (a
+Pure: the checks themselves need Pillow and live in :mod:`xtyserver.serve.image` (a
 shell); the session only ever sees a :class:`PreparedImage`.
 """
 

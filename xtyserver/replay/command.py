@@ -124,7 +124,7 @@ def find_token(given: str | None, data_dir: str | None) -> str | None:
 
 
 def main(args: Any) -> int:
-    """The ``replay`` subcommand of :mod:`xtyserver.cli`."""
+    """The ``replay`` subcommand of :mod:`xtyserver.cli.main`."""
     paths = [Path(p) for p in args.files]
     if args.lint:
         return run_lint(paths, as_json=args.json, out=sys.stdout)

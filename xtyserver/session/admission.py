@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from xtyserver.ratelimit import TokenBucket, WindowCounter
+from xtyserver.session.ratelimit import TokenBucket, WindowCounter
 from xtyserver.session.settings import SessionSettings
 
 FLOOD_WINDOW_S = 10.0

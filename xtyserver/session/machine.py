@@ -27,7 +27,6 @@ import msgspec
 
 from xtyserver import errors
 from xtyserver.memory.shared_guard import context_names
-from xtyserver.protocol import replies
 from xtyserver.protocol.budget import check_secrets
 from xtyserver.protocol.codec import Decoded
 from xtyserver.protocol.forbidden import redact
@@ -43,6 +42,7 @@ from xtyserver.protocol.frames import (
     Usage,
 )
 from xtyserver.protocol.images import PreparedImage
+from xtyserver.session import replies
 from xtyserver.session.admission import Admission
 from xtyserver.session.effects import (
     ArmTimer,

@@ -17,7 +17,6 @@ import msgspec
 
 from xtyserver.memory.manage import Confirmations, ForgetPreview, ForgetSpec, Refusal
 from xtyserver.memory.types import Scope
-from xtyserver.protocol import replies
 from xtyserver.protocol.frames import StatsGet
 from xtyserver.protocol.memory_frames import (
     MemoryForget,
@@ -26,6 +25,7 @@ from xtyserver.protocol.memory_frames import (
     MemoryScope,
     ProfileUpdate,
 )
+from xtyserver.session import replies
 from xtyserver.session.effects import (
     ApplyForget,
     Effect,

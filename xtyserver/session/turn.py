@@ -15,7 +15,6 @@ import msgspec
 
 from xtyserver.memory.retrieval import MemoryBudget, MemorySelection, select_memories
 from xtyserver.memory.types import Scope
-from xtyserver.model.prompt import MEMORY_HEAD, build_messages, render_facts
 from xtyserver.protocol.budget import freshness
 from xtyserver.protocol.frames import ContextUse, ModelContext
 from xtyserver.protocol.images import PreparedImage
@@ -29,6 +28,7 @@ from xtyserver.session.layers import (
     profile_text,
     style_text,
 )
+from xtyserver.session.prompt import MEMORY_HEAD, build_messages, render_facts
 
 
 class TurnPlan(msgspec.Struct, frozen=True):

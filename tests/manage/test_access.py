@@ -1,0 +1,259 @@
+"""The page's access decisions, as a table (the pure function, no server)."""
+
+from __future__ import annotations
+
+import pytest
+
+from xtyserver.manage.access import (
+    COOKIE,
+    CSRF_HEADER,
+    LAUNCH_HEADER,
+    UiSession,
+    check_ui_request,
+    cookie,
+    launch_key,
+    open_link,
+    set_cookie,
+)
+
+PORT = 8765
+KEY = launch_key("adapter-token")
+HOST = ("Host", f"127.0.0.1:{PORT}")
+ORIGIN = ("Origin", f"http://127.0.0.1:{PORT}")
+SESSIONS = {"s1": UiSession("csrf-1", 2000.0), "old": UiSession("csrf-old", 500.0)}
+GOOD = [HOST, ("Cookie", f"{COOKIE}=s1"), (CSRF_HEADER, "csrf-1")]
+
+CASES: list[tuple[str, str, str, list[tuple[str, str]], tuple[str, int, str]]] = [
+    # (case, method, path, headers, (kind, status, reason))
+    ("the page", "GET", "/ui/", [HOST], ("static", 0, "")),
+    (
+        "the page by localhost",
+        "GET",
+        "/ui/app.js",
+        [("Host", f"localhost:{PORT}")],
+        ("static", 0, ""),
+    ),
+    ("typed into the bar", "GET", "/ui/", [HOST, ("Sec-Fetch-Site", "none")], ("static", 0, "")),
+    (
+        "rebinding host",
+        "GET",
+        "/ui/",
+        [("Host", f"evil.example:{PORT}")],
+        ("refused", 403, "host not allowed"),
+    ),
+    ("other port", "GET", "/ui/", [("Host", "127.0.0.1:9")], ("refused", 403, "host not allowed")),
+    ("two hosts", "GET", "/ui/", [HOST, HOST], ("refused", 403, "host not allowed")),
+    ("no host", "GET", "/ui/", [], ("refused", 403, "host not allowed")),
+    ("page posted to", "POST", "/ui/", [HOST, ORIGIN], ("refused", 405, "method not allowed")),
+    (
+        "exchange",
+        "POST",
+        "/ui/api/session",
+        [HOST, ORIGIN, (LAUNCH_HEADER, KEY)],
+        ("exchange", 0, ""),
+    ),
+    (
+        "wrong token",
+        "POST",
+        "/ui/api/session",
+        [HOST, ORIGIN, (LAUNCH_HEADER, KEY + "x")],
+        ("refused", 401, "wrong token"),
+    ),
+    ("no token", "POST", "/ui/api/session", [HOST, ORIGIN], ("refused", 401, "wrong token")),
+    (
+        "token twice",
+        "POST",
+        "/ui/api/session",
+        [HOST, ORIGIN, (LAUNCH_HEADER, KEY), (LAUNCH_HEADER, KEY)],
+        ("refused", 401, "wrong token"),
+    ),
+    (
+        "exchange without origin",
+        "POST",
+        "/ui/api/session",
+        [HOST, (LAUNCH_HEADER, KEY)],
+        ("refused", 403, "origin required"),
+    ),
+    (
+        "exchange from a foreign origin",
+        "POST",
+        "/ui/api/session",
+        [HOST, ("Origin", "http://evil.example"), (LAUNCH_HEADER, KEY)],
+        ("refused", 403, "origin not allowed"),
+    ),
+    (
+        "origin of the other loopback name",
+        "POST",
+        "/ui/api/session",
+        [HOST, ("Origin", f"http://localhost:{PORT}"), (LAUNCH_HEADER, KEY)],
+        ("refused", 403, "origin not allowed"),
+    ),
+    (
+        "null origin",
+        "POST",
+        "/ui/api/pin",
+        [*GOOD, ("Origin", "null")],
+        ("refused", 403, "origin not allowed"),
+    ),
+    (
+        "the cookie alone",
+        "GET",
+        "/ui/api/session",
+        [HOST, ("Cookie", f"{COOKIE}=s1")],
+        ("refused", 403, "csrf token missing or wrong"),
+    ),
+    ("resume without a session", "GET", "/ui/api/session", [HOST], ("refused", 401, "no session")),
+    ("read", "GET", "/ui/api/view", GOOD, ("read", 0, "")),
+    (
+        "read among other cookies",
+        "GET",
+        "/ui/api/view",
+        [HOST, ("Cookie", f"a=b; {COOKIE}=s1; c=d"), (CSRF_HEADER, "csrf-1")],
+        ("read", 0, ""),
+    ),
+    ("write", "POST", "/ui/api/pin?id=1", [*GOOD, ORIGIN], ("write", 0, "")),
+    (
+        "no session",
+        "GET",
+        "/ui/api/view",
+        [HOST, (CSRF_HEADER, "csrf-1")],
+        ("refused", 401, "no session"),
+    ),
+    (
+        "unknown session",
+        "GET",
+        "/ui/api/view",
+        [HOST, ("Cookie", f"{COOKIE}=s2"), (CSRF_HEADER, "csrf-1")],
+        ("refused", 401, "no session"),
+    ),
+    (
+        "expired session",
+        "GET",
+        "/ui/api/view",
+        [HOST, ("Cookie", f"{COOKIE}=old"), (CSRF_HEADER, "csrf-old")],
+        ("refused", 401, "no session"),
+    ),
+    (
+        "two session cookies",
+        "GET",
+        "/ui/api/view",
+        [HOST, ("Cookie", f"{COOKIE}=s1; {COOKIE}=s1"), (CSRF_HEADER, "csrf-1")],
+        ("refused", 401, "no session"),
+    ),
+    (
+        "missing csrf",
+        "POST",
+        "/ui/api/pin",
+        [HOST, ("Cookie", f"{COOKIE}=s1"), ORIGIN],
+        ("refused", 403, "csrf token missing or wrong"),
+    ),
+    (
+        "wrong csrf",
+        "GET",
+        "/ui/api/view",
+        [HOST, ("Cookie", f"{COOKIE}=s1"), (CSRF_HEADER, "csrf-x")],
+        ("refused", 403, "csrf token missing or wrong"),
+    ),
+    ("write without origin", "POST", "/ui/api/pin", GOOD, ("refused", 403, "origin required")),
+    (
+        "write from a foreign origin",
+        "POST",
+        "/ui/api/pin",
+        [*GOOD, ("Origin", "http://evil.example")],
+        ("refused", 403, "origin not allowed"),
+    ),
+    (
+        "read from a foreign origin",
+        "GET",
+        "/ui/api/view",
+        [*GOOD, ("Origin", "http://127.0.0.1:9")],
+        ("refused", 403, "origin not allowed"),
+    ),
+    (
+        "same-site other port",
+        "GET",
+        "/ui/api/view",
+        [*GOOD, ("Sec-Fetch-Site", "same-site")],
+        ("refused", 403, "cross-site request"),
+    ),
+    (
+        "cross-site",
+        "POST",
+        "/ui/api/pin",
+        [*GOOD, ORIGIN, ("Sec-Fetch-Site", "cross-site")],
+        ("refused", 403, "cross-site request"),
+    ),
+    (
+        "api opened from the bar",
+        "GET",
+        "/ui/api/view",
+        [*GOOD, ("Sec-Fetch-Site", "none")],
+        ("refused", 403, "cross-site request"),
+    ),
+    (
+        "preflight",
+        "OPTIONS",
+        "/ui/api/pin",
+        [*GOOD, ORIGIN],
+        ("refused", 405, "method not allowed"),
+    ),
+    (
+        "preflight from elsewhere",
+        "OPTIONS",
+        "/ui/api/pin",
+        [HOST, ("Origin", "http://evil.example")],
+        ("refused", 403, "origin not allowed"),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "headers", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_decision(
+    method: str, path: str, headers: list[tuple[str, str]], expected: tuple[str, int, str]
+) -> None:
+    got = check_ui_request(
+        method,
+        path,
+        headers,
+        bind_host="127.0.0.1",
+        port=PORT,
+        key=KEY,
+        sessions=SESSIONS,
+        now=1000.0,
+    )
+    assert (got.kind, got.status, got.reason) == expected
+
+
+def test_allowed_calls_name_their_session() -> None:
+    got = check_ui_request(
+        "GET",
+        "/ui/api/view",
+        GOOD,
+        bind_host="127.0.0.1",
+        port=PORT,
+        key=KEY,
+        sessions=SESSIONS,
+        now=1000.0,
+    )
+    assert got.session_id == "s1"
+
+
+def test_launch_key_is_not_the_adapter_token_and_changes_with_it() -> None:
+    assert launch_key("adapter-token") != "adapter-token"
+    assert launch_key("adapter-token") == KEY
+    assert launch_key("another-token") != KEY
+    assert len(KEY) == 43  # 256 bits, base64url without padding
+
+
+def test_link_cookie_and_parsing() -> None:
+    assert open_link("127.0.0.1", 8765, "k") == "http://127.0.0.1:8765/ui/#token=k"
+    assert open_link("0.0.0.0", 8765, "k") == "http://127.0.0.1:8765/ui/#token=k"
+    assert open_link("::1", 8765, "k") == "http://[::1]:8765/ui/#token=k"
+    value = set_cookie("abc")
+    assert value.startswith(f"{COOKIE}=abc;")
+    for part in ("HttpOnly", "SameSite=Strict", "Path=/ui/"):
+        assert part in value
+    assert cookie([("Cookie", "x=1"), ("Cookie", f"{COOKIE}=v")], COOKIE) == "v"
+    assert cookie([("Cookie", f"{COOKIE}")], COOKIE) is None

@@ -1,0 +1,124 @@
+"""`xtyserver mcp` driven by the `mcp` package's own client over stdio, beside a running server."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.types import TextContent
+from websockets.asyncio.client import connect
+
+from tests.conftest import TOKEN, ServerProcess, hello_frame, recv, send
+from xtyserver.clock import SystemClock
+from xtyserver.memory.sqlite.store import MemoryStore
+from xtyserver.memory.types import NewEvent, Scope
+
+pytestmark = pytest.mark.anyio
+FARM = Scope("stardew-valley", "farm-a")
+TOOLS = {
+    "xiaotangyuan_memory_view",
+    "xiaotangyuan_memory_correct_shared",
+    "xiaotangyuan_memory_forget",
+}
+
+
+def text(result: Any) -> str:
+    [content] = result.content
+    assert isinstance(content, TextContent)
+    return content.text
+
+
+async def call(session: ClientSession, name: str, **arguments: Any) -> Any:
+    result = await session.call_tool(name, arguments)
+    assert not result.is_error, text(result)
+    return json.loads(text(result))
+
+
+def seed(data_dir: Path) -> list[int]:
+    with MemoryStore.open_profile(data_dir, "default", clock=SystemClock()) as store:
+        store.set_profile_field("nickname", "小明")
+        ids = []
+        for subject, summary in (("鱼缸", "完成鱼缸收集包"), ("温室", "修好温室")):
+            ids.append(store.upsert_event(FARM, NewEvent("goal", subject, summary), 1.0).id)
+        return ids
+
+
+async def test_the_three_tools_over_stdio_while_the_server_runs(tmp_path: Path) -> None:
+    ids = seed(tmp_path)
+    server = ServerProcess(tmp_path)
+    try:
+        async with connect(server.url) as ws:  # an adapter plays (and writes) meanwhile
+            await send(ws, hello_frame())
+            assert (await recv(ws))["type"] == "server.hello"
+            params = StdioServerParameters(
+                command=sys.executable,
+                args=[
+                    "-m",
+                    "xtyserver",
+                    "mcp",
+                    "--data-dir",
+                    str(tmp_path),
+                    "--profile",
+                    "default",
+                ],
+                env={"XTY_TOKEN": TOKEN, "PYTHONPATH": os.getcwd()},
+            )
+            with anyio.fail_after(60):
+                async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+                    await s.initialize()
+                    listed = await s.list_tools()
+                    assert {t.name for t in listed.tools} == TOOLS
+                    assert (await s.list_resources()).resources == []  # nothing pushed as context
+
+                    overview = await call(s, "xiaotangyuan_memory_view")
+                    assert overview["profile"]["nickname"] == "小明"
+                    [game] = overview["games"]
+                    assert game["saves"][0]["saveId"] == "farm-a"
+                    assert game["saves"][0]["memories"] == 2
+                    save = await call(
+                        s, "xiaotangyuan_memory_view", game_id="stardew-valley", save_id="farm-a"
+                    )
+                    assert {e["id"] for e in save["events"]} == set(ids)
+
+                    profile = await call(
+                        s, "xiaotangyuan_memory_correct_shared", field="nickname", value="阿明"
+                    )
+                    assert profile["nickname"] == "阿明"
+                    bad = await s.call_tool(
+                        "xiaotangyuan_memory_correct_shared", {"field": "salary", "value": "1"}
+                    )
+                    assert bad.is_error and "unknown shared field" in text(bad)
+
+                    await send(ws, {"type": "heartbeat"})  # the server writes between our writes
+                    preview = await call(
+                        s,
+                        "xiaotangyuan_memory_forget",
+                        kind="event",
+                        game_id="stardew-valley",
+                        save_id="farm-a",
+                        event_id=ids[0],
+                    )
+                    assert [e["id"] for e in preview["events"]] == [ids[0]]
+                    assert preview["statisticsKept"] is True
+                    done = await call(
+                        s, "xiaotangyuan_memory_forget", confirm_token=preview["token"]
+                    )
+                    assert done["eventsDeleted"] == 1
+                    again = await s.call_tool(
+                        "xiaotangyuan_memory_forget", {"confirm_token": preview["token"]}
+                    )
+                    assert again.is_error and "preview again" in text(again)
+
+            # The running server sees the changes in its own store.
+            await send(ws, {"type": "memory.get", "id": "m"})
+            result = await recv(ws)
+            assert result["profile"]["nickname"] == "阿明"
+            assert [e["id"] for e in result["events"]] == [ids[1]]
+    finally:
+        server.stop()

@@ -1,0 +1,2 @@
+"""The command line: ``main`` (argument parsing and the commands), ``memory``,
+``why`` and ``demo``."""

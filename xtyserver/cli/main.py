@@ -1,0 +1,339 @@
+"""Command line: ``xtyserver serve|ui|mcp|demo|eval|replay|fake-model|schemas|stats|memory|token``.
+
+See README "Commands".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+import msgspec
+
+from xtyserver import __version__, errors, log
+from xtyserver.clock import SystemClock
+from xtyserver.config import Settings, load_settings
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", type=Path, help="TOML configuration file")
+    p.add_argument("--data-dir", help="data folder (default: the OS's per-user data folder)")
+    p.add_argument("--profile", help="memory profile id (default: default)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="xtyserver", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"xtyserver {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the protocol/v1 WebSocket server")
+    _common(serve)
+    serve.add_argument("--host", help="bind address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (default 8765; 0 picks a free one)")
+    serve.add_argument("--log-json", action="store_true", help="JSON log lines even on a tty")
+    serve.add_argument("--record", type=Path, metavar="DIR", help="record each connection here")
+    serve.add_argument(
+        "--record-images", action="store_true", help="keep screenshots in recordings"
+    )
+
+    replay = sub.add_parser("replay", help="replay recorded sessions, or lint them")
+    replay.add_argument("files", nargs="+", metavar="FILE")
+    replay.add_argument("--lint", action="store_true", help="report what the adapter does wrong")
+    replay.add_argument("--url", default="ws://127.0.0.1:8765/v1")
+    replay.add_argument("--token", help="adapter token (default: XTY_TOKEN or the token file)")
+    replay.add_argument("--data-dir", help="where the token file is (default: the OS's)")
+    pace = replay.add_mutually_exclusive_group()
+    pace.add_argument("--speed", type=float, default=1.0, help="timing scale (2 = twice as fast)")
+    pace.add_argument("--fast", action="store_true", help="send without waiting")
+    replay.add_argument("--check", action="store_true", help="compare the answers; 1 on a diff")
+    replay.add_argument(
+        "--any-model", action="store_true", help="do not compare reply texts (a real model)"
+    )
+    replay.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for answers")
+    replay.add_argument("--json", action="store_true", help="one JSON object per file")
+
+    ev = sub.add_parser("eval", help="run the memory evaluation set against its baseline")
+    ev.add_argument("--set", type=Path, help="evaluation set (default: eval/memory-v1.json)")
+    ev.add_argument("--baseline", type=Path, help="default: <set>.baseline.json next to it")
+    ev.add_argument("--json", action="store_true", help="one JSON document")
+    ev.add_argument("--update-baseline", action="store_true", help="write this run as baseline")
+
+    ui = sub.add_parser("ui", help="open the memory page of a running server in the browser")
+    _common(ui)
+    ui.add_argument("--host", help="the server's address (default: from the configuration)")
+    ui.add_argument("--port", type=int, help="the server's port (default: from the configuration)")
+    ui.add_argument("--print", action="store_true", help="print the link instead of opening it")
+
+    mcp = sub.add_parser("mcp", help="the memory tools for an assistant, as an MCP server on stdio")
+    _common(mcp)
+
+    demo = sub.add_parser("demo", help="server + scripted model + a simulated Stardew adapter")
+    demo.add_argument("--data-dir", help="data folder (default: a temporary folder)")
+
+    fake = sub.add_parser("fake-model", help="run the scripted OpenAI-compatible model server")
+    fake.add_argument("--host", default="127.0.0.1")
+    fake.add_argument("--port", type=int, default=0)
+
+    schemas = sub.add_parser("schemas", help="write schemas/ from the frame types")
+    schemas.add_argument("--out", type=Path, default=Path("schemas"))
+    schemas.add_argument("--check", action="store_true", help="fail if schemas/ is out of date")
+
+    stats = sub.add_parser(
+        "stats", help="play statistics per save and per game, and the token bill per day"
+    )
+    _common(stats)
+    stats.add_argument("--json", action="store_true")
+
+    why = sub.add_parser("why", help="what the last turns' prompts held: the injection log")
+    _common(why)
+    why.add_argument("--last", type=int, default=10, help="how many turns (default 10)")
+    why.add_argument("--json", action="store_true")
+
+    memory = sub.add_parser("memory", help="view, correct, pin, forget, export, import, back up")
+    msub = memory.add_subparsers(dest="memory_command", required=True)
+    export = msub.add_parser("export", help="write the whole store as one JSON document")
+    _common(export)
+    export.add_argument("--json", action="store_true", help="compact JSON (default: indented)")
+    export.add_argument("--out", type=Path, help="file to write (default: stdout)")
+    imp = msub.add_parser("import", help="load an export document (all or nothing)")
+    _common(imp)
+    imp.add_argument("file", type=Path)
+    backup = msub.add_parser("backup", help="online backup of the store to FILE")
+    _common(backup)
+    backup.add_argument("file", type=Path)
+    from xtyserver.cli.memory import add_commands
+
+    add_commands(msub, _common)
+
+    token = sub.add_parser("token", help="show or rotate the adapter token")
+    tsub = token.add_subparsers(dest="token_command", required=True)
+    for name in ("show", "rotate"):
+        _common(tsub.add_parser(name))
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, Any] = {
+        "data_dir": getattr(args, "data_dir", None),
+        "profile": getattr(args, "profile", None),
+        "server.host": getattr(args, "host", None),
+        "server.port": getattr(args, "port", None),
+    }
+    return load_settings(getattr(args, "config", None), overrides=overrides)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the process exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except errors.XtyError as exc:
+        print(f"xtyserver: {exc.message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    match args.command:
+        case "serve":
+            log.configure(json=True if args.log_json else None)
+            return anyio.run(_serve, _settings(args), args.record, args.record_images)
+        case "replay":
+            from xtyserver.replay.command import main as replay_main
+
+            return replay_main(args)
+        case "eval":
+            from xtyserver.evaluation import command
+
+            log.configure(json=True, level="warning")
+            return command.run(
+                args.set or command.default_set(),
+                baseline=args.baseline,
+                as_json=args.json,
+                update_baseline=args.update_baseline,
+            )
+        case "ui":
+            return _ui(_settings(args), print_only=args.print)
+        case "mcp":
+            from xtyserver.manage.mcp import run_mcp
+
+            return anyio.run(run_mcp, _settings(args))
+        case "demo":
+            from xtyserver.cli.demo import run_demo
+
+            log.configure(json=True, level="warning")
+            return anyio.run(run_demo, args.data_dir)
+        case "fake-model":
+            return anyio.run(_fake_model, args.host, args.port)
+        case "schemas":
+            from xtyserver.protocol.schemas import check_schemas, write_schemas
+
+            if args.check:
+                stale = check_schemas(args.out)
+                for name in stale:
+                    print(f"out of date: {args.out / name}", file=sys.stderr)
+                return 1 if stale else 0
+            for path in write_schemas(args.out):
+                print(path)
+            return 0
+        case "stats":
+            return _stats(_settings(args), as_json=args.json)
+        case "why":
+            from xtyserver.cli.why import why
+
+            return why(_settings(args), last=args.last, as_json=args.json)
+        case "memory":
+            return _memory(args)
+        case "token":
+            return _token(args)
+    return 2
+
+
+def _open_store(settings: Settings) -> Any:
+    from xtyserver.memory.sqlite.store import MemoryStore
+
+    return MemoryStore.open_profile(settings.data_path, settings.profile, clock=SystemClock())
+
+
+async def _serve(settings: Settings, record: Path | None, record_images: bool) -> int:
+    from xtyserver import token as tokens
+    from xtyserver.server import serving, settle_heap
+
+    data = settings.data_path
+    data.mkdir(parents=True, exist_ok=True)
+    secret, where = tokens.load_or_create(data, env_token=settings.token)
+    if not settings.model.configured:
+        log.get("xtyserver.cli.main").warning(
+            "model.not_configured", hint="set XTY_MODEL_BASE_URL and XTY_MODEL; chat will refuse"
+        )
+    async with serving(
+        settings, token=secret, clock=SystemClock(), record=record, record_images=record_images
+    ) as server:
+        settle_heap()
+        print(f"listening {server.url}", flush=True)
+        print(
+            f"token: {'from XTY_TOKEN' if where is None else f'in {where}'}"
+            " (xtyserver token show prints it)",
+            flush=True,
+        )
+        print(f"memory page: {server.ui_link}", flush=True)
+        if sys.platform == "win32":
+            # No signal receivers on Windows' event loop: Ctrl+C raises
+            # KeyboardInterrupt, which stops the server just the same.
+            await anyio.sleep_forever()
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                break
+    return 0
+
+
+def _ui(settings: Settings, *, print_only: bool) -> int:
+    import webbrowser
+
+    from xtyserver import token as tokens
+    from xtyserver.manage.access import launch_key, open_link
+
+    secret, _ = tokens.load_or_create(settings.data_path, env_token=settings.token)
+    link = open_link(settings.server.host, settings.server.port, launch_key(secret))
+    if print_only or not webbrowser.open(link):
+        print(link, flush=True)
+        return 0 if print_only else 1
+    print("opened the memory page in the default browser", flush=True)
+    return 0
+
+
+async def _fake_model(host: str, port: int) -> int:
+    from xtyserver.testing import run_fake_model
+
+    def ready(url: str) -> None:
+        print(f"listening {url}", flush=True)
+
+    await run_fake_model(host, port, on_ready=ready)
+    return 0
+
+
+def _stats(settings: Settings, *, as_json: bool) -> int:
+    from xtyserver.session.replies import stats_result
+
+    store = _open_store(settings)
+    try:
+        frame = stats_result(store.stats(), None)
+    finally:
+        store.close()
+    if as_json:
+        print(json.dumps(msgspec.to_builtins(frame), ensure_ascii=False, indent=2))
+        return 0
+    print(f"{'game':<28} {'days':>5} {'sessions':>8} {'active':>10}  last played")
+    for g in frame.games:
+        last = g.last_played or "-"
+        print(f"{g.game_id:<28} {g.days:>5} {g.sessions:>8} {_hm(g.active_ms):>10}  {last}")
+    print()
+    print(f"{'game / save':<44} {'days':>5} {'sessions':>8} {'active':>10}  last played")
+    for s in frame.saves:
+        name = f"{s.game_id} / {s.save_name or s.save_id}"
+        print(
+            f"{name:<44} {s.days:>5} {s.sessions:>8} {_hm(s.active_ms):>10}  {s.last_played or '-'}"
+        )
+    if frame.tokens:
+        print()
+        print(f"{'date':<10} {'game / save':<40} {'purpose':<10} {'calls':>5} {'tokens':>9}")
+        for t in frame.tokens:
+            where = f"{t.game_id} / {t.save_id}"
+            print(f"{t.date:<10} {where:<40} {t.purpose:<10} {t.calls:>5} {t.total_tokens:>9}")
+    return 0
+
+
+def _hm(ms: int) -> str:
+    minutes = ms // 60_000
+    return f"{minutes // 60}h{minutes % 60:02d}m"
+
+
+def _memory(args: argparse.Namespace) -> int:
+    from xtyserver.memory.export import decode_document, encode_document
+
+    settings = _settings(args)
+    store = _open_store(settings)
+    try:
+        match args.memory_command:
+            case "export":
+                data = encode_document(store.export())
+                if not args.json:
+                    data = msgspec.json.format(data, indent=2)
+                if args.out:
+                    args.out.write_bytes(data)
+                else:
+                    sys.stdout.buffer.write(data + b"\n")
+            case "import":
+                doc = decode_document(args.file.read_bytes())
+                store.import_document(doc)
+                print(f"imported {len(doc.events)} events")
+            case "backup":
+                store.backup(args.file)
+                print(f"backed up to {args.file}")
+            case _:
+                from xtyserver.cli.memory import run
+
+                return run(store, args)
+    finally:
+        store.close()
+    return 0
+
+
+def _token(args: argparse.Namespace) -> int:
+    from xtyserver import token as tokens
+
+    settings = _settings(args)
+    if args.token_command == "rotate":
+        tokens.rotate(settings.data_path)
+        print("token rotated; restart adapters with the new token")
+        return 0
+    secret, _ = tokens.load_or_create(settings.data_path, env_token=settings.token)
+    print(secret)
+    return 0

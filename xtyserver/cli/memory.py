@@ -1,0 +1,190 @@
+"""``xtyserver memory view|forget|correct|pin|set-auto-shared`` (README "Commands").
+
+The command line's way into memory management (v1.md "Memory tools" for the
+rules): human-readable tables by default, ``--json`` for scripts. ``forget``
+previews first and asks on a terminal; without one it refuses unless
+``--yes``. Statistics are kept unless ``--include-stats``. Nothing here asks
+the model anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from xtyserver.errors import UsageError
+from xtyserver.memory.manage import ForgetSpec, Overview, SaveView
+from xtyserver.memory.sqlite.store import MemoryStore
+from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
+from xtyserver.session.requests import snake_case
+
+LIST_FIELDS = ("personality", "hobbies", "games", "notes")
+CORRECTABLE = tuple(name for name in msgspec.to_builtins(SharedProfile()) if name != "autoShared")
+
+
+def add_commands(msub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Add ``view``, ``forget``, ``correct``, ``pin`` and ``set-auto-shared`` to ``memory``."""
+    view = msub.add_parser("view", help="the shared profile, saves (readable names) and items")
+    common(view)
+    view.add_argument("--game", help="only this game id")
+    view.add_argument("--save", help="only this save id (with --game)")
+    view.add_argument("--json", action="store_true")
+    forget = msub.add_parser("forget", help="delete memory (asks first; statistics kept)")
+    common(forget)
+    forget.add_argument("target", choices=["item", "save", "game", "profile", "all"])
+    forget.add_argument("--game", help="game id (item, save, game)")
+    forget.add_argument("--save", help="save id (item, save)")
+    forget.add_argument("--item", type=int, help="item id (item)")
+    forget.add_argument("--include-stats", action="store_true", help="also delete statistics")
+    forget.add_argument("--yes", action="store_true", help="do not ask (for scripts)")
+    forget.add_argument("--json", action="store_true")
+    correct = msub.add_parser("correct", help="replace one shared-profile field whole")
+    common(correct)
+    correct.add_argument("field", choices=CORRECTABLE)
+    correct.add_argument("value", nargs="*", help="the new value (list fields: one per item)")
+    correct.add_argument("--json", action="store_true")
+    pin = msub.add_parser("pin", help='pin an item ("记住这个": never merged) or --unpin it')
+    common(pin)
+    pin.add_argument("--game", required=True, help="game id")
+    pin.add_argument("--save", required=True, help="save id")
+    pin.add_argument("--item", type=int, required=True, help="item id")
+    pin.add_argument("--unpin", action="store_true")
+    pin.add_argument("--json", action="store_true")
+    auto = msub.add_parser("set-auto-shared", help="switch automatic shared memory on or off")
+    common(auto)
+    auto.add_argument("state", choices=["on", "off"])
+    auto.add_argument("--json", action="store_true")
+
+
+def run(store: MemoryStore, args: argparse.Namespace) -> int:
+    """Run one of this module's ``memory`` subcommands; returns the exit code."""
+    match args.memory_command:
+        case "view":
+            return _view(store, args)
+        case "forget":
+            return _forget(store, args)
+        case "correct":
+            value = _value(args.field, args.value)
+            _print_profile(store.set_profile_field(snake_case(args.field), value), args.json)
+        case "set-auto-shared":
+            _print_profile(store.set_profile_field("auto_shared", args.state == "on"), args.json)
+        case "pin":
+            scope = Scope(args.game, args.save)
+            if not store.set_pinned(scope, args.item, not args.unpin):
+                print(
+                    f"xtyserver: no item {args.item} in {args.game} / {args.save}", file=sys.stderr
+                )
+                return 1
+            _print_overview(store.overview(scope=scope), args.json)
+    return 0
+
+
+def _value(field: str, values: list[str]) -> str | list[str]:
+    if field in LIST_FIELDS:
+        return values
+    if len(values) > 1:
+        raise UsageError(f"{field} takes one value (quote it if it has spaces)")
+    return values[0] if values else ""
+
+
+def _view(store: MemoryStore, args: argparse.Namespace) -> int:
+    if args.save is not None and args.game is None:
+        raise UsageError("--save needs --game")
+    scope = Scope(args.game, args.save) if args.save is not None else None
+    _print_overview(store.overview(game_id=args.game, scope=scope), args.json)
+    return 0
+
+
+def _item_json(event: MemoryEvent) -> dict[str, Any]:
+    doc: dict[str, Any] = msgspec.to_builtins(event)
+    return doc
+
+
+def _save_json(view: SaveView) -> dict[str, Any]:
+    return {
+        "gameId": view.scope.game_id,
+        "saveId": view.scope.save_id,
+        "saveName": view.name,
+        "items": [_item_json(e) for e in view.events],
+    }
+
+
+def _print_profile(profile: SharedProfile, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({"profile": msgspec.to_builtins(profile)}, ensure_ascii=False, indent=2))
+        return
+    print("共同记忆 (shared profile)")
+    for name, value in msgspec.to_builtins(profile).items():
+        shown = ", ".join(value) if isinstance(value, list) else value
+        if isinstance(value, bool):
+            shown = "on" if value else "off"
+        print(f"  {name:<18} {shown}")
+
+
+def _print_overview(overview: Overview, as_json: bool) -> None:
+    if as_json:
+        doc = {
+            "profile": msgspec.to_builtins(overview.profile),
+            "saves": [_save_json(v) for v in overview.saves],
+        }
+        print(json.dumps(doc, ensure_ascii=False, indent=2))
+        return
+    _print_profile(overview.profile, False)
+    for v in overview.saves:
+        print(f"\n{v.scope.game_id} / {v.label}  ({v.scope.save_id})")
+        print(f"  {'id':<6} {'kind':<12} {'status':<8} {'pinned':<6} subject: summary")
+        for e in v.events:
+            pin = "yes" if e.pinned else ""
+            print(f"  {e.id:<6} {e.kind:<12} {e.status:<8} {pin:<6} {e.subject}: {e.summary}")
+        if not v.events:
+            print("  (no items)")
+
+
+def _forget(store: MemoryStore, args: argparse.Namespace) -> int:
+    """Preview, then ask on a terminal; without one, only with ``--yes``."""
+    spec = ForgetSpec(
+        kind=args.target,
+        game_id=args.game,
+        save_id=args.save,
+        item_id=args.item,
+        include_stats=args.include_stats,
+    )
+    preview = store.preview_forget(spec)
+    if not preview.found:
+        print("xtyserver: no such item; nothing deleted", file=sys.stderr)
+        return 1
+    stats = (
+        ", ".join(f"{s.game_id} / {preview.names.get(s, s.save_id)}" for s in preview.stats_saves)
+        or "kept"
+    )
+    print(f"would delete {preview.item_count} items", file=sys.stderr)
+    for v in preview.saves:
+        for e in v.events:
+            print(f"  {v.scope.game_id} / {v.label}: #{e.id} {e.subject}", file=sys.stderr)
+    if preview.profile_fields:
+        print(f"  shared profile: {', '.join(preview.profile_fields)}", file=sys.stderr)
+    print(f"  play statistics: {stats}", file=sys.stderr)
+    print("  game save files are never touched", file=sys.stderr)
+    if not args.yes:
+        if not sys.stdin.isatty():
+            print("xtyserver: refusing to forget without a terminal; pass --yes", file=sys.stderr)
+            return 2
+        if input("delete? type yes: ").strip().lower() not in ("yes", "y"):
+            print("nothing deleted", file=sys.stderr)
+            return 1
+    result = store.forget(spec)
+    if args.json:
+        doc = {
+            "items": result.items,
+            "profileCleared": result.profile_cleared,
+            "statsSaves": result.stats_saves,
+        }
+        print(json.dumps(doc))
+    else:
+        print(f"deleted {result.items} items; statistics of {result.stats_saves} saves deleted")
+    return 0

@@ -1,0 +1,185 @@
+"""Access decisions for the memory page under ``/ui/`` (README "Memory page"). Pure.
+
+A request's method, path and headers, the page's launch key, the open page
+sessions and the time in; a :class:`Decision` out. The shell
+(:mod:`xtyserver.manage.http`) only carries it out. Checked in this order:
+
+1. ``Host`` must name this loopback server and port (403, DNS rebinding), as
+   for the WebSocket upgrade.
+2. ``Origin``, when sent, must be this page's own origin (403); a request that
+   changes something (``POST``) must send it (403). ``Sec-Fetch-Site``, when
+   sent, must be ``same-origin`` (or ``none`` for opening the page itself).
+3. By path: the page's files are public (they hold no data); ``POST
+   /ui/api/session`` trades the launch key (``X-XTY-Launch``) for a session
+   (401 when wrong); every other API call needs the session cookie (401) and
+   the session's CSRF token in ``X-XTY-CSRF`` (403). The cookie alone never
+   yields the CSRF token (the page keeps it in ``sessionStorage``), so a
+   cookie leaked to another port of ``127.0.0.1`` opens nothing. ``GET`` reads,
+   ``POST`` writes; other methods are refused (405).
+
+The launch key is derived from the adapter token (HMAC), so ``xtyserver ui``
+can build the link from the token file without the token itself ever
+appearing in an address bar.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+import msgspec
+
+from xtyserver.protocol.upgrade import allowed_hosts, header_values
+
+PREFIX = "/ui/"
+API = "/ui/api/"
+SESSION_PATH = "/ui/api/session"
+COOKIE = "xty_ui"
+CSRF_HEADER = "X-XTY-CSRF"
+LAUNCH_HEADER = "X-XTY-Launch"
+SESSION_SECONDS = 12 * 3600
+MAX_SESSIONS = 8
+
+Kind = Literal["static", "exchange", "read", "write", "refused"]
+
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
+    ("Content-Security-Policy", CSP),
+    ("X-Content-Type-Options", "nosniff"),
+    ("X-Frame-Options", "DENY"),
+    ("Referrer-Policy", "no-referrer"),
+    ("Cross-Origin-Opener-Policy", "same-origin"),
+    ("Cross-Origin-Resource-Policy", "same-origin"),
+    ("Cache-Control", "no-store"),
+)
+
+
+class UiSession(msgspec.Struct, frozen=True):
+    """One open page: its CSRF token and when it ends (epoch seconds)."""
+
+    csrf: str
+    expires_at: float
+
+
+class Decision(msgspec.Struct, frozen=True):
+    """What to do with one request.
+
+    Attributes:
+        kind: ``refused``, or what the request may do.
+        status: The HTTP status of a refusal (0 when allowed).
+        reason: Why it was refused (safe to show; names no secret).
+        session_id: The caller's open session, for ``read`` and ``write``.
+    """
+
+    kind: Kind
+    status: int = 0
+    reason: str = ""
+    session_id: str | None = None
+
+
+def refuse(status: int, reason: str) -> Decision:
+    return Decision("refused", status, reason)
+
+
+def launch_key(adapter_token: str) -> str:
+    """The page's launch key: HMAC-SHA256 of a fixed label under the adapter token."""
+    digest = hmac.new(adapter_token.encode("utf-8"), b"xtyserver ui v1", hashlib.sha256)
+    return base64.urlsafe_b64encode(digest.digest()).decode("ascii").rstrip("=")
+
+
+def open_link(host: str, port: int, key: str) -> str:
+    """The link that opens the page (the key rides in the fragment, never sent to a server)."""
+    shown = f"[{host}]" if ":" in host else host
+    if host in ("0.0.0.0", "::"):
+        shown = "127.0.0.1"
+    return f"http://{shown}:{port}{PREFIX}#token={key}"
+
+
+def cookie(headers: Sequence[tuple[str, str]], name: str) -> str | None:
+    """The value of cookie ``name``, or None when absent or sent more than once."""
+    found: list[str] = []
+    for line in header_values(headers, "Cookie"):
+        for part in line.split(";"):
+            key, sep, value = part.strip().partition("=")
+            if sep and key == name:
+                found.append(value)
+    return found[0] if len(found) == 1 else None
+
+
+def set_cookie(session_id: str) -> str:
+    """The ``Set-Cookie`` value of a new session."""
+    return (
+        f"{COOKIE}={session_id}; Path={PREFIX}; HttpOnly; SameSite=Strict; "
+        f"Max-Age={SESSION_SECONDS}"
+    )
+
+
+def _same(given: str | None, expected: str) -> bool:
+    if given is None:
+        return False
+    return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), expected.encode("utf-8"))
+
+
+def _single(headers: Sequence[tuple[str, str]], name: str) -> str | None:
+    values = header_values(headers, name)
+    return values[0] if len(values) == 1 else None
+
+
+def check_ui_request(
+    method: str,
+    path: str,
+    headers: Sequence[tuple[str, str]],
+    *,
+    bind_host: str,
+    port: int,
+    key: str,
+    sessions: Mapping[str, UiSession],
+    now: float,
+) -> Decision:
+    """Decide what a request under ``/ui`` may do.
+
+    Args:
+        method: The HTTP method.
+        path: The request target (a query string is ignored here).
+        headers: The request's header lines, in order.
+        bind_host: The address the server listens on.
+        port: The port it listens on.
+        key: The launch key (:func:`launch_key`).
+        sessions: Open page sessions by id.
+        now: Epoch seconds.
+    """
+    route = path.split("?", 1)[0]
+    hosts = header_values(headers, "Host")
+    if len(hosts) != 1 or hosts[0].lower() not in allowed_hosts(bind_host, port):
+        return refuse(403, "host not allowed")
+    origins = header_values(headers, "Origin")
+    if origins and (len(origins) > 1 or origins[0] != f"http://{hosts[0].lower()}"):
+        return refuse(403, "origin not allowed")
+    if method == "POST" and not origins:
+        return refuse(403, "origin required")
+    site = header_values(headers, "Sec-Fetch-Site")
+    api = route.startswith(API)
+    allowed_sites = ("same-origin",) if api else ("same-origin", "none")
+    if site and (len(site) > 1 or site[0] not in allowed_sites):
+        return refuse(403, "cross-site request")
+    if not api:
+        return Decision("static") if method == "GET" else refuse(405, "method not allowed")
+    if method not in ("GET", "POST"):
+        return refuse(405, "method not allowed")
+    if route == SESSION_PATH and method == "POST":
+        if not _same(_single(headers, LAUNCH_HEADER), key):
+            return refuse(401, "wrong token")
+        return Decision("exchange")
+    session_id = cookie(headers, COOKIE)
+    session = sessions.get(session_id) if session_id is not None else None
+    if session_id is None or session is None or session.expires_at <= now:
+        return refuse(401, "no session")
+    if not _same(_single(headers, CSRF_HEADER), session.csrf):
+        return refuse(403, "csrf token missing or wrong")
+    return Decision("read" if method == "GET" else "write", session_id=session_id)

@@ -1,0 +1,205 @@
+"""The ``game_memory`` table: every read and write of stored events.
+
+Functions take an open connection and run inside the caller's transaction
+(:meth:`~xtyserver.memory.sqlite.database.Database.write` or ``read``); they do not
+validate: the store checks values first (``memory/validation.py``). The column
+list is :class:`~xtyserver.memory.types.MemoryEvent`'s field list, so the table,
+the record and the export document cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
+
+import apsw
+import msgspec
+
+from xtyserver.memory.types import MemoryEvent, NewEvent, Scope
+from xtyserver.protocol.normalize import normalize
+
+# The one column list of game_memory: MemoryEvent's fields, in table order.
+COLUMNS: tuple[str, ...] = MemoryEvent.__struct_fields__
+_SELECT = f"SELECT {', '.join(COLUMNS)} FROM game_memory"
+_INSERT_COLUMNS = COLUMNS[1:]  # id is the row id SQLite assigns
+_FACT_KEY = ("game_id", "save_id", "kind", "subject")  # the table's UNIQUE constraint
+
+
+def _insert_sql(updates: Sequence[str], where: str = "", *, returning: bool = False) -> str:
+    """An INSERT of one full row that updates ``updates`` when the fact already exists.
+
+    A fact is identified by (game, save, kind, subject); an entry of ``updates``
+    is a column name (take the new value) or a ``column=expression`` of its own.
+    """
+    sets = ", ".join(u if "=" in u else f"{u}=excluded.{u}" for u in updates)
+    return (
+        f"INSERT INTO game_memory({', '.join(_INSERT_COLUMNS)}) "
+        f"VALUES ({', '.join('?' for _ in _INSERT_COLUMNS)}) "
+        f"ON CONFLICT({', '.join(_FACT_KEY)}) DO UPDATE SET {sets} {where}"
+        + (f" RETURNING {', '.join(COLUMNS)}" if returning else "")
+    )
+
+
+# Remembering a fact again rewrites it, but never unpins it or moves its creation time.
+_UPSERT = _insert_sql(
+    ("summary", "importance", "status", "pinned=max(pinned, excluded.pinned)", "day", "updated_at"),
+    returning=True,
+)
+# An imported copy replaces a stored one only if it was updated later.
+_MERGE_NEWER = _insert_sql(
+    [c for c in _INSERT_COLUMNS if c not in _FACT_KEY],
+    "WHERE excluded.updated_at > game_memory.updated_at",
+)
+# A compaction digest keeps its creation and last-use times.
+_DIGEST = _insert_sql(("summary", "day", "updated_at"))
+
+
+def from_row(row: Sequence[Any]) -> MemoryEvent:
+    """The :class:`MemoryEvent` of one row selected with :data:`COLUMNS`."""
+    values = dict(zip(COLUMNS, row, strict=True))
+    values["pinned"] = bool(values["pinned"])
+    return MemoryEvent(**values)
+
+
+def _params(event: MemoryEvent) -> tuple[Any, ...]:
+    """The bindings of :data:`_INSERT_COLUMNS` for ``event``."""
+    return tuple(
+        int(event.pinned) if column == "pinned" else getattr(event, column)
+        for column in _INSERT_COLUMNS
+    )
+
+
+def new_row(scope: Scope, event: NewEvent, now: float) -> MemoryEvent:
+    """The row ``event`` becomes when first remembered at ``now`` (its id not yet known)."""
+    return MemoryEvent(
+        id=0,
+        game_id=scope.game_id,
+        save_id=scope.save_id,
+        kind=event.kind,
+        subject=event.subject,
+        summary=event.summary,
+        importance=event.importance,
+        status=event.status,
+        pinned=event.pinned,
+        day=event.day,
+        created_at=now,
+        updated_at=now,
+        last_used_at=now,
+    )
+
+
+def load(conn: apsw.Connection, scope: Scope) -> list[MemoryEvent]:
+    """Every event of one save (the scope filter is in the SQL), oldest first."""
+    rows = conn.execute(
+        f"{_SELECT} WHERE game_id = ? AND save_id = ? ORDER BY id", (scope.game_id, scope.save_id)
+    )
+    return [from_row(r) for r in rows]
+
+
+def count(conn: apsw.Connection, scope: Scope) -> int:
+    """How many events one save holds."""
+    rows = conn.execute(
+        "SELECT count(*) FROM game_memory WHERE game_id = ? AND save_id = ?",
+        (scope.game_id, scope.save_id),
+    ).fetchall()
+    return cast(int, rows[0][0])
+
+
+def load_all(conn: apsw.Connection) -> list[MemoryEvent]:
+    """Every event of every save, by id."""
+    return [from_row(r) for r in conn.execute(f"{_SELECT} ORDER BY id")]
+
+
+def _stored_subject(conn: apsw.Connection, scope: Scope, event: NewEvent) -> str:
+    """The subject under which the same fact is stored, if it is (else the event's).
+
+    Subjects are stored as typed but compared in their normal form (v1.md
+    "Normalisation"): "社区中心计划！" is the fact stored as "社区中心计划!".
+    """
+    key = normalize(event.subject)
+    rows = conn.execute(
+        "SELECT subject FROM game_memory WHERE game_id = ? AND save_id = ? AND kind = ?",
+        (scope.game_id, scope.save_id, event.kind),
+    )
+    for (subject,) in rows:
+        if subject == event.subject or normalize(subject) == key:
+            return cast(str, subject)
+    return event.subject
+
+
+def upsert(conn: apsw.Connection, scope: Scope, event: NewEvent, now: float) -> MemoryEvent:
+    """Remember ``event``; the same scope, kind and (judged) subject updates that row in place."""
+    subject = _stored_subject(conn, scope, event)
+    if subject != event.subject:
+        event = msgspec.structs.replace(event, subject=subject)
+    rows = conn.execute(_UPSERT, _params(new_row(scope, event, now))).fetchall()
+    return from_row(rows[0])
+
+
+def merge_newer(conn: apsw.Connection, events: Iterable[MemoryEvent]) -> None:
+    """Insert ``events`` (ids ignored); a stored fact is replaced only by a later copy."""
+    conn.executemany(_MERGE_NEWER, [_params(e) for e in events])
+
+
+def write_digest(conn: apsw.Connection, digest: MemoryEvent) -> None:
+    """Insert a compaction digest, or update the save's digest of that kind."""
+    conn.execute(_DIGEST, _params(digest))
+
+
+def delete_ids(conn: apsw.Connection, scope: Scope, ids: Iterable[int]) -> int:
+    """Delete the events ``ids`` of ``scope`` (other scopes' ids are left). Returns the count."""
+    before = conn.total_changes()
+    conn.executemany(
+        "DELETE FROM game_memory WHERE id = ? AND game_id = ? AND save_id = ?",
+        [(int(i), scope.game_id, scope.save_id) for i in ids],
+    )
+    # changes() counts only the last statement of executemany; the total counts all.
+    return int(conn.total_changes() - before)
+
+
+def set_pinned(conn: apsw.Connection, scope: Scope, event_id: int, pinned: bool) -> bool:
+    """Pin or unpin one event of ``scope``. True if it exists."""
+    conn.execute(
+        "UPDATE game_memory SET pinned = ? WHERE id = ? AND game_id = ? AND save_id = ?",
+        (int(pinned), event_id, scope.game_id, scope.save_id),
+    )
+    return bool(conn.changes())
+
+
+def touch(conn: apsw.Connection, scope: Scope, ids: Iterable[int], now: float) -> None:
+    """Mark events of ``scope`` as used at ``now``; time never moves back."""
+    conn.executemany(
+        "UPDATE game_memory SET last_used_at = max(last_used_at, ?) "
+        "WHERE id = ? AND game_id = ? AND save_id = ?",
+        [(now, int(i), scope.game_id, scope.save_id) for i in ids],
+    )
+
+
+def forget_event(conn: apsw.Connection, scope: Scope, event_id: int) -> bool:
+    """Delete one event of ``scope``. True if it existed."""
+    conn.execute(
+        "DELETE FROM game_memory WHERE id = ? AND game_id = ? AND save_id = ?",
+        (event_id, scope.game_id, scope.save_id),
+    )
+    return bool(conn.changes())
+
+
+def forget_scope(conn: apsw.Connection, scope: Scope) -> int:
+    """Delete every event of one save. Returns the count."""
+    conn.execute(
+        "DELETE FROM game_memory WHERE game_id = ? AND save_id = ?", (scope.game_id, scope.save_id)
+    )
+    return int(conn.changes())
+
+
+def forget_all(conn: apsw.Connection) -> int:
+    """Delete every event of every save. Returns the count."""
+    conn.execute("DELETE FROM game_memory")
+    return int(conn.changes())
+
+
+def scopes(conn: apsw.Connection) -> set[Scope]:
+    """Every save that has at least one event."""
+    return {
+        Scope(g, s) for g, s in conn.execute("SELECT DISTINCT game_id, save_id FROM game_memory")
+    }

@@ -1,0 +1,206 @@
+"""The ``save_name`` and ``memory_tombstone`` tables, and forgetting by target.
+
+Functions take an open connection and run inside the caller's transaction;
+values are checked before they get here. A forgotten event leaves a
+tombstone (its scope, kind and subject; never its summary) so that background
+extraction does not form the same memory again from the next turn's words
+(v1.md "Memory management").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import apsw
+
+from xtyserver.memory.export import SaveNameRecord, TombstoneRecord
+from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview, SaveView
+from xtyserver.memory.sqlite import events, play, shared_profile
+from xtyserver.memory.types import PROFILE_FIELDS, MemoryEvent, Scope
+from xtyserver.protocol.normalize import normalize
+
+
+def set_name(conn: apsw.Connection, scope: Scope, name: str, now: float) -> None:
+    """Remember ``name`` as the readable name of ``scope`` (the newest one wins)."""
+    conn.execute(
+        "INSERT INTO save_name(game_id, save_id, name, updated_at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(game_id, save_id) DO UPDATE SET name=excluded.name, "
+        "updated_at=excluded.updated_at",
+        (scope.game_id, scope.save_id, name, now),
+    )
+
+
+def names(conn: apsw.Connection) -> dict[Scope, str]:
+    """Every save's readable name."""
+    rows = conn.execute("SELECT game_id, save_id, name FROM save_name")
+    return {Scope(g, s): n for g, s, n in rows}
+
+
+def tomb_key(subject: str) -> str:
+    """How tombstones compare subjects: normalised, trimmed, case-folded."""
+    return normalize(subject).strip().casefold()
+
+
+def _bury(conn: apsw.Connection, doomed: Iterable[MemoryEvent], now: float) -> None:
+    conn.executemany(
+        "INSERT INTO memory_tombstone(game_id, save_id, kind, subject, forgotten_at) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT(game_id, save_id, subject) DO UPDATE SET "
+        "kind=excluded.kind, forgotten_at=excluded.forgotten_at",
+        [(e.game_id, e.save_id, e.kind, tomb_key(e.subject), now) for e in doomed],
+    )
+
+
+def is_buried(conn: apsw.Connection, scope: Scope, subject: str) -> bool:
+    """Whether a memory about ``subject`` was forgotten in ``scope``."""
+    rows = conn.execute(
+        "SELECT 1 FROM memory_tombstone WHERE game_id = ? AND save_id = ? AND subject = ?",
+        (scope.game_id, scope.save_id, tomb_key(subject)),
+    ).fetchall()
+    return bool(rows)
+
+
+def unbury(conn: apsw.Connection, scope: Scope, subject: str) -> None:
+    """The player told it again on purpose: the tombstone of ``subject`` goes."""
+    conn.execute(
+        "DELETE FROM memory_tombstone WHERE game_id = ? AND save_id = ? AND subject = ?",
+        (scope.game_id, scope.save_id, tomb_key(subject)),
+    )
+
+
+def name_records(conn: apsw.Connection) -> list[SaveNameRecord]:
+    """Every save name with its time, for an export."""
+    rows = conn.execute("SELECT game_id, save_id, name, updated_at FROM save_name ORDER BY 1, 2")
+    return [SaveNameRecord(g, s, n, t) for g, s, n, t in rows]
+
+
+def tombstone_records(conn: apsw.Connection) -> list[TombstoneRecord]:
+    """Every tombstone with its time, for an export."""
+    rows = conn.execute(
+        "SELECT game_id, save_id, kind, subject, forgotten_at FROM memory_tombstone "
+        "ORDER BY 1, 2, 4"
+    )
+    return [TombstoneRecord(g, s, k, subj, t) for g, s, k, subj, t in rows]
+
+
+def merge(
+    conn: apsw.Connection, names: Iterable[SaveNameRecord], buried: Iterable[TombstoneRecord]
+) -> None:
+    """Import save names (the newer one wins) and tombstones (the later forget wins)."""
+    conn.executemany(
+        "INSERT INTO save_name(game_id, save_id, name, updated_at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(game_id, save_id) DO UPDATE SET name=excluded.name, "
+        "updated_at=excluded.updated_at WHERE excluded.updated_at > save_name.updated_at",
+        [(r.game_id, r.save_id, r.name, r.updated_at) for r in names],
+    )
+    conn.executemany(
+        "INSERT INTO memory_tombstone(game_id, save_id, kind, subject, forgotten_at) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT(game_id, save_id, subject) DO UPDATE SET "
+        "kind=excluded.kind, forgotten_at=excluded.forgotten_at "
+        "WHERE excluded.forgotten_at > memory_tombstone.forgotten_at",
+        [(r.game_id, r.save_id, r.kind, tomb_key(r.subject), r.forgotten_at) for r in buried],
+    )
+
+
+def tombstones(conn: apsw.Connection) -> list[tuple[str, str, str, str]]:
+    """Every tombstone as ``(game_id, save_id, kind, subject)``."""
+    rows = conn.execute(
+        "SELECT game_id, save_id, kind, subject FROM memory_tombstone ORDER BY 1, 2, 4"
+    )
+    return [(g, s, k, subj) for g, s, k, subj in rows]
+
+
+def doomed_events(conn: apsw.Connection, spec: ForgetSpec) -> list[MemoryEvent]:
+    """The events ``spec`` would delete, by id."""
+    if spec.kind == "item" and spec.scope is not None:
+        return [e for e in events.load(conn, spec.scope) if e.id == spec.item_id]
+    if spec.kind == "save" and spec.scope is not None:
+        return events.load(conn, spec.scope)
+    if spec.kind == "game":
+        return [e for e in events.load_all(conn) if e.game_id == spec.game_id]
+    if spec.kind == "all":
+        return events.load_all(conn)
+    return []
+
+
+def stats_scopes(conn: apsw.Connection, spec: ForgetSpec) -> list[Scope]:
+    """The saves whose statistics ``spec`` would delete (none unless asked)."""
+    if not spec.include_stats or spec.kind in ("item", "profile"):
+        return []
+    every = sorted(play.scopes(conn))
+    if spec.kind == "save":
+        return [s for s in every if s == spec.scope]
+    if spec.kind == "game":
+        return [s for s in every if s.game_id == spec.game_id]
+    return every
+
+
+def group(found: Iterable[MemoryEvent], labels: dict[Scope, str]) -> tuple[SaveView, ...]:
+    """Events grouped by save (sorted by save), each save with its readable name."""
+    by_save: dict[Scope, list[MemoryEvent]] = {}
+    for event in found:
+        by_save.setdefault(event.scope, []).append(event)
+    return tuple(
+        SaveView(scope=scope, name=labels.get(scope), events=tuple(items))
+        for scope, items in sorted(by_save.items())
+    )
+
+
+def forget(conn: apsw.Connection, spec: ForgetSpec, now: float) -> ForgetResult:
+    """Carry out ``spec`` in the caller's transaction; tombstones for every deleted event."""
+    doomed = doomed_events(conn, spec)
+    stats = stats_scopes(conn, spec)
+    _bury(conn, doomed, now)
+    count = 0
+    by_scope: dict[Scope, list[int]] = {}
+    for event in doomed:
+        by_scope.setdefault(event.scope, []).append(event.id)
+    for scope, ids in by_scope.items():
+        count += events.delete_ids(conn, scope, ids)
+    profile_cleared = spec.kind in ("profile", "all")
+    if profile_cleared:
+        shared_profile.clear(conn)
+    for scope in stats:
+        play.delete_scope(conn, scope)
+    return ForgetResult(items=count, profile_cleared=profile_cleared, stats_saves=len(stats))
+
+
+def preview(conn: apsw.Connection, spec: ForgetSpec) -> ForgetPreview:
+    """What :func:`forget` of ``spec`` would delete (read only)."""
+    doomed = doomed_events(conn, spec)
+    fields: tuple[str, ...] = ()
+    if spec.kind in ("profile", "all"):
+        profile = shared_profile.load(conn)
+        fields = tuple(
+            name
+            for name in PROFILE_FIELDS
+            if name != shared_profile.KEPT_ON_CLEAR and getattr(profile, name)
+        )
+    labels = names(conn)
+    stats = tuple(stats_scopes(conn, spec))
+    return ForgetPreview(
+        spec=spec,
+        saves=group(doomed, labels),
+        profile_fields=fields,
+        stats_saves=stats,
+        found=bool(doomed) or spec.kind != "item",
+        names={s: labels[s] for s in stats if s in labels},
+    )
+
+
+def overview(conn: apsw.Connection, *, game_id: str | None, scope: Scope | None) -> Overview:
+    """The profile, the saves asked for with their items, and every statistic (read only)."""
+    labels = names(conn)
+    if scope is not None:
+        found = events.load(conn, scope)
+        keys = {scope}
+    else:
+        found = [e for e in events.load_all(conn) if game_id is None or e.game_id == game_id]
+        every = events.scopes(conn) | play.scopes(conn) | set(labels)
+        keys = {s for s in every if game_id is None or s.game_id == game_id}
+    grouped = {view.scope: view for view in group(found, labels)}
+    views = tuple(
+        grouped.get(k) or SaveView(scope=k, name=labels.get(k), events=()) for k in sorted(keys)
+    )
+    return Overview(
+        profile=shared_profile.load(conn), saves=views, stats=play.stats(conn), names=labels
+    )

@@ -1,0 +1,458 @@
+"""The memory store: one SQLite file per player profile, behind one synchronous facade.
+
+:class:`MemoryStore` composes the parts, each owning one concern:
+
+* ``database``: connections, pragmas, migrations, transactions, error codes;
+* ``validation``: normalising and checking every value before a write;
+* ``shared_profile``, ``events``, ``play``: the SQL of each table;
+* ``compaction``: which events to merge (pure planning);
+* ``transfer``: export, import and backup.
+
+Every public method is one read snapshot or one ``BEGIN IMMEDIATE``
+transaction, run on the calling thread (see ``database`` for the threading
+model), so related rows are saved together or not at all.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import apsw
+import msgspec
+
+from xtyserver.clock import Clock
+from xtyserver.errors import StoreError, UsageError
+from xtyserver.memory import accounting, game_names
+from xtyserver.memory.compaction import DEFAULT_MAX_IMPORTANCE, DIGEST_PREFIX, plan_compaction
+from xtyserver.memory.export import ExportDocument
+from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview
+from xtyserver.memory.sqlite import (
+    events,
+    generation,
+    play,
+    saves,
+    shared_profile,
+    transfer,
+    usage,
+)
+from xtyserver.memory.sqlite.database import DEFAULT_BUSY_TIMEOUT_MS, Database
+from xtyserver.memory.tokens import Purpose
+from xtyserver.memory.types import (
+    DailyPlay,
+    MemoryEvent,
+    NewEvent,
+    PlayStats,
+    Scope,
+    SharedProfile,
+)
+from xtyserver.memory.validation import (
+    checked_new_event,
+    checked_profile_value,
+    checked_save_name,
+    checked_scope,
+)
+
+__all__ = [
+    "DB_FILE_NAME",
+    "DEFAULT_BUSY_TIMEOUT_MS",
+    "DEFAULT_SOFT_CAP",
+    "DIGEST_PREFIX",
+    "PROFILE_ID_RE",
+    "MemoryStore",
+]
+
+PROFILE_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+DB_FILE_NAME = "memory-v1.sqlite"
+DEFAULT_SOFT_CAP = 300
+
+
+class MemoryStore:
+    """Long-term memory and play statistics of one player profile.
+
+    Open with :meth:`open_profile` (or the constructor for an explicit path),
+    call :meth:`recover_open_sessions` once at startup, :meth:`close` at exit.
+    Thread-safe: writes are serialized, reads run beside them.
+
+    Attributes:
+        path: The SQLite file.
+        soft_cap: Events per save before :meth:`compact_scope` merges.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        clock: Clock,
+        busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS,
+        max_bytes: int | None = None,
+        gap_cap_s: float = accounting.DEFAULT_GAP_CAP_S,
+        soft_cap: int = DEFAULT_SOFT_CAP,
+    ) -> None:
+        """Open (creating and migrating if needed) the store at ``path``.
+
+        Args:
+            path: The SQLite file.
+            clock: Time source for ``exportedAt`` and profile update times.
+            busy_timeout_ms: How long to wait for another process's lock.
+            max_bytes: Optional size cap; writes past it fail with ``store_full``.
+            gap_cap_s: The most one heartbeat gap adds to active time.
+            soft_cap: Events per save before :meth:`compact_scope` merges.
+
+        Raises:
+            StoreError: The file cannot be opened or is from a newer version.
+        """
+        self._db = Database(path, busy_timeout_ms=busy_timeout_ms, max_bytes=max_bytes)
+        self.path = self._db.path
+        self._clock = clock
+        self._gap_cap_s = gap_cap_s
+        self.soft_cap = soft_cap
+
+    @classmethod
+    def open_profile(
+        cls, data_dir: str | os.PathLike[str], profile_id: str, *, clock: Clock, **options: Any
+    ) -> MemoryStore:
+        """Open ``<data_dir>/profiles/<profile_id>/memory-v1.sqlite``.
+
+        Raises:
+            UsageError: ``profile_id`` is not ``[A-Za-z0-9_-]{1,64}``.
+            StoreError: The folder or file cannot be created or opened.
+        """
+        if not PROFILE_ID_RE.fullmatch(profile_id):
+            raise UsageError("profile id must match [A-Za-z0-9_-]{1,64}")
+        folder = Path(data_dir) / "profiles" / profile_id
+        try:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            raise StoreError("cannot create the profile folder") from exc
+        return cls(folder / DB_FILE_NAME, clock=clock, **options)
+
+    def close(self) -> None:
+        """Wait for the running write, then close every connection. Idempotent."""
+        self._db.close()
+
+    def __enter__(self) -> MemoryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def busy_timeout_ms(self) -> int:
+        """How long a write waits for another process's lock before ``store_busy``."""
+        return self._db.busy_timeout_ms
+
+    def set_size_limit(self, max_bytes: int | None) -> None:
+        """Change the size cap (None = no cap beyond SQLite's own)."""
+        self._db.set_size_limit(max_bytes)
+
+    # --- shared profile --------------------------------------------------------------------
+
+    def get_profile(self) -> SharedProfile:
+        """The shared profile (defaults for fields never set)."""
+        return self._db.read(shared_profile.load)
+
+    def set_profile_field(self, name: str, value: Any) -> SharedProfile:
+        """Set one shared-profile field after normalising and validating it.
+
+        Args:
+            name: A ``SharedProfile`` attribute name (snake_case).
+            value: The new value (a str, list[str] or bool, per the field).
+
+        Returns:
+            The updated profile.
+
+        Raises:
+            UsageError: Unknown field name.
+            StoreError: code ``invalid_memory`` when the value breaks a limit.
+            StoreContentError: The value carries forbidden content.
+        """
+        clean = checked_profile_value(name, value)
+        now = self._clock.now()
+
+        def write(conn: apsw.Connection) -> SharedProfile:
+            shared_profile.set_field(conn, name, clean, now)
+            return shared_profile.load(conn)
+
+        return self._db.write(generation.changed(write))
+
+    def record_game(self, game_id: str) -> SharedProfile | None:
+        """List a connected game's readable name in ``games``; the new profile, or None
+        when unchanged (already listed, or automatic shared memory is off)."""
+        games = game_names.with_game(self.get_profile(), game_id)
+        return None if games is None else self.set_profile_field("games", games)
+
+    def clear_profile(self) -> None:
+        """Reset every shared-profile field to its default, keeping the autoShared choice."""
+        self._db.write(generation.changed(shared_profile.clear))
+
+    def generation(self, *, wait: bool = True) -> int:
+        """How many management changes the store has seen (any process's).
+
+        Args:
+            wait: False: fail with ``store_busy`` at once rather than wait for a lock.
+        """
+        return self._db.read(generation.read, wait=wait)
+
+    # --- game memory -----------------------------------------------------------------------
+
+    def load_scope(self, scope: Scope) -> list[MemoryEvent]:
+        """Every event of one save (the scope filter is in the SQL), oldest first."""
+        scope = checked_scope(scope)
+        return self._db.read(lambda conn: events.load(conn, scope))
+
+    def upsert_event(self, scope: Scope, event: NewEvent, now: float) -> MemoryEvent:
+        """Remember ``event`` (its texts normalised) in ``scope``.
+
+        A fact with the same scope, kind and subject updates that row in place
+        (summary, importance, status, day and times), so conflicting facts never
+        reach a prompt together. A pinned row stays pinned.
+
+        Raises:
+            StoreError: code ``invalid_memory`` when a field breaks its limit.
+            StoreContentError: Forbidden content, naming the field.
+        """
+        scope = checked_scope(scope)
+        event = checked_new_event(event)
+        return self._db.write(lambda conn: events.upsert(conn, scope, event, now))
+
+    def set_pinned(self, scope: Scope, event_id: int, pinned: bool) -> bool:
+        """Pin (the player asked to keep it) or unpin one event. True if it exists."""
+        scope = checked_scope(scope)
+        return self._db.write(
+            generation.changed(lambda conn: events.set_pinned(conn, scope, event_id, pinned))
+        )
+
+    def touch(self, scope: Scope, ids: Sequence[int], now: float) -> None:
+        """Mark events of ``scope`` as used at ``now`` (ids of other scopes are ignored)."""
+        scope = checked_scope(scope)
+        if ids:
+            self._db.write(lambda conn: events.touch(conn, scope, ids, now))
+
+    def forget_event(self, scope: Scope, event_id: int) -> bool:
+        """Delete one event of ``scope`` (leaving a tombstone). True if it existed."""
+        spec = ForgetSpec(
+            kind="item", game_id=scope.game_id, save_id=scope.save_id, item_id=event_id
+        )
+        return self.forget(spec).items > 0
+
+    def forget_scope(self, scope: Scope) -> int:
+        """Delete every event of one save (statistics stay). Returns the count."""
+        return self.forget(
+            ForgetSpec(kind="save", game_id=scope.game_id, save_id=scope.save_id)
+        ).items
+
+    def forget_all(self) -> None:
+        """Forget every memory in one transaction: the shared profile and every event.
+
+        Play statistics stay (they are not memories), and so does the autoShared choice.
+        """
+        self.forget(ForgetSpec(kind="all"))
+
+    # --- management (v1.md "Memory management") ---------------------------------------------
+
+    def _checked_spec(self, spec: ForgetSpec) -> ForgetSpec:
+        problem = spec.problem()
+        if problem is not None:
+            raise UsageError(problem)
+        if spec.scope is not None:
+            checked_scope(spec.scope)
+        return spec
+
+    def forget(self, spec: ForgetSpec) -> ForgetResult:
+        """Delete what ``spec`` names in one transaction, leaving tombstones.
+
+        Play statistics are deleted only with ``spec.include_stats``.
+
+        Raises:
+            UsageError: ``spec`` lacks a field its kind needs.
+        """
+        spec = self._checked_spec(spec)
+        now = self._clock.now()
+        return self._db.write(generation.changed(lambda conn: saves.forget(conn, spec, now)))
+
+    def preview_forget(self, spec: ForgetSpec) -> ForgetPreview:
+        """What :meth:`forget` of ``spec`` would delete (nothing is changed)."""
+        spec = self._checked_spec(spec)
+        return self._db.read(lambda conn: saves.preview(conn, spec))
+
+    def overview(self, *, game_id: str | None = None, scope: Scope | None = None) -> Overview:
+        """The profile, the saves (only ``scope``, or those of ``game_id``, or all), statistics."""
+        if scope is not None:
+            scope = checked_scope(scope)
+        return self._db.read(lambda conn: saves.overview(conn, game_id=game_id, scope=scope))
+
+    def save_names(self) -> dict[Scope, str]:
+        """Every save's readable name (``identity.saveName``)."""
+        return self._db.read(saves.names)
+
+    def tombstones(self) -> list[tuple[str, str, str, str]]:
+        """Every tombstone as ``(game_id, save_id, kind, subject)``."""
+        return self._db.read(saves.tombstones)
+
+    def remember_candidate(
+        self, scope: Scope, event: NewEvent, now: float, *, deliberate: bool
+    ) -> MemoryEvent | None:
+        """Store an extracted ``event`` unless the player forgot its subject before.
+
+        ``deliberate`` (the player said "记住…" on purpose) lifts the tombstone and
+        pins the memory; otherwise a tombstoned subject is refused (None).
+        """
+        scope = checked_scope(scope)
+        event = checked_new_event(event)
+        if deliberate:
+            event = msgspec.structs.replace(event, pinned=True)
+
+        def write(conn: apsw.Connection) -> MemoryEvent | None:
+            if deliberate:
+                saves.unbury(conn, scope, event.subject)
+            elif saves.is_buried(conn, scope, event.subject):
+                return None
+            return events.upsert(conn, scope, event, now)
+
+        return self._db.write(write)
+
+    def list_scopes(self) -> list[Scope]:
+        """Every save that has memories or statistics, sorted."""
+        return self._db.read(lambda conn: sorted(events.scopes(conn) | play.scopes(conn)))
+
+    def compact_scope(
+        self,
+        scope: Scope,
+        now: float,
+        *,
+        max_importance: int = DEFAULT_MAX_IMPORTANCE,
+        cap: int | None = None,
+    ) -> int:
+        """Merge old low-importance events of a save past its soft cap.
+
+        The policy is :func:`~xtyserver.memory.compaction.plan_compaction`: only
+        ended, unpinned events of importance <= ``max_importance`` fold into one
+        digest per kind; active and pinned events are never touched. The plan is
+        made and applied in one transaction.
+
+        Args:
+            scope: The save.
+            now: Epoch seconds.
+            max_importance: Highest importance that may be merged.
+            cap: The soft cap; defaults to the store's ``soft_cap``.
+
+        Returns:
+            How many events were merged away.
+        """
+        scope = checked_scope(scope)
+        limit = self.soft_cap if cap is None else cap
+
+        def write(conn: apsw.Connection) -> int:
+            if events.count(conn, scope) <= limit:
+                return 0  # the common case after each new memory: skip loading the save
+            plan = plan_compaction(
+                events.load(conn, scope), limit, now, max_importance=max_importance
+            )
+            for digest in plan.digests:
+                events.write_digest(conn, digest)
+            return events.delete_ids(conn, scope, plan.merged_ids)
+
+        return self._db.write(write)
+
+    # --- play accounting -------------------------------------------------------------------
+
+    def open_play_session(
+        self, scope: Scope, now: float, tz: str, *, save_name: str | None = None
+    ) -> int:
+        """Start a play session of one save, record today's play day and the save's name.
+
+        Raises:
+            UsageError: ``tz`` is not a known IANA timezone.
+            StoreContentError: ``save_name`` carries forbidden content.
+        """
+        scope = checked_scope(scope)
+        accounting.timezone(tz)  # refuse a bad zone before taking the write lock
+        name = checked_save_name(save_name) if save_name else None
+
+        def write(conn: apsw.Connection) -> int:
+            if name:
+                saves.set_name(conn, scope, name, now)
+            return play.open_session(conn, scope, now, tz)
+
+        return self._db.write(write)
+
+    def record_heartbeat(self, session_id: int, now: float, tz: str) -> None:
+        """Add the time since the previous heartbeat (gaps capped) and record the day.
+
+        Raises:
+            UsageError: Unknown or closed session, or unknown ``tz``.
+        """
+        accounting.timezone(tz)
+        cap = self._gap_cap_s
+        self._db.write(
+            lambda conn: play.advance(conn, session_id, now, tz, end=False, gap_cap_s=cap)
+        )
+
+    def close_play_session(self, session_id: int, now: float) -> None:
+        """End a session: a final heartbeat at ``now``, then closed.
+
+        Raises:
+            UsageError: Unknown or already closed session.
+        """
+        cap = self._gap_cap_s
+        self._db.write(
+            lambda conn: play.advance(conn, session_id, now, None, end=True, gap_cap_s=cap)
+        )
+
+    def recover_open_sessions(self) -> int:
+        """Close sessions left open by a crash at their last heartbeat (call at startup)."""
+        return self._db.write(play.recover)
+
+    def stats(self) -> PlayStats:
+        """Per-save and per-game play statistics (game days = union of save dates) and
+        the token bill."""
+
+        def read(conn: apsw.Connection) -> PlayStats:
+            return msgspec.structs.replace(play.stats(conn), tokens=usage.rows(conn))
+
+        return self._db.read(read)
+
+    def record_usage(
+        self, date: str, save: Scope, purpose: Purpose, prompt: int, completion: int
+    ) -> None:
+        """Add one model call's tokens to the bill of ``save`` on local ``date``."""
+        self._db.write(lambda conn: usage.record(conn, date, save, purpose, prompt, completion))
+
+    def tokens_spent(self, date: str) -> int:
+        """Every token counted on local ``date``."""
+        return self._db.read(lambda conn: usage.spent_on(conn, date))
+
+    def daily_play(self, since: float) -> list[DailyPlay]:
+        """Active time per game and local date since ``since`` (see ``play.daily``)."""
+        return self._db.read(lambda conn: play.daily(conn, since))
+
+    # --- export / import / backup --------------------------------------------------------
+
+    def export(self) -> ExportDocument:
+        """The whole store as one :class:`ExportDocument` (one consistent snapshot)."""
+        now = self._clock.now()
+        return self._db.read(lambda conn: transfer.export_document(conn, now))
+
+    def import_document(self, doc: ExportDocument) -> None:
+        """Merge an export document (texts normalised) into this store, all or nothing.
+
+        Profile fields in the document overwrite this store's; an event with
+        the same scope, kind and subject keeps whichever copy was updated
+        later; sessions (keyed by save and start time) and days already present
+        are skipped, so importing twice changes nothing the second time.
+
+        Raises:
+            StoreError: code ``invalid_import`` when a value breaks a limit.
+            StoreContentError: A text carries forbidden content.
+        """
+        doc = transfer.checked_document(doc)
+        now = self._clock.now()
+        self._db.write(generation.changed(lambda conn: transfer.import_checked(conn, doc, now)))
+
+    def backup(self, path: str | os.PathLike[str]) -> None:
+        """Copy the store to ``path`` with SQLite's online backup (consistent, live)."""
+        transfer.backup(self._db, path)

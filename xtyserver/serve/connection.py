@@ -1,0 +1,390 @@
+"""The connection runtime: one adapter connection's reader, writer, timers and effect runner.
+
+A shell (v1.md "Transport"): it moves bytes and runs the effects its
+``GameAgentSession`` hands out, and decides nothing. Tasks, all owned by the
+connection's task group:
+
+* the **reader** decodes frames (large ones off the event loop) into the inbox;
+* the **driver** (:meth:`Connection.run`) feeds inbox events to the session, one
+  at a time, and runs the effects; quick ones inline, slow ones elsewhere, so
+  it is always back reading the inbox soon (a ``chat.cancel`` or a heartbeat
+  never waits behind a database or a screenshot);
+* the **writer** is the only task that writes to the socket, with a deadline
+  on every send (a peer that stops reading is closed);
+* the **store lane** (:mod:`xtyserver.serve.store_lane`) runs store effects of this
+  connection in order (play accounting, management frames) and holds the
+  leases of its saves;
+* one task per timer, and per model call, screenshot, memory read and memory
+  tool of a turn (:mod:`xtyserver.serve.turn_tasks`).
+
+Every queue is bounded. Nothing outlives the connection's task group.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import anyio
+import anyio.abc
+import msgspec
+import websockets
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from websockets.asyncio.server import ServerConnection
+
+from xtyserver import errors, log
+from xtyserver.clock import Clock
+from xtyserver.memory.types import Scope
+from xtyserver.model.router import ModelRouter
+from xtyserver.protocol.codec import decode_client_frame, encode_frame
+from xtyserver.protocol.images import ImageLimits
+from xtyserver.serve.jobs import MemoryJobs
+from xtyserver.serve.memory_service import MemoryService
+from xtyserver.serve.meter import TokenMeter
+from xtyserver.serve.store_lane import StoreLane
+from xtyserver.serve.turn_tasks import TurnTasks
+from xtyserver.serve.working import WORKING_EFFECTS, WorkingShell
+from xtyserver.session.effects import (
+    ArmTimer,
+    CallModel,
+    CancelModel,
+    CancelTimer,
+    Close,
+    CloseSave,
+    Effect,
+    LoadTurnMemory,
+    Log,
+    OpenSave,
+    PlayBeat,
+    PrepareImage,
+    Remember,
+    RunTool,
+    Send,
+    StoreRequest,
+    Summarize,
+    TouchMemories,
+)
+from xtyserver.session.events import (
+    Connected,
+    Disconnected,
+    Event,
+    FrameIn,
+    FrameRefused,
+    TimerFired,
+    TimerKind,
+)
+from xtyserver.session.machine import GameAgentSession, State
+
+if TYPE_CHECKING:
+    from xtyserver.replay.recorder import ConnectionRecorder
+
+# A screenshot frame takes tens of ms to decode and check: off the event loop
+# past this size, so other adapters stay on time.
+THREAD_DECODE_BYTES = 64 * 1024
+
+
+class RuntimeLimits(msgspec.Struct, frozen=True, kw_only=True):
+    """Queue sizes and deadlines of one connection's runtime.
+
+    Attributes:
+        send_timeout: Seconds one frame may take to leave; then the peer is closed.
+        write_queue: Frames waiting for the writer.
+        inbox: Events waiting for the session.
+        store_queue: Store effects waiting for the store lane.
+    """
+
+    send_timeout: float = 30.0
+    write_queue: int = 64
+    inbox: int = 64
+    store_queue: int = 32
+
+
+@dataclass(eq=False)
+class _CloseRequest:
+    code: int
+    reason: str
+
+
+@dataclass(eq=False, frozen=True)
+class _TimerDue:
+    """A timer's deadline passed; stale when the timer was re-armed or cancelled since."""
+
+    kind: TimerKind
+    generation: int
+
+
+class Connection:
+    """Runs one adapter connection until it closes.
+
+    Args:
+        ws: The upgraded WebSocket.
+        session: The connection's state machine.
+        memory: The memory service.
+        jobs: The background memory worker.
+        model: The model router.
+        meter: The token meter: every call's usage is billed; the turn's
+            memory read also tells the session whether today's budget is spent.
+        images: Screenshot limits.
+        clock: The wall clock passed to the session.
+        limits: Queue sizes and deadlines.
+        recorder: Writes every frame in and out (``serve --record``), or None.
+        working: Carries out working-memory and injection-log effects (None: ignored).
+    """
+
+    def __init__(
+        self,
+        ws: ServerConnection,
+        session: GameAgentSession,
+        *,
+        memory: MemoryService,
+        jobs: MemoryJobs,
+        model: ModelRouter,
+        meter: TokenMeter,
+        images: ImageLimits,
+        clock: Clock,
+        limits: RuntimeLimits,
+        recorder: ConnectionRecorder | None = None,
+        working: WorkingShell | None = None,
+    ) -> None:
+        self.ws = ws
+        self._working = working
+        self._recorder = recorder
+        self.session = session
+        self._memory = memory
+        self._jobs = jobs
+        self._clock = clock
+        self._limits = limits
+        self._log = log.get("xtyserver.serve.connection").bind(session=session.session_id)
+        self._out_in: MemoryObjectSendStream[bytes | _CloseRequest]
+        self._out: MemoryObjectReceiveStream[bytes | _CloseRequest]
+        self._out_in, self._out = anyio.create_memory_object_stream[bytes | _CloseRequest](
+            limits.write_queue
+        )
+        self._inbox_in: MemoryObjectSendStream[Event | _TimerDue]
+        self._inbox: MemoryObjectReceiveStream[Event | _TimerDue]
+        self._inbox_in, self._inbox = anyio.create_memory_object_stream[Event | _TimerDue](
+            limits.inbox
+        )
+        self._store = StoreLane(memory, self._post, self._log, queue=limits.store_queue)
+        self._tasks = TurnTasks(
+            memory=memory,
+            model=model,
+            meter=meter,
+            images=images,
+            post=self._post,
+            logger=self._log,
+        )
+        self._timers: dict[TimerKind, tuple[int, anyio.CancelScope]] = {}
+        self._timer_generation = 0
+        self._model_calls: dict[int, anyio.CancelScope] = {}
+        self._closing = False
+        self._writer_done = anyio.Event()
+        self._tg: anyio.abc.TaskGroup | None = None
+
+    # -- lifetime ------------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Serve the connection until the peer leaves or the session closes it."""
+        try:
+            async with anyio.create_task_group() as tg:
+                self._tg = tg
+                tg.start_soon(self._writer)
+                tg.start_soon(self._store.run)
+                tg.start_soon(self._reader)
+                try:
+                    await self._drive()
+                finally:
+                    with anyio.CancelScope(shield=True):
+                        await self._finish()
+                        tg.cancel_scope.cancel()
+        finally:
+            if self._recorder is not None:
+                self._recorder.close(self.ws.close_code)
+
+    async def _drive(self) -> None:
+        await self._feed(Connected())
+        async with self._inbox:
+            async for item in self._inbox:
+                if isinstance(item, _TimerDue):
+                    current = self._timers.get(item.kind)
+                    if current is None or current[0] != item.generation:
+                        continue  # re-armed or cancelled after it fired
+                    del self._timers[item.kind]
+                    item = TimerFired(item.kind)
+                await self._feed(item)
+                if self.session.state is State.CLOSED:
+                    return
+
+    async def _finish(self) -> None:
+        """Tell the session (if it does not know yet), then let the store lane and writer drain."""
+        if self.session.state is not State.CLOSED:
+            await self._feed(Disconnected())
+        self._store.close()
+        with anyio.move_on_after(self._limits.send_timeout):
+            await self._store.wait_done()
+        if self._closing:
+            # A close asked for by the session (4001, 4003, 4008): let the writer
+            # put the close frame on the wire before it is cancelled.
+            with anyio.move_on_after(self._limits.send_timeout):
+                await self._writer_done.wait()
+
+    async def _post(self, event: Event | _TimerDue) -> None:
+        """Hand an event to the driver; dropped once the connection is finishing."""
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await self._inbox_in.send(event)
+
+    def _spawn(self, fn: object, *args: object) -> None:
+        assert self._tg is not None
+        self._tg.start_soon(fn, *args)  # type: ignore[arg-type]
+
+    # -- reader and writer ---------------------------------------------------------------------
+
+    async def _reader(self) -> None:
+        try:
+            with contextlib.suppress(websockets.ConnectionClosed):
+                async for message in self.ws:
+                    if self._recorder is not None:
+                        await self._recorder.received(message)
+                    await self._post(await self._decode(message))
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self._post(Disconnected())
+
+    @staticmethod
+    async def _decode(message: str | bytes) -> Event:
+        if isinstance(message, bytes):
+            return FrameRefused(
+                errors.FrameError(
+                    "binary frames are not accepted; send JSON text frames",
+                    code="binary_not_supported",
+                )
+            )
+        try:
+            if len(message) > THREAD_DECODE_BYTES:
+                decoded = await anyio.to_thread.run_sync(decode_client_frame, message)
+            else:
+                decoded = decode_client_frame(message)
+        except errors.PeerError as exc:
+            return FrameRefused(exc)
+        return FrameIn(decoded)
+
+    async def _writer(self) -> None:
+        """The connection's only writer: frames in order, a deadline on each send."""
+        timeout = self._limits.send_timeout
+        try:
+            with contextlib.suppress(websockets.ConnectionClosed):
+                async with self._out:
+                    async for item in self._out:
+                        if isinstance(item, _CloseRequest):
+                            with anyio.move_on_after(timeout):
+                                await self.ws.close(item.code, item.reason)
+                            return
+                        with anyio.move_on_after(timeout) as deadline:
+                            await self.ws.send(item, text=True)
+                        if deadline.cancelled_caught:
+                            self._log.info("connection.slow_consumer")
+                            self._closing = True
+                            self.ws.transport.abort()
+                            return
+                        if self._recorder is not None:
+                            self._recorder.sent(item)
+        finally:
+            self._writer_done.set()
+
+    # -- effects -------------------------------------------------------------------------------
+
+    async def _feed(self, event: Event) -> None:
+        follow: list[Event] = []
+        for effect in self.session.handle(event, self._clock.now()):
+            try:
+                if isinstance(effect, WORKING_EFFECTS):
+                    answer = (
+                        None
+                        if self._working is None
+                        else await self._working.run(effect, self._post)
+                    )
+                    follow += [answer] if answer is not None else []
+                    continue
+                await self._run(effect)
+            except (errors.XtyError, ValueError, OverflowError, OSError) as exc:
+                # A bug of ours must not kill the connection; log the kind, not the data.
+                self._log.error(
+                    "effect.failed", effect=type(effect).__name__, error=type(exc).__name__
+                )
+        for answer in follow:
+            await self._feed(answer)
+
+    async def _run(self, effect: Effect) -> None:
+        match effect:
+            case Send(frame=frame, droppable=True):
+                # Refusals of a flood are advisory: when the peer is not reading, drop
+                # them rather than stop reading (the flood must still be counted).
+                if not self._closing:
+                    with contextlib.suppress(anyio.WouldBlock):
+                        self._out_in.send_nowait(encode_frame(frame))
+            case Send(frame=frame):
+                if not self._closing:
+                    await self._out_in.send(encode_frame(frame))
+            case Close(code=code, reason=reason):
+                self._log.info("connection.closing", code=code, reason=reason)
+                self._closing = True
+                with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    await self._out_in.send(_CloseRequest(code, reason))
+            case ArmTimer(kind=kind, seconds=seconds):
+                self._cancel_timer(kind)
+                self._timer_generation += 1
+                cancel_scope = anyio.CancelScope()
+                self._timers[kind] = (self._timer_generation, cancel_scope)
+                self._spawn(self._timer, cancel_scope, kind, self._timer_generation, seconds)
+            case CancelTimer(kind=kind):
+                self._cancel_timer(kind)
+            case Log(event=name, fields=fields):
+                self._log.info(name, **fields)
+            case LoadTurnMemory(turn=turn, save=save, read_memory=read_memory):
+                self._spawn(self._tasks.load_memory, turn, save, read_memory)
+            case PrepareImage(turn=turn, image=image):
+                self._spawn(self._tasks.prepare_image, turn, image.mime, image.data)
+            case CallModel(turn=turn, messages=messages, image_sent=image_sent, tools=tools):
+                cancel_scope = anyio.CancelScope()
+                self._model_calls[turn] = cancel_scope
+                self._spawn(self._call_model, cancel_scope, turn, messages, image_sent, tools)
+            case RunTool(turn=turn, call_id=call_id, op=op):
+                self._spawn(self._tasks.run_tool, turn, call_id, op)
+            case CancelModel(turn=turn):
+                call = self._model_calls.pop(turn, None)
+                if call is not None:
+                    call.cancel()
+            case TouchMemories(save=save, ids=ids, at=at):
+                self._memory.touch(save, ids, at)
+            case Remember() | Summarize():
+                self._jobs.submit(effect)
+            case OpenSave() | CloseSave() | PlayBeat() | StoreRequest():
+                await self._store.send(effect)
+
+    def _cancel_timer(self, kind: TimerKind) -> None:
+        current = self._timers.pop(kind, None)
+        if current is not None:
+            current[1].cancel()
+
+    async def _timer(
+        self, cancel_scope: anyio.CancelScope, kind: TimerKind, generation: int, seconds: float
+    ) -> None:
+        with cancel_scope:
+            await self._clock.sleep(seconds)
+            await self._post(_TimerDue(kind, generation))
+
+    async def _call_model(
+        self,
+        cancel_scope: anyio.CancelScope,
+        turn: int,
+        messages: list[dict[str, object]],
+        image_sent: bool,
+        tools: list[dict[str, object]] | None,
+    ) -> None:
+        identity = self.session.identity
+        save = Scope(identity.game_id, identity.save_id) if identity else None
+        try:
+            await self._tasks.model_call(cancel_scope, turn, messages, image_sent, tools, save)
+        finally:
+            self._model_calls.pop(turn, None)

@@ -1,0 +1,169 @@
+"""Background jobs: extraction after a reply, a summary when a session ends, session folds.
+
+One worker runs the jobs one at a time, after replies, never blocking a
+player (v1.md "Memory"). The queue is bounded: a job that does not fit is
+dropped with a log line and the chat goes on. Progress is counted in the
+memory service's statistics; tests wait with ``MemoryService.wait_idle()``.
+
+Jobs run on the quick model (``ModelRouter.complete``); their tokens go on the
+player's bill, and once the daily token budget runs low a job is skipped with a
+log line (background work stops before chat does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from xtyserver import errors, log
+from xtyserver.memory import extraction
+from xtyserver.memory.types import NewEvent, Scope
+from xtyserver.model.router import ModelRouter
+from xtyserver.serve.memory_service import MemoryService
+from xtyserver.serve.meter import TokenMeter
+from xtyserver.session import fold
+from xtyserver.session.effects import FoldWorking, Job, Remember, Summarize
+from xtyserver.session.events import Event, WorkingFolded
+
+Reply = Callable[[Event], Awaitable[None]]
+"""Where a job's answer goes (a fold's summary goes back to its connection)."""
+
+DEFAULT_QUEUE = 64
+
+
+class MemoryJobs:
+    """The background worker and its bounded queue.
+
+    Args:
+        memory: Where results are stored.
+        model: The model router (``complete`` calls go to the quick model).
+        meter: The token meter (the bill and the daily budget).
+        queue_size: Jobs that may wait; more are dropped.
+    """
+
+    def __init__(
+        self,
+        memory: MemoryService,
+        model: ModelRouter,
+        meter: TokenMeter,
+        *,
+        queue_size: int = DEFAULT_QUEUE,
+    ) -> None:
+        self._memory = memory
+        self._model = model
+        self._meter = meter
+        self._log = log.get("xtyserver.memory")
+        self._in: MemoryObjectSendStream[tuple[Job, Reply | None]]
+        self._out: MemoryObjectReceiveStream[tuple[Job, Reply | None]]
+        self._in, self._out = anyio.create_memory_object_stream[tuple[Job, Reply | None]](
+            queue_size
+        )
+
+    def submit(self, job: Job, reply: Reply | None = None) -> bool:
+        """Queue ``job`` without waiting; False (and a log line) when it was dropped.
+
+        ``reply`` gets the job's answer event (a fold's ``WorkingFolded``) before
+        the job counts as finished, so ``wait_idle()`` implies it was delivered.
+        """
+        try:
+            self._in.send_nowait((job, reply))
+        except anyio.WouldBlock:
+            reason = "queue full"
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            reason = "shutting down"
+        else:
+            self._memory.job_queued()
+            return True
+        self._memory.job_dropped()
+        self._log.warning("memory.job_dropped", reason=reason, job=type(job).__name__)
+        return False
+
+    def close(self) -> None:
+        """Accept no more jobs; :meth:`run` returns once the queued ones are done."""
+        self._in.close()
+
+    async def run(self) -> None:
+        """Run queued jobs one at a time until :meth:`close`."""
+        async with self._out:
+            async for job, reply in self._out:
+                failed = True
+                try:
+                    if isinstance(job, Remember):
+                        await self._remember(job)
+                    elif isinstance(job, FoldWorking):
+                        await self._fold(job, reply)
+                    else:
+                        await self._summarize(job)
+                    failed = False
+                except errors.XtyError as exc:
+                    self._log.info("memory.job_failed", code=exc.code)
+                except Exception:
+                    # A bug of ours must not stop the worker; log the kind, not the data.
+                    self._log.exception("memory.job_crashed")
+                finally:
+                    self._memory.job_finished(failed=failed)
+
+    async def _may_run(self) -> bool:
+        if not self._model.quick_configured:
+            return False
+        state = await self._meter.state()
+        if state != "ok":
+            self._log.info("memory.job_skipped", reason="token_budget", budget=state)
+            return False
+        return True
+
+    async def _remember(self, job: Remember) -> None:
+        if not await self._may_run():
+            return
+        profile = await self._memory.profile()
+        messages = extraction.build_extraction_messages(job.player_text, job.reply)
+        done = await self._model.complete(messages)
+        await self._meter.record(job.save, "extraction", done.usage)
+        answer = done.text
+        index = (await self._memory.turn_memory(job.save)).index
+        events = index.events() if index is not None else []
+        save_texts = [t for e in events for t in (e.subject, e.summary)]
+        result = extraction.parse_extraction(
+            answer, profile=profile, day=job.day, save_texts=[*save_texts, *job.context_names]
+        )
+        if result.refused is not None:
+            # The kind of refusal only: the value itself may be private.
+            self._log.info("memory.shared_refused", reason=result.refused)
+        deliberate = extraction.is_deliberate(job.player_text)
+        await self._store(job.save, result.events, job.at, deliberate=deliberate)
+        if result.profile is not None and profile.auto_shared:
+            name, value = extraction.profile_update(profile, result.profile)
+            await self._memory.set_profile_field(name, value)
+
+    async def _summarize(self, job: Summarize) -> None:
+        turns = [extraction.Turn(player, reply) for player, reply in job.turns]
+        messages = extraction.build_summary_messages(turns)
+        if messages is None or not await self._may_run():
+            return
+        done = await self._model.complete(messages)
+        await self._meter.record(job.save, "summary", done.usage)
+        await self._store(job.save, extraction.parse_summary(done.text, day=job.day), job.at)
+
+    async def _fold(self, job: FoldWorking, reply: Reply | None) -> None:
+        """A stateless call that sees only the previous summary and the rounds to fold."""
+        summary = None
+        try:
+            if await self._may_run():
+                messages = fold.build_fold_messages(job.previous, job.rounds)
+                done = await self._model.complete(messages)
+                await self._meter.record(job.save, "summary", done.usage)
+                summary = fold.parse_fold(done.text)
+                if summary is None:
+                    self._log.info("session.fold_unreadable")
+        finally:
+            if reply is not None:
+                with anyio.CancelScope(shield=True):
+                    await reply(WorkingFolded(job.generation, summary))
+
+    async def _store(
+        self, save: Scope, events: tuple[NewEvent, ...], at: float, *, deliberate: bool = False
+    ) -> None:
+        for event in events:
+            await self._memory.remember(save, event, at, deliberate=deliberate)

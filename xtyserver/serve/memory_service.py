@@ -1,0 +1,407 @@
+"""``MemoryService``: every memory concern of the running server behind one async API.
+
+It owns the store (:class:`~xtyserver.memory.sqlite.store.MemoryStore`), the cache of
+per-save indexes, the write-behind of "used" marks and the background job
+worker (:mod:`xtyserver.serve.jobs`). Connections never touch the store.
+
+* **Leases.** ``async with service.lease(save):`` keeps a save's index loaded
+  while a connection plays it; every acquire is paired with its release by
+  the context manager, so a failed open can never release someone else's use.
+* **One hop per store call.** A write runs on a worker thread that executes it
+  directly on the store's writer connection; a ``CapacityLimiter(1)`` makes
+  the writes of this process one at a time. Reads use their own thread.
+* **Write-behind.** :meth:`touch` updates the cached index at once and queues
+  the SQLite write (bounded; dropped with a log line when full), so a busy
+  database never delays a reply.
+* **Conditions, not polling.** :meth:`wait_idle` returns once queued jobs and
+  used-marks are written; :attr:`statistics` counts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, TypeVar
+
+import anyio
+import msgspec
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from xtyserver import log
+from xtyserver.errors import StoreError
+from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview
+from xtyserver.memory.retrieval import SaveIndex
+from xtyserver.memory.sqlite.store import MemoryStore
+from xtyserver.memory.tokens import Purpose
+from xtyserver.memory.types import (
+    DailyPlay,
+    MemoryEvent,
+    NewEvent,
+    PlayStats,
+    Scope,
+    SharedProfile,
+)
+from xtyserver.session.events import SaveMemory
+
+T = TypeVar("T")
+
+TOUCH_QUEUE = 256
+
+
+class MemoryStatistics(msgspec.Struct, frozen=True):
+    """What the memory service has done since it started (for tests and logs).
+
+    Attributes:
+        jobs_queued: Background jobs waiting or running now.
+        jobs_done: Jobs finished (stored something or not).
+        jobs_failed: Jobs that ended in an error (logged).
+        jobs_dropped: Jobs refused because the queue was full or closing.
+        touches_pending: "Used" marks not yet written.
+        touches_dropped: "Used" marks dropped because their queue was full.
+        saves_cached: Saves whose index is loaded.
+    """
+
+    jobs_queued: int
+    jobs_done: int
+    jobs_failed: int
+    jobs_dropped: int
+    touches_pending: int
+    touches_dropped: int
+    saves_cached: int
+
+
+@dataclass(eq=False)
+class _Cached:
+    """One save's loaded index and how many leases hold it."""
+
+    users: int = 0
+    index: SaveIndex | None = None
+    loading: anyio.Lock = field(default_factory=anyio.Lock)
+
+
+@dataclass(eq=False)
+class _Counters:
+    jobs_queued: int = 0
+    jobs_done: int = 0
+    jobs_failed: int = 0
+    jobs_dropped: int = 0
+    touches_pending: int = 0
+    touches_dropped: int = 0
+    idle: anyio.Event = field(default_factory=anyio.Event)
+
+
+class MemoryService:
+    """The long-term memory and play statistics of one profile, for the async server.
+
+    Args:
+        store: The open store; the service does not close it.
+        enabled: Whether long-term memory is read and written at all
+            (play statistics are kept either way).
+        soft_cap: Events per save past which ended, unimportant ones are merged.
+    """
+
+    def __init__(self, store: MemoryStore, *, enabled: bool = True, soft_cap: int = 300) -> None:
+        self.store = store
+        self.enabled = enabled
+        self._soft_cap = soft_cap
+        self._log = log.get("xtyserver.memory")
+        self._writer = anyio.CapacityLimiter(1)
+        self._saves: dict[Scope, _Cached] = {}
+        self._profile: SharedProfile | None = None
+        self._generation: int | None = None
+        self._count = _Counters()
+        self._count.idle.set()
+        self._touch_in: MemoryObjectSendStream[tuple[Scope, tuple[int, ...], float]]
+        self._touch_out: MemoryObjectReceiveStream[tuple[Scope, tuple[int, ...], float]]
+        self._touch_in, self._touch_out = anyio.create_memory_object_stream[
+            tuple[Scope, tuple[int, ...], float]
+        ](TOUCH_QUEUE)
+
+    # -- one hop to the store ------------------------------------------------------------
+
+    async def _write(self, fn: Callable[..., T], *args: Any) -> T:
+        return await anyio.to_thread.run_sync(partial(fn, *args), limiter=self._writer)
+
+    async def _read(self, fn: Callable[..., T], *args: Any) -> T:
+        return await anyio.to_thread.run_sync(partial(fn, *args))
+
+    # -- conditions -----------------------------------------------------------------------
+
+    @property
+    def statistics(self) -> MemoryStatistics:
+        c = self._count
+        return MemoryStatistics(
+            jobs_queued=c.jobs_queued,
+            jobs_done=c.jobs_done,
+            jobs_failed=c.jobs_failed,
+            jobs_dropped=c.jobs_dropped,
+            touches_pending=c.touches_pending,
+            touches_dropped=c.touches_dropped,
+            saves_cached=sum(1 for e in self._saves.values() if e.index is not None),
+        )
+
+    async def wait_idle(self) -> None:
+        """Return once no job is queued or running and every "used" mark is written."""
+        while not self._idle():
+            await self._count.idle.wait()
+
+    def _idle(self) -> bool:
+        return self._count.jobs_queued == 0 and self._count.touches_pending == 0
+
+    def _settle(self) -> None:
+        """Wake waiters of :meth:`wait_idle` when the service has become idle."""
+        if self._idle():
+            self._count.idle.set()
+        elif self._count.idle.is_set():
+            self._count.idle = anyio.Event()
+
+    def job_queued(self) -> None:
+        self._count.jobs_queued += 1
+        self._settle()
+
+    def job_finished(self, *, failed: bool) -> None:
+        self._count.jobs_queued -= 1
+        self._count.jobs_done += 1
+        self._count.jobs_failed += int(failed)
+        self._settle()
+
+    def job_dropped(self) -> None:
+        self._count.jobs_dropped += 1
+
+    # -- leases and a turn's memory -----------------------------------------------------
+
+    @asynccontextmanager
+    async def lease(self, save: Scope) -> AsyncIterator[None]:
+        """Keep ``save``'s index loaded while the block runs (a connection playing it).
+
+        Raises:
+            StoreError: The save's memory could not be read; nothing is held then.
+        """
+        if not self.enabled:
+            yield
+            return
+        entry = self._saves.get(save)
+        if entry is None:
+            entry = self._saves[save] = _Cached()
+        entry.users += 1
+        try:
+            await self._loaded(save, entry)
+            yield
+        finally:
+            entry.users -= 1
+            if entry.users == 0 and self._saves.get(save) is entry:
+                del self._saves[save]
+
+    async def _loaded(self, save: Scope, entry: _Cached) -> SaveIndex:
+        async with entry.loading:
+            if entry.index is None:
+                entry.index = await self._read(self._build_index, save)
+            return entry.index
+
+    def _build_index(self, save: Scope) -> SaveIndex:
+        # On a worker thread: tokenizing a 300-event save takes ~20 ms.
+        return SaveIndex(save, self.store.load_scope(save))
+
+    async def profile(self) -> SharedProfile:
+        """The shared profile (cached; every change made through the service refreshes it)."""
+        if self._profile is None:
+            self._profile = await self._read(self.store.get_profile)
+        return self._profile
+
+    async def turn_memory(self, save: Scope) -> SaveMemory:
+        """The profile and ``save``'s index for planning one turn.
+
+        Raises:
+            StoreError: The store could not be read.
+        """
+        await self._follow_other_processes()
+        profile = await self.profile()
+        entry = self._saves.get(save)
+        if entry is not None:
+            return SaveMemory(profile, await self._loaded(save, entry))
+        return SaveMemory(profile, await self._read(self._build_index, save))
+
+    async def _follow_other_processes(self) -> None:
+        """Drop cached memory when any process (``xtyserver mcp``, the CLI) changed it.
+
+        Every management change bumps a counter in the store, in its own
+        transaction; one small read per turn tells whether the caches are stale.
+        The read runs here, on the event loop's thread, on a connection that
+        never waits for a lock (a one-row WAL read: tens of microseconds, less
+        than a thread hop); should it meet a lock, a worker thread reads instead.
+        """
+        try:
+            generation = self.store.generation(wait=False)
+        except StoreError as exc:
+            if exc.code != "store_busy":
+                raise
+            generation = await self._read(self.store.generation)
+        if self._generation is not None and generation != self._generation:
+            self._profile = None
+            for save in list(self._saves):
+                await self._reload(save)
+        self._generation = generation
+
+    def touch(self, save: Scope, ids: Iterable[int], at: float) -> None:
+        """Mark memories as used now; the SQLite write follows in the background."""
+        ids = tuple(ids)
+        entry = self._saves.get(save)
+        if entry is not None and entry.index is not None:
+            entry.index.touch(ids, at)
+        try:
+            self._touch_in.send_nowait((save, ids, at))
+        except anyio.WouldBlock:
+            self._count.touches_dropped += 1
+            self._log.warning("memory.touch_dropped", reason="queue full")
+            return
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            return
+        self._count.touches_pending += 1
+        self._settle()
+
+    async def write_touches(self) -> None:
+        """Write queued "used" marks until the queue is closed (run by the service's owner)."""
+        async with self._touch_out:
+            async for save, ids, at in self._touch_out:
+                try:
+                    await self._write(self.store.touch, save, list(ids), at)
+                except StoreError as exc:
+                    self._log.info("memory.touch_failed", code=exc.code)
+                finally:
+                    self._count.touches_pending -= 1
+                    self._settle()
+
+    def close_touches(self) -> None:
+        self._touch_in.close()
+
+    # -- changes ---------------------------------------------------------------------------
+
+    async def remember(
+        self, save: Scope, event: NewEvent, at: float, *, deliberate: bool = False
+    ) -> MemoryEvent | None:
+        """Store one extracted event and compact past the cap.
+
+        The same subject and kind update in place. A subject the player had
+        forgotten is refused (None) unless ``deliberate`` ("记住…"), which lifts
+        its tombstone and pins the memory.
+        """
+        remember = partial(self.store.remember_candidate, deliberate=deliberate)
+        stored = await self._write(remember, save, event, at)
+        if stored is None:
+            self._log.info("memory.tombstoned", kind=event.kind)
+            return None
+        entry = self._saves.get(save)
+        if entry is not None and entry.index is not None:
+            entry.index.upsert(stored)
+            if len(entry.index) > self._soft_cap:
+                compact = partial(self.store.compact_scope, cap=self._soft_cap)
+                if await self._write(compact, save, at):
+                    await self._reload(save)
+        return stored
+
+    async def set_profile_field(self, name: str, value: Any) -> SharedProfile:
+        """Replace one shared-profile field.
+
+        Raises:
+            StoreError: Refused (StoreContentError names the field) or not written.
+        """
+        self._profile = await self._write(self.store.set_profile_field, name, value)
+        return self._profile
+
+    async def forget(self, spec: ForgetSpec) -> ForgetResult:
+        """Delete what ``spec`` names (tombstones left; statistics only when asked).
+
+        Raises:
+            UsageError: ``spec`` is incomplete.
+            StoreError: Not written.
+        """
+        result = await self._write(self.store.forget, spec)
+        for each in list(self._saves):
+            if spec.kind == "all" or each.game_id == spec.game_id:
+                await self._reload(each)
+        self._profile = None
+        return result
+
+    async def preview_forget(self, spec: ForgetSpec) -> ForgetPreview:
+        """What :meth:`forget` would delete; nothing changes."""
+        return await self._read(self.store.preview_forget, spec)
+
+    async def overview(self, *, game_id: str | None = None, scope: Scope | None = None) -> Overview:
+        """The profile, saves with readable names and items, and play statistics."""
+        return await self._read(partial(self.store.overview, game_id=game_id, scope=scope))
+
+    async def set_pinned(self, save: Scope, event_id: int, pinned: bool) -> bool:
+        """Pin ("记住这个": compaction never merges it) or unpin one event. True if it exists."""
+        found = await self._write(self.store.set_pinned, save, event_id, pinned)
+        await self._reload(save)
+        return found
+
+    async def _reload(self, save: Scope) -> None:
+        entry = self._saves.get(save)
+        if entry is not None:
+            async with entry.loading:
+                entry.index = await self._read(self._build_index, save)
+
+    # -- reads for management frames ------------------------------------------------------
+
+    async def view(self, save: Scope) -> tuple[SharedProfile, tuple[MemoryEvent, ...]]:
+        """The profile and ``save``'s events, read from the store."""
+        profile = await self._read(self.store.get_profile)
+        events = await self._read(self.store.load_scope, save)
+        return profile, tuple(events)
+
+    async def read_profile(self) -> SharedProfile:
+        """The shared profile as stored now (another process may have changed it)."""
+        profile = await self._read(self.store.get_profile)
+        self._profile = profile
+        return profile
+
+    async def play_stats(self) -> PlayStats:
+        return await self._read(self.store.stats)
+
+    async def daily_play(self, since: float) -> list[DailyPlay]:
+        """Active time per game and local date since ``since``."""
+        return await self._read(self.store.daily_play, since)
+
+    async def save_names(self) -> dict[Scope, str]:
+        """The readable name of every save that reported one (``identity.saveName``)."""
+        return await self._read(self.store.save_names)
+
+    async def scopes(self) -> list[Scope]:
+        """Every save with memories or statistics, sorted."""
+        return await self._read(self.store.list_scopes)
+
+    # -- play accounting --------------------------------------------------------------------
+
+    async def recover_open_sessions(self) -> int:
+        return await self._write(self.store.recover_open_sessions)
+
+    async def open_play(
+        self, save: Scope, at: float, timezone: str, save_name: str | None = None
+    ) -> int:
+        """Open a play session; the game joins the profile's ``games`` (one thread hop)."""
+
+        def open_and_record() -> tuple[int, SharedProfile | None]:
+            play = self.store.open_play_session(save, at, timezone, save_name=save_name)
+            return play, self.store.record_game(save.game_id) if self.enabled else None
+
+        play, profile = await self._write(open_and_record)
+        if profile is not None:
+            self._profile = profile
+        return play
+
+    async def record_usage(
+        self, date: str, save: Scope, purpose: Purpose, prompt: int, completion: int
+    ) -> None:
+        await self._write(self.store.record_usage, date, save, purpose, prompt, completion)
+
+    async def tokens_spent(self, date: str) -> int:
+        return await self._read(self.store.tokens_spent, date)
+
+    async def play_beat(self, play: int, at: float, timezone: str) -> None:
+        await self._write(self.store.record_heartbeat, play, at, timezone)
+
+    async def close_play(self, play: int, at: float) -> None:
+        await self._write(self.store.close_play_session, play, at)

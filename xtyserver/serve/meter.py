@@ -1,0 +1,120 @@
+"""The token meter (shell): records each call's tokens, keeps the daily budget.
+
+Every model call's usage, as the provider reported it, is added to the
+``token_usage`` table under the local date of the server's timezone (v1.md
+"Token bill"). With ``model.daily_token_budget`` set, :meth:`TokenMeter.state`
+tells the callers where today's spending stands: background jobs stop once it is
+``low``, chat turns are refused with ``budget_exhausted`` once it is ``spent``.
+The day's total is read from the store once a date and then kept here, so a
+turn costs no extra read; the rows are written behind (:meth:`TokenMeter.write_bills`),
+so a locked database never delays a reply.
+"""
+
+from __future__ import annotations
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from xtyserver import log
+from xtyserver.clock import Clock
+from xtyserver.errors import StoreError
+from xtyserver.memory.accounting import local_date
+from xtyserver.memory.tokens import BudgetState, Purpose, budget_state, next_midnight
+from xtyserver.memory.types import Scope
+from xtyserver.protocol.frames import Usage
+from xtyserver.serve.memory_service import MemoryService
+
+BILL_QUEUE = 256
+_Bill = tuple[str, Scope, Purpose, int, int]
+
+
+class TokenMeter:
+    """Counts tokens per day and save and answers "may this call run?".
+
+    Args:
+        memory: Where the bill is stored.
+        clock: The clock (a ManualClock in tests).
+        timezone: The IANA zone whose midnight starts a new day.
+        budget: Tokens per local day, or None for no limit.
+        low_share: Share of the budget left at which background jobs stop.
+    """
+
+    def __init__(
+        self,
+        memory: MemoryService,
+        clock: Clock,
+        *,
+        timezone: str,
+        budget: int | None = None,
+        low_share: float = 0.2,
+    ) -> None:
+        self._memory = memory
+        self._clock = clock
+        self._tz = timezone
+        self._budget = budget
+        self._low_share = low_share
+        self._date = ""
+        self._spent = 0
+        self._log = log.get("xtyserver.tokens")
+        self._in: MemoryObjectSendStream[_Bill]
+        self._out: MemoryObjectReceiveStream[_Bill]
+        self._in, self._out = anyio.create_memory_object_stream[_Bill](BILL_QUEUE)
+        self._pending = 0
+        self._written = anyio.Event()
+        self._written.set()
+
+    async def _today(self) -> str:
+        date = local_date(self._clock.now(), self._tz)
+        if date != self._date:
+            self._spent = await self._memory.tokens_spent(date)
+            self._date = date
+        return date
+
+    async def record(self, save: Scope, purpose: Purpose, usage: Usage | None) -> None:
+        """Add one call's tokens (nothing when the provider reported no usage)."""
+        if usage is None:
+            return
+        prompt = max(0, usage.prompt_tokens or 0)
+        completion = max(0, usage.completion_tokens or 0)
+        date = await self._today()
+        self._spent += prompt + completion  # counts at once; the row is written behind
+        try:
+            self._in.send_nowait((date, save, purpose, prompt, completion))
+        except (anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            self._log.warning("tokens.bill_dropped", purpose=purpose)
+            return
+        if self._pending == 0:
+            self._written = anyio.Event()
+        self._pending += 1
+
+    async def write_bills(self) -> None:
+        """Write the queued bill rows until :meth:`close`."""
+        async with self._out:
+            async for date, save, purpose, prompt, completion in self._out:
+                try:
+                    await self._memory.record_usage(date, save, purpose, prompt, completion)
+                except StoreError as exc:
+                    self._log.warning("store.failed", code=exc.code, effect="RecordUsage")
+                finally:
+                    self._pending -= 1
+                    if self._pending == 0:
+                        self._written.set()
+
+    async def wait_written(self) -> None:
+        """Return once every recorded call's row is in the store."""
+        await self._written.wait()
+
+    def close(self) -> None:
+        """Accept no more rows; :meth:`write_bills` returns once the queued ones are written."""
+        self._in.close()
+
+    async def state(self) -> BudgetState:
+        """``ok``, ``low`` (background jobs stop) or ``spent`` (chat turns are refused)."""
+        if self._budget is None:
+            return "ok"
+        await self._today()
+        return budget_state(self._spent, self._budget, low_share=self._low_share)
+
+    def resets_at(self) -> float:
+        """Epoch seconds of the next local midnight, when the daily budget resets."""
+        return next_midnight(self._clock.now(), self._tz)

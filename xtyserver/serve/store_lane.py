@@ -1,0 +1,194 @@
+"""One connection's store lane: its store effects in order, and the leases of its saves.
+
+A shell (v1.md "Memory", "stats.get", "memory.get"): it runs what the session
+asked of the store and posts the answer event back; it decides nothing. Store
+failures become a logged line (play accounting) or a ``StoreFailed`` answer
+(management frames); they never end the connection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from typing import Any
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from xtyserver import errors
+from xtyserver.errors import StoreError
+from xtyserver.memory.types import Scope
+from xtyserver.serve.memory_service import MemoryService
+from xtyserver.session import tools
+from xtyserver.session.effects import (
+    ApplyForget,
+    CloseSave,
+    LoadStats,
+    OpenSave,
+    PinItem,
+    PlayBeat,
+    PreviewForget,
+    SetProfileField,
+    StoreRequest,
+    ViewMemory,
+)
+from xtyserver.session.events import (
+    Event,
+    ForgetPreviewed,
+    Forgotten,
+    OverviewLoaded,
+    StatsLoaded,
+    StoreFailed,
+)
+from xtyserver.session.tools import (
+    ApplyOp,
+    CorrectOp,
+    PreviewOp,
+    ToolAnswer,
+    ToolFailure,
+    ToolOp,
+    ViewOp,
+)
+
+StoreEffect = OpenSave | CloseSave | PlayBeat | StoreRequest
+
+
+class StoreLane:
+    """Runs one connection's store effects one at a time, in the order they were asked.
+
+    Args:
+        memory: The memory service.
+        post: Hands an answer event to the connection's session.
+        logger: The connection's bound logger.
+        queue: Effects that may wait; the connection waits beyond that.
+    """
+
+    def __init__(
+        self,
+        memory: MemoryService,
+        post: Callable[[Event], Awaitable[None]],
+        logger: Any,
+        *,
+        queue: int,
+    ) -> None:
+        self._memory = memory
+        self._post = post
+        self._log = logger
+        self._in: MemoryObjectSendStream[StoreEffect]
+        self._out: MemoryObjectReceiveStream[StoreEffect]
+        self._in, self._out = anyio.create_memory_object_stream[StoreEffect](queue)
+        self._leases: dict[Scope, AsyncExitStack[bool | None]] = {}
+        self._plays: dict[Scope, int] = {}
+        self._done = anyio.Event()
+
+    async def send(self, effect: StoreEffect) -> None:
+        await self._in.send(effect)
+
+    def close(self) -> None:
+        """Accept no more effects; :meth:`run` returns after the queued ones."""
+        self._in.close()
+
+    async def wait_done(self) -> None:
+        await self._done.wait()
+
+    async def run(self) -> None:
+        """Run queued effects until closed; then release every lease still held."""
+        try:
+            async with self._out:
+                async for effect in self._out:
+                    try:
+                        await self._apply(effect)
+                    except StoreError as exc:
+                        # The store failing must not cost the player the conversation.
+                        kind = type(effect).__name__
+                        self._log.warning("store.failed", code=exc.code, effect=kind)
+        finally:
+            with anyio.CancelScope(shield=True):
+                for stack in self._leases.values():
+                    await stack.aclose()
+                self._leases.clear()
+                self._done.set()
+
+    async def _apply(self, effect: StoreEffect) -> None:
+        memory = self._memory
+        match effect:
+            case OpenSave(save=save, timezone=timezone, at=at, save_name=name):
+                await self._lease(save)
+                self._plays[save] = await memory.open_play(save, at, timezone, name)
+            case CloseSave(save=save, at=at):
+                if save in self._leases:
+                    await self._leases.pop(save).aclose()
+                play = self._plays.pop(save, None)
+                if play is not None:
+                    await memory.close_play(play, at)
+            case PlayBeat(save=save, timezone=timezone, at=at):
+                play = self._plays.get(save)
+                if play is not None:
+                    await memory.play_beat(play, at, timezone)
+            case StoreRequest():
+                await self._answer(effect.request, self._request(effect))
+
+    async def _lease(self, save: Scope) -> None:
+        """Hold ``save``'s memory loaded; a failed load holds nothing (and releases nothing)."""
+        if save in self._leases:
+            return
+        stack = AsyncExitStack()
+        try:
+            await stack.enter_async_context(self._memory.lease(save))
+        except StoreError as exc:
+            self._log.warning("store.failed", code=exc.code, effect="lease")
+        else:
+            self._leases[save] = stack
+
+    async def _answer(self, request: int, work: Awaitable[Event]) -> None:
+        """Await ``work`` and post its answer, or a StoreFailed with the error's code."""
+        answer: Event
+        try:
+            answer = await work
+        except errors.XtyError as exc:
+            self._log.warning("store.failed", code=exc.code)
+            answer = StoreFailed(request, exc.code, exc.message)
+        await self._post(answer)
+
+    async def _request(self, effect: StoreRequest) -> Event:
+        """Run one store request of a menu frame; the core decided everything about it."""
+        memory = self._memory
+        match effect:
+            case LoadStats(request=request):
+                return StatsLoaded(request, await memory.play_stats())
+            case ViewMemory(request=request, game_id=game_id, save=save):
+                return OverviewLoaded(request, await memory.overview(game_id=game_id, scope=save))
+            case SetProfileField(request=request, save=save, name=name, value=value):
+                await memory.set_profile_field(name, value)
+                return OverviewLoaded(request, await memory.overview(scope=save))
+            case PinItem(request=request, save=save, event_id=event_id, pinned=pinned):
+                found = await memory.set_pinned(save, event_id, pinned)
+                return OverviewLoaded(request, await memory.overview(scope=save), found)
+            case PreviewForget(request=request, spec=spec):
+                return ForgetPreviewed(request, await memory.preview_forget(spec))
+            case ApplyForget(request=request, spec=spec):
+                return Forgotten(request, await memory.forget(spec))
+        raise errors.UsageError(f"unknown store request {type(effect).__name__}")
+
+
+async def run_tool(memory: MemoryService, op: ToolOp) -> ToolAnswer:
+    """Carry out one memory tool operation against the memory service (v1.md "Memory tools").
+
+    The core decided what to do; only the save a forget names is looked up
+    here, by :func:`~xtyserver.session.tools.resolve` over this game's saves.
+
+    Raises:
+        XtyError: The store refused or failed (the caller turns it into a result).
+    """
+    match op:
+        case ViewOp(game_id=game_id):
+            return tools.narrow(op, await memory.overview(game_id=game_id))
+        case CorrectOp(field=field, value=value):
+            return await memory.set_profile_field(field, value)
+        case PreviewOp(current=current):
+            spec = tools.resolve(op, await memory.overview(game_id=current.game_id))
+            if isinstance(spec, str):
+                return ToolFailure("not_found", spec)
+            return await memory.preview_forget(spec)
+        case ApplyOp(spec=spec):
+            return await memory.forget(spec)

@@ -1,0 +1,164 @@
+"""A turn's I/O work for one connection: memory read, screenshot, model call, memory tools.
+
+A shell (v1.md "The model call"): each method runs as a task owned by the
+connection's task group and posts the answer event back to the session; every
+outcome, failure included, is an answer, so no turn is left hanging.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+
+from xtyserver import errors
+from xtyserver.errors import StoreError
+from xtyserver.memory.tokens import BudgetState
+from xtyserver.memory.types import Scope
+from xtyserver.model.client import Delta, Done
+from xtyserver.model.router import ModelRouter
+from xtyserver.protocol.frames import Usage
+from xtyserver.protocol.images import ImageLimits
+from xtyserver.serve.image import check_and_prepare
+from xtyserver.serve.memory_service import MemoryService
+from xtyserver.serve.meter import TokenMeter
+from xtyserver.serve.store_lane import run_tool
+from xtyserver.session.events import (
+    Event,
+    ImageReady,
+    ImageRefused,
+    ModelDelta,
+    ModelDone,
+    ModelFailed,
+    ToolAnswered,
+    TurnMemoryReady,
+)
+from xtyserver.session.tools import ToolFailure, ToolOp
+
+
+class TurnTasks:
+    """The slow work of a turn, kept off the connection's read path.
+
+    Args:
+        memory: The memory service.
+        model: The model router.
+        meter: The token meter (every call billed; the day's budget read with the memory).
+        images: Screenshot limits.
+        post: Hands an answer event to the connection's session.
+        logger: The connection's bound logger.
+    """
+
+    def __init__(
+        self,
+        *,
+        memory: MemoryService,
+        model: ModelRouter,
+        meter: TokenMeter,
+        images: ImageLimits,
+        post: Callable[[Event], Awaitable[None]],
+        logger: Any,
+    ) -> None:
+        self._memory = memory
+        self._model = model
+        self._meter = meter
+        self._images = images
+        self._post = post
+        self._log = logger
+
+    async def load_memory(self, turn: int, save: Scope, read_memory: bool) -> None:
+        memory = None
+        if read_memory:
+            try:
+                memory = await self._memory.turn_memory(save)
+            except StoreError as exc:
+                # The store failing must not cost the player the conversation.
+                self._log.warning("store.failed", code=exc.code, effect="LoadTurnMemory")
+        budget: BudgetState = "ok"
+        try:  # read on its own: a failed memory read must not skip the budget
+            budget = await self._meter.state()
+        except StoreError as exc:  # an unreadable bill must not cost the player the turn
+            self._log.warning("store.failed", code=exc.code, effect="ReadUsage")
+        await self._post(TurnMemoryReady(turn, memory, budget))
+
+    async def run_tool(self, turn: int, call_id: str, op: ToolOp) -> None:
+        """Run one memory tool operation; every outcome is an answer (v1.md "Memory tools")."""
+        try:
+            answer = await run_tool(self._memory, op)
+        except errors.XtyError as exc:
+            self._log.info("tool.failed", code=exc.code, op=type(op).__name__)
+            answer = ToolFailure(exc.code, exc.message)
+        except Exception:  # a bug of ours must not leave the turn hanging
+            self._log.exception("tool.crashed", op=type(op).__name__)
+            answer = ToolFailure("store_error", "内部错误")
+        self._log.info("tool.ran", op=type(op).__name__)
+        await self._post(ToolAnswered(turn, call_id, answer))
+
+    async def prepare_image(self, turn: int, mime: str, data: str) -> None:
+        try:
+            prepared = await anyio.to_thread.run_sync(check_and_prepare, mime, data, self._images)
+        except errors.PeerError as exc:
+            self._log.info("image.refused", code=exc.code)
+            await self._post(ImageRefused(turn, exc))
+        else:
+            await self._post(ImageReady(turn, prepared))
+
+    async def model_call(
+        self,
+        cancel_scope: anyio.CancelScope,
+        turn: int,
+        messages: list[dict[str, object]],
+        image_sent: bool,
+        tools: list[dict[str, object]] | None,
+        save: Scope | None,
+    ) -> None:
+        """Stream one model call into ModelDelta... then ModelDone or ModelFailed; bill it."""
+        started = anyio.current_time()
+        first: float | None = None
+        outcome = "done"
+        done: Done | None = None
+        with cancel_scope:
+            try:
+                chat = self._model.stream_chat(messages, image=image_sent, tools=tools)
+                async with contextlib.aclosing(chat) as stream:
+                    async for event in stream:
+                        match event:
+                            case Delta(text=text):
+                                if first is None:
+                                    first = anyio.current_time()
+                                await self._post(ModelDelta(turn, text))
+                            case Done():
+                                done = event
+                                if save is not None:  # billed before the turn ends
+                                    with anyio.CancelScope(shield=True):
+                                        await self._bill(save, event.usage)
+                                await self._post(
+                                    ModelDone(turn, event.text, event.usage, event.tool_calls)
+                                )
+            except errors.ModelError as exc:
+                outcome = exc.code
+                await self._post(ModelFailed(turn, exc.code))
+            except Exception:  # a bug of ours or the client's: never a hung turn
+                outcome = "model_error"
+                self._log.exception("model.unexpected")
+                await self._post(ModelFailed(turn, "model_error"))
+        if cancel_scope.cancelled_caught:
+            outcome = "cancelled"
+        usage = done.usage if done is not None else None
+        self._log.info(
+            "model.call",
+            outcome=outcome,
+            first_token_ms=None if first is None else round((first - started) * 1000),
+            total_ms=round((anyio.current_time() - started) * 1000),
+            image=image_sent,
+            model=self._model.chat_model(image=image_sent),
+            prompt_tokens=usage.prompt_tokens if usage else None,
+            completion_tokens=usage.completion_tokens if usage else None,
+        )
+
+    async def _bill(self, save: Scope, usage: Usage | None) -> None:
+        try:
+            await self._meter.record(save, "chat", usage)
+        except StoreError as exc:  # the day's total could not be read
+            self._log.warning("store.failed", code=exc.code, effect="ReadUsage")
