@@ -17,7 +17,6 @@ import pytest
 
 from tests.conftest import chat, running
 from xtyserver.memory.types import NewEvent, Scope
-from xtyserver.protocol.normalize import normalize
 from xtyserver.session.tools import CORRECT, FORGET, VIEW
 from xtyserver.testing import Reply, ToolCallScript
 
@@ -61,7 +60,7 @@ async def test_what_do_you_remember_views_profile_saves_and_stats(tmp_path: Path
         assert {t["function"]["name"] for t in first.json["tools"]} == {VIEW, CORRECT, FORGET}
         (result,) = _tool_messages(h, 1)
         assert "钓鱼" in result and "阳光农场" in result and "社区中心" in result
-        assert "温室" in result and normalize("（当前存档）") in result
+        assert "温室" in result and "（当前存档）" in result
         assert second.json["messages"][-2]["tool_calls"][0]["function"]["name"] == VIEW
 
 
@@ -80,7 +79,7 @@ async def test_delete_farm_a_plan_from_farm_b_needs_a_preview_naming_the_save_an
             assert done["type"] == "chat.done"
             (preview,) = _tool_messages(h, 1)
             assert "还没有删" in preview and "阳光农场" in preview and "社区中心" in preview
-            assert normalize("游玩统计：保留") in preview
+            assert "游玩统计：保留" in preview
             assert [e.id for e in h.store.load_scope(FARM_A)] == [plan]  # nothing deleted yet
             token = re.search(r"确认码[:：]([0-9a-f]+)", preview)
             assert token is not None
@@ -154,7 +153,7 @@ async def test_a_failing_tool_is_a_result_the_model_explains(tmp_path: Path) -> 
         async with h.adapter() as ws:
             _, done = await chat(ws, "把爱好改成那个路径")
         assert done["text"] == "没改成。"
-        assert _tool_messages(h, 1)[0].startswith(normalize("失败："))
+        assert _tool_messages(h, 1)[0].startswith("失败：")
         assert "C:\\Users" not in json.dumps(h.fake.chat_requests[1].json)
         assert "参数不对" in _tool_messages(h, 2)[-1]
 
