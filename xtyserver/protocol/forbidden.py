@@ -1,13 +1,14 @@
 """Detect and redact what must never leave the player's machine.
 
-Text is judged in its normal form (``protocol/v1.md`` "Normalisation"):
-:func:`find_forbidden` and :func:`redact` first apply
-:func:`~xtyserver.protocol.normalize.normalize`, so a full-width
-``Ｃ：＼Ｕｓｅｒｓ``, a Steam id in full-width digits or an e-mail with a
-zero-width space inside is judged as its plain form, and :func:`redact`
-returns the normalised text.
+Text is judged in its judged form (``protocol/v1.md`` "Normalisation",
+:mod:`~xtyserver.protocol.judged`: NFKC, digits of every script and TR39
+look-alike letters folded), so a full-width ``Ｃ：＼Ｕｓｅｒｓ``, a Steam id in
+Arabic-Indic digits or an e-mail with a Cyrillic ``о`` or a zero-width space
+inside is judged as its plain form. :func:`redact` maps the spans it finds back
+to the kept text (only invisible characters removed) and replaces just those:
+the rest stays as typed.
 
-Seven kinds of content are looked for (``protocol/v1.md`` "Forbidden content"):
+Eleven kinds of content are looked for (``protocol/v1.md`` "Forbidden content"):
 
 - ``path``: Windows drive paths (``C:\\...``, ``D:/...``, also URL-encoded), UNC
   paths (``\\\\server\\share``), home and system directories (``/home/<user>``,
@@ -31,6 +32,16 @@ Seven kinds of content are looked for (``protocol/v1.md`` "Forbidden content"):
   (``2026-11-30 12:00:01,123 WARNING``, SMAPI's ``[12:00:01 ERROR SMAPI]``),
   Don't Starve Together's ``[00:01:23]:``, or an upper-case level and a colon
   (``ERROR:``).
+- ``network_address``: IPv4 (not a version number) and MAC addresses.
+- ``machine_name``: ``DESKTOP-7KQ2M3P`` and the like.
+- ``phone``: mainland China mobile numbers.
+- ``id_card``: 18-digit id card numbers with a valid checksum.
+
+Also (round three): Chinese-style, drive-less and NAS paths, Explorer address
+bars, Windows SIDs, QQ numbers and WeChat ids after their label, spelled-out
+e-mails (``name [at] example [dot] com``) and ``。`` as their dot, digit groups
+joined by spaces, dashes or dots, a Steam id split over two digit runs, base64
+runs judged on their decoded text, and caller-given secrets (the adapter token).
 
 Everything is one combined regular expression, compiled once at import. Every
 quantifier that can be followed by something that may fail is bounded or
@@ -43,9 +54,8 @@ space is only taken as part of the path when it is followed by another
 separator (``C:\\Users\\Ann Lee`` leaves ``Lee``); bare user names, bare
 numbers that merely might be ids, and keys shorter than 16 characters are not
 detected; a log level in mixed case without brackets (``Error: ...``) is the
-player's own words, not a log line. Look-alikes that normalisation does not fold
-(Cyrillic letters that look Latin, the ideographic full stop ``。`` in place of
-a dot) are not recognised.
+player's own words, not a log line. Look-alike letters outside TR39's
+one-character Latin mappings are not folded.
 """
 
 from __future__ import annotations
