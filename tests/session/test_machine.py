@@ -389,6 +389,15 @@ def test_session_refuses_the_adapter_token_in_a_model_context_or_save_name(where
     assert TOKEN not in error.message
 
 
+def test_session_refuses_a_hello_whose_save_name_holds_the_adapter_token() -> None:
+    session = make_session()
+    session.handle(Connected(), T0)
+    identity = {"gameId": "stardew-valley", "saveId": "farm-a", "saveName": TOKEN}
+    [error] = sent(session.handle(hello(identity=identity), T0))
+    assert (error.code, error.fields) == ("forbidden_content", ["identity.saveName"])
+    assert state_of(session) is State.AWAIT_HELLO
+
+
 # -- context freshness -------------------------------------------------------------------------
 
 

@@ -138,16 +138,18 @@ def check_secrets(frame: ClientFrame, secrets: tuple[str, ...]) -> None:
             context, identity = frame.model_context, frame.identity
         case ChatSend(context=ChatContext() as chat):
             context, identity, prefix = chat.model_context, chat.identity, "context."
+        case Hello():
+            identity = frame.identity
         case _:
             return
     strings: list[tuple[str, str]] = []
     if context is not None:
-        builtins = msgspec.to_builtins(context)
-        builtins.pop("capturedAt", None)
-        encoded = _ENCODER.encode(builtins)
-        if encoded.isascii() and not any(s.encode() in encoded for s in secrets):
-            context = None
-        else:
+        # An ASCII encoding without the secret's bytes holds no string that
+        # judges to it (judging changes only non-ASCII characters).
+        encoded = _ENCODER.encode(context)
+        if not encoded.isascii() or any(s.encode() in encoded for s in secrets):
+            builtins = msgspec.to_builtins(context)
+            builtins.pop("capturedAt", None)
             strings.extend(_strings(builtins, f"{prefix}modelContext"))
     if identity is not None and identity.save_name is not None:
         strings.append((f"{prefix}identity.saveName", identity.save_name))

@@ -266,6 +266,11 @@ class GameAgentSession:
         if not self._authenticated and not token_matches(frame.token, self._token):
             refusal = Send(replies.error("unauthorized", "missing or wrong token", frame.id))
             return [refusal, *self._close(CLOSE_UNAUTHORIZED, "unauthorized", now)]
+        try:
+            check_secrets(frame, (self._token,))
+        except errors.PeerError as error:
+            error.frame_id = frame.id
+            return self._refused(error)
         timezone = frame.timezone or self._settings.default_timezone
         if not self._timezone_ok(timezone):
             message = f"unknown IANA time zone {timezone!r}"
