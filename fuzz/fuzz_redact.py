@@ -134,6 +134,37 @@ FRAGMENTS = (
     "ERROR:",
     "2026-11-30 12:00:01,123 WARNING ",
     "[12:00:01 ERROR SMAPI]",
+    # Round three: other scripts' digits, look-alike letters, spelled e-mails,
+    # Chinese paths, digit groups, labels, machine names, base64.
+    "٧٦٥٦١١٩٨",
+    "७६५६",
+    "о",  # Cyrillic o
+    "ѕk-",
+    "Α",  # Greek capital alpha
+    " [at] ",
+    " [dot] ",
+    "(at)",
+    "盘/",
+    "用户\\",
+    "此电脑 > ",
+    " > ",
+    "//NAS/",
+    "S-1-5-21-",
+    "DESKTOP-",
+    "7KQ2M3P",
+    "192.168.",
+    "00:1A:",
+    "138",
+    "1234 5678",
+    "11010519491231002X",
+    "QQ",
+    "微信",
+    "wxid_",
+    "QzpcVXNlcnNc",
+    "…",
+    "～",
+    "㍿",
+    "e\u0301",
 )
 """Pieces the fragment mode joins (index = byte value modulo the length)."""
 

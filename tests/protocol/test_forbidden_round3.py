@@ -76,6 +76,8 @@ CAUGHT3: list[tuple[str, str, str]] = [
     # IPv4 and MAC addresses
     ("我的IP是192.168.1.23", "network_address", "192.168"),
     ("connect to 10.0.0.5 please", "network_address", "10.0.0.5"),
+    ("server 10.0.0.5 is down", "network_address", "10.0.0.5"),
+    ("游戏服务器地址：47.100.12.8", "network_address", "47.100.12.8"),
     ("MAC 00:1A:2B:3C:4D:5E", "network_address", "3C:4D"),
     ("网卡 00-1a-2b-3c-4d-5e", "network_address", "3c-4d"),
     # Chinese mobile numbers, id card numbers
@@ -105,6 +107,8 @@ CLEAN3: list[str] = [
     "版本 1.2.3.4",
     "v1.2.3.4",
     "version 1.6.15.1",
+    "游戏版本 1.2.3.4",
+    "ver. 2.0.1.3",
     "Stardew 1.6.14",
     "坐标 (64, 15)",
     "x=12 y=-3",

@@ -413,8 +413,13 @@ def _valid(kind: str | None, text: str, start: int, end: int) -> bool:
         total = sum(int(d) * w for d, w in zip(digits, _ID_WEIGHTS, strict=False))
         return "10X98765432"[total % 11] == digits[17].upper()
     if kind == "network_address" and "." in text[start:end]:
-        before = text[max(0, start - 10) : start].rstrip(" :=").casefold()
-        return not before.endswith(_VERSION_LABELS)
+        before = text[max(0, start - 12) : start].rstrip(" :=.").casefold()
+        for label in _VERSION_LABELS:
+            if before.endswith(label):
+                # An ASCII label is a whole word ("server 10.0.0.5" is an address).
+                previous = before[: -len(label)][-1:]
+                if not (label.isascii() and previous.isascii() and previous.isalpha()):
+                    return False
     return True
 
 
