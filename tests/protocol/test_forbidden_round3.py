@@ -133,6 +133,7 @@ CLEAN3: list[str] = [
     "S-1-5 小组",
     "dot com 泡沫",
     "meet at the dock",
+    "meet me @ pierre.shop",
     "[at] the farm",
     "Users 都在线",
     "用户/设置",

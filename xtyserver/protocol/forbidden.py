@@ -248,7 +248,7 @@ _API_KEY = "|".join(
 
 # "@" or a spelled-out "[at]", "(at)", "{at}", "<at>"; "." or the ideographic
 # full stop "。" (the full-width "．" is "." after NFKC) or a spelled "[dot]".
-_AT = r"(?:\s{0,2}@\s{0,2}|\s{0,2}[\[({<]\s?(?i:at)\s?[\])}>]\s{0,2})"
+_AT = r"(?:@|\s{0,2}[\[({<]\s?(?i:at)\s?[\])}>]\s{0,2})"
 _DOT = r"(?:[.。]|\s{0,2}[\[({<]\s?(?i:dot)\s?[\])}>]\s{0,2}|\s(?i:dot)\s)"
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?"
 _EMAIL = (
