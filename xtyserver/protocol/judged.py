@@ -142,7 +142,9 @@ class Judged:
             self.text = judged(kept)
             return
         normal = normalize(kept)
-        if len(normal) == len(kept) and _per_char(kept) == normal:
+        if len(normal) == len(kept) and (
+            _NOT_INERT_NOR_FULL_WIDTH.search(kept) is None or _per_char(kept) == normal
+        ):
             # Every changed character became one character, alone: the offsets
             # are the kept text's own (full-width forms, the common case).
             self.text = fold(normal)
@@ -205,6 +207,12 @@ class Judged:
 
 
 _NOT_INERT: Final[re.Pattern[str]] = re.compile(_INERT_CHAR.pattern.replace("[", "[^", 1))
+# Full-width forms and the ideographic space each become one ASCII character
+# that combines with nothing: a text of only these and inert characters maps
+# one to one (what a Chinese input method types).
+_NOT_INERT_NOR_FULL_WIDTH: Final[re.Pattern[str]] = re.compile(
+    _INERT_CHAR.pattern.replace("[", "[^\uff01-\uff5e\u3000", 1)
+)
 
 
 def _per_char(kept: str) -> str:
