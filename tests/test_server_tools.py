@@ -16,6 +16,8 @@ import anyio
 import pytest
 
 from tests.conftest import chat, running
+from tests.memory.conftest import buried
+from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.session.prompt import unfence
 from xtyserver.session.tools import CORRECT, FORGET, VIEW
@@ -97,7 +99,7 @@ async def test_delete_farm_a_plan_from_farm_b_needs_a_preview_naming_the_save_an
             assert "无效或已经用过" in _tool_messages(h, 5)[0]
         assert h.store.load_scope(FARM_A) == []
         assert h.store.stats().saves[0].save_name == "阳光农场"
-        assert ("stardew-valley", "farm-a", "goal", "社区中心") in h.store.tombstones()
+        assert ("stardew-valley", "farm-a", "goal", "社区中心") in buried(h.store)
         # The next farm-a prompt has no trace of it.
         async with h.adapter(save="farm-a") as ws:
             await chat(ws, "我们的计划是什么", "c4")
@@ -165,7 +167,9 @@ async def test_a_forgotten_memory_is_not_extracted_again_unless_told_on_purpose(
 ) -> None:
     async with running(tmp_path) as h:
         plan = _seed(h)
-        h.store.forget_event(FARM_A, plan)
+        h.store.forget(
+            ForgetSpec(kind="item", game_id=FARM_A.game_id, save_id=FARM_A.save_id, item_id=plan)
+        )
         again = json.dumps(
             {
                 "profile": None,

@@ -32,6 +32,9 @@ class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     host: str = "127.0.0.1"
     port: int = 8765
+    # The memory page's own HTTP port (README "Memory page"): unset = port + 1,
+    # or a free one when port is 0.
+    ui_port: int | None = None
     allowed_origins: tuple[str, ...] = ()
     # Authenticated connections (token in the upgrade or proved by the hello).
     max_connections: int = 16
@@ -67,6 +70,13 @@ class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # Play days of an adapter that sends no timezone: "" means this machine's own zone.
     default_timezone: str = ""
     write_queue_frames: int = 64
+
+    @property
+    def page_port(self) -> int:
+        """The memory page's port: ``ui_port``, else ``port + 1`` (0 when ``port`` is 0)."""
+        if self.ui_port is not None:
+            return self.ui_port
+        return self.port + 1 if self.port else 0
 
 
 class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -19,7 +19,7 @@ def test_serve_prints_a_working_page_link_once_and_ui_opens_it(tmp_path: Path) -
     seed(data)
     env = env_for(data, XTY_TOKEN=TOKEN)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "xtyserver", "serve", "--port", "0"],
+        [sys.executable, "-m", "xtyserver", "serve", "--port", "0", "--ui-port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -29,10 +29,12 @@ def test_serve_prints_a_working_page_link_once_and_ui_opens_it(tmp_path: Path) -
     try:
         assert proc.stdout is not None
         listening = proc.stdout.readline().strip()
-        port = int(listening.rsplit(":", 1)[1].split("/")[0])
+        ws_port = int(listening.rsplit(":", 1)[1].split("/")[0])
         proc.stdout.readline()  # where the token is
         link = proc.stdout.readline().strip().removeprefix("memory page: ")
         key = launch_key(TOKEN)
+        port = int(link.split(":")[2].split("/")[0])  # the page's own port
+        assert port != ws_port
         assert link == f"http://127.0.0.1:{port}/ui/#token={key}"
 
         # the link's key opens a session on the running server; a wrong one does not
@@ -53,9 +55,13 @@ def test_serve_prints_a_working_page_link_once_and_ui_opens_it(tmp_path: Path) -
         assert exchange(TOKEN) == 401  # the adapter token itself is not the page's key
 
         # `xtyserver ui` builds the same link from the token and hands it to the browser
-        ui = [sys.executable, "-m", "xtyserver", "ui", "--port", str(port)]
+        ui = [sys.executable, "-m", "xtyserver", "ui", "--ui-port", str(port)]
         printed = subprocess.run([*ui, "--print"], capture_output=True, text=True, env=env)
         assert printed.stdout.strip() == link
+        # without --ui-port the page is the server's port + 1
+        derived = [sys.executable, "-m", "xtyserver", "ui", "--port", "9000", "--print"]
+        printed = subprocess.run(derived, capture_output=True, text=True, env=env)
+        assert printed.stdout.strip() == f"http://127.0.0.1:9001/ui/#token={key}"
         opened = tmp_path / "opened.txt"
         fake_browser = tmp_path / "fake-browser"
         record = f"pathlib.Path({str(opened)!r}).write_text(sys.argv[1])"

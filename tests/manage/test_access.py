@@ -22,6 +22,7 @@ HOST = ("Host", f"127.0.0.1:{PORT}")
 ORIGIN = ("Origin", f"http://127.0.0.1:{PORT}")
 SESSIONS = {"s1": UiSession("csrf-1", 2000.0), "old": UiSession("csrf-old", 500.0)}
 GOOD = [HOST, ("Cookie", f"{COOKIE}=s1"), (CSRF_HEADER, "csrf-1")]
+JSON = ("Content-Type", "application/json")
 
 CASES: list[tuple[str, str, str, list[tuple[str, str]], tuple[str, int, str]]] = [
     # (case, method, path, headers, (kind, status, reason))
@@ -111,7 +112,35 @@ CASES: list[tuple[str, str, str, list[tuple[str, str]], tuple[str, int, str]]] =
         [HOST, ("Cookie", f"a=b; {COOKIE}=s1; c=d"), (CSRF_HEADER, "csrf-1")],
         ("read", 0, ""),
     ),
-    ("write", "POST", "/ui/api/pin?id=1", [*GOOD, ORIGIN], ("write", 0, "")),
+    ("write", "POST", "/ui/api/pin", [*GOOD, ORIGIN, JSON], ("write", 0, "")),
+    (
+        "write with a charset",
+        "POST",
+        "/ui/api/pin",
+        [*GOOD, ORIGIN, ("Content-Type", "Application/JSON; charset=utf-8")],
+        ("write", 0, ""),
+    ),
+    (
+        "write without a type",
+        "POST",
+        "/ui/api/pin",
+        [*GOOD, ORIGIN],
+        ("refused", 415, "content-type must be application/json"),
+    ),
+    (
+        "write as a form",
+        "POST",
+        "/ui/api/pin",
+        [*GOOD, ORIGIN, ("Content-Type", "text/plain")],
+        ("refused", 415, "content-type must be application/json"),
+    ),
+    (
+        "write with two types",
+        "POST",
+        "/ui/api/pin",
+        [*GOOD, ORIGIN, JSON, JSON],
+        ("refused", 415, "content-type must be application/json"),
+    ),
     (
         "no session",
         "GET",

@@ -37,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common(serve)
     serve.add_argument("--host", help="bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default 8765; 0 picks a free one)")
+    serve.add_argument(
+        "--ui-port", type=int, help="the memory page's port (default: --port + 1; 0: a free one)"
+    )
     serve.add_argument("--log-json", action="store_true", help="JSON log lines even on a tty")
     serve.add_argument("--record", type=Path, metavar="DIR", help="record each connection here")
     serve.add_argument(
@@ -69,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(ui)
     ui.add_argument("--host", help="the server's address (default: from the configuration)")
     ui.add_argument("--port", type=int, help="the server's port (default: from the configuration)")
+    ui.add_argument("--ui-port", type=int, help="the page's port (default: the server's + 1)")
     ui.add_argument("--print", action="store_true", help="print the link instead of opening it")
 
     mcp = sub.add_parser("mcp", help="the memory tools for an assistant, as an MCP server on stdio")
@@ -125,6 +129,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "profile": getattr(args, "profile", None),
         "server.host": getattr(args, "host", None),
         "server.port": getattr(args, "port", None),
+        "server.ui_port": getattr(args, "ui_port", None),
     }
     return load_settings(getattr(args, "config", None), overrides=overrides)
 
@@ -248,7 +253,7 @@ def _ui(settings: Settings, *, print_only: bool) -> int:
     from xtyserver.manage.access import launch_key, open_link
 
     secret, _ = tokens.load_or_create(settings.data_path, env_token=settings.token)
-    link = open_link(settings.server.host, settings.server.port, launch_key(secret))
+    link = open_link(settings.server.host, settings.server.page_port, launch_key(secret))
     if print_only or not webbrowser.open(link):
         print(link, flush=True)
         return 0 if print_only else 1

@@ -15,7 +15,9 @@ sessions and the time in; a :class:`Decision` out. The shell
    the session's CSRF token in ``X-XTY-CSRF`` (403). The cookie alone never
    yields the CSRF token (the page keeps it in ``sessionStorage``), so a
    cookie leaked to another port of ``127.0.0.1`` opens nothing. ``GET`` reads,
-   ``POST`` writes; other methods are refused (405).
+   ``POST`` writes and must say ``Content-Type: application/json`` (415; a
+   cross-site form cannot send that type without a CORS preflight, which is
+   never answered); other methods are refused (405).
 
 The launch key is derived from the adapter token (HMAC), so ``xtyserver ui``
 can build the link from the token file without the token itself ever
@@ -182,4 +184,8 @@ def check_ui_request(
         return refuse(401, "no session")
     if not _same(_single(headers, CSRF_HEADER), session.csrf):
         return refuse(403, "csrf token missing or wrong")
+    if method == "POST":
+        kind = _single(headers, "Content-Type") or ""
+        if kind.split(";", 1)[0].strip().lower() != "application/json":
+            return refuse(415, "content-type must be application/json")
     return Decision("read" if method == "GET" else "write", session_id=session_id)

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Sequence
 import msgspec
 
 from xtyserver.memory import shared_guard
-from xtyserver.memory.types import MemoryKind, NewEvent, SharedProfile, validated
+from xtyserver.memory.types import MemoryKind, NewEvent, SharedProfile, profile_field, validated
 from xtyserver.protocol.forbidden import find_forbidden
 from xtyserver.protocol.normalize import normalize, visible
 
@@ -57,7 +57,6 @@ SUMMARY_KINDS: tuple[MemoryKind, ...] = (
     "relationship",
     "milestone",
 )
-_CAMEL = {"reply_style": "replyStyle"}
 
 
 class ProfileChange(msgspec.Struct, frozen=True):
@@ -238,7 +237,8 @@ def _clean_profile(raw: _RawProfile | None, profile: SharedProfile) -> ProfileCh
     if raw is None or not profile.auto_shared:
         return None
     field, value = raw.field.strip(), visible(raw.value).strip()
-    field = {v: k for k, v in _CAMEL.items()}.get(field, field)
+    known = profile_field(field)
+    field = known.name if known is not None else field
     if field not in AUTO_PROFILE_FIELDS or not value or find_forbidden(value):
         return None
     current = getattr(profile, field)

@@ -118,6 +118,37 @@ class SharedProfile(msgspec.Struct, rename="camel"):
 PROFILE_FIELDS: tuple[str, ...] = SharedProfile.__struct_fields__
 
 
+class ProfileField(msgspec.Struct, frozen=True):
+    """One shared-profile field: its store name, its wire name, whether it is a list.
+
+    Attributes:
+        name: The :class:`SharedProfile` attribute (``reply_style``).
+        wire: The camelCase name of frames, tools, the page and MCP (``replyStyle``).
+        is_list: A list of short texts (else a text, or the autoShared switch).
+        editable: Corrected and forgotten like the others (every field but autoShared).
+    """
+
+    name: str
+    wire: str
+    is_list: bool
+    editable: bool
+
+
+PROFILE_TABLE: tuple[ProfileField, ...] = tuple(
+    ProfileField(f.name, f.encode_name, f.default_factory is list, f.name != "auto_shared")
+    for f in msgspec.structs.fields(SharedProfile)
+)
+"""The one table of profile fields; every surface looks names up here."""
+
+EDITABLE_FIELDS: tuple[ProfileField, ...] = tuple(f for f in PROFILE_TABLE if f.editable)
+_FIELD_BY_ANY_NAME = {**{f.name: f for f in PROFILE_TABLE}, **{f.wire: f for f in PROFILE_TABLE}}
+
+
+def profile_field(name: str) -> ProfileField | None:
+    """The field called ``name`` (wire ``replyStyle`` or store ``reply_style``), or None."""
+    return _FIELD_BY_ANY_NAME.get(name)
+
+
 class SavePlayStats(msgspec.Struct, frozen=True, rename="camel"):
     """Play statistics of one save. ``last_played`` is epoch seconds or None."""
 

@@ -19,6 +19,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from xtyserver import errors, log
 from xtyserver.memory import extraction
+from xtyserver.memory.tokens import DailyBudget
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.model.router import ModelRouter
 from xtyserver.serve.memory_service import MemoryService
@@ -39,7 +40,8 @@ class MemoryJobs:
     Args:
         memory: Where results are stored.
         model: The model router (``complete`` calls go to the quick model).
-        meter: The token meter (the bill and the daily budget).
+        meter: The token meter (the bill; what was spent today).
+        budget: The daily budget: a job runs only while it is ``ok``.
         queue_size: Jobs that may wait; more are dropped.
     """
 
@@ -48,12 +50,14 @@ class MemoryJobs:
         memory: MemoryService,
         model: ModelRouter,
         meter: TokenMeter,
+        budget: DailyBudget | None = None,
         *,
         queue_size: int = DEFAULT_QUEUE,
     ) -> None:
         self._memory = memory
         self._model = model
         self._meter = meter
+        self._budget = budget or DailyBudget()
         self._log = log.get("xtyserver.memory")
         self._in: MemoryObjectSendStream[tuple[Job, Reply | None]]
         self._out: MemoryObjectReceiveStream[tuple[Job, Reply | None]]
@@ -108,8 +112,11 @@ class MemoryJobs:
     async def _may_run(self) -> bool:
         if not self._model.quick_configured:
             return False
-        state = await self._meter.state()
-        if state != "ok":
+        if not self._budget.limited:
+            return True
+        spent = await self._meter.spent_today()
+        if not self._budget.allows_background(spent):
+            state = self._budget.state(spent)
             self._log.info("memory.job_skipped", reason="token_budget", budget=state)
             return False
         return True

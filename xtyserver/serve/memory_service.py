@@ -36,7 +36,6 @@ from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.tokens import Purpose
 from xtyserver.memory.types import (
-    DailyPlay,
     MemoryEvent,
     NewEvent,
     PlayStats,
@@ -328,9 +327,20 @@ class MemoryService:
         """What :meth:`forget` would delete; nothing changes."""
         return await self._read(self.store.preview_forget, spec)
 
-    async def overview(self, *, game_id: str | None = None, scope: Scope | None = None) -> Overview:
-        """The profile, saves with readable names and items, and play statistics."""
-        return await self._read(partial(self.store.overview, game_id=game_id, scope=scope))
+    async def overview(
+        self,
+        *,
+        game_id: str | None = None,
+        scope: Scope | None = None,
+        since: float | None = None,
+    ) -> Overview:
+        """The profile, saves with readable names and items, and play statistics (one read).
+
+        ``since``: also active time per game and local date from then on.
+        """
+        return await self._read(
+            partial(self.store.overview, game_id=game_id, scope=scope, since=since)
+        )
 
     async def set_pinned(self, save: Scope, event_id: int, pinned: bool) -> bool:
         """Pin ("记住这个": compaction never merges it) or unpin one event. True if it exists."""
@@ -346,32 +356,8 @@ class MemoryService:
 
     # -- reads for management frames ------------------------------------------------------
 
-    async def view(self, save: Scope) -> tuple[SharedProfile, tuple[MemoryEvent, ...]]:
-        """The profile and ``save``'s events, read from the store."""
-        profile = await self._read(self.store.get_profile)
-        events = await self._read(self.store.load_scope, save)
-        return profile, tuple(events)
-
-    async def read_profile(self) -> SharedProfile:
-        """The shared profile as stored now (another process may have changed it)."""
-        profile = await self._read(self.store.get_profile)
-        self._profile = profile
-        return profile
-
     async def play_stats(self) -> PlayStats:
         return await self._read(self.store.stats)
-
-    async def daily_play(self, since: float) -> list[DailyPlay]:
-        """Active time per game and local date since ``since``."""
-        return await self._read(self.store.daily_play, since)
-
-    async def save_names(self) -> dict[Scope, str]:
-        """The readable name of every save that reported one (``identity.saveName``)."""
-        return await self._read(self.store.save_names)
-
-    async def scopes(self) -> list[Scope]:
-        """Every save with memories or statistics, sorted."""
-        return await self._read(self.store.list_scopes)
 
     # -- play accounting --------------------------------------------------------------------
 

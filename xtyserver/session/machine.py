@@ -179,7 +179,9 @@ class GameAgentSession:
                 return self._admit(now, frame_id) or self._frame(decoded, now)
             case FrameRefused(error=error):
                 return self._admit(now, error.frame_id) or self._refused(error)
-            case TurnMemoryReady(turn=turn, memory=memory, budget="spent"):
+            case TurnMemoryReady(turn=turn, spent=spent) if not (
+                self._settings.daily_budget.allows_chat(spent)
+            ):
                 return self._failed(turn, "budget_exhausted")
             case TurnMemoryReady(turn=turn, memory=memory):
                 return self._turn_memory(turn, memory, now)
@@ -336,7 +338,7 @@ class GameAgentSession:
         return effects
 
     def _heartbeat_deadline(self) -> float:
-        return self._settings.heartbeat_ms / 1000 * self._settings.heartbeat_misses
+        return self._settings.heartbeat_ms / 1000 * self._settings.limits.heartbeat_misses
 
     def _heartbeat(self, now: float) -> list[Effect]:
         return [*self._saves.beat(now), ArmTimer("heartbeat", self._heartbeat_deadline())]
@@ -372,7 +374,7 @@ class GameAgentSession:
         if kinds:
             effects.append(Log("chat.redacted", {"kinds": sorted(set(kinds))}))
         turn = self._turns.start(frame.id, text, self._saves.save)
-        if self._settings.memory or self._settings.daily_budget:
+        if self._settings.memory or self._settings.daily_budget.limited:
             effects.append(LoadTurnMemory(turn.number, turn.save, self._settings.memory))
         else:
             turn.memory_ready = True

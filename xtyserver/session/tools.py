@@ -29,7 +29,7 @@ from xtyserver.memory.manage import (
     Overview,
     Refusal,
 )
-from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
+from xtyserver.memory.types import EDITABLE_FIELDS, MemoryEvent, Scope, SharedProfile
 from xtyserver.protocol.forbidden import redact
 from xtyserver.protocol.normalize import normalize
 
@@ -38,17 +38,7 @@ CORRECT = "xiaotangyuan_memory_correct_shared"
 FORGET = "xiaotangyuan_memory_forget"
 MAX_CALLS_PER_TURN = 4
 
-_CAMEL_FIELDS = {
-    "nickname": "nickname",
-    "language": "language",
-    "replyStyle": "reply_style",
-    "personality": "personality",
-    "hobbies": "hobbies",
-    "games": "games",
-    "companionName": "companion_name",
-    "companionPersona": "companion_persona",
-    "notes": "notes",
-}
+_CAMEL_FIELDS = {f.wire: f.name for f in EDITABLE_FIELDS}
 
 TOOL_SPECS: list[dict[str, Any]] = [
     {

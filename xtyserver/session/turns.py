@@ -165,8 +165,8 @@ class Turns:
             ),
             budget=self._settings.budget,
             layers=self._settings.layers,
-            stale_after=self._settings.stale_after,
-            drop_after=self._settings.drop_after,
+            stale_after=self._settings.limits.context_stale_after_ms / 1000,
+            drop_after=self._settings.limits.context_drop_after_ms / 1000,
         )
         # The turn keeps nothing of the memory: the index belongs to the memory service.
         turn.memory, turn.image = None, None

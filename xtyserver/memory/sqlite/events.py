@@ -175,29 +175,6 @@ def touch(conn: apsw.Connection, scope: Scope, ids: Iterable[int], now: float) -
     )
 
 
-def forget_event(conn: apsw.Connection, scope: Scope, event_id: int) -> bool:
-    """Delete one event of ``scope``. True if it existed."""
-    conn.execute(
-        "DELETE FROM game_memory WHERE id = ? AND game_id = ? AND save_id = ?",
-        (event_id, scope.game_id, scope.save_id),
-    )
-    return bool(conn.changes())
-
-
-def forget_scope(conn: apsw.Connection, scope: Scope) -> int:
-    """Delete every event of one save. Returns the count."""
-    conn.execute(
-        "DELETE FROM game_memory WHERE game_id = ? AND save_id = ?", (scope.game_id, scope.save_id)
-    )
-    return int(conn.changes())
-
-
-def forget_all(conn: apsw.Connection) -> int:
-    """Delete every event of every save. Returns the count."""
-    conn.execute("DELETE FROM game_memory")
-    return int(conn.changes())
-
-
 def scopes(conn: apsw.Connection) -> set[Scope]:
     """Every save that has at least one event."""
     return {

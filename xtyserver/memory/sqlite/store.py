@@ -42,7 +42,6 @@ from xtyserver.memory.sqlite import (
 from xtyserver.memory.sqlite.database import DEFAULT_BUSY_TIMEOUT_MS, Database
 from xtyserver.memory.tokens import Purpose
 from xtyserver.memory.types import (
-    DailyPlay,
     MemoryEvent,
     NewEvent,
     PlayStats,
@@ -130,6 +129,11 @@ class MemoryStore:
             raise StoreError("cannot create the profile folder") from exc
         return cls(folder / DB_FILE_NAME, clock=clock, **options)
 
+    @property
+    def snapshots(self) -> int:
+        """Read snapshots taken since opening (each public read method takes one)."""
+        return self._db.snapshots
+
     def close(self) -> None:
         """Wait for the running write, then close every connection. Idempotent."""
         self._db.close()
@@ -185,10 +189,6 @@ class MemoryStore:
         games = game_names.with_game(self.get_profile(), game_id)
         return None if games is None else self.set_profile_field("games", games)
 
-    def clear_profile(self) -> None:
-        """Reset every shared-profile field to its default, keeping the autoShared choice."""
-        self._db.write(generation.changed(shared_profile.clear))
-
     def generation(self, *, wait: bool = True) -> int:
         """How many management changes the store has seen (any process's).
 
@@ -232,26 +232,6 @@ class MemoryStore:
         if ids:
             self._db.write(lambda conn: events.touch(conn, scope, ids, now))
 
-    def forget_event(self, scope: Scope, event_id: int) -> bool:
-        """Delete one event of ``scope`` (leaving a tombstone). True if it existed."""
-        spec = ForgetSpec(
-            kind="item", game_id=scope.game_id, save_id=scope.save_id, item_id=event_id
-        )
-        return self.forget(spec).items > 0
-
-    def forget_scope(self, scope: Scope) -> int:
-        """Delete every event of one save (statistics stay). Returns the count."""
-        return self.forget(
-            ForgetSpec(kind="save", game_id=scope.game_id, save_id=scope.save_id)
-        ).items
-
-    def forget_all(self) -> None:
-        """Forget every memory in one transaction: the shared profile and every event.
-
-        Play statistics stay (they are not memories), and so does the autoShared choice.
-        """
-        self.forget(ForgetSpec(kind="all"))
-
     # --- management (v1.md "Memory management") ---------------------------------------------
 
     def _checked_spec(self, spec: ForgetSpec) -> ForgetSpec:
@@ -279,19 +259,22 @@ class MemoryStore:
         spec = self._checked_spec(spec)
         return self._db.read(lambda conn: saves.preview(conn, spec))
 
-    def overview(self, *, game_id: str | None = None, scope: Scope | None = None) -> Overview:
-        """The profile, the saves (only ``scope``, or those of ``game_id``, or all), statistics."""
+    def overview(
+        self,
+        *,
+        game_id: str | None = None,
+        scope: Scope | None = None,
+        since: float | None = None,
+    ) -> Overview:
+        """The profile, the saves (only ``scope``, or those of ``game_id``, or all), statistics.
+
+        One snapshot. ``since``: also active time per game and local date from then on.
+        """
         if scope is not None:
             scope = checked_scope(scope)
-        return self._db.read(lambda conn: saves.overview(conn, game_id=game_id, scope=scope))
-
-    def save_names(self) -> dict[Scope, str]:
-        """Every save's readable name (``identity.saveName``)."""
-        return self._db.read(saves.names)
-
-    def tombstones(self) -> list[tuple[str, str, str, str]]:
-        """Every tombstone as ``(game_id, save_id, kind, subject)``."""
-        return self._db.read(saves.tombstones)
+        return self._db.read(
+            lambda conn: saves.overview(conn, game_id=game_id, scope=scope, since=since)
+        )
 
     def remember_candidate(
         self, scope: Scope, event: NewEvent, now: float, *, deliberate: bool
@@ -425,10 +408,6 @@ class MemoryStore:
     def tokens_spent(self, date: str) -> int:
         """Every token counted on local ``date``."""
         return self._db.read(lambda conn: usage.spent_on(conn, date))
-
-    def daily_play(self, since: float) -> list[DailyPlay]:
-        """Active time per game and local date since ``since`` (see ``play.daily``)."""
-        return self._db.read(lambda conn: play.daily(conn, since))
 
     # --- export / import / backup --------------------------------------------------------
 
