@@ -104,6 +104,8 @@ CLEAN3: list[str] = [
     "微信 message 发我",
     "wechat me later",
     "wx 好",
+    "wx4ejibbqktolsnp3j2mkh6qrr",  # a derived saveId (the adapter's base32)
+    "k3qq4567abcdefghijklmnopqr",
     "版本 1.2.3.4",
     "v1.2.3.4",
     "version 1.6.15.1",
@@ -210,6 +212,14 @@ def test_tables_cover_every_new_kind_in_both_languages() -> None:
         assert any(any("\u4e00" <= c <= "\u9fff" for c in t) for t in rows), kind
         assert any(not any("\u4e00" <= c <= "\u9fff" for c in t) for t in rows), kind
     assert any(t.isascii() for t in CLEAN3) and any(not t.isascii() for t in CLEAN3)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz234567", min_size=26, max_size=26))
+def test_a_derived_save_id_is_never_forbidden(save_id: str) -> None:
+    # adapter/saveid.py derives saveIds as 26 base32 characters; a QQ or WeChat
+    # label inside one is not a label, and its digits are never a phone number.
+    assert find_forbidden(save_id) is None
 
 
 # -- the player's words as typed (part 4) -------------------------------------------

@@ -209,8 +209,9 @@ _ACCOUNT_ID = "|".join(
         # A Windows security identifier (the account's): S-1-5-21-...-1001.
         r"(?<![A-Za-z0-9-])[Ss]-1-[0-9]{1,3}(?:-[0-9]{1,10}){2,15}(?![0-9-])",
         # QQ numbers and WeChat ids, when named as such within 6 characters before.
-        r"(?:(?<![A-Za-z])(?i:qq)|扣扣)[^0-9\n]{0,6}[1-9][0-9]{4,11}(?![0-9])",
-        r"(?:(?<![A-Za-z])(?i:wx|wechat|weixin)(?![A-Za-z])|微信)[^\n]{0,6}?"
+        # A label is a word of its own: inside an id ("k3qq4567...") it is not one.
+        r"(?:(?<![A-Za-z0-9_-])(?i:qq)(?![A-Za-z])|扣扣)[^0-9\n]{0,6}[1-9][0-9]{4,11}(?![0-9])",
+        r"(?:(?<![A-Za-z0-9_-])(?i:wx|wechat|weixin)(?![A-Za-z0-9_-])|微信)[^\n]{0,6}?"
         r"(?:(?=[A-Za-z0-9_-]{0,19}[0-9_-])[A-Za-z][A-Za-z0-9_-]{5,19}(?![A-Za-z0-9_-])"
         r"|[1-9][0-9]{4,11}(?![0-9]))",
         r"(?<![A-Za-z0-9_-])(?i:wxid)_[A-Za-z0-9_-]{4,32}",
