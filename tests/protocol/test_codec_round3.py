@@ -94,3 +94,14 @@ def test_ordinary_text_near_the_new_kinds_passes_and_comes_out_as_typed(text: st
     assert frame.model_context.world.location == text
     for raw in _frames_with_save_name(text):
         decode_client_frame(json.dumps(raw, ensure_ascii=False))
+
+
+@pytest.mark.parametrize("version", ["1.0.0.0", "2.1.3.4", "10.0.19041.1"])
+def test_a_four_part_adapter_version_is_not_an_ip_address(version: str) -> None:
+    frame = _frames_with_save_name("Sunny Farm")[0]
+    frame["adapter"]["version"] = version
+    decode_client_frame(json.dumps(frame))
+    frame["adapter"]["name"] = "xty 192.168.1.5"
+    with pytest.raises(ForbiddenContentError) as caught:
+        decode_client_frame(json.dumps(frame))
+    assert caught.value.fields == ("adapter.name",)

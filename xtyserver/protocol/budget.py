@@ -85,9 +85,14 @@ def check_identity(identity: Identity, *, prefix: str = "") -> None:
 
 
 def check_hello(frame: Hello) -> None:
-    """Content checks of ``adapter.hello`` beyond its types."""
+    """Content checks of ``adapter.hello`` beyond its types.
+
+    ``adapter.version`` is a version: four numbers with dots (an assembly's
+    ``1.0.0.0``) are not judged as an IPv4 address (v1.md "Forbidden content").
+    """
+    _refuse_forbidden([("adapter.name", frame.adapter.name)])
     _refuse_forbidden(
-        [("adapter.name", frame.adapter.name), ("adapter.version", frame.adapter.version)]
+        [("adapter.version", frame.adapter.version)], ignore=frozenset({"network_address"})
     )
     check_identity(frame.identity)
 
@@ -200,8 +205,12 @@ def _strings(value: object, path: str) -> Iterable[tuple[str, str]]:
             yield from _strings(item, f"{path}[{i}]")
 
 
-def _refuse_forbidden(strings: Iterable[tuple[str, str]]) -> None:
-    found = [(path, kind) for path, text in strings if (kind := find_forbidden(text))]
+def _refuse_forbidden(
+    strings: Iterable[tuple[str, str]], *, ignore: frozenset[str] = frozenset()
+) -> None:
+    found = [
+        (path, kind) for path, text in strings if (kind := find_forbidden(text, ignore=ignore))
+    ]
     if found:
         detail = ", ".join(f"{path} ({kind})" for path, kind in found)
         raise ForbiddenContentError(

@@ -501,7 +501,9 @@ def _split_steam_id(judged: Judged, joined: str, out: list[_Span]) -> None:
             out.append((*judged.joined_span(a2, b2), "account_id"))
 
 
-def find_forbidden(text: str, *, secrets: tuple[str, ...] = ()) -> Kind | None:
+def find_forbidden(
+    text: str, *, secrets: tuple[str, ...] = (), ignore: frozenset[str] = frozenset()
+) -> Kind | None:
     """Return the kind of the first forbidden match in ``text``'s judged form, or None.
 
     Args:
@@ -509,6 +511,8 @@ def find_forbidden(text: str, *, secrets: tuple[str, ...] = ()) -> Kind | None:
             "Normalisation": normal form, digits and look-alike letters folded).
         secrets: Strings that must not appear either (the adapter token),
             found as ``api_key``.
+        ignore: Kinds not to report (``adapter.version`` is a version, never an
+            IPv4 address).
 
     Returns:
         One of :data:`KINDS` for the leftmost match, or None when the text is
@@ -520,7 +524,7 @@ def find_forbidden(text: str, *, secrets: tuple[str, ...] = ()) -> Kind | None:
         # Printable ASCII is its own judged form; a modelContext has dozens
         # of short strings.
         return None
-    spans = _spans(Judged(text, mapped=False), secrets)
+    spans = [span for span in _spans(Judged(text, mapped=False), secrets) if span[2] not in ignore]
     if not spans:
         return None
     kind: Kind = spans[0][2]  # type: ignore[assignment]
