@@ -77,7 +77,7 @@ async def test_a_save_name_and_a_memory_are_stored_with_their_full_width_punctua
             _, done = await chat(ws, "我要先做鱼缸，再去钓鱼～")
             assert done["type"] == "chat.done", done
             await _jobs(h)
-        assert h.store.save_names()[FARM] == name
+        assert h.store.overview().names[FARM] == name
         events = h.store.load_scope(FARM)
         assert ("社区中心计划！", "先做鱼缸，再去钓鱼～") in {
             (e.subject, e.summary) for e in events
