@@ -45,6 +45,8 @@ class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     preauth_hello_timeout: float = 2.0
     # A wrong token is answered after a delay growing per remote up to this many seconds.
     fail_delay_max: float = 1.0
+    # Seconds an unused memory-page launch key stays good (each opens one session).
+    page_key_ttl: float = 600.0
     heartbeat_ms: int = 5_000
     # A session whose heartbeats stop for this many heartbeat intervals is closed.
     heartbeat_misses: int = 3
@@ -91,6 +93,13 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     job_queue: int = 64
     # Seconds a shutdown waits for queued extraction/summary jobs.
     drain_timeout: float = 10.0
+    # The game glossary (README "Game glossary"): packaged entries plus <data_dir>/glossary/*.toml.
+    glossary: bool = True
+    # Search keys (README "Search keys"): indexed beside each summary (false: ignored) ...
+    search_keys: bool = True
+    # ... and asked for in the background for memories without them when a save opens
+    # (the quick model, within the daily budget, 64 memories per save and session at most).
+    enrich_keys: bool = True
     budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
 
 

@@ -104,6 +104,7 @@
       el("span", { class: "kind" }, T().kind[ev.kind] || ev.kind),
       el("span", { class: "subject" }, ev.subject),
       el("span", { class: "summary" }, ev.summary),
+      el("span", { class: "tags" }, ...(ev.searchKeys || []).map((k) => el("span", { class: "tag" }, k))),
       el("span", { class: "status status-" + ev.status }, T().status[ev.status] || ev.status),
       el("span", { class: "importance" }, "★".repeat(ev.importance)),
       el("time", {}, when(ev.updatedAt)),
