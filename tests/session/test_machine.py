@@ -435,6 +435,45 @@ def test_session_redacts_look_alike_chat_text_before_the_model() -> None:
     assert "[已隐去:密钥]" in prompt(call) and "[已隐去:进程号]" in prompt(call)
 
 
+def test_session_redacts_the_adapter_token_typed_into_chat() -> None:
+    session = ready_session()
+    actions = turn(session, chat_send(f"我的 token 是 {TOKEN}，对吗？"))
+    [call] = of(actions, CallModel)
+    assert TOKEN not in prompt(call)
+    assert "我的 token 是 [已隐去:密钥]，对吗？" in prompt(call)
+
+
+def test_session_keeps_the_players_punctuation_as_typed() -> None:
+    session = ready_session()
+    actions = turn(session, chat_send("今天适合去钓鱼吗？（认真的）"))
+    [call] = of(actions, CallModel)
+    assert "今天适合去钓鱼吗？（认真的）" in prompt(call)
+
+
+@pytest.mark.parametrize("where", ["location", "saveName"])
+def test_session_refuses_the_adapter_token_in_a_model_context_or_save_name(where: str) -> None:
+    session = ready_session()
+    if where == "location":
+        update = frame(type="state.update", modelContext=context(world={"location": TOKEN}))
+        field = "modelContext.world.location"
+    else:
+        identity = {"gameId": "stardew-valley", "saveId": "farm-a", "saveName": f"x {TOKEN}"}
+        update = frame(type="state.update", modelContext=context(), identity=identity)
+        field = "identity.saveName"
+    [error] = sent(session.handle(update, T0))
+    assert (error.code, error.fields) == ("forbidden_content", [field])
+    assert TOKEN not in error.message
+
+
+def test_session_refuses_a_hello_whose_save_name_holds_the_adapter_token() -> None:
+    session = make_session()
+    session.handle(Connected(), T0)
+    identity = {"gameId": "stardew-valley", "saveId": "farm-a", "saveName": TOKEN}
+    [error] = sent(session.handle(hello(identity=identity), T0))
+    assert (error.code, error.fields) == ("forbidden_content", ["identity.saveName"])
+    assert state_of(session) is State.AWAIT_HELLO
+
+
 # -- context freshness -------------------------------------------------------------------------
 
 

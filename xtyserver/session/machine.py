@@ -27,6 +27,7 @@ import msgspec
 
 from xtyserver import errors
 from xtyserver.memory.shared_guard import context_names
+from xtyserver.protocol.budget import check_secrets
 from xtyserver.protocol.codec import Decoded
 from xtyserver.protocol.forbidden import redact
 from xtyserver.protocol.frames import (
@@ -271,6 +272,11 @@ class GameAgentSession:
                 frame_id = getattr(frame, "id", None)
                 return [*effects, Send(replies.error("hello_required", message, frame_id))]
             return effects + self._hello(frame, now)
+        try:
+            check_secrets(frame, (self._token,))
+        except errors.PeerError as error:
+            error.frame_id = getattr(frame, "id", None)
+            return effects + self._refused(error)
         match frame:
             case Hello():
                 message = "adapter.hello was already sent"
@@ -295,6 +301,11 @@ class GameAgentSession:
         if not self._authenticated and not token_matches(frame.token, self._token):
             refusal = Send(replies.error("unauthorized", "missing or wrong token", frame.id))
             return [refusal, *self._close(CLOSE_UNAUTHORIZED, "unauthorized", now)]
+        try:
+            check_secrets(frame, (self._token,))
+        except errors.PeerError as error:
+            error.frame_id = frame.id
+            return self._refused(error)
         given = frame.timezone or self._settings.default_timezone
         timezone = self._zone_of(given)
         if timezone is None:
@@ -371,7 +382,7 @@ class GameAgentSession:
             refusal = ChatError(id=frame.id, code="model_not_configured", message=message)
             return [*effects, Send(refusal)]
         self._transition("chat_accepted")
-        text, kinds = redact(frame.text)
+        text, kinds = redact(frame.text, secrets=(self._token,))
         if kinds:
             effects.append(Log("chat.redacted", {"kinds": sorted(set(kinds))}))
         turn = self._turns.start(frame.id, text, self._saves.save)
