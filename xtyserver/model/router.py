@@ -2,7 +2,8 @@
 
 Chat turns go to the chat model, image turns to the vision model when one is
 named, background work to the quick model (:mod:`xtyserver.model.routing`).
-With only ``[model]`` configured all three are the same client.
+With only ``[model]`` configured all three are the same client. A
+``[models.embedding]`` route adds an :class:`EmbeddingClient` (``embedder``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
 from xtyserver.model.client import Done, ModelClient, ModelEvent
+from xtyserver.model.embedding import EmbeddingClient
 from xtyserver.model.routing import Routing, for_turn
 from xtyserver.model.settings import ModelSettings
 
@@ -28,6 +30,11 @@ class ModelRouter:
         for settings in (routing.chat, routing.vision, routing.quick):
             if id(settings) not in self._clients:
                 self._clients[id(settings)] = (settings, ModelClient(settings))
+        # Memory vectors: only with a configured [models.embedding] route.
+        embedding = routing.embedding
+        self.embedder: EmbeddingClient | None = (
+            EmbeddingClient(embedding) if embedding is not None and embedding.configured else None
+        )
 
     def _client(self, settings: ModelSettings) -> ModelClient:
         return self._clients[id(settings)][1]
@@ -63,3 +70,5 @@ class ModelRouter:
     async def aclose(self) -> None:
         for _, client in self._clients.values():
             await client.aclose()
+        if self.embedder is not None:
+            await self.embedder.aclose()
