@@ -41,8 +41,11 @@ vectors and the query's similarities are inputs, computed by the shell), the
 relevant section's candidates are the lexical ones above and the events whose
 cosine with the query reaches ``min_similarity`` and lies within
 ``similarity_margin`` of the best (at most ``relevant`` of them); the two
-rankings are fused by reciprocal rank fusion (:func:`~xtyserver.memory.vectors.fuse`)
-and the section keeps its count. Without similarities nothing changes.
+rankings are fused by reciprocal rank fusion (:func:`~xtyserver.memory.vectors.fuse`).
+The section holds no more than words alone would have put in it, or one when
+they found none, and that one takes a place of "recent and important": vectors
+reorder and replace, they never make a turn inject more. Without similarities
+nothing changes.
 
 Sections, in priority order (higher survives the character cut):
 profile lines (about 300 tokens) > active goals (2) > relevant events (4,
@@ -469,6 +472,7 @@ def select_memories(
         key=lambda ev: (-scored[ev.id], ev.id),
     )
     from_vectors: set[int] = set()
+    added = 0  # relevant places the vectors added: "recent and important" gives them up
     if similar:
         allowed = {ev.id: ev for ev in eligible if ev.id not in taken}
         nearest = vector_candidates(
@@ -480,7 +484,12 @@ def select_memories(
         from_vectors.update(nearest)
         fused = fuse([[ev.id for ev in lexical], nearest])
         pool = {ev.id: ev for ev in lexical} | {i: allowed[i] for i in nearest}
+        # The section holds no more than words alone would have put in it (one when
+        # they found none): vectors reorder and replace, they do not add.
+        room = max(len(lexical), 1 if nearest else 0)
+        added = room - len(lexical)
         lexical = sorted(pool.values(), key=lambda ev: (-fused[ev.id], -scored[ev.id], ev.id))
+        lexical = lexical[:room]
     relevant = lexical[: max(0, budget.relevant)]
     taken.update(ev.id for ev in relevant)
     # "Recent and important" ignores relevance: it surfaces what matters lately
@@ -491,7 +500,7 @@ def select_memories(
             -(budget.w_recency * recency(ev) + budget.w_importance * ev.importance / 5.0),
             ev.id,
         ),
-    )[: max(0, budget.recent)]
+    )[: max(0, budget.recent - added)]
     selection = MemorySelection(
         profile=lines, goals=tuple(goals), relevant=tuple(relevant), recent=tuple(recent)
     )

@@ -313,13 +313,13 @@ class FakeModelServer:
             for i, t in enumerate(texts)
         ]
         tokens = sum(len(tokenize(t)) for t in texts)
-        body = {
+        answer = {
             "object": "list",
             "model": payload.get("model", self.model),
             "data": data,
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
         }
-        await conn.send_response(200, msgspec.json.encode(body))
+        await conn.send_response(200, msgspec.json.encode(answer))
 
     async def _chat(self, conn: HttpConnection, request: Request, payload: Any) -> None:
         if not isinstance(payload, dict) or not isinstance(payload.get("messages"), list):
