@@ -226,10 +226,18 @@ def _dispatch(args: argparse.Namespace) -> int:
 def _open_store(settings: Settings) -> Any:
     from xtyserver.memory.sqlite.store import MemoryStore
 
-    return MemoryStore.open_profile(settings.data_path, settings.profile, clock=SystemClock())
+    return MemoryStore.open_profile(
+        settings.data_path,
+        settings.profile,
+        clock=SystemClock(),
+        trash_window=settings.memory.trash_hours * 3600,
+    )
 
 
 async def _serve(settings: Settings, record: Path | None, record_images: bool) -> int:
+    # The server runs on asyncio only. httpcore imports trio whenever it is
+    # installed (selenium, a test tool, brings it): 4 MiB and 70 ms for nothing.
+    sys.modules.setdefault("trio", None)  # type: ignore[arg-type]
     from xtyserver import token as tokens
     from xtyserver.server import serving, settle_heap
 
