@@ -194,3 +194,28 @@ def test_the_table_keeps_vectors_per_model_and_drops_them_with_the_event(tmp_pat
         assert store.load_vectors(FARM, "m1") == {}
         rows = store._db.read(lambda c: c.execute("SELECT count(*) FROM memory_vector").fetchall())
         assert rows == [(0,)]
+
+
+def test_the_migration_adds_the_table_and_old_memories_have_no_vector(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import apsw
+
+    from xtyserver.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
+
+    path = tmp_path / "memory-v1.sqlite"
+    conn = apsw.Connection(str(path))
+    for step in MIGRATIONS[:6]:
+        for statement in step:
+            conn.execute(statement)
+    conn.execute(
+        "INSERT INTO game_memory(game_id, save_id, kind, subject, summary, importance, status,"
+        " pinned, day, created_at, updated_at, last_used_at) VALUES"
+        " ('stardew-valley', 'farm-a', 'goal', '鸡舍', '秋天前盖好鸡舍', 3, 'active', 0, NULL,"
+        " 1, 1, 1)"
+    )
+    conn.execute("PRAGMA user_version=6")
+    conn.close()
+    assert SCHEMA_VERSION == 7
+    with MemoryStore(path, clock=ManualClock(NOW)) as store:
+        (old,) = store.load_scope(FARM)
+        assert store.without_vectors(FARM, "m1", 10) == [old]
+        assert store.load_vectors(FARM, "m1") == {}
