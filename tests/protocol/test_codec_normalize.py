@@ -196,7 +196,7 @@ _PATTERNS = [
     r"^[A-Za-z0-9_-]{1,128}$",  # saveId
     r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$",  # adapter.name
     r"^[A-Za-z0-9][A-Za-z0-9.+_-]{0,31}$",  # adapter.version
-    r"^[A-Za-z][A-Za-z0-9_+/-]{0,63}$",  # timezone
+    r"^[A-Za-z][A-Za-z0-9_+/. ()-]{0,63}$",  # timezone (IANA or Windows)
 ]
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from xtyserver import errors
+from xtyserver.memory.accounting import resolve_zone
 from xtyserver.memory.manage import ForgetSpec, Overview
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.tokens import DailyBudget
@@ -98,7 +99,11 @@ def make_session(
         settings=settings,
         token=TOKEN,
         authenticated=authenticated,
-        timezone_ok=lambda name: name in ("UTC", "Asia/Shanghai"),
+        zone_of=lambda name: resolve_zone(
+            name,
+            {"China Standard Time": "Asia/Shanghai"},
+            known=lambda n: n in ("UTC", "Asia/Shanghai"),
+        ),
         now=T0,
     )
     return session
@@ -280,6 +285,14 @@ def test_session_refuses_unknown_timezone_and_waits_for_another_hello() -> None:
     [answer] = sent(session.handle(hello(), T0))
     assert isinstance(answer, ServerHello)
     assert state_of(session) is State.READY
+
+
+def test_a_windows_zone_name_in_hello_opens_the_save_under_its_iana_name() -> None:
+    session = make_session()
+    session.handle(Connected(), T0)
+    actions = session.handle(hello(timezone="China Standard Time"), T0)
+    assert isinstance(sent(actions)[0], ServerHello)
+    assert OpenSave(FARM_A, "Asia/Shanghai", T0) in actions
 
 
 def test_session_refuses_second_hello() -> None:

@@ -130,7 +130,8 @@ class GameAgentSession:
         settings: Limits, deadlines, switches and texts.
         token: The expected token.
         authenticated: The upgrade request already carried the right token.
-        timezone_ok: Predicate telling whether an IANA zone name is known here.
+        zone_of: The IANA name of a zone name an adapter sent (IANA or Windows),
+            or None when it is unknown here (``accounting.resolve_zone`` with a table).
         now: When the connection opened.
     """
 
@@ -141,7 +142,7 @@ class GameAgentSession:
         settings: SessionSettings,
         token: str,
         authenticated: bool,
-        timezone_ok: Callable[[str], bool],
+        zone_of: Callable[[str], str | None],
         now: float,
     ) -> None:
         self.session_id = session_id
@@ -152,12 +153,18 @@ class GameAgentSession:
         self._authenticated = authenticated
         self._seat_wanted: Hello | None = None
         self._held: list[tuple[Decoded, float]] = []
-        self._timezone_ok = timezone_ok
+        self._zone_of = zone_of
         self._admission = Admission(settings, now)
         self._turns = Turns(settings)
         self._saves = SaveTracker(self._turns, summarize=settings.extraction, now=now)
         self._requests = StoreRequests(Confirmations(f"{session_id}:menu"))
         self._tools = ToolLoop(Confirmations(session_id), settings.texts)
+
+    def model_changed(self, *, configured: bool, vision: bool) -> None:
+        """The server's model settings changed (the settings page): count from the next turn."""
+        self._settings = msgspec.structs.replace(
+            self._settings, model_configured=configured, vision=vision
+        )
 
     # -- the one entry point ---------------------------------------------------
 
@@ -289,9 +296,10 @@ class GameAgentSession:
         if not self._authenticated and not token_matches(frame.token, self._token):
             refusal = Send(replies.error("unauthorized", "missing or wrong token", frame.id))
             return [refusal, *self._close(CLOSE_UNAUTHORIZED, "unauthorized", now)]
-        timezone = frame.timezone or self._settings.default_timezone
-        if not self._timezone_ok(timezone):
-            message = f"unknown IANA time zone {timezone!r}"
+        given = frame.timezone or self._settings.default_timezone
+        timezone = self._zone_of(given)
+        if timezone is None:
+            message = f"unknown time zone {given!r} (neither IANA nor Windows)"
             return [Send(replies.error("invalid_frame", message, frame.id, ["timezone"]))]
         if not self._authenticated:
             # Proved by the hello: only now does it count against max_connections.
