@@ -106,6 +106,9 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # ... and asked for in the background for memories without them when a save opens
     # (the quick model, within the daily budget, 64 memories per save and session at most).
     enrich_keys: bool = True
+    # With a [models.embedding] route (README "Memory vectors"): how long a turn waits for
+    # its query's vector; past it the turn uses words alone (and logs memory.embedding_skipped).
+    embedding_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=5000)] = 150
     budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
 
 

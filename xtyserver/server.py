@@ -255,6 +255,7 @@ class Server:
         self._runtime = RuntimeLimits(
             send_timeout=settings.server.send_timeout,
             write_queue=settings.server.write_queue_frames,
+            embedding_timeout=settings.memory.embedding_timeout_ms / 1000.0,
         )
         self.working = WorkingShell(
             ParkedWork(settings.server.resume_within),
@@ -682,6 +683,11 @@ async def _serving(
         soft_cap=settings.memory.soft_cap,
         glossary=glossary,
         search_keys=settings.memory.search_keys,
+        vector_model=(
+            model.embedder.model
+            if model.embedder is not None and settings.memory.enabled
+            else None
+        ),
     )
     meter = TokenMeter(
         memory,

@@ -650,7 +650,8 @@ def test_session_after_switch_by_chat_context_plans_only_once_the_new_saves_memo
     effects = session.handle(chat, T0 + 1)
     assert of(effects, CloseSave) == [CloseSave(FARM_A, T0)]
     assert of(effects, OpenSave) == [OpenSave(farm_b, "Asia/Shanghai", T0 + 1)]
-    assert of(effects, LoadTurnMemory) == [LoadTurnMemory(1, farm_b)]
+    # The query an embedding route would embed: the player's text (and context names).
+    assert of(effects, LoadTurnMemory) == [LoadTurnMemory(1, farm_b, query="我们的计划是什么")]
     assert not of(effects, CallModel)  # no image, but the memory is not there yet
     memory = SaveMemory(
         SharedProfile(nickname="阿汤"),

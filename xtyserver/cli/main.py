@@ -99,7 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--parts",
         action="store_true",
-        help="run words only, then add each part; print recall per question kind",
+        help="run words only, then add each part (embeddings last); print recall per kind",
+    )
+    ev.add_argument(
+        "--embeddings",
+        action="store_true",
+        help="add memory vectors from the scripted embedding route; no baseline comparison",
     )
 
     ui = sub.add_parser("ui", help="open the memory page of a running server in the browser")
@@ -237,6 +242,7 @@ def _dispatch(args: argparse.Namespace) -> int:
                 as_json=args.json,
                 update_baseline=args.update_baseline,
                 without=args.without,
+                embeddings=args.embeddings,
             )
         case "ui":
             given = args.port if args.ui_port is None else args.ui_port

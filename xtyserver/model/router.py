@@ -2,7 +2,8 @@
 
 Chat turns go to the chat model, image turns to the vision model when one is
 named, background work to the quick model (:mod:`xtyserver.model.routing`).
-With only ``[model]`` configured all three are the same client.
+With only ``[model]`` configured all three are the same client. A
+``[models.embedding]`` route adds an :class:`EmbeddingClient` (``embedder``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
 from xtyserver.model.client import Done, ModelClient, ModelEvent
+from xtyserver.model.embedding import EmbeddingClient
 from xtyserver.model.routing import Routing, for_turn
 from xtyserver.model.settings import ModelSettings
 
@@ -26,6 +28,12 @@ class ModelRouter:
         self.routing = routing
         self._clients = self._build(routing)
         self._retired: list[ModelClient] = []
+        # Memory vectors: only with a configured [models.embedding] route. Built once:
+        # the stored vectors belong to its model, so a new route takes a restart.
+        embedding = routing.embedding
+        self.embedder: EmbeddingClient | None = (
+            EmbeddingClient(embedding) if embedding is not None and embedding.configured else None
+        )
 
     @staticmethod
     def _build(routing: Routing) -> dict[int, tuple[ModelSettings, ModelClient]]:
@@ -80,3 +88,5 @@ class ModelRouter:
     async def aclose(self) -> None:
         for client in [*self._retired, *(c for _, c in self._clients.values())]:
             await client.aclose()
+        if self.embedder is not None:
+            await self.embedder.aclose()

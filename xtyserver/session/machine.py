@@ -85,6 +85,7 @@ from xtyserver.session.saves import SaveTracker
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.tool_loop import ToolLoop
 from xtyserver.session.tools import Confirmations, ToolCall
+from xtyserver.session.turn import focus_terms
 from xtyserver.session.turns import Turns
 from xtyserver.token import matches as token_matches
 
@@ -387,7 +388,10 @@ class GameAgentSession:
             effects.append(Log("chat.redacted", {"kinds": sorted(set(kinds))}))
         turn = self._turns.start(frame.id, text, self._saves.save)
         if self._settings.memory or self._settings.daily_budget.limited:
-            effects.append(LoadTurnMemory(turn.number, turn.save, self._settings.memory))
+            query = " ".join([text, *focus_terms(self._saves.context)])
+            effects.append(
+                LoadTurnMemory(turn.number, turn.save, self._settings.memory, query=query)
+            )
         else:
             turn.memory_ready = True
         if frame.image is not None and not self._settings.vision:
