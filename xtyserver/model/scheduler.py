@@ -1,0 +1,116 @@
+"""One scheduler for every model call of the process: chat first (issue 18 section 2).
+
+A **lane** is one provider (one base URL): a local server answers one request
+at a time, so a background call (extraction, a stage summary, a fold) that
+holds it starves the player. Here:
+
+* a chat call counts on its lane from the moment it asks until its stream is
+  closed, and is never held back;
+* a background call runs only when no chat is waiting or streaming on its lane,
+  and at most one at a time per lane;
+* a chat that arrives while a background call runs, and finds the lane at its
+  ``max_concurrency`` (chats + the background call), aborts that call: its cancel
+  scope closes the upstream stream, so a local server stops generating;
+* an aborted background call waits until the lane is quiet again and runs again
+  from the start; it returns (or fails) exactly once, so its job stores its
+  result once, never twice, and is never lost while the process runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TypeVar
+
+import anyio
+import structlog
+
+from xtyserver.model.bounds import concurrency
+
+_log = structlog.get_logger("xtyserver.model.scheduler")
+
+T = TypeVar("T")
+
+
+class Lane:
+    """The calls on one provider."""
+
+    def __init__(self, key: str, limit: int) -> None:
+        self.key = key
+        self.limit = limit
+        self.chats = 0
+        self.background: anyio.CancelScope | None = None
+        self.aborted = 0
+        self.retried = 0
+        self.background_runs = 0
+        self._changed = anyio.Event()
+
+    def notify(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    async def changed(self) -> None:
+        await self._changed.wait()
+
+    @property
+    def quiet(self) -> bool:
+        """No chat waiting or streaming and no background call running."""
+        return self.chats == 0 and self.background is None
+
+
+def lane_key(base_url: str) -> str:
+    """Calls to the same base URL share a lane (they share the provider's capacity)."""
+    return base_url.strip().rstrip("/").lower()
+
+
+class Scheduler:
+    """Every lane of the process."""
+
+    def __init__(self) -> None:
+        self._lanes: dict[str, Lane] = {}
+
+    def lane(self, base_url: str, max_concurrency: int | None = None) -> Lane:
+        """The lane of ``base_url`` (made on first use; the lowest limit asked for wins)."""
+        key = lane_key(base_url)
+        limit = concurrency(max_concurrency, base_url)
+        lane = self._lanes.get(key)
+        if lane is None:
+            lane = self._lanes[key] = Lane(key, limit)
+        elif limit < lane.limit:
+            lane.limit = limit
+        return lane
+
+    def lanes(self) -> list[Lane]:
+        return list(self._lanes.values())
+
+    @contextlib.asynccontextmanager
+    async def chat(self, lane: Lane) -> AsyncIterator[None]:
+        """Hold a chat call on ``lane``; a background call in the way is aborted."""
+        lane.chats += 1
+        try:
+            if lane.background is not None and lane.chats + 1 > lane.limit:
+                lane.aborted += 1
+                _log.info("model.background_aborted", lane=lane.key, chats=lane.chats)
+                lane.background.cancel()
+            yield
+        finally:
+            lane.chats -= 1
+            lane.notify()
+
+    async def background(self, lane: Lane, call: Callable[[], Awaitable[T]]) -> T:
+        """Run ``call`` when ``lane`` is quiet; again from the start each time a chat aborts it."""
+        while True:
+            while not lane.quiet:
+                await lane.changed()
+            scope = anyio.CancelScope()
+            lane.background = scope
+            lane.background_runs += 1
+            try:
+                with scope:
+                    return await call()
+            finally:
+                lane.background = None
+                lane.notify()
+            # Only reached when a chat aborted the call (the scope caught its own cancel).
+            lane.retried += 1
+            _log.info("model.background_retry", lane=lane.key)
