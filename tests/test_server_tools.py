@@ -143,9 +143,7 @@ async def test_at_most_four_tool_calls_run_in_a_turn_and_then_it_must_answer(
         assert done["text"] == "好的"
         results = _tool_messages(h, 1)
         assert len(results) == 4 and all("共同记忆" in t for t in results)
-        (assistant,) = [
-            m for m in h.fake.chat_requests[1].json["messages"] if m.get("tool_calls")
-        ]
+        (assistant,) = [m for m in h.fake.chat_requests[1].json["messages"] if m.get("tool_calls")]
         assert len(assistant["tool_calls"]) == 4
 
 
