@@ -121,3 +121,61 @@ async def test_an_endless_stream_ends_truncated_within_the_reply_deadline(tmp_pa
         assert elapsed < 3.0
         with anyio.fail_after(5):
             await h.fake.wait_open_streams(0)
+
+
+# -- section 3: fold answers read leniently, JSON mode asked for ---------------------------------
+
+FOLD_SETTINGS = {
+    "memory.extraction": False,
+    "server.history_turns": 1,
+    "server.summary_every": 1,
+    "model.json_mode": True,
+}
+
+
+async def fold_then_next_turn(h: Any, answer: str) -> tuple[Any, Any]:
+    """Two rounds (the first leaves the window and is folded), then a third turn."""
+    from xtyserver.session.fold import FOLD_MARKER
+
+    h.fake.enqueue(Reply(text=answer, match=FOLD_MARKER))
+    async with h.adapter() as ws:
+        for n in (1, 2):
+            h.fake.enqueue(Reply(text=f"第{n}轮好的"))
+            _, done = await chat(ws, f"第{n}轮：我们去钓鱼吧", chat_id=f"c{n}")
+            assert done["type"] == "chat.done"
+            await idle(h)
+        h.fake.enqueue(Reply(text="好"))
+        await chat(ws, "第3轮", chat_id="c3")
+    # The first fold (after round 2) is the one scripted; round 3 may ask another.
+    fold = next(r for r in h.fake.chat_requests if FOLD_MARKER in r.text)
+    return fold, h.turn_request()
+
+
+async def test_a_fenced_fold_answer_with_prose_forms_the_summary(tmp_path: Any) -> None:
+    body = '{"requests": ["一起去钓鱼",], "mood": "开心"}'
+    answer = f"好的，整理如下：\n```json\n{body}\n```\n还有别的吗？"
+    async with running(tmp_path, overrides=FOLD_SETTINGS) as h:
+        fold, turn = await fold_then_next_turn(h, answer)
+    assert fold.json["response_format"] == {"type": "json_object"}
+    assert fold.json["max_tokens"] == 300
+    assert "response_format" not in turn.json
+    assert "一起去钓鱼" in turn.text and "开心" in turn.text
+
+
+async def test_a_plain_text_fold_answer_is_the_summary_free_text(tmp_path: Any) -> None:
+    async with running(tmp_path, overrides=FOLD_SETTINGS) as h:
+        _, turn = await fold_then_next_turn(h, "玩家约小汤圆一起去钓鱼，心情不错。")
+    assert "概要：玩家约小汤圆一起去钓鱼，心情不错。" in turn.text
+
+
+async def test_a_provider_refusing_json_mode_is_asked_again_without_it(tmp_path: Any) -> None:
+    from xtyserver.session.fold import FOLD_MARKER
+
+    async with running(tmp_path, overrides=FOLD_SETTINGS) as h:
+        h.fake.enqueue(
+            Reply(status=400, text="response_format is not supported", match=FOLD_MARKER)
+        )
+        _, turn = await fold_then_next_turn(h, '{"requests": ["一起去钓鱼"]}')
+        folds = [r for r in h.fake.chat_requests if FOLD_MARKER in r.text]
+    assert [("response_format" in r.json) for r in folds[:2]] == [True, False]
+    assert "一起去钓鱼" in turn.text

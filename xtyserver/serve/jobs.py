@@ -159,7 +159,7 @@ class MemoryJobs:
                 messages = fold.build_fold_messages(job.previous, job.rounds)
                 done = await self._model.complete(messages)
                 await self._meter.record(job.save, "summary", done.usage)
-                summary = fold.parse_fold(done.text)
+                summary = fold.parse_fold(done.text, job.previous)
                 if summary is None:
                     self._log.info("session.fold_unreadable")
         finally:
