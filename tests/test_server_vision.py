@@ -35,7 +35,7 @@ async def test_a_refused_image_turns_vision_off_and_the_turn_is_answered_without
     async with running(tmp_path, overrides=overrides, fake_options={"vision": False}) as h:
         h.fake.enqueue(Reply(text="我看不到图，不过可以聊聊。"), Reply(text="好的"))
         async with h.adapter() as ws:
-            deltas, done = await chat(ws, "看看我的农场", image=IMAGE)
+            _deltas, done = await chat(ws, "看看我的农场", image=IMAGE)
             assert done["type"] == "chat.done", done
             assert done["text"] == "我看不到图，不过可以聊聊。"
             assert done["notice"] == Texts().image_refused
