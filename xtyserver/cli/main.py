@@ -1,4 +1,4 @@
-"""Command line: ``xtyserver serve|ui|mcp|demo|eval|replay|fake-model|schemas|stats|memory|token``.
+"""Command line: ``xtyserver serve|doctor|ui|mcp|demo|eval|replay|fake-model|schemas|stats|...``.
 
 See README "Commands".
 """
@@ -75,6 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="server + scripted model + a simulated Stardew adapter")
     demo.add_argument("--data-dir", help="data folder (default: a temporary folder)")
+
+    doctor = sub.add_parser("doctor", help="check each configured model once (exit 1: no chat)")
+    _common(doctor)
+    doctor.add_argument("--json", action="store_true", help="one JSON document")
 
     fake = sub.add_parser("fake-model", help="run the scripted OpenAI-compatible model server")
     fake.add_argument("--host", default="127.0.0.1")
@@ -170,6 +174,11 @@ def _dispatch(args: argparse.Namespace) -> int:
 
             log.configure(json=True, level="warning")
             return anyio.run(run_demo, args.data_dir)
+        case "doctor":
+            from xtyserver.cli.doctor import doctor
+
+            log.configure(json=True, level="error")
+            return anyio.run(doctor, _settings(args), args.json)
         case "fake-model":
             return anyio.run(_fake_model, args.host, args.port)
         case "schemas":

@@ -393,6 +393,11 @@ class ModelClient:
         """Whether a base URL and a model are set (otherwise every call fails)."""
         return self._client is not None
 
+    @property
+    def raw(self) -> openai.AsyncOpenAI:
+        """The openai client itself (``xtyserver doctor`` lists ``/models``)."""
+        return self._require()
+
     def _require(self) -> openai.AsyncOpenAI:
         if self._client is None:
             missing = [
