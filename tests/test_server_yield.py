@@ -165,3 +165,21 @@ def test_loopback_lanes_take_one_call_and_services_four() -> None:
     assert scheduler.lane("https://api.deepseek.com/v1").limit == 4
     assert scheduler.lane("https://api.deepseek.com/v1/").limit == 4  # the same lane
     assert len(scheduler.lanes()) == 2
+
+
+async def test_a_background_call_waits_the_grace_after_a_chat_ends() -> None:
+    """A player who answers at once would abort it at once: it waits 1.5 s (here 0.3 s)."""
+    scheduler = Scheduler(grace=0.3)
+    lane = scheduler.lane("http://127.0.0.1:9/v1")
+    started_at: list[float] = []
+
+    async def job() -> None:
+        started_at.append(anyio.current_time())
+
+    async with scheduler.chat(lane):
+        pass
+    ended = anyio.current_time()
+    with anyio.fail_after(2):
+        await scheduler.background(lane, job)
+    assert started_at[0] - ended >= 0.3
+    assert Scheduler().grace == 1.5

@@ -7,7 +7,10 @@ holds it starves the player. Here:
 * a chat call counts on its lane from the moment it asks until its stream is
   closed, and is never held back;
 * a background call runs only when no chat is waiting or streaming on its lane,
-  and at most one at a time per lane;
+  and at most one at a time per lane, and not within ``grace`` seconds (1.5 s)
+  of a chat's end: a player who answers at once would abort it at once, and a
+  local server cannot drop a request whose prompt it is already reading, so the
+  next chat would wait for that (and lose the server's prompt cache);
 * a chat that arrives while a background call runs, and finds the lane at its
   ``max_concurrency`` (chats + the background call), aborts that call: its cancel
   scope closes the upstream stream, so a local server stops generating;
@@ -31,6 +34,9 @@ _log = structlog.get_logger("xtyserver.model.scheduler")
 
 T = TypeVar("T")
 
+GRACE_S = 1.5
+"""Seconds after a chat's end before a background call may start on its lane."""
+
 
 class Lane:
     """The calls on one provider."""
@@ -43,6 +49,7 @@ class Lane:
         self.aborted = 0
         self.retried = 0
         self.background_runs = 0
+        self.last_chat_end = -1e9  # event-loop time of the last chat's end
         self._changed = anyio.Event()
 
     def notify(self) -> None:
@@ -64,9 +71,14 @@ def lane_key(base_url: str) -> str:
 
 
 class Scheduler:
-    """Every lane of the process."""
+    """Every lane of the process.
 
-    def __init__(self) -> None:
+    Args:
+        grace: Seconds after a chat's end before a background call may start.
+    """
+
+    def __init__(self, grace: float = GRACE_S) -> None:
+        self.grace = grace
         self._lanes: dict[str, Lane] = {}
 
     def lane(self, base_url: str, max_concurrency: int | None = None) -> Lane:
@@ -95,13 +107,13 @@ class Scheduler:
             yield
         finally:
             lane.chats -= 1
+            lane.last_chat_end = anyio.current_time()
             lane.notify()
 
     async def background(self, lane: Lane, call: Callable[[], Awaitable[T]]) -> T:
         """Run ``call`` when ``lane`` is quiet; again from the start each time a chat aborts it."""
         while True:
-            while not lane.quiet:
-                await lane.changed()
+            await self._wait_quiet(lane)
             scope = anyio.CancelScope()
             lane.background = scope
             lane.background_runs += 1
@@ -114,3 +126,15 @@ class Scheduler:
             # Only reached when a chat aborted the call (the scope caught its own cancel).
             lane.retried += 1
             _log.info("model.background_retry", lane=lane.key)
+
+    async def _wait_quiet(self, lane: Lane) -> None:
+        """Until ``lane`` is quiet and its last chat ended ``grace`` seconds ago."""
+        while True:
+            if not lane.quiet:
+                await lane.changed()
+                continue
+            wait = self.grace - (anyio.current_time() - lane.last_chat_end)
+            if wait <= 0:
+                return
+            with anyio.move_on_after(wait):
+                await lane.changed()
