@@ -11,7 +11,10 @@ chats, "你记得我什么", a hobby correction, a forget request, a text with a
 e-mail and a path in it. Then it checks what a real model cannot break:
 
 * every turn ends in ``chat.done`` or a documented ``chat.error`` within its bound;
-* no turn is starved by background work (no ``model_timeout``; first delta in time);
+* no turn is starved by background work: a chat request sent while a background
+  request is in flight finds it closed (aborted) within 1.5 s, as the proxy sees
+  it; a ``model_timeout`` of a slow CPU is a documented ending, counted, and at
+  least one turn must answer;
 * every stored memory and profile value passes validation (the export imports
   cleanly into a fresh store) and holds nothing forbidden;
 * the server process stays under its memory bound;
@@ -59,8 +62,9 @@ DOCUMENTED = {
     "model_error",
     "budget_exhausted",
 }
-TURN_BOUND_S = 100.0  # 20 s first token + 60 s reply + retries and slack
-FIRST_DELTA_BOUND_S = 20.0  # model.first_token_timeout
+FIRST_TOKEN_S = 45.0  # model.first_token_timeout here: a shared 2-core CI box is a slow PC
+TURN_BOUND_S = FIRST_TOKEN_S + 60.0 + 15.0  # first token + the 60 s reply cap + slack
+STARVE_BOUND_S = 1.5  # a chat waits at most this long for a background call to be closed
 RSS_BOUND_MB = 400.0
 QUIET_S = 3.0  # no model request in flight for this long: the background work is done
 BACKGROUND_BOUND_S = 300.0
@@ -104,6 +108,7 @@ class Figures:
     model_requests: int = 0
     upstream_closed_early: int = 0
     max_rss_mb: float = 0.0
+    max_starved_s: float = 0.0
     canary_leaks: int = 0
     requests: list[dict[str, Any]] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
@@ -391,7 +396,8 @@ async def run(venv: Path, figures: Figures, data: Path) -> None:
         config = data / "xtyserver.toml"
         config.write_text(
             "[server]\nhistory_turns = 4\nsummary_every = 2\n\n"
-            '[model]\npreset = "llamacpp"\ncontext_window = 8192\n',
+            '[model]\npreset = "llamacpp"\ncontext_window = 8192\n'
+            f"first_token_timeout = {FIRST_TOKEN_S}\n",
             encoding="utf-8",
         )
         async with anyio.create_task_group() as tg:
@@ -467,12 +473,19 @@ def check(figures: Figures, data: Path) -> None:
             f.append(f"turn {n} did not end ({turn.end})")
         elif turn.end == "chat.error" and turn.code not in DOCUMENTED:
             f.append(f"turn {n} ended in an undocumented code {turn.code}")
-        if turn.code == "model_timeout":
-            f.append(f"turn {n} was starved (model_timeout)")
-        if turn.first_delta_s is not None and turn.first_delta_s > FIRST_DELTA_BOUND_S:
-            f.append(f"turn {n}: first delta after {turn.first_delta_s:.1f} s")
         if turn.total_s > TURN_BOUND_S:
             f.append(f"turn {n} took {turn.total_s:.1f} s")
+    if not any(t.end == "chat.done" for t in figures.turns):
+        f.append("no turn was answered")
+    chats = [r for r in figures.requests if r["kind"] == "chat"]
+    background = [r for r in figures.requests if r["kind"] == "background"]
+    for c in chats:
+        for b in background:
+            end = b.get("end", c["sent"])
+            if b["sent"] <= c["sent"] < end:
+                figures.max_starved_s = max(figures.max_starved_s, round(end - c["sent"], 2))
+    if figures.max_starved_s > STARVE_BOUND_S:
+        f.append(f"a chat waited {figures.max_starved_s:.2f} s for a background call")
     if figures.canary_leaks:
         f.append(f"forbidden content reached the model {figures.canary_leaks} times")
     if figures.max_rss_mb > RSS_BOUND_MB:
@@ -529,7 +542,9 @@ def main() -> int:
             f"install {figures.install_s:.0f} s); "
             f"first delta {min(firsts, default=0):.2f}-{max(firsts, default=0):.2f} s; "
             f"{sum(t.end == 'chat.done' for t in figures.turns)} chat.done, "
-            f"{sum(t.truncated for t in figures.turns)} truncated; "
+            f"{sum(t.truncated for t in figures.turns)} truncated, "
+            f"{sum(t.code == 'model_timeout' for t in figures.turns)} model_timeout; "
+            f"longest wait of a chat for a background call {figures.max_starved_s:.2f} s; "
             f"memory formed: {figures.events_formed} events, profile {figures.profile_fields}; "
             f"background calls aborted {figures.background_aborted}, "
             f"retried {figures.background_retried}; model requests {figures.model_requests}, "
