@@ -80,6 +80,16 @@ def is_job_request(request: RecordedRequest) -> bool:
     )
 
 
+def player_text(request: RecordedRequest) -> str:
+    """The player's text of a turn's request: the last user message after its data fence."""
+    from xtyserver.session.prompt import unfence
+
+    content = request.json["messages"][-1]["content"]
+    if isinstance(content, list):
+        content = "".join(p.get("text", "") for p in content)
+    return unfence(content)[1]
+
+
 def hello_frame(game: str = "stardew-valley", save: str = "farm-a", **extra: Any) -> dict[str, Any]:
     frame: dict[str, Any] = {
         "type": "adapter.hello",

@@ -23,6 +23,7 @@ CASES = {
     "retrieval": (["--saves", "3", "--per-save", "30", "--queries", "20"], "p99"),
     "turn": (["--rounds", "3", "--warmup", "1"], "harness overhead, image turn"),
     "idle": (["--connections", "12", "--starts", "2"], "RSS per idle connection"),
+    "image": (["--rounds", "3"], "pillow / scaled"),
 }
 
 

@@ -27,7 +27,7 @@ IO_LIBRARIES = {"openai", "anyio", "PIL", "apsw", "structlog", "websockets", "ht
 # Keep in step with docs/architecture.md.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("xtyserver", "xtyserver.__version__", "xtyserver.errors", "xtyserver.clock"),
-    ("xtyserver.log", "xtyserver.token"),
+    ("xtyserver.log", "xtyserver.token", "xtyserver.files"),
     ("xtyserver.protocol",),
     ("xtyserver.memory",),
     ("xtyserver.session",),

@@ -11,6 +11,7 @@ import apsw
 import pytest
 
 from tests.conftest import chat, model_context, png_b64, recv, running, send
+from tests.conftest import player_text as last_player_text
 from xtyserver.memory.types import Scope
 from xtyserver.testing import Reply
 
@@ -32,7 +33,7 @@ def asked(h: Any, player_text: str) -> str:
     [request] = [
         r
         for r in h.fake.chat_requests
-        if json.loads(r.body)["messages"][-1]["content"] == player_text
+        if last_player_text(r) == player_text
     ]
     return str(request.text)
 

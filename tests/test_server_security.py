@@ -158,8 +158,10 @@ async def test_server_refuses_wrong_bearer_with_401(tmp_path: Path) -> None:
 
 
 async def test_server_closes_4002_at_the_hello_deadline_and_not_before(tmp_path: Path) -> None:
-    # The deadline runs on the injected clock: 10 s of it, whatever the machine's load.
-    async with running(tmp_path) as h, h.client() as ws:
+    # The deadline runs on the injected clock: 10 s of it, whatever the machine's load,
+    # for a connection whose upgrade carried the token.
+    bearer = {"additional_headers": {"Authorization": f"Bearer {TOKEN}"}}
+    async with running(tmp_path) as h, h.client(**bearer) as ws:
         await h.clock.wait_sleepers(1)
         h.clock.advance(9.999)
         await send(ws, {"type": "heartbeat", "id": "early"})
@@ -241,6 +243,13 @@ async def test_server_closes_4008_on_a_flood(tmp_path: Path) -> None:
 async def test_server_refuses_connection_over_max_with_503_and_keeps_the_first(
     tmp_path: Path,
 ) -> None:
+    bearer = {"additional_headers": {"Authorization": f"Bearer {TOKEN}"}}
     async with running(tmp_path, overrides={"server.max_connections": 1}) as h, h.adapter() as ws:
-        assert await refused_status(h.url) == 503
+        assert await refused_status(h.url, **bearer) == 503
+        # Without a token in the upgrade it waits in the pre-auth pool; its hello
+        # proves the token but finds no seat: error server_full, close 1013.
+        async with h.client() as late:
+            await send(late, hello_frame())
+            assert (await recv(late))["code"] == "server_full"
+            assert await close_code(late) == 1013
         await works(h, ws)

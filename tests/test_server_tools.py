@@ -18,6 +18,7 @@ import pytest
 from tests.conftest import chat, running
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.protocol.normalize import normalize
+from xtyserver.session.prompt import unfence
 from xtyserver.session.tools import CORRECT, FORGET, VIEW
 from xtyserver.testing import Reply, ToolCallScript
 
@@ -41,8 +42,9 @@ def _seed(h: Any) -> int:
 
 
 def _tool_messages(h: Any, n: int) -> list[str]:
+    """The tool results of request ``n``, inside their data fences."""
     body = h.fake.chat_requests[n].json
-    return [m["content"] for m in body["messages"] if m["role"] == "tool"]
+    return [unfence(m["content"])[0] for m in body["messages"] if m["role"] == "tool"]
 
 
 def _call(name: str, **arguments: Any) -> ToolCallScript:

@@ -19,9 +19,10 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import chat, model_context, recv, running, send
+from tests.conftest import chat, model_context, player_text, recv, running, send
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.session.fold import FOLD_MARKER
+from xtyserver.session.prompt import unfence
 from xtyserver.testing import Reply
 
 pytestmark = pytest.mark.anyio
@@ -75,7 +76,7 @@ def chat_request(h: Any, n: int) -> Any:
     found = [
         r
         for r in h.fake.chat_requests
-        if FOLD_MARKER not in r.text and r.json["messages"][-1]["content"].startswith(key)
+        if FOLD_MARKER not in r.text and player_text(r).startswith(key)
     ]
     assert len(found) == 1, n
     return found[0]
@@ -100,7 +101,8 @@ async def test_a_60_round_evening_keeps_its_beginning_in_a_bounded_request(
         assert size60 <= 1.5 * size15, (size15, size60)
         # Rounds 5..14 are the window and 1..4 wait for their fold at round 15.
         messages15 = chat_request(h, 15).json["messages"]
-        assert sum(m["role"] == "user" for m in messages15) == 15
+        assert unfence(messages15[1]["content"])[0]  # the early data block (the profile)
+        assert sum(m["role"] == "user" for m in messages15[3:]) == 15
         assert FACT in chat_request(h, 15).text
         # The folds: every 5 rounds once 5 have left the window, stateless.
         made = folds(h)
@@ -170,8 +172,14 @@ async def test_the_stable_layers_are_byte_identical_and_the_injection_log_holds_
             await play(h, ws, 1, 3)
         bodies = [chat_request(h, n).body for n in (1, 2, 3)]
         stable = chat_request(h, 1).json["messages"][:3]
-        assert [m["content"].split("\n")[0][:4] for m in stable[1:]] == ["说话方式", "关于玩家"]
-        last_stable = stable[-1]["content"]
+        assert [m["role"] for m in stable] == ["system", "user", "assistant"]
+        data, rest = unfence(stable[1]["content"])
+        assert [line[:4] for line in data.split("\n") if not line.startswith("-")] == [
+            "说话方式",
+            "关于玩家",
+        ]
+        assert rest == ""
+        last_stable = stable[1]["content"]
         for a, b in itertools.pairwise(bodies):
             # Where the last stable layer ends in the body, however the client escapes it.
             ends = [
@@ -198,6 +206,7 @@ async def test_the_stable_layers_are_byte_identical_and_the_injection_log_holds_
             "memory",
             "window",
             "current",
+            "fence",
         ]
         assert last["memories"][0]["id"] == ids[0] and last["memories"][0]["why"] == "goal"
         assert last["context"] in ("fresh", "stale") and last["model"] == "fake-vl"

@@ -34,8 +34,15 @@ class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     host: str = "127.0.0.1"
     port: int = 8765
     allowed_origins: tuple[str, ...] = ()
+    # Authenticated connections (token in the upgrade or proved by the hello).
     max_connections: int = 16
     hello_timeout: float = 10.0
+    # Connections whose upgrade carried no token wait in a pool of this size with a
+    # shorter hello deadline; they take a seat only once the hello proves the token.
+    preauth_pool: int = 8
+    preauth_hello_timeout: float = 2.0
+    # A wrong token is answered after a delay growing per remote up to this many seconds.
+    fail_delay_max: float = 1.0
     heartbeat_ms: int = 5_000
     # A session whose heartbeats stop for this many heartbeat intervals is closed.
     heartbeat_misses: int = 3

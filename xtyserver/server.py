@@ -42,14 +42,16 @@ from xtyserver.protocol.limits import FRAME_MAX_BYTES, Limits
 from xtyserver.protocol.upgrade import PATH, bearer, check_upgrade
 from xtyserver.replay.recorder import Recorder
 from xtyserver.serve.connection import Connection, RuntimeLimits
+from xtyserver.serve.gate import FailedTokens, GateLimits, Seats
 from xtyserver.serve.jobs import MemoryJobs
 from xtyserver.serve.localzone import detect_local_timezone
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
 from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, injection_log_path
-from xtyserver.session.machine import GameAgentSession
+from xtyserver.session.machine import CLOSE_SERVER_FULL, GameAgentSession
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.working import WorkingSettings
+from xtyserver.token import TokenSource
 from xtyserver.token import matches as token_matches
 
 
@@ -94,6 +96,7 @@ def session_settings(
         memory_budget = msgspec.structs.replace(memory_budget, total_chars=fit.memory_chars)
     return SessionSettings(
         hello_timeout=srv.hello_timeout,
+        preauth_hello_timeout=srv.preauth_hello_timeout,
         heartbeat_ms=srv.heartbeat_ms,
         heartbeat_misses=srv.heartbeat_misses,
         frames_per_second=srv.frames_per_second,
@@ -163,9 +166,10 @@ class Server:
         jobs: The background memory worker.
         model: The model router.
         meter: The token meter (bill and daily budget).
-        token: The adapter token.
+        token: The adapter token at start.
         clock: The wall clock (injected so tests control time).
         recorder: Records every connection (``serve --record``), or None.
+        token_file: The token's file: a rotated token takes effect at once.
     """
 
     def __init__(
@@ -179,6 +183,7 @@ class Server:
         token: str,
         clock: Clock,
         recorder: Recorder | None = None,
+        token_file: Path | None = None,
     ) -> None:
         self.settings = settings
         self.recorder = recorder
@@ -187,7 +192,17 @@ class Server:
         self.model = model
         self.meter = meter
         self.clock = clock
-        self._token = token
+        self._tokens = TokenSource(token, token_file)
+        srv = settings.server
+        gate = GateLimits(
+            max_connections=srv.max_connections,
+            preauth_pool=srv.preauth_pool,
+            fail_delay_max=srv.fail_delay_max,
+            fail_delay_first=min(0.05, srv.fail_delay_max),
+        )
+        self.seats = Seats(gate)
+        self._failed = FailedTokens(gate)
+        self._preauth: dict[object, ServerConnection] = {}
         self._log = log.get("xtyserver.server")
         local = detect_local_timezone()
         if local is None and not settings.server.default_timezone:
@@ -268,6 +283,10 @@ class Server:
             # closes a silent peer within 15 s, and each idle connection saves
             # the ping task.
             ping_interval=None,
+            # No permessage-deflate (issue 22): frames are small JSON or a base64
+            # screenshot that barely compresses, and deflating one costs the game's
+            # PC ~20 ms each way on loopback. A client that offers it gets none.
+            compression=None,
             server_header=None,
         ) as ws_server:
             sock = next(iter(ws_server.sockets))
@@ -293,18 +312,24 @@ class Server:
             bind_host=self.settings.server.host,
             port=self.port,
             allowed_origins=self.settings.server.allowed_origins,
-            token=self._token,
-            connections=self.connections.value,
+            token=self._tokens.current(),
+            connections=self.seats.taken,
             max_connections=self.settings.server.max_connections,
         )
         if refusal is None:
             return None
+        if refusal.status == 401:
+            await self._failed.punish(_remote(ws))
         self._log.info("upgrade.refused", status=refusal.status, reason=refusal.reason)
         return ws.respond(refusal.status, refusal.reason + "\n")
 
     async def _connection(self, ws: ServerConnection) -> None:
         assert ws.request is not None
-        by_header = token_matches(bearer(list(ws.request.headers.raw_items())), self._token)
+        token = self._tokens.current()
+        by_header = token_matches(bearer(list(ws.request.headers.raw_items())), token)
+        if by_header and not self.seats.take():  # filled since the upgrade was checked
+            await ws.close(CLOSE_SERVER_FULL, "too many connections")
+            return
         # Nothing reads the handshake's headers after this: an idle connection
         # is a few KiB smaller without them (scripts/bench/idle.py). The request
         # object itself stays: websockets treats a missing one as "not yet received".
@@ -314,7 +339,7 @@ class Server:
         session = GameAgentSession(
             session_id=secrets.token_hex(8),
             settings=self._session_settings,
-            token=self._token,
+            token=token,
             authenticated=by_header,
             timezone_ok=timezone_known,
             now=self.clock.now(),
@@ -336,19 +361,53 @@ class Server:
             limits=self._runtime,
             recorder=recorder,
             working=self.working,
+            claim_seat=lambda: self._seat(ws),
+            on_unauthorized=lambda: self._failed.punish(_remote(ws)),
         )
+        seated = by_header
+        if not by_header:
+            await self._wait_preauth(ws)
+
         self.connections.add(1)
         self._log.info("connection.open", session=session.session_id)
         try:
             await connection.run()
         finally:
             self.connections.add(-1)
+            self.seats.leave(ws)
+            self._preauth.pop(ws, None)
+            if seated or connection.seated:
+                self.seats.release()
             self._log.info(
                 "connection.close",
                 session=session.session_id,
                 code=ws.close_code,
                 reason=ws.close_reason or "",
             )
+
+    async def _wait_preauth(self, ws: ServerConnection) -> None:
+        """Put a tokenless connection in the pool, dropping the oldest when it is full."""
+        self._preauth[ws] = ws
+        dropped = self.seats.wait(ws)
+        if dropped is None:
+            return
+        oldest = self._preauth.pop(dropped, None)
+        if oldest is not None:
+            self._log.info("connection.preauth_dropped", waiting=self.seats.waiting)
+            with anyio.move_on_after(1):
+                await oldest.close(CLOSE_SERVER_FULL, "too many connections without a token")
+            oldest.transport.abort()
+
+    def _seat(self, ws: ServerConnection) -> bool:
+        """A pre-auth connection's hello proved the token: seat it if one is free."""
+        self.seats.leave(ws)
+        self._preauth.pop(ws, None)
+        return self.seats.take()
+
+
+def _remote(ws: ServerConnection) -> str:
+    address = ws.remote_address
+    return str(address[0]) if isinstance(address, tuple) and address else "?"
 
 
 @asynccontextmanager
@@ -360,6 +419,7 @@ async def serving(
     record: Path | None = None,
     record_images: bool = False,
     env: Mapping[str, str] | None = None,
+    token_file: Path | None = None,
 ) -> AsyncIterator[Server]:
     """Open the profile's store and the model client, and run a :class:`Server`.
 
@@ -403,6 +463,7 @@ async def serving(
         token=token,
         clock=clock,
         recorder=recorder,
+        token_file=token_file,
     )
     try:
         async with anyio.create_task_group() as background:

@@ -10,8 +10,61 @@ import os
 import secrets
 from pathlib import Path
 
+from xtyserver.errors import UsageError
+
 TOKEN_BYTES = 32  # 256 bits
 TOKEN_FILE = "token"
+MIN_TOKEN_CHARS = 32
+
+
+def check_strength(token: str) -> str:
+    """Refuse a configured token too short to resist guessing (v1.md "Authentication")."""
+    if len(token) < MIN_TOKEN_CHARS:
+        raise UsageError(
+            f"the configured token has {len(token)} characters; use at least "
+            f"{MIN_TOKEN_CHARS} (or leave it unset and the server makes a 256-bit one)"
+        )
+    return token
+
+
+class TokenSource:
+    """The adapter token as the running server sees it: re-read when its file changes.
+
+    ``xtyserver token rotate`` writes a new file; the next upgrade, hello or page
+    request reads it (one ``stat`` each), so the old token stops working at once
+    without a restart (v1.md "Authentication").
+
+    Args:
+        token: The token at start.
+        path: Its file, or None when it came from ``XTY_TOKEN`` or the config.
+    """
+
+    def __init__(self, token: str, path: Path | None = None) -> None:
+        self._token = token
+        self._path = path
+        self._seen = self._stamp()
+
+    def _stamp(self) -> tuple[int, int] | None:
+        if self._path is None:
+            return None
+        try:
+            info = self._path.stat()
+        except OSError:
+            return None
+        return info.st_mtime_ns, info.st_size
+
+    def current(self) -> str:
+        """The token now; a changed, readable, non-empty file replaces it."""
+        stamp = self._stamp()
+        if stamp is not None and stamp != self._seen and self._path is not None:
+            try:
+                token = self._path.read_text(encoding="ascii").strip()
+            except (OSError, UnicodeDecodeError):
+                return self._token
+            self._seen = stamp
+            if token:
+                self._token = token
+        return self._token
 
 
 def token_path(data_dir: Path) -> Path:
@@ -25,7 +78,7 @@ def load_or_create(data_dir: Path, *, env_token: str | None = None) -> tuple[str
     the OS has them) and never rewritten except by :func:`rotate`.
     """
     if env_token:
-        return env_token, None
+        return check_strength(env_token), None
     path = token_path(data_dir)
     try:
         token = path.read_text(encoding="ascii").strip()

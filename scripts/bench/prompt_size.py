@@ -4,10 +4,11 @@
 For each save size the save is loaded from a real store (the same
 ``SaveIndex`` the server builds at hello), this turn's memories are chosen with
 ``select_memories`` under the default budget, and the turn's messages are
-assembled with ``build_messages`` (default persona, no game facts, no
-history). The "inject everything" column is the same prompt with every
-eligible event rendered into it instead. Tokens are ``approx_tokens`` (the
-estimate the budget itself uses); each size is the median over 50 questions.
+assembled with ``build_messages`` (default persona and data rules, the
+memories fenced in the final user message, no game facts, no history). The
+"inject everything" column is the same prompt with every eligible event
+rendered into it instead. Tokens are ``approx_tokens`` (the estimate the budget
+itself uses); each size is the median over 50 questions.
 
 Usage: ``python scripts/bench/prompt_size.py [--sizes 10 30 100 300 1000 3000]``.
 """
@@ -38,10 +39,14 @@ from xtyserver.memory.retrieval import (  # noqa: E402
 from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 from xtyserver.memory.tokenize import approx_tokens  # noqa: E402
 from xtyserver.memory.types import Scope  # noqa: E402
-from xtyserver.session.prompt import build_messages  # noqa: E402
+from xtyserver.session.prompt import PromptTexts, build_messages  # noqa: E402
 from xtyserver.session.settings import Texts  # noqa: E402
 
 DAY = 60
+
+
+_TEXTS = Texts()
+_PROMPT_TEXTS = PromptTexts(rules=_TEXTS.data_rules, ack=_TEXTS.data_ack, tag=_TEXTS.data_tag)
 
 
 def _tokens(memory_text: str, question: str, identity: str) -> int:
@@ -49,6 +54,7 @@ def _tokens(memory_text: str, question: str, identity: str) -> int:
         identity=identity,
         memory_text=memory_text,
         text=question,
+        texts=_PROMPT_TEXTS,
     )
     return approx_tokens(json.dumps(messages, ensure_ascii=False))
 

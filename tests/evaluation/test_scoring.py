@@ -18,21 +18,23 @@ from xtyserver.evaluation.scoring import (
     summarize,
 )
 from xtyserver.memory.types import SharedProfile
+from xtyserver.session.prompt import build_messages
 
 OWN = "秋天前盖好鸡舍"
 OTHER = "温室还差三个收集包"
 
 
 def request(memory: str, *, history: bool = True, profile: str = "") -> dict[str, Any]:
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": "你是小汤圆"},
-        {"role": "system", "content": "关于玩家（共享档案）：\n" + profile},
-        {"role": "system", "content": "你记得的事（仅供参考）：\n" + memory},
-        {"role": "system", "content": "当前游戏状态：\n- 世界：地点：Farm"},
-    ]
-    if history:
-        messages += [{"role": "user", "content": "早"}, {"role": "assistant", "content": "早呀"}]
-    messages.append({"role": "user", "content": [{"type": "text", "text": "鸡舍呢？"}]})
+    """A chat request as the server builds it (``build_messages``), with a screenshot."""
+    messages = build_messages(
+        identity="你是小汤圆",
+        profile="关于玩家（共享档案）：\n" + profile,
+        memory_text=memory,
+        history=[("早", "早呀")] if history else [],
+        facts_text="当前游戏状态：\n- 世界：地点：Farm",
+        text="鸡舍呢？",
+        image_url="data:image/png;base64,AAAA",
+    )
     return {"messages": messages, "tools": [{"type": "function"}]}
 
 
@@ -50,6 +52,8 @@ def test_layers_follow_the_prompt_order_and_heads() -> None:
     assert texts["history"] == "早\n早呀"
     assert texts["player"] == "鸡舍呢？"
     assert texts["other"] == ""
+    assert texts["profile"].startswith("关于玩家")
+    assert texts["fence"] == "<资料></资料>\n好的。\n<资料></资料>"
     assert "function" in texts["tools"]
 
 

@@ -11,9 +11,10 @@ from xtyserver.memory.extraction import (
     EXTRACTION_SYSTEM_PROMPT,
     ProfileChange,
     parse_extraction,
+    parse_summary,
 )
 from xtyserver.memory.game_names import game_name, with_game
-from xtyserver.memory.shared_guard import context_names, names_save, refusal
+from xtyserver.memory.shared_guard import context_names, event_refusal, names_save, refusal
 from xtyserver.memory.types import SharedProfile
 from xtyserver.protocol.frames import Focus, ModelContext, NearbyEntity, RelevantItem, World
 
@@ -129,3 +130,98 @@ def test_games_get_readable_names_and_unknown_ids_stay_as_given() -> None:
     assert with_game(SharedProfile(auto_shared=False), "stardew-valley") is None
     full = SharedProfile(games=[f"g{i}" for i in range(8)])
     assert with_game(full, "oxygen-not-included") == [*(f"g{i}" for i in range(1, 8)), "缺氧"]
+
+
+# Game events (issue 17 section 3): a sensitive fact or a judgement of the
+# player is never stored; a game full of NPC birthdays, tempers, potions and
+# hospitals still is.
+EVENT_REFUSED = [
+    # the issue's four: said about the player, and by the player
+    ("玩家说自己最近得了抑郁症在吃药", "sensitive"),
+    ("玩家很懒，脾气暴躁", "character"),
+    ("我最近得了抑郁症", "sensitive"),
+    ("我这人就是懒", "character"),
+    # health, age, home, beliefs, money, sexuality, work
+    ("玩家最近失眠很严重", "sensitive"),
+    ("玩家下周要去医院做手术", "sensitive"),
+    ("我确诊了糖尿病", "sensitive"),
+    ("玩家怀孕了", "sensitive"),
+    ("我今年17岁", "sensitive"),
+    ("玩家住在杭州西湖区", "sensitive"),
+    ("我信基督教", "sensitive"),
+    ("玩家是党员", "sensitive"),
+    ("我月薪八千", "sensitive"),
+    ("玩家欠了很多网贷", "sensitive"),
+    ("我是同性恋", "sensitive"),
+    ("玩家刚失业", "sensitive"),
+    ("The player says they were diagnosed with depression", "sensitive"),
+    ("I've been on antidepressants", "sensitive"),
+    ("The player is 16 years old", "sensitive"),
+    ("I live in Berlin", "sensitive"),
+    ("The player's salary is 5000 a month", "sensitive"),
+    ("Player mentioned seeing a therapist every week", "sensitive"),
+    # character judgements
+    ("玩家性格内向，不爱说话", "character"),
+    ("玩家是个自私的人", "character"),
+    ("我太笨了", "character"),
+    ("The player is lazy and impatient", "character"),
+    ("I'm so stupid", "character"),
+    ("The player seems arrogant", "character"),
+]
+EVENT_KEPT = [
+    "玩家今天钓到了一条大鱼",
+    "玩家打算秋天前盖好鸡舍",
+    "玩家决定不跟 Joja 公司合作",
+    "玩家在 Emily 生日那天送了紫水晶",
+    "Emily 的生日是春季27日",
+    "给复制人吃了药片治好了黏液肺",
+    "玩家做了三瓶治疗药水",
+    "Shane 脾气很臭但喜欢啤酒",
+    "Clint 脾气不好，总是闷闷的",
+    "Abigail 性格开朗，喜欢紫水晶",
+    "玩家懒得去矿洞，想先钓鱼",
+    "我傻眼了，鸡舍被烧了",
+    "复制人 Meep 压力很大",
+    "玩家在基地附近建了医疗站",
+    "玩家和 Shane 结婚了",
+    "猪王给了玩家十块金子",
+    "我们约好明天一起去打蜂后",
+    "玩家的农场今天收入 5000 金",
+    "玩家有点害怕冬天",
+    "The player caught a legendary fish today",
+    "The player plans to build a coop by the river",
+    "Emily's birthday is Spring 27",
+    "The colony's hospital bed is next to the toilets",
+    "The player disabled the gas pump",
+    "Harvey runs the clinic in Pelican Town",
+    "Allergy Medication 可以治过敏",
+]
+
+
+@pytest.mark.parametrize(("text", "why"), EVENT_REFUSED)
+def test_event_guard_refuses_sensitive_facts_and_judgements_of_the_player(
+    text: str, why: str
+) -> None:
+    assert event_refusal(text) == why
+    assert event_refusal("近况", text) == why  # in the summary behind a plain subject
+
+
+@pytest.mark.parametrize("text", EVENT_KEPT)
+def test_event_guard_keeps_ordinary_game_facts(text: str) -> None:
+    assert event_refusal(text) is None
+
+
+def test_refused_events_are_dropped_and_reported_kept_ones_stay() -> None:
+    events = [
+        {"kind": "event", "subject": "近况", "summary": "玩家说自己最近得了抑郁症在吃药"},
+        {"kind": "event", "subject": "钓鱼", "summary": "玩家今天钓到了一条大鱼"},
+    ]
+    answer = json.dumps({"profile": None, "events": events}, ensure_ascii=False)
+    result = parse_extraction(answer, profile=SharedProfile(), day=None)
+    assert [e.summary for e in result.events] == ["玩家今天钓到了一条大鱼"]
+    assert result.events_refused == ("sensitive",)
+    summary = json.dumps(
+        {"events": [{"kind": "milestone", "subject": "我", "summary": "我这人就是懒"}]},
+        ensure_ascii=False,
+    )
+    assert parse_summary(summary, day=None) == ()

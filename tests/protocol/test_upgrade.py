@@ -74,8 +74,15 @@ def test_guard_allows_a_listed_origin_once_and_refuses_it_twice() -> None:
 
 
 def test_guard_refuses_past_max_connections_and_admits_at_one_below() -> None:
-    assert guard([OK_HOST], connections=15) is None
-    assert guard([OK_HOST], connections=16) == Refusal(503, "too many connections")
+    auth = ("Authorization", f"Bearer {TOKEN}")
+    assert guard([OK_HOST, auth], connections=15) is None
+    assert guard([OK_HOST, auth], connections=16) == Refusal(503, "too many connections")
+
+
+def test_guard_lets_a_tokenless_upgrade_through_to_the_preauth_pool_when_full() -> None:
+    # Its hello must prove the token before it takes a seat (v1.md "Upgrade").
+    assert guard([OK_HOST], connections=16) is None
+    assert guard([OK_HOST], connections=1000) is None
 
 
 def test_guard_accepts_a_specific_bind_address_as_host() -> None:

@@ -170,10 +170,50 @@ def test_check_and_prepare_downscales_4000x1000_to_1568x392() -> None:
 
 
 def test_check_and_prepare_downscales_a_tall_jpeg_on_its_longest_side() -> None:
+    # 3/8 is the largest DCT scale whose 1500 px fit the 1568 px limit (issue 22).
     data = _encode(Image.new("RGB", (1000, 4000), (200, 20, 30)), "image/jpeg")
     prepared = check_and_prepare("image/jpeg", _b64(data), LIMITS)
-    assert (prepared.width, prepared.height) == (392, 1568)
-    assert _opened(prepared).size == (392, 1568)
+    assert (prepared.width, prepared.height) == (375, 1500)
+    assert _opened(prepared).size == (375, 1500)
+
+
+@pytest.mark.parametrize(
+    ("size", "max_side", "scale"),
+    [
+        ((1920, 1080), 1568, 6),  # 1440x810
+        ((1568, 882), 1568, 8),
+        ((1569, 882), 1568, 7),  # 1373: ceil(1569*7/8)
+        ((1792, 1008), 1568, 7),  # exactly 1568
+        ((1793, 1008), 1568, 6),  # ceil(1793*7/8) = 1569 > 1568
+        ((12545, 100), 1568, None),  # even 1/8 is 1569 px
+    ],
+)
+def test_the_largest_dct_scale_that_fits_is_chosen(
+    size: tuple[int, int], max_side: int, scale: int | None
+) -> None:
+    from xtyserver.serve.image import jpeg_scale
+
+    assert jpeg_scale(*size, max_side) == scale
+
+
+@pytest.mark.parametrize(
+    ("size", "expected"),
+    [((1792, 1008), (1568, 882)), ((1793, 1008), (1345, 756)), ((2560, 1440), (1280, 720))],
+)
+def test_a_large_jpeg_is_decoded_at_its_dct_scale_with_no_resample(
+    size: tuple[int, int], expected: tuple[int, int]
+) -> None:
+    data = _encode(_noise(*size), "image/jpeg", quality=85)
+    prepared = check_and_prepare("image/jpeg", _b64(data), LIMITS)
+    assert (prepared.width, prepared.height) == expected
+    assert _opened(prepared).size == expected
+
+
+def test_a_corrupt_large_jpeg_is_refused_on_the_dct_scaled_path() -> None:
+    data = bytearray(_encode(_noise(1920, 1080), "image/jpeg", quality=85))
+    data[len(data) // 2 : len(data) // 2 + 4000] = b"\xff\x00" * 2000
+    error = _refusal("image/jpeg", _b64(bytes(data[: len(data) * 3 // 4])))
+    assert error.code == "invalid_image"
 
 
 def test_check_and_prepare_keeps_an_image_exactly_at_max_side() -> None:
@@ -475,7 +515,27 @@ def _extrema(image: Image.Image) -> list[tuple[int, int]]:
     return [extrema] if image.mode == "L" else list(extrema)  # type: ignore[list-item,arg-type]
 
 
-def test_a_1920x1080_jpeg_goes_through_the_banded_resize_and_leaves_without_metadata(
+def test_a_1920x1080_jpeg_decodes_at_six_eighths_and_leaves_without_metadata() -> None:
+    exif = Image.Exif()
+    exif[0x010E] = CANARY
+    icc = b"\x00" * 128 + b"CanaryProfile"
+    source = _noise(1920, 1080)
+    data = _encode(
+        source, "image/jpeg", quality=90, exif=exif.tobytes(), icc_profile=icc,
+        comment=b"CanaryNote",
+    )
+    prepared = check_and_prepare("image/jpeg", _b64(data), LIMITS)
+    assert (prepared.width, prepared.height) == (1440, 810)
+    assert b"Canary" not in prepared.data and b"Exif" not in prepared.data
+    opened = _opened(prepared)
+    assert "exif" not in opened.info and "icc_profile" not in opened.info
+    assert "comment" not in opened.info
+    # Two downscalers of pure noise differ a little (a blank or shifted picture by ~50).
+    expected = Image.open(io.BytesIO(data)).convert("RGB").resize((1440, 810))
+    assert ImageStat.Stat(ImageChops.difference(opened, expected)).mean[0] < 16
+
+
+def test_a_1920x1080_png_goes_through_the_banded_resize_and_leaves_without_metadata(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import xtyserver.serve.image as image_module
@@ -492,21 +552,13 @@ def test_a_1920x1080_jpeg_goes_through_the_banded_resize_and_leaves_without_meta
     exif[0x010E] = CANARY
     icc = b"\x00" * 128 + b"CanaryProfile"
     source = _noise(1920, 1080)
-    data = _encode(
-        source,
-        "image/jpeg",
-        quality=90,
-        exif=exif.tobytes(),
-        icc_profile=icc,
-        comment=b"CanaryNote",
-    )
-    prepared = check_and_prepare("image/jpeg", _b64(data), LIMITS)
+    data = _encode(source, "image/png", exif=exif.tobytes(), icc_profile=icc)
+    prepared = check_and_prepare("image/png", _b64(data), LIMITS)
     assert calls == [(1568, 882)]
     assert (prepared.width, prepared.height) == (1568, 882)
     assert b"Canary" not in prepared.data and b"Exif" not in prepared.data
     opened = _opened(prepared)
     assert "exif" not in opened.info and "icc_profile" not in opened.info
-    assert "comment" not in opened.info
     # The pixels are the downscaled screenshot's, not a band's or a blank image's.
     expected = Image.open(io.BytesIO(data)).convert("RGB").resize((1568, 882))
     assert ImageStat.Stat(ImageChops.difference(opened, expected)).mean[0] < 12
@@ -523,8 +575,8 @@ def test_a_failure_on_the_resize_helper_thread_is_an_image_error(
         return real(self, size, *args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Image.Image, "resize", resize)
-    data = _encode(_noise(1920, 1080), "image/jpeg", quality=80)
-    error = _refusal("image/jpeg", _b64(data))
+    data = _encode(_noise(1920, 1080), "image/png")
+    error = _refusal("image/png", _b64(data))
     assert error.code == "image_too_large"
 
 

@@ -68,13 +68,18 @@ from xtyserver.session import (
     TurnMemoryReady,
     ViewMemory,
 )
+from xtyserver.session.effects import ClaimSeat
+from xtyserver.session.events import SeatAnswered
+from xtyserver.session.machine import CLOSE_SERVER_FULL
 
 T0 = 1_790_000_000.0
 TOKEN = "session-token-0123456789abcdef"
 FARM_A = Scope("stardew-valley", "farm-a")
 
 
-def make_session(*, model: bool = True, vision: bool = True, **server: Any) -> GameAgentSession:
+def make_session(
+    *, model: bool = True, vision: bool = True, authenticated: bool = True, **server: Any
+) -> GameAgentSession:
     settings = SessionSettings(
         model_configured=model,
         vision=vision,
@@ -85,7 +90,7 @@ def make_session(*, model: bool = True, vision: bool = True, **server: Any) -> G
         session_id="sess-1",
         settings=settings,
         token=TOKEN,
-        authenticated=False,
+        authenticated=authenticated,
         timezone_ok=lambda name: name in ("UTC", "Asia/Shanghai"),
         now=T0,
     )
@@ -195,8 +200,59 @@ def test_session_answers_hello_and_opens_the_save() -> None:
     assert state_of(session) is State.READY
 
 
+def test_session_arms_the_short_preauth_hello_deadline_without_a_token_in_the_upgrade() -> None:
+    session = make_session(authenticated=False)
+    assert session.handle(Connected(), T0) == [ArmTimer("hello", 2.0)]
+
+
+def test_a_preauth_hello_with_the_token_claims_a_seat_before_server_hello() -> None:
+    session = make_session(authenticated=False)
+    session.handle(Connected(), T0)
+    actions = session.handle(hello(), T0)
+    assert actions == [ClaimSeat()]
+    assert state_of(session) is State.AWAIT_HELLO
+    [error] = sent(session.handle(hello(id="h2"), T0))  # a second hello while it waits
+    assert error.code == "already_hello"
+    actions = session.handle(SeatAnswered(True), T0)
+    [answer] = sent(actions)
+    assert isinstance(answer, ServerHello)
+    assert state_of(session) is State.READY
+
+
+def test_frames_sent_right_behind_a_preauth_hello_are_answered_after_it_in_order() -> None:
+    session = make_session(authenticated=False)
+    session.handle(Connected(), T0)
+    assert session.handle(hello(), T0) == [ClaimSeat()]
+    assert turn(session, chat_send(), T0) == []  # held, not refused as hello_required
+    actions = session.handle(SeatAnswered(True), T0)
+    answer, *_ = sent(actions)
+    assert isinstance(answer, ServerHello)
+    assert of(actions, LoadTurnMemory)  # the chat was planned after the hello
+    assert state_of(session) is State.TURN
+
+
+def test_a_preauth_hello_without_a_free_seat_is_closed_1013() -> None:
+    session = make_session(authenticated=False)
+    session.handle(Connected(), T0)
+    session.handle(hello(), T0)
+    actions = session.handle(SeatAnswered(False), T0)
+    [error] = sent(actions)
+    assert error.code == "server_full"
+    assert of(actions, Close) == [Close(CLOSE_SERVER_FULL, "too many connections")]
+    assert not of(actions, OpenSave)
+    assert state_of(session) is State.CLOSED
+
+
+def test_a_preauth_hello_with_a_wrong_token_claims_nothing() -> None:
+    session = make_session(authenticated=False)
+    session.handle(Connected(), T0)
+    actions = session.handle(hello(token="wrong"), T0)
+    assert not of(actions, ClaimSeat)
+    assert of(actions, Close) == [Close(CLOSE_UNAUTHORIZED, "unauthorized")]
+
+
 def test_session_closes_4001_on_wrong_token() -> None:
-    session = make_session()
+    session = make_session(authenticated=False)
     session.handle(Connected(), T0)
     actions = session.handle(hello(token="wrong"), T0)
     [error] = sent(actions)

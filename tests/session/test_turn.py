@@ -15,6 +15,7 @@ from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
 from xtyserver.protocol.frames import ModelContext
 from xtyserver.protocol.images import PreparedImage
 from xtyserver.session.events import SaveMemory
+from xtyserver.session.prompt import unfence
 from xtyserver.session.turn import focus_terms, plan_turn
 
 T0 = 1_790_000_000.0
@@ -144,5 +145,7 @@ def test_plan_never_exceeds_the_memory_budget_and_only_uses_ids_it_was_given(
     budget = MemoryBudget(total_chars=200)
     result = plan(text=question, memory=SaveMemory(None, SaveIndex(FARM, events)), budget=budget)
     assert set(result.used_ids) <= {e.id for e in events}
-    memory_parts = [m["content"] for m in result.messages if m["role"] == "system"][1:]
-    assert all(len(part) <= 200 + 40 for part in memory_parts)
+    assert [m["role"] for m in result.messages] == ["system", "user"]
+    data, rest = unfence(result.messages[-1]["content"])
+    assert rest == question
+    assert len(data) <= 200 + 40

@@ -19,6 +19,7 @@ import msgspec
 from xtyserver import __version__, errors, log
 from xtyserver.clock import SystemClock
 from xtyserver.config import Settings, load_settings
+from xtyserver.files import private_dir, tighten_data_dir, write_private
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -215,15 +216,21 @@ async def _serve(settings: Settings, record: Path | None, record_images: bool) -
     from xtyserver import token as tokens
     from xtyserver.server import serving, settle_heap
 
-    data = settings.data_path
-    data.mkdir(parents=True, exist_ok=True)
+    data = private_dir(settings.data_path)
+    for path in tighten_data_dir(data):
+        log.get("xtyserver.cli.main").warning("data_dir.tightened", path=path.name)
     secret, where = tokens.load_or_create(data, env_token=settings.token)
     if not settings.model.configured:
         log.get("xtyserver.cli.main").warning(
             "model.not_configured", hint="set XTY_MODEL_BASE_URL and XTY_MODEL; chat will refuse"
         )
     async with serving(
-        settings, token=secret, clock=SystemClock(), record=record, record_images=record_images
+        settings,
+        token=secret,
+        clock=SystemClock(),
+        record=record,
+        record_images=record_images,
+        token_file=where,
     ) as server:
         settle_heap()
         print(f"listening {server.url}", flush=True)
@@ -316,7 +323,7 @@ def _memory(args: argparse.Namespace) -> int:
                 if not args.json:
                     data = msgspec.json.format(data, indent=2)
                 if args.out:
-                    args.out.write_bytes(data)
+                    write_private(args.out, data)
                 else:
                     sys.stdout.buffer.write(data + b"\n")
             case "import":

@@ -1,14 +1,16 @@
 """Scoring the evaluation: what each prompt carried, the figures, the baseline (pure).
 
 A turn is scored from the chat request the model received. Its messages are
-split into the prompt's layers (``xtyserver.session.prompt``): the first system
-message is the persona (the companion's identity), system messages starting
-with :data:`STYLE_HEAD` and :data:`PROFILE_HEAD` the style and profile layers,
-one starting with :data:`MEMORY_HEAD` the save's memories, one starting with
-:data:`SUMMARY_HEAD` the session summary, one starting with :data:`FACTS_HEAD`
-the game facts, the last user message the player's text, and the
-user/assistant turns between the history. A profile field counts as injected
-when it is in the style or profile layer.
+split into the prompt's layers (``xtyserver.session.prompt``): the system
+message is the persona (with the rules; any later system message is
+``other``); the fenced data blocks of user messages are split into sections by
+their heads: the companion's name and setting (counted with the persona),
+:data:`STYLE_HEAD`, :data:`PROFILE_HEAD`, :data:`MEMORY_HEAD` (the save's
+memories), :data:`SUMMARY_HEAD` (the session summary), :data:`FACTS_HEAD` (the
+game facts); the fences' tags and the assistant's answer to the early data
+block are ``fence``; the rest of the last user message is the player's text,
+and the other user/assistant turns are the history. A profile field counts as
+injected when it is in the style or profile layer.
 Tokens are :func:`~xtyserver.memory.tokenize.approx_tokens` estimates.
 
 Memories are recognised by the text the store holds (after its normalisation):
@@ -27,12 +29,22 @@ import msgspec
 from xtyserver.evaluation.evalset import PROFILE_PREFIX, EvalSet, Question
 from xtyserver.memory.tokenize import approx_tokens
 from xtyserver.memory.types import SharedProfile
+from xtyserver.session.prompt import DATA_TAG, unfence
 
 MEMORY_HEAD = "你记得的事"
 FACTS_HEAD = "当前游戏状态"
 STYLE_HEAD = "说话方式"
 PROFILE_HEAD = "关于玩家"
 SUMMARY_HEAD = "本次会话前面聊过的"
+COMPANION_HEADS = ("玩家给你起的名字", "玩家希望你的设定")
+_SECTIONS = (
+    *((head, "persona") for head in COMPANION_HEADS),
+    (STYLE_HEAD, "style"),
+    (PROFILE_HEAD, "profile"),
+    (MEMORY_HEAD, "memory"),
+    (SUMMARY_HEAD, "summary"),
+    (FACTS_HEAD, "facts"),
+)
 LAYERS = (
     "persona",
     "style",
@@ -43,9 +55,11 @@ LAYERS = (
     "history",
     "player",
     "other",
+    "fence",
     "tools",
 )
-"""Prompt layers; ``other`` is any system message of no known layer, ``tools`` the tool schemas."""
+"""Prompt layers; ``other`` is any text of no known layer, ``fence`` the fences' tags and the
+answer to the early data, ``tools`` the tool schemas."""
 
 
 class Loaded(msgspec.Struct, frozen=True):
@@ -154,31 +168,37 @@ def message_text(message: Mapping[str, Any]) -> str:
     return ""
 
 
+def _sections(data: str, parts: dict[str, list[str]]) -> None:
+    """Add the sections of one fenced data block to their layers (by the head of each line)."""
+    layer = "other"
+    for line in data.split("\n"):
+        layer = next((name for head, name in _SECTIONS if line.startswith(head)), layer)
+        parts[layer].append(line)
+
+
 def layer_texts(request: Mapping[str, Any]) -> dict[str, str]:
     """The request's text per prompt layer (see the module docstring)."""
     messages = [m for m in request.get("messages", []) if isinstance(m, Mapping)]
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
     parts: dict[str, list[str]] = {name: [] for name in LAYERS}
+    after_data = False
     for i, m in enumerate(messages):
         text = message_text(m)
-        if m.get("role") == "system":
-            if i == 0:
-                layer = "persona"
-            elif text.startswith(MEMORY_HEAD):
-                layer = "memory"
-            elif text.startswith(STYLE_HEAD):
-                layer = "style"
-            elif text.startswith(PROFILE_HEAD):
-                layer = "profile"
-            elif text.startswith(SUMMARY_HEAD):
-                layer = "summary"
-            elif text.startswith(FACTS_HEAD):
-                layer = "facts"
-            else:
-                layer = "other"
-        else:
-            layer = "player" if i == last_user else "history"
-        parts[layer].append(text)
+        role = m.get("role")
+        if role == "system":
+            parts["persona" if i == 0 else "other"].append(text)
+            continue
+        data, rest = unfence(text) if role == "user" else ("", text)
+        if data:
+            parts["fence"].append(f"<{DATA_TAG}></{DATA_TAG}>")
+            _sections(data, parts)
+        if i == last_user:
+            parts["player"].append(rest)
+        elif after_data and role == "assistant":
+            parts["fence"].append(rest)  # the answer to the early data block
+        elif rest:
+            parts["history"].append(rest)
+        after_data = bool(data) and i != last_user
     tools = request.get("tools")
     if tools:
         parts["tools"].append(msgspec.json.encode(tools).decode())

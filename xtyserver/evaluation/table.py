@@ -15,7 +15,8 @@ _LAYER_NAMES = {
     "facts": "facts",
     "history": "history",
     "player": "player text",
-    "other": "other system",
+    "other": "other",
+    "fence": "fences",
     "tools": "tool schemas",
     "total": "total",
 }

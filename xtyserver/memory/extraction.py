@@ -8,7 +8,10 @@ Two jobs, both run by the server after the player's turn is answered:
   The model may propose only nickname, language, reply style and a hobby;
   a value naming something of the current save, an inference about the
   player's character, possible role-play or a sensitive fact is refused
-  (:mod:`xtyserver.memory.shared_guard`) and the refusal reported.
+  (:mod:`xtyserver.memory.shared_guard`) and the refusal reported. An event
+  that states a sensitive fact or judges the player's character
+  (:func:`~xtyserver.memory.shared_guard.event_refusal`) is dropped, here and
+  in the session summary.
 * **Session summary** — at the end of a session, from at most the last 12
   turns, at most two durable events of the kinds in :data:`SUMMARY_KINDS`
   (never a plain ``event``). Fewer than 2 turns: no model call
@@ -74,11 +77,14 @@ class Extraction(msgspec.Struct, frozen=True):
     Attributes:
         refused: Why a proposed shared value was refused by
             :func:`shared_guard.refusal` (for the log line), or None.
+        events_refused: Why each proposed event refused by
+            :func:`shared_guard.event_refusal` was (for the log line).
     """
 
     profile: ProfileChange | None = None
     events: tuple[NewEvent, ...] = ()
     refused: shared_guard.Refusal | None = None
+    events_refused: tuple[shared_guard.Refusal, ...] = ()
 
 
 class Turn(msgspec.Struct, frozen=True):
@@ -193,8 +199,10 @@ def _clean_events(
     day: int | None,
     limit: int,
     kinds: tuple[MemoryKind, ...] | None = None,
-) -> tuple[NewEvent, ...]:
+) -> tuple[tuple[NewEvent, ...], tuple[shared_guard.Refusal, ...]]:
+    """The valid events (at most ``limit``) and why each refused by the event guard was."""
     out: list[NewEvent] = []
+    refused: list[shared_guard.Refusal] = []
     for item in raw:
         if len(out) >= limit:
             break
@@ -216,8 +224,13 @@ def _clean_events(
             continue
         if find_forbidden(event.subject) or find_forbidden(event.summary):
             continue
+        why = shared_guard.event_refusal(event.subject, event.summary)
+        if why is not None:
+            # A sensitive fact or a judgement of the player: never stored, never injected.
+            refused.append(why)
+            continue
         out.append(event)
-    return tuple(out)
+    return tuple(out), tuple(refused)
 
 
 def _clean_profile(raw: _RawProfile | None, profile: SharedProfile) -> ProfileChange | None:
@@ -258,15 +271,15 @@ def parse_extraction(
     answer = _decode(raw)
     if answer is None:
         return Extraction()
-    events = _clean_events(answer.events, day, MAX_TURN_EVENTS)
+    events, events_refused = _clean_events(answer.events, day, MAX_TURN_EVENTS)
     change = _clean_profile(answer.profile, profile)
     if change is None:
-        return Extraction(events=events)
+        return Extraction(events=events, events_refused=events_refused)
     proposed = [text for e in events for text in (e.subject, e.summary)]
     why = shared_guard.refusal(change.value, [*save_texts, *proposed])
     if why is not None:
-        return Extraction(events=events, refused=why)
-    return Extraction(profile=change, events=events)
+        return Extraction(events=events, refused=why, events_refused=events_refused)
+    return Extraction(profile=change, events=events, events_refused=events_refused)
 
 
 def parse_summary(raw: str, *, day: int | None) -> tuple[NewEvent, ...]:
@@ -275,7 +288,7 @@ def parse_summary(raw: str, *, day: int | None) -> tuple[NewEvent, ...]:
     answer = _decode(raw)
     if answer is None:
         return ()
-    return _clean_events(answer.events, day, MAX_SUMMARY_EVENTS, SUMMARY_KINDS)
+    return _clean_events(answer.events, day, MAX_SUMMARY_EVENTS, SUMMARY_KINDS)[0]
 
 
 def profile_update(profile: SharedProfile, change: ProfileChange) -> tuple[str, object]:

@@ -13,6 +13,13 @@ extraction model proposes for it is refused when it
 
 The patterns recognise the common Chinese and English phrasings; what they miss
 is still bounded by the four allowed fields and their length limits.
+
+Game events pass a narrower guard (:func:`event_refusal`, issue 17 section 3):
+a game is full of NPCs' birthdays and tempers, potions, hospitals and the
+Joja company, so an event is refused only for a sensitive fact in words games
+rarely use (depression, a diagnosis, a salary, a religion, ...) or, said of the
+player ("玩家", "我", "the player", "I"), their health, age, where they live or
+a judgement of their character.
 """
 
 from __future__ import annotations
@@ -68,6 +75,65 @@ _KIND_PATTERNS: tuple[tuple[Refusal, re.Pattern[str]], ...] = (
     ("character", _CHARACTER),
     ("inference", _INFERENCE),
 )
+
+
+# Sensitive whoever it is about: words ordinary game facts do not use.
+_EVENT_SENSITIVE = re.compile(
+    r"抑郁|焦虑症|焦虑障碍|躁郁|双相|精神(?:病|疾病|分裂|科)|心理(?:医生|咨询|治疗|疾病)|"
+    r"确诊|癌症|化疗|住院|做手术|怀孕|流产|残疾|自杀|自残|轻生|"
+    r"性取向|同性恋|双性恋|跨性别|出柜|宗教|信教|信佛|信基督|基督徒|穆斯林|党员|政治立场|"
+    r"工资|月薪|年薪|薪水|存款|负债|房贷|车贷|欠债|网贷|住址|家庭地址|家住|身份证|失业|被裁|"
+    r"\b(?:depress\w*|anxiety disorder|antidepressants?|bipolar|schizo\w*|therap(?:ist|y)|"
+    r"psychiatr\w*|diagnos\w*|cancer|chemo\w*|hospitali[sz]ed|surgery|pregnan\w*|"
+    r"miscarriage|disabilit\w*|suicid\w*|self-harm|sexual orientation|gay|lesbian|bisexual|"
+    r"transgender|religio\w*|church|mosque|salary|mortgage|in debt|home address|unemployed|"
+    r"laid off)\b",
+    re.IGNORECASE,
+)
+_ME_ZH = r"(?:玩家|我|自己|本人)"
+_ME_EN = r"\b(?:i|i'm|i've|me|my|myself|the player(?:'s)?|player(?:'s)?)\b"
+# Sensitive when said of the player: health, age, where they live.
+_PLAYER_SENSITIVE = re.compile(
+    _ME_ZH + r".{0,6}?(?:生病|病了|得了.{0,6}?(?:病|症)|看病|看医生|吃药|服药|失眠|住在|"
+    r"\d+\s*岁|几岁|生日(?:是|在)|年龄)|"
+    + _ME_EN
+    + r".{0,20}?\b(?:sick|ill|illness|lives? in|years old|birthday is|age is|"
+    r"on medication|taking medication|takes medication|meds)\b",
+    re.IGNORECASE,
+)
+_JUDGED = (
+    r"(?:懒(?!得)|笨|蠢|傻(?!眼)|自私|内向|外向|急躁|暴躁|胆小|冷漠|幼稚|固执|小气|贪心|自卑|"
+    r"自大|傲慢|粗心|不靠谱|没耐心|玻璃心|情绪化|废物|没用|脾气(?:不好|差|大|急|臭))"
+)
+# A judgement of the player's character (an NPC's temper is a game fact).
+_PLAYER_CHARACTER = re.compile(
+    _ME_ZH + r"(?:这个?人|这种人|的?性格|的?脾气|的?为人|的?个性)?"
+    r"(?:就是|真是|真的|是个|是|很|太|特别|非常|比较|有点|有些|挺|好|超|最近|总是|一直|其实|也|又|"
+    r"实在|这么|那么|[，, ])*" + _JUDGED + "|"
+    + _ME_ZH
+    + r"是(?:一)?个\S{0,8}的人|"
+    r"\b(?:i'm|i am|i'm just|the player is|player is|the player seems|the player's)\s+"
+    r"(?:(?:so|very|really|too|a bit|kind of|quite|just|pretty|always|such an?|a)\s+)*"
+    r"(?:lazy|selfish|stupid|dumb|rude|impatient|introvert(?:ed)?|extrovert(?:ed)?|shy|arrogant|"
+    r"mean|greedy|careless|childish|stubborn|insecure|moody|hot-tempered|short-tempered|"
+    r"bad-tempered|grumpy|irritable|idiot|loser|useless|worthless)\b|"
+    r"\b(?:player'?s|my) (?:personality|temper)\b",
+    re.IGNORECASE,
+)
+
+
+def event_refusal(*texts: str) -> Refusal | None:
+    """Why a game event (its subject and summary) may not be stored, or None when it may.
+
+    ``sensitive``: a sensitive fact in words games rarely use, or the player's
+    health, age or home; ``character``: a judgement of the player's character.
+    """
+    text = normalize(" ".join(texts))
+    if _EVENT_SENSITIVE.search(text) or _PLAYER_SENSITIVE.search(text):
+        return "sensitive"
+    if _PLAYER_CHARACTER.search(text):
+        return "character"
+    return None
 
 
 def kind_refusal(value: str) -> Refusal | None:

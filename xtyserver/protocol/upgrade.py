@@ -6,6 +6,11 @@ out. Checked before any handler runs, in this order: a wrong path (404), a
 ``Origin`` outside the allow-list (403, cross-site WebSocket hijacking), a
 wrong ``Authorization: Bearer`` token (401), a full server (503). A repeated
 ``Host``, ``Origin`` or ``Authorization`` header is refused like a wrong one.
+
+Only an upgrade that carries the right token counts against ``max_connections``:
+one without a token is let through to the pre-auth pool, where its hello must
+prove the token within the shorter pre-auth deadline, so a local process without
+the token cannot fill the server and keep the mod out.
 """
 
 from __future__ import annotations
@@ -72,8 +77,8 @@ def check_upgrade(
         port: The port it listens on.
         allowed_origins: Web origins allowed to connect (usually none).
         token: The adapter token.
-        connections: Connections open now.
-        max_connections: The most allowed at once.
+        connections: Authenticated connections open now.
+        max_connections: The most authenticated connections allowed at once.
     """
     if path.split("?", 1)[0] != PATH:
         return Refusal(404, "not found; the endpoint is /v1")
@@ -86,6 +91,6 @@ def check_upgrade(
     authorizations = header_values(headers, "Authorization")
     if authorizations and (len(authorizations) > 1 or not token_matches(bearer(headers), token)):
         return Refusal(401, "wrong token")
-    if connections >= max_connections:
+    if authorizations and connections >= max_connections:
         return Refusal(503, "too many connections")
     return None

@@ -26,6 +26,7 @@ from PIL import Image
 
 from xtyserver import __version__
 from xtyserver.clock import Clock
+from xtyserver.files import open_private, private_dir
 from xtyserver.replay.recording import FORMAT, IMAGE_PLACEHOLDER, REDACTED
 
 THREAD_BYTES = 64 * 1024  # hashing a screenshot runs off the event loop past this
@@ -46,8 +47,7 @@ class Recorder:
     """
 
     def __init__(self, folder: Path, *, clock: Clock, token: str, keep_images: bool) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        self.folder = folder
+        self.folder = private_dir(folder)
         self._clock = clock
         self._token = token
         self._keep_images = keep_images
@@ -64,7 +64,8 @@ class Recorder:
             "auth": auth,
             "images": "kept" if self._keep_images else "described",
         }
-        out = path.open("w", encoding="utf-8", buffering=1)  # a line per frame reaches the disk
+        # Owner-only, a line per frame reaches the disk.
+        out = open_private(path, "w", encoding="utf-8", buffering=1)
         recorder = ConnectionRecorder(out, self._clock, start, self._token, self._keep_images)
         recorder.write(header)
         return recorder

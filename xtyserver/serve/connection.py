@@ -23,6 +23,7 @@ Every queue is bounded. Nothing outlives the connection's task group.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -50,6 +51,7 @@ from xtyserver.session.effects import (
     CallModel,
     CancelModel,
     CancelTimer,
+    ClaimSeat,
     Close,
     CloseSave,
     Effect,
@@ -71,10 +73,11 @@ from xtyserver.session.events import (
     Event,
     FrameIn,
     FrameRefused,
+    SeatAnswered,
     TimerFired,
     TimerKind,
 )
-from xtyserver.session.machine import GameAgentSession, State
+from xtyserver.session.machine import CLOSE_UNAUTHORIZED, GameAgentSession, State
 
 if TYPE_CHECKING:
     from xtyserver.replay.recorder import ConnectionRecorder
@@ -130,6 +133,9 @@ class Connection:
         limits: Queue sizes and deadlines.
         recorder: Writes every frame in and out (``serve --record``), or None.
         working: Carries out working-memory and injection-log effects (None: ignored).
+        claim_seat: Takes an authenticated seat for a pre-auth connection whose
+            hello proved the token (``ClaimSeat``); False when none is free.
+        on_unauthorized: Awaited before a wrong-token close (the guess delay).
     """
 
     def __init__(
@@ -146,8 +152,13 @@ class Connection:
         limits: RuntimeLimits,
         recorder: ConnectionRecorder | None = None,
         working: WorkingShell | None = None,
+        claim_seat: Callable[[], bool] | None = None,
+        on_unauthorized: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.ws = ws
+        self.seated = False
+        self._claim_seat = claim_seat
+        self._on_unauthorized = on_unauthorized
         self._working = working
         self._recorder = recorder
         self.session = session
@@ -326,7 +337,12 @@ class Connection:
             case Send(frame=frame):
                 if not self._closing:
                     await self._out_in.send(encode_frame(frame))
+            case ClaimSeat():
+                self.seated = self._claim_seat() if self._claim_seat is not None else True
+                await self._post(SeatAnswered(self.seated))
             case Close(code=code, reason=reason):
+                if code == CLOSE_UNAUTHORIZED and self._on_unauthorized is not None:
+                    await self._on_unauthorized()
                 self._log.info("connection.closing", code=code, reason=reason)
                 self._closing = True
                 with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):

@@ -341,6 +341,10 @@ def _prepare(data: bytes, mime: Mime, limits: ImageLimits, data_field: str) -> P
                     original_height=height,
                     original_bytes=len(data),
                 )
+        if mime == "image/jpeg":
+            scaled = _jpeg_scaled(image, data, limits)
+            if scaled is not None:
+                return msgspec.structs.replace(scaled, original_bytes=len(data))
         clean = _clean_pixels(image, mime, limits)
     encoded = _encode(clean, mime, limits)
     return PreparedImage(
@@ -350,6 +354,71 @@ def _prepare(data: bytes, mime: Mime, limits: ImageLimits, data_field: str) -> P
         height=clean.height,
         original_width=width,
         original_height=height,
+        original_bytes=len(data),
+    )
+
+
+# ---------------------------------------------------------------------------
+# A JPEG over limits: libjpeg-turbo decodes straight to an n/8 scale
+
+
+def jpeg_scale(width: int, height: int, max_side: int) -> int | None:
+    """The largest n in 1..8 such that an n/8 decode fits ``max_side``; None when none does.
+
+    libjpeg-turbo scales inside the inverse DCT in steps of 1/8 and rounds the
+    output size up (``ceil(side * n / 8)``), so a 1920x1080 screenshot with the
+    default 1568 limit decodes at 6/8 to 1440x810 with no resample at all.
+    """
+    longest = max(width, height)
+    for n in range(8, 0, -1):
+        if -(-longest * n // 8) <= max_side:
+            return n
+    return None
+
+
+def _jpeg_scaled(image: Image.Image, data: bytes, limits: ImageLimits) -> PreparedImage | None:
+    """Decode at the largest DCT scale that fits and re-encode, or None to use Pillow.
+
+    Used for upright RGB and greyscale JPEGs whose n/8 decode is not smaller
+    than half the limit (so the picture keeps the detail a resample would).
+    The pixels are decoded into a fresh buffer and encoded from it: no segment
+    of the original (EXIF, XMP, ICC, comments) can reach the output. A corrupt
+    stream fails the decode (strict mode) and is refused like any other.
+    """
+    if image.mode not in ("RGB", "L"):
+        return None
+    try:
+        if image.getexif().get(ExifTags.Base.Orientation, 1) != 1:
+            return None
+    except Exception:
+        return None
+    n = jpeg_scale(image.width, image.height, limits.max_side)
+    if n is None or max(image.width, image.height) * n / 8 < limits.max_side / 2:
+        return None  # far too large: Pillow's draft and a resample keep more detail
+    import simplejpeg  # only a server that gets large JPEGs loads it (and numpy)
+
+    colorspace = "RGB" if image.mode == "RGB" else "GRAY"
+    width = -(-image.width * n // 8)
+    height = -(-image.height * n // 8)
+    pixels = simplejpeg.decode_jpeg(
+        data, colorspace=colorspace, min_width=width, min_height=height, strict=True
+    )
+    out_height, out_width = int(pixels.shape[0]), int(pixels.shape[1])
+    if max(out_width, out_height) > limits.max_side:
+        return None  # a libjpeg-turbo that rounds differently: the safe path
+    encoded = simplejpeg.encode_jpeg(
+        pixels,
+        quality=limits.jpeg_quality,
+        colorspace=colorspace,
+        colorsubsampling="420" if colorspace == "RGB" else "Gray",
+    )
+    return PreparedImage(
+        mime="image/jpeg",
+        data=bytes(encoded),
+        width=out_width,
+        height=out_height,
+        original_width=image.width,
+        original_height=image.height,
         original_bytes=len(data),
     )
 

@@ -136,6 +136,8 @@ class MemoryJobs:
         if result.refused is not None:
             # The kind of refusal only: the value itself may be private.
             self._log.info("memory.shared_refused", reason=result.refused)
+        for reason in result.events_refused:
+            self._log.info("memory.event_refused", reason=reason)
         deliberate = extraction.is_deliberate(job.player_text)
         await self._store(job.save, result.events, job.at, deliberate=deliberate)
         if result.profile is not None and profile.auto_shared:

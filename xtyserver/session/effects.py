@@ -40,6 +40,12 @@ class Close(Effect, frozen=True):
     reason: str
 
 
+class ClaimSeat(Effect, frozen=True):
+    """A pre-auth connection proved the token in its hello: take one of the
+    ``max_connections`` authenticated seats (v1.md "Upgrade"). Answered by
+    ``SeatAnswered``; ``server.hello`` waits for it."""
+
+
 class ArmTimer(Effect, frozen=True):
     """(Re)arm the timer ``kind`` to fire after ``seconds``; replaces an armed one."""
 

@@ -51,6 +51,12 @@ class Disconnected(Event, frozen=True):
     pass
 
 
+class SeatAnswered(Event, frozen=True):
+    """The shell's answer to ``ClaimSeat``: whether an authenticated seat was free."""
+
+    granted: bool
+
+
 # -- a turn's inputs ------------------------------------------------------------------------
 
 

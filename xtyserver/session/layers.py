@@ -9,7 +9,11 @@ Pure code. The layers, in their fixed order:
 5. ``window``: the recent rounds as chat messages;
 6. ``current``: the newest modelContext as facts, the player's text, the screenshot.
 
-Layers 1-3 change only when the profile or the persona changes, so consecutive
+Only the persona (with the rules) is a system message; the companion's name
+and setting, style, profile and session summary are fenced data in an early
+user message, this turn's memories and game facts fenced data in the final
+one (:func:`xtyserver.session.prompt.build_messages`). The early part changes
+only when the profile, the persona or the summary changes, so consecutive
 requests start with the same bytes (a provider's prompt cache reuses them).
 The injection log record of a turn holds sizes, memory ids and scores, never
 any text.
@@ -28,7 +32,10 @@ from xtyserver.protocol.frames import ContextUse
 
 STYLE_HEAD = "说话方式："
 PROFILE_HEAD = "关于玩家（共享档案，所有存档通用）："
-LAYERS = ("identity", "style", "profile", "memory", "window", "current")
+COMPANION_NAME_HEAD = "玩家给你起的名字："
+COMPANION_PERSONA_HEAD = "玩家希望你的设定："
+LAYERS = ("identity", "style", "profile", "memory", "window", "current", "fence")
+"""The injection log's layers; ``fence``: the fences' tags and the answer to the early data."""
 
 
 class LayerBudget(msgspec.Struct, frozen=True, kw_only=True):
@@ -50,13 +57,28 @@ def _clip(text: str, limit: int) -> str:
 
 
 def identity_text(persona: str, profile: SharedProfile | None, budget: LayerBudget) -> str:
-    """Layer 1: the persona, plus the companion's name and setting when the player gave them."""
-    parts = [persona]
+    """Layer 1 whole: the persona, plus the companion's name and setting, within the budget."""
+    return "\n".join(p for p in identity_parts(persona, profile, budget) if p)
+
+
+def identity_parts(
+    persona: str, profile: SharedProfile | None, budget: LayerBudget
+) -> tuple[str, str]:
+    """Layer 1 as (the persona, the companion's name and setting), together within the budget.
+
+    The persona is the project's (or the configured) text and goes into the
+    system message; the name and setting were written by the player and are
+    data (v1.md "The model call"). Together they keep ``identity_chars``.
+    """
+    own = _clip(persona, budget.identity_chars)
+    lines = []
     if profile is not None and profile.companion_name:
-        parts.append(f"玩家给你起的名字：{profile.companion_name}")
+        lines.append(f"{COMPANION_NAME_HEAD}{profile.companion_name}")
     if profile is not None and profile.companion_persona:
-        parts.append(f"玩家希望你的设定：{profile.companion_persona}")
-    return _clip("\n".join(parts), budget.identity_chars)
+        lines.append(f"{COMPANION_PERSONA_HEAD}{profile.companion_persona}")
+    room = budget.identity_chars - len(own) - 1  # the newline between them
+    data = _clip("\n".join(lines), room) if lines and room > 0 else ""
+    return own, data
 
 
 def style_text(profile: SharedProfile | None, budget: LayerBudget) -> str:

@@ -46,6 +46,7 @@ from xtyserver.session.effects import (
     ArmTimer,
     CancelModel,
     CancelTimer,
+    ClaimSeat,
     Close,
     Effect,
     LoadTurnMemory,
@@ -66,6 +67,7 @@ from xtyserver.session.events import (
     ModelDone,
     ModelFailed,
     SaveMemory,
+    SeatAnswered,
     StoreAnswer,
     TimerFired,
     TimerKind,
@@ -88,6 +90,9 @@ CLOSE_UNAUTHORIZED = 4001
 CLOSE_HELLO_TIMEOUT = 4002
 CLOSE_HEARTBEAT_TIMEOUT = 4003
 CLOSE_FLOOD = 4008
+CLOSE_SERVER_FULL = 1013  # "try again later" (RFC 6455)
+# Frames kept while a pre-auth hello waits for its seat (one inbox round trip).
+HELD_FRAMES = 64
 
 
 class State(enum.Enum):
@@ -141,12 +146,14 @@ class GameAgentSession:
         self._texts = settings.texts
         self._token = token
         self._authenticated = authenticated
+        self._seat_wanted: Hello | None = None
+        self._held: list[tuple[Decoded, float]] = []
         self._timezone_ok = timezone_ok
         self._admission = Admission(settings, now)
         self._turns = Turns(settings)
         self._saves = SaveTracker(self._turns, summarize=settings.extraction, now=now)
         self._requests = StoreRequests(Confirmations(f"{session_id}:menu"))
-        self._tools = ToolLoop(Confirmations(session_id))
+        self._tools = ToolLoop(Confirmations(session_id), settings.texts.data_tag)
 
     # -- the one entry point ---------------------------------------------------
 
@@ -156,7 +163,15 @@ class GameAgentSession:
             return []
         match event:
             case Connected():
-                return [ArmTimer("hello", self._settings.hello_timeout)]
+                settings = self._settings
+                deadline = (
+                    settings.hello_timeout
+                    if self._authenticated
+                    else settings.preauth_hello_timeout
+                )
+                return [ArmTimer("hello", deadline)]
+            case SeatAnswered(granted=granted):
+                return self._seated(granted, now)
             case FrameIn(decoded=decoded):
                 frame_id = getattr(decoded.frame, "id", None)
                 return self._admit(now, frame_id) or self._frame(decoded, now)
@@ -229,6 +244,11 @@ class GameAgentSession:
         return [Send(frame), log]
 
     def _frame(self, decoded: Decoded, now: float) -> list[Effect]:
+        waiting = self._seat_wanted is not None and not isinstance(decoded.frame, Hello)
+        if waiting and len(self._held) < HELD_FRAMES:
+            # Frames sent right behind the hello wait for its seat, in order.
+            self._held.append((decoded, now))
+            return []
         frame = decoded.frame
         effects: list[Effect] = []
         if decoded.context_over_target:
@@ -256,6 +276,8 @@ class GameAgentSession:
         return effects
 
     def _hello(self, frame: Hello, now: float) -> list[Effect]:
+        if self._seat_wanted is not None:
+            return [Send(replies.error("already_hello", "hello already in progress", frame.id))]
         if not self._authenticated and not token_matches(frame.token, self._token):
             refusal = Send(replies.error("unauthorized", "missing or wrong token", frame.id))
             return [refusal, *self._close(CLOSE_UNAUTHORIZED, "unauthorized", now)]
@@ -263,6 +285,10 @@ class GameAgentSession:
         if not self._timezone_ok(timezone):
             message = f"unknown IANA time zone {timezone!r}"
             return [Send(replies.error("invalid_frame", message, frame.id, ["timezone"]))]
+        if not self._authenticated:
+            # Proved by the hello: only now does it count against max_connections.
+            self._seat_wanted = frame
+            return [ClaimSeat()]
         self._transition("hello_ok")
         opened = self._saves.open(frame.identity, timezone, now)
         hello = ServerHello(
@@ -280,6 +306,22 @@ class GameAgentSession:
             ArmTimer("heartbeat", self._heartbeat_deadline()),
             Log("session.hello", {"game": frame.identity.game_id, "adapter": frame.adapter.name}),
         ]
+
+    def _seated(self, granted: bool, now: float) -> list[Effect]:
+        frame, self._seat_wanted = self._seat_wanted, None
+        held, self._held = self._held, []
+        if frame is None or self.state is not State.AWAIT_HELLO:
+            return []
+        if not granted:
+            full = Send(replies.error("server_full", "too many connections", frame.id))
+            return [full, *self._close(CLOSE_SERVER_FULL, "too many connections", now)]
+        self._authenticated = True
+        effects = self._hello(frame, now)
+        for decoded, at in held:
+            if self.state is State.CLOSED:  # type: ignore[comparison-overlap]
+                break
+            effects += self._frame(decoded, at)
+        return effects
 
     def _heartbeat_deadline(self) -> float:
         return self._settings.heartbeat_ms / 1000 * self._settings.heartbeat_misses

@@ -1,11 +1,14 @@
 """The layered prompt of one player turn (v1.md "The model call"). Pure code.
 
 Layers, in order (:mod:`xtyserver.session.layers`): the companion's identity,
-style and language, the shared profile (system messages that stay byte-identical
-from turn to turn), this save's memories and the session summary (system), the
-recent window (user/assistant messages), then the current turn: the game facts
-from the newest modelContext (system, marked stale when old), the player's
-redacted text plus the screenshot as an image content part.
+style and language, the shared profile, this save's memories and the session
+summary, the recent window (user/assistant messages), then the current turn:
+the game facts from the newest modelContext (marked stale when old), the
+player's redacted text plus the screenshot as an image content part.
+
+Only the project's own text (persona, rules) is a system message; whatever a
+mod, the player, extraction or the model wrote is data in a fenced block of a
+user message (:func:`build_messages`, v1.md "The model call").
 """
 
 from __future__ import annotations
@@ -87,10 +90,60 @@ def render_facts(context: ModelContext, freshness: Freshness, age_seconds: float
 
 MEMORY_HEAD = "你记得的事（仅供参考）：\n"
 
+DATA_TAG = "资料"
+"""The default name of the fence around data (``Texts.data_tag``)."""
+
+# Angle brackets inside data become these, so no data can open or close a fence.
+_NEUTRAL = str.maketrans({"<": "‹", ">": "›", "＜": "‹", "＞": "›", "﹤": "‹", "﹥": "›"})
+
+
+def fence(sections: Sequence[str], tag: str = DATA_TAG) -> str:
+    """The non-empty ``sections`` as one fenced data block, or "" when all are empty.
+
+    ``<tag>``, the sections one after another, ``</tag>``. Every angle bracket
+    inside the data (ASCII, full-width, small) is replaced by a single
+    guillemet, so a hostile NPC name or memory cannot close the fence early or
+    open another one: exactly one opening and one closing tag per block.
+    """
+    body = "\n".join(s.translate(_NEUTRAL) for s in sections if s)
+    return f"<{tag}>\n{body}\n</{tag}>" if body else ""
+
+
+def unfence(content: str, tag: str = DATA_TAG) -> tuple[str, str]:
+    """Split a user message built by :func:`build_messages` into (data, the rest).
+
+    ``data`` is what is inside a leading fence ("" when the message has none),
+    the rest is what follows it (in the final message: the player's text).
+    """
+    head, tail = f"<{tag}>\n", f"\n</{tag}>"
+    if not content.startswith(head):
+        return "", content
+    end = content.find(tail, len(head))
+    if end < 0:
+        return "", content
+    rest = content[end + len(tail) :]
+    return content[len(head) : end], rest.removeprefix("\n")
+
+
+class PromptTexts(msgspec.Struct, frozen=True, kw_only=True):
+    """The project's own model-facing texts around the data (``[texts]``, v1.md "The model call").
+
+    Attributes:
+        rules: Appended to the persona in the system message: data is never
+            instructions. ``{tag}`` is replaced by ``tag``.
+        ack: The assistant's answer to the early data message (the stable data).
+        tag: The fence's name.
+    """
+
+    rules: str = ""
+    ack: str = "好的。"
+    tag: str = DATA_TAG
+
 
 def build_messages(
     *,
     identity: str,
+    companion: str = "",
     style: str = "",
     profile: str = "",
     memory_text: str = "",
@@ -99,11 +152,25 @@ def build_messages(
     facts_text: str = "",
     text: str,
     image_url: str | None = None,
+    texts: PromptTexts | None = None,
 ) -> list[Message]:
     """Assemble the chat-completions ``messages`` of one turn, layer by layer.
 
+    One system message holds only the project's own text (the persona and the
+    rules). Everything else is data, fenced (:func:`fence`) in user messages:
+
+    * the data that changes rarely (the companion's name and setting, style,
+      profile, the session summary) in an early user message, answered by
+      ``texts.ack``, so the prefix up to the window stays byte-identical;
+    * the window's rounds as they were;
+    * the data of this turn (the memories retrieved for it, the game facts) in
+      the final user message, before the player's text.
+
+    Roles alternate (system, then user and assistant in turn, ending with user).
+
     Args:
-        identity: Layer 1, the companion's persona (always sent).
+        identity: Layer 1, the companion's persona (always sent, system).
+        companion: Layer 1, the companion's name and setting from the profile, or "".
         style: Layer 2, language and reply style from the profile, or "".
         profile: Layer 3, the shared profile, or "".
         memory_text: Layer 4, this save's rendered memories within their budget, or "".
@@ -112,28 +179,30 @@ def build_messages(
         facts_text: Layer 6, rendered game facts, or "" when none or dropped.
         text: Layer 6, the player's text, already redacted.
         image_url: Layer 6, a ``data:`` URL of the prepared screenshot, or None.
+        texts: The rules, the answer to the early data and the fence's name.
     """
-    messages: list[Message] = [{"role": "system", "content": identity}]
-    for block in (style, profile):
-        if block:
-            messages.append({"role": "system", "content": block})
-    if memory_text:
-        messages.append({"role": "system", "content": MEMORY_HEAD + memory_text})
-    if summary_text:
-        messages.append({"role": "system", "content": summary_text})
-    for player, companion in history:
+    texts = texts or PromptTexts()
+    rules = texts.rules.replace("{tag}", texts.tag)
+    system = f"{identity}\n{rules}" if rules else identity
+    messages: list[Message] = [{"role": "system", "content": system}]
+    stable = fence((companion, style, profile, summary_text), texts.tag)
+    if stable:
+        messages.append({"role": "user", "content": stable})
+        messages.append({"role": "assistant", "content": texts.ack})
+    for player, reply in history:
         messages.append({"role": "user", "content": player})
-        messages.append({"role": "assistant", "content": companion})
-    if facts_text:
-        messages.append({"role": "system", "content": facts_text})
+        messages.append({"role": "assistant", "content": reply})
+    memory = MEMORY_HEAD + memory_text if memory_text else ""
+    data = fence((memory, facts_text), texts.tag)
+    final = f"{data}\n{text}" if data else text
     if image_url is None:
-        messages.append({"role": "user", "content": text})
+        messages.append({"role": "user", "content": final})
     else:
         messages.append(
             {
                 "role": "user",
                 "content": [
-                    {"type": "text", "text": text},
+                    {"type": "text", "text": final},
                     {"type": "image_url", "image_url": {"url": image_url}},
                 ],
             }

@@ -3,7 +3,9 @@
 When the model answers with tool calls, each call becomes a ``RunTool``
 effect (or, when refused here, an error result at once); once every call of
 the round has its result, the conversation goes back to the model with the
-assistant's calls and the ``tool`` results, and the model continues. At most
+assistant's calls and the ``tool`` results, and the model continues (each
+result fenced as data, like every text the model or a mod wrote:
+``xtyserver.session.prompt.fence``). At most
 :data:`~xtyserver.session.tools.MAX_CALLS_PER_TURN` calls run per turn: a
 further call gets an error result, and the next request offers no tools, so
 the model must answer. A failing tool is a result the model can explain;
@@ -15,6 +17,7 @@ from __future__ import annotations
 from xtyserver.memory.manage import ForgetPreview
 from xtyserver.session import tools
 from xtyserver.session.effects import CallModel, Effect, RunTool
+from xtyserver.session.prompt import DATA_TAG, fence
 from xtyserver.session.tools import ApplyOp, Confirmations, ToolAnswer, ToolCall, ToolOp, ViewOp
 from xtyserver.session.turns import Turn
 
@@ -26,10 +29,12 @@ class ToolLoop:
 
     Args:
         confirmations: The connection's forget tokens.
+        tag: The name of the data fence each tool result is put in (``Texts.data_tag``).
     """
 
-    def __init__(self, confirmations: Confirmations) -> None:
+    def __init__(self, confirmations: Confirmations, tag: str = DATA_TAG) -> None:
         self.confirmations = confirmations
+        self._tag = tag
 
     def offered(self, turn: Turn) -> list[dict[str, object]] | None:
         """The tools to offer with the turn's next model request (none once the limit is hit)."""
@@ -83,7 +88,11 @@ class ToolLoop:
         turn.messages = [
             *turn.messages,
             tools.assistant_message(turn.round_text, calls),
-            *(tools.tool_message(c.id, turn.results.get(c.id, TOO_MANY)) for c in calls),
+            # A result carries memory the model or a mod wrote: data, fenced.
+            *(
+                tools.tool_message(c.id, fence([turn.results.get(c.id, TOO_MANY)], self._tag))
+                for c in calls
+            ),
         ]
         turn.round_calls, turn.results = (), {}
         return [CallModel(turn.number, turn.messages, turn.image_sent, self.offered(turn))]

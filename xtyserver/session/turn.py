@@ -23,12 +23,17 @@ from xtyserver.session.layers import (
     InjectionRecord,
     LayerBudget,
     cost,
-    identity_text,
+    identity_parts,
     injected,
     profile_text,
     style_text,
 )
-from xtyserver.session.prompt import MEMORY_HEAD, build_messages, render_facts
+from xtyserver.session.prompt import (
+    MEMORY_HEAD,
+    PromptTexts,
+    build_messages,
+    render_facts,
+)
 
 
 class TurnPlan(msgspec.Struct, frozen=True):
@@ -77,6 +82,7 @@ def plan_turn(
     image: PreparedImage | None,
     now: float,
     persona: str,
+    texts: PromptTexts | None = None,
     budget: MemoryBudget,
     layers: LayerBudget | None = None,
     stale_after: float,
@@ -97,6 +103,7 @@ def plan_turn(
         image: The prepared screenshot, or None.
         now: The time of the turn (freshness and recency).
         persona: The companion's system prompt.
+        texts: The rules after the persona, the answer to the early data, the fence's name.
         budget: The memory budget.
         layers: The budgets of the identity, style and profile layers.
         stale_after: Seconds after which the context is marked stale.
@@ -126,12 +133,14 @@ def plan_turn(
             budget=budget,
         )
     memory_text = selection.render()
-    identity = identity_text(persona, profile, layers)
+    texts = texts or PromptTexts()
+    identity, companion = identity_parts(persona, profile, layers)
     style = style_text(profile, layers)
     shared = profile_text(profile, layers)
     image_url = image.data_url() if image is not None else None
     messages = build_messages(
         identity=identity,
+        companion=companion,
         style=style,
         profile=shared,
         memory_text=memory_text,
@@ -140,20 +149,30 @@ def plan_turn(
         facts_text=facts,
         text=text,
         image_url=image_url,
+        texts=texts,
     )
     memory_layer = [MEMORY_HEAD + memory_text] if memory_text else []
     rounds = [part for pair in history for part in pair]
+    system = messages[0]["content"]
+    fences = sum(
+        1 for part in ((companion, style, shared, summary), (*memory_layer, facts)) if any(part)
+    )
+    # The fences' own tags and the answer to the early data (the rest is counted by layer).
+    tags = [f"<{texts.tag}>", f"</{texts.tag}>"] * fences
+    if any((companion, style, shared, summary)):
+        tags.append(texts.ack)
     record = InjectionRecord(
         at=now,
         game_id=save.game_id,
         save_id=save.save_id,
         layers=(
-            cost("identity", [identity]),
+            cost("identity", [system, companion]),
             cost("style", [style]),
             cost("profile", [shared]),
             cost("memory", [*memory_layer, summary]),
             cost("window", rounds),
             cost("current", [facts, text]),
+            cost("fence", tags),
         ),
         memories=injected(selection),
         context=use,

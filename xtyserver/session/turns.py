@@ -34,6 +34,7 @@ from xtyserver.session.effects import (
     TouchMemories,
 )
 from xtyserver.session.events import ModelDone, SaveMemory
+from xtyserver.session.prompt import PromptTexts
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.tools import TOOL_SPECS, ToolCall, ToolOp
 from xtyserver.session.turn import plan_turn
@@ -161,6 +162,9 @@ class Turns:
             image=turn.image,
             now=now,
             persona=self._texts.persona,
+            texts=PromptTexts(
+                rules=self._texts.data_rules, ack=self._texts.data_ack, tag=self._texts.data_tag
+            ),
             budget=self._settings.budget,
             layers=self._settings.layers,
             stale_after=self._settings.stale_after,

@@ -10,6 +10,8 @@ from typing import Annotated, Any
 
 import msgspec
 
+from xtyserver.session.prompt import unfence
+
 __all__ = [
     "DEFAULT_MODEL",
     "RecordedRequest",
@@ -161,8 +163,12 @@ def _last_user_text(payload: object) -> str:
 
 
 def default_reply_text(payload: object) -> str:
-    """Deterministic default answer: ``小汤圆收到：`` and the first 30 chars of the user text."""
-    return "小汤圆收到：" + _last_user_text(payload).strip()[:30]
+    """Deterministic default answer: ``小汤圆收到：`` and the first 30 chars of the user text.
+
+    The user text is the last user message without its leading data fence
+    (``xtyserver.session.prompt.unfence``): what the player said.
+    """
+    return "小汤圆收到：" + unfence(_last_user_text(payload))[1].strip()[:30]
 
 
 def pick_reply(queue: list[Reply], text: str) -> Reply | None:

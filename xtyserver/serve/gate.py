@@ -1,0 +1,105 @@
+"""Who may hold a connection open: authenticated seats, the pre-auth pool, failed tokens.
+
+A shell helper of the listener (v1.md "Upgrade"). A local process without the
+token must not keep the mod out, so a connection whose upgrade carried no valid
+``Authorization: Bearer`` waits in a small pre-auth pool (the oldest is dropped
+when a new one needs room) and takes one of the ``max_connections`` seats only
+when its hello proves the token. Wrong tokens are answered after a delay that
+grows per remote address, so guessing stays hopeless and costs the server only
+a sleeping task.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable
+
+import anyio
+import msgspec
+
+
+class GateLimits(msgspec.Struct, frozen=True, kw_only=True):
+    """Numbers of the gate (``[server]`` settings of the same names).
+
+    Attributes:
+        max_connections: Authenticated connections open at once.
+        preauth_pool: Connections that have not proved the token yet.
+        fail_delay_first: Seconds before answering the first wrong token of a remote.
+        fail_delay_max: The most any answer waits.
+        fail_forget_after: Seconds without a failure after which a remote starts over.
+    """
+
+    max_connections: int = 16
+    preauth_pool: int = 8
+    fail_delay_first: float = 0.05
+    fail_delay_max: float = 1.0
+    fail_forget_after: float = 60.0
+
+
+class Seats:
+    """Authenticated seats and the pre-auth pool; a plain counter, one event loop."""
+
+    def __init__(self, limits: GateLimits) -> None:
+        self._limits = limits
+        self.taken = 0
+        self._waiting: OrderedDict[Hashable, None] = OrderedDict()
+
+    @property
+    def full(self) -> bool:
+        return self.taken >= self._limits.max_connections
+
+    def take(self) -> bool:
+        """Take a seat for a connection that proved the token; False when none is free."""
+        if self.full:
+            return False
+        self.taken += 1
+        return True
+
+    def release(self) -> None:
+        self.taken -= 1
+
+    def wait(self, key: Hashable) -> Hashable | None:
+        """Put a tokenless connection in the pool; return the one to drop, if any."""
+        self._waiting[key] = None
+        if len(self._waiting) > self._limits.preauth_pool:
+            oldest, _ = self._waiting.popitem(last=False)
+            return oldest
+        return None
+
+    def leave(self, key: Hashable) -> None:
+        """The connection left the pool (seated, closed or dropped)."""
+        self._waiting.pop(key, None)
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiting)
+
+
+class FailedTokens:
+    """A growing delay per remote address before a wrong token is answered.
+
+    The first failure waits ``fail_delay_first``; each further one within
+    ``fail_forget_after`` doubles it, up to ``fail_delay_max``. It runs on the
+    event loop's monotonic time, not the injected wall clock: it is about how fast
+    a guesser can try, and a paused test clock must not hold an answer forever.
+    """
+
+    def __init__(self, limits: GateLimits) -> None:
+        self._limits = limits
+        self._remotes: dict[str, tuple[int, float]] = {}
+
+    def delay(self, remote: str, now: float) -> float:
+        """Record one failure of ``remote`` at monotonic ``now``; return the wait."""
+        count, last = self._remotes.get(remote, (0, now))
+        if now - last > self._limits.fail_forget_after:
+            count = 0
+        count += 1
+        self._remotes[remote] = (count, now)
+        if len(self._remotes) > 1024:  # loopback only: a handful of remotes at most
+            self._remotes = dict(list(self._remotes.items())[-512:])
+        first, cap = self._limits.fail_delay_first, self._limits.fail_delay_max
+        return float(min(cap, first * 2 ** min(count - 1, 30)))
+
+    async def punish(self, remote: str) -> None:
+        """Wait out the delay of one more failure of ``remote``."""
+        await anyio.sleep(self.delay(remote, anyio.current_time()))
