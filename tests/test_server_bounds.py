@@ -70,7 +70,8 @@ async def test_only_the_capped_text_enters_the_window(tmp_path: Any) -> None:
             assert sum(len(d["text"]) for d in deltas) == 8000
             _, again = await chat(ws, "再说", chat_id="c2")
         assert again["type"] == "chat.done"
-        assert assistant_texts(h.turn_request()) == ["长" * 8000]
+        window = [t for t in assistant_texts(h.turn_request()) if "长" in t]
+        assert window == ["长" * 8000]
 
 
 async def test_a_silence_after_deltas_ends_in_chat_done_incomplete_with_the_text(
