@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -412,6 +413,27 @@ async def test_png_reaches_the_model_as_image_part_downscaled(tmp_path: Path) ->
         assert sent.size == (32, 24)
         content = user_content(h)
         assert {"type": "text", "text": "看图"} in content
+
+
+def _band_threads() -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name.startswith("xty-image-band")]
+
+
+async def test_a_large_screenshot_uses_the_servers_band_thread_which_ends_with_the_server(
+    tmp_path: Path,
+) -> None:
+    """The image helper thread is the server's (a task of its task group), not the process's."""
+    assert _band_threads() == []
+    async with serve(tmp_path) as h:
+        async with h.adapter() as ws:
+            big = {"mime": "image/png", "data": png_b64(1920, 1080)}
+            _, done = await chat(ws, "看图", image=big)
+            assert done["imageSent"] is True
+        assert image_part(h).size == (1568, 882)
+        assert h.server.bands.executor is not None
+        assert len(_band_threads()) == 1  # the top band was resized on it
+    assert h.server.bands.executor is None
+    assert _band_threads() == []
 
 
 async def test_png_within_max_side_keeps_its_size(tmp_path: Path) -> None:

@@ -30,11 +30,7 @@ def extraction(player: str, subject: str, summary: str) -> Reply:
 
 def asked(h: Any, player_text: str) -> str:
     """The text of the one chat request whose newest message is ``player_text``."""
-    [request] = [
-        r
-        for r in h.fake.chat_requests
-        if last_player_text(r) == player_text
-    ]
+    [request] = [r for r in h.fake.chat_requests if last_player_text(r) == player_text]
     return str(request.text)
 
 

@@ -233,9 +233,7 @@ async def test_the_injection_log_counts_every_layer_and_the_fences(tmp_path: Pat
 def extracted(player: str, *summaries: str) -> Reply:
     """The extraction answer to the turn in which the player said ``player``."""
     # Each its own subject: one subject and kind is one row, updated in place.
-    events = [
-        {"kind": "event", "subject": s[:8], "summary": s, "importance": 5} for s in summaries
-    ]
+    events = [{"kind": "event", "subject": s[:8], "summary": s, "importance": 5} for s in summaries]
     answer = {"profile": None, "events": events}
     return Reply(text=json.dumps(answer, ensure_ascii=False), match=f"玩家说：\n{player}")
 

@@ -80,15 +80,14 @@ async def test_a_rotated_token_takes_effect_on_the_running_server(tmp_path: Path
         async with connect(server.url, additional_headers={"Authorization": f"Bearer {old}"}):
             pass
         new = tokens.rotate(data)  # what `xtyserver token rotate` does
-        assert await refused_status(
-            server.url, additional_headers={"Authorization": f"Bearer {old}"}
-        ) == 401
+        assert (
+            await refused_status(server.url, additional_headers={"Authorization": f"Bearer {old}"})
+            == 401
+        )
         async with connect(server.url) as ws:  # the old token in a hello: 4001
             await send(ws, hello_frame(token=old))
             assert (await recv(ws))["code"] == "unauthorized"
-        async with connect(
-            server.url, additional_headers={"Authorization": f"Bearer {new}"}
-        ) as ws:
+        async with connect(server.url, additional_headers={"Authorization": f"Bearer {new}"}) as ws:
             await send(ws, hello_frame(token=new))
             assert (await recv(ws))["type"] == "server.hello"
 
@@ -137,7 +136,10 @@ def test_a_configured_token_shorter_than_32_characters_is_refused_at_start(
     if refused:
         result = subprocess.run(
             [sys.executable, "-m", "xtyserver", "serve", "--port", "0"],
-            env=env, capture_output=True, text=True, timeout=60,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert result.returncode != 0
         assert "at least 32" in result.stderr

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Harness, recv, running, send
+from tests.memory.conftest import buried
 from xtyserver.memory.types import NewEvent, Scope
 
 pytestmark = pytest.mark.anyio
@@ -149,7 +150,7 @@ async def test_forget_another_saves_item_names_the_save_and_needs_the_token(
             assert (again["code"], again["fields"]) == ("confirmation_refused", ["confirmToken"])
             assert "already used" in again["message"]
         assert [e.subject for e in h.store.load_scope(FARM_A)] == ["鸡舍"]
-        assert (GAME, "farm-a", "goal", "社区中心") in h.store.tombstones()
+        assert (GAME, "farm-a", "goal", "社区中心") in buried(h.store)
         kept = {s.save_id: s.sessions for s in h.store.stats().saves}
         assert kept["farm-a"] == 1 and len(kept) == 3  # statistics kept
 

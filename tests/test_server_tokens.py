@@ -10,6 +10,7 @@ import anyio
 import pytest
 
 from tests.conftest import chat, png_b64, running, send
+from xtyserver.memory.tokens import next_midnight
 from xtyserver.memory.types import NewEvent, Scope
 
 pytestmark = pytest.mark.anyio
@@ -75,7 +76,7 @@ async def test_a_spent_budget_refuses_chat_until_local_midnight(tmp_path: Path) 
             assert "午夜" in refused["message"]
             assert len(h.fake.chat_requests) == calls  # the model was not called
         await h.server.wait_connections(at_most=0)
-        reset = h.server.meter.resets_at()
+        reset = next_midnight(h.clock.now(), "Asia/Shanghai")
         h.clock.advance(reset - h.clock.now() - 1)  # one second before local midnight
         async with h.adapter() as ws:
             _, still = await chat(ws, "还在吗", chat_id="c3")

@@ -13,7 +13,7 @@ import sys
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -33,6 +33,9 @@ class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     host: str = "127.0.0.1"
     port: int = 8765
+    # The memory page's own HTTP port (README "Memory page"): unset = port + 1,
+    # or a free one when port is 0.
+    ui_port: int | None = None
     allowed_origins: tuple[str, ...] = ()
     # Authenticated connections (token in the upgrade or proved by the hello).
     max_connections: int = 16
@@ -43,6 +46,8 @@ class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     preauth_hello_timeout: float = 2.0
     # A wrong token is answered after a delay growing per remote up to this many seconds.
     fail_delay_max: float = 1.0
+    # Seconds an unused memory-page launch key stays good (each opens one session).
+    page_key_ttl: float = 600.0
     heartbeat_ms: int = 5_000
     # A session whose heartbeats stop for this many heartbeat intervals is closed.
     heartbeat_misses: int = 3
@@ -69,6 +74,13 @@ class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     default_timezone: str = ""
     write_queue_frames: int = 64
 
+    @property
+    def page_port(self) -> int:
+        """The memory page's port: ``ui_port``, else ``port + 1`` (0 when ``port`` is 0)."""
+        if self.ui_port is not None:
+            return self.ui_port
+        return self.port + 1 if self.port else 0
+
 
 class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Long-term memory switches and budget (README "Memory")."""
@@ -82,6 +94,17 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     job_queue: int = 64
     # Seconds a shutdown waits for queued extraction/summary jobs.
     drain_timeout: float = 10.0
+    # Hours a forgotten item, save, game or profile stays restorable in the trash; 0: none.
+    trash_hours: Annotated[float, msgspec.Meta(ge=0)] = 24.0
+    # Seconds between two purges of the expired trash (also purged at start).
+    trash_purge_every: Annotated[float, msgspec.Meta(gt=0)] = 600.0
+    # The game glossary (README "Game glossary"): packaged entries plus <data_dir>/glossary/*.toml.
+    glossary: bool = True
+    # Search keys (README "Search keys"): indexed beside each summary (false: ignored) ...
+    search_keys: bool = True
+    # ... and asked for in the background for memories without them when a save opens
+    # (the quick model, within the daily budget, 64 memories per save and session at most).
+    enrich_keys: bool = True
     budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
 
 

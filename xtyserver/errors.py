@@ -9,15 +9,16 @@ Every error carries the protocol code it maps to (``protocol/v1.md`` section
     │   ├── FrameError            undecodable or ill-typed frame
     │   ├── BudgetError           modelContext / frame over a budget
     │   ├── ForbiddenContentError a string carries what must not leave the machine
-    │   ├── ImageError            screenshot refused
-    │   ├── StateError            a frame not allowed in the session's state
-    │   └── AuthError             missing or wrong token
+    │   └── ImageError            screenshot refused
     ├── UsageError                we misused our own API (a bug here, not the peer's)
     ├── StoreError                the memory store could not do what was asked
     │   └── StoreContentError     the store refused content (forbidden patterns)
     └── ModelError                the model provider failed a turn
 
-Peer errors become frames; usage errors are bugs and are logged as such.
+Peer errors become frames; usage errors are bugs and are logged as such. A
+frame the session's state does not accept and a missing or wrong token are not
+exceptions: the session's transition table answers them (``hello_required``,
+``unauthorized``; ``session/machine.py``).
 """
 
 from __future__ import annotations
@@ -78,18 +79,6 @@ class ImageError(PeerError):
     """A screenshot that is not a real PNG/JPEG/WebP or is too large (v1.md "Images")."""
 
     code = "invalid_image"
-
-
-class StateError(PeerError):
-    """A frame that the session's current state does not accept (v1.md "Session")."""
-
-    code = "hello_required"
-
-
-class AuthError(PeerError):
-    """Missing or wrong token (v1.md "Authentication")."""
-
-    code = "unauthorized"
 
 
 class UsageError(XtyError):

@@ -11,12 +11,14 @@ the server through it.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import secrets
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -28,25 +30,30 @@ from websockets.http11 import Request, Response
 from xtyserver import __version__, log
 from xtyserver.clock import Clock
 from xtyserver.config import Settings
-from xtyserver.errors import UsageError
-from xtyserver.manage.access import launch_key, open_link
-from xtyserver.manage.api import ManageApi
+from xtyserver.errors import StoreError, UsageError
+from xtyserver.manage.access import open_link
 from xtyserver.manage.http import UiHttp
 from xtyserver.memory.accounting import timezone_known
+from xtyserver.memory.glossary import Glossary
 from xtyserver.memory.sqlite.store import MemoryStore
-from xtyserver.memory.tokens import budget_for
+from xtyserver.memory.tokens import DailyBudget, budget_for
 from xtyserver.model.router import ModelRouter
 from xtyserver.model.routing import resolve
 from xtyserver.protocol.frames import ServerInfo
 from xtyserver.protocol.limits import FRAME_MAX_BYTES, Limits
-from xtyserver.protocol.upgrade import PATH, bearer, check_upgrade
+from xtyserver.protocol.upgrade import PATH, Refusal, bearer, check_headers, check_upgrade
 from xtyserver.replay.recorder import Recorder
-from xtyserver.serve.connection import Connection, RuntimeLimits
+from xtyserver.serve.connection import Connection, Peer, RuntimeLimits
 from xtyserver.serve.gate import FailedTokens, GateLimits, Seats
+from xtyserver.serve.glossary import load_glossary
+from xtyserver.serve.heap import fix_mmap_threshold
+from xtyserver.serve.http_transport import HttpPeer, HttpTransport, front_connection
+from xtyserver.serve.image import BandHelper
 from xtyserver.serve.jobs import MemoryJobs
 from xtyserver.serve.localzone import detect_local_timezone
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
+from xtyserver.serve.trash_purge import purge_trash_every
 from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, injection_log_path
 from xtyserver.session.machine import CLOSE_SERVER_FULL, GameAgentSession
 from xtyserver.session.settings import SessionSettings
@@ -55,20 +62,31 @@ from xtyserver.token import TokenSource
 from xtyserver.token import matches as token_matches
 
 
+def _rate(value: float) -> int | float:
+    """A rate as sent: a whole number when it is one, else the fraction (never cut)."""
+    return int(value) if float(value).is_integer() else float(value)
+
+
 def protocol_limits(settings: Settings) -> Limits:
-    """The budget ``server.hello`` reports, from the configured limits (v1.md "Limits")."""
+    """The one limits Struct: what ``server.hello`` reports and the session enforces."""
     srv = settings.server
     return Limits(
-        context_stale_after_ms=int(srv.stale_after * 1000),
-        context_drop_after_ms=int(srv.drop_after * 1000),
+        context_stale_after_ms=round(srv.stale_after * 1000),
+        context_drop_after_ms=round(srv.drop_after * 1000),
         image_max_bytes=settings.images.max_decoded_bytes,
         image_max_side_px=settings.images.max_side,
-        chat_per_minute=int(srv.chats_per_minute),
+        chat_per_minute=_rate(srv.chats_per_minute),
         chat_burst=srv.chat_burst,
-        frames_per_second=int(srv.frames_per_second),
+        frames_per_second=_rate(srv.frames_per_second),
         frame_burst=srv.frame_burst,
         heartbeat_misses=srv.heartbeat_misses,
     )
+
+
+def daily_budget(settings: Settings) -> DailyBudget:
+    """The one daily budget the sessions and the background jobs decide by."""
+    model = settings.model
+    return DailyBudget(model.daily_token_budget, model.budget_low_share)
 
 
 def session_settings(
@@ -98,14 +116,7 @@ def session_settings(
         hello_timeout=srv.hello_timeout,
         preauth_hello_timeout=srv.preauth_hello_timeout,
         heartbeat_ms=srv.heartbeat_ms,
-        heartbeat_misses=srv.heartbeat_misses,
-        frames_per_second=srv.frames_per_second,
-        frame_burst=srv.frame_burst,
-        chats_per_minute=srv.chats_per_minute,
-        chat_burst=srv.chat_burst,
         flood_refusals=srv.flood_refusals,
-        stale_after=srv.stale_after,
-        drop_after=srv.drop_after,
         # A small context window shrinks the recent window and the session summary.
         working=WorkingSettings(
             window=min(srv.history_turns, fit.window_rounds),
@@ -119,7 +130,7 @@ def session_settings(
         vision=settings.model.vision if vision is None else vision,
         memory=settings.memory.enabled,
         extraction=settings.memory.enabled and settings.memory.extraction,
-        daily_budget=settings.model.daily_token_budget is not None,
+        daily_budget=daily_budget(settings),
         budget=memory_budget,
         limits=protocol_limits(settings),
         server=ServerInfo(name="xtyserver", version=__version__),
@@ -136,8 +147,13 @@ def settle_heap() -> None:
     No collection first: it would add about 80 ms to the start, for the little
     garbage the start leaves. Not called in tests, which start many servers in
     one process.
+
+    From then on, glibc's malloc gives every large freed buffer back to the
+    system (:func:`~xtyserver.serve.heap.fix_mmap_threshold`): a screenshot
+    turn leaves no decode buffer resident.
     """
     gc.freeze()
+    fix_mmap_threshold()
 
 
 class _Gauge:
@@ -202,8 +218,9 @@ class Server:
         )
         self.seats = Seats(gate)
         self._failed = FailedTokens(gate)
-        self._preauth: dict[object, ServerConnection] = {}
+        self._preauth: dict[object, Peer] = {}
         self._log = log.get("xtyserver.server")
+        self._accept_logged = -1.0
         local = detect_local_timezone()
         if local is None and not settings.server.default_timezone:
             self._log.warning("timezone.unknown", hint="set server.default_timezone")
@@ -230,11 +247,22 @@ class Server:
         )
         self.port: int | None = None
         self.connections = _Gauge()
+        self.bands = BandHelper()  # its thread is a task of serve()
+        self.http = HttpTransport(
+            self._run_http,
+            check=self._http_headers,
+            punish=self._failed.punish,
+            open_timeout=settings.server.open_timeout,
+            hello_wait=settings.server.hello_timeout + 1.0,
+        )
         self.ui = UiHttp(
-            ManageApi(memory, clock, timezone=settings.server.default_timezone or local or "UTC"),
+            memory,
             bind_host=settings.server.host,
-            key=launch_key(token),
+            tokens=self._tokens,
+            key_ttl=settings.server.page_key_ttl,
+            punish=self._failed.punish,
             clock=clock,
+            timezone=settings.server.default_timezone or local or "UTC",
         )
 
     @property
@@ -252,10 +280,18 @@ class Server:
         return f"ws://{shown}:{self.port}{PATH}"
 
     @property
+    def ui_port(self) -> int:
+        """The memory page's port (its own listener; README "Memory page")."""
+        assert self.ui.port is not None
+        return self.ui.port
+
+    @property
     def ui_link(self) -> str:
-        """The link that opens the memory page (it carries the launch key; show it only locally)."""
-        assert self.port is not None
-        return open_link(self.settings.server.host, self.port, self.ui.key)
+        """A link that opens the memory page once: each read mints a fresh single-use key.
+
+        Show it only locally (``xtyserver serve`` prints one at start).
+        """
+        return open_link(self.settings.server.host, self.ui_port, self.ui.mint_key())
 
     async def wait_connections(self, at_most: int) -> None:
         """Return once at most ``at_most`` connections are open."""
@@ -265,47 +301,85 @@ class Server:
         self, *, task_status: anyio.abc.TaskStatus[str] = anyio.TASK_STATUS_IGNORED
     ) -> None:
         """Listen until cancelled; ``task_status.started`` gets the URL."""
+        loop = asyncio.get_running_loop()
+        previous = loop.get_exception_handler()
+        loop.set_exception_handler(self._loop_exception)
+        try:
+            await self._serve(task_status)
+        finally:
+            loop.set_exception_handler(previous)
+
+    def _loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """asyncio's report of an accept error, once per second at most (issue 17 §6).
+
+        Out of file descriptors, asyncio's accept loop reports every failed try
+        (about a hundred a second, each with a traceback); one line a second says
+        the same. Everything else goes to asyncio's default handler.
+        """
+        if context.get("message") == "socket.accept() out of system resource":
+            now = anyio.current_time()
+            if now - self._accept_logged >= 1.0:
+                self._accept_logged = now
+                error = context.get("exception")
+                self._log.warning(
+                    "server.accept_failed",
+                    error=getattr(error, "strerror", None) or type(error).__name__,
+                )
+            return
+        loop.default_exception_handler(context)
+
+    async def _serve(self, task_status: anyio.abc.TaskStatus[str]) -> None:
         srv = self.settings.server
         recovered = await self.memory.recover_open_sessions()
         if recovered:
             self._log.info("play.recovered", sessions=recovered)
-        async with websockets.serve(
-            self._connection,
-            srv.host,
-            srv.port,
-            process_request=self._process_request,
-            max_size=FRAME_MAX_BYTES,
-            max_queue=4,
-            write_limit=64 * 1024,
-            open_timeout=srv.open_timeout,
-            close_timeout=5,
-            # No keepalive pings (v1.md "Deadlines"): the heartbeat deadline
-            # closes a silent peer within 15 s, and each idle connection saves
-            # the ping task.
-            ping_interval=None,
-            # No permessage-deflate (issue 22): frames are small JSON or a base64
-            # screenshot that barely compresses, and deflating one costs the game's
-            # PC ~20 ms each way on loopback. A client that offers it gets none.
-            compression=None,
-            server_header=None,
-        ) as ws_server:
+        async with (
+            anyio.create_task_group() as http,
+            websockets.serve(
+                self._connection,
+                srv.host,
+                srv.port,
+                process_request=self._process_request,
+                # POST /v1/http goes to the HTTP transport, the rest to websockets.
+                create_connection=front_connection(self.http.accept, srv.open_timeout),
+                max_size=FRAME_MAX_BYTES,
+                max_queue=4,
+                write_limit=64 * 1024,
+                open_timeout=srv.open_timeout,
+                close_timeout=5,
+                # No keepalive pings (v1.md "Deadlines"): the heartbeat deadline
+                # closes a silent peer within 15 s, and each idle connection saves
+                # the ping task.
+                ping_interval=None,
+                # No permessage-deflate (issue 22): frames are small JSON or a base64
+                # screenshot that barely compresses, and deflating one costs the game's
+                # PC ~20 ms each way on loopback. A client that offers it gets none.
+                compression=None,
+                server_header=None,
+            ) as ws_server,
+        ):
+            await http.start(self.http.run)
             sock = next(iter(ws_server.sockets))
             self.port = int(sock.getsockname()[1])
             self._log.info("server.listening", url=self.url)
-            task_status.started(self.url)
             try:
-                await anyio.sleep_forever()
+                async with anyio.create_task_group() as tg:  # the page and the image thread
+                    await tg.start(self.bands.run)
+                    await tg.start(self.ui.serve, srv.page_port)
+                    task_status.started(self.url)
+                    await anyio.sleep_forever()
             finally:
                 with anyio.CancelScope(shield=True):
                     ws_server.close(close_connections=True)
+                    self.http.close_sessions()
                     with anyio.move_on_after(5):
                         await ws_server.wait_closed()
                         await self.connections.wait_at_most(0)
+                    self.http.cancel_sessions()
+                    http.cancel_scope.cancel()
 
     async def _process_request(self, ws: ServerConnection, request: Request) -> Response | None:
         assert self.port is not None
-        if request.path.split("?", 1)[0] == "/ui" or request.path.startswith("/ui/"):
-            return await self.ui.handle(request, self.port)
         refusal = check_upgrade(
             request.path,
             list(request.headers.raw_items()),
@@ -336,6 +410,28 @@ class Server:
         ws.request.headers.clear()
         if ws.response is not None:
             ws.response.headers.clear()
+        await self._run_peer(ws, by_header=by_header)
+
+    async def _run_http(self, peer: HttpPeer) -> None:
+        await self._run_peer(peer, by_header=False, transport="http")
+
+    def _http_headers(self, headers: list[tuple[str, str]]) -> Refusal | None:
+        assert self.port is not None
+        return check_headers(
+            headers,
+            bind_host=self.settings.server.host,
+            port=self.port,
+            allowed_origins=self.settings.server.allowed_origins,
+            token=self._tokens.current(),
+        )
+
+    async def _run_peer(self, ws: Peer, *, by_header: bool, transport: str = "ws") -> None:
+        """One session over a WebSocket or an HTTP transport session, until it closes.
+
+        A session without a header token (every HTTP one) waits in the pre-auth
+        pool until its hello proves the token and takes a seat.
+        """
+        token = self._tokens.current()
         session = GameAgentSession(
             session_id=secrets.token_hex(8),
             settings=self._session_settings,
@@ -361,6 +457,7 @@ class Server:
             limits=self._runtime,
             recorder=recorder,
             working=self.working,
+            bands=self.bands,
             claim_seat=lambda: self._seat(ws),
             on_unauthorized=lambda: self._failed.punish(_remote(ws)),
         )
@@ -369,7 +466,7 @@ class Server:
             await self._wait_preauth(ws)
 
         self.connections.add(1)
-        self._log.info("connection.open", session=session.session_id)
+        self._log.info("connection.open", session=session.session_id, transport=transport)
         try:
             await connection.run()
         finally:
@@ -382,10 +479,10 @@ class Server:
                 "connection.close",
                 session=session.session_id,
                 code=ws.close_code,
-                reason=ws.close_reason or "",
+                reason=getattr(ws, "close_reason", None) or "",
             )
 
-    async def _wait_preauth(self, ws: ServerConnection) -> None:
+    async def _wait_preauth(self, ws: Peer) -> None:
         """Put a tokenless connection in the pool, dropping the oldest when it is full."""
         self._preauth[ws] = ws
         dropped = self.seats.wait(ws)
@@ -398,15 +495,15 @@ class Server:
                 await oldest.close(CLOSE_SERVER_FULL, "too many connections without a token")
             oldest.transport.abort()
 
-    def _seat(self, ws: ServerConnection) -> bool:
+    def _seat(self, ws: Peer) -> bool:
         """A pre-auth connection's hello proved the token: seat it if one is free."""
         self.seats.leave(ws)
         self._preauth.pop(ws, None)
         return self.seats.take()
 
 
-def _remote(ws: ServerConnection) -> str:
-    address = ws.remote_address
+def _remote(ws: Peer | ServerConnection) -> str:
+    address = getattr(ws, "remote_address", None)
     return str(address[0]) if isinstance(address, tuple) and address else "?"
 
 
@@ -432,25 +529,46 @@ async def serving(
     and the store close. ``env`` is where the routed models' keys are read
     (``[models.*] api_key_env``); None: the process environment.
     """
+    # Validated before anything opens: a bad glossary file stops the start.
+    glossary = load_glossary(settings.data_path) if settings.memory.glossary else Glossary()
     store = MemoryStore.open_profile(
         settings.data_path,
         settings.profile,
         clock=clock,
         busy_timeout_ms=settings.memory.busy_timeout_ms,
+        trash_window=settings.memory.trash_hours * 3600,
     )
+    try:  # at start; then every 10 minutes (serve/trash_purge.py)
+        purged = store.purge_trash()
+    except StoreError as exc:  # a locked store must not keep the server from starting
+        log.get("xtyserver.memory").warning("store.failed", code=exc.code, effect="PurgeTrash")
+    else:
+        if purged:
+            log.get("xtyserver.memory").info("memory.trash_purged", entries=purged)
     routing = resolve(settings.model, settings.models, os.environ if env is None else env)
     model = ModelRouter(routing)
     memory = MemoryService(
-        store, enabled=settings.memory.enabled, soft_cap=settings.memory.soft_cap
+        store,
+        enabled=settings.memory.enabled,
+        soft_cap=settings.memory.soft_cap,
+        glossary=glossary,
+        search_keys=settings.memory.search_keys,
     )
     meter = TokenMeter(
         memory,
         clock,
         timezone=settings.server.default_timezone or detect_local_timezone() or "UTC",
-        budget=settings.model.daily_token_budget,
-        low_share=settings.model.budget_low_share,
     )
-    jobs = MemoryJobs(memory, model, meter, queue_size=settings.memory.job_queue)
+    jobs = MemoryJobs(
+        memory,
+        model,
+        meter,
+        daily_budget(settings),
+        queue_size=settings.memory.job_queue,
+        enrich=settings.memory.enabled
+        and settings.memory.search_keys
+        and settings.memory.enrich_keys,
+    )
     recorder = None
     if record is not None:
         recorder = Recorder(record, clock=clock, token=token, keep_images=record_images)
@@ -471,6 +589,9 @@ async def serving(
             background.start_soon(memory.write_touches)
             background.start_soon(meter.write_bills)
             background.start_soon(server.working.write_injections)
+            if settings.memory.trash_hours > 0:
+                every = settings.memory.trash_purge_every
+                background.start_soon(purge_trash_every, memory, every)
             try:
                 async with anyio.create_task_group() as listener:
                     await listener.start(server.serve)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from tests.cli.test_main import START, xty
@@ -28,7 +29,12 @@ def test_memory_view_shows_readable_save_names_as_a_table_and_json(tmp_path: Pat
     assert table.returncode == 0, table.stderr
     assert "阳光农场" in table.stdout and "社区中心" in table.stdout and "钓鱼" in table.stdout
     doc = json.loads(xty(data, "memory", "view", "--json").stdout)
-    assert doc["saves"][0]["saveName"] == "阳光农场"
+    # the shapes of the page, MCP and the frames: saves by readable name, RFC 3339 times
+    [save] = doc["saves"]
+    assert (save["saveName"], save["events"][0]["subject"]) == ("阳光农场", "社区中心")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", save["events"][0]["updatedAt"])
+    assert doc["stats"]["saves"][0]["lastPlayed"].endswith("Z")
+    assert doc["profile"]["hobbies"] == ["钓鱼"]
     assert "阳光农场" in xty(data, "stats").stdout
 
 
@@ -88,7 +94,7 @@ def test_memory_pin_unpin_and_set_auto_shared(tmp_path: Path) -> None:
     where = ("--game", "stardew-valley", "--save", "farm-a", "--item")
     pinned = xty(data, "memory", "pin", *where, str(item), "--json")
     assert pinned.returncode == 0, pinned.stderr
-    assert json.loads(pinned.stdout)["saves"][0]["items"][0]["pinned"] is True
+    assert json.loads(pinned.stdout)["saves"][0]["events"][0]["pinned"] is True
     assert "阳光农场" in xty(data, "memory", "pin", *where, str(item), "--unpin").stdout
     assert xty(data, "memory", "pin", *where, "999").returncode == 1
     off = xty(data, "memory", "set-auto-shared", "off", "--json")
@@ -109,7 +115,14 @@ def test_memory_forget_keeps_statistics_unless_included_and_touches_only_the_sto
     others = sorted(p.name for p in data.rglob("*") if "memory-v1.sqlite" not in p.name)
     kept = xty(data, "memory", "forget", "game", "--game", "stardew-valley", "--yes", "--json")
     assert kept.returncode == 0, kept.stderr
-    assert json.loads(kept.stdout) == {"items": 1, "profileCleared": False, "statsSaves": 0}
+    assert json.loads(kept.stdout) == {
+        "type": "memory.forgotten",
+        "target": "game",
+        "items": 1,
+        "profileCleared": False,
+        "statsSaves": 0,
+        "trashId": 1,
+    }
     assert "play statistics: kept" in kept.stderr
     with _store(data) as store:
         assert store.stats().saves[0].sessions == 1

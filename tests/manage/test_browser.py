@@ -110,7 +110,7 @@ def drive_page(h: Harness, link: str) -> list[Path]:
             bars = css(d, f'svg.chart[data-game="{game}"] rect.bar')
             assert len(bars) == count, game
             assert all(int(b.get_attribute("height")) >= 3 for b in bars)
-        daily = {d.date for d in h.store.daily_play(0) if d.game_id == "stardew-valley"}
+        daily = {d.date for d in h.store.overview(since=0).daily if d.game_id == "stardew-valley"}
         drawn = {
             b.get_attribute("data-date")
             for b in css(d, 'svg.chart[data-game="stardew-valley"] rect.bar')
@@ -214,13 +214,17 @@ EVIL = """<!doctype html><html><head><title>cats</title></head><body><script>
     results.csrf = "read " + (await r.text());
   } catch (e) { results.csrf = "failed: " + e.name; }
   try {
-    await fetch(target + "/ui/api/shared?field=nickname&value=%22evil%22",
-                {method: "POST", credentials: "include", mode: "no-cors"});
+    await fetch(target + "/ui/api/profile",
+                {method: "POST", credentials: "include", mode: "no-cors",
+                 headers: {"Content-Type": "text/plain"},
+                 body: JSON.stringify({field: "nickname", value: "evil"})});
     results.write = "sent blind";
   } catch (e) { results.write = "failed: " + e.name; }
   try {
-    const r = await fetch(target + "/ui/api/forget/preview?kind=game&gameId=stardew-valley",
-                {method: "POST", credentials: "include", headers: {"X-XTY-CSRF": "guess"}});
+    const r = await fetch(target + "/ui/api/forget",
+                {method: "POST", credentials: "include",
+                 headers: {"X-XTY-CSRF": "guess", "Content-Type": "application/json"},
+                 body: JSON.stringify({target: "game", gameId: "stardew-valley"})});
     results.preflighted = "read " + r.status;
   } catch (e) { results.preflighted = "failed: " + e.name; }
   window.results = results;

@@ -3,31 +3,38 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 import pytest
 
 from tests.conftest import Harness, running
 from tests.manage.ui_fixtures import DAYS_PLAYED, GAMES, MINUTE_BEATS, HttpAnswer, fill, http
-from xtyserver.clock import ManualClock
+from xtyserver import token as tokens
+from xtyserver.clock import ManualClock, SystemClock
+from xtyserver.config import load_settings
 from xtyserver.manage.access import COOKIE, CSP, CSRF_HEADER, LAUNCH_HEADER
+from xtyserver.manage.http import MAX_BODY
 from xtyserver.memory.types import NewEvent, Scope
+from xtyserver.server import serving
+
+WRONG_KEY = "wrong, used or expired launch key"
 
 pytestmark = pytest.mark.anyio
 FARM = Scope("stardew-valley", "farm-a")
+RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 
 
 class Page:
     """What the page's script does, by hand: the session exchange, then API calls."""
 
     def __init__(self, h: Harness) -> None:
-        assert h.server.port is not None
         self.h = h
-        self.port = h.server.port
+        self.port = h.server.ui_port
         self.host = ("Host", f"127.0.0.1:{self.port}")
         self.origin = ("Origin", f"http://127.0.0.1:{self.port}")
+        self.json = ("Content-Type", "application/json")
         self.cookie = ""
         self.csrf = ""
 
@@ -36,7 +43,7 @@ class Page:
             self.port,
             "POST",
             "/ui/api/session",
-            [self.host, self.origin, (LAUNCH_HEADER, self.h.server.ui.key)],
+            [self.host, self.origin, (LAUNCH_HEADER, self.h.server.ui.mint_key())],
         )
         assert answer.status == 200, answer.body
         set_cookie = answer.header("set-cookie")
@@ -55,9 +62,12 @@ class Page:
         assert answer.status == 200, answer.body
         return answer.json()["result"]
 
-    async def post(self, name: str, status: int = 200, **params: Any) -> Any:
-        path = f"/ui/api/{name}?{urlencode(params)}"
-        answer = await http(self.port, "POST", path, [*self.auth(), self.origin])
+    async def post(self, name: str, status: int = 200, **body: Any) -> Any:
+        return await self.raw(name, json.dumps(body).encode(), status)
+
+    async def raw(self, name: str, body: bytes, status: int) -> Any:
+        headers = [*self.auth(), self.origin, self.json]
+        answer = await http(self.port, "POST", f"/ui/api/{name}", headers, body)
         assert answer.status == status, answer.body
         return answer.json().get("result", answer.json())
 
@@ -86,7 +96,7 @@ async def test_the_session_cookie_is_httponly_and_strict(tmp_path: Path) -> None
         assert cookie.startswith(f"{COOKIE}=")
         assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/ui/" in cookie
         cookie_only = await http(
-            h.server.port or 0,
+            h.server.ui_port,
             "GET",
             "/ui/api/session",
             [Page(h).host, ("Cookie", cookie.split(";")[0])],
@@ -95,7 +105,7 @@ async def test_the_session_cookie_is_httponly_and_strict(tmp_path: Path) -> None
         assert b'csrf"' not in cookie_only.body
 
 
-async def test_view_stats_and_every_change_through_the_api(tmp_path: Path) -> None:
+async def test_view_and_every_change_through_the_api(tmp_path: Path) -> None:
     clock = ManualClock()
     async with running(tmp_path, clock=clock, overrides=MINUTE_BEATS) as h:
         await fill(h)
@@ -103,78 +113,137 @@ async def test_view_stats_and_every_change_through_the_api(tmp_path: Path) -> No
         await page.open()
         view = await page.get("view")
         assert view["profile"]["nickname"] == "小明"
-        assert {g["gameId"]: {s["saveId"] for s in g["saves"]} for g in view["games"]} == GAMES
-        for game in view["games"]:
-            for save in game["saves"]:
-                assert save["name"] is None  # no save names in today's store
-                assert len(save["events"]) >= 2 and save["stats"]["sessions"] >= 1
-        stats = await page.get("stats")
+        saves: dict[str, set[str]] = {}
+        for save in view["saves"]:
+            saves.setdefault(save["gameId"], set()).add(save["saveId"])
+            assert "saveName" not in save  # the recorded games sent no names
+            assert len(save["events"]) >= 2
+            for item in save["events"]:
+                assert RFC3339.fullmatch(item["updatedAt"]), item  # one time format everywhere
+        assert saves == GAMES
         for game_id, days in DAYS_PLAYED.items():
-            dates = {d["date"] for d in stats["daily"] if d["gameId"] == game_id}
+            dates = {d["date"] for d in view["daily"] if d["gameId"] == game_id}
             assert len(dates) == days
-        farm_a = next(s for s in stats["saves"] if s["saveId"] == "farm-a")
+        farm_a = next(s for s in view["stats"]["saves"] if s["saveId"] == "farm-a")
         assert farm_a["activeMs"] == 50 * 60_000 and farm_a["sessions"] == 2
+        assert RFC3339.fullmatch(farm_a["lastPlayed"])
+        assert view["stats"]["tokens"] and view["days"] == 30
 
         # correct a shared field, switch automatic forming off
-        await page.post("shared", field="nickname", value=json.dumps("阿明"))
-        await page.post("shared", field="hobbies", value=json.dumps(["钓鱼"]))
-        await page.post("auto-shared", on="false")
+        await page.post("profile", field="nickname", value="阿明")
+        await page.post("profile", field="hobbies", value=["钓鱼"])
+        await page.post("profile", field="autoShared", value=False)
         profile = h.store.get_profile()
         assert (profile.nickname, profile.hobbies, profile.auto_shared) == ("阿明", ["钓鱼"], False)
-        refused = await page.post("shared", 400, field="nickname", value=json.dumps("x" * 40))
-        assert "nickname" in json.dumps(refused) or refused["error"]
-        assert h.store.get_profile().nickname == "阿明"
+        refused = await page.post("profile", 400, field="nickname", value="x" * 40)
+        assert refused["error"] and h.store.get_profile().nickname == "阿明"
+        unknown = await page.post("profile", 400, field="salary", value="1")
+        assert unknown["fields"] == ["field"] and "replyStyle" in unknown["error"]
 
-        # pin, then forget one event in two steps
+        # pin, then forget one item in two steps
         event = h.store.load_scope(FARM)[0]
-        await page.post("pin", gameId="stardew-valley", saveId="farm-a", id=event.id, pinned="true")
+        game = {"gameId": "stardew-valley", "saveId": "farm-a"}
+        await page.post("pin", **game, eventId=event.id, pinned=True)
         assert [e.pinned for e in h.store.load_scope(FARM) if e.id == event.id] == [True]
-        preview = await page.post(
-            "forget/preview",
-            kind="event",
-            gameId="stardew-valley",
-            saveId="farm-a",
-            eventId=event.id,
-        )
-        assert [e["id"] for e in preview["events"]] == [event.id] and preview["statisticsKept"]
+        target = {"target": "item", **game, "eventId": event.id}
+        preview = await page.post("forget", **target)
+        assert preview["type"] == "memory.preview" and preview["expiresInMs"] == 120_000
+        [save] = preview["saves"]
+        assert [e["id"] for e in save["events"]] == [event.id] and preview["statsSaves"] == []
         assert event.id in [e.id for e in h.store.load_scope(FARM)]  # nothing gone yet
-        await page.post("forget/confirm", token=preview["token"])
+        done = await page.post("forget", **target, confirmToken=preview["confirmToken"])
+        assert (done["type"], done["items"], done["statsSaves"]) == ("memory.forgotten", 1, 0)
         assert event.id not in [e.id for e in h.store.load_scope(FARM)]
-        again = await page.post("forget/confirm", 409, token=preview["token"])
-        assert "preview again" in again["error"]
+        again = await page.post("forget", 409, **target, confirmToken=preview["confirmToken"])
+        assert again["fields"] == ["confirmToken"]
 
         # a whole game; its statistics stay
-        preview = await page.post("forget/preview", kind="game", gameId="dont-starve-together")
-        assert len(preview["events"]) == 4
-        await page.post("forget/confirm", token=preview["token"])
+        preview = await page.post("forget", target="game", gameId="dont-starve-together")
+        assert preview["itemCount"] == 4
+        await page.post(
+            "forget",
+            target="game",
+            gameId="dont-starve-together",
+            confirmToken=preview["confirmToken"],
+        )
         assert h.store.load_scope(Scope("dont-starve-together", "world-a")) == []
         assert any(g.game_id == "dont-starve-together" for g in h.store.stats().games)
 
-        # a shared field is reset to empty
-        preview = await page.post("forget/preview", kind="shared_field", field="hobbies")
-        assert preview["value"] == ["钓鱼"]
-        await page.post("forget/confirm", token=preview["token"])
-        assert h.store.get_profile().hobbies == []
 
-
-async def test_a_preview_is_refused_once_memory_changed(tmp_path: Path) -> None:
+async def test_a_token_is_bound_to_its_target_its_page_session_and_two_minutes(
+    tmp_path: Path,
+) -> None:
     async with running(tmp_path) as h:
         h.store.upsert_event(FARM, NewEvent(kind="goal", subject="鱼缸", summary="完成鱼缸"), 1.0)
+        page, other = Page(h), Page(h)
+        await page.open()
+        await other.open()
+        save = {"target": "save", "gameId": "stardew-valley", "saveId": "farm-a"}
+        token = (await page.post("forget", **save))["confirmToken"]
+        wrong_target = {**save, "target": "game", "saveId": None}
+        answer = await page.post("forget", 409, **wrong_target, confirmToken=token)
+        assert "another target" in answer["error"]
+        answer = await other.post("forget", 409, **save, confirmToken=token)  # another tab
+        assert "unknown" in answer["error"]
+        assert len(h.store.load_scope(FARM)) == 1
+        h.clock.advance(120)  # valid at exactly its lifetime
+        await page.post("forget", **save, confirmToken=token)
+        assert h.store.load_scope(FARM) == []
+        h.store.upsert_event(FARM, NewEvent(kind="goal", subject="温室", summary="修好温室"), 2.0)
+        late = (await page.post("forget", **save))["confirmToken"]
+        h.clock.advance(120.5)
+        answer = await page.post("forget", 409, **save, confirmToken=late)
+        assert "expired" in answer["error"]
+        assert len(h.store.load_scope(FARM)) == 1
+
+
+async def test_a_view_is_one_store_snapshot_whatever_the_number_of_saves(
+    tmp_path: Path,
+) -> None:
+    async with running(tmp_path) as h:
         page = Page(h)
         await page.open()
-        preview = await page.post(
-            "forget/preview", kind="save", gameId="stardew-valley", saveId="farm-a"
+        costs = []
+        for saves in (1, 10, 40):
+            for n in range(saves):
+                scope = Scope("stardew-valley", f"farm-{n}")
+                h.store.upsert_event(scope, NewEvent("goal", "温室", "修好温室"), 1.0)
+            before = h.store.snapshots
+            view = await page.get("view")
+            costs.append(h.store.snapshots - before)
+            assert len(view["saves"]) == saves
+        assert costs == [1, 1, 1]
+
+
+async def test_bodies_are_json_named_by_byte_or_field_and_limited_in_size(
+    tmp_path: Path,
+) -> None:
+    async with running(tmp_path) as h:
+        h.store.set_profile_field("nickname", "小明")
+        page = Page(h)
+        await page.open()
+        bad = await page.raw("profile", b'{"field": "nickname", "value": }', 400)
+        assert "(byte 31)" in bad["error"], bad  # the "}" where a value belongs, from 0
+        wrong = await page.raw(
+            "pin",
+            b'{"gameId": "stardew-valley", "saveId": "a", "eventId": "x", "pinned": true}',
+            400,
         )
-        h.store.upsert_event(FARM, NewEvent(kind="goal", subject="温室", summary="修好温室"), 2.0)
-        answer = await page.post("forget/confirm", 409, token=preview["token"])
-        assert "changed" in answer["error"]
-        assert len(h.store.load_scope(FARM)) == 2
-        expired = await page.post(
-            "forget/preview", kind="save", gameId="stardew-valley", saveId="farm-a"
-        )
-        h.clock.advance(301)
-        await page.post("forget/confirm", 409, token=expired["token"])
-        assert len(h.store.load_scope(FARM)) == 2
+        assert wrong["fields"] == ["eventId"], wrong
+        extra = await page.post("forget", 400, target="profile", gameId="stardew-valley")
+        assert extra["fields"] == ["gameId"]
+        assert (await page.raw("profile", b"", 400))["error"] == "a JSON body is required"
+        value = "x" * (MAX_BODY - len('{"field":"notes","value":""}'))
+        at_limit = json.dumps({"field": "notes", "value": value}, separators=(",", ":")).encode()
+        assert len(at_limit) == MAX_BODY
+        refused = await page.raw("profile", at_limit, 400)  # read whole, refused by the store
+        assert "413" not in json.dumps(refused)
+        over = await page.raw("profile", at_limit + b" ", 413)
+        assert str(MAX_BODY) in over["error"]
+        headers = [*page.auth(), page.origin]  # a form's type, not JSON
+        answer = await http(page.port, "POST", "/ui/api/profile", headers, b"field=nickname")
+        assert answer.status == 415
+        assert h.store.get_profile().nickname == "小明"
 
 
 REFUSALS: list[tuple[str, int, str]] = [
@@ -223,11 +292,12 @@ async def test_refused_requests_neither_read_nor_change(
         read = await http(page.port, "GET", "/ui/api/view", headers)
         assert (read.status, read.json()) == (status, {"error": reason})
         assert "小明" not in read.body.decode()
-        for path in (
-            "/ui/api/shared?" + urlencode({"field": "nickname", "value": '"坏人"'}),
-            "/ui/api/forget/preview?kind=save&gameId=stardew-valley&saveId=farm-a",
+        for path, body in (
+            ("/ui/api/profile", {"field": "nickname", "value": "坏人"}),
+            ("/ui/api/forget", {"target": "save", "gameId": "stardew-valley", "saveId": "farm-a"}),
         ):
-            write = await http(page.port, "POST", path, headers)
+            sent = [*headers, page.json]
+            write = await http(page.port, "POST", path, sent, json.dumps(body).encode())
             assert (write.status, write.json()) == (status, {"error": reason})
         assert h.store.get_profile().nickname == "小明"
         assert len(h.store.load_scope(FARM)) == 1
@@ -239,7 +309,7 @@ async def test_a_wrong_launch_token_opens_no_session(tmp_path: Path) -> None:
         for token in (
             "",
             "x" * 43,
-            h.server.ui.key[:-1],
+            h.server.ui.mint_key()[:-1],
             "test-token-0123456789abcdef0123456789abcdef",
         ):
             answer = await http(
@@ -248,13 +318,87 @@ async def test_a_wrong_launch_token_opens_no_session(tmp_path: Path) -> None:
                 "/ui/api/session",
                 [page.host, page.origin, (LAUNCH_HEADER, token)],
             )
-            assert (answer.status, answer.json()) == (401, {"error": "wrong token"})
+            assert (answer.status, answer.json()) == (401, {"error": WRONG_KEY})
             assert answer.header("set-cookie") is None
         assert h.server.ui.sessions == {}
 
 
-async def test_the_websocket_endpoint_is_unchanged(tmp_path: Path) -> None:
+async def test_a_launch_key_opens_one_session_and_is_gone(tmp_path: Path) -> None:
+    async with running(tmp_path) as h:
+        page = Page(h)
+        key, other = h.server.ui.mint_key(), h.server.ui.mint_key()
+
+        async def exchange(launch: str) -> int:
+            headers = [page.host, page.origin, (LAUNCH_HEADER, launch)]
+            answer = await http(page.port, "POST", "/ui/api/session", headers)
+            return answer.status
+
+        assert await exchange(key) == 200
+        assert await exchange(key) == 401  # single-use
+        assert await exchange(other) == 200  # minting one did not void the other
+
+
+async def test_a_launch_key_lives_ten_minutes(tmp_path: Path) -> None:
+    async with running(tmp_path) as h:
+        page = Page(h)
+        early, late = h.server.ui.mint_key(), h.server.ui.mint_key()
+
+        async def exchange(launch: str) -> int:
+            headers = [page.host, page.origin, (LAUNCH_HEADER, launch)]
+            answer = await http(page.port, "POST", "/ui/api/session", headers)
+            return answer.status
+
+        h.clock.advance(599.9)
+        assert await exchange(early) == 200
+        h.clock.advance(0.1)
+        assert await exchange(late) == 401
+
+
+async def test_rotating_the_token_ends_every_page_session_and_key(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    old, path = tokens.load_or_create(data)
+    settings = load_settings(None, env={}, overrides={"data_dir": str(data), "server.port": 0})
+    async with serving(settings, token=old, clock=SystemClock(), token_file=path) as server:
+        port = server.ui_port
+        host, origin = ("Host", f"127.0.0.1:{port}"), ("Origin", f"http://127.0.0.1:{port}")
+        opened = await http(
+            port, "POST", "/ui/api/session", [host, origin, (LAUNCH_HEADER, server.ui.mint_key())]
+        )
+        cookie = ("Cookie", (opened.header("set-cookie") or "").split(";", 1)[0])
+        csrf = (CSRF_HEADER, opened.json()["csrf"])
+        unused = server.ui.mint_key()
+        assert (await http(port, "GET", "/ui/api/view", [host, cookie, csrf])).status == 200
+        tokens.rotate(data)  # what `xtyserver token rotate` does
+        assert (await http(port, "GET", "/ui/api/view", [host, cookie, csrf])).status == 401
+        late = await http(port, "POST", "/ui/api/session", [host, origin, (LAUNCH_HEADER, unused)])
+        assert late.status == 401
+
+
+async def test_the_websocket_port_serves_no_page_and_the_page_port_no_websocket(
+    tmp_path: Path,
+) -> None:
     async with running(tmp_path) as h:
         async with h.adapter() as ws:
             assert ws.request is not None
-        assert (await http(h.server.port or 0, "GET", "/other", [Page(h).host])).status == 404
+        port = h.server.port or 0
+        ws_host = [("Host", f"127.0.0.1:{port}")]
+        assert (await http(port, "GET", "/other", ws_host)).status == 404
+        assert (await http(port, "GET", "/ui/", ws_host)).status != 200
+        page = Page(h)
+        assert page.port != port
+        assert (await http(page.port, "GET", "/v1", [page.host])).status == 404
+
+
+async def test_the_page_gets_each_memorys_search_keys_to_show_as_tags(tmp_path: Path) -> None:
+    async with running(tmp_path, clock=ManualClock()) as h:
+        keys = ("鸡窝", "Coop")
+        h.store.upsert_event(FARM, NewEvent("goal", "鸡舍", "盖好鸡舍", search_keys=keys), 1.0)
+        page = Page(h)
+        await page.open()
+        view = await page.get("view")
+        (event,) = [e for s in view["saves"] for e in s["events"]]
+        assert event["searchKeys"] == list(keys)
+        h.store.upsert_event(FARM, NewEvent("goal", "温室", "修好温室"), 2.0)
+        view = await page.get("view")
+        plain = [e for s in view["saves"] for e in s["events"] if e["subject"] == "温室"]
+        assert "searchKeys" not in plain[0]  # absent when none

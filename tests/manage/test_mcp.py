@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession, StdioServerParameters, stdio_client, types
 from mcp.types import TextContent
 from websockets.asyncio.client import connect
 
@@ -40,9 +40,17 @@ async def call(session: ClientSession, name: str, **arguments: Any) -> Any:
     return json.loads(text(result))
 
 
+async def _player_agrees(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+    """The person at the assistant says yes when asked (issue 17 §1: MCP asks them)."""
+    assert "删除" in params.message
+    return types.ElicitResult(action="accept", content={"delete": True})
+
+
 def seed(data_dir: Path) -> list[int]:
     with MemoryStore.open_profile(data_dir, "default", clock=SystemClock()) as store:
         store.set_profile_field("nickname", "小明")
+        play = store.open_play_session(FARM, 1.0, "UTC", save_name="阳光农场")
+        store.close_play_session(play, 61.0)
         ids = []
         for subject, summary in (("鱼缸", "完成鱼缸收集包"), ("温室", "修好温室")):
             ids.append(store.upsert_event(FARM, NewEvent("goal", subject, summary), 1.0).id)
@@ -70,21 +78,38 @@ async def test_the_three_tools_over_stdio_while_the_server_runs(tmp_path: Path) 
                 env={"XTY_TOKEN": TOKEN, "PYTHONPATH": os.getcwd()},
             )
             with anyio.fail_after(60):
-                async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+                async with (
+                    stdio_client(params) as (read, write),
+                    ClientSession(read, write, elicitation_callback=_player_agrees) as s,
+                ):
                     await s.initialize()
                     listed = await s.list_tools()
                     assert {t.name for t in listed.tools} == TOOLS
                     assert (await s.list_resources()).resources == []  # nothing pushed as context
 
+                    # The in-game view's parts: profile, each save's memories by
+                    # readable name, the statistics; RFC 3339 times.
                     overview = await call(s, "xiaotangyuan_memory_view")
                     assert overview["profile"]["nickname"] == "小明"
-                    [game] = overview["games"]
-                    assert game["saves"][0]["saveId"] == "farm-a"
-                    assert game["saves"][0]["memories"] == 2
-                    save = await call(
-                        s, "xiaotangyuan_memory_view", game_id="stardew-valley", save_id="farm-a"
+                    [save] = overview["saves"]
+                    assert (save["gameId"], save["saveId"], save["saveName"]) == (
+                        "stardew-valley",
+                        "farm-a",
+                        "阳光农场",
                     )
                     assert {e["id"] for e in save["events"]} == set(ids)
+                    assert {e["summary"] for e in save["events"]} == {"完成鱼缸收集包", "修好温室"}
+                    assert all(e["updatedAt"].endswith("Z") for e in save["events"])
+                    [stats] = overview["stats"]["saves"]
+                    # the seeded session and the adapter playing now
+                    assert (stats["saveName"], stats["sessions"]) == ("阳光农场", 2)
+                    assert overview["stats"]["games"][0]["lastPlayed"].endswith("Z")
+                    one = await call(
+                        s, "xiaotangyuan_memory_view", gameId="stardew-valley", saveId="farm-a"
+                    )
+                    assert [v["saveId"] for v in one["saves"]] == ["farm-a"]
+                    none = await call(s, "xiaotangyuan_memory_view", gameId="oxygen-not-included")
+                    assert none["saves"] == []
 
                     profile = await call(
                         s, "xiaotangyuan_memory_correct_shared", field="nickname", value="阿明"
@@ -96,24 +121,27 @@ async def test_the_three_tools_over_stdio_while_the_server_runs(tmp_path: Path) 
                     assert bad.is_error and "unknown shared field" in text(bad)
 
                     await send(ws, {"type": "heartbeat"})  # the server writes between our writes
-                    preview = await call(
-                        s,
+                    target = {
+                        "target": "item",
+                        "gameId": "stardew-valley",
+                        "saveId": "farm-a",
+                        "eventId": ids[0],
+                    }
+                    preview = await call(s, "xiaotangyuan_memory_forget", **target)
+                    assert [e["id"] for e in preview["saves"][0]["events"]] == [ids[0]]
+                    assert preview["statsSaves"] == [] and preview["expiresInMs"] == 120_000
+                    token = preview["confirmToken"]
+                    other = await s.call_tool(
                         "xiaotangyuan_memory_forget",
-                        kind="event",
-                        game_id="stardew-valley",
-                        save_id="farm-a",
-                        event_id=ids[0],
+                        {**target, "eventId": ids[1], "confirmToken": token},
                     )
-                    assert [e["id"] for e in preview["events"]] == [ids[0]]
-                    assert preview["statisticsKept"] is True
-                    done = await call(
-                        s, "xiaotangyuan_memory_forget", confirm_token=preview["token"]
-                    )
-                    assert done["eventsDeleted"] == 1
+                    assert other.is_error and "another target" in text(other)
+                    done = await call(s, "xiaotangyuan_memory_forget", **target, confirmToken=token)
+                    assert done["items"] == 1 and done["statsSaves"] == 0
                     again = await s.call_tool(
-                        "xiaotangyuan_memory_forget", {"confirm_token": preview["token"]}
+                        "xiaotangyuan_memory_forget", {**target, "confirmToken": token}
                     )
-                    assert again.is_error and "preview again" in text(again)
+                    assert again.is_error and "already used" in text(again)
 
             # The running server sees the changes in its own store.
             await send(ws, {"type": "memory.get", "id": "m"})

@@ -113,14 +113,20 @@ class HttpAnswer:
         return value
 
 
-async def http(port: int, method: str, path: str, headers: list[tuple[str, str]]) -> HttpAnswer:
+async def http(
+    port: int,
+    method: str,
+    path: str,
+    headers: list[tuple[str, str]],
+    body: bytes | None = None,
+) -> HttpAnswer:
     """Send one request over loopback, exactly the given header lines, and read the answer."""
     lines = [f"{method} {path} HTTP/1.1", *(f"{k}: {v}" for k, v in headers)]
-    if method == "POST":
-        lines.append("Content-Length: 0")
+    if method == "POST" and not any(k.lower() == "content-length" for k, _ in headers):
+        lines.append(f"Content-Length: {len(body or b'')}")
     stream = await anyio.connect_tcp("127.0.0.1", port)
     async with stream:
-        await stream.send(("\r\n".join(lines) + "\r\n\r\n").encode("utf-8"))
+        await stream.send(("\r\n".join(lines) + "\r\n\r\n").encode("utf-8") + (body or b""))
         raw = b""
         with anyio.fail_after(10):
             try:

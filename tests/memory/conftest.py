@@ -21,3 +21,8 @@ def store(tmp_path: Path, clock: ManualClock) -> Iterator[MemoryStore]:
     s = MemoryStore.open_profile(tmp_path, "default", clock=clock)
     yield s
     s.close()
+
+
+def buried(store: MemoryStore) -> list[tuple[str, str, str, str]]:
+    """Every tombstone as ``(game_id, save_id, kind, subject)``, read through an export."""
+    return [(t.game_id, t.save_id, t.kind, t.subject) for t in store.export().tombstones]

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from xtyserver.clock import ManualClock
 from xtyserver.errors import StoreContentError, StoreError
+from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.retrieval import SaveIndex, select_memories
 from xtyserver.memory.sqlite import events
 from xtyserver.memory.sqlite.store import MemoryStore
@@ -125,12 +126,25 @@ def test_scope_isolation_forget_and_list(store: MemoryStore) -> None:
     store.upsert_event(FARM_B, NewEvent("goal", "社区中心", "农场B的鱼缸"), 1.0)
     store.upsert_event(DST, NewEvent("event", "鹿角怪", "打败了"), 1.0)
     assert [e.summary for e in store.load_scope(FARM_A)] == ["鱼缸收集包"]
-    assert store.forget_event(FARM_B, a.id) is False  # another scope's id is not touched
+    assert (
+        store.forget(
+            ForgetSpec(kind="item", game_id=FARM_B.game_id, save_id=FARM_B.save_id, item_id=a.id)
+        ).items
+        == 0
+    )  # another scope's id is not touched
     assert store.list_scopes() == [DST, FARM_A, FARM_B]
-    assert store.forget_event(FARM_A, a.id) is True
-    assert store.forget_scope(FARM_B) == 1
+    assert (
+        store.forget(
+            ForgetSpec(kind="item", game_id=FARM_A.game_id, save_id=FARM_A.save_id, item_id=a.id)
+        ).items
+        == 1
+    )
+    assert (
+        store.forget(ForgetSpec(kind="save", game_id=FARM_B.game_id, save_id=FARM_B.save_id)).items
+        == 1
+    )
     assert store.list_scopes() == [DST]
-    store.forget_all()
+    store.forget(ForgetSpec(kind="all"))
     assert store.list_scopes() == []
 
 

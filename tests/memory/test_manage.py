@@ -7,6 +7,7 @@ from pathlib import Path
 import apsw
 import pytest
 
+from tests.memory.conftest import buried
 from xtyserver.clock import ManualClock
 from xtyserver.errors import StoreContentError, UsageError
 from xtyserver.memory.extraction import is_deliberate
@@ -37,13 +38,13 @@ def test_a_save_name_is_stored_with_the_save_and_shown_in_statistics(
     store: MemoryStore, clock: ManualClock
 ) -> None:
     _fill(store, clock)
-    assert store.save_names() == {FARM_A: "阳光农场", FARM_B: "月光农场"}
+    assert store.overview().names == {FARM_A: "阳光农场", FARM_B: "月光农场"}
     names = {(s.game_id, s.save_id): s.save_name for s in store.stats().saves}
     assert names[("stardew-valley", "farm-a")] == "阳光农场"
     assert names[("dont-starve-together", "world-a")] is None
     # The newest name wins; a forbidden one is refused with the field named.
     store.open_play_session(FARM_A, clock.now() + 100, TZ, save_name="Ｓｕｎｎｙ")
-    assert store.save_names()[FARM_A] == "Sunny"
+    assert store.overview().names[FARM_A] == "Sunny"
     with pytest.raises(StoreContentError) as info:
         store.open_play_session(FARM_A, clock.now() + 200, TZ, save_name="C:\\Users\\ann\\x")
     assert info.value.fields == ("saveName",)
@@ -124,15 +125,17 @@ def test_a_forgotten_subject_is_not_formed_again_unless_told_on_purpose(
 ) -> None:
     _fill(store, clock)
     item = next(e for e in store.load_scope(FARM_A) if e.subject == "社区中心")
-    store.forget_event(FARM_A, item.id)
-    assert store.tombstones() == [("stardew-valley", "farm-a", "goal", "社区中心")]
+    store.forget(
+        ForgetSpec(kind="item", game_id=FARM_A.game_id, save_id=FARM_A.save_id, item_id=item.id)
+    )
+    assert buried(store) == [("stardew-valley", "farm-a", "goal", "社区中心")]
     again = NewEvent("decision", "社区中心", "玩家又提到社区中心")
     assert store.remember_candidate(FARM_A, again, clock.now(), deliberate=False) is None
     # Another save has no tombstone for it.
     assert store.remember_candidate(FARM_B, again, clock.now(), deliberate=False) is not None
     stored = store.remember_candidate(FARM_A, again, clock.now(), deliberate=True)
     assert stored is not None and stored.pinned
-    assert store.tombstones() == []
+    assert buried(store) == []
 
 
 @pytest.mark.parametrize(
@@ -168,4 +171,52 @@ def test_a_version_1_file_migrates_and_keeps_its_memories(
     conn.close()
     with MemoryStore(path, clock=clock) as store:
         assert [e.subject for e in store.load_scope(FARM_A)] == ["温室"]
-        assert store.save_names() == {} and store.tombstones() == []
+        assert store.overview().names == {} and buried(store) == []
+
+
+def test_one_profile_field_table_matches_the_frames_and_the_struct() -> None:
+    from typing import get_args
+
+    from xtyserver.memory.types import EDITABLE_FIELDS, PROFILE_TABLE, profile_field
+    from xtyserver.protocol.memory_frames import ProfileField
+
+    assert tuple(f.wire for f in PROFILE_TABLE) == get_args(ProfileField)
+    assert [f.wire for f in EDITABLE_FIELDS] == [
+        "nickname",
+        "language",
+        "replyStyle",
+        "personality",
+        "hobbies",
+        "games",
+        "companionName",
+        "companionPersona",
+        "notes",
+    ]
+    assert {f.wire for f in PROFILE_TABLE if f.is_list} == {
+        "personality",
+        "hobbies",
+        "games",
+        "notes",
+    }
+    reply_style = profile_field("replyStyle")
+    assert reply_style is not None and reply_style == profile_field("reply_style")
+    assert reply_style.name == "reply_style"
+    assert profile_field("salary") is None
+    auto = profile_field("autoShared")
+    assert auto is not None and not auto.editable
+
+
+def test_a_token_is_bound_to_who_asked_and_stays_valid_for_them() -> None:
+    from xtyserver.memory.manage import TOKEN_TTL, Confirmations, ForgetPreview
+
+    spec = ForgetSpec(kind="save", game_id="stardew-valley", save_id="farm-a")
+    preview = ForgetPreview(spec=spec, saves=(), profile_fields=(), stats_saves=())
+    tokens = Confirmations("page")
+    token = tokens.issue(preview, 0.0, asker="session-a")
+    same = lambda p: p.spec == spec  # noqa: E731
+    assert tokens.redeem(token, same, 1.0, asker="session-b") == "unknown"
+    assert tokens.redeem(token, same, 1.0) == "unknown"
+    assert tokens.redeem(token, same, TOKEN_TTL, asker="session-a") == spec
+    assert tokens.redeem(token, same, TOKEN_TTL, asker="session-a") == "unknown"  # spent
+    late = tokens.issue(preview, 0.0, asker="session-a")
+    assert tokens.redeem(late, same, TOKEN_TTL + 0.001, asker="session-a") == "expired"

@@ -10,6 +10,7 @@ import pytest
 
 from xtyserver.clock import ManualClock
 from xtyserver.errors import UsageError
+from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.sqlite import play
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import NewEvent, Scope
@@ -117,7 +118,7 @@ def test_forget_all_keeps_play_statistics(store: MemoryStore) -> None:
     store.upsert_event(FARM_A, NewEvent("goal", "温室", "修好温室"), t0)
     store.set_profile_field("nickname", "小明")
     stats = store.stats()
-    store.forget_all()
+    store.forget(ForgetSpec(kind="all"))
     assert store.load_scope(FARM_A) == []
     assert store.get_profile().nickname == ""
     assert store.stats() == stats

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from xtyserver.errors import StoreContentError, StoreError, UsageError
+from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import SharedProfile
 
@@ -35,7 +36,7 @@ def test_profile_is_updated_field_by_field_and_cleared(store: MemoryStore) -> No
     assert info.value.code == "invalid_memory"
     with pytest.raises(UsageError):
         store.set_profile_field("password", "x")
-    store.clear_profile()
+    store.forget(ForgetSpec(kind="profile"))
     assert store.get_profile().nickname == ""
 
 
@@ -56,8 +57,8 @@ def test_auto_shared_survives_clearing_the_profile_and_forgetting_everything(
 ) -> None:
     store.set_profile_field("auto_shared", auto_shared)
     store.set_profile_field("nickname", "小明")
-    store.clear_profile()
+    store.forget(ForgetSpec(kind="profile"))
     assert store.get_profile() == SharedProfile(auto_shared=auto_shared)
     store.set_profile_field("notes", ["喜欢钓鱼"])
-    store.forget_all()
+    store.forget(ForgetSpec(kind="all"))
     assert store.get_profile() == SharedProfile(auto_shared=auto_shared)

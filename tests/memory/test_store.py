@@ -15,6 +15,7 @@ import pytest
 
 from xtyserver.clock import ManualClock
 from xtyserver.errors import StoreError, UsageError
+from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import NewEvent, Scope, SharedProfile
 
@@ -35,14 +36,13 @@ def test_the_public_api_stays_what_the_server_and_cli_call() -> None:
     api = {
         "get_profile",
         "set_profile_field",
-        "clear_profile",
         "load_scope",
         "upsert_event",
         "set_pinned",
         "touch",
-        "forget_event",
-        "forget_scope",
-        "forget_all",
+        "forget",
+        "preview_forget",
+        "overview",
         "list_scopes",
         "compact_scope",
         "open_play_session",
@@ -72,7 +72,7 @@ def test_forget_all_forgets_profile_and_every_save_but_keeps_statistics_and_auto
     store.upsert_event(FARM_B, NewEvent("event", "钓鱼", "钓到鲶鱼"), 1.0)
     store.close_play_session(store.open_play_session(FARM_B, 10.0, TZ), 70.0)
     stats = store.stats()
-    store.forget_all()
+    store.forget(ForgetSpec(kind="all"))
     assert store.get_profile() == SharedProfile(auto_shared=False)
     assert store.load_scope(FARM_A) == [] and store.load_scope(FARM_B) == []
     assert store.stats() == stats
@@ -88,12 +88,12 @@ def test_forget_all_is_one_transaction(store: MemoryStore) -> None:
         "CREATE TRIGGER refuse BEFORE DELETE ON game_memory BEGIN SELECT RAISE(ABORT, 'no'); END"
     )
     with pytest.raises(StoreError):
-        store.forget_all()
+        store.forget(ForgetSpec(kind="all"))
     assert store.get_profile().nickname == "小明"  # the profile part was rolled back too
     assert [e.subject for e in store.load_scope(FARM_A)] == ["温室"]
     other.execute("DROP TRIGGER refuse")
     other.close()
-    store.forget_all()
+    store.forget(ForgetSpec(kind="all"))
     assert store.get_profile().nickname == ""
 
 

@@ -73,3 +73,15 @@ def test_the_smallest_window_is_accepted_and_a_smaller_one_refused() -> None:
     assert (tiny.window_rounds, tiny.summary_tokens, tiny.memory_chars) == (3, 182, 400)
     with pytest.raises(UsageError):
         budget_for(MIN_CONTEXT_WINDOW - 1)
+
+
+def test_the_daily_budget_is_one_rule_for_chat_and_background_jobs() -> None:
+    from xtyserver.memory.tokens import DailyBudget
+
+    budget = DailyBudget(1000, low_share=0.2)
+    assert budget.limited and not DailyBudget().limited
+    # chat runs until the budget is used up, background jobs only while it is ok
+    assert [budget.allows_chat(s) for s in (0, 799, 800, 999, 1000)] == [True] * 4 + [False]
+    assert [budget.allows_background(s) for s in (0, 799, 800, 1000)] == [True, True, False, False]
+    assert budget.allows_chat(None) and budget.allows_background(None)  # an unread bill
+    assert DailyBudget().allows_background(10**12)

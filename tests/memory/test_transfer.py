@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.memory.conftest import buried
 from xtyserver.clock import ManualClock
 from xtyserver.errors import StoreContentError, StoreError
 from xtyserver.memory.export import decode_document, encode_document
+from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import NewEvent, Scope
 
@@ -189,7 +191,14 @@ def test_save_names_and_tombstones_travel_and_keep_a_forgotten_memory_forgotten(
     with _filled(tmp_path / "a.sqlite") as src:
         sid = src.open_play_session(DST, T0 + 5, "Asia/Shanghai", save_name="冬天的世界")
         src.close_play_session(sid, T0 + 10)
-        src.forget_event(FARM_A, src.load_scope(FARM_A)[0].id)
+        src.forget(
+            ForgetSpec(
+                kind="item",
+                game_id=FARM_A.game_id,
+                save_id=FARM_A.save_id,
+                item_id=src.load_scope(FARM_A)[0].id,
+            )
+        )
         doc = json.loads(encode_document(src.export()))
     assert doc["saveNames"] == [
         {"gameId": DST.game_id, "saveId": DST.save_id, "name": "冬天的世界", "updatedAt": T0 + 5}
@@ -200,8 +209,8 @@ def test_save_names_and_tombstones_travel_and_keep_a_forgotten_memory_forgotten(
     with MemoryStore(tmp_path / "b.sqlite", clock=ManualClock(T0)) as dst:
         dst.import_document(decode_document(json.dumps(doc)))
         dst.import_document(decode_document(json.dumps(doc)))  # twice changes nothing
-        assert dst.save_names() == {DST: "冬天的世界"}
-        assert dst.tombstones() == [("stardew", "farm-a", "goal", "社区中心")]
+        assert dst.overview().names == {DST: "冬天的世界"}
+        assert buried(dst) == [("stardew", "farm-a", "goal", "社区中心")]
         again = NewEvent("goal", "社区中心", "鱼缸收集包")
         assert dst.remember_candidate(FARM_A, again, T0, deliberate=False) is None
 
@@ -214,4 +223,4 @@ def test_a_version_1_document_still_imports(tmp_path: Path) -> None:
     with MemoryStore(tmp_path / "b.sqlite", clock=ManualClock(T0)) as dst:
         dst.import_document(decode_document(json.dumps(doc)))
         assert [e.subject for e in dst.load_scope(FARM_A)] == ["社区中心"]
-        assert dst.save_names() == {} and dst.tombstones() == []
+        assert dst.overview().names == {} and buried(dst) == []

@@ -6,6 +6,8 @@ import base64
 import io
 import struct
 import zlib
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -503,7 +505,9 @@ def test_banded_resize_gives_the_pixels_of_one_resize(
 
     image = _noise(*source, mode=mode)
     single = image.resize(target, Image.Resampling.BILINEAR)
-    banded = _banded_resize(image, target)
+    with ThreadPoolExecutor(max_workers=1) as bands:
+        banded = _banded_resize(image, target, bands)
+    assert banded is not None
     assert banded.size == single.size and banded.mode == single.mode
     diff = ImageChops.difference(single, banded)
     # Identical with Pillow 13; at most a rounding step if a Pillow's float box math differs.
@@ -521,7 +525,11 @@ def test_a_1920x1080_jpeg_decodes_at_six_eighths_and_leaves_without_metadata() -
     icc = b"\x00" * 128 + b"CanaryProfile"
     source = _noise(1920, 1080)
     data = _encode(
-        source, "image/jpeg", quality=90, exif=exif.tobytes(), icc_profile=icc,
+        source,
+        "image/jpeg",
+        quality=90,
+        exif=exif.tobytes(),
+        icc_profile=icc,
         comment=b"CanaryNote",
     )
     prepared = check_and_prepare("image/jpeg", _b64(data), LIMITS)
@@ -535,26 +543,27 @@ def test_a_1920x1080_jpeg_decodes_at_six_eighths_and_leaves_without_metadata() -
     assert ImageStat.Stat(ImageChops.difference(opened, expected)).mean[0] < 16
 
 
-def test_a_1920x1080_png_goes_through_the_banded_resize_and_leaves_without_metadata(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import xtyserver.serve.image as image_module
+class CountingPool(ThreadPoolExecutor):
+    """A real one-thread pool that notes the size of each band it is given."""
 
-    calls: list[tuple[int, int]] = []
-    banded = image_module._banded_resize
+    def __init__(self) -> None:
+        super().__init__(max_workers=1)
+        self.sizes: list[object] = []
 
-    def spy(image: Image.Image, size: tuple[int, int]) -> Image.Image:
-        calls.append(size)
-        return banded(image, size)
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        self.sizes.append(args[0])
+        return super().submit(fn, *args, **kwargs)
 
-    monkeypatch.setattr(image_module, "_banded_resize", spy)
+
+def test_a_1920x1080_png_goes_through_the_banded_resize_and_leaves_without_metadata() -> None:
     exif = Image.Exif()
     exif[0x010E] = CANARY
     icc = b"\x00" * 128 + b"CanaryProfile"
     source = _noise(1920, 1080)
     data = _encode(source, "image/png", exif=exif.tobytes(), icc_profile=icc)
-    prepared = check_and_prepare("image/png", _b64(data), LIMITS)
-    assert calls == [(1568, 882)]
+    with CountingPool() as bands:
+        prepared = check_and_prepare("image/png", _b64(data), LIMITS, bands=bands)
+    assert bands.sizes == [(1568, 441)]  # the top band on the helper, the bottom here
     assert (prepared.width, prepared.height) == (1568, 882)
     assert b"Canary" not in prepared.data and b"Exif" not in prepared.data
     opened = _opened(prepared)
@@ -576,8 +585,19 @@ def test_a_failure_on_the_resize_helper_thread_is_an_image_error(
 
     monkeypatch.setattr(Image.Image, "resize", resize)
     data = _encode(_noise(1920, 1080), "image/png")
-    error = _refusal("image/png", _b64(data))
-    assert error.code == "image_too_large"
+    with ThreadPoolExecutor(max_workers=1) as bands, pytest.raises(ImageError) as caught:
+        check_and_prepare("image/png", _b64(data), LIMITS, bands=bands)
+    assert caught.value.code == "image_too_large"
+
+
+def test_without_a_band_helper_or_after_it_stopped_a_screenshot_is_resized_in_one_call() -> None:
+    data = _encode(_noise(1920, 1080), "image/png")
+    alone = check_and_prepare("image/png", _b64(data), LIMITS)
+    stopped = ThreadPoolExecutor(max_workers=1)
+    stopped.shutdown()
+    late = check_and_prepare("image/png", _b64(data), LIMITS, bands=stopped)
+    assert (alone.width, alone.height) == (late.width, late.height) == (1568, 882)
+    assert alone.data == late.data
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ import pytest
 from xtyserver import errors
 from xtyserver.memory.manage import ForgetSpec, Overview
 from xtyserver.memory.retrieval import SaveIndex
+from xtyserver.memory.tokens import DailyBudget
 from xtyserver.memory.types import MemoryEvent, PlayStats, Scope, SharedProfile
 from xtyserver.protocol.codec import decode_client_frame
 from xtyserver.protocol.frames import (
@@ -77,13 +78,19 @@ TOKEN = "session-token-0123456789abcdef"
 FARM_A = Scope("stardew-valley", "farm-a")
 
 
+LIMIT_NAMES = {"frames_per_second", "frame_burst", "chat_per_minute", "chat_burst"}
+LIMIT_NAMES |= {"heartbeat_misses"}
+
+
 def make_session(
     *, model: bool = True, vision: bool = True, authenticated: bool = True, **server: Any
 ) -> GameAgentSession:
+    limits = {k: server.pop(k) for k in list(server) if k in LIMIT_NAMES}
     settings = SessionSettings(
         model_configured=model,
         vision=vision,
         server=ServerInfo(name="xtyserver", version="test"),
+        limits=Limits(**limits),
         **server,
     )
     session = GameAgentSession(
@@ -551,7 +558,7 @@ def test_session_closes_4008_on_a_flood() -> None:
 
 
 def test_session_rate_limits_chats_past_the_chat_burst() -> None:
-    session = ready_session(chats_per_minute=1, chat_burst=1)
+    session = ready_session(chat_per_minute=1, chat_burst=1)
     turn(session, chat_send("一", "c1"), T0)
     session.handle(ModelDone(1, "好"), T0)
     [error] = sent(turn(session, chat_send("二", "c2"), T0))
@@ -741,21 +748,32 @@ def test_session_reads_a_missing_schema_version_as_1_and_refuses_2() -> None:
     assert "modelContext.schemaVersion" in caught.value.fields
 
 
+def test_session_decides_the_budget_from_what_was_spent_at_its_edge() -> None:
+    session = ready_session(daily_budget=DailyBudget(1000))
+    session.handle(chat_send("你好", chat_id="c8"), T0)
+    just_under = session.handle(TurnMemoryReady(1, SaveMemory(None, None), spent=999), T0)
+    assert of(just_under, CallModel)
+
+
 def test_session_refuses_the_turn_when_its_memory_read_says_the_budget_is_spent() -> None:
-    session = ready_session()
+    session = ready_session(daily_budget=DailyBudget(1000))
     session.handle(chat_send("你好", chat_id="c9"), T0)
-    effects = session.handle(TurnMemoryReady(1, SaveMemory(None, None), budget="spent"), T0)
+    effects = session.handle(TurnMemoryReady(1, SaveMemory(None, None), spent=1000), T0)
     assert not of(effects, CallModel)
     [refusal] = sent(effects)
     assert refusal.code == "budget_exhausted" and refusal.id == "c9"
     assert state_of(session) is State.READY
     low = session.handle(chat_send("再来", chat_id="c10"), T0 + 5)
     [load] = of(low, LoadTurnMemory)
-    assert of(session.handle(TurnMemoryReady(load.turn, None, budget="low"), T0 + 5), CallModel)
+    low_spent = TurnMemoryReady(load.turn, None, spent=900)  # low: chat still runs
+    assert of(session.handle(low_spent, T0 + 5), CallModel)
+    unlimited = ready_session()  # no budget: any count is fine
+    unlimited.handle(chat_send("你好", chat_id="c11"), T0)
+    assert of(unlimited.handle(TurnMemoryReady(1, None, spent=10**12), T0), CallModel)
 
 
 def test_session_without_memory_still_asks_for_the_budget_when_one_is_set() -> None:
-    session = ready_session(memory=False, daily_budget=True)
+    session = ready_session(memory=False, daily_budget=DailyBudget(1000))
     effects = session.handle(chat_send(), T0)
     [load] = of(effects, LoadTurnMemory)
     assert not load.read_memory and not of(effects, CallModel)

@@ -7,7 +7,9 @@ server's own, in the pure :mod:`xtyserver.adapter.precheck`.
 from xtyserver.adapter.backoff import Backoff, should_reconnect
 from xtyserver.adapter.client import AdapterClient
 from xtyserver.adapter.precheck import Refused, precheck
+from xtyserver.adapter.projection import context_bytes, project, topics
 from xtyserver.adapter.reply import CONNECTION_LOST, ChatOutcome, ChatReply
+from xtyserver.adapter.saveid import derive_save_id, new_salt
 from xtyserver.adapter.support import (
     ConnectionLost,
     captured_at,
@@ -43,7 +45,12 @@ __all__ = [
     "Refused",
     "StatsResult",
     "captured_at",
+    "context_bytes",
+    "derive_save_id",
+    "new_salt",
     "precheck",
+    "project",
     "screenshot",
     "should_reconnect",
+    "topics",
 ]

@@ -2,9 +2,12 @@
 
 Starts the scripted model server and xtyserver on free loopback ports,
 connects as a simulated Stardew Valley adapter through the adapter client
-(:mod:`xtyserver.adapter`), says hello, sends one ``state.update`` and two
-``chat.send`` frames with a small generated PNG, and prints the streamed reply
-as it arrives.
+(:mod:`xtyserver.adapter`) with a ``saveId`` derived from the farm's features
+(:func:`~xtyserver.adapter.derive_save_id`), says hello, sends one
+``state.update`` and two ``chat.send`` frames with a small generated PNG, each
+with the modelContext projected from one full observation for that question
+(:func:`~xtyserver.adapter.project`), and prints the streamed reply as it
+arrives.
 """
 
 from __future__ import annotations
@@ -26,10 +29,14 @@ from xtyserver.adapter import (
     ChatDone,
     Identity,
     captured_at,
+    derive_save_id,
+    new_salt,
+    project,
     screenshot,
 )
 from xtyserver.clock import SystemClock
 from xtyserver.config import load_settings
+from xtyserver.protocol.normalize import normalize
 from xtyserver.server import serving
 from xtyserver.testing import FakeModelServer, Reply
 
@@ -53,8 +60,39 @@ def demo_png() -> bytes:
     return buf.getvalue()
 
 
+def observation() -> dict[str, Any]:
+    """The simulated game's full state; each question gets its own projection of it."""
+    return {
+        "capturedAt": captured_at(),
+        "world": {
+            "location": "Farm",
+            "time": "08:10",
+            "season": "spring",
+            "weather": "sunny",
+            "day": 5,
+        },
+        "player": {"health": 100, "stamina": 72, "status": ["hungry"], "heldItem": "Fishing Rod"},
+        "focus": {"kind": "water", "name": "farm pond", "reachable": True},
+        "nearby": [
+            {"kind": "npc", "name": "Abigail", "distance": 4},
+            {"kind": "crop", "name": "Parsnip", "distance": 2},
+        ],
+        "relevantItems": [{"name": "Bait", "count": 18}],
+        "inventory": [
+            {"name": "Fishing Rod", "count": 1, "tags": ["fishing"]},
+            {"name": "Parsnip Seeds", "count": 15, "tags": ["farming"]},
+            {"name": "Pickaxe", "count": 1},
+        ],
+        "quests": [{"name": "Community Center: Fish Tank", "items": ["Sunfish"]}],
+        "ui": {"busy": False},
+    }
+
+
 async def _adapter(url: str, token: str, out: Any) -> None:
-    identity = Identity(game_id="stardew-valley", save_id="demo-farm")
+    # A real mod keeps the salt in its config and names its save's stable features.
+    features = {"farm": "Sunny Farm", "created": "1714700000", "seed": "42"}
+    save_id = derive_save_id(features, new_salt())
+    identity = Identity(game_id="stardew-valley", save_id=save_id, save_name="Sunny Farm")
     async with AdapterClient(
         url,
         token=token,
@@ -65,36 +103,19 @@ async def _adapter(url: str, token: str, out: Any) -> None:
     ) as client:
         hello = client.server_hello
         print(
-            f"<- server.hello  session {hello.session_id}, heartbeat {hello.heartbeat_ms} ms",
+            f"<- server.hello  session {hello.session_id}, heartbeat {hello.heartbeat_ms} ms,"
+            f" saveId {save_id}",
             file=out,
         )
-        context = {
-            "schemaVersion": 1,
-            "capturedAt": captured_at(),
-            "world": {
-                "location": "Farm",
-                "time": "08:10",
-                "season": "spring",
-                "weather": "sunny",
-                "day": 5,
-            },
-            "player": {
-                "health": 100,
-                "stamina": 72,
-                "status": ["hungry"],
-                "heldItem": "Fishing Rod",
-            },
-            "focus": {"kind": "water", "name": "farm pond", "reachable": True},
-            "nearby": [{"kind": "npc", "name": "Abigail", "distance": 4}],
-            "relevantItems": [{"name": "Bait", "count": 18}],
-            "ui": {"busy": False},
-        }
-        await client.update_state(context)
+        await client.update_state(project(observation(), "", "stardew-valley"))
         print("-> state.update  Farm, 08:10, spring, holding a Fishing Rod", file=out)
         image = screenshot(demo_png(), "image/png")
         for question in QUESTIONS:
             print(f"\n-> chat.send     {question}  (+ screenshot)", file=out)
-            reply = await client.chat(question, image=image)
+            context = project(observation(), question, "stardew-valley")
+            kept = sorted(k for k in context if k not in ("schemaVersion", "capturedAt"))
+            print(f"   modelContext   {', '.join(kept)}", file=out)
+            reply = await client.chat(question, image=image, model_context=context)
             print("<- 小汤圆: ", end="", file=out, flush=True)
             async for piece in reply:
                 print(piece, end="", file=out, flush=True)
@@ -121,7 +142,8 @@ async def run_demo(data_dir: str | None = None, out: Any = None) -> int:
         folder = Path(data_dir or tmp)
         async with FakeModelServer() as fake:
             for question, answer in zip(QUESTIONS, SCRIPTED, strict=True):
-                fake.enqueue(Reply(text=answer, match=question, chunk_delay=0.05))
+                # The server hands the model the normal form of the text (v1.md "Normalisation").
+                fake.enqueue(Reply(text=answer, match=normalize(question), chunk_delay=0.05))
             settings = load_settings(
                 None,
                 env={},

@@ -37,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common(serve)
     serve.add_argument("--host", help="bind address (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default 8765; 0 picks a free one)")
+    serve.add_argument(
+        "--ui-port", type=int, help="the memory page's port (default: --port + 1; 0: a free one)"
+    )
     serve.add_argument("--log-json", action="store_true", help="JSON log lines even on a tty")
     serve.add_argument("--record", type=Path, metavar="DIR", help="record each connection here")
     serve.add_argument(
@@ -60,15 +63,28 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--json", action="store_true", help="one JSON object per file")
 
     ev = sub.add_parser("eval", help="run the memory evaluation set against its baseline")
-    ev.add_argument("--set", type=Path, help="evaluation set (default: eval/memory-v1.json)")
+    ev.add_argument("--set", type=Path, help="evaluation set (default: eval/memory-v2.json)")
     ev.add_argument("--baseline", type=Path, help="default: <set>.baseline.json next to it")
     ev.add_argument("--json", action="store_true", help="one JSON document")
     ev.add_argument("--update-baseline", action="store_true", help="write this run as baseline")
+    ev.add_argument(
+        "--without",
+        action="append",
+        default=[],
+        metavar="PART",
+        help="leave a part of retrieval out (glossary, keys); no baseline comparison",
+    )
+    ev.add_argument(
+        "--parts",
+        action="store_true",
+        help="run words only, then add each part; print recall per question kind",
+    )
 
     ui = sub.add_parser("ui", help="open the memory page of a running server in the browser")
     _common(ui)
     ui.add_argument("--host", help="the server's address (default: from the configuration)")
     ui.add_argument("--port", type=int, help="the server's port (default: from the configuration)")
+    ui.add_argument("--ui-port", type=int, help="the page's port (default: the server's + 1)")
     ui.add_argument("--print", action="store_true", help="print the link instead of opening it")
 
     mcp = sub.add_parser("mcp", help="the memory tools for an assistant, as an MCP server on stdio")
@@ -129,6 +145,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "profile": getattr(args, "profile", None),
         "server.host": getattr(args, "host", None),
         "server.port": getattr(args, "port", None),
+        "server.ui_port": getattr(args, "ui_port", None),
     }
     return load_settings(getattr(args, "config", None), overrides=overrides)
 
@@ -158,11 +175,14 @@ def _dispatch(args: argparse.Namespace) -> int:
             from xtyserver.evaluation import command
 
             log.configure(json=True, level="warning")
+            if args.parts:
+                return command.run_parts(args.set or command.default_set())
             return command.run(
                 args.set or command.default_set(),
                 baseline=args.baseline,
                 as_json=args.json,
                 update_baseline=args.update_baseline,
+                without=args.without,
             )
         case "ui":
             return _ui(_settings(args), print_only=args.print)
@@ -209,10 +229,18 @@ def _dispatch(args: argparse.Namespace) -> int:
 def _open_store(settings: Settings) -> Any:
     from xtyserver.memory.sqlite.store import MemoryStore
 
-    return MemoryStore.open_profile(settings.data_path, settings.profile, clock=SystemClock())
+    return MemoryStore.open_profile(
+        settings.data_path,
+        settings.profile,
+        clock=SystemClock(),
+        trash_window=settings.memory.trash_hours * 3600,
+    )
 
 
 async def _serve(settings: Settings, record: Path | None, record_images: bool) -> int:
+    # The server runs on asyncio only. httpcore imports trio whenever it is
+    # installed (selenium, a test tool, brings it): 4 MiB and 70 ms for nothing.
+    sys.modules.setdefault("trio", None)  # type: ignore[arg-type]
     from xtyserver import token as tokens
     from xtyserver.server import serving, settle_heap
 
@@ -251,16 +279,52 @@ async def _serve(settings: Settings, record: Path | None, record_images: bool) -
 
 
 def _ui(settings: Settings, *, print_only: bool) -> int:
+    """Ask the running server for a fresh launch key and open (or print) the page.
+
+    The key travels in a 0600 file the browser opens (``open-page.html`` in the
+    data folder), never on a command line, where another local user would read
+    it with ``ps`` (README "Memory page").
+    """
+    import urllib.error
+    import urllib.request
     import webbrowser
 
     from xtyserver import token as tokens
-    from xtyserver.manage.access import launch_key, open_link
+    from xtyserver.manage.access import LAUNCH_KEY_PATH, TOKEN_HEADER, open_link
 
     secret, _ = tokens.load_or_create(settings.data_path, env_token=settings.token)
-    link = open_link(settings.server.host, settings.server.port, launch_key(secret))
-    if print_only or not webbrowser.open(link):
+    host, port = settings.server.host, settings.server.page_port
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "localhost") else host
+    shown = f"[{shown}]" if ":" in shown else shown
+    request = urllib.request.Request(
+        f"http://{shown}:{port}{LAUNCH_KEY_PATH}", method="POST", headers={TOKEN_HEADER: secret}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            key = str(msgspec.json.decode(answer.read())["key"])
+    except (OSError, urllib.error.URLError, KeyError, msgspec.DecodeError) as exc:
+        reason = getattr(exc, "code", None) or type(exc).__name__
+        print(
+            f"no memory page answered on port {port} ({reason}): is `xtyserver serve` running?",
+            file=sys.stderr,
+        )
+        return 1
+    link = open_link(host, port, key)
+    if print_only:
         print(link, flush=True)
-        return 0 if print_only else 1
+        return 0
+    handoff = private_dir(settings.data_path) / "open-page.html"
+    quoted = link.replace("&", "&amp;").replace('"', "&quot;")
+    page = (
+        '<!doctype html><meta charset="utf-8">'
+        f'<meta http-equiv="refresh" content="0;url={quoted}">'
+        f'<script>location.replace("{quoted}")</script>'
+        f'<a href="{quoted}">小汤圆的记忆页 / the memory page</a>\n'
+    )
+    write_private(handoff, page.encode("utf-8"))
+    if not webbrowser.open(handoff.as_uri()):
+        print(link, flush=True)
+        return 1
     print("opened the memory page in the default browser", flush=True)
     return 0
 

@@ -1,10 +1,13 @@
 """``xtyserver memory view|forget|correct|pin|set-auto-shared`` (README "Commands").
 
 The command line's way into memory management (v1.md "Memory tools" for the
-rules): human-readable tables by default, ``--json`` for scripts. ``forget``
-previews first and asks on a terminal; without one it refuses unless
-``--yes``. Statistics are kept unless ``--include-stats``. Nothing here asks
-the model anything.
+rules), with the targets, field names and JSON shapes of every other way in
+(:mod:`xtyserver.memory.manage`, :mod:`xtyserver.session.replies`; times in
+RFC 3339): human-readable tables by default, ``--json`` for scripts.
+``forget`` previews first and asks on a terminal (the person at the terminal
+is who asked; no token is needed within one command); without a terminal it
+refuses unless ``--yes``. Statistics are kept unless ``--include-stats``.
+Nothing here asks the model anything.
 """
 
 from __future__ import annotations
@@ -17,14 +20,18 @@ from typing import Any
 
 import msgspec
 
+from xtyserver.cli import trash
+from xtyserver.clock import SystemClock
 from xtyserver.errors import UsageError
-from xtyserver.memory.manage import ForgetSpec, Overview, SaveView
+from xtyserver.memory.accounting import local_date
+from xtyserver.memory.manage import ForgetSpec, Overview
 from xtyserver.memory.sqlite.store import MemoryStore
-from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
-from xtyserver.session.requests import snake_case
+from xtyserver.memory.types import EDITABLE_FIELDS, Scope, SharedProfile, profile_field
+from xtyserver.serve.localzone import detect_local_timezone
+from xtyserver.session import replies
 
-LIST_FIELDS = ("personality", "hobbies", "games", "notes")
-CORRECTABLE = tuple(name for name in msgspec.to_builtins(SharedProfile()) if name != "autoShared")
+CORRECTABLE = tuple(f.wire for f in EDITABLE_FIELDS)
+DAY = 86400.0
 
 
 def add_commands(msub: Any, common: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -55,6 +62,7 @@ def add_commands(msub: Any, common: Callable[[argparse.ArgumentParser], None]) -
     pin.add_argument("--item", type=int, required=True, help="item id")
     pin.add_argument("--unpin", action="store_true")
     pin.add_argument("--json", action="store_true")
+    trash.add_command(msub, common)
     auto = msub.add_parser("set-auto-shared", help="switch automatic shared memory on or off")
     common(auto)
     auto.add_argument("state", choices=["on", "off"])
@@ -68,9 +76,13 @@ def run(store: MemoryStore, args: argparse.Namespace) -> int:
             return _view(store, args)
         case "forget":
             return _forget(store, args)
+        case "restore":
+            return trash.run(store, args)
         case "correct":
+            field = profile_field(args.field)
+            assert field is not None  # argparse offered only the table's names
             value = _value(args.field, args.value)
-            _print_profile(store.set_profile_field(snake_case(args.field), value), args.json)
+            _print_profile(store.set_profile_field(field.name, value), args.json)
         case "set-auto-shared":
             _print_profile(store.set_profile_field("auto_shared", args.state == "on"), args.json)
         case "pin":
@@ -80,12 +92,20 @@ def run(store: MemoryStore, args: argparse.Namespace) -> int:
                     f"xtyserver: no item {args.item} in {args.game} / {args.save}", file=sys.stderr
                 )
                 return 1
-            _print_overview(store.overview(scope=scope), args.json)
+            _print_overview(_overview(store, scope=scope), args.json)
     return 0
 
 
+def _overview(
+    store: MemoryStore, *, game_id: str | None = None, scope: Scope | None = None
+) -> Overview:
+    since = SystemClock().now() - (replies.STATS_DAYS + 1) * DAY
+    return store.overview(game_id=game_id, scope=scope, since=since)
+
+
 def _value(field: str, values: list[str]) -> str | list[str]:
-    if field in LIST_FIELDS:
+    known = profile_field(field)
+    if known is not None and known.is_list:
         return values
     if len(values) > 1:
         raise UsageError(f"{field} takes one value (quote it if it has spaces)")
@@ -96,22 +116,8 @@ def _view(store: MemoryStore, args: argparse.Namespace) -> int:
     if args.save is not None and args.game is None:
         raise UsageError("--save needs --game")
     scope = Scope(args.game, args.save) if args.save is not None else None
-    _print_overview(store.overview(game_id=args.game, scope=scope), args.json)
+    _print_overview(_overview(store, game_id=args.game, scope=scope), args.json)
     return 0
-
-
-def _item_json(event: MemoryEvent) -> dict[str, Any]:
-    doc: dict[str, Any] = msgspec.to_builtins(event)
-    return doc
-
-
-def _save_json(view: SaveView) -> dict[str, Any]:
-    return {
-        "gameId": view.scope.game_id,
-        "saveId": view.scope.save_id,
-        "saveName": view.name,
-        "items": [_item_json(e) for e in view.events],
-    }
 
 
 def _print_profile(profile: SharedProfile, as_json: bool) -> None:
@@ -128,10 +134,8 @@ def _print_profile(profile: SharedProfile, as_json: bool) -> None:
 
 def _print_overview(overview: Overview, as_json: bool) -> None:
     if as_json:
-        doc = {
-            "profile": msgspec.to_builtins(overview.profile),
-            "saves": [_save_json(v) for v in overview.saves],
-        }
+        today = local_date(SystemClock().now(), detect_local_timezone() or "UTC")
+        doc = msgspec.to_builtins(replies.memory_view(overview, today=today))
         print(json.dumps(doc, ensure_ascii=False, indent=2))
         return
     _print_profile(overview.profile, False)
@@ -179,12 +183,9 @@ def _forget(store: MemoryStore, args: argparse.Namespace) -> int:
             return 1
     result = store.forget(spec)
     if args.json:
-        doc = {
-            "items": result.items,
-            "profileCleared": result.profile_cleared,
-            "statsSaves": result.stats_saves,
-        }
-        print(json.dumps(doc))
+        print(json.dumps(msgspec.to_builtins(replies.memory_forgotten(result, spec.kind, None))))
     else:
         print(f"deleted {result.items} items; statistics of {result.stats_saves} saves deleted")
+        if result.trash_id is not None:
+            print(f"in the trash as #{result.trash_id}: xtyserver memory restore {result.trash_id}")
     return 0

@@ -1,13 +1,16 @@
-"""The memory page's HTTP shell: its files and its small JSON API under ``/ui/``.
+"""The memory page's HTTP server: its files and its JSON API under ``/ui/`` (h11 over anyio).
 
-Served by the WebSocket listener's ``process_request`` (same process, host and
-port). Who may do what is decided by the pure
-:func:`xtyserver.manage.access.check_ui_request`; this module carries it out and
-calls :class:`~xtyserver.manage.api.ManageApi` for every memory operation.
-
-websockets' HTTP parser takes no request body, so API calls that change
-something are ``POST`` requests with their arguments in the query string (the
-request line may be up to 8 KiB).
+Its own listener (``server.ui_port``, by default the WebSocket port + 1),
+started in the server's task group. h11 parses each request, its body is
+read up to :data:`MAX_BODY` bytes, the answer is sent and the connection
+closed (one request per connection, each read within
+:data:`REQUEST_SECONDS`; at most :data:`MAX_CONNECTIONS` at once, more wait).
+Who may do what is decided by the pure
+:func:`xtyserver.manage.access.check_ui_request`; the API
+(:meth:`UiHttp.api`: ``GET view``, ``POST profile``, ``POST pin``, ``POST
+forget``, each ``POST`` with a JSON body) goes through :mod:`xtyserver.manage.ops`
+like MCP's tools: the types and the one vocabulary of
+:mod:`xtyserver.memory.manage`, the shapes of :mod:`xtyserver.session.replies`.
 """
 
 from __future__ import annotations
@@ -15,20 +18,20 @@ from __future__ import annotations
 import email.utils
 import http
 import importlib.resources
-import json
 import secrets
 from collections import Counter
-from collections.abc import Awaitable, Callable
-from typing import Any
-from urllib.parse import parse_qs
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 
+import anyio
+import anyio.abc
+import h11
 import msgspec
-from websockets.datastructures import Headers
-from websockets.http11 import Request, Response
 
 from xtyserver import log
 from xtyserver.clock import Clock
-from xtyserver.errors import XtyError
+from xtyserver.errors import UsageError
+from xtyserver.manage import ops
 from xtyserver.manage.access import (
     MAX_SESSIONS,
     PREFIX,
@@ -38,7 +41,11 @@ from xtyserver.manage.access import (
     check_ui_request,
     set_cookie,
 )
-from xtyserver.manage.api import ManageApi, ManageError, decode_target
+from xtyserver.manage.ops import Refused
+from xtyserver.memory.manage import Confirmations, ForgetRequest
+from xtyserver.memory.types import GameIdText, SaveIdText, Scope, error_field
+from xtyserver.serve.memory_service import MemoryService
+from xtyserver.token import TokenSource
 
 STATIC = {
     "": ("index.html", "text/html; charset=utf-8"),
@@ -47,132 +54,313 @@ STATIC = {
     "i18n.js": ("i18n.js", "text/javascript; charset=utf-8"),
     "app.css": ("app.css", "text/css; charset=utf-8"),
 }
-
-Query = dict[str, str]
-
-
-def response(
-    status: int, body: bytes, content_type: str, extra: list[tuple[str, str]] | None = None
-) -> Response:
-    """An HTTP response with the page's security headers."""
-    headers = Headers(
-        [
-            ("Date", email.utils.formatdate(usegmt=True)),
-            ("Connection", "close"),
-            ("Content-Length", str(len(body))),
-            ("Content-Type", content_type),
-            *SECURITY_HEADERS,
-            *(extra or []),
-        ]
-    )
-    return Response(status, http.HTTPStatus(status).phrase, headers, body)
+MAX_HEAD = 16 * 1024
+MAX_BODY = 16 * 1024
+REQUEST_SECONDS = 10.0
+MAX_CONNECTIONS = 16
+ACCEPT_RETRY = 1.0  # seconds between accepts after one failed (too many open files)
+MAX_LAUNCH_KEYS = 32  # unused keys kept at once; the oldest goes first
+T = TypeVar("T")
 
 
-def json_response(status: int, value: Any, extra: list[tuple[str, str]] | None = None) -> Response:
-    return response(status, msgspec.json.encode(value), "application/json; charset=utf-8", extra)
+class ProfileBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``POST profile``: replace one field (wire name) whole; ``autoShared`` too."""
+
+    field: str
+    value: str | list[str] | bool
 
 
-def error(status: int, message: str) -> Response:
-    return json_response(status, {"error": message})
+class PinBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
+    """``POST pin``: pin or unpin one item of one save."""
+
+    game_id: GameIdText
+    save_id: SaveIdText
+    event_id: int
+    pinned: bool
 
 
-def _flag(q: Query, name: str) -> bool:
-    value = q.get(name, "")
-    if value not in ("true", "false"):
-        raise ManageError(f"{name} must be true or false")
-    return value == "true"
-
-
-def _int(q: Query, name: str) -> int:
+def decode_body(body: bytes, kind: type[T]) -> T:
+    """``body`` as a ``kind``, or Refused naming the byte or the field at fault."""
+    if not body.strip():
+        raise Refused("a JSON body is required", 400)
     try:
-        return int(q[name])
-    except (KeyError, ValueError):
-        raise ManageError(f"{name} must be a whole number") from None
+        return msgspec.json.decode(body, type=kind)
+    except msgspec.ValidationError as exc:
+        field = error_field(exc)
+        raise Refused(f"bad request body: {exc}", 400, [field] if field else []) from None
+    except msgspec.DecodeError as exc:
+        raise Refused(f"bad JSON: {exc}", 400) from None
+
+
+class Answer(msgspec.Struct, frozen=True):
+    """One HTTP answer: status, extra headers, body and its type."""
+
+    status: int
+    body: bytes
+    content_type: str
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+def json_answer(status: int, value: Any, headers: tuple[tuple[str, str], ...] = ()) -> Answer:
+    return Answer(status, msgspec.json.encode(value), "application/json; charset=utf-8", headers)
+
+
+def error(status: int, message: str, fields: Sequence[str] = ()) -> Answer:
+    """``{"error": message}``, with ``fields`` naming what was wrong when there are any."""
+    value: dict[str, Any] = {"error": message}
+    if fields:
+        value["fields"] = list(fields)
+    return json_answer(status, value)
 
 
 class UiHttp:
-    """The page's files, sessions and API.
+    """The page's listener, files and sessions.
 
     Args:
-        api: The management operations.
+        memory: The profile's memory service.
         bind_host: The address the server listens on.
-        key: The launch key (:func:`xtyserver.manage.access.launch_key`).
-        clock: Time for session expiry.
+        tokens: The adapter token as it is now (a rotation ends every page session).
+        clock: Time for sessions, launch keys, tokens and the statistics window.
+        timezone: The zone whose date ends the statistics window (this PC's).
+        key_ttl: Seconds a launch key stays good if unused (``server.page_key_ttl``).
+        punish: Awaited before answering a wrong adapter token (the guess delay).
 
     Attributes:
+        port: The port listened on, once :meth:`serve` started.
         sessions: Open page sessions by id.
         refused: Refused requests by reason, since the start (for tests and logs).
     """
 
-    def __init__(self, api: ManageApi, *, bind_host: str, key: str, clock: Clock) -> None:
-        self.api = api
+    def __init__(
+        self,
+        memory: MemoryService,
+        *,
+        bind_host: str,
+        tokens: TokenSource,
+        clock: Clock,
+        timezone: str = "UTC",
+        key_ttl: float = 600.0,
+        punish: Callable[[str], Awaitable[None]] | None = None,
+    ) -> None:
+        self.memory = memory
+        self.timezone = timezone
+        self.confirmations = Confirmations(secrets.token_hex(16))
         self.bind_host = bind_host
-        self.key = key
+        self._tokens = tokens
+        self._token_seen = tokens.current()
+        self._key_ttl = key_ttl
+        self._punish = punish
+        self.launch_keys: dict[str, float] = {}
         self.clock = clock
+        self.port: int | None = None
         self.sessions: dict[str, UiSession] = {}
         self.refused: Counter[str] = Counter()
         self._log = log.get("xtyserver.ui")
         self._files = importlib.resources.files("xtyserver.manage") / "ui"
-        self._reads: dict[str, Callable[[Query], Awaitable[Any]]] = {
-            "view": lambda q: self.api.view(),
-            "stats": lambda q: self.api.stats(),
-        }
-        self._writes: dict[str, Callable[[Query], Awaitable[Any]]] = {
-            "shared": self._correct_shared,
-            "auto-shared": lambda q: self.api.set_auto_shared(_flag(q, "on")),
-            "pin": lambda q: self.api.pin(
-                q.get("gameId", ""), q.get("saveId", ""), _int(q, "id"), _flag(q, "pinned")
-            ),
-            "forget/preview": self._forget_preview,
-            "forget/confirm": lambda q: self.api.forget_confirm(q.get("token", "")),
-        }
+        self._slots = anyio.CapacityLimiter(MAX_CONNECTIONS)
 
-    async def handle(self, request: Request, port: int) -> Response:
-        """Answer one request whose path is ``/ui`` or under ``/ui/``."""
-        path, _, query = request.path.partition("?")
+    async def serve(
+        self, port: int, *, task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Listen on ``bind_host:port`` until cancelled; ``task_status`` gets the port."""
+        try:
+            listener = await anyio.create_tcp_listener(local_host=self.bind_host, local_port=port)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot listen for the memory page on port {port} ({exc.strerror}); "
+                "set server.ui_port (--ui-port)"
+            ) from exc
+        async with listener, anyio.create_task_group() as tg:
+            self.port = int(listener.extra(anyio.abc.SocketAttribute.local_port))
+            self._log.info("ui.listening", port=self.port)
+            task_status.started(self.port)
+            for one in listener.listeners:
+                tg.start_soon(self._accept, one, tg)
+
+    async def _accept(
+        self, listener: anyio.abc.Listener[anyio.abc.SocketStream], tg: anyio.abc.TaskGroup
+    ) -> None:
+        """Accept until cancelled; running out of file descriptors pauses, never stops it.
+
+        anyio's own ``serve`` ends at the first accept error, which would take the
+        server down with it. Logged once per second at most, as asyncio does for
+        the WebSocket listener.
+        """
+        assert isinstance(listener, anyio.abc.SocketListener)  # one per address of the host
+        last_logged = -ACCEPT_RETRY
+        while True:
+            try:
+                stream = await listener.accept()
+            except OSError as exc:
+                now = anyio.current_time()
+                if now - last_logged >= ACCEPT_RETRY:
+                    last_logged = now
+                    self._log.warning("ui.accept_failed", error=exc.strerror or type(exc).__name__)
+                await anyio.sleep(ACCEPT_RETRY)
+                continue
+            tg.start_soon(self._connection, stream)
+
+    async def _connection(self, stream: anyio.abc.SocketStream) -> None:
+        async with self._slots, stream:
+            conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD)
+            answer: Answer | None = None
+            with anyio.move_on_after(REQUEST_SECONDS):
+                answer = await self._exchange(conn, stream)
+            if answer is None:
+                return  # the peer went away or was too slow: nothing to answer
+            try:
+                await stream.send(self._encode(conn, answer))
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError, h11.LocalProtocolError):
+                return
+
+    async def _exchange(
+        self, conn: h11.Connection, stream: anyio.abc.SocketStream
+    ) -> Answer | None:
+        """Read one request with its body and answer it (None: the peer left)."""
+        request: h11.Request | None = None
+        body = bytearray()
+        try:
+            while True:
+                event = conn.next_event()
+                if event is h11.NEED_DATA:
+                    try:
+                        data = await stream.receive(65536)
+                    except (anyio.EndOfStream, anyio.BrokenResourceError):
+                        data = b""
+                    if not data and request is None:
+                        return None
+                    conn.receive_data(data)
+                elif isinstance(event, h11.Request):
+                    request = event
+                    length = _content_length(event.headers)
+                    if length is not None and length > MAX_BODY:
+                        return error(413, f"request body over {MAX_BODY} bytes")
+                elif isinstance(event, h11.Data):
+                    body += event.data
+                    if len(body) > MAX_BODY:
+                        return error(413, f"request body over {MAX_BODY} bytes")
+                elif isinstance(event, h11.EndOfMessage):
+                    assert request is not None
+                    return await self.handle(request, bytes(body))
+                elif isinstance(event, h11.ConnectionClosed):
+                    return None
+        except h11.RemoteProtocolError as exc:
+            return error(exc.error_status_hint, "bad HTTP request")
+
+    def _encode(self, conn: h11.Connection, answer: Answer) -> bytes:
+        headers = [
+            ("Date", email.utils.formatdate(usegmt=True)),
+            ("Connection", "close"),
+            ("Content-Length", str(len(answer.body))),
+            ("Content-Type", answer.content_type),
+            *SECURITY_HEADERS,
+            *answer.headers,
+        ]
+        reason = http.HTTPStatus(answer.status).phrase.encode()
+        out = conn.send(h11.Response(status_code=answer.status, headers=headers, reason=reason))
+        out = (out or b"") + (conn.send(h11.Data(data=answer.body)) or b"")
+        return out + (conn.send(h11.EndOfMessage()) or b"")
+
+    async def handle(self, request: h11.Request, body: bytes) -> Answer:
+        """Answer one request (its whole body read)."""
+        method = request.method.decode("ascii", "replace")
+        target = request.target.decode("ascii", "replace")
+        path = target.split("?", 1)[0]
         if path == "/ui":
-            return response(308, b"", "text/plain", [("Location", PREFIX)])
+            return Answer(308, b"", "text/plain", (("Location", PREFIX),))
+        if not path.startswith(PREFIX):
+            return error(404, "not found")
         now = self.clock.now()
+        token = self._current_token()
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers]
         decision = check_ui_request(
-            request.method,
-            request.path,
-            list(request.headers.raw_items()),
+            method,
+            target,
+            headers,
             bind_host=self.bind_host,
-            port=port,
-            key=self.key,
+            port=self.port or 0,
+            keys=self.launch_keys,
+            token=token,
             sessions=self.sessions,
             now=now,
         )
         if decision.kind == "refused":
             self.refused[decision.reason] += 1
             self._log.info("ui.refused", status=decision.status, reason=decision.reason)
+            if decision.reason == "wrong token" and self._punish is not None:
+                await self._punish("page")
             return error(decision.status, decision.reason)
         if decision.kind == "static":
             return self._static(path.removeprefix(PREFIX))
+        if decision.kind == "mint":
+            return json_answer(200, {"key": self.mint_key()})
         if decision.kind == "exchange":
+            assert decision.key is not None
+            del self.launch_keys[decision.key]  # single-use
             return self._open_session(now)
-        q = {k: v[0] for k, v in parse_qs(query, keep_blank_values=True).items()}
         name = path.removeprefix(PREFIX + "api/")
-        table = self._reads if decision.kind == "read" else self._writes
-        op = table.get(name)
-        if op is None:
-            return error(404, "no such API call")
+        assert decision.session_id is not None
         try:
-            return json_response(200, {"ok": True, "result": await op(q)})
-        except ManageError as exc:
-            return error(exc.status, exc.message)
-        except XtyError as exc:
-            self._log.info("ui.failed", call=name, code=exc.code)
-            return error(503 if exc.code.startswith("store") else 400, exc.message)
+            result = await self.api(name, decision.kind == "write", body, decision.session_id)
+        except Refused as exc:
+            if exc.status >= 500:
+                self._log.info("ui.failed", call=name, status=exc.status)
+            return error(exc.status, exc.message, exc.fields)
+        return json_answer(200, {"ok": True, "result": result})
 
-    def _static(self, name: str) -> Response:
+    async def api(self, name: str, write: bool, body: bytes, session_id: str) -> Any:
+        """Run one API call of the page session ``session_id``.
+
+        Raises:
+            Refused: No such call (404), a bad body (400), or what the operation refused.
+        """
+        match (name, write):
+            case ("view", False):
+                return await ops.view(self.memory, self.clock, self.timezone)
+            case ("profile", True):
+                change = decode_body(body, ProfileBody)
+                return await ops.correct(self.memory, change.field, change.value)
+            case ("pin", True):
+                pin = decode_body(body, PinBody)
+                scope = Scope(pin.game_id, pin.save_id)
+                await ops.pin(self.memory, scope, pin.event_id, pin.pinned)
+                return None
+            case ("forget", True):
+                request = decode_body(body, ForgetRequest)
+                now = self.clock.now()
+                return await ops.forget(
+                    self.memory, self.confirmations, request, asker=session_id, now=now
+                )
+        raise Refused("no such API call", 404)
+
+    def mint_key(self) -> str:
+        """A new single-use launch key, good for ``key_ttl`` seconds; others stay good."""
+        now = self.clock.now()
+        self.launch_keys = {k: at for k, at in self.launch_keys.items() if at > now}
+        while len(self.launch_keys) >= MAX_LAUNCH_KEYS:
+            del self.launch_keys[min(self.launch_keys, key=self.launch_keys.__getitem__)]
+        key = secrets.token_urlsafe(32)
+        self.launch_keys[key] = now + self._key_ttl
+        return key
+
+    def _current_token(self) -> str:
+        """The adapter token now; a rotated one ends every page session and launch key."""
+        token = self._tokens.current()
+        if token != self._token_seen:
+            self._token_seen = token
+            self.sessions.clear()
+            self.launch_keys.clear()
+            self._log.info("ui.token_rotated")
+        return token
+
+    def _static(self, name: str) -> Answer:
         entry = STATIC.get(name)
         if entry is None:
             return error(404, "not found")
         file, content_type = entry
-        return response(200, (self._files / file).read_bytes(), content_type)
+        return Answer(200, (self._files / file).read_bytes(), content_type)
 
-    def _open_session(self, now: float) -> Response:
+    def _open_session(self, now: float) -> Answer:
         self.sessions = {k: s for k, s in self.sessions.items() if s.expires_at > now}
         while len(self.sessions) >= MAX_SESSIONS:
             oldest = min(self.sessions, key=lambda k: self.sessions[k].expires_at)
@@ -181,19 +369,14 @@ class UiHttp:
         csrf = secrets.token_urlsafe(32)
         self.sessions[session_id] = UiSession(csrf, now + SESSION_SECONDS)
         self._log.info("ui.session_opened", sessions=len(self.sessions))
-        return json_response(200, {"csrf": csrf}, [("Set-Cookie", set_cookie(session_id))])
+        return json_answer(200, {"csrf": csrf}, (("Set-Cookie", set_cookie(session_id)),))
 
-    async def _correct_shared(self, q: Query) -> Any:
-        try:
-            value = json.loads(q.get("value", ""))
-        except ValueError:
-            raise ManageError("value must be JSON") from None
-        return await self.api.correct_shared(q.get("field", ""), value)
 
-    async def _forget_preview(self, q: Query) -> Any:
-        target: dict[str, Any] = {k: v for k, v in q.items() if k in ("kind", "gameId", "saveId")}
-        if "eventId" in q:
-            target["eventId"] = _int(q, "eventId")
-        if "field" in q:
-            target["field"] = q["field"]
-        return await self.api.forget_preview(decode_target(target))
+def _content_length(headers: Sequence[tuple[bytes, bytes]]) -> int | None:
+    for name, value in headers:
+        if name.lower() == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None

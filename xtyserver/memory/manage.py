@@ -1,27 +1,39 @@
 """What a player can do to their memory, as plain data (v1.md "Memory management").
 
-Pure: the three ways in (the companion's tools, a mod's menu frames, the
-command line) all say what they want with these types, and the store carries
-them out (``MemoryStore.overview``, ``preview_forget``, ``forget``). Nothing
-here does I/O.
+Pure, and the one management path: every way in (the companion's tools, a
+mod's menu frames, the memory page, MCP and the command line) says what it
+wants with these types and the one vocabulary of targets (``item``, ``save``,
+``game``, ``profile``, ``all``), and the store carries them out in one
+snapshot or one transaction (``MemoryStore.overview``, ``preview_forget``,
+``forget``). Nothing here does I/O. What the surfaces show is built from these
+by :mod:`xtyserver.session.replies` (times in RFC 3339).
 
 A forget names its target and whether play statistics go too. Statistics are
 never deleted unless ``include_stats`` is set (its own option, its own
 confirmation), and deleting memory never touches a game's save files.
 
-:class:`Confirmations` holds the tokens of two-step forgets for the companion's
-tools and a mod's menu frames alike (v1.md "Memory tools", "memory.forget").
+:class:`Confirmations` holds the tokens of two-step forgets for every surface,
+under one rule: single-use, bound to the target and to who asked, valid for
+:data:`TOKEN_TTL` seconds (v1.md "Memory tools", "memory.forget").
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
-from xtyserver.memory.types import MemoryEvent, PlayStats, Scope, SharedProfile
+from xtyserver.memory.types import (
+    DailyPlay,
+    GameIdText,
+    MemoryEvent,
+    PlayStats,
+    SaveIdText,
+    Scope,
+    SharedProfile,
+)
 
 ForgetKind = Literal["item", "save", "game", "profile", "all"]
 FORGET_KINDS: tuple[ForgetKind, ...] = ("item", "save", "game", "profile", "all")
@@ -80,12 +92,17 @@ class SaveView(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Overview(msgspec.Struct, frozen=True, kw_only=True):
-    """The shared profile, some saves with their items, and the play statistics."""
+    """The shared profile, some saves with their items, and the play statistics.
+
+    Read in one snapshot. ``daily`` is active time per game and local date since
+    the time the caller asked for (empty when it asked for none).
+    """
 
     profile: SharedProfile
     saves: tuple[SaveView, ...]
     stats: PlayStats
     names: dict[Scope, str] = msgspec.field(default_factory=dict)
+    daily: tuple[DailyPlay, ...] = ()
 
 
 class ForgetPreview(msgspec.Struct, frozen=True, kw_only=True):
@@ -113,11 +130,61 @@ class ForgetPreview(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ForgetResult(msgspec.Struct, frozen=True, kw_only=True):
-    """What a forget deleted."""
+    """What a forget deleted; ``trash_id`` is where it can be restored from (None: not kept)."""
 
     items: int
     profile_cleared: bool
     stats_saves: int
+    trash_id: int | None = None
+
+
+# -- the trash: forgotten memory kept for a while (issue 17 §1) ----------------------------
+
+TRASH_HOURS = 24.0
+"""Default hours a forgotten item, save, game or profile stays restorable (0: no trash)."""
+
+
+class TrashEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """One forget's content in the trash, as the player sees it.
+
+    Attributes:
+        id: The trash id (restore it with this).
+        spec: What was forgotten (statistics are never kept in the trash).
+        trashed_at: When (epoch seconds).
+        expires_at: When it is purged and can no longer be restored.
+        saves: The forgotten items by save, with readable names.
+        profile_fields: Shared-profile fields that held a value and were cleared.
+    """
+
+    id: int
+    spec: ForgetSpec
+    trashed_at: float
+    expires_at: float
+    saves: tuple[SaveView, ...]
+    profile_fields: tuple[str, ...]
+
+    @property
+    def item_count(self) -> int:
+        return sum(len(s.events) for s in self.saves)
+
+
+class RestoreResult(msgspec.Struct, frozen=True, kw_only=True):
+    """What a restore put back: the items and the profile fields (those not set since)."""
+
+    trash_id: int
+    spec: ForgetSpec
+    items: int
+    profile_fields: tuple[str, ...]
+
+
+def trash_expired(trashed_at: float, now: float, window: float) -> bool:
+    """Whether a trash entry is past its window (kept at exactly ``window``, gone after)."""
+    return now - trashed_at > window
+
+
+def restorable_here(spec: ForgetSpec, game_id: str) -> bool:
+    """Whether a trash entry may be restored from a game's chat: its own game, or the profile."""
+    return spec.game_id in (None, game_id)
 
 
 # -- confirmation tokens of two-step forgets -----------------------------------------------
@@ -125,24 +192,32 @@ class ForgetResult(msgspec.Struct, frozen=True, kw_only=True):
 TOKEN_TTL = 120.0
 MAX_PENDING = 32
 
-Refusal = Literal["unknown", "expired", "other_target", "too_soon"]
-"""Why a token was refused: unknown or spent, past its TTL, issued for another
-target, or (tools) redeemed in the turn that issued it."""
+Refusal = Literal["unknown", "expired", "other_target", "too_soon", "not_agreed"]
+"""Why a token was refused: unknown, spent or issued to someone else; past its
+TTL; issued for another target; (tools) redeemed in the turn that issued it; or
+(tools) the player's words of the confirming turn were no explicit yes (the
+token stays valid)."""
 
 
 class _Pending(msgspec.Struct, frozen=True):
     preview: ForgetPreview
     issued: float
     turn: int | None
+    asker: str
 
 
 class Confirmations:
-    """The forget tokens of one connection: single-use, bound to a target, expiring.
+    """Forget tokens: single-use, bound to a target and to who asked, expiring.
+
+    One rule for every surface. A connection's frames and tools each keep one
+    (the asker is implied); the page keeps one for its sessions and passes the
+    page session as ``asker``; MCP keeps one for its client. A token shown to
+    one asker is ``unknown`` to every other (and stays valid for its own).
 
     Pure: the caller passes the time of every call (the injected clock).
 
     Args:
-        secret: Per-connection text mixed into the tokens (the session id).
+        secret: Text mixed into the tokens (the session id, or a random value).
         ttl: Seconds a token stays valid (valid at exactly ``ttl``, refused after).
     """
 
@@ -156,15 +231,18 @@ class Confirmations:
     def ttl(self) -> float:
         return self._ttl
 
-    def issue(self, preview: ForgetPreview, now: float, turn: int | None = None) -> str:
-        """A new token for ``preview``'s target, issued at ``now`` (in ``turn``, for tools).
+    def issue(
+        self, preview: ForgetPreview, now: float, turn: int | None = None, *, asker: str = ""
+    ) -> str:
+        """A new token for ``preview``'s target, issued at ``now`` to ``asker``.
 
-        Only the newest :data:`MAX_PENDING` tokens are kept; older ones lapse.
+        ``turn`` is the tool turn that asked (tools only). Only the newest
+        :data:`MAX_PENDING` tokens are kept; older ones lapse.
         """
         self._count += 1
         seed = f"{self._secret}:{self._count}:{msgspec.json.encode(preview.spec).decode()}"
         token = hashlib.sha256(seed.encode()).hexdigest()[:12]
-        self._pending[token] = _Pending(preview, now, turn)
+        self._pending[token] = _Pending(preview, now, turn, asker)
         while len(self._pending) > MAX_PENDING:
             del self._pending[next(iter(self._pending))]
         return token
@@ -175,6 +253,9 @@ class Confirmations:
         matches: Callable[[ForgetPreview], bool],
         now: float,
         turn: int | None = None,
+        *,
+        asker: str = "",
+        agreed: bool = True,
     ) -> ForgetSpec | Refusal:
         """The target a valid token confirms (the token is then spent), or why it is refused.
 
@@ -184,9 +265,13 @@ class Confirmations:
             now: The time of the confirming call.
             turn: The turn of a tool call: a token from the same turn is refused
                 (the player must say yes first).
+            asker: Who confirms; a token issued to another asker is ``unknown``.
+            agreed: Whether the player agreed (tools: their own words of this
+                turn). False refuses with ``not_agreed`` and spends nothing: the
+                token stays valid until it is used or expires.
         """
         pending = self._pending.get(token)
-        if pending is None:
+        if pending is None or pending.asker != asker:
             return "unknown"
         if now - pending.issued > self._ttl:
             del self._pending[token]
@@ -195,8 +280,69 @@ class Confirmations:
             return "other_target"
         if turn is not None and pending.turn is not None and turn <= pending.turn:
             return "too_soon"
+        if not agreed:
+            return "not_agreed"
         del self._pending[token]
         return pending.preview.spec
 
+    def withdraw(self, token: str, *, asker: str = "") -> bool:
+        """Void ``token`` (the player said no); True if it was pending for ``asker``."""
+        pending = self._pending.get(token)
+        if pending is None or pending.asker != asker:
+            return False
+        del self._pending[token]
+        return True
+
     def clear(self) -> None:
         self._pending.clear()
+
+
+# -- a forget as the page and MCP send it ----------------------------------------------------
+
+EventIdNumber = Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
+TokenText = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+
+
+class ForgetRequest(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="camel"
+):
+    """A forget with explicit ids: the memory page's JSON body and MCP's arguments.
+
+    The fields of the ``memory.forget`` frame, with the game named too (a page
+    or an assistant has no current save). Without ``confirm_token`` it asks for
+    a preview; with the token of that preview it confirms the same target.
+    """
+
+    target: ForgetKind
+    game_id: GameIdText | None = None
+    save_id: SaveIdText | None = None
+    event_id: EventIdNumber | None = None
+    include_stats: bool = False
+    confirm_token: TokenText | None = None
+
+    def spec(self) -> ForgetSpec | tuple[tuple[str, str], ...]:
+        """The target, or every problem as ``(wire field, why)``."""
+        kind = self.target
+        problems: list[tuple[str, str]] = []
+        needs = {
+            "gameId": kind in ("item", "save", "game"),
+            "saveId": kind in ("item", "save"),
+            "eventId": kind == "item",
+        }
+        given = {"gameId": self.game_id, "saveId": self.save_id, "eventId": self.event_id}
+        for name, needed in needs.items():
+            if needed and given[name] is None:
+                problems.append((name, f"target {kind} needs {name}"))
+            elif not needed and given[name] is not None:
+                problems.append((name, f"target {kind} takes no {name}"))
+        if kind in ("item", "profile") and self.include_stats:
+            problems.append(("includeStats", f"target {kind} has no statistics"))
+        if problems:
+            return tuple(problems)
+        return ForgetSpec(
+            kind=kind,
+            game_id=self.game_id,
+            save_id=self.save_id,
+            item_id=self.event_id,
+            include_stats=self.include_stats,
+        )

@@ -109,9 +109,7 @@ _JUDGED = (
 _PLAYER_CHARACTER = re.compile(
     _ME_ZH + r"(?:这个?人|这种人|的?性格|的?脾气|的?为人|的?个性)?"
     r"(?:就是|真是|真的|是个|是|很|太|特别|非常|比较|有点|有些|挺|好|超|最近|总是|一直|其实|也|又|"
-    r"实在|这么|那么|[，, ])*" + _JUDGED + "|"
-    + _ME_ZH
-    + r"是(?:一)?个\S{0,8}的人|"
+    r"实在|这么|那么|[，, ])*" + _JUDGED + "|" + _ME_ZH + r"是(?:一)?个\S{0,8}的人|"
     r"\b(?:i'm|i am|i'm just|the player is|player is|the player seems|the player's)\s+"
     r"(?:(?:so|very|really|too|a bit|kind of|quite|just|pretty|always|such an?|a)\s+)*"
     r"(?:lazy|selfish|stupid|dumb|rude|impatient|introvert(?:ed)?|extrovert(?:ed)?|shy|arrogant|"

@@ -3,10 +3,12 @@
 * Every model call's tokens, as the provider reported them (``usage``), are
   counted per local date, save and purpose (``chat``, ``extraction``,
   ``summary``) in the ``token_usage`` table.
-* An optional daily budget: :func:`budget_state` says ``low`` once no more than
-  ``low_share`` of it is left (background jobs stop), ``spent`` once it is used
-  up (``chat.send`` answers ``chat.error`` ``budget_exhausted``). The budget
-  resets at local midnight (:func:`next_midnight`).
+* An optional daily budget, decided in one place, :class:`DailyBudget`: it says
+  ``low`` once no more than ``low_share`` of it is left (background jobs stop),
+  ``spent`` once it is used up (``chat.send`` answers ``chat.error``
+  ``budget_exhausted``). The shells only count what was spent (the token
+  meter) and hand that number in; the session decides a turn, the job worker
+  asks the same object. The budget resets at local midnight (:func:`next_midnight`).
 * :func:`budget_for` shrinks the recent window, the session summary and the
   memory block to fit a model's context window.
 """
@@ -58,6 +60,37 @@ def budget_state(
     if budget - spent <= budget * low_share:
         return "low"
     return "ok"
+
+
+class DailyBudget(msgspec.Struct, frozen=True):
+    """The daily token budget and its one rule (``model.daily_token_budget``).
+
+    Attributes:
+        tokens: Tokens every call together may use per local day; None: no limit.
+        low_share: Share of it left at which background jobs stop.
+    """
+
+    tokens: int | None = None
+    low_share: float = DEFAULT_LOW_SHARE
+
+    @property
+    def limited(self) -> bool:
+        """Whether there is a budget at all (then every turn asks what was spent)."""
+        return self.tokens is not None
+
+    def state(self, spent: int | None) -> BudgetState:
+        """Where ``spent`` tokens today stand (None: not known, taken as ``ok``)."""
+        if spent is None:
+            return "ok"
+        return budget_state(spent, self.tokens, low_share=self.low_share)
+
+    def allows_chat(self, spent: int | None) -> bool:
+        """Whether a chat turn may call the model."""
+        return self.state(spent) != "spent"
+
+    def allows_background(self, spent: int | None) -> bool:
+        """Whether a background job (extraction, summaries) may call the model."""
+        return self.state(spent) == "ok"
 
 
 def next_midnight(now: float, tz: str) -> float:

@@ -10,7 +10,10 @@ Decoding runs in this order, each step in its own module:
 1. One typed msgspec decode. Only when it fails does :func:`~xtyserver.
    protocol.explain.explain` decode the frame generically and walk it against
    the same types to name *all* the offending fields (msgspec stops at the
-   first).
+   first); a frame refused only for an integral float (``45.0``) in a
+   whole-number field is decoded again with those made integers
+   (:func:`~xtyserver.protocol.explain.integral`), and bytes that are not JSON
+   are refused with the byte position and an excerpt.
 2. Duplicate keys (:mod:`~xtyserver.protocol.duplicates`), counted against
    the frame's re-encoding.
 3. Free text normalised (:mod:`~xtyserver.protocol.normal_frames`, v1.md
@@ -28,7 +31,7 @@ import msgspec
 from xtyserver.errors import FrameError, PeerError
 from xtyserver.protocol.budget import check_chat_context, check_hello, check_state_update
 from xtyserver.protocol.duplicates import refuse_duplicate_keys
-from xtyserver.protocol.explain import explain
+from xtyserver.protocol.explain import explain, integral, not_json
 from xtyserver.protocol.frames import (
     ChatSend,
     ClientFrame,
@@ -101,9 +104,9 @@ def decode_client_frame(data: bytes | str) -> Decoded:
     try:
         frame = _DECODER.decode(raw)
     except msgspec.ValidationError as exc:
-        raise explain(raw, str(exc)) from None
-    except msgspec.DecodeError:
-        raise FrameError("frame is not valid UTF-8 JSON", code="invalid_json") from None
+        frame = _retyped(raw, str(exc))
+    except msgspec.DecodeError as exc:
+        raise not_json(raw, str(exc)) from None
     except RecursionError:
         raise FrameError("frame is nested too deeply", code="invalid_json") from None
 
@@ -121,6 +124,17 @@ def decode_client_frame(data: bytes | str) -> Decoded:
         exc.frame_id = getattr(frame, "id", None)
         raise
     return Decoded(normal, size, size > CONTEXT_TARGET_BYTES)
+
+
+def _retyped(raw: bytes, message: str) -> ClientFrame:
+    """The frame once its integral floats (``45.0``) are whole numbers, else the refusal."""
+    fixed = integral(raw) if "got `float`" in message else None
+    if fixed is not None:
+        try:
+            return _DECODER.decode(fixed)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            pass
+    raise explain(raw, message)
 
 
 def _without_image_data(frame: ClientFrame) -> ClientFrame:

@@ -24,11 +24,90 @@ from xtyserver.protocol.frames import (
 )
 
 _GENERIC = msgspec.json.Decoder()
+_ENCODER = msgspec.json.Encoder()
+_BYTE_AT = re.compile(r" \(byte (?P<byte>\d+)\)")
 _TYPES_BY_TAG: dict[str, type[Any]] = {frame_type(t): t for t in CLIENT_FRAME_TYPES}
 _MSGSPEC_PATH = re.compile(r" - at `\$(?P<path>[^`]*)`$")
 
 # Reasons that are budget violations rather than type errors (v1.md "Error codes").
 _BUDGET_REASONS = ("too long", "too many items", "too large")
+
+
+def not_json(raw: bytes, decode_message: str) -> FrameError:
+    """The refusal of bytes that are not JSON, with the byte position and a short excerpt.
+
+    ``decode_message`` is msgspec's ``DecodeError`` text, e.g. ``JSON is malformed:
+    invalid character (byte 9)``. The excerpt (at most 16 bytes either side) goes
+    to the peer only; the log records the code, never the message.
+    """
+    match = _BYTE_AT.search(decode_message)
+    reason = decode_message.removeprefix("JSON is malformed: ")
+    if match is None:  # "Input data was truncated"
+        position = len(raw)
+        reason = "the frame ends too early"
+    else:
+        position = int(match["byte"])
+        reason = _BYTE_AT.sub("", reason)
+    start = max(0, position - 16)
+    excerpt = raw[start : position + 16].decode("utf-8", "replace")
+    shown = json.dumps(excerpt, ensure_ascii=True)
+    return FrameError(
+        f"frame is not valid UTF-8 JSON: {reason} at byte {position} (near {shown})",
+        code="invalid_json",
+    )
+
+
+def integral(raw: bytes) -> bytes | None:
+    """``raw`` with every integral float at a whole-number field made an integer, or None.
+
+    C# serializers write a ``double`` day as ``45.0`` and Lua has one number type,
+    so ``45.0`` and ``4.5e1`` mean 45 where a whole number is expected (v1.md
+    "JSON rules"). Only a frame the typed decode refused pays for this: None when
+    nothing changed (the refusal stands and :func:`explain` names it).
+    """
+    try:
+        value = _GENERIC.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if not isinstance(value, dict) or value.get("type") not in _TYPES_BY_TAG:
+        return None
+    changed: list[bool] = []
+    fixed = _integral(value, _type_info(_TYPES_BY_TAG[value["type"]]), changed)
+    return _ENCODER.encode(fixed) if changed else None
+
+
+def _integral(value: Any, t: mi.Type, changed: list[bool]) -> Any:
+    match t:
+        case mi.Metadata():
+            return _integral(value, t.type, changed)
+        case mi.IntType() if _is_integral_float(value):
+            changed.append(True)
+            return int(value)
+        case mi.UnionType():
+            for member in t.types:
+                if _accepts_kind(value, member) or (
+                    _is_integral_float(value) and _int_member(member)
+                ):
+                    return _integral(value, member, changed)
+            return value
+        case mi.StructType() if isinstance(value, dict):
+            fields = {f.encode_name: f.type for f in t.fields}
+            return {
+                k: (_integral(v, fields[k], changed) if k in fields else v)
+                for k, v in value.items()
+            }
+        case mi.ListType() if isinstance(value, list):
+            return [_integral(v, t.item_type, changed) for v in value]
+    return value
+
+
+def _int_member(t: mi.Type) -> bool:
+    inner = t.type if isinstance(t, mi.Metadata) else t
+    return isinstance(inner, mi.IntType)
+
+
+def _is_integral_float(value: object) -> bool:
+    return isinstance(value, float) and value.is_integer()
 
 
 def explain(raw: bytes, msgspec_message: str) -> PeerError:
@@ -41,7 +120,11 @@ def explain(raw: bytes, msgspec_message: str) -> PeerError:
     frame_id = value.get("id") if isinstance(value.get("id"), str) else None
     kind = value.get("type")
     if not isinstance(kind, str):
-        err: PeerError = FrameError("frame has no string `type`", fields=["type"])
+        hint = next((k for k in value if isinstance(k, str) and _fold(k) == "type"), None)
+        message = "frame has no string `type`"
+        if hint is not None and hint != "type":
+            message += f" (`{hint[:64]}` is not a field: use `type`; keys are camelCase)"
+        err: PeerError = FrameError(message, fields=["type"])
     elif kind not in _TYPES_BY_TAG:
         err = FrameError(f"unknown frame type {kind[:64]!r}", code="unknown_type", fields=["type"])
     else:
@@ -104,7 +187,8 @@ def _accepts_kind(value: object, t: mi.Type) -> bool:
         case mi.BoolType():
             return isinstance(value, bool)
         case mi.IntType():
-            return isinstance(value, int) and not isinstance(value, bool)
+            whole = isinstance(value, int) or _is_integral_float(value)
+            return whole and not isinstance(value, bool)
         case mi.FloatType():
             return isinstance(value, int | float) and not isinstance(value, bool)
         case mi.ListType():
@@ -133,6 +217,9 @@ def walk(value: object, t: mi.Type, path: str, depth: int = 0) -> Iterable[tuple
                 if _accepts_kind(value, member):
                     yield from walk(value, member, path, depth)
                     return
+            if isinstance(value, float) and any(_int_member(m) for m in members):
+                yield path, f"expected a whole number, got {value!r}"
+                return
             yield path, f"expected {_describe(t)}, got {_json_kind(value)}"
         case mi.StructType():
             yield from __walk_struct(value, t, path, depth)
@@ -185,7 +272,7 @@ def __walk_struct(
             continue
         field = fields.get(key)
         if field is None:
-            yield _join(path, key), "unknown field"
+            yield _join(path, key), _unknown(key, t, depth)
             continue
         yield from walk(item, field.type, _join(path, key), depth + 1)
     for field in t.fields:
@@ -193,13 +280,32 @@ def __walk_struct(
             yield _join(path, field.encode_name), "required field missing"
 
 
+def _fold(key: str) -> str:
+    """A key compared without case or separators: ``Nearby``, ``held_item``, ``HeldItem``."""
+    return key.replace("_", "").replace("-", "").lower()
+
+
+def _unknown(key: str, t: mi.StructType, depth: int) -> str:
+    """The reason for an unknown field, naming the camelCase key it resembles."""
+    names = [f.encode_name for f in t.fields]
+    if depth == 0 and t.tag_field is not None:
+        names.append(t.tag_field)
+    folded = _fold(key)
+    for name in names:
+        if _fold(name) == folded:
+            return f"unknown field; use `{name}` (keys are camelCase)"
+    return "unknown field"
+
+
 def __walk_number(
     value: object, t: mi.IntType | mi.FloatType, path: str
 ) -> Iterable[tuple[str, str]]:
     integral = isinstance(t, mi.IntType)
-    ok = isinstance(value, int) if integral else isinstance(value, int | float)
+    whole = isinstance(value, int) or _is_integral_float(value)
+    ok = whole if integral else isinstance(value, int | float)
     if isinstance(value, bool) or not ok:
-        yield path, f"expected {'integer' if integral else 'number'}, got {_json_kind(value)}"
+        got = repr(value) if isinstance(value, float) else _json_kind(value)
+        yield path, f"expected {'a whole number' if integral else 'number'}, got {got}"
         return
     assert isinstance(value, int | float)
     if (t.ge is not None and value < t.ge) or (t.le is not None and value > t.le):

@@ -32,7 +32,13 @@ SMALL_FRAME_MAX_BYTES = 16 * 1024
 
 
 class Limits(msgspec.Struct, frozen=True, rename="camel"):
-    """The budget a mod must respect; sent in ``server.hello.limits``."""
+    """The budget a mod must respect; sent in ``server.hello.limits``.
+
+    The one copy of the configured limits: the session enforces exactly these
+    numbers (its rate buckets, heartbeat deadline and modelContext freshness
+    read them from here), so what a mod is told is what it gets. A rate is a
+    whole number on the wire when it is one (``20``), else a fraction (``0.5``).
+    """
 
     frame_id_max_chars: int = FRAME_ID_MAX
     frame_max_bytes: int = FRAME_MAX_BYTES
@@ -49,8 +55,8 @@ class Limits(msgspec.Struct, frozen=True, rename="camel"):
     observation_max_bytes: int = OBSERVATION_MAX_BYTES
     image_max_bytes: int = IMAGE_MAX_BYTES
     image_max_side_px: int = 1568
-    chat_per_minute: int = 20
+    chat_per_minute: int | float = 20
     chat_burst: int = 5
-    frames_per_second: int = 50
+    frames_per_second: int | float = 50
     frame_burst: int = 100
     heartbeat_misses: int = 3

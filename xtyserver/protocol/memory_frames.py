@@ -4,14 +4,17 @@ View (the current save, another save of this game, the whole game, the
 profile), correct a shared field (``profile.update``), pin or unpin an item,
 and forget in two steps: ``memory.forget`` without ``confirmToken`` answers
 ``memory.preview`` with a token; the same frame again with that token deletes
-and answers ``memory.forgotten``. Saves are shown with their readable names.
+and answers ``memory.forgotten``. When the companion previews a forget, the
+server shows it to the player through the mod (``memory.confirm.request``),
+and the mod may answer with the player's yes or no (``memory.confirm``).
+Saves are shown with their readable names.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from msgspec import Meta
+from msgspec import Meta, field
 
 from xtyserver.protocol.frame_base import ClientBase, FrameId, Obj, SaveId, ServerBase
 from xtyserver.protocol.limits import PROFILE_ITEM_MAX, PROFILE_ITEMS_MAX, PROFILE_TEXT_MAX
@@ -61,6 +64,14 @@ class MemoryForget(ClientBase, tag="memory.forget"):
     ) = None
 
 
+class MemoryConfirm(ClientBase, tag="memory.confirm"):
+    """The player's answer to a ``memory.confirm.request`` dialog (v1.md "memory.confirm")."""
+
+    confirm_id: ConfirmToken
+    answer: Literal["yes", "no"]
+    id: FrameId | None = None
+
+
 class MemoryPin(ClientBase, tag="memory.pin"):
     """Pin ("记住这个": never merged by compaction) or unpin one item (v1.md "memory.pin")."""
 
@@ -99,6 +110,9 @@ class MemoryItem(Obj):
     pinned: bool
     updated_at: str
     day: int | None = None
+    # Its search keys (README "Search keys"), shown on the memory page as tags;
+    # absent when it has none.
+    search_keys: list[str] = field(default_factory=list)
 
 
 class SaveRef(Obj):
@@ -143,6 +157,20 @@ class MemoryPreview(ServerBase, tag="memory.preview"):
     id: str | None = None
 
 
+class MemoryConfirmRequest(ServerBase, tag="memory.confirm.request"):
+    """The companion previewed a forget: ask the player (v1.md "memory.confirm.request")."""
+
+    confirm_id: str
+    target: str
+    expires_in_ms: int
+    include_stats: bool
+    item_count: int
+    saves: list[SaveItems]
+    profile_fields: list[str]
+    stats_saves: list[SaveRef]
+    chat_id: str | None = None
+
+
 class MemoryForgotten(ServerBase, tag="memory.forgotten"):
     """A confirmed ``memory.forget`` was carried out (v1.md "memory.forgotten")."""
 
@@ -150,4 +178,5 @@ class MemoryForgotten(ServerBase, tag="memory.forgotten"):
     items: int
     profile_cleared: bool
     stats_saves: int
+    trash_id: int | None = None
     id: str | None = None

@@ -18,6 +18,7 @@ from xtyserver.protocol.frames import (
     ModelContext,
     frame_type,
 )
+from xtyserver.protocol.http_body import HttpAnswer, HttpCall
 
 
 def generate() -> dict[str, str]:
@@ -27,6 +28,8 @@ def generate() -> dict[str, str]:
         (frame_type(cls), cls) for cls in (*CLIENT_FRAME_TYPES, *SERVER_FRAME_TYPES)
     ]
     types.append(("modelContext", ModelContext))
+    # The bodies of POST /v1/http (v1.md "HTTP transport").
+    types += [("http.call", HttpCall), ("http.answer", HttpAnswer)]
     for name, cls in types:
         schema = msgspec.json.schema(cls)
         schema = {

@@ -22,6 +22,7 @@ import msgspec
 from xtyserver.token import matches as token_matches
 
 PATH = "/v1"
+HTTP_PATH = "/v1/http"
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 _ANY_OR_LOOPBACK_BINDS = ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::")
 
@@ -82,6 +83,30 @@ def check_upgrade(
     """
     if path.split("?", 1)[0] != PATH:
         return Refusal(404, "not found; the endpoint is /v1")
+    refusal = check_headers(
+        headers, bind_host=bind_host, port=port, allowed_origins=allowed_origins, token=token
+    )
+    if refusal is not None:
+        return refusal
+    if header_values(headers, "Authorization") and connections >= max_connections:
+        return Refusal(503, "too many connections")
+    return None
+
+
+def check_headers(
+    headers: Sequence[tuple[str, str]],
+    *,
+    bind_host: str,
+    port: int,
+    allowed_origins: Sequence[str],
+    token: str,
+) -> Refusal | None:
+    """The header checks shared by the upgrade and ``POST /v1/http``: Host, Origin, token.
+
+    ``POST /v1/http`` (v1.md "HTTP transport") runs these before its body is read;
+    its token is in ``adapter.hello``, but a wrong ``Authorization`` header is
+    refused there too.
+    """
     hosts = header_values(headers, "Host")
     if len(hosts) != 1 or hosts[0].lower() not in allowed_hosts(bind_host, port):
         return Refusal(403, "host not allowed")
@@ -91,6 +116,4 @@ def check_upgrade(
     authorizations = header_values(headers, "Authorization")
     if authorizations and (len(authorizations) > 1 or not token_matches(bearer(headers), token)):
         return Refusal(401, "wrong token")
-    if authorizations and connections >= max_connections:
-        return Refusal(503, "too many connections")
     return None

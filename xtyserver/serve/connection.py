@@ -23,16 +23,15 @@ Every queue is bounded. Nothing outlives the connection's task group.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import anyio
 import anyio.abc
 import msgspec
 import websockets
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from websockets.asyncio.server import ServerConnection
 
 from xtyserver import errors, log
 from xtyserver.clock import Clock
@@ -40,7 +39,8 @@ from xtyserver.memory.types import Scope
 from xtyserver.model.router import ModelRouter
 from xtyserver.protocol.codec import decode_client_frame, encode_frame
 from xtyserver.protocol.images import ImageLimits
-from xtyserver.serve.jobs import MemoryJobs
+from xtyserver.serve.image import BandHelper
+from xtyserver.serve.jobs import EnrichKeys, MemoryJobs
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
 from xtyserver.serve.store_lane import StoreLane
@@ -87,6 +87,29 @@ if TYPE_CHECKING:
 THREAD_DECODE_BYTES = 64 * 1024
 
 
+class _Abortable(Protocol):
+    def abort(self) -> None: ...
+
+
+class Peer(Protocol):
+    """What the runtime needs of its peer: a websockets ``ServerConnection``, or the
+    HTTP transport's :class:`~xtyserver.serve.http_transport.HttpPeer`."""
+
+    @property
+    def close_code(self) -> int | None: ...
+
+    @property
+    def transport(self) -> _Abortable: ...
+
+    def __aiter__(self) -> AsyncIterator[str | bytes]: ...
+
+    async def send(self, message: bytes, *, text: bool | None = ...) -> None: ...
+
+    async def close(self, code: int = ..., reason: str = ...) -> None: ...
+
+    def __hash__(self) -> int: ...
+
+
 class RuntimeLimits(msgspec.Struct, frozen=True, kw_only=True):
     """Queue sizes and deadlines of one connection's runtime.
 
@@ -121,7 +144,7 @@ class Connection:
     """Runs one adapter connection until it closes.
 
     Args:
-        ws: The upgraded WebSocket.
+        ws: The upgraded WebSocket (or an HTTP transport session, v1.md "HTTP transport").
         session: The connection's state machine.
         memory: The memory service.
         jobs: The background memory worker.
@@ -133,6 +156,7 @@ class Connection:
         limits: Queue sizes and deadlines.
         recorder: Writes every frame in and out (``serve --record``), or None.
         working: Carries out working-memory and injection-log effects (None: ignored).
+        bands: The server's band helper thread for large screenshots (None: none).
         claim_seat: Takes an authenticated seat for a pre-auth connection whose
             hello proved the token (``ClaimSeat``); False when none is free.
         on_unauthorized: Awaited before a wrong-token close (the guess delay).
@@ -140,7 +164,7 @@ class Connection:
 
     def __init__(
         self,
-        ws: ServerConnection,
+        ws: Peer,
         session: GameAgentSession,
         *,
         memory: MemoryService,
@@ -152,6 +176,7 @@ class Connection:
         limits: RuntimeLimits,
         recorder: ConnectionRecorder | None = None,
         working: WorkingShell | None = None,
+        bands: BandHelper | None = None,
         claim_seat: Callable[[], bool] | None = None,
         on_unauthorized: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
@@ -185,6 +210,7 @@ class Connection:
             images=images,
             post=self._post,
             logger=self._log,
+            bands=bands,
         )
         self._timers: dict[TimerKind, tuple[int, anyio.CancelScope]] = {}
         self._timer_generation = 0
@@ -377,6 +403,9 @@ class Connection:
                 self._jobs.submit(effect)
             case OpenSave() | CloseSave() | PlayBeat() | StoreRequest():
                 await self._store.send(effect)
+                if isinstance(effect, OpenSave) and self._jobs.enrich:
+                    # Memories of this save without search keys get some, in the background.
+                    self._jobs.submit(EnrichKeys(effect.save))
 
     def _cancel_timer(self, kind: TimerKind) -> None:
         current = self._timers.pop(kind, None)

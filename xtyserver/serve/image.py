@@ -38,17 +38,25 @@ from __future__ import annotations
 import binascii
 import io
 import re
-import threading
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import Executor, ThreadPoolExecutor, wait
 from typing import Final
 
+import anyio
+import anyio.abc
 import msgspec
 from PIL import ExifTags, Image, ImageOps
 
 from xtyserver.errors import ImageError
 from xtyserver.protocol.images import SUPPORTED_MIMES, ImageLimits, Mime, PreparedImage
 
-__all__ = ["SUPPORTED_MIMES", "ImageLimits", "Mime", "PreparedImage", "check_and_prepare"]
+__all__ = [
+    "SUPPORTED_MIMES",
+    "BandHelper",
+    "ImageLimits",
+    "Mime",
+    "PreparedImage",
+    "check_and_prepare",
+]
 
 
 _PILLOW_FORMAT: Final[dict[str, str]] = {
@@ -64,7 +72,10 @@ A 1920x1080 screenshot goes through five images (decoded, two resized bands,
 their join, the clean copy) of 3-8 MB each. Freed, they went back to the
 system and the next screenshot page-faulted every page in again: 7-15 ms of
 a 45 ms preparation on the benchmark machine (issue 12). Kept, they cost
-about 30 MB that stay resident after the first screenshot."""
+about 30 MB that stay resident after the first such screenshot. A JPEG over
+``max_side`` goes to libjpeg-turbo (:func:`_jpeg_scaled`) and one within it is
+only checked at 1/8 scale, so a game sending JPEGs keeps no large block here
+(``scripts/bench/rss.py``); PNG and WebP still do."""
 
 Image.core.set_blocks_max(_PIXEL_BLOCKS_KEPT)  # type: ignore[attr-defined]
 
@@ -131,7 +142,9 @@ def _target_mode(image: Image.Image, mime: Mime) -> str:
     return "RGBA" if has_alpha else "RGB"
 
 
-def _clean_pixels(image: Image.Image, mime: Mime, limits: ImageLimits) -> Image.Image:
+def _clean_pixels(
+    image: Image.Image, mime: Mime, limits: ImageLimits, bands: Executor | None
+) -> Image.Image:
     """Decode, orient, downscale and copy the pixels into a metadata-free image."""
     if mime == "image/jpeg":
         # Let libjpeg decode at a reduced scale when the image is far larger
@@ -154,14 +167,16 @@ def _clean_pixels(image: Image.Image, mime: Mime, limits: ImageLimits) -> Image.
     # point-sampled); for a screenshot it reads the same as Lanczos at half the
     # CPU (issue 12: 17 ms vs 36 ms for 1920x1080 -> 1568x882 here).
     size = _fit(pixels.width, pixels.height, limits.max_side)
-    return _fresh_copy(pixels, size)
+    return _fresh_copy(pixels, size, bands)
 
 
 _BAND_MIN_PIXELS: Final = 512 * 1024
 """Output size from which :func:`_fresh_copy` resizes in two bands (two threads)."""
 
 
-def _fresh_copy(image: Image.Image, size: tuple[int, int]) -> Image.Image:
+def _fresh_copy(
+    image: Image.Image, size: tuple[int, int], bands: Executor | None = None
+) -> Image.Image:
     """The pixels of ``image`` at ``size`` (bilinear) in a fresh, metadata-free image.
 
     A fresh image made by ``Image.new`` with the pixels pasted in carries no
@@ -169,7 +184,8 @@ def _fresh_copy(image: Image.Image, size: tuple[int, int]) -> Image.Image:
     encoder. (paste() copies in C: 0.3 ms for 1568x882, where
     tobytes()/frombytes() took 1.5 ms.)
 
-    A large RGB or greyscale image is resized in two horizontal bands on two
+    With a band helper (``bands``, the server's :class:`BandHelper`), a large
+    RGB or greyscale image is resized in two horizontal bands on two
     threads, pasted into the fresh image: Pillow releases the GIL while it
     resamples, so 1920x1080 -> 1568x882 takes 9 ms instead of 16.5 ms (issue
     12). Each band is resized from the full image with a ``box`` that is its
@@ -180,8 +196,11 @@ def _fresh_copy(image: Image.Image, size: tuple[int, int]) -> Image.Image:
     band would repeat) and small ones are resized in one call.
     """
     width, height = size
-    if image.size != size and image.mode in ("RGB", "L") and width * height >= _BAND_MIN_PIXELS:
-        return _banded_resize(image, size)
+    large = width * height >= _BAND_MIN_PIXELS
+    if bands is not None and image.size != size and image.mode in ("RGB", "L") and large:
+        banded = _banded_resize(image, size, bands)
+        if banded is not None:
+            return banded
     if image.size != size:
         image = image.resize(size, Image.Resampling.BILINEAR)
     clean = Image.new(image.mode, size)
@@ -189,33 +208,53 @@ def _fresh_copy(image: Image.Image, size: tuple[int, int]) -> Image.Image:
     return clean
 
 
-_helper: ThreadPoolExecutor | None = None
-_helper_lock = threading.Lock()
+class BandHelper:
+    """The one helper thread that resizes top bands, owned by the server's task group.
 
-
-def _band_helper() -> ThreadPoolExecutor:
-    """The one thread that resizes top bands (made on first use, shared by all calls).
-
-    A pool rather than a thread per call: ``Thread.start()`` waits until the new
-    thread holds the GIL, up to a switch interval (5 ms) on a busy event loop.
-    Calls from several connections queue their bands; a band never waits on
-    anything, so the queue always drains.
+    :meth:`run` is a task of the server: it makes the thread when the server
+    starts and shuts it down (after the band it may be resizing) when the
+    server stops, so no thread outlives the server. A pool of one rather than
+    a thread per call: ``Thread.start()`` waits until the new thread holds the
+    GIL, up to a switch interval (5 ms) on a busy event loop. Calls from
+    several connections queue their bands; a band never waits on anything, so
+    the queue always drains. Before :meth:`run` and after it ends,
+    :attr:`executor` is None and screenshots are resized in one call.
     """
-    global _helper
-    with _helper_lock:
-        if _helper is None:
-            _helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="xty-image-band")
-        return _helper
+
+    def __init__(self) -> None:
+        self.executor: ThreadPoolExecutor | None = None
+
+    async def run(
+        self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Hold the helper thread until cancelled."""
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="xty-image-band")
+        self.executor = pool
+        try:
+            task_status.started()
+            await anyio.sleep_forever()
+        finally:
+            self.executor = None
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(pool.shutdown)
 
 
-def _banded_resize(image: Image.Image, size: tuple[int, int]) -> Image.Image:
-    """``image.resize(size, BILINEAR)`` as two bands, the top one on a helper thread."""
+def _banded_resize(
+    image: Image.Image, size: tuple[int, int], bands: Executor
+) -> Image.Image | None:
+    """``image.resize(size, BILINEAR)`` as two bands, the top one on ``bands``.
+
+    None when ``bands`` no longer takes work (the server is stopping).
+    """
     width, height = size
     split = height // 2
     cut = split * image.height / height  # the source row where the bottom band starts
     top_box = (0.0, 0.0, float(image.width), cut)
     bottom_box = (0.0, cut, float(image.width), float(image.height))
-    top = _band_helper().submit(image.resize, (width, split), Image.Resampling.BILINEAR, top_box)
+    try:
+        top = bands.submit(image.resize, (width, split), Image.Resampling.BILINEAR, top_box)
+    except RuntimeError:  # shut down
+        return None
     try:
         bottom = image.resize((width, height - split), Image.Resampling.BILINEAR, bottom_box)
     finally:
@@ -242,7 +281,12 @@ def _encode(image: Image.Image, mime: Mime, limits: ImageLimits) -> bytes:
 
 
 def check_and_prepare(
-    mime: str, data_b64: str, limits: ImageLimits, *, field: str = "image"
+    mime: str,
+    data_b64: str,
+    limits: ImageLimits,
+    *,
+    field: str = "image",
+    bands: Executor | None = None,
 ) -> PreparedImage:
     """Check a screenshot and return it cleaned and downscaled.
 
@@ -251,6 +295,8 @@ def check_and_prepare(
         data_b64: The image file, base64 (standard alphabet, padded, no whitespace).
         limits: Size and quality limits.
         field: Path of the image object in the frame, used in error ``fields``.
+        bands: The server's band helper thread (:class:`BandHelper`); None:
+            every resize in one call on this thread.
 
     Returns:
         The prepared image, same format as received.
@@ -296,7 +342,7 @@ def check_and_prepare(
         )
 
     try:
-        return _prepare(data, declared, limits, data_field)
+        return _prepare(data, declared, limits, data_field, bands)
     except ImageError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
@@ -317,7 +363,9 @@ def check_and_prepare(
         ) from None
 
 
-def _prepare(data: bytes, mime: Mime, limits: ImageLimits, data_field: str) -> PreparedImage:
+def _prepare(
+    data: bytes, mime: Mime, limits: ImageLimits, data_field: str, bands: Executor | None
+) -> PreparedImage:
     with Image.open(io.BytesIO(data), formats=[_PILLOW_FORMAT[mime]]) as image:
         # Only the header has been read so far.
         width, height = image.size
@@ -345,7 +393,7 @@ def _prepare(data: bytes, mime: Mime, limits: ImageLimits, data_field: str) -> P
             scaled = _jpeg_scaled(image, data, limits)
             if scaled is not None:
                 return msgspec.structs.replace(scaled, original_bytes=len(data))
-        clean = _clean_pixels(image, mime, limits)
+        clean = _clean_pixels(image, mime, limits, bands)
     encoded = _encode(clean, mime, limits)
     return PreparedImage(
         mime=mime,

@@ -31,12 +31,19 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from xtyserver import log
 from xtyserver.errors import StoreError
-from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview
-from xtyserver.memory.retrieval import SaveIndex
+from xtyserver.memory.glossary import Glossary
+from xtyserver.memory.manage import (
+    ForgetPreview,
+    ForgetResult,
+    ForgetSpec,
+    Overview,
+    RestoreResult,
+    TrashEntry,
+)
+from xtyserver.memory.retrieval import KEY_WEIGHT, SaveIndex
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.tokens import Purpose
 from xtyserver.memory.types import (
-    DailyPlay,
     MemoryEvent,
     NewEvent,
     PlayStats,
@@ -102,9 +109,19 @@ class MemoryService:
         soft_cap: Events per save past which ended, unimportant ones are merged.
     """
 
-    def __init__(self, store: MemoryStore, *, enabled: bool = True, soft_cap: int = 300) -> None:
+    def __init__(
+        self,
+        store: MemoryStore,
+        *,
+        enabled: bool = True,
+        soft_cap: int = 300,
+        glossary: Glossary | None = None,
+        search_keys: bool = True,
+    ) -> None:
         self.store = store
         self.enabled = enabled
+        self.glossary = glossary or Glossary()
+        self._key_weight = KEY_WEIGHT if search_keys else 0.0
         self._soft_cap = soft_cap
         self._log = log.get("xtyserver.memory")
         self._writer = anyio.CapacityLimiter(1)
@@ -202,7 +219,9 @@ class MemoryService:
 
     def _build_index(self, save: Scope) -> SaveIndex:
         # On a worker thread: tokenizing a 300-event save takes ~20 ms.
-        return SaveIndex(save, self.store.load_scope(save))
+        glossary = self.glossary.for_game(save.game_id)
+        events = self.store.load_scope(save)
+        return SaveIndex(save, events, glossary=glossary, key_weight=self._key_weight)
 
     async def profile(self) -> SharedProfile:
         """The shared profile (cached; every change made through the service refreshes it)."""
@@ -301,6 +320,23 @@ class MemoryService:
                     await self._reload(save)
         return stored
 
+    async def without_search_keys(self, save: Scope, limit: int) -> list[MemoryEvent]:
+        """Up to ``limit`` memories of ``save`` never given search keys."""
+        return await self._read(self.store.without_search_keys, save, limit)
+
+    async def set_search_keys(
+        self, save: Scope, keys: dict[int, tuple[str, ...]]
+    ) -> list[MemoryEvent]:
+        """Store search keys of memories of ``save``; a loaded index takes them at once."""
+        changed = await self._write(self.store.set_search_keys, save, keys)
+        entry = self._saves.get(save)
+        if entry is not None:
+            # A load in flight may have read the rows before this write: wait for it.
+            index = await self._loaded(save, entry)
+            for event in changed:
+                index.upsert(event)
+        return changed
+
     async def set_profile_field(self, name: str, value: Any) -> SharedProfile:
         """Replace one shared-profile field.
 
@@ -324,13 +360,45 @@ class MemoryService:
         self._profile = None
         return result
 
+    async def restore(self, trash_id: int | None, *, game_id: str | None = None) -> RestoreResult:
+        """Put a trash entry back (see :meth:`MemoryStore.restore`); caches follow.
+
+        Raises:
+            StoreError: ``not_found`` (nothing restorable), or not written.
+        """
+        result = await self._write(partial(self.store.restore, trash_id, game_id=game_id))
+        for each in list(self._saves):
+            if result.spec.kind == "all" or each.game_id == result.spec.game_id:
+                await self._reload(each)
+        self._profile = None
+        return result
+
+    async def trash_entries(self) -> list[TrashEntry]:
+        """What the trash holds and can still restore, newest first (the page lists these)."""
+        return await self._read(self.store.trash_entries)
+
+    async def purge_trash(self) -> int:
+        """Delete trash entries past their window (a job and the start do this)."""
+        return await self._write(self.store.purge_trash)
+
     async def preview_forget(self, spec: ForgetSpec) -> ForgetPreview:
         """What :meth:`forget` would delete; nothing changes."""
         return await self._read(self.store.preview_forget, spec)
 
-    async def overview(self, *, game_id: str | None = None, scope: Scope | None = None) -> Overview:
-        """The profile, saves with readable names and items, and play statistics."""
-        return await self._read(partial(self.store.overview, game_id=game_id, scope=scope))
+    async def overview(
+        self,
+        *,
+        game_id: str | None = None,
+        scope: Scope | None = None,
+        since: float | None = None,
+    ) -> Overview:
+        """The profile, saves with readable names and items, and play statistics (one read).
+
+        ``since``: also active time per game and local date from then on.
+        """
+        return await self._read(
+            partial(self.store.overview, game_id=game_id, scope=scope, since=since)
+        )
 
     async def set_pinned(self, save: Scope, event_id: int, pinned: bool) -> bool:
         """Pin ("记住这个": compaction never merges it) or unpin one event. True if it exists."""
@@ -346,32 +414,8 @@ class MemoryService:
 
     # -- reads for management frames ------------------------------------------------------
 
-    async def view(self, save: Scope) -> tuple[SharedProfile, tuple[MemoryEvent, ...]]:
-        """The profile and ``save``'s events, read from the store."""
-        profile = await self._read(self.store.get_profile)
-        events = await self._read(self.store.load_scope, save)
-        return profile, tuple(events)
-
-    async def read_profile(self) -> SharedProfile:
-        """The shared profile as stored now (another process may have changed it)."""
-        profile = await self._read(self.store.get_profile)
-        self._profile = profile
-        return profile
-
     async def play_stats(self) -> PlayStats:
         return await self._read(self.store.stats)
-
-    async def daily_play(self, since: float) -> list[DailyPlay]:
-        """Active time per game and local date since ``since``."""
-        return await self._read(self.store.daily_play, since)
-
-    async def save_names(self) -> dict[Scope, str]:
-        """The readable name of every save that reported one (``identity.saveName``)."""
-        return await self._read(self.store.save_names)
-
-    async def scopes(self) -> list[Scope]:
-        """Every save with memories or statistics, sorted."""
-        return await self._read(self.store.list_scopes)
 
     # -- play accounting --------------------------------------------------------------------
 

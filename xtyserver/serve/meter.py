@@ -1,13 +1,14 @@
-"""The token meter (shell): records each call's tokens, keeps the daily budget.
+"""The token meter (shell): records each call's tokens and counts today's.
 
 Every model call's usage, as the provider reported it, is added to the
 ``token_usage`` table under the local date of the server's timezone (v1.md
-"Token bill"). With ``model.daily_token_budget`` set, :meth:`TokenMeter.state`
-tells the callers where today's spending stands: background jobs stop once it is
-``low``, chat turns are refused with ``budget_exhausted`` once it is ``spent``.
-The day's total is read from the store once a date and then kept here, so a
-turn costs no extra read; the rows are written behind (:meth:`TokenMeter.write_bills`),
-so a locked database never delays a reply.
+"Token bill"). :meth:`TokenMeter.spent_today` is the day's count; whether a
+call may run is decided elsewhere, once, by the core's
+:class:`~xtyserver.memory.tokens.DailyBudget` (the session for chat turns; the
+job worker asks the same object for background jobs). The day's total is
+read from the store once a date and then kept here, so a turn costs no extra
+read; the rows are written behind (:meth:`TokenMeter.write_bills`), so a
+locked database never delays a reply.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from xtyserver import log
 from xtyserver.clock import Clock
 from xtyserver.errors import StoreError
 from xtyserver.memory.accounting import local_date
-from xtyserver.memory.tokens import BudgetState, Purpose, budget_state, next_midnight
+from xtyserver.memory.tokens import Purpose
 from xtyserver.memory.types import Scope
 from xtyserver.protocol.frames import Usage
 from xtyserver.serve.memory_service import MemoryService
@@ -29,30 +30,18 @@ _Bill = tuple[str, Scope, Purpose, int, int]
 
 
 class TokenMeter:
-    """Counts tokens per day and save and answers "may this call run?".
+    """Counts tokens per day and save.
 
     Args:
         memory: Where the bill is stored.
         clock: The clock (a ManualClock in tests).
         timezone: The IANA zone whose midnight starts a new day.
-        budget: Tokens per local day, or None for no limit.
-        low_share: Share of the budget left at which background jobs stop.
     """
 
-    def __init__(
-        self,
-        memory: MemoryService,
-        clock: Clock,
-        *,
-        timezone: str,
-        budget: int | None = None,
-        low_share: float = 0.2,
-    ) -> None:
+    def __init__(self, memory: MemoryService, clock: Clock, *, timezone: str) -> None:
         self._memory = memory
         self._clock = clock
         self._tz = timezone
-        self._budget = budget
-        self._low_share = low_share
         self._date = ""
         self._spent = 0
         self._log = log.get("xtyserver.tokens")
@@ -108,13 +97,11 @@ class TokenMeter:
         """Accept no more rows; :meth:`write_bills` returns once the queued ones are written."""
         self._in.close()
 
-    async def state(self) -> BudgetState:
-        """``ok``, ``low`` (background jobs stop) or ``spent`` (chat turns are refused)."""
-        if self._budget is None:
-            return "ok"
-        await self._today()
-        return budget_state(self._spent, self._budget, low_share=self._low_share)
+    async def spent_today(self) -> int:
+        """Every token counted on today's local date (read from the store once a day).
 
-    def resets_at(self) -> float:
-        """Epoch seconds of the next local midnight, when the daily budget resets."""
-        return next_midnight(self._clock.now(), self._tz)
+        Raises:
+            StoreError: The day's bill could not be read.
+        """
+        await self._today()
+        return self._spent

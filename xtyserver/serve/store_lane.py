@@ -17,6 +17,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from xtyserver import errors
 from xtyserver.errors import StoreError
+from xtyserver.memory.retrieval import search_memories
 from xtyserver.memory.types import Scope
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.session import tools
@@ -44,6 +45,8 @@ from xtyserver.session.tools import (
     ApplyOp,
     CorrectOp,
     PreviewOp,
+    RestoreOp,
+    SearchOp,
     ToolAnswer,
     ToolFailure,
     ToolOp,
@@ -183,7 +186,24 @@ async def run_tool(memory: MemoryService, op: ToolOp) -> ToolAnswer:
     match op:
         case ViewOp(game_id=game_id):
             return tools.narrow(op, await memory.overview(game_id=game_id))
-        case CorrectOp(field=field, value=value):
+        case SearchOp(scope=scope):
+            # The turn's own save only: its index is the one the turn was planned with.
+            found = await memory.turn_memory(scope)
+            if found.index is None:
+                return ToolFailure("memory_disabled", "记忆没有开启")
+            return search_memories(
+                found.profile,
+                found.index,
+                op.query,
+                kind=op.kind,
+                current_day=op.day,
+                limit=tools.MAX_SEARCH_RESULTS,
+            )
+        case CorrectOp(field=field, value=value, save=save):
+            events = [e for v in (await memory.overview(scope=save)).saves for e in v.events]
+            why = tools.guard_correction(op, [t for e in events for t in (e.subject, e.summary)])
+            if why is not None:
+                return ToolFailure("refused", why)
             return await memory.set_profile_field(field, value)
         case PreviewOp(current=current):
             spec = tools.resolve(op, await memory.overview(game_id=current.game_id))
@@ -192,3 +212,5 @@ async def run_tool(memory: MemoryService, op: ToolOp) -> ToolAnswer:
             return await memory.preview_forget(spec)
         case ApplyOp(spec=spec):
             return await memory.forget(spec)
+        case RestoreOp(game_id=game_id, trash=trash):
+            return await memory.restore(trash, game_id=game_id)

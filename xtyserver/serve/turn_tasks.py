@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 import anyio
 
 from xtyserver import errors
 from xtyserver.errors import StoreError
-from xtyserver.memory.tokens import BudgetState
 from xtyserver.memory.types import Scope
 from xtyserver.model.client import Delta, Done
 from xtyserver.model.router import ModelRouter
 from xtyserver.protocol.frames import Usage
 from xtyserver.protocol.images import ImageLimits
-from xtyserver.serve.image import check_and_prepare
+from xtyserver.serve.image import BandHelper, check_and_prepare
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
 from xtyserver.serve.store_lane import run_tool
@@ -48,6 +48,7 @@ class TurnTasks:
         images: Screenshot limits.
         post: Hands an answer event to the connection's session.
         logger: The connection's bound logger.
+        bands: The server's band helper thread for large screenshots (None: none).
     """
 
     def __init__(
@@ -59,11 +60,13 @@ class TurnTasks:
         images: ImageLimits,
         post: Callable[[Event], Awaitable[None]],
         logger: Any,
+        bands: BandHelper | None = None,
     ) -> None:
         self._memory = memory
         self._model = model
         self._meter = meter
         self._images = images
+        self._bands = bands
         self._post = post
         self._log = logger
 
@@ -75,12 +78,12 @@ class TurnTasks:
             except StoreError as exc:
                 # The store failing must not cost the player the conversation.
                 self._log.warning("store.failed", code=exc.code, effect="LoadTurnMemory")
-        budget: BudgetState = "ok"
+        spent: int | None = None
         try:  # read on its own: a failed memory read must not skip the budget
-            budget = await self._meter.state()
+            spent = await self._meter.spent_today()
         except StoreError as exc:  # an unreadable bill must not cost the player the turn
             self._log.warning("store.failed", code=exc.code, effect="ReadUsage")
-        await self._post(TurnMemoryReady(turn, memory, budget))
+        await self._post(TurnMemoryReady(turn, memory, spent))
 
     async def run_tool(self, turn: int, call_id: str, op: ToolOp) -> None:
         """Run one memory tool operation; every outcome is an answer (v1.md "Memory tools")."""
@@ -97,7 +100,9 @@ class TurnTasks:
 
     async def prepare_image(self, turn: int, mime: str, data: str) -> None:
         try:
-            prepared = await anyio.to_thread.run_sync(check_and_prepare, mime, data, self._images)
+            executor = self._bands.executor if self._bands is not None else None
+            prepare = partial(check_and_prepare, bands=executor)
+            prepared = await anyio.to_thread.run_sync(prepare, mime, data, self._images)
         except errors.PeerError as exc:
             self._log.info("image.refused", code=exc.code)
             await self._post(ImageRefused(turn, exc))

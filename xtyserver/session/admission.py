@@ -19,8 +19,9 @@ class Admission:
     """Token buckets for frames and for ``chat.send``, and a window of refusals."""
 
     def __init__(self, settings: SessionSettings, now: float) -> None:
-        self._frames = TokenBucket(settings.frames_per_second, settings.frame_burst, now)
-        self._chats = TokenBucket(settings.chats_per_minute / 60, settings.chat_burst, now)
+        limits = settings.limits
+        self._frames = TokenBucket(limits.frames_per_second, limits.frame_burst, now)
+        self._chats = TokenBucket(limits.chat_per_minute / 60, limits.chat_burst, now)
         self._refusals = WindowCounter(FLOOD_WINDOW_S)
         self._flood = settings.flood_refusals
 

@@ -14,7 +14,6 @@ import msgspec
 from xtyserver import errors
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, Overview
 from xtyserver.memory.retrieval import SaveIndex
-from xtyserver.memory.tokens import BudgetState
 from xtyserver.memory.types import PlayStats, Scope, SharedProfile
 from xtyserver.protocol.codec import Decoded
 from xtyserver.protocol.frames import Usage
@@ -74,13 +73,15 @@ class SaveMemory(msgspec.Struct, frozen=True):
 class TurnMemoryReady(Event, frozen=True):
     """Answer to ``LoadTurnMemory``.
 
-    ``memory`` is None when the store failed or memory is off; ``budget`` is
-    the day's token budget ("spent": the turn is refused, v1.md "Token budget").
+    ``memory`` is None when the store failed or memory is off; ``spent`` is
+    the tokens spent today, as counted (None when unknown). The session decides
+    with its :class:`~xtyserver.memory.tokens.DailyBudget` whether the turn may
+    call the model (v1.md "Token budget").
     """
 
     turn: int
     memory: SaveMemory | None
-    budget: BudgetState = "ok"
+    spent: int | None = None
 
 
 class ImageReady(Event, frozen=True):

@@ -36,6 +36,7 @@ from xtyserver.protocol.frames import (
     Heartbeat,
     Hello,
     Identity,
+    MemoryConfirm,
     ServerHello,
     StateUpdate,
 )
@@ -77,6 +78,7 @@ from xtyserver.session.events import (
     WorkingResumed,
 )
 from xtyserver.session.requests import MANAGEMENT_FRAMES, StoreRequests
+from xtyserver.session.requests import REFUSED as REQUEST_REFUSED
 from xtyserver.session.saves import SaveTracker
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.tool_loop import ToolLoop
@@ -153,7 +155,7 @@ class GameAgentSession:
         self._turns = Turns(settings)
         self._saves = SaveTracker(self._turns, summarize=settings.extraction, now=now)
         self._requests = StoreRequests(Confirmations(f"{session_id}:menu"))
-        self._tools = ToolLoop(Confirmations(session_id), settings.texts.data_tag)
+        self._tools = ToolLoop(Confirmations(session_id), settings.texts)
 
     # -- the one entry point ---------------------------------------------------
 
@@ -177,7 +179,9 @@ class GameAgentSession:
                 return self._admit(now, frame_id) or self._frame(decoded, now)
             case FrameRefused(error=error):
                 return self._admit(now, error.frame_id) or self._refused(error)
-            case TurnMemoryReady(turn=turn, memory=memory, budget="spent"):
+            case TurnMemoryReady(turn=turn, spent=spent) if not (
+                self._settings.daily_budget.allows_chat(spent)
+            ):
                 return self._failed(turn, "budget_exhausted")
             case TurnMemoryReady(turn=turn, memory=memory):
                 return self._turn_memory(turn, memory, now)
@@ -271,6 +275,8 @@ class GameAgentSession:
                 effects += self._chat(frame, now)
             case ChatCancel():
                 effects += self._cancel(frame)
+            case MemoryConfirm():
+                effects += self._confirm_dialog(frame, now)
             case _ if isinstance(frame, MANAGEMENT_FRAMES):
                 effects.append(self._requests.ask_for(frame, self._saves.save, now))
         return effects
@@ -324,7 +330,7 @@ class GameAgentSession:
         return effects
 
     def _heartbeat_deadline(self) -> float:
-        return self._settings.heartbeat_ms / 1000 * self._settings.heartbeat_misses
+        return self._settings.heartbeat_ms / 1000 * self._settings.limits.heartbeat_misses
 
     def _heartbeat(self, now: float) -> list[Effect]:
         return [*self._saves.beat(now), ArmTimer("heartbeat", self._heartbeat_deadline())]
@@ -360,7 +366,7 @@ class GameAgentSession:
         if kinds:
             effects.append(Log("chat.redacted", {"kinds": sorted(set(kinds))}))
         turn = self._turns.start(frame.id, text, self._saves.save)
-        if self._settings.memory or self._settings.daily_budget:
+        if self._settings.memory or self._settings.daily_budget.limited:
             effects.append(LoadTurnMemory(turn.number, turn.save, self._settings.memory))
         else:
             turn.memory_ready = True
@@ -435,7 +441,20 @@ class GameAgentSession:
         if self._tools.offered(turn) is None:
             # No tools were offered: whatever it asked for, this is its final answer.
             return self._done(ModelDone(number, text), now)
-        return self._tools.round(turn, text, calls, now)
+        names = context_names(self._saves.context) if turn.save == self._saves.save else ()
+        return self._tools.round(turn, text, calls, now, names)
+
+    def _confirm_dialog(self, frame: MemoryConfirm, now: float) -> list[Effect]:
+        """The mod's dialog answered a ``memory.confirm.request`` (v1.md "memory.confirm")."""
+        decided = self._tools.dialog(frame.confirm_id, frame.answer == "yes", now)
+        if decided is None:
+            return [Log("memory.confirm", {"answer": "no"})]
+        if isinstance(decided, str):
+            message = REQUEST_REFUSED[decided]
+            error = replies.error("confirmation_refused", message, frame.id, ["confirmId"])
+            return [Send(error)]
+        log = Log("memory.confirm", {"answer": "yes", "target": decided.kind})
+        return [self._requests.apply(frame.id, self._saves.save, decided), log]
 
     def _failed(self, number: int, code: str) -> list[Effect]:
         effects = self._turns.fail(number, code)
@@ -478,6 +497,6 @@ class GameAgentSession:
         if had_save:
             effects += self._saves.end(now)
         self._requests.clear()
-        self._tools.confirmations.clear()
+        self._tools.clear()
         effects.append(Log("session.closed", {}))
         return effects

@@ -1,21 +1,24 @@
 """Server frames built from records (v1.md "stats.get", "memory.get", "memory.forget", "error").
 
 Pure. The store's records are converted here, once, so the shell only moves
-what the core built.
+what the core built. The memory page, MCP and ``xtyserver memory view --json``
+show the same shapes (:func:`memory_view`, :func:`memory_preview`,
+:func:`memory_forgotten`): one vocabulary, times in RFC 3339.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import msgspec
 
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, Overview, SaveView
-from xtyserver.memory.types import MemoryEvent, PlayStats, Scope
+from xtyserver.memory.types import DailyPlay, MemoryEvent, PlayStats, Scope, profile_field
 from xtyserver.protocol.frames import Error, GameStats, SaveStats, StatsResult, TokenStats
 from xtyserver.protocol.memory_frames import (
+    MemoryConfirmRequest,
     MemoryForgotten,
     MemoryItem,
     MemoryPreview,
@@ -83,10 +86,11 @@ def memory_item(event: MemoryEvent) -> MemoryItem:
         pinned=event.pinned,
         updated_at=iso_time(event.updated_at) or "",
         day=event.day,
+        search_keys=list(event.search_keys or ()),
     )
 
 
-def save_items(view: SaveView, current: Scope) -> SaveItems:
+def save_items(view: SaveView, current: Scope | None) -> SaveItems:
     """One save as the protocol shows it: ids, readable name, items."""
     return SaveItems(
         game_id=view.scope.game_id,
@@ -116,9 +120,9 @@ def memory_result(
     )
 
 
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
+def _wire(name: str) -> str:
+    field = profile_field(name)
+    return field.wire if field is not None else name
 
 
 def memory_preview(
@@ -126,7 +130,7 @@ def memory_preview(
     target: str,
     token: str,
     ttl: float,
-    current: Scope,
+    current: Scope | None,
     frame_id: str | None,
 ) -> MemoryPreview:
     """The ``memory.preview`` frame: what would go, and the token that confirms it."""
@@ -137,12 +141,30 @@ def memory_preview(
         include_stats=preview.spec.include_stats,
         item_count=preview.item_count,
         saves=[save_items(v, current) for v in preview.saves],
-        profile_fields=[_camel(f) for f in preview.profile_fields],
+        profile_fields=[_wire(f) for f in preview.profile_fields],
         stats_saves=[
             SaveRef(game_id=s.game_id, save_id=s.save_id, save_name=preview.names.get(s))
             for s in preview.stats_saves
         ],
         id=frame_id,
+    )
+
+
+def memory_confirm_request(
+    preview: ForgetPreview, token: str, ttl: float, current: Scope, chat_id: str | None
+) -> MemoryConfirmRequest:
+    """The ``memory.confirm.request`` frame: the companion's preview, for the mod's dialog."""
+    shown = memory_preview(preview, preview.spec.kind, token, ttl, current, None)
+    return MemoryConfirmRequest(
+        confirm_id=token,
+        target=shown.target,
+        expires_in_ms=shown.expires_in_ms,
+        include_stats=shown.include_stats,
+        item_count=shown.item_count,
+        saves=shown.saves,
+        profile_fields=shown.profile_fields,
+        stats_saves=shown.stats_saves,
+        chat_id=chat_id,
     )
 
 
@@ -153,5 +175,50 @@ def memory_forgotten(result: ForgetResult, target: str, frame_id: str | None) ->
         items=result.items,
         profile_cleared=result.profile_cleared,
         stats_saves=result.stats_saves,
+        trash_id=result.trash_id,
         id=frame_id,
+    )
+
+
+STATS_DAYS = 30
+
+
+class MemoryView(msgspec.Struct, frozen=True, rename="camel"):
+    """One view of memory, as the page, MCP and ``memory view --json`` show it.
+
+    The same parts as the in-game view: the profile (wire field names), each
+    save by its readable name with its items, and the play statistics (the
+    ``stats.result`` frame), plus active time per game and local date over the
+    ``days`` days up to ``until`` (``YYYY-MM-DD``) for the page's chart.
+    """
+
+    profile: dict[str, str | list[str] | bool | None]
+    saves: list[SaveItems]
+    stats: StatsResult
+    daily: list[DailyPlay]
+    days: int
+    until: str
+
+
+def memory_view(
+    overview: Overview, *, today: str, days: int = STATS_DAYS, current: Scope | None = None
+) -> MemoryView:
+    """The :class:`MemoryView` of one overview (read in one snapshot).
+
+    Args:
+        overview: What the store read, its ``daily`` since a little over ``days`` ago.
+        today: The local date of the machine (the chart ends on it, or on a later
+            date that was played in another zone).
+        days: The chart's length.
+        current: The save to mark ``current`` (none on the page and in MCP).
+    """
+    until = max([today, *(d.date for d in overview.daily)])
+    first = (date.fromisoformat(until) - timedelta(days=days - 1)).isoformat()
+    return MemoryView(
+        profile=msgspec.to_builtins(overview.profile),
+        saves=[save_items(v, current) for v in overview.saves],
+        stats=stats_result(overview.stats, None),
+        daily=[d for d in overview.daily if d.date >= first],
+        days=days,
+        until=until,
     )

@@ -16,7 +16,7 @@ from collections.abc import Callable
 import msgspec
 
 from xtyserver.memory.manage import Confirmations, ForgetPreview, ForgetSpec, Refusal
-from xtyserver.memory.types import Scope
+from xtyserver.memory.types import Scope, profile_field
 from xtyserver.protocol.frames import StatsGet
 from xtyserver.protocol.memory_frames import (
     MemoryForget,
@@ -59,6 +59,7 @@ REFUSED: dict[Refusal, str] = {
     "expired": "confirmToken expired; nothing deleted; preview again",
     "other_target": "confirmToken was issued for another target; nothing deleted",
     "too_soon": "confirmToken not yet confirmed; nothing deleted",
+    "not_agreed": "the player did not agree; nothing deleted",
 }
 
 
@@ -101,7 +102,7 @@ class StoreRequests:
                 where = Scope(game, save_id) if save_id is not None else save
                 return self._ask(frame.id, save, lambda n: PinItem(n, where, event_id, pinned))
             case ProfileUpdate(field=name, value=value):
-                field = snake_case(name)
+                field = store_name(name)
                 return self._ask(frame.id, save, lambda n: SetProfileField(n, save, field, value))
             case MemoryForget():
                 return self._forget(frame, save, now)
@@ -122,6 +123,10 @@ class StoreRequests:
             why = REFUSED[redeemed]
             return _invalid(frame.id, why, "confirmToken", "confirmation_refused")
         return self._ask(frame.id, save, lambda n: ApplyForget(n, redeemed), target=frame.target)
+
+    def apply(self, frame_id: str | None, save: Scope, spec: ForgetSpec) -> StoreRequest:
+        """Delete what ``spec`` names (confirmed elsewhere); answered by ``memory.forgotten``."""
+        return self._ask(frame_id, save, lambda n: ApplyForget(n, spec), target=spec.kind)
 
     def _ask(
         self,
@@ -209,6 +214,7 @@ def _invalid(frame_id: str | None, message: str, field: str, code: str = "invali
     return Send(replies.error(code, message, frame_id, [field]))
 
 
-def snake_case(name: str) -> str:
-    """``replyStyle`` -> ``reply_style`` (wire field names to store field names)."""
-    return "".join("_" + c.lower() if c.isupper() else c for c in name)
+def store_name(wire: str) -> str:
+    """``replyStyle`` -> ``reply_style`` (the profile field table; unknown names pass as is)."""
+    field = profile_field(wire)
+    return field.name if field is not None else wire

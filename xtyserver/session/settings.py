@@ -10,6 +10,7 @@ from __future__ import annotations
 import msgspec
 
 from xtyserver.memory.retrieval import MemoryBudget
+from xtyserver.memory.tokens import DailyBudget
 from xtyserver.protocol.frames import ServerInfo
 from xtyserver.protocol.limits import Limits
 from xtyserver.session.layers import LayerBudget
@@ -59,6 +60,9 @@ class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     image_refused_en: str = (
         "This model cannot look at screenshots, so this answer is from your text only."
     )
+    forget_not_agreed: str = (
+        "玩家没有明确同意，什么都没删。确认码仍然有效：玩家明确说“好/确认/删吧”的那一轮才能用它。"
+    )
 
 
 class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -70,14 +74,7 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
         preauth_hello_timeout: The same for a connection whose upgrade carried no
             token (pre-auth, v1.md "Upgrade").
         heartbeat_ms: The heartbeat interval announced in ``server.hello``.
-        heartbeat_misses: Silent intervals after which the session is closed.
-        frames_per_second: Refill rate of the per-connection frame bucket.
-        frame_burst: Size of the frame bucket.
-        chats_per_minute: Refill rate of the ``chat.send`` bucket.
-        chat_burst: Size of the ``chat.send`` bucket.
         flood_refusals: Rate-limited frames in 10 s that make a flood (close 4008).
-        stale_after: Seconds after which a modelContext is marked stale.
-        drop_after: Seconds after which a modelContext is not used.
         working: The window, the session summary and resuming after a reconnect.
         layers: Budgets of the identity, style and profile layers.
         default_timezone: The zone of an adapter that sends no ``timezone`` (the PC's own).
@@ -85,10 +82,12 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
         vision: Whether the model accepts images.
         memory: Whether long-term memory is read and written.
         extraction: Whether finished replies are handed to background extraction.
-        daily_budget: Whether a daily token budget is set: each turn then asks
-            whether it is spent before calling the model (v1.md "Token budget").
+        daily_budget: The daily token budget and its rule: when one is set each
+            turn reads what was spent today and is refused once it is spent
+            (v1.md "Token budget").
         budget: The per-turn memory budget.
-        limits: The budget reported in ``server.hello``.
+        limits: The budget reported in ``server.hello`` and enforced: the rate
+            buckets, the heartbeat misses and the modelContext's freshness.
         server: Name and version for ``server.hello``.
         texts: Player-facing texts.
     """
@@ -96,14 +95,7 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
     hello_timeout: float = 10.0
     preauth_hello_timeout: float = 2.0
     heartbeat_ms: int = 5_000
-    heartbeat_misses: int = 3
-    frames_per_second: float = 50.0
-    frame_burst: int = 100
-    chats_per_minute: float = 20.0
-    chat_burst: int = 5
     flood_refusals: int = 200
-    stale_after: float = 5.0
-    drop_after: float = 30.0
     working: WorkingSettings = msgspec.field(default_factory=WorkingSettings)
     layers: LayerBudget = msgspec.field(default_factory=LayerBudget)
     default_timezone: str = "UTC"
@@ -111,7 +103,7 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
     vision: bool = True
     memory: bool = True
     extraction: bool = True
-    daily_budget: bool = False
+    daily_budget: DailyBudget = msgspec.field(default_factory=DailyBudget)
     budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
     limits: Limits = msgspec.field(default_factory=Limits)
     server: ServerInfo = msgspec.field(

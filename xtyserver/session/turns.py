@@ -50,6 +50,7 @@ class Turn:
         "calling",
         "chat_id",
         "context_use",
+        "day",
         "image",
         "image_ready",
         "image_sent",
@@ -73,6 +74,8 @@ class Turn:
         # The save the turn was asked in: its memory goes there even if the save
         # switches while the reply streams.
         self.save = save
+        # The save's in-game day when the turn was planned (the search tool's filter).
+        self.day: int | None = None
         self.chat_id = chat_id
         self.text = text
         self.parts: list[str] = []
@@ -150,6 +153,7 @@ class Turns:
             return []
         turn.calling = True
         same_save = turn.save == save
+        turn.day = day if same_save else None
         plan = plan_turn(
             save=turn.save,
             text=turn.text,
@@ -167,8 +171,8 @@ class Turns:
             ),
             budget=self._settings.budget,
             layers=self._settings.layers,
-            stale_after=self._settings.stale_after,
-            drop_after=self._settings.drop_after,
+            stale_after=self._settings.limits.context_stale_after_ms / 1000,
+            drop_after=self._settings.limits.context_drop_after_ms / 1000,
         )
         # The turn keeps nothing of the memory: the index belongs to the memory service.
         profile = turn.memory.profile if turn.memory is not None else None

@@ -1,9 +1,7 @@
 "use strict";
 // The memory page. Every text from the store goes through textContent, never HTML.
 (() => {
-  const LIST_FIELDS = ["personality", "hobbies", "games", "notes"];
-  const FIELDS = ["nickname", "language", "replyStyle", "personality", "hobbies", "games",
-    "companionName", "companionPersona", "notes"];
+  let FIELDS = [];  // the profile's editable fields, in the server's order (its one field table)
   const SVG = "http://www.w3.org/2000/svg";
   let lang = localStorage.getItem("xty-lang") === "en" ? "en" : "zh";
   let csrf = null;
@@ -29,13 +27,18 @@
     s.className = bad ? "bad" : "";
   }
 
-  async function call(method, name, params) {
-    const query = params ? "?" + new URLSearchParams(params).toString() : "";
+  // GET reads; POST sends its arguments as a JSON body (the shapes of v1.md's memory frames).
+  async function call(method, name, body) {
     const headers = csrf ? { "X-XTY-CSRF": csrf } : {};
-    const r = await fetch("api/" + name + query, { method, headers, credentials: "same-origin", cache: "no-store" });
-    const body = await r.json();
-    if (!r.ok) throw new Error(body.error || String(r.status));
-    return body.result;
+    const init = { method, headers, credentials: "same-origin", cache: "no-store" };
+    if (body !== undefined) {
+      headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    const r = await fetch("api/" + name, init);
+    const answer = await r.json();
+    if (!r.ok) throw new Error(answer.error || String(r.status));
+    return answer.result;
   }
 
   async function openSession() {
@@ -53,7 +56,8 @@
     const minutes = Math.floor(ms / 60000);
     return T().hours(Math.floor(minutes / 60), minutes % 60);
   }
-  const when = (sec) => (sec ? new Date(sec * 1000).toLocaleString(lang === "zh" ? "zh-CN" : "en-GB") : "-");
+  // Every time from the server is RFC 3339 (2026-06-01T12:00:00Z).
+  const when = (iso) => (iso ? new Date(iso).toLocaleString(lang === "zh" ? "zh-CN" : "en-GB") : "-");
   const shown = (v) => (Array.isArray(v) ? v.join("、") : String(v ?? "")) || T().empty;
 
   function applyTexts() {
@@ -73,9 +77,9 @@
       input.value = Array.isArray(value) ? value.join(", ") : (value || "");
       const save = el("button", { type: "button", class: "save", onclick: async () => {
         const raw = input.value.trim();
-        const next = LIST_FIELDS.includes(name) ? raw.split(/[,，、\n]/).map((s) => s.trim()).filter(Boolean) : raw;
+        const next = Array.isArray(value) ? raw.split(/[,，、\n]/).map((s) => s.trim()).filter(Boolean) : raw;
         try {
-          await call("POST", "shared", { field: name, value: JSON.stringify(next) });
+          await call("POST", "profile", { field: name, value: next });
           say(T().saved);
           await refresh();
         } catch (e) { say(T().failed + e.message, true); }
@@ -83,7 +87,7 @@
       valueCell.replaceChildren(input, save);
       input.focus();
     } }, T().edit);
-    const del = el("button", { type: "button", class: "delete", onclick: () => preview({ kind: "shared_field", field: name }) }, T().delete);
+    const del = el("button", { type: "button", class: "delete", onclick: () => clearField(name, value) }, T().delete);
     row.append(el("td", { class: "actions" }, edit, del));
     return row;
   }
@@ -91,15 +95,16 @@
   function eventItem(game, save, ev) {
     const pin = el("button", { type: "button", class: "pin", onclick: async () => {
       try {
-        await call("POST", "pin", { gameId: game, saveId: save, id: ev.id, pinned: String(!ev.pinned) });
+        await call("POST", "pin", { gameId: game, saveId: save, eventId: ev.id, pinned: !ev.pinned });
         await refresh();
       } catch (e) { say(T().failed + e.message, true); }
     } }, ev.pinned ? T().unpin : T().pin);
-    const del = el("button", { type: "button", class: "delete", onclick: () => preview({ kind: "event", gameId: game, saveId: save, eventId: ev.id }) }, T().delete);
+    const del = el("button", { type: "button", class: "delete", onclick: () => preview({ target: "item", gameId: game, saveId: save, eventId: ev.id }) }, T().delete);
     return el("li", { class: "event" + (ev.pinned ? " pinned" : ""), "data-event-id": String(ev.id) },
       el("span", { class: "kind" }, T().kind[ev.kind] || ev.kind),
       el("span", { class: "subject" }, ev.subject),
       el("span", { class: "summary" }, ev.summary),
+      el("span", { class: "tags" }, ...(ev.searchKeys || []).map((k) => el("span", { class: "tag" }, k))),
       el("span", { class: "status status-" + ev.status }, T().status[ev.status] || ev.status),
       el("span", { class: "importance" }, "★".repeat(ev.importance)),
       el("time", {}, when(ev.updatedAt)),
@@ -110,48 +115,67 @@
     return s ? `${T().days} ${s.days} · ${T().sessions} ${s.sessions} · ${T().active} ${hm(s.activeMs)} · ${T().last} ${when(s.lastPlayed)}` : "";
   }
 
-  function renderMemory(overview) {
-    const p = overview.profile;
+  // Pinned first, then the newest (RFC 3339 strings in UTC sort as times).
+  const order = (a, b) => (b.pinned - a.pinned) || (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0);
+
+  function renderMemory(view) {
+    const p = view.profile;
     $("auto-shared").checked = !!p.autoShared;
+    FIELDS = Object.keys(p).filter((f) => f !== "autoShared");
     $("profile").replaceChildren(...FIELDS.map((f) => profileRow(f, p[f])));
-    const games = overview.games.map((g) => el("article", { class: "game", "data-game": g.gameId },
+    const gameStats = new Map(view.stats.games.map((g) => [g.gameId, g]));
+    const saveStats = new Map(view.stats.saves.map((s) => [s.gameId + "/" + s.saveId, s]));
+    const byGame = new Map();
+    for (const s of view.saves) {
+      if (!byGame.has(s.gameId)) byGame.set(s.gameId, []);
+      byGame.get(s.gameId).push(s);
+    }
+    const games = [...byGame.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([gameId, saves]) => el("article", { class: "game", "data-game": gameId },
       el("div", { class: "game-head" },
-        el("h3", {}, g.gameId),
-        el("span", { class: "stat" }, statLine(g.stats)),
-        el("button", { type: "button", class: "delete clear-game", onclick: () => preview({ kind: "game", gameId: g.gameId }) }, T().clearGame)),
-      ...g.saves.map((s) => el("section", { class: "save", "data-save": s.saveId },
+        el("h3", {}, gameId),
+        el("span", { class: "stat" }, statLine(gameStats.get(gameId))),
+        el("button", { type: "button", class: "delete clear-game", onclick: () => preview({ target: "game", gameId }) }, T().clearGame)),
+      ...saves.map((s) => el("section", { class: "save", "data-save": s.saveId },
         el("div", { class: "save-head" },
-          el("h4", {}, s.name || s.saveId),
-          el("span", { class: "noname" }, s.name ? "" : T().noName),
-          el("span", { class: "stat" }, statLine(s.stats)),
-          el("button", { type: "button", class: "delete clear-save", onclick: () => preview({ kind: "save", gameId: g.gameId, saveId: s.saveId }) }, T().clearSave)),
-        s.events.length ? el("ul", { class: "events" }, ...s.events.map((ev) => eventItem(g.gameId, s.saveId, ev)))
+          el("h4", {}, s.saveName || s.saveId),
+          el("span", { class: "noname" }, s.saveName ? "" : T().noName),
+          el("span", { class: "stat" }, statLine(saveStats.get(gameId + "/" + s.saveId))),
+          el("button", { type: "button", class: "delete clear-save", onclick: () => preview({ target: "save", gameId, saveId: s.saveId }) }, T().clearSave)),
+        s.events.length ? el("ul", { class: "events" }, ...[...s.events].sort(order).map((ev) => eventItem(gameId, s.saveId, ev)))
           : el("p", { class: "empty" }, T().noEvents)))));
     $("games").replaceChildren(...(games.length ? games : [el("p", { class: "empty" }, T().noGames)]));
   }
 
+  // Step one of a forget: the server's memory.preview (what would go, and a confirmToken).
   async function preview(target) {
+    let answer;
     try {
-      pendingForget = await call("POST", "forget/preview", target);
+      answer = await call("POST", "forget", target);
     } catch (e) { say(T().failed + e.message, true); return; }
-    const body = $("confirm-body");
-    if (pendingForget.field) {
-      body.replaceChildren(el("p", {}, T().willReset),
-        el("p", { class: "preview-field" }, `${T().field[target.field] || target.field}: ${shown(pendingForget.value)}`));
-    } else {
-      body.replaceChildren(el("p", {}, `${T().willDelete} ${pendingForget.events.length} ${T().items}`),
-        el("ul", { class: "preview-events" }, ...pendingForget.events.map((ev) => el("li", {}, `${ev.gameId} / ${ev.saveId}: ${ev.summary}`))));
-    }
+    pendingForget = { target, token: answer.confirmToken };
+    const items = answer.saves.flatMap((s) => s.events.map((ev) => `${s.gameId} / ${s.saveName || s.saveId}: ${ev.summary}`));
+    $("confirm-body").replaceChildren(el("p", {}, `${T().willDelete} ${answer.itemCount} ${T().items}`),
+      el("ul", { class: "preview-events" }, ...items.map((text) => el("li", {}, text))));
     $("confirm").showModal();
   }
 
+  // A shared field is cleared by correcting it to empty; the dialog shows what goes.
+  function clearField(name, value) {
+    pendingForget = { field: name, value: Array.isArray(value) ? [] : "" };
+    $("confirm-body").replaceChildren(el("p", {}, T().willReset),
+      el("p", { class: "preview-field" }, `${T().field[name] || name}: ${shown(value)}`));
+    $("confirm").showModal();
+  }
+
+  // Step two: the same target with its confirmToken (single-use, this page session, 2 minutes).
   async function confirmForget() {
-    const token = pendingForget && pendingForget.token;
+    const pending = pendingForget;
     pendingForget = null;
     $("confirm").close();
-    if (!token) return;
+    if (!pending) return;
     try {
-      await call("POST", "forget/confirm", { token });
+      if (pending.field) await call("POST", "profile", { field: pending.field, value: pending.value });
+      else await call("POST", "forget", { ...pending.target, confirmToken: pending.token });
       say(T().deleted);
       await refresh();
     } catch (e) { say(T().failed + e.message, true); }
@@ -202,13 +226,27 @@
     return svg;
   }
 
-  function renderStats(stats) {
+  // Token use per local date (every save and purpose), newest first.
+  function tokenDays(rows) {
+    const days = new Map();
+    for (const r of rows) {
+      const d = days.get(r.date) || { date: r.date, calls: 0, promptTokens: 0, completionTokens: 0 };
+      d.calls += r.calls;
+      d.promptTokens += r.promptTokens;
+      d.completionTokens += r.completionTokens;
+      days.set(r.date, d);
+    }
+    return [...days.values()].sort((a, b) => (a.date < b.date ? 1 : -1));
+  }
+
+  function renderStats(view) {
+    const stats = { ...view.stats, daily: view.daily, until: view.until, days: view.days };
     const t = T();
     $("stats-games").replaceChildren(row([t.game, t.days, t.sessions, t.active, t.last], true),
       ...stats.games.map((g) => row([g.gameId, String(g.days), String(g.sessions), hm(g.activeMs), when(g.lastPlayed)])));
     $("stats-saves").replaceChildren(row([t.game, t.saveCol, t.days, t.sessions, t.active, t.last], true),
-      ...stats.saves.map((s) => row([s.gameId, s.saveId, String(s.days), String(s.sessions), hm(s.activeMs), when(s.lastPlayed)])));
-    const tokens = stats.tokens || [];
+      ...stats.saves.map((s) => row([s.gameId, s.saveName || s.saveId, String(s.days), String(s.sessions), hm(s.activeMs), when(s.lastPlayed)])));
+    const tokens = tokenDays(stats.tokens || []);
     $("stats-tokens").replaceChildren(row([t.date, t.calls, t.promptTokens, t.completionTokens], true),
       ...(tokens.length ? tokens.map((d) => row([d.date, String(d.calls), String(d.promptTokens), String(d.completionTokens)]))
         : [row([t.noTokens, "", "", ""])]));
@@ -221,8 +259,9 @@
 
   async function refresh() {
     applyTexts();
-    if (tab === "memory") renderMemory(await call("GET", "view"));
-    else renderStats(await call("GET", "stats"));
+    const view = await call("GET", "view");  // one store snapshot for either tab
+    if (tab === "memory") renderMemory(view);
+    else renderStats(view);
     $("memory-view").hidden = tab !== "memory";
     $("stats-view").hidden = tab !== "stats";
     $("tab-memory").classList.toggle("active", tab === "memory");
@@ -253,7 +292,7 @@
     $("confirm-no").addEventListener("click", () => { pendingForget = null; $("confirm").close(); });
     $("auto-shared").addEventListener("change", async (e) => {
       try {
-        await call("POST", "auto-shared", { on: String(e.target.checked) });
+        await call("POST", "profile", { field: "autoShared", value: e.target.checked });
         say(T().saved);
       } catch (err) { say(T().failed + err.message, true); }
     });

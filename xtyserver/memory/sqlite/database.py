@@ -162,6 +162,7 @@ class Database:
 
     Attributes:
         path: The SQLite file.
+        snapshots: Read snapshots taken since opening (what a view costs, measured).
     """
 
     def __init__(
@@ -177,6 +178,7 @@ class Database:
             StoreError: The file cannot be opened or is from a newer version.
         """
         self.path = Path(path)
+        self.snapshots = 0
         self._busy_timeout_ms = busy_timeout_ms
         self._closed = False
         self._write_lock = threading.Lock()
@@ -281,6 +283,7 @@ class Database:
             if self._closed:
                 raise StoreError("the memory store is closed")
             reader.busy = True
+            self.snapshots += 1
             try:
                 with translated(), read_tx(reader.conn):
                     return fn(reader.conn)

@@ -9,14 +9,15 @@ extraction does not form the same memory again from the next turn's words
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import apsw
+import msgspec
 
 from xtyserver.memory.export import SaveNameRecord, TombstoneRecord
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview, SaveView
-from xtyserver.memory.sqlite import events, play, shared_profile
-from xtyserver.memory.types import PROFILE_FIELDS, MemoryEvent, Scope
+from xtyserver.memory.sqlite import events, play, shared_profile, usage
+from xtyserver.memory.types import PROFILE_FIELDS, MemoryEvent, Scope, SharedProfile
 from xtyserver.protocol.normalize import normalize
 
 
@@ -101,14 +102,6 @@ def merge(
     )
 
 
-def tombstones(conn: apsw.Connection) -> list[tuple[str, str, str, str]]:
-    """Every tombstone as ``(game_id, save_id, kind, subject)``."""
-    rows = conn.execute(
-        "SELECT game_id, save_id, kind, subject FROM memory_tombstone ORDER BY 1, 2, 4"
-    )
-    return [(g, s, k, subj) for g, s, k, subj in rows]
-
-
 def doomed_events(conn: apsw.Connection, spec: ForgetSpec) -> list[MemoryEvent]:
     """The events ``spec`` would delete, by id."""
     if spec.kind == "item" and spec.scope is not None:
@@ -145,10 +138,24 @@ def group(found: Iterable[MemoryEvent], labels: dict[Scope, str]) -> tuple[SaveV
     )
 
 
-def forget(conn: apsw.Connection, spec: ForgetSpec, now: float) -> ForgetResult:
-    """Carry out ``spec`` in the caller's transaction; tombstones for every deleted event."""
+def forget(
+    conn: apsw.Connection,
+    spec: ForgetSpec,
+    now: float,
+    keep: Callable[[list[MemoryEvent], SharedProfile | None], int | None] | None = None,
+) -> ForgetResult:
+    """Carry out ``spec`` in the caller's transaction; tombstones for every deleted event.
+
+    ``keep`` (the trash) is handed what goes, the events and the profile as it
+    was (None when the profile stays), before anything is deleted; it answers
+    the trash id.
+    """
     doomed = doomed_events(conn, spec)
     stats = stats_scopes(conn, spec)
+    trash_id = None
+    if keep is not None:
+        was = shared_profile.load(conn) if spec.kind in ("profile", "all") else None
+        trash_id = keep(doomed, was)
     _bury(conn, doomed, now)
     count = 0
     by_scope: dict[Scope, list[int]] = {}
@@ -161,7 +168,9 @@ def forget(conn: apsw.Connection, spec: ForgetSpec, now: float) -> ForgetResult:
         shared_profile.clear(conn)
     for scope in stats:
         play.delete_scope(conn, scope)
-    return ForgetResult(items=count, profile_cleared=profile_cleared, stats_saves=len(stats))
+    return ForgetResult(
+        items=count, profile_cleared=profile_cleared, stats_saves=len(stats), trash_id=trash_id
+    )
 
 
 def preview(conn: apsw.Connection, spec: ForgetSpec) -> ForgetPreview:
@@ -187,8 +196,13 @@ def preview(conn: apsw.Connection, spec: ForgetSpec) -> ForgetPreview:
     )
 
 
-def overview(conn: apsw.Connection, *, game_id: str | None, scope: Scope | None) -> Overview:
-    """The profile, the saves asked for with their items, and every statistic (read only)."""
+def overview(
+    conn: apsw.Connection, *, game_id: str | None, scope: Scope | None, since: float | None
+) -> Overview:
+    """The profile, the saves asked for with their items, and every statistic (read only).
+
+    ``since``: also active time per game and local date from then on (else none).
+    """
     labels = names(conn)
     if scope is not None:
         found = events.load(conn, scope)
@@ -201,6 +215,11 @@ def overview(conn: apsw.Connection, *, game_id: str | None, scope: Scope | None)
     views = tuple(
         grouped.get(k) or SaveView(scope=k, name=labels.get(k), events=()) for k in sorted(keys)
     )
+    stats = msgspec.structs.replace(play.stats(conn), tokens=usage.rows(conn))
     return Overview(
-        profile=shared_profile.load(conn), saves=views, stats=play.stats(conn), names=labels
+        profile=shared_profile.load(conn),
+        saves=views,
+        stats=stats,
+        names=labels,
+        daily=tuple(play.daily(conn, since)) if since is not None else (),
     )

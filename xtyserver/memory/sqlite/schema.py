@@ -108,6 +108,27 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) STRICT, WITHOUT ROWID
         """,
     ),
+    # 4 -> 5: search keys written with each memory (issue 21): a JSON array of at
+    # most 8 short strings; NULL until an extraction or the enrichment job wrote them.
+    (
+        """
+        ALTER TABLE game_memory ADD COLUMN search_keys TEXT
+            CHECK (search_keys IS NULL OR json_valid(search_keys))
+        """,
+    ),
+    # 5 -> 6: the trash: what a forget deleted, restorable for a while (issue 17 §1).
+    # Never injected (it is not game_memory), never exported, purged after its window.
+    (
+        """
+        CREATE TABLE memory_trash(
+            id INTEGER PRIMARY KEY,
+            trashed_at REAL NOT NULL,
+            spec TEXT NOT NULL,            -- JSON of the ForgetSpec
+            events TEXT NOT NULL,          -- JSON array of the deleted MemoryEvent rows
+            profile TEXT NOT NULL          -- JSON object of the cleared profile fields
+        ) STRICT
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

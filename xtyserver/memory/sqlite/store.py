@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,16 @@ from xtyserver.errors import StoreError, UsageError
 from xtyserver.memory import accounting, game_names
 from xtyserver.memory.compaction import DEFAULT_MAX_IMPORTANCE, DIGEST_PREFIX, plan_compaction
 from xtyserver.memory.export import ExportDocument
-from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview
+from xtyserver.memory.manage import (
+    TRASH_HOURS,
+    ForgetPreview,
+    ForgetResult,
+    ForgetSpec,
+    Overview,
+    RestoreResult,
+    TrashEntry,
+    restorable_here,
+)
 from xtyserver.memory.sqlite import (
     events,
     generation,
@@ -37,12 +46,12 @@ from xtyserver.memory.sqlite import (
     saves,
     shared_profile,
     transfer,
+    trash,
     usage,
 )
 from xtyserver.memory.sqlite.database import DEFAULT_BUSY_TIMEOUT_MS, Database
 from xtyserver.memory.tokens import Purpose
 from xtyserver.memory.types import (
-    DailyPlay,
     MemoryEvent,
     NewEvent,
     PlayStats,
@@ -91,6 +100,7 @@ class MemoryStore:
         max_bytes: int | None = None,
         gap_cap_s: float = accounting.DEFAULT_GAP_CAP_S,
         soft_cap: int = DEFAULT_SOFT_CAP,
+        trash_window: float = TRASH_HOURS * 3600,
     ) -> None:
         """Open (creating and migrating if needed) the store at ``path``.
 
@@ -101,6 +111,8 @@ class MemoryStore:
             max_bytes: Optional size cap; writes past it fail with ``store_full``.
             gap_cap_s: The most one heartbeat gap adds to active time.
             soft_cap: Events per save before :meth:`compact_scope` merges.
+            trash_window: Seconds a forgotten item, save, game or profile stays
+                restorable in the trash (0: a forget deletes at once).
 
         Raises:
             StoreError: The file cannot be opened or is from a newer version.
@@ -110,6 +122,7 @@ class MemoryStore:
         self._clock = clock
         self._gap_cap_s = gap_cap_s
         self.soft_cap = soft_cap
+        self.trash_window = trash_window
 
     @classmethod
     def open_profile(
@@ -129,6 +142,11 @@ class MemoryStore:
         except OSError as exc:
             raise StoreError("cannot create the profile folder") from exc
         return cls(folder / DB_FILE_NAME, clock=clock, **options)
+
+    @property
+    def snapshots(self) -> int:
+        """Read snapshots taken since opening (each public read method takes one)."""
+        return self._db.snapshots
 
     def close(self) -> None:
         """Wait for the running write, then close every connection. Idempotent."""
@@ -185,10 +203,6 @@ class MemoryStore:
         games = game_names.with_game(self.get_profile(), game_id)
         return None if games is None else self.set_profile_field("games", games)
 
-    def clear_profile(self) -> None:
-        """Reset every shared-profile field to its default, keeping the autoShared choice."""
-        self._db.write(generation.changed(shared_profile.clear))
-
     def generation(self, *, wait: bool = True) -> int:
         """How many management changes the store has seen (any process's).
 
@@ -219,6 +233,26 @@ class MemoryStore:
         event = checked_new_event(event)
         return self._db.write(lambda conn: events.upsert(conn, scope, event, now))
 
+    def set_search_keys(self, scope: Scope, keys: Mapping[int, Sequence[str]]) -> list[MemoryEvent]:
+        """Store the search keys of events of ``scope`` (normalised; ids of other saves
+        are left). Returns the events changed.
+
+        Raises:
+            StoreError: code ``invalid_memory`` when a key breaks its limits.
+            StoreContentError: A key carries forbidden content.
+        """
+        scope = checked_scope(scope)
+        checked: list[tuple[int, tuple[str, ...]]] = []
+        for event_id, found in keys.items():
+            probe = NewEvent("event", "k", "k", search_keys=tuple(found))
+            checked.append((int(event_id), checked_new_event(probe).search_keys or ()))
+        return self._db.write(lambda conn: events.set_search_keys(conn, scope, checked))
+
+    def without_search_keys(self, scope: Scope, limit: int) -> list[MemoryEvent]:
+        """Up to ``limit`` events of ``scope`` never given search keys (the enrichment job's)."""
+        scope = checked_scope(scope)
+        return self._db.read(lambda conn: events.without_search_keys(conn, scope, limit))
+
     def set_pinned(self, scope: Scope, event_id: int, pinned: bool) -> bool:
         """Pin (the player asked to keep it) or unpin one event. True if it exists."""
         scope = checked_scope(scope)
@@ -231,26 +265,6 @@ class MemoryStore:
         scope = checked_scope(scope)
         if ids:
             self._db.write(lambda conn: events.touch(conn, scope, ids, now))
-
-    def forget_event(self, scope: Scope, event_id: int) -> bool:
-        """Delete one event of ``scope`` (leaving a tombstone). True if it existed."""
-        spec = ForgetSpec(
-            kind="item", game_id=scope.game_id, save_id=scope.save_id, item_id=event_id
-        )
-        return self.forget(spec).items > 0
-
-    def forget_scope(self, scope: Scope) -> int:
-        """Delete every event of one save (statistics stay). Returns the count."""
-        return self.forget(
-            ForgetSpec(kind="save", game_id=scope.game_id, save_id=scope.save_id)
-        ).items
-
-    def forget_all(self) -> None:
-        """Forget every memory in one transaction: the shared profile and every event.
-
-        Play statistics stay (they are not memories), and so does the autoShared choice.
-        """
-        self.forget(ForgetSpec(kind="all"))
 
     # --- management (v1.md "Memory management") ---------------------------------------------
 
@@ -272,26 +286,90 @@ class MemoryStore:
         """
         spec = self._checked_spec(spec)
         now = self._clock.now()
-        return self._db.write(generation.changed(lambda conn: saves.forget(conn, spec, now)))
+
+        def write(conn: apsw.Connection) -> ForgetResult:
+            def keep(doomed: list[MemoryEvent], was: SharedProfile | None) -> int | None:
+                fields = trash.cleared_fields(was) if was is not None else {}
+                return trash.put(conn, spec, doomed, fields, now)
+
+            return saves.forget(conn, spec, now, keep if self.trash_window > 0 else None)
+
+        return self._db.write(generation.changed(write))
+
+    # --- the trash (issue 17 §1) -------------------------------------------------------------
+
+    def trash_entries(self) -> list[TrashEntry]:
+        """What can be restored now, newest first (each with what it holds, by save name)."""
+        now, window = self._clock.now(), self.trash_window
+        return self._db.read(lambda conn: trash.entries(conn, now, window))
+
+    def restore(self, trash_id: int | None = None, *, game_id: str | None = None) -> RestoreResult:
+        """Put a trash entry back (``trash_id``, else the newest one ``game_id`` may restore).
+
+        With ``game_id`` (a game's chat) only entries of that game or of the
+        profile are restorable.
+
+        Raises:
+            StoreError: ``not_found`` when there is no such restorable entry.
+        """
+        now, window = self._clock.now(), self.trash_window
+
+        def write(conn: apsw.Connection) -> RestoreResult | None:
+            wanted = trash_id
+            if wanted is None:
+                newest = trash.newest(conn, now, window, game_id) if game_id else None
+                if newest is None and game_id is None:
+                    found = trash.entries(conn, now, window)
+                    newest = found[0] if found else None
+                if newest is None:
+                    return None
+                wanted = newest.id
+            elif game_id is not None:
+                here = [e for e in trash.entries(conn, now, window) if e.id == wanted]
+                if not here or not restorable_here(here[0].spec, game_id):
+                    return None
+            return trash.restore(conn, wanted, now, window)
+
+        result = self._db.write(generation.changed(write))
+        if result is None:
+            message = "nothing in the trash to restore (or it is past its window)"
+            raise StoreError(message, code="not_found")
+        return result
+
+    def now(self) -> float:
+        """The store's clock (what the trash's window is measured on)."""
+        return self._clock.now()
+
+    def purge_trash(self) -> int:
+        """Delete trash entries past their window; how many."""
+        now, window = self._clock.now(), self.trash_window
+        return self._db.write(lambda conn: trash.purge(conn, now, window))
+
+    def trash_rows(self) -> int:
+        """Rows in the trash, purged or not yet (tests, diagnostics)."""
+        return self._db.read(trash.count)
 
     def preview_forget(self, spec: ForgetSpec) -> ForgetPreview:
         """What :meth:`forget` of ``spec`` would delete (nothing is changed)."""
         spec = self._checked_spec(spec)
         return self._db.read(lambda conn: saves.preview(conn, spec))
 
-    def overview(self, *, game_id: str | None = None, scope: Scope | None = None) -> Overview:
-        """The profile, the saves (only ``scope``, or those of ``game_id``, or all), statistics."""
+    def overview(
+        self,
+        *,
+        game_id: str | None = None,
+        scope: Scope | None = None,
+        since: float | None = None,
+    ) -> Overview:
+        """The profile, the saves (only ``scope``, or those of ``game_id``, or all), statistics.
+
+        One snapshot. ``since``: also active time per game and local date from then on.
+        """
         if scope is not None:
             scope = checked_scope(scope)
-        return self._db.read(lambda conn: saves.overview(conn, game_id=game_id, scope=scope))
-
-    def save_names(self) -> dict[Scope, str]:
-        """Every save's readable name (``identity.saveName``)."""
-        return self._db.read(saves.names)
-
-    def tombstones(self) -> list[tuple[str, str, str, str]]:
-        """Every tombstone as ``(game_id, save_id, kind, subject)``."""
-        return self._db.read(saves.tombstones)
+        return self._db.read(
+            lambda conn: saves.overview(conn, game_id=game_id, scope=scope, since=since)
+        )
 
     def remember_candidate(
         self, scope: Scope, event: NewEvent, now: float, *, deliberate: bool
@@ -425,10 +503,6 @@ class MemoryStore:
     def tokens_spent(self, date: str) -> int:
         """Every token counted on local ``date``."""
         return self._db.read(lambda conn: usage.spent_on(conn, date))
-
-    def daily_play(self, since: float) -> list[DailyPlay]:
-        """Active time per game and local date since ``since`` (see ``play.daily``)."""
-        return self._db.read(lambda conn: play.daily(conn, since))
 
     # --- export / import / backup --------------------------------------------------------
 

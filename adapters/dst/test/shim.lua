@@ -1,0 +1,49 @@
+-- Run the DST adapter with plain lua5.1: TheSim:QueryServer's shape, done with a real HTTP
+-- request (LuaSocket), then the example mod's logic against a running xtyserver.
+--   lua5.1 test/shim.lua run URL TOKEN
+--   lua5.1 test/shim.lua project OBSERVATION.json "question" game
+--   lua5.1 test/shim.lua saveid SALT key=value ...
+local here = arg[0]:match("^(.*)/test/[^/]*$") or "."
+package.path = here .. "/scripts/?.lua;" .. package.path
+
+local json = require("xty.json")
+local mode = arg[1]
+
+if mode == "project" then
+    local f = assert(io.open(arg[2], "rb"))
+    local observation = json.decode(f:read("*a"))
+    f:close()
+    print(json.encode(require("xty.projection").project(observation, arg[3], arg[4])))
+    os.exit(0)
+elseif mode == "saveid" then
+    local features = {}
+    for i = 3, #arg do
+        local k, v = arg[i]:match("^([^=]+)=(.*)$")
+        features[k] = v
+    end
+    print(require("xty.saveid").derive(features, arg[2]))
+    os.exit(0)
+end
+
+local http = require("socket.http")
+local ltn12 = require("ltn12")
+local socket = require("socket")
+http.TIMEOUT = 40
+
+-- TheSim:QueryServer(url, callback, method, body): callback(result, isSuccessful, resultCode).
+local function QueryServer(url, callback, method, body)
+    local chunks = {}
+    local ok, status = http.request({
+        url = url, method = method,
+        headers = { ["Content-Type"] = "application/json", ["Content-Length"] = tostring(#body) },
+        source = ltn12.source.string(body), sink = ltn12.sink.table(chunks),
+    })
+    callback(table.concat(chunks), ok ~= nil, ok and status or 0)
+end
+
+local code = require("xty.example").run({
+    url = arg[2], token = arg[3], salt = "00112233445566778899aabbccddeeff",
+    query = QueryServer, now = socket.gettime,
+    print = function(line) io.write(line, "\n"); io.flush() end,
+})
+os.exit(code)
