@@ -68,6 +68,10 @@ STARVE_BOUND_S = 1.5  # a chat waits at most this long for a background call to 
 RSS_BOUND_MB = 400.0
 QUIET_S = 3.0  # no model request in flight for this long: the background work is done
 BACKGROUND_BOUND_S = 180.0
+CHAT_TOKENS = 96  # short answers keep the run to minutes on two shared cores
+BACKGROUND_TOKENS = 128  # also how the proxy tells a background request from a chat
+PAUSES = {4: 6.0, 7: 6.0}  # the player thinks before these turns: background work starts
+
 
 TURNS = [
     "你好！我是小明，今天第一次玩星露谷。",
@@ -219,7 +223,8 @@ class Proxy:
                                 pending.append(request)
                                 self.requests.append(request)
                                 self.inflight += 1
-                            if pending and b'"max_tokens":300' in seen.replace(b" ", b""):
+                            marker = b'"max_tokens":%d' % BACKGROUND_TOKENS
+                            if pending and marker in seen.replace(b" ", b""):
                                 pending[-1]["kind"] = "background"
                             self.figures.canary_leaks += seen.count(CANARY)
                             tail = data[-64:]
@@ -297,6 +302,8 @@ async def session(url: str, figures: Figures) -> None:
 
             tg.start_soon(beat)
             for n, text in enumerate(TURNS, start=1):
+                # A pause lets a background call start; the next chat must abort it.
+                await anyio.sleep(PAUSES.get(n, 0.0))
                 state = {"type": "state.update", "modelContext": context(3 + n // 4)}
                 await ws.send(json.dumps(state, ensure_ascii=False))
                 turn = Turn(text=text)
@@ -400,7 +407,7 @@ async def run(venv: Path, figures: Figures, data: Path) -> None:
             f"first_token_timeout = {FIRST_TOKEN_S}\n"
             # Short answers keep the run to minutes on two shared cores; the caps and
             # the scheduler are exercised all the same (SmolLM2 rambles to the limit).
-            "max_tokens = 96\nbackground_max_tokens = 128\n",
+            f"max_tokens = {CHAT_TOKENS}\nbackground_max_tokens = {BACKGROUND_TOKENS}\n",
             encoding="utf-8",
         )
         async with anyio.create_task_group() as tg:
