@@ -9,7 +9,8 @@ time), puts a small recording proxy in front of it, runs ``xtyserver serve``
 against the proxy, and plays a ten-turn Chinese/English session: hello, state,
 chats, "你记得我什么", a hobby correction, a forget request, a text with an
 e-mail and a path in it. The player answers at once, except for two 6 s pauses
-in which background work starts, so the next chat must abort it. Then it checks what a real model cannot break:
+in which background work starts, so the next chat must abort it. Then it
+checks what a real model cannot break:
 
 * every turn ends in ``chat.done`` or a documented ``chat.error`` within its bound;
 * no turn is starved by background work: a chat request sent while a background

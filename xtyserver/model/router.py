@@ -2,7 +2,8 @@
 
 Chat turns go to the chat model, image turns to the vision model when one is
 named, background work to the quick model (:mod:`xtyserver.model.routing`).
-With only ``[model]`` configured all three are the same client.
+With only ``[model]`` configured all three are the same client. A
+``[models.embedding]`` route adds an :class:`EmbeddingClient` (``embedder``).
 
 Every call goes through the process's one :class:`~xtyserver.model.scheduler.Scheduler`
 (chat first; background calls yield). Two things are learnt per route for the
@@ -27,6 +28,7 @@ import structlog
 from xtyserver.errors import ModelError
 from xtyserver.model.client import Delta, Done, ImageRefusedError, ModelClient, ModelEvent
 from xtyserver.model.client import strip_images as _strip
+from xtyserver.model.embedding import EmbeddingClient
 from xtyserver.model.routing import Routing
 from xtyserver.model.scheduler import Lane, Scheduler
 from xtyserver.model.settings import ModelSettings
@@ -45,12 +47,37 @@ class ModelRouter:
     def __init__(self, routing: Routing, scheduler: Scheduler | None = None) -> None:
         self.routing = routing
         self.scheduler = scheduler or Scheduler()
-        self._clients: dict[int, tuple[ModelSettings, ModelClient]] = {}
+        self._clients = self._build(routing)
+        self._retired: list[ModelClient] = []
         self._blind: set[int] = set()  # routes whose provider refused an image
         self._no_json: set[int] = set()  # routes whose provider refused JSON mode
+        # Memory vectors: only with a configured [models.embedding] route. Built once:
+        # the stored vectors belong to its model, so a new route takes a restart.
+        embedding = routing.embedding
+        self.embedder: EmbeddingClient | None = (
+            EmbeddingClient(embedding) if embedding is not None and embedding.configured else None
+        )
+
+    @staticmethod
+    def _build(routing: Routing) -> dict[int, tuple[ModelSettings, ModelClient]]:
+        clients: dict[int, tuple[ModelSettings, ModelClient]] = {}
         for settings in (routing.chat, routing.vision, routing.quick):
-            if id(settings) not in self._clients:
-                self._clients[id(settings)] = (settings, ModelClient(settings))
+            if id(settings) not in clients:
+                clients[id(settings)] = (settings, ModelClient(settings))
+        return clients
+
+    def reroute(self, routing: Routing) -> None:
+        """Send the calls from now on by ``routing`` (settings changed while running).
+
+        Calls under way finish on the clients they started on; those are
+        closed with the router. What was learnt about the old routes is forgotten.
+        """
+        old = self._clients
+        self._clients = self._build(routing)
+        self.routing = routing
+        self._blind.clear()
+        self._no_json.clear()
+        self._retired += [client for _, client in old.values()]
 
     def _client(self, settings: ModelSettings) -> ModelClient:
         return self._clients[id(settings)][1]
@@ -147,8 +174,10 @@ class ModelRouter:
         return await self.scheduler.background(self._lane(settings), call)
 
     async def aclose(self) -> None:
-        for _, client in self._clients.values():
+        for client in [*self._retired, *(c for _, c in self._clients.values())]:
             await client.aclose()
+        if self.embedder is not None:
+            await self.embedder.aclose()
 
 
 __all__ = ["Delta", "Done", "ModelRouter"]
