@@ -94,27 +94,32 @@ async def test_csharp_example_runs_a_session_against_xtyserver_serve(
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN)
     async with FakeModelServer() as fake:
-        fake.enqueue(Reply(chunks=["晴天，", "适合", "钓鱼！"], chunk_delay=0.05, match="钓鱼"))
-        server = ServerProcess(
-            tmp_path / "data", XTY_MODEL_BASE_URL=fake.base_url, XTY_MODEL="fake-vl"
-        )
-        try:
-            with anyio.fail_after(120):
-                result = await anyio.run_process(
-                    [
-                        "mono",
-                        str(example_exe),
-                        "--url",
-                        server.url,
-                        "--token-file",
-                        str(token_file),
-                        "--png",
-                        str(png),
-                    ],
-                    check=False,
-                )
-        finally:
-            server.stop()
+        for attempt in range(2):
+            fake.enqueue(Reply(chunks=["晴天，", "适合", "钓鱼！"], chunk_delay=0.05, match="钓鱼"))
+            server = ServerProcess(
+                tmp_path / f"data{attempt}", XTY_MODEL_BASE_URL=fake.base_url, XTY_MODEL="fake-vl"
+            )
+            try:
+                with anyio.fail_after(120):
+                    result = await anyio.run_process(
+                        [
+                            "mono",
+                            str(example_exe),
+                            "--url",
+                            server.url,
+                            "--token-file",
+                            str(token_file),
+                            "--png",
+                            str(png),
+                        ],
+                        check=False,
+                    )
+            finally:
+                server.stop()
+            # The example exits 0 or 1 itself; anything else is the Mono runtime
+            # crashing at process exit (seen under heavy load): run it once more.
+            if result.returncode in (0, 1):
+                break
         out = result.stdout.decode()
         assert result.returncode == 0, out + result.stderr.decode()
         assert f"saveId {VECTOR}" in out
