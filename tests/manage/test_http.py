@@ -331,3 +331,33 @@ async def test_the_websocket_port_serves_no_page_and_the_page_port_no_websocket(
         page = Page(h)
         assert page.port != port
         assert (await http(page.port, "GET", "/v1", [page.host])).status == 404
+
+
+async def test_export_of_one_save_or_everything(tmp_path: Path) -> None:
+    from xtyserver.memory.export import decode_document, encode_document
+
+    async with running(tmp_path, clock=ManualClock(), overrides=MINUTE_BEATS) as h:
+        await fill(h)
+        page = Page(h)
+        await page.open()
+        everything = decode_document(json.dumps(await page.get("export")))
+        assert encode_document(everything) == encode_document(h.store.export())
+        one = decode_document(
+            json.dumps(await page.get("export?gameId=stardew-valley&saveId=farm-a"))
+        )
+        assert {e.scope for e in one.events} == {FARM} and len(one.events) == 4
+        assert one.sessions and {Scope(s.game_id, s.save_id) for s in one.sessions} == {FARM}
+        assert {Scope(d.game_id, d.save_id) for d in one.days} == {FARM}
+        assert one.profile == h.store.get_profile()
+        for query, status in (
+            ("export?gameId=stardew-valley", 400),  # a save needs both
+            ("export?gameId=stardew-valley&saveId=nope", 404),
+            ("export?gameId=Bad Id&saveId=farm-a", 400),
+            ("export?gameId=stardew-valley&saveId=farm-a&saveId=farm-b", 400),
+            ("export?what=1", 400),
+        ):
+            answer = await http(page.port, "GET", f"/ui/api/{query}", page.auth())
+            assert answer.status == status, (query, answer.body)
+        # without the session's CSRF token nothing is exported
+        bare = [page.host, ("Cookie", page.cookie)]
+        assert (await http(page.port, "GET", "/ui/api/export", bare)).status == 403

@@ -7,8 +7,9 @@ closed (one request per connection, each read within
 :data:`REQUEST_SECONDS`; at most :data:`MAX_CONNECTIONS` at once, more wait).
 Who may do what is decided by the pure
 :func:`xtyserver.manage.access.check_ui_request`; the API
-(:meth:`UiHttp.api`: ``GET view``, ``POST profile``, ``POST pin``, ``POST
-forget``, each ``POST`` with a JSON body) goes through :mod:`xtyserver.manage.ops`
+(:meth:`UiHttp.api`: ``GET view``, ``GET export`` (``?gameId=…&saveId=…`` for
+one save), ``POST profile``, ``POST pin``, ``POST forget``, each ``POST`` with a
+JSON body) goes through :mod:`xtyserver.manage.ops`
 like MCP's tools: the types and the one vocabulary of
 :mod:`xtyserver.memory.manage`, the shapes of :mod:`xtyserver.session.replies`.
 """
@@ -19,6 +20,7 @@ import email.utils
 import http
 import importlib.resources
 import secrets
+import urllib.parse
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any, TypeVar
@@ -74,6 +76,27 @@ class PinBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="c
     save_id: SaveIdText
     event_id: int
     pinned: bool
+
+
+class ExportQuery(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
+    """``GET export?gameId=…&saveId=…``: one save; without both, everything."""
+
+    game_id: GameIdText | None = None
+    save_id: SaveIdText | None = None
+
+
+def decode_query(target: str, kind: type[T]) -> T:
+    """The query string of ``target`` as a ``kind`` (each name once), or Refused (400)."""
+    query = target.split("?", 1)[1] if "?" in target else ""
+    pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
+    fields = dict(pairs)
+    if len(fields) != len(pairs):
+        raise Refused("a query parameter is given twice", 400)
+    try:
+        return msgspec.convert(fields, type=kind)
+    except msgspec.ValidationError as exc:
+        field = error_field(exc)
+        raise Refused(f"bad query: {exc}", 400, [field] if field else []) from None
 
 
 def decode_body(body: bytes, kind: type[T]) -> T:
@@ -258,14 +281,18 @@ class UiHttp:
         name = path.removeprefix(PREFIX + "api/")
         assert decision.session_id is not None
         try:
-            result = await self.api(name, decision.kind == "write", body, decision.session_id)
+            result = await self.api(
+                name, decision.kind == "write", body, decision.session_id, target
+            )
         except Refused as exc:
             if exc.status >= 500:
                 self._log.info("ui.failed", call=name, status=exc.status)
             return error(exc.status, exc.message, exc.fields)
         return json_answer(200, {"ok": True, "result": result})
 
-    async def api(self, name: str, write: bool, body: bytes, session_id: str) -> Any:
+    async def api(
+        self, name: str, write: bool, body: bytes, session_id: str, target: str = ""
+    ) -> Any:
         """Run one API call of the page session ``session_id``.
 
         Raises:
@@ -274,6 +301,12 @@ class UiHttp:
         match (name, write):
             case ("view", False):
                 return await ops.view(self.memory, self.clock, self.timezone)
+            case ("export", False):
+                query = decode_query(target, ExportQuery)
+                if (query.game_id is None) != (query.save_id is None):
+                    raise Refused("export one save with gameId and saveId, or neither", 400)
+                scope = None if query.game_id is None else Scope(query.game_id, query.save_id or "")
+                return await ops.export(self.memory, scope)
             case ("profile", True):
                 change = decode_body(body, ProfileBody)
                 return await ops.correct(self.memory, change.field, change.value)

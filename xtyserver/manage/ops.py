@@ -18,6 +18,7 @@ from typing import Any
 from xtyserver.clock import Clock
 from xtyserver.errors import StoreContentError, XtyError
 from xtyserver.memory.accounting import local_date
+from xtyserver.memory.export import ExportDocument, save_document
 from xtyserver.memory.manage import Confirmations, ForgetRequest
 from xtyserver.memory.types import PROFILE_TABLE, Scope, SharedProfile, profile_field
 from xtyserver.protocol.memory_frames import MemoryForgotten, MemoryPreview
@@ -130,3 +131,18 @@ async def forget(
     except XtyError as exc:
         raise refused_by(exc) from exc
     return replies.memory_forgotten(result, request.target, None)
+
+
+async def export(memory: MemoryService, scope: Scope | None = None) -> ExportDocument:
+    """The export document of the whole store, or of the one save ``scope``
+    (docs/memory-export.md; ``xtyserver memory import`` loads either)."""
+    try:
+        doc = await memory.export()
+    except XtyError as exc:
+        raise refused_by(exc) from exc
+    if scope is None:
+        return doc
+    one = save_document(doc, scope.game_id, scope.save_id)
+    if not (one.events or one.sessions or one.days or one.save_names or one.tombstones):
+        raise Refused("no such save", 404, ["saveId"])
+    return one

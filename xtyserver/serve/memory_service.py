@@ -31,6 +31,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from xtyserver import log
 from xtyserver.errors import StoreError
+from xtyserver.memory.export import ExportDocument
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.sqlite.store import MemoryStore
@@ -341,6 +342,10 @@ class MemoryService:
         return await self._read(
             partial(self.store.overview, game_id=game_id, scope=scope, since=since)
         )
+
+    async def export(self) -> ExportDocument:
+        """The whole store as one export document (one snapshot; docs/memory-export.md)."""
+        return await self._read(self.store.export)
 
     async def set_pinned(self, save: Scope, event_id: int, pinned: bool) -> bool:
         """Pin ("记住这个": compaction never merges it) or unpin one event. True if it exists."""
