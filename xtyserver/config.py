@@ -45,6 +45,8 @@ class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     preauth_hello_timeout: float = 2.0
     # A wrong token is answered after a delay growing per remote up to this many seconds.
     fail_delay_max: float = 1.0
+    # Seconds an unused memory-page launch key stays good (each opens one session).
+    page_key_ttl: float = 600.0
     heartbeat_ms: int = 5_000
     # A session whose heartbeats stop for this many heartbeat intervals is closed.
     heartbeat_misses: int = 3

@@ -29,7 +29,7 @@ from xtyserver import __version__, log
 from xtyserver.clock import Clock
 from xtyserver.config import Settings
 from xtyserver.errors import UsageError
-from xtyserver.manage.access import launch_key, open_link
+from xtyserver.manage.access import open_link
 from xtyserver.manage.http import UiHttp
 from xtyserver.memory.accounting import timezone_known
 from xtyserver.memory.sqlite.store import MemoryStore
@@ -246,7 +246,9 @@ class Server:
         self.ui = UiHttp(
             memory,
             bind_host=settings.server.host,
-            key=launch_key(token),
+            tokens=self._tokens,
+            key_ttl=settings.server.page_key_ttl,
+            punish=self._failed.punish,
             clock=clock,
             timezone=settings.server.default_timezone or local or "UTC",
         )
@@ -273,8 +275,11 @@ class Server:
 
     @property
     def ui_link(self) -> str:
-        """The link that opens the memory page (it carries the launch key; show it only locally)."""
-        return open_link(self.settings.server.host, self.ui_port, self.ui.key)
+        """A link that opens the memory page once: each read mints a fresh single-use key.
+
+        Show it only locally (``xtyserver serve`` prints one at start).
+        """
+        return open_link(self.settings.server.host, self.ui_port, self.ui.mint_key())
 
     async def wait_connections(self, at_most: int) -> None:
         """Return once at most ``at_most`` connections are open."""

@@ -1,9 +1,14 @@
-"""`xtyserver serve` prints the page's link once; `xtyserver ui` opens (or prints) the same link."""
+"""`xtyserver serve` prints a page link once; `xtyserver ui` gets a fresh single-use one.
+
+The key never rides on a command line: `ui` hands it to the browser in a 0600 file.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import signal
+import stat
 import subprocess
 import sys
 import urllib.error
@@ -11,7 +16,7 @@ import urllib.request
 from pathlib import Path
 
 from tests.cli.test_main import ROOT, TOKEN, env_for, seed
-from xtyserver.manage.access import LAUNCH_HEADER, launch_key
+from xtyserver.manage.access import LAUNCH_HEADER
 
 
 def test_serve_prints_a_working_page_link_once_and_ui_opens_it(tmp_path: Path) -> None:
@@ -32,10 +37,11 @@ def test_serve_prints_a_working_page_link_once_and_ui_opens_it(tmp_path: Path) -
         ws_port = int(listening.rsplit(":", 1)[1].split("/")[0])
         proc.stdout.readline()  # where the token is
         link = proc.stdout.readline().strip().removeprefix("memory page: ")
-        key = launch_key(TOKEN)
+        key = link.split("#token=", 1)[1]
         port = int(link.split(":")[2].split("/")[0])  # the page's own port
         assert port != ws_port
         assert link == f"http://127.0.0.1:{port}/ui/#token={key}"
+        assert len(key) >= 43 and TOKEN not in key
 
         # the link's key opens a session on the running server; a wrong one does not
         def exchange(token: str) -> int:
@@ -52,16 +58,20 @@ def test_serve_prints_a_working_page_link_once_and_ui_opens_it(tmp_path: Path) -
                 return exc.code
 
         assert exchange(key) == 200
+        assert exchange(key) == 401  # single-use
         assert exchange(TOKEN) == 401  # the adapter token itself is not the page's key
 
-        # `xtyserver ui` builds the same link from the token and hands it to the browser
+        # `xtyserver ui` asks the running server for a fresh key
         ui = [sys.executable, "-m", "xtyserver", "ui", "--ui-port", str(port)]
         printed = subprocess.run([*ui, "--print"], capture_output=True, text=True, env=env)
-        assert printed.stdout.strip() == link
-        # without --ui-port the page is the server's port + 1
+        fresh = printed.stdout.strip()
+        assert fresh.startswith(f"http://127.0.0.1:{port}/ui/#token=") and fresh != link
+        assert exchange(fresh.split("#token=", 1)[1]) == 200
+        # nothing answers on the server's port + 1 = 9001: a clear line, exit 1
         derived = [sys.executable, "-m", "xtyserver", "ui", "--port", "9000", "--print"]
         printed = subprocess.run(derived, capture_output=True, text=True, env=env)
-        assert printed.stdout.strip() == f"http://127.0.0.1:9001/ui/#token={key}"
+        assert printed.returncode == 1
+        assert "is `xtyserver serve` running?" in printed.stderr
         opened = tmp_path / "opened.txt"
         fake_browser = tmp_path / "fake-browser"
         record = f"pathlib.Path({str(opened)!r}).write_text(sys.argv[1])"
@@ -71,7 +81,15 @@ def test_serve_prints_a_working_page_link_once_and_ui_opens_it(tmp_path: Path) -
             ui, capture_output=True, text=True, env={**env, "BROWSER": str(fake_browser)}
         )
         assert ran.returncode == 0, ran.stderr
-        assert opened.read_text() == link
+        handed = opened.read_text()  # what the browser's command line carried
+        assert handed.startswith("file://") and "#token=" not in handed
+        handoff = data / "open-page.html"
+        assert handed == handoff.as_uri()
+        if os.name == "posix":
+            assert stat.S_IMODE(handoff.stat().st_mode) == 0o600
+        inside = handoff.read_text(encoding="utf-8")
+        third = inside.split("#token=", 1)[1].split('"', 1)[0]
+        assert exchange(third) == 200
     finally:
         proc.send_signal(signal.SIGTERM)
         rest, _ = proc.communicate(timeout=15)

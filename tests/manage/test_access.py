@@ -8,21 +8,25 @@ from xtyserver.manage.access import (
     COOKIE,
     CSRF_HEADER,
     LAUNCH_HEADER,
+    LAUNCH_KEY_PATH,
+    TOKEN_HEADER,
     UiSession,
     check_ui_request,
     cookie,
-    launch_key,
     open_link,
     set_cookie,
 )
 
 PORT = 8765
-KEY = launch_key("adapter-token")
+KEY = "launch-key-0123456789abcdef0123456789abcdefg"
+KEYS = {KEY: 1600.0, "expired-key": 900.0}
+ADAPTER_TOKEN = "adapter-token-0123456789abcdef0123456789"
 HOST = ("Host", f"127.0.0.1:{PORT}")
 ORIGIN = ("Origin", f"http://127.0.0.1:{PORT}")
 SESSIONS = {"s1": UiSession("csrf-1", 2000.0), "old": UiSession("csrf-old", 500.0)}
 GOOD = [HOST, ("Cookie", f"{COOKIE}=s1"), (CSRF_HEADER, "csrf-1")]
 JSON = ("Content-Type", "application/json")
+WRONG_KEY = "wrong, used or expired launch key"
 
 CASES: list[tuple[str, str, str, list[tuple[str, str]], tuple[str, int, str]]] = [
     # (case, method, path, headers, (kind, status, reason))
@@ -58,15 +62,64 @@ CASES: list[tuple[str, str, str, list[tuple[str, str]], tuple[str, int, str]]] =
         "POST",
         "/ui/api/session",
         [HOST, ORIGIN, (LAUNCH_HEADER, KEY + "x")],
+        ("refused", 401, WRONG_KEY),
+    ),
+    ("no token", "POST", "/ui/api/session", [HOST, ORIGIN], ("refused", 401, WRONG_KEY)),
+    (
+        "expired key",
+        "POST",
+        "/ui/api/session",
+        [HOST, ORIGIN, (LAUNCH_HEADER, "expired-key")],
+        ("refused", 401, WRONG_KEY),
+    ),
+    (
+        "the adapter token is not a launch key",
+        "POST",
+        "/ui/api/session",
+        [HOST, ORIGIN, (LAUNCH_HEADER, ADAPTER_TOKEN)],
+        ("refused", 401, WRONG_KEY),
+    ),
+    (
+        "xtyserver ui mints a key",
+        "POST",
+        LAUNCH_KEY_PATH,
+        [HOST, (TOKEN_HEADER, ADAPTER_TOKEN)],
+        ("mint", 0, ""),
+    ),
+    (
+        "minting with a wrong token",
+        "POST",
+        LAUNCH_KEY_PATH,
+        [HOST, (TOKEN_HEADER, ADAPTER_TOKEN + "x")],
         ("refused", 401, "wrong token"),
     ),
-    ("no token", "POST", "/ui/api/session", [HOST, ORIGIN], ("refused", 401, "wrong token")),
+    (
+        "a page cannot mint",
+        "POST",
+        LAUNCH_KEY_PATH,
+        [HOST, ORIGIN, (TOKEN_HEADER, ADAPTER_TOKEN)],
+        ("refused", 403, "not from a browser"),
+    ),
+    (
+        "a page without origin cannot mint",
+        "POST",
+        LAUNCH_KEY_PATH,
+        [HOST, ("Sec-Fetch-Site", "cross-site"), (TOKEN_HEADER, ADAPTER_TOKEN)],
+        ("refused", 403, "not from a browser"),
+    ),
+    (
+        "minting from a rebinding host",
+        "POST",
+        LAUNCH_KEY_PATH,
+        [("Host", f"evil.example:{PORT}"), (TOKEN_HEADER, ADAPTER_TOKEN)],
+        ("refused", 403, "host not allowed"),
+    ),
     (
         "token twice",
         "POST",
         "/ui/api/session",
         [HOST, ORIGIN, (LAUNCH_HEADER, KEY), (LAUNCH_HEADER, KEY)],
-        ("refused", 401, "wrong token"),
+        ("refused", 401, WRONG_KEY),
     ),
     (
         "exchange without origin",
@@ -248,7 +301,8 @@ def test_decision(
         headers,
         bind_host="127.0.0.1",
         port=PORT,
-        key=KEY,
+        keys=KEYS,
+        token=ADAPTER_TOKEN,
         sessions=SESSIONS,
         now=1000.0,
     )
@@ -262,18 +316,12 @@ def test_allowed_calls_name_their_session() -> None:
         GOOD,
         bind_host="127.0.0.1",
         port=PORT,
-        key=KEY,
+        keys=KEYS,
+        token=ADAPTER_TOKEN,
         sessions=SESSIONS,
         now=1000.0,
     )
     assert got.session_id == "s1"
-
-
-def test_launch_key_is_not_the_adapter_token_and_changes_with_it() -> None:
-    assert launch_key("adapter-token") != "adapter-token"
-    assert launch_key("adapter-token") == KEY
-    assert launch_key("another-token") != KEY
-    assert len(KEY) == 43  # 256 bits, base64url without padding
 
 
 def test_link_cookie_and_parsing() -> None:

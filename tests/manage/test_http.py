@@ -11,10 +11,15 @@ import pytest
 
 from tests.conftest import Harness, running
 from tests.manage.ui_fixtures import DAYS_PLAYED, GAMES, MINUTE_BEATS, HttpAnswer, fill, http
-from xtyserver.clock import ManualClock
+from xtyserver import token as tokens
+from xtyserver.clock import ManualClock, SystemClock
+from xtyserver.config import load_settings
 from xtyserver.manage.access import COOKIE, CSP, CSRF_HEADER, LAUNCH_HEADER
 from xtyserver.manage.http import MAX_BODY
 from xtyserver.memory.types import NewEvent, Scope
+from xtyserver.server import serving
+
+WRONG_KEY = "wrong, used or expired launch key"
 
 pytestmark = pytest.mark.anyio
 FARM = Scope("stardew-valley", "farm-a")
@@ -38,7 +43,7 @@ class Page:
             self.port,
             "POST",
             "/ui/api/session",
-            [self.host, self.origin, (LAUNCH_HEADER, self.h.server.ui.key)],
+            [self.host, self.origin, (LAUNCH_HEADER, self.h.server.ui.mint_key())],
         )
         assert answer.status == 200, answer.body
         set_cookie = answer.header("set-cookie")
@@ -304,7 +309,7 @@ async def test_a_wrong_launch_token_opens_no_session(tmp_path: Path) -> None:
         for token in (
             "",
             "x" * 43,
-            h.server.ui.key[:-1],
+            h.server.ui.mint_key()[:-1],
             "test-token-0123456789abcdef0123456789abcdef",
         ):
             answer = await http(
@@ -313,9 +318,60 @@ async def test_a_wrong_launch_token_opens_no_session(tmp_path: Path) -> None:
                 "/ui/api/session",
                 [page.host, page.origin, (LAUNCH_HEADER, token)],
             )
-            assert (answer.status, answer.json()) == (401, {"error": "wrong token"})
+            assert (answer.status, answer.json()) == (401, {"error": WRONG_KEY})
             assert answer.header("set-cookie") is None
         assert h.server.ui.sessions == {}
+
+
+async def test_a_launch_key_opens_one_session_and_is_gone(tmp_path: Path) -> None:
+    async with running(tmp_path) as h:
+        page = Page(h)
+        key, other = h.server.ui.mint_key(), h.server.ui.mint_key()
+
+        async def exchange(launch: str) -> int:
+            headers = [page.host, page.origin, (LAUNCH_HEADER, launch)]
+            answer = await http(page.port, "POST", "/ui/api/session", headers)
+            return answer.status
+
+        assert await exchange(key) == 200
+        assert await exchange(key) == 401  # single-use
+        assert await exchange(other) == 200  # minting one did not void the other
+
+
+async def test_a_launch_key_lives_ten_minutes(tmp_path: Path) -> None:
+    async with running(tmp_path) as h:
+        page = Page(h)
+        early, late = h.server.ui.mint_key(), h.server.ui.mint_key()
+
+        async def exchange(launch: str) -> int:
+            headers = [page.host, page.origin, (LAUNCH_HEADER, launch)]
+            answer = await http(page.port, "POST", "/ui/api/session", headers)
+            return answer.status
+
+        h.clock.advance(599.9)
+        assert await exchange(early) == 200
+        h.clock.advance(0.1)
+        assert await exchange(late) == 401
+
+
+async def test_rotating_the_token_ends_every_page_session_and_key(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    old, path = tokens.load_or_create(data)
+    settings = load_settings(None, env={}, overrides={"data_dir": str(data), "server.port": 0})
+    async with serving(settings, token=old, clock=SystemClock(), token_file=path) as server:
+        port = server.ui_port
+        host, origin = ("Host", f"127.0.0.1:{port}"), ("Origin", f"http://127.0.0.1:{port}")
+        opened = await http(
+            port, "POST", "/ui/api/session", [host, origin, (LAUNCH_HEADER, server.ui.mint_key())]
+        )
+        cookie = ("Cookie", (opened.header("set-cookie") or "").split(";", 1)[0])
+        csrf = (CSRF_HEADER, opened.json()["csrf"])
+        unused = server.ui.mint_key()
+        assert (await http(port, "GET", "/ui/api/view", [host, cookie, csrf])).status == 200
+        tokens.rotate(data)  # what `xtyserver token rotate` does
+        assert (await http(port, "GET", "/ui/api/view", [host, cookie, csrf])).status == 401
+        late = await http(port, "POST", "/ui/api/session", [host, origin, (LAUNCH_HEADER, unused)])
+        assert late.status == 401
 
 
 async def test_the_websocket_port_serves_no_page_and_the_page_port_no_websocket(

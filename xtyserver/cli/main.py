@@ -247,16 +247,52 @@ async def _serve(settings: Settings, record: Path | None, record_images: bool) -
 
 
 def _ui(settings: Settings, *, print_only: bool) -> int:
+    """Ask the running server for a fresh launch key and open (or print) the page.
+
+    The key travels in a 0600 file the browser opens (``open-page.html`` in the
+    data folder), never on a command line, where another local user would read
+    it with ``ps`` (README "Memory page").
+    """
+    import urllib.error
+    import urllib.request
     import webbrowser
 
     from xtyserver import token as tokens
-    from xtyserver.manage.access import launch_key, open_link
+    from xtyserver.manage.access import LAUNCH_KEY_PATH, TOKEN_HEADER, open_link
 
     secret, _ = tokens.load_or_create(settings.data_path, env_token=settings.token)
-    link = open_link(settings.server.host, settings.server.page_port, launch_key(secret))
-    if print_only or not webbrowser.open(link):
+    host, port = settings.server.host, settings.server.page_port
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "localhost") else host
+    shown = f"[{shown}]" if ":" in shown else shown
+    request = urllib.request.Request(
+        f"http://{shown}:{port}{LAUNCH_KEY_PATH}", method="POST", headers={TOKEN_HEADER: secret}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            key = str(msgspec.json.decode(answer.read())["key"])
+    except (OSError, urllib.error.URLError, KeyError, msgspec.DecodeError) as exc:
+        reason = getattr(exc, "code", None) or type(exc).__name__
+        print(
+            f"no memory page answered on port {port} ({reason}): is `xtyserver serve` running?",
+            file=sys.stderr,
+        )
+        return 1
+    link = open_link(host, port, key)
+    if print_only:
         print(link, flush=True)
-        return 0 if print_only else 1
+        return 0
+    handoff = private_dir(settings.data_path) / "open-page.html"
+    quoted = link.replace("&", "&amp;").replace('"', "&quot;")
+    page = (
+        '<!doctype html><meta charset="utf-8">'
+        f'<meta http-equiv="refresh" content="0;url={quoted}">'
+        f'<script>location.replace("{quoted}")</script>'
+        f'<a href="{quoted}">小汤圆的记忆页 / the memory page</a>\n'
+    )
+    write_private(handoff, page.encode("utf-8"))
+    if not webbrowser.open(handoff.as_uri()):
+        print(link, flush=True)
+        return 1
     print("opened the memory page in the default browser", flush=True)
     return 0
 

@@ -19,15 +19,18 @@ sessions and the time in; a :class:`Decision` out. The shell
    cross-site form cannot send that type without a CORS preflight, which is
    never answered); other methods are refused (405).
 
-The launch key is derived from the adapter token (HMAC), so ``xtyserver ui``
-can build the link from the token file without the token itself ever
-appearing in an address bar.
+Launch keys are random, single-use and short-lived (``server.page_key_ttl``,
+10 minutes): one is minted at each ``serve`` start for the link it prints, and
+``xtyserver ui`` asks the running server for a fresh one with ``POST
+/ui/api/launch-key`` carrying the adapter token in ``X-XTY-Token`` (read from
+the token file, never from a command line; refused when an ``Origin`` or
+``Sec-Fetch-Site`` header shows a browser sent it). A key opens one session and
+is gone; minting one does not void the others. When the adapter token is
+rotated, every key and page session made under the old one ends.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import hmac
 from collections.abc import Mapping, Sequence
 from typing import Literal
@@ -39,13 +42,15 @@ from xtyserver.protocol.upgrade import allowed_hosts, header_values
 PREFIX = "/ui/"
 API = "/ui/api/"
 SESSION_PATH = "/ui/api/session"
+LAUNCH_KEY_PATH = "/ui/api/launch-key"
+TOKEN_HEADER = "X-XTY-Token"
 COOKIE = "xty_ui"
 CSRF_HEADER = "X-XTY-CSRF"
 LAUNCH_HEADER = "X-XTY-Launch"
 SESSION_SECONDS = 12 * 3600
 MAX_SESSIONS = 8
 
-Kind = Literal["static", "exchange", "read", "write", "refused"]
+Kind = Literal["static", "exchange", "mint", "read", "write", "refused"]
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -77,22 +82,27 @@ class Decision(msgspec.Struct, frozen=True):
         status: The HTTP status of a refusal (0 when allowed).
         reason: Why it was refused (safe to show; names no secret).
         session_id: The caller's open session, for ``read`` and ``write``.
+        key: The launch key an ``exchange`` uses up.
     """
 
     kind: Kind
     status: int = 0
     reason: str = ""
     session_id: str | None = None
+    key: str | None = None
 
 
 def refuse(status: int, reason: str) -> Decision:
     return Decision("refused", status, reason)
 
 
-def launch_key(adapter_token: str) -> str:
-    """The page's launch key: HMAC-SHA256 of a fixed label under the adapter token."""
-    digest = hmac.new(adapter_token.encode("utf-8"), b"xtyserver ui v1", hashlib.sha256)
-    return base64.urlsafe_b64encode(digest.digest()).decode("ascii").rstrip("=")
+def _matching_key(given: str | None, keys: Mapping[str, float], now: float) -> str | None:
+    """The unexpired launch key equal to ``given`` (each compared in constant time)."""
+    found = None
+    for key, expires_at in keys.items():
+        if _same(given, key) and expires_at > now:
+            found = key
+    return found
 
 
 def open_link(host: str, port: int, key: str) -> str:
@@ -140,7 +150,8 @@ def check_ui_request(
     *,
     bind_host: str,
     port: int,
-    key: str,
+    keys: Mapping[str, float],
+    token: str,
     sessions: Mapping[str, UiSession],
     now: float,
 ) -> Decision:
@@ -152,7 +163,8 @@ def check_ui_request(
         headers: The request's header lines, in order.
         bind_host: The address the server listens on.
         port: The port it listens on.
-        key: The launch key (:func:`launch_key`).
+        keys: Unused launch keys and when each expires (epoch seconds).
+        token: The adapter token (``xtyserver ui`` proves it to mint a key).
         sessions: Open page sessions by id.
         now: Epoch seconds.
     """
@@ -161,6 +173,13 @@ def check_ui_request(
     if len(hosts) != 1 or hosts[0].lower() not in allowed_hosts(bind_host, port):
         return refuse(403, "host not allowed")
     origins = header_values(headers, "Origin")
+    if route == LAUNCH_KEY_PATH and method == "POST":
+        # A local program with the token file, never a browser (no Origin, no Fetch metadata).
+        if origins or header_values(headers, "Sec-Fetch-Site"):
+            return refuse(403, "not from a browser")
+        if not _same(_single(headers, TOKEN_HEADER), token):
+            return refuse(401, "wrong token")
+        return Decision("mint")
     if origins and (len(origins) > 1 or origins[0] != f"http://{hosts[0].lower()}"):
         return refuse(403, "origin not allowed")
     if method == "POST" and not origins:
@@ -175,9 +194,10 @@ def check_ui_request(
     if method not in ("GET", "POST"):
         return refuse(405, "method not allowed")
     if route == SESSION_PATH and method == "POST":
-        if not _same(_single(headers, LAUNCH_HEADER), key):
-            return refuse(401, "wrong token")
-        return Decision("exchange")
+        used = _matching_key(_single(headers, LAUNCH_HEADER), keys, now)
+        if used is None:
+            return refuse(401, "wrong, used or expired launch key")
+        return Decision("exchange", key=used)
     session_id = cookie(headers, COOKIE)
     session = sessions.get(session_id) if session_id is not None else None
     if session_id is None or session is None or session.expires_at <= now:

@@ -22,7 +22,7 @@ import importlib.resources
 import secrets
 import urllib.parse
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import anyio
@@ -47,6 +47,7 @@ from xtyserver.manage.ops import Refused
 from xtyserver.memory.manage import Confirmations, ForgetRequest
 from xtyserver.memory.types import GameIdText, SaveIdText, Scope, error_field
 from xtyserver.serve.memory_service import MemoryService
+from xtyserver.token import TokenSource
 
 STATIC = {
     "": ("index.html", "text/html; charset=utf-8"),
@@ -59,6 +60,7 @@ MAX_HEAD = 16 * 1024
 MAX_BODY = 16 * 1024
 REQUEST_SECONDS = 10.0
 MAX_CONNECTIONS = 16
+MAX_LAUNCH_KEYS = 32  # unused keys kept at once; the oldest goes first
 T = TypeVar("T")
 
 
@@ -139,9 +141,11 @@ class UiHttp:
     Args:
         memory: The profile's memory service.
         bind_host: The address the server listens on.
-        key: The launch key (:func:`xtyserver.manage.access.launch_key`).
-        clock: Time for sessions, tokens and the statistics window.
+        tokens: The adapter token as it is now (a rotation ends every page session).
+        clock: Time for sessions, launch keys, tokens and the statistics window.
         timezone: The zone whose date ends the statistics window (this PC's).
+        key_ttl: Seconds a launch key stays good if unused (``server.page_key_ttl``).
+        punish: Awaited before answering a wrong adapter token (the guess delay).
 
     Attributes:
         port: The port listened on, once :meth:`serve` started.
@@ -154,15 +158,21 @@ class UiHttp:
         memory: MemoryService,
         *,
         bind_host: str,
-        key: str,
+        tokens: TokenSource,
         clock: Clock,
         timezone: str = "UTC",
+        key_ttl: float = 600.0,
+        punish: Callable[[str], Awaitable[None]] | None = None,
     ) -> None:
         self.memory = memory
         self.timezone = timezone
         self.confirmations = Confirmations(secrets.token_hex(16))
         self.bind_host = bind_host
-        self.key = key
+        self._tokens = tokens
+        self._token_seen = tokens.current()
+        self._key_ttl = key_ttl
+        self._punish = punish
+        self.launch_keys: dict[str, float] = {}
         self.clock = clock
         self.port: int | None = None
         self.sessions: dict[str, UiSession] = {}
@@ -259,6 +269,7 @@ class UiHttp:
         if not path.startswith(PREFIX):
             return error(404, "not found")
         now = self.clock.now()
+        token = self._current_token()
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers]
         decision = check_ui_request(
             method,
@@ -266,17 +277,24 @@ class UiHttp:
             headers,
             bind_host=self.bind_host,
             port=self.port or 0,
-            key=self.key,
+            keys=self.launch_keys,
+            token=token,
             sessions=self.sessions,
             now=now,
         )
         if decision.kind == "refused":
             self.refused[decision.reason] += 1
             self._log.info("ui.refused", status=decision.status, reason=decision.reason)
+            if decision.reason == "wrong token" and self._punish is not None:
+                await self._punish("page")
             return error(decision.status, decision.reason)
         if decision.kind == "static":
             return self._static(path.removeprefix(PREFIX))
+        if decision.kind == "mint":
+            return json_answer(200, {"key": self.mint_key()})
         if decision.kind == "exchange":
+            assert decision.key is not None
+            del self.launch_keys[decision.key]  # single-use
             return self._open_session(now)
         name = path.removeprefix(PREFIX + "api/")
         assert decision.session_id is not None
@@ -322,6 +340,26 @@ class UiHttp:
                     self.memory, self.confirmations, request, asker=session_id, now=now
                 )
         raise Refused("no such API call", 404)
+
+    def mint_key(self) -> str:
+        """A new single-use launch key, good for ``key_ttl`` seconds; others stay good."""
+        now = self.clock.now()
+        self.launch_keys = {k: at for k, at in self.launch_keys.items() if at > now}
+        while len(self.launch_keys) >= MAX_LAUNCH_KEYS:
+            del self.launch_keys[min(self.launch_keys, key=self.launch_keys.__getitem__)]
+        key = secrets.token_urlsafe(32)
+        self.launch_keys[key] = now + self._key_ttl
+        return key
+
+    def _current_token(self) -> str:
+        """The adapter token now; a rotated one ends every page session and launch key."""
+        token = self._tokens.current()
+        if token != self._token_seen:
+            self._token_seen = token
+            self.sessions.clear()
+            self.launch_keys.clear()
+            self._log.info("ui.token_rotated")
+        return token
 
     def _static(self, name: str) -> Answer:
         entry = STATIC.get(name)
