@@ -21,7 +21,7 @@ from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.protocol.normalize import normalize
 from xtyserver.session.prompt import unfence
-from xtyserver.session.tools import CORRECT, FORGET, VIEW
+from xtyserver.session.tools import CORRECT, FORGET, SEARCH, VIEW
 from xtyserver.testing import Reply, ToolCallScript
 
 pytestmark = pytest.mark.anyio
@@ -62,7 +62,12 @@ async def test_what_do_you_remember_views_profile_saves_and_stats(tmp_path: Path
         assert done["type"] == "chat.done" and done["text"] == "我记得你喜欢钓鱼。"
         assert "".join(d["text"] for d in deltas) == done["text"]
         first, second = h.fake.chat_requests
-        assert {t["function"]["name"] for t in first.json["tools"]} == {VIEW, CORRECT, FORGET}
+        assert {t["function"]["name"] for t in first.json["tools"]} == {
+            VIEW,
+            SEARCH,
+            CORRECT,
+            FORGET,
+        }
         (result,) = _tool_messages(h, 1)
         assert "钓鱼" in result and "阳光农场" in result and "社区中心" in result
         assert "温室" in result and normalize("（当前存档）") in result
@@ -228,3 +233,50 @@ async def test_view_with_a_save_shows_only_that_save_of_this_game(tmp_path: Path
         assert "阳光农场" in only and "社区中心" in only and "温室" not in only
         (unknown,) = _tool_messages(h, 2)[1:]
         assert "没有叫「没有这个存档」的存档" in unknown
+
+
+async def test_search_finds_the_current_save_by_another_name_and_never_another_save(
+    tmp_path: Path,
+) -> None:
+    async with running(tmp_path, overrides=NO_EXTRACTION) as h:
+        now = h.clock.now()
+        h.store.set_profile_field("hobbies", ["钓鱼"])
+        own = h.store.upsert_event(
+            FARM_A, NewEvent("relationship", "阿比盖尔", "阿比盖尔最喜欢紫水晶, 每周送两次"), now
+        )
+        h.store.upsert_event(FARM_A, NewEvent("event", "矿井", "矿井第一次下到了第40层"), now)
+        # The other save holds the same entity under the same name: never found.
+        hates = NewEvent("relationship", "Abigail", "Abigail hates amethyst")
+        h.store.upsert_event(FARM_B, hates, now)
+        for n in range(12):  # long memories: the 600-character cut
+            h.store.upsert_event(
+                FARM_A, NewEvent("event", f"紫水晶{n}", f"第{n}次挖到紫水晶, " + "很多" * 30), now
+            )
+        h.fake.enqueue(
+            Reply(
+                tool_calls=[
+                    _call(SEARCH, query="What does Abigail like?", kind="relationship"),
+                    _call(SEARCH, query="fishing"),
+                    _call(SEARCH, query="amethyst"),
+                ]
+            ),
+            Reply(
+                tool_calls=[_call(SEARCH, query="Abigail", save="farm-b"), _call(SEARCH, query="x")]
+            ),
+            Reply(text="她喜欢紫水晶。"),
+        )
+        async with h.adapter(save="farm-a") as ws:
+            _, done = await chat(ws, "她喜欢什么来着")
+        assert done["type"] == "chat.done" and done["text"] == "她喜欢紫水晶。"
+        by_kind, profile, many = _tool_messages(h, 1)
+        other_save, fifth = _tool_messages(h, 2)[-2:]
+        assert f"#{own.id}" in by_kind and "矿井" not in by_kind and "hates" not in by_kind
+        assert "共同记忆" in profile and "钓鱼" in profile  # the shared profile is searched
+        assert len(many) <= 600 and f"#{own.id}" in many
+        assert len([line for line in many.splitlines() if line.startswith("  #")]) == 5
+        assert "hates" not in many
+        assert other_save.startswith("错误")  # no argument names another save
+        # The fifth call of the turn is refused: the search counts in the four.
+        assert "4 次" in fifth
+        assert "tools" not in h.fake.chat_requests[2].json
+        assert all("hates" not in r.text for r in h.fake.chat_requests)

@@ -93,6 +93,13 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     job_queue: int = 64
     # Seconds a shutdown waits for queued extraction/summary jobs.
     drain_timeout: float = 10.0
+    # The game glossary (README "Game glossary"): packaged entries plus <data_dir>/glossary/*.toml.
+    glossary: bool = True
+    # Search keys (README "Search keys"): indexed beside each summary (false: ignored) ...
+    search_keys: bool = True
+    # ... and asked for in the background for memories without them when a save opens
+    # (the quick model, within the daily budget, 64 memories per save and session at most).
+    enrich_keys: bool = True
     budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
 
 

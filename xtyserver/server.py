@@ -11,12 +11,14 @@ the server through it.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import secrets
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -32,6 +34,7 @@ from xtyserver.errors import UsageError
 from xtyserver.manage.access import open_link
 from xtyserver.manage.http import UiHttp
 from xtyserver.memory.accounting import timezone_known
+from xtyserver.memory.glossary import Glossary
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.tokens import DailyBudget, budget_for
 from xtyserver.model.router import ModelRouter
@@ -42,6 +45,7 @@ from xtyserver.protocol.upgrade import PATH, Refusal, bearer, check_headers, che
 from xtyserver.replay.recorder import Recorder
 from xtyserver.serve.connection import Connection, Peer, RuntimeLimits
 from xtyserver.serve.gate import FailedTokens, GateLimits, Seats
+from xtyserver.serve.glossary import load_glossary
 from xtyserver.serve.http_transport import HttpPeer, HttpTransport, front_connection
 from xtyserver.serve.image import BandHelper
 from xtyserver.serve.jobs import MemoryJobs
@@ -209,6 +213,7 @@ class Server:
         self._failed = FailedTokens(gate)
         self._preauth: dict[object, Peer] = {}
         self._log = log.get("xtyserver.server")
+        self._accept_logged = -1.0
         local = detect_local_timezone()
         if local is None and not settings.server.default_timezone:
             self._log.warning("timezone.unknown", hint="set server.default_timezone")
@@ -289,6 +294,34 @@ class Server:
         self, *, task_status: anyio.abc.TaskStatus[str] = anyio.TASK_STATUS_IGNORED
     ) -> None:
         """Listen until cancelled; ``task_status.started`` gets the URL."""
+        loop = asyncio.get_running_loop()
+        previous = loop.get_exception_handler()
+        loop.set_exception_handler(self._loop_exception)
+        try:
+            await self._serve(task_status)
+        finally:
+            loop.set_exception_handler(previous)
+
+    def _loop_exception(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        """asyncio's report of an accept error, once per second at most (issue 17 §6).
+
+        Out of file descriptors, asyncio's accept loop reports every failed try
+        (about a hundred a second, each with a traceback); one line a second says
+        the same. Everything else goes to asyncio's default handler.
+        """
+        if context.get("message") == "socket.accept() out of system resource":
+            now = anyio.current_time()
+            if now - self._accept_logged >= 1.0:
+                self._accept_logged = now
+                error = context.get("exception")
+                self._log.warning(
+                    "server.accept_failed",
+                    error=getattr(error, "strerror", None) or type(error).__name__,
+                )
+            return
+        loop.default_exception_handler(context)
+
+    async def _serve(self, task_status: anyio.abc.TaskStatus[str]) -> None:
         srv = self.settings.server
         recovered = await self.memory.recover_open_sessions()
         if recovered:
@@ -489,6 +522,8 @@ async def serving(
     and the store close. ``env`` is where the routed models' keys are read
     (``[models.*] api_key_env``); None: the process environment.
     """
+    # Validated before anything opens: a bad glossary file stops the start.
+    glossary = load_glossary(settings.data_path) if settings.memory.glossary else Glossary()
     store = MemoryStore.open_profile(
         settings.data_path,
         settings.profile,
@@ -498,7 +533,11 @@ async def serving(
     routing = resolve(settings.model, settings.models, os.environ if env is None else env)
     model = ModelRouter(routing)
     memory = MemoryService(
-        store, enabled=settings.memory.enabled, soft_cap=settings.memory.soft_cap
+        store,
+        enabled=settings.memory.enabled,
+        soft_cap=settings.memory.soft_cap,
+        glossary=glossary,
+        search_keys=settings.memory.search_keys,
     )
     meter = TokenMeter(
         memory,
@@ -506,7 +545,14 @@ async def serving(
         timezone=settings.server.default_timezone or detect_local_timezone() or "UTC",
     )
     jobs = MemoryJobs(
-        memory, model, meter, daily_budget(settings), queue_size=settings.memory.job_queue
+        memory,
+        model,
+        meter,
+        daily_budget(settings),
+        queue_size=settings.memory.job_queue,
+        enrich=settings.memory.enabled
+        and settings.memory.search_keys
+        and settings.memory.enrich_keys,
     )
     recorder = None
     if record is not None:

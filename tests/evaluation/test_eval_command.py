@@ -19,6 +19,8 @@ from xtyserver.evaluation.scoring import Baseline
 ROOT = Path(__file__).resolve().parents[2]
 SET = ROOT / "eval" / "memory-v1.json"
 BASELINE = ROOT / "eval" / "memory-v1.baseline.json"
+SET_V2 = ROOT / "eval" / "memory-v2.json"
+BASELINE_V2 = ROOT / "eval" / "memory-v2.baseline.json"
 
 
 def _copy(tmp_path: Path, change: Any) -> Path:
@@ -50,7 +52,8 @@ def test_xtyserver_eval_holds_up_against_the_committed_baseline() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     doc = json.loads(done.stdout)
-    baseline = msgspec.json.decode(BASELINE.read_bytes(), type=Baseline)
+    assert doc["set"].endswith("memory-v2.json")  # the default set
+    baseline = msgspec.json.decode(BASELINE_V2.read_bytes(), type=Baseline)
     total = doc["summary"]["total"]
     assert doc["ok"] and total["leaks"] == 0 and total["wrong"] == 0 and total["errors"] == 0
     assert total["recall"] >= baseline.recall - 1e-4
@@ -115,3 +118,44 @@ def test_an_inconsistent_set_is_refused_before_running(tmp_path: Path) -> None:
 
     with pytest.raises(UsageError, match="not an event of stardew-valley/farm-b"):
         command.run(_copy(tmp_path, dangling), out=io.StringIO())
+
+
+def _kinds(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {row["save"]: row for row in doc["summary"]["kinds"]}
+
+
+def test_the_paraphrase_part_meets_its_targets_with_each_part() -> None:
+    para = "paraphrase (all but literal)"
+    code, doc = _run(SET_V2)
+    assert code == 0, doc["findings"]
+    kinds = _kinds(doc)
+    assert set(kinds) == {"literal", "cross-language", "synonym", "context", "indirect", para}
+    assert kinds["literal"]["recall"] >= 0.95
+    assert kinds[para]["recall"] >= 0.80  # glossary + keys
+    assert doc["summary"]["total"]["leaks"] == 0
+    # every save asks paraphrase questions
+    assert len({q["save"] for q in doc["questions"] if q["kind"] != "literal"}) == 6
+
+    code, glossary = _run(SET_V2, without=["keys"])
+    assert code == 0  # no baseline to fall below
+    assert any("without keys" in f["message"] for f in glossary["findings"])
+    assert _kinds(glossary)[para]["recall"] >= 0.50  # the glossary alone
+    assert _kinds(glossary)["literal"]["recall"] >= 0.95
+
+    _, words = _run(SET_V2, without=["glossary", "keys"])
+    without = _kinds(words)
+    assert without[para]["recall"] < 0.5
+    # better recall does not come from injecting more
+    assert kinds[para]["others_mean"] <= without[para]["others_mean"] + 0.25
+    assert kinds["literal"]["others_mean"] <= without["literal"]["others_mean"] + 0.5
+
+
+def test_parts_prints_recall_per_kind_for_each_configuration() -> None:
+    out = io.StringIO()
+    assert command.run_parts(SET_V2, out=out) == 0
+    lines = out.getvalue().splitlines()
+    assert any(line.startswith("words + glossary + keys") for line in lines)
+    assert any(line.startswith("words + keys") for line in lines)
+    assert any(line.startswith("before issue 21") for line in lines)
+    with pytest.raises(UsageError, match="unknown part"):
+        command.run(SET_V2, without=["vectors"], out=io.StringIO())

@@ -133,3 +133,24 @@ def test_stats_use_nearest_rank() -> None:
     s = stats([float(x) for x in range(1, 21)])
     assert (s.p50, s.p95, s.max, s.mean) == (10.0, 19.0, 20.0, 10.5)
     assert stats([]).max == 0.0
+
+
+def test_a_paraphrase_question_sharing_a_token_with_its_memory_is_refused() -> None:
+    # OWN is 秋天前盖好鸡舍: 鸡舍 is one of its tokens
+    assert check_set(_set(expect=["own"], kind="synonym", text="鸡窝呢？")) == []
+    problems = check_set(_set(expect=["own"], kind="synonym"))  # text 鸡舍呢？
+    assert problems == ["q: a synonym question shares 鸡舍 with own"]
+    # the question's modelContext names count too
+    near = {"nearby": [{"kind": "npc", "name": "鸡舍"}]}
+    problems = check_set(_set(expect=["own"], kind="context", text="嗯？", context=near))
+    assert problems == ["q: a context question shares 鸡舍 with own"]
+    # a literal question may share words
+    assert check_set(_set(expect=["own"], kind="literal")) == []
+
+
+def test_recall_and_others_are_reported_per_question_kind() -> None:
+    evalset = _set(expect=["own"], kind="indirect")
+    results = score(evalset, [Turn("q", request(OWN), 1.0, 2.0)], LOADED)
+    kinds = {row.save: row for row in summarize(evalset, results).kinds}
+    assert set(kinds) == {"indirect", "paraphrase (all but literal)"}
+    assert kinds["indirect"].recall == 1.0 and kinds["indirect"].others_mean == 0.0

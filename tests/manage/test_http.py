@@ -417,3 +417,18 @@ async def test_export_of_one_save_or_everything(tmp_path: Path) -> None:
         # without the session's CSRF token nothing is exported
         bare = [page.host, ("Cookie", page.cookie)]
         assert (await http(page.port, "GET", "/ui/api/export", bare)).status == 403
+
+
+async def test_the_page_gets_each_memorys_search_keys_to_show_as_tags(tmp_path: Path) -> None:
+    async with running(tmp_path, clock=ManualClock()) as h:
+        keys = ("鸡窝", "Coop")
+        h.store.upsert_event(FARM, NewEvent("goal", "鸡舍", "盖好鸡舍", search_keys=keys), 1.0)
+        page = Page(h)
+        await page.open()
+        view = await page.get("view")
+        (event,) = [e for s in view["saves"] for e in s["events"]]
+        assert event["searchKeys"] == list(keys)
+        h.store.upsert_event(FARM, NewEvent("goal", "温室", "修好温室"), 2.0)
+        view = await page.get("view")
+        plain = [e for s in view["saves"] for e in s["events"] if e["subject"] == "温室"]
+        assert "searchKeys" not in plain[0]  # absent when none

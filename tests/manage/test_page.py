@@ -180,6 +180,8 @@ def drive(h: Harness, link: str, downloads: Path) -> list[Path]:
         assert search(d, "goal stardew") == 2  # the same labels in English
         assert search(d, "第 12 天") == 2
         assert search(d, "阳光农场 矿洞") == 1
+        assert search(d, "abigail") == 1  # a search key (the glossary's English name)
+        assert css(d, "li.event .tags")[0].text.split() == ["阿比盖尔", "Abigail"]
         assert search(d, "没有这个词") == 0
         assert css(d, "#games p.empty")[0].text == "没有符合条件的记忆。"
         assert search(d, "") == 8

@@ -48,8 +48,8 @@ GAMES = {"stardew-valley": {"farm-a", "farm-b"}, "dont-starve-together": {"world
 DAYS_PLAYED = {"stardew-valley": 3, "dont-starve-together": 2}
 
 
-def _reply(player: str, summaries: tuple[str, str]) -> Reply:
-    answer = {
+def _reply(player: str, summaries: tuple[str, str], keys: tuple[str, ...] = ()) -> Reply:
+    answer: dict[str, object] = {
         "profile": None,
         "events": [
             {"kind": "goal", "subject": summaries[0][:8], "summary": summaries[0], "importance": 4},
@@ -58,6 +58,7 @@ def _reply(player: str, summaries: tuple[str, str]) -> Reply:
                 "subject": summaries[1][:8],
                 "summary": summaries[1],
                 "importance": 2,
+                **({"keys": list(keys)} if keys else {}),
             },
         ],
     }
@@ -178,6 +179,9 @@ NAMED: list[tuple[int, str, str, str | None, int, str, tuple[str, str]]] = [
 ]
 
 
+KEYS = {"和阿比盖尔是好朋友": ("阿比盖尔", "Abigail")}  # search keys the extraction gives
+
+
 async def fill_named(h: Harness) -> None:
     """Three games, saves with and without a readable name, memories on in-game days.
 
@@ -187,7 +191,7 @@ async def fill_named(h: Harness) -> None:
     """
     for n, (day, game, save, name, game_day, text, summaries) in enumerate(NAMED):
         h.clock.set(DAY1 + day * 86400 + n * 600)
-        h.fake.enqueue(_reply(text, summaries))
+        h.fake.enqueue(_reply(text, summaries, KEYS.get(summaries[1], ())))
         identity = {"gameId": game, "saveId": save, **({"saveName": name} if name else {})}
         async with h.adapter(game, save, identity=identity) as ws:
             context = model_context(h.clock, world={"day": game_day})

@@ -132,3 +132,37 @@ def test_a_preview_names_the_save_and_the_token_and_keeps_statistics() -> None:
     text = render(_preview(), current=FARM_B, token="abc123")
     assert "阳光农场" in text and "abc123" in text and "还没有删" in text and "保留" in text
     assert "farm-a" not in text.split("确认码")[0].replace("stardew-valley", "")
+
+
+def test_a_search_call_searches_the_current_save_only() -> None:
+    from xtyserver.session.tools import SEARCH, SearchOp, ToolCall, parse_call
+
+    here = Scope("stardew-valley", "farm-a")
+
+    def call(**args: object) -> object:
+        return parse_call(ToolCall("c", SEARCH, json.dumps(args)), here, 12)
+
+    assert call(query="Ａｂｉｇａｉｌ", kind="relationship") == SearchOp(
+        here, "Abigail", "relationship", 12
+    )
+    for bad in ({"query": "x", "save": "farm-b"}, {"query": ""}, {"query": "x", "kind": "boss"}):
+        assert str(call(**bad)).startswith("错误")
+    assert str(call(query="   ")).startswith("错误")
+
+
+def test_search_results_are_at_most_5_whole_lines_within_600_characters() -> None:
+    from xtyserver.memory.retrieval import SearchResult
+    from xtyserver.session.tools import MAX_SEARCH_CHARS, render
+
+    here = Scope("stardew-valley", "farm-a")
+
+    def ev(i: int, summary: str) -> MemoryEvent:
+        return MemoryEvent(i, here.game_id, here.save_id, "event", f"事{i}", summary, 3,
+                           "active", False, None, 0.0, 0.0, 0.0)
+
+    short = render(SearchResult(tuple(ev(i, "短") for i in range(1, 9))), current=here)
+    assert short.count("\n  #") == 5
+    long = render(SearchResult(tuple(ev(i, "长" * 150) for i in range(1, 6))), current=here)
+    assert len(long) <= MAX_SEARCH_CHARS and long.count("\n  #") == 3  # whole lines only
+    none = render(SearchResult(), current=here)
+    assert "没有找到" in none

@@ -63,10 +63,22 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--json", action="store_true", help="one JSON object per file")
 
     ev = sub.add_parser("eval", help="run the memory evaluation set against its baseline")
-    ev.add_argument("--set", type=Path, help="evaluation set (default: eval/memory-v1.json)")
+    ev.add_argument("--set", type=Path, help="evaluation set (default: eval/memory-v2.json)")
     ev.add_argument("--baseline", type=Path, help="default: <set>.baseline.json next to it")
     ev.add_argument("--json", action="store_true", help="one JSON document")
     ev.add_argument("--update-baseline", action="store_true", help="write this run as baseline")
+    ev.add_argument(
+        "--without",
+        action="append",
+        default=[],
+        metavar="PART",
+        help="leave a part of retrieval out (glossary, keys); no baseline comparison",
+    )
+    ev.add_argument(
+        "--parts",
+        action="store_true",
+        help="run words only, then add each part; print recall per question kind",
+    )
 
     ui = sub.add_parser("ui", help="open the memory page of a running server in the browser")
     _common(ui)
@@ -159,11 +171,14 @@ def _dispatch(args: argparse.Namespace) -> int:
             from xtyserver.evaluation import command
 
             log.configure(json=True, level="warning")
+            if args.parts:
+                return command.run_parts(args.set or command.default_set())
             return command.run(
                 args.set or command.default_set(),
                 baseline=args.baseline,
                 as_json=args.json,
                 update_baseline=args.update_baseline,
+                without=args.without,
             )
         case "ui":
             return _ui(_settings(args), print_only=args.print)

@@ -42,5 +42,11 @@ def render(record: InjectionRecord) -> str:
     )
     layers = "  ".join(f"{c.name} {c.chars}c/{c.tokens}t" for c in record.layers)
     total = sum(c.tokens for c in record.layers)
-    memories = ", ".join(f"#{m.id} {m.why} {m.score:.2f}" for m in record.memories) or "none"
+    memories = (
+        ", ".join(
+            f"#{m.id} {m.why} {m.score:.2f}" + (f" via {m.via}" if m.via else "")
+            for m in record.memories
+        )
+        or "none"
+    )
     return f"{head}\n  layers: {layers}  (total ~{total} tokens)\n  memories: {memories}"

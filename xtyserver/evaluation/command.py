@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import anyio
 import msgspec
@@ -16,20 +18,50 @@ from xtyserver.evaluation.runner import run_set
 from xtyserver.evaluation.scoring import (
     Baseline,
     Finding,
+    Summary,
     compare,
     make_baseline,
     score,
     summarize,
 )
-from xtyserver.evaluation.table import render
+from xtyserver.evaluation.table import render, render_parts
 
 HOW = "real server over loopback, scripted model, one connection per save"
 
 
+DEFAULT_SET = "memory-v2.json"
+
+# What each part of retrieval adds (issue 21): the settings that leave it out.
+PARTS: dict[str, dict[str, Any]] = {
+    "glossary": {"memory.glossary": False},
+    "keys": {"memory.search_keys": False},
+}
+# Retrieval as it was before issue 21: words only, context names at full
+# weight, every match eligible for the relevant section.
+BEFORE: dict[str, Any] = {
+    "memory.budget.context_weight": 1.0,
+    "memory.budget.min_relevance": 0.0,
+}
+
+
 def default_set() -> Path:
-    """``eval/memory-v1.json`` of this checkout, else of the working folder."""
-    here = Path(__file__).resolve().parents[2] / "eval" / "memory-v1.json"
-    return here if here.exists() else Path("eval") / "memory-v1.json"
+    """``eval/memory-v2.json`` of this checkout, else of the working folder."""
+    here = Path(__file__).resolve().parents[2] / "eval" / DEFAULT_SET
+    return here if here.exists() else Path("eval") / DEFAULT_SET
+
+
+def without_parts(parts: Sequence[str]) -> dict[str, Any]:
+    """The settings that leave ``parts`` out of retrieval.
+
+    Raises:
+        UsageError: An unknown part.
+    """
+    overrides: dict[str, Any] = {}
+    for part in parts:
+        if part not in PARTS:
+            raise UsageError(f"unknown part {part!r} (known: {', '.join(PARTS)})")
+        overrides.update(PARTS[part])
+    return overrides
 
 
 def baseline_path(set_path: Path) -> Path:
@@ -60,21 +92,31 @@ def run(
     baseline: Path | None = None,
     as_json: bool = False,
     update_baseline: bool = False,
+    without: Sequence[str] = (),
     out: TextIO | None = None,
 ) -> int:
     """Run the set; 0 when it holds up against the baseline, 1 when not.
 
+    Args:
+        without: Parts of retrieval to leave out (:data:`PARTS`); the run is
+            then not compared with the baseline, nor written as one.
+
     Raises:
-        UsageError: The set or the baseline cannot be read.
+        UsageError: The set or the baseline cannot be read, or an unknown part.
     """
     out = out or sys.stdout
     evalset = _read_set(set_path)
+    overrides = without_parts(without)
+    if without and update_baseline:
+        raise UsageError("a run --without a part is never a baseline")
     base_path = baseline or baseline_path(set_path)
-    reference = _read_baseline(base_path)
-    loaded, turns = anyio.run(run_set, evalset)
+    reference = None if without else _read_baseline(base_path)
+    loaded, turns = anyio.run(partial(run_set, evalset, overrides=overrides))
     results = score(evalset, turns, loaded)
     summary = summarize(evalset, results)
     findings = compare(summary, results, None if update_baseline else reference)
+    if without:
+        findings.append(Finding(False, f"run without {', '.join(without)}: no baseline"))
     if update_baseline:
         findings = [f for f in findings if f.fail]
     failed = any(f.fail for f in findings)
@@ -99,3 +141,27 @@ def run(
         events = sum(len(s.events) for s in evalset.saves)
         print(render(summary, results, findings, how=HOW, events=events), file=out)
     return 1 if failed else 0
+
+
+def run_parts(set_path: Path, *, out: TextIO | None = None) -> int:
+    """Run the set as before issue 21, with words only, with each part alone and with
+    all parts; print recall per question kind.
+
+    1 when any run leaks or a turn fails.
+    """
+    out = out or sys.stdout
+    evalset = _read_set(set_path)
+    names = list(PARTS)
+    configs = [("before issue 21", names, BEFORE), ("words only", names, {})]
+    # Each part alone, then all of them.
+    configs += [(f"words + {n}", [m for m in names if m != n], {}) for n in names]
+    if len(names) > 1:
+        configs.append((" + ".join(["words", *names]), [], {}))
+    rows: list[tuple[str, Summary]] = []
+    for label, left_out, more in configs:
+        overrides = {**without_parts(left_out), **more}
+        loaded, turns = anyio.run(partial(run_set, evalset, overrides=overrides))
+        rows.append((label, summarize(evalset, score(evalset, turns, loaded))))
+    print(render_parts(evalset.name, rows), file=out)
+    bad = any(s.total.leaks or s.total.errors for _, s in rows)
+    return 1 if bad else 0

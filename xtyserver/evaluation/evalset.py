@@ -11,11 +11,12 @@ is also checked for text of any other save's events (a cross-scope leak).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
 from xtyserver.errors import UsageError
+from xtyserver.memory.tokenize import tokenize
 from xtyserver.memory.types import (
     PROFILE_FIELDS,
     GameDay,
@@ -33,6 +34,17 @@ from xtyserver.memory.types import (
 
 PROFILE_PREFIX = "profile:"
 
+QuestionKind = Literal["literal", "cross-language", "synonym", "context", "indirect"]
+QUESTION_KINDS: tuple[QuestionKind, ...] = (
+    "literal",
+    "cross-language",
+    "synonym",
+    "context",
+    "indirect",
+)
+"""``literal`` questions may share words with their memories; the other kinds
+(the paraphrase part) share no token with them, modelContext names included."""
+
 
 class _Part(msgspec.Struct, frozen=True, kw_only=True, rename="camel", forbid_unknown_fields=True):
     """A part of the set as written in JSON (camelCase keys, unknown keys refused)."""
@@ -49,6 +61,9 @@ class EvalEvent(_Part, frozen=True):
     status: MemoryStatus = "active"
     day: GameDay | None = None
     age_hours: float = 24.0
+    # What an extraction call returns with this memory (names in both languages,
+    # aliases, synonyms, the topic): the scripted model's answer to the enrichment job.
+    keys: list[str] = msgspec.field(default_factory=list)
 
     def new_event(self) -> NewEvent:
         """The event as the store takes it."""
@@ -73,10 +88,14 @@ class Question(_Part, frozen=True):
         about: Other saves' event keys a probe asks about (documentation; every
             question is checked against every other save anyway).
         context: Top-level modelContext parts replacing the save's base ones.
+        kind: ``literal``, or how a paraphrase question names its memory:
+            ``cross-language``, ``synonym``, ``context`` (only the modelContext
+            relates to it) or ``indirect`` (a description instead of the name).
     """
 
     key: str
     text: str
+    kind: QuestionKind = "literal"
     expect: list[str] = msgspec.field(default_factory=list)
     must_not: list[str] = msgspec.field(default_factory=list)
     about: list[str] = msgspec.field(default_factory=list)
@@ -160,6 +179,43 @@ def check_set(evalset: EvalSet) -> list[str]:
             seen.add((ev.kind, ev.subject))
     problems += _check_questions(evalset, owner)
     problems += _check_texts(evalset)
+    problems += _check_paraphrases(evalset)
+    return problems
+
+
+def context_names(context: dict[str, Any]) -> list[str]:
+    """The names a turn's retrieval reads from a modelContext (``session.turn.focus_terms``)."""
+    names: list[str] = []
+    focus = context.get("focus") or {}
+    names += [str(focus[k]) for k in ("name", "kind") if focus.get(k)]
+    names += [str(e["name"]) for e in context.get("nearby") or () if e.get("name")]
+    world = context.get("world") or {}
+    if world.get("location"):
+        names.append(str(world["location"]))
+    return names
+
+
+def shared_tokens(save: EvalSave, question: Question, event: EvalEvent) -> set[str]:
+    """Tokens a question (its text and modelContext names) shares with an event."""
+    asked = " ".join((question.text, *context_names(question_context(save, question))))
+    return set(tokenize(asked)) & set(tokenize(f"{event.subject} {event.summary}"))
+
+
+def _check_paraphrases(evalset: EvalSet) -> list[str]:
+    """A paraphrase question shares no token with the memories it expects."""
+    problems = []
+    for save in evalset.saves:
+        events = {ev.key: ev for ev in save.events}
+        for q in save.questions:
+            if q.kind == "literal":
+                continue
+            for ref in q.expect:
+                if ref not in events:
+                    continue
+                shared = shared_tokens(save, q, events[ref])
+                if shared:
+                    words = ", ".join(sorted(shared))
+                    problems.append(f"{q.key}: a {q.kind} question shares {words} with {ref}")
     return problems
 
 

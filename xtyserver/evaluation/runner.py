@@ -10,8 +10,11 @@ order, each ``chat.send`` carrying the question's modelContext. The chat
 request the scripted model recorded for each turn is what gets scored, so
 every layer the server builds, the connection's history included, is measured.
 
-Settings that would change the answers are pinned: background extraction is
-off (the set stays fixed), the chat and frame buckets are large (the clock does
+Memories are loaded without search keys, as after an upgrade; the enrichment
+job then asks the scripted model for them, which answers with the keys the set
+gives each memory (``keys``: what an extraction call would return), before the
+first question. Settings that would change the answers are pinned: background
+extraction is off (the set stays fixed), the chat and frame buckets are large (the clock does
 not move, so they would never refill), everything else is the default.
 Latency is wall time measured here (``time.perf_counter``).
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -33,11 +37,13 @@ from xtyserver.evaluation.evalset import EvalSave, EvalSet, question_context
 from xtyserver.evaluation.scoring import Loaded, Turn
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import PROFILE_FIELDS, SharedProfile
+from xtyserver.serve.jobs import EnrichKeys
 from xtyserver.server import serving
 from xtyserver.testing import FakeModelServer
 
 TOKEN = "eval-token-not-a-secret-0123456789abcdef"
 TURN_TIMEOUT = 30.0
+CHAT_MODEL = "scripted-eval"
 
 
 def load_store(evalset: EvalSet, store: MemoryStore) -> Loaded:
@@ -87,7 +93,11 @@ async def _ask_save(
             with anyio.fail_after(TURN_TIMEOUT):
                 outcome = await reply.result()
             done = time.perf_counter()
-            requests = fake.chat_requests[before:]
+            # Only the turn's own call: a working-memory fold (past the window)
+            # goes to the background model.
+            requests = [
+                r for r in fake.chat_requests[before:] if r.json.get("model") == CHAT_MODEL
+            ]
             error = None if isinstance(outcome, ChatDone) else f"{outcome.code}: {outcome.message}"
             if error is None and len(requests) != 1:
                 error = f"{len(requests)} model requests for one turn"
@@ -103,12 +113,18 @@ async def _ask_save(
     return turns
 
 
-async def run_set(evalset: EvalSet, *, data_dir: Path | None = None) -> tuple[Loaded, list[Turn]]:
+async def run_set(
+    evalset: EvalSet,
+    *,
+    data_dir: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> tuple[Loaded, list[Turn]]:
     """Load the set into a fresh store and ask every question through the server.
 
     Args:
         evalset: The set.
         data_dir: Folder for the store (default: a temporary one, removed afterwards).
+        overrides: More settings (dotted keys), e.g. ``{"memory.glossary": False}``.
     """
     with tempfile.TemporaryDirectory(prefix="xty-eval-") as tmp:
         folder = data_dir or Path(tmp)
@@ -124,7 +140,9 @@ async def run_set(evalset: EvalSet, *, data_dir: Path | None = None) -> tuple[Lo
                     "server.frame_burst": 100_000,
                     "memory.extraction": False,
                     "model.base_url": fake.base_url,
-                    "model.model": "scripted-eval",
+                    "model.model": CHAT_MODEL,
+                    "model.extraction_model": "scripted-background",
+                    **(overrides or {}),
                 },
             )
             with MemoryStore.open_profile(
@@ -132,7 +150,20 @@ async def run_set(evalset: EvalSet, *, data_dir: Path | None = None) -> tuple[Lo
             ) as store:
                 loaded = load_store(evalset, store)
             turns: list[Turn] = []
+            # The scripted model writes each memory's keys when the enrichment job asks.
+            fake.search_keys = {
+                loaded.events[ev.key][1]: list(ev.keys)
+                for save in evalset.saves
+                for ev in save.events
+                if ev.keys
+            }
             async with serving(settings, token=TOKEN, clock=clock) as server:
+                if server.jobs.enrich:
+                    # Memories loaded without keys get them (as after an upgrade),
+                    # before the first question.
+                    for save in evalset.saves:
+                        server.jobs.submit(EnrichKeys(save.scope))
+                    await server.memory.wait_idle()
                 for save in evalset.saves:
                     turns += await _ask_save(server.url, save, fake, clock)
                     await server.memory.wait_idle()

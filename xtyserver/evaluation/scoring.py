@@ -26,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-from xtyserver.evaluation.evalset import PROFILE_PREFIX, EvalSet, Question
+from xtyserver.evaluation.evalset import PROFILE_PREFIX, QUESTION_KINDS, EvalSet, Question
 from xtyserver.memory.tokenize import approx_tokens
 from xtyserver.memory.types import SharedProfile
 from xtyserver.session.prompt import DATA_TAG, unfence
@@ -106,6 +106,12 @@ class QuestionResult(msgspec.Struct, frozen=True):
     first_ms: float
     done_ms: float
     error: str | None = None
+    kind: str = "literal"
+
+    @property
+    def others(self) -> int:
+        """Memories of the same save injected that the question does not expect."""
+        return sum(1 for k in self.injected if k not in self.expected)
 
 
 class Stats(msgspec.Struct, frozen=True):
@@ -116,7 +122,11 @@ class Stats(msgspec.Struct, frozen=True):
 
 
 class SaveRow(msgspec.Struct, frozen=True):
-    """Totals of one save (or of all, as ``save="all"``)."""
+    """Totals of one save (or of all, as ``save="all"``, or of one question kind).
+
+    ``others_mean``: same-save memories injected per turn that the question
+    does not expect (better recall must not come from injecting more).
+    """
 
     save: str
     questions: int
@@ -127,6 +137,7 @@ class SaveRow(msgspec.Struct, frozen=True):
     wrong: int
     injected_mean: float
     errors: int
+    others_mean: float = 0.0
 
 
 class Summary(msgspec.Struct, frozen=True):
@@ -137,6 +148,7 @@ class Summary(msgspec.Struct, frozen=True):
     total: SaveRow
     tokens: dict[str, Stats]
     latency_ms: dict[str, Stats]
+    kinds: list[SaveRow] = msgspec.field(default_factory=list)
 
 
 class Baseline(msgspec.Struct, frozen=True, rename="camel"):
@@ -237,6 +249,7 @@ def score_turn(save: str, question: Question, turn: Turn, loaded: Loaded) -> Que
         first_ms=turn.first_ms,
         done_ms=turn.done_ms,
         error=turn.error if turn.request is not None else turn.error or "no model request",
+        kind=question.kind,
     )
 
 
@@ -275,6 +288,7 @@ def _row(name: str, results: Sequence[QuestionResult]) -> SaveRow:
         wrong=sum(len(r.wrong) for r in results),
         injected_mean=sum(len(r.injected) for r in results) / len(results) if results else 0.0,
         errors=sum(r.error is not None for r in results),
+        others_mean=sum(r.others for r in results) / len(results) if results else 0.0,
     )
 
 
@@ -287,7 +301,14 @@ def summarize(evalset: EvalSet, results: Sequence[QuestionResult]) -> Summary:
         "first_delta": stats([r.first_ms for r in results]),
         "done": stats([r.done_ms for r in results]),
     }
-    return Summary(evalset.name, rows, _row("all", results), tokens, latency)
+    # Per question kind; probes (no expected memory) are left out of the kinds.
+    asked = [r for r in results if r.expected]
+    kinds = [_row(kind, [r for r in asked if r.kind == kind]) for kind in QUESTION_KINDS]
+    paraphrase = [r for r in asked if r.kind != "literal"]
+    if paraphrase:
+        kinds.append(_row("paraphrase (all but literal)", paraphrase))
+    kinds = [row for row in kinds if row.questions]
+    return Summary(evalset.name, rows, _row("all", results), tokens, latency, kinds)
 
 
 def make_baseline(summary: Summary, results: Sequence[QuestionResult]) -> Baseline:

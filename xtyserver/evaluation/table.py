@@ -28,8 +28,15 @@ _LATENCY = (("first_delta", "chat.send -> first delta"), ("done", "chat.send -> 
 def _save_line(row: SaveRow) -> str:
     return (
         f"{row.save:<36}{row.questions:>5}{row.expected:>6}{row.recalled:>6}"
-        f"{row.recall:>8.3f}{row.leaks:>6}{row.wrong:>6}{row.injected_mean:>9.1f}{row.errors:>7}"
+        f"{row.recall:>8.3f}{row.leaks:>6}{row.wrong:>6}{row.injected_mean:>9.1f}"
+        f"{row.others_mean:>8.1f}{row.errors:>7}"
     )
+
+
+HEAD = (
+    f"{'save':<36}{'qs':>5}{'exp':>6}{'hit':>6}{'recall':>8}{'leaks':>6}"
+    f"{'wrong':>6}{'inj/turn':>9}{'others':>8}{'errors':>7}"
+)
 
 
 def render(
@@ -45,12 +52,17 @@ def render(
         f"memory evaluation {summary.set}: {len(summary.saves)} saves, {events} events,"
         f" {summary.total.questions} questions ({how})",
         "",
-        f"{'save':<36}{'qs':>5}{'exp':>6}{'hit':>6}{'recall':>8}{'leaks':>6}"
-        f"{'wrong':>6}{'inj/turn':>9}{'errors':>7}",
+        HEAD,
         *(_save_line(row) for row in summary.saves),
         _save_line(summary.total),
         "",
     ]
+    if len(summary.kinds) > 1:
+        lines += [
+            HEAD.replace("save", "kind", 1),
+            *(_save_line(row) for row in summary.kinds),
+            "",
+        ]
     misses = [r for r in results if len(r.recalled) < len(r.expected)]
     for r in misses:
         missed = [k for k in r.expected if k not in r.recalled]
@@ -77,4 +89,27 @@ def render(
     lines.append("")
     for f in findings:
         lines.append(f"{'FAIL' if f.fail else 'ok  '}  {f.message}")
+    return "\n".join(lines)
+
+
+def render_parts(name: str, rows: Sequence[tuple[str, Summary]]) -> str:
+    """Recall per question kind and same-save others per turn, one line per configuration."""
+    kinds = [row.save for row in rows[0][1].kinds] if rows else []
+    short = {k: k.split(" ")[0] for k in kinds}
+    head = f"{'retrieval':<28}" + "".join(f"{short[k]:>15}" for k in kinds)
+    lines = [
+        f"memory evaluation {name}: recall per question kind (others: same-save memories"
+        " injected per turn that the question does not expect)",
+        "",
+        head + f"{'leaks':>7}",
+    ]
+    for label, summary in rows:
+        by_kind = {row.save: row for row in summary.kinds}
+        cells = "".join(
+            f"{by_kind[k].recall:.2f} ({by_kind[k].others_mean:.1f})".rjust(15)
+            if k in by_kind
+            else " " * 15
+            for k in kinds
+        )
+        lines.append(f"{label:<28}{cells}{summary.total.leaks:>7}")
     return "\n".join(lines)

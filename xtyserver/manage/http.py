@@ -60,6 +60,7 @@ MAX_HEAD = 16 * 1024
 MAX_BODY = 16 * 1024
 REQUEST_SECONDS = 10.0
 MAX_CONNECTIONS = 16
+ACCEPT_RETRY = 1.0  # seconds between accepts after one failed (too many open files)
 MAX_LAUNCH_KEYS = 32  # unused keys kept at once; the oldest goes first
 T = TypeVar("T")
 
@@ -196,7 +197,31 @@ class UiHttp:
             self.port = int(listener.extra(anyio.abc.SocketAttribute.local_port))
             self._log.info("ui.listening", port=self.port)
             task_status.started(self.port)
-            await listener.serve(self._connection, task_group=tg)
+            for one in listener.listeners:
+                tg.start_soon(self._accept, one, tg)
+
+    async def _accept(
+        self, listener: anyio.abc.Listener[anyio.abc.SocketStream], tg: anyio.abc.TaskGroup
+    ) -> None:
+        """Accept until cancelled; running out of file descriptors pauses, never stops it.
+
+        anyio's own ``serve`` ends at the first accept error, which would take the
+        server down with it. Logged once per second at most, as asyncio does for
+        the WebSocket listener.
+        """
+        assert isinstance(listener, anyio.abc.SocketListener)  # one per address of the host
+        last_logged = -ACCEPT_RETRY
+        while True:
+            try:
+                stream = await listener.accept()
+            except OSError as exc:
+                now = anyio.current_time()
+                if now - last_logged >= ACCEPT_RETRY:
+                    last_logged = now
+                    self._log.warning("ui.accept_failed", error=exc.strerror or type(exc).__name__)
+                await anyio.sleep(ACCEPT_RETRY)
+                continue
+            tg.start_soon(self._connection, stream)
 
     async def _connection(self, stream: anyio.abc.SocketStream) -> None:
         async with self._slots, stream:

@@ -1,6 +1,7 @@
 """``xtyserver mcp``: the memory tools for a general assistant, over MCP on stdio.
 
-The same three tools as in-game chat, with the same vocabulary:
+Three of the four tools of in-game chat, with the same vocabulary (the search
+tool needs a current save, so it stays in-game):
 ``xiaotangyuan_memory_view`` (the profile, each save's memories by readable
 name, and the statistics: what the in-game view shows), ``..._correct_shared``
 and ``..._forget`` (targets ``item``, ``save``, ``game``, ``profile``, ``all``;

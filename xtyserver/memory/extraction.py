@@ -12,6 +12,10 @@ Two jobs, both run by the server after the player's turn is answered:
   that states a sensitive fact or judges the player's character
   (:func:`~xtyserver.memory.shared_guard.event_refusal`) is dropped, here and
   in the session summary.
+* Each event comes with 3-8 **search keys** (names in both languages, aliases,
+  synonyms, the topic), stored beside it and indexed with a lower weight
+  (:mod:`xtyserver.memory.retrieval`); bad keys are dropped one by one, never
+  the event.
 * **Session summary** — at the end of a session, from at most the last 12
   turns, at most two durable events of the kinds in :data:`SUMMARY_KINDS`
   (never a plain ``event``). Fewer than 2 turns: no model call
@@ -29,11 +33,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import msgspec
 
 from xtyserver.memory import shared_guard
-from xtyserver.memory.types import MemoryKind, NewEvent, SharedProfile, profile_field, validated
+from xtyserver.memory.types import (
+    SEARCH_KEY_MAX,
+    SEARCH_KEYS_MAX,
+    MemoryKind,
+    NewEvent,
+    SharedProfile,
+    profile_field,
+    validated,
+)
 from xtyserver.protocol.forbidden import find_forbidden
 from xtyserver.protocol.normalize import normalize
 
@@ -99,6 +112,7 @@ class _RawEvent(msgspec.Struct):
     summary: str = ""
     importance: int = 3
     status: str = "active"
+    keys: Any = msgspec.field(default_factory=list)  # checked key by key (clean_keys)
 
 
 class _RawProfile(msgspec.Struct):
@@ -114,7 +128,13 @@ class _RawAnswer(msgspec.Struct):
 _EVENT_SHAPE = (
     '{"kind": "goal|decision|promise|relationship|milestone|event", '
     '"subject": "不超过20字的主题", "summary": "不超过60字的一句话", '
-    '"importance": 1到5, "status": "active|done|dropped"}'
+    '"importance": 1到5, "status": "active|done|dropped", '
+    '"keys": ["3到8个搜索词"]}'
+)
+KEYS_RULE = (
+    "- keys 是以后找到这条记忆用的 3 到 8 个搜索词，每个不超过 20 字：涉及的人物、地点、物品"
+    "的中文名和英文名（游戏里的正式名字）、玩家可能的别称和同义词、这件事的主题"
+    "（例如 阿比盖尔、Abigail、紫发女孩、礼物、紫水晶）。不要写整句话。"
 )
 
 _SUMMARY_SHAPE = _EVENT_SHAPE.replace("|milestone|event", "|milestone")
@@ -136,6 +156,7 @@ EXTRACTION_SYSTEM_PROMPT = "\n".join(
         "不要记录健康、信仰、政治、收入、住址、年龄等敏感信息。",
         "- 只记玩家明确说出的事实、目标、决定、约定、人物关系和里程碑；不要猜测，不要记闲聊。",
         "- 绝不记录路径、账号、密钥、邮箱、真实姓名、住址、电话等个人信息。",
+        KEYS_RULE,
         '- 没有值得记的就输出 {"profile": null, "events": []}。',
     )
 )
@@ -148,6 +169,7 @@ SUMMARY_SYSTEM_PROMPT = "\n".join(
         "只输出一个 JSON 对象，不要输出任何其他文字：",
         '{"events": [最多两个事件]}',
         f"事件格式：{_SUMMARY_SHAPE}",
+        KEYS_RULE,
         '绝不记录路径、账号、密钥、邮箱或任何个人隐私。没有值得记的就输出 {"events": []}。',
     )
 )
@@ -217,6 +239,7 @@ def _clean_events(
                     "importance": item.importance,
                     "status": item.status,
                     "day": day,
+                    "searchKeys": clean_keys(item.keys) or None,
                 },
                 NewEvent,
             )
@@ -231,6 +254,31 @@ def _clean_events(
             continue
         out.append(event)
     return tuple(out), tuple(refused)
+
+
+def clean_keys(raw: object) -> tuple[str, ...]:
+    """At most 8 usable search keys of a model's answer: normalised, 1-40 characters,
+    no forbidden content, nothing the event guard refuses (a sensitive fact, a
+    judgement of the player), no repeats (case-insensitive). Anything else is dropped."""
+    if not isinstance(raw, list):
+        return ()
+    out: list[str] = []
+    seen: set[str] = set()
+    for item in raw:
+        if not isinstance(item, str):
+            continue
+        key = normalize(item).strip()
+        if not key or len(key) > SEARCH_KEY_MAX or find_forbidden(key):
+            continue
+        if shared_guard.event_refusal(key) is not None:
+            continue  # a key must not carry what the event itself may not
+        if key.casefold() in seen:
+            continue
+        seen.add(key.casefold())
+        out.append(key)
+        if len(out) >= SEARCH_KEYS_MAX:
+            break
+    return tuple(out)
 
 
 def _clean_profile(raw: _RawProfile | None, profile: SharedProfile) -> ProfileChange | None:

@@ -22,6 +22,20 @@ of its recency, for a week 0.43). Relevance weighs double so that what the
 player just said wins over what merely happened lately. "Used" is the later
 of the last-used and last-updated times.
 
+A memory's search keys (written with it by the extraction call, or by the
+enrichment job) are indexed beside its words at :data:`KEY_WEIGHT` (0.5) per
+occurrence, the glossary mapping them too.
+
+With a game glossary (:mod:`xtyserver.memory.glossary`) the index also holds
+the entities each memory names (``@abigail``) and a query searches for the
+entities it names, so names meet across languages, ids and aliases. The
+player's words count fully; terms found only in the modelContext names (focus,
+nearby, location) count ``context_weight`` (0.3), so what the player says
+outranks what merely stands nearby. An event enters the relevant section only
+when its BM25 score reaches ``min_relevance`` (0.6) of the best one: a better
+match does not drag weak ones in with it (issue 21: better recall must not come
+from injecting more).
+
 Sections, in priority order (higher survives the character cut):
 profile lines (about 300 tokens) > active goals (2) > relevant events (4,
 for the player's text + focus + nearby names) > recent and important (2). No
@@ -37,10 +51,12 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 
 import msgspec
 
 from xtyserver.errors import UsageError
+from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
 from xtyserver.memory.tokenize import approx_tokens, tokenize
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
 
@@ -61,6 +77,10 @@ SECTION_LABELS = {
 }
 
 
+KEY_WEIGHT = 0.5
+"""What one occurrence of a term in a memory's search keys counts (a summary's: 1)."""
+
+
 class MemoryBudget(msgspec.Struct, frozen=True):
     """Limits and ranking knobs of one turn's memory injection (see module docstring)."""
 
@@ -73,6 +93,8 @@ class MemoryBudget(msgspec.Struct, frozen=True):
     w_recency: float = 0.5
     w_importance: float = 0.5
     recency_decay: float = 0.995
+    min_relevance: float = 0.6
+    context_weight: float = 0.3
 
 
 class SaveIndex:
@@ -81,6 +103,11 @@ class SaveIndex:
     Args:
         scope: The save this index serves; events of any other scope are refused.
         events: Initial events (``MemoryStore.load_scope(scope)``).
+        glossary: The glossary of the save's game: the entities a memory names
+            are indexed as terms (``@abigail``) beside its words, and the
+            entities a query names are searched for, so ``Abigail``,
+            ``阿比盖尔`` and ``紫发女孩`` meet. None: words alone.
+        key_weight: What a term of a memory's search keys counts (0: keys unused).
         k1: BM25 term-frequency saturation.
         b: BM25 length normalization.
     """
@@ -90,17 +117,23 @@ class SaveIndex:
         scope: Scope,
         events: Iterable[MemoryEvent] = (),
         *,
+        glossary: GameGlossary | None = None,
+        key_weight: float = KEY_WEIGHT,
         k1: float = 1.2,
         b: float = 0.75,
     ) -> None:
         self.scope = scope
+        self.glossary = glossary or EMPTY_GAME
+        self.key_weight = key_weight
         self.k1 = k1
         self.b = b
         self._events: dict[int, MemoryEvent] = {}
-        self._tf: dict[int, Counter[str]] = {}
-        self._len: dict[int, int] = {}
-        self._postings: dict[str, dict[int, int]] = {}
-        self._total_len = 0
+        self._tf: dict[int, dict[str, float]] = {}
+        # Terms an event has only through its search keys (for explain()).
+        self._key_only: dict[int, frozenset[str]] = {}
+        self._len: dict[int, float] = {}
+        self._postings: dict[str, dict[int, float]] = {}
+        self._total_len = 0.0
         for ev in events:
             self.upsert(ev)
 
@@ -123,7 +156,13 @@ class SaveIndex:
         if event.game_id != self.scope.game_id or event.save_id != self.scope.save_id:
             raise UsageError("event of another scope offered to a SaveIndex")
         self.remove(event.id)
-        tf = Counter(tokenize(f"{event.subject} {event.summary}"))
+        words, keys = self._terms(event)
+        tf: dict[str, float] = dict(Counter(words))
+        if keys:
+            self._key_only[event.id] = frozenset(keys).difference(tf)
+        # Search keys count KEY_WEIGHT each: they help find a memory, the summary decides.
+        for term in keys if self.key_weight > 0 else ():
+            tf[term] = tf.get(term, 0.0) + self.key_weight
         self._events[event.id] = event
         self._tf[event.id] = tf
         self._len[event.id] = sum(tf.values())
@@ -131,11 +170,26 @@ class SaveIndex:
         for term, n in tf.items():
             self._postings.setdefault(term, {})[event.id] = n
 
+    def _terms(self, event: MemoryEvent) -> tuple[list[str], list[str]]:
+        """The terms of an event's subject and summary (words and glossary entities),
+        and those of its search keys (each key on its own)."""
+        words = tokenize(f"{event.subject} {event.summary}")
+        if self.glossary.entries:
+            words += [TERM_PREFIX + key for key in self.glossary.entities(words)]
+        keys: list[str] = []
+        for key in event.search_keys if self.key_weight > 0 and event.search_keys else ():
+            tokens = tokenize(key)
+            keys += tokens
+            if self.glossary.entries:
+                keys += [TERM_PREFIX + k for k in self.glossary.entities(tokens)]
+        return words, keys
+
     def remove(self, event_id: int) -> None:
         """Forget one event; unknown ids are ignored."""
         if self._events.pop(event_id, None) is None:
             return
         tf = self._tf.pop(event_id)
+        self._key_only.pop(event_id, None)
         self._total_len -= self._len.pop(event_id)
         for term in tf:
             posting = self._postings[term]
@@ -150,19 +204,48 @@ class SaveIndex:
             if ev is not None and ev.last_used_at < now:
                 self._events[i] = msgspec.structs.replace(ev, last_used_at=now)
 
-    def scores(self, text: str) -> dict[int, float]:
-        """BM25 score of every event matching ``text`` (events scoring 0 are absent)."""
+    def query_terms(self, text: str) -> set[str]:
+        """The terms ``text`` is searched by: its words and the glossary entities it names."""
+        words = tokenize(text)
+        terms = set(words)
+        if self.glossary.entries:
+            terms.update(TERM_PREFIX + key for key in self.glossary.entities(words))
+        return terms
+
+    def scores(
+        self, text: str, context: str = "", *, context_weight: float = 1.0
+    ) -> dict[int, float]:
+        """BM25 score of every event matching ``text`` (events scoring 0 are absent).
+
+        Terms found only in ``context`` (the game's names, not the player's
+        words) count ``context_weight`` times.
+        """
+        asked = self.query_terms(text)
+        around = self.query_terms(context) if context else set()
+        return self.term_scores(asked, around, context_weight=context_weight)
+
+    def term_scores(
+        self,
+        asked: AbstractSet[str],
+        around: AbstractSet[str] = frozenset(),
+        *,
+        context_weight: float = 1.0,
+    ) -> dict[int, float]:
+        """:meth:`scores` of terms already made (``asked`` count 1, ``around`` only
+        ``context_weight``)."""
         n_docs = len(self._events)
         if not n_docs:
             return {}
         avg_len = self._total_len / n_docs or 1.0
+        weights = dict.fromkeys(around, context_weight)
+        weights.update(dict.fromkeys(asked, 1.0))
         out: dict[int, float] = {}
-        for term in set(tokenize(text)):
+        for term, weight in weights.items():
             posting = self._postings.get(term)
             if not posting:
                 continue
             df = len(posting)
-            idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+            idf = weight * math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
             for doc_id, tf in posting.items():
                 dl = self._len[doc_id]
                 denom = tf + self.k1 * (1.0 - self.b + self.b * dl / avg_len)
@@ -183,6 +266,25 @@ class SaveIndex:
                 if len(out) >= limit:
                     break
         return out
+
+
+    def explain(self, event: MemoryEvent, asked: set[str]) -> tuple[str, ...]:
+        """How ``event`` matched a query of terms ``asked`` (:meth:`query_terms`):
+        ``words``, ``glossary`` (entity terms), ``keys`` (only through its search
+        keys), or ().
+        """
+        tf = self._tf.get(event.id, {})
+        key_only = self._key_only.get(event.id, frozenset())
+        found = asked.intersection(tf)
+        own = found - key_only
+        via: list[str] = []
+        if any(not t.startswith(TERM_PREFIX) for t in own):
+            via.append("words")
+        if any(t.startswith(TERM_PREFIX) for t in own):
+            via.append("glossary")
+        if found & key_only:
+            via.append("keys")
+        return tuple(via)
 
 
 def is_eligible(event: MemoryEvent, current_day: int | None) -> bool:
@@ -235,6 +337,9 @@ class MemorySelection(msgspec.Struct, frozen=True):
     recent: tuple[MemoryEvent, ...] = ()
     # (id, score) of every injected event, for the injection log.
     scores: tuple[tuple[int, float], ...] = ()
+    # (id, how it matched the query: "words", "glossary", "keys" joined by "+",
+    # or "" for an event chosen without a match), for the injection log.
+    via: tuple[tuple[int, str], ...] = ()
 
     @property
     def used_ids(self) -> list[int]:
@@ -297,9 +402,11 @@ def select_memories(
     budget = budget or MemoryBudget()
     lines = tuple(profile_lines(profile, budget.profile_tokens)) if profile else ()
     eligible = [ev for ev in index.events() if is_eligible(ev, current_day)]
-    query = " ".join((query_text, *focus_terms))
-    raw = index.scores(query)
+    asked = index.query_terms(query_text)
+    around = index.query_terms(" ".join(focus_terms)) if focus_terms else set()
+    raw = index.term_scores(asked, around, context_weight=budget.context_weight)
     top = max((raw.get(ev.id, 0.0) for ev in eligible), default=0.0)
+    floor = budget.min_relevance * top
 
     def recency(ev: MemoryEvent) -> float:
         hours = max(0.0, now - max(ev.last_used_at, ev.updated_at)) / 3600.0
@@ -320,7 +427,11 @@ def select_memories(
     )[: max(0, budget.goals)]
     taken = {ev.id for ev in goals}
     relevant = sorted(
-        (ev for ev in eligible if ev.id not in taken and raw.get(ev.id, 0.0) > 0.0),
+        (
+            ev
+            for ev in eligible
+            if ev.id not in taken and raw.get(ev.id, 0.0) > max(0.0, floor)
+        ),
         key=lambda ev: (-scored[ev.id], ev.id),
     )[: max(0, budget.relevant)]
     taken.update(ev.id for ev in relevant)
@@ -338,4 +449,44 @@ def select_memories(
     )
     cut = _cut(selection, budget.total_chars)
     kept = tuple((i, scored[i]) for i in cut.used_ids)
-    return msgspec.structs.replace(cut, scores=kept)
+    via = tuple(
+        (ev.id, "+".join(index.explain(ev, asked | around)) if ev.id in raw else "")
+        for ev in (*cut.goals, *cut.relevant, *cut.recent)
+    )
+    return msgspec.structs.replace(cut, scores=kept, via=via)
+
+
+class SearchResult(msgspec.Struct, frozen=True):
+    """What the memory search tool found: events of the current save, profile lines."""
+
+    events: tuple[MemoryEvent, ...] = ()
+    profile: tuple[str, ...] = ()
+
+
+def search_memories(
+    profile: SharedProfile | None,
+    index: SaveIndex,
+    query: str,
+    *,
+    kind: str | None = None,
+    current_day: int | None = None,
+    limit: int = 5,
+) -> SearchResult:
+    """The best matches for ``query`` in ONE save's index and the shared profile.
+
+    Events rank by BM25 (words and glossary entities, as a turn's retrieval);
+    ``kind`` keeps one kind of event only. Profile lines match when they share a
+    term with the query. At most ``limit`` results in all, events first.
+    """
+    terms = index.query_terms(query)
+    ranked = [
+        ev
+        for ev in index.search(query, current_day=current_day, limit=len(index) or 1)
+        if kind is None or ev.kind == kind
+    ][:limit]
+    lines: list[str] = []
+    if profile is not None and len(ranked) < limit:
+        for line in profile_lines(profile, 10_000):
+            if terms & index.query_terms(line.split("：", 1)[-1]):
+                lines.append(line)
+    return SearchResult(tuple(ranked), tuple(lines[: limit - len(ranked)]))

@@ -29,6 +29,8 @@ STATUSES: tuple[MemoryStatus, ...] = ("active", "done", "dropped")
 
 SUBJECT_MAX = 80
 SUMMARY_MAX = 160
+SEARCH_KEY_MAX = 40
+SEARCH_KEYS_MAX = 8
 
 # The same rules as protocol/v1 identity (v1.md "Identity").
 GameIdText = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
@@ -37,6 +39,8 @@ Subject = Annotated[str, msgspec.Meta(min_length=1, max_length=SUBJECT_MAX)]
 Summary = Annotated[str, msgspec.Meta(min_length=1, max_length=SUMMARY_MAX)]
 Importance = Annotated[int, msgspec.Meta(ge=1, le=5)]
 GameDay = Annotated[int, msgspec.Meta(ge=0)]
+SearchKey = Annotated[str, msgspec.Meta(min_length=1, max_length=SEARCH_KEY_MAX)]
+SearchKeys = Annotated[tuple[SearchKey, ...], msgspec.Meta(max_length=SEARCH_KEYS_MAX)]
 
 
 class Scope(msgspec.Struct, frozen=True, order=True, rename="camel"):
@@ -51,6 +55,9 @@ class NewEvent(msgspec.Struct, frozen=True, rename="camel"):
 
     Attributes:
         day: The in-game day (``world.day``) the fact was formed on, or None.
+        search_keys: Words to find it by (names in both languages, synonyms,
+            the topic), written with it by the extraction call; None: none given
+            (a stored memory keeps the keys it has).
     """
 
     kind: MemoryKind
@@ -60,12 +67,16 @@ class NewEvent(msgspec.Struct, frozen=True, rename="camel"):
     status: MemoryStatus = "active"
     pinned: bool = False
     day: GameDay | None = None
+    search_keys: SearchKeys | None = None
 
 
 class MemoryEvent(msgspec.Struct, frozen=True, rename="camel"):
     """A stored game memory, scoped to ``game_id + save_id``.
 
     Times are epoch seconds. ``day`` is the in-game day stamp (see ``NewEvent``).
+    ``search_keys``: its search keys (indexed with a lower weight than the
+    summary, shown as tags); None: never asked for (the enrichment job will),
+    ``()``: asked, none found.
     """
 
     id: int
@@ -81,6 +92,7 @@ class MemoryEvent(msgspec.Struct, frozen=True, rename="camel"):
     created_at: float
     updated_at: float
     last_used_at: float
+    search_keys: SearchKeys | None = None
 
     @property
     def scope(self) -> Scope:

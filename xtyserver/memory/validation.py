@@ -14,7 +14,7 @@ and folding them would silently merge two saves.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
 import msgspec
@@ -67,18 +67,33 @@ def checked_scope(scope: Scope) -> Scope:
 
 def normalized_event(event: E) -> E:
     """``event`` with its subject and summary normalised (nothing else is checked)."""
-    changes = {
+    changes: dict[str, Any] = {
         name: normalize(text)
         for name in ("subject", "summary")
         if isinstance(text := getattr(event, name), str)
     }
+    keys = getattr(event, "search_keys", None)
+    if keys is not None:
+        changes["search_keys"] = normalized_keys(keys)
     return msgspec.structs.replace(event, **changes)
+
+
+def normalized_keys(keys: Iterable[str]) -> tuple[str, ...]:
+    """Search keys normalised, stripped, without empty ones or repeats (first kept)."""
+    seen: dict[str, None] = {}
+    for key in keys:
+        text = normalize(key).strip()
+        if text and text.casefold() not in {k.casefold() for k in seen}:
+            seen[text] = None
+    return tuple(seen)
 
 
 def check_event_texts(event: NewEvent | MemoryEvent) -> None:
     """Refuse an event whose subject or summary carries forbidden content."""
     refuse_forbidden("subject", event.subject)
     refuse_forbidden("summary", event.summary)
+    for key in event.search_keys or ():
+        refuse_forbidden("searchKeys", key)
 
 
 def checked_new_event(event: NewEvent) -> NewEvent:

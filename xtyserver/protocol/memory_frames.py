@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from msgspec import Meta
+from msgspec import Meta, field
 
 from xtyserver.protocol.frame_base import ClientBase, FrameId, Obj, SaveId, ServerBase
 from xtyserver.protocol.limits import PROFILE_ITEM_MAX, PROFILE_ITEMS_MAX, PROFILE_TEXT_MAX
@@ -99,6 +99,9 @@ class MemoryItem(Obj):
     pinned: bool
     updated_at: str
     day: int | None = None
+    # Its search keys (README "Search keys"), shown on the memory page as tags;
+    # absent when it has none.
+    search_keys: list[str] = field(default_factory=list)
 
 
 class SaveRef(Obj):

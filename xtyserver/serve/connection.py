@@ -40,7 +40,7 @@ from xtyserver.model.router import ModelRouter
 from xtyserver.protocol.codec import decode_client_frame, encode_frame
 from xtyserver.protocol.images import ImageLimits
 from xtyserver.serve.image import BandHelper
-from xtyserver.serve.jobs import MemoryJobs
+from xtyserver.serve.jobs import EnrichKeys, MemoryJobs
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
 from xtyserver.serve.store_lane import StoreLane
@@ -403,6 +403,9 @@ class Connection:
                 self._jobs.submit(effect)
             case OpenSave() | CloseSave() | PlayBeat() | StoreRequest():
                 await self._store.send(effect)
+                if isinstance(effect, OpenSave) and self._jobs.enrich:
+                    # Memories of this save without search keys get some, in the background.
+                    self._jobs.submit(EnrichKeys(effect.save))
 
     def _cancel_timer(self, kind: TimerKind) -> None:
         current = self._timers.pop(kind, None)

@@ -1,4 +1,5 @@
-"""Background jobs: extraction after a reply, a summary when a session ends, session folds.
+"""Background jobs: extraction after a reply, a summary when a session ends, session folds,
+search keys for memories without them.
 
 One worker runs the jobs one at a time, after replies, never blocking a
 player (v1.md "Memory"). The queue is bounded: a job that does not fit is
@@ -15,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 import anyio
+import msgspec
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from xtyserver import errors, log
-from xtyserver.memory import extraction
+from xtyserver.memory import enrichment, extraction
 from xtyserver.memory.tokens import DailyBudget
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.model.router import ModelRouter
@@ -32,6 +34,21 @@ Reply = Callable[[Event], Awaitable[None]]
 """Where a job's answer goes (a fold's summary goes back to its connection)."""
 
 DEFAULT_QUEUE = 64
+ENRICH_BATCHES = 8
+"""Calls one enrichment job makes at most (8 x 8 memories); the rest waits for the next."""
+
+
+class EnrichKeys(msgspec.Struct, frozen=True):
+    """Give the memories of ``save`` that have no search keys some (issue 21).
+
+    Submitted when a connection opens a save; resumable, since the keys stored
+    are the progress (:mod:`xtyserver.memory.enrichment`).
+    """
+
+    save: Scope
+
+
+AnyJob = Job | EnrichKeys
 
 
 class MemoryJobs:
@@ -53,19 +70,21 @@ class MemoryJobs:
         budget: DailyBudget | None = None,
         *,
         queue_size: int = DEFAULT_QUEUE,
+        enrich: bool = False,
     ) -> None:
+        self.enrich = enrich
         self._memory = memory
         self._model = model
         self._meter = meter
         self._budget = budget or DailyBudget()
         self._log = log.get("xtyserver.memory")
-        self._in: MemoryObjectSendStream[tuple[Job, Reply | None]]
-        self._out: MemoryObjectReceiveStream[tuple[Job, Reply | None]]
-        self._in, self._out = anyio.create_memory_object_stream[tuple[Job, Reply | None]](
+        self._in: MemoryObjectSendStream[tuple[AnyJob, Reply | None]]
+        self._out: MemoryObjectReceiveStream[tuple[AnyJob, Reply | None]]
+        self._in, self._out = anyio.create_memory_object_stream[tuple[AnyJob, Reply | None]](
             queue_size
         )
 
-    def submit(self, job: Job, reply: Reply | None = None) -> bool:
+    def submit(self, job: AnyJob, reply: Reply | None = None) -> bool:
         """Queue ``job`` without waiting; False (and a log line) when it was dropped.
 
         ``reply`` gets the job's answer event (a fold's ``WorkingFolded``) before
@@ -98,6 +117,8 @@ class MemoryJobs:
                         await self._remember(job)
                     elif isinstance(job, FoldWorking):
                         await self._fold(job, reply)
+                    elif isinstance(job, EnrichKeys):
+                        await self._enrich(job)
                     else:
                         await self._summarize(job)
                     failed = False
@@ -170,6 +191,21 @@ class MemoryJobs:
             if reply is not None:
                 with anyio.CancelScope(shield=True):
                     await reply(WorkingFolded(job.generation, summary))
+
+    async def _enrich(self, job: EnrichKeys) -> None:
+        """Search keys for up to ENRICH_BATCHES x BATCH memories of one save without them."""
+        for _ in range(ENRICH_BATCHES):
+            batch = await self._memory.without_search_keys(job.save, enrichment.BATCH)
+            if not batch or not await self._may_run():
+                return
+            messages = enrichment.build_enrichment_messages(job.save.game_id, batch)
+            done = await self._model.complete(messages)
+            await self._meter.record(job.save, "extraction", done.usage)
+            keys = enrichment.parse_enrichment(done.text, [e.id for e in batch])
+            if not keys:
+                self._log.info("memory.enrichment_unreadable")
+                return  # asked again next time
+            await self._memory.set_search_keys(job.save, keys)
 
     async def _store(
         self, save: Scope, events: tuple[NewEvent, ...], at: float, *, deliberate: bool = False

@@ -32,8 +32,9 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from xtyserver import log
 from xtyserver.errors import StoreError
 from xtyserver.memory.export import ExportDocument
+from xtyserver.memory.glossary import Glossary
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview
-from xtyserver.memory.retrieval import SaveIndex
+from xtyserver.memory.retrieval import KEY_WEIGHT, SaveIndex
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.tokens import Purpose
 from xtyserver.memory.types import (
@@ -102,9 +103,19 @@ class MemoryService:
         soft_cap: Events per save past which ended, unimportant ones are merged.
     """
 
-    def __init__(self, store: MemoryStore, *, enabled: bool = True, soft_cap: int = 300) -> None:
+    def __init__(
+        self,
+        store: MemoryStore,
+        *,
+        enabled: bool = True,
+        soft_cap: int = 300,
+        glossary: Glossary | None = None,
+        search_keys: bool = True,
+    ) -> None:
         self.store = store
         self.enabled = enabled
+        self.glossary = glossary or Glossary()
+        self._key_weight = KEY_WEIGHT if search_keys else 0.0
         self._soft_cap = soft_cap
         self._log = log.get("xtyserver.memory")
         self._writer = anyio.CapacityLimiter(1)
@@ -202,7 +213,9 @@ class MemoryService:
 
     def _build_index(self, save: Scope) -> SaveIndex:
         # On a worker thread: tokenizing a 300-event save takes ~20 ms.
-        return SaveIndex(save, self.store.load_scope(save))
+        glossary = self.glossary.for_game(save.game_id)
+        events = self.store.load_scope(save)
+        return SaveIndex(save, events, glossary=glossary, key_weight=self._key_weight)
 
     async def profile(self) -> SharedProfile:
         """The shared profile (cached; every change made through the service refreshes it)."""
@@ -300,6 +313,23 @@ class MemoryService:
                 if await self._write(compact, save, at):
                     await self._reload(save)
         return stored
+
+    async def without_search_keys(self, save: Scope, limit: int) -> list[MemoryEvent]:
+        """Up to ``limit`` memories of ``save`` never given search keys."""
+        return await self._read(self.store.without_search_keys, save, limit)
+
+    async def set_search_keys(
+        self, save: Scope, keys: dict[int, tuple[str, ...]]
+    ) -> list[MemoryEvent]:
+        """Store search keys of memories of ``save``; a loaded index takes them at once."""
+        changed = await self._write(self.store.set_search_keys, save, keys)
+        entry = self._saves.get(save)
+        if entry is not None:
+            # A load in flight may have read the rows before this write: wait for it.
+            index = await self._loaded(save, entry)
+            for event in changed:
+                index.upsert(event)
+        return changed
 
     async def set_profile_field(self, name: str, value: Any) -> SharedProfile:
         """Replace one shared-profile field.

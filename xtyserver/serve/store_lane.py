@@ -17,6 +17,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from xtyserver import errors
 from xtyserver.errors import StoreError
+from xtyserver.memory.retrieval import search_memories
 from xtyserver.memory.types import Scope
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.session import tools
@@ -44,6 +45,7 @@ from xtyserver.session.tools import (
     ApplyOp,
     CorrectOp,
     PreviewOp,
+    SearchOp,
     ToolAnswer,
     ToolFailure,
     ToolOp,
@@ -183,6 +185,19 @@ async def run_tool(memory: MemoryService, op: ToolOp) -> ToolAnswer:
     match op:
         case ViewOp(game_id=game_id):
             return tools.narrow(op, await memory.overview(game_id=game_id))
+        case SearchOp(scope=scope):
+            # The turn's own save only: its index is the one the turn was planned with.
+            found = await memory.turn_memory(scope)
+            if found.index is None:
+                return ToolFailure("memory_disabled", "记忆没有开启")
+            return search_memories(
+                found.profile,
+                found.index,
+                op.query,
+                kind=op.kind,
+                current_day=op.day,
+                limit=tools.MAX_SEARCH_RESULTS,
+            )
         case CorrectOp(field=field, value=value):
             return await memory.set_profile_field(field, value)
         case PreviewOp(current=current):

@@ -129,11 +129,17 @@ class LayerCost(msgspec.Struct, frozen=True):
 
 
 class InjectedMemory(msgspec.Struct, frozen=True):
-    """One memory that went into the prompt, why (its section) and its retrieval score."""
+    """One memory that went into the prompt, why (its section) and its retrieval score.
+
+    ``via``: how it matched the turn's text and modelContext names — ``words``,
+    ``glossary`` (the game glossary's entities), ``keys`` (its search keys),
+    joined by ``+`` — or "" when its section took it without a match.
+    """
 
     id: int
     why: str
     score: float
+    via: str = ""
 
 
 class InjectionRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -172,8 +178,9 @@ def cost(name: str, texts: Sequence[str]) -> LayerCost:
 def injected(selection: MemorySelection) -> tuple[InjectedMemory, ...]:
     """The injected memories of ``selection`` with their section and score."""
     scores = dict(selection.scores)
+    via = dict(selection.via)
     return tuple(
-        InjectedMemory(ev.id, why, round(scores.get(ev.id, 0.0), 4))
+        InjectedMemory(ev.id, why, round(scores.get(ev.id, 0.0), 4), via.get(ev.id, ""))
         for why, events in (
             ("goal", selection.goals),
             ("relevant", selection.relevant),

@@ -85,6 +85,7 @@ def memory_item(event: MemoryEvent) -> MemoryItem:
         pinned=event.pinned,
         updated_at=iso_time(event.updated_at) or "",
         day=event.day,
+        search_keys=list(event.search_keys or ()),
     )
 
 

@@ -61,7 +61,7 @@ class ToolLoop:
     def _op(self, turn: Turn, call: ToolCall, now: float) -> ToolOp | str:
         token = tools.confirm_token(call)
         if token is None:
-            return tools.parse_call(call, turn.save)
+            return tools.parse_call(call, turn.save, turn.day)
 
         def same_target(preview: ForgetPreview) -> bool:
             return tools.names_target(call, turn.save, preview)

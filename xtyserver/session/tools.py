@@ -1,4 +1,4 @@
-"""The companion's three memory tools, sans-I/O (v1.md "Memory tools").
+"""The companion's four memory tools, sans-I/O (v1.md "Memory tools").
 
 Offered to the model in every game chat turn through the OpenAI tool-calling
 interface. Pure: this module holds the tool schemas, parses a call's
@@ -15,7 +15,7 @@ expires after :data:`TOKEN_TTL` seconds.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -29,14 +29,25 @@ from xtyserver.memory.manage import (
     Overview,
     Refusal,
 )
-from xtyserver.memory.types import EDITABLE_FIELDS, MemoryEvent, Scope, SharedProfile
+from xtyserver.memory.retrieval import SearchResult
+from xtyserver.memory.types import (
+    EDITABLE_FIELDS,
+    KINDS,
+    MemoryEvent,
+    MemoryKind,
+    Scope,
+    SharedProfile,
+)
 from xtyserver.protocol.forbidden import redact
 from xtyserver.protocol.normalize import normalize
 
 VIEW = "xiaotangyuan_memory_view"
+SEARCH = "xiaotangyuan_memory_search"
 CORRECT = "xiaotangyuan_memory_correct_shared"
 FORGET = "xiaotangyuan_memory_forget"
 MAX_CALLS_PER_TURN = 4
+MAX_SEARCH_RESULTS = 5
+MAX_SEARCH_CHARS = 600
 
 _CAMEL_FIELDS = {f.wire: f.name for f in EDITABLE_FIELDS}
 
@@ -55,6 +66,25 @@ TOOL_SPECS: list[dict[str, Any]] = [
                     "what": {"type": "string", "enum": ["all", "profile", "saves", "stats"]},
                     "save": {"type": "string", "description": "只看这个存档（名称）"},
                 },
+                "additionalProperties": False,
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": SEARCH,
+            "description": (
+                "只读搜索当前存档的记忆和共同记忆（可以换个说法、用中文或英文名字）。"
+                "当上面“你记得的事”没有回答玩家的问题时使用；最多返回 5 条。"
+            ),
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string", "maxLength": 200, "description": "要找什么"},
+                    "kind": {"type": "string", "enum": list(KINDS)},
+                },
+                "required": ["query"],
                 "additionalProperties": False,
             },
         },
@@ -129,6 +159,11 @@ class _ViewArgs(msgspec.Struct, forbid_unknown_fields=True, rename="camel"):
     save: str | None = None
 
 
+class _SearchArgs(msgspec.Struct, forbid_unknown_fields=True, rename="camel"):
+    query: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+    kind: MemoryKind | None = None
+
+
 class _CorrectArgs(msgspec.Struct, forbid_unknown_fields=True, rename="camel"):
     field: str
     value: str | list[str]
@@ -151,6 +186,18 @@ class ViewOp(msgspec.Struct, frozen=True):
     game_id: str
     save: str | None = None
     what: str = "all"
+
+
+class SearchOp(msgspec.Struct, frozen=True):
+    """Search ``scope``'s memories and the shared profile for ``query`` (never another save).
+
+    ``day``: the save's in-game day, when known (later-day memories stay out).
+    """
+
+    scope: Scope
+    query: str
+    kind: str | None = None
+    day: int | None = None
 
 
 class CorrectOp(msgspec.Struct, frozen=True):
@@ -176,7 +223,7 @@ class ApplyOp(msgspec.Struct, frozen=True):
     spec: ForgetSpec
 
 
-ToolOp = ViewOp | CorrectOp | PreviewOp | ApplyOp
+ToolOp = ViewOp | SearchOp | CorrectOp | PreviewOp | ApplyOp
 
 
 class ToolFailure(msgspec.Struct, frozen=True):
@@ -186,11 +233,13 @@ class ToolFailure(msgspec.Struct, frozen=True):
     message: str
 
 
-ToolAnswer = Overview | SharedProfile | ForgetPreview | ForgetResult | ToolFailure
+ToolAnswer = Overview | SearchResult | SharedProfile | ForgetPreview | ForgetResult | ToolFailure
 
 
-def parse_call(call: ToolCall, current: Scope) -> ToolOp | str:
+def parse_call(call: ToolCall, current: Scope, day: int | None = None) -> ToolOp | str:
     """The operation a call asks for, or the error text to return as its result.
+
+    ``day`` is the current save's in-game day, when known (for a search).
 
     Confirmed forgets (with a token) come back as the raw :class:`_ForgetArgs`
     wrapped by :func:`confirming`; see :class:`Confirmations`.
@@ -199,6 +248,12 @@ def parse_call(call: ToolCall, current: Scope) -> ToolOp | str:
         if call.name == VIEW:
             view = msgspec.json.decode(call.arguments or "{}", type=_ViewArgs)
             return ViewOp(current.game_id, view.save, view.what)
+        if call.name == SEARCH:
+            search = msgspec.json.decode(call.arguments or "{}", type=_SearchArgs)
+            query = normalize(search.query).strip()
+            if not query:
+                return "错误：搜索需要 query"
+            return SearchOp(current, query, search.kind, day)
         if call.name == CORRECT:
             correct = msgspec.json.decode(call.arguments or "{}", type=_CorrectArgs)
             field = _CAMEL_FIELDS.get(correct.field)
@@ -292,6 +347,21 @@ def _overview(answer: Overview, current: Scope, what: str) -> list[str]:
     return lines
 
 
+def _search(answer: SearchResult) -> list[str]:
+    """At most :data:`MAX_SEARCH_RESULTS` whole lines within :data:`MAX_SEARCH_CHARS`."""
+    head = "搜索结果（只含当前存档和共同记忆）："
+    found = [_item(e) for e in answer.events] + [f"  共同记忆 {line}" for line in answer.profile]
+    if not found:
+        return ["没有找到相关的记忆（只搜索了当前存档和共同记忆）。"]
+    lines, used = [head], len(head)
+    for line in found[:MAX_SEARCH_RESULTS]:
+        if used + 1 + len(line) > MAX_SEARCH_CHARS:
+            break
+        lines.append(line)
+        used += 1 + len(line)
+    return lines
+
+
 def find_save(name: str, overview: Overview) -> Scope | None:
     """The save of ``overview`` named ``name`` (readable name or id, compared normalised)."""
     wanted = normalize(name).strip().casefold()
@@ -361,6 +431,8 @@ def render(
             lines += ["已整体替换。现在的共同记忆：", *_profile(answer)]
         case Overview():
             lines += _overview(answer, current, what)
+        case SearchResult():
+            lines += _search(answer)
         case ForgetPreview():
             if not answer.found:
                 lines.append("没有找到这条记忆，什么都不会删。")

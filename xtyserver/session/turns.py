@@ -51,6 +51,7 @@ class Turn:
         "calling",
         "chat_id",
         "context_use",
+        "day",
         "image",
         "image_ready",
         "image_sent",
@@ -73,6 +74,8 @@ class Turn:
         # The save the turn was asked in: its memory goes there even if the save
         # switches while the reply streams.
         self.save = save
+        # The save's in-game day when the turn was planned (the search tool's filter).
+        self.day: int | None = None
         self.chat_id = chat_id
         self.text = text
         self.parts: list[str] = []
@@ -148,6 +151,7 @@ class Turns:
             return []
         turn.calling = True
         same_save = turn.save == save
+        turn.day = day if same_save else None
         plan = plan_turn(
             save=turn.save,
             text=turn.text,

@@ -45,6 +45,7 @@ from xtyserver.testing.connection import (
     HttpConnection,
     Request,
 )
+from xtyserver.testing.keys import keys_reply
 from xtyserver.testing.script import (
     CREATED,
     DEFAULT_MODEL,
@@ -114,6 +115,9 @@ class FakeModelServer:
         self.model = model
         self.requests: list[RecordedRequest] = []
         self._queue: list[Reply] = []
+        # Search keys the scripted model writes for a memory (by its summary) when
+        # asked by the enrichment job, as a real model would (testing/keys.py).
+        self.search_keys: dict[str, list[str]] = {}
         self._port: int | None = None
         self._listener: anyio.abc.Listener[anyio.abc.SocketStream] | None = None
         self._tg: anyio.abc.TaskGroup | None = None
@@ -284,7 +288,7 @@ class FakeModelServer:
             await conn.send_response(400, body)
             return
         prompt = message_text(payload)
-        reply = pick_reply(self._queue, prompt) or Reply()
+        reply = pick_reply(self._queue, prompt) or keys_reply(payload, self.search_keys) or Reply()
 
         if reply.status == 200 and payload.get("stream") is True:
             options = payload.get("stream_options")

@@ -130,7 +130,9 @@
     if (ev.day !== null && ev.day !== undefined) meta.append(el("span", { class: "day" }, T().day(ev.day)));
     meta.append(el("time", { datetime: ev.updatedAt }, when(ev.updatedAt)));
     return el("li", { class: "event" + (ev.pinned ? " pinned" : ""), "data-event-id": String(ev.id) },
-      meta, el("span", { class: "summary" }, ev.summary), el("span", { class: "actions" }, pin, del));
+      meta, el("span", { class: "summary" }, ev.summary),
+      el("span", { class: "tags" }, ...(ev.searchKeys || []).map((k) => el("span", { class: "tag" }, k))),
+      el("span", { class: "actions" }, pin, del));
   }
 
   // The events of one save that carry an in-game day, by day (oldest first).
@@ -173,7 +175,7 @@
     if (filters.status && filters.status !== ev.status) return false;
     const words = fold(filters.q).split(/\s+/).filter(Boolean);
     if (!words.length) return true;
-    const texts = [ev.subject, ev.summary, s.saveName || "", s.saveId, gameId];
+    const texts = [ev.subject, ev.summary, ...(ev.searchKeys || []), s.saveName || "", s.saveId, gameId];
     for (const l of Object.values(window.XTY_TEXTS)) {
       texts.push(l.kind[ev.kind] || "", l.status[ev.status] || "", l.gameName[gameId] || "");
       if (ev.day !== null && ev.day !== undefined) texts.push(l.day(ev.day));

@@ -9,6 +9,7 @@ the record and the export document cannot drift apart.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
@@ -38,9 +39,18 @@ def _insert_sql(updates: Sequence[str], where: str = "", *, returning: bool = Fa
     )
 
 
-# Remembering a fact again rewrites it, but never unpins it or moves its creation time.
+# Remembering a fact again rewrites it, but never unpins it or moves its creation time;
+# it keeps its search keys unless new ones come with it.
 _UPSERT = _insert_sql(
-    ("summary", "importance", "status", "pinned=max(pinned, excluded.pinned)", "day", "updated_at"),
+    (
+        "summary",
+        "importance",
+        "status",
+        "pinned=max(pinned, excluded.pinned)",
+        "day",
+        "updated_at",
+        "search_keys=coalesce(excluded.search_keys, search_keys)",
+    ),
     returning=True,
 )
 # An imported copy replaces a stored one only if it was updated later.
@@ -56,15 +66,23 @@ def from_row(row: Sequence[Any]) -> MemoryEvent:
     """The :class:`MemoryEvent` of one row selected with :data:`COLUMNS`."""
     values = dict(zip(COLUMNS, row, strict=True))
     values["pinned"] = bool(values["pinned"])
+    keys = values["search_keys"]
+    values["search_keys"] = None if keys is None else tuple(json.loads(keys))
     return MemoryEvent(**values)
+
+
+def _binding(event: MemoryEvent, column: str) -> Any:
+    if column == "pinned":
+        return int(event.pinned)
+    if column == "search_keys":
+        keys = event.search_keys
+        return None if keys is None else json.dumps(list(keys), ensure_ascii=False)
+    return getattr(event, column)
 
 
 def _params(event: MemoryEvent) -> tuple[Any, ...]:
     """The bindings of :data:`_INSERT_COLUMNS` for ``event``."""
-    return tuple(
-        int(event.pinned) if column == "pinned" else getattr(event, column)
-        for column in _INSERT_COLUMNS
-    )
+    return tuple(_binding(event, column) for column in _INSERT_COLUMNS)
 
 
 def new_row(scope: Scope, event: NewEvent, now: float) -> MemoryEvent:
@@ -83,6 +101,7 @@ def new_row(scope: Scope, event: NewEvent, now: float) -> MemoryEvent:
         created_at=now,
         updated_at=now,
         last_used_at=now,
+        search_keys=event.search_keys,
     )
 
 
@@ -142,6 +161,35 @@ def set_pinned(conn: apsw.Connection, scope: Scope, event_id: int, pinned: bool)
         (int(pinned), event_id, scope.game_id, scope.save_id),
     )
     return bool(conn.changes())
+
+
+def set_search_keys(
+    conn: apsw.Connection, scope: Scope, keys: Iterable[tuple[int, tuple[str, ...]]]
+) -> list[MemoryEvent]:
+    """Store search keys of events of ``scope`` (ids of other scopes are left). The rows changed."""
+    out: list[MemoryEvent] = []
+    for event_id, found in keys:
+        rows = conn.execute(
+            f"UPDATE game_memory SET search_keys = ? WHERE id = ? AND game_id = ? AND save_id = ? "
+            f"RETURNING {', '.join(COLUMNS)}",
+            (json.dumps(list(found), ensure_ascii=False), int(event_id), *scope_params(scope)),
+        ).fetchall()
+        out += [from_row(r) for r in rows]
+    return out
+
+
+def without_search_keys(conn: apsw.Connection, scope: Scope, limit: int) -> list[MemoryEvent]:
+    """Up to ``limit`` events of ``scope`` never given search keys, most important first."""
+    rows = conn.execute(
+        f"{_SELECT} WHERE game_id = ? AND save_id = ? AND search_keys IS NULL "
+        "ORDER BY pinned DESC, importance DESC, id LIMIT ?",
+        (*scope_params(scope), int(limit)),
+    )
+    return [from_row(r) for r in rows]
+
+
+def scope_params(scope: Scope) -> tuple[str, str]:
+    return scope.game_id, scope.save_id
 
 
 def touch(conn: apsw.Connection, scope: Scope, ids: Iterable[int], now: float) -> None:

@@ -108,6 +108,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) STRICT, WITHOUT ROWID
         """,
     ),
+    # 4 -> 5: search keys written with each memory (issue 21): a JSON array of at
+    # most 8 short strings; NULL until an extraction or the enrichment job wrote them.
+    (
+        """
+        ALTER TABLE game_memory ADD COLUMN search_keys TEXT
+            CHECK (search_keys IS NULL OR json_valid(search_keys))
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

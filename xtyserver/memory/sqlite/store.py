@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -218,6 +218,28 @@ class MemoryStore:
         scope = checked_scope(scope)
         event = checked_new_event(event)
         return self._db.write(lambda conn: events.upsert(conn, scope, event, now))
+
+    def set_search_keys(
+        self, scope: Scope, keys: Mapping[int, Sequence[str]]
+    ) -> list[MemoryEvent]:
+        """Store the search keys of events of ``scope`` (normalised; ids of other saves
+        are left). Returns the events changed.
+
+        Raises:
+            StoreError: code ``invalid_memory`` when a key breaks its limits.
+            StoreContentError: A key carries forbidden content.
+        """
+        scope = checked_scope(scope)
+        checked: list[tuple[int, tuple[str, ...]]] = []
+        for event_id, found in keys.items():
+            probe = NewEvent("event", "k", "k", search_keys=tuple(found))
+            checked.append((int(event_id), checked_new_event(probe).search_keys or ()))
+        return self._db.write(lambda conn: events.set_search_keys(conn, scope, checked))
+
+    def without_search_keys(self, scope: Scope, limit: int) -> list[MemoryEvent]:
+        """Up to ``limit`` events of ``scope`` never given search keys (the enrichment job's)."""
+        scope = checked_scope(scope)
+        return self._db.read(lambda conn: events.without_search_keys(conn, scope, limit))
 
     def set_pinned(self, scope: Scope, event_id: int, pinned: bool) -> bool:
         """Pin (the player asked to keep it) or unpin one event. True if it exists."""

@@ -1,0 +1,210 @@
+"""The game glossary: names in both languages, ids and aliases meet; files are validated."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from xtyserver.errors import UsageError
+from xtyserver.memory.glossary import (
+    TERM_PREFIX,
+    GlossaryError,
+    parse_documents,
+)
+from xtyserver.memory.retrieval import SaveIndex
+from xtyserver.memory.types import MemoryEvent, Scope
+from xtyserver.serve.glossary import load_glossary
+
+GLOSSARY = load_glossary(None)
+SV, DST, ONI = "stardew-valley", "dont-starve-together", "oxygen-not-included"
+
+# (game, what a mod sends / a player says, the entity it must map to)
+MAPPING = [
+    # Stardew Valley: English name, Chinese name, alias, internal id
+    (SV, "Abigail", "abigail"),
+    (SV, "阿比盖尔喜欢什么", "abigail"),
+    (SV, "那个紫发女孩", "abigail"),
+    (SV, "the purple-haired girl", "abigail"),
+    (SV, "Coop", "coop"),
+    (SV, "鸡舍还差木头", "coop"),
+    (SV, "鸡窝盖好了吗", "coop"),
+    (SV, "Big Coop", "coop"),  # broader
+    (SV, "大鸡舍", "big_coop"),
+    (SV, "Fishing Rod", "fishing_rod"),
+    (SV, "钓竿", "fishing_rod"),
+    (SV, "鱼竿", "fishing_rod"),
+    (SV, "玻璃纤维鱼竿", "fiberglass_rod"),
+    (SV, "Fiberglass Rods", "fishing_rod"),  # plural, broader
+    (SV, "(O)66", "amethyst"),
+    (SV, "紫水晶", "amethyst"),
+    (SV, "CommunityCenter", "community_center"),
+    (SV, "社区中心", "community_center"),
+    (SV, "镇长", "lewis"),
+    (SV, "Ｐａｒｓｎｉｐ", "parsnip"),  # full-width forms are normalised
+    (SV, "防风草", "parsnip"),
+    (SV, "Winter Star", "winter_star"),
+    (SV, "冬星节", "winter_star"),
+    # Don't Starve Together: prefab ids
+    (DST, "pigking", "pig_king"),
+    (DST, "Pig King", "pig_king"),
+    (DST, "猪王", "pig_king"),
+    (DST, "heatrock", "thermal_stone"),
+    (DST, "保暖石", "thermal_stone"),
+    (DST, "Deerclops", "deerclops"),
+    (DST, "独眼巨鹿", "deerclops"),
+    (DST, "冬季boss", "deerclops"),
+    (DST, "firehound", "hound"),
+    (DST, "狗来了", "hound_attack"),
+    (DST, "Pig Man", "pig"),
+    (DST, "讨伐", "boss"),
+    # Oxygen Not Included: building and element ids
+    (ONI, "MineralDeoxidizer", "oxygen_diffuser"),
+    (ONI, "Oxygen Diffuser", "oxygen_diffuser"),
+    (ONI, "氧气扩散器", "oxygen_diffuser"),
+    (ONI, "DirtyWater", "polluted_water"),
+    (ONI, "污染水", "polluted_water"),
+    (ONI, "脏水", "polluted_water"),
+    (ONI, "Oilfloater", "slickster"),
+    (ONI, "SteamTurbine2", "steam_turbine"),
+    (ONI, "蒸汽涡轮机", "steam_turbine"),
+    (ONI, "Slimelung", "slimelung"),
+    (ONI, "黏液肺", "slimelung"),
+]
+
+
+@pytest.mark.parametrize(("game", "text", "key"), MAPPING)
+def test_names_map_to_their_entity(game: str, text: str, key: str) -> None:
+    assert TERM_PREFIX + key in GLOSSARY.for_game(game).terms(text)
+
+
+# Texts that must NOT map to an entity (no false friends)
+NOT_MAPPING = [
+    (SV, "coopers", "coop"),  # a longer word is not the name
+    (SV, "Lightning Rod", "fishing_rod"),  # the longest name wins
+    (DST, "Abigail", "abigail_sv"),
+    (ONI, "pigking", "pig_king"),  # another game's id
+    (SV, "MineralDeoxidizer", "oxygen_diffuser"),
+]
+
+
+@pytest.mark.parametrize(("game", "text", "key"), NOT_MAPPING)
+def test_other_names_do_not_map(game: str, text: str, key: str) -> None:
+    assert TERM_PREFIX + key not in GLOSSARY.for_game(game).terms(text)
+
+
+def test_every_packaged_game_has_a_few_hundred_entries_and_the_game_ids_of_the_code() -> None:
+    from xtyserver.memory.game_names import GAME_NAMES
+
+    for game in (SV, DST, ONI):
+        assert game in GAME_NAMES
+        assert len(GLOSSARY.for_game(game)) >= 200
+    abigail = GLOSSARY.for_game(SV).entries["abigail"]
+    assert (abigail.en, abigail.zh, abigail.unverified) == ("Abigail", "阿比盖尔", False)
+    assert GLOSSARY.for_game(SV).entries["leo"].unverified
+    assert len(GLOSSARY.for_game("minecraft")) == 0
+
+
+def _ev(i: int, subject: str, summary: str, game: str = SV) -> MemoryEvent:
+    return MemoryEvent(i, game, "s1", "relationship", subject, summary, 3, "active", False,
+                       None, 0.0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("memory", "query"),
+    [
+        ("阿比盖尔已经四颗心了，她最喜欢紫水晶", "What gift does Abigail like?"),
+        ("阿比盖尔已经四颗心了，她最喜欢紫水晶", "那个紫发女孩爱收什么"),
+        ("Abigail likes amethyst best", "阿比盖尔喜欢什么"),
+        ("打算秋天前盖好鸡舍", "鸡窝"),
+        ("打算秋天前盖好鸡舍", "Coop"),
+    ],
+)
+def test_the_index_meets_names_across_languages(memory: str, query: str) -> None:
+    scope = Scope(SV, "s1")
+    events = [_ev(1, "x", memory), _ev(2, "y", "在皮埃尔的店买了种子")]
+    with_glossary = SaveIndex(scope, events, glossary=GLOSSARY.for_game(SV))
+    words_only = SaveIndex(scope, events)
+    assert [e.id for e in with_glossary.search(query)] == [1]
+    assert words_only.search(query) == []
+
+
+def _write(folder: Path, name: str, text: str) -> None:
+    (folder / "glossary").mkdir(exist_ok=True)
+    (folder / "glossary" / name).write_text(text, encoding="utf-8")
+
+
+def test_a_player_file_adds_and_replaces_entries(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "my-mod.toml",
+        'game = "stardew-valley"\n[npc]\n'
+        'abigail = { en = "Abigail", zh = "阿比盖尔", aliases = ["小紫"] }\n'
+        'sophia = { en = "Sophia", zh = "索菲亚", ids = ["SophiaSVE"] }\n',
+    )
+    sv = load_glossary(tmp_path).for_game(SV)
+    assert "@abigail" in sv.terms("小紫在哪")
+    assert "@abigail" not in sv.terms("紫发女孩")  # the player's entry replaced the packaged one
+    assert sv.terms("SophiaSVE") == ["@sophia"]
+    assert sv.entries["sophia"].source.endswith("my-mod.toml")
+
+
+SVH = 'game = "stardew-valley"\n[npc]\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (SVH + 'bob = { zh = "鲍勃" }\n', "entry npc.bob: field 'en' is missing"),
+        (SVH + 'bob = { en = "Bob", zh = 3 }\n', "entry npc.bob: field 'zh'"),
+        (
+            'game = "stardew-valley"\n[npc]\nbob = { en = "Bob", zh = "鲍勃", alias = ["b"] }\n',
+            "entry npc.bob: unknown field 'alias'",
+        ),
+        (
+            'game = "stardew-valley"\n[npc]\nbob = { en = "Bob", zh = "鲍勃", aliases = "b" }\n',
+            "entry npc.bob: field 'aliases' must be a list",
+        ),
+        (
+            SVH + 'bob = { en = "Bob", zh = "鲍勃", broader = "nobody" }\n',
+            "entry npc.bob: field 'broader' names 'nobody'",
+        ),
+        (
+            'game = "stardew-valley"\n[npc]\nBob = { en = "Bob", zh = "鲍勃" }\n',
+            "entry npc.Bob: the key must be",
+        ),
+        ('[npc]\nbob = { en = "Bob", zh = "鲍勃" }\n', "'game' must name the game id"),
+        ('game = "stardew-valley"\n[npc\n', "not valid TOML"),
+    ],
+)
+def test_a_bad_player_file_stops_the_start_naming_file_entry_and_field(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    _write(tmp_path, "bad.toml", text)
+    with pytest.raises(UsageError) as info:
+        load_glossary(tmp_path)
+    assert "bad.toml" in str(info.value)
+    assert message in str(info.value)
+
+
+def test_parse_documents_is_pure_and_later_documents_win() -> None:
+    doc1 = {"game": "g", "npc": {"a": {"en": "Ann", "zh": "安"}}}
+    doc2 = {"game": "g", "npc": {"a": {"en": "Ann", "zh": "安妮"}}}
+    glossary = parse_documents([("one", doc1), ("two", doc2)])
+    assert glossary.for_game("g").entries["a"].zh == "安妮"
+    with pytest.raises(GlossaryError, match=r"one: entry npc\.a: field 'en'"):
+        parse_documents([("one", {"game": "g", "npc": {"a": {"en": 1, "zh": "安"}}})])
+
+
+def test_no_packaged_name_means_two_entities_of_one_game() -> None:
+    from xtyserver.memory.tokenize import tokenize
+
+    for game in (SV, DST, ONI):
+        owners: dict[tuple[str, ...], set[str]] = {}
+        for entry in GLOSSARY.for_game(game).entries.values():
+            for name in entry.names:
+                tokens = tuple(tokenize(name))
+                assert tokens, f"{game}: {entry.key}: {name!r} has no token"
+                owners.setdefault(tokens, set()).add(entry.key)
+        ambiguous = {" ".join(t): sorted(k) for t, k in owners.items() if len(k) > 1}
+        assert ambiguous == {}, game

@@ -1,0 +1,267 @@
+"""The game glossary: entity names in English, Chinese, internal ids and player aliases (pure).
+
+Players and mods name the same thing many ways: a mod sends ``Abigail`` or
+``MineralDeoxidizer``, a Chinese player says 阿比盖尔 or 氧气扩散器, a friend
+says 紫发女孩. A :class:`Glossary` maps each of those names to one entity key
+of its game, and :meth:`GameGlossary.terms` turns a text into the entity terms
+it mentions (``@abigail``). Memory retrieval adds these terms to a memory's
+index tokens and to a turn's query, so the names meet
+(:mod:`xtyserver.memory.retrieval`).
+
+Matching works on the tokens of :func:`~xtyserver.memory.tokenize.tokenize`:
+each name is tokenized once, and a text's tokens are scanned left to right for
+the longest name starting at each token (non-overlapping). Chinese names thus
+match inside a longer run of characters (鸡舍还差 contains 鸡舍), English
+names match whole words, plurals included (``Coops`` finds ``Coop``). A
+matched entity also yields the entity it is a kind of (``broader``:
+Fiberglass Rod -> Fishing Rod).
+
+This module is pure: it builds a glossary from already-parsed TOML documents
+(:func:`parse_documents`); :mod:`xtyserver.serve.glossary` reads the
+files. Data files: ``xtyserver/memory/glossary/<game-id>.toml``, one table per
+kind (``[npc]``, ``[item]``, ...) holding one inline table per entity::
+
+    [npc]
+    abigail = { en = "Abigail", zh = "阿比盖尔", ids = ["Abigail"], aliases = ["紫发女孩"] }
+
+Fields: ``en`` and ``zh`` (required: the official English and Simplified
+Chinese names), ``ids`` (internal ids as mods send them), ``aliases`` (what
+players say), ``broader`` (the key of a more general entity of the same
+file), ``unverified`` (true when the Chinese name is not checked against the
+game's official localisation). A top-level ``game = "<game-id>"`` names the game.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+import msgspec
+
+from xtyserver.memory.tokenize import tokenize
+
+TERM_PREFIX = "@"
+"""Entity terms start with a character :func:`tokenize` never yields."""
+
+_KEY_RE = re.compile(r"^[a-z0-9][a-z0-9_]{0,63}$")
+_GAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+_FIELDS = frozenset({"en", "zh", "ids", "aliases", "broader", "unverified"})
+MAX_NAME = 80
+MAX_NAMES = 32
+
+
+class GlossaryError(ValueError):
+    """A glossary file is not valid; the message names the file, entry and field."""
+
+
+class Entry(msgspec.Struct, frozen=True):
+    """One entity of one game.
+
+    Attributes:
+        key: Unique within its game (``abigail``).
+        kind: The table it is listed under (``npc``, ``item``, ...).
+        en: The official English name.
+        zh: The official Simplified Chinese name.
+        ids: Internal ids as mods send them.
+        aliases: What players call it.
+        broader: The key of a more general entity, or "".
+        unverified: The Chinese name is not checked against the official localisation.
+        source: The file it came from (for messages).
+    """
+
+    key: str
+    kind: str
+    en: str
+    zh: str
+    ids: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    broader: str = ""
+    unverified: bool = False
+    source: str = ""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.en, self.zh, *self.ids, *self.aliases)
+
+
+# first token -> ((name tokens, entity key), ...), longest names first
+_Patterns = Mapping[str, tuple[tuple[tuple[str, ...], str], ...]]
+
+
+class GameGlossary(msgspec.Struct, frozen=True):
+    """The entities of one game and the name patterns that find them."""
+
+    game_id: str
+    entries: Mapping[str, Entry]
+    patterns: _Patterns
+    broader: Mapping[str, tuple[str, ...]]
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def entities(self, tokens: Sequence[str]) -> list[str]:
+        """Entity keys named in ``tokens`` (of :func:`tokenize`), in order, with repeats."""
+        out: list[str] = []
+        patterns = self.patterns
+        i, n = 0, len(tokens)
+        while i < n:
+            candidates = patterns.get(tokens[i])
+            step = 1
+            if candidates:
+                for pattern, key in candidates:
+                    size = len(pattern)
+                    if size == 1 or tuple(tokens[i : i + size]) == pattern:
+                        out.append(key)
+                        out.extend(self.broader.get(key, ()))
+                        step = size
+                        break
+            i += step
+        return out
+
+    def terms(self, text: str) -> list[str]:
+        """The entity terms (``@key``) ``text`` mentions, with repeats."""
+        return [TERM_PREFIX + key for key in self.entities(tokenize(text))]
+
+
+EMPTY_GAME = GameGlossary("", MappingProxyType({}), MappingProxyType({}), MappingProxyType({}))
+
+
+class Glossary(msgspec.Struct, frozen=True):
+    """Every game's glossary; an unknown game has an empty one."""
+
+    games: Mapping[str, GameGlossary] = msgspec.field(
+        default_factory=lambda: MappingProxyType({})
+    )
+
+    def for_game(self, game_id: str) -> GameGlossary:
+        return self.games.get(game_id, EMPTY_GAME)
+
+    def __len__(self) -> int:
+        return sum(len(g) for g in self.games.values())
+
+
+def _names(value: Any, where: str, field: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or len(value) > MAX_NAMES:
+        raise GlossaryError(f"{where}: field {field!r} must be a list of at most {MAX_NAMES} names")
+    for item in value:
+        if not isinstance(item, str) or not item.strip() or len(item) > MAX_NAME:
+            raise GlossaryError(
+                f"{where}: field {field!r} holds {item!r}, not a name of 1-{MAX_NAME} characters"
+            )
+    return tuple(value)
+
+
+def _name(value: Any, where: str, field: str) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME:
+        raise GlossaryError(f"{where}: field {field!r} must be a name of 1-{MAX_NAME} characters")
+    return value
+
+
+def _entry(source: str, kind: str, key: str, raw: Any) -> Entry:
+    where = f"{source}: entry {kind}.{key}"
+    if not _KEY_RE.match(key):
+        raise GlossaryError(f"{where}: the key must be lowercase letters, digits and _")
+    if not isinstance(raw, dict):
+        raise GlossaryError(f"{where}: must be a table such as {{ en = ..., zh = ... }}")
+    unknown = sorted(set(raw) - _FIELDS)
+    if unknown:
+        raise GlossaryError(f"{where}: unknown field {unknown[0]!r}")
+    for required in ("en", "zh"):
+        if required not in raw:
+            raise GlossaryError(f"{where}: field {required!r} is missing")
+    unverified = raw.get("unverified", False)
+    if not isinstance(unverified, bool):
+        raise GlossaryError(f"{where}: field 'unverified' must be true or false")
+    broader = raw.get("broader", "")
+    if not isinstance(broader, str):
+        raise GlossaryError(f"{where}: field 'broader' must be an entry key")
+    return Entry(
+        key=key,
+        kind=kind,
+        en=_name(raw["en"], where, "en"),
+        zh=_name(raw["zh"], where, "zh"),
+        ids=_names(raw.get("ids", []), where, "ids"),
+        aliases=_names(raw.get("aliases", []), where, "aliases"),
+        broader=broader,
+        unverified=unverified,
+        source=source,
+    )
+
+
+def parse_document(source: str, doc: Mapping[str, Any]) -> tuple[str, list[Entry]]:
+    """The game id and entries of one parsed TOML document.
+
+    Raises:
+        GlossaryError: Not a valid glossary document (the message names
+            ``source``, the entry and the field).
+    """
+    game = doc.get("game")
+    if not isinstance(game, str) or not _GAME_RE.match(game):
+        raise GlossaryError(f"{source}: 'game' must name the game id (such as \"stardew-valley\")")
+    entries: list[Entry] = []
+    for kind, table in doc.items():
+        if kind == "game":
+            continue
+        if not isinstance(table, dict) or not _KEY_RE.match(kind):
+            raise GlossaryError(f"{source}: {kind!r} must be a table of entries such as [npc]")
+        entries += [_entry(source, kind, key, raw) for key, raw in table.items()]
+    return game, entries
+
+
+def build(entries_by_game: Mapping[str, Iterable[Entry]]) -> Glossary:
+    """A :class:`Glossary` of the given entries; a later entry with a known key replaces it.
+
+    Raises:
+        GlossaryError: An entry's ``broader`` names no entry of its game.
+    """
+    games: dict[str, GameGlossary] = {}
+    for game_id, entries in entries_by_game.items():
+        by_key: dict[str, Entry] = {}
+        for entry in entries:
+            by_key[entry.key] = entry
+        broader: dict[str, tuple[str, ...]] = {}
+        for entry in by_key.values():
+            chain: list[str] = []
+            up = entry.broader
+            while up and up not in chain and up != entry.key:
+                if up not in by_key:
+                    raise GlossaryError(
+                        f"{entry.source}: entry {entry.kind}.{entry.key}: field 'broader' "
+                        f"names {up!r}, which is no entry of {game_id}"
+                    )
+                chain.append(up)
+                up = by_key[up].broader
+            if chain:
+                broader[entry.key] = tuple(chain)
+        patterns: dict[str, set[tuple[tuple[str, ...], str]]] = {}
+        for entry in by_key.values():
+            for name in entry.names:
+                tokens = tuple(tokenize(name))
+                if tokens:
+                    patterns.setdefault(tokens[0], set()).add((tokens, entry.key))
+        ordered = {
+            first: tuple(sorted(found, key=lambda p: (-len(p[0]), p[1])))
+            for first, found in patterns.items()
+        }
+        games[game_id] = GameGlossary(
+            game_id,
+            MappingProxyType(by_key),
+            MappingProxyType(ordered),
+            MappingProxyType(broader),
+        )
+    return Glossary(MappingProxyType(games))
+
+
+def parse_documents(docs: Iterable[tuple[str, Mapping[str, Any]]]) -> Glossary:
+    """A :class:`Glossary` of ``(source, parsed TOML)`` documents, in order (later wins).
+
+    Raises:
+        GlossaryError: A document is not valid.
+    """
+    by_game: dict[str, list[Entry]] = {}
+    for source, doc in docs:
+        game, entries = parse_document(source, doc)
+        by_game.setdefault(game, []).extend(entries)
+    return build(by_game)

@@ -1,0 +1,69 @@
+"""Reading the game glossary: the packaged files, then the player's own (a shell).
+
+The packaged files are ``xtyserver/memory/glossary/*.toml`` (package data);
+players and mod authors add files to ``<data_dir>/glossary/*.toml`` in the same
+format (:mod:`xtyserver.memory.glossary`). Files are read in name order,
+packaged first, so a player's entry with a packaged key replaces it. Every
+file is validated when the server starts: a bad one stops the start with a
+message naming the file, the entry and the field.
+
+Only shells (``serving()``, the evaluation, the CLI) import this module; the
+core receives the finished, immutable :class:`~xtyserver.memory.glossary.Glossary`.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from xtyserver.errors import UsageError
+from xtyserver.memory.glossary import Glossary, GlossaryError, parse_documents
+
+FOLDER = "glossary"
+
+
+def _packaged() -> list[tuple[str, dict[str, Any]]]:
+    root = resources.files("xtyserver.memory.glossary")
+    docs = []
+    for item in sorted(root.iterdir(), key=lambda p: p.name):
+        if item.name.endswith(".toml"):
+            docs.append((f"(packaged) {item.name}", tomllib.loads(item.read_text("utf-8"))))
+    return docs
+
+
+def _player(data_dir: Path) -> list[tuple[str, dict[str, Any]]]:
+    folder = data_dir / FOLDER
+    if not folder.is_dir():
+        return []
+    docs = []
+    for path in sorted(folder.glob("*.toml")):
+        try:
+            doc = tomllib.loads(path.read_text("utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"glossary {path}: cannot be read: {exc}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise UsageError(f"glossary {path}: not valid TOML: {exc}") from None
+        docs.append((str(path), doc))
+    return docs
+
+
+def load_glossary(data_dir: Path | None, *, packaged: bool = True) -> Glossary:
+    """The packaged glossary plus the files in ``<data_dir>/glossary/``.
+
+    Args:
+        data_dir: The data folder, or None for the packaged files alone.
+        packaged: False leaves the packaged files out (tests, the evaluation).
+
+    Raises:
+        UsageError: A file cannot be read or is not a valid glossary (the
+            message names the file, the entry and the field).
+    """
+    docs = _packaged() if packaged else []
+    if data_dir is not None:
+        docs += _player(data_dir)
+    try:
+        return parse_documents(docs)
+    except GlossaryError as exc:
+        raise UsageError(f"glossary {exc}") from None
