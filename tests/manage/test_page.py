@@ -149,10 +149,15 @@ def drive(h: Harness, link: str, downloads: Path) -> list[Path]:
         ]
         assert css(d, f"{farm} li.event .day")[0].text in ("第 3 天", "第 12 天")
 
-        # -- layout at 390, 800 and 1280 px: nothing sideways, summaries readable, timeline placed
-        for width in WIDTHS:
-            shots.append(browser.screenshot(d, f"ui-memory-{width}.png", width))
+        # -- layout at 390, 800 and 1280 px (screenshots), 360 and 1920 px too: nothing
+        # sideways, summaries readable, the timeline beside the list or below it
+        for width in (360, *WIDTHS, 1920):
+            if width in WIDTHS:
+                shots.append(browser.screenshot(d, f"ui-memory-{width}.png", width))
+            else:
+                d.set_window_size(width, 1200)
             inner = d.execute_script("return window.innerWidth")
+            assert inner == width, (inner, width)  # the page really is this wide
             assert d.execute_script(
                 "return document.documentElement.scrollWidth <= window.innerWidth"
             ), width
