@@ -21,9 +21,19 @@ CASES = {
     "decode": (["--repeat", "3", "--number", "20"], "state.update"),
     "prompt_size": (["--sizes", "10", "30"], "inject all"),
     "retrieval": (["--saves", "3", "--per-save", "30", "--queries", "20"], "p99"),
-    "turn": (["--rounds", "3", "--warmup", "1"], "harness overhead, image turn"),
-    "idle": (["--connections", "12", "--starts", "2"], "RSS per idle connection"),
+    "turn": (
+        ["--rounds", "3", "--warmup", "1", "--baseline", "HEAD"],
+        "harness overhead, image turn [baseline]",
+    ),
+    "idle": (
+        ["--connections", "12", "--starts", "2", "--baseline", "HEAD"],
+        "RSS per idle connection",
+    ),
     "image": (["--rounds", "3"], "pillow / scaled"),
+    "rss": (
+        ["--turns", "4", "--repeat", "1", "--saves", "3", "--per-save", "30", "--baseline", "HEAD"],
+        "idle after 4 turns (1 with screenshots)",
+    ),
 }
 
 

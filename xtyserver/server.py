@@ -46,6 +46,7 @@ from xtyserver.replay.recorder import Recorder
 from xtyserver.serve.connection import Connection, Peer, RuntimeLimits
 from xtyserver.serve.gate import FailedTokens, GateLimits, Seats
 from xtyserver.serve.glossary import load_glossary
+from xtyserver.serve.heap import fix_mmap_threshold
 from xtyserver.serve.http_transport import HttpPeer, HttpTransport, front_connection
 from xtyserver.serve.image import BandHelper
 from xtyserver.serve.jobs import MemoryJobs
@@ -145,8 +146,13 @@ def settle_heap() -> None:
     No collection first: it would add about 80 ms to the start, for the little
     garbage the start leaves. Not called in tests, which start many servers in
     one process.
+
+    From then on, glibc's malloc gives every large freed buffer back to the
+    system (:func:`~xtyserver.serve.heap.fix_mmap_threshold`): a screenshot
+    turn leaves no decode buffer resident.
     """
     gc.freeze()
+    fix_mmap_threshold()
 
 
 class _Gauge:

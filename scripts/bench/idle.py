@@ -5,6 +5,8 @@
   folder holding a 30,000-event store (100 saves x 300); the time from the
   spawn to its ``listening ws://...`` line, median of ``--starts`` runs (each
   includes the interpreter start and every import, as a player would see it).
+  With ``--baseline REF`` the starts alternate with those of another commit
+  (exported with ``git archive``, first on ``PYTHONPATH``; see rss.py).
 * **Idle connections**: against the last of those servers, ``--connections``
   adapter clients (each its own new save) say hello (``max_connections`` is
   raised to 1,000 in a config file) and then only send
@@ -13,7 +15,8 @@
   heartbeat periods; the difference over the added connections is the cost
   of one idle connection.
 
-Usage: ``python scripts/bench/idle.py [--connections 200] [--starts 5] [--same-save]``.
+Usage: ``python scripts/bench/idle.py [--connections 200] [--starts 5] [--same-save]
+[--baseline REF]``.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from baseline import export_tree  # noqa: E402
 from retrieval import build_document  # noqa: E402
 
 from xtyserver.adapter import AdapterClient, AdapterInfo, Identity  # noqa: E402
@@ -45,10 +49,13 @@ TOKEN = "bench-token-" + "y" * 32
 WARM = 10
 
 
-def _start(data_dir: str) -> tuple[subprocess.Popen[str], str, float]:
+def _start(data_dir: str, tree: Path | None = None) -> tuple[subprocess.Popen[str], str, float]:
     config = Path(data_dir) / "bench.toml"
     config.write_text("[server]\nmax_connections = 1000\n")
     argv = ["serve", "--config", str(config), "--data-dir", data_dir, "--port", "0"]
+    env = {**os.environ, "XTY_TOKEN": TOKEN, "PYTHONUTF8": "1"}
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
     t = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "xtyserver", *argv],
@@ -56,15 +63,26 @@ def _start(data_dir: str) -> tuple[subprocess.Popen[str], str, float]:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env={**os.environ, "XTY_TOKEN": TOKEN, "PYTHONUTF8": "1"},
+        env=env,
+        cwd=str(tree or ROOT),
     )
     assert proc.stdout is not None
     for line in proc.stdout:
         if line.startswith("listening "):
             elapsed = time.perf_counter() - t
+            CPU_AT_LISTENING.setdefault(tree, []).append(_cpu_s(proc.pid))
             threading.Thread(target=proc.stdout.read, daemon=True).start()
             return proc, line.split()[1], elapsed
     raise SystemExit("the server did not start")
+
+
+CPU_AT_LISTENING: dict[Path | None, list[float]] = {}
+"""The server's own CPU seconds (user + system, /proc) when it printed ``listening``."""
+
+
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _rss_kib(pid: int) -> int:
@@ -107,13 +125,25 @@ def main() -> None:
     ap.add_argument("--connections", type=int, default=200)
     ap.add_argument("--starts", type=int, default=5)
     ap.add_argument("--same-save", action="store_true", help="every connection on one save")
+    ap.add_argument("--baseline", default="", help="git ref whose starts alternate with these")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="xty-bench-") as tmp:
         with MemoryStore.open_profile(tmp, "default", clock=SystemClock()) as store:
             store.import_document(build_document(100, 300))
         starts: list[float] = []
+        base_starts: list[float] = []
+        base = export_tree(args.baseline, Path(tmp) / "base") if args.baseline else None
+        if base is not None:  # once untimed: the exported tree compiles its bytecode
+            warm, _, _ = _start(tmp, base)
+            warm.terminate()
+            warm.wait(timeout=30)
         proc = None
         for n in range(args.starts):
+            if base is not None:
+                other, _, elapsed = _start(tmp, base)
+                base_starts.append(elapsed)
+                other.terminate()
+                other.wait(timeout=30)
             proc, url, elapsed = _start(tmp)
             starts.append(elapsed)
             if n < args.starts - 1:
@@ -128,13 +158,20 @@ def main() -> None:
         finally:
             proc.terminate()
             proc.wait(timeout=30)
-    q1, _, q3 = statistics.quantiles(starts, n=4)
     print(f"{'what':52s} {'value':>12s}")
-    print(
-        f"{'start to listening, 30,000-event store (median ± IQR/2)':52s}"
-        f" {statistics.median(starts):7.3f} ± {(q3 - q1) / 2:.3f} s"
-        f"  (min {min(starts):.3f}, max {max(starts):.3f}, n={len(starts)})"
-    )
+    rows = [("", starts, None)]
+    if base is not None:
+        rows.append((f" [baseline {args.baseline}]", base_starts, base))
+    for label, times, tree in rows:
+        q1, _, q3 = statistics.quantiles(times, n=4)
+        cpu = CPU_AT_LISTENING[tree][-len(times) :]
+        print(
+            f"{'start to listening, 30,000-event store' + label:52s}"
+            f" {statistics.median(times):7.3f} ± {(q3 - q1) / 2:.3f} s"
+            f"  (min {min(times):.3f}, max {max(times):.3f}, n={len(times)});"
+            f" server CPU {statistics.median(cpu):.3f} s"
+        )
+    print("(median ± IQR/2; server CPU: user + system from /proc at `listening`, median)")
     print(f"{'server RSS idle / 10 conns / all conns':52s} {before} / {warm} / {full} KiB")
     per = (full - warm) / added
     print(

@@ -21,16 +21,24 @@ Overhead = turn time minus the median direct time of the same request (with
 the prepared screenshot for the image turns), measured in the same run. The server's
 CPU time per turn is read from ``/proc`` (less disturbed by a busy machine).
 
-Usage: ``python scripts/bench/turn.py [--rounds 200] [--warmup 20]``.
+With ``--baseline REF`` a second server runs another commit (exported with
+``git archive`` and put first on its ``sys.path``, see rss.py) over a copy of
+the same store, and every round plays each kind on both, in shuffled order:
+the rows marked ``[baseline]`` are that commit, under the same load.
+
+Usage: ``python scripts/bench/turn.py [--rounds 200] [--warmup 20] [--only KIND...]
+[--baseline REF]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -47,8 +55,10 @@ from PIL import Image, ImageDraw
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+if os.environ.get("XTY_BENCH_TREE"):  # a baseline server child: its own package first
+    sys.path.insert(0, os.environ["XTY_BENCH_TREE"])
 
-from retrieval import build_document  # noqa: E402
+from baseline import export_tree  # noqa: E402
 
 from xtyserver.adapter import AdapterClient, AdapterInfo, Capabilities, Identity  # noqa: E402
 from xtyserver.adapter.reply import ChatReply  # noqa: E402
@@ -156,13 +166,16 @@ def _settings(data_dir: str, model_url: str) -> Any:
     )
 
 
-def _spawn(*args: str) -> tuple[subprocess.Popen[str], str]:
+def _spawn(*args: str, tree: Path | None = None) -> tuple[subprocess.Popen[str], str]:
+    env = {**os.environ, "PYTHONUTF8": "1"}
+    if tree is not None:
+        env["XTY_BENCH_TREE"] = str(tree)
     proc = subprocess.Popen(
         [sys.executable, __file__, *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
-        env={**os.environ, "PYTHONUTF8": "1"},
+        env=env,
     )
     assert proc.stdout is not None
     for line in proc.stdout:  # log lines may come first
@@ -176,6 +189,11 @@ def _spawn(*args: str) -> tuple[subprocess.Popen[str], str]:
 def _cpu_s(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _faults(pid: int) -> int:
+    """Minor page faults of ``pid`` so far (a page the heap gave back, touched again)."""
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[7])
 
 
 # -- measuring ---------------------------------------------------------------------------
@@ -243,8 +261,13 @@ def _stats(samples: list[float]) -> tuple[float, float, float]:
 
 
 async def _bench(
-    url: str, model_url: str, server_pid: int, rounds: int, warmup: int, only: list[str]
+    servers: dict[str, tuple[str, int]],
+    model_url: str,
+    rounds: int,
+    warmup: int,
+    only: list[str],
 ) -> None:
+    """Play the rounds; ``servers``: label ("" for the candidate) -> (URL, pid)."""
     jpeg = screenshot_jpeg()
     images = {
         "image": screenshot(jpeg, "image/jpeg"),
@@ -256,52 +279,68 @@ async def _bench(
         for k, v in images.items()
     }
     direct = openai.AsyncOpenAI(base_url=model_url, api_key="EMPTY", max_retries=0)
-    kinds = ["model", "model+image", "model+image720", "text", "image", "image720"]
-    times: dict[str, list[float]] = {k: [] for k in kinds}
-    cpu: dict[str, list[float]] = {"text": [], "image": [], "image720": []}
-    async with AdapterClient(
-        url,
-        token=TOKEN,
-        identity=SAVE,
-        adapter=AdapterInfo(name="bench", version="0.1.0"),
-        capabilities=Capabilities(image=True),
-        timezone="Asia/Shanghai",
-    ) as client:
-        await client.update_state(model_context())
+    models = ["model", "model+image", "model+image720"]
+    turns = [(label, kind) for label in servers for kind in ("text", "image", "image720")]
+    times: dict[Any, list[float]] = {k: [] for k in [*models, *turns]}
+    cpu: dict[Any, list[float]] = {k: [] for k in turns}
+    faults: dict[Any, list[int]] = {k: [] for k in turns}
+    async with contextlib.AsyncExitStack() as stack:
+        clients = {}
+        for label, (url, _) in servers.items():
+            client = AdapterClient(
+                url,
+                token=TOKEN,
+                identity=SAVE,
+                adapter=AdapterInfo(name="bench", version="0.1.0"),
+                capabilities=Capabilities(image=True),
+                timezone="Asia/Shanghai",
+            )
+            clients[label] = await stack.enter_async_context(client)
+            await client.update_state(model_context())
         for i in range(warmup + rounds):
-            order = [k for k in kinds if not only or k in only]
+            order: list[Any] = [k for k in models if not only or k in only]
+            order += [k for k in turns if not only or k[1] in only]
             random.Random(i).shuffle(order)
-            for kind in order:
-                if kind.startswith("model"):
-                    value = await _direct_ttft(direct, urls.get(kind))
+            for item in order:
+                if isinstance(item, str):
+                    value = await _direct_ttft(direct, urls.get(item))
                 else:
-                    before = _cpu_s(server_pid)
-                    value = await _turn(client, images.get(kind))
+                    label, kind = item
+                    pid = servers[label][1]
+                    before, faults_before = _cpu_s(pid), _faults(pid)
+                    value = await _turn(clients[label], images.get(kind))
                     await anyio.sleep(0.02)  # let the turn's tail (memory touch) finish
                     if i >= warmup:
-                        cpu[kind].append(_cpu_s(server_pid) - before)
+                        cpu[item].append(_cpu_s(pid) - before)
+                        faults[item].append(_faults(pid) - faults_before)
                 if i >= warmup:
-                    times[kind].append(value)
+                    times[item].append(value)
     await direct.close()
     print(
-        f"\nimage: 1920x1080 JPEG, {len(jpeg)} bytes (downscaled to 1568x882);"
+        f"\nimage: 1920x1080 JPEG, {len(jpeg)} bytes (downscaled to fit max_side);"
         f" image720: 1280x720 JPEG (within limits, sent as is minus metadata);"
         f" {rounds} rounds, interleaved"
     )
-    print(f"{'what':40s} {'p50 ms':>8s} {'±':>6s} {'p99 ms':>8s} {'server CPU ms/turn':>19s}")
-    for kind in [k for k in kinds if times[k] and k.startswith("model")]:
+    print(
+        f"{'what':52s} {'p50 ms':>8s} {'±':>6s} {'p99 ms':>8s} {'server CPU ms/turn':>19s}"
+        f" {'faults/turn':>12s}"
+    )
+    for kind in [k for k in models if times[k]]:
         p50, spread, p99 = _stats(times[kind])
         name = f"scripted model TTFT, direct ({kind})"
-        print(f"{name:40s} {p50:8.2f} {spread:6.2f} {p99:8.2f}")
-    for kind in [k for k in ("text", "image", "image720") if times[k]]:
+        print(f"{name:52s} {p50:8.2f} {spread:6.2f} {p99:8.2f}")
+    for item in [k for k in turns if times[k]]:
+        label, kind = item
         base = "model" if kind == "text" else f"model+{kind}"
         base_p50 = statistics.median(times[base])
-        p50, spread, p99 = _stats([v - base_p50 for v in times[kind]])
-        c = statistics.fmean(cpu[kind]) * 1e3
-        name = f"harness overhead, {kind} turn"
-        print(f"{name:40s} {p50:8.2f} {spread:6.2f} {p99:8.2f} {c:19.1f}")
+        p50, spread, p99 = _stats([v - base_p50 for v in times[item]])
+        c = statistics.fmean(cpu[item]) * 1e3
+        f = statistics.fmean(faults[item])
+        name = f"harness overhead, {kind} turn{label}"
+        print(f"{name:52s} {p50:8.2f} {spread:6.2f} {p99:8.2f} {c:19.1f} {f:12.0f}")
     print("(overhead = turn time - the median direct time of the same request to the model;")
-    print(" ± is half the interquartile range; server CPU: mean over the run, from /proc)")
+    print(" ± is half the interquartile range; server CPU and minor page faults: mean over")
+    print(" the run, from /proc)")
 
 
 def main() -> None:
@@ -309,6 +348,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=200)
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--only", nargs="*", default=[], help="kinds to run (default: all)")
+    ap.add_argument("--baseline", default="", help="git ref of a second, baseline server")
     ap.add_argument("--child", choices=["model", "server"], help=argparse.SUPPRESS)
     ap.add_argument("--data-dir", help=argparse.SUPPRESS)
     ap.add_argument("--model-url", help=argparse.SUPPRESS)
@@ -319,6 +359,10 @@ def main() -> None:
     if args.child == "server":
         anyio.run(_child_server, args.data_dir, args.model_url)
         return
+    # Here, not at the top: retrieval.py puts this checkout first on sys.path,
+    # which a baseline server child (XTY_BENCH_TREE) must not import.
+    from retrieval import build_document
+
     with tempfile.TemporaryDirectory(prefix="xty-bench-") as tmp:
         settings = _settings(tmp, "http://127.0.0.1:1/v1")
         t = time.perf_counter()
@@ -327,12 +371,31 @@ def main() -> None:
         ) as store:
             store.import_document(build_document(100, 300))
         print(f"store: 30,000 events in 100 saves, built in {time.perf_counter() - t:.1f} s")
+        trees: dict[str, tuple[str, Path | None]] = {"": (tmp, None)}
+        if args.baseline:
+            base_data = Path(tmp) / "baseline-data"
+            shutil.copytree(settings.data_path, base_data)
+            tree = export_tree(args.baseline, Path(tmp) / "baseline-tree")
+            trees[" [baseline]"] = (str(base_data), tree)
         model, model_url = _spawn("--child", "model")
-        server, url = _spawn("--child", "server", "--data-dir", tmp, "--model-url", model_url)
+        children = [model]
+        servers: dict[str, tuple[str, int]] = {}
         try:
-            anyio.run(_bench, url, model_url, server.pid, args.rounds, args.warmup, args.only)
+            for label, (data_dir, tree) in trees.items():
+                server, url = _spawn(
+                    "--child",
+                    "server",
+                    "--data-dir",
+                    data_dir,
+                    "--model-url",
+                    model_url,
+                    tree=tree,
+                )
+                children.append(server)
+                servers[label] = (url, server.pid)
+            anyio.run(_bench, servers, model_url, args.rounds, args.warmup, args.only)
         finally:
-            for proc in (server, model):
+            for proc in reversed(children):
                 assert proc.stdin is not None
                 proc.stdin.close()
                 proc.wait(timeout=30)

@@ -224,6 +224,9 @@ def _open_store(settings: Settings) -> Any:
 
 
 async def _serve(settings: Settings, record: Path | None, record_images: bool) -> int:
+    # The server runs on asyncio only. httpcore imports trio whenever it is
+    # installed (selenium, a test tool, brings it): 4 MiB and 70 ms for nothing.
+    sys.modules.setdefault("trio", None)  # type: ignore[arg-type]
     from xtyserver import token as tokens
     from xtyserver.server import serving, settle_heap
 

@@ -72,7 +72,10 @@ A 1920x1080 screenshot goes through five images (decoded, two resized bands,
 their join, the clean copy) of 3-8 MB each. Freed, they went back to the
 system and the next screenshot page-faulted every page in again: 7-15 ms of
 a 45 ms preparation on the benchmark machine (issue 12). Kept, they cost
-about 30 MB that stay resident after the first screenshot."""
+about 30 MB that stay resident after the first such screenshot. A JPEG over
+``max_side`` goes to libjpeg-turbo (:func:`_jpeg_scaled`) and one within it is
+only checked at 1/8 scale, so a game sending JPEGs keeps no large block here
+(``scripts/bench/rss.py``); PNG and WebP still do."""
 
 Image.core.set_blocks_max(_PIXEL_BLOCKS_KEPT)  # type: ignore[attr-defined]
 

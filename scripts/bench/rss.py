@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""Benchmark: server RSS idle after start and after 80 and 100 turns, baseline vs candidate.
+
+``python -m xtyserver serve`` is started as a process, as a player starts it,
+over a copy of a 30,000-event store (100 saves x 300; the turns go to a
+300-event save), with the scripted model (turn.py's, which keeps connections
+alive and answers the working-memory folds) configured by environment.
+One adapter client says hello, sends a state.update, then plays ``--turns``
+turns one after the other; every fourth turn carries a 1920x1080 JPEG
+screenshot (~1.2 MiB; 20 of the first 80 turns, 25 of 100). The server's
+memory is read from ``/proc/PID/status`` (VmRSS, RssAnon) and
+``/proc/PID/smaps_rollup`` (Private_Dirty) after one idle second at each
+checkpoint: start, 80 turns, 100 turns.
+
+The candidate is this checkout. The baseline is another commit (``--baseline
+REF``, default ``main``) exported with ``git archive`` to a temporary folder
+and put first on ``PYTHONPATH``, run by the same interpreter and packages; the
+two alternate, ``--repeat`` times each. RSS is hardly disturbed by a busy
+machine, so the medians are close to exact.
+
+Usage: ``python scripts/bench/rss.py [--turns 100] [--repeat 3] [--baseline main]``
+(``--baseline ''``: the candidate only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from baseline import export_tree  # noqa: E402
+from retrieval import build_document  # noqa: E402
+from turn import model_context, screenshot_jpeg  # noqa: E402
+
+from xtyserver.adapter import AdapterClient, AdapterInfo, Capabilities, Identity  # noqa: E402
+from xtyserver.adapter.support import screenshot  # noqa: E402
+from xtyserver.clock import SystemClock  # noqa: E402
+from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
+
+TOKEN = "bench-token-" + "r" * 32
+SAVE = Identity(game_id="stardew", save_id="save-42")
+CHECKPOINTS = (80, 100)
+IMAGE_EVERY = 4
+CONFIG = """\
+[server]
+chat_burst = 1000000
+frame_burst = 1000000
+chats_per_minute = 1000000
+
+[memory]
+extraction = false
+"""
+
+
+def memory_kib(pid: int) -> dict[str, int]:
+    """VmRSS and RssAnon from /proc/PID/status, Private_Dirty from smaps_rollup (KiB)."""
+    out: dict[str, int] = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "RssAnon"):
+            out[key] = int(value.split()[0])
+    rollup = Path(f"/proc/{pid}/smaps_rollup")
+    if rollup.exists():
+        for line in rollup.read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key == "Private_Dirty":
+                out[key] = int(value.split()[0])
+    return out
+
+
+def _start(data_dir: Path, model_url: str, tree: Path | None) -> tuple[subprocess.Popen[str], str]:
+    config = data_dir / "bench.toml"
+    config.write_text(CONFIG)
+    env = {
+        **os.environ,
+        "XTY_TOKEN": TOKEN,
+        "XTY_MODEL_BASE_URL": model_url,
+        "XTY_MODEL": "scripted-vl",
+        "PYTHONUTF8": "1",
+    }
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(tree), env.get("PYTHONPATH", "")]).rstrip(
+            os.pathsep
+        )
+    argv = ["serve", "--config", str(config), "--data-dir", str(data_dir), "--port", "0"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "xtyserver", *argv],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        cwd=str(tree or ROOT),
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("listening "):
+            threading.Thread(target=proc.stdout.read, daemon=True).start()
+            return proc, line.split()[1]
+    raise SystemExit("the server did not start")
+
+
+async def _play(url: str, pid: int, turns: int, image: Any) -> list[dict[str, int]]:
+    await anyio.sleep(1.0)
+    readings = [memory_kib(pid)]
+    async with AdapterClient(
+        url,
+        token=TOKEN,
+        identity=SAVE,
+        adapter=AdapterInfo(name="bench-rss", version="0.1.0"),
+        capabilities=Capabilities(image=True),
+        timezone="Asia/Shanghai",
+    ) as client:
+        await client.update_state(model_context())
+        for i in range(1, turns + 1):
+            shot = image if i % IMAGE_EVERY == 0 else None
+            reply = await client.chat("今天适合去钓鱼吗？社区中心的鱼缸", image=shot)
+            async for _ in reply:
+                pass
+            await reply.result()
+            if i in CHECKPOINTS or i == turns:
+                await anyio.sleep(1.0)
+                readings.append(memory_kib(pid))
+    return readings
+
+
+def run_one(
+    template: Path, model_url: str, tree: Path | None, turns: int, image: Any
+) -> list[dict[str, int]]:
+    with tempfile.TemporaryDirectory(prefix="xty-rss-") as tmp:
+        data = Path(tmp) / "data"
+        shutil.copytree(template, data)
+        proc, url = _start(data, model_url, tree)
+        try:
+            return anyio.run(_play, url, proc.pid, turns, image)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+def _spawn_model() -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("turn.py")), "--child", "model"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUTF8": "1"},
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("http://"):
+            threading.Thread(target=proc.stdout.read, daemon=True).start()
+            return proc, line.strip()
+    raise SystemExit("the scripted model did not start")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--turns", type=int, default=100)
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each, alternating")
+    ap.add_argument("--baseline", default="main", help="git ref of the baseline ('' for none)")
+    ap.add_argument("--saves", type=int, default=100)
+    ap.add_argument("--per-save", type=int, default=300)
+    args = ap.parse_args()
+    image = screenshot(screenshot_jpeg(), "image/jpeg")
+    with tempfile.TemporaryDirectory(prefix="xty-rss-") as tmp:
+        template = Path(tmp) / "store"
+        t = time.perf_counter()
+        with MemoryStore.open_profile(template, "default", clock=SystemClock()) as store:
+            store.import_document(build_document(args.saves, args.per_save))
+        events = args.saves * args.per_save
+        print(
+            f"store: {events:,} events in {args.saves} saves, built in "
+            f"{time.perf_counter() - t:.1f} s"
+        )
+        variants: dict[str, Path | None] = {"candidate": None}
+        if args.baseline:
+            variants = {"baseline": export_tree(args.baseline, Path(tmp) / "base"), **variants}
+        model, model_url = _spawn_model()
+        results: dict[str, list[list[dict[str, int]]]] = {name: [] for name in variants}
+        try:
+            for _ in range(args.repeat):
+                for name, tree in variants.items():
+                    results[name].append(run_one(template, model_url, tree, args.turns, image))
+        finally:
+            assert model.stdin is not None
+            model.stdin.close()
+            model.wait(timeout=30)
+    points = ["idle after start"] + [
+        f"idle after {n} turns ({n // IMAGE_EVERY} with screenshots)"
+        for n in sorted({*(c for c in CHECKPOINTS if c < args.turns), args.turns})
+    ]
+    label = f"baseline {args.baseline}" if args.baseline else ""
+    print(
+        f"\nserver memory, MiB, median of {args.repeat} (min-max); VmRSS / RssAnon / Private_Dirty"
+    )
+    print(f"{'what':44s} " + " ".join(f"{n if n != 'baseline' else label:>30s}" for n in results))
+    for i, point in enumerate(points):
+        cells = []
+        for runs in results.values():
+            rss = [r[i]["VmRSS"] / 1024 for r in runs]
+            anon = statistics.median(r[i]["RssAnon"] / 1024 for r in runs)
+            dirty = statistics.median(r[i].get("Private_Dirty", 0) / 1024 for r in runs)
+            cells.append(
+                f"{statistics.median(rss):5.1f} ({min(rss):.0f}-{max(rss):.0f}) "
+                f"/ {anon:5.1f} / {dirty:5.1f}"
+            )
+        print(f"{point:44s} " + " ".join(f"{c:>30s}" for c in cells))
+
+
+if __name__ == "__main__":
+    main()

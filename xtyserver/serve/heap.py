@@ -1,0 +1,60 @@
+"""The C heap of a long-running server: give large freed buffers back to the system.
+
+A shell (issue 22, memory). A screenshot turn allocates a few buffers of
+0.3-4 MB (the frame's text, the decoded file, the decoded pixels, the request
+body). glibc's malloc serves the first ones with ``mmap`` and returns them on
+free, but then raises its mmap threshold to the size just freed ("dynamic
+threshold"), so every later buffer of that size comes from the heap and stays
+resident once freed, the heap fragmenting around the small blocks between
+them: about 30 MiB of a server's RSS after 20 screenshot turns (120 MiB
+instead of 85-90, ``scripts/bench/rss.py``). Fixing the threshold at glibc's own initial value
+(128 KiB) turns the dynamic raise off: a large buffer is always its own
+mapping, returned on free and page-faulted in afresh next time.
+
+The price is those faults: about 4,000 more per 1920x1080 screenshot turn
+(16 MB of pages) and 3,000 per 1280x720 one, 5-6 ms more server CPU per
+screenshot turn on the loaded 2-core benchmark machine (``scripts/bench/turn.py
+--baseline``, "faults/turn"; ``check_and_prepare`` alone +2.5-3 ms). The
+alternative measured, the dynamic threshold with ``malloc_trim(0)`` two
+seconds after the last screenshot, kept 10 MiB more and costs the same faults
+whenever screenshots are more than two seconds apart, as they are in play.
+Text turns allocate nothing this large and pay nothing.
+
+Only glibc has the knob (``mallopt``); on Windows, macOS and musl this does
+nothing. ``MALLOC_MMAP_THRESHOLD_`` in the environment is left to win.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Final
+
+__all__ = ["MMAP_THRESHOLD", "fix_mmap_threshold"]
+
+MMAP_THRESHOLD: Final = 128 * 1024
+"""glibc's initial ``M_MMAP_THRESHOLD``, kept fixed."""
+
+_M_MMAP_THRESHOLD: Final = -3  # <malloc.h>
+
+
+def _glibc() -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        return os.confstr("CS_GNU_LIBC_VERSION") is not None  # None or an error on musl
+    except (ValueError, OSError):
+        return False
+
+
+def fix_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
+    """Fix glibc's mmap threshold (no dynamic raise); True when it was set."""
+    if not _glibc() or "MALLOC_MMAP_THRESHOLD_" in os.environ:
+        return False
+    import ctypes  # only on glibc
+
+    try:
+        libc = ctypes.CDLL(None)
+        return bool(libc.mallopt(_M_MMAP_THRESHOLD, threshold))
+    except (OSError, AttributeError):
+        return False
