@@ -144,6 +144,8 @@ async def chat(
     deltas = []
     while True:
         frame = await recv(ws)
+        if frame["type"] == "memory.confirm.request":
+            continue  # a mod may ignore it and lose nothing (v1.md "memory.confirm.request")
         if frame["type"] == "chat.delta":
             assert frame["id"] == chat_id
             deltas.append(frame)

@@ -21,6 +21,7 @@ from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.protocol.normalize import normalize
 from xtyserver.session.prompt import unfence
+from xtyserver.session.tool_schemas import RESTORE, TOOL_SPECS
 from xtyserver.session.tools import CORRECT, FORGET, SEARCH, VIEW
 from xtyserver.testing import Reply, ToolCallScript
 
@@ -62,12 +63,13 @@ async def test_what_do_you_remember_views_profile_saves_and_stats(tmp_path: Path
         assert done["type"] == "chat.done" and done["text"] == "我记得你喜欢钓鱼。"
         assert "".join(d["text"] for d in deltas) == done["text"]
         first, second = h.fake.chat_requests
-        assert {t["function"]["name"] for t in first.json["tools"]} == {
-            VIEW,
-            SEARCH,
-            CORRECT,
-            FORGET,
-        }
+        names = {t["function"]["name"] for t in first.json["tools"]}
+        assert names == {VIEW, SEARCH, CORRECT, FORGET, RESTORE}
+        # What is sent is what the argument Structs generate, the same bytes in each request.
+        assert first.json["tools"] == second.json["tools"] == TOOL_SPECS
+        sent = [re.search(rb'"tools":\s*(\[.*\])', r.body) for r in (first, second)]
+        assert sent[0] is not None and sent[1] is not None
+        assert sent[0].group(1) == sent[1].group(1)
         (result,) = _tool_messages(h, 1)
         assert "钓鱼" in result and "阳光农场" in result and "社区中心" in result
         assert "温室" in result and normalize("（当前存档）") in result
@@ -163,7 +165,8 @@ async def test_a_failing_tool_is_a_result_the_model_explains(tmp_path: Path) -> 
         async with h.adapter() as ws:
             _, done = await chat(ws, "把爱好改成那个路径")
         assert done["text"] == "没改成。"
-        assert _tool_messages(h, 1)[0].startswith(normalize("失败："))
+        # The player never said the value: refused before the store, and redacted.
+        assert _tool_messages(h, 1)[0].startswith(normalize("没有改："))
         assert "C:\\Users" not in json.dumps(h.fake.chat_requests[1].json)
         assert "参数不对" in _tool_messages(h, 2)[-1]
 

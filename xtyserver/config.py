@@ -13,7 +13,7 @@ import sys
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -93,6 +93,10 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     job_queue: int = 64
     # Seconds a shutdown waits for queued extraction/summary jobs.
     drain_timeout: float = 10.0
+    # Hours a forgotten item, save, game or profile stays restorable in the trash; 0: none.
+    trash_hours: Annotated[float, msgspec.Meta(ge=0)] = 24.0
+    # Seconds between two purges of the expired trash (also purged at start).
+    trash_purge_every: Annotated[float, msgspec.Meta(gt=0)] = 600.0
     # The game glossary (README "Game glossary"): packaged entries plus <data_dir>/glossary/*.toml.
     glossary: bool = True
     # Search keys (README "Search keys"): indexed beside each summary (false: ignored) ...

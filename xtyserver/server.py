@@ -30,7 +30,7 @@ from websockets.http11 import Request, Response
 from xtyserver import __version__, log
 from xtyserver.clock import Clock
 from xtyserver.config import Settings
-from xtyserver.errors import UsageError
+from xtyserver.errors import StoreError, UsageError
 from xtyserver.manage.access import open_link
 from xtyserver.manage.http import UiHttp
 from xtyserver.memory.accounting import timezone_known
@@ -53,6 +53,7 @@ from xtyserver.serve.jobs import MemoryJobs
 from xtyserver.serve.localzone import detect_local_timezone
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
+from xtyserver.serve.trash_purge import purge_trash_every
 from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, injection_log_path
 from xtyserver.session.machine import CLOSE_SERVER_FULL, GameAgentSession
 from xtyserver.session.settings import SessionSettings
@@ -535,7 +536,15 @@ async def serving(
         settings.profile,
         clock=clock,
         busy_timeout_ms=settings.memory.busy_timeout_ms,
+        trash_window=settings.memory.trash_hours * 3600,
     )
+    try:  # at start; then every 10 minutes (serve/trash_purge.py)
+        purged = store.purge_trash()
+    except StoreError as exc:  # a locked store must not keep the server from starting
+        log.get("xtyserver.memory").warning("store.failed", code=exc.code, effect="PurgeTrash")
+    else:
+        if purged:
+            log.get("xtyserver.memory").info("memory.trash_purged", entries=purged)
     routing = resolve(settings.model, settings.models, os.environ if env is None else env)
     model = ModelRouter(routing)
     memory = MemoryService(
@@ -580,6 +589,9 @@ async def serving(
             background.start_soon(memory.write_touches)
             background.start_soon(meter.write_bills)
             background.start_soon(server.working.write_injections)
+            if settings.memory.trash_hours > 0:
+                every = settings.memory.trash_purge_every
+                background.start_soon(purge_trash_every, memory, every)
             try:
                 async with anyio.create_task_group() as listener:
                     await listener.start(server.serve)

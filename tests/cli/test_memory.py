@@ -121,6 +121,7 @@ def test_memory_forget_keeps_statistics_unless_included_and_touches_only_the_sto
         "items": 1,
         "profileCleared": False,
         "statsSaves": 0,
+        "trashId": 1,
     }
     assert "play statistics: kept" in kept.stderr
     with _store(data) as store:

@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession, StdioServerParameters, stdio_client, types
 from mcp.types import TextContent
 from websockets.asyncio.client import connect
 
@@ -38,6 +38,12 @@ async def call(session: ClientSession, name: str, **arguments: Any) -> Any:
     result = await session.call_tool(name, arguments)
     assert not result.is_error, text(result)
     return json.loads(text(result))
+
+
+async def _player_agrees(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+    """The person at the assistant says yes when asked (issue 17 §1: MCP asks them)."""
+    assert "删除" in params.message
+    return types.ElicitResult(action="accept", content={"delete": True})
 
 
 def seed(data_dir: Path) -> list[int]:
@@ -72,7 +78,10 @@ async def test_the_three_tools_over_stdio_while_the_server_runs(tmp_path: Path) 
                 env={"XTY_TOKEN": TOKEN, "PYTHONPATH": os.getcwd()},
             )
             with anyio.fail_after(60):
-                async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+                async with (
+                    stdio_client(params) as (read, write),
+                    ClientSession(read, write, elicitation_callback=_player_agrees) as s,
+                ):
                     await s.initialize()
                     listed = await s.list_tools()
                     assert {t.name for t in listed.tools} == TOOLS

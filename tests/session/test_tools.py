@@ -8,6 +8,8 @@ import pytest
 
 from xtyserver.memory.manage import ForgetPreview, ForgetSpec, Overview, SaveView
 from xtyserver.memory.types import MemoryEvent, PlayStats, Scope, SharedProfile
+from xtyserver.session.tool_results import render
+from xtyserver.session.tool_schemas import ForgetArgs
 from xtyserver.session.tools import (
     CORRECT,
     FORGET,
@@ -15,15 +17,17 @@ from xtyserver.session.tools import (
     TOKEN_TTL,
     VIEW,
     Confirmations,
+    Confirming,
     CorrectOp,
     PreviewOp,
     ToolCall,
     ToolFailure,
     ViewOp,
+    guard_correction,
     names_target,
     parse_call,
-    render,
     resolve,
+    unsaid,
 )
 
 FARM_A = Scope("stardew-valley", "farm-a")
@@ -59,16 +63,34 @@ def _forget(**args: object) -> ToolCall:
     return ToolCall("c", FORGET, json.dumps(args, ensure_ascii=False))
 
 
+def _confirming(**args: object) -> ForgetArgs:
+    op = parse_call(_forget(**args), FARM_B)
+    assert isinstance(op, Confirming)
+    return op.args
+
+
 def test_arguments_become_typed_operations_and_bad_ones_error_texts() -> None:
     assert parse_call(ToolCall("a", VIEW, ""), FARM_B) == ViewOp("stardew-valley", None, "all")
-    assert parse_call(ToolCall("a", CORRECT, '{"field":"hobbies","value":["自动化"]}'), FARM_B) == (
-        CorrectOp("hobbies", ["自动化"])
+    correct = ToolCall("a", CORRECT, '{"field":"hobbies","value":["自动化"]}')
+    assert parse_call(correct, FARM_B, player_text="我更喜欢自动化") == (
+        CorrectOp("hobbies", ["自动化"], FARM_B)
     )
     assert parse_call(_forget(target="save", save="阳光农场"), FARM_B) == PreviewOp(
-        FARM_B, "save", "阳光农场", None, False
+        FARM_B, "save", "阳光农场", None
+    )
+    # null counts as absent (models send it for optional arguments)
+    assert parse_call(_forget(target="save", save=None, item=None), FARM_B) == PreviewOp(
+        FARM_B, "save", None, None
     )
     for bad in (
         ToolCall("a", CORRECT, '{"field":"autoShared","value":"x"}'),
+        ToolCall("a", CORRECT, '{"field":"companionPersona","value":"x"}'),
+        ToolCall("a", CORRECT, '{"field":"notes","value":["x"]}'),
+        ToolCall("a", CORRECT, '{"field":"games","value":["x"]}'),
+        ToolCall("a", FORGET, '{"target":"all","includeStats":true}'),
+        ToolCall("a", FORGET, '{"target":"all","includeStats":false}'),
+        ToolCall("a", FORGET, '{"target":"all","includeStats":null}'),
+        ToolCall("a", FORGET, '["all"]'),
         ToolCall("a", FORGET, '{"target":"item"}'),
         ToolCall("a", FORGET, '{"target":"everything"}'),
         ToolCall("a", "rm_rf", "{}"),
@@ -93,11 +115,13 @@ def test_a_token_is_single_use_bound_to_its_target_connection_and_a_later_turn()
     token = tokens.issue(_preview(), T0, turn=1)
     assert tokens.redeem(token, lambda p: True, T0 + 1, turn=1) == "too_soon"
     assert "还没有得到玩家的确认" in REFUSED["too_soon"]
-    other = _forget(target="item", save="阳光农场", item=8, confirmToken=token)
+    other = _confirming(target="item", save="阳光农场", item=8, confirmToken=token)
     refused = tokens.redeem(token, lambda p: names_target(other, FARM_B, p), T0 + 1, turn=2)
     assert refused == "other_target" and "另一个删除目标" in REFUSED[refused]
     assert Confirmations("s2").redeem(token, lambda p: True, T0 + 1, turn=2) == "unknown"
-    right = _forget(target="item", save="阳光农场", item=7, confirmToken=token)
+    right = _confirming(target="item", save="阳光农场", item=7, confirmToken=token)
+    # No explicit yes from the player: refused, and the token is not spent.
+    assert tokens.redeem(token, lambda p: True, T0 + 1, turn=2, agreed=False) == "not_agreed"
     assert tokens.redeem(token, lambda p: names_target(right, FARM_B, p), T0 + 1, turn=2) == (
         _preview().spec
     )
@@ -114,12 +138,12 @@ def test_a_save_is_found_by_its_readable_name_or_id() -> None:
         ),
         stats=PlayStats(games=[], saves=[]),
     )
-    op = PreviewOp(FARM_B, "item", "阳光农场", 7, False)
+    op = PreviewOp(FARM_B, "item", "阳光农场", 7)
     assert resolve(op, overview) == _preview().spec
-    assert resolve(PreviewOp(FARM_B, "save", "FARM-A", None, True), overview) == ForgetSpec(
-        kind="save", game_id="stardew-valley", save_id="farm-a", include_stats=True
+    assert resolve(PreviewOp(FARM_B, "save", "FARM-A", None), overview) == ForgetSpec(
+        kind="save", game_id="stardew-valley", save_id="farm-a"
     )
-    assert isinstance(resolve(PreviewOp(FARM_B, "save", "月光", None, False), overview), str)
+    assert isinstance(resolve(PreviewOp(FARM_B, "save", "月光", None), overview), str)
 
 
 @pytest.mark.parametrize("secret", ["sk-proj-abcdefghijklmnop1234", "C:\\Users\\ann\\save"])
@@ -132,6 +156,40 @@ def test_a_preview_names_the_save_and_the_token_and_keeps_statistics() -> None:
     text = render(_preview(), current=FARM_B, token="abc123")
     assert "阳光农场" in text and "abc123" in text and "还没有删" in text and "保留" in text
     assert "farm-a" not in text.split("确认码")[0].replace("stardew-valley", "")
+
+
+@pytest.mark.parametrize(
+    ("value", "text", "missing"),
+    [
+        (["自动化"], "我其实更喜欢自动化，把共同爱好改一下", None),
+        (["自动化", "钓鱼"], "我喜欢自动化和钓鱼", None),
+        (["自动化", "钓鱼"], "我喜欢自动化", "钓鱼"),
+        ("小明", "以后叫我 小明 吧", None),
+        ("Ann", "call me ann", None),
+        ("ＡＢＣ", "叫我ABC", None),  # judged on the normal form
+        ("简短 一点", "说话简短一点", None),
+        ("简短", "今天天气不错", "简短"),
+        ([], "把爱好清空", ""),
+        ("", "把昵称清空", ""),
+    ],
+)
+def test_a_correction_value_must_be_in_the_players_words(
+    value: str | list[str], text: str, missing: str | None
+) -> None:
+    assert unsaid(value, text) == missing
+
+
+def test_a_correction_passes_the_shared_profile_guard() -> None:
+    ok = CorrectOp("hobbies", ["自动化"], FARM_A, ("阿比盖尔",))
+    assert guard_correction(ok, ["社区中心", "计划先完成社区中心的鱼缸收集包"]) is None
+    for bad, texts in (
+        (CorrectOp("hobbies", ["社区中心"], FARM_A), ["社区中心"]),
+        (CorrectOp("hobbies", ["阿比盖尔"], FARM_A, ("阿比盖尔",)), []),
+        (CorrectOp("replyStyle", "脾气暴躁", FARM_A), []),
+        (CorrectOp("hobbies", ["吃药治抑郁"], FARM_A), []),
+        (CorrectOp("hobbies", ["扮演海盗"], FARM_A), []),
+    ):
+        assert isinstance(guard_correction(bad, texts), str)
 
 
 def test_a_search_call_searches_the_current_save_only() -> None:
@@ -152,13 +210,27 @@ def test_a_search_call_searches_the_current_save_only() -> None:
 
 def test_search_results_are_at_most_5_whole_lines_within_600_characters() -> None:
     from xtyserver.memory.retrieval import SearchResult
-    from xtyserver.session.tools import MAX_SEARCH_CHARS, render
+    from xtyserver.session.tool_results import render
+    from xtyserver.session.tools import MAX_SEARCH_CHARS
 
     here = Scope("stardew-valley", "farm-a")
 
     def ev(i: int, summary: str) -> MemoryEvent:
-        return MemoryEvent(i, here.game_id, here.save_id, "event", f"事{i}", summary, 3,
-                           "active", False, None, 0.0, 0.0, 0.0)
+        return MemoryEvent(
+            i,
+            here.game_id,
+            here.save_id,
+            "event",
+            f"事{i}",
+            summary,
+            3,
+            "active",
+            False,
+            None,
+            0.0,
+            0.0,
+            0.0,
+        )
 
     short = render(SearchResult(tuple(ev(i, "短") for i in range(1, 9))), current=here)
     assert short.count("\n  #") == 5

@@ -220,7 +220,12 @@ def _dispatch(args: argparse.Namespace) -> int:
 def _open_store(settings: Settings) -> Any:
     from xtyserver.memory.sqlite.store import MemoryStore
 
-    return MemoryStore.open_profile(settings.data_path, settings.profile, clock=SystemClock())
+    return MemoryStore.open_profile(
+        settings.data_path,
+        settings.profile,
+        clock=SystemClock(),
+        trash_window=settings.memory.trash_hours * 3600,
+    )
 
 
 async def _serve(settings: Settings, record: Path | None, record_images: bool) -> int:

@@ -20,6 +20,7 @@ from typing import Any
 
 import msgspec
 
+from xtyserver.cli import trash
 from xtyserver.clock import SystemClock
 from xtyserver.errors import UsageError
 from xtyserver.memory.accounting import local_date
@@ -61,6 +62,7 @@ def add_commands(msub: Any, common: Callable[[argparse.ArgumentParser], None]) -
     pin.add_argument("--item", type=int, required=True, help="item id")
     pin.add_argument("--unpin", action="store_true")
     pin.add_argument("--json", action="store_true")
+    trash.add_command(msub, common)
     auto = msub.add_parser("set-auto-shared", help="switch automatic shared memory on or off")
     common(auto)
     auto.add_argument("state", choices=["on", "off"])
@@ -74,6 +76,8 @@ def run(store: MemoryStore, args: argparse.Namespace) -> int:
             return _view(store, args)
         case "forget":
             return _forget(store, args)
+        case "restore":
+            return trash.run(store, args)
         case "correct":
             field = profile_field(args.field)
             assert field is not None  # argparse offered only the table's names
@@ -182,4 +186,6 @@ def _forget(store: MemoryStore, args: argparse.Namespace) -> int:
         print(json.dumps(msgspec.to_builtins(replies.memory_forgotten(result, spec.kind, None))))
     else:
         print(f"deleted {result.items} items; statistics of {result.stats_saves} saves deleted")
+        if result.trash_id is not None:
+            print(f"in the trash as #{result.trash_id}: xtyserver memory restore {result.trash_id}")
     return 0

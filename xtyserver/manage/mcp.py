@@ -10,6 +10,12 @@ single-use, for this client only, two minutes). Built on the ``mcp`` package's
 ``MCPServer``; every operation goes through :mod:`xtyserver.manage.ops`, like
 the page's, and answers with the same JSON shapes (RFC 3339 times).
 
+A forget is confirmed by the person, not by the assistant (issue 17 §1): the
+confirming call asks the client's user through MCP elicitation where the
+client declares it; where it does not (or the ask fails), the confirm must come
+at least :data:`CONFIRM_DELAY` seconds after its preview and quote the preview's
+target back (:class:`ConfirmGate`, on the injected clock).
+
 It manages memory; it never pushes the companion's memory into the
 assistant's conversation: no resources, no prompts, nothing but the results of
 the tool calls the assistant makes. It opens the profile's store like any
@@ -25,8 +31,10 @@ import sys
 from typing import Any
 
 import msgspec
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel, Field
 
 from xtyserver import __version__, log
 from xtyserver.clock import Clock, SystemClock
@@ -35,6 +43,8 @@ from xtyserver.manage import ops
 from xtyserver.memory.manage import Confirmations, ForgetRequest
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import EDITABLE_FIELDS, Scope
+from xtyserver.protocol.memory_frames import MemoryPreview
+from xtyserver.protocol.normalize import normalize
 from xtyserver.serve.localzone import detect_local_timezone
 from xtyserver.serve.memory_service import MemoryService
 
@@ -46,9 +56,84 @@ INSTRUCTIONS = (
     "Call them only when the player asks about or wants to change that memory. Forgetting "
     "takes two steps: call xiaotangyuan_memory_forget without confirmToken to get a preview "
     "and a token, show the preview to the player, and call it again with the same target "
-    "and the token only after the player agrees. Play statistics are kept unless "
-    "includeStats is true."
+    "and the token only after the player agrees: the server then asks the player itself "
+    "where this client can ask its user; otherwise wait at least 5 seconds and pass quote, "
+    "the preview's quote text, back. Play statistics are kept unless includeStats is true."
 )
+
+
+CONFIRM_DELAY = 5.0
+"""Seconds between a preview and its confirm when the client cannot ask its user."""
+_MAX_SHOWN = 32
+
+
+class ConfirmGate:
+    """MCP asks the person, not the assistant (pure; the caller passes the time).
+
+    Remembers when each preview's token was shown and the target text it must
+    be quoted with. A confirm the client could not put to its user passes only
+    ``delay`` seconds or more after its preview and with the quote given back
+    (compared normalised, case-folded).
+    """
+
+    def __init__(self, delay: float = CONFIRM_DELAY) -> None:
+        self.delay = delay
+        self._shown: dict[str, tuple[float, str]] = {}
+
+    def shown(self, token: str, quote: str, now: float) -> None:
+        self._shown[token] = (now, quote)
+        while len(self._shown) > _MAX_SHOWN:
+            del self._shown[next(iter(self._shown))]
+
+    def quote(self, token: str) -> str | None:
+        """The target text of ``token``'s preview, or None for a token never shown."""
+        seen = self._shown.get(token)
+        return seen[1] if seen is not None else None
+
+    def refusal(self, token: str, quote: str | None, now: float) -> str | None:
+        """Why a confirm without the person's answer is refused, or None when it may go on."""
+        seen = self._shown.get(token)
+        if seen is None:
+            return "confirmToken unknown, already used or expired; preview again"
+        at, wanted = seen
+        if now - at < self.delay:
+            return (
+                f"too soon: confirm at least {self.delay:g} seconds after the preview, "
+                "once the player has read it"
+            )
+        if normalize(quote or "").strip().casefold() != wanted.casefold():
+            return f"quote the preview's target back: quote={wanted!r}"
+        return None
+
+    def used(self, token: str) -> None:
+        self._shown.pop(token, None)
+
+
+class _Agree(BaseModel):
+    delete: bool = Field(description="true to delete it, false to keep it")
+
+
+def target_quote(request: ForgetRequest) -> str:
+    """The words a confirm quotes back: the target as its preview names it."""
+    parts = [request.target, request.game_id, request.save_id]
+    if request.event_id is not None:
+        parts.append(f"#{request.event_id}")
+    if request.include_stats:
+        parts.append("+stats")
+    return " ".join(p for p in parts if p)
+
+
+async def ask_person(ctx: Context[Any, Any], preview_text: str) -> bool | None:
+    """Ask the client's user through elicitation: True/False, or None when it cannot ask."""
+    caps = ctx.client_capabilities
+    if caps is None or caps.elicitation is None:
+        return None
+    message = f"小汤圆的记忆：确定要删除「{preview_text}」吗？(XiaoTangYuan memory: delete it?)"
+    try:
+        answer = await ctx.elicit(message, schema=_Agree)
+    except (MCPError, ValueError):  # declared but unusable here: the 5 s rule applies
+        return None
+    return answer.action == "accept" and bool(getattr(answer, "data", None)) and answer.data.delete
 
 
 def _json(value: Any) -> str:
@@ -59,12 +144,19 @@ FIELD_NAMES = ", ".join(f.wire for f in EDITABLE_FIELDS)
 LIST_NAMES = ", ".join(f.wire for f in EDITABLE_FIELDS if f.is_list)
 
 
-def build(memory: MemoryService, clock: Clock, *, timezone: str = "UTC") -> MCPServer[Any]:
-    """An ``MCPServer`` with the three memory tools over ``memory``."""
+def build(
+    memory: MemoryService,
+    clock: Clock,
+    *,
+    timezone: str = "UTC",
+    gate: ConfirmGate | None = None,
+) -> MCPServer[Any]:
+    """An ``MCPServer`` with the three memory tools over ``memory`` (confirms through ``gate``)."""
     server: MCPServer[Any] = MCPServer(
         name="xiaotangyuan-memory", version=__version__, instructions=INSTRUCTIONS
     )
     confirmations = Confirmations(secrets.token_hex(16))
+    gate = gate or ConfirmGate()
 
     @server.tool(name="xiaotangyuan_memory_view", structured_output=False)
     async def view(gameId: str | None = None, saveId: str | None = None) -> str:
@@ -111,15 +203,19 @@ def build(memory: MemoryService, clock: Clock, *, timezone: str = "UTC") -> MCPS
         eventId: int | None = None,
         includeStats: bool = False,
         confirmToken: str | None = None,
+        quote: str | None = None,
+        ctx: Context[Any, Any] | None = None,
     ) -> str:
         """Forget memories, in two steps.
 
         target is "item" (gameId, saveId, eventId), "save" (gameId, saveId),
         "game" (gameId), "profile" (the shared profile) or "all". Step 1
         (no confirmToken): the answer lists exactly what would be deleted and
-        gives a confirmToken. Step 2, only after the player agreed: the same
-        arguments plus confirmToken; the token works once, for two minutes.
-        Play statistics are kept unless includeStats is true.
+        gives a confirmToken and a quote. Step 2, only after the player agreed:
+        the same arguments plus confirmToken; the server asks the player itself
+        if this client can, else pass quote back, at least 5 seconds after
+        step 1. The token works once, for two minutes. Play statistics are kept
+        unless includeStats is true.
         """
         try:
             request = msgspec.convert(
@@ -133,15 +229,37 @@ def build(memory: MemoryService, clock: Clock, *, timezone: str = "UTC") -> MCPS
                 },
                 ForgetRequest,
             )
+            if confirmToken is not None:
+                await _person_agrees(gate, ctx, confirmToken, quote, clock.now())
             done = await ops.forget(memory, confirmations, request, asker=ASKER, now=clock.now())
         except msgspec.ValidationError as exc:
             raise ToolError(f"not a forget target: {exc}") from exc
         except ops.Refused as exc:
             raise ToolError(exc.message) from exc
+        if isinstance(done, MemoryPreview):
+            shown = target_quote(request)
+            gate.shown(done.confirm_token, shown, clock.now())
+            preview: dict[str, Any] = msgspec.to_builtins(done)
+            return _json({**preview, "quote": shown, "confirmAfterSeconds": gate.delay})
+        gate.used(confirmToken or "")
         return _json(done)
 
     del view, correct_shared, forget
     return server
+
+
+async def _person_agrees(
+    gate: ConfirmGate, ctx: Context[Any, Any] | None, token: str, quote: str | None, now: float
+) -> None:
+    """Raise ToolError unless the person agreed (asked), or the 5 s and quote rule holds."""
+    shown = gate.quote(token)
+    agreed = await ask_person(ctx, shown) if ctx is not None and shown else None
+    if agreed is False:
+        raise ToolError("the player did not agree; nothing deleted")
+    if agreed is None:
+        why = gate.refusal(token, quote, now)
+        if why is not None:
+            raise ToolError(f"{why}; nothing deleted")
 
 
 async def run_mcp(settings: Settings) -> int:
@@ -152,6 +270,7 @@ async def run_mcp(settings: Settings) -> int:
         settings.profile,
         clock=SystemClock(),
         busy_timeout_ms=settings.memory.busy_timeout_ms,
+        trash_window=settings.memory.trash_hours * 3600,
     )
     try:
         memory = MemoryService(store, enabled=True, soft_cap=settings.memory.soft_cap)

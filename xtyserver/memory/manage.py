@@ -130,11 +130,61 @@ class ForgetPreview(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ForgetResult(msgspec.Struct, frozen=True, kw_only=True):
-    """What a forget deleted."""
+    """What a forget deleted; ``trash_id`` is where it can be restored from (None: not kept)."""
 
     items: int
     profile_cleared: bool
     stats_saves: int
+    trash_id: int | None = None
+
+
+# -- the trash: forgotten memory kept for a while (issue 17 §1) ----------------------------
+
+TRASH_HOURS = 24.0
+"""Default hours a forgotten item, save, game or profile stays restorable (0: no trash)."""
+
+
+class TrashEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """One forget's content in the trash, as the player sees it.
+
+    Attributes:
+        id: The trash id (restore it with this).
+        spec: What was forgotten (statistics are never kept in the trash).
+        trashed_at: When (epoch seconds).
+        expires_at: When it is purged and can no longer be restored.
+        saves: The forgotten items by save, with readable names.
+        profile_fields: Shared-profile fields that held a value and were cleared.
+    """
+
+    id: int
+    spec: ForgetSpec
+    trashed_at: float
+    expires_at: float
+    saves: tuple[SaveView, ...]
+    profile_fields: tuple[str, ...]
+
+    @property
+    def item_count(self) -> int:
+        return sum(len(s.events) for s in self.saves)
+
+
+class RestoreResult(msgspec.Struct, frozen=True, kw_only=True):
+    """What a restore put back: the items and the profile fields (those not set since)."""
+
+    trash_id: int
+    spec: ForgetSpec
+    items: int
+    profile_fields: tuple[str, ...]
+
+
+def trash_expired(trashed_at: float, now: float, window: float) -> bool:
+    """Whether a trash entry is past its window (kept at exactly ``window``, gone after)."""
+    return now - trashed_at > window
+
+
+def restorable_here(spec: ForgetSpec, game_id: str) -> bool:
+    """Whether a trash entry may be restored from a game's chat: its own game, or the profile."""
+    return spec.game_id in (None, game_id)
 
 
 # -- confirmation tokens of two-step forgets -----------------------------------------------
@@ -142,9 +192,11 @@ class ForgetResult(msgspec.Struct, frozen=True, kw_only=True):
 TOKEN_TTL = 120.0
 MAX_PENDING = 32
 
-Refusal = Literal["unknown", "expired", "other_target", "too_soon"]
+Refusal = Literal["unknown", "expired", "other_target", "too_soon", "not_agreed"]
 """Why a token was refused: unknown, spent or issued to someone else; past its
-TTL; issued for another target; or (tools) redeemed in the turn that issued it."""
+TTL; issued for another target; (tools) redeemed in the turn that issued it; or
+(tools) the player's words of the confirming turn were no explicit yes (the
+token stays valid)."""
 
 
 class _Pending(msgspec.Struct, frozen=True):
@@ -203,6 +255,7 @@ class Confirmations:
         turn: int | None = None,
         *,
         asker: str = "",
+        agreed: bool = True,
     ) -> ForgetSpec | Refusal:
         """The target a valid token confirms (the token is then spent), or why it is refused.
 
@@ -213,6 +266,9 @@ class Confirmations:
             turn: The turn of a tool call: a token from the same turn is refused
                 (the player must say yes first).
             asker: Who confirms; a token issued to another asker is ``unknown``.
+            agreed: Whether the player agreed (tools: their own words of this
+                turn). False refuses with ``not_agreed`` and spends nothing: the
+                token stays valid until it is used or expires.
         """
         pending = self._pending.get(token)
         if pending is None or pending.asker != asker:
@@ -224,8 +280,18 @@ class Confirmations:
             return "other_target"
         if turn is not None and pending.turn is not None and turn <= pending.turn:
             return "too_soon"
+        if not agreed:
+            return "not_agreed"
         del self._pending[token]
         return pending.preview.spec
+
+    def withdraw(self, token: str, *, asker: str = "") -> bool:
+        """Void ``token`` (the player said no); True if it was pending for ``asker``."""
+        pending = self._pending.get(token)
+        if pending is None or pending.asker != asker:
+            return False
+        del self._pending[token]
+        return True
 
     def clear(self) -> None:
         self._pending.clear()

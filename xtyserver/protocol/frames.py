@@ -39,6 +39,8 @@ from xtyserver.protocol.frame_base import Obj as _Obj
 from xtyserver.protocol.frame_base import ServerBase as _Server
 from xtyserver.protocol.limits import CONTEXT_ARRAY_MAX, CONTEXT_NEARBY_MAX, Limits
 from xtyserver.protocol.memory_frames import (
+    MemoryConfirm,
+    MemoryConfirmRequest,
     MemoryForget,
     MemoryForgotten,
     MemoryGet,
@@ -53,6 +55,8 @@ from xtyserver.protocol.memory_frames import (
 )
 
 __all__ = [
+    "MemoryConfirm",
+    "MemoryConfirmRequest",
     "MemoryForget",
     "MemoryForgotten",
     "MemoryGet",
@@ -219,6 +223,7 @@ ClientFrame = (
     | MemoryForget
     | MemoryPin
     | ProfileUpdate
+    | MemoryConfirm
 )
 CLIENT_FRAME_TYPES: tuple[type[_Client], ...] = (
     Hello,
@@ -231,6 +236,7 @@ CLIENT_FRAME_TYPES: tuple[type[_Client], ...] = (
     MemoryForget,
     MemoryPin,
     ProfileUpdate,
+    MemoryConfirm,
 )
 
 # -- server frames ------------------------------------------------------------
@@ -331,6 +337,7 @@ ServerFrame = (
     | MemoryResult
     | MemoryPreview
     | MemoryForgotten
+    | MemoryConfirmRequest
 )
 SERVER_FRAME_TYPES: tuple[type[_Server], ...] = (
     ServerHello,
@@ -342,4 +349,5 @@ SERVER_FRAME_TYPES: tuple[type[_Server], ...] = (
     MemoryResult,
     MemoryPreview,
     MemoryForgotten,
+    MemoryConfirmRequest,
 )

@@ -4,7 +4,10 @@ View (the current save, another save of this game, the whole game, the
 profile), correct a shared field (``profile.update``), pin or unpin an item,
 and forget in two steps: ``memory.forget`` without ``confirmToken`` answers
 ``memory.preview`` with a token; the same frame again with that token deletes
-and answers ``memory.forgotten``. Saves are shown with their readable names.
+and answers ``memory.forgotten``. When the companion previews a forget, the
+server shows it to the player through the mod (``memory.confirm.request``),
+and the mod may answer with the player's yes or no (``memory.confirm``).
+Saves are shown with their readable names.
 """
 
 from __future__ import annotations
@@ -59,6 +62,14 @@ class MemoryForget(ClientBase, tag="memory.forget"):
     confirm: (
         Annotated[bool, Meta(description="Removed: refused; use confirmToken (v1.md).")] | None
     ) = None
+
+
+class MemoryConfirm(ClientBase, tag="memory.confirm"):
+    """The player's answer to a ``memory.confirm.request`` dialog (v1.md "memory.confirm")."""
+
+    confirm_id: ConfirmToken
+    answer: Literal["yes", "no"]
+    id: FrameId | None = None
 
 
 class MemoryPin(ClientBase, tag="memory.pin"):
@@ -146,6 +157,20 @@ class MemoryPreview(ServerBase, tag="memory.preview"):
     id: str | None = None
 
 
+class MemoryConfirmRequest(ServerBase, tag="memory.confirm.request"):
+    """The companion previewed a forget: ask the player (v1.md "memory.confirm.request")."""
+
+    confirm_id: str
+    target: str
+    expires_in_ms: int
+    include_stats: bool
+    item_count: int
+    saves: list[SaveItems]
+    profile_fields: list[str]
+    stats_saves: list[SaveRef]
+    chat_id: str | None = None
+
+
 class MemoryForgotten(ServerBase, tag="memory.forgotten"):
     """A confirmed ``memory.forget`` was carried out (v1.md "memory.forgotten")."""
 
@@ -153,4 +178,5 @@ class MemoryForgotten(ServerBase, tag="memory.forgotten"):
     items: int
     profile_cleared: bool
     stats_saves: int
+    trash_id: int | None = None
     id: str | None = None

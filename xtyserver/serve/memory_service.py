@@ -33,7 +33,14 @@ from xtyserver import log
 from xtyserver.errors import StoreError
 from xtyserver.memory.export import ExportDocument
 from xtyserver.memory.glossary import Glossary
-from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview
+from xtyserver.memory.manage import (
+    ForgetPreview,
+    ForgetResult,
+    ForgetSpec,
+    Overview,
+    RestoreResult,
+    TrashEntry,
+)
 from xtyserver.memory.retrieval import KEY_WEIGHT, SaveIndex
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.tokens import Purpose
@@ -353,6 +360,27 @@ class MemoryService:
                 await self._reload(each)
         self._profile = None
         return result
+
+    async def restore(self, trash_id: int | None, *, game_id: str | None = None) -> RestoreResult:
+        """Put a trash entry back (see :meth:`MemoryStore.restore`); caches follow.
+
+        Raises:
+            StoreError: ``not_found`` (nothing restorable), or not written.
+        """
+        result = await self._write(partial(self.store.restore, trash_id, game_id=game_id))
+        for each in list(self._saves):
+            if result.spec.kind == "all" or each.game_id == result.spec.game_id:
+                await self._reload(each)
+        self._profile = None
+        return result
+
+    async def trash_entries(self) -> list[TrashEntry]:
+        """What the trash holds and can still restore, newest first (the page lists these)."""
+        return await self._read(self.store.trash_entries)
+
+    async def purge_trash(self) -> int:
+        """Delete trash entries past their window (a job and the start do this)."""
+        return await self._write(self.store.purge_trash)
 
     async def preview_forget(self, spec: ForgetSpec) -> ForgetPreview:
         """What :meth:`forget` would delete; nothing changes."""

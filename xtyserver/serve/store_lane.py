@@ -45,6 +45,7 @@ from xtyserver.session.tools import (
     ApplyOp,
     CorrectOp,
     PreviewOp,
+    RestoreOp,
     SearchOp,
     ToolAnswer,
     ToolFailure,
@@ -198,7 +199,11 @@ async def run_tool(memory: MemoryService, op: ToolOp) -> ToolAnswer:
                 current_day=op.day,
                 limit=tools.MAX_SEARCH_RESULTS,
             )
-        case CorrectOp(field=field, value=value):
+        case CorrectOp(field=field, value=value, save=save):
+            events = [e for v in (await memory.overview(scope=save)).saves for e in v.events]
+            why = tools.guard_correction(op, [t for e in events for t in (e.subject, e.summary)])
+            if why is not None:
+                return ToolFailure("refused", why)
             return await memory.set_profile_field(field, value)
         case PreviewOp(current=current):
             spec = tools.resolve(op, await memory.overview(game_id=current.game_id))
@@ -207,3 +212,5 @@ async def run_tool(memory: MemoryService, op: ToolOp) -> ToolAnswer:
             return await memory.preview_forget(spec)
         case ApplyOp(spec=spec):
             return await memory.forget(spec)
+        case RestoreOp(game_id=game_id, trash=trash):
+            return await memory.restore(trash, game_id=game_id)

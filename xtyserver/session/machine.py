@@ -36,6 +36,7 @@ from xtyserver.protocol.frames import (
     Heartbeat,
     Hello,
     Identity,
+    MemoryConfirm,
     ServerHello,
     StateUpdate,
     Usage,
@@ -78,6 +79,7 @@ from xtyserver.session.events import (
     WorkingResumed,
 )
 from xtyserver.session.requests import MANAGEMENT_FRAMES, StoreRequests
+from xtyserver.session.requests import REFUSED as REQUEST_REFUSED
 from xtyserver.session.saves import SaveTracker
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.tool_loop import ToolLoop
@@ -154,7 +156,7 @@ class GameAgentSession:
         self._turns = Turns(settings)
         self._saves = SaveTracker(self._turns, summarize=settings.extraction, now=now)
         self._requests = StoreRequests(Confirmations(f"{session_id}:menu"))
-        self._tools = ToolLoop(Confirmations(session_id), settings.texts.data_tag)
+        self._tools = ToolLoop(Confirmations(session_id), settings.texts)
 
     # -- the one entry point ---------------------------------------------------
 
@@ -274,6 +276,8 @@ class GameAgentSession:
                 effects += self._chat(frame, now)
             case ChatCancel():
                 effects += self._cancel(frame)
+            case MemoryConfirm():
+                effects += self._confirm_dialog(frame, now)
             case _ if isinstance(frame, MANAGEMENT_FRAMES):
                 effects.append(self._requests.ask_for(frame, self._saves.save, now))
         return effects
@@ -432,7 +436,20 @@ class GameAgentSession:
         if self._tools.offered(turn) is None:
             # No tools were offered: whatever it asked for, this is its final answer.
             return self._done(number, text, None, now)
-        return self._tools.round(turn, text, calls, now)
+        names = context_names(self._saves.context) if turn.save == self._saves.save else ()
+        return self._tools.round(turn, text, calls, now, names)
+
+    def _confirm_dialog(self, frame: MemoryConfirm, now: float) -> list[Effect]:
+        """The mod's dialog answered a ``memory.confirm.request`` (v1.md "memory.confirm")."""
+        decided = self._tools.dialog(frame.confirm_id, frame.answer == "yes", now)
+        if decided is None:
+            return [Log("memory.confirm", {"answer": "no"})]
+        if isinstance(decided, str):
+            message = REQUEST_REFUSED[decided]
+            error = replies.error("confirmation_refused", message, frame.id, ["confirmId"])
+            return [Send(error)]
+        log = Log("memory.confirm", {"answer": "yes", "target": decided.kind})
+        return [self._requests.apply(frame.id, self._saves.save, decided), log]
 
     def _failed(self, number: int, code: str) -> list[Effect]:
         effects = self._turns.fail(number, code)
@@ -475,6 +492,6 @@ class GameAgentSession:
         if had_save:
             effects += self._saves.end(now)
         self._requests.clear()
-        self._tools.confirmations.clear()
+        self._tools.clear()
         effects.append(Log("session.closed", {}))
         return effects

@@ -18,6 +18,7 @@ from xtyserver.memory.manage import ForgetPreview, ForgetResult, Overview, SaveV
 from xtyserver.memory.types import DailyPlay, MemoryEvent, PlayStats, Scope, profile_field
 from xtyserver.protocol.frames import Error, GameStats, SaveStats, StatsResult, TokenStats
 from xtyserver.protocol.memory_frames import (
+    MemoryConfirmRequest,
     MemoryForgotten,
     MemoryItem,
     MemoryPreview,
@@ -149,6 +150,24 @@ def memory_preview(
     )
 
 
+def memory_confirm_request(
+    preview: ForgetPreview, token: str, ttl: float, current: Scope, chat_id: str | None
+) -> MemoryConfirmRequest:
+    """The ``memory.confirm.request`` frame: the companion's preview, for the mod's dialog."""
+    shown = memory_preview(preview, preview.spec.kind, token, ttl, current, None)
+    return MemoryConfirmRequest(
+        confirm_id=token,
+        target=shown.target,
+        expires_in_ms=shown.expires_in_ms,
+        include_stats=shown.include_stats,
+        item_count=shown.item_count,
+        saves=shown.saves,
+        profile_fields=shown.profile_fields,
+        stats_saves=shown.stats_saves,
+        chat_id=chat_id,
+    )
+
+
 def memory_forgotten(result: ForgetResult, target: str, frame_id: str | None) -> MemoryForgotten:
     """The ``memory.forgotten`` frame: what a confirmed forget deleted."""
     return MemoryForgotten(
@@ -156,6 +175,7 @@ def memory_forgotten(result: ForgetResult, target: str, frame_id: str | None) ->
         items=result.items,
         profile_cleared=result.profile_cleared,
         stats_saves=result.stats_saves,
+        trash_id=result.trash_id,
         id=frame_id,
     )
 

@@ -59,6 +59,7 @@ REFUSED: dict[Refusal, str] = {
     "expired": "confirmToken expired; nothing deleted; preview again",
     "other_target": "confirmToken was issued for another target; nothing deleted",
     "too_soon": "confirmToken not yet confirmed; nothing deleted",
+    "not_agreed": "the player did not agree; nothing deleted",
 }
 
 
@@ -122,6 +123,10 @@ class StoreRequests:
             why = REFUSED[redeemed]
             return _invalid(frame.id, why, "confirmToken", "confirmation_refused")
         return self._ask(frame.id, save, lambda n: ApplyForget(n, redeemed), target=frame.target)
+
+    def apply(self, frame_id: str | None, save: Scope, spec: ForgetSpec) -> StoreRequest:
+        """Delete what ``spec`` names (confirmed elsewhere); answered by ``memory.forgotten``."""
+        return self._ask(frame_id, save, lambda n: ApplyForget(n, spec), target=spec.kind)
 
     def _ask(
         self,

@@ -55,6 +55,9 @@ class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         "（可在配置 model.daily_token_budget 里调整）"
     )
     memory_tools_exhausted: str = "这次记忆操作没能完成，换个说法再试一次吧。"
+    forget_not_agreed: str = (
+        "玩家没有明确同意，什么都没删。确认码仍然有效：玩家明确说“好/确认/删吧”的那一轮才能用它。"
+    )
 
 
 class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):

@@ -14,11 +14,22 @@ the turn never dies of it.
 
 from __future__ import annotations
 
-from xtyserver.memory.manage import ForgetPreview
-from xtyserver.session import tools
-from xtyserver.session.effects import CallModel, Effect, RunTool
-from xtyserver.session.prompt import DATA_TAG, fence
-from xtyserver.session.tools import ApplyOp, Confirmations, ToolAnswer, ToolCall, ToolOp, ViewOp
+from xtyserver.memory.manage import MAX_PENDING, ForgetPreview, ForgetSpec, Refusal
+from xtyserver.protocol.forbidden import redact
+from xtyserver.session import replies, tool_results, tools
+from xtyserver.session.consent import agrees
+from xtyserver.session.effects import CallModel, Effect, RunTool, Send
+from xtyserver.session.prompt import fence
+from xtyserver.session.settings import Texts
+from xtyserver.session.tools import (
+    ApplyOp,
+    Confirmations,
+    Confirming,
+    ToolAnswer,
+    ToolCall,
+    ToolOp,
+    ViewOp,
+)
 from xtyserver.session.turns import Turn
 
 TOO_MANY = "错误：这一轮已经调用了 4 次记忆工具，不能再调用了。请直接回答玩家。"
@@ -29,19 +40,40 @@ class ToolLoop:
 
     Args:
         confirmations: The connection's forget tokens.
-        tag: The name of the data fence each tool result is put in (``Texts.data_tag``).
+        texts: The session's texts (the result of a confirm the player did not agree to,
+            the name of the data fence of tool results).
     """
 
-    def __init__(self, confirmations: Confirmations, tag: str = DATA_TAG) -> None:
+    def __init__(self, confirmations: Confirmations, texts: Texts | None = None) -> None:
         self.confirmations = confirmations
-        self._tag = tag
+        texts = texts or Texts()
+        self._refused = {**tools.REFUSED, "not_agreed": texts.forget_not_agreed}
+        self._tag = texts.data_tag  # the data fence each tool result is put in
+        # Tokens the player answered in a memory.confirm dialog: "yes" or "no".
+        self._decided: dict[str, str] = {}
+
+    def clear(self) -> None:
+        """The connection ends: every token and dialog answer goes."""
+        self.confirmations.clear()
+        self._decided.clear()
 
     def offered(self, turn: Turn) -> list[dict[str, object]] | None:
         """The tools to offer with the turn's next model request (none once the limit is hit)."""
         return tools.TOOL_SPECS if turn.tools_used < tools.MAX_CALLS_PER_TURN else None
 
-    def round(self, turn: Turn, text: str, calls: tuple[ToolCall, ...], now: float) -> list[Effect]:
-        """The model asked for ``calls`` (after ``text``): run them or answer them here."""
+    def round(
+        self,
+        turn: Turn,
+        text: str,
+        calls: tuple[ToolCall, ...],
+        now: float,
+        context_names: tuple[str, ...] = (),
+    ) -> list[Effect]:
+        """The model asked for ``calls`` (after ``text``): run them or answer them here.
+
+        ``context_names`` are the names in the save's current modelContext (a
+        shared-profile correction may not name them).
+        """
         turn.round_text, turn.round_calls = text, calls
         turn.results, turn.pending = {}, {}
         effects: list[Effect] = []
@@ -50,24 +82,37 @@ class ToolLoop:
             if turn.tools_used > tools.MAX_CALLS_PER_TURN:
                 turn.results[call.id] = TOO_MANY
                 continue
-            op = self._op(turn, call, now)
+            op = self._op(turn, call, now, context_names)
             if isinstance(op, str):
-                turn.results[call.id] = op
+                # An error text may quote the model's arguments: redacted like any result.
+                turn.results[call.id] = redact(op)[0]
             else:
                 turn.pending[call.id] = op
                 effects.append(RunTool(turn.number, call.id, op))
         return effects + self._continue(turn)
 
-    def _op(self, turn: Turn, call: ToolCall, now: float) -> ToolOp | str:
-        token = tools.confirm_token(call)
-        if token is None:
-            return tools.parse_call(call, turn.save, turn.day)
+    def _op(
+        self, turn: Turn, call: ToolCall, now: float, context_names: tuple[str, ...]
+    ) -> ToolOp | str:
+        op = tools.parse_call(
+            call, turn.save, turn.day, player_text=turn.text, context_names=context_names
+        )
+        if not isinstance(op, Confirming):
+            return op
+        decided = self._decided.get(op.token)
+        if decided is not None:
+            return tools.DIALOG_DECIDED[decided]
+        args = op.args
 
         def same_target(preview: ForgetPreview) -> bool:
-            return tools.names_target(call, turn.save, preview)
+            return tools.names_target(args, turn.save, preview)
 
-        redeemed = self.confirmations.redeem(token, same_target, now, turn.number)
-        return tools.REFUSED[redeemed] if isinstance(redeemed, str) else ApplyOp(redeemed)
+        # Only the player's own words of this turn agree (issue 17 §1); a refusal
+        # for want of a yes spends nothing.
+        redeemed = self.confirmations.redeem(
+            op.token, same_target, now, turn.number, agreed=agrees(turn.text)
+        )
+        return self._refused[redeemed] if isinstance(redeemed, str) else ApplyOp(redeemed)
 
     def answered(self, turn: Turn, call_id: str, answer: ToolAnswer, now: float) -> list[Effect]:
         """The shell ran the call ``call_id``; render its result and continue when all are in."""
@@ -75,11 +120,41 @@ class ToolLoop:
         if op is None:
             return []
         token = None
+        shown: list[Effect] = []
         if isinstance(answer, ForgetPreview) and answer.found:
             token = self.confirmations.issue(answer, now, turn.number)
+            # Shown to the player by the server too: a mod may ask them in a dialog.
+            ttl = self.confirmations.ttl
+            frame = replies.memory_confirm_request(answer, token, ttl, turn.save, turn.chat_id)
+            shown.append(Send(frame))
         what = op.what if isinstance(op, ViewOp) else "all"
-        turn.results[call_id] = tools.render(answer, current=turn.save, token=token, what=what)
-        return self._continue(turn)
+        turn.results[call_id] = tool_results.render(
+            answer, current=turn.save, token=token, what=what
+        )
+        return shown + self._continue(turn)
+
+    def dialog(self, token: str, yes: bool, now: float) -> ForgetSpec | Refusal | None:
+        """The player answered a ``memory.confirm.request`` dialog (v1.md "memory.confirm").
+
+        A yes is the player's own yes: it redeems the token at once, in any turn
+        (the target to delete is returned). A no voids the token (None). An
+        unknown, spent or expired token is refused. Either answer is remembered,
+        so a later confirming tool call learns what the player decided.
+        """
+        if not yes:
+            if not self.confirmations.withdraw(token):
+                return "unknown"
+            self._decide(token, "no")
+            return None
+        redeemed = self.confirmations.redeem(token, lambda _: True, now)
+        if not isinstance(redeemed, str):
+            self._decide(token, "yes")
+        return redeemed
+
+    def _decide(self, token: str, answer: str) -> None:
+        self._decided[token] = answer
+        while len(self._decided) > MAX_PENDING:
+            del self._decided[next(iter(self._decided))]
 
     def _continue(self, turn: Turn) -> list[Effect]:
         if turn.pending:

@@ -1,24 +1,29 @@
-"""The companion's four memory tools, sans-I/O (v1.md "Memory tools").
+"""The companion's memory tools, sans-I/O (v1.md "Memory tools").
 
 Offered to the model in every game chat turn through the OpenAI tool-calling
-interface. Pure: this module holds the tool schemas, parses a call's
-arguments into a typed operation the shell runs against the memory service,
-keeps the confirmation tokens of two-step forgets, and renders what the
-store answered as the tool result text. Results obey the prompt's privacy
-rules: they are redacted and name saves by their readable name.
+interface (schemas and argument Structs in :mod:`~xtyserver.session.tool_schemas`,
+result texts in :mod:`~xtyserver.session.tool_results`). Pure: this module
+parses a call's arguments into a typed operation the shell runs against the
+memory service and checks what the player's words allow.
 
 A forget is never done on the model's word alone: the first call returns a
-preview and a token; only a second call with that token, in a later turn,
-deletes. A token is single-use, bound to this connection and this target, and
-expires after :data:`TOKEN_TTL` seconds.
+preview and a token; only a second call with that token, in a later turn whose
+player text is an explicit yes (:mod:`~xtyserver.session.consent`), deletes. A
+token is single-use, bound to this connection and this target, and expires
+after :data:`TOKEN_TTL` seconds. A shared-profile correction is written only
+when the player's words of the turn contain the new value and the value passes
+the shared-profile guard.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Iterable
+from typing import Any
 
 import msgspec
+from msgspec import UNSET
 
+from xtyserver.memory import shared_guard
 from xtyserver.memory.manage import TOKEN_TTL as TOKEN_TTL
 from xtyserver.memory.manage import Confirmations as Confirmations
 from xtyserver.memory.manage import (
@@ -28,119 +33,30 @@ from xtyserver.memory.manage import (
     ForgetSpec,
     Overview,
     Refusal,
+    RestoreResult,
 )
 from xtyserver.memory.retrieval import SearchResult
-from xtyserver.memory.types import (
-    EDITABLE_FIELDS,
-    KINDS,
-    MemoryEvent,
-    MemoryKind,
-    Scope,
-    SharedProfile,
-)
-from xtyserver.protocol.forbidden import redact
+from xtyserver.memory.types import Scope, SharedProfile
 from xtyserver.protocol.normalize import normalize
+from xtyserver.session.consent import said
+from xtyserver.session.tool_schemas import (
+    ARGUMENTS,
+    CORRECT_FIELDS,
+    CorrectArgs,
+    ForgetArgs,
+    RestoreArgs,
+    SearchArgs,
+    ViewArgs,
+)
+from xtyserver.session.tool_schemas import CORRECT as CORRECT
+from xtyserver.session.tool_schemas import FORGET as FORGET
+from xtyserver.session.tool_schemas import SEARCH as SEARCH
+from xtyserver.session.tool_schemas import TOOL_SPECS as TOOL_SPECS
+from xtyserver.session.tool_schemas import VIEW as VIEW
 
-VIEW = "xiaotangyuan_memory_view"
-SEARCH = "xiaotangyuan_memory_search"
-CORRECT = "xiaotangyuan_memory_correct_shared"
-FORGET = "xiaotangyuan_memory_forget"
 MAX_CALLS_PER_TURN = 4
 MAX_SEARCH_RESULTS = 5
 MAX_SEARCH_CHARS = 600
-
-_CAMEL_FIELDS = {f.wire: f.name for f in EDITABLE_FIELDS}
-
-TOOL_SPECS: list[dict[str, Any]] = [
-    {
-        "type": "function",
-        "function": {
-            "name": VIEW,
-            "description": (
-                "只读查看玩家的记忆：共同记忆（按字段）、这个游戏各存档（可读名称）的记忆条目、"
-                "游玩统计。玩家问“你记得我什么”“我玩了几天”时使用。"
-            ),
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "what": {"type": "string", "enum": ["all", "profile", "saves", "stats"]},
-                    "save": {"type": "string", "description": "只看这个存档（名称）"},
-                },
-                "additionalProperties": False,
-            },
-        },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": SEARCH,
-            "description": (
-                "只读搜索当前存档的记忆和共同记忆（可以换个说法、用中文或英文名字）。"
-                "当上面“你记得的事”没有回答玩家的问题时使用；最多返回 5 条。"
-            ),
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "query": {"type": "string", "maxLength": 200, "description": "要找什么"},
-                    "kind": {"type": "string", "enum": list(KINDS)},
-                },
-                "required": ["query"],
-                "additionalProperties": False,
-            },
-        },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": CORRECT,
-            "description": (
-                "整体替换共同记忆的一个字段（不是追加）。只在玩家明确纠正时使用，"
-                '例如“我其实更喜欢自动化，把共同爱好改一下”→ field=hobbies, value=["自动化"]。'
-            ),
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "field": {"type": "string", "enum": list(_CAMEL_FIELDS)},
-                    "value": {
-                        "anyOf": [
-                            {"type": "string", "maxLength": 200},
-                            {"type": "array", "items": {"type": "string"}, "maxItems": 8},
-                        ]
-                    },
-                },
-                "required": ["field", "value"],
-                "additionalProperties": False,
-            },
-        },
-    },
-    {
-        "type": "function",
-        "function": {
-            "name": FORGET,
-            "description": (
-                "删除记忆：一条(item)、一个存档(save)、一个游戏(game)、共同记忆(profile)或全部(all)。"
-                "第一次调用（不带 confirmToken）只返回将被删除的内容和确认码，什么都不删；"
-                "把预览告诉玩家并请玩家确认。只有玩家在之后的一句话里明确同意后，"
-                "才用同样的目标和确认码再调用一次。默认不删除游玩统计（includeStats）。"
-            ),
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "target": {
-                        "type": "string",
-                        "enum": ["item", "save", "game", "profile", "all"],
-                    },
-                    "save": {"type": "string", "description": "存档名称；默认当前存档"},
-                    "item": {"type": "integer", "minimum": 1, "description": "条目编号 #"},
-                    "includeStats": {"type": "boolean"},
-                    "confirmToken": {"type": "string"},
-                },
-                "required": ["target"],
-                "additionalProperties": False,
-            },
-        },
-    },
-]
 
 
 class ToolCall(msgspec.Struct, frozen=True):
@@ -149,32 +65,6 @@ class ToolCall(msgspec.Struct, frozen=True):
     id: str
     name: str
     arguments: str
-
-
-# -- arguments ------------------------------------------------------------------------------
-
-
-class _ViewArgs(msgspec.Struct, forbid_unknown_fields=True, rename="camel"):
-    what: Literal["all", "profile", "saves", "stats"] = "all"
-    save: str | None = None
-
-
-class _SearchArgs(msgspec.Struct, forbid_unknown_fields=True, rename="camel"):
-    query: Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
-    kind: MemoryKind | None = None
-
-
-class _CorrectArgs(msgspec.Struct, forbid_unknown_fields=True, rename="camel"):
-    field: str
-    value: str | list[str]
-
-
-class _ForgetArgs(msgspec.Struct, forbid_unknown_fields=True, rename="camel"):
-    target: Literal["item", "save", "game", "profile", "all"]
-    save: str | None = None
-    item: int | None = None
-    include_stats: bool = False
-    confirm_token: str | None = None
 
 
 # -- what the shell runs (answered by ToolAnswered) -----------------------------------------
@@ -201,10 +91,16 @@ class SearchOp(msgspec.Struct, frozen=True):
 
 
 class CorrectOp(msgspec.Struct, frozen=True):
-    """Replace the shared-profile field ``field`` (snake_case) with ``value``."""
+    """Replace the shared-profile field ``field`` (snake_case) with ``value``.
+
+    The shell checks the value against ``save``'s memories and ``context_names``
+    with :func:`guard_correction` before writing it.
+    """
 
     field: str
     value: str | list[str]
+    save: Scope
+    context_names: tuple[str, ...] = ()
 
 
 class PreviewOp(msgspec.Struct, frozen=True):
@@ -214,7 +110,6 @@ class PreviewOp(msgspec.Struct, frozen=True):
     kind: str
     save: str | None
     item: int | None
-    include_stats: bool
 
 
 class ApplyOp(msgspec.Struct, frozen=True):
@@ -223,7 +118,21 @@ class ApplyOp(msgspec.Struct, frozen=True):
     spec: ForgetSpec
 
 
-ToolOp = ViewOp | SearchOp | CorrectOp | PreviewOp | ApplyOp
+class RestoreOp(msgspec.Struct, frozen=True):
+    """Put trash entry ``trash`` back (None: the newest this game may restore)."""
+
+    game_id: str
+    trash: int | None = None
+
+
+ToolOp = ViewOp | SearchOp | CorrectOp | PreviewOp | ApplyOp | RestoreOp
+
+
+class Confirming(msgspec.Struct, frozen=True):
+    """A forget call carrying a ``confirmToken``: the tool loop redeems it or refuses."""
+
+    token: str
+    args: ForgetArgs
 
 
 class ToolFailure(msgspec.Struct, frozen=True):
@@ -233,51 +142,126 @@ class ToolFailure(msgspec.Struct, frozen=True):
     message: str
 
 
-ToolAnswer = Overview | SearchResult | SharedProfile | ForgetPreview | ForgetResult | ToolFailure
+ToolAnswer = (
+    Overview
+    | SearchResult
+    | SharedProfile
+    | ForgetPreview
+    | ForgetResult
+    | RestoreResult
+    | ToolFailure
+)
 
 
-def parse_call(call: ToolCall, current: Scope, day: int | None = None) -> ToolOp | str:
+def _arguments(call: ToolCall) -> Any:
+    """The call's arguments as a JSON object; ``null`` values count as absent."""
+    value = msgspec.json.decode(call.arguments or "{}")
+    if not isinstance(value, dict):
+        raise msgspec.ValidationError("the arguments must be a JSON object")
+    # includeStats is refused in any form, null included (it is not the model's).
+    return {k: v for k, v in value.items() if v is not None or k == "includeStats"}
+
+
+def parse_call(
+    call: ToolCall,
+    current: Scope,
+    day: int | None = None,
+    *,
+    player_text: str = "",
+    context_names: tuple[str, ...] = (),
+) -> ToolOp | Confirming | str:
     """The operation a call asks for, or the error text to return as its result.
 
-    ``day`` is the current save's in-game day, when known (for a search).
-
-    Confirmed forgets (with a token) come back as the raw :class:`_ForgetArgs`
-    wrapped by :func:`confirming`; see :class:`Confirmations`.
+    Args:
+        call: The model's call.
+        current: The save the turn is asked in.
+        day: The save's in-game day, when known (a search leaves later memories out).
+        player_text: The player's own words of this turn: a correction's value
+            must be in them.
+        context_names: The names in the save's current modelContext (the guard).
     """
+    kind = ARGUMENTS.get(call.name)
+    if kind is None:
+        return f"错误：没有工具 {call.name[:60]!r}"
     try:
-        if call.name == VIEW:
-            view = msgspec.json.decode(call.arguments or "{}", type=_ViewArgs)
-            return ViewOp(current.game_id, view.save, view.what)
-        if call.name == SEARCH:
-            search = msgspec.json.decode(call.arguments or "{}", type=_SearchArgs)
-            query = normalize(search.query).strip()
-            if not query:
-                return "错误：搜索需要 query"
-            return SearchOp(current, query, search.kind, day)
-        if call.name == CORRECT:
-            correct = msgspec.json.decode(call.arguments or "{}", type=_CorrectArgs)
-            field = _CAMEL_FIELDS.get(correct.field)
-            if field is None:
-                return f"错误：没有共同记忆字段 {correct.field[:40]!r}"
-            return CorrectOp(field, correct.value)
-        if call.name == FORGET:
-            forget = msgspec.json.decode(call.arguments or "{}", type=_ForgetArgs)
-            if forget.target == "item" and forget.item is None:
-                return "错误：删除一条记忆需要条目编号 item"
-            return PreviewOp(current, forget.target, forget.save, forget.item, forget.include_stats)
+        args = msgspec.convert(_arguments(call), type=kind)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        return f"错误：参数不对（{str(exc)[:120]}）"
-    return f"错误：没有工具 {call.name[:60]!r}"
+        return f"错误：参数不对（{str(exc)[:120]}），什么都没做"
+    match args:
+        case ViewArgs(what=what, save=save):
+            return ViewOp(current.game_id, None if save is UNSET else save, what)
+        case SearchArgs(query=query, kind=wanted):
+            text = normalize(query).strip()
+            if not text:
+                return "错误：搜索需要 query"
+            return SearchOp(current, text, None if wanted is UNSET else wanted, day)
+        case CorrectArgs(field=field, value=value):
+            missing = unsaid(value, player_text)
+            if missing is not None:
+                return (
+                    f"没有改：玩家这句话里没有说「{missing[:40]}」。只能用玩家这一轮原话里的值整体替换"
+                    "共同记忆字段（列表的每一项都要是玩家说过的）。"
+                )
+            return CorrectOp(CORRECT_FIELDS[field], value, current, context_names)
+        case RestoreArgs(trash=trash):
+            return RestoreOp(current.game_id, None if trash is UNSET else trash)
+        case ForgetArgs(confirm_token=str() as token):
+            return Confirming(token, args)
+        case ForgetArgs(target=target, save=save, item=item):
+            if target == "item" and item is UNSET:
+                return "错误：删除一条记忆需要条目编号 item"
+            return PreviewOp(
+                current,
+                target,
+                None if save is UNSET else save,
+                None if item is UNSET else item,
+            )
+    return f"错误：没有工具 {call.name[:60]!r}"  # pragma: no cover - every Struct is matched
 
 
-def confirm_token(call: ToolCall) -> str | None:
-    """The ``confirmToken`` of a forget call, if it carries one."""
-    if call.name != FORGET:
-        return None
-    try:
-        return msgspec.json.decode(call.arguments or "{}", type=_ForgetArgs).confirm_token
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None
+# -- what the player's words allow ---------------------------------------------------------
+
+
+def unsaid(value: str | list[str], player_text: str) -> str | None:
+    """The first part of a correction's ``value`` the player did not say, or None.
+
+    A string value, or every item of a list, must occur in ``player_text``
+    (compared normalised, case-folded, spaces ignored). An empty value (clearing
+    the field) is never something the player said: it is returned as "".
+    """
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        return ""
+    for item in items:
+        if not said(item, player_text):
+            return item
+    return None
+
+
+def guard_correction(op: CorrectOp, save_texts: Iterable[str]) -> str | None:
+    """Why ``op`` may not be written (the shared-profile guard), or None when it may.
+
+    The extraction's rules (:func:`~xtyserver.memory.shared_guard.refusal`): no
+    person, place or plan of the current save (its memories' subjects and
+    summaries in ``save_texts``, its modelContext names), no character judgement,
+    guess, role-play or sensitive fact. The answer is the model's result text.
+    """
+    texts = [*save_texts, *op.context_names]
+    items = op.value if isinstance(op.value, list) else [op.value]
+    for item in items:
+        why = shared_guard.refusal(item, texts)
+        if why is not None:
+            return f"没有改：共同记忆会出现在每个游戏里，不能写入这类内容（{GUARD_REASONS[why]}）。"
+    return None
+
+
+GUARD_REASONS: dict[shared_guard.Refusal, str] = {
+    "save_specific": "这个存档里的人物、地点或计划",
+    "character": "对玩家性格的评价",
+    "inference": "猜测",
+    "roleplay": "可能是角色扮演",
+    "sensitive": "敏感的个人信息",
+}
 
 
 # -- confirmation tokens (memory.manage.Confirmations) -------------------------------------
@@ -287,79 +271,31 @@ REFUSED: dict[Refusal, str] = {
     "expired": "确认码已过期（超过 2 分钟），什么都没删。需要的话重新预览。",
     "other_target": "确认码属于另一个删除目标，什么都没删。",
     "too_soon": "还没有得到玩家的确认：先把预览告诉玩家，等玩家同意后再用确认码。",
+    "not_agreed": "玩家没有明确同意，什么都没删。",
 }
+"""Default result texts of refused tokens (``not_agreed`` comes from the session's texts)."""
+
+DIALOG_DECIDED: dict[str, str] = {
+    "yes": "玩家已经在确认框里同意了，那次删除已经完成，不用再确认。",
+    "no": "玩家在确认框里拒绝了，什么都没删，这个确认码已作废。",
+}
+"""Results of a confirming call whose token the player already answered in a dialog."""
 
 
-def names_target(call: ToolCall, current: Scope, preview: ForgetPreview) -> bool:
-    """Whether a confirming forget call names the same target as ``preview``."""
-    try:
-        args = msgspec.json.decode(call.arguments or "{}", type=_ForgetArgs)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return False
+def names_target(args: ForgetArgs, current: Scope, preview: ForgetPreview) -> bool:
+    """Whether a confirming forget call's ``args`` name the same target as ``preview``."""
     spec = preview.spec
-    if (args.target, args.include_stats) != (spec.kind, spec.include_stats):
+    if args.target != spec.kind or spec.include_stats:
         return False
-    if spec.kind == "item" and args.item != spec.item_id:
+    item = None if args.item is UNSET else args.item
+    if spec.kind == "item" and item != spec.item_id:
         return False
     if spec.kind in ("item", "save"):
         labels = {spec.save_id} | {v.name for v in preview.saves if v.name}
-        wanted = args.save if args.save is not None else current.save_id
-        return wanted in labels or (args.save is None and spec.scope == current)
+        named = None if args.save is UNSET else args.save
+        wanted = named if named is not None else current.save_id
+        return wanted in labels or (named is None and spec.scope == current)
     return True
-
-
-# -- rendering results ----------------------------------------------------------------------
-
-
-def _item(event: MemoryEvent) -> str:
-    pin = "，已固定" if event.pinned else ""
-    return f"  #{event.id} [{event.kind}/{event.status}{pin}] {event.subject}：{event.summary}"
-
-
-def _profile(profile: SharedProfile) -> list[str]:
-    lines = []
-    for camel, name in _CAMEL_FIELDS.items():
-        value = getattr(profile, name)
-        if value:
-            shown = "、".join(value) if isinstance(value, list) else value
-            lines.append(f"  {camel}: {shown}")
-    lines.append(f"  autoShared（自动形成共同记忆）: {'开' if profile.auto_shared else '关'}")
-    return lines
-
-
-def _overview(answer: Overview, current: Scope, what: str) -> list[str]:
-    lines: list[str] = []
-    if what in ("all", "profile"):
-        lines += ["共同记忆：", *_profile(answer.profile)]
-    if what in ("all", "saves"):
-        for view in answer.saves:
-            mark = "（当前存档）" if view.scope == current else ""
-            lines.append(f"存档「{view.label}」{mark}，{view.scope.game_id}：")
-            lines += [_item(e) for e in view.events] or ["  （没有记忆）"]
-    if what in ("all", "stats"):
-        for s in answer.stats.saves:
-            if s.game_id == current.game_id:
-                label = s.save_name or s.save_id
-                minutes = s.active_ms // 60_000
-                lines.append(f"统计「{label}」：{s.days} 天，{s.sessions} 次，{minutes} 分钟")
-        for g in answer.stats.games:
-            lines.append(f"统计 {g.game_id}：共 {g.days} 天")
-    return lines
-
-
-def _search(answer: SearchResult) -> list[str]:
-    """At most :data:`MAX_SEARCH_RESULTS` whole lines within :data:`MAX_SEARCH_CHARS`."""
-    head = "搜索结果（只含当前存档和共同记忆）："
-    found = [_item(e) for e in answer.events] + [f"  共同记忆 {line}" for line in answer.profile]
-    if not found:
-        return ["没有找到相关的记忆（只搜索了当前存档和共同记忆）。"]
-    lines, used = [head], len(head)
-    for line in found[:MAX_SEARCH_RESULTS]:
-        if used + 1 + len(line) > MAX_SEARCH_CHARS:
-            break
-        lines.append(line)
-        used += 1 + len(line)
-    return lines
 
 
 def find_save(name: str, overview: Overview) -> Scope | None:
@@ -397,9 +333,9 @@ def resolve(op: PreviewOp, overview: Overview) -> ForgetSpec | str:
     if op.kind == "profile":
         return ForgetSpec(kind="profile")
     if op.kind == "all":
-        return ForgetSpec(kind="all", include_stats=op.include_stats)
+        return ForgetSpec(kind="all")
     if op.kind == "game":
-        return ForgetSpec(kind="game", game_id=game, include_stats=op.include_stats)
+        return ForgetSpec(kind="game", game_id=game)
     scope = op.current
     if op.save is not None:
         found = find_save(op.save, overview)
@@ -412,53 +348,7 @@ def resolve(op: PreviewOp, overview: Overview) -> ForgetSpec | str:
         game_id=scope.game_id,
         save_id=scope.save_id,
         item_id=op.item if kind == "item" else None,
-        include_stats=op.include_stats and kind == "save",
     )
-
-
-def render(
-    answer: ToolAnswer, *, current: Scope, token: str | None = None, what: str = "all"
-) -> str:
-    """The tool result text for ``answer`` (redacted; saves by readable name).
-
-    ``what`` narrows a view: ``profile``, ``saves``, ``stats`` or ``all``.
-    """
-    lines: list[str] = []
-    match answer:
-        case ToolFailure(message=message):
-            lines.append(f"失败：{message}")
-        case SharedProfile():
-            lines += ["已整体替换。现在的共同记忆：", *_profile(answer)]
-        case Overview():
-            lines += _overview(answer, current, what)
-        case SearchResult():
-            lines += _search(answer)
-        case ForgetPreview():
-            if not answer.found:
-                lines.append("没有找到这条记忆，什么都不会删。")
-            else:
-                lines.append("将要删除（还没有删）：")
-                for view in answer.saves:
-                    lines.append(f"存档「{view.label}」（{view.scope.game_id}）：")
-                    lines += [_item(e) for e in view.events]
-                if answer.profile_fields:
-                    lines.append("共同记忆字段：" + "、".join(answer.profile_fields))
-                stats = "、".join(answer.names.get(s, s.save_id) for s in answer.stats_saves)
-                lines.append(f"游玩统计：{'也会删除 ' + stats if stats else '保留'}")
-                lines.append(f"确认码：{token}（2 分钟内有效，只能用一次）")
-                lines.append("请先告诉玩家将删除什么（说明属于哪个存档），玩家同意后再确认。")
-        case ForgetResult():
-            lines.append(
-                f"已删除 {answer.items} 条记忆"
-                + ("，共同记忆已清空" if answer.profile_cleared else "")
-                + (
-                    f"，{answer.stats_saves} 个存档的游玩统计"
-                    if answer.stats_saves
-                    else "，游玩统计保留"
-                )
-                + "。游戏存档文件不受影响。"
-            )
-    return redact("\n".join(lines))[0]
 
 
 def assistant_message(text: str, calls: tuple[ToolCall, ...]) -> dict[str, Any]:

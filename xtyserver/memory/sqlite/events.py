@@ -80,6 +80,11 @@ def _binding(event: MemoryEvent, column: str) -> Any:
     return getattr(event, column)
 
 
+def bindings(event: MemoryEvent, columns: Sequence[str]) -> tuple[Any, ...]:
+    """The SQL bindings of ``columns`` for ``event`` (a row put back from the trash)."""
+    return tuple(_binding(event, column) for column in columns)
+
+
 def _params(event: MemoryEvent) -> tuple[Any, ...]:
     """The bindings of :data:`_INSERT_COLUMNS` for ``event``."""
     return tuple(_binding(event, column) for column in _INSERT_COLUMNS)

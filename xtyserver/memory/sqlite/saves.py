@@ -9,7 +9,7 @@ extraction does not form the same memory again from the next turn's words
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import apsw
 import msgspec
@@ -17,7 +17,7 @@ import msgspec
 from xtyserver.memory.export import SaveNameRecord, TombstoneRecord
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview, SaveView
 from xtyserver.memory.sqlite import events, play, shared_profile, usage
-from xtyserver.memory.types import PROFILE_FIELDS, MemoryEvent, Scope
+from xtyserver.memory.types import PROFILE_FIELDS, MemoryEvent, Scope, SharedProfile
 from xtyserver.protocol.normalize import normalize
 
 
@@ -138,10 +138,24 @@ def group(found: Iterable[MemoryEvent], labels: dict[Scope, str]) -> tuple[SaveV
     )
 
 
-def forget(conn: apsw.Connection, spec: ForgetSpec, now: float) -> ForgetResult:
-    """Carry out ``spec`` in the caller's transaction; tombstones for every deleted event."""
+def forget(
+    conn: apsw.Connection,
+    spec: ForgetSpec,
+    now: float,
+    keep: Callable[[list[MemoryEvent], SharedProfile | None], int | None] | None = None,
+) -> ForgetResult:
+    """Carry out ``spec`` in the caller's transaction; tombstones for every deleted event.
+
+    ``keep`` (the trash) is handed what goes, the events and the profile as it
+    was (None when the profile stays), before anything is deleted; it answers
+    the trash id.
+    """
     doomed = doomed_events(conn, spec)
     stats = stats_scopes(conn, spec)
+    trash_id = None
+    if keep is not None:
+        was = shared_profile.load(conn) if spec.kind in ("profile", "all") else None
+        trash_id = keep(doomed, was)
     _bury(conn, doomed, now)
     count = 0
     by_scope: dict[Scope, list[int]] = {}
@@ -154,7 +168,9 @@ def forget(conn: apsw.Connection, spec: ForgetSpec, now: float) -> ForgetResult:
         shared_profile.clear(conn)
     for scope in stats:
         play.delete_scope(conn, scope)
-    return ForgetResult(items=count, profile_cleared=profile_cleared, stats_saves=len(stats))
+    return ForgetResult(
+        items=count, profile_cleared=profile_cleared, stats_saves=len(stats), trash_id=trash_id
+    )
 
 
 def preview(conn: apsw.Connection, spec: ForgetSpec) -> ForgetPreview:

@@ -116,6 +116,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             CHECK (search_keys IS NULL OR json_valid(search_keys))
         """,
     ),
+    # 5 -> 6: the trash: what a forget deleted, restorable for a while (issue 17 §1).
+    # Never injected (it is not game_memory), never exported, purged after its window.
+    (
+        """
+        CREATE TABLE memory_trash(
+            id INTEGER PRIMARY KEY,
+            trashed_at REAL NOT NULL,
+            spec TEXT NOT NULL,            -- JSON of the ForgetSpec
+            events TEXT NOT NULL,          -- JSON array of the deleted MemoryEvent rows
+            profile TEXT NOT NULL          -- JSON object of the cleared profile fields
+        ) STRICT
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -29,7 +29,16 @@ from xtyserver.errors import StoreError, UsageError
 from xtyserver.memory import accounting, game_names
 from xtyserver.memory.compaction import DEFAULT_MAX_IMPORTANCE, DIGEST_PREFIX, plan_compaction
 from xtyserver.memory.export import ExportDocument
-from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview
+from xtyserver.memory.manage import (
+    TRASH_HOURS,
+    ForgetPreview,
+    ForgetResult,
+    ForgetSpec,
+    Overview,
+    RestoreResult,
+    TrashEntry,
+    restorable_here,
+)
 from xtyserver.memory.sqlite import (
     events,
     generation,
@@ -37,6 +46,7 @@ from xtyserver.memory.sqlite import (
     saves,
     shared_profile,
     transfer,
+    trash,
     usage,
 )
 from xtyserver.memory.sqlite.database import DEFAULT_BUSY_TIMEOUT_MS, Database
@@ -90,6 +100,7 @@ class MemoryStore:
         max_bytes: int | None = None,
         gap_cap_s: float = accounting.DEFAULT_GAP_CAP_S,
         soft_cap: int = DEFAULT_SOFT_CAP,
+        trash_window: float = TRASH_HOURS * 3600,
     ) -> None:
         """Open (creating and migrating if needed) the store at ``path``.
 
@@ -100,6 +111,8 @@ class MemoryStore:
             max_bytes: Optional size cap; writes past it fail with ``store_full``.
             gap_cap_s: The most one heartbeat gap adds to active time.
             soft_cap: Events per save before :meth:`compact_scope` merges.
+            trash_window: Seconds a forgotten item, save, game or profile stays
+                restorable in the trash (0: a forget deletes at once).
 
         Raises:
             StoreError: The file cannot be opened or is from a newer version.
@@ -109,6 +122,7 @@ class MemoryStore:
         self._clock = clock
         self._gap_cap_s = gap_cap_s
         self.soft_cap = soft_cap
+        self.trash_window = trash_window
 
     @classmethod
     def open_profile(
@@ -219,9 +233,7 @@ class MemoryStore:
         event = checked_new_event(event)
         return self._db.write(lambda conn: events.upsert(conn, scope, event, now))
 
-    def set_search_keys(
-        self, scope: Scope, keys: Mapping[int, Sequence[str]]
-    ) -> list[MemoryEvent]:
+    def set_search_keys(self, scope: Scope, keys: Mapping[int, Sequence[str]]) -> list[MemoryEvent]:
         """Store the search keys of events of ``scope`` (normalised; ids of other saves
         are left). Returns the events changed.
 
@@ -274,7 +286,68 @@ class MemoryStore:
         """
         spec = self._checked_spec(spec)
         now = self._clock.now()
-        return self._db.write(generation.changed(lambda conn: saves.forget(conn, spec, now)))
+
+        def write(conn: apsw.Connection) -> ForgetResult:
+            def keep(doomed: list[MemoryEvent], was: SharedProfile | None) -> int | None:
+                fields = trash.cleared_fields(was) if was is not None else {}
+                return trash.put(conn, spec, doomed, fields, now)
+
+            return saves.forget(conn, spec, now, keep if self.trash_window > 0 else None)
+
+        return self._db.write(generation.changed(write))
+
+    # --- the trash (issue 17 §1) -------------------------------------------------------------
+
+    def trash_entries(self) -> list[TrashEntry]:
+        """What can be restored now, newest first (each with what it holds, by save name)."""
+        now, window = self._clock.now(), self.trash_window
+        return self._db.read(lambda conn: trash.entries(conn, now, window))
+
+    def restore(self, trash_id: int | None = None, *, game_id: str | None = None) -> RestoreResult:
+        """Put a trash entry back (``trash_id``, else the newest one ``game_id`` may restore).
+
+        With ``game_id`` (a game's chat) only entries of that game or of the
+        profile are restorable.
+
+        Raises:
+            StoreError: ``not_found`` when there is no such restorable entry.
+        """
+        now, window = self._clock.now(), self.trash_window
+
+        def write(conn: apsw.Connection) -> RestoreResult | None:
+            wanted = trash_id
+            if wanted is None:
+                newest = trash.newest(conn, now, window, game_id) if game_id else None
+                if newest is None and game_id is None:
+                    found = trash.entries(conn, now, window)
+                    newest = found[0] if found else None
+                if newest is None:
+                    return None
+                wanted = newest.id
+            elif game_id is not None:
+                here = [e for e in trash.entries(conn, now, window) if e.id == wanted]
+                if not here or not restorable_here(here[0].spec, game_id):
+                    return None
+            return trash.restore(conn, wanted, now, window)
+
+        result = self._db.write(generation.changed(write))
+        if result is None:
+            message = "nothing in the trash to restore (or it is past its window)"
+            raise StoreError(message, code="not_found")
+        return result
+
+    def now(self) -> float:
+        """The store's clock (what the trash's window is measured on)."""
+        return self._clock.now()
+
+    def purge_trash(self) -> int:
+        """Delete trash entries past their window; how many."""
+        now, window = self._clock.now(), self.trash_window
+        return self._db.write(lambda conn: trash.purge(conn, now, window))
+
+    def trash_rows(self) -> int:
+        """Rows in the trash, purged or not yet (tests, diagnostics)."""
+        return self._db.read(trash.count)
 
     def preview_forget(self, spec: ForgetSpec) -> ForgetPreview:
         """What :meth:`forget` of ``spec`` would delete (nothing is changed)."""

@@ -1,0 +1,126 @@
+"""MCP asks the person, not the assistant (issue 17 §1), in process with the `mcp` client.
+
+Where the client declares elicitation, the confirming call asks its user and
+only their yes deletes; where it does not, the confirm must come at least 5 s
+after its preview (on the injected clock) and quote the preview's target back.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, types
+from mcp.types import TextContent
+
+from xtyserver.clock import ManualClock
+from xtyserver.manage.mcp import ConfirmGate, build
+from xtyserver.memory.sqlite.store import MemoryStore
+from xtyserver.memory.types import NewEvent, Scope
+from xtyserver.serve.memory_service import MemoryService
+
+pytestmark = pytest.mark.anyio
+FARM = Scope("stardew-valley", "farm-a")
+FORGET = "xiaotangyuan_memory_forget"
+
+
+def _text(result: Any) -> str:
+    [content] = result.content
+    assert isinstance(content, TextContent)
+    return content.text
+
+
+def _target(event_id: int) -> dict[str, Any]:
+    return {"target": "item", "gameId": "stardew-valley", "saveId": "farm-a", "eventId": event_id}
+
+
+async def _preview(client: Client, event_id: int) -> dict[str, Any]:
+    result = await client.call_tool(FORGET, _target(event_id))
+    assert not result.is_error, _text(result)
+    preview: dict[str, Any] = json.loads(_text(result))
+    return preview
+
+
+def _setup(tmp_path: Path, clock: ManualClock) -> tuple[MemoryStore, int, Any]:
+    store = MemoryStore(tmp_path / "m.sqlite", clock=clock)
+    plan = store.upsert_event(FARM, NewEvent("goal", "鱼缸", "完成鱼缸收集包"), clock.now()).id
+    return store, plan, build(MemoryService(store), clock, gate=ConfirmGate())
+
+
+async def test_without_elicitation_the_confirm_waits_5_s_and_quotes_the_target(
+    tmp_path: Path,
+) -> None:
+    clock = ManualClock()
+    store, plan, server = _setup(tmp_path, clock)
+    with store:
+        async with Client(server, mode="legacy") as client:
+            preview = await _preview(client, plan)
+            quote = preview["quote"]
+            assert quote == f"item stardew-valley farm-a #{plan}"
+            assert preview["confirmAfterSeconds"] == 5
+            confirm = {**_target(plan), "confirmToken": preview["confirmToken"]}
+            # Back to back, as an assistant alone would: refused, nothing deleted.
+            fast = await client.call_tool(FORGET, {**confirm, "quote": quote})
+            assert fast.is_error and "too soon" in _text(fast)
+            clock.advance(4.999)
+            early = await client.call_tool(FORGET, {**confirm, "quote": quote})
+            assert early.is_error and "too soon" in _text(early)
+            clock.advance(0.001)  # 5 s: long enough, but the quote is still needed
+            unquoted = await client.call_tool(FORGET, confirm)
+            assert unquoted.is_error and "quote" in _text(unquoted)
+            wrong = await client.call_tool(FORGET, {**confirm, "quote": "item farm-b"})
+            assert wrong.is_error and "quote" in _text(wrong)
+            assert [e.id for e in store.load_scope(FARM)] == [plan]
+            done = await client.call_tool(FORGET, {**confirm, "quote": quote.upper()})
+            assert not done.is_error and json.loads(_text(done))["items"] == 1
+            again = await client.call_tool(FORGET, {**confirm, "quote": quote})
+            assert again.is_error and "already used" in _text(again)
+        assert store.load_scope(FARM) == []
+
+
+async def test_with_elicitation_the_person_answers(tmp_path: Path) -> None:
+    clock = ManualClock()
+    store, plan, server = _setup(tmp_path, clock)
+    asked: list[str] = []
+    answers = [False, True]
+
+    async def person(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"delete": answers.pop(0)})
+
+    with store:
+        async with Client(server, mode="legacy", elicitation_callback=person) as client:
+            preview = await _preview(client, plan)
+            confirm = {**_target(plan), "confirmToken": preview["confirmToken"]}
+            no = await client.call_tool(FORGET, confirm)  # at once, no quote: the person decides
+            assert no.is_error and "did not agree" in _text(no)
+            assert [e.id for e in store.load_scope(FARM)] == [plan]
+            yes = await client.call_tool(FORGET, confirm)
+            assert not yes.is_error and json.loads(_text(yes))["items"] == 1
+        assert len(asked) == 2 and preview["quote"] in asked[0]
+        assert store.load_scope(FARM) == []
+
+
+async def test_a_declined_ask_deletes_nothing_whatever_the_time_and_quote(
+    tmp_path: Path,
+) -> None:
+    clock = ManualClock()
+    store, plan, server = _setup(tmp_path, clock)
+
+    async def person(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="decline")
+
+    with store:
+        async with Client(server, mode="legacy", elicitation_callback=person) as client:
+            preview = await _preview(client, plan)
+            clock.advance(60)  # time and the quote do not stand in for the person
+            confirm = {
+                **_target(plan),
+                "confirmToken": preview["confirmToken"],
+                "quote": preview["quote"],
+            }
+            declined = await client.call_tool(FORGET, confirm)
+            assert declined.is_error and "did not agree" in _text(declined)
+        assert [e.id for e in store.load_scope(FARM)] == [plan]

@@ -1,0 +1,140 @@
+"""The ``memory_trash`` table: what a forget deleted, restorable for a while (issue 17 §1).
+
+Functions take an open connection and run inside the caller's transaction. A
+forget of an item, save, game or profile (or all) puts the rows it deletes here
+in the same transaction; the live tables no longer hold them, so a trashed item
+is never injected into a prompt, never exported and never shown as memory.
+Tombstones are left by the forget as before, so extraction does not form a
+trashed memory again. Restoring puts the events back (under their old ids when
+free), lifts their tombstones, and refills the profile fields that were not
+set again since. Play statistics never go through the trash.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import apsw
+import msgspec
+
+from xtyserver.memory.manage import ForgetSpec, RestoreResult, TrashEntry, restorable_here
+from xtyserver.memory.sqlite import events, saves, shared_profile
+from xtyserver.memory.types import PROFILE_FIELDS, MemoryEvent, SharedProfile
+
+_EVENTS = msgspec.json.Decoder(list[MemoryEvent])
+_SPEC = msgspec.json.Decoder(ForgetSpec)
+
+
+def put(
+    conn: apsw.Connection,
+    spec: ForgetSpec,
+    doomed: list[MemoryEvent],
+    profile: dict[str, Any],
+    now: float,
+) -> int | None:
+    """Keep what a forget of ``spec`` deletes; the new trash id (None when nothing goes)."""
+    if not doomed and not profile:
+        return None
+    kept = msgspec.structs.replace(spec, include_stats=False)
+    conn.execute(
+        "INSERT INTO memory_trash(trashed_at, spec, events, profile) VALUES (?, ?, ?, ?)",
+        (
+            now,
+            msgspec.json.encode(kept).decode(),
+            msgspec.json.encode(doomed).decode(),
+            msgspec.json.encode(profile).decode(),
+        ),
+    )
+    return conn.last_insert_rowid()
+
+
+def cleared_fields(profile: SharedProfile) -> dict[str, Any]:
+    """The profile fields a clear would empty that hold a value (what the trash keeps)."""
+    return {
+        name: getattr(profile, name)
+        for name in PROFILE_FIELDS
+        if name != shared_profile.KEPT_ON_CLEAR and getattr(profile, name)
+    }
+
+
+def _entry(row: tuple[Any, ...], labels: dict[Any, str], window: float) -> TrashEntry:
+    trash_id, at, spec, found, profile = row
+    return TrashEntry(
+        id=trash_id,
+        spec=_SPEC.decode(spec),
+        trashed_at=at,
+        expires_at=at + window,
+        saves=saves.group(_EVENTS.decode(found), labels),
+        profile_fields=tuple(msgspec.json.decode(profile)),
+    )
+
+
+def entries(conn: apsw.Connection, now: float, window: float) -> list[TrashEntry]:
+    """Every restorable entry (kept at exactly ``window`` seconds, gone after), newest first."""
+    labels = saves.names(conn)
+    rows = conn.execute(
+        "SELECT id, trashed_at, spec, events, profile FROM memory_trash "
+        "WHERE trashed_at >= ? ORDER BY trashed_at DESC, id DESC",
+        (now - window,),
+    )
+    return [_entry(row, labels, window) for row in rows]
+
+
+def newest(conn: apsw.Connection, now: float, window: float, game_id: str) -> TrashEntry | None:
+    """The newest restorable entry a chat in ``game_id`` may restore (its game or the profile)."""
+    for entry in entries(conn, now, window):
+        if restorable_here(entry.spec, game_id):
+            return entry
+    return None
+
+
+def restore(
+    conn: apsw.Connection, trash_id: int, now: float, window: float
+) -> RestoreResult | None:
+    """Put entry ``trash_id`` back and drop it from the trash; None when not restorable."""
+    rows = conn.execute(
+        "SELECT id, trashed_at, spec, events, profile FROM memory_trash WHERE id = ? "
+        "AND trashed_at >= ?",
+        (trash_id, now - window),
+    ).fetchall()
+    if not rows:
+        return None
+    _, _, raw_spec, raw_events, raw_profile = cast(tuple[int, float, str, str, str], rows[0])
+    spec = _SPEC.decode(raw_spec)
+    count = 0
+    for event in _EVENTS.decode(raw_events):
+        count += _put_back(conn, event)
+        saves.unbury(conn, event.scope, event.subject)
+    current = shared_profile.load(conn)
+    refilled: list[str] = []
+    for name, value in msgspec.json.decode(raw_profile).items():
+        if name in PROFILE_FIELDS and not getattr(current, name):
+            shared_profile.set_field(conn, name, value, now)
+            refilled.append(name)
+    conn.execute("DELETE FROM memory_trash WHERE id = ?", (trash_id,))
+    return RestoreResult(trash_id=trash_id, spec=spec, items=count, profile_fields=tuple(refilled))
+
+
+def _put_back(conn: apsw.Connection, event: MemoryEvent) -> int:
+    """Insert ``event`` again (its old id when free); 0 when the same fact was formed since."""
+    taken = conn.execute("SELECT 1 FROM game_memory WHERE id = ?", (event.id,)).fetchall()
+    columns = events.COLUMNS if not taken else events.COLUMNS[1:]
+    values = events.bindings(event, columns)
+    conn.execute(
+        f"INSERT INTO game_memory({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
+        "ON CONFLICT(game_id, save_id, kind, subject) DO NOTHING",
+        values,
+    )
+    return conn.changes()
+
+
+def purge(conn: apsw.Connection, now: float, window: float) -> int:
+    """Delete the entries past their window; how many."""
+    conn.execute("DELETE FROM memory_trash WHERE trashed_at < ?", (now - window,))
+    return conn.changes()
+
+
+def count(conn: apsw.Connection) -> int:
+    """Rows in the trash, expired or not (for tests and the log)."""
+    (row,) = conn.execute("SELECT count(*) FROM memory_trash").fetchall()
+    return cast(int, row[0])
