@@ -432,3 +432,37 @@ async def test_the_page_gets_each_memorys_search_keys_to_show_as_tags(tmp_path: 
         view = await page.get("view")
         plain = [e for s in view["saves"] for e in s["events"] if e["subject"] == "温室"]
         assert "searchKeys" not in plain[0]  # absent when none
+
+
+async def test_the_trash_and_restore_over_the_api(tmp_path: Path) -> None:
+    async with running(tmp_path, clock=ManualClock(), overrides=MINUTE_BEATS) as h:
+        await fill(h)
+        page = Page(h)
+        await page.open()
+        assert await page.get("trash") == {"hours": 24.0, "entries": []}
+        preview = await page.post("forget", target="save", gameId="stardew-valley", saveId="farm-a")
+        done = await page.post(
+            "forget",
+            target="save",
+            gameId="stardew-valley",
+            saveId="farm-a",
+            confirmToken=preview["confirmToken"],
+        )
+        trash = await page.get("trash")
+        [entry] = trash["entries"]
+        assert entry["trashId"] == done["trashId"] and entry["target"] == "save"
+        assert entry["itemCount"] == 4 and entry["leftMs"] == 24 * 3600 * 1000
+        assert RFC3339.fullmatch(entry["expiresAt"])
+        assert h.store.load_scope(FARM) == []
+        await page.post("restore", 400, trashId=0)
+        await page.post("restore", 400, trashId=entry["trashId"], extra=1)
+        back = await page.post("restore", trashId=entry["trashId"])
+        assert back == {
+            "trashId": entry["trashId"],
+            "target": "save",
+            "items": 4,
+            "profileFields": [],
+        }
+        assert len(h.store.load_scope(FARM)) == 4
+        missing = await page.post("restore", 404, trashId=entry["trashId"])
+        assert missing["fields"] == ["trashId"]

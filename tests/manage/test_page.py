@@ -319,3 +319,115 @@ def test_the_page_names_games_as_the_server_does() -> None:
     assert names == GAME_NAMES
     for game in NAMED:
         assert game[1] in names
+
+
+def drive_trash(h: Harness, link: str) -> list[Path]:
+    from selenium.webdriver.common.by import By
+
+    farm = Scope("stardew-valley", FARM_ID)
+    colony = Scope("oxygen-not-included", "colony-a")
+    shots: list[Path] = []
+    with browser.chromium() as d:
+        d.get(link)
+        ready(d, "memory")
+        css(d, "#tab-trash")[0].click()
+        ready(d, "trash")
+        assert css(d, "#trash li.empty")[0].text == "回收站是空的。"
+        assert "24 小时" in css(d, "#trash-note")[0].text
+        css(d, "#tab-memory")[0].click()
+        ready(d, "memory")
+
+        # delete one item: the dialog says it can come back, the status offers an undo
+        item = h.store.load_scope(colony)[0]
+        css(d, f'li.event[data-event-id="{item.id}"] button.delete')[0].click()
+        wait(d, lambda d: d.execute_script("return document.getElementById('confirm').open"))
+        assert css(d, "#confirm-trash")[0].text == "删除后 24 小时内可以在回收站恢复。"
+        css(d, "#confirm-yes")[0].click()
+        wait(d, lambda d: css(d, "#undo"))
+        assert css(d, "#status")[0].text.startswith("已删除。24 小时内可以在回收站恢复。")
+        assert [e.id for e in h.store.load_scope(colony)] != [] and item.id not in [
+            e.id for e in h.store.load_scope(colony)
+        ]
+        css(d, "#undo")[0].click()
+        wait(d, lambda d: css(d, f'li.event[data-event-id="{item.id}"]'))
+        assert css(d, "#status")[0].text == "已恢复 1 条记忆。"
+        assert item.summary in {e.summary for e in h.store.load_scope(colony)}
+
+        # clear a whole save: the trash lists it by readable names, Restore brings it back
+        before = {e.summary for e in h.store.load_scope(farm)}
+        css(d, f'section.save[data-save="{FARM_ID}"] button.clear-save')[0].click()
+        wait(d, lambda d: d.execute_script("return document.getElementById('confirm').open"))
+        css(d, "#confirm-yes")[0].click()
+        wait(d, lambda d: css(d, "#undo"))
+        assert h.store.load_scope(farm) == []
+        h.clock.advance(3600)  # an hour later
+        css(d, "#tab-trash")[0].click()
+        ready(d, "trash")
+        entries = css(d, "li.trash-entry")
+        assert len(entries) == 1
+        head = entries[0].find_element(By.CSS_SELECTOR, "h3").text
+        assert head == "整个存档 · 星露谷物语 / 阳光农场"
+        assert "还可恢复 23 小时 0 分" in entries[0].text
+        listed = {li.text for li in entries[0].find_elements(By.CSS_SELECTOR, "ul.trash-items li")}
+        assert listed == {f"星露谷物语 / 阳光农场: {s}" for s in before}
+        button = entries[0].find_element(By.CSS_SELECTOR, "button.restore")
+        assert button.accessible_name == f"恢复：{head}"
+        shots.append(browser.screenshot(d, "ui-trash-390.png", 390))
+        shots.append(browser.screenshot(d, "ui-trash-1280.png", 1280))
+        button.click()
+        wait(d, lambda d: css(d, "#trash li.empty"))
+        assert {e.summary for e in h.store.load_scope(farm)} == before
+
+        # English
+        css(d, "#lang")[0].click()
+        ready(d, "trash")
+        assert css(d, "#tab-trash")[0].text == "Trash"
+        css(d, "#tab-memory")[0].click()
+        ready(d, "memory")
+        css(d, f'li.event[data-event-id="{item.id}"] button.delete')[0].click()
+        wait(d, lambda d: d.execute_script("return document.getElementById('confirm').open"))
+        css(d, "#confirm-yes")[0].click()
+        wait(d, lambda d: css(d, "#undo"))
+        css(d, "#tab-trash")[0].click()
+        ready(d, "trash")
+        assert "restorable for 24 h 0 min" in css(d, "li.trash-entry")[0].text
+        # (past its window it is gone; the page session, 12 hours, has ended by then too)
+        h.clock.advance(24 * 3600 + 1)
+        assert h.store.trash_entries() == []
+    return shots
+
+
+@pytest.mark.anyio
+@browser_only
+async def test_the_trash_with_restore(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    async with running(tmp_path, clock=ManualClock(), overrides=MINUTE_BEATS) as h:
+        await fill_named(h)
+        shots = await anyio.to_thread.run_sync(drive_trash, h, h.server.ui_link)
+    with capsys.disabled():
+        for path in shots:
+            print(f"\nscreenshot: {path}")
+
+
+def drive_no_trash(h: Harness, link: str) -> None:
+    with browser.chromium() as d:
+        d.get(link)
+        ready(d, "memory")
+        item = h.store.load_scope(Scope("oxygen-not-included", "colony-a"))[0]
+        css(d, f'li.event[data-event-id="{item.id}"] button.delete')[0].click()
+        wait(d, lambda d: d.execute_script("return document.getElementById('confirm').open"))
+        assert css(d, "#confirm-trash")[0].text == "回收站已关闭：删除后无法恢复。"
+        css(d, "#confirm-yes")[0].click()
+        wait(d, lambda d: css(d, "#status")[0].text == "已删除。")
+        assert not css(d, "#undo")
+        css(d, "#tab-trash")[0].click()
+        ready(d, "trash")
+        assert css(d, "#trash-note")[0].text.startswith("回收站已关闭")
+
+
+@pytest.mark.anyio
+@browser_only
+async def test_with_the_trash_off_the_page_says_a_delete_is_final(tmp_path: Path) -> None:
+    overrides = {**MINUTE_BEATS, "memory.trash_hours": 0}
+    async with running(tmp_path, clock=ManualClock(), overrides=overrides) as h:
+        await fill_named(h)
+        await anyio.to_thread.run_sync(drive_no_trash, h, h.server.ui_link)

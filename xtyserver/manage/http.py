@@ -8,8 +8,8 @@ closed (one request per connection, each read within
 Who may do what is decided by the pure
 :func:`xtyserver.manage.access.check_ui_request`; the API
 (:meth:`UiHttp.api`: ``GET view``, ``GET export`` (``?gameId=…&saveId=…`` for
-one save), ``POST profile``, ``POST pin``, ``POST forget``, each ``POST`` with a
-JSON body) goes through :mod:`xtyserver.manage.ops`
+one save), ``GET trash``, ``POST profile``, ``POST pin``, ``POST forget``,
+``POST restore``, each ``POST`` with a JSON body) goes through :mod:`xtyserver.manage.ops`
 like MCP's tools: the types and the one vocabulary of
 :mod:`xtyserver.memory.manage`, the shapes of :mod:`xtyserver.session.replies`.
 """
@@ -23,7 +23,7 @@ import secrets
 import urllib.parse
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import anyio
 import anyio.abc
@@ -79,6 +79,12 @@ class PinBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="c
     save_id: SaveIdText
     event_id: int
     pinned: bool
+
+
+class RestoreBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
+    """``POST restore``: put one trash entry back."""
+
+    trash_id: Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
 
 
 class ExportQuery(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
@@ -350,6 +356,11 @@ class UiHttp:
                     raise Refused("export one save with gameId and saveId, or neither", 400)
                 scope = None if query.game_id is None else Scope(query.game_id, query.save_id or "")
                 return await ops.export(self.memory, scope)
+            case ("trash", False):
+                return await ops.trash(self.memory, self.clock)
+            case ("restore", True):
+                wanted = decode_body(body, RestoreBody)
+                return await ops.restore(self.memory, wanted.trash_id)
             case ("profile", True):
                 change = decode_body(body, ProfileBody)
                 return await ops.correct(self.memory, change.field, change.value)

@@ -146,3 +146,27 @@ async def export(memory: MemoryService, scope: Scope | None = None) -> ExportDoc
     if not (one.events or one.sessions or one.days or one.save_names or one.tombstones):
         raise Refused("no such save", 404, ["saveId"])
     return one
+
+
+async def trash(memory: MemoryService, clock: Clock) -> replies.TrashView:
+    """What the trash holds and can still restore, newest first, and its window."""
+    try:
+        entries = await memory.trash_entries()
+    except XtyError as exc:
+        raise refused_by(exc) from exc
+    return replies.trash_view(entries, memory.trash_window, clock.now())
+
+
+async def restore(memory: MemoryService, trash_id: int) -> replies.Restored:
+    """Put one trash entry back (no confirmation: restoring deletes nothing).
+
+    Raises:
+        Refused: No such entry, or past its window (404).
+    """
+    try:
+        result = await memory.restore(trash_id)
+    except XtyError as exc:
+        if exc.code == "not_found":
+            raise Refused(exc.message, 404, ["trashId"]) from exc
+        raise refused_by(exc) from exc
+    return replies.restored(result)

@@ -374,6 +374,11 @@ class MemoryService:
         self._profile = None
         return result
 
+    @property
+    def trash_window(self) -> float:
+        """Seconds a forget stays restorable (0: no trash)."""
+        return self.store.trash_window
+
     async def trash_entries(self) -> list[TrashEntry]:
         """What the trash holds and can still restore, newest first (the page lists these)."""
         return await self._read(self.store.trash_entries)

@@ -300,6 +300,7 @@
       `${gameLabel(s.gameId)} / ${saveLabel(s.gameId, s.saveId, s.saveName)}: ${ev.summary}`));
     $("confirm-body").replaceChildren(el("p", {}, `${T().willDelete} ${answer.itemCount} ${T().items}`),
       el("ul", { class: "preview-events" }, ...items.map((text) => el("li", {}, text))));
+    $("confirm-trash").textContent = trashHours > 0 ? T().confirmTrash(trashHours) : T().confirmFinal;
     $("confirm").showModal();
   }
 
@@ -308,6 +309,7 @@
     pendingForget = { field: name, value: Array.isArray(value) ? [] : "" };
     $("confirm-body").replaceChildren(el("p", {}, T().willReset),
       el("p", { class: "preview-field" }, `${T().field[name] || name}: ${shown(value)}`));
+    $("confirm-trash").textContent = "";
     $("confirm").showModal();
   }
 
@@ -318,10 +320,52 @@
     $("confirm").close();
     if (!pending) return;
     try {
-      if (pending.field) await call("POST", "profile", { field: pending.field, value: pending.value });
-      else await call("POST", "forget", { ...pending.target, confirmToken: pending.token });
-      say(T().deleted);
+      if (pending.field) {
+        await call("POST", "profile", { field: pending.field, value: pending.value });
+        say(T().deleted);
+        await refresh();
+        return;
+      }
+      const done = await call("POST", "forget", { ...pending.target, confirmToken: pending.token });
       await refresh();
+      if (done.trashId) {
+        say(T().deletedTrash(trashHours));
+        $("status").append(" ", el("button", { type: "button", id: "undo", class: "undo", onclick: () => restore(done.trashId) }, T().undo));
+      } else say(T().deleted);
+    } catch (e) { say(T().failed + e.message, true); }
+  }
+
+  // -- the trash (issue 17 §1): what a forget put there, restorable until its window ends --------
+
+  let trashHours = 0;
+
+  function trashEntry(e) {
+    const t = T();
+    const where = e.saves.map((s) => `${gameLabel(s.gameId)} / ${saveLabel(s.gameId, s.saveId, s.saveName)}`);
+    const title = [t.target[e.target] || e.target, ...where].join(" · ");
+    const lines = e.saves.flatMap((s) => s.events.map((ev) =>
+      el("li", {}, `${gameLabel(s.gameId)} / ${saveLabel(s.gameId, s.saveId, s.saveName)}: ${ev.summary}`)));
+    if (e.profileFields.length) lines.push(el("li", {}, t.profileCleared + e.profileFields.map((f) => t.field[f] || f).join("、")));
+    const button = el("button", { type: "button", class: "restore", "aria-label": `${t.restore}：${title}`, onclick: () => restore(e.trashId) }, t.restore);
+    return el("li", { class: "trash-entry", "data-trash-id": String(e.trashId) },
+      el("div", { class: "trash-head" },
+        el("h3", {}, title),
+        el("span", { class: "stat" }, `${t.trashedAt} ${when(e.trashedAt)} · ${t.restorable(hm(e.leftMs))}`),
+        button),
+      el("ul", { class: "trash-items" }, ...lines));
+  }
+
+  function renderTrash(trash) {
+    const t = T();
+    $("trash-note").textContent = trash.hours > 0 ? t.trashNote(trash.hours) : t.trashOff;
+    $("trash").replaceChildren(...(trash.entries.length ? trash.entries.map(trashEntry) : [el("li", { class: "empty" }, t.trashEmpty)]));
+  }
+
+  async function restore(trashId) {
+    try {
+      const back = await call("POST", "restore", { trashId });
+      await refresh();
+      say(T().restored(back.items));
     } catch (e) { say(T().failed + e.message, true); }
   }
 
@@ -405,12 +449,16 @@
   async function refresh() {
     applyTexts();
     const view = await call("GET", "view");  // one store snapshot for either tab
+    const trash = await call("GET", "trash");
+    trashHours = trash.hours;
     learnNames(view);
     if (tab === "memory") renderMemory(view);
-    else renderStats(view);
+    else if (tab === "stats") renderStats(view);
+    else renderTrash(trash);
     $("memory-view").hidden = tab !== "memory";
     $("stats-view").hidden = tab !== "stats";
-    for (const [id, name] of [["tab-memory", "memory"], ["tab-stats", "stats"]]) {
+    $("trash-view").hidden = tab !== "trash";
+    for (const [id, name] of [["tab-memory", "memory"], ["tab-stats", "stats"], ["tab-trash", "trash"]]) {
       $(id).classList.toggle("active", tab === name);
       $(id).setAttribute("aria-pressed", String(tab === name));
     }
@@ -430,6 +478,7 @@
     applyTexts();
     $("tab-memory").addEventListener("click", () => show("memory"));
     $("tab-stats").addEventListener("click", () => show("stats"));
+    $("tab-trash").addEventListener("click", () => show("trash"));
     $("lang").addEventListener("click", () => {
       lang = lang === "zh" ? "en" : "zh";
       localStorage.setItem("xty-lang", lang);
