@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
 """One-command set-up and run for a fresh machine with only Python 3.11+.
 
-    python3 dev.py test            # create .venv, install, run the whole test suite
+    python3 dev.py test            # create .venv, install with the test tools, run the tests
     python3 dev.py demo            # create .venv, install, run the end-to-end demo
     python3 dev.py serve [ARGS]    # create .venv, install, run `xtyserver serve ARGS`
     python3 dev.py lint            # ruff + mypy --strict
+    python3 dev.py build           # the wheel, into dist/ (python -m build)
     python3 dev.py run ARGS        # any `xtyserver ARGS`
 
+On Windows run it as `py dev.py ...` (or `python dev.py ...`): `python3` there
+may open the Microsoft Store.
+
 The virtual environment is created in .venv next to this file and (re)installed
-whenever pyproject.toml changes.
+whenever pyproject.toml changes. `serve`, `demo` and `run` install the package
+alone; `test`, `lint` and `build` add the test tools (each has its own stamp, and
+the test install also serves the others).
 """
 
 from __future__ import annotations
@@ -24,33 +30,41 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
-STAMP = VENV / ".xty-installed"
+TEST_STAMP = VENV / ".xty-installed"  # the package with its test tools
+SERVE_STAMP = VENV / ".xty-installed-serve"  # the package alone
+TOOL_COMMANDS = ("test", "lint", "build")
 
 
-def ensure_env() -> None:
+def ensure_env(test_tools: bool) -> None:
     if sys.version_info < (3, 11):  # noqa: UP036 - this script may run on an older python3
         sys.exit("xtyserver needs Python 3.11 or newer")
     if not PY.exists():
         print("creating .venv ...", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
     want = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    if not STAMP.exists() or STAMP.read_text() != want:
-        print("installing xtyserver and its test tools into .venv ...", flush=True)
-        pip = [str(PY), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-        subprocess.run([*pip, "--upgrade", "pip"], check=True)
-        subprocess.run([*pip, "-e", f"{ROOT}[test]"], check=True)
-        STAMP.write_text(want)
+    enough = [TEST_STAMP] if test_tools else [TEST_STAMP, SERVE_STAMP]
+    if any(stamp.exists() and stamp.read_text() == want for stamp in enough):
+        return
+    what = "xtyserver and its test tools" if test_tools else "xtyserver"
+    print(f"installing {what} into .venv ...", flush=True)
+    pip = [str(PY), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "--upgrade", "pip"], check=True)
+    subprocess.run([*pip, "-e", f"{ROOT}[test]" if test_tools else str(ROOT)], check=True)
+    (TEST_STAMP if test_tools else SERVE_STAMP).write_text(want)
 
 
 def main(argv: list[str]) -> int:
     command, rest = (argv[0], argv[1:]) if argv else ("test", [])
-    ensure_env()
+    ensure_env(test_tools=command in TOOL_COMMANDS)
     env = {**os.environ, "PYTHONUTF8": "1"}
     if command == "test":
         return subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT, env=env)
     if command == "lint":
         code = subprocess.call([str(PY), "-m", "ruff", "check", "xtyserver", "tests"], cwd=ROOT)
         return code or subprocess.call([str(PY), "-m", "mypy", "--strict", "xtyserver"], cwd=ROOT)
+    if command == "build":
+        out = ["--outdir", str(ROOT / "dist")]
+        return subprocess.call([str(PY), "-m", "build", "--wheel", *out, *rest, str(ROOT)])
     if command in ("demo", "serve"):
         return subprocess.call([str(PY), "-m", "xtyserver", command, *rest], cwd=ROOT, env=env)
     if command == "run":

@@ -19,7 +19,6 @@ import pytest
 
 from tests.conftest import Harness, chat, model_context, recv, running, send
 from xtyserver.clock import ManualClock
-from xtyserver.protocol.normalize import normalize
 from xtyserver.testing import Reply
 
 pytestmark = pytest.mark.anyio
@@ -117,8 +116,8 @@ async def test_three_games_two_saves_each_stay_isolated_and_counted(tmp_path: Pa
             )
             _, done = await chat(ws, question)
             assert done["type"] == "chat.done"
-            # The model gets the text in normal form (v1.md "Normalisation"): ？ is ?.
-            asked = normalize(question)
+            # The model gets the text as typed (v1.md "Normalisation"): ？ stays ？.
+            asked = question
             sent = [r for r in h.fake.chat_requests if asked in r.text and "玩家说" not in r.text]
             prompt = sent[-1].text
             assert "计划先完成社区中心的鱼缸收集包" in prompt
@@ -165,7 +164,7 @@ async def test_reloading_an_older_save_hides_memories_from_its_future(tmp_path: 
                 question = f"第{day}天，村长的桥怎么样了？"
                 _, done = await chat(ws, question)
                 assert done["type"] == "chat.done"
-            return next(r for r in h.fake.chat_requests if normalize(question) in r.text).text
+            return next(r for r in h.fake.chat_requests if question in r.text).text
 
         assert summary not in await prompt_at(8)  # reloaded to day 8: not yet happened
         assert summary in await prompt_at(10)  # the game reached day 10 again

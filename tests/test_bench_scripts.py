@@ -30,6 +30,7 @@ CASES = {
         "RSS per idle connection",
     ),
     "image": (["--rounds", "3"], "pillow / scaled"),
+    "start_to_page": (["--runs", "1"], "page answered"),
     "rss": (
         ["--turns", "4", "--repeat", "1", "--saves", "3", "--per-save", "30", "--baseline", "HEAD"],
         "idle after 4 turns (1 with screenshots)",

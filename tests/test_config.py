@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,17 +13,31 @@ from xtyserver.config import default_data_dir, load_settings
 from xtyserver.errors import UsageError
 
 
+def data_dir_in(platform: str, **env: str) -> Path:
+    """The default data folder a fresh process computes for ``platform`` under ``env``."""
+    probe = f"from xtyserver.config import default_data_dir as d; print(d({platform!r}))"
+    base = {k: v for k, v in os.environ.items() if k not in ("XDG_DATA_HOME", "HOME")}
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**base, **env},
+    )
+    return Path(done.stdout.strip())
+
+
 def test_default_data_dir_follows_each_os_convention() -> None:
-    win = default_data_dir("win32", {"LOCALAPPDATA": r"C:\Users\p\AppData\Local"})
-    assert str(win).endswith("XiaoTangYuan") and "AppData" in str(win)
-    mac = default_data_dir("darwin", {"HOME": "/Users/p"})
+    mac = data_dir_in("darwin", HOME="/Users/p")
     assert mac == Path("/Users/p/Library/Application Support/XiaoTangYuan")
-    assert default_data_dir("linux", {"HOME": "/home/p"}) == Path(
-        "/home/p/.local/share/xiaotangyuan"
-    )
-    assert default_data_dir("linux", {"HOME": "/home/p", "XDG_DATA_HOME": "/data"}) == Path(
-        "/data/xiaotangyuan"
-    )
+    assert data_dir_in("linux", HOME="/home/p") == Path("/home/p/.local/share/xiaotangyuan")
+    linux = data_dir_in("linux", HOME="/home/p", XDG_DATA_HOME="/data")
+    assert linux == Path("/data/xiaotangyuan")
+
+
+@pytest.mark.skipif(sys.platform != "win32", reason="platformdirs asks Windows itself (ctypes)")
+def test_default_data_dir_on_windows_is_local_app_data() -> None:
+    assert default_data_dir() == Path(os.environ["LOCALAPPDATA"]) / "XiaoTangYuan"
 
 
 def test_settings_come_from_toml_then_environment_then_flags(tmp_path: Path) -> None:

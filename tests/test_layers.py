@@ -21,7 +21,19 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "xtyserver"
-IO_LIBRARIES = {"openai", "anyio", "PIL", "apsw", "structlog", "websockets", "httpx", "sniffio"}
+IO_LIBRARIES = {
+    "openai",
+    "anyio",
+    "PIL",
+    "apsw",
+    "structlog",
+    "websockets",
+    "httpx",
+    "sniffio",
+    "tzlocal",
+    "platformdirs",
+    "keyring",
+}
 
 # Lowest first. A module may import its own layer and any layer below it.
 # Keep in step with docs/architecture.md.

@@ -145,7 +145,7 @@ async def test_look_alike_secrets_and_a_crash_log_are_redacted_before_the_model(
         prompt = last_prompt(h)
         for kind in ("账号", "邮箱", "路径", "密钥", "日志"):
             assert f"[已隐去:{kind}]" in prompt, kind
-        assert "这是什么意思?" in prompt  # the question itself reaches the model, normalised
+        assert "这是什么意思？" in prompt  # the question itself reaches the model, as typed
 
 
 # -- modelContext freshness and choice -------------------------------------------------------

@@ -19,7 +19,6 @@ from tests.conftest import chat, running
 from tests.memory.conftest import buried
 from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.types import NewEvent, Scope
-from xtyserver.protocol.normalize import normalize
 from xtyserver.session.prompt import unfence
 from xtyserver.session.tool_schemas import RESTORE, TOOL_SPECS
 from xtyserver.session.tools import CORRECT, FORGET, SEARCH, VIEW
@@ -72,7 +71,7 @@ async def test_what_do_you_remember_views_profile_saves_and_stats(tmp_path: Path
         assert sent[0].group(1) == sent[1].group(1)
         (result,) = _tool_messages(h, 1)
         assert "钓鱼" in result and "阳光农场" in result and "社区中心" in result
-        assert "温室" in result and normalize("（当前存档）") in result
+        assert "温室" in result and "（当前存档）" in result
         assert second.json["messages"][-2]["tool_calls"][0]["function"]["name"] == VIEW
 
 
@@ -91,7 +90,7 @@ async def test_delete_farm_a_plan_from_farm_b_needs_a_preview_naming_the_save_an
             assert done["type"] == "chat.done"
             (preview,) = _tool_messages(h, 1)
             assert "还没有删" in preview and "阳光农场" in preview and "社区中心" in preview
-            assert normalize("游玩统计：保留") in preview
+            assert "游玩统计：保留" in preview
             assert [e.id for e in h.store.load_scope(FARM_A)] == [plan]  # nothing deleted yet
             token = re.search(r"确认码[:：]([0-9a-f]+)", preview)
             assert token is not None
@@ -166,7 +165,7 @@ async def test_a_failing_tool_is_a_result_the_model_explains(tmp_path: Path) -> 
             _, done = await chat(ws, "把爱好改成那个路径")
         assert done["text"] == "没改成。"
         # The player never said the value: refused before the store, and redacted.
-        assert _tool_messages(h, 1)[0].startswith(normalize("没有改："))
+        assert _tool_messages(h, 1)[0].startswith("没有改：")
         assert "C:\\Users" not in json.dumps(h.fake.chat_requests[1].json)
         assert "参数不对" in _tool_messages(h, 2)[-1]
 

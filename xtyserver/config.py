@@ -32,6 +32,8 @@ class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     host: str = "127.0.0.1"
     port: int = 8765
+    # With host 127.0.0.1 (or localhost) the server also listens on [::1], same port.
+    ipv6_loopback: bool = True
     # The memory page's own HTTP port (README "Memory page"): unset = port + 1,
     # or a free one when port is 0.
     ui_port: int | None = None
@@ -104,6 +106,9 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # ... and asked for in the background for memories without them when a save opens
     # (the quick model, within the daily budget, 64 memories per save and session at most).
     enrich_keys: bool = True
+    # With a [models.embedding] route (README "Memory vectors"): how long a turn waits for
+    # its query's vector; past it the turn uses words alone (and logs memory.embedding_skipped).
+    embedding_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=5000)] = 150
     budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
 
 
@@ -125,20 +130,25 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return Path(self.data_dir) if self.data_dir else default_data_dir()
 
 
-def default_data_dir(platform: str = sys.platform, env: Mapping[str, str] = os.environ) -> Path:
-    """The OS's per-user data folder for XiaoTangYuan.
+def default_data_dir(platform: str = sys.platform) -> Path:
+    """The OS's per-user data folder for XiaoTangYuan, from ``platformdirs``.
 
-    Windows ``%LOCALAPPDATA%\\XiaoTangYuan``, macOS ``~/Library/Application
-    Support/XiaoTangYuan``, elsewhere ``$XDG_DATA_HOME/xiaotangyuan`` (default
-    ``~/.local/share/xiaotangyuan``).
+    Windows ``%LOCALAPPDATA%\\XiaoTangYuan`` (the local, not the roaming, app
+    data), macOS ``~/Library/Application Support/XiaoTangYuan``, elsewhere
+    ``$XDG_DATA_HOME/xiaotangyuan`` (default ``~/.local/share/xiaotangyuan``;
+    lower case, as before platformdirs).
     """
-    home = Path(env.get("HOME") or env.get("USERPROFILE") or Path.home())
     if platform.startswith("win"):
-        base = env.get("LOCALAPPDATA") or str(home / "AppData" / "Local")
-        return Path(base) / APP_DIR_NAME
+        from platformdirs.windows import Windows
+
+        return Path(Windows(APP_DIR_NAME, appauthor=False, roaming=False).user_data_dir)
     if platform == "darwin":
-        return home / "Library" / "Application Support" / APP_DIR_NAME
-    return Path(env.get("XDG_DATA_HOME") or home / ".local" / "share") / APP_DIR_NAME.lower()
+        from platformdirs.macos import MacOS
+
+        return Path(MacOS(APP_DIR_NAME, appauthor=False).user_data_dir)
+    from platformdirs.unix import Unix
+
+    return Path(Unix(APP_DIR_NAME.lower(), appauthor=False).user_data_dir)
 
 
 _ENV_KEYS: dict[str, tuple[str, ...]] = {
@@ -150,29 +160,78 @@ _ENV_KEYS: dict[str, tuple[str, ...]] = {
 }
 
 
+def read_toml(config: Path | None) -> dict[str, Any]:
+    """The TOML file's tables ({} without a file).
+
+    Raises:
+        UsageError: the file cannot be read or parsed.
+    """
+    if config is None:
+        return {}
+    try:
+        return tomllib.loads(config.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"cannot read config {config.name}: {exc}") from None
+
+
+def pinned_keys(config: Path | None, env: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """Dotted keys the TOML file (``"config"``) or the environment (``"env"``) set.
+
+    They win over what the player stored on the page (``stored`` in
+    :func:`load_settings`); the page shows them as pinned.
+    """
+    found = {key: "config" for key in _dotted(read_toml(config))}
+    for name, path in _ENV_KEYS.items():
+        if env.get(name):
+            found[".".join(path)] = "env"
+    return found
+
+
+def _dotted(tree: Mapping[str, Any], prefix: str = "") -> list[str]:
+    keys: list[str] = []
+    for key, value in tree.items():
+        if isinstance(value, Mapping):
+            keys += _dotted(value, f"{prefix}{key}.")
+        else:
+            keys.append(f"{prefix}{key}")
+    return keys
+
+
+def _merge(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    for key, value in top.items():
+        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
+            _merge(base[key], value)
+        else:
+            base[key] = value
+    return base
+
+
 def load_settings(
     config: Path | None = None,
     *,
     env: Mapping[str, str] = os.environ,
     overrides: Mapping[str, Any] | None = None,
+    stored: Mapping[str, Any] | None = None,
 ) -> Settings:
-    """Build :class:`Settings` from a TOML file, the environment and flags.
+    """Build :class:`Settings` from stored choices, a TOML file, the environment and flags.
 
     Args:
         config: Path of a TOML file, or None.
         env: The environment to read ``XTY_*`` overrides from.
         overrides: Dotted keys (``"server.port"``) set last, e.g. from flags.
+        stored: Dotted keys the player chose on the page (and the stored key),
+            lowest after the defaults: TOML, environment and flags win
+            (:mod:`xtyserver.serve.player_settings`).
 
     Raises:
         UsageError: the file cannot be read or a key/value is invalid; the message
             names the key.
     """
     raw: dict[str, Any] = {}
-    if config is not None:
-        try:
-            raw = tomllib.loads(config.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise UsageError(f"cannot read config {config.name}: {exc}") from None
+    for dotted, value in (stored or {}).items():
+        if value is not None:
+            _set(raw, tuple(dotted.split(".")), value)
+    raw = _merge(raw, read_toml(config))
     for name, path in _ENV_KEYS.items():
         if env.get(name):
             _set(raw, path, env[name])

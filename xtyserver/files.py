@@ -48,7 +48,16 @@ def write_private(path: Path, data: bytes) -> None:
 
 # What the server keeps in its data folder: only these are tightened, so a data
 # folder set to a shared place never has the player's other files changed.
-OWNED = ("token", "server.json", "profiles", "glossary")
+OWNED = (
+    "token",
+    "server.json",
+    "server.lock",
+    "settings.json",
+    "model-key",
+    "model-key.in-keyring",
+    "profiles",
+    "glossary",
+)
 
 
 def tighten_data_dir(data_dir: Path) -> list[Path]:

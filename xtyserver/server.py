@@ -12,10 +12,13 @@ the server through it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import os
 import secrets
-from collections.abc import AsyncIterator, Mapping
+import socket
+import weakref
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -30,10 +33,10 @@ from websockets.http11 import Request, Response
 from xtyserver import __version__, log
 from xtyserver.clock import Clock
 from xtyserver.config import Settings
-from xtyserver.errors import StoreError, UsageError
+from xtyserver.errors import StoreError
+from xtyserver.files import tighten_data_dir
 from xtyserver.manage.access import open_link
 from xtyserver.manage.http import UiHttp
-from xtyserver.memory.accounting import timezone_known
 from xtyserver.memory.glossary import Glossary
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.tokens import DailyBudget, budget_for
@@ -49,8 +52,18 @@ from xtyserver.serve.glossary import load_glossary
 from xtyserver.serve.heap import fix_mmap_threshold
 from xtyserver.serve.http_transport import HttpPeer, HttpTransport, front_connection
 from xtyserver.serve.image import BandHelper
+from xtyserver.serve.instance import (
+    InstanceLock,
+    NotStarted,
+    ServerFile,
+    bind_listeners,
+    now_iso,
+    read_server_file,
+    remove_server_file,
+    write_server_file,
+)
 from xtyserver.serve.jobs import MemoryJobs
-from xtyserver.serve.localzone import detect_local_timezone
+from xtyserver.serve.localzone import detect_local_timezone, server_zone, zone_resolver
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
 from xtyserver.serve.trash_purge import purge_trash_every
@@ -58,7 +71,7 @@ from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, inje
 from xtyserver.session.machine import CLOSE_SERVER_FULL, GameAgentSession
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.working import WorkingSettings
-from xtyserver.token import TokenSource
+from xtyserver.token import TokenSource, token_path
 from xtyserver.token import matches as token_matches
 
 
@@ -220,14 +233,18 @@ class Server:
         self._failed = FailedTokens(gate)
         self._preauth: dict[object, Peer] = {}
         self._log = log.get("xtyserver.server")
+        self._zone_of = zone_resolver()
         self._accept_logged = -1.0
         local = detect_local_timezone()
         if local is None and not settings.server.default_timezone:
             self._log.warning("timezone.unknown", hint="set server.default_timezone")
-        if settings.server.default_timezone and not timezone_known(
-            settings.server.default_timezone
-        ):
-            raise UsageError("server.default_timezone is not a known IANA time zone")
+        default_zone = ""
+        if settings.server.default_timezone:
+            default_zone = server_zone(settings.server.default_timezone)
+        settings = msgspec.structs.replace(
+            settings,
+            server=msgspec.structs.replace(settings.server, default_timezone=default_zone),
+        )
         routing = model.routing
         self._session_settings = session_settings(
             settings,
@@ -238,6 +255,7 @@ class Server:
         self._runtime = RuntimeLimits(
             send_timeout=settings.server.send_timeout,
             write_queue=settings.server.write_queue_frames,
+            embedding_timeout=settings.memory.embedding_timeout_ms / 1000.0,
         )
         self.working = WorkingShell(
             ParkedWork(settings.server.resume_within),
@@ -246,6 +264,8 @@ class Server:
             settings.model.model,
         )
         self.port: int | None = None
+        self.addresses: tuple[str, ...] = ()
+        self._sessions: weakref.WeakSet[GameAgentSession] = weakref.WeakSet()
         self.connections = _Gauge()
         self.bands = BandHelper()  # its thread is a task of serve()
         self.http = HttpTransport(
@@ -262,7 +282,7 @@ class Server:
             key_ttl=settings.server.page_key_ttl,
             punish=self._failed.punish,
             clock=clock,
-            timezone=settings.server.default_timezone or local or "UTC",
+            timezone=default_zone or local or "UTC",
         )
 
     @property
@@ -293,19 +313,46 @@ class Server:
         """
         return open_link(self.settings.server.host, self.ui_port, self.ui.mint_key())
 
+    def apply_settings(self, settings: Settings, env: Mapping[str, str] | None = None) -> None:
+        """Take changed model settings for the next turn, without a restart (issue 19 §3).
+
+        The model routes are rebuilt from ``settings`` (e.g.
+        :meth:`xtyserver.serve.player_settings.PlayerSettings.effective` after the
+        player saved a key); open sessions learn whether a model is configured
+        and takes images. Turns under way finish on the old client.
+        """
+        routing = resolve(settings.model, settings.models, os.environ if env is None else env)
+        self.model.reroute(routing)
+        vision = routing.chat.vision or routing.vision.vision
+        configured = self.model.configured
+        self._session_settings = msgspec.structs.replace(
+            self._session_settings, model_configured=configured, vision=vision
+        )
+        for session in list(self._sessions):
+            session.model_changed(configured=configured, vision=vision)
+        self._log.info("settings.applied", model_configured=configured, vision=vision)
+
     async def wait_connections(self, at_most: int) -> None:
         """Return once at most ``at_most`` connections are open."""
         await self.connections.wait_at_most(at_most)
 
     async def serve(
-        self, *, task_status: anyio.abc.TaskStatus[str] = anyio.TASK_STATUS_IGNORED
+        self,
+        sockets: Sequence[socket.socket],
+        *,
+        task_status: anyio.abc.TaskStatus[str] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
-        """Listen until cancelled; ``task_status.started`` gets the URL."""
+        """Listen on ``sockets`` (already bound, one port) until cancelled.
+
+        ``task_status.started`` gets the URL. Crash recovery of play sessions
+        runs only here, once the port is this process's (issue 19: a second
+        ``serve`` must not close the running server's sessions).
+        """
         loop = asyncio.get_running_loop()
         previous = loop.get_exception_handler()
         loop.set_exception_handler(self._loop_exception)
         try:
-            await self._serve(task_status)
+            await self._serve(sockets, task_status)
         finally:
             loop.set_exception_handler(previous)
 
@@ -328,40 +375,45 @@ class Server:
             return
         loop.default_exception_handler(context)
 
-    async def _serve(self, task_status: anyio.abc.TaskStatus[str]) -> None:
+    async def _serve(
+        self, sockets: Sequence[socket.socket], task_status: anyio.abc.TaskStatus[str]
+    ) -> None:
         srv = self.settings.server
+        self.port = int(sockets[0].getsockname()[1])
+        self.addresses = tuple(str(sock.getsockname()[0]) for sock in sockets)
         recovered = await self.memory.recover_open_sessions()
         if recovered:
             self._log.info("play.recovered", sessions=recovered)
-        async with (
-            anyio.create_task_group() as http,
-            websockets.serve(
-                self._connection,
-                srv.host,
-                srv.port,
-                process_request=self._process_request,
-                # POST /v1/http goes to the HTTP transport, the rest to websockets.
-                create_connection=front_connection(self.http.accept, srv.open_timeout),
-                max_size=FRAME_MAX_BYTES,
-                max_queue=4,
-                write_limit=64 * 1024,
-                open_timeout=srv.open_timeout,
-                close_timeout=5,
-                # No keepalive pings (v1.md "Deadlines"): the heartbeat deadline
-                # closes a silent peer within 15 s, and each idle connection saves
-                # the ping task.
-                ping_interval=None,
-                # No permessage-deflate (issue 22): frames are small JSON or a base64
-                # screenshot that barely compresses, and deflating one costs the game's
-                # PC ~20 ms each way on loopback. A client that offers it gets none.
-                compression=None,
-                server_header=None,
-            ) as ws_server,
-        ):
+        async with contextlib.AsyncExitStack() as stack:
+            http = await stack.enter_async_context(anyio.create_task_group())
+            servers = [
+                await stack.enter_async_context(
+                    websockets.serve(
+                        self._connection,
+                        sock=sock,
+                        process_request=self._process_request,
+                        # POST /v1/http goes to the HTTP transport, the rest to websockets.
+                        create_connection=front_connection(self.http.accept, srv.open_timeout),
+                        max_size=FRAME_MAX_BYTES,
+                        max_queue=4,
+                        write_limit=64 * 1024,
+                        open_timeout=srv.open_timeout,
+                        close_timeout=5,
+                        # No keepalive pings (v1.md "Deadlines"): the heartbeat deadline
+                        # closes a silent peer within 15 s, and each idle connection saves
+                        # the ping task.
+                        ping_interval=None,
+                        # No permessage-deflate (issue 22): frames are small JSON or a base64
+                        # screenshot that barely compresses, and deflating one costs the game's
+                        # PC ~20 ms each way on loopback. A client that offers it gets none.
+                        compression=None,
+                        server_header=None,
+                    )
+                )
+                for sock in sockets
+            ]
             await http.start(self.http.run)
-            sock = next(iter(ws_server.sockets))
-            self.port = int(sock.getsockname()[1])
-            self._log.info("server.listening", url=self.url)
+            self._log.info("server.listening", url=self.url, addresses=list(self.addresses))
             try:
                 async with anyio.create_task_group() as tg:  # the page and the image thread
                     await tg.start(self.bands.run)
@@ -370,10 +422,12 @@ class Server:
                     await anyio.sleep_forever()
             finally:
                 with anyio.CancelScope(shield=True):
-                    ws_server.close(close_connections=True)
+                    for ws_server in servers:
+                        ws_server.close(close_connections=True)
                     self.http.close_sessions()
                     with anyio.move_on_after(5):
-                        await ws_server.wait_closed()
+                        for ws_server in servers:
+                            await ws_server.wait_closed()
                         await self.connections.wait_at_most(0)
                     self.http.cancel_sessions()
                     http.cancel_scope.cancel()
@@ -437,9 +491,10 @@ class Server:
             settings=self._session_settings,
             token=token,
             authenticated=by_header,
-            timezone_ok=timezone_known,
+            zone_of=self._zone_of,
             now=self.clock.now(),
         )
+        self._sessions.add(session)
         recorder = None
         if self.recorder is not None:
             recorder = self.recorder.open(
@@ -517,6 +572,7 @@ async def serving(
     record_images: bool = False,
     env: Mapping[str, str] | None = None,
     token_file: Path | None = None,
+    tighten: bool = False,
 ) -> AsyncIterator[Server]:
     """Open the profile's store and the model client, and run a :class:`Server`.
 
@@ -528,7 +584,81 @@ async def serving(
     summaries) get ``memory.drain_timeout`` seconds to finish, then the client
     and the store close. ``env`` is where the routed models' keys are read
     (``[models.*] api_key_env``); None: the process environment.
+
+    Before the store is opened it takes the data folder's lock and binds the
+    port (:mod:`xtyserver.serve.instance`): a second server on the same folder
+    or a busy port raises :class:`~xtyserver.serve.instance.NotStarted` and
+    changes nothing. Once listening it writes ``server.json``; leaving removes it.
+    With ``tighten`` (``xtyserver serve``) the data folder is made owner-only
+    (:func:`xtyserver.files.tighten_data_dir`) once the lock and the port are held.
     """
+    data = settings.data_path
+    page = _page_url(settings.server.host, settings.server.page_port)
+    lock = InstanceLock(data)
+    if not lock.acquire():
+        running = read_server_file(data)
+        where = f" (pid {running.pid}, {running.url})" if running else ""
+        if running is not None:
+            page = running.page_url
+        raise NotStarted(
+            f"xtyserver is already running on this data folder{where}:"
+            f" the memory page of the running one: {page} (`xtyserver ui` opens it)"
+        )
+    try:
+        sockets = bind_listeners(
+            settings.server.host,
+            settings.server.port,
+            ipv6_loopback=settings.server.ipv6_loopback,
+            busy_message=(
+                "port {port} is in use: is xtyserver already running?"
+                f" the memory page of the running one: {page} (`xtyserver ui` opens it)"
+            ),
+        )
+        try:
+            if tighten:
+                for path in tighten_data_dir(data):
+                    log.get("xtyserver.server").warning("data_dir.tightened", path=path.name)
+            async with _serving(
+                settings,
+                sockets,
+                token=token,
+                clock=clock,
+                record=record,
+                record_images=record_images,
+                env=env,
+                token_file=token_file,
+            ) as server:
+                yield server
+        finally:
+            for sock in sockets:
+                sock.close()
+    finally:
+        lock.release()
+
+
+def _page_url(host: str, port: int) -> str:
+    """The memory page's address without a launch key (``xtyserver ui`` mints one)."""
+    return open_link(host, port, "").split("#", 1)[0]
+
+
+def _token_file(settings: Settings) -> str | None:
+    """The token file a mod reads, or None when the token came from ``XTY_TOKEN``."""
+    path = token_path(settings.data_path)
+    return None if settings.token or not path.exists() else str(path)
+
+
+@asynccontextmanager
+async def _serving(
+    settings: Settings,
+    sockets: Sequence[socket.socket],
+    *,
+    token: str,
+    clock: Clock,
+    record: Path | None,
+    record_images: bool,
+    env: Mapping[str, str] | None,
+    token_file: Path | None,
+) -> AsyncIterator[Server]:
     # Validated before anything opens: a bad glossary file stops the start.
     glossary = load_glossary(settings.data_path) if settings.memory.glossary else Glossary()
     store = MemoryStore.open_profile(
@@ -553,11 +683,16 @@ async def serving(
         soft_cap=settings.memory.soft_cap,
         glossary=glossary,
         search_keys=settings.memory.search_keys,
+        vector_model=(
+            model.embedder.model
+            if model.embedder is not None and settings.memory.enabled
+            else None
+        ),
     )
     meter = TokenMeter(
         memory,
         clock,
-        timezone=settings.server.default_timezone or detect_local_timezone() or "UTC",
+        timezone=server_zone(settings.server.default_timezone),
     )
     jobs = MemoryJobs(
         memory,
@@ -594,8 +729,26 @@ async def serving(
                 background.start_soon(purge_trash_every, memory, every)
             try:
                 async with anyio.create_task_group() as listener:
-                    await listener.start(server.serve)
-                    yield server
+                    await listener.start(server.serve, sockets)
+                    pid = os.getpid()
+                    write_server_file(
+                        settings.data_path,
+                        ServerFile(
+                            url=server.url,
+                            port=server.port or 0,
+                            addresses=server.addresses,
+                            ui_port=server.ui_port,
+                            page_url=_page_url(settings.server.host, server.ui_port),
+                            token_file=str(token_file) if token_file else _token_file(settings),
+                            pid=pid,
+                            started_at=now_iso(),
+                            version=__version__,
+                        ),
+                    )
+                    try:
+                        yield server
+                    finally:
+                        remove_server_file(settings.data_path, pid)
                     listener.cancel_scope.cancel()
             finally:
                 with anyio.CancelScope(shield=True):

@@ -7,7 +7,10 @@ Compares
 and reports the recall of several tokenizers on the mixed Chinese/English set
 in ``tests/memory/recall_cases.py``. Goal: p99 < 2 ms.
 
-Run: ``cd /work/main && .venv/bin/python scripts/bench/retrieval.py [--queries 2000]``
+With memory vectors (``--dims``, default 1,024 as bge-m3): (c) the query's
+cosine with every vector of the save and the fused selection.
+
+Run: ``cd /work/main && .venv/bin/python scripts/bench/retrieval.py [--queries 2000] [--dims 0]``
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import statistics
 import sys
 import tempfile
 import time
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -36,6 +40,7 @@ from xtyserver.memory.retrieval import SaveIndex, select_memories  # noqa: E402
 from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 from xtyserver.memory.tokenize import token_spans, tokenize  # noqa: E402
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile  # noqa: E402
+from xtyserver.memory.vectors import normalized, similarities  # noqa: E402
 from xtyserver.serve.glossary import load_glossary  # noqa: E402
 
 NOW = 1_790_000_000.0
@@ -228,6 +233,9 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=2000)
     ap.add_argument("--no-glossary", action="store_true", help="words alone (no game glossary)")
     ap.add_argument(
+        "--dims", type=int, default=1024, help="memory vector size (bge-m3: 1,024; 0: no vectors)"
+    )
+    ap.add_argument(
         "--cpu",
         action="store_true",
         help="time with this thread's CPU clock: on a busy machine, leaves out being descheduled",
@@ -267,6 +275,33 @@ def main() -> None:
 
             a_sel = _time(in_memory, queries)
             a_search = _time(in_memory_search, queries)
+
+            # With a [models.embedding] route: one unit vector per memory (random here;
+            # the cost does not depend on the values), the query's cosine with each (run
+            # on a worker thread by the server), then the fused selection.
+            vec_rng = random.Random(5)
+
+            def unit() -> array[float]:
+                return normalized(vec_rng.gauss(0, 1) for _ in range(args.dims))
+
+            if args.dims:
+                for ev in rows:
+                    index.set_vector(ev.id, unit())
+                snapshot = index.vectors()
+                query_vectors = {q: unit() for q in queries[: max(1, len(queries) // 10)]}
+                near: dict[str, list[tuple[int, float]]] = {}
+
+                def cosine(q: str) -> object:
+                    near[q] = similarities(query_vectors[q], snapshot)
+                    return near[q]
+
+                def fused(q: str) -> object:
+                    return select_memories(
+                        profile, index, query_text=q, current_day=60, now=NOW, similar=near[q]
+                    ).render()
+
+                c_cos = _time(cosine, list(query_vectors))
+                c_sel = _time(fused, list(query_vectors))
 
             conn = apsw.Connection(str(store.path))
             conn.register_fts5_tokenizer("xtybigram", bigram_tokenizer)  # type: ignore[arg-type]
@@ -317,6 +352,12 @@ def main() -> None:
         f"goal p99 < 2 ms: (a) full turn {'met' if a_sel[1] < 2 else 'MISSED'}, "
         f"(b) {'met' if b[1] < 2 else 'MISSED'}"
     )
+    if args.dims:
+        n = len(query_vectors)
+        print(f"\nwith memory vectors ({len(snapshot)} x {args.dims} float32, {n} queries)")
+        print(f"  (c) cosine with every vector (a thread)   {c_cos[0]:7.3f}  {c_cos[1]:7.3f}")
+        print(f"  (c) select_memories fused + render        {c_sel[0]:7.3f}  {c_sel[1]:7.3f}")
+        print("  (plus the embedding route's own answer time, capped by embedding_timeout_ms)")
 
 
 if __name__ == "__main__":

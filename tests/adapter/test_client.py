@@ -57,7 +57,7 @@ async def test_hello_state_and_a_streamed_chat(tmp_path: Path) -> None:
         outcome = await reply.result()
         assert isinstance(outcome, ChatDone)
         assert len(pieces) > 1 and "".join(pieces) == outcome.text == reply.text
-        assert outcome.text == "小汤圆收到：今天适合钓鱼吗?"
+        assert outcome.text == "小汤圆收到：今天适合钓鱼吗？"
         assert outcome.context == "fresh"
         assert "Farm" in h.fake.chat_requests[0].text
 

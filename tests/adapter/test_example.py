@@ -37,6 +37,6 @@ async def test_example_runs_against_the_server(tmp_path: Path) -> None:
         await namespace["main"](h.url, TOKEN)
         stats = h.store.stats()
     out = "".join(printed)
-    assert "小汤圆收到：今天适合钓鱼吗?\n[fresh]" in out
+    assert "小汤圆收到：今天适合钓鱼吗？\n[fresh]" in out
     assert "nickname: 小明" in out
     assert [s.save_id for s in stats.saves] == ["k3J9xQ2mPa"]

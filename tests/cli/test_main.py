@@ -40,6 +40,8 @@ def env_for(data_dir: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("XTY_")}
     env.update(
         PYTHONPATH=str(ROOT),
+        # A Chinese Windows console, redirected (issue 19): every command must cope.
+        PYTHONIOENCODING="gbk",
         XTY_DATA_DIR=str(data_dir),
         HOME=str(data_dir.parent / "home"),
         XDG_DATA_HOME=str(data_dir.parent / "home" / "xdg"),
@@ -53,7 +55,7 @@ def xty(data_dir: Path, *args: str, timeout: float = 30) -> subprocess.Completed
     return subprocess.run(
         [sys.executable, "-m", "xtyserver", *args, "--data-dir", str(data_dir)],
         capture_output=True,
-        text=True,
+        encoding="gbk",
         timeout=timeout,
         cwd=ROOT,
         env=env_for(data_dir),
@@ -109,7 +111,7 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         [sys.executable, "-m", "xtyserver", "serve", "--port", "0", "--data-dir", str(data)],
         stdout=subprocess.PIPE,
         stderr=log,
-        text=True,
+        encoding="gbk",
         cwd=ROOT,
         env=env_for(data, XTY_TOKEN=TOKEN),
     )

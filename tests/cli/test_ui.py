@@ -27,7 +27,7 @@ def test_serve_prints_a_working_page_link_once_and_ui_opens_it(tmp_path: Path) -
         [sys.executable, "-m", "xtyserver", "serve", "--port", "0", "--ui-port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        text=True,
+        encoding="gbk",
         cwd=ROOT,
         env=env,
     )
@@ -63,13 +63,13 @@ def test_serve_prints_a_working_page_link_once_and_ui_opens_it(tmp_path: Path) -
 
         # `xtyserver ui` asks the running server for a fresh key
         ui = [sys.executable, "-m", "xtyserver", "ui", "--ui-port", str(port)]
-        printed = subprocess.run([*ui, "--print"], capture_output=True, text=True, env=env)
+        printed = subprocess.run([*ui, "--print"], capture_output=True, encoding="gbk", env=env)
         fresh = printed.stdout.strip()
         assert fresh.startswith(f"http://127.0.0.1:{port}/ui/#token=") and fresh != link
         assert exchange(fresh.split("#token=", 1)[1]) == 200
         # nothing answers on the server's port + 1 = 9001: a clear line, exit 1
         derived = [sys.executable, "-m", "xtyserver", "ui", "--port", "9000", "--print"]
-        printed = subprocess.run(derived, capture_output=True, text=True, env=env)
+        printed = subprocess.run(derived, capture_output=True, encoding="gbk", env=env)
         assert printed.returncode == 1
         assert "is `xtyserver serve` running?" in printed.stderr
         opened = tmp_path / "opened.txt"
@@ -78,7 +78,7 @@ def test_serve_prints_a_working_page_link_once_and_ui_opens_it(tmp_path: Path) -
         fake_browser.write_text(f"#!{sys.executable}\nimport sys, pathlib\n{record}\n")
         fake_browser.chmod(0o755)
         ran = subprocess.run(
-            ui, capture_output=True, text=True, env={**env, "BROWSER": str(fake_browser)}
+            ui, capture_output=True, encoding="gbk", env={**env, "BROWSER": str(fake_browser)}
         )
         assert ran.returncode == 0, ran.stderr
         handed = opened.read_text()  # what the browser's command line carried

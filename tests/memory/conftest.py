@@ -1,4 +1,8 @@
-"""Fixtures of the memory tests: a real SQLite file in tmp_path and a manual clock."""
+"""Fixtures of the memory tests: a real SQLite file in tmp_path and a manual clock.
+
+``tmp_path`` is a folder whose path holds Chinese characters and spaces
+(tests/unusual_paths.py), as under a Chinese Windows user name.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.unusual_paths import unusual
 from xtyserver.clock import ManualClock
 from xtyserver.memory.sqlite.store import MemoryStore
+
+
+@pytest.fixture
+def tmp_path(tmp_path: Path) -> Path:
+    return unusual(tmp_path)
 
 
 @pytest.fixture

@@ -102,7 +102,7 @@ def test_writer_and_readers_get_the_same_pragmas(tmp_path: Path) -> None:
 def test_disk_full_gives_store_full_and_writes_resume_after_raising_the_limit(
     tmp_path: Path, clock: ManualClock
 ) -> None:
-    with MemoryStore(tmp_path / "m.sqlite", clock=clock, max_bytes=64 * 1024) as s:
+    with MemoryStore(tmp_path / "m.sqlite", clock=clock, max_bytes=128 * 1024) as s:
         with pytest.raises(StoreError) as info:
             for i in range(2000):
                 s.upsert_event(FARM_A, NewEvent("event", f"事件{i}", "很长的摘要" * 30), 1.0)

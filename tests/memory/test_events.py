@@ -103,13 +103,22 @@ def test_store_refuses_forbidden_content_naming_the_field(
     assert store.load_scope(FARM_A) == []
 
 
-def test_texts_are_stored_normalised(store: MemoryStore) -> None:
-    stored = store.upsert_event(FARM_A, NewEvent("goal", "ｆｉｓｈ", "钓\u200b鱼\u202e大赛"), 1.0)
-    assert (stored.subject, stored.summary) == ("fish", "钓鱼大赛")
-    # The normalised subject is the fact's identity: the same fact written plainly updates it.
-    again = store.upsert_event(FARM_A, NewEvent("goal", "fish", "钓鱼大赛决赛"), 2.0)
+def test_texts_are_stored_as_typed_without_invisibles(store: MemoryStore) -> None:
+    stored = store.upsert_event(
+        FARM_A, NewEvent("goal", "ｆｉｓｈ！", "钓\u200b鱼\u202e大赛！"), 1.0
+    )
+    assert (stored.subject, stored.summary) == ("ｆｉｓｈ！", "钓鱼大赛！")
+    # The normal form of the subject is the fact's identity: the same fact
+    # written plainly updates it, under the subject first stored.
+    again = store.upsert_event(FARM_A, NewEvent("goal", "fish!", "钓鱼大赛决赛"), 2.0)
     assert again.id == stored.id
-    assert [(e.subject, e.summary) for e in store.load_scope(FARM_A)] == [("fish", "钓鱼大赛决赛")]
+    assert [(e.subject, e.summary) for e in store.load_scope(FARM_A)] == [
+        ("ｆｉｓｈ！", "钓鱼大赛决赛")
+    ]
+    # A subject stored in normal form (an older store) is found from a full-width one.
+    old = store.upsert_event(FARM_A, NewEvent("goal", "社区中心计划!", "先做鱼缸"), 3.0)
+    new = store.upsert_event(FARM_A, NewEvent("goal", "社区中心计划！", "再钓鱼"), 4.0)
+    assert (new.id, new.subject, new.summary) == (old.id, "社区中心计划!", "再钓鱼")
 
 
 def test_limits_count_the_normalised_text(store: MemoryStore) -> None:

@@ -108,7 +108,7 @@ def test_extractor_candidates_with_look_alike_forbidden_content_are_dropped(
     assert [e.subject for e in result.events] == ["好"]
 
 
-def test_extractor_candidates_are_kept_in_normal_form() -> None:
+def test_extractor_candidates_are_kept_as_proposed_without_invisibles() -> None:
     answer = json.dumps(
         {
             "profile": {"field": "nickname", "value": "小明\u200b！"},
@@ -117,10 +117,14 @@ def test_extractor_candidates_are_kept_in_normal_form() -> None:
         ensure_ascii=False,
     )
     result = parse_extraction(answer, profile=SharedProfile(), day=None)
-    assert result.profile == ProfileChange("nickname", "小明!")
-    assert [(e.subject, e.summary) for e in result.events] == [("Fish Tank", "先做鱼缸,再钓鱼!")]
+    assert result.profile == ProfileChange("nickname", "小明！")
+    assert [(e.subject, e.summary) for e in result.events] == [
+        ("Ｆｉｓｈ　Ｔａｎｋ", "先做鱼缸，再钓鱼！")
+    ]
     summary = parse_summary(answer, day=None)
-    assert [(e.subject, e.summary) for e in summary] == [("Fish Tank", "先做鱼缸,再钓鱼!")]
+    assert [(e.subject, e.summary) for e in summary] == [
+        ("Ｆｉｓｈ　Ｔａｎｋ", "先做鱼缸，再钓鱼！")
+    ]
 
 
 def test_a_candidate_that_is_only_invisible_characters_is_dropped() -> None:

@@ -44,7 +44,7 @@ def test_a_save_name_is_stored_with_the_save_and_shown_in_statistics(
     assert names[("dont-starve-together", "world-a")] is None
     # The newest name wins; a forbidden one is refused with the field named.
     store.open_play_session(FARM_A, clock.now() + 100, TZ, save_name="Ｓｕｎｎｙ")
-    assert store.overview().names[FARM_A] == "Sunny"
+    assert store.overview().names[FARM_A] == "Ｓｕｎｎｙ"  # kept as typed
     with pytest.raises(StoreContentError) as info:
         store.open_play_session(FARM_A, clock.now() + 200, TZ, save_name="C:\\Users\\ann\\x")
     assert info.value.fields == ("saveName",)

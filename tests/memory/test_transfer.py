@@ -106,7 +106,7 @@ def test_document_with_forbidden_content_is_refused_whole(tmp_path: Path) -> Non
         assert dst.list_scopes() == [] and dst.get_profile().nickname == ""
 
 
-def test_imported_texts_are_kept_in_normal_form(tmp_path: Path) -> None:
+def test_imported_texts_are_kept_as_typed_without_invisibles(tmp_path: Path) -> None:
     with _filled(tmp_path / "a.sqlite") as src:
         doc = json.loads(encode_document(src.export()))
     doc["profile"]["nickname"] = "小明\u200b！"
@@ -116,9 +116,9 @@ def test_imported_texts_are_kept_in_normal_form(tmp_path: Path) -> None:
     with MemoryStore(tmp_path / "b.sqlite", clock=ManualClock()) as dst:
         dst.import_document(decode_document(json.dumps(doc)))
         profile = dst.get_profile()
-        assert (profile.nickname, profile.hobbies) == ("小明!", ["fishing"])
+        assert (profile.nickname, profile.hobbies) == ("小明！", ["ｆｉｓｈｉｎｇ"])
         texts = {(e.subject, e.summary) for s in dst.list_scopes() for e in dst.load_scope(s)}
-    assert ("Fish Tank", "鱼缸收集包,先做!") in texts
+    assert ("Ｆｉｓｈ Ｔａｎｋ", "鱼缸收集包，先做！") in texts
 
 
 @pytest.mark.parametrize(
@@ -143,7 +143,7 @@ def test_undecodable_document_gives_invalid_import(data: bytes) -> None:
     assert info.value.code == "invalid_import"
 
 
-def test_import_stores_texts_normalised(tmp_path: Path) -> None:
+def test_import_stores_texts_without_invisibles(tmp_path: Path) -> None:
     with _filled(tmp_path / "a.sqlite") as src:
         doc = json.loads(encode_document(src.export()))
     doc["events"][0]["subject"] = "ｆｉｓｈ"
@@ -151,7 +151,7 @@ def test_import_stores_texts_normalised(tmp_path: Path) -> None:
     doc["profile"]["hobbies"] = ["种\u00ad田"]
     with MemoryStore(tmp_path / "b.sqlite", clock=ManualClock()) as dst:
         dst.import_document(decode_document(json.dumps(doc)))
-        assert [(e.subject, e.summary) for e in dst.load_scope(FARM_A)] == [("fish", "钓鱼")]
+        assert [(e.subject, e.summary) for e in dst.load_scope(FARM_A)] == [("ｆｉｓｈ", "钓鱼")]
         assert dst.get_profile().hobbies == ["种田"]
 
 

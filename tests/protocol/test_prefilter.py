@@ -29,6 +29,7 @@ from xtyserver.protocol.normalize import normalize
 from xtyserver.protocol.prefilter import strings_clean
 
 from .test_forbidden import _CAUGHT_VARIANTS, CAUGHT, CLEAN, VARIANTS
+from .test_forbidden_round3 import CAUGHT3
 
 _ENCODER = msgspec.json.Encoder()
 _WHEN = datetime(2026, 11, 30, 12, 0, 1, 123456, tzinfo=UTC)
@@ -102,3 +103,17 @@ def test_the_skipped_timestamp_is_the_only_thing_left_out() -> None:
     assert not strings_clean(encoded)  # the timestamp alone has ":01:"
     assert strings_clean(encoded, skip_key=b"capturedAt")
     assert not strings_clean(encoded.replace(b'"x"', b'"a:b"'), skip_key=b"capturedAt")
+
+
+@pytest.mark.parametrize("text", [row[0] for row in CAUGHT3])
+def test_every_new_spelling_of_round_three_is_not_passed(text: str) -> None:
+    _judged_alike(text)
+    _judged_alike(f"好的 {text} 然后")
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list(" .-0123456789qQwWxX[(at)dot]>微信扣扣")), max_size=40)
+)
+def test_never_passes_on_dense_round_three_text(text: str) -> None:
+    _judged_alike(text)

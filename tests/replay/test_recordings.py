@@ -121,7 +121,7 @@ async def test_a_different_reply_fails_with_a_readable_diff(tmp_path: Path) -> N
     changed = tmp_path / "changed.jsonl"
     changed.write_text(
         original.read_text(encoding="utf-8").replace(
-            '"text":"小汤圆收到：今天适合钓鱼吗?"', '"text":"小汤圆收到：今天不适合钓鱼"'
+            '"text":"小汤圆收到：今天适合钓鱼吗？"', '"text":"小汤圆收到：今天不适合钓鱼"'
         ),
         encoding="utf-8",
     )
@@ -142,7 +142,7 @@ async def test_a_different_reply_fails_with_a_readable_diff(tmp_path: Path) -> N
     text = out.getvalue()
     assert code == 1 and "MISMATCH" in text
     assert "-chat-1: chat.done '小汤圆收到：今天不适合钓鱼'" in text
-    assert "+chat-1: chat.done '小汤圆收到：今天适合钓鱼吗?'" in text
+    assert "+chat-1: chat.done '小汤圆收到：今天适合钓鱼吗？'" in text
 
 
 def test_lint_command_exits_non_zero_and_names_fields(capsys: pytest.CaptureFixture[str]) -> None:

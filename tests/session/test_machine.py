@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from xtyserver import errors
+from xtyserver.memory.accounting import resolve_zone
 from xtyserver.memory.manage import ForgetSpec, Overview
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.tokens import DailyBudget
@@ -98,7 +99,11 @@ def make_session(
         settings=settings,
         token=TOKEN,
         authenticated=authenticated,
-        timezone_ok=lambda name: name in ("UTC", "Asia/Shanghai"),
+        zone_of=lambda name: resolve_zone(
+            name,
+            {"China Standard Time": "Asia/Shanghai"},
+            known=lambda n: n in ("UTC", "Asia/Shanghai"),
+        ),
         now=T0,
     )
     return session
@@ -282,6 +287,14 @@ def test_session_refuses_unknown_timezone_and_waits_for_another_hello() -> None:
     assert state_of(session) is State.READY
 
 
+def test_a_windows_zone_name_in_hello_opens_the_save_under_its_iana_name() -> None:
+    session = make_session()
+    session.handle(Connected(), T0)
+    actions = session.handle(hello(timezone="China Standard Time"), T0)
+    assert isinstance(sent(actions)[0], ServerHello)
+    assert OpenSave(FARM_A, "Asia/Shanghai", T0) in actions
+
+
 def test_session_refuses_second_hello() -> None:
     session = ready_session()
     [error] = sent(session.handle(hello(id="h2"), T0))
@@ -420,6 +433,45 @@ def test_session_redacts_look_alike_chat_text_before_the_model() -> None:
     assert "ABCDEFGHIJ0123456789" not in prompt(call)
     assert "4242" not in prompt(call)
     assert "[已隐去:密钥]" in prompt(call) and "[已隐去:进程号]" in prompt(call)
+
+
+def test_session_redacts_the_adapter_token_typed_into_chat() -> None:
+    session = ready_session()
+    actions = turn(session, chat_send(f"我的 token 是 {TOKEN}，对吗？"))
+    [call] = of(actions, CallModel)
+    assert TOKEN not in prompt(call)
+    assert "我的 token 是 [已隐去:密钥]，对吗？" in prompt(call)
+
+
+def test_session_keeps_the_players_punctuation_as_typed() -> None:
+    session = ready_session()
+    actions = turn(session, chat_send("今天适合去钓鱼吗？（认真的）"))
+    [call] = of(actions, CallModel)
+    assert "今天适合去钓鱼吗？（认真的）" in prompt(call)
+
+
+@pytest.mark.parametrize("where", ["location", "saveName"])
+def test_session_refuses_the_adapter_token_in_a_model_context_or_save_name(where: str) -> None:
+    session = ready_session()
+    if where == "location":
+        update = frame(type="state.update", modelContext=context(world={"location": TOKEN}))
+        field = "modelContext.world.location"
+    else:
+        identity = {"gameId": "stardew-valley", "saveId": "farm-a", "saveName": f"x {TOKEN}"}
+        update = frame(type="state.update", modelContext=context(), identity=identity)
+        field = "identity.saveName"
+    [error] = sent(session.handle(update, T0))
+    assert (error.code, error.fields) == ("forbidden_content", [field])
+    assert TOKEN not in error.message
+
+
+def test_session_refuses_a_hello_whose_save_name_holds_the_adapter_token() -> None:
+    session = make_session()
+    session.handle(Connected(), T0)
+    identity = {"gameId": "stardew-valley", "saveId": "farm-a", "saveName": TOKEN}
+    [error] = sent(session.handle(hello(identity=identity), T0))
+    assert (error.code, error.fields) == ("forbidden_content", ["identity.saveName"])
+    assert state_of(session) is State.AWAIT_HELLO
 
 
 # -- context freshness -------------------------------------------------------------------------
@@ -598,7 +650,8 @@ def test_session_after_switch_by_chat_context_plans_only_once_the_new_saves_memo
     effects = session.handle(chat, T0 + 1)
     assert of(effects, CloseSave) == [CloseSave(FARM_A, T0)]
     assert of(effects, OpenSave) == [OpenSave(farm_b, "Asia/Shanghai", T0 + 1)]
-    assert of(effects, LoadTurnMemory) == [LoadTurnMemory(1, farm_b)]
+    # The query an embedding route would embed: the player's text (and context names).
+    assert of(effects, LoadTurnMemory) == [LoadTurnMemory(1, farm_b, query="我们的计划是什么")]
     assert not of(effects, CallModel)  # no image, but the memory is not there yet
     memory = SaveMemory(
         SharedProfile(nickname="阿汤"),

@@ -36,7 +36,6 @@ from xtyserver.adapter import (
 )
 from xtyserver.clock import SystemClock
 from xtyserver.config import load_settings
-from xtyserver.protocol.normalize import normalize
 from xtyserver.server import serving
 from xtyserver.testing import FakeModelServer, Reply
 
@@ -142,8 +141,8 @@ async def run_demo(data_dir: str | None = None, out: Any = None) -> int:
         folder = Path(data_dir or tmp)
         async with FakeModelServer() as fake:
             for question, answer in zip(QUESTIONS, SCRIPTED, strict=True):
-                # The server hands the model the normal form of the text (v1.md "Normalisation").
-                fake.enqueue(Reply(text=answer, match=normalize(question), chunk_delay=0.05))
+                # The server hands the model the text as typed (v1.md "Normalisation").
+                fake.enqueue(Reply(text=answer, match=question, chunk_delay=0.05))
             settings = load_settings(
                 None,
                 env={},

@@ -1,13 +1,15 @@
-"""Command line: ``xtyserver serve|ui|mcp|demo|eval|replay|fake-model|schemas|stats|memory|token``.
+"""Command line: ``xtyserver [COMMAND]`` (serve, ui, mcp, demo, eval, replay, stats, memory, ...).
 
-See README "Commands".
+``xtyserver`` alone starts the server with the player's settings and opens the
+memory page once (``--no-browser`` or ``XTY_NO_BROWSER=1`` leave the browser
+alone). See README "Commands".
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import signal
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,9 +19,11 @@ import anyio
 import msgspec
 
 from xtyserver import __version__, errors, log
+from xtyserver.cli.console import console_json, stdout_is_utf8
 from xtyserver.clock import SystemClock
 from xtyserver.config import Settings, load_settings
-from xtyserver.files import private_dir, tighten_data_dir, write_private
+from xtyserver.files import private_dir, write_private
+from xtyserver.serve.instance import NotStarted
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -31,11 +35,22 @@ def _common(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="xtyserver", description=__doc__)
     parser.add_argument("--version", action="version", version=f"xtyserver {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument(
+        "--no-browser",
+        action="store_true",
+        help="with no command: start the server without opening the memory page",
+    )
+    parser.add_argument(
+        "--config",
+        dest="start_config",
+        type=Path,
+        help="with no command: a TOML configuration file",
+    )
+    sub = parser.add_subparsers(dest="command")
 
     serve = sub.add_parser("serve", help="run the protocol/v1 WebSocket server")
     _common(serve)
-    serve.add_argument("--host", help="bind address (default 127.0.0.1)")
+    serve.add_argument("--host", help="bind address (default 127.0.0.1, which adds [::1])")
     serve.add_argument("--port", type=int, help="port (default 8765; 0 picks a free one)")
     serve.add_argument(
         "--ui-port", type=int, help="the memory page's port (default: --port + 1; 0: a free one)"
@@ -45,6 +60,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--record-images", action="store_true", help="keep screenshots in recordings"
     )
+    serve.add_argument(
+        "--open", action="store_true", help="open the memory page once listening"
+    )
+
+    auto = sub.add_parser("autostart", help="start the server at login (this user), or stop that")
+    auto.add_argument("state", choices=("on", "off", "status"))
+    _common(auto)
 
     replay = sub.add_parser("replay", help="replay recorded sessions, or lint them")
     replay.add_argument("files", nargs="+", metavar="FILE")
@@ -77,7 +99,12 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--parts",
         action="store_true",
-        help="run words only, then add each part; print recall per question kind",
+        help="run words only, then add each part (embeddings last); print recall per kind",
+    )
+    ev.add_argument(
+        "--embeddings",
+        action="store_true",
+        help="add memory vectors from the scripted embedding route; no baseline comparison",
     )
 
     ui = sub.add_parser("ui", help="open the memory page of a running server in the browser")
@@ -146,11 +173,36 @@ def _settings(args: argparse.Namespace) -> Settings:
     return load_settings(getattr(args, "config", None), overrides=overrides)
 
 
+def _server_settings(config: Path | None, overrides: dict[str, Any] | None = None) -> Settings:
+    """A server's settings: what the player stored on the page (and the key) under the rest."""
+    from xtyserver.serve.player_settings import PlayerSettings
+
+    first = load_settings(config, overrides=overrides)
+    return PlayerSettings(first.data_path, config=config, overrides=overrides).effective()
+
+
+def _serve_settings(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, Any] = {
+        "data_dir": args.data_dir,
+        "profile": args.profile,
+        "server.host": args.host,
+        "server.port": args.port,
+        "server.ui_port": args.ui_port,
+    }
+    return _server_settings(args.config, overrides)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the process exit code."""
+    from xtyserver.cli.console import make_console_safe
+
+    make_console_safe()
     args = build_parser().parse_args(argv)
     try:
         return _dispatch(args)
+    except NotStarted as exc:
+        print(exc.message, file=sys.stderr, flush=True)
+        return 1
     except errors.XtyError as exc:
         print(f"xtyserver: {exc.message}", file=sys.stderr)
         return 2
@@ -160,9 +212,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     match args.command:
+        case None:
+            # A desktop program: the player's settings, the page opened once.
+            log.configure()
+            opening = not (args.no_browser or os.environ.get("XTY_NO_BROWSER"))
+            return anyio.run(_start, _server_settings(args.start_config), opening)
         case "serve":
             log.configure(json=True if args.log_json else None)
-            return anyio.run(_serve, _settings(args), args.record, args.record_images)
+            return anyio.run(
+                _serve, _serve_settings(args), args.record, args.record_images, args.open
+            )
+        case "autostart":
+            from xtyserver.cli.autostart import autostart
+
+            return autostart(args.state, _forwarded(args))
         case "replay":
             from xtyserver.replay.command import main as replay_main
 
@@ -179,9 +242,11 @@ def _dispatch(args: argparse.Namespace) -> int:
                 as_json=args.json,
                 update_baseline=args.update_baseline,
                 without=args.without,
+                embeddings=args.embeddings,
             )
         case "ui":
-            return _ui(_settings(args), print_only=args.print)
+            given = args.port if args.ui_port is None else args.ui_port
+            return _ui(_running_port(_settings(args), given=given), print_only=args.print)
         case "mcp":
             from xtyserver.manage.mcp import run_mcp
 
@@ -228,45 +293,93 @@ def _open_store(settings: Settings) -> Any:
     )
 
 
-async def _serve(settings: Settings, record: Path | None, record_images: bool) -> int:
+async def _start(settings: Settings, opening: bool) -> int:
+    """``xtyserver`` alone: serve; when one already runs on this folder, open its page."""
+    from xtyserver.serve.instance import read_server_file
+
+    running = read_server_file(settings.data_path)
+    try:
+        return await _serve(settings, None, False, opening)
+    except NotStarted:
+        if running is None or not opening:
+            raise
+        # Started twice (a double-click): show the running one's page and leave it be.
+        print(f"xtyserver is already running (pid {running.pid})", flush=True)
+        return _ui(_running_port(settings, given=None), print_only=False)
+
+
+async def _serve(
+    settings: Settings, record: Path | None, record_images: bool, opening: bool = False
+) -> int:
     # The server runs on asyncio only. httpcore imports trio whenever it is
     # installed (selenium, a test tool, brings it): 4 MiB and 70 ms for nothing.
     sys.modules.setdefault("trio", None)  # type: ignore[arg-type]
     from xtyserver import token as tokens
+    from xtyserver.cli.shutdown import stop_requests
+    from xtyserver.serve.folder import make_owner_only
     from xtyserver.server import serving, settle_heap
 
     data = private_dir(settings.data_path)
-    for path in tighten_data_dir(data):
-        log.get("xtyserver.cli.main").warning("data_dir.tightened", path=path.name)
+    make_owner_only(str(data))
     secret, where = tokens.load_or_create(data, env_token=settings.token)
-    if not settings.model.configured:
-        log.get("xtyserver.cli.main").warning(
-            "model.not_configured", hint="set XTY_MODEL_BASE_URL and XTY_MODEL; chat will refuse"
-        )
-    async with serving(
-        settings,
-        token=secret,
-        clock=SystemClock(),
-        record=record,
-        record_images=record_images,
-        token_file=where,
-    ) as server:
-        settle_heap()
-        print(f"listening {server.url}", flush=True)
-        print(
-            f"token: {'from XTY_TOKEN' if where is None else f'in {where}'}"
-            " (xtyserver token show prints it)",
-            flush=True,
-        )
-        print(f"memory page: {server.ui_link}", flush=True)
-        if sys.platform == "win32":
-            # No signal receivers on Windows' event loop: Ctrl+C raises
-            # KeyboardInterrupt, which stops the server just the same.
-            await anyio.sleep_forever()
-        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async for _ in signals:
-                break
+    with stop_requests() as stop:
+        async with serving(
+            settings,
+            token=secret,
+            clock=SystemClock(),
+            record=record,
+            record_images=record_images,
+            token_file=where,
+            tighten=True,  # once this server holds the folder's lock and the port
+        ) as server:
+            if not settings.model.configured:
+                log.get("xtyserver.cli.main").warning(
+                    "model.not_configured",
+                    hint="set XTY_MODEL_BASE_URL and XTY_MODEL; chat will refuse",
+                )
+            settle_heap()
+            print(f"listening {server.url}", flush=True)
+            print(
+                f"token: {'from XTY_TOKEN' if where is None else f'in {where}'}"
+                " (xtyserver token show prints it)",
+                flush=True,
+            )
+            print(f"memory page: {server.ui_link}", flush=True)
+            if opening:
+                _open_browser(data, server.ui_link)
+            # Ctrl+C, SIGTERM; on Windows also Ctrl+Break and closing the window.
+            await stop.wait()
     return 0
+
+
+def _running_port(settings: Settings, *, given: int | None) -> Settings:
+    """The running server's ports from its ``server.json``, unless a port was given."""
+    from xtyserver.serve.instance import read_server_file
+
+    running = None if given is not None else read_server_file(settings.data_path)
+    if running is None:
+        return settings
+    server = msgspec.structs.replace(settings.server, port=running.port, ui_port=running.ui_port)
+    return msgspec.structs.replace(settings, server=server)
+
+
+def _open_browser(data_dir: Path, link: str) -> None:
+    if _hand_to_browser(data_dir, link):
+        print("opened the memory page in the default browser", flush=True)
+    else:
+        print("no browser could be opened; open the link above", flush=True)
+
+
+def _forwarded(args: argparse.Namespace) -> list[str]:
+    """The settings flags a login start must repeat (absolute paths)."""
+    out: list[str] = []
+    if args.config:
+        out += ["--config", str(Path(args.config).resolve())]
+    if args.data_dir:
+        out += ["--data-dir", str(Path(args.data_dir).resolve())]
+    if args.profile:
+        out += ["--profile", args.profile]
+    return out
 
 
 def _ui(settings: Settings, *, print_only: bool) -> int:
@@ -278,7 +391,6 @@ def _ui(settings: Settings, *, print_only: bool) -> int:
     """
     import urllib.error
     import urllib.request
-    import webbrowser
 
     from xtyserver import token as tokens
     from xtyserver.manage.access import LAUNCH_KEY_PATH, TOKEN_HEADER, open_link
@@ -304,7 +416,18 @@ def _ui(settings: Settings, *, print_only: bool) -> int:
     if print_only:
         print(link, flush=True)
         return 0
-    handoff = private_dir(settings.data_path) / "open-page.html"
+    if not _hand_to_browser(settings.data_path, link):
+        print(link, flush=True)
+        return 1
+    print("opened the memory page in the default browser", flush=True)
+    return 0
+
+
+def _hand_to_browser(data_dir: Path, link: str) -> bool:
+    """Open ``link`` through a 0600 ``open-page.html`` (the key never on a command line)."""
+    import webbrowser
+
+    handoff = private_dir(data_dir) / "open-page.html"
     quoted = link.replace("&", "&amp;").replace('"', "&quot;")
     page = (
         '<!doctype html><meta charset="utf-8">'
@@ -313,11 +436,7 @@ def _ui(settings: Settings, *, print_only: bool) -> int:
         f'<a href="{quoted}">小汤圆的记忆页 / the memory page</a>\n'
     )
     write_private(handoff, page.encode("utf-8"))
-    if not webbrowser.open(handoff.as_uri()):
-        print(link, flush=True)
-        return 1
-    print("opened the memory page in the default browser", flush=True)
-    return 0
+    return bool(webbrowser.open(handoff.as_uri()))
 
 
 async def _fake_model(host: str, port: int) -> int:
@@ -339,7 +458,7 @@ def _stats(settings: Settings, *, as_json: bool) -> int:
     finally:
         store.close()
     if as_json:
-        print(json.dumps(msgspec.to_builtins(frame), ensure_ascii=False, indent=2))
+        print(console_json(msgspec.to_builtins(frame)))
         return 0
     print(f"{'game':<28} {'days':>5} {'sessions':>8} {'active':>10}  last played")
     for g in frame.games:
@@ -379,8 +498,10 @@ def _memory(args: argparse.Namespace) -> int:
                     data = msgspec.json.format(data, indent=2)
                 if args.out:
                     write_private(args.out, data)
-                else:
+                elif stdout_is_utf8():
                     sys.stdout.buffer.write(data + b"\n")
+                else:  # a GBK console: the same document, non-ASCII as \u escapes
+                    print(console_json(json.loads(data), indent=None if args.json else 2))
             case "import":
                 doc = decode_document(args.file.read_bytes())
                 store.import_document(doc)

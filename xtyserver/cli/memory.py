@@ -13,7 +13,6 @@ Nothing here asks the model anything.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +20,7 @@ from typing import Any
 import msgspec
 
 from xtyserver.cli import trash
+from xtyserver.cli.console import console_json
 from xtyserver.clock import SystemClock
 from xtyserver.errors import UsageError
 from xtyserver.memory.accounting import local_date
@@ -122,7 +122,7 @@ def _view(store: MemoryStore, args: argparse.Namespace) -> int:
 
 def _print_profile(profile: SharedProfile, as_json: bool) -> None:
     if as_json:
-        print(json.dumps({"profile": msgspec.to_builtins(profile)}, ensure_ascii=False, indent=2))
+        print(console_json({"profile": msgspec.to_builtins(profile)}))
         return
     print("共同记忆 (shared profile)")
     for name, value in msgspec.to_builtins(profile).items():
@@ -136,7 +136,7 @@ def _print_overview(overview: Overview, as_json: bool) -> None:
     if as_json:
         today = local_date(SystemClock().now(), detect_local_timezone() or "UTC")
         doc = msgspec.to_builtins(replies.memory_view(overview, today=today))
-        print(json.dumps(doc, ensure_ascii=False, indent=2))
+        print(console_json(doc))
         return
     _print_profile(overview.profile, False)
     for v in overview.saves:
@@ -183,7 +183,8 @@ def _forget(store: MemoryStore, args: argparse.Namespace) -> int:
             return 1
     result = store.forget(spec)
     if args.json:
-        print(json.dumps(msgspec.to_builtins(replies.memory_forgotten(result, spec.kind, None))))
+        doc = msgspec.to_builtins(replies.memory_forgotten(result, spec.kind, None))
+        print(console_json(doc, indent=None))
     else:
         print(f"deleted {result.items} items; statistics of {result.stats_saves} saves deleted")
         if result.trash_id is not None:

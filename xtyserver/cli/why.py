@@ -7,11 +7,11 @@ scores, freshness and the model, never the player's text or the reply.
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 
 import msgspec
 
+from xtyserver.cli.console import console_json
 from xtyserver.config import Settings
 from xtyserver.serve.working import InjectionLog, injection_log_path
 from xtyserver.session.layers import InjectionRecord
@@ -22,7 +22,7 @@ def why(settings: Settings, *, last: int, as_json: bool) -> int:
     log = InjectionLog(injection_log_path(settings.data_path, settings.profile))
     records = log.last(last)
     if as_json:
-        print(json.dumps(msgspec.to_builtins(records), ensure_ascii=False, indent=2))
+        print(console_json(msgspec.to_builtins(records)))
         return 0
     if not records:
         print("no turns logged yet")

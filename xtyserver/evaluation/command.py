@@ -36,6 +36,10 @@ PARTS: dict[str, dict[str, Any]] = {
     "glossary": {"memory.glossary": False},
     "keys": {"memory.search_keys": False},
 }
+# Memory vectors (issue 21 part 3) are off unless a route is named: this names one,
+# the scripted model's deterministic /v1/embeddings (a test device, not a model of
+# meaning: hashed glossary entities and tokens, xtyserver/testing/embeddings.py).
+EMBEDDINGS: dict[str, Any] = {"models.embedding.model": "scripted-embedding"}
 # Retrieval as it was before issue 21: words only, context names at full
 # weight, every match eligible for the relevant section.
 BEFORE: dict[str, Any] = {
@@ -93,6 +97,7 @@ def run(
     as_json: bool = False,
     update_baseline: bool = False,
     without: Sequence[str] = (),
+    embeddings: bool = False,
     out: TextIO | None = None,
 ) -> int:
     """Run the set; 0 when it holds up against the baseline, 1 when not.
@@ -100,23 +105,27 @@ def run(
     Args:
         without: Parts of retrieval to leave out (:data:`PARTS`); the run is
             then not compared with the baseline, nor written as one.
+        embeddings: Add memory vectors from the scripted embedding route
+            (:data:`EMBEDDINGS`); not compared with the baseline either.
 
     Raises:
         UsageError: The set or the baseline cannot be read, or an unknown part.
     """
     out = out or sys.stdout
     evalset = _read_set(set_path)
-    overrides = without_parts(without)
-    if without and update_baseline:
-        raise UsageError("a run --without a part is never a baseline")
+    overrides = without_parts(without) | (EMBEDDINGS if embeddings else {})
+    if (without or embeddings) and update_baseline:
+        raise UsageError("a run --without a part or --embeddings is never a baseline")
     base_path = baseline or baseline_path(set_path)
-    reference = None if without else _read_baseline(base_path)
+    reference = None if without or embeddings else _read_baseline(base_path)
     loaded, turns = anyio.run(partial(run_set, evalset, overrides=overrides))
     results = score(evalset, turns, loaded)
     summary = summarize(evalset, results)
     findings = compare(summary, results, None if update_baseline else reference)
     if without:
         findings.append(Finding(False, f"run without {', '.join(without)}: no baseline"))
+    if embeddings:
+        findings.append(Finding(False, "run with scripted embeddings: no baseline"))
     if update_baseline:
         findings = [f for f in findings if f.fail]
     failed = any(f.fail for f in findings)
@@ -145,7 +154,8 @@ def run(
 
 def run_parts(set_path: Path, *, out: TextIO | None = None) -> int:
     """Run the set as before issue 21, with words only, with each part alone and with
-    all parts; print recall per question kind.
+    all parts, then with scripted embeddings added to words only and to all parts;
+    print recall per question kind.
 
     1 when any run leaks or a turn fails.
     """
@@ -157,6 +167,9 @@ def run_parts(set_path: Path, *, out: TextIO | None = None) -> int:
     configs += [(f"words + {n}", [m for m in names if m != n], {}) for n in names]
     if len(names) > 1:
         configs.append((" + ".join(["words", *names]), [], {}))
+    # Memory vectors from the scripted route: with words alone, then with every part.
+    configs.append(("words + embeddings", names, EMBEDDINGS))
+    configs.append((" + ".join(["words", *names, "embeddings"]), [], EMBEDDINGS))
     rows: list[tuple[str, Summary]] = []
     for label, left_out, more in configs:
         overrides = {**without_parts(left_out), **more}

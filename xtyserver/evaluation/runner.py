@@ -13,7 +13,8 @@ every layer the server builds, the connection's history included, is measured.
 Memories are loaded without search keys, as after an upgrade; the enrichment
 job then asks the scripted model for them, which answers with the keys the set
 gives each memory (``keys``: what an extraction call would return), before the
-first question. Settings that would change the answers are pinned: background
+first question; with an embedding route (``--embeddings``) the memories' vectors
+are formed before it too. Settings that would change the answers are pinned: background
 extraction is off (the set stays fixed), the chat and frame buckets are large (the clock does
 not move, so they would never refill), everything else is the default.
 Latency is wall time measured here (``time.perf_counter``).
@@ -163,6 +164,11 @@ async def run_set(
                     # before the first question.
                     for save in evalset.saves:
                         server.jobs.submit(EnrichKeys(save.scope))
+                    await server.memory.wait_idle()
+                if server.jobs.embed:
+                    # With an embedding route, every memory has its vector first too.
+                    for save in evalset.saves:
+                        server.jobs.embed_later(save.scope)
                     await server.memory.wait_idle()
                 for save in evalset.saves:
                     turns += await _ask_save(server.url, save, fake, clock)

@@ -96,7 +96,8 @@ def render_parts(name: str, rows: Sequence[tuple[str, Summary]]) -> str:
     """Recall per question kind and same-save others per turn, one line per configuration."""
     kinds = [row.save for row in rows[0][1].kinds] if rows else []
     short = {k: k.split(" ")[0] for k in kinds}
-    head = f"{'retrieval':<28}" + "".join(f"{short[k]:>15}" for k in kinds)
+    width = max([28, *(len(label) + 1 for label, _ in rows)])
+    head = f"{'retrieval':<{width}}" + "".join(f"{short[k]:>15}" for k in kinds)
     lines = [
         f"memory evaluation {name}: recall per question kind (others: same-save memories"
         " injected per turn that the question does not expect)",
@@ -111,5 +112,5 @@ def render_parts(name: str, rows: Sequence[tuple[str, Summary]]) -> str:
             else " " * 15
             for k in kinds
         )
-        lines.append(f"{label:<28}{cells}{summary.total.leaks:>7}")
+        lines.append(f"{label:<{width}}{cells}{summary.total.leaks:>7}")
     return "\n".join(lines)

@@ -45,7 +45,7 @@ from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import EDITABLE_FIELDS, Scope
 from xtyserver.protocol.memory_frames import MemoryPreview
 from xtyserver.protocol.normalize import normalize
-from xtyserver.serve.localzone import detect_local_timezone
+from xtyserver.serve.localzone import server_zone
 from xtyserver.serve.memory_service import MemoryService
 
 ASKER = "mcp"  # one client per stdio server
@@ -274,7 +274,7 @@ async def run_mcp(settings: Settings) -> int:
     )
     try:
         memory = MemoryService(store, enabled=True, soft_cap=settings.memory.soft_cap)
-        zone = settings.server.default_timezone or detect_local_timezone() or "UTC"
+        zone = server_zone(settings.server.default_timezone)
         await build(memory, SystemClock(), timezone=zone).run_stdio_async()
     finally:
         store.close()

@@ -16,6 +16,7 @@ Rules (issue 3, "play_session" / "play_day"):
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -66,6 +67,26 @@ def timezone_known(name: str) -> bool:
     except UsageError:
         return False
     return True
+
+
+def resolve_zone(
+    name: str, windows: Mapping[str, str], known: Callable[[str], bool] = timezone_known
+) -> str | None:
+    """The IANA name for an IANA or Windows zone name, or None when neither is known.
+
+    ``windows`` maps Windows zone ids (``"China Standard Time"``, what .NET's
+    ``TimeZoneInfo.Local.Id`` gives a C# mod) to IANA names; the shell passes
+    the table of a library (tzlocal's), so this stays a pure lookup (v1.md
+    "adapter.hello"). An IANA name wins; a Windows id is matched exactly, then
+    ignoring case.
+    """
+    if known(name):
+        return name
+    iana = windows.get(name)
+    if iana is None:
+        folded = name.casefold()
+        iana = next((v for k, v in windows.items() if k.casefold() == folded), None)
+    return iana if iana is not None and known(iana) else None
 
 
 def local_date(ts: float, tz: str) -> str:

@@ -25,7 +25,7 @@ from xtyserver.memory.types import (
     SharedProfile,
     Subject,
 )
-from xtyserver.protocol.normalize import normalize
+from xtyserver.protocol.normalize import visible
 
 FORMAT_NAME: Literal["xtyserver.memory-export"] = "xtyserver.memory-export"
 FORMAT_VERSION: Literal[2] = 2
@@ -136,7 +136,7 @@ def decode_document(data: bytes | str) -> ExportDocument:
 
 
 def _normalized(doc: ExportDocument) -> ExportDocument:
-    """``doc`` with its profile and event texts in normal form.
+    """``doc`` with its profile and event texts kept: invisible characters removed.
 
     Ids and dates passed their ASCII patterns and are already normal; a text
     that normalisation empties or lengthens past its limit is refused by
@@ -146,12 +146,12 @@ def _normalized(doc: ExportDocument) -> ExportDocument:
     for name in PROFILE_FIELDS:
         value = getattr(doc.profile, name)
         if isinstance(value, str):
-            changes[name] = normalize(value)
+            changes[name] = visible(value)
         elif isinstance(value, list):
-            changes[name] = [normalize(item) for item in value]
+            changes[name] = [visible(item) for item in value]
     events = [
         msgspec.structs.replace(
-            event, subject=normalize(event.subject), summary=normalize(event.summary)
+            event, subject=visible(event.subject), summary=visible(event.summary)
         )
         for event in doc.events
     ]

@@ -48,7 +48,7 @@ from xtyserver.memory.types import (
     validated,
 )
 from xtyserver.protocol.forbidden import find_forbidden
-from xtyserver.protocol.normalize import normalize
+from xtyserver.protocol.normalize import normalize, visible
 
 MAX_PROFILE_CHANGES = 1
 MAX_TURN_EVENTS = 2
@@ -234,8 +234,8 @@ def _clean_events(
             event = msgspec.convert(
                 {
                     "kind": item.kind,
-                    "subject": normalize(item.subject).strip(),
-                    "summary": normalize(item.summary).strip(),
+                    "subject": visible(item.subject).strip(),
+                    "summary": visible(item.summary).strip(),
                     "importance": item.importance,
                     "status": item.status,
                     "day": day,
@@ -284,14 +284,14 @@ def clean_keys(raw: object) -> tuple[str, ...]:
 def _clean_profile(raw: _RawProfile | None, profile: SharedProfile) -> ProfileChange | None:
     if raw is None or not profile.auto_shared:
         return None
-    field, value = raw.field.strip(), normalize(raw.value).strip()
+    field, value = raw.field.strip(), visible(raw.value).strip()
     known = profile_field(field)
     field = known.name if known is not None else field
     if field not in AUTO_PROFILE_FIELDS or not value or find_forbidden(value):
         return None
     current = getattr(profile, field)
     new_value: object = [*current, value] if field in _LIST_FIELDS else value
-    if field in _LIST_FIELDS and value in current:
+    if field in _LIST_FIELDS and normalize(value) in {normalize(item) for item in current}:
         return None
     try:
         validated(msgspec.structs.replace(profile, **{field: new_value}))

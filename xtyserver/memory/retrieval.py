@@ -36,6 +36,17 @@ when its BM25 score reaches ``min_relevance`` (0.6) of the best one: a better
 match does not drag weak ones in with it (issue 21: better recall must not come
 from injecting more).
 
+With memory vectors (issue 21 part 3: a ``[models.embedding]`` route; the
+vectors and the query's similarities are inputs, computed by the shell), the
+relevant section's candidates are the lexical ones above and the events whose
+cosine with the query reaches ``min_similarity`` and lies within
+``similarity_margin`` of the best (at most ``relevant`` of them); the two
+rankings are fused by reciprocal rank fusion (:func:`~xtyserver.memory.vectors.fuse`).
+The section holds no more than words alone would have put in it, or one when
+they found none, and that one takes a place of "recent and important": vectors
+reorder and replace, they never make a turn inject more. Without similarities
+nothing changes.
+
 Sections, in priority order (higher survives the character cut):
 profile lines (about 300 tokens) > active goals (2) > relevant events (4,
 for the player's text + focus + nearby names) > recent and important (2). No
@@ -49,6 +60,7 @@ lowest-ranked first, never half a sentence.
 from __future__ import annotations
 
 import math
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
@@ -59,6 +71,7 @@ from xtyserver.errors import UsageError
 from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
 from xtyserver.memory.tokenize import approx_tokens, tokenize
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
+from xtyserver.memory.vectors import embedding_text, fuse, vector_candidates
 
 KIND_LABELS = {
     "goal": "目标",
@@ -95,6 +108,10 @@ class MemoryBudget(msgspec.Struct, frozen=True):
     recency_decay: float = 0.995
     min_relevance: float = 0.6
     context_weight: float = 0.3
+    # Memory vectors (only with a [models.embedding] route): the least cosine a
+    # memory needs, and how far below the best one it may be, to be proposed.
+    min_similarity: float = 0.45
+    similarity_margin: float = 0.08
 
 
 class SaveIndex:
@@ -134,6 +151,9 @@ class SaveIndex:
         self._len: dict[int, float] = {}
         self._postings: dict[str, dict[int, float]] = {}
         self._total_len = 0.0
+        # Unit float32 vectors by event id (issue 21 part 3), when an embedding route
+        # formed them; dropped with the event or when its text changes.
+        self._vectors: dict[int, array[float]] = {}
         for ev in events:
             self.upsert(ev)
 
@@ -155,7 +175,11 @@ class SaveIndex:
         """
         if event.game_id != self.scope.game_id or event.save_id != self.scope.save_id:
             raise UsageError("event of another scope offered to a SaveIndex")
+        old = self._events.get(event.id)
+        vector = self._vectors.get(event.id)
         self.remove(event.id)
+        if vector is not None and old is not None and embedding_text(old) == embedding_text(event):
+            self._vectors[event.id] = vector
         words, keys = self._terms(event)
         tf: dict[str, float] = dict(Counter(words))
         if keys:
@@ -185,7 +209,8 @@ class SaveIndex:
         return words, keys
 
     def remove(self, event_id: int) -> None:
-        """Forget one event; unknown ids are ignored."""
+        """Forget one event (and its vector); unknown ids are ignored."""
+        self._vectors.pop(event_id, None)
         if self._events.pop(event_id, None) is None:
             return
         tf = self._tf.pop(event_id)
@@ -196,6 +221,15 @@ class SaveIndex:
             del posting[event_id]
             if not posting:
                 del self._postings[term]
+
+    def set_vector(self, event_id: int, vector: array[float]) -> None:
+        """Hold the vector of one indexed event (unknown ids are ignored)."""
+        if event_id in self._events:
+            self._vectors[event_id] = vector
+
+    def vectors(self) -> list[tuple[int, array[float]]]:
+        """A snapshot of ``(event id, vector)`` of the events that have one."""
+        return list(self._vectors.items())
 
     def touch(self, ids: Iterable[int], now: float) -> None:
         """Mirror ``MemoryStore.touch`` in memory (last-used time)."""
@@ -337,7 +371,7 @@ class MemorySelection(msgspec.Struct, frozen=True):
     recent: tuple[MemoryEvent, ...] = ()
     # (id, score) of every injected event, for the injection log.
     scores: tuple[tuple[int, float], ...] = ()
-    # (id, how it matched the query: "words", "glossary", "keys" joined by "+",
+    # (id, how it matched the query: "words", "glossary", "keys", "vectors" joined by "+",
     # or "" for an event chosen without a match), for the injection log.
     via: tuple[tuple[int, str], ...] = ()
 
@@ -387,6 +421,7 @@ def select_memories(
     current_day: int | None,
     now: float,
     budget: MemoryBudget | None = None,
+    similar: Sequence[tuple[int, float]] | None = None,
 ) -> MemorySelection:
     """Choose this turn's memories from one save (see the module docstring).
 
@@ -398,6 +433,8 @@ def select_memories(
         current_day: ``world.day`` of the current modelContext, or None if unknown.
         now: Epoch seconds, for recency.
         budget: Limits and weights; defaults to :class:`MemoryBudget()`.
+        similar: ``(event id, cosine with the query)`` from memory vectors
+            (:func:`~xtyserver.memory.vectors.similarities`), or None: lexical alone.
     """
     budget = budget or MemoryBudget()
     lines = tuple(profile_lines(profile, budget.profile_tokens)) if profile else ()
@@ -426,14 +463,34 @@ def select_memories(
         key=lambda ev: (not ev.pinned, -scored[ev.id], ev.id),
     )[: max(0, budget.goals)]
     taken = {ev.id for ev in goals}
-    relevant = sorted(
+    lexical = sorted(
         (
             ev
             for ev in eligible
             if ev.id not in taken and raw.get(ev.id, 0.0) > max(0.0, floor)
         ),
         key=lambda ev: (-scored[ev.id], ev.id),
-    )[: max(0, budget.relevant)]
+    )
+    from_vectors: set[int] = set()
+    added = 0  # relevant places the vectors added: "recent and important" gives them up
+    if similar:
+        allowed = {ev.id: ev for ev in eligible if ev.id not in taken}
+        nearest = vector_candidates(
+            [(i, cos) for i, cos in similar if i in allowed],
+            min_similarity=budget.min_similarity,
+            margin=budget.similarity_margin,
+            limit=budget.relevant,
+        )
+        from_vectors.update(nearest)
+        fused = fuse([[ev.id for ev in lexical], nearest])
+        pool = {ev.id: ev for ev in lexical} | {i: allowed[i] for i in nearest}
+        # The section holds no more than words alone would have put in it (one when
+        # they found none): vectors reorder and replace, they do not add.
+        room = max(len(lexical), 1 if nearest else 0)
+        added = room - len(lexical)
+        lexical = sorted(pool.values(), key=lambda ev: (-fused[ev.id], -scored[ev.id], ev.id))
+        lexical = lexical[:room]
+    relevant = lexical[: max(0, budget.relevant)]
     taken.update(ev.id for ev in relevant)
     # "Recent and important" ignores relevance: it surfaces what matters lately
     # even when the player's text does not mention it.
@@ -443,14 +500,21 @@ def select_memories(
             -(budget.w_recency * recency(ev) + budget.w_importance * ev.importance / 5.0),
             ev.id,
         ),
-    )[: max(0, budget.recent)]
+    )[: max(0, budget.recent - added)]
     selection = MemorySelection(
         profile=lines, goals=tuple(goals), relevant=tuple(relevant), recent=tuple(recent)
     )
     cut = _cut(selection, budget.total_chars)
+    from_vectors.intersection_update(ev.id for ev in cut.relevant)
     kept = tuple((i, scored[i]) for i in cut.used_ids)
     via = tuple(
-        (ev.id, "+".join(index.explain(ev, asked | around)) if ev.id in raw else "")
+        (
+            ev.id,
+            "+".join(
+                (*(index.explain(ev, asked | around) if ev.id in raw else ()),)
+                + (("vectors",) if ev.id in from_vectors else ())
+            ),
+        )
         for ev in (*cut.goals, *cut.relevant, *cut.recent)
     )
     return msgspec.structs.replace(cut, scores=kept, via=via)

@@ -1,8 +1,10 @@
 """What the memory store checks before anything is written.
 
-Every text is normalised first (:func:`~xtyserver.protocol.normalize.normalize`),
-so what is measured and scanned is exactly what is stored: a full-width or
-zero-width-split account id is caught, and a limit counts the stored form.
+Every text loses its invisible characters first
+(:func:`~xtyserver.protocol.normalize.visible`) and is stored as typed otherwise
+(v1.md "Normalisation": full-width punctuation stays); a limit counts the
+stored form, and ``find_forbidden`` judges its normal form, so a full-width or
+zero-width-split account id is caught.
 Then ``msgspec.Meta`` limits are checked (``StoreError`` code
 ``invalid_memory`` naming the field), then every text passes ``find_forbidden``
 (paths, account ids, keys, e-mails) or is refused with
@@ -30,7 +32,7 @@ from xtyserver.memory.types import (
     validated,
 )
 from xtyserver.protocol.forbidden import find_forbidden
-from xtyserver.protocol.normalize import normalize
+from xtyserver.protocol.normalize import normalize, visible
 
 E = TypeVar("E", NewEvent, MemoryEvent)
 
@@ -66,9 +68,9 @@ def checked_scope(scope: Scope) -> Scope:
 
 
 def normalized_event(event: E) -> E:
-    """``event`` with its subject and summary normalised (nothing else is checked)."""
+    """``event`` with its subject and summary kept: invisibles removed (nothing is checked)."""
     changes: dict[str, Any] = {
-        name: normalize(text)
+        name: visible(text)
         for name in ("subject", "summary")
         if isinstance(text := getattr(event, name), str)
     }
@@ -114,9 +116,9 @@ def checked_new_event(event: NewEvent) -> NewEvent:
 
 def _normalized_value(value: Any) -> Any:
     if isinstance(value, str):
-        return normalize(value)
+        return visible(value)
     if isinstance(value, list):
-        return [normalize(v) if isinstance(v, str) else v for v in value]
+        return [visible(v) if isinstance(v, str) else v for v in value]
     return value
 
 
@@ -153,7 +155,7 @@ def checked_profile_value(name: str, value: Any) -> Any:
 
 
 def normalized_profile(profile: SharedProfile) -> SharedProfile:
-    """``profile`` with every string normalised (nothing else is checked)."""
+    """``profile`` with every string kept: invisibles removed (nothing else is checked)."""
     return msgspec.structs.replace(
         profile, **{name: _normalized_value(getattr(profile, name)) for name in PROFILE_FIELDS}
     )
@@ -170,13 +172,13 @@ SAVE_NAME_MAX = 64
 
 
 def checked_save_name(name: str) -> str:
-    """A save's readable name, normalised and checked (v1.md "Identity": 1 to 64 chars).
+    """A save's readable name, kept as typed and checked (v1.md "Identity": 1 to 64 chars).
 
     Raises:
         StoreError: code ``invalid_memory`` when it is empty or too long.
         StoreContentError: It carries forbidden content.
     """
-    clean = normalize(name).strip()
+    clean = visible(name).strip()
     if not 1 <= len(clean) <= SAVE_NAME_MAX:
         raise StoreError("a save name has 1 to 64 chars", code="invalid_memory")
     refuse_forbidden("saveName", clean)

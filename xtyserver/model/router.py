@@ -2,7 +2,8 @@
 
 Chat turns go to the chat model, image turns to the vision model when one is
 named, background work to the quick model (:mod:`xtyserver.model.routing`).
-With only ``[model]`` configured all three are the same client.
+With only ``[model]`` configured all three are the same client. A
+``[models.embedding]`` route adds an :class:`EmbeddingClient` (``embedder``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
 from xtyserver.model.client import Done, ModelClient, ModelEvent
+from xtyserver.model.embedding import EmbeddingClient
 from xtyserver.model.routing import Routing, for_turn
 from xtyserver.model.settings import ModelSettings
 
@@ -24,10 +26,33 @@ class ModelRouter:
 
     def __init__(self, routing: Routing) -> None:
         self.routing = routing
-        self._clients: dict[int, tuple[ModelSettings, ModelClient]] = {}
+        self._clients = self._build(routing)
+        self._retired: list[ModelClient] = []
+        # Memory vectors: only with a configured [models.embedding] route. Built once:
+        # the stored vectors belong to its model, so a new route takes a restart.
+        embedding = routing.embedding
+        self.embedder: EmbeddingClient | None = (
+            EmbeddingClient(embedding) if embedding is not None and embedding.configured else None
+        )
+
+    @staticmethod
+    def _build(routing: Routing) -> dict[int, tuple[ModelSettings, ModelClient]]:
+        clients: dict[int, tuple[ModelSettings, ModelClient]] = {}
         for settings in (routing.chat, routing.vision, routing.quick):
-            if id(settings) not in self._clients:
-                self._clients[id(settings)] = (settings, ModelClient(settings))
+            if id(settings) not in clients:
+                clients[id(settings)] = (settings, ModelClient(settings))
+        return clients
+
+    def reroute(self, routing: Routing) -> None:
+        """Send the calls from now on by ``routing`` (settings changed while running).
+
+        Calls under way finish on the clients they started on; those are
+        closed with the router.
+        """
+        old = self._clients
+        self._clients = self._build(routing)
+        self.routing = routing
+        self._retired += [client for _, client in old.values()]
 
     def _client(self, settings: ModelSettings) -> ModelClient:
         return self._clients[id(settings)][1]
@@ -61,5 +86,7 @@ class ModelRouter:
         return await self._client(self.routing.quick).complete_done(messages)
 
     async def aclose(self) -> None:
-        for _, client in self._clients.values():
+        for client in [*self._retired, *(c for _, c in self._clients.values())]:
             await client.aclose()
+        if self.embedder is not None:
+            await self.embedder.aclose()

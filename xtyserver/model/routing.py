@@ -7,7 +7,9 @@ everything uses that model. ``[models.chat]``, ``[models.vision]`` and
 * image turns go to the vision model when one is named and takes images;
 * background work (extraction, summaries) goes to the quick model
   (else ``model.extraction_model``, else the chat model);
-* every other turn goes to the chat model.
+* every other turn goes to the chat model;
+* ``[models.embedding]``, when named, computes memory vectors (``/v1/embeddings``);
+  without it retrieval is lexical alone and nothing is embedded.
 
 A route names the **environment variable** holding its key (``api_key_env``),
 never the key: config files hold no secrets. Unset fields fall back to ``[model]``.
@@ -51,6 +53,8 @@ class ModelRoutes(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     chat: ModelRoute | None = None
     vision: ModelRoute | None = None
     quick: ModelRoute | None = None
+    # Memory vectors (issue 21 part 3): any OpenAI-compatible /v1/embeddings. None: lexical only.
+    embedding: ModelRoute | None = None
 
 
 class Routing(msgspec.Struct, frozen=True):
@@ -59,6 +63,7 @@ class Routing(msgspec.Struct, frozen=True):
     chat: ModelSettings
     vision: ModelSettings
     quick: ModelSettings
+    embedding: ModelSettings | None = None
 
 
 def _settle(base: ModelSettings, route: ModelRoute, env: Mapping[str, str]) -> ModelSettings:
@@ -84,7 +89,8 @@ def resolve(base: ModelSettings, routes: ModelRoutes, env: Mapping[str, str]) ->
         quick = msgspec.structs.replace(chat, model=chat.extraction_model, extraction_model=None)
     else:
         quick = chat
-    return Routing(chat=chat, vision=vision, quick=quick)
+    embedding = _settle(base, routes.embedding, env) if routes.embedding is not None else None
+    return Routing(chat=chat, vision=vision, quick=quick, embedding=embedding)
 
 
 def for_turn(routing: Routing, *, image: bool) -> ModelSettings:

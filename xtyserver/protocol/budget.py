@@ -15,7 +15,15 @@ import msgspec
 
 from xtyserver.errors import BudgetError, ForbiddenContentError
 from xtyserver.protocol.forbidden import find_forbidden
-from xtyserver.protocol.frames import ChatContext, Hello, Identity, ModelContext, StateUpdate
+from xtyserver.protocol.frames import (
+    ChatContext,
+    ChatSend,
+    ClientFrame,
+    Hello,
+    Identity,
+    ModelContext,
+    StateUpdate,
+)
 from xtyserver.protocol.limits import CONTEXT_MAX_BYTES, OBSERVATION_MAX_BYTES
 from xtyserver.protocol.prefilter import strings_clean
 
@@ -77,9 +85,14 @@ def check_identity(identity: Identity, *, prefix: str = "") -> None:
 
 
 def check_hello(frame: Hello) -> None:
-    """Content checks of ``adapter.hello`` beyond its types."""
+    """Content checks of ``adapter.hello`` beyond its types.
+
+    ``adapter.version`` is a version: four numbers with dots (an assembly's
+    ``1.0.0.0``) are not judged as an IPv4 address (v1.md "Forbidden content").
+    """
+    _refuse_forbidden([("adapter.name", frame.adapter.name)])
     _refuse_forbidden(
-        [("adapter.name", frame.adapter.name), ("adapter.version", frame.adapter.version)]
+        [("adapter.version", frame.adapter.version)], ignore=frozenset({"network_address"})
     )
     check_identity(frame.identity)
 
@@ -107,6 +120,50 @@ def check_chat_context(context: ChatContext, *, prefix: str) -> int:
     if context.model_context is None:
         return 0
     return check_model_context(context.model_context, prefix=prefix)
+
+
+def check_secrets(frame: ClientFrame, secrets: tuple[str, ...]) -> None:
+    """Refuse a frame whose modelContext or save name holds one of ``secrets``.
+
+    The decoder cannot know the adapter token; the session can, and calls
+    this for every frame after the hello (v1.md "Forbidden content": the
+    token typed into a game string is refused like a key).
+
+    Raises:
+        ForbiddenContentError: naming every string that holds a secret.
+    """
+    secrets = tuple(s for s in secrets if len(s) >= 8)
+    if not secrets:
+        return
+    context: ModelContext | None = None
+    identity: Identity | None = None
+    prefix = ""
+    match frame:
+        case StateUpdate():
+            context, identity = frame.model_context, frame.identity
+        case ChatSend(context=ChatContext() as chat):
+            context, identity, prefix = chat.model_context, chat.identity, "context."
+        case Hello():
+            identity = frame.identity
+        case _:
+            return
+    strings: list[tuple[str, str]] = []
+    if context is not None:
+        # An ASCII encoding without the secret's bytes holds no string that
+        # judges to it (judging changes only non-ASCII characters).
+        encoded = _ENCODER.encode(context)
+        if not encoded.isascii() or any(s.encode() in encoded for s in secrets):
+            builtins = msgspec.to_builtins(context)
+            builtins.pop("capturedAt", None)
+            strings.extend(_strings(builtins, f"{prefix}modelContext"))
+    if identity is not None and identity.save_name is not None:
+        strings.append((f"{prefix}identity.saveName", identity.save_name))
+    found = [path for path, text in strings if find_forbidden(text, secrets=secrets)]
+    if found:
+        raise ForbiddenContentError(
+            f"content that must stay on this machine: {', '.join(f'{p} (api_key)' for p in found)}",
+            fields=found,
+        )
 
 
 def freshness(age: float, *, stale_after: float, drop_after: float) -> Freshness:
@@ -148,8 +205,12 @@ def _strings(value: object, path: str) -> Iterable[tuple[str, str]]:
             yield from _strings(item, f"{path}[{i}]")
 
 
-def _refuse_forbidden(strings: Iterable[tuple[str, str]]) -> None:
-    found = [(path, kind) for path, text in strings if (kind := find_forbidden(text))]
+def _refuse_forbidden(
+    strings: Iterable[tuple[str, str]], *, ignore: frozenset[str] = frozenset()
+) -> None:
+    found = [
+        (path, kind) for path, text in strings if (kind := find_forbidden(text, ignore=ignore))
+    ]
     if found:
         detail = ", ".join(f"{path} ({kind})" for path, kind in found)
         raise ForbiddenContentError(

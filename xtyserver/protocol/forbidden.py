@@ -1,13 +1,14 @@
 """Detect and redact what must never leave the player's machine.
 
-Text is judged in its normal form (``protocol/v1.md`` "Normalisation"):
-:func:`find_forbidden` and :func:`redact` first apply
-:func:`~xtyserver.protocol.normalize.normalize`, so a full-width
-``Ｃ：＼Ｕｓｅｒｓ``, a Steam id in full-width digits or an e-mail with a
-zero-width space inside is judged as its plain form, and :func:`redact`
-returns the normalised text.
+Text is judged in its judged form (``protocol/v1.md`` "Normalisation",
+:mod:`~xtyserver.protocol.judged`: NFKC, digits of every script and TR39
+look-alike letters folded), so a full-width ``Ｃ：＼Ｕｓｅｒｓ``, a Steam id in
+Arabic-Indic digits or an e-mail with a Cyrillic ``о`` or a zero-width space
+inside is judged as its plain form. :func:`redact` maps the spans it finds back
+to the kept text (only invisible characters removed) and replaces just those:
+the rest stays as typed.
 
-Seven kinds of content are looked for (``protocol/v1.md`` "Forbidden content"):
+Eleven kinds of content are looked for (``protocol/v1.md`` "Forbidden content"):
 
 - ``path``: Windows drive paths (``C:\\...``, ``D:/...``, also URL-encoded), UNC
   paths (``\\\\server\\share``), home and system directories (``/home/<user>``,
@@ -31,6 +32,16 @@ Seven kinds of content are looked for (``protocol/v1.md`` "Forbidden content"):
   (``2026-11-30 12:00:01,123 WARNING``, SMAPI's ``[12:00:01 ERROR SMAPI]``),
   Don't Starve Together's ``[00:01:23]:``, or an upper-case level and a colon
   (``ERROR:``).
+- ``network_address``: IPv4 (not a version number) and MAC addresses.
+- ``machine_name``: ``DESKTOP-7KQ2M3P`` and the like.
+- ``phone``: mainland China mobile numbers.
+- ``id_card``: 18-digit id card numbers with a valid checksum.
+
+Also (round three): Chinese-style, drive-less and NAS paths, Explorer address
+bars, Windows SIDs, QQ numbers and WeChat ids after their label, spelled-out
+e-mails (``name [at] example [dot] com``) and ``。`` as their dot, digit groups
+joined by spaces, dashes or dots, a Steam id split over two digit runs, base64
+runs judged on their decoded text, and caller-given secrets (the adapter token).
 
 Everything is one combined regular expression, compiled once at import. Every
 quantifier that can be followed by something that may fail is bounded or
@@ -43,19 +54,21 @@ space is only taken as part of the path when it is followed by another
 separator (``C:\\Users\\Ann Lee`` leaves ``Lee``); bare user names, bare
 numbers that merely might be ids, and keys shorter than 16 characters are not
 detected; a log level in mixed case without brackets (``Error: ...``) is the
-player's own words, not a log line. Look-alikes that normalisation does not fold
-(Cyrillic letters that look Latin, the ideographic full stop ``。`` in place of
-a dot) are not recognised.
+player's own words, not a log line. Look-alike letters outside TR39's
+one-character Latin mappings are not folded.
 """
 
 from __future__ import annotations
 
+import base64
+import itertools
 import re
 from collections.abc import Mapping
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from xtyserver.errors import UsageError
-from xtyserver.protocol.normalize import normalize
+from xtyserver.protocol.judged import Judged, judged
+from xtyserver.protocol.normalize import normalize, visible
 
 __all__ = [
     "DEFAULT_PLACEHOLDERS",
@@ -65,7 +78,19 @@ __all__ = [
     "redact",
 ]
 
-Kind = Literal["path", "account_id", "api_key", "email", "process_id", "traceback", "log_line"]
+Kind = Literal[
+    "path",
+    "account_id",
+    "api_key",
+    "email",
+    "process_id",
+    "traceback",
+    "log_line",
+    "network_address",
+    "machine_name",
+    "phone",
+    "id_card",
+]
 
 KINDS: Final[tuple[Kind, ...]] = (
     "path",
@@ -75,6 +100,10 @@ KINDS: Final[tuple[Kind, ...]] = (
     "process_id",
     "traceback",
     "log_line",
+    "network_address",
+    "machine_name",
+    "phone",
+    "id_card",
 )
 
 DEFAULT_PLACEHOLDERS: Final[Mapping[str, str]] = {
@@ -85,6 +114,10 @@ DEFAULT_PLACEHOLDERS: Final[Mapping[str, str]] = {
     "process_id": "[已隐去:进程号]",
     "traceback": "[已隐去:堆栈]",
     "log_line": "[已隐去:日志]",
+    "network_address": "[已隐去:网络地址]",
+    "machine_name": "[已隐去:设备名]",
+    "phone": "[已隐去:手机号]",
+    "id_card": "[已隐去:证件号]",
 }
 
 # Characters that end a path: whitespace, quotes, characters Windows forbids in
@@ -131,7 +164,18 @@ _PATH = "|".join(
         # UNC path \\server\share (also JSON-escaped, with doubled backslashes).
         rf"(?<!\\)\\{{2,}}[A-Za-z0-9$][A-Za-z0-9._$-]{{0,62}}\\+[^{_PATH_STOP}\\/]{_PATH_BODY}",
         # Drive-less Windows profile path.
-        rf"(?<![A-Za-z0-9._\\-])\\+(?i:Users|Documents and Settings)\\+[^{_PATH_STOP}\\/]"
+        rf"(?<![A-Za-z0-9._\\-])\\+(?i:Users|Documents and Settings|用户)\\+[^{_PATH_STOP}\\/]"
+        rf"{_PATH_BODY}",
+        # ... also without its leading backslash: Users\name, 用户\张伟, Users/name/x.
+        rf"(?<![A-Za-z0-9._\\/-])(?i:Users|用户)\\+[^{_PATH_STOP}\\/]{_PATH_BODY}",
+        rf"(?<![A-Za-z0-9._\\/-])(?i:Users|用户)/[^{_PATH_STOP}\\/]{_SEGMENT_RUN}*+/{_PATH_BODY}",
+        # A drive the Chinese way: C盘/用户/张伟, D盘\游戏.
+        rf"(?<![A-Za-z0-9])[A-Za-z]盘\s{{0,2}}{_SEP}{_PATH_BODY}",
+        # An Explorer address bar: 此电脑 > 本地磁盘 (C:) > 用户 > 张伟.
+        r"(?:此电脑|我的电脑|这台电脑|本地磁盘|(?i:this pc|my computer|local disk))"
+        r"[^\n>›]{0,32}(?:[>›][^\n>›]{0,32}){0,15}[>›]\s{0,3}[^\s>›。，、,]{1,64}",
+        # UNC path with forward slashes: //NAS/home/name (not a URL's "://").
+        rf"(?<![A-Za-z0-9:/\\])//[A-Za-z0-9][A-Za-z0-9._$-]{{0,62}}/+[^{_PATH_STOP}\\/]"
         rf"{_PATH_BODY}",
         # file:// URL.
         rf"(?i:file:/{{2,3}})[^{_PATH_STOP}]{_PATH_BODY}",
@@ -158,10 +202,19 @@ _ACCOUNT_ID = "|".join(
         r"(?<![A-Za-z0-9])(?i:steam:1100001[0-9a-f]{8})(?![0-9A-Za-z])",
         # Labelled ids: steamid=123456, steam_id: 123456.
         r"(?<![A-Za-z0-9])(?i:steam[_ -]?id[0-9]{0,2})\s{0,3}[:=]\s{0,3}[0-9]{5,20}(?![0-9])",
-        r"(?i:steamcommunity\.com/(?:id|profiles)/)[A-Za-z0-9_-]{1,64}",
+        r"(?i:steamcommunity[.。]com/(?:id|profiles)/)[A-Za-z0-9_-]{1,64}",
         # "steam" and a number with the SteamID64 prefix, even of a wrong length
         # (a digit mistyped or doubled still points at the account).
         r"(?<![A-Za-z0-9])(?i:steam)(?:[ _-]?(?i:id))?[\s:=#]{0,4}7656119[0-9]{8,13}(?![0-9])",
+        # A Windows security identifier (the account's): S-1-5-21-...-1001.
+        r"(?<![A-Za-z0-9-])[Ss]-1-[0-9]{1,3}(?:-[0-9]{1,10}){2,15}(?![0-9-])",
+        # QQ numbers and WeChat ids, when named as such within 6 characters before.
+        # A label is a word of its own: inside an id ("k3qq4567...") it is not one.
+        r"(?:(?<![A-Za-z0-9_-])(?i:qq)(?![A-Za-z])|扣扣)[^0-9\n]{0,6}[1-9][0-9]{4,11}(?![0-9])",
+        r"(?:(?<![A-Za-z0-9_-])(?i:wx|wechat|weixin)(?![A-Za-z0-9_-])|微信)[^\n]{0,6}?"
+        r"(?:(?=[A-Za-z0-9_-]{0,19}[0-9_-])[A-Za-z][A-Za-z0-9_-]{5,19}(?![A-Za-z0-9_-])"
+        r"|[1-9][0-9]{4,11}(?![0-9]))",
+        r"(?<![A-Za-z0-9_-])(?i:wxid)_[A-Za-z0-9_-]{4,32}",
     ]
 )
 
@@ -194,12 +247,44 @@ _API_KEY = "|".join(
     ]
 )
 
+# "@" or a spelled-out "[at]", "(at)", "{at}", "<at>"; "." or the ideographic
+# full stop "。" (the full-width "．" is "." after NFKC) or a spelled "[dot]".
+_AT = r"(?:@|\s{0,2}[\[({<]\s?(?i:at)\s?[\])}>]\s{0,2})"
+_DOT = r"(?:[.。]|\s{0,2}[\[({<]\s?(?i:dot)\s?[\])}>]\s{0,2}|\s(?i:dot)\s)"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?"
 _EMAIL = (
     # The local part may only start where a run of local-part characters
     # starts, so a long run without "@" is scanned once, not once per character.
-    r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@"
-    r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?"
-    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?){0,8}\.[A-Za-z]{2,24}(?![A-Za-z0-9-])"
+    rf"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{{1,64}}{_AT}"
+    rf"{_LABEL}(?:{_DOT}{_LABEL}){{0,8}}{_DOT}[A-Za-z]{{2,24}}(?![A-Za-z0-9-])"
+)
+
+# -- network addresses, machine names, phone and id card numbers --------------
+
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+_HEX2 = r"[0-9A-Fa-f]{2}"
+_NETWORK_ADDRESS = "|".join(
+    [
+        # IPv4 (a version number after v/ver/version/版本 is not one; see _valid).
+        rf"(?<![A-Za-z0-9.])(?:{_OCTET}\.){{3}}{_OCTET}(?![0-9]|\.[0-9])",
+        # MAC addresses, colon- or dash-separated.
+        rf"(?<![0-9A-Fa-f:-]){_HEX2}(?::{_HEX2}){{5}}(?![0-9A-Fa-f:-])",
+        rf"(?<![0-9A-Fa-f:-]){_HEX2}(?:-{_HEX2}){{5}}(?![0-9A-Fa-f:-])",
+    ]
+)
+# Windows' generated machine names: DESKTOP-7KQ2M3P, LAPTOP-..., WIN-...; the
+# suffix mixes letters and digits, so "desktop-version" is prose.
+_MACHINE_NAME = (
+    r"(?<![A-Za-z0-9_-])(?:(?i:desktop|laptop)-(?=[A-Za-z]{0,14}[0-9])(?=[0-9]{0,14}[A-Za-z])"
+    r"[A-Za-z0-9]{5,15}|(?:WIN|PC)-(?=[A-Z]{0,14}[0-9])(?=[0-9]{0,14}[A-Z])[A-Z0-9]{5,15})"
+    r"(?![A-Za-z0-9_-])"
+)
+# Mainland China mobile numbers, with or without +86.
+_PHONE = r"(?<![0-9+])(?:\+?86[ -]?)?1[3-9][0-9]{9}(?![0-9])"
+# 18-digit resident id card numbers (the checksum is checked in _valid).
+_ID_CARD = (
+    r"(?<![0-9A-Za-z])[1-9][0-9]{5}(?:18|19|20)[0-9]{2}(?:0[1-9]|1[0-2])"
+    r"(?:0[1-9]|[12][0-9]|3[01])[0-9]{3}[0-9Xx](?![0-9A-Za-z])"
 )
 
 # -- raw logs and crash stacks ------------------------------------------------
@@ -269,25 +354,49 @@ _LOG_LINE = (
 # contains an e-mail or key is redacted whole as a path.
 _COMBINED: Final[re.Pattern[str]] = re.compile(
     f"(?P<path>{_PATH})|(?P<account_id>{_ACCOUNT_ID})|(?P<api_key>{_API_KEY})|(?P<email>{_EMAIL})"
-    f"|(?P<process_id>{_PROCESS_ID})|(?P<traceback>{_TRACEBACK})|(?P<log_line>{_LOG_LINE})",
+    f"|(?P<process_id>{_PROCESS_ID})|(?P<traceback>{_TRACEBACK})|(?P<log_line>{_LOG_LINE})"
+    f"|(?P<network_address>{_NETWORK_ADDRESS})|(?P<machine_name>{_MACHINE_NAME})"
+    f"|(?P<phone>{_PHONE})|(?P<id_card>{_ID_CARD})",
+)
+# The kinds made of digits, searched again with digit groups joined ("7656 1198
+# 0123 4567 8", "138-1234-5678"): up to two spaces, dashes or dots between two
+# digits count as one number.
+_DIGITS: Final[re.Pattern[str]] = re.compile(
+    f"(?P<account_id>{_ACCOUNT_ID})|(?P<phone>{_PHONE})|(?P<id_card>{_ID_CARD})"
 )
 
-# A superset of _COMBINED, cheap to search: every alternative above needs one
-# of these characters or literals somewhere in the text (a Unix path needs "/",
-# an e-mail "@", a drive path or a labelled key a ":" after a letter, a log
-# line "[", "-", "LEVEL:" or a time with seconds, a Python frame '"', a .NET or
-# Java frame "at ", a process id its label, ...). Most in-game strings, clock
-# times such as "08:10" included, contain none, so they skip the big scan.
-# Every alternative starts with a literal or a character set, which the regex
-# engine skips over quickly; a look-behind comes after its literal for that
-# reason.
+# A superset of everything below, cheap to search: every alternative above
+# needs one of these characters or literals somewhere in the judged text (a
+# Unix path needs "/", an e-mail "@" or a bracketed "at", a drive path or a
+# labelled key a ":" after a letter, a log line "[", "-", "LEVEL:" or a time
+# with seconds, a Python frame '"', a .NET or Java frame "at ", a process id
+# its label, an Explorer address ">", a QQ or WeChat id its label, an IPv4
+# address three dots between digits, a Steam id, phone or id card number 11
+# digits or more (their groups joined by spaces, dashes or dots), the first
+# half of a split Steam id "7656", a base64 run 16 characters). Most in-game
+# strings, clock times such as "08:10" included, contain none, so they skip
+# the big scan. Every alternative starts with a literal or a character set,
+# which the regex engine skips over quickly; a look-behind comes after its
+# literal for that reason.
 _TRIGGER: Final[re.Pattern[str]] = re.compile(
-    r"""[\\/%$~@_=\["-]|:(?<![0-9]:)|:[0-9]{2}:|7656119"""
+    r"""[\\/%$~@_=\["<>›({-]|:(?<![0-9]:)|:[0-9]{2}:|7[ .-]{0,2}6[ .-]{0,2}5[ .-]{0,2}6"""
     r"|A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA|Iza)|eyJ|[Bb](?i:earer)|[Pp](?i:id|rocess)|进程|at\s"
     # A labelled Steam id whose label ends in a digit ("steamid64:123...") has no
     # other trigger: its colon follows a digit, like a clock time's.
-    r"|[Ss](?i:team)"
+    r"|[Ss](?i:team)|[Qq][Qq]|扣扣|微信|[Ww](?i:x|echat|eixin)"
+    r"|[0-9](?:[ .-]{0,2}[0-9]){10}|[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]|[A-Za-z0-9+]{16}"
 )
+
+# A base64 run: judged on its decoded text when that is printable.
+_BASE64: Final[re.Pattern[str]] = re.compile(
+    r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}+={0,2}+(?![A-Za-z0-9+/=_-])"
+)
+_BASE64_MAX: Final = 4096
+_DIGIT_RUN: Final[re.Pattern[str]] = re.compile(r"[0-9]++")
+_STEAM_PREFIX: Final = "7656119"
+_ID_WEIGHTS: Final = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+_VERSION_LABELS: Final = ("v", "ver", "version", "版本", "版本号")
+_SECRET_MIN: Final = 8
 
 # A replacement can change what surrounds the next candidate (a look-behind
 # that failed next to the removed text may now succeed), so redaction repeats
@@ -295,27 +404,130 @@ _TRIGGER: Final[re.Pattern[str]] = re.compile(
 # whole text is replaced rather than risk letting anything through.
 _MAX_PASSES: Final = 8
 
+_Span = tuple[int, int, str]
 
-def find_forbidden(text: str) -> Kind | None:
-    """Return the kind of the first forbidden match in normalised ``text``, or None.
+
+def _valid(kind: str | None, text: str, start: int, end: int) -> bool:
+    """Checks a pattern cannot make: an id card's checksum, IPv4 or version."""
+    if kind == "id_card":
+        digits = text[start:end]
+        total = sum(int(d) * w for d, w in zip(digits, _ID_WEIGHTS, strict=False))
+        return "10X98765432"[total % 11] == digits[17].upper()
+    if kind == "network_address" and "." in text[start:end]:
+        before = text[max(0, start - 12) : start].rstrip(" :=.").casefold()
+        for label in _VERSION_LABELS:
+            if before.endswith(label):
+                # An ASCII label is a whole word ("server 10.0.0.5" is an address).
+                previous = before[: -len(label)][-1:]
+                if not (label.isascii() and previous.isascii() and previous.isalpha()):
+                    return False
+    return True
+
+
+def _scan(pattern: re.Pattern[str], text: str, out: list[_Span]) -> None:
+    """Append every valid match of ``pattern`` in ``text``, leftmost first."""
+    pos = 0
+    while pos <= len(text):
+        match = pattern.search(text, pos)
+        if match is None:
+            return
+        start, end, kind = match.start(), match.end(), match.lastgroup
+        if kind is not None and _valid(kind, text, start, end):
+            out.append((start, end, kind))
+            pos = max(end, start + 1)
+        else:
+            pos = start + 1
+
+
+def _decoded_base64(run: str) -> str | None:
+    """The printable text a base64 run decodes to, or None."""
+    if len(run) > _BASE64_MAX:
+        return None
+    body = run.rstrip("=")
+    if len(body) % 4 == 1:
+        return None
+    altchars = b"-_" if ("-" in body or "_" in body) else None
+    if altchars and ("+" in body or "/" in body):
+        return None
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4), altchars=altchars, validate=True)
+        decoded = raw.decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if len(decoded) < 8 or not decoded.replace("\n", "").replace("\t", "").isprintable():
+        return None
+    return decoded
+
+
+def _spans(judged: Judged, secrets: tuple[str, ...], *, depth: int = 0) -> list[_Span]:
+    """Every forbidden span of ``judged.text``, in its coordinates, by start."""
+    text = judged.text
+    out: list[_Span] = []
+    if _TRIGGER.search(text) is not None:
+        _scan(_COMBINED, text, out)
+        joined = judged.digits_joined()[0]
+        if len(joined) != len(text):
+            more: list[_Span] = []
+            _scan(_DIGITS, joined, more)
+            out += [(*judged.joined_span(start, end), kind) for start, end, kind in more]
+        if "7656" in joined:
+            _split_steam_id(judged, joined, out)
+        if depth == 0:
+            for match in _BASE64.finditer(text):
+                decoded = _decoded_base64(match.group())
+                if decoded is not None:
+                    inner = _spans(Judged(visible(decoded)), secrets, depth=1)
+                    if inner:
+                        out.append((match.start(), match.end(), inner[0][2]))
+    for secret in secrets:
+        if len(secret) < _SECRET_MIN:
+            continue
+        at = text.find(secret)
+        while at >= 0:
+            out.append((at, at + len(secret), "api_key"))
+            at = text.find(secret, at + 1)
+    out.sort(key=lambda span: span[0])
+    return out
+
+
+def _split_steam_id(judged: Judged, joined: str, out: list[_Span]) -> None:
+    """A SteamID64 written as two digit runs of one message: both runs."""
+    runs = [(m.start(), m.end()) for m in _DIGIT_RUN.finditer(joined)]
+    for (a1, b1), (a2, b2) in itertools.pairwise(runs):
+        if b1 - a1 < 4 or b2 - a2 < 4 or (b1 - a1) + (b2 - a2) != 17:
+            continue
+        if (joined[a1:b1] + joined[a2:b2]).startswith(_STEAM_PREFIX):
+            out.append((*judged.joined_span(a1, b1), "account_id"))
+            out.append((*judged.joined_span(a2, b2), "account_id"))
+
+
+def find_forbidden(
+    text: str, *, secrets: tuple[str, ...] = (), ignore: frozenset[str] = frozenset()
+) -> Kind | None:
+    """Return the kind of the first forbidden match in ``text``'s judged form, or None.
 
     Args:
-        text: Any string a peer sent; it is normalised before it is judged.
+        text: Any string a peer sent; it is judged in its judged form (v1.md
+            "Normalisation": normal form, digits and look-alike letters folded).
+        secrets: Strings that must not appear either (the adapter token),
+            found as ``api_key``.
+        ignore: Kinds not to report (``adapter.version`` is a version, never an
+            IPv4 address).
 
     Returns:
         One of :data:`KINDS` for the leftmost match, or None when the text is
         clean.
     """
     if not (text.isascii() and text.isprintable()):
-        # Inlined fast path of normalize(): printable ASCII is already normal,
-        # and a modelContext has dozens of short strings.
-        text = normalize(text)
-    if _TRIGGER.search(text) is None:
+        text = visible(text)
+    elif not secrets and _TRIGGER.search(text) is None:
+        # Printable ASCII is its own judged form; a modelContext has dozens
+        # of short strings.
         return None
-    match = _COMBINED.search(text)
-    if match is None:
+    spans = [span for span in _spans(Judged(text, mapped=False), secrets) if span[2] not in ignore]
+    if not spans:
         return None
-    kind: Kind = match.lastgroup  # type: ignore[assignment]
+    kind: Kind = spans[0][2]  # type: ignore[assignment]
     return kind
 
 
@@ -324,32 +536,53 @@ def _check_placeholders(placeholders: Mapping[str, str]) -> None:
     if missing:
         raise UsageError(f"placeholders missing for kinds: {', '.join(missing)}")
     values = [placeholders[kind] for kind in KINDS]
-    if any(normalize(value) != value for value in values):
-        # A placeholder is inserted into normalised text; one that normalisation
-        # would change could make the result judge differently a second time.
+    if any(normalize(value) != value or judged(value) != value for value in values):
+        # A placeholder is inserted into the kept text; one that judging would
+        # change could make the result judge differently a second time.
         raise UsageError('a placeholder is not in normal form (v1.md "Normalisation")')
     for first in values:
         for second in values:
-            if _COMBINED.search(first + second) is not None:
+            if find_forbidden(first + second) is not None:
                 raise UsageError("a placeholder itself looks like forbidden content")
 
 
-def redact(
-    text: str, *, placeholders: Mapping[str, str] = DEFAULT_PLACEHOLDERS
-) -> tuple[str, list[str]]:
-    """Normalise ``text``, then replace every forbidden match with a placeholder.
+def _kept_spans(kept: str, secrets: tuple[str, ...]) -> list[_Span]:
+    """The forbidden spans of ``kept`` in its own coordinates, merged, by start."""
+    judge = Judged(kept)
+    merged: list[list[Any]] = []
+    for start, end, kind in _spans(judge, secrets):
+        k_start, k_end = judge.kept_span(start, end)
+        if merged and k_start < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], k_end)
+        else:
+            merged.append([k_start, k_end, kind])
+    return [(a, b, k) for a, b, k in merged]
 
-    The result is in normal form, never contains a match of
-    :func:`find_forbidden`, and redacting it again changes nothing.
+
+def redact(
+    text: str,
+    *,
+    placeholders: Mapping[str, str] = DEFAULT_PLACEHOLDERS,
+    secrets: tuple[str, ...] = (),
+) -> tuple[str, list[str]]:
+    """Replace every forbidden span of ``text`` with a placeholder; keep the rest.
+
+    Spans are found in the judged form (v1.md "Normalisation") and mapped back
+    to the kept text (``text`` without its invisible characters), whose other
+    characters stay as typed: full-width punctuation, ``～``, emoji, kana. The
+    result never contains a match of :func:`find_forbidden`, and redacting it
+    again changes nothing.
 
     Args:
         text: Any string, typically the player's chat text.
         placeholders: Replacement text per kind (every kind of :data:`KINDS`
             required, each in normal form). The defaults are Chinese, e.g.
             ``[已隐去:路径]``.
+        secrets: Strings redacted as ``api_key`` wherever they appear (the
+            adapter token typed into chat); shorter than 8 characters ignored.
 
     Returns:
-        The normalised, redacted text and the distinct kinds found, in order of
+        The kept, redacted text and the distinct kinds found, in order of
         first appearance (empty when nothing was redacted).
 
     Raises:
@@ -359,23 +592,28 @@ def redact(
     if placeholders is not DEFAULT_PLACEHOLDERS:
         _check_placeholders(placeholders)
     found: list[str] = []
-    text = normalize(text)
-    if _TRIGGER.search(text) is None:
-        return text, found
-
-    def replace(match: re.Match[str]) -> str:
-        kind = match.lastgroup or "path"
+    kept = visible(text)
+    if not secrets and kept.isascii() and _TRIGGER.search(kept) is None:
+        return kept, found
+    for _ in range(_MAX_PASSES):
+        spans = _kept_spans(kept, secrets)
+        if not spans:
+            return kept, found
+        parts: list[str] = []
+        last = 0
+        for start, end, kind in spans:
+            if kind not in found:
+                found.append(kind)
+            parts.append(kept[last:start])
+            parts.append(placeholders[kind])
+            last = end
+        parts.append(kept[last:])
+        kept = "".join(parts)
+    # Only a contrived chain of abutting matches gets here; fail closed.
+    spans = _kept_spans(kept, secrets)
+    if spans:
+        kind = spans[0][2]
         if kind not in found:
             found.append(kind)
-        return placeholders[kind]
-
-    for _ in range(_MAX_PASSES):
-        text, count = _COMBINED.subn(replace, text)
-        if count == 0 or _COMBINED.search(text) is None:
-            return text, found
-    # Only a contrived chain of abutting matches gets here; fail closed.
-    match = _COMBINED.search(text)
-    if match is not None:
-        replace(match)
-        return placeholders[match.lastgroup or "path"], found
-    return text, found
+        return placeholders[kind], found
+    return kept, found

@@ -45,7 +45,14 @@ AdapterName = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$")
 AdapterVersion = Annotated[str, Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9.+_-]{0,31}$")]
 Token = Annotated[str, Meta(min_length=1, max_length=512)]
 Timezone = Annotated[
-    str, Meta(pattern=r"^[A-Za-z][A-Za-z0-9_+/-]{0,63}$", description="IANA time zone name.")
+    str,
+    Meta(
+        pattern=r"^[A-Za-z][A-Za-z0-9_+/. ()-]{0,63}$",
+        description=(
+            "IANA time zone name (Asia/Shanghai), or a Windows zone id"
+            " (China Standard Time, as .NET's TimeZoneInfo.Local.Id gives it)."
+        ),
+    ),
 ]
 ContextStr = Annotated[str, Meta(max_length=CONTEXT_STRING_MAX)]
 GameDay = Annotated[

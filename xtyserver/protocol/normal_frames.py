@@ -1,14 +1,17 @@
-"""Normalising a decoded frame's free text before anything judges it (v1.md "Normalisation").
+"""A decoded frame's free text, kept as sent and measured as judged (v1.md "Normalisation").
 
 The modelContext strings, ``chat.send`` text and ``identity.saveName``
-wherever they come, and ``profile.update`` values are normalised (see
-:func:`~xtyserver.protocol.normalize.normalize`); the frame then carries the
-normal strings, so that is what the server keeps, prompts and stores. Ids,
-versions, tokens, time zones and image data are not touched: their patterns
-admit only ASCII letters, digits and a few marks, which normalisation never
-changes. A string that normalisation takes past its limit (NFKC can expand a
-character into several) or empties is refused like one sent that way, with
-"after normalisation" in the reason.
+wherever they come, and ``profile.update`` values lose their invisible
+characters (:func:`~xtyserver.protocol.normalize.visible`); the frame then
+carries those kept strings, so that is what the server keeps, prompts and
+stores, full-width punctuation and all. Their normal form
+(:func:`~xtyserver.protocol.normalize.normalize`) is what is judged: it is
+measured here against the limits, and the forbidden-content checks normalise
+on their own. Ids, versions, tokens, time zones and image data are not
+touched: their patterns admit only ASCII letters, digits and a few marks,
+which normalisation never changes. A string that normalisation takes past its
+limit (NFKC can expand a character into several) or empties is refused like
+one sent that way, with "after normalisation" in the reason.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from xtyserver.protocol.limits import (
     SAVE_NAME_MAX,
     SMALL_FRAME_MAX_BYTES,
 )
-from xtyserver.protocol.normalize import is_plain, normalize
+from xtyserver.protocol.normalize import is_plain, normalize, visible
 
 _ENCODER = msgspec.json.Encoder()
 
@@ -61,7 +64,7 @@ def plain_json(encoded: bytes) -> bool:
 
 
 def normalized(frame: ClientFrame, raw: bytes) -> ClientFrame:
-    """``frame`` with its free text normalised and checked against its limits again.
+    """``frame`` with its free text kept (invisibles removed), its normal form measured.
 
     Raises:
         PeerError: naming every string that normalisation took past a limit.
@@ -113,17 +116,21 @@ def _normal_text(
     max_length: int,
     min_length: int = 0,
 ) -> str:
-    """``text`` normalised; the same object when normalisation changed nothing."""
-    new = normalize(text)
-    if new == text:
+    """``text`` kept (invisibles removed); the same object when that changed nothing.
+
+    The limits are checked on the normal form, which is what is judged.
+    """
+    normal = normalize(text)
+    if normal == text:
         return text
-    if len(new) > max_length:
+    if len(normal) > max_length:
         problems.append(
-            (path, f"too long after normalisation ({len(new)} chars; at most {max_length})")
+            (path, f"too long after normalisation ({len(normal)} chars; at most {max_length})")
         )
-    elif len(new) < min_length:
+    elif len(normal) < min_length:
         problems.append((path, f"too short after normalisation (at least {min_length} chars)"))
-    return new
+    kept = visible(text)
+    return text if kept == text else kept
 
 
 def _normal_identity(identity: Identity, prefix: str, problems: list[tuple[str, str]]) -> Identity:
@@ -150,7 +157,7 @@ def _normal_chat_context(context: ChatContext, problems: list[tuple[str, str]]) 
 def _normal_context(
     context: ModelContext, path: str, problems: list[tuple[str, str]], *, look: bool = True
 ) -> ModelContext:
-    """The modelContext with every string normalised, or ``context`` itself if none changes.
+    """The modelContext with every string kept, or ``context`` itself if none changes.
 
     ``look``: first check its encoding for plain text, which is cheaper than
     the walk when, as usual, nothing needs normalising.
@@ -161,10 +168,21 @@ def _normal_context(
     new = _normal_struct(context, too_long)
     if too_long:
         # Rare: walk again to name each field, as the slow decode path does.
-        found = list(walk(msgspec.to_builtins(new), _MODEL_CONTEXT_INFO, path))
+        found = list(walk(_normal_builtins(msgspec.to_builtins(new)), _MODEL_CONTEXT_INFO, path))
         found = found or [(path, f"a string is too long (at most {CONTEXT_STRING_MAX} chars)")]
         problems.extend((where, f"{reason} after normalisation") for where, reason in found)
     return new
+
+
+def _normal_builtins(value: Any) -> Any:
+    """``value`` (builtins) with every string in its normal form, to measure it."""
+    if isinstance(value, str):
+        return normalize(value)
+    if isinstance(value, dict):
+        return {key: _normal_builtins(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_normal_builtins(item) for item in value]
+    return value
 
 
 _MODEL_CONTEXT_INFO = mi.type_info(ModelContext)
@@ -205,7 +223,7 @@ _TEXT_FIELDS[ModelContext] = _text_fields(_MODEL_CONTEXT_INFO)
 
 
 def _normal_struct(obj: _S, too_long: list[str]) -> _S:
-    """``obj`` (a modelContext or part of one) with its strings normalised.
+    """``obj`` (a modelContext or part of one) with its strings kept (invisibles removed).
 
     Walks only the fields that hold text, as found once from the types, rather
     than converting to builtins and back. Every string of a modelContext has
@@ -231,9 +249,10 @@ def _normal_struct(obj: _S, too_long: list[str]) -> _S:
 
 
 def _normal_string(value: str, too_long: list[str]) -> str:
-    new = normalize(value)
-    if new == value:
+    normal = normalize(value)
+    if normal == value:
         return value
-    if len(new) > CONTEXT_STRING_MAX:
-        too_long.append(new)
-    return new
+    if len(normal) > CONTEXT_STRING_MAX:
+        too_long.append(normal)
+    kept = visible(value)
+    return value if kept == value else kept

@@ -42,7 +42,7 @@ import re
 import unicodedata
 from typing import Final
 
-__all__ = ["is_plain", "normalize"]
+__all__ = ["is_plain", "normalize", "visible"]
 
 # C0/C1 controls other than whitespace (TAB, LF, VT, FF, CR, the separators
 # U+001C-U+001F and NEL stay: they separate words, they do not hide).
@@ -137,6 +137,23 @@ def normalize(text: str) -> str:
     if _REMOVE.search(text) is not None:
         text = _REMOVE.sub("", text)
     return unicodedata.normalize("NFKC", text)
+
+
+def visible(text: str) -> str:
+    """Return ``text`` with only its invisible characters removed: the kept form.
+
+    What the server keeps, prompts, stores and shows (v1.md "Normalisation"):
+    the characters :func:`normalize` removes go, everything else (full-width
+    punctuation, ``～``, ``…``, ``①``, emoji, kana, full-width letters) stays as
+    typed. ``normalize(visible(t)) == normalize(t)``.
+    """
+    if text.isascii():
+        if text.isprintable() or _ASCII_REMOVE.search(text) is None:
+            return text
+        return _ASCII_REMOVE.sub("", text)
+    if _NOT_INERT.search(text) is None or _REMOVE.search(text) is None:
+        return text
+    return _REMOVE.sub("", text)
 
 
 def is_plain(text: str) -> bool:

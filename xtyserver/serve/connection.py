@@ -118,12 +118,14 @@ class RuntimeLimits(msgspec.Struct, frozen=True, kw_only=True):
         write_queue: Frames waiting for the writer.
         inbox: Events waiting for the session.
         store_queue: Store effects waiting for the store lane.
+        embedding_timeout: Seconds a turn waits for its query's vector (then lexical alone).
     """
 
     send_timeout: float = 30.0
     write_queue: int = 64
     inbox: int = 64
     store_queue: int = 32
+    embedding_timeout: float = 0.15
 
 
 @dataclass(eq=False)
@@ -211,6 +213,7 @@ class Connection:
             post=self._post,
             logger=self._log,
             bands=bands,
+            embedding_timeout=limits.embedding_timeout,
         )
         self._timers: dict[TimerKind, tuple[int, anyio.CancelScope]] = {}
         self._timer_generation = 0
@@ -383,8 +386,8 @@ class Connection:
                 self._cancel_timer(kind)
             case Log(event=name, fields=fields):
                 self._log.info(name, **fields)
-            case LoadTurnMemory(turn=turn, save=save, read_memory=read_memory):
-                self._spawn(self._tasks.load_memory, turn, save, read_memory)
+            case LoadTurnMemory(turn=turn, save=save, read_memory=read_memory, query=query):
+                self._spawn(self._tasks.load_memory, turn, save, read_memory, query)
             case PrepareImage(turn=turn, image=image):
                 self._spawn(self._tasks.prepare_image, turn, image.mime, image.data)
             case CallModel(turn=turn, messages=messages, image_sent=image_sent, tools=tools):
@@ -406,6 +409,9 @@ class Connection:
                 if isinstance(effect, OpenSave) and self._jobs.enrich:
                     # Memories of this save without search keys get some, in the background.
                     self._jobs.submit(EnrichKeys(effect.save))
+                if isinstance(effect, OpenSave):
+                    # ... and vectors, with an embedding route (after the keys: embedded too).
+                    self._jobs.embed_later(effect.save)
 
     def _cancel_timer(self, kind: TimerKind) -> None:
         current = self._timers.pop(kind, None)

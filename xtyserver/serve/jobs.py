@@ -1,5 +1,5 @@
 """Background jobs: extraction after a reply, a summary when a session ends, session folds,
-search keys for memories without them.
+search keys for memories without them, memory vectors (with a ``[models.embedding]`` route).
 
 One worker runs the jobs one at a time, after replies, never blocking a
 player (v1.md "Memory"). The queue is bounded: a job that does not fit is
@@ -23,6 +23,8 @@ from xtyserver import errors, log
 from xtyserver.memory import enrichment, extraction
 from xtyserver.memory.tokens import DailyBudget
 from xtyserver.memory.types import NewEvent, Scope
+from xtyserver.memory.vectors import embedding_text
+from xtyserver.model import embedding
 from xtyserver.model.router import ModelRouter
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
@@ -35,6 +37,8 @@ Reply = Callable[[Event], Awaitable[None]]
 
 DEFAULT_QUEUE = 64
 ENRICH_BATCHES = 8
+EMBED_BATCHES = 10
+"""Requests one embedding job makes at most (10 x 32 memories: a full save)."""
 """Calls one enrichment job makes at most (8 x 8 memories); the rest waits for the next."""
 
 
@@ -48,7 +52,15 @@ class EnrichKeys(msgspec.Struct, frozen=True):
     save: Scope
 
 
-AnyJob = Job | EnrichKeys
+class EmbedVectors(msgspec.Struct, frozen=True):
+    """Compute the memory vectors ``save`` lacks (issue 21 part 3: a ``[models.embedding]``
+    route). Submitted when a save opens and after a job stored memories; resumable,
+    since the stored vectors are the progress."""
+
+    save: Scope
+
+
+AnyJob = Job | EnrichKeys | EmbedVectors
 
 
 class MemoryJobs:
@@ -83,6 +95,18 @@ class MemoryJobs:
         self._in, self._out = anyio.create_memory_object_stream[tuple[AnyJob, Reply | None]](
             queue_size
         )
+        # Saves with an EmbedVectors job queued (one at a time per save).
+        self._embedding: set[Scope] = set()
+
+    @property
+    def embed(self) -> bool:
+        """Whether memory vectors are formed (a ``[models.embedding]`` route and memory on)."""
+        return self._model.embedder is not None and self._memory.vector_model is not None
+
+    def embed_later(self, save: Scope) -> None:
+        """Queue an :class:`EmbedVectors` job for ``save`` unless one is waiting already."""
+        if self.embed and save not in self._embedding and self.submit(EmbedVectors(save)):
+            self._embedding.add(save)
 
     def submit(self, job: AnyJob, reply: Reply | None = None) -> bool:
         """Queue ``job`` without waiting; False (and a log line) when it was dropped.
@@ -119,6 +143,9 @@ class MemoryJobs:
                         await self._fold(job, reply)
                     elif isinstance(job, EnrichKeys):
                         await self._enrich(job)
+                    elif isinstance(job, EmbedVectors):
+                        self._embedding.discard(job.save)
+                        await self._embed(job)
                     else:
                         await self._summarize(job)
                     failed = False
@@ -133,14 +160,7 @@ class MemoryJobs:
     async def _may_run(self) -> bool:
         if not self._model.quick_configured:
             return False
-        if not self._budget.limited:
-            return True
-        spent = await self._meter.spent_today()
-        if not self._budget.allows_background(spent):
-            state = self._budget.state(spent)
-            self._log.info("memory.job_skipped", reason="token_budget", budget=state)
-            return False
-        return True
+        return await self._budget_allows()
 
     async def _remember(self, job: Remember) -> None:
         if not await self._may_run():
@@ -206,9 +226,44 @@ class MemoryJobs:
                 self._log.info("memory.enrichment_unreadable")
                 return  # asked again next time
             await self._memory.set_search_keys(job.save, keys)
+            self.embed_later(job.save)  # their text changed: vectors follow
+
+    async def _embed(self, job: EmbedVectors) -> None:
+        """Vectors for up to EMBED_BATCHES x BATCH memories of one save without one."""
+        embedder = self._model.embedder
+        if embedder is None:
+            return
+        for _ in range(EMBED_BATCHES):
+            batch = await self._memory.without_vectors(job.save, embedding.BATCH)
+            if not batch or not await self._budget_allows():
+                return
+            texts = [embedding_text(event) for event in batch]
+            done = await embedder.embed(texts)
+            # Billed with the background calls (the bill has no purpose of its own for them).
+            await self._meter.record(job.save, "extraction", done.usage)
+            found = [
+                (event.id, text, vector)
+                for event, text, vector in zip(batch, texts, done.vectors, strict=True)
+            ]
+            stored = await self._memory.set_vectors(job.save, found)
+            self._log.info("memory.embedded", count=len(stored))
+            if not stored:
+                return  # every one changed meanwhile: asked again next time
+
+    async def _budget_allows(self) -> bool:
+        if not self._budget.limited:
+            return True
+        spent = await self._meter.spent_today()
+        if not self._budget.allows_background(spent):
+            state = self._budget.state(spent)
+            self._log.info("memory.job_skipped", reason="token_budget", budget=state)
+            return False
+        return True
 
     async def _store(
         self, save: Scope, events: tuple[NewEvent, ...], at: float, *, deliberate: bool = False
     ) -> None:
         for event in events:
             await self._memory.remember(save, event, at, deliberate=deliberate)
+        if events:
+            self.embed_later(save)

@@ -1,47 +1,60 @@
-"""The IANA name of this machine's local time zone (v1.md "adapter.hello", ``timezone``).
+"""This machine's time zone, and the zone table for Windows names (v1.md "adapter.hello").
 
-A shell: it reads the environment and the file system once at startup. The
-server runs on the player's own PC, so an adapter that sends no ``timezone``
-gets the PC's zone for its play days, not UTC.
+A shell: ``tzlocal`` reads the ``TZ`` variable and ``/etc`` on Linux and macOS
+and the registry on Windows, once at startup. The server runs on the player's
+own PC, so an adapter that sends no ``timezone`` gets the PC's zone for its
+play days, not UTC. ``WINDOWS_ZONES`` is tzlocal's table of Windows zone ids
+(``"China Standard Time"``) to IANA names; the pure core gets it passed in
+(:func:`xtyserver.memory.accounting.resolve_zone`) and never imports tzlocal.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-from collections.abc import Mapping
-from pathlib import Path
+import functools
+import warnings
+from collections.abc import Callable, Mapping
 
-from xtyserver.memory.accounting import timezone_known
+import tzlocal
+from tzlocal.windows_tz import win_tz
 
-_MARKER = "zoneinfo/"
+from xtyserver.errors import UsageError
+from xtyserver.memory.accounting import resolve_zone
+
+WINDOWS_ZONES: Mapping[str, str] = win_tz
 
 
-def detect_local_timezone(
-    env: Mapping[str, str] = os.environ,
-    localtime: Path = Path("/etc/localtime"),
-    timezone_file: Path = Path("/etc/timezone"),
-) -> str | None:
+def zone_resolver() -> Callable[[str], str | None]:
+    """IANA or Windows zone name -> IANA name (None when unknown), with tzlocal's table."""
+    return functools.partial(resolve_zone, windows=WINDOWS_ZONES)
+
+
+def detect_local_timezone() -> str | None:
     """The machine's IANA zone name, or None when it cannot be told.
 
-    Looks at ``TZ`` (an IANA name, optionally with a leading ``:``), then where
-    ``/etc/localtime`` links to (``.../zoneinfo/Asia/Shanghai``), then
-    ``/etc/timezone``. Windows has none of these; there the player sets
-    ``server.default_timezone`` (or the adapter sends ``timezone``).
+    tzlocal's answer, checked against the zone database (a Windows name is
+    mapped). None when tzlocal finds nothing or something unknown (then the
+    server falls back to ``server.default_timezone``, else UTC, and says so).
     """
-    candidates: list[str] = []
-    tz = env.get("TZ", "").strip().removeprefix(":")
-    if tz:
-        candidates.append(tz)
     try:
-        target = str(localtime.resolve(strict=True)).replace(os.sep, "/")
-    except (OSError, RuntimeError):
-        target = ""
-    if _MARKER in target:
-        candidates.append(target.rsplit(_MARKER, 1)[1])
-    with contextlib.suppress(OSError, UnicodeDecodeError):
-        candidates.append(timezone_file.read_text(encoding="utf-8").strip())
-    for name in candidates:
-        if name and timezone_known(name):
-            return name
-    return None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # tzlocal warns about inconsistent configs
+            name = tzlocal.get_localzone_name()
+    except Exception:  # tzlocal raises several kinds (LookupError, ValueError, ZoneInfo...)
+        return None
+    if not name:
+        return None
+    return resolve_zone(name, WINDOWS_ZONES)
+
+
+def server_zone(configured: str) -> str:
+    """The zone of this server's own days (``server.default_timezone``, else the PC's, else UTC).
+
+    Raises:
+        UsageError: ``configured`` is neither an IANA nor a Windows zone name.
+    """
+    if configured:
+        zone = resolve_zone(configured, WINDOWS_ZONES)
+        if zone is None:
+            raise UsageError("server.default_timezone is not a known IANA or Windows time zone")
+        return zone
+    return detect_local_timezone() or "UTC"

@@ -19,6 +19,7 @@ worker (:mod:`xtyserver.serve.jobs`). Connections never touch the store.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -51,6 +52,7 @@ from xtyserver.memory.types import (
     Scope,
     SharedProfile,
 )
+from xtyserver.memory.vectors import embedding_text
 from xtyserver.session.events import SaveMemory
 
 T = TypeVar("T")
@@ -118,8 +120,11 @@ class MemoryService:
         soft_cap: int = 300,
         glossary: Glossary | None = None,
         search_keys: bool = True,
+        vector_model: str | None = None,
     ) -> None:
         self.store = store
+        # The [models.embedding] model whose vectors the indexes hold (None: no vectors).
+        self.vector_model = vector_model
         self.enabled = enabled
         self.glossary = glossary or Glossary()
         self._key_weight = KEY_WEIGHT if search_keys else 0.0
@@ -222,7 +227,11 @@ class MemoryService:
         # On a worker thread: tokenizing a 300-event save takes ~20 ms.
         glossary = self.glossary.for_game(save.game_id)
         events = self.store.load_scope(save)
-        return SaveIndex(save, events, glossary=glossary, key_weight=self._key_weight)
+        index = SaveIndex(save, events, glossary=glossary, key_weight=self._key_weight)
+        if self.vector_model is not None:
+            for event_id, vector in self.store.load_vectors(save, self.vector_model).items():
+                index.set_vector(event_id, vector)
+        return index
 
     async def profile(self) -> SharedProfile:
         """The shared profile (cached; every change made through the service refreshes it)."""
@@ -337,6 +346,31 @@ class MemoryService:
             for event in changed:
                 index.upsert(event)
         return changed
+
+    async def without_vectors(self, save: Scope, limit: int) -> list[MemoryEvent]:
+        """Up to ``limit`` memories of ``save`` with no vector from the embedding model."""
+        if self.vector_model is None:
+            return []
+        return await self._read(self.store.without_vectors, save, self.vector_model, limit)
+
+    async def set_vectors(
+        self, save: Scope, found: list[tuple[int, str, array[float]]]
+    ) -> list[int]:
+        """Store memory vectors ``(event id, text embedded, vector)``; a loaded index takes
+        those stored at once (a memory forgotten or rewritten meanwhile gets none)."""
+        if self.vector_model is None:
+            return []
+        stored = await self._write(self.store.set_vectors, save, self.vector_model, found)
+        entry = self._saves.get(save)
+        if entry is not None:
+            index = await self._loaded(save, entry)
+            by_id = {event_id: (text, vector) for event_id, text, vector in found}
+            for event_id in stored:
+                text, vector = by_id[event_id]
+                event = index.get(event_id)
+                if event is not None and embedding_text(event) == text:
+                    index.set_vector(event_id, vector)
+        return stored
 
     async def set_profile_field(self, name: str, value: Any) -> SharedProfile:
         """Replace one shared-profile field.

@@ -100,6 +100,9 @@ class LoadTurnMemory(Effect, frozen=True):
     turn: int
     save: Scope
     read_memory: bool = True
+    # What the query vector is computed from, with a [models.embedding] route
+    # (the player's text and the modelContext names); unused without one.
+    query: str = ""
 
 
 class PrepareImage(Effect, frozen=True):

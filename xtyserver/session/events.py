@@ -68,6 +68,9 @@ class SaveMemory(msgspec.Struct, frozen=True):
 
     profile: SharedProfile | None
     index: SaveIndex | None
+    # (event id, cosine with this turn's query), best first, when the query was embedded
+    # within its latency budget (a [models.embedding] route); None: words alone.
+    similar: tuple[tuple[int, float], ...] | None = None
 
 
 class TurnMemoryReady(Event, frozen=True):

@@ -27,6 +27,7 @@ import msgspec
 
 from xtyserver import errors
 from xtyserver.memory.shared_guard import context_names
+from xtyserver.protocol.budget import check_secrets
 from xtyserver.protocol.codec import Decoded
 from xtyserver.protocol.forbidden import redact
 from xtyserver.protocol.frames import (
@@ -84,6 +85,7 @@ from xtyserver.session.saves import SaveTracker
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.tool_loop import ToolLoop
 from xtyserver.session.tools import Confirmations, ToolCall
+from xtyserver.session.turn import focus_terms
 from xtyserver.session.turns import Turns
 from xtyserver.token import matches as token_matches
 
@@ -129,7 +131,8 @@ class GameAgentSession:
         settings: Limits, deadlines, switches and texts.
         token: The expected token.
         authenticated: The upgrade request already carried the right token.
-        timezone_ok: Predicate telling whether an IANA zone name is known here.
+        zone_of: The IANA name of a zone name an adapter sent (IANA or Windows),
+            or None when it is unknown here (``accounting.resolve_zone`` with a table).
         now: When the connection opened.
     """
 
@@ -140,7 +143,7 @@ class GameAgentSession:
         settings: SessionSettings,
         token: str,
         authenticated: bool,
-        timezone_ok: Callable[[str], bool],
+        zone_of: Callable[[str], str | None],
         now: float,
     ) -> None:
         self.session_id = session_id
@@ -151,12 +154,18 @@ class GameAgentSession:
         self._authenticated = authenticated
         self._seat_wanted: Hello | None = None
         self._held: list[tuple[Decoded, float]] = []
-        self._timezone_ok = timezone_ok
+        self._zone_of = zone_of
         self._admission = Admission(settings, now)
         self._turns = Turns(settings)
         self._saves = SaveTracker(self._turns, summarize=settings.extraction, now=now)
         self._requests = StoreRequests(Confirmations(f"{session_id}:menu"))
         self._tools = ToolLoop(Confirmations(session_id), settings.texts)
+
+    def model_changed(self, *, configured: bool, vision: bool) -> None:
+        """The server's model settings changed (the settings page): count from the next turn."""
+        self._settings = msgspec.structs.replace(
+            self._settings, model_configured=configured, vision=vision
+        )
 
     # -- the one entry point ---------------------------------------------------
 
@@ -264,6 +273,11 @@ class GameAgentSession:
                 frame_id = getattr(frame, "id", None)
                 return [*effects, Send(replies.error("hello_required", message, frame_id))]
             return effects + self._hello(frame, now)
+        try:
+            check_secrets(frame, (self._token,))
+        except errors.PeerError as error:
+            error.frame_id = getattr(frame, "id", None)
+            return effects + self._refused(error)
         match frame:
             case Hello():
                 message = "adapter.hello was already sent"
@@ -288,9 +302,15 @@ class GameAgentSession:
         if not self._authenticated and not token_matches(frame.token, self._token):
             refusal = Send(replies.error("unauthorized", "missing or wrong token", frame.id))
             return [refusal, *self._close(CLOSE_UNAUTHORIZED, "unauthorized", now)]
-        timezone = frame.timezone or self._settings.default_timezone
-        if not self._timezone_ok(timezone):
-            message = f"unknown IANA time zone {timezone!r}"
+        try:
+            check_secrets(frame, (self._token,))
+        except errors.PeerError as error:
+            error.frame_id = frame.id
+            return self._refused(error)
+        given = frame.timezone or self._settings.default_timezone
+        timezone = self._zone_of(given)
+        if timezone is None:
+            message = f"unknown time zone {given!r} (neither IANA nor Windows)"
             return [Send(replies.error("invalid_frame", message, frame.id, ["timezone"]))]
         if not self._authenticated:
             # Proved by the hello: only now does it count against max_connections.
@@ -363,12 +383,15 @@ class GameAgentSession:
             refusal = ChatError(id=frame.id, code="model_not_configured", message=message)
             return [*effects, Send(refusal)]
         self._transition("chat_accepted")
-        text, kinds = redact(frame.text)
+        text, kinds = redact(frame.text, secrets=(self._token,))
         if kinds:
             effects.append(Log("chat.redacted", {"kinds": sorted(set(kinds))}))
         turn = self._turns.start(frame.id, text, self._saves.save)
         if self._settings.memory or self._settings.daily_budget.limited:
-            effects.append(LoadTurnMemory(turn.number, turn.save, self._settings.memory))
+            query = " ".join([text, *focus_terms(self._saves.context)])
+            effects.append(
+                LoadTurnMemory(turn.number, turn.save, self._settings.memory, query=query)
+            )
         else:
             turn.memory_ready = True
         if frame.image is not None and not self._settings.vision:

@@ -131,6 +131,7 @@ def plan_turn(
             current_day=day,
             now=now,
             budget=budget,
+            similar=memory.similar,
         )
     memory_text = selection.render()
     texts = texts or PromptTexts()

@@ -9,6 +9,8 @@ streamed (SSE) answers are chunked, and one that is scripted to break off
 Endpoints:
     ``POST /v1/chat/completions``  streamed (SSE) or plain chat completion.
     ``GET /v1/models``             the one model it pretends to be.
+    ``POST /v1/embeddings``        deterministic vectors (:mod:`xtyserver.testing.embeddings`),
+                                   after :attr:`FakeModelServer.embedding_delay` seconds.
     ``POST /_script``              JSON list of :class:`Reply` objects to enqueue.
     ``GET /_requests``             the recorded ``/v1/...`` requests as JSON.
     ``POST /_reset``               forget the queue and the recorded requests.
@@ -38,6 +40,7 @@ import anyio.abc
 import msgspec
 import structlog
 
+from xtyserver.memory.tokenize import tokenize
 from xtyserver.testing.connection import (
     DISCONNECTED,
     REASONS,
@@ -45,6 +48,7 @@ from xtyserver.testing.connection import (
     HttpConnection,
     Request,
 )
+from xtyserver.testing.embeddings import scripted_vector
 from xtyserver.testing.keys import keys_reply
 from xtyserver.testing.script import (
     CREATED,
@@ -67,6 +71,7 @@ _FOREVER = 1e6
 """Delays at or above this many seconds mean "never" (a first token that never comes)."""
 
 _CHAT = "/v1/chat/completions"
+_EMBEDDINGS = "/v1/embeddings"
 
 
 async def _delay(seconds: float) -> None:
@@ -118,6 +123,8 @@ class FakeModelServer:
         # Search keys the scripted model writes for a memory (by its summary) when
         # asked by the enrichment job, as a real model would (testing/keys.py).
         self.search_keys: dict[str, list[str]] = {}
+        # Seconds every /v1/embeddings answer waits first (a slow embedding route).
+        self.embedding_delay = 0.0
         self._port: int | None = None
         self._listener: anyio.abc.Listener[anyio.abc.SocketStream] | None = None
         self._tg: anyio.abc.TaskGroup | None = None
@@ -143,6 +150,11 @@ class FakeModelServer:
     def chat_requests(self) -> list[RecordedRequest]:
         """The recorded ``POST /v1/chat/completions`` requests, oldest first."""
         return [r for r in self.requests if r.path.split("?")[0] == _CHAT]
+
+    @property
+    def embedding_requests(self) -> list[RecordedRequest]:
+        """The recorded ``POST /v1/embeddings`` requests, oldest first."""
+        return [r for r in self.requests if r.path.split("?")[0] == _EMBEDDINGS]
 
     @property
     def queued(self) -> int:
@@ -262,6 +274,8 @@ class FakeModelServer:
         route = (request.method, path)
         if route == ("POST", _CHAT):
             await self._chat(conn, request, parsed)
+        elif route == ("POST", _EMBEDDINGS):
+            await self._embeddings(conn, parsed)
         elif route == ("GET", "/v1/models"):
             model = {"id": self.model, "object": "model", "created": CREATED, "owned_by": "xty"}
             body = msgspec.json.encode({"object": "list", "data": [model]})
@@ -281,6 +295,31 @@ class FakeModelServer:
             await conn.send_response(200, b'{"ok":true}')
         else:
             await conn.send_response(404, error_body(404, f"no route {route[0]} {path}"))
+
+    async def _embeddings(self, conn: HttpConnection, payload: Any) -> None:
+        texts = payload.get("input") if isinstance(payload, dict) else None
+        if isinstance(texts, str):
+            texts = [texts]
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            body = error_body(400, "'input' must be a text or a list of texts")
+            await conn.send_response(400, body)
+            return
+        if self.embedding_delay > 0:
+            waiting = partial(_delay, self.embedding_delay)
+            if not await conn.unless_hung_up(waiting):
+                return
+        data = [
+            {"object": "embedding", "index": i, "embedding": scripted_vector(t)}
+            for i, t in enumerate(texts)
+        ]
+        tokens = sum(len(tokenize(t)) for t in texts)
+        answer = {
+            "object": "list",
+            "model": payload.get("model", self.model),
+            "data": data,
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
+        await conn.send_response(200, msgspec.json.encode(answer))
 
     async def _chat(self, conn: HttpConnection, request: Request, payload: Any) -> None:
         if not isinstance(payload, dict) or not isinstance(payload.get("messages"), list):

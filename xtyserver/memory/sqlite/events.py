@@ -14,8 +14,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 import apsw
+import msgspec
 
 from xtyserver.memory.types import MemoryEvent, NewEvent, Scope
+from xtyserver.protocol.normalize import normalize
 
 # The one column list of game_memory: MemoryEvent's fields, in table order.
 COLUMNS: tuple[str, ...] = MemoryEvent.__struct_fields__
@@ -132,8 +134,28 @@ def load_all(conn: apsw.Connection) -> list[MemoryEvent]:
     return [from_row(r) for r in conn.execute(f"{_SELECT} ORDER BY id")]
 
 
+def _stored_subject(conn: apsw.Connection, scope: Scope, event: NewEvent) -> str:
+    """The subject under which the same fact is stored, if it is (else the event's).
+
+    Subjects are stored as typed but compared in their normal form (v1.md
+    "Normalisation"): "社区中心计划！" is the fact stored as "社区中心计划!".
+    """
+    key = normalize(event.subject)
+    rows = conn.execute(
+        "SELECT subject FROM game_memory WHERE game_id = ? AND save_id = ? AND kind = ?",
+        (scope.game_id, scope.save_id, event.kind),
+    )
+    for (subject,) in rows:
+        if subject == event.subject or normalize(subject) == key:
+            return cast(str, subject)
+    return event.subject
+
+
 def upsert(conn: apsw.Connection, scope: Scope, event: NewEvent, now: float) -> MemoryEvent:
-    """Remember ``event``; the same scope, kind and subject updates that row in place."""
+    """Remember ``event``; the same scope, kind and (judged) subject updates that row in place."""
+    subject = _stored_subject(conn, scope, event)
+    if subject != event.subject:
+        event = msgspec.structs.replace(event, subject=subject)
     rows = conn.execute(_UPSERT, _params(new_row(scope, event, now))).fetchall()
     return from_row(rows[0])
 

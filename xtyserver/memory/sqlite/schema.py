@@ -129,6 +129,27 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) STRICT
         """,
     ),
+    # 6 -> 7: memory vectors (issue 21 part 3), only with a [models.embedding] route:
+    # one unit float32 vector (little-endian) per event and the model that formed it.
+    # Deleted with its event (forget, trash, compaction) and when its text changes.
+    (
+        """
+        CREATE TABLE memory_vector(
+            event_id INTEGER PRIMARY KEY REFERENCES game_memory(id) ON DELETE CASCADE,
+            model TEXT NOT NULL,
+            vector BLOB NOT NULL CHECK (length(vector) > 0 AND length(vector) % 4 = 0)
+        ) STRICT
+        """,
+        """
+        CREATE TRIGGER memory_vector_stale
+        AFTER UPDATE OF subject, summary, search_keys ON game_memory
+        WHEN old.subject IS NOT new.subject OR old.summary IS NOT new.summary
+            OR old.search_keys IS NOT new.search_keys
+        BEGIN
+            DELETE FROM memory_vector WHERE event_id = old.id;
+        END
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+from array import array
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,7 @@ from xtyserver.memory.sqlite import (
     transfer,
     trash,
     usage,
+    vectors,
 )
 from xtyserver.memory.sqlite.database import DEFAULT_BUSY_TIMEOUT_MS, Database
 from xtyserver.memory.tokens import Purpose
@@ -252,6 +254,26 @@ class MemoryStore:
         """Up to ``limit`` events of ``scope`` never given search keys (the enrichment job's)."""
         scope = checked_scope(scope)
         return self._db.read(lambda conn: events.without_search_keys(conn, scope, limit))
+
+    # --- memory vectors (issue 21 part 3) ------------------------------------------------
+
+    def load_vectors(self, scope: Scope, model: str) -> dict[int, array[float]]:
+        """The vectors ``model`` formed for events of ``scope``, by event id."""
+        scope = checked_scope(scope)
+        return self._db.read(lambda conn: vectors.load_vectors(conn, scope, model))
+
+    def without_vectors(self, scope: Scope, model: str, limit: int) -> list[MemoryEvent]:
+        """Up to ``limit`` events of ``scope`` without a vector from ``model``."""
+        scope = checked_scope(scope)
+        return self._db.read(lambda conn: vectors.without_vectors(conn, scope, model, limit))
+
+    def set_vectors(
+        self, scope: Scope, model: str, found: Sequence[tuple[int, str, array[float]]]
+    ) -> list[int]:
+        """Store vectors ``(event id, text embedded, vector)``; those whose event is gone or
+        was rewritten since are left out. The ids stored."""
+        scope = checked_scope(scope)
+        return self._db.write(lambda conn: vectors.set_vectors(conn, scope, model, found))
 
     def set_pinned(self, scope: Scope, event_id: int, pinned: bool) -> bool:
         """Pin (the player asked to keep it) or unpin one event. True if it exists."""

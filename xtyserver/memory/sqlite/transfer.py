@@ -36,7 +36,7 @@ from xtyserver.memory.validation import (
     normalized_profile,
     refuse_forbidden,
 )
-from xtyserver.protocol.normalize import normalize
+from xtyserver.protocol.normalize import normalize, visible
 
 _SQLITE_INT_MAX = 2**63 - 1
 _BACKUP_PAGES_PER_STEP = 256
@@ -58,7 +58,7 @@ def export_document(conn: apsw.Connection, now: float) -> ExportDocument:
 
 
 def _named(record: SaveNameRecord) -> SaveNameRecord:
-    return msgspec.structs.replace(record, name=normalize(record.name).strip())
+    return msgspec.structs.replace(record, name=visible(record.name).strip())
 
 
 def _buried(record: TombstoneRecord) -> TombstoneRecord:

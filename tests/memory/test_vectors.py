@@ -1,0 +1,221 @@
+"""Memory vectors in the pure core (issue 21 part 3): blobs, cosine, rank fusion, and how
+select_memories fuses them without injecting more; the memory_vector table."""
+
+from __future__ import annotations
+
+from array import array
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from xtyserver.clock import ManualClock
+from xtyserver.memory.manage import ForgetSpec
+from xtyserver.memory.retrieval import MemoryBudget, SaveIndex, select_memories
+from xtyserver.memory.sqlite.store import MemoryStore
+from xtyserver.memory.types import MemoryEvent, NewEvent, Scope
+from xtyserver.memory.vectors import (
+    embedding_text,
+    from_blob,
+    fuse,
+    normalized,
+    similarities,
+    to_blob,
+    vector_candidates,
+)
+
+FARM = Scope("stardew-valley", "farm-a")
+NOW = 1_790_000_000.0
+
+
+def _event(i: int, subject: str, summary: str, **kw: object) -> MemoryEvent:
+    values: dict[str, object] = {
+        "id": i,
+        "game_id": FARM.game_id,
+        "save_id": FARM.save_id,
+        "kind": "event",
+        "subject": subject,
+        "summary": summary,
+        "importance": 3,
+        "status": "active",
+        "pinned": False,
+        "day": None,
+        "created_at": NOW,
+        "updated_at": NOW,
+        "last_used_at": NOW,
+    }
+    values.update(kw)
+    return MemoryEvent(**values)  # type: ignore[arg-type]
+
+
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=64))
+def test_a_blob_round_trips_and_vectors_are_unit(values: list[float]) -> None:
+    vec = normalized(values)
+    assert from_blob(to_blob(vec)) == vec
+    norm = sum(x * x for x in vec)
+    assert norm == 0 or abs(norm - 1) < 1e-4
+
+
+def test_similarities_skip_other_sizes_and_rank_best_first() -> None:
+    q = normalized([1, 0, 0])
+    found = similarities(
+        q,
+        [
+            (1, normalized([0, 1, 0])),
+            (2, normalized([1, 1, 0])),
+            (3, normalized([1, 0])),
+            (4, normalized([1, 0, 0])),
+        ],
+    )
+    assert [i for i, _ in found] == [4, 2, 1]
+    assert abs(found[0][1] - 1) < 1e-6
+
+
+def test_fusion_is_reciprocal_rank_fusion() -> None:
+    fused = fuse([[1, 2, 3], [3, 4]])
+    assert fused[3] == 1 / 63 + 1 / 61
+    assert fused[1] == 1 / 61 and fused[2] == fused[4] == 1 / 62
+
+
+def test_vector_candidates_need_the_floor_and_the_margin() -> None:
+    similar = [(1, 0.9), (2, 0.85), (3, 0.7), (4, 0.4)]
+    assert vector_candidates(similar, min_similarity=0.45, margin=0.08, limit=4) == [1, 2]
+    assert vector_candidates(similar, min_similarity=0.95, margin=0.08, limit=4) == []
+    assert vector_candidates(similar, min_similarity=0.0, margin=1.0, limit=3) == [1, 2, 3]
+
+
+def _index() -> SaveIndex:
+    events = [
+        _event(1, "阿比盖尔", "阿比盖尔最喜欢紫水晶", kind="relationship"),
+        _event(2, "鸡舍", "今年秋天前盖好鸡舍", kind="goal"),
+        _event(3, "鱼", "春天钓到了鲶鱼"),
+        _event(4, "矿洞", "矿洞打到了四十层"),
+        _event(5, "温室", "修好了温室"),
+    ]
+    return SaveIndex(FARM, events)
+
+
+def test_without_similarities_nothing_changes() -> None:
+    index = _index()
+    for text in ("What does Abigail like?", "鲶鱼", "矿洞几层了"):
+        plain = select_memories(None, index, query_text=text, current_day=None, now=NOW)
+        for similar in (None, ()):
+            same = select_memories(
+                None, index, query_text=text, current_day=None, now=NOW, similar=similar
+            )
+            assert same == plain
+
+
+def test_a_vector_match_takes_a_place_of_recent_and_important_never_one_more() -> None:
+    index = _index()
+    text = "What does Abigail like?"  # no word of any memory
+    plain = select_memories(None, index, query_text=text, current_day=None, now=NOW)
+    assert plain.relevant == ()
+    fused = select_memories(
+        None,
+        index,
+        query_text=text,
+        current_day=None,
+        now=NOW,
+        similar=[(1, 0.8), (3, 0.2), (4, 0.1)],
+    )
+    assert [ev.id for ev in fused.relevant] == [1]
+    assert dict(fused.via)[1] == "vectors"
+    assert len(fused.used_ids) == len(plain.used_ids)
+
+
+def test_vectors_reorder_and_replace_within_the_count_words_found() -> None:
+    index = _index()
+    budget = MemoryBudget(min_relevance=0.0)
+    text = "鲶鱼 矿洞"
+    plain = select_memories(None, index, query_text=text, current_day=None, now=NOW, budget=budget)
+    assert {ev.id for ev in plain.relevant} == {3, 4}
+    fused = select_memories(
+        None,
+        index,
+        query_text=text,
+        current_day=None,
+        now=NOW,
+        budget=budget,
+        similar=[(1, 0.9), (4, 0.88), (3, 0.1)],
+    )
+    # 4 is in both rankings: first; 1 comes by vector alone and takes 3's place.
+    assert [ev.id for ev in fused.relevant] == [4, 1]
+    assert dict(fused.via)[4] == "words+vectors"
+    assert len(fused.used_ids) == len(plain.used_ids)
+
+
+def test_a_vector_is_kept_while_the_text_stays_and_dropped_when_it_changes() -> None:
+    index = _index()
+    index.set_vector(3, normalized([1, 0]))
+    index.set_vector(99, normalized([1, 0]))  # unknown: ignored
+    ev = index.get(3)
+    assert ev is not None
+    index.upsert(_event(3, "鱼", "春天钓到了鲶鱼", importance=5))
+    assert [i for i, _ in index.vectors()] == [3]
+    index.upsert(_event(3, "鱼", "夏天钓到了鲶鱼"))
+    assert index.vectors() == []
+    index.set_vector(3, normalized([1, 0]))
+    index.remove(3)
+    assert index.vectors() == []
+
+
+def test_the_table_keeps_vectors_per_model_and_drops_them_with_the_event(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with MemoryStore.open_profile(tmp_path, "default", clock=ManualClock(NOW)) as store:
+        a = store.upsert_event(FARM, NewEvent("event", "鱼", "春天钓到了鲶鱼"), NOW)
+        b = store.upsert_event(FARM, NewEvent("event", "矿", "矿洞四十层"), NOW)
+        other = store.upsert_event(
+            Scope("stardew-valley", "farm-b"), NewEvent("event", "x", "y"), NOW
+        )
+        vec = normalized([0.6, 0.8])
+        stale = "not the text any more"
+        stored = store.set_vectors(
+            FARM,
+            "m1",
+            [
+                (a.id, embedding_text(a), vec),
+                (b.id, stale, vec),
+                (other.id, embedding_text(other), vec),
+            ],
+        )
+        assert stored == [a.id]  # a rewritten memory and another save's get none
+        assert store.load_vectors(FARM, "m1") == {a.id: array("f", vec)}
+        assert store.load_vectors(FARM, "m2") == {}
+        assert [e.id for e in store.without_vectors(FARM, "m1", 10)] == [b.id]
+        # Rewriting the text drops the vector; a new importance alone keeps it.
+        store.upsert_event(FARM, NewEvent("event", "鱼", "春天钓到了鲶鱼", importance=5), NOW)
+        assert a.id in store.load_vectors(FARM, "m1")
+        store.set_search_keys(FARM, {a.id: ["catfish"]})
+        assert store.load_vectors(FARM, "m1") == {}
+        a2 = store.load_scope(FARM)[0]
+        assert store.set_vectors(FARM, "m1", [(a.id, embedding_text(a2), vec)]) == [a.id]
+        store.forget(
+            ForgetSpec(kind="item", game_id=FARM.game_id, save_id=FARM.save_id, item_id=a.id)
+        )
+        assert store.load_vectors(FARM, "m1") == {}
+        rows = store._db.read(lambda c: c.execute("SELECT count(*) FROM memory_vector").fetchall())
+        assert rows == [(0,)]
+
+
+def test_the_migration_adds_the_table_and_old_memories_have_no_vector(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import apsw
+
+    from xtyserver.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
+
+    path = tmp_path / "memory-v1.sqlite"
+    conn = apsw.Connection(str(path))
+    for step in MIGRATIONS[:6]:
+        for statement in step:
+            conn.execute(statement)
+    conn.execute(
+        "INSERT INTO game_memory(game_id, save_id, kind, subject, summary, importance, status,"
+        " pinned, day, created_at, updated_at, last_used_at) VALUES"
+        " ('stardew-valley', 'farm-a', 'goal', '鸡舍', '秋天前盖好鸡舍', 3, 'active', 0, NULL,"
+        " 1, 1, 1)"
+    )
+    conn.execute("PRAGMA user_version=6")
+    conn.close()
+    assert SCHEMA_VERSION == 7
+    with MemoryStore(path, clock=ManualClock(NOW)) as store:
+        (old,) = store.load_scope(FARM)
+        assert store.without_vectors(FARM, "m1", 10) == [old]
+        assert store.load_vectors(FARM, "m1") == {}

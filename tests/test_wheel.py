@@ -1,0 +1,123 @@
+"""The wheel a player installs (issue 19 §2): built with ``python -m build``, installed into
+a fresh virtual environment (no test tools, no repository on the path), then run.
+
+It ships the page files (``xtyserver/manage/ui``) and the frame schemas
+(``<env>/share/xtyserver/schemas``); ``xtyserver --version`` and ``xtyserver
+demo`` work from it alone. Slow: the install resolves every dependency.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.slow
+
+
+def _size(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def test_the_wheel_installs_into_a_fresh_venv_and_runs_version_and_demo(tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    built = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
+    [wheel] = dist.glob("xtyserver-*.whl")
+
+    env_dir = tmp_path / "fresh venv 小汤圆"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    bin_dir = env_dir / ("Scripts" if os.name == "nt" else "bin")
+    python = bin_dir / ("python.exe" if os.name == "nt" else "python")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XTY_", "PYTHON"))}
+    env.update(HOME=str(tmp_path / "home"), XDG_DATA_HOME=str(tmp_path / "home" / "xdg"))
+    empty = _size(env_dir)
+    pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    installed = subprocess.run(
+        [*pip, str(wheel)], capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path
+    )
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    grew = (_size(env_dir) - empty) / 1e6
+    print(f"\nwheel {wheel.stat().st_size / 1e6:.2f} MB; the install added {grew:.0f} MB")
+
+    exe = str(bin_dir / "xtyserver")
+    version = subprocess.run(
+        [exe, "--version"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60
+    )
+    assert version.returncode == 0 and version.stdout.startswith("xtyserver "), version
+    demo = subprocess.run(
+        [exe, "demo"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=180
+    )
+    assert demo.returncode == 0, demo.stdout[-2000:] + demo.stderr[-2000:]
+    assert "chat.done" in demo.stdout or "小汤圆" in demo.stdout, demo.stdout[-2000:]
+
+    # The page files and the schemas came along; the test tools did not.
+    probe = "import xtyserver, pathlib; print(pathlib.Path(xtyserver.__file__).parent)"
+    where = subprocess.run(
+        [str(python), "-c", probe],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        check=True,
+    ).stdout.strip()
+    ui = Path(where) / "manage" / "ui"
+    assert {"index.html", "app.js", "app.css"} <= {p.name for p in ui.iterdir()}
+    schemas = env_dir / "share" / "xtyserver" / "schemas"
+    shipped = sorted(p.name for p in schemas.glob("*.json"))
+    assert shipped == sorted(p.name for p in (ROOT / "schemas").glob("*.json"))
+    assert (schemas / "adapter.hello.json").read_bytes() == (
+        ROOT / "schemas" / "adapter.hello.json"
+    ).read_bytes()
+    for tool in ("pytest", "hypothesis", "mypy", "selenium"):
+        probe = subprocess.run([str(python), "-c", f"import {tool}"], capture_output=True, env=env)
+        assert probe.returncode != 0, f"{tool} came with the wheel"
+
+
+def test_dev_py_serve_installs_the_package_without_the_test_tools(tmp_path: Path) -> None:
+    """``python3 dev.py serve|demo|run`` in a fresh clone: its own stamp, no pytest in .venv."""
+    clone = tmp_path / "clone"
+    skip = shutil.ignore_patterns(
+        ".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", "artifacts", ".*_cache"
+    )
+    shutil.copytree(ROOT, clone, ignore=skip)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("XTY_", "PYTHON"))}
+    done = subprocess.run(
+        [sys.executable, str(clone / "dev.py"), "run", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        cwd=clone,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "installing xtyserver into .venv" in done.stdout
+    assert done.stdout.strip().endswith("xtyserver 0.1.0")
+    venv_dir = clone / ".venv"
+    assert (venv_dir / ".xty-installed-serve").exists()
+    assert not (venv_dir / ".xty-installed").exists()
+    python = venv_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    probe = subprocess.run([str(python), "-c", "import pytest"], capture_output=True, env=env)
+    assert probe.returncode != 0, "dev.py serve installed the test tools"
+    # A second run installs nothing.
+    again = subprocess.run(
+        [sys.executable, str(clone / "dev.py"), "run", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=clone,
+    )
+    assert "installing" not in again.stdout and again.returncode == 0

@@ -1,0 +1,44 @@
+"""Output every console can take (issue 19: a GBK console and an emoji save name).
+
+Python writes to a redirected stdout in the locale's encoding (GBK on a
+Chinese Windows, also under ``PYTHONIOENCODING=gbk``) and, by default, fails
+with ``UnicodeEncodeError`` on a character it cannot encode: a save named
+with an emoji crashed ``memory view`` and ``stats``. Every command therefore:
+
+* keeps the console's encoding (so Chinese stays readable on a GBK console)
+  and replaces what it cannot show (``?`` on stdout, ``\\U0001f33b`` on stderr);
+* writes JSON with ``\\u`` escapes for those characters instead (lossless:
+  the document decodes to the same text), and plain UTF-8 JSON where stdout
+  is UTF-8.
+
+A Windows console window itself (not redirected) takes every character:
+Python writes it through the console's UTF-16 API.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import json
+import sys
+from typing import Any
+
+
+def make_console_safe() -> None:
+    """Replace, never raise, on characters stdout/stderr cannot encode."""
+    for stream, errors in ((sys.stdout, "replace"), (sys.stderr, "backslashreplace")):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors=errors)
+
+
+def stdout_is_utf8() -> bool:
+    encoding = getattr(sys.stdout, "encoding", None) or "ascii"
+    try:
+        return codecs.lookup(encoding).name == "utf-8"
+    except LookupError:
+        return False
+
+
+def console_json(doc: Any, *, indent: int | None = 2) -> str:
+    """``doc`` as JSON text this stdout can show without loss."""
+    return json.dumps(doc, ensure_ascii=not stdout_is_utf8(), indent=indent)

@@ -1,0 +1,108 @@
+"""Memory vectors: float32 blobs, cosine nearest neighbours and rank fusion (pure; issue 21 part 3).
+
+A save holds at most ``memory.soft_cap`` (300) events, so the nearest
+neighbours are a brute-force dot product over unit vectors (``array('f')``),
+no index: measured in ``scripts/bench/retrieval.py`` (about 15 ms for 300
+vectors of 1,024 dimensions in pure Python, so the shell runs it on a worker
+thread, never on the event loop). ``sqlite-vec`` installs here and loads into
+apsw, but it is a native extension without a wheel for every platform players
+use (Windows on ARM) and needs extension loading switched on; for a few hundred
+rows per save a kept library buys nothing.
+
+:func:`fuse` is reciprocal rank fusion (Cormack et al., 2009) with ``k = 60``:
+``sum(1 / (k + rank))`` over the rankings an event appears in.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import sys
+from array import array
+from collections.abc import Iterable, Mapping, Sequence
+
+from xtyserver.memory.types import MemoryEvent
+
+RRF_K = 60
+"""The constant of reciprocal rank fusion (the paper's)."""
+
+
+def normalized(values: Iterable[float]) -> array[float]:
+    """``values`` as a float32 unit vector (all zeros stay zeros)."""
+    vec = array("f", values)
+    norm = math.sqrt(sum(x * x for x in vec))
+    if norm > 0 and math.isfinite(norm):
+        vec = array("f", (x / norm for x in vec))
+    return vec
+
+
+def to_blob(vector: array[float]) -> bytes:
+    """The little-endian float32 bytes stored in ``memory_vector.vector``."""
+    if sys.byteorder == "big":  # pragma: no cover - no such player machine known
+        vector = array("f", vector)
+        vector.byteswap()
+    return vector.tobytes()
+
+
+def from_blob(blob: bytes) -> array[float]:
+    """The vector stored by :func:`to_blob`."""
+    vector = array("f")
+    vector.frombytes(blob)
+    if sys.byteorder == "big":  # pragma: no cover
+        vector.byteswap()
+    return vector
+
+
+def embedding_text(event: MemoryEvent) -> str:
+    """What a memory's vector is computed from: its subject, summary and search keys."""
+    keys = " ".join(event.search_keys or ())
+    return f"{event.subject}：{event.summary}" + (f"（{keys}）" if keys else "")
+
+
+def similarities(
+    query: Sequence[float], vectors: Iterable[tuple[int, array[float]]]
+) -> list[tuple[int, float]]:
+    """Cosine of ``query`` (a unit vector) with each ``(id, unit vector)``, best first.
+
+    Vectors of another size (formed by another model) are left out.
+    """
+    size = len(query)
+    out = [
+        (event_id, sum(map(operator.mul, query, vec)))
+        for event_id, vec in vectors
+        if len(vec) == size
+    ]
+    out.sort(key=lambda kv: (-kv[1], kv[0]))
+    return out
+
+
+def fuse(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> dict[int, float]:
+    """Reciprocal rank fusion of rankings (ids, best first): id -> fused score."""
+    fused: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, event_id in enumerate(ranking, start=1):
+            fused[event_id] = fused.get(event_id, 0.0) + 1.0 / (k + rank)
+    return fused
+
+
+def vector_candidates(
+    similar: Mapping[int, float] | Sequence[tuple[int, float]],
+    *,
+    min_similarity: float,
+    margin: float,
+    limit: int,
+) -> list[int]:
+    """The ids a vector search proposes, best first.
+
+    Only those at least ``min_similarity`` and within ``margin`` of the best one,
+    at most ``limit``: a vector ranking always has a nearest neighbour, and
+    better recall must not come from injecting more.
+    """
+    pairs = sorted(
+        similar.items() if isinstance(similar, Mapping) else similar,
+        key=lambda kv: (-kv[1], kv[0]),
+    )
+    if not pairs:
+        return []
+    floor = max(min_similarity, pairs[0][1] - margin)
+    return [event_id for event_id, cos in pairs if cos >= floor][: max(0, limit)]

@@ -1,0 +1,82 @@
+"""Memory vectors from any OpenAI-compatible ``/v1/embeddings`` (shell; issue 21 part 3).
+
+The official ``openai`` client with its own retries off: a background batch
+that fails is asked again the next time its save opens, and a turn's query
+never waits longer than its latency budget (the caller's deadline). Vectors
+come back as ``array('f')`` (float32), normalised to unit length, so a
+dot product is the cosine (:mod:`xtyserver.memory.vectors`).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+
+import openai
+
+from xtyserver.errors import ModelError
+from xtyserver.memory.vectors import normalized
+from xtyserver.model.client import _PROVIDER_ERRORS, _classify
+from xtyserver.model.settings import ModelSettings
+from xtyserver.protocol.frames import Usage
+
+BATCH = 32
+"""Texts one background request embeds at most."""
+
+
+class Embedded:
+    """The vectors of one request, in input order, and the tokens it cost."""
+
+    __slots__ = ("usage", "vectors")
+
+    def __init__(self, vectors: list[array[float]], usage: Usage | None) -> None:
+        self.vectors = vectors
+        self.usage = usage
+
+
+class EmbeddingClient:
+    """Embeds texts with the ``[models.embedding]`` route.
+
+    Args:
+        settings: The route's settings (base URL, key, model name).
+        timeout: The HTTP client's backstop in seconds (callers set their own deadlines).
+    """
+
+    def __init__(self, settings: ModelSettings, *, timeout: float = 30.0) -> None:
+        self.settings = settings
+        self.model = settings.model
+        self._client = openai.AsyncOpenAI(
+            base_url=settings.base_url,
+            api_key=settings.api_key or "EMPTY",
+            max_retries=0,
+            timeout=timeout,
+        )
+
+    async def embed(self, texts: Sequence[str]) -> Embedded:
+        """One ``POST /embeddings`` for ``texts`` (at most :data:`BATCH`).
+
+        Raises:
+            ModelError: The provider failed or answered a wrong number of vectors.
+        """
+        try:
+            answer = await self._client.embeddings.create(
+                model=self.model, input=list(texts), encoding_format="float"
+            )
+        except _PROVIDER_ERRORS as err:
+            raise _classify(err, began=False).error from None
+        data = sorted(answer.data, key=lambda d: d.index)
+        if len(data) != len(texts):
+            raise ModelError(
+                f"the embedding model answered {len(data)} vectors for {len(texts)} texts"
+            )
+        vectors = [normalized(d.embedding) for d in data]
+        if len({len(v) for v in vectors}) > 1 or any(not v for v in vectors):
+            raise ModelError("the embedding model answered vectors of different sizes")
+        usage = None
+        if answer.usage is not None:
+            tokens = answer.usage.prompt_tokens
+            usage = Usage(prompt_tokens=tokens, completion_tokens=0, total_tokens=tokens)
+        return Embedded(vectors, usage)
+
+    async def aclose(self) -> None:
+        await self._client.close()

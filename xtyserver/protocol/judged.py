@@ -1,0 +1,233 @@
+"""The form text is judged in, and the way back to the text that is kept.
+
+v1.md "Normalisation" is the contract. Peer text is **kept** as sent with only
+its invisible characters removed (:func:`~xtyserver.protocol.normalize.visible`)
+and **judged** in a stricter form (:func:`judged`): the normal form
+(:func:`~xtyserver.protocol.normalize.normalize`, i.e. NFKC), then
+
+- every decimal digit of any script (Unicode category ``Nd``: Arabic-Indic
+  ``٧٦٥``, Devanagari ``७६५``, ...) folded to its ASCII digit, and
+- every letter that Unicode TR39 lists as confusable with one ASCII letter,
+  digit or separator (``- . / : \\``) folded to it: Cyrillic ``о`` and Greek
+  ``ο`` become ``o``, Cyrillic ``ѕ`` becomes ``s``. The data is the
+  ``confusables.json`` of the ``confusable_homoglyphs`` package (built from
+  TR39's ``confusables.txt``), read once at import; where TR39's prototype is
+  ``l`` for an upper-case letter (Greek ``Ι``) the fold gives ``I``.
+
+Both folds map one character to one character. Characters that
+:func:`~xtyserver.protocol.normalize.is_plain` calls inert (ASCII, kana, CJK,
+Hangul, CJK punctuation) are never folded (TR39 has katakana ``ノ`` and the
+ideograph ``丿`` as look-alikes of ``/``, which Japanese and Chinese text is
+full of), so a plain text is judged as it is and the byte prefilter stays
+sound.
+
+:class:`Judged` keeps, for one kept text, its judged form and an offset map
+from the judged form back to the kept text, built while normalising: a span
+found in the judged form maps to the characters of the kept text that
+produced it, which is what redaction replaces.
+"""
+
+from __future__ import annotations
+
+import bisect
+import importlib.util
+import json
+import os
+import re
+import unicodedata
+from typing import Final
+
+from xtyserver.protocol.normalize import is_plain, normalize
+
+__all__ = ["Judged", "judged"]
+
+_TARGETS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-./:\\")
+_INERT_CHAR: Final[re.Pattern[str]] = re.compile(
+    r"[\t-\r\x1c-\x7e\xb7\u2010\u2012-\u2016\u2018-\u2023\u2027"
+    r"\u3001-\u3003\u3008-\u3011\u3014-\u301f\u3041-\u3096\u30a1-\u30fa\u30fc-\u30fe"
+    r"\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]"
+)
+
+
+def _load_confusables() -> dict[str, str]:
+    """Non-inert characters TR39 lists as look-alikes of one ASCII target.
+
+    Reads the packaged data file only (importing ``confusable_homoglyphs``
+    itself would import ``urllib.request`` for its updater).
+    """
+    spec = importlib.util.find_spec("confusable_homoglyphs")
+    if spec is None or not spec.submodule_search_locations:  # pragma: no cover
+        raise ImportError("the confusable_homoglyphs package is required")
+    path = os.path.join(next(iter(spec.submodule_search_locations)), "confusables.json")
+    with open(path, encoding="utf-8") as file:
+        data: dict[str, list[dict[str, str]]] = json.load(file)
+    out: dict[str, str] = {}
+    for char, glyphs in data.items():
+        target = next((g["c"] for g in glyphs if g["c"] in _TARGETS), None)
+        if target is None or len(char) != 1 or char.isascii():
+            continue
+        if _INERT_CHAR.match(char) or normalize(char) != char:
+            continue
+        if target == "l" and char.isupper():
+            target = "I"
+        out[char] = target
+    return out
+
+
+_CONFUSABLES: Final[dict[str, str]] = _load_confusables()
+_CACHE_MAX: Final = 4096
+
+
+class _Fold(dict[int, str]):
+    """A ``str.translate`` table computed on demand: digits, then look-alikes."""
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        digit = unicodedata.decimal(char, None) if code > 0x7F else None
+        if digit is not None:
+            out = str(digit)
+        elif _INERT_CHAR.match(char):
+            out = char
+        else:
+            out = _CONFUSABLES.get(char, char)
+        if len(self) < _CACHE_MAX:
+            self[code] = out
+        return out
+
+
+_FOLD: Final = _Fold()
+
+
+def fold(normal: str) -> str:
+    """``normal`` (a normalised text) with digits and look-alike letters folded.
+
+    Same length as ``normal``: every character maps to one character.
+    """
+    if normal.isascii() or is_plain(normal):
+        return normal
+    return normal.translate(_FOLD)
+
+
+def judged(text: str) -> str:
+    """The form ``text`` is judged in (v1.md "Normalisation"): normal, then folded."""
+    if text.isascii() and text.isprintable():
+        return text
+    return fold(normalize(text))
+
+
+# Digits joined by up to two spaces, dashes or dots count as one number.
+_JOIN: Final[re.Pattern[str]] = re.compile(r"(?<=[0-9])[ .\-]{1,2}(?=[0-9])")
+
+
+class Judged:
+    """One kept text, its judged form and the map between them.
+
+    Attributes:
+        kept: The kept text (invisible characters already removed).
+        text: Its judged form, :func:`judged` of ``kept``.
+    """
+
+    __slots__ = ("_digits", "_ends", "_starts", "kept", "text")
+
+    def __init__(self, kept: str, *, mapped: bool = True) -> None:
+        """Judge ``kept``; ``mapped=False`` skips the map (only :attr:`text` is read)."""
+        self.kept = kept
+        self._starts: list[int] | None = None
+        self._ends: list[int] | None = None
+        self._digits: tuple[str, list[int], list[int]] | None = None
+        if kept.isascii() or is_plain(kept):
+            self.text = kept
+            return
+        if not mapped:
+            self.text = judged(kept)
+            return
+        normal = normalize(kept)
+        if len(normal) == len(kept) and (
+            _NOT_INERT_NOR_FULL_WIDTH.search(kept) is None or _per_char(kept) == normal
+        ):
+            # Every changed character became one character, alone: the offsets
+            # are the kept text's own (full-width forms, the common case).
+            self.text = fold(normal)
+            return
+        starts: list[int] = []
+        ends: list[int] = []
+        pieces: list[str] = []
+        for start, end in _chunks(kept):
+            piece = normalize(kept[start:end])
+            pieces.append(piece)
+            starts.extend([start] * len(piece))
+            ends.extend([end] * len(piece))
+        joined = "".join(pieces)
+        if joined != normal:
+            # Composition across chunk boundaries (rare scripts): one chunk.
+            joined = normal
+            starts = [0] * len(normal)
+            ends = [len(kept)] * len(normal)
+        self.text = fold(joined)
+        self._starts, self._ends = starts, ends
+
+    def kept_span(self, start: int, end: int) -> tuple[int, int]:
+        """The span of the kept text that produced ``text[start:end]`` (``end > start``)."""
+        if self._starts is None or self._ends is None:
+            return start, end
+        return self._starts[start], self._ends[end - 1]
+
+    def digits_joined(self) -> tuple[str, list[int], list[int]]:
+        """The judged text with digit-joining spaces, dashes and dots removed.
+
+        Returns:
+            The joined text, and for each of its segments the start in it and
+            the start in :attr:`text` (for :meth:`joined_span`).
+        """
+        if self._digits is None:
+            at: list[int] = [0]
+            src: list[int] = [0]
+            parts: list[str] = []
+            last = 0
+            length = 0
+            for m in _JOIN.finditer(self.text):
+                parts.append(self.text[last : m.start()])
+                length += m.start() - last
+                last = m.end()
+                at.append(length)
+                src.append(last)
+            parts.append(self.text[last:])
+            self._digits = ("".join(parts), at, src)
+        return self._digits
+
+    def joined_span(self, start: int, end: int) -> tuple[int, int]:
+        """A span of :meth:`digits_joined`'s text as a span of :attr:`text`."""
+        _, at, src = self.digits_joined()
+
+        def back(i: int) -> int:
+            k = bisect.bisect_right(at, i) - 1
+            return src[k] + (i - at[k])
+
+        return back(start), back(end - 1) + 1
+
+
+_NOT_INERT: Final[re.Pattern[str]] = re.compile(_INERT_CHAR.pattern.replace("[", "[^", 1))
+# Full-width forms and the ideographic space each become one ASCII character
+# that combines with nothing: a text of only these and inert characters maps
+# one to one (what a Chinese input method types).
+_NOT_INERT_NOR_FULL_WIDTH: Final[re.Pattern[str]] = re.compile(
+    _INERT_CHAR.pattern.replace("[", "[^\uff01-\uff5e\u3000", 1)
+)
+
+
+def _per_char(kept: str) -> str:
+    """``kept`` with each non-inert character normalised on its own."""
+    return _NOT_INERT.sub(lambda m: normalize(m.group()), kept)
+
+
+def _chunks(kept: str) -> list[tuple[int, int]]:
+    """Spans of ``kept`` that normalise independently: a starter and its marks."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for i in range(1, len(kept)):
+        if unicodedata.combining(kept[i]) == 0 and not 0x1160 <= ord(kept[i]) <= 0x11FF:
+            out.append((start, i))
+            start = i
+    if kept:
+        out.append((start, len(kept)))
+    return out

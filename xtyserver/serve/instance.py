@@ -1,0 +1,217 @@
+"""One server per data folder, its listening sockets, and ``server.json`` (issue 19).
+
+A shell. :func:`xtyserver.server.serving` goes through these steps before it
+touches the store, so a second ``serve`` on the same data folder (or on a busy
+port) leaves the running server, its store and its live connections exactly
+as they are:
+
+1. :class:`InstanceLock` takes ``<data_dir>/server.lock`` (an OS file lock,
+   released by the OS when the process dies, so a crash leaves no stale lock).
+   Held by another process: :class:`NotStarted` naming the running server's
+   memory page (from its ``server.json``).
+2. :func:`bind_listeners` binds the port on 127.0.0.1 and, by default, on
+   ``[::1]`` (one port, both loopback addresses; v1.md "Transport"). Busy:
+   :class:`NotStarted` with the one line the player sees.
+3. Once listening, :func:`write_server_file` writes ``<data_dir>/server.json``
+   (owner-only) beside the token file: how a mod finds the server. It is removed
+   at shutdown (:func:`remove_server_file`), and a stale one (after a crash) is
+   replaced by the next start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import errno
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import IO
+
+import msgspec
+
+from xtyserver.errors import XtyError
+
+SERVER_FILE = "server.json"
+LOCK_FILE = "server.lock"
+# Windows' own numbers: WSAEADDRINUSE, and WSAEACCES for a port another process
+# holds with SO_EXCLUSIVEADDRUSE.
+_WIN_IN_USE = (10048, 10013)
+
+
+class NotStarted(XtyError):
+    """The server did not start, for a reason the player can act on (one line; exit 1)."""
+
+    code = "not_started"
+
+
+class ServerFile(msgspec.Struct, rename="camel", frozen=True):
+    """``server.json``: where a running server listens (README "For mod authors")."""
+
+    url: str
+    port: int
+    addresses: tuple[str, ...]
+    # The memory page's own listener (README "Memory page"); its link needs the launch key.
+    ui_port: int
+    page_url: str
+    token_file: str | None
+    pid: int
+    started_at: str
+    version: str
+
+
+def server_file_path(data_dir: Path) -> Path:
+    return data_dir / SERVER_FILE
+
+
+def read_server_file(data_dir: Path) -> ServerFile | None:
+    """The ``server.json`` of ``data_dir``, or None when absent or unreadable."""
+    try:
+        return msgspec.json.decode(server_file_path(data_dir).read_bytes(), type=ServerFile)
+    except (OSError, msgspec.DecodeError):
+        return None
+
+
+def write_server_file(data_dir: Path, info: ServerFile) -> Path:
+    """Write ``server.json`` owner-only (0600 where the OS has modes), atomically."""
+    path = server_file_path(data_dir)
+    tmp = path.with_name(f".{SERVER_FILE}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, msgspec.json.format(msgspec.json.encode(info), indent=2) + b"\n")
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    return path
+
+
+def remove_server_file(data_dir: Path, pid: int) -> None:
+    """Remove ``server.json`` if it is this process's (never another server's)."""
+    found = read_server_file(data_dir)
+    if found is not None and found.pid == pid:
+        with contextlib.suppress(OSError):
+            server_file_path(data_dir).unlink()
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+class InstanceLock:
+    """An exclusive, non-blocking lock on ``<data_dir>/server.lock`` for this process's life."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = data_dir / LOCK_FILE
+        self._file: IO[bytes] | None = None
+
+    def acquire(self) -> bool:
+        """Take the lock; False when another process holds it."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        handle = os.fdopen(fd, "r+b")
+        try:
+            if sys.platform == "win32":
+                import msvcrt
+
+                handle.seek(0)
+                msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+            else:
+                import fcntl
+
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            return False
+        self._file = handle
+        return True
+
+    def release(self) -> None:
+        if self._file is None:
+            return
+        with contextlib.suppress(OSError):
+            if sys.platform == "win32":
+                import msvcrt
+
+                self._file.seek(0)
+                msvcrt.locking(self._file.fileno(), msvcrt.LK_UNLCK, 1)
+            else:
+                import fcntl
+
+                fcntl.flock(self._file.fileno(), fcntl.LOCK_UN)
+        self._file.close()
+        self._file = None
+
+
+def _in_use(exc: OSError) -> bool:
+    return exc.errno == errno.EADDRINUSE or getattr(exc, "winerror", None) in _WIN_IN_USE
+
+
+def _bind(address: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        if sys.platform == "win32":
+            # Windows' SO_REUSEADDR would let a second server steal the port.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_EXCLUSIVEADDRUSE, 1)
+        else:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind((address, port))
+        sock.listen(128)
+        sock.setblocking(False)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def listen_addresses(host: str, *, ipv6_loopback: bool) -> tuple[str, ...]:
+    """The addresses to bind for ``server.host``: loopback means both 127.0.0.1 and ::1."""
+    if host in ("127.0.0.1", "localhost"):
+        return ("127.0.0.1", "::1") if ipv6_loopback else ("127.0.0.1",)
+    return (host,)
+
+
+def bind_listeners(
+    host: str, port: int, *, ipv6_loopback: bool, busy_message: str
+) -> list[socket.socket]:
+    """Bind ``port`` on every address of :func:`listen_addresses` (one port for all).
+
+    The first address decides the port (``0`` picks a free one); the others
+    take the same port. ``[::1]`` is left out when this machine has no IPv6
+    loopback, or (with ``--port 0``) when the picked port is taken there after a
+    few tries.
+
+    Raises:
+        NotStarted: the port is in use (``busy_message``, formatted with ``port``).
+    """
+    first, *others = listen_addresses(host, ipv6_loopback=ipv6_loopback)
+    for _attempt in range(8):
+        try:
+            main = _bind(first, port)
+        except OSError as exc:
+            if _in_use(exc):
+                raise NotStarted(busy_message.format(port=port)) from None
+            raise
+        bound = int(main.getsockname()[1])
+        sockets = [main]
+        retry = False
+        for address in others:
+            try:
+                sockets.append(_bind(address, bound))
+            except OSError as exc:
+                if _in_use(exc) and port == 0:
+                    retry = True
+                    break
+                if _in_use(exc):
+                    for sock in sockets:
+                        sock.close()
+                    raise NotStarted(busy_message.format(port=port)) from None
+                # No IPv6 loopback here (EADDRNOTAVAIL, EAFNOSUPPORT): IPv4 only.
+        if not retry:
+            return sockets
+        for sock in sockets:
+            sock.close()
+    raise NotStarted("no free port on both loopback addresses; pass --port (tried 8 times)")
