@@ -162,9 +162,10 @@ async def running(
     overrides: dict[str, Any] | None = None,
     record: Path | None = None,
     record_images: bool = False,
+    fake_options: dict[str, Any] | None = None,
 ) -> AsyncIterator[Harness]:
     clock = clock or ManualClock(START)
-    async with FakeModelServer() as fake:
+    async with FakeModelServer(**(fake_options or {})) as fake:
         values: dict[str, Any] = {
             "data_dir": str(data_dir),
             "server.port": 0,

@@ -55,6 +55,7 @@ NOT_CORE = ("memory/sqlite",)
 # Pure helpers that live beside their shells; checked like the core.
 PURE_OUTSIDE_CORE = (
     "xtyserver.manage.access",
+    "xtyserver.model.bounds",
     "xtyserver.replay.recording",
     "xtyserver.replay.lint",
     "xtyserver.replay.check",

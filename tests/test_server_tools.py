@@ -144,14 +144,17 @@ async def test_at_most_four_tool_calls_run_in_a_turn_and_then_it_must_answer(
         assert "tools" in first.json and "tools" not in second.json
         assert len(_tool_messages(h, 1)) == 4 and all("共同记忆" in t for t in _tool_messages(h, 1))
 
-        # Five in one round: the fifth is refused as a tool result, the turn goes on.
+        # Five in one answer (issue 18: 4 per answer): the fifth is refused by the
+        # model shell, never run and never echoed back; the turn goes on.
         h.fake.reset()
         h.fake.enqueue(Reply(tool_calls=[_call(VIEW) for _ in range(5)]), Reply(text="好的"))
         async with h.adapter() as ws:
             _, done = await chat(ws, "你记得我什么")
         assert done["text"] == "好的"
         results = _tool_messages(h, 1)
-        assert len(results) == 5 and "不能再调用" in results[4] and "不能" not in results[3]
+        assert len(results) == 4 and all("共同记忆" in t for t in results)
+        (assistant,) = [m for m in h.fake.chat_requests[1].json["messages"] if m.get("tool_calls")]
+        assert len(assistant["tool_calls"]) == 4
 
 
 async def test_a_failing_tool_is_a_result_the_model_explains(tmp_path: Path) -> None:

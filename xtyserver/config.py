@@ -1,7 +1,7 @@
 """Settings: frozen Structs with the limits as defaults, loaded from TOML + environment.
 
 Precedence (lowest to highest): defaults, the TOML file given with ``--config``,
-environment variables (``XTY_MODEL_BASE_URL``, ``XTY_MODEL_API_KEY``,
+environment variables (``XTY_MODEL_PRESET``, ``XTY_MODEL_BASE_URL``, ``XTY_MODEL_API_KEY``,
 ``XTY_MODEL``, ``XTY_TOKEN``, ``XTY_DATA_DIR``), then command-line flags. See
 README "Configuration" for every key.
 """
@@ -19,6 +19,7 @@ import msgspec
 
 from xtyserver.errors import UsageError
 from xtyserver.memory.retrieval import MemoryBudget
+from xtyserver.model import presets
 from xtyserver.model.routing import ModelRoutes
 from xtyserver.model.settings import ModelSettings
 from xtyserver.protocol.images import ImageLimits
@@ -152,6 +153,7 @@ def default_data_dir(platform: str = sys.platform) -> Path:
 
 
 _ENV_KEYS: dict[str, tuple[str, ...]] = {
+    "XTY_MODEL_PRESET": ("model", "preset"),
     "XTY_MODEL_BASE_URL": ("model", "base_url"),
     "XTY_MODEL_API_KEY": ("model", "api_key"),
     "XTY_MODEL": ("model", "model"),
@@ -238,10 +240,24 @@ def load_settings(
     for dotted, value in (overrides or {}).items():
         if value is not None:
             _set(raw, tuple(dotted.split(".")), value)
+    _fill_presets(raw)
     try:
         return msgspec.convert(raw, Settings, strict=False)
     except msgspec.ValidationError as exc:
         raise UsageError(f"invalid configuration: {exc}") from None
+
+
+def _fill_presets(raw: dict[str, Any]) -> None:
+    """``preset = "..."`` fills what a table does not set itself (README "Providers")."""
+    tables: list[tuple[str, Any, bool]] = [("model", raw.get("model"), False)]
+    routes = raw.get("models")
+    if isinstance(routes, dict):
+        tables += [(f"models.{name}", table, True) for name, table in routes.items()]
+    for where, table, route in tables:
+        if isinstance(table, dict):
+            problem = presets.fill(table, route=route)
+            if problem is not None:
+                raise UsageError(f"invalid configuration: {problem} (in {where}.preset)")
 
 
 def _set(tree: dict[str, Any], path: tuple[str, ...], value: Any) -> None:

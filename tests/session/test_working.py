@@ -107,7 +107,8 @@ def test_the_fold_call_sees_only_the_previous_summary_and_the_rounds() -> None:
     answer = {"requests": ["农场叫枫叶谷", " "], "mood": "开心", "extra": 1}
     parsed = parse_fold("好的：\n" + json.dumps(answer, ensure_ascii=False))
     assert parsed == SessionSummary(requests=("农场叫枫叶谷",), mood="开心")
-    assert parse_fold("我不知道") is None
+    # Issue 18: prose is the summary's free text; what tries to be JSON and fails is nothing.
+    assert parse_fold("我不知道") == SessionSummary(text="我不知道")
     assert parse_fold('{"requests": "not a list"}') is None
 
 

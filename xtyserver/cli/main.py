@@ -1,4 +1,4 @@
-"""Command line: ``xtyserver [COMMAND]`` (serve, ui, mcp, demo, eval, replay, stats, memory, ...).
+"""Command line: ``xtyserver [COMMAND]`` (serve, doctor, ui, mcp, demo, eval, replay, stats, ...).
 
 ``xtyserver`` alone starts the server with the player's settings and opens the
 memory page once (``--no-browser`` or ``XTY_NO_BROWSER=1`` leave the browser
@@ -119,6 +119,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="server + scripted model + a simulated Stardew adapter")
     demo.add_argument("--data-dir", help="data folder (default: a temporary folder)")
+
+    doctor = sub.add_parser("doctor", help="check each configured model once (exit 1: no chat)")
+    _common(doctor)
+    doctor.add_argument("--json", action="store_true", help="one JSON document")
 
     fake = sub.add_parser("fake-model", help="run the scripted OpenAI-compatible model server")
     fake.add_argument("--host", default="127.0.0.1")
@@ -256,6 +260,11 @@ def _dispatch(args: argparse.Namespace) -> int:
 
             log.configure(json=True, level="warning")
             return anyio.run(run_demo, args.data_dir)
+        case "doctor":
+            from xtyserver.cli.doctor import doctor
+
+            log.configure(json=True, level="error")
+            return anyio.run(doctor, _settings(args), args.json)
         case "fake-model":
             return anyio.run(_fake_model, args.host, args.port)
         case "schemas":

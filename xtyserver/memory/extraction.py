@@ -37,7 +37,7 @@ from typing import Any
 
 import msgspec
 
-from xtyserver.memory import shared_guard
+from xtyserver.memory import lenient, shared_guard
 from xtyserver.memory.types import (
     SEARCH_KEY_MAX,
     SEARCH_KEYS_MAX,
@@ -204,15 +204,14 @@ def build_summary_messages(turns: Sequence[Turn]) -> list[dict[str, str]] | None
     ]
 
 
-_FENCE_RE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
-
-
 def _decode(raw: str) -> _RawAnswer | None:
-    m = _FENCE_RE.match(raw)
-    body = m.group(1) if m else raw.strip()
+    """The answer's object, read leniently (fence, prose, trailing commas, BOM)."""
+    found = lenient.json_object(raw)
+    if found is None:
+        return None
     try:
-        return msgspec.json.decode(body, type=_RawAnswer)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+        return msgspec.convert(found, _RawAnswer)
+    except msgspec.ValidationError:
         return None
 
 

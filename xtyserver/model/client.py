@@ -9,13 +9,22 @@ Uses the official ``openai`` client with its own retries off, so the rules of
 * Deadlines are enforced with anyio cancel scopes: no first token within
   ``first_token_timeout`` or a gap over ``idle_timeout`` ends in ``model_timeout``.
 * Once a :class:`Delta` has been yielded nothing is retried (the player would
-  see the reply twice); a break then is ``model_stream_cut``.
+  see the reply twice); a break then is ``model_stream_cut``, and a silence
+  over ``idle_timeout`` ends the reply with what came (``Done.incomplete``).
+* Every call is bounded (issue 18): ``max_tokens`` per purpose in the body,
+  and server caps whatever the provider does (:mod:`xtyserver.model.bounds`):
+  an SSE line over ``line_bytes``, a reply over ``reply_chars`` characters or
+  ``reply_seconds`` seconds, ``finish_reason: length`` end the reply with the
+  text kept so far (``Done.truncated``); tool calls past the fourth of one
+  answer are refused (dropped, never echoed back). Reasoning
+  (``reasoning_content``, a leading ``<think>`` block) never becomes a Delta.
 * The API key never appears in a repr, a log line or an error message.
 
 Every failure is a :class:`xtyserver.errors.ModelError` whose ``code`` is one of
 ``model_not_configured``, ``model_timeout``, ``model_rate_limited``,
 ``model_unavailable``, ``model_auth_failed``, ``model_stream_cut``,
-``model_bad_request`` or ``model_error``.
+``model_bad_request`` (:class:`ImageRefusedError` when the provider named the
+image) or ``model_error``.
 """
 
 from __future__ import annotations
@@ -31,7 +40,16 @@ import openai
 import structlog
 
 from xtyserver.errors import ModelError
-from xtyserver.model.request import RawChunk, chat_body, post_chat
+from xtyserver.model.bounds import (
+    OversizedLine,
+    Purpose,
+    ReplyCap,
+    ThinkFilter,
+    image_refused,
+    time_left,
+    token_limits,
+)
+from xtyserver.model.request import BoundedStream, RawChunk, chat_body, post_chat
 from xtyserver.model.settings import ModelSettings
 from xtyserver.protocol.frames import Usage
 from xtyserver.session.tools import ToolCall
@@ -39,6 +57,7 @@ from xtyserver.session.tools import ToolCall
 __all__ = [
     "Delta",
     "Done",
+    "ImageRefusedError",
     "ModelClient",
     "ModelEvent",
     "ModelSettings",
@@ -65,11 +84,28 @@ class Delta(msgspec.Struct, frozen=True):
 
 class Done(msgspec.Struct, frozen=True):
     """The end of a reply: the whole text, the usage when the provider gave it, and
-    the tool calls the model made instead of (or after) text (v1.md "Memory tools")."""
+    the tool calls the model made instead of (or after) text (v1.md "Memory tools").
+
+    Attributes:
+        truncated: The reply was cut: ``finish_reason: length`` or a server cap.
+        incomplete: The provider fell silent after text was shown; ``text`` is what came.
+        reasoned: The provider sent reasoning (kept from the player).
+        image_dropped: The image parts were left out: the route takes no images (now).
+        image_refused: The provider refused this turn's image; it was asked again without.
+    """
 
     text: str
     usage: Usage | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+    truncated: bool = False
+    incomplete: bool = False
+    reasoned: bool = False
+    image_dropped: bool = False
+    image_refused: bool = False
+
+
+class ImageRefusedError(ModelError):
+    """The provider refused the request because of its image part (a 400 naming it)."""
 
 
 ModelEvent = Delta | Done
@@ -172,6 +208,16 @@ def _classify(err: Exception, *, began: bool) -> _Failure:
                 ),
                 retryable=True,
             )
+        if image_refused(status, _provider_message(err)):
+            return _Failure(
+                ImageRefusedError(
+                    f"the model provider refused the image (HTTP {status}); "
+                    "the model takes no images",
+                    code="model_bad_request",
+                    status=status,
+                ),
+                retryable=False,
+            )
         if 400 <= status < 500:
             return _Failure(
                 ModelError(
@@ -205,6 +251,17 @@ def _classify(err: Exception, *, began: bool) -> _Failure:
     return _Failure(ModelError("the model provider failed the request"), retryable=False)
 
 
+def _provider_message(err: openai.APIStatusError) -> str:
+    """The provider's own error text, only to be read (never shown: it may echo the key)."""
+    body = err.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict):
+            return f"{inner.get('message', '')} {inner.get('param', '')}"
+        return str(inner)
+    return err.message
+
+
 _PROVIDER_ERRORS = (openai.OpenAIError, ValueError)
 """What the openai client raises for a bad provider (ValueError: malformed SSE JSON)."""
 
@@ -214,26 +271,38 @@ _PROVIDER_ERRORS = (openai.OpenAIError, ValueError)
 
 
 class _Progress:
-    """What a stream has told us so far (mutable; local to one call)."""
+    """What a stream has told us so far (mutable; local to one call).
 
-    __slots__ = ("calls", "finished", "parts", "usage")
+    Args:
+        cap: The reply's character and tool-call caps.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("calls", "cap", "finish_reason", "finished", "parts", "reasoned", "think", "usage")
+
+    def __init__(self, cap: ReplyCap | None = None) -> None:
         self.parts: list[str] = []
         self.usage: Usage | None = None
         self.finished = False
+        self.finish_reason: str | None = None
+        self.reasoned = False
+        self.cap = cap or ReplyCap()
+        self.think = ThinkFilter()
         # Streamed tool calls by index: [id, name, arguments so far].
         self.calls: dict[int, list[str]] = {}
 
     def tool_calls(self) -> tuple[ToolCall, ...]:
         return tuple(ToolCall(*self.calls[i]) for i in sorted(self.calls))
 
+    @property
+    def truncated(self) -> bool:
+        return self.cap.reached or self.finish_reason == "length"
+
     def take(self, chunk: RawChunk) -> str:
-        """Absorb one chunk; return its new text (may be empty).
+        """Absorb one chunk; return its new text for the player (may be empty).
 
         Read leniently, as the SDK's untyped construction did: a part of the
         wrong shape counts as absent. A chunk that is not a JSON object at all
-        is a broken provider.
+        is a broken provider. Reasoning is noted, never returned.
         """
         data = chunk.data
         if not isinstance(data, dict):
@@ -252,12 +321,20 @@ class _Progress:
             delta = choice.get("delta")
             if isinstance(delta, dict):
                 content = delta.get("content")
-                if isinstance(content, str):
-                    piece += content
+                if isinstance(content, str) and content and not self.cap.reached:
+                    piece += self.cap.take(self.think.feed(content))
+                for key in ("reasoning_content", "reasoning"):
+                    if isinstance(delta.get(key), str) and delta[key]:
+                        self.reasoned = True
                 for call in _list(delta.get("tool_calls")):
                     self._take_call(call)
-            if choice.get("finish_reason") is not None:
+            reason = choice.get("finish_reason")
+            if reason is not None:
                 self.finished = True
+                self.finish_reason = reason if isinstance(reason, str) else "stop"
+        if self.finished and not self.cap.reached:
+            piece += self.cap.take(self.think.flush())
+        self.reasoned = self.reasoned or self.think.reasoned
         if piece:
             self.parts.append(piece)
         return piece
@@ -268,13 +345,15 @@ class _Progress:
         index = call.get("index", 0)
         if not isinstance(index, int):
             return
+        if not self.cap.call_allowed(index, len(self.calls), index not in self.calls):
+            return  # past the fourth call of this answer: refused, never echoed back
         entry = self.calls.setdefault(index, ["", "", ""])
         if isinstance(call_id := call.get("id"), str) and call_id:
-            entry[0] = call_id
+            entry[0] = call_id[:200]
         function = call.get("function")
         if isinstance(function, dict):
-            entry[1] += _text(function.get("name"))
-            entry[2] += _text(function.get("arguments"))
+            entry[1] += self.cap.take(_text(function.get("name")))
+            entry[2] += self.cap.take(_text(function.get("arguments")))
 
 
 def _list(value: object) -> list[Any]:
@@ -314,6 +393,11 @@ class ModelClient:
         """Whether a base URL and a model are set (otherwise every call fails)."""
         return self._client is not None
 
+    @property
+    def raw(self) -> openai.AsyncOpenAI:
+        """The openai client itself (``xtyserver doctor`` lists ``/models``)."""
+        return self._require()
+
     def _require(self) -> openai.AsyncOpenAI:
         if self._client is None:
             missing = [
@@ -333,6 +417,9 @@ class ModelClient:
         *,
         model: str | None = None,
         tools: Sequence[Mapping[str, Any]] | None = None,
+        purpose: Purpose = "chat",
+        json_mode: bool = False,
+        vision: bool | None = None,
     ) -> AsyncGenerator[ModelEvent, None]:
         """Stream one reply: ``Delta`` events as text arrives, then one ``Done``.
 
@@ -340,31 +427,69 @@ class ModelClient:
         stream at once.
 
         Args:
-            messages: OpenAI chat messages (image parts are dropped when ``vision`` is off).
+            messages: OpenAI chat messages (image parts are dropped without vision).
             model: Model name; defaults to ``settings.model``.
             tools: OpenAI tool definitions to offer, or None for none.
+            purpose: ``chat`` (``max_tokens``) or ``background`` (``background_max_tokens``).
+            json_mode: Ask for one JSON object (``response_format``).
+            vision: Whether the model takes images now; None: ``settings.vision``.
 
         Yields:
-            ``Delta(text)`` per piece of text, then ``Done(text, usage, tool_calls)``.
+            ``Delta(text)`` per piece of text, then ``Done(text, usage, tool_calls, ...)``.
 
         Raises:
             ModelError: With the codes listed in the module docstring.
         """
         client = self._require()
-        name = model or self.settings.model
+        s = self.settings
+        name = model or s.model
         payload: list[dict[str, Any]] = [dict(m) for m in messages]
-        if not self.settings.vision:
+        if not (s.vision if vision is None else vision):
             payload, removed = strip_images(payload)
             if removed:
                 _log.info("model.image_dropped", reason="model has no vision", model=name)
 
         offered = [dict(t) for t in tools] if tools else None
-        stream, progress, first = await self._open_with_retries(client, payload, name, offered)
+        limit = s.max_tokens if purpose == "chat" else s.background_max_tokens
+        body = chat_body(
+            name,
+            payload,
+            offered,
+            limits=token_limits(s.token_field, limit),
+            json_mode=json_mode,
+        )
+        started = anyio.current_time()
+        stream, progress, first = await self._open_with_retries(client, body, started)
+        truncated = incomplete = False
         try:
             if first:
                 yield Delta(first)
-            while True:
-                chunk = await self._next(stream, progress)
+            while not progress.cap.reached:
+                left = time_left(started, anyio.current_time(), s.reply_seconds)
+                wait = min(s.idle_timeout, left)
+                try:
+                    chunk = await self._next(stream, wait)
+                except _Silent:
+                    if progress.finished:
+                        break  # the answer was whole; only its usage or [DONE] is missing
+                    if wait >= left:
+                        truncated = True  # the reply ran out of its seconds
+                    elif progress.parts or progress.calls:
+                        incomplete = True  # fell silent after text was shown
+                    else:
+                        raise ModelError(
+                            f"the model stopped sending for {s.idle_timeout:g} s",
+                            code="model_timeout",
+                        ) from None
+                    break
+                except OversizedLine:
+                    _log.warning("model.line_too_long", cap_bytes=s.line_bytes, model=name)
+                    if not (progress.parts or progress.finished):
+                        raise ModelError(
+                            "the model provider sent an oversized line", code="model_error"
+                        ) from None
+                    truncated = not progress.finished
+                    break
                 if chunk is None:
                     break
                 piece = progress.take(chunk)
@@ -372,12 +497,30 @@ class ModelClient:
                     yield Delta(piece)
         finally:
             await _close(stream)
-        if not progress.finished:
+        if progress.cap.refused_calls:
+            _log.warning("model.tool_calls_refused", refused=progress.cap.refused_calls)
+        truncated = truncated or progress.truncated
+        if not (progress.finished or truncated or incomplete):
             # Ended without a finish_reason: the connection closed early, not a real end.
             raise ModelError(
                 "the model's reply broke off before it was finished", code="model_stream_cut"
             )
-        yield Done("".join(progress.parts), progress.usage, progress.tool_calls())
+        if truncated or incomplete:
+            _log.info(
+                "model.reply_bounded",
+                truncated=truncated,
+                incomplete=incomplete,
+                finish_reason=progress.finish_reason,
+                chars=progress.cap.used,
+            )
+        yield Done(
+            "".join(progress.parts),
+            progress.usage,
+            progress.tool_calls(),
+            truncated=truncated,
+            incomplete=incomplete,
+            reasoned=progress.reasoned,
+        )
 
     async def complete(
         self, messages: Sequence[Mapping[str, Any]], *, model: str | None = None
@@ -394,15 +537,32 @@ class ModelClient:
         return (await self.complete_done(messages, model=model)).text
 
     async def complete_done(
-        self, messages: Sequence[Mapping[str, Any]], *, model: str | None = None
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        model: str | None = None,
+        json_mode: bool | None = None,
     ) -> Done:
-        """As :meth:`complete`, returning the whole ``Done`` (text and usage)."""
+        """As :meth:`complete`, returning the whole ``Done`` (text and usage).
+
+        A background answer is bounded by ``background_max_tokens``; one that
+        fell silent half way is a ``model_timeout`` (half an answer is no answer).
+        ``json_mode`` None: ``settings.json_mode``.
+        """
         name = model or self.settings.extraction_model or self.settings.model
         done = Done("")
-        async with contextlib.aclosing(self.stream_chat(messages, model=name)) as events:
+        stream = self.stream_chat(
+            messages,
+            model=name,
+            purpose="background",
+            json_mode=self.settings.json_mode if json_mode is None else json_mode,
+        )
+        async with contextlib.aclosing(stream) as events:
             async for event in events:
                 if isinstance(event, Done):
                     done = event
+        if done.incomplete:
+            raise ModelError("the model stopped sending mid-answer", code="model_timeout")
         return done
 
     async def aclose(self) -> None:
@@ -413,25 +573,30 @@ class ModelClient:
     # -- internals ----------------------------------------------------------
 
     async def _open_with_retries(
-        self,
-        client: openai.AsyncOpenAI,
-        payload: list[dict[str, Any]],
-        model: str,
-        tools: list[dict[str, Any]] | None = None,
-    ) -> tuple[openai.AsyncStream[RawChunk], _Progress, str]:
+        self, client: openai.AsyncOpenAI, body: dict[str, Any], started: float
+    ) -> tuple[BoundedStream, _Progress, str]:
         """Send the request and wait for the first text, retrying what is safe to retry."""
         s = self.settings
         attempt = 0
         while True:
             state: dict[str, Any] = {}
+            wait = min(
+                s.first_token_timeout, time_left(started, anyio.current_time(), s.reply_seconds)
+            )
             try:
-                with anyio.fail_after(s.first_token_timeout):
-                    return await self._open(client, payload, model, state, tools)
+                with anyio.fail_after(wait):
+                    return await self._open(client, body, state)
             except TimeoutError:
                 await _close(state.get("stream"))
                 raise ModelError(
-                    f"no answer from the model within {s.first_token_timeout:g} s",
+                    f"no answer from the model within {wait:g} s",
                     code="model_timeout",
+                ) from None
+            except OversizedLine:
+                await _close(state.get("stream"))
+                _log.warning("model.line_too_long", cap_bytes=s.line_bytes)
+                raise ModelError(
+                    "the model provider sent an oversized line", code="model_error"
                 ) from None
             except _PROVIDER_ERRORS as err:
                 await _close(state.get("stream"))
@@ -452,16 +617,12 @@ class ModelClient:
                 await anyio.sleep(delay)
 
     async def _open(
-        self,
-        client: openai.AsyncOpenAI,
-        payload: list[dict[str, Any]],
-        model: str,
-        state: dict[str, Any],
-        tools: list[dict[str, Any]] | None = None,
-    ) -> tuple[openai.AsyncStream[RawChunk], _Progress, str]:
-        stream = await post_chat(client, chat_body(model, payload, tools))
+        self, client: openai.AsyncOpenAI, body: dict[str, Any], state: dict[str, Any]
+    ) -> tuple[BoundedStream, _Progress, str]:
+        s = self.settings
+        stream = await post_chat(client, body, line_bytes=s.line_bytes)
         state["stream"] = stream
-        progress = _Progress()
+        progress = _Progress(ReplyCap(s.reply_chars))
         while True:
             try:
                 chunk = await stream.__anext__()
@@ -472,25 +633,25 @@ class ModelClient:
                     ) from None
                 return stream, progress, ""
             piece = progress.take(chunk)
-            if piece:
+            if piece or progress.cap.reached:
                 return stream, progress, piece
 
-    async def _next(
-        self, stream: openai.AsyncStream[RawChunk], progress: _Progress
-    ) -> RawChunk | None:
-        """The next chunk within ``idle_timeout``, ``None`` at the end. Never retried."""
+    async def _next(self, stream: BoundedStream, wait: float) -> RawChunk | None:
+        """The next chunk within ``wait`` seconds, ``None`` at the end. Never retried.
+
+        Raises:
+            _Silent: nothing came within ``wait``.
+            OversizedLine: the provider sent a line over the cap.
+        """
         try:
-            with anyio.fail_after(self.settings.idle_timeout):
+            with anyio.fail_after(wait):
                 return await stream.__anext__()
         except StopAsyncIteration:
             return None
         except TimeoutError:
-            raise ModelError(
-                f"the model stopped sending for {self.settings.idle_timeout:g} s",
-                code="model_timeout",
-            ) from None
+            raise _Silent from None
         except openai.APITimeoutError:
-            raise ModelError("the model stopped sending", code="model_timeout") from None
+            raise _Silent from None
         except openai.APIConnectionError as err:
             raise ModelError(
                 "the model's reply broke off before it was finished", code="model_stream_cut"
@@ -508,6 +669,10 @@ class ModelClient:
             # Waiting longer than the cap would hang the turn; give up and say so.
             return retry_after if retry_after <= s.retry_after_cap else None
         return float(min(s.backoff_cap, s.backoff_base * 2**attempt))
+
+
+class _Silent(Exception):
+    """No chunk came within the wait (idle timeout or the reply's last seconds)."""
 
 
 async def _close(stream: object) -> None:

@@ -18,7 +18,7 @@ never the key: config files hold no secrets. Unset fields fall back to ``[model]
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -38,6 +38,13 @@ class ModelRoute(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
             the ``[model]`` key (``XTY_MODEL_API_KEY``).
         context_window: Tokens the model accepts; None uses ``model.context_window``.
         vision: Whether it takes image parts.
+        preset: The provider preset it was filled from (``xtyserver.model.presets``).
+        max_tokens: A chat answer's token limit; None uses ``model.max_tokens``.
+        background_max_tokens: A background answer's limit; None uses the ``[model]`` one.
+        token_field: ``max_tokens``, ``max_completion_tokens`` or ``both``; None: ``[model]``'s.
+        json_mode: Ask for JSON mode on background calls; None: ``[model]``'s.
+        max_concurrency: Calls its provider takes at once; None: ``[model]``'s, else
+            1 for a loopback base URL and 4 otherwise.
     """
 
     model: str
@@ -45,6 +52,12 @@ class ModelRoute(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     api_key_env: _EnvName = ""
     context_window: _Window | None = None
     vision: bool = False
+    preset: str = ""
+    max_tokens: Annotated[int, msgspec.Meta(ge=16, le=32_768)] | None = None
+    background_max_tokens: Annotated[int, msgspec.Meta(ge=16, le=32_768)] | None = None
+    token_field: Literal["max_tokens", "max_completion_tokens", "both"] | None = None
+    json_mode: bool | None = None
+    max_concurrency: Annotated[int, msgspec.Meta(ge=1, le=64)] | None = None
 
 
 class ModelRoutes(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -68,14 +81,25 @@ class Routing(msgspec.Struct, frozen=True):
 
 def _settle(base: ModelSettings, route: ModelRoute, env: Mapping[str, str]) -> ModelSettings:
     key = env.get(route.api_key_env, "") if route.api_key_env else base.api_key
+    base_url = route.base_url or base.base_url
+    same_provider = base_url == base.base_url
     return msgspec.structs.replace(
         base,
-        base_url=route.base_url or base.base_url,
+        base_url=base_url,
         api_key=key,
         model=route.model,
         vision=route.vision,
         context_window=route.context_window or base.context_window,
         extraction_model=None,
+        preset=route.preset or base.preset,
+        max_tokens=route.max_tokens or base.max_tokens,
+        background_max_tokens=route.background_max_tokens or base.background_max_tokens,
+        token_field=route.token_field or base.token_field,
+        # Another provider's JSON mode and capacity are not known from [model]'s.
+        json_mode=route.json_mode
+        if route.json_mode is not None
+        else (base.json_mode if same_provider else False),
+        max_concurrency=route.max_concurrency or (base.max_concurrency if same_provider else None),
     )
 
 

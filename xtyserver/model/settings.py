@@ -7,7 +7,7 @@ Pure data, so the core and the config loader can name it without importing the
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -34,6 +34,19 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
         context_window: Tokens the model accepts (``memory.tokens.budget_for``).
         daily_token_budget: Tokens all calls may use per local day; None: no limit.
         budget_low_share: Share of the daily budget left at which background jobs stop.
+        preset: The provider preset this route was filled from (README "Providers").
+        max_tokens: Tokens a chat answer may have (sent as ``token_field``).
+        background_max_tokens: Tokens a background answer (extraction, summary,
+            fold) may have.
+        token_field: Which body key carries the limit: ``max_tokens``,
+            ``max_completion_tokens`` (OpenAI's newer models) or ``both``.
+        json_mode: Ask for ``response_format: {"type": "json_object"}`` on
+            background calls (off for unknown providers; ``xtyserver doctor`` tells).
+        max_concurrency: Calls the provider takes at once; None: 1 for a loopback
+            base URL (a local server), 4 otherwise.
+        reply_chars: Server cap: characters of one answer (the rest is not read).
+        reply_seconds: Server cap: seconds of one answer, request to last chunk.
+        line_bytes: Server cap: bytes of one SSE line from the provider.
     """
 
     base_url: str = ""
@@ -50,6 +63,15 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
     context_window: Annotated[int, msgspec.Meta(ge=2048)] = 32_768
     daily_token_budget: Annotated[int, msgspec.Meta(ge=0)] | None = None
     budget_low_share: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.2
+    preset: str = ""
+    max_tokens: Annotated[int, msgspec.Meta(ge=16, le=32_768)] = 400
+    background_max_tokens: Annotated[int, msgspec.Meta(ge=16, le=32_768)] = 300
+    token_field: Literal["max_tokens", "max_completion_tokens", "both"] = "max_tokens"
+    json_mode: bool = False
+    max_concurrency: Annotated[int, msgspec.Meta(ge=1, le=64)] | None = None
+    reply_chars: Annotated[int, msgspec.Meta(ge=1, le=8_000)] = 8_000
+    reply_seconds: Annotated[float, msgspec.Meta(gt=0, le=60)] = 60.0
+    line_bytes: Annotated[int, msgspec.Meta(ge=1024, le=65_536)] = 65_536
 
     def __post_init__(self) -> None:
         # msgspec checks the Meta bounds only when decoding; direct construction is checked here.
@@ -69,6 +91,10 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError("daily_token_budget must be >= 0")
         if not 0 <= self.budget_low_share <= 1:
             raise ValueError("budget_low_share must be between 0 and 1")
+        if not (0 < self.reply_seconds <= 60 and math.isfinite(self.reply_seconds)):
+            raise ValueError("reply_seconds must be more than 0 and at most 60")
+        if not 1 <= self.reply_chars <= 8_000:
+            raise ValueError("reply_chars must be between 1 and 8000")
 
     def __repr__(self) -> str:
         # The key stays out of every repr (and so out of logs and tracebacks).
@@ -82,7 +108,12 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
             f"extraction_model={self.extraction_model!r}, "
             f"context_window={self.context_window}, "
             f"daily_token_budget={self.daily_token_budget}, "
-            f"budget_low_share={self.budget_low_share})"
+            f"budget_low_share={self.budget_low_share}, preset={self.preset!r}, "
+            f"max_tokens={self.max_tokens}, "
+            f"background_max_tokens={self.background_max_tokens}, "
+            f"token_field={self.token_field!r}, json_mode={self.json_mode}, "
+            f"max_concurrency={self.max_concurrency}, reply_chars={self.reply_chars}, "
+            f"reply_seconds={self.reply_seconds}, line_bytes={self.line_bytes})"
         )
 
     __str__ = __repr__

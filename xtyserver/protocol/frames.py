@@ -276,6 +276,9 @@ class ChatDone(_Server, tag="chat.done"):
     context: ContextUse
     usage: Usage | None = None
     image_sent: bool = False
+    truncated: bool = False
+    incomplete: bool = False
+    notice: str | None = None
 
 
 class ChatError(_Server, tag="chat.error"):

@@ -6,6 +6,11 @@ player (v1.md "Memory"). The queue is bounded: a job that does not fit is
 dropped with a log line and the chat goes on. Progress is counted in the
 memory service's statistics; tests wait with ``MemoryService.wait_idle()``.
 
+Each job's model call goes through the process's scheduler
+(:mod:`xtyserver.model.scheduler`): it starts only while no chat is waiting or
+streaming on its provider, and a chat that needs the provider aborts it; the
+call is then asked again, so the job finishes once and stores its result once.
+
 Jobs run on the quick model (``ModelRouter.complete``); their tokens go on the
 player's bill, and once the daily token budget runs low a job is skipped with a
 log line (background work stops before chat does).
@@ -204,7 +209,7 @@ class MemoryJobs:
                 messages = fold.build_fold_messages(job.previous, job.rounds)
                 done = await self._model.complete(messages)
                 await self._meter.record(job.save, "summary", done.usage)
-                summary = fold.parse_fold(done.text)
+                summary = fold.parse_fold(done.text, job.previous)
                 if summary is None:
                     self._log.info("session.fold_unreadable")
         finally:

@@ -183,7 +183,17 @@ class TurnTasks:
                                     with anyio.CancelScope(shield=True):
                                         await self._bill(save, event.usage)
                                 await self._post(
-                                    ModelDone(turn, event.text, event.usage, event.tool_calls)
+                                    ModelDone(
+                                        turn,
+                                        event.text,
+                                        event.usage,
+                                        event.tool_calls,
+                                        truncated=event.truncated,
+                                        incomplete=event.incomplete,
+                                        reasoned=event.reasoned,
+                                        image_refused=event.image_refused,
+                                        image_dropped=event.image_dropped,
+                                    )
                                 )
             except errors.ModelError as exc:
                 outcome = exc.code

@@ -103,12 +103,24 @@ class ModelDelta(Event, frozen=True):
 
 
 class ModelDone(Event, frozen=True):
-    """The model's answer ended; with ``tool_calls`` it asks for tools before answering."""
+    """The model's answer ended; with ``tool_calls`` it asks for tools before answering.
+
+    ``truncated``: cut by ``finish_reason: length`` or a server cap; ``incomplete``:
+    the provider fell silent after text was shown; ``reasoned``: reasoning came
+    (kept from the player); ``image_refused``: the model refused the screenshot and
+    the answer was made without it (v1.md "chat.done"); ``image_dropped``: the
+    screenshot was left out (the model takes none).
+    """
 
     turn: int
     text: str
     usage: Usage | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+    truncated: bool = False
+    incomplete: bool = False
+    reasoned: bool = False
+    image_refused: bool = False
+    image_dropped: bool = False
 
 
 class ToolAnswered(Event, frozen=True):

@@ -1,17 +1,21 @@
 """The stateless call that folds rounds into the session summary: its prompt and its answer.
 
 Pure code. The call sees only the previous summary and the rounds to fold in
-(no persona, no memory, no game facts) and answers one JSON object; anything
-else is a failed fold (the rounds wait for the next one).
+(no persona, no memory, no game facts) and is asked for one JSON object. The
+answer is read leniently (issue 18 section 3, :mod:`xtyserver.memory.lenient`):
+a fenced block, an object in prose, trailing commas and a BOM are read; a
+plain-text answer with no JSON in it becomes the summary's free text (kept
+within the same cap); an answer that tries to be JSON and cannot be read, or
+has fields of the wrong shape, is a failed fold (the rounds wait for the next one).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import msgspec
 
+from xtyserver.memory import lenient
 from xtyserver.session.working import Round, SessionSummary
 
 FOLD_MARKER = "【会话摘要整理】"
@@ -29,12 +33,7 @@ FOLD_PROMPT = (
 )
 
 
-class _Answer(msgspec.Struct, frozen=True):
-    requests: list[str] = []
-    decisions: list[str] = []
-    preferences: list[str] = []
-    open_questions: list[str] = []
-    mood: str = ""
+_LIST_FIELDS = ("requests", "decisions", "preferences", "open_questions")
 
 
 def build_fold_messages(
@@ -52,25 +51,28 @@ def build_fold_messages(
     ]
 
 
-def parse_fold(answer: str) -> SessionSummary | None:
-    """The summary in the model's answer, or None when it is not the JSON asked for."""
-    text = answer.strip()
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        return None
-    try:
-        raw = json.loads(text[start : end + 1])
-        parsed = msgspec.convert(raw, _Answer)
-    except (ValueError, msgspec.ValidationError):
-        return None
+def parse_fold(answer: str, previous: SessionSummary | None = None) -> SessionSummary | None:
+    """The summary in the model's answer, or None when it cannot be read.
 
-    def items(values: list[str]) -> tuple[str, ...]:
-        return tuple(v.strip() for v in values if v.strip())
-
-    return SessionSummary(
-        requests=items(parsed.requests),
-        decisions=items(parsed.decisions),
-        preferences=items(parsed.preferences),
-        open_questions=items(parsed.open_questions),
-        mood=parsed.mood.strip(),
-    )
+    Args:
+        answer: The model's answer text.
+        previous: The summary the call was given; a plain-text answer keeps its
+            structured parts and replaces its free text.
+    """
+    found = lenient.json_object(answer)
+    if found is None:
+        prose = " ".join(answer.lstrip("\ufeff").split())
+        if not prose or lenient.looks_like_json(answer):
+            return None
+        return msgspec.structs.replace(previous or SessionSummary(), text=prose)
+    fields: dict[str, Any] = {}
+    for name in _LIST_FIELDS:
+        value = found.get(name, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return None
+        fields[name] = tuple(v.strip() for v in value if v.strip())
+    mood = found.get("mood", "")
+    free = found.get("summary", found.get("text", ""))
+    if not isinstance(mood, str) or not isinstance(free, str):
+        return None
+    return SessionSummary(**fields, mood=mood.strip(), text=" ".join(free.split()))

@@ -40,7 +40,6 @@ from xtyserver.protocol.frames import (
     MemoryConfirm,
     ServerHello,
     StateUpdate,
-    Usage,
 )
 from xtyserver.protocol.images import PreparedImage
 from xtyserver.session import replies
@@ -201,10 +200,10 @@ class GameAgentSession:
                 return self._image_refused(turn, error)
             case ModelDelta(turn=turn, text=text):
                 return self._turns.delta(turn, text)
-            case ModelDone(turn=turn, text=text, usage=usage, tool_calls=calls) if calls:
+            case ModelDone(turn=turn, text=text, tool_calls=calls) if calls:
                 return self._tool_round(turn, text, calls, now)
-            case ModelDone(turn=turn, text=text, usage=usage):
-                return self._done(turn, text, usage, now)
+            case ModelDone():
+                return self._done(event, now)
             case ToolAnswered(turn=turn, call_id=call_id, answer=answer):
                 current = self._turns.get(turn)
                 return (
@@ -434,9 +433,15 @@ class GameAgentSession:
         error.frame_id = turn.chat_id
         return self._refused(error)
 
-    def _done(self, number: int, text: str, usage: Usage | None, now: float) -> list[Effect]:
+    def _done(self, done: ModelDone, now: float) -> list[Effect]:
+        number = done.turn
+        turn = self._turns.get(number)
+        if turn is not None and not (done.text or turn.parts or turn.tools_used):
+            # Nothing to show (e.g. a reasoning model that only reasoned): a failed turn.
+            log = Log("model.empty_reply", {"reasoned": done.reasoned})
+            return [log, *self._failed(number, "model_empty_reply")]
         here = self._saves.save
-        effects = self._turns.finish(number, text, usage, now=now, save=here, day=self._saves.day)
+        effects = self._turns.finish(done, now=now, save=here, day=self._saves.day)
         if effects is None:
             return []
         self._transition("reply_done")
@@ -458,7 +463,7 @@ class GameAgentSession:
             return []
         if self._tools.offered(turn) is None:
             # No tools were offered: whatever it asked for, this is its final answer.
-            return self._done(number, text, None, now)
+            return self._done(ModelDone(number, text), now)
         names = context_names(self._saves.context) if turn.save == self._saves.save else ()
         return self._tools.round(turn, text, calls, now, names)
 

@@ -55,6 +55,11 @@ class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         "（可在配置 model.daily_token_budget 里调整）"
     )
     memory_tools_exhausted: str = "这次记忆操作没能完成，换个说法再试一次吧。"
+    model_empty_reply: str = "模型这次只想了想，没有说出回答，再问一次试试？"
+    image_refused: str = "这个模型看不了截图，这次只根据文字回答了。"
+    image_refused_en: str = (
+        "This model cannot look at screenshots, so this answer is from your text only."
+    )
     forget_not_agreed: str = (
         "玩家没有明确同意，什么都没删。确认码仍然有效：玩家明确说“好/确认/删吧”的那一轮才能用它。"
     )

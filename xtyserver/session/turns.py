@@ -19,7 +19,6 @@ from xtyserver.protocol.frames import (
     ChatError,
     ContextUse,
     ModelContext,
-    Usage,
 )
 from xtyserver.protocol.images import PreparedImage
 from xtyserver.session.effects import (
@@ -34,7 +33,7 @@ from xtyserver.session.effects import (
     Summarize,
     TouchMemories,
 )
-from xtyserver.session.events import SaveMemory
+from xtyserver.session.events import ModelDone, SaveMemory
 from xtyserver.session.prompt import PromptTexts
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.tools import TOOL_SPECS, ToolCall, ToolOp
@@ -55,6 +54,7 @@ class Turn:
         "image",
         "image_ready",
         "image_sent",
+        "language",
         "memory",
         "memory_ready",
         "messages",
@@ -86,6 +86,8 @@ class Turn:
         self.calling = False
         self.image_sent = False
         self.context_use: ContextUse = "none"
+        # The shared profile's language, for a notice in the player's language.
+        self.language = ""
         # The tool loop (v1.md "Memory tools"): the request so far and the round in flight.
         self.messages: list[dict[str, Any]] = []
         self.tools_used = 0
@@ -173,6 +175,8 @@ class Turns:
             drop_after=self._settings.limits.context_drop_after_ms / 1000,
         )
         # The turn keeps nothing of the memory: the index belongs to the memory service.
+        profile = turn.memory.profile if turn.memory is not None else None
+        turn.language = profile.language if profile is not None else ""
         turn.memory, turn.image = None, None
         turn.context_use, turn.image_sent = plan.context_use, plan.image_sent
         turn.messages = plan.messages
@@ -234,15 +238,18 @@ class Turns:
 
     def finish(
         self,
-        number: int,
-        text: str,
-        usage: Usage | None,
+        answer: ModelDone,
         *,
         now: float,
         save: Scope,
         day: int | None,
     ) -> list[Effect] | None:
-        """End turn ``number`` with its reply; None when it is not the turn in flight."""
+        """End the answer's turn with its reply; None when it is not the turn in flight.
+
+        Only the text the player saw (capped by the model shell) enters the
+        window; an ``incomplete`` reply is not handed to extraction.
+        """
+        number, text, usage = answer.turn, answer.text, answer.usage
         turn = self.get(number)
         if turn is None:
             return None
@@ -257,14 +264,21 @@ class Turns:
             fold = self.working.add((turn.text, reply))
             if fold is not None:
                 effects.append(FoldWorking(save, fold.generation, fold.previous, fold.rounds))
+        notice = None
+        if answer.image_refused:
+            english = turn.language.strip().lower().startswith(("en", "english", "英"))
+            notice = self._texts.image_refused_en if english else self._texts.image_refused
         done = ChatDone(
             id=turn.chat_id,
             text=reply,
             context=turn.context_use,
             usage=usage,
-            image_sent=turn.image_sent,
+            image_sent=turn.image_sent and not (answer.image_refused or answer.image_dropped),
+            truncated=answer.truncated,
+            incomplete=answer.incomplete,
+            notice=notice,
         )
-        if self._settings.memory and self._settings.extraction:
+        if self._settings.memory and self._settings.extraction and not answer.incomplete:
             # Queued before the reply goes out, so "the reply arrived" implies
             # "its extraction job is queued" (tests wait on the memory worker).
             effects.append(Remember(turn.save, turn.text, reply, day if same_save else None, now))

@@ -64,6 +64,7 @@ class SessionSummary(msgspec.Struct, frozen=True, kw_only=True):
     preferences: tuple[str, ...] = ()
     open_questions: tuple[str, ...] = ()
     mood: str = ""
+    text: str = ""  # free text: a fold that answered in prose (issue 18)
 
     def render(self) -> str:
         """The prompt text (Chinese labels), or "" when the summary is empty."""
@@ -74,6 +75,8 @@ class SessionSummary(msgspec.Struct, frozen=True, kw_only=True):
                 lines.append(f"- {label}：" + "；".join(items))
         if self.mood:
             lines.append(f"- 玩家的心情：{self.mood}")
+        if self.text:
+            lines.append(f"- 概要：{self.text}")
         return SUMMARY_HEAD + "\n" + "\n".join(lines) if lines else ""
 
     def capped(self, max_chars: int, item_chars: int) -> SessionSummary:
@@ -85,6 +88,10 @@ class SessionSummary(msgspec.Struct, frozen=True, kw_only=True):
                 name: tuple(i[:item_chars] for i in getattr(self, name) if i) for name, _ in _LABELS
             },
         )
+        over = len(cut.render()) - max_chars
+        if over > 0 and cut.text:
+            # The free text gives way first, down to what fits (it may go whole).
+            cut = msgspec.structs.replace(cut, text=cut.text[: max(len(cut.text) - over, 0)])
         while len(cut.render()) > max_chars:
             longest = max(_LABELS, key=lambda nl: len(getattr(cut, nl[0])))[0]
             items = getattr(cut, longest)

@@ -15,6 +15,12 @@ Endpoints:
     ``GET /_requests``             the recorded ``/v1/...`` requests as JSON.
     ``POST /_reset``               forget the queue and the recorded requests.
 
+Like a local server (llama.cpp, Ollama on one GPU), it can serve one chat
+request at a time (``serial=True``): a request waits until the answer before it
+is whole or its client hung up. With ``vision=False`` it refuses a request with
+an image part (HTTP 400 naming the image), like a text-only model. It never
+honours ``max_tokens``: a scripted reply streams whole (or forever, ``endless``).
+
 Every request to ``/v1/...`` is recorded (method, path, headers, raw body,
 parsed JSON) in :attr:`FakeModelServer.requests`. What the next chat request
 gets is scripted with :meth:`FakeModelServer.enqueue`; with nothing queued it
@@ -56,6 +62,7 @@ from xtyserver.testing.script import (
     RecordedRequest,
     Reply,
     completion_body,
+    content_chunk,
     error_body,
     message_text,
     pick_reply,
@@ -112,12 +119,26 @@ class FakeModelServer:
         host: Address to bind (loopback by default).
         port: Port to bind; ``0`` picks a free one (see :attr:`port`).
         model: The model id reported to clients.
+        serial: Serve one chat request at a time (the rest wait), as a local server does.
+        vision: Accept image parts; False answers HTTP 400 naming the image.
     """
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, model: str = DEFAULT_MODEL):
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        model: str = DEFAULT_MODEL,
+        serial: bool = False,
+        vision: bool = True,
+    ):
         self._host = host
         self._want_port = port
         self.model = model
+        self.serial = serial
+        self.vision = vision
+        self._serving: anyio.Lock | None = None
+        self.bytes_streamed = 0
         self.requests: list[RecordedRequest] = []
         self._queue: list[Reply] = []
         # Search keys the scripted model writes for a memory (by its summary) when
@@ -322,9 +343,38 @@ class FakeModelServer:
         await conn.send_response(200, msgspec.json.encode(answer))
 
     async def _chat(self, conn: HttpConnection, request: Request, payload: Any) -> None:
+        if not self.serial:
+            await self._answer(conn, request, payload)
+            return
+        if self._serving is None:
+            self._serving = anyio.Lock()
+        lock = self._serving
+        acquired = False
+
+        async def take_turn() -> None:
+            nonlocal acquired
+            await lock.acquire()
+            acquired = True
+
+        # One at a time: a waiting client that hangs up leaves the queue.
+        if not await conn.unless_hung_up(take_turn):
+            if acquired:
+                lock.release()
+            await conn.aclose()
+            return
+        try:
+            await self._answer(conn, request, payload)
+        finally:
+            lock.release()
+
+    async def _answer(self, conn: HttpConnection, request: Request, payload: Any) -> None:
         if not isinstance(payload, dict) or not isinstance(payload.get("messages"), list):
             body = error_body(400, "body must be a JSON object with a 'messages' list")
             await conn.send_response(400, body)
+            return
+        if not self.vision and _has_image(payload):
+            message = "Invalid content type. image_url is only supported by certain models."
+            await conn.send_response(400, error_body(400, message))
             return
         prompt = message_text(payload)
         reply = pick_reply(self._queue, prompt) or keys_reply(payload, self.search_keys) or Reply()
@@ -391,9 +441,23 @@ class FakeModelServer:
                     ("Connection", "keep-alive" if complete else "close"),
                 ],
             )
-            for delay, data in events:
+            # A scripted long line comes after the first piece of text (or, with
+            # none, after the role chunk).
+            long_after = 1 if pieces and len(events) > 1 else 0
+            for i, (delay, data) in enumerate(events):
                 await _delay(delay)
                 await conn.send_data(b"data: " + data + b"\n\n")
+                self.bytes_streamed += len(data) + 8
+                if reply.line_bytes is not None and i == long_after:
+                    await self._long_line(conn, reply.line_bytes)
+            n = len(events)
+            while reply.endless:
+                for piece in pieces or ["。"]:
+                    await _delay(reply.chunk_delay)
+                    n += 1
+                    data = content_chunk(self.model, n, piece)
+                    await conn.send_data(b"data: " + data + b"\n\n")
+                    self.bytes_streamed += len(data) + 8
             if complete:
                 await conn.end_body()
             # else: the connection closes without the end of the chunked body
@@ -411,6 +475,32 @@ class FakeModelServer:
                 with anyio.CancelScope(shield=True):
                     await conn.aclose()
             self._streams.add(-1)
+
+    async def _long_line(self, conn: HttpConnection, size: int) -> None:
+        """One content chunk of ``size`` bytes on one SSE line, 64 KiB per write."""
+        head = b'data: {"choices":[{"index":0,"delta":{"content":"'
+        await conn.send_data(head)
+        self.bytes_streamed += len(head)
+        block = b"a" * 65536
+        left = size
+        while left > 0:
+            part = block[: min(left, len(block))]
+            await conn.send_data(part)
+            self.bytes_streamed += len(part)
+            left -= len(part)
+        tail = b'"},"finish_reason":null}]}\n\n'
+        await conn.send_data(tail)
+        self.bytes_streamed += len(tail)
+
+
+def _has_image(payload: dict[str, Any]) -> bool:
+    for message in payload.get("messages", []):
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            for part in content:
+                if isinstance(part, dict) and part.get("type") in ("image_url", "input_image"):
+                    return True
+    return False
 
 
 async def run_fake_model(

@@ -70,6 +70,14 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
             for a stream; always in a plain completion).
         match: Only a request whose message text contains this substring gets this reply.
         tool_calls: Tool calls streamed after the text (finish reason ``tool_calls``).
+        reasoning: Reasoning text streamed as ``reasoning_content`` before the text
+            (the way DeepSeek-R1 and llama.cpp's reasoning models send it).
+        finish_reason: The finish reason to send instead of ``stop``, e.g. ``length``.
+        endless: After the text, keep streaming it again, forever (until the client
+            hangs up): a provider that never stops.
+        line_bytes: Stream one content chunk of this many bytes on a single SSE line
+            (written 64 KiB at a time, never held whole) after the first piece of
+            text (with no text: first), then the rest.
     """
 
     text: str | None = None
@@ -82,6 +90,10 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     usage: bool = True
     match: str | None = None
     tool_calls: list[ToolCallScript] | None = None
+    reasoning: str | None = None
+    finish_reason: str | None = None
+    endless: bool = False
+    line_bytes: Annotated[int, msgspec.Meta(ge=0)] | None = None
 
 
 class RecordedRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -278,6 +290,11 @@ def _chunk(
     return msgspec.json.encode(chunk)
 
 
+def content_chunk(model: str, n: int, text: str) -> bytes:
+    """One streamed chunk carrying ``text`` as content (for endless streams)."""
+    return _chunk(model, n, {"content": text}, None, False)
+
+
 def stream_events(
     reply: Reply, pieces: Sequence[str], *, model: str, prompt: str, want_usage: bool
 ) -> tuple[list[tuple[float, bytes]], bool]:
@@ -297,15 +314,19 @@ def stream_events(
     """
     # The role chunk comes at once, like OpenAI's; it carries no token.
     events = [(0.0, _chunk(model, 0, {"role": "assistant", "content": ""}, None, want_usage))]
+    for i, thought in enumerate(split_chunks(reply.reasoning or "")):
+        delay = reply.first_delay if i == 0 else reply.chunk_delay
+        delta = {"content": None, "reasoning_content": thought}
+        events.append((delay, _chunk(model, 0, delta, None, want_usage)))
     for i, piece in enumerate(pieces):
         if reply.cut_after is not None and i >= reply.cut_after:
             return events, False
         delay = reply.first_delay if i == 0 else reply.chunk_delay
         events.append((delay, _chunk(model, i + 1, {"content": piece}, None, want_usage)))
-    if reply.cut_after is not None:
-        return events, False  # cut after every content chunk: the end never comes
+    if reply.cut_after is not None or reply.endless:
+        return events, False  # cut after every content chunk, or endless: no end comes
     n = len(pieces) + 1
-    finish = "stop"
+    finish = reply.finish_reason or "stop"
     for i, call in enumerate(reply.tool_calls or ()):
         args = call.arguments
         text = args if isinstance(args, str) else msgspec.json.encode(args).decode()
@@ -322,7 +343,7 @@ def stream_events(
                 (reply.chunk_delay, _chunk(model, n, {"tool_calls": [part]}, None, want_usage))
             )
             n += 1
-        finish = "tool_calls"
+        finish = reply.finish_reason or "tool_calls"
     events.append((0.0, _chunk(model, n, {}, finish, want_usage)))
     if want_usage:
         final = {

@@ -1,0 +1,106 @@
+"""Provider presets: base URL, model names and known capabilities in one line (pure data).
+
+``preset = "ollama"`` in ``[model]`` (or a ``[models.*]`` route, or
+``XTY_MODEL_PRESET``) fills every key it knows that the configuration does not
+set itself; what the file, the environment or a flag sets wins. The
+capabilities are what each provider documents for the named model; ``xtyserver
+doctor`` checks them against the real thing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+PRESETS: Mapping[str, Mapping[str, Any]] = {
+    # DeepSeek's chat model is text-only; it supports JSON mode.
+    "deepseek": {
+        "base_url": "https://api.deepseek.com/v1",
+        "model": "deepseek-chat",
+        "vision": False,
+        "json_mode": True,
+    },
+    # Alibaba Cloud Model Studio (DashScope), OpenAI-compatible mode.
+    "qwen": {
+        "base_url": "https://dashscope.aliyuncs.com/compatible-mode/v1",
+        "model": "qwen-vl-plus",
+        "extraction_model": "qwen-plus",
+        "vision": True,
+        "json_mode": True,
+    },
+    # Volcano Engine Ark (Doubao); the model may also be an endpoint id (ep-...).
+    "doubao": {
+        "base_url": "https://ark.cn-beijing.volces.com/api/v3",
+        "model": "doubao-1-5-vision-pro-32k-250115",
+        "vision": True,
+        "json_mode": False,
+    },
+    "ollama": {
+        "base_url": "http://127.0.0.1:11434/v1",
+        "model": "qwen2.5vl",
+        "vision": True,
+        "json_mode": True,
+    },
+    "lmstudio": {
+        "base_url": "http://127.0.0.1:1234/v1",
+        "model": "qwen2.5-vl-7b-instruct",
+        "vision": True,
+        "json_mode": False,
+    },
+    # llama.cpp's llama-server (or llama-cpp-python's server); text-only without an mmproj.
+    "llamacpp": {
+        "base_url": "http://127.0.0.1:8080/v1",
+        "model": "local",
+        "vision": False,
+        "json_mode": True,
+    },
+    "openai": {
+        "base_url": "https://api.openai.com/v1",
+        "model": "gpt-4o-mini",
+        "vision": True,
+        "json_mode": True,
+        "token_field": "max_completion_tokens",
+    },
+}
+
+ALIASES: Mapping[str, str] = {
+    "dashscope": "qwen",
+    "ark": "doubao",
+    "volcengine": "doubao",
+    "lm-studio": "lmstudio",
+    "lm_studio": "lmstudio",
+    "llama.cpp": "llamacpp",
+    "llama-cpp": "llamacpp",
+    "llama_cpp": "llamacpp",
+}
+
+ROUTE_KEYS = frozenset({"base_url", "model", "vision", "json_mode", "token_field"})
+"""What a preset fills in a ``[models.*]`` route (the rest belongs to ``[model]``)."""
+
+
+def preset_name(name: str) -> str | None:
+    """The canonical preset name for ``name`` (case-insensitive, aliases known), or None."""
+    key = name.strip().lower()
+    key = ALIASES.get(key, key)
+    return key if key in PRESETS else None
+
+
+def fill(table: dict[str, Any], *, route: bool = False) -> str | None:
+    """Fill ``table``'s missing keys from its ``preset``; return an error text or None.
+
+    Args:
+        table: A ``[model]`` or ``[models.*]`` table as parsed (changed in place).
+        route: Whether it is a route (fills only :data:`ROUTE_KEYS`).
+    """
+    given = table.get("preset")
+    if given is None or given == "":
+        return None
+    if not isinstance(given, str) or (name := preset_name(given)) is None:
+        known = ", ".join(sorted(PRESETS))
+        return f"unknown model preset {given!r}; known presets: {known}"
+    table["preset"] = name
+    for key, value in PRESETS[name].items():
+        if route and key not in ROUTE_KEYS:
+            continue
+        table.setdefault(key, value)
+    return None
