@@ -431,3 +431,129 @@ async def test_with_the_trash_off_the_page_says_a_delete_is_final(tmp_path: Path
     async with running(tmp_path, clock=ManualClock(), overrides=overrides) as h:
         await fill_named(h)
         await anyio.to_thread.run_sync(drive_no_trash, h, h.server.ui_link)
+
+
+KEY = "sk-test-abcdef1234567890"
+
+
+def drive_settings(h: Harness, link: str) -> list[Path]:
+    from selenium.webdriver.common.by import By
+
+    shots: list[Path] = []
+    with browser.chromium() as d:
+        d.get(link)
+        ready(d, "memory")
+        css(d, "#tab-settings")[0].click()
+        ready(d, "settings")
+        presets = [o.text for o in css(d, "#s-preset option")]
+        assert presets[0] == "DeepSeek" and presets[-1] == "其他 OpenAI 兼容服务"
+        assert "本机 Ollama" in presets and "豆包（火山方舟）" in presets
+        # a preset fills the form; a text-only chat model shows the vision model's fields
+        choose(d, "#s-preset", "deepseek")
+        assert css(d, "#s-base-url")[0].get_attribute("value") == "https://api.deepseek.com/v1"
+        assert css(d, "#s-model")[0].get_attribute("value") == "deepseek-chat"
+        assert not css(d, "#s-vision")[0].is_selected()
+        assert css(d, "#s-vision-model")[0].is_displayed()
+        # another OpenAI-compatible server (the scripted one), a model that sees, a key
+        choose(d, "#s-preset", "other")
+        for field, value in (("#s-base-url", h.fake.base_url), ("#s-model", "fake-vl2")):
+            css(d, field)[0].clear()
+            css(d, field)[0].send_keys(value)
+        css(d, "#s-vision")[0].click()
+        assert not css(d, "#s-vision-model")[0].is_displayed()
+        css(d, "#s-key")[0].send_keys(KEY)
+        d.execute_script("document.getElementById('status').textContent = ''")
+        css(d, "#s-save")[0].click()
+        wait(d, lambda d: css(d, "#status")[0].text == "已保存，下一轮对话起生效。")
+        # taken for the next turn, no restart; the key never comes back to the page
+        assert h.server.model.routing.chat.model == "fake-vl2"
+        assert h.server.model.routing.chat.base_url == h.fake.base_url
+        assert "sk-…7890" in css(d, "#s-key-status")[0].text
+        assert css(d, "#s-key")[0].get_attribute("value") == ""
+        assert KEY not in d.page_source
+        answer = d.execute_script(
+            "return fetch('api/settings', {headers: {'X-XTY-CSRF': sessionStorage.getItem("
+            "'xty-csrf')}}).then((r) => r.text())"
+        )
+        assert "sk-…7890" in answer and KEY not in answer
+        stored = (h.settings.data_path / "settings.json").read_text(encoding="utf-8")
+        assert "fake-vl2" in stored and KEY not in stored
+        assert h.server.ui.settings is not None
+        assert h.server.ui.settings.player.keys.get() == KEY
+        shots.append(browser.screenshot(d, "ui-settings-390.png", 390))
+
+        # 测试连接: the model check's table, in Chinese
+        css(d, "#s-test")[0].click()
+        wait(d, lambda d: d.execute_script("return document.body.dataset.doctor") in ("ok", "fail"))
+        rows = css(d, "table.doctor-route tr[data-check]")
+        assert [r.get_attribute("data-check") for r in rows][:3] == [
+            "reachable",
+            "model",
+            "streaming",
+        ]
+        first = rows[0].find_elements(By.TAG_NAME, "td")
+        assert first[0].text == "能连上" and first[1].text in ("通过", "失败", "注意", "跳过")
+        assert css(d, "table.doctor-route caption")[0].text.startswith("聊天")
+        assert "fake-vl2" in css(d, "table.doctor-route caption")[0].text
+        shots.append(browser.screenshot(d, "ui-settings-1280.png", 1280))
+
+        # the companion: name, persona, reply language, automatic shared memory
+        css(d, "#s-name")[0].clear()
+        css(d, "#s-name")[0].send_keys("汤圆")
+        css(d, "#s-persona")[0].send_keys("温柔、爱种地的小伙伴")
+        choose(d, "#s-language", "en")
+        css(d, "#s-auto-shared")[0].click()
+        d.execute_script("document.getElementById('status').textContent = ''")
+        css(d, "#s-save-companion")[0].click()
+        wait(d, lambda d: css(d, "#status")[0].text == "已保存，下一轮对话起生效。")
+        profile = h.store.get_profile()
+        assert profile.companion_name == "汤圆"
+        assert profile.companion_persona == "温柔、爱种地的小伙伴"
+        assert profile.language == "en" and profile.auto_shared is False
+
+        # every control of the view has a name a screen reader reads
+        for control in css(d, "#settings-view button, #settings-view input, #settings-view select"):
+            if control.is_displayed():
+                assert (control.accessible_name or "").strip(), control.get_attribute("id")
+        css(d, "#lang")[0].click()
+        ready(d, "settings")
+        assert css(d, "#tab-settings")[0].text == "Settings"
+        assert "sk-…7890" in css(d, "#s-key-status")[0].text
+    return shots
+
+
+@pytest.mark.anyio
+@browser_only
+async def test_settings_in_the_browser(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    async with running(tmp_path, clock=ManualClock(), overrides=MINUTE_BEATS) as h:
+        shots = await anyio.to_thread.run_sync(drive_settings, h, h.server.ui_link)
+    with capsys.disabled():
+        for path in shots:
+            print(f"\nscreenshot: {path}")
+
+
+def drive_pinned(h: Harness, link: str) -> None:
+    with browser.chromium() as d:
+        d.get(link)
+        ready(d, "memory")
+        css(d, "#tab-settings")[0].click()
+        ready(d, "settings")
+        assert not css(d, "#s-model")[0].is_enabled()
+        assert css(d, "#s-model")[0].get_attribute("value") == "env-model"
+        note = css(d, '[data-pin="model.model"]')[0].text
+        assert note.startswith("由环境变量设置，优先于本页")
+        assert not css(d, "#s-key")[0].is_enabled()
+        assert css(d, "#s-key-status")[0].text == "来自环境变量 XTY_MODEL_API_KEY：sk-…5678"
+        assert "sk-env-abcdefgh5678" not in d.page_source
+        assert css(d, "#s-base-url")[0].is_enabled()  # what no variable sets stays editable
+
+
+@pytest.mark.anyio
+@browser_only
+async def test_settings_pinned_by_the_environment_say_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XTY_MODEL", "env-model")
+    monkeypatch.setenv("XTY_MODEL_API_KEY", "sk-env-abcdefgh5678")
+    async with running(tmp_path, clock=ManualClock(), overrides=MINUTE_BEATS) as h:
+        await anyio.to_thread.run_sync(drive_pinned, h, h.server.ui_link)

@@ -44,6 +44,7 @@ from xtyserver.manage.access import (
     set_cookie,
 )
 from xtyserver.manage.ops import Refused
+from xtyserver.manage.settings import KeyBody, PageSettings, SettingsBody
 from xtyserver.memory.manage import Confirmations, ForgetRequest
 from xtyserver.memory.types import GameIdText, SaveIdText, Scope, error_field
 from xtyserver.serve.memory_service import MemoryService
@@ -182,6 +183,7 @@ class UiHttp:
         self.launch_keys: dict[str, float] = {}
         self.clock = clock
         self.port: int | None = None
+        self.settings: PageSettings | None = None  # the settings view's steps (Server sets them)
         self.sessions: dict[str, UiSession] = {}
         self.refused: Counter[str] = Counter()
         self._log = log.get("xtyserver.ui")
@@ -232,9 +234,10 @@ class UiHttp:
     async def _connection(self, stream: anyio.abc.SocketStream) -> None:
         async with self._slots, stream:
             conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD)
-            answer: Answer | None = None
+            read: Answer | tuple[h11.Request, bytes] | None = None
             with anyio.move_on_after(REQUEST_SECONDS):
-                answer = await self._exchange(conn, stream)
+                read = await self._exchange(conn, stream)
+            answer = await self.handle(*read) if isinstance(read, tuple) else read
             if answer is None:
                 return  # the peer went away or was too slow: nothing to answer
             try:
@@ -244,8 +247,12 @@ class UiHttp:
 
     async def _exchange(
         self, conn: h11.Connection, stream: anyio.abc.SocketStream
-    ) -> Answer | None:
-        """Read one request with its body and answer it (None: the peer left)."""
+    ) -> Answer | tuple[h11.Request, bytes] | None:
+        """Read one request with its body (None: the peer left; an answer: refused as read).
+
+        Only the reading is bounded by :data:`REQUEST_SECONDS`; the answer may
+        take longer (the model check waits for the provider, each check bounded).
+        """
         request: h11.Request | None = None
         body = bytearray()
         try:
@@ -270,7 +277,7 @@ class UiHttp:
                         return error(413, f"request body over {MAX_BODY} bytes")
                 elif isinstance(event, h11.EndOfMessage):
                     assert request is not None
-                    return await self.handle(request, bytes(body))
+                    return request, bytes(body)
                 elif isinstance(event, h11.ConnectionClosed):
                     return None
         except h11.RemoteProtocolError as exc:
@@ -361,6 +368,14 @@ class UiHttp:
             case ("restore", True):
                 wanted = decode_body(body, RestoreBody)
                 return await ops.restore(self.memory, wanted.trash_id)
+            case ("settings", False):
+                return await self._settings().view()
+            case ("settings", True):
+                return await self._settings().change(decode_body(body, SettingsBody))
+            case ("key", True):
+                return await self._settings().key(decode_body(body, KeyBody))
+            case ("doctor", True):
+                return await self._settings().doctor()
             case ("profile", True):
                 change = decode_body(body, ProfileBody)
                 return await ops.correct(self.memory, change.field, change.value)
@@ -396,6 +411,11 @@ class UiHttp:
             self.launch_keys.clear()
             self._log.info("ui.token_rotated")
         return token
+
+    def _settings(self) -> PageSettings:
+        if self.settings is None:
+            raise Refused("this server has no stored settings", 404)
+        return self.settings
 
     def _static(self, name: str) -> Answer:
         entry = STATIC.get(name)

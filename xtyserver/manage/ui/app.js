@@ -369,6 +369,115 @@
     } catch (e) { say(T().failed + e.message, true); }
   }
 
+  // -- settings (issue 19 §3): the provider, the key (never shown back), the models, the check ----
+
+  let settingsView = null;
+  const KEYED = () => [...document.querySelectorAll("#settings-view [data-key]")];
+
+  function renderSettings(sv, profile) {
+    const t = T();
+    settingsView = sv;
+    const names = [...sv.presets.map((p) => p.name), "other"];
+    const current = sv.presets.find((p) => p.baseUrl === sv.values["model.base_url"]);
+    $("s-preset").replaceChildren(...names.map((n) => option(n, t.presetName[n] || n, current ? current.name : "other")));
+    for (const input of KEYED()) {
+      const dotted = input.dataset.key;
+      const value = sv.values[dotted];
+      if (input.type === "checkbox") input.checked = !!value;
+      else input.value = value ?? "";
+      const by = sv.pinned[dotted];
+      input.disabled = !!by;
+      const note = document.querySelector(`#settings-view [data-pin="${dotted}"]`);
+      note.textContent = by ? t.pinnedBy[by] || by : "";
+      if (by) input.setAttribute("aria-description", note.textContent);
+      else input.removeAttribute("aria-description");
+    }
+    $("s-vision-route").hidden = $("s-vision").checked;
+    const key = sv.key;
+    const status = t.keyStatus[key.source] || t.keyStatus.none;
+    $("s-key-status").textContent = key.shown || key.source === "none" ? status(key.shown, key.backend) : "";
+    $("s-key-warning").textContent = key.warning ? t.keyFile : "";
+    $("s-key").value = "";
+    $("s-key").disabled = !!key.pinned;
+    $("s-forget-key").hidden = !(key.source === "keyring" || key.source === "file");
+    $("s-name").value = profile.companionName || "";
+    $("s-persona").value = profile.companionPersona || "";
+    const langs = Object.keys(t.languages);
+    const lang = langs.includes(profile.language || "") ? (profile.language || "") : profile.language;
+    $("s-language").replaceChildren(...[...new Set([...langs, lang])].map((l) => option(l, t.languages[l] ?? l, lang)));
+    $("s-auto-shared").checked = !!profile.autoShared;
+  }
+
+  function fillFromPreset() {
+    const chosen = settingsView && settingsView.presets.find((p) => p.name === $("s-preset").value);
+    if (!chosen) return;  // "other": the player types the address and the model
+    if (!$("s-base-url").disabled) $("s-base-url").value = chosen.baseUrl;
+    if (!$("s-model").disabled) $("s-model").value = chosen.model;
+    if (!$("s-vision").disabled) $("s-vision").checked = chosen.vision;
+    $("s-vision-route").hidden = $("s-vision").checked;
+  }
+
+  async function saveSettings() {
+    const changes = {};
+    for (const input of KEYED()) {
+      if (input.disabled) continue;
+      const dotted = input.dataset.key;
+      const value = input.type === "checkbox" ? input.checked : input.value.trim();
+      const before = settingsView.values[dotted];
+      if (input.type === "checkbox" ? value !== !!before : value !== (before ?? "")) changes[dotted] = value === "" ? null : value;
+    }
+    if (changes["models.vision.model"] || (!$("s-vision").checked && $("s-vision-model").value.trim())) {
+      changes["models.vision.vision"] = true;  // the vision route takes the screenshots
+      if (!$("s-vision-base-url").value.trim() && !$("s-vision-base-url").disabled) changes["models.vision.base_url"] = $("s-base-url").value.trim() || null;
+    }
+    try {
+      if (Object.keys(changes).length) await call("POST", "settings", { changes });
+      const key = $("s-key").value.trim();
+      if (key) await call("POST", "key", { apiKey: key });
+      $("s-key").value = "";
+      await refresh();
+      say(T().settingsSaved);
+    } catch (e) { say(T().failed + e.message, true); }
+  }
+
+  async function saveCompanion(profile) {
+    const wanted = { companionName: $("s-name").value.trim(), companionPersona: $("s-persona").value.trim(), language: $("s-language").value };
+    try {
+      for (const [field, value] of Object.entries(wanted)) {
+        if (value !== (profile[field] || "")) await call("POST", "profile", { field, value });
+      }
+      if ($("s-auto-shared").checked !== !!profile.autoShared) await call("POST", "profile", { field: "autoShared", value: $("s-auto-shared").checked });
+      await refresh();
+      say(T().settingsSaved);
+    } catch (e) { say(T().failed + e.message, true); }
+  }
+
+  // "测试连接": xtyserver doctor's checks, one table per route.
+  async function testConnection() {
+    const t = T();
+    $("s-test").disabled = true;
+    $("doctor").replaceChildren(el("p", { class: "note" }, t.testing));
+    document.body.dataset.doctor = "running";
+    try {
+      const report = await call("POST", "doctor", {});
+      const tables = report.routes.map((r) => el("div", { class: "table-wrap" }, el("table", { class: "stats doctor-route", "data-roles": r.roles.join(" ") },
+        el("caption", {}, `${r.roles.map((x) => t.roles[x] || x).join(" / ")}: ${r.model || "-"} · ${r.base_url || "-"}`),
+        row(t.doctorCols, true),
+        ...r.checks.map((c) => {
+          const line = row([t.checkName[c.name] || c.name, t.checkStatus[c.status] || c.status, c.detail, c.hint]);
+          line.dataset.check = c.name;
+          line.dataset.status = c.status;
+          return line;
+        }))));
+      $("doctor").replaceChildren(el("p", { class: report.ok ? "ok" : "bad" }, report.ok ? t.doctorOk : t.doctorFail), ...tables);
+      document.body.dataset.doctor = report.ok ? "ok" : "fail";
+    } catch (e) {
+      $("doctor").replaceChildren();
+      say(t.failed + e.message, true);
+      document.body.dataset.doctor = "error";
+    } finally { $("s-test").disabled = false; }
+  }
+
   // -- statistics view ---------------------------------------------------------------------
 
   function row(cells, head) {
@@ -454,11 +563,13 @@
     learnNames(view);
     if (tab === "memory") renderMemory(view);
     else if (tab === "stats") renderStats(view);
+    else if (tab === "settings") renderSettings(await call("GET", "settings"), view.profile);
     else renderTrash(trash);
     $("memory-view").hidden = tab !== "memory";
     $("stats-view").hidden = tab !== "stats";
     $("trash-view").hidden = tab !== "trash";
-    for (const [id, name] of [["tab-memory", "memory"], ["tab-stats", "stats"], ["tab-trash", "trash"]]) {
+    $("settings-view").hidden = tab !== "settings";
+    for (const [id, name] of [["tab-memory", "memory"], ["tab-stats", "stats"], ["tab-trash", "trash"], ["tab-settings", "settings"]]) {
       $(id).classList.toggle("active", tab === name);
       $(id).setAttribute("aria-pressed", String(tab === name));
     }
@@ -479,6 +590,15 @@
     $("tab-memory").addEventListener("click", () => show("memory"));
     $("tab-stats").addEventListener("click", () => show("stats"));
     $("tab-trash").addEventListener("click", () => show("trash"));
+    $("tab-settings").addEventListener("click", () => show("settings"));
+    $("s-preset").addEventListener("change", fillFromPreset);
+    $("s-vision").addEventListener("change", () => { $("s-vision-route").hidden = $("s-vision").checked; });
+    $("s-save").addEventListener("click", saveSettings);
+    $("s-test").addEventListener("click", testConnection);
+    $("s-forget-key").addEventListener("click", async () => {
+      try { await call("POST", "key", { apiKey: null }); await refresh(); say(T().settingsSaved); } catch (e) { say(T().failed + e.message, true); }
+    });
+    $("s-save-companion").addEventListener("click", async () => saveCompanion((await call("GET", "view")).profile));
     $("lang").addEventListener("click", () => {
       lang = lang === "zh" ? "en" : "zh";
       localStorage.setItem("xty-lang", lang);
