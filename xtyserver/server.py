@@ -320,7 +320,7 @@ class Server:
         return open_link(self.settings.server.host, self.ui_port, self.ui.mint_key())
 
     def apply_settings(self, settings: Settings, env: Mapping[str, str] | None = None) -> None:
-        """Take changed model settings for the next turn, without a restart (issue 19 §3).
+        """Take changed model settings and the daily budget for the next turn, without a restart.
 
         The model routes are rebuilt from ``settings`` (e.g.
         :meth:`xtyserver.serve.player_settings.PlayerSettings.effective` after the
@@ -331,11 +331,13 @@ class Server:
         self.model.reroute(routing)
         vision = routing.chat.vision or routing.vision.vision
         configured = self.model.configured
+        budget = daily_budget(settings)
         self._session_settings = msgspec.structs.replace(
-            self._session_settings, model_configured=configured, vision=vision
+            self._session_settings, model_configured=configured, vision=vision, daily_budget=budget
         )
+        self.jobs.set_budget(budget)
         for session in list(self._sessions):
-            session.model_changed(configured=configured, vision=vision)
+            session.model_changed(configured=configured, vision=vision, daily_budget=budget)
         self._log.info("settings.applied", model_configured=configured, vision=vision)
 
     async def wait_connections(self, at_most: int) -> None:

@@ -422,9 +422,16 @@
     for (const input of KEYED()) {
       if (input.disabled) continue;
       const dotted = input.dataset.key;
-      const value = input.type === "checkbox" ? input.checked : input.value.trim();
       const before = settingsView.values[dotted];
-      if (input.type === "checkbox" ? value !== !!before : value !== (before ?? "")) changes[dotted] = value === "" ? null : value;
+      if (input.type === "checkbox") {
+        if (input.checked !== !!before) changes[dotted] = input.checked;
+      } else if (input.type === "number") {
+        const value = input.value.trim() === "" ? null : Math.round(Number(input.value));
+        if (value !== (before ?? null)) changes[dotted] = value;
+      } else {
+        const value = input.value.trim();
+        if (value !== (before ?? "")) changes[dotted] = value === "" ? null : value;
+      }
     }
     if (changes["models.vision.model"] || (!$("s-vision").checked && $("s-vision-model").value.trim())) {
       changes["models.vision.vision"] = true;  // the vision route takes the screenshots
