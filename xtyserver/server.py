@@ -336,6 +336,7 @@ class Server:
             self._session_settings, model_configured=configured, vision=vision, daily_budget=budget
         )
         self.jobs.set_budget(budget)
+        self.memory.set_trash_window(settings.memory.trash_hours * 3600)
         for session in list(self._sessions):
             session.model_changed(configured=configured, vision=vision, daily_budget=budget)
         self._log.info("settings.applied", model_configured=configured, vision=vision)

@@ -463,6 +463,8 @@ def drive_settings(h: Harness, link: str) -> list[Path]:
         assert not css(d, "#s-vision-model")[0].is_displayed()
         css(d, "#s-key")[0].send_keys(KEY)
         css(d, "#s-budget")[0].send_keys("200000")
+        css(d, "#s-trash")[0].clear()
+        css(d, "#s-trash")[0].send_keys("48")
         d.execute_script("document.getElementById('status').textContent = ''")
         css(d, "#s-save")[0].click()
         wait(d, lambda d: css(d, "#status")[0].text == "已保存，下一轮对话起生效。")
@@ -470,6 +472,7 @@ def drive_settings(h: Harness, link: str) -> list[Path]:
         assert h.server.model.routing.chat.model == "fake-vl2"
         assert h.server.model.routing.chat.base_url == h.fake.base_url
         assert h.server._session_settings.daily_budget.tokens == 200_000  # the next session's
+        assert h.server.memory.trash_window == 48 * 3600
         assert "sk-…7890" in css(d, "#s-key-status")[0].text
         assert css(d, "#s-key")[0].get_attribute("value") == ""
         assert KEY not in d.page_source

@@ -49,7 +49,7 @@ class KeyBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="c
 class SettingsBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """``POST settings``: dotted keys of :data:`EDITABLE` to their new values (None: unset)."""
 
-    changes: dict[str, str | bool | int | None]
+    changes: dict[str, str | bool | int | float | None]
 
 
 def presets() -> list[Preset]:

@@ -413,6 +413,10 @@ class MemoryService:
         """Seconds a forget stays restorable (0: no trash)."""
         return self.store.trash_window
 
+    def set_trash_window(self, seconds: float) -> None:
+        """The trash window changed (the settings page): the next forget and listing use it."""
+        self.store.trash_window = seconds
+
     async def trash_entries(self) -> list[TrashEntry]:
         """What the trash holds and can still restore, newest first (the page lists these)."""
         return await self._read(self.store.trash_entries)

@@ -417,7 +417,8 @@
     $("s-vision-route").hidden = $("s-vision").checked;
   }
 
-  async function saveSettings() {
+  // What the settings view's fields change (dotted keys of the stored settings).
+  function settingsChanges() {
     const changes = {};
     for (const input of KEYED()) {
       if (input.disabled) continue;
@@ -426,7 +427,7 @@
       if (input.type === "checkbox") {
         if (input.checked !== !!before) changes[dotted] = input.checked;
       } else if (input.type === "number") {
-        const value = input.value.trim() === "" ? null : Math.round(Number(input.value));
+        const value = input.value.trim() === "" ? null : Number(input.value);
         if (value !== (before ?? null)) changes[dotted] = value;
       } else {
         const value = input.value.trim();
@@ -437,6 +438,11 @@
       changes["models.vision.vision"] = true;  // the vision route takes the screenshots
       if (!$("s-vision-base-url").value.trim() && !$("s-vision-base-url").disabled) changes["models.vision.base_url"] = $("s-base-url").value.trim() || null;
     }
+    return changes;
+  }
+
+  async function saveSettings() {
+    const changes = settingsChanges();
     try {
       if (Object.keys(changes).length) await call("POST", "settings", { changes });
       const key = $("s-key").value.trim();
@@ -450,6 +456,8 @@
   async function saveCompanion(profile) {
     const wanted = { companionName: $("s-name").value.trim(), companionPersona: $("s-persona").value.trim(), language: $("s-language").value };
     try {
+      const changes = settingsChanges();  // the trash window sits here too
+      if (Object.keys(changes).length) await call("POST", "settings", { changes });
       for (const [field, value] of Object.entries(wanted)) {
         if (value !== (profile[field] || "")) await call("POST", "profile", { field, value });
       }
