@@ -63,11 +63,12 @@ def chromium() -> Iterator[Any]:
             driver.quit()
 
 
-def screenshot(driver: Any, name: str) -> Path:
-    """Save the whole page as ``ARTIFACTS/name`` (PNG) and return the path."""
+def screenshot(driver: Any, name: str, width: int = 1280) -> Path:
+    """Save the whole page, ``width`` CSS pixels wide, as ``ARTIFACTS/name`` (PNG); its path."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / name
+    driver.set_window_size(width, 900)
     height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(1280, max(900, min(int(height) + 40, 4000)))
+    driver.set_window_size(width, max(900, min(int(height) + 40, 4000)))
     assert driver.save_screenshot(str(path))
     return path

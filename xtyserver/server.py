@@ -37,6 +37,7 @@ from xtyserver.errors import StoreError
 from xtyserver.files import tighten_data_dir
 from xtyserver.manage.access import open_link
 from xtyserver.manage.http import UiHttp
+from xtyserver.manage.settings import PageSettings
 from xtyserver.memory.glossary import Glossary
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.tokens import DailyBudget, budget_for
@@ -66,6 +67,7 @@ from xtyserver.serve.jobs import MemoryJobs
 from xtyserver.serve.localzone import detect_local_timezone, server_zone, zone_resolver
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
+from xtyserver.serve.player_settings import PlayerSettings
 from xtyserver.serve.trash_purge import purge_trash_every
 from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, injection_log_path
 from xtyserver.session.machine import CLOSE_SERVER_FULL, GameAgentSession
@@ -213,6 +215,8 @@ class Server:
         clock: Clock,
         recorder: Recorder | None = None,
         token_file: Path | None = None,
+        player: PlayerSettings | None = None,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.settings = settings
         self.recorder = recorder
@@ -284,6 +288,8 @@ class Server:
             clock=clock,
             timezone=default_zone or local or "UTC",
         )
+        if player is not None:
+            self.ui.settings = PageSettings(player, lambda s: self.apply_settings(s, env), env)
 
     @property
     def store(self) -> MemoryStore:
@@ -314,7 +320,7 @@ class Server:
         return open_link(self.settings.server.host, self.ui_port, self.ui.mint_key())
 
     def apply_settings(self, settings: Settings, env: Mapping[str, str] | None = None) -> None:
-        """Take changed model settings for the next turn, without a restart (issue 19 §3).
+        """Take changed model settings and the daily budget for the next turn, without a restart.
 
         The model routes are rebuilt from ``settings`` (e.g.
         :meth:`xtyserver.serve.player_settings.PlayerSettings.effective` after the
@@ -325,11 +331,14 @@ class Server:
         self.model.reroute(routing)
         vision = routing.chat.vision or routing.vision.vision
         configured = self.model.configured
+        budget = daily_budget(settings)
         self._session_settings = msgspec.structs.replace(
-            self._session_settings, model_configured=configured, vision=vision
+            self._session_settings, model_configured=configured, vision=vision, daily_budget=budget
         )
+        self.jobs.set_budget(budget)
+        self.memory.set_trash_window(settings.memory.trash_hours * 3600)
         for session in list(self._sessions):
-            session.model_changed(configured=configured, vision=vision)
+            session.model_changed(configured=configured, vision=vision, daily_budget=budget)
         self._log.info("settings.applied", model_configured=configured, vision=vision)
 
     async def wait_connections(self, at_most: int) -> None:
@@ -573,6 +582,7 @@ async def serving(
     env: Mapping[str, str] | None = None,
     token_file: Path | None = None,
     tighten: bool = False,
+    player: PlayerSettings | None = None,
 ) -> AsyncIterator[Server]:
     """Open the profile's store and the model client, and run a :class:`Server`.
 
@@ -627,6 +637,7 @@ async def serving(
                 record_images=record_images,
                 env=env,
                 token_file=token_file,
+                player=player,
             ) as server:
                 yield server
         finally:
@@ -658,6 +669,7 @@ async def _serving(
     record_images: bool,
     env: Mapping[str, str] | None,
     token_file: Path | None,
+    player: PlayerSettings | None = None,
 ) -> AsyncIterator[Server]:
     # Validated before anything opens: a bad glossary file stops the start.
     glossary = load_glossary(settings.data_path) if settings.memory.glossary else Glossary()
@@ -717,6 +729,9 @@ async def _serving(
         clock=clock,
         recorder=recorder,
         token_file=token_file,
+        # The page's settings view: the player's stored choices under the rest.
+        player=player or PlayerSettings(settings.data_path, env=os.environ if env is None else env),
+        env=env,
     )
     try:
         async with anyio.create_task_group() as background:

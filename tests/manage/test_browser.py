@@ -93,7 +93,7 @@ def drive_page(h: Harness, link: str) -> list[Path]:
         css(d, f"{item} button.delete")[0].click()
         wait(d, lambda d: d.execute_script("return document.getElementById('confirm').open"))
         preview = css(d, "#confirm .preview-events li")
-        assert [p.text for p in preview] == [f"stardew-valley / farm-a: {target.summary}"]
+        assert [p.text for p in preview] == [f"星露谷物语 / 未命名存档 · farm-a: {target.summary}"]
         shots.append(browser.screenshot(d, "ui-confirm.png"))
         css(d, "#confirm-yes")[0].click()
         wait(d, lambda d: not css(d, item))

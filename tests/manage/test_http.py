@@ -389,6 +389,36 @@ async def test_the_websocket_port_serves_no_page_and_the_page_port_no_websocket(
         assert (await http(page.port, "GET", "/v1", [page.host])).status == 404
 
 
+async def test_export_of_one_save_or_everything(tmp_path: Path) -> None:
+    from xtyserver.memory.export import decode_document, encode_document
+
+    async with running(tmp_path, clock=ManualClock(), overrides=MINUTE_BEATS) as h:
+        await fill(h)
+        page = Page(h)
+        await page.open()
+        everything = decode_document(json.dumps(await page.get("export")))
+        assert encode_document(everything) == encode_document(h.store.export())
+        one = decode_document(
+            json.dumps(await page.get("export?gameId=stardew-valley&saveId=farm-a"))
+        )
+        assert {e.scope for e in one.events} == {FARM} and len(one.events) == 4
+        assert one.sessions and {Scope(s.game_id, s.save_id) for s in one.sessions} == {FARM}
+        assert {Scope(d.game_id, d.save_id) for d in one.days} == {FARM}
+        assert one.profile == h.store.get_profile()
+        for query, status in (
+            ("export?gameId=stardew-valley", 400),  # a save needs both
+            ("export?gameId=stardew-valley&saveId=nope", 404),
+            ("export?gameId=Bad Id&saveId=farm-a", 400),
+            ("export?gameId=stardew-valley&saveId=farm-a&saveId=farm-b", 400),
+            ("export?what=1", 400),
+        ):
+            answer = await http(page.port, "GET", f"/ui/api/{query}", page.auth())
+            assert answer.status == status, (query, answer.body)
+        # without the session's CSRF token nothing is exported
+        bare = [page.host, ("Cookie", page.cookie)]
+        assert (await http(page.port, "GET", "/ui/api/export", bare)).status == 403
+
+
 async def test_the_page_gets_each_memorys_search_keys_to_show_as_tags(tmp_path: Path) -> None:
     async with running(tmp_path, clock=ManualClock()) as h:
         keys = ("鸡窝", "Coop")
@@ -402,3 +432,37 @@ async def test_the_page_gets_each_memorys_search_keys_to_show_as_tags(tmp_path: 
         view = await page.get("view")
         plain = [e for s in view["saves"] for e in s["events"] if e["subject"] == "温室"]
         assert "searchKeys" not in plain[0]  # absent when none
+
+
+async def test_the_trash_and_restore_over_the_api(tmp_path: Path) -> None:
+    async with running(tmp_path, clock=ManualClock(), overrides=MINUTE_BEATS) as h:
+        await fill(h)
+        page = Page(h)
+        await page.open()
+        assert await page.get("trash") == {"hours": 24.0, "entries": []}
+        preview = await page.post("forget", target="save", gameId="stardew-valley", saveId="farm-a")
+        done = await page.post(
+            "forget",
+            target="save",
+            gameId="stardew-valley",
+            saveId="farm-a",
+            confirmToken=preview["confirmToken"],
+        )
+        trash = await page.get("trash")
+        [entry] = trash["entries"]
+        assert entry["trashId"] == done["trashId"] and entry["target"] == "save"
+        assert entry["itemCount"] == 4 and entry["leftMs"] == 24 * 3600 * 1000
+        assert RFC3339.fullmatch(entry["expiresAt"])
+        assert h.store.load_scope(FARM) == []
+        await page.post("restore", 400, trashId=0)
+        await page.post("restore", 400, trashId=entry["trashId"], extra=1)
+        back = await page.post("restore", trashId=entry["trashId"])
+        assert back == {
+            "trashId": entry["trashId"],
+            "target": "save",
+            "items": 4,
+            "profileFields": [],
+        }
+        assert len(h.store.load_scope(FARM)) == 4
+        missing = await page.post("restore", 404, trashId=entry["trashId"])
+        assert missing["fields"] == ["trashId"]

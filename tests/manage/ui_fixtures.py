@@ -48,8 +48,8 @@ GAMES = {"stardew-valley": {"farm-a", "farm-b"}, "dont-starve-together": {"world
 DAYS_PLAYED = {"stardew-valley": 3, "dont-starve-together": 2}
 
 
-def _reply(player: str, summaries: tuple[str, str]) -> Reply:
-    answer = {
+def _reply(player: str, summaries: tuple[str, str], keys: tuple[str, ...] = ()) -> Reply:
+    answer: dict[str, object] = {
         "profile": None,
         "events": [
             {"kind": "goal", "subject": summaries[0][:8], "summary": summaries[0], "importance": 4},
@@ -58,6 +58,7 @@ def _reply(player: str, summaries: tuple[str, str]) -> Reply:
                 "subject": summaries[1][:8],
                 "summary": summaries[1],
                 "importance": 2,
+                **({"keys": list(keys)} if keys else {}),
             },
         ],
     }
@@ -135,3 +136,72 @@ async def http(
             except (anyio.EndOfStream, anyio.BrokenResourceError):
                 pass
     return HttpAnswer(raw)
+
+
+# (calendar day, game, save, its readable name or None, in-game day, what the player says, memories)
+NAMED: list[tuple[int, str, str, str | None, int, str, tuple[str, str]]] = [
+    (
+        0,
+        "stardew-valley",
+        "5e7196e16e72300361c63bc7",
+        "阳光农场",
+        3,
+        "我要完成鱼缸收集包",
+        ("完成社区中心的鱼缸收集包", "和阿比盖尔是好朋友"),
+    ),
+    (
+        1,
+        "stardew-valley",
+        "5e7196e16e72300361c63bc7",
+        "阳光农场",
+        12,
+        "今天把温室修好了",
+        ("温室已经修好", "下雨天去矿洞"),
+    ),
+    (
+        1,
+        "dont-starve-together",
+        "a1b2c3d4e5f6a7b8",
+        None,
+        5,
+        "基地建在猪王旁边",
+        ("基地建在猪王旁边", "冬天前囤好木头"),
+    ),
+    (
+        2,
+        "oxygen-not-included",
+        "colony-a",
+        "绿洲殖民地",
+        40,
+        "先造水筛",
+        ("Build a water sieve before cycle 50", "氧气扩散器放在基地中间"),
+    ),
+]
+
+
+KEYS = {"和阿比盖尔是好朋友": ("阿比盖尔", "Abigail")}  # search keys the extraction gives
+
+
+async def fill_named(h: Harness) -> None:
+    """Three games, saves with and without a readable name, memories on in-game days.
+
+    Through the real server: the hello names the save (``identity.saveName``),
+    a ``state.update`` carries ``world.day``, a chat makes the scripted model's
+    extraction form two memories on that day, heartbeats make play time.
+    """
+    for n, (day, game, save, name, game_day, text, summaries) in enumerate(NAMED):
+        h.clock.set(DAY1 + day * 86400 + n * 600)
+        h.fake.enqueue(_reply(text, summaries, KEYS.get(summaries[1], ())))
+        identity = {"gameId": game, "saveId": save, **({"saveName": name} if name else {})}
+        async with h.adapter(game, save, identity=identity) as ws:
+            context = model_context(h.clock, world={"day": game_day})
+            await send(ws, {"type": "state.update", "modelContext": context})
+            for _ in range(3):
+                h.clock.advance(60)
+                await send(ws, {"type": "heartbeat"})
+                await send(ws, {"type": "stats.get", "id": "barrier"})  # frames run in order
+                assert (await recv(ws))["type"] == "stats.result"
+            _, done = await chat(ws, text)
+            assert done["type"] == "chat.done", done
+            with anyio.fail_after(10):
+                await h.server.memory.wait_idle()

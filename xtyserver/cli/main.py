@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import msgspec
@@ -24,6 +24,9 @@ from xtyserver.clock import SystemClock
 from xtyserver.config import Settings, load_settings
 from xtyserver.files import private_dir, write_private
 from xtyserver.serve.instance import NotStarted
+
+if TYPE_CHECKING:
+    from xtyserver.serve.player_settings import PlayerSettings
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -177,23 +180,31 @@ def _settings(args: argparse.Namespace) -> Settings:
     return load_settings(getattr(args, "config", None), overrides=overrides)
 
 
-def _server_settings(config: Path | None, overrides: dict[str, Any] | None = None) -> Settings:
-    """A server's settings: what the player stored on the page (and the key) under the rest."""
+def _player(config: Path | None, overrides: dict[str, Any] | None = None) -> PlayerSettings:
+    """The data folder's stored choices and key (the page's settings view), under the rest."""
     from xtyserver.serve.player_settings import PlayerSettings
 
     first = load_settings(config, overrides=overrides)
-    return PlayerSettings(first.data_path, config=config, overrides=overrides).effective()
+    return PlayerSettings(first.data_path, config=config, overrides=overrides)
 
 
-def _serve_settings(args: argparse.Namespace) -> Settings:
-    overrides: dict[str, Any] = {
+def _server_settings(config: Path | None, overrides: dict[str, Any] | None = None) -> Settings:
+    """A server's settings: what the player stored on the page (and the key) under the rest."""
+    return _player(config, overrides).effective()
+
+
+def _serve_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    return {
         "data_dir": args.data_dir,
         "profile": args.profile,
         "server.host": args.host,
         "server.port": args.port,
         "server.ui_port": args.ui_port,
     }
-    return _server_settings(args.config, overrides)
+
+
+def _serve_settings(args: argparse.Namespace) -> Settings:
+    return _server_settings(args.config, _serve_overrides(args))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -220,11 +231,13 @@ def _dispatch(args: argparse.Namespace) -> int:
             # A desktop program: the player's settings, the page opened once.
             log.configure()
             opening = not (args.no_browser or os.environ.get("XTY_NO_BROWSER"))
-            return anyio.run(_start, _server_settings(args.start_config), opening)
+            player = _player(args.start_config)
+            return anyio.run(_start, player.effective(), opening, player)
         case "serve":
             log.configure(json=True if args.log_json else None)
+            player = _player(args.config, _serve_overrides(args))
             return anyio.run(
-                _serve, _serve_settings(args), args.record, args.record_images, args.open
+                _serve, player.effective(), args.record, args.record_images, args.open, player
             )
         case "autostart":
             from xtyserver.cli.autostart import autostart
@@ -302,13 +315,13 @@ def _open_store(settings: Settings) -> Any:
     )
 
 
-async def _start(settings: Settings, opening: bool) -> int:
+async def _start(settings: Settings, opening: bool, player: PlayerSettings | None = None) -> int:
     """``xtyserver`` alone: serve; when one already runs on this folder, open its page."""
     from xtyserver.serve.instance import read_server_file
 
     running = read_server_file(settings.data_path)
     try:
-        return await _serve(settings, None, False, opening)
+        return await _serve(settings, None, False, opening, player)
     except NotStarted:
         if running is None or not opening:
             raise
@@ -318,7 +331,11 @@ async def _start(settings: Settings, opening: bool) -> int:
 
 
 async def _serve(
-    settings: Settings, record: Path | None, record_images: bool, opening: bool = False
+    settings: Settings,
+    record: Path | None,
+    record_images: bool,
+    opening: bool = False,
+    player: PlayerSettings | None = None,
 ) -> int:
     # The server runs on asyncio only. httpcore imports trio whenever it is
     # installed (selenium, a test tool, brings it): 4 MiB and 70 ms for nothing.
@@ -340,6 +357,7 @@ async def _serve(
             record_images=record_images,
             token_file=where,
             tighten=True,  # once this server holds the folder's lock and the port
+            player=player,
         ) as server:
             if not settings.model.configured:
                 log.get("xtyserver.cli.main").warning(

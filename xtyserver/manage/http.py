@@ -7,8 +7,9 @@ closed (one request per connection, each read within
 :data:`REQUEST_SECONDS`; at most :data:`MAX_CONNECTIONS` at once, more wait).
 Who may do what is decided by the pure
 :func:`xtyserver.manage.access.check_ui_request`; the API
-(:meth:`UiHttp.api`: ``GET view``, ``POST profile``, ``POST pin``, ``POST
-forget``, each ``POST`` with a JSON body) goes through :mod:`xtyserver.manage.ops`
+(:meth:`UiHttp.api`: ``GET view``, ``GET export`` (``?gameId=…&saveId=…`` for
+one save), ``GET trash``, ``POST profile``, ``POST pin``, ``POST forget``,
+``POST restore``, each ``POST`` with a JSON body) goes through :mod:`xtyserver.manage.ops`
 like MCP's tools: the types and the one vocabulary of
 :mod:`xtyserver.memory.manage`, the shapes of :mod:`xtyserver.session.replies`.
 """
@@ -19,9 +20,10 @@ import email.utils
 import http
 import importlib.resources
 import secrets
+import urllib.parse
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import anyio
 import anyio.abc
@@ -42,6 +44,7 @@ from xtyserver.manage.access import (
     set_cookie,
 )
 from xtyserver.manage.ops import Refused
+from xtyserver.manage.settings import KeyBody, PageSettings, SettingsBody
 from xtyserver.memory.manage import Confirmations, ForgetRequest
 from xtyserver.memory.types import GameIdText, SaveIdText, Scope, error_field
 from xtyserver.serve.memory_service import MemoryService
@@ -77,6 +80,33 @@ class PinBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="c
     save_id: SaveIdText
     event_id: int
     pinned: bool
+
+
+class RestoreBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
+    """``POST restore``: put one trash entry back."""
+
+    trash_id: Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
+
+
+class ExportQuery(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
+    """``GET export?gameId=…&saveId=…``: one save; without both, everything."""
+
+    game_id: GameIdText | None = None
+    save_id: SaveIdText | None = None
+
+
+def decode_query(target: str, kind: type[T]) -> T:
+    """The query string of ``target`` as a ``kind`` (each name once), or Refused (400)."""
+    query = target.split("?", 1)[1] if "?" in target else ""
+    pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
+    fields = dict(pairs)
+    if len(fields) != len(pairs):
+        raise Refused("a query parameter is given twice", 400)
+    try:
+        return msgspec.convert(fields, type=kind)
+    except msgspec.ValidationError as exc:
+        field = error_field(exc)
+        raise Refused(f"bad query: {exc}", 400, [field] if field else []) from None
 
 
 def decode_body(body: bytes, kind: type[T]) -> T:
@@ -153,6 +183,7 @@ class UiHttp:
         self.launch_keys: dict[str, float] = {}
         self.clock = clock
         self.port: int | None = None
+        self.settings: PageSettings | None = None  # the settings view's steps (Server sets them)
         self.sessions: dict[str, UiSession] = {}
         self.refused: Counter[str] = Counter()
         self._log = log.get("xtyserver.ui")
@@ -203,9 +234,10 @@ class UiHttp:
     async def _connection(self, stream: anyio.abc.SocketStream) -> None:
         async with self._slots, stream:
             conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD)
-            answer: Answer | None = None
+            read: Answer | tuple[h11.Request, bytes] | None = None
             with anyio.move_on_after(REQUEST_SECONDS):
-                answer = await self._exchange(conn, stream)
+                read = await self._exchange(conn, stream)
+            answer = await self.handle(*read) if isinstance(read, tuple) else read
             if answer is None:
                 return  # the peer went away or was too slow: nothing to answer
             try:
@@ -215,8 +247,12 @@ class UiHttp:
 
     async def _exchange(
         self, conn: h11.Connection, stream: anyio.abc.SocketStream
-    ) -> Answer | None:
-        """Read one request with its body and answer it (None: the peer left)."""
+    ) -> Answer | tuple[h11.Request, bytes] | None:
+        """Read one request with its body (None: the peer left; an answer: refused as read).
+
+        Only the reading is bounded by :data:`REQUEST_SECONDS`; the answer may
+        take longer (the model check waits for the provider, each check bounded).
+        """
         request: h11.Request | None = None
         body = bytearray()
         try:
@@ -241,7 +277,7 @@ class UiHttp:
                         return error(413, f"request body over {MAX_BODY} bytes")
                 elif isinstance(event, h11.EndOfMessage):
                     assert request is not None
-                    return await self.handle(request, bytes(body))
+                    return request, bytes(body)
                 elif isinstance(event, h11.ConnectionClosed):
                     return None
         except h11.RemoteProtocolError as exc:
@@ -301,14 +337,18 @@ class UiHttp:
         name = path.removeprefix(PREFIX + "api/")
         assert decision.session_id is not None
         try:
-            result = await self.api(name, decision.kind == "write", body, decision.session_id)
+            result = await self.api(
+                name, decision.kind == "write", body, decision.session_id, target
+            )
         except Refused as exc:
             if exc.status >= 500:
                 self._log.info("ui.failed", call=name, status=exc.status)
             return error(exc.status, exc.message, exc.fields)
         return json_answer(200, {"ok": True, "result": result})
 
-    async def api(self, name: str, write: bool, body: bytes, session_id: str) -> Any:
+    async def api(
+        self, name: str, write: bool, body: bytes, session_id: str, target: str = ""
+    ) -> Any:
         """Run one API call of the page session ``session_id``.
 
         Raises:
@@ -317,6 +357,25 @@ class UiHttp:
         match (name, write):
             case ("view", False):
                 return await ops.view(self.memory, self.clock, self.timezone)
+            case ("export", False):
+                query = decode_query(target, ExportQuery)
+                if (query.game_id is None) != (query.save_id is None):
+                    raise Refused("export one save with gameId and saveId, or neither", 400)
+                scope = None if query.game_id is None else Scope(query.game_id, query.save_id or "")
+                return await ops.export(self.memory, scope)
+            case ("trash", False):
+                return await ops.trash(self.memory, self.clock)
+            case ("restore", True):
+                wanted = decode_body(body, RestoreBody)
+                return await ops.restore(self.memory, wanted.trash_id)
+            case ("settings", False):
+                return await self._settings().view()
+            case ("settings", True):
+                return await self._settings().change(decode_body(body, SettingsBody))
+            case ("key", True):
+                return await self._settings().key(decode_body(body, KeyBody))
+            case ("doctor", True):
+                return await self._settings().doctor()
             case ("profile", True):
                 change = decode_body(body, ProfileBody)
                 return await ops.correct(self.memory, change.field, change.value)
@@ -352,6 +411,11 @@ class UiHttp:
             self.launch_keys.clear()
             self._log.info("ui.token_rotated")
         return token
+
+    def _settings(self) -> PageSettings:
+        if self.settings is None:
+            raise Refused("this server has no stored settings", 404)
+        return self.settings
 
     def _static(self, name: str) -> Answer:
         entry = STATIC.get(name)

@@ -18,6 +18,7 @@ from typing import Any
 from xtyserver.clock import Clock
 from xtyserver.errors import StoreContentError, XtyError
 from xtyserver.memory.accounting import local_date
+from xtyserver.memory.export import ExportDocument, save_document
 from xtyserver.memory.manage import Confirmations, ForgetRequest
 from xtyserver.memory.types import PROFILE_TABLE, Scope, SharedProfile, profile_field
 from xtyserver.protocol.memory_frames import MemoryForgotten, MemoryPreview
@@ -130,3 +131,42 @@ async def forget(
     except XtyError as exc:
         raise refused_by(exc) from exc
     return replies.memory_forgotten(result, request.target, None)
+
+
+async def export(memory: MemoryService, scope: Scope | None = None) -> ExportDocument:
+    """The export document of the whole store, or of the one save ``scope``
+    (docs/memory-export.md; ``xtyserver memory import`` loads either)."""
+    try:
+        doc = await memory.export()
+    except XtyError as exc:
+        raise refused_by(exc) from exc
+    if scope is None:
+        return doc
+    one = save_document(doc, scope.game_id, scope.save_id)
+    if not (one.events or one.sessions or one.days or one.save_names or one.tombstones):
+        raise Refused("no such save", 404, ["saveId"])
+    return one
+
+
+async def trash(memory: MemoryService, clock: Clock) -> replies.TrashView:
+    """What the trash holds and can still restore, newest first, and its window."""
+    try:
+        entries = await memory.trash_entries()
+    except XtyError as exc:
+        raise refused_by(exc) from exc
+    return replies.trash_view(entries, memory.trash_window, clock.now())
+
+
+async def restore(memory: MemoryService, trash_id: int) -> replies.Restored:
+    """Put one trash entry back (no confirmation: restoring deletes nothing).
+
+    Raises:
+        Refused: No such entry, or past its window (404).
+    """
+    try:
+        result = await memory.restore(trash_id)
+    except XtyError as exc:
+        if exc.code == "not_found":
+            raise Refused(exc.message, 404, ["trashId"]) from exc
+        raise refused_by(exc) from exc
+    return replies.restored(result)

@@ -91,6 +91,28 @@ class ExportDocument(msgspec.Struct, frozen=True, rename="camel", forbid_unknown
     tombstones: list[TombstoneRecord] = msgspec.field(default_factory=list)
 
 
+def save_document(doc: ExportDocument, game_id: str, save_id: str) -> ExportDocument:
+    """``doc`` cut down to one save: its events, sessions, days, name and tombstones.
+
+    The shared profile stays (it belongs to every save, and an import merges it
+    field by field as for a whole export); every other save's rows go.
+    """
+
+    def mine(
+        row: MemoryEvent | PlaySessionRecord | PlayDayRecord | SaveNameRecord | TombstoneRecord,
+    ) -> bool:
+        return row.game_id == game_id and row.save_id == save_id
+
+    return msgspec.structs.replace(
+        doc,
+        events=[e for e in doc.events if mine(e)],
+        sessions=[s for s in doc.sessions if mine(s)],
+        days=[d for d in doc.days if mine(d)],
+        save_names=[n for n in doc.save_names if mine(n)],
+        tombstones=[t for t in doc.tombstones if mine(t)],
+    )
+
+
 def encode_document(doc: ExportDocument) -> bytes:
     """The document as UTF-8 JSON (non-ASCII kept as is)."""
     return msgspec.json.encode(doc)

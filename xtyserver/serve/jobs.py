@@ -113,6 +113,10 @@ class MemoryJobs:
         if self.embed and save not in self._embedding and self.submit(EmbedVectors(save)):
             self._embedding.add(save)
 
+    def set_budget(self, budget: DailyBudget) -> None:
+        """The daily budget changed (the settings page): the next job decides by it."""
+        self._budget = budget
+
     def submit(self, job: AnyJob, reply: Reply | None = None) -> bool:
         """Queue ``job`` without waiting; False (and a log line) when it was dropped.
 

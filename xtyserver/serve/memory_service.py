@@ -32,6 +32,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from xtyserver import log
 from xtyserver.errors import StoreError
+from xtyserver.memory.export import ExportDocument
 from xtyserver.memory.glossary import Glossary
 from xtyserver.memory.manage import (
     ForgetPreview,
@@ -407,6 +408,15 @@ class MemoryService:
         self._profile = None
         return result
 
+    @property
+    def trash_window(self) -> float:
+        """Seconds a forget stays restorable (0: no trash)."""
+        return self.store.trash_window
+
+    def set_trash_window(self, seconds: float) -> None:
+        """The trash window changed (the settings page): the next forget and listing use it."""
+        self.store.trash_window = seconds
+
     async def trash_entries(self) -> list[TrashEntry]:
         """What the trash holds and can still restore, newest first (the page lists these)."""
         return await self._read(self.store.trash_entries)
@@ -433,6 +443,10 @@ class MemoryService:
         return await self._read(
             partial(self.store.overview, game_id=game_id, scope=scope, since=since)
         )
+
+    async def export(self) -> ExportDocument:
+        """The whole store as one export document (one snapshot; docs/memory-export.md)."""
+        return await self._read(self.store.export)
 
     async def set_pinned(self, save: Scope, event_id: int, pinned: bool) -> bool:
         """Pin ("记住这个": compaction never merges it) or unpin one event. True if it exists."""

@@ -44,11 +44,14 @@ MARKER_FILE = "model-key.in-keyring"
 SETTINGS_FILE = "settings.json"
 KEY_SETTING = "model.api_key"
 
-# What the page may store: the model choice, which a running server takes for
-# its next turn (Server.apply_settings). The key goes through set_api_key, never
-# set(). Persona, budget and the rest still need a restart to count; extend
-# this list together with apply_settings.
+# What the page may store: the model choice, the daily token budget and the trash
+# window, which a
+# running server takes for its next turn (Server.apply_settings). The key goes
+# through set_api_key, never set(). The rest still needs a restart to count;
+# extend this list together with apply_settings.
 EDITABLE: tuple[str, ...] = (
+    "model.daily_token_budget",
+    "memory.trash_hours",
     "model.base_url",
     "model.model",
     "model.vision",

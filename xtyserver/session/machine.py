@@ -27,6 +27,7 @@ import msgspec
 
 from xtyserver import errors
 from xtyserver.memory.shared_guard import context_names
+from xtyserver.memory.tokens import DailyBudget
 from xtyserver.protocol.budget import check_secrets
 from xtyserver.protocol.codec import Decoded
 from xtyserver.protocol.forbidden import redact
@@ -160,10 +161,13 @@ class GameAgentSession:
         self._requests = StoreRequests(Confirmations(f"{session_id}:menu"))
         self._tools = ToolLoop(Confirmations(session_id), settings.texts)
 
-    def model_changed(self, *, configured: bool, vision: bool) -> None:
+    def model_changed(
+        self, *, configured: bool, vision: bool, daily_budget: DailyBudget | None = None
+    ) -> None:
         """The server's model settings changed (the settings page): count from the next turn."""
+        budget = self._settings.daily_budget if daily_budget is None else daily_budget
         self._settings = msgspec.structs.replace(
-            self._settings, model_configured=configured, vision=vision
+            self._settings, model_configured=configured, vision=vision, daily_budget=budget
         )
 
     # -- the one entry point ---------------------------------------------------

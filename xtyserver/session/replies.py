@@ -14,7 +14,14 @@ from datetime import UTC, date, datetime, timedelta
 
 import msgspec
 
-from xtyserver.memory.manage import ForgetPreview, ForgetResult, Overview, SaveView
+from xtyserver.memory.manage import (
+    ForgetPreview,
+    ForgetResult,
+    Overview,
+    RestoreResult,
+    SaveView,
+    TrashEntry,
+)
 from xtyserver.memory.types import DailyPlay, MemoryEvent, PlayStats, Scope, profile_field
 from xtyserver.protocol.frames import Error, GameStats, SaveStats, StatsResult, TokenStats
 from xtyserver.protocol.memory_frames import (
@@ -221,4 +228,62 @@ def memory_view(
         daily=[d for d in overview.daily if d.date >= first],
         days=days,
         until=until,
+    )
+
+
+class TrashItem(msgspec.Struct, frozen=True, rename="camel"):
+    """One trash entry as the page shows it: what went, when, until when it can come back."""
+
+    trash_id: int
+    target: str
+    trashed_at: str
+    expires_at: str
+    left_ms: int
+    item_count: int
+    saves: list[SaveItems]
+    profile_fields: list[str]
+
+
+class TrashView(msgspec.Struct, frozen=True, rename="camel"):
+    """The trash: its window (``hours``; 0: off, a forget is final), its entries newest first."""
+
+    hours: float
+    entries: list[TrashItem]
+
+
+class Restored(msgspec.Struct, frozen=True, rename="camel"):
+    """What a restore put back."""
+
+    trash_id: int
+    target: str
+    items: int
+    profile_fields: list[str]
+
+
+def trash_view(entries: Iterable[TrashEntry], window: float, now: float) -> TrashView:
+    """The page's trash (``window`` in seconds); ``leftMs``: how long each stays restorable."""
+    return TrashView(
+        hours=window / 3600,
+        entries=[
+            TrashItem(
+                trash_id=e.id,
+                target=e.spec.kind,
+                trashed_at=iso_time(e.trashed_at) or "",
+                expires_at=iso_time(e.expires_at) or "",
+                left_ms=max(0, round((e.expires_at - now) * 1000)),
+                item_count=e.item_count,
+                saves=[save_items(v, None) for v in e.saves],
+                profile_fields=[_wire(f) for f in e.profile_fields],
+            )
+            for e in entries
+        ],
+    )
+
+
+def restored(result: RestoreResult) -> Restored:
+    return Restored(
+        trash_id=result.trash_id,
+        target=result.spec.kind,
+        items=result.items,
+        profile_fields=[_wire(f) for f in result.profile_fields],
     )

@@ -64,18 +64,39 @@
     document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
     document.title = T().title;
     for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = T()[node.dataset.i18n];
+    for (const node of document.querySelectorAll("[data-i18n-aria]")) node.setAttribute("aria-label", T()[node.dataset.i18nAria]);
+    for (const node of document.querySelectorAll("[data-i18n-placeholder]")) node.placeholder = T()[node.dataset.i18nPlaceholder];
     $("lang").textContent = T().switchLang;
+    $("lang").setAttribute("lang", lang === "zh" ? "en" : "zh-CN");
+    $("lang").setAttribute("aria-label", T().switchLangLabel);
+  }
+
+  // -- readable names ------------------------------------------------------------------------
+
+  let saveNames = new Map();  // "gameId/saveId" -> the save's readable name (from the memory and the statistics)
+  const key = (gameId, saveId) => gameId + "/" + saveId;  // neither id can hold a "/"
+  const gameLabel = (gameId) => T().gameName[gameId] || gameId;
+  // The save's name; "未命名存档 · 5e7196" (a short id) only when the game never sent one.
+  function saveLabel(gameId, saveId, name) {
+    const known = name || saveNames.get(key(gameId, saveId));
+    return known || `${T().unnamed} · ${saveId.slice(0, 6)}`;
+  }
+  function learnNames(view) {
+    saveNames = new Map();
+    for (const s of view.stats.saves) if (s.saveName) saveNames.set(key(s.gameId, s.saveId), s.saveName);
+    for (const s of view.saves) if (s.saveName) saveNames.set(key(s.gameId, s.saveId), s.saveName);
   }
 
   // -- memory view ---------------------------------------------------------------------------
 
   function profileRow(name, value) {
+    const label = T().field[name] || name;
     const valueCell = el("td", { class: "value" }, shown(value));
-    const row = el("tr", { "data-field": name }, el("th", {}, T().field[name]), valueCell);
-    const edit = el("button", { type: "button", class: "edit", onclick: () => {
-      const input = el("input", { type: "text", class: "field-input" });
+    const row = el("tr", { "data-field": name }, el("th", { scope: "row" }, label), valueCell);
+    const edit = el("button", { type: "button", class: "edit", "aria-label": `${T().edit}：${label}`, onclick: () => {
+      const input = el("input", { type: "text", class: "field-input", "aria-label": label });
       input.value = Array.isArray(value) ? value.join(", ") : (value || "");
-      const save = el("button", { type: "button", class: "save", onclick: async () => {
+      const save = el("button", { type: "button", class: "save", "aria-label": `${T().save}：${label}`, onclick: async () => {
         const raw = input.value.trim();
         const next = Array.isArray(value) ? raw.split(/[,，、\n]/).map((s) => s.trim()).filter(Boolean) : raw;
         try {
@@ -84,31 +105,53 @@
           await refresh();
         } catch (e) { say(T().failed + e.message, true); }
       } }, T().save);
+      input.addEventListener("keydown", (e) => { if (e.key === "Enter") save.click(); });
       valueCell.replaceChildren(input, save);
       input.focus();
     } }, T().edit);
-    const del = el("button", { type: "button", class: "delete", onclick: () => clearField(name, value) }, T().delete);
+    const del = el("button", { type: "button", class: "delete", "aria-label": `${T().delete}：${label}`, onclick: () => clearField(name, value) }, T().delete);
     row.append(el("td", { class: "actions" }, edit, del));
     return row;
   }
 
   function eventItem(game, save, ev) {
-    const pin = el("button", { type: "button", class: "pin", onclick: async () => {
+    const pin = el("button", { type: "button", class: "pin", "aria-pressed": String(!!ev.pinned), "aria-label": `${T().pin}：${ev.subject}`, onclick: async () => {
       try {
         await call("POST", "pin", { gameId: game, saveId: save, eventId: ev.id, pinned: !ev.pinned });
         await refresh();
       } catch (e) { say(T().failed + e.message, true); }
     } }, ev.pinned ? T().unpin : T().pin);
-    const del = el("button", { type: "button", class: "delete", onclick: () => preview({ target: "item", gameId: game, saveId: save, eventId: ev.id }) }, T().delete);
-    return el("li", { class: "event" + (ev.pinned ? " pinned" : ""), "data-event-id": String(ev.id) },
+    const del = el("button", { type: "button", class: "delete", "aria-label": `${T().delete}：${ev.subject}`, onclick: () => preview({ target: "item", gameId: game, saveId: save, eventId: ev.id }) }, T().delete);
+    const meta = el("div", { class: "meta" },
       el("span", { class: "kind" }, T().kind[ev.kind] || ev.kind),
       el("span", { class: "subject" }, ev.subject),
-      el("span", { class: "summary" }, ev.summary),
-      el("span", { class: "tags" }, ...(ev.searchKeys || []).map((k) => el("span", { class: "tag" }, k))),
       el("span", { class: "status status-" + ev.status }, T().status[ev.status] || ev.status),
-      el("span", { class: "importance" }, "★".repeat(ev.importance)),
-      el("time", {}, when(ev.updatedAt)),
+      el("span", { class: "importance", "aria-label": `★ ${ev.importance}/5` }, "★".repeat(ev.importance)));
+    if (ev.day !== null && ev.day !== undefined) meta.append(el("span", { class: "day" }, T().day(ev.day)));
+    meta.append(el("time", { datetime: ev.updatedAt }, when(ev.updatedAt)));
+    return el("li", { class: "event" + (ev.pinned ? " pinned" : ""), "data-event-id": String(ev.id) },
+      meta, el("span", { class: "summary" }, ev.summary),
+      el("span", { class: "tags" }, ...(ev.searchKeys || []).map((k) => el("span", { class: "tag" }, k))),
       el("span", { class: "actions" }, pin, del));
+  }
+
+  // The events of one save that carry an in-game day, by day (oldest first).
+  function timeline(gameId, s, events) {
+    const label = saveLabel(gameId, s.saveId, s.saveName);
+    const byDay = new Map();
+    for (const ev of events) {
+      if (ev.day === null || ev.day === undefined) continue;
+      if (!byDay.has(ev.day)) byDay.set(ev.day, []);
+      byDay.get(ev.day).push(ev);
+    }
+    const days = [...byDay.keys()].sort((a, b) => a - b);
+    return el("aside", { class: "timeline", "aria-label": T().timelineOf(label) },
+      el("h5", {}, T().timeline),
+      days.length ? el("ol", {}, ...days.map((day) => el("li", { class: "day", "data-day": String(day) },
+        el("span", { class: "day-label" }, T().day(day)),
+        el("ul", {}, ...byDay.get(day).map((ev) => el("li", { "data-event-id": String(ev.id) },
+          el("span", { class: "kind" }, T().kind[ev.kind] || ev.kind), " ", ev.subject))))))
+        : el("p", { class: "empty" }, T().noDays));
   }
 
   function statLine(s) {
@@ -118,33 +161,133 @@
   // Pinned first, then the newest (RFC 3339 strings in UTC sort as times).
   const order = (a, b) => (b.pinned - a.pinned) || (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0);
 
+  // -- search and filters (over the one view the page holds; nothing is sent) -----------------
+
+  const filters = { q: "", game: "", save: "", kind: "", status: "" };
+  const fold = (text) => String(text).normalize("NFKC").toLowerCase();
+  const active = () => !!(filters.q.trim() || filters.game || filters.save || filters.kind || filters.status);
+
+  // Every word of the search (split at spaces) must occur in the item's texts or its labels in either language.
+  function matches(gameId, s, ev) {
+    if (filters.game && filters.game !== gameId) return false;
+    if (filters.save && filters.save !== key(gameId, s.saveId)) return false;
+    if (filters.kind && filters.kind !== ev.kind) return false;
+    if (filters.status && filters.status !== ev.status) return false;
+    const words = fold(filters.q).split(/\s+/).filter(Boolean);
+    if (!words.length) return true;
+    const texts = [ev.subject, ev.summary, ...(ev.searchKeys || []), s.saveName || "", s.saveId, gameId];
+    for (const l of Object.values(window.XTY_TEXTS)) {
+      texts.push(l.kind[ev.kind] || "", l.status[ev.status] || "", l.gameName[gameId] || "");
+      if (ev.day !== null && ev.day !== undefined) texts.push(l.day(ev.day));
+    }
+    const hay = fold(texts.join(" \n "));
+    return words.every((w) => hay.includes(w));
+  }
+
+  function option(value, text, selected) {
+    const o = el("option", { value }, text);
+    o.selected = value === selected;
+    return o;
+  }
+
+  function fillFilters(view) {
+    const t = T();
+    const games = [...new Set(view.saves.map((s) => s.gameId))].sort();
+    if (filters.game && !games.includes(filters.game)) filters.game = "";
+    $("f-game").replaceChildren(option("", t.allGames, filters.game), ...games.map((g) => option(g, gameLabel(g), filters.game)));
+    const saves = view.saves.filter((s) => !filters.game || s.gameId === filters.game);
+    if (filters.save && !saves.some((s) => key(s.gameId, s.saveId) === filters.save)) filters.save = "";
+    $("f-save").replaceChildren(option("", t.allSaves, filters.save),
+      ...saves.map((s) => option(key(s.gameId, s.saveId), `${gameLabel(s.gameId)} / ${saveLabel(s.gameId, s.saveId, s.saveName)}`, filters.save)));
+    $("f-kind").replaceChildren(option("", t.allKinds, filters.kind), ...Object.keys(t.kind).map((k) => option(k, t.kind[k], filters.kind)));
+    $("f-status").replaceChildren(option("", t.allStatus, filters.status), ...Object.keys(t.status).map((k) => option(k, t.status[k], filters.status)));
+    $("search").value = filters.q;
+  }
+
+  let lastView = null;
+
   function renderMemory(view) {
+    lastView = view;
     const p = view.profile;
     $("auto-shared").checked = !!p.autoShared;
     FIELDS = Object.keys(p).filter((f) => f !== "autoShared");
     $("profile").replaceChildren(...FIELDS.map((f) => profileRow(f, p[f])));
+    fillFilters(view);
+    renderGames(view);
+  }
+
+  function renderGames(view) {
+    const t = T();
     const gameStats = new Map(view.stats.games.map((g) => [g.gameId, g]));
-    const saveStats = new Map(view.stats.saves.map((s) => [s.gameId + "/" + s.saveId, s]));
+    const saveStats = new Map(view.stats.saves.map((s) => [key(s.gameId, s.saveId), s]));
     const byGame = new Map();
     for (const s of view.saves) {
       if (!byGame.has(s.gameId)) byGame.set(s.gameId, []);
       byGame.get(s.gameId).push(s);
     }
-    const games = [...byGame.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([gameId, saves]) => el("article", { class: "game", "data-game": gameId },
-      el("div", { class: "game-head" },
-        el("h3", {}, gameId),
-        el("span", { class: "stat" }, statLine(gameStats.get(gameId))),
-        el("button", { type: "button", class: "delete clear-game", onclick: () => preview({ target: "game", gameId }) }, T().clearGame)),
-      ...saves.map((s) => el("section", { class: "save", "data-save": s.saveId },
-        el("div", { class: "save-head" },
-          el("h4", {}, s.saveName || s.saveId),
-          el("span", { class: "noname" }, s.saveName ? "" : T().noName),
-          el("span", { class: "stat" }, statLine(saveStats.get(gameId + "/" + s.saveId))),
-          el("button", { type: "button", class: "delete clear-save", onclick: () => preview({ target: "save", gameId, saveId: s.saveId }) }, T().clearSave)),
-        s.events.length ? el("ul", { class: "events" }, ...[...s.events].sort(order).map((ev) => eventItem(gameId, s.saveId, ev)))
-          : el("p", { class: "empty" }, T().noEvents)))));
-    $("games").replaceChildren(...(games.length ? games : [el("p", { class: "empty" }, T().noGames)]));
+    const filtering = active();
+    let total = 0, shownCount = 0;
+    const games = [];
+    for (const [gameId, saves] of [...byGame.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const sections = [];
+      for (const s of saves) {
+        total += s.events.length;
+        const events = s.events.filter((ev) => matches(gameId, s, ev)).sort(order);
+        shownCount += events.length;
+        if (filtering && !events.length) continue;
+        const label = saveLabel(gameId, s.saveId, s.saveName);
+        const headId = "save-" + games.length + "-" + sections.length;
+        sections.push(el("section", { class: "save", "data-save": s.saveId, "data-game": gameId, "aria-labelledby": headId },
+          el("div", { class: "save-head" },
+            el("h4", { id: headId }, label),
+            el("span", { class: "noname" }, s.saveName ? "" : t.noName),
+            el("span", { class: "stat" }, statLine(saveStats.get(key(gameId, s.saveId)))),
+            el("span", { class: "head-actions" },
+              el("button", { type: "button", class: "export export-save", "aria-label": `${t.exportSave}：${label}`, onclick: () => exportSave(gameId, s.saveId, label) }, t.exportSave),
+              el("button", { type: "button", class: "delete clear-save", "aria-label": `${t.clearSave}：${label}`, onclick: () => preview({ target: "save", gameId, saveId: s.saveId }) }, t.clearSave))),
+          el("div", { class: "save-body" },
+            events.length ? el("ul", { class: "events", "aria-label": label }, ...events.map((ev) => eventItem(gameId, s.saveId, ev)))
+              : el("p", { class: "empty" }, t.noEvents),
+            timeline(gameId, s, events))));
+      }
+      if (filtering && !sections.length) continue;
+      const name = gameLabel(gameId);
+      games.push(el("article", { class: "game", "data-game": gameId, "aria-label": name },
+        el("div", { class: "game-head" },
+          el("h3", {}, name),
+          el("span", { class: "stat" }, statLine(gameStats.get(gameId))),
+          el("button", { type: "button", class: "delete clear-game", "aria-label": `${t.clearGame}：${name}`, onclick: () => preview({ target: "game", gameId }) }, t.clearGame)),
+        ...sections));
+    }
+    $("count").textContent = t.count(shownCount, total);
+    const none = filtering ? t.noMatch : t.noGames;
+    $("games").replaceChildren(...(games.length ? games : [el("p", { class: "empty" }, none)]));
+    document.body.dataset.shown = String(shownCount);
   }
+
+  // -- export: the server's export document (docs/memory-export.md), saved as a download --------
+
+  const fileSafe = (text) => text.replace(/[\\/:*?"<>|\s\u0000-\u001f]+/g, "_").slice(0, 80);
+
+  async function download(query, name) {
+    let doc;
+    try {
+      doc = await call("GET", "export" + query);
+    } catch (e) { say(T().failed + e.message, true); return; }
+    const blob = new Blob([JSON.stringify(doc, null, 2)], { type: "application/json" });
+    const url = URL.createObjectURL(blob);
+    const file = fileSafe(name) + ".json";
+    const a = el("a", { href: url, download: file, hidden: "" });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60000);
+    say(T().exported + file);
+  }
+
+  const exportSave = (gameId, saveId, label) => download(
+    `?gameId=${encodeURIComponent(gameId)}&saveId=${encodeURIComponent(saveId)}`,
+    `${T().filePrefix}-${gameLabel(gameId)}-${label}`);
 
   // Step one of a forget: the server's memory.preview (what would go, and a confirmToken).
   async function preview(target) {
@@ -153,9 +296,11 @@
       answer = await call("POST", "forget", target);
     } catch (e) { say(T().failed + e.message, true); return; }
     pendingForget = { target, token: answer.confirmToken };
-    const items = answer.saves.flatMap((s) => s.events.map((ev) => `${s.gameId} / ${s.saveName || s.saveId}: ${ev.summary}`));
+    const items = answer.saves.flatMap((s) => s.events.map((ev) =>
+      `${gameLabel(s.gameId)} / ${saveLabel(s.gameId, s.saveId, s.saveName)}: ${ev.summary}`));
     $("confirm-body").replaceChildren(el("p", {}, `${T().willDelete} ${answer.itemCount} ${T().items}`),
       el("ul", { class: "preview-events" }, ...items.map((text) => el("li", {}, text))));
+    $("confirm-trash").textContent = trashHours > 0 ? T().confirmTrash(trashHours) : T().confirmFinal;
     $("confirm").showModal();
   }
 
@@ -164,6 +309,7 @@
     pendingForget = { field: name, value: Array.isArray(value) ? [] : "" };
     $("confirm-body").replaceChildren(el("p", {}, T().willReset),
       el("p", { class: "preview-field" }, `${T().field[name] || name}: ${shown(value)}`));
+    $("confirm-trash").textContent = "";
     $("confirm").showModal();
   }
 
@@ -174,11 +320,177 @@
     $("confirm").close();
     if (!pending) return;
     try {
-      if (pending.field) await call("POST", "profile", { field: pending.field, value: pending.value });
-      else await call("POST", "forget", { ...pending.target, confirmToken: pending.token });
-      say(T().deleted);
+      if (pending.field) {
+        await call("POST", "profile", { field: pending.field, value: pending.value });
+        say(T().deleted);
+        await refresh();
+        return;
+      }
+      const done = await call("POST", "forget", { ...pending.target, confirmToken: pending.token });
       await refresh();
+      if (done.trashId) {
+        say(T().deletedTrash(trashHours));
+        $("status").append(" ", el("button", { type: "button", id: "undo", class: "undo", onclick: () => restore(done.trashId) }, T().undo));
+      } else say(T().deleted);
     } catch (e) { say(T().failed + e.message, true); }
+  }
+
+  // -- the trash (issue 17 §1): what a forget put there, restorable until its window ends --------
+
+  let trashHours = 0;
+
+  function trashEntry(e) {
+    const t = T();
+    const where = e.saves.map((s) => `${gameLabel(s.gameId)} / ${saveLabel(s.gameId, s.saveId, s.saveName)}`);
+    const title = [t.target[e.target] || e.target, ...where].join(" · ");
+    const lines = e.saves.flatMap((s) => s.events.map((ev) =>
+      el("li", {}, `${gameLabel(s.gameId)} / ${saveLabel(s.gameId, s.saveId, s.saveName)}: ${ev.summary}`)));
+    if (e.profileFields.length) lines.push(el("li", {}, t.profileCleared + e.profileFields.map((f) => t.field[f] || f).join("、")));
+    const button = el("button", { type: "button", class: "restore", "aria-label": `${t.restore}：${title}`, onclick: () => restore(e.trashId) }, t.restore);
+    return el("li", { class: "trash-entry", "data-trash-id": String(e.trashId) },
+      el("div", { class: "trash-head" },
+        el("h3", {}, title),
+        el("span", { class: "stat" }, `${t.trashedAt} ${when(e.trashedAt)} · ${t.restorable(hm(e.leftMs))}`),
+        button),
+      el("ul", { class: "trash-items" }, ...lines));
+  }
+
+  function renderTrash(trash) {
+    const t = T();
+    $("trash-note").textContent = trash.hours > 0 ? t.trashNote(trash.hours) : t.trashOff;
+    $("trash").replaceChildren(...(trash.entries.length ? trash.entries.map(trashEntry) : [el("li", { class: "empty" }, t.trashEmpty)]));
+  }
+
+  async function restore(trashId) {
+    try {
+      const back = await call("POST", "restore", { trashId });
+      await refresh();
+      say(T().restored(back.items));
+    } catch (e) { say(T().failed + e.message, true); }
+  }
+
+  // -- settings (issue 19 §3): the provider, the key (never shown back), the models, the check ----
+
+  let settingsView = null;
+  const KEYED = () => [...document.querySelectorAll("#settings-view [data-key]")];
+
+  function renderSettings(sv, profile) {
+    const t = T();
+    settingsView = sv;
+    const names = [...sv.presets.map((p) => p.name), "other"];
+    const current = sv.presets.find((p) => p.baseUrl === sv.values["model.base_url"]);
+    $("s-preset").replaceChildren(...names.map((n) => option(n, t.presetName[n] || n, current ? current.name : "other")));
+    for (const input of KEYED()) {
+      const dotted = input.dataset.key;
+      const value = sv.values[dotted];
+      if (input.type === "checkbox") input.checked = !!value;
+      else input.value = value ?? "";
+      const by = sv.pinned[dotted];
+      input.disabled = !!by;
+      const note = document.querySelector(`#settings-view [data-pin="${dotted}"]`);
+      note.textContent = by ? t.pinnedBy[by] || by : "";
+      if (by) input.setAttribute("aria-description", note.textContent);
+      else input.removeAttribute("aria-description");
+    }
+    $("s-vision-route").hidden = $("s-vision").checked;
+    const key = sv.key;
+    const status = t.keyStatus[key.source] || t.keyStatus.none;
+    $("s-key-status").textContent = key.shown || key.source === "none" ? status(key.shown, key.backend) : "";
+    $("s-key-warning").textContent = key.warning ? t.keyFile : "";
+    $("s-key").value = "";
+    $("s-key").disabled = !!key.pinned;
+    $("s-forget-key").hidden = !(key.source === "keyring" || key.source === "file");
+    $("s-name").value = profile.companionName || "";
+    $("s-persona").value = profile.companionPersona || "";
+    const langs = Object.keys(t.languages);
+    const lang = langs.includes(profile.language || "") ? (profile.language || "") : profile.language;
+    $("s-language").replaceChildren(...[...new Set([...langs, lang])].map((l) => option(l, t.languages[l] ?? l, lang)));
+    $("s-auto-shared").checked = !!profile.autoShared;
+  }
+
+  function fillFromPreset() {
+    const chosen = settingsView && settingsView.presets.find((p) => p.name === $("s-preset").value);
+    if (!chosen) return;  // "other": the player types the address and the model
+    if (!$("s-base-url").disabled) $("s-base-url").value = chosen.baseUrl;
+    if (!$("s-model").disabled) $("s-model").value = chosen.model;
+    if (!$("s-vision").disabled) $("s-vision").checked = chosen.vision;
+    $("s-vision-route").hidden = $("s-vision").checked;
+  }
+
+  // What the settings view's fields change (dotted keys of the stored settings).
+  function settingsChanges() {
+    const changes = {};
+    for (const input of KEYED()) {
+      if (input.disabled) continue;
+      const dotted = input.dataset.key;
+      const before = settingsView.values[dotted];
+      if (input.type === "checkbox") {
+        if (input.checked !== !!before) changes[dotted] = input.checked;
+      } else if (input.type === "number") {
+        const value = input.value.trim() === "" ? null : Number(input.value);
+        if (value !== (before ?? null)) changes[dotted] = value;
+      } else {
+        const value = input.value.trim();
+        if (value !== (before ?? "")) changes[dotted] = value === "" ? null : value;
+      }
+    }
+    if (changes["models.vision.model"] || (!$("s-vision").checked && $("s-vision-model").value.trim())) {
+      changes["models.vision.vision"] = true;  // the vision route takes the screenshots
+      if (!$("s-vision-base-url").value.trim() && !$("s-vision-base-url").disabled) changes["models.vision.base_url"] = $("s-base-url").value.trim() || null;
+    }
+    return changes;
+  }
+
+  async function saveSettings() {
+    const changes = settingsChanges();
+    try {
+      if (Object.keys(changes).length) await call("POST", "settings", { changes });
+      const key = $("s-key").value.trim();
+      if (key) await call("POST", "key", { apiKey: key });
+      $("s-key").value = "";
+      await refresh();
+      say(T().settingsSaved);
+    } catch (e) { say(T().failed + e.message, true); }
+  }
+
+  async function saveCompanion(profile) {
+    const wanted = { companionName: $("s-name").value.trim(), companionPersona: $("s-persona").value.trim(), language: $("s-language").value };
+    try {
+      const changes = settingsChanges();  // the trash window sits here too
+      if (Object.keys(changes).length) await call("POST", "settings", { changes });
+      for (const [field, value] of Object.entries(wanted)) {
+        if (value !== (profile[field] || "")) await call("POST", "profile", { field, value });
+      }
+      if ($("s-auto-shared").checked !== !!profile.autoShared) await call("POST", "profile", { field: "autoShared", value: $("s-auto-shared").checked });
+      await refresh();
+      say(T().settingsSaved);
+    } catch (e) { say(T().failed + e.message, true); }
+  }
+
+  // "测试连接": xtyserver doctor's checks, one table per route.
+  async function testConnection() {
+    const t = T();
+    $("s-test").disabled = true;
+    $("doctor").replaceChildren(el("p", { class: "note" }, t.testing));
+    document.body.dataset.doctor = "running";
+    try {
+      const report = await call("POST", "doctor", {});
+      const tables = report.routes.map((r) => el("div", { class: "table-wrap" }, el("table", { class: "stats doctor-route", "data-roles": r.roles.join(" ") },
+        el("caption", {}, `${r.roles.map((x) => t.roles[x] || x).join(" / ")}: ${r.model || "-"} · ${r.base_url || "-"}`),
+        row(t.doctorCols, true),
+        ...r.checks.map((c) => {
+          const line = row([t.checkName[c.name] || c.name, t.checkStatus[c.status] || c.status, c.detail, c.hint]);
+          line.dataset.check = c.name;
+          line.dataset.status = c.status;
+          return line;
+        }))));
+      $("doctor").replaceChildren(el("p", { class: report.ok ? "ok" : "bad" }, report.ok ? t.doctorOk : t.doctorFail), ...tables);
+      document.body.dataset.doctor = report.ok ? "ok" : "fail";
+    } catch (e) {
+      $("doctor").replaceChildren();
+      say(t.failed + e.message, true);
+      document.body.dataset.doctor = "error";
+    } finally { $("s-test").disabled = false; }
   }
 
   // -- statistics view ---------------------------------------------------------------------
@@ -198,6 +510,7 @@
     svg.setAttribute("data-game", gameId);
     svg.setAttribute("viewBox", `0 0 ${dates.length * w} ${h + 16}`);
     svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", T().chartOf(gameLabel(gameId)));
     dates.forEach((date, i) => {
       if (!byDate.has(date)) return;
       const ms = byDate.get(date);
@@ -243,15 +556,15 @@
     const stats = { ...view.stats, daily: view.daily, until: view.until, days: view.days };
     const t = T();
     $("stats-games").replaceChildren(row([t.game, t.days, t.sessions, t.active, t.last], true),
-      ...stats.games.map((g) => row([g.gameId, String(g.days), String(g.sessions), hm(g.activeMs), when(g.lastPlayed)])));
+      ...stats.games.map((g) => row([gameLabel(g.gameId), String(g.days), String(g.sessions), hm(g.activeMs), when(g.lastPlayed)])));
     $("stats-saves").replaceChildren(row([t.game, t.saveCol, t.days, t.sessions, t.active, t.last], true),
-      ...stats.saves.map((s) => row([s.gameId, s.saveName || s.saveId, String(s.days), String(s.sessions), hm(s.activeMs), when(s.lastPlayed)])));
+      ...stats.saves.map((s) => row([gameLabel(s.gameId), saveLabel(s.gameId, s.saveId, s.saveName), String(s.days), String(s.sessions), hm(s.activeMs), when(s.lastPlayed)])));
     const tokens = tokenDays(stats.tokens || []);
     $("stats-tokens").replaceChildren(row([t.date, t.calls, t.promptTokens, t.completionTokens], true),
       ...(tokens.length ? tokens.map((d) => row([d.date, String(d.calls), String(d.promptTokens), String(d.completionTokens)]))
         : [row([t.noTokens, "", "", ""])]));
     $("charts").replaceChildren(...stats.games.map((g) => el("figure", { class: "chart-box" },
-      el("figcaption", {}, g.gameId),
+      el("figcaption", {}, gameLabel(g.gameId)),
       chart(g.gameId, stats.daily.filter((d) => d.gameId === g.gameId), stats.until, stats.days))));
   }
 
@@ -260,12 +573,21 @@
   async function refresh() {
     applyTexts();
     const view = await call("GET", "view");  // one store snapshot for either tab
+    const trash = await call("GET", "trash");
+    trashHours = trash.hours;
+    learnNames(view);
     if (tab === "memory") renderMemory(view);
-    else renderStats(view);
+    else if (tab === "stats") renderStats(view);
+    else if (tab === "settings") renderSettings(await call("GET", "settings"), view.profile);
+    else renderTrash(trash);
     $("memory-view").hidden = tab !== "memory";
     $("stats-view").hidden = tab !== "stats";
-    $("tab-memory").classList.toggle("active", tab === "memory");
-    $("tab-stats").classList.toggle("active", tab === "stats");
+    $("trash-view").hidden = tab !== "trash";
+    $("settings-view").hidden = tab !== "settings";
+    for (const [id, name] of [["tab-memory", "memory"], ["tab-stats", "stats"], ["tab-trash", "trash"], ["tab-settings", "settings"]]) {
+      $(id).classList.toggle("active", tab === name);
+      $(id).setAttribute("aria-pressed", String(tab === name));
+    }
     document.body.dataset.ready = tab;
   }
 
@@ -282,6 +604,16 @@
     applyTexts();
     $("tab-memory").addEventListener("click", () => show("memory"));
     $("tab-stats").addEventListener("click", () => show("stats"));
+    $("tab-trash").addEventListener("click", () => show("trash"));
+    $("tab-settings").addEventListener("click", () => show("settings"));
+    $("s-preset").addEventListener("change", fillFromPreset);
+    $("s-vision").addEventListener("change", () => { $("s-vision-route").hidden = $("s-vision").checked; });
+    $("s-save").addEventListener("click", saveSettings);
+    $("s-test").addEventListener("click", testConnection);
+    $("s-forget-key").addEventListener("click", async () => {
+      try { await call("POST", "key", { apiKey: null }); await refresh(); say(T().settingsSaved); } catch (e) { say(T().failed + e.message, true); }
+    });
+    $("s-save-companion").addEventListener("click", async () => saveCompanion((await call("GET", "view")).profile));
     $("lang").addEventListener("click", () => {
       lang = lang === "zh" ? "en" : "zh";
       localStorage.setItem("xty-lang", lang);
@@ -289,6 +621,20 @@
       show(tab);
     });
     $("confirm-yes").addEventListener("click", confirmForget);
+    const refilter = () => { if (lastView) renderGames(lastView); };
+    $("search").addEventListener("input", (e) => { filters.q = e.target.value; refilter(); });
+    for (const [id, name] of [["f-game", "game"], ["f-save", "save"], ["f-kind", "kind"], ["f-status", "status"]]) {
+      $(id).addEventListener("change", (e) => {
+        filters[name] = e.target.value;
+        if (lastView && name === "game") fillFilters(lastView);  // the saves of that game
+        refilter();
+      });
+    }
+    $("f-clear").addEventListener("click", () => {
+      Object.assign(filters, { q: "", game: "", save: "", kind: "", status: "" });
+      if (lastView) { fillFilters(lastView); refilter(); }
+    });
+    $("export-all").addEventListener("click", () => download("", `${T().fileAll}-${new Date().toISOString().slice(0, 10)}`));
     $("confirm-no").addEventListener("click", () => { pendingForget = null; $("confirm").close(); });
     $("auto-shared").addEventListener("change", async (e) => {
       try {

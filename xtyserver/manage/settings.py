@@ -1,0 +1,133 @@
+"""The page's settings view (issue 19 §3): the provider, its key, the models, the model check.
+
+Steps over :class:`~xtyserver.serve.player_settings.PlayerSettings` (stored
+choices under TOML, environment and flags, which win; the key in the OS
+credential store or a 0600 file, never sent back: only ``sk-…7890``) and
+:func:`~xtyserver.model.doctor.check_routing` ("测试连接"). A saved change is
+handed to ``apply`` (the running server's ``apply_settings``), so it counts
+from the next turn without a restart. What the player's companion is called,
+its persona, the reply language and the automatic shared memory are fields of
+the shared profile and go through the page's ``POST profile``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import anyio
+import msgspec
+
+from xtyserver.config import Settings
+from xtyserver.errors import UsageError
+from xtyserver.manage.ops import Refused
+from xtyserver.model.doctor import DoctorReport, check_routing
+from xtyserver.model.presets import PRESETS
+from xtyserver.model.routing import resolve
+from xtyserver.serve.player_settings import EDITABLE, PlayerSettings
+
+DOCTOR_SECONDS = 15.0
+"""Longest wait for one check of "测试连接" (the page waits for the whole table)."""
+
+
+class Preset(msgspec.Struct, frozen=True, rename="camel"):
+    """One provider preset as the page fills the form from it."""
+
+    name: str
+    base_url: str
+    model: str
+    vision: bool
+
+
+class KeyBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
+    """``POST key``: store the provider key (None: forget the stored one)."""
+
+    api_key: str | None
+
+
+class SettingsBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """``POST settings``: dotted keys of :data:`EDITABLE` to their new values (None: unset)."""
+
+    changes: dict[str, str | bool | int | float | None]
+
+
+def presets() -> list[Preset]:
+    return [
+        Preset(
+            name=name,
+            base_url=str(p.get("base_url", "")),
+            model=str(p.get("model", "")),
+            vision=bool(p.get("vision", False)),
+        )
+        for name, p in PRESETS.items()
+    ]
+
+
+class PageSettings:
+    """The settings view's steps for one running server.
+
+    Args:
+        player: The data folder's stored choices and key.
+        apply: Takes the new effective settings for the next turn (``Server.apply_settings``).
+        env: Where routed models' keys are read (None: the process environment).
+    """
+
+    def __init__(
+        self,
+        player: PlayerSettings,
+        apply: Callable[[Settings], None],
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.player = player
+        self.apply = apply
+        self.env = env
+
+    async def view(self) -> dict[str, Any]:
+        """The effective values, what is pinned and by whom, the key's status, the presets."""
+        view = await anyio.to_thread.run_sync(self.player.view)
+        return {"editable": list(EDITABLE), "presets": presets(), **msgspec.to_builtins(view)}
+
+    async def change(self, body: SettingsBody) -> dict[str, Any]:
+        """Store each change (validated as the TOML would be), then apply them all."""
+        pinned = self.player.pinned()
+        for dotted in body.changes:
+            if dotted in pinned:
+                raise Refused(f"{dotted} is set by {pinned[dotted]} and wins there", 409, [dotted])
+
+        def store() -> None:
+            for dotted, value in body.changes.items():
+                try:
+                    self.player.set(dotted, value)
+                except UsageError as exc:
+                    raise Refused(exc.message, 400, [dotted]) from None
+
+        await anyio.to_thread.run_sync(store)
+        await self._apply()
+        return await self.view()
+
+    async def key(self, body: KeyBody) -> dict[str, Any]:
+        """Store or forget the provider key; the answer shows it masked at most."""
+
+        def store() -> None:
+            try:
+                if body.api_key is None or not body.api_key.strip():
+                    self.player.clear_api_key()
+                else:
+                    self.player.set_api_key(body.api_key)
+            except UsageError as exc:
+                raise Refused(exc.message, 400, ["apiKey"]) from None
+
+        await anyio.to_thread.run_sync(store)
+        await self._apply()
+        return await self.view()
+
+    async def doctor(self) -> DoctorReport:
+        """The model check of the effective settings (``xtyserver doctor``'s table)."""
+        settings = await anyio.to_thread.run_sync(self.player.effective)
+        env = os.environ if self.env is None else self.env
+        routing = resolve(settings.model, settings.models, env)
+        return await check_routing(routing, seconds=DOCTOR_SECONDS)
+
+    async def _apply(self) -> None:
+        self.apply(await anyio.to_thread.run_sync(self.player.effective))
