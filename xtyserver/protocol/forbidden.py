@@ -290,13 +290,14 @@ _ID_CARD = (
 # -- raw logs and crash stacks ------------------------------------------------
 
 # A number is a process id only right after a label that says so, and not a
-# decimal, a percentage or a fraction. A bare 进程 ("process", but also
+# decimal, a percentage, a fraction or the start of a longer word (a derived
+# base32 saveId may begin "pid2…": tests/protocol/test_forbidden_round3.py). A bare 进程 ("process", but also
 # "progress": 游戏进程) needs three digits, as real process ids have.
 _PID_SEP = r"\s{0,3}(?:[:=#]|(?i:is)(?![A-Za-z])|是|为)?\s{0,3}"
 _PROCESS_ID = (
     r"(?:(?<![A-Za-z0-9_])(?i:p?pid|process[ _-]?id)|进程\s{0,3}(?i:id|号|编号))"
-    rf"{_PID_SEP}[0-9]{{1,10}}(?![0-9%/]|\.[0-9])"
-    rf"|进程{_PID_SEP}[0-9]{{3,10}}(?![0-9%/]|\.[0-9])"
+    rf"{_PID_SEP}[0-9]{{1,10}}(?![0-9A-Za-z%/]|\.[0-9])"
+    rf"|进程{_PID_SEP}[0-9]{{3,10}}(?![0-9A-Za-z%/]|\.[0-9])"
 )
 
 _PY_FRAME = r'File "[^"\n]{1,1024}", line [0-9]{1,9}(?:, in [^\s,]{1,256})?'
