@@ -64,7 +64,7 @@ import base64
 import itertools
 import re
 from collections.abc import Mapping
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 from xtyserver.errors import UsageError
 from xtyserver.protocol.judged import Judged, judged
@@ -92,19 +92,7 @@ Kind = Literal[
     "id_card",
 ]
 
-KINDS: Final[tuple[Kind, ...]] = (
-    "path",
-    "account_id",
-    "api_key",
-    "email",
-    "process_id",
-    "traceback",
-    "log_line",
-    "network_address",
-    "machine_name",
-    "phone",
-    "id_card",
-)
+KINDS: Final[tuple[Kind, ...]] = get_args(Kind)  # in the order above
 
 DEFAULT_PLACEHOLDERS: Final[Mapping[str, str]] = {
     "path": "[已隐去:路径]",
@@ -291,8 +279,9 @@ _ID_CARD = (
 
 # A number is a process id only right after a label that says so, and not a
 # decimal, a percentage, a fraction or the start of a longer word (a derived
-# base32 saveId may begin "pid2…": tests/protocol/test_forbidden_round3.py). A bare 进程 ("process", but also
-# "progress": 游戏进程) needs three digits, as real process ids have.
+# base32 saveId may begin "pid2…": tests/protocol/test_forbidden_round3.py).
+# A bare 进程 ("process", but also "progress": 游戏进程) needs three digits, as
+# real process ids have.
 _PID_SEP = r"\s{0,3}(?:[:=#]|(?i:is)(?![A-Za-z])|是|为)?\s{0,3}"
 _PROCESS_ID = (
     r"(?:(?<![A-Za-z0-9_])(?i:p?pid|process[ _-]?id)|进程\s{0,3}(?i:id|号|编号))"
