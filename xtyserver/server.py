@@ -233,9 +233,8 @@ class Server:
             fail_delay_max=srv.fail_delay_max,
             fail_delay_first=min(0.05, srv.fail_delay_max),
         )
-        self.seats = Seats(gate)
+        self.seats: Seats[Peer] = Seats(gate)
         self._failed = FailedTokens(gate)
-        self._preauth: dict[object, Peer] = {}
         self._log = log.get("xtyserver.server")
         self._zone_of = zone_resolver()
         self._accept_logged = -1.0
@@ -536,7 +535,6 @@ class Server:
         finally:
             self.connections.add(-1)
             self.seats.leave(ws)
-            self._preauth.pop(ws, None)
             if seated or connection.seated:
                 self.seats.release()
             self._log.info(
@@ -548,11 +546,7 @@ class Server:
 
     async def _wait_preauth(self, ws: Peer) -> None:
         """Put a tokenless connection in the pool, dropping the oldest when it is full."""
-        self._preauth[ws] = ws
-        dropped = self.seats.wait(ws)
-        if dropped is None:
-            return
-        oldest = self._preauth.pop(dropped, None)
+        oldest = self.seats.wait(ws)
         if oldest is not None:
             self._log.info("connection.preauth_dropped", waiting=self.seats.waiting)
             with anyio.move_on_after(1):
@@ -562,7 +556,6 @@ class Server:
     def _seat(self, ws: Peer) -> bool:
         """A pre-auth connection's hello proved the token: seat it if one is free."""
         self.seats.leave(ws)
-        self._preauth.pop(ws, None)
         return self.seats.take()
 
 

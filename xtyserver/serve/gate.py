@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable
+from typing import Generic, TypeVar
 
 import anyio
 import msgspec
@@ -36,13 +37,16 @@ class GateLimits(msgspec.Struct, frozen=True, kw_only=True):
     fail_forget_after: float = 60.0
 
 
-class Seats:
-    """Authenticated seats and the pre-auth pool; a plain counter, one event loop."""
+Waiting = TypeVar("Waiting", bound=Hashable)
+
+
+class Seats(Generic[Waiting]):
+    """Authenticated seats and the pre-auth pool (oldest first); one event loop."""
 
     def __init__(self, limits: GateLimits) -> None:
         self._limits = limits
         self.taken = 0
-        self._waiting: OrderedDict[Hashable, None] = OrderedDict()
+        self._waiting: OrderedDict[Waiting, None] = OrderedDict()
 
     @property
     def full(self) -> bool:
@@ -58,7 +62,7 @@ class Seats:
     def release(self) -> None:
         self.taken -= 1
 
-    def wait(self, key: Hashable) -> Hashable | None:
+    def wait(self, key: Waiting) -> Waiting | None:
         """Put a tokenless connection in the pool; return the one to drop, if any."""
         self._waiting[key] = None
         if len(self._waiting) > self._limits.preauth_pool:
@@ -66,7 +70,7 @@ class Seats:
             return oldest
         return None
 
-    def leave(self, key: Hashable) -> None:
+    def leave(self, key: Waiting) -> None:
         """The connection left the pool (seated, closed or dropped)."""
         self._waiting.pop(key, None)
 
