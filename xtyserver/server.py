@@ -288,7 +288,12 @@ class Server:
             timezone=default_zone or local or "UTC",
         )
         if player is not None:
-            self.ui.settings = PageSettings(player, lambda s: self.apply_settings(s, env), env)
+            self.ui.settings = PageSettings(
+                player,
+                lambda s: self.apply_settings(s, env),
+                env,
+                configured=lambda: self.model.configured,
+            )
 
     @property
     def store(self) -> MemoryStore:

@@ -71,6 +71,8 @@ class PageSettings:
         player: The data folder's stored choices and key.
         apply: Takes the new effective settings for the next turn (``Server.apply_settings``).
         env: Where routed models' keys are read (None: the process environment).
+        configured: Whether the running server has a chat model now (its router's
+            answer, not the stored file's: the page opens on 设置 without one).
     """
 
     def __init__(
@@ -78,15 +80,26 @@ class PageSettings:
         player: PlayerSettings,
         apply: Callable[[Settings], None],
         env: Mapping[str, str] | None = None,
+        configured: Callable[[], bool] = lambda: True,
     ) -> None:
         self.player = player
         self.apply = apply
         self.env = env
+        self.configured = configured
 
     async def view(self) -> dict[str, Any]:
-        """The effective values, what is pinned and by whom, the key's status, the presets."""
+        """The effective values, what is pinned and by whom, the key's status, the presets.
+
+        ``modelConfigured`` says whether the running server has a chat model now;
+        without one the page opens on this view (the first run).
+        """
         view = await anyio.to_thread.run_sync(self.player.view)
-        return {"editable": list(EDITABLE), "presets": presets(), **msgspec.to_builtins(view)}
+        return {
+            "editable": list(EDITABLE),
+            "presets": presets(),
+            "modelConfigured": self.configured(),
+            **msgspec.to_builtins(view),
+        }
 
     async def change(self, body: SettingsBody) -> dict[str, Any]:
         """Store each change (validated as the TOML would be), then apply them all."""

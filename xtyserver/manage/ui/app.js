@@ -377,6 +377,7 @@
   function renderSettings(sv, profile) {
     const t = T();
     settingsView = sv;
+    $("s-first-run").hidden = sv.modelConfigured !== false;  // the server has no chat model yet
     const names = [...sv.presets.map((p) => p.name), "other"];
     const current = sv.presets.find((p) => p.baseUrl === sv.values["model.base_url"]);
     $("s-preset").replaceChildren(...names.map((n) => option(n, t.presetName[n] || n, current ? current.name : "other")));
@@ -600,6 +601,14 @@
     }
   }
 
+  // The first run: a server without a chat model opens on 设置, asked of the server itself
+  // (its settings view says whether its router has a model), never guessed in the browser.
+  async function firstTab() {
+    try {
+      return (await call("GET", "settings")).modelConfigured === false ? "settings" : "memory";
+    } catch (e) { return "memory"; }  // no settings view here, or no session: the memory tab says so
+  }
+
   async function start() {
     applyTexts();
     $("tab-memory").addEventListener("click", () => show("memory"));
@@ -643,7 +652,7 @@
       } catch (err) { say(T().failed + err.message, true); }
     });
     if (!(await openSession())) { say(T().needLink, true); document.body.dataset.ready = "locked"; return; }
-    await show("memory");
+    await show(await firstTab());
   }
 
   start();
