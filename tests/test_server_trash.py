@@ -19,6 +19,7 @@ import pytest
 
 from tests.cli.test_main import xty
 from tests.conftest import Harness, chat, recv, running, send
+from tests.manage.test_http import Page
 from xtyserver.clock import ManualClock, SystemClock
 from xtyserver.errors import StoreError
 from xtyserver.memory.manage import ForgetSpec
@@ -192,3 +193,56 @@ def test_the_cli_lists_and_restores_the_trash_and_the_profile(tmp_path: Path) ->
     with MemoryStore.open_profile(tmp_path, "default", clock=SystemClock()) as store:
         assert [e.summary for e in store.load_scope(FARM_A)] == [PLAN]
         assert store.get_profile().nickname == "小明" and store.get_profile().hobbies == ["钓鱼"]
+
+
+def _forget_new(h: Harness, subject: str) -> int | None:
+    """Remember a new item of farm-a, then forget it: its trash id (None: no trash)."""
+    planted = h.store.upsert_event(
+        FARM_A, NewEvent("goal", subject, f"{subject}的计划"), h.clock.now()
+    )
+    return h.store.forget(_item(planted.id)).trash_id
+
+
+async def _trash_rows_become(h: Harness, rows: int) -> None:
+    with anyio.fail_after(10):
+        while h.store.trash_rows() != rows:
+            await anyio.sleep(0.01)
+
+
+async def test_the_window_raised_from_0_on_the_page_purges_without_a_restart(
+    tmp_path: Path,
+) -> None:
+    """Raised from 0, lowered to 0 and raised again while running: the purge job follows."""
+    overrides = {**QUIET, "memory.trash_hours": 0, "memory.trash_purge_every": 0.02}
+    async with running(tmp_path, clock=ManualClock(), overrides=overrides) as h:
+        page = Page(h)
+        await page.open()
+        for cycle in range(2):
+            await page.post("settings", changes={"memory.trash_hours": 24})
+            assert h.server.memory.trash_window == DAY
+            older = _forget_new(h, f"鱼缸{cycle}")
+            h.clock.advance(2 * 3600)
+            newer = _forget_new(h, f"温室{cycle}")
+            assert older is not None and newer is not None and h.store.trash_rows() == 2
+            h.clock.advance(DAY - 2 * 3600 + 0.001)  # the older one is past its window only
+            await _trash_rows_become(h, 1)  # the job purged it, and only it
+            assert [e.id for e in h.store.trash_entries()] == [newer]
+            await page.open()  # a day later: the page session (12 h) has ended, a new one
+            await page.post("settings", changes={"memory.trash_hours": 0})
+            await _trash_rows_become(h, 0)  # with no window nothing is kept
+            assert _forget_new(h, f"矿洞{cycle}") is None and h.store.trash_rows() == 0
+
+
+async def test_lowering_the_window_to_0_empties_the_trash_at_once(tmp_path: Path) -> None:
+    """The job wakes at a change (its next round would be 10^6 s away here)."""
+    overrides = {**QUIET, "memory.trash_purge_every": 1e6}
+    async with running(tmp_path, clock=ManualClock(), overrides=overrides) as h:
+        page = Page(h)
+        await page.open()
+        trashed = _forget_new(h, "鱼缸")
+        assert trashed is not None and h.store.trash_rows() == 1
+        h.clock.advance(1)
+        await page.post("settings", changes={"memory.trash_hours": 0})
+        await _trash_rows_become(h, 0)
+        await page.post("settings", changes={"memory.trash_hours": 24})
+        assert h.store.trash_entries() == []  # raised again, nothing comes back

@@ -737,9 +737,8 @@ async def _serving(
             background.start_soon(memory.write_touches)
             background.start_soon(meter.write_bills)
             background.start_soon(server.working.write_injections)
-            if settings.memory.trash_hours > 0:
-                every = settings.memory.trash_purge_every
-                background.start_soon(purge_trash_every, memory, every)
+            # Whatever the window: the page may raise it from 0 while running.
+            background.start_soon(purge_trash_every, memory, settings.memory.trash_purge_every)
             try:
                 async with anyio.create_task_group() as listener:
                     await listener.start(server.serve, sockets)

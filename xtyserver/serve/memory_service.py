@@ -134,6 +134,8 @@ class MemoryService:
         self._saves: dict[Scope, _Cached] = {}
         self._profile: SharedProfile | None = None
         self._generation: int | None = None
+        # Called when the trash window changes: the purge job's wake-up (serve/trash_purge.py).
+        self.on_trash_window: Callable[[], None] | None = None
         self._count = _Counters()
         self._count.idle.set()
         self._touch_in: MemoryObjectSendStream[tuple[Scope, tuple[int, ...], float]]
@@ -414,8 +416,15 @@ class MemoryService:
         return self.store.trash_window
 
     def set_trash_window(self, seconds: float) -> None:
-        """The trash window changed (the settings page): the next forget and listing use it."""
+        """The trash window changed (the settings page): the next forget and listing use it.
+
+        A change wakes the purge job, which drops at once what the new window no
+        longer keeps (with 0, everything in the trash).
+        """
+        changed = seconds != self.store.trash_window
         self.store.trash_window = seconds
+        if changed and self.on_trash_window is not None:
+            self.on_trash_window()
 
     async def trash_entries(self) -> list[TrashEntry]:
         """What the trash holds and can still restore, newest first (the page lists these)."""
