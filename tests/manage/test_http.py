@@ -14,7 +14,7 @@ from tests.manage.ui_fixtures import DAYS_PLAYED, GAMES, MINUTE_BEATS, HttpAnswe
 from xtyserver import token as tokens
 from xtyserver.clock import ManualClock, SystemClock
 from xtyserver.config import load_settings
-from xtyserver.manage.access import COOKIE, CSP, CSRF_HEADER, LAUNCH_HEADER
+from xtyserver.manage.access import COOKIE, CSP, CSRF_HEADER, LAUNCH_HEADER, SESSION_SECONDS
 from xtyserver.manage.http import MAX_BODY
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.server import serving
@@ -466,3 +466,27 @@ async def test_the_trash_and_restore_over_the_api(tmp_path: Path) -> None:
         assert len(h.store.load_scope(FARM)) == 4
         missing = await page.post("restore", 404, trashId=entry["trashId"])
         assert missing["fields"] == ["trashId"]
+
+
+async def test_a_forget_is_restorable_from_a_new_page_session_after_the_old_one_ended(
+    tmp_path: Path,
+) -> None:
+    """The page session lives 12 h, the trash 24 h: a page opened the next morning restores."""
+    async with running(tmp_path, clock=ManualClock(), overrides=MINUTE_BEATS) as h:
+        await fill(h)
+        evening = Page(h)
+        await evening.open()
+        target = {"target": "save", "gameId": "stardew-valley", "saveId": "farm-a"}
+        preview = await evening.post("forget", **target)
+        done = await evening.post("forget", **target, confirmToken=preview["confirmToken"])
+        assert h.store.load_scope(FARM) == []
+        h.clock.advance(SESSION_SECONDS + 1)  # the evening's session is over ...
+        ended = await evening.raw("trash", b"", 401)
+        assert ended == {"error": "no session"}
+        morning = Page(h)
+        await morning.open()  # ... `xtyserver` (or `xtyserver ui`) opens a new one
+        [entry] = (await morning.get("trash"))["entries"]
+        assert entry["trashId"] == done["trashId"]
+        assert entry["leftMs"] == (24 * 3600 - SESSION_SECONDS - 1) * 1000
+        back = await morning.post("restore", trashId=done["trashId"])
+        assert back["items"] == 4 and len(h.store.load_scope(FARM)) == 4

@@ -391,9 +391,23 @@ def drive_trash(h: Harness, link: str) -> list[Path]:
         css(d, "#tab-trash")[0].click()
         ready(d, "trash")
         assert "restorable for 24 h 0 min" in css(d, "li.trash-entry")[0].text
-        # (past its window it is gone; the page session, 12 hours, has ended by then too)
-        h.clock.advance(24 * 3600 + 1)
-        assert h.store.trash_entries() == []
+
+        # The next morning the page session (12 h) has ended, the trash (24 h) has not: the
+        # page says how to open it again, and a new link restores from the trash.
+        h.clock.advance(13 * 3600)
+        css(d, "#tab-memory")[0].click()
+        ready(d, "locked")
+        assert css(d, "#status")[0].text.startswith("Open this page through xtyserver")
+        # a new link (`xtyserver ui --print`) pasted into the same tab: only its fragment changes
+        d.get(anyio.from_thread.run_sync(lambda: h.server.ui_link))
+        ready(d, "memory")
+        css(d, "#tab-trash")[0].click()
+        ready(d, "trash")
+        (entry,) = css(d, "li.trash-entry")
+        assert "restorable for 11 h 0 min" in entry.text
+        entry.find_element(By.CSS_SELECTOR, "button.restore").click()
+        wait(d, lambda d: css(d, "#trash li.empty"))
+        assert item.summary in {e.summary for e in h.store.load_scope(colony)}
     return shots
 
 

@@ -651,6 +651,12 @@
         say(T().saved);
       } catch (err) { say(T().failed + err.message, true); }
     });
+    // A new link pasted into this tab (its session ended) changes only the fragment: open it.
+    window.addEventListener("hashchange", async () => {
+      if (!location.hash.startsWith("#token=")) return;
+      say("");
+      if (await openSession()) await show(await firstTab());
+    });
     if (!(await openSession())) { say(T().needLink, true); document.body.dataset.ready = "locked"; return; }
     await show(await firstTab());
   }
