@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -490,3 +491,43 @@ async def test_a_forget_is_restorable_from_a_new_page_session_after_the_old_one_
         assert entry["leftMs"] == (24 * 3600 - SESSION_SECONDS - 1) * 1000
         back = await morning.post("restore", trashId=done["trashId"])
         assert back["items"] == 4 and len(h.store.load_scope(FARM)) == 4
+
+
+async def test_the_model_check_answers_codes_the_page_renders_never_the_key_or_a_path(
+    tmp_path: Path,
+) -> None:
+    key = "sk-test-doctor-0000000000004321"
+    async with running(tmp_path, model=False) as h:
+        page = Page(h)
+        await page.open()
+        report = await page.post("doctor")
+        reachable = report["routes"][0]["checks"][0]
+        assert reachable["name"] == "reachable" and reachable["status"] == "fail"
+        assert (reachable["detail_code"], reachable["hint_code"]) == (
+            "not_configured",
+            "set_missing",
+        )
+        assert reachable["params"] == {"setting": "model", "missing": "base_url"}
+        assert reachable["hint"].startswith("set model.base_url")  # the English stays
+
+        with socket.socket() as s:  # a port nothing listens on
+            s.bind(("127.0.0.1", 0))
+            closed = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+        await page.post("settings", changes={"model.base_url": closed, "model.model": "m1"})
+        await page.post("key", apiKey=key)
+        answer = await http(
+            page.port,
+            "POST",
+            "/ui/api/doctor",
+            [*page.auth(), page.origin, page.json],
+            b"{}",
+        )
+        assert answer.status == 200
+        text = answer.body.decode("utf-8")
+        assert key not in text and key[-4:] not in text
+        assert str(tmp_path) not in text and str(h.settings.data_path) not in text
+        checks = {c["name"]: c for c in answer.json()["result"]["routes"][0]["checks"]}
+        assert checks["reachable"]["detail_code"] == "cannot_connect"
+        assert checks["reachable"]["params"] == {"setting": "model"}  # no address, no key
+        for c in checks.values():
+            assert closed not in json.dumps(c["params"])

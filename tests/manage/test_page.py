@@ -514,6 +514,16 @@ def drive_settings(h: Harness, link: str) -> list[Path]:
         assert first[0].text == "能连上" and first[1].text in ("通过", "失败", "注意", "跳过")
         assert css(d, "table.doctor-route caption")[0].text.startswith("聊天")
         assert "fake-vl2" in css(d, "table.doctor-route caption")[0].text
+        # ... its "seen" and "what to change" columns too (the doctor's codes, the page's texts)
+        cells = doctor_cells(d)
+        assert cells["model"] == ["只提供一个模型：xty-fake-1", ""]
+        assert cells["tools"] == [
+            "模型没有调用工具就回答了",
+            "记忆工具（“你记得我什么”）需要会调用工具的模型",
+        ]
+        assert cells["json_mode"] == ["接受了，但回答不是 JSON 对象", ""]
+        assert re.fullmatch(r"回答了 \d+ 个字符", cells["streaming"][0])
+        assert re.fullmatch(r"\d+ 毫秒后收到第一个字", cells["latency"][0])
         shots.append(browser.screenshot(d, "ui-settings-1280.png", 1280))
 
         # the companion: name, persona, reply language, automatic shared memory
@@ -538,7 +548,26 @@ def drive_settings(h: Harness, link: str) -> list[Path]:
         ready(d, "settings")
         assert css(d, "#tab-settings")[0].text == "Settings"
         assert "sk-…7890" in css(d, "#s-key-status")[0].text
+        # the model check's table follows the language, the page's own English
+        cells = doctor_cells(d)
+        assert cells["model"] == ["the one model served: xty-fake-1", ""]
+        assert cells["tools"] == [
+            "the model answered without calling the tool",
+            'memory tools ("what do you remember about me") need a model that calls tools',
+        ]
+        assert re.fullmatch(r"first token after \d+ ms", cells["latency"][0])
+        assert css(d, "table.doctor-route th")[2].text == "Seen"
     return shots
+
+
+def doctor_cells(d: Any) -> dict[str, list[str]]:
+    """The doctor table's "seen" and "what to change" cells by check name."""
+    from selenium.webdriver.common.by import By
+
+    return {
+        r.get_attribute("data-check"): [c.text for c in r.find_elements(By.TAG_NAME, "td")[2:]]
+        for r in css(d, "table.doctor-route tr[data-check]")
+    }
 
 
 @pytest.mark.anyio

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sys
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
 from xtyserver.model.doctor import check_routing, render_table
+from xtyserver.model.doctor_codes import DETAILS, HINTS, shown_model
 from xtyserver.model.routing import ModelRoutes, resolve
 from xtyserver.model.settings import ModelSettings
 from xtyserver.testing import FakeModelServer, Reply, ToolCallScript
@@ -69,8 +72,14 @@ async def test_a_text_only_model_is_told_to_turn_vision_off() -> None:
     image = report.routes[0].check("image")
     assert report.ok and image is not None and image.status == "fail"
     assert "model.vision = false" in image.hint
+    assert (image.detail_code, image.hint_code, image.params) == (
+        "image_refused",
+        "vision_off",
+        {"setting": "model"},
+    )
     json_mode = report.routes[0].check("json_mode")
     assert json_mode is not None and json_mode.hint == "set model.json_mode = true"
+    assert (json_mode.detail_code, json_mode.hint_code) == ("supported_off", "json_mode_on")
 
 
 async def test_a_model_that_does_not_call_tools_is_a_warning_with_the_reason() -> None:
@@ -105,10 +114,17 @@ async def test_the_command_exits_1_with_the_setting_to_change_when_chat_cannot_a
     report = json.loads(done.stdout)
     checks = {c["name"]: c for c in report["routes"][0]["checks"]}
     assert report["ok"] is False
-    assert (
-        checks["reachable"]["status"] == "fail" and "model.base_url" in checks["reachable"]["hint"]
+    reachable = checks["reachable"]
+    assert reachable["status"] == "fail" and "model.base_url" in reachable["hint"]
+    # the English keeps the address; the codes and their parameters never carry it
+    assert env["XTY_MODEL_BASE_URL"] in reachable["hint"]
+    assert (reachable["detail_code"], reachable["hint_code"]) == (
+        "cannot_connect",
+        "check_base_url_at",
     )
+    assert reachable["params"] == {"setting": "model"}
     assert checks["streaming"]["status"] == "fail"
+    assert checks["streaming"]["detail_code"] == "error"
 
 
 async def test_the_command_prints_a_table_and_exits_0_for_a_good_provider(tmp_path: Any) -> None:
@@ -133,3 +149,33 @@ async def test_an_unconfigured_route_names_the_settings() -> None:
     report = await check_routing(resolve(ModelSettings(), ModelRoutes(), {}))
     reachable = report.routes[0].check("reachable")
     assert not report.ok and reachable is not None and "base_url" in reachable.hint
+    assert (reachable.detail, reachable.hint) == (
+        "no model is configured",
+        "set model.base_url (or XTY_MODEL_BASE_URL / XTY_MODEL, or a preset)",
+    )
+    assert (reachable.detail_code, reachable.hint_code) == ("not_configured", "set_missing")
+    assert reachable.params == {"setting": "model", "missing": "base_url"}
+
+
+UI = Path(__file__).resolve().parents[2] / "xtyserver" / "manage" / "ui" / "i18n.js"
+
+
+def page_codes(language: str, table: str) -> set[str]:
+    """The codes ``table`` (doctorSeen or doctorChange) of ``language`` in i18n.js renders."""
+    text = UI.read_text(encoding="utf-8")
+    start = text.index(f"{language}: {{")
+    block = text[text.index(f"{table}: {{", start) :]
+    block = block[: block.index("\n    },")]
+    return set(re.findall(r"(\w+): \(", block))
+
+
+def test_the_page_has_every_doctor_code_in_both_languages() -> None:
+    for language in ("zh", "en"):
+        assert page_codes(language, "doctorSeen") == set(DETAILS), language
+        assert page_codes(language, "doctorChange") == set(HINTS), language
+
+
+def test_a_model_file_path_is_shown_by_its_name_only() -> None:
+    assert shown_model("/home/me/models/qwen2.5-7b.gguf") == "qwen2.5-7b.gguf"
+    assert shown_model("C:\\Users\\me\\models\\q.gguf") == "q.gguf"
+    assert shown_model("Qwen/Qwen2.5-VL-7B-Instruct") == "Qwen/Qwen2.5-VL-7B-Instruct"

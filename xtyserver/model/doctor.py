@@ -4,7 +4,10 @@ For each configured route (chat, vision, quick; a model shared by several is
 checked once): the provider is reachable, the model name exists (``/models``
 where served), streaming works, usage arrives in the stream, a tool call works
 (one scripted tool), JSON mode works, an image part is accepted, and how long
-the first token took. Each failure names the setting to change.
+the first token took. Each failure names the setting to change. What a
+check saw and what to change are stable codes with parameters
+(:mod:`xtyserver.model.doctor_codes`) as well as English: the page shows them
+in its own language.
 
 :func:`check_routing` is the one entry point; the command line prints its
 :class:`DoctorReport` as a table (:func:`render_table`) or JSON, and the memory
@@ -25,6 +28,7 @@ import openai
 from xtyserver.errors import ModelError
 from xtyserver.memory.lenient import json_object
 from xtyserver.model.client import Delta, Done, ImageRefusedError, ModelClient
+from xtyserver.model.doctor_codes import DETAILS, HINTS, english, shown_model
 from xtyserver.model.routing import Routing
 from xtyserver.model.settings import ModelSettings
 
@@ -56,12 +60,36 @@ _PNG = (
 
 
 class Check(msgspec.Struct, frozen=True):
-    """One check of one route: its status, what was seen, and the setting to change."""
+    """One check of one route: its status, what was seen, and the setting to change.
+
+    ``detail`` and ``hint`` are the English of ``detail_code`` and ``hint_code``
+    (keys of :data:`~xtyserver.model.doctor_codes.DETAILS` and ``HINTS``, "" for
+    none) filled from ``params``.
+    """
 
     name: str
     status: Status
     detail: str = ""
     hint: str = ""
+    detail_code: str = ""
+    hint_code: str = ""
+    params: dict[str, str | int] = msgspec.field(default_factory=dict)
+
+
+def check(
+    name: str, status: Status, detail: str = "", hint: str = "", /, **params: str | int
+) -> Check:
+    """A :class:`Check` from codes and their parameters; ``url`` fills only the English."""
+    kept = {k: v for k, v in params.items() if k != "url"}  # the page shows it elsewhere
+    return Check(
+        name,
+        status,
+        english(DETAILS, detail, params),
+        english(HINTS, hint, params),
+        detail,
+        hint,
+        kept,
+    )
 
 
 class RouteReport(msgspec.Struct, frozen=True):
@@ -112,8 +140,11 @@ async def check_route(
     key = _prefix(roles)
     if not settings.configured:
         missing = "base_url" if not settings.base_url.strip() else "model"
-        hint = f"set {key}.{missing} (or XTY_MODEL_BASE_URL / XTY_MODEL, or a preset)"
-        none = [Check("reachable", "fail", "no model is configured", hint)]
+        none = [
+            check(
+                "reachable", "fail", "not_configured", "set_missing", setting=key, missing=missing
+            )
+        ]
         none += [Check(n, "skip") for n in CHECKS[1:]]
         return RouteReport(roles, settings.model, settings.base_url, tuple(none))
     probe = msgspec.structs.replace(
@@ -131,11 +162,11 @@ async def check_route(
         streaming, usage, latency, ms = await _streaming(client, settings, key, seconds)
         reachable = checks[0]
         if reachable.status != "ok" and streaming.status == "ok":
-            checks[0] = Check("reachable", "ok", "the chat endpoint answers")
+            checks[0] = check("reachable", "ok", "chat_answers")
         checks += [streaming, usage]
         if streaming.status != "ok":
             checks += [
-                Check(n, "skip", "streaming failed") for n in ("tools", "json_mode", "image")
+                check(n, "skip", "streaming_failed") for n in ("tools", "json_mode", "image")
             ]
         else:
             checks.append(await _tools(client, key, seconds))
@@ -156,43 +187,46 @@ async def _models(
             page = await raw.models.list()
     except TimeoutError:
         return [
-            Check(
-                "reachable", "fail", "no answer", f"check {key}.base_url; is the server running?"
-            ),
+            check("reachable", "fail", "no_answer", "check_base_url", setting=key),
             Check("model", "skip"),
         ]
     except openai.APIStatusError as err:
-        if err.status_code in (401, 403):
-            hint = "check the API key (XTY_MODEL_API_KEY or the route's api_key_env)"
-            return [
-                Check("reachable", "fail", f"the key was refused (HTTP {err.status_code})", hint),
-                Check("model", "skip"),
-            ]
+        status = err.status_code
+        if status in (401, 403):
+            refused = check("reachable", "fail", "key_refused", "check_key", http=status)
+            return [refused, Check("model", "skip")]
         # Many providers serve no /models: the chat check says whether it is reachable.
-        detail = f"/models not served (HTTP {err.status_code})"
-        return [Check("reachable", "warn", detail), Check("model", "skip", detail)]
-    except (openai.APIConnectionError, openai.APITimeoutError):
         return [
-            Check(
-                "reachable",
-                "fail",
-                "cannot connect",
-                f"check {key}.base_url ({settings.base_url}); is the server running?",
-            ),
+            check("reachable", "warn", "models_not_served", http=status),
+            check("model", "skip", "models_not_served", http=status),
+        ]
+    except (openai.APIConnectionError, openai.APITimeoutError):
+        hint = "check_base_url_at"
+        return [
+            check("reachable", "fail", "cannot_connect", hint, setting=key, url=settings.base_url),
             Check("model", "skip"),
         ]
     except (openai.OpenAIError, ValueError) as err:
-        return [Check("reachable", "warn", type(err).__name__), Check("model", "skip")]
+        return [
+            check("reachable", "warn", "error", error=type(err).__name__),
+            Check("model", "skip"),
+        ]
     ids = [m.id for m in page.data][:200]
-    if not ids or settings.model in ids or settings.model in (i.rsplit("/", 1)[-1] for i in ids):
-        return [Check("reachable", "ok"), Check("model", "ok" if ids else "skip", settings.model)]
-    shown = ", ".join(ids[:5])
-    hint = f"set {key}.model to one the provider serves, e.g. {shown}"
+    model = settings.model
+    if not ids or model in ids or model in (i.rsplit("/", 1)[-1] for i in ids):
+        return [
+            Check("reachable", "ok"),
+            check("model", "ok" if ids else "skip", "model", model=model),
+        ]
     if len(ids) == 1:
         # A single-model local server (llama.cpp) answers whatever name is sent.
-        name = ids[0].rsplit("/", 1)[-1][:80]
-        return [Check("reachable", "ok"), Check("model", "ok", f"the one model served: {name}")]
-    return [Check("reachable", "ok"), Check("model", "fail", f"{settings.model} not listed", hint)]
+        name = shown_model(ids[0].rsplit("/", 1)[-1])
+        return [Check("reachable", "ok"), check("model", "ok", "one_model", model=name)]
+    shown = ", ".join(shown_model(i) for i in ids[:5])
+    listed = check(
+        "model", "fail", "not_listed", "pick_model", setting=key, model=model, models=shown
+    )
+    return [Check("reachable", "ok"), listed]
 
 
 async def _stream(
@@ -211,11 +245,11 @@ async def _stream(
     return done, first
 
 
-def _failed(name: str, err: BaseException, hint: str) -> Check:
+def _failed(name: str, err: BaseException, hint: str = "", /, **params: str | int) -> Check:
     if isinstance(err, TimeoutError):
-        return Check(name, "fail", "no answer in time", hint)
-    code = getattr(err, "code", type(err).__name__)
-    return Check(name, "fail", str(code), hint)
+        return check(name, "fail", "timeout", hint, **params)
+    code = str(getattr(err, "code", type(err).__name__))
+    return check(name, "fail", "error", hint, error=code, **params)
 
 
 async def _streaming(
@@ -226,38 +260,35 @@ async def _streaming(
         done, first = await _stream(client, messages, seconds)
     except (ModelError, TimeoutError) as err:
         hint = {
-            "model_auth_failed": "check the API key (XTY_MODEL_API_KEY or api_key_env)",
-            "model_bad_request": f"check {key}.model ({settings.model})",
-            "model_unavailable": f"check {key}.base_url; is the server running?",
-        }.get(getattr(err, "code", ""), f"check {key}.base_url and {key}.model")
+            "model_auth_failed": "check_key",
+            "model_bad_request": "check_model",
+            "model_unavailable": "check_base_url",
+        }.get(getattr(err, "code", ""), "check_url_and_model")
         return (
-            _failed("streaming", err, hint),
+            _failed("streaming", err, hint, setting=key, model=settings.model),
             Check("usage", "skip"),
             Check("latency", "skip"),
             None,
         )
     if not done.text and not done.tool_calls:
-        detail = "the answer was empty" + (" (reasoning only)" if done.reasoned else "")
-        hint = f"raise {key}.max_tokens, or choose a model that answers directly"
-        streaming = Check("streaming", "warn", detail, hint)
+        detail = "reasoning_only" if done.reasoned else "empty"
+        streaming = check("streaming", "warn", detail, "raise_max_tokens", setting=key)
     else:
-        streaming = Check("streaming", "ok", f"{len(done.text)} chars")
+        streaming = check("streaming", "ok", "chars", chars=len(done.text))
     usage = (
         Check("usage", "ok")
         if done.usage is not None
-        else Check("usage", "warn", "no usage in the stream", "the token bill stays empty")
+        else check("usage", "warn", "no_usage", "no_bill")
     )
     ms = None if first is None else round(first * 1000)
-    latency = (
-        Check("latency", "skip", "no text came")
-        if ms is None
-        else Check(
-            "latency",
-            "ok" if ms < settings.first_token_timeout * 500 else "warn",
-            f"first token after {ms} ms",
-            "" if ms < settings.first_token_timeout * 500 else f"raise {key}.first_token_timeout",
+    if ms is None:
+        latency = check("latency", "skip", "no_text")
+    elif ms < settings.first_token_timeout * 500:
+        latency = check("latency", "ok", "first_token", ms=ms)
+    else:
+        latency = check(
+            "latency", "warn", "first_token", "raise_first_token_timeout", setting=key, ms=ms
         )
-    )
     return streaming, usage, latency, ms
 
 
@@ -269,15 +300,10 @@ async def _tools(client: ModelClient, key: str, seconds: float) -> Check:
     try:
         done, _ = await _stream(client, messages, seconds, tools=[_PING_TOOL])
     except (ModelError, TimeoutError) as err:
-        return _failed("tools", err, "memory tools need tool calling: choose a model that has it")
+        return _failed("tools", err, "need_tools")
     if any(c.name == "xiaotangyuan_ping" for c in done.tool_calls):
         return Check("tools", "ok")
-    return Check(
-        "tools",
-        "warn",
-        "the model answered without calling the tool",
-        'memory tools ("你记得我什么") need a model that calls tools',
-    )
+    return check("tools", "warn", "no_tool_call", "need_tool_calls")
 
 
 async def _json_mode(
@@ -292,16 +318,19 @@ async def _json_mode(
             done = await client.complete_done(messages, json_mode=True)
     except ModelError as err:
         if err.code == "model_bad_request":
-            hint = f"set {key}.json_mode = false" if settings.json_mode else ""
-            return Check("json_mode", "fail" if settings.json_mode else "skip", "refused", hint)
-        return _failed("json_mode", err, "")
+            if settings.json_mode:
+                return check("json_mode", "fail", "refused", "json_mode_off", setting=key)
+            return check("json_mode", "skip", "refused")
+        return _failed("json_mode", err)
     except TimeoutError as err:
-        return _failed("json_mode", err, "")
+        return _failed("json_mode", err)
     if json_object(done.text) is None:
-        hint = f"set {key}.json_mode = false" if settings.json_mode else ""
-        return Check("json_mode", "warn", "accepted, but the answer was no JSON object", hint)
-    hint = "" if settings.json_mode else f"set {key}.json_mode = true"
-    return Check("json_mode", "ok", "supported" + (" (not enabled)" if hint else ""), hint)
+        if settings.json_mode:
+            return check("json_mode", "warn", "not_json", "json_mode_off", setting=key)
+        return check("json_mode", "warn", "not_json")
+    if settings.json_mode:
+        return check("json_mode", "ok", "supported")
+    return check("json_mode", "ok", "supported_off", "json_mode_on", setting=key)
 
 
 async def _image(client: ModelClient, settings: ModelSettings, key: str, seconds: float) -> Check:
@@ -318,19 +347,16 @@ async def _image(client: ModelClient, settings: ModelSettings, key: str, seconds
         await _stream(client, messages, seconds, vision=True)
     except ImageRefusedError:
         if settings.vision:
-            hint = f"set {key}.vision = false, or name a vision model (see README Providers)"
-            return Check("image", "fail", "the model refused the image", hint)
-        return Check("image", "skip", "no vision (as configured)")
+            return check("image", "fail", "image_refused", "vision_off", setting=key)
+        return check("image", "skip", "no_vision")
     except (ModelError, TimeoutError) as err:
         if not settings.vision:
-            code = getattr(err, "code", "timeout")
-            return Check(
-                "image", "skip", f"no vision (as configured); an image part failed: {code}"
-            )
-        return _failed("image", err, f"set {key}.vision = false, or name a vision model")
+            code = str(getattr(err, "code", "timeout"))
+            return check("image", "skip", "no_vision_failed", error=code)
+        return _failed("image", err, "vision_off_or_route", setting=key)
     if settings.vision:
         return Check("image", "ok")
-    return Check("image", "ok", "accepted", f"set {key}.vision = true to send screenshots")
+    return check("image", "ok", "accepted", "vision_on", setting=key)
 
 
 def render_table(report: DoctorReport) -> str:

@@ -468,26 +468,44 @@
     } catch (e) { say(T().failed + e.message, true); }
   }
 
-  // "测试连接": xtyserver doctor's checks, one table per route.
+  // A doctor code in the page's language; the report's English when this page has no text for it.
+  function said(table, code, params, english) {
+    const t = T(), text = code && table[code];
+    if (!text) return english || "";
+    const p = params || {};
+    const setting = (field) => t.doctorSetting[`${p.setting}.${field}`] || t.inConfig(`${p.setting}.${field}`);
+    return text(p, setting, (error) => t.errorName[error] || error);
+  }
+
+  // "测试连接": xtyserver doctor's checks, one table per route (drawn again in the other language).
+  let lastReport = null;
+
+  function renderDoctor(report) {
+    const t = T();
+    const tables = report.routes.map((r) => el("div", { class: "table-wrap" }, el("table", { class: "stats doctor-route", "data-roles": r.roles.join(" ") },
+      el("caption", {}, `${r.roles.map((x) => t.roles[x] || x).join(" / ")}: ${r.model || "-"} · ${r.base_url || "-"}`),
+      row(t.doctorCols, true),
+      ...r.checks.map((c) => {
+        const line = row([t.checkName[c.name] || c.name, t.checkStatus[c.status] || c.status,
+          said(t.doctorSeen, c.detail_code, c.params, c.detail), said(t.doctorChange, c.hint_code, c.params, c.hint)]);
+        line.dataset.check = c.name;
+        line.dataset.status = c.status;
+        return line;
+      }))));
+    $("doctor").replaceChildren(el("p", { class: report.ok ? "ok" : "bad" }, report.ok ? t.doctorOk : t.doctorFail), ...tables);
+  }
+
   async function testConnection() {
     const t = T();
     $("s-test").disabled = true;
     $("doctor").replaceChildren(el("p", { class: "note" }, t.testing));
     document.body.dataset.doctor = "running";
     try {
-      const report = await call("POST", "doctor", {});
-      const tables = report.routes.map((r) => el("div", { class: "table-wrap" }, el("table", { class: "stats doctor-route", "data-roles": r.roles.join(" ") },
-        el("caption", {}, `${r.roles.map((x) => t.roles[x] || x).join(" / ")}: ${r.model || "-"} · ${r.base_url || "-"}`),
-        row(t.doctorCols, true),
-        ...r.checks.map((c) => {
-          const line = row([t.checkName[c.name] || c.name, t.checkStatus[c.status] || c.status, c.detail, c.hint]);
-          line.dataset.check = c.name;
-          line.dataset.status = c.status;
-          return line;
-        }))));
-      $("doctor").replaceChildren(el("p", { class: report.ok ? "ok" : "bad" }, report.ok ? t.doctorOk : t.doctorFail), ...tables);
-      document.body.dataset.doctor = report.ok ? "ok" : "fail";
+      lastReport = await call("POST", "doctor", {});
+      renderDoctor(lastReport);
+      document.body.dataset.doctor = lastReport.ok ? "ok" : "fail";
     } catch (e) {
+      lastReport = null;
       $("doctor").replaceChildren();
       say(t.failed + e.message, true);
       document.body.dataset.doctor = "error";
@@ -579,7 +597,10 @@
     learnNames(view);
     if (tab === "memory") renderMemory(view);
     else if (tab === "stats") renderStats(view);
-    else if (tab === "settings") renderSettings(await call("GET", "settings"), view.profile);
+    else if (tab === "settings") {
+      renderSettings(await call("GET", "settings"), view.profile);
+      if (lastReport && document.body.dataset.doctor !== "running") renderDoctor(lastReport);
+    }
     else renderTrash(trash);
     $("memory-view").hidden = tab !== "memory";
     $("stats-view").hidden = tab !== "stats";
