@@ -314,7 +314,7 @@ def test_the_page_loads_nothing_from_elsewhere() -> None:
 def test_the_page_names_games_as_the_server_does() -> None:
     """The Chinese game names of i18n.js are the server's (xtyserver/memory/game_names.py)."""
     text = (UI / "i18n.js").read_text(encoding="utf-8")
-    zh = text[text.index("zh: {") : text.index("en: {")]
+    zh = text[text.index("\n  zh: {") : text.index("\n  en: {")]
     names = dict(re.findall(r'"([a-z-]+)": "([^"]+)"', zh[zh.index("gameName") :].split("}")[0]))
     assert names == GAME_NAMES
     for game in NAMED:

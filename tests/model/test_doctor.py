@@ -163,7 +163,7 @@ UI = Path(__file__).resolve().parents[2] / "xtyserver" / "manage" / "ui" / "i18n
 def page_codes(language: str, table: str) -> set[str]:
     """The codes ``table`` (doctorSeen or doctorChange) of ``language`` in i18n.js renders."""
     text = UI.read_text(encoding="utf-8")
-    start = text.index(f"{language}: {{")
+    start = text.index(f"\n  {language}: {{")
     block = text[text.index(f"{table}: {{", start) :]
     block = block[: block.index("\n    },")]
     return set(re.findall(r"(\w+): \(", block))
