@@ -12,9 +12,11 @@ so the faults are part of each step's cost.
 Rows marked ``(old)`` are the way a step was done before issue 22's
 screenshot round, measured side by side: websockets' UTF-8 decoding plus the
 codec re-encoding the ``str``, and the openai SDK's ``json.dumps`` of the body.
-Rows marked ``(alt)`` are alternatives measured and not taken (see the
-report in ``notes`` / the commit): libjpeg-turbo's fast DCT and upsampling
-flags, and decoding into a kept pixel buffer.
+Rows marked ``(alt)`` are alternatives measured and not taken: libjpeg-turbo's
+fast DCT and upsampling flags (no faster: a scaled decode uses its own
+inverse DCTs), and decoding into a kept pixel buffer (no page faults, but the
+buffer stays resident). The 1/8 decode row is about the entropy decoding
+alone, the part no scale or flag removes.
 
 Usage: ``python scripts/bench/image_turn_steps.py [--rounds 30] [--dynamic-heap]``.
 """

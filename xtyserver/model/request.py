@@ -9,9 +9,10 @@ in: same auth, timeout, SSE parsing and error types.
 
 The body is serialised by msgspec and handed to ``post()`` as ``content``
 (the SDK's own parameter for a ready body; its ``Content-Type`` stays
-``application/json``): the SDK's ``json.dumps`` took 1.1 ms for a request
-carrying a 1440x810 screenshot's data URL, msgspec 0.2 ms (issue 22), and
-the bytes are the same compact UTF-8 JSON (``tests/model/test_client.py``).
+``application/json``): the SDK's ``json.dumps`` took 1.1-1.6 ms for a request
+carrying a 1440x810 screenshot's data URL, msgspec 0.2-0.3 ms (issue 22,
+``scripts/bench/image_turn_steps.py``), and the bytes are the same compact
+UTF-8 JSON (``tests/model/test_chat_body.py``).
 
 The streamed chunks are not built into the SDK's pydantic ``ChatCompletionChunk``
 either (about 60 us a chunk, seven chunks a short reply): :class:`RawChunk` is

@@ -405,7 +405,8 @@ def front_connection(
 
     It waits for the request line's first bytes before websockets sees the
     connection: a request for ``/v1/http`` goes to ``accept`` with the bytes
-    read so far; anything else goes on to websockets, unchanged.
+    read so far; anything else goes on to websockets, unchanged, its messages
+    received as bytes (:class:`~xtyserver.serve.text_frames.BytesConnection`).
     """
 
     class FrontConnection(BytesConnection):

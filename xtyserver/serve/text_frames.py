@@ -3,8 +3,9 @@
 A shell (issue 22, screenshots). websockets decodes every text message into a
 ``str``; the codec wants the bytes (its error positions are byte positions) and
 encoded the ``str`` straight back. For a 1.6 MB screenshot frame with Chinese
-text that is a 3.2 MB UCS-2 string and a 1.6 MB re-encoding, about 2.5 ms of
-CPU and 1,200 page faults a turn on the benchmark machine. So
+text that is a 3.2 MB UCS-2 string and a 1.6 MB re-encoding: about 3 ms of
+CPU and 1,200 page faults a turn on the benchmark machine
+(``scripts/bench/image_turn_steps.py``). So
 :class:`BytesConnection` receives with ``recv(decode=False)``, notes each
 message's opcode as its first frame arrives (``recv(decode=False)`` alone
 cannot tell text from binary), and checks a text message's UTF-8 itself
