@@ -18,28 +18,13 @@ from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 
 from tests.conftest import recv, running
+from tests.test_malformed_frames import INVALID_SEQUENCES, _is_utf8
 from xtyserver.serve.connection import THREAD_DECODE_BYTES
 from xtyserver.serve.text_frames import CHUNK_BYTES, valid_utf8
 
 pytestmark = pytest.mark.anyio
 
-INVALID = [
-    b"\xff",
-    b"\xc0\xaf",  # overlong "/"
-    b"\xed\xa0\x80",  # a UTF-16 surrogate encoded as UTF-8
-    b"\xf4\x90\x80\x80",  # beyond U+10FFFF
-    b"\x80",  # a lone continuation byte
-    b"\xe4\xb8",  # a truncated sequence
-]
 FISH = "钓鱼".encode()  # two 3-byte characters
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode()
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 # -- the check itself ---------------------------------------------------------------------
@@ -50,7 +35,7 @@ def _is_utf8(data: bytes) -> bool:
 @example(snippet=FISH, shift=-1, tail=b"")  # a character across two slices
 @example(snippet=b"\xed\xa0\x80", shift=-1, tail=b"")  # a surrogate across two slices
 @given(
-    snippet=st.one_of(st.sampled_from([*INVALID, FISH]), st.binary(max_size=8)),
+    snippet=st.one_of(st.sampled_from([*INVALID_SEQUENCES, FISH]), st.binary(max_size=8)),
     shift=st.integers(-8, 8),
     tail=st.binary(max_size=4),
 )
