@@ -30,6 +30,7 @@ CASES = {
         "RSS per idle connection",
     ),
     "image": (["--rounds", "3"], "pillow / scaled"),
+    "image_turn_steps": (["--rounds", "3"], "request body: msgspec"),
     "start_to_page": (["--runs", "1"], "page answered"),
     "rss": (
         ["--turns", "4", "--repeat", "1", "--saves", "3", "--per-save", "30", "--baseline", "HEAD"],

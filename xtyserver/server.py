@@ -68,6 +68,7 @@ from xtyserver.serve.localzone import detect_local_timezone, server_zone, zone_r
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
 from xtyserver.serve.player_settings import PlayerSettings
+from xtyserver.serve.text_frames import BytesConnection
 from xtyserver.serve.trash_purge import purge_trash_every
 from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, injection_log_path
 from xtyserver.session.machine import CLOSE_SERVER_FULL, GameAgentSession
@@ -466,6 +467,7 @@ class Server:
 
     async def _connection(self, ws: ServerConnection) -> None:
         assert ws.request is not None
+        assert isinstance(ws, BytesConnection)  # create_connection=front_connection(...)
         token = self._tokens.current()
         by_header = token_matches(bearer(list(ws.request.headers.raw_items())), token)
         if by_header and not self.seats.take():  # filled since the upgrade was checked

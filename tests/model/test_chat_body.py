@@ -12,12 +12,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import openai
 import pytest
 from openai._utils import async_maybe_transform
+from openai._utils._json import openapi_dumps
 from openai.types.chat import completion_create_params
 
-from xtyserver.model.request import chat_body
+from xtyserver.model.request import chat_body, post_chat
 from xtyserver.session.tools import TOOL_SPECS, ToolCall, assistant_message, tool_message
+from xtyserver.testing import FakeModelServer, Reply
 
 
 def _messages() -> list[dict[str, Any]]:
@@ -50,3 +53,26 @@ async def test_the_sdk_transform_leaves_our_chat_body_unchanged(
     )
     assert json.dumps(transformed, sort_keys=True) == snapshot
     assert ("tools" in body) == bool(tools)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("tools", [None, TOOL_SPECS])
+async def test_post_chat_sends_the_bytes_the_sdk_would_have_sent(
+    tools: list[dict[str, Any]] | None,
+) -> None:
+    # post_chat serialises the body itself (msgspec, issue 22) and hands it over as
+    # content: the provider must get the very bytes and content type the SDK's own
+    # json.dumps would have produced, CJK as UTF-8 and not \u escapes.
+    body = chat_body("scripted", _messages(), tools)
+    async with FakeModelServer() as fake:
+        fake.enqueue(Reply(text="好"))
+        client = openai.AsyncOpenAI(base_url=fake.base_url, api_key="sk-x", max_retries=0)
+        try:
+            async for _ in await post_chat(client, body):
+                pass
+        finally:
+            await client.close()
+        [request] = fake.chat_requests
+    assert request.body == openapi_dumps(body)
+    assert "钓鱼".encode() in request.body
+    assert request.headers["content-type"] == "application/json"

@@ -44,6 +44,7 @@ from xtyserver.serve.jobs import EnrichKeys, MemoryJobs
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
 from xtyserver.serve.store_lane import StoreLane
+from xtyserver.serve.text_frames import Message
 from xtyserver.serve.turn_tasks import TurnTasks
 from xtyserver.serve.working import WORKING_EFFECTS, WorkingShell
 from xtyserver.session.effects import (
@@ -92,8 +93,9 @@ class _Abortable(Protocol):
 
 
 class Peer(Protocol):
-    """What the runtime needs of its peer: a websockets ``ServerConnection``, or the
-    HTTP transport's :class:`~xtyserver.serve.http_transport.HttpPeer`."""
+    """What the runtime needs of its peer: a websockets connection
+    (:class:`~xtyserver.serve.text_frames.BytesConnection`), or the HTTP
+    transport's :class:`~xtyserver.serve.http_transport.HttpPeer`."""
 
     @property
     def close_code(self) -> int | None: ...
@@ -101,7 +103,9 @@ class Peer(Protocol):
     @property
     def transport(self) -> _Abortable: ...
 
-    def __aiter__(self) -> AsyncIterator[str | bytes]: ...
+    def messages(self) -> AsyncIterator[Message]:
+        """Each message as (bytes, is text); a text message's bytes are UTF-8."""
+        ...
 
     async def send(self, message: bytes, *, text: bool | None = ...) -> None: ...
 
@@ -283,17 +287,18 @@ class Connection:
     async def _reader(self) -> None:
         try:
             with contextlib.suppress(websockets.ConnectionClosed):
-                async for message in self.ws:
-                    if self._recorder is not None:
+                async for data, text in self.ws.messages():
+                    if self._recorder is not None:  # a recording keeps the text as text
+                        message = data.decode("utf-8", "surrogatepass") if text else data
                         await self._recorder.received(message)
-                    await self._post(await self._decode(message))
+                    await self._post(await self._decode(data, text))
         finally:
             with anyio.CancelScope(shield=True):
                 await self._post(Disconnected())
 
     @staticmethod
-    async def _decode(message: str | bytes) -> Event:
-        if isinstance(message, bytes):
+    async def _decode(message: bytes, text: bool) -> Event:
+        if not text:
             return FrameRefused(
                 errors.FrameError(
                     "binary frames are not accepted; send JSON text frames",

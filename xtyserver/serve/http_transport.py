@@ -41,6 +41,7 @@ from xtyserver.errors import PeerError
 from xtyserver.protocol.http_body import decode_call, encode_answer
 from xtyserver.protocol.limits import FRAME_MAX_BYTES
 from xtyserver.protocol.upgrade import HTTP_PATH, Refusal
+from xtyserver.serve.text_frames import BytesConnection, Message
 
 REQUEST_LINE = b"POST " + HTTP_PATH.encode("ascii")
 BODY_MAX_BYTES = FRAME_MAX_BYTES + 64 * 1024
@@ -80,10 +81,11 @@ class HttpPeer:
 
     # -- the runtime's side ---------------------------------------------------------------------
 
-    async def __aiter__(self) -> AsyncIterator[str]:
+    async def messages(self) -> AsyncIterator[Message]:
+        """The frames calls posted, in order, as text messages."""
         async with self._in:
             async for message in self._in:
-                yield message
+                yield message.encode("utf-8", "surrogatepass"), True
 
     async def send(self, message: bytes | str, *, text: bool | None = True) -> None:
         """Queue a server frame for the next call; waits while the outbox is full."""
@@ -403,10 +405,11 @@ def front_connection(
 
     It waits for the request line's first bytes before websockets sees the
     connection: a request for ``/v1/http`` goes to ``accept`` with the bytes
-    read so far; anything else goes on to websockets, unchanged.
+    read so far; anything else goes on to websockets, unchanged, its messages
+    received as bytes (:class:`~xtyserver.serve.text_frames.BytesConnection`).
     """
 
-    class FrontConnection(ServerConnection):
+    class FrontConnection(BytesConnection):
         _sniffing = True
         _head = b""
         _front: asyncio.Transport
