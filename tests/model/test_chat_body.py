@@ -50,3 +50,18 @@ async def test_the_sdk_transform_leaves_our_chat_body_unchanged(
     )
     assert json.dumps(transformed, sort_keys=True) == snapshot
     assert ("tools" in body) == bool(tools)
+
+
+@pytest.mark.parametrize("tools", [None, TOOL_SPECS])
+def test_the_posted_bytes_are_the_ones_the_sdk_would_serialise(
+    tools: list[dict[str, Any]] | None,
+) -> None:
+    """``post_chat`` encodes the body with msgspec: byte for byte the SDK's own JSON."""
+    import msgspec
+    from openai._utils._json import openapi_dumps
+
+    messages = _messages()
+    # Every character a text may hold: controls, quotes, backslash, CJK, line separators, emoji.
+    messages.append({"role": "user", "content": "".join(map(chr, range(0x300))) + "\u2028😀"})
+    body = chat_body("scripted", messages, tools, limits={"max_tokens": 800})
+    assert msgspec.json.encode(body) == openapi_dumps(body)
