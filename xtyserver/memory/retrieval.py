@@ -450,7 +450,12 @@ def select_memories(
     """
     budget = budget or MemoryBudget()
     lines = tuple(profile_lines(profile, budget.profile_tokens)) if profile else ()
-    eligible = [ev for ev in index.events() if is_eligible(ev, current_day)]
+    events = index.events()
+    eligible = (
+        events  # no day known: every event is eligible (is_eligible, inlined)
+        if current_day is None
+        else [ev for ev in events if ev.day is None or ev.day <= current_day]
+    )
     asked = index.query_terms(query_text)
     around = index.query_terms(" ".join(focus_terms)) if focus_terms else set()
     raw = index.term_scores(asked, around, context_weight=budget.context_weight)
