@@ -13,6 +13,7 @@ from functools import partial
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import msgspec
 
 from xtyserver import errors
@@ -192,9 +193,15 @@ class TurnTasks:
                     async for event in stream:
                         match event:
                             case Delta(text=text):
-                                if first is None:
+                                opening = first is None
+                                if opening:
                                     first = anyio.current_time()
                                 await self._post(ModelDelta(turn, text))
+                                if opening:
+                                    # Once more, for the first piece only: the driver and
+                                    # then the writer put it on the wire before this task
+                                    # reads the provider's next chunks.
+                                    await anyio.lowlevel.checkpoint()
                             case Done():
                                 done = event
                                 if save is not None:  # billed before the turn ends
