@@ -22,8 +22,8 @@ CASES = {
     "prompt_size": (["--sizes", "10", "30"], "inject all"),
     "retrieval": (["--saves", "3", "--per-save", "30", "--queries", "20"], "p99"),
     "turn": (
-        ["--rounds", "3", "--warmup", "1", "--baseline", "HEAD"],
-        "harness overhead, image turn [baseline]",
+        ["--rounds", "3", "--warmup", "1", "--baseline", "HEAD", "--steps"],
+        "chat.send -> first delta",
     ),
     "idle": (
         ["--connections", "12", "--starts", "2", "--baseline", "HEAD"],

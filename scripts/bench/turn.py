@@ -26,8 +26,12 @@ With ``--baseline REF`` a second server runs another commit (exported with
 the same store, and every round plays each kind on both, in shuffled order:
 the rows marked ``[baseline]`` are that commit, under the same load.
 
+With ``--steps`` each server also marks the CPU time of the steps from a text
+turn's ``chat.send`` to its first ``chat.delta`` (:mod:`steps`) and the tables
+follow the figures.
+
 Usage: ``python scripts/bench/turn.py [--rounds 200] [--warmup 20] [--only KIND...]
-[--baseline REF]``.
+[--baseline REF] [--steps]``.
 """
 
 from __future__ import annotations
@@ -141,6 +145,11 @@ async def _child_server(data_dir: str, model_url: str) -> None:
 
     # Log as ``xtyserver serve`` does (info, JSON lines), to nowhere: the lines are
     # rendered and written, but do not fill the bench's terminal.
+    steps_file = os.environ.get("XTY_BENCH_STEPS")
+    if steps_file:
+        import steps
+
+        steps.install()
     with open(os.devnull, "w") as devnull:
         log.configure(stream=devnull, json=True)
         settings = _settings(data_dir, model_url)
@@ -148,6 +157,8 @@ async def _child_server(data_dir: str, model_url: str) -> None:
             settle_heap()  # as ``xtyserver serve`` does once it listens
             print(f"\n{server.url}", flush=True)
             await anyio.to_thread.run_sync(sys.stdin.read)
+    if steps_file:
+        Path(steps_file).write_text(steps.table(int(os.environ["XTY_BENCH_STEPS_SKIP"])))
 
 
 def _settings(data_dir: str, model_url: str) -> Any:
@@ -166,8 +177,10 @@ def _settings(data_dir: str, model_url: str) -> Any:
     )
 
 
-def _spawn(*args: str, tree: Path | None = None) -> tuple[subprocess.Popen[str], str]:
-    env = {**os.environ, "PYTHONUTF8": "1"}
+def _spawn(
+    *args: str, tree: Path | None = None, steps: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[str], str]:
+    env = {**os.environ, "PYTHONUTF8": "1", **(steps or {})}
     if tree is not None:
         env["XTY_BENCH_TREE"] = str(tree)
     proc = subprocess.Popen(
@@ -349,6 +362,9 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--only", nargs="*", default=[], help="kinds to run (default: all)")
     ap.add_argument("--baseline", default="", help="git ref of a second, baseline server")
+    ap.add_argument(
+        "--steps", action="store_true", help="also the CPU of each step to a text turn's delta"
+    )
     ap.add_argument("--child", choices=["model", "server"], help=argparse.SUPPRESS)
     ap.add_argument("--data-dir", help=argparse.SUPPRESS)
     ap.add_argument("--model-url", help=argparse.SUPPRESS)
@@ -380,8 +396,14 @@ def main() -> None:
         model, model_url = _spawn("--child", "model")
         children = [model]
         servers: dict[str, tuple[str, int]] = {}
+        tables = {label: Path(tmp) / f"steps{i}.txt" for i, label in enumerate(trees)}
         try:
             for label, (data_dir, tree) in trees.items():
+                steps = {
+                    "XTY_BENCH_STEPS": str(tables[label]),
+                    # Every text turn is marked, warm-up ones too: they are left out.
+                    "XTY_BENCH_STEPS_SKIP": str(args.warmup),
+                }
                 server, url = _spawn(
                     "--child",
                     "server",
@@ -390,6 +412,7 @@ def main() -> None:
                     "--model-url",
                     model_url,
                     tree=tree,
+                    steps=steps if args.steps else None,
                 )
                 children.append(server)
                 servers[label] = (url, server.pid)
@@ -399,6 +422,9 @@ def main() -> None:
                 assert proc.stdin is not None
                 proc.stdin.close()
                 proc.wait(timeout=30)
+        for label, path in tables.items() if args.steps else ():
+            print(f"\nCPU of each step, chat.send -> first chat.delta{label or ' [candidate]'}:")
+            print(path.read_text() if path.exists() else "(no table written)", end="")
 
 
 if __name__ == "__main__":

@@ -269,3 +269,20 @@ def test_render_never_exceeds_the_char_budget_and_only_drops_whole_items(
     lines = set(text.splitlines())
     for ev in (*sel.goals, *sel.relevant, *sel.recent):
         assert render_event(ev) in lines
+
+
+def test_scores_after_changes_are_those_of_an_index_built_afresh() -> None:
+    """The BM25 length norms are kept between turns: every change of the index renews them."""
+    index = _corpus_index()
+    query = "社区中心 鱼缸 fish tank"
+    assert index.scores(query)  # the norms are made here...
+    longer = _event(3, "鱼缸", "社区中心的鱼缸收集包 " * 12)  # ...and an event grows
+    index.upsert(longer)
+    index.remove(5)
+    index.upsert(_event(999, "fish tank", "the fish tank bundle"))
+    kept = [e for e in _corpus_index().events() if e.id not in (3, 5)]
+    fresh = SaveIndex(FARM_A, [*kept, longer, _event(999, "fish tank", "the fish tank bundle")])
+    assert index.scores(query) == fresh.scores(query)
+    assert index.scores(query, "鱼缸", context_weight=0.4) == fresh.scores(
+        query, "鱼缸", context_weight=0.4
+    )

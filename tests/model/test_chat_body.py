@@ -18,7 +18,7 @@ from openai._utils import async_maybe_transform
 from openai._utils._json import openapi_dumps
 from openai.types.chat import completion_create_params
 
-from xtyserver.model.request import chat_body, post_chat
+from xtyserver.model.request import _ENCODER, chat_body, post_chat
 from xtyserver.session.tools import TOOL_SPECS, ToolCall, assistant_message, tool_message
 from xtyserver.testing import FakeModelServer, Reply
 
@@ -76,3 +76,15 @@ async def test_post_chat_sends_the_bytes_the_sdk_would_have_sent(
     assert request.body == openapi_dumps(body)
     assert "钓鱼".encode() in request.body
     assert request.headers["content-type"] == "application/json"
+
+
+@pytest.mark.parametrize("tools", [None, TOOL_SPECS])
+def test_the_posted_bytes_are_the_ones_the_sdk_would_serialise(
+    tools: list[dict[str, Any]] | None,
+) -> None:
+    """``post_chat`` encodes the body with msgspec: byte for byte the SDK's own JSON."""
+    messages = _messages()
+    # Every character a text may hold: controls, quotes, backslash, CJK, line separators, emoji.
+    messages.append({"role": "user", "content": "".join(map(chr, range(0x300))) + "\u2028😀"})
+    body = chat_body("scripted", messages, tools, limits={"max_tokens": 800})
+    assert _ENCODER.encode(body) == openapi_dumps(body)

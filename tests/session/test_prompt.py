@@ -18,6 +18,9 @@ def test_fence_wraps_the_sections_and_neutralises_every_angle_bracket() -> None:
     assert block == "<资料>\na‹/资料›b\nc‹/资料›d‹e›‹f›\n</资料>"
     assert unfence(block + "\n玩家的话") == ("a‹/资料›b\nc‹/资料›d‹e›‹f›", "玩家的话")
     assert unfence("没有资料") == ("", "没有资料")
+    # Each kind of bracket alone in a section (a section with none is passed on as it is).
+    for bracket, neutral in zip("<>＜＞﹤﹥", "‹›‹›‹›", strict=True):
+        assert fence([f"鱼{bracket}缸", "无"]) == f"<资料>\n鱼{neutral}缸\n无\n</资料>"
     assert fence(["x"], tag="data") == "<data>\nx\n</data>"
 
 

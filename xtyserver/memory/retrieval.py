@@ -151,6 +151,9 @@ class SaveIndex:
         self._len: dict[int, float] = {}
         self._postings: dict[str, dict[int, float]] = {}
         self._total_len = 0.0
+        # Each event's BM25 length norm, k1 * (1 - b + b * len / avg_len): made once
+        # per change of the index, not per posting of every turn's query.
+        self._norm: dict[int, float] | None = None
         # Unit float32 vectors by event id (issue 21 part 3), when an embedding route
         # formed them; dropped with the event or when its text changes.
         self._vectors: dict[int, array[float]] = {}
@@ -188,6 +191,7 @@ class SaveIndex:
         for term in keys if self.key_weight > 0 else ():
             tf[term] = tf.get(term, 0.0) + self.key_weight
         self._events[event.id] = event
+        self._norm = None
         self._tf[event.id] = tf
         self._len[event.id] = sum(tf.values())
         self._total_len += self._len[event.id]
@@ -214,6 +218,7 @@ class SaveIndex:
         if self._events.pop(event_id, None) is None:
             return
         tf = self._tf.pop(event_id)
+        self._norm = None
         self._key_only.pop(event_id, None)
         self._total_len -= self._len.pop(event_id)
         for term in tf:
@@ -270,7 +275,8 @@ class SaveIndex:
         n_docs = len(self._events)
         if not n_docs:
             return {}
-        avg_len = self._total_len / n_docs or 1.0
+        norm = self._norms()
+        k1 = self.k1
         weights = dict.fromkeys(around, context_weight)
         weights.update(dict.fromkeys(asked, 1.0))
         out: dict[int, float] = {}
@@ -281,10 +287,16 @@ class SaveIndex:
             df = len(posting)
             idf = weight * math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
             for doc_id, tf in posting.items():
-                dl = self._len[doc_id]
-                denom = tf + self.k1 * (1.0 - self.b + self.b * dl / avg_len)
-                out[doc_id] = out.get(doc_id, 0.0) + idf * tf * (self.k1 + 1.0) / denom
+                out[doc_id] = out.get(doc_id, 0.0) + idf * tf * (k1 + 1.0) / (tf + norm[doc_id])
         return out
+
+    def _norms(self) -> dict[int, float]:
+        """Each event's BM25 length norm (cached until the index changes)."""
+        if self._norm is None:
+            avg_len = self._total_len / len(self._events) or 1.0
+            k1, b = self.k1, self.b
+            self._norm = {i: k1 * (1.0 - b + b * n / avg_len) for i, n in self._len.items()}
+        return self._norm
 
     def search(
         self, text: str, *, current_day: int | None = None, limit: int = 10
@@ -438,26 +450,31 @@ def select_memories(
     """
     budget = budget or MemoryBudget()
     lines = tuple(profile_lines(profile, budget.profile_tokens)) if profile else ()
-    eligible = [ev for ev in index.events() if is_eligible(ev, current_day)]
+    events = index.events()
+    eligible = (
+        events  # no day known: every event is eligible (is_eligible, inlined)
+        if current_day is None
+        else [ev for ev in events if ev.day is None or ev.day <= current_day]
+    )
     asked = index.query_terms(query_text)
     around = index.query_terms(" ".join(focus_terms)) if focus_terms else set()
     raw = index.term_scores(asked, around, context_weight=budget.context_weight)
     top = max((raw.get(ev.id, 0.0) for ev in eligible), default=0.0)
     floor = budget.min_relevance * top
 
-    def recency(ev: MemoryEvent) -> float:
+    # Per eligible event, once: its score, and what "recent and important" ranks it by
+    # (recency and importance alone).
+    scored: dict[int, float] = {}
+    standing: dict[int, float] = {}
+    w_relevance, w_recency, w_importance = budget.w_relevance, budget.w_recency, budget.w_importance
+    decay = budget.recency_decay
+    for ev in eligible:
         hours = max(0.0, now - max(ev.last_used_at, ev.updated_at)) / 3600.0
-        return float(budget.recency_decay**hours)
-
-    def score(ev: MemoryEvent) -> float:
+        recency = float(decay**hours)
         rel = raw.get(ev.id, 0.0) / top if top > 0 else 0.0
-        return (
-            budget.w_relevance * rel
-            + budget.w_recency * recency(ev)
-            + budget.w_importance * ev.importance / 5.0
-        )
-
-    scored = {ev.id: score(ev) for ev in eligible}
+        importance = w_importance * ev.importance / 5.0
+        scored[ev.id] = w_relevance * rel + w_recency * recency + importance
+        standing[ev.id] = w_recency * recency + importance
     goals = sorted(
         (ev for ev in eligible if ev.kind == "goal" and ev.status == "active"),
         key=lambda ev: (not ev.pinned, -scored[ev.id], ev.id),
@@ -496,10 +513,7 @@ def select_memories(
     # even when the player's text does not mention it.
     recent = sorted(
         (ev for ev in eligible if ev.id not in taken),
-        key=lambda ev: (
-            -(budget.w_recency * recency(ev) + budget.w_importance * ev.importance / 5.0),
-            ev.id,
-        ),
+        key=lambda ev: (-standing[ev.id], ev.id),
     )[: max(0, budget.recent - added)]
     selection = MemorySelection(
         profile=lines, goals=tuple(goals), relevant=tuple(relevant), recent=tuple(recent)

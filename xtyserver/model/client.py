@@ -121,14 +121,15 @@ def strip_images(
         messages: OpenAI chat messages; content is a string or a list of parts.
 
     Returns:
-        New messages (inputs untouched) and whether any image part was removed.
-        A message left with no parts gets empty string content.
+        The messages (inputs untouched: a message that had an image part is a
+        new dict, the others are passed on as they are, a dict each) and whether
+        any image part was removed. A message left with no parts gets empty
+        string content.
     """
     out: list[dict[str, Any]] = []
     removed = False
     for message in messages:
-        copy = dict(message)
-        content = copy.get("content")
+        content = message.get("content")
         if isinstance(content, list):
             kept = [
                 part
@@ -137,8 +138,10 @@ def strip_images(
             ]
             if len(kept) != len(content):
                 removed = True
-                copy["content"] = kept if kept else ""
-        out.append(copy)
+                out.append({**message, "content": kept if kept else ""})
+                continue
+        # Nothing to drop: no copy (a turn's text messages, every turn).
+        out.append(message if isinstance(message, dict) else dict(message))
     return out, removed
 
 
@@ -443,13 +446,14 @@ class ModelClient:
         client = self._require()
         s = self.settings
         name = model or s.model
-        payload: list[dict[str, Any]] = [dict(m) for m in messages]
+        # Never changed below (the body is serialised as it is): no copies.
+        payload = [m if isinstance(m, dict) else dict(m) for m in messages]
         if not (s.vision if vision is None else vision):
             payload, removed = strip_images(payload)
             if removed:
                 _log.info("model.image_dropped", reason="model has no vision", model=name)
 
-        offered = [dict(t) for t in tools] if tools else None
+        offered = [t if isinstance(t, dict) else dict(t) for t in tools] if tools else None
         limit = s.max_tokens if purpose == "chat" else s.background_max_tokens
         body = chat_body(
             name,

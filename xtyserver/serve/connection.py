@@ -25,10 +25,11 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 import msgspec
 import websockets
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -87,6 +88,8 @@ if TYPE_CHECKING:
 # past this size, so other adapters stay on time.
 THREAD_DECODE_BYTES = 64 * 1024
 
+_T = TypeVar("_T")
+
 
 class _Abortable(Protocol):
     def abort(self) -> None: ...
@@ -130,6 +133,24 @@ class RuntimeLimits(msgspec.Struct, frozen=True, kw_only=True):
     inbox: int = 64
     store_queue: int = 32
     embedding_timeout: float = 0.15
+
+
+async def _hand_over(stream: MemoryObjectSendStream[_T], item: _T) -> None:
+    """``stream.send(item)``, but the woken receiver runs before this task goes on.
+
+    anyio's ``send`` yields first and puts the item after, so the model call
+    handing on a reply's first piece went on to read the provider's next
+    chunks before the driver, then the writer, got to run. Put, then yield:
+    the receiver is next in line. Cancellation is checked before the put, as
+    ``send`` does.
+    """
+    await anyio.lowlevel.checkpoint_if_cancelled()
+    try:
+        stream.send_nowait(item)
+    except anyio.WouldBlock:
+        await stream.send(item)
+    else:
+        await anyio.lowlevel.cancel_shielded_checkpoint()
 
 
 @dataclass(eq=False)
@@ -276,7 +297,7 @@ class Connection:
     async def _post(self, event: Event | _TimerDue) -> None:
         """Hand an event to the driver; dropped once the connection is finishing."""
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-            await self._inbox_in.send(event)
+            await _hand_over(self._inbox_in, event)
 
     def _spawn(self, fn: object, *args: object) -> None:
         assert self._tg is not None
@@ -351,7 +372,8 @@ class Connection:
                     )
                     follow += [answer] if answer is not None else []
                     continue
-                await self._run(effect)
+                answer = await self._run(effect)
+                follow += [answer] if answer is not None else []
             except (errors.XtyError, ValueError, OverflowError, OSError) as exc:
                 # A bug of ours must not kill the connection; log the kind, not the data.
                 self._log.error(
@@ -360,7 +382,8 @@ class Connection:
         for answer in follow:
             await self._feed(answer)
 
-    async def _run(self, effect: Effect) -> None:
+    async def _run(self, effect: Effect) -> Event | None:
+        """Carry out one effect; return an event to feed at once, if any."""
         match effect:
             case Send(frame=frame, droppable=True):
                 # Refusals of a flood are advisory: when the peer is not reading, drop
@@ -370,7 +393,7 @@ class Connection:
                         self._out_in.send_nowait(encode_frame(frame))
             case Send(frame=frame):
                 if not self._closing:
-                    await self._out_in.send(encode_frame(frame))
+                    await _hand_over(self._out_in, encode_frame(frame))
             case ClaimSeat():
                 self.seated = self._claim_seat() if self._claim_seat is not None else True
                 await self._post(SeatAnswered(self.seated))
@@ -392,6 +415,9 @@ class Connection:
             case Log(event=name, fields=fields):
                 self._log.info(name, **fields)
             case LoadTurnMemory(turn=turn, save=save, read_memory=read_memory, query=query):
+                ready = self._tasks.cached_memory(turn, save, read_memory, query)
+                if ready is not None:
+                    return ready  # all in memory: fed now, no task or hop
                 self._spawn(self._tasks.load_memory, turn, save, read_memory, query)
             case PrepareImage(turn=turn, image=image):
                 self._spawn(self._tasks.prepare_image, turn, image.mime, image.data)
@@ -417,6 +443,7 @@ class Connection:
                 if isinstance(effect, OpenSave):
                     # ... and vectors, with an embedding route (after the keys: embedded too).
                     self._jobs.embed_later(effect.save)
+        return None
 
     def _cancel_timer(self, kind: TimerKind) -> None:
         current = self._timers.pop(kind, None)

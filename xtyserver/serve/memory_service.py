@@ -254,6 +254,25 @@ class MemoryService:
             return SaveMemory(profile, await self._loaded(save, entry))
         return SaveMemory(profile, await self._read(self._build_index, save))
 
+    def cached_turn_memory(self, save: Scope) -> SaveMemory | None:
+        """:meth:`turn_memory` when it needs no I/O but the one-row generation read, else None.
+
+        For the common turn (the save leased and loaded, the profile cached, no
+        other process changed the store): no task, no thread, no lock. None
+        when anything would have to be read or reloaded (or the read met a
+        lock or failed): :meth:`turn_memory` does that, and logs what failed.
+        """
+        entry = self._saves.get(save)
+        if self._profile is None or entry is None or entry.index is None:
+            return None
+        try:
+            generation = self.store.generation(wait=False)
+        except StoreError:
+            return None
+        if generation != self._generation:
+            return None
+        return SaveMemory(self._profile, entry.index)
+
     async def _follow_other_processes(self) -> None:
         """Drop cached memory when any process (``xtyserver mcp``, the CLI) changed it.
 

@@ -97,6 +97,10 @@ class TokenMeter:
         """Accept no more rows; :meth:`write_bills` returns once the queued ones are written."""
         self._in.close()
 
+    def cached_spent_today(self) -> int | None:
+        """:meth:`spent_today` when today's count is already known, else None (it must read)."""
+        return self._spent if local_date(self._clock.now(), self._tz) == self._date else None
+
     async def spent_today(self) -> int:
         """Every token counted on today's local date (read from the store once a day).
 

@@ -13,6 +13,7 @@ from functools import partial
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import msgspec
 
 from xtyserver import errors
@@ -75,9 +76,27 @@ class TurnTasks:
         self._post = post
         self._log = logger
 
-    async def load_memory(
+    def cached_memory(
         self, turn: int, save: Scope, read_memory: bool, query: str = ""
-    ) -> None:
+    ) -> TurnMemoryReady | None:
+        """The answer of :meth:`load_memory` when everything is in memory already, else None.
+
+        The connection feeds it at once, with no task or hop of its own (the
+        common turn); None: run :meth:`load_memory` (a read, a reload, an
+        embedding, or a new day's bill), which answers the same way.
+        """
+        memory = self._memory.cached_turn_memory(save) if read_memory else None
+        if read_memory and memory is None:
+            return None
+        index = memory.index if memory is not None else None
+        if index is not None and query.strip() and self._model.embedder and index.vectors():
+            return None  # the query's vector comes from the embedding route
+        spent = self._meter.cached_spent_today()
+        if spent is None:
+            return None
+        return TurnMemoryReady(turn, memory, spent)
+
+    async def load_memory(self, turn: int, save: Scope, read_memory: bool, query: str = "") -> None:
         memory = None
         if read_memory:
             try:
@@ -174,9 +193,15 @@ class TurnTasks:
                     async for event in stream:
                         match event:
                             case Delta(text=text):
-                                if first is None:
+                                opening = first is None
+                                if opening:
                                     first = anyio.current_time()
                                 await self._post(ModelDelta(turn, text))
+                                if opening:
+                                    # Once more, for the first piece only: the driver and
+                                    # then the writer put it on the wire before this task
+                                    # reads the provider's next chunks.
+                                    await anyio.lowlevel.checkpoint()
                             case Done():
                                 done = event
                                 if save is not None:  # billed before the turn ends

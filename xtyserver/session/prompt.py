@@ -95,6 +95,13 @@ DATA_TAG = "资料"
 
 # Angle brackets inside data become these, so no data can open or close a fence.
 _NEUTRAL = str.maketrans({"<": "‹", ">": "›", "＜": "‹", "＞": "›", "﹤": "‹", "﹥": "›"})
+_BRACKETS = tuple(map(chr, _NEUTRAL))
+
+
+def _neutral(section: str) -> str:
+    # translate() looks up every character of a CJK text (tens of us a turn); most
+    # sections hold no bracket at all, which six substring tests tell at once.
+    return section.translate(_NEUTRAL) if any(b in section for b in _BRACKETS) else section
 
 
 def fence(sections: Sequence[str], tag: str = DATA_TAG) -> str:
@@ -105,7 +112,7 @@ def fence(sections: Sequence[str], tag: str = DATA_TAG) -> str:
     guillemet, so a hostile NPC name or memory cannot close the fence early or
     open another one: exactly one opening and one closing tag per block.
     """
-    body = "\n".join(s.translate(_NEUTRAL) for s in sections if s)
+    body = "\n".join(_neutral(s) for s in sections if s)
     return f"<{tag}>\n{body}\n</{tag}>" if body else ""
 
 
