@@ -81,6 +81,24 @@ async def test_a_turn_offers_only_the_tools_its_words_or_a_waiting_preview_need(
         assert [e.id for e in h.store.load_scope(FARM_A)] == [plan]
 
 
+async def test_a_tool_the_turn_did_not_offer_is_not_run(tmp_path: Path) -> None:
+    async with running(tmp_path, overrides=NO_EXTRACTION) as h:
+        plan = _seed(h)
+        async with h.adapter() as ws:
+            # Words about memory offer the read tools; a forget the model was talked into
+            # is answered with an error result and runs nothing (no preview, no token).
+            h.fake.enqueue(Reply(tool_calls=[_call(FORGET, target="all")]), Reply(text="嗯"))
+            frames_done = await chat(ws, "你记得我什么")
+            assert frames_done[1]["type"] == "chat.done"
+        (result,) = _tool_messages(h, 1)
+        assert "这一轮没有提供工具" in result and FORGET in result
+        assert [t["function"]["name"] for t in h.fake.chat_requests[1].json["tools"]] == [
+            VIEW,
+            SEARCH,
+        ]
+        assert [e.id for e in h.store.load_scope(FARM_A)] == [plan]
+
+
 async def test_what_do_you_remember_views_profile_saves_and_stats(tmp_path: Path) -> None:
     async with running(tmp_path, overrides=NO_EXTRACTION) as h:
         _seed(h)
