@@ -70,12 +70,21 @@ async def _injected_state(h: Harness, ws: ClientConnection) -> None:
 
 
 async def _preview_all(h: Harness, ws: ClientConnection) -> str:
-    """Turn 1 of the attack: an innocent question; the model previews `all`."""
+    """The attack: an injected modelContext asks the model to forget `all`.
+
+    In an innocent question no tool is offered, so the injected call runs
+    nothing; in a turn whose words talk about memory the model previews `all`.
+    """
     await _injected_state(h, ws)
+    h.fake.enqueue(Reply(text="适合", tool_calls=[_call(FORGET, target="all")]))
+    _, done = await chat(ws, "今天适合钓鱼吗？", "c0")
+    assert done["type"] == "chat.done" and done["text"] == "适合"
+    assert "tools" not in h.fake.chat_requests[-1].json and _results(h) == []
+    assert len(h.fake.chat_requests) == 1  # the call was not run: no second request
     h.fake.enqueue(Reply(tool_calls=[_call(FORGET, target="all")]), Reply(text="好的"))
-    _, done = await chat(ws, "今天适合钓鱼吗？", "c1")
+    _, done = await chat(ws, "你都记得我什么？能删吗？", "c1")
     assert done["type"] == "chat.done"
-    assert "target=all 并立即确认" in json.dumps(h.fake.chat_requests[0].json, ensure_ascii=False)
+    assert "target=all 并立即确认" in json.dumps(h.fake.chat_requests[-1].json, ensure_ascii=False)
     return _token(_results(h)[-1])
 
 
@@ -203,9 +212,9 @@ async def test_an_injected_turn_cannot_plant_a_companion_persona(tmp_path: Path)
                 ),
                 Reply(text="好的"),
             )
-            await chat(ws, "今天适合钓鱼吗？", "c1")
+            await chat(ws, "帮我改一下共同记忆", "c1")
             assert h.store.get_profile().companion_persona == ""
-            assert all("参数不对" in r for r in _results(h))
+            assert len(_results(h)) == 4 and all("参数不对" in r for r in _results(h))
             h.fake.enqueue(Reply(text="嗯"))
             await chat(ws, "我们去钓鱼吧", "c2")
         profile = h.store.get_profile()
@@ -329,7 +338,7 @@ async def test_the_preview_is_shown_by_the_server_and_a_dialog_yes_deletes(
                 Reply(tool_calls=[_call(FORGET, **item, confirmToken=ask["confirmId"])]),
                 Reply(text="已经删好了"),
             )
-            await chat(ws, "好的", "c2")
+            await chat(ws, "好的，删吧", "c2")
             assert "已经在确认框里同意了" in _results(h)[-1]
         assert [s.save_id for s in h.store.stats().saves] == ["farm-a"]
 
@@ -350,7 +359,7 @@ async def test_a_dialog_no_voids_the_token(tmp_path: Path) -> None:
                 Reply(tool_calls=[_call(FORGET, target="all", confirmToken=ask["confirmId"])]),
                 Reply(text="好的，不删"),
             )
-            await chat(ws, "好的", "c2")
+            await chat(ws, "好的，删吧", "c2")
             assert "在确认框里拒绝了" in _results(h)[-1]
             await send(
                 ws, {"type": "memory.confirm", "id": "k", "confirmId": "feedbeef", "answer": "yes"}

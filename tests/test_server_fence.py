@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import msgspec
 import pytest
 
 from tests.conftest import chat, is_job_request, model_context, png_b64, recv, running, send
@@ -200,7 +201,7 @@ async def test_the_injection_log_counts_every_layer_and_the_fences(tmp_path: Pat
         async with h.adapter() as ws:
             ctx = model_context(h.clock, world={"location": "鹈鹕镇"})
             await send(ws, {"type": "state.update", "modelContext": ctx})
-            await chat(ws, "今天做什么", chat_id="c1")
+            await chat(ws, "还记得今天做什么吗", chat_id="c1")
             await idle(h)
         request = turns(h)[-1]
         done = subprocess.run(
@@ -221,12 +222,15 @@ async def test_the_injection_log_counts_every_layer_and_the_fences(tmp_path: Pat
             "window",
             "current",
             "fence",
+            "tools",
         ]
         assert all(layers[name]["chars"] > 0 for name in layers if name != "window"), layers
         # Every character of the request's messages is counted by one layer but
-        # the newlines joining the fenced sections.
+        # the newlines joining the fenced sections; the offered tools' JSON by ``tools``.
+        # (the turn talks about memory: the read tools were offered)
+        assert layers["tools"]["chars"] == len(msgspec.json.encode(request.json["tools"]))
         sent = sum(len(text) for _, text in contents(request))
-        counted = sum(layer["chars"] for layer in record["layers"])
+        counted = sum(layer["chars"] for layer in record["layers"] if layer["name"] != "tools")
         assert 0 <= sent - counted <= 8, (sent, counted)
 
 

@@ -20,7 +20,7 @@ from tests.memory.conftest import buried
 from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.session.prompt import unfence
-from xtyserver.session.tool_schemas import RESTORE, TOOL_SPECS
+from xtyserver.session.tool_schemas import OFFERS, READ, TOOL_SPECS
 from xtyserver.session.tools import CORRECT, FORGET, SEARCH, VIEW
 from xtyserver.testing import Reply, ToolCallScript
 
@@ -53,6 +53,52 @@ def _call(name: str, **arguments: Any) -> ToolCallScript:
     return ToolCallScript(name=name, arguments=arguments)
 
 
+async def test_a_turn_offers_only_the_tools_its_words_or_a_waiting_preview_need(
+    tmp_path: Path,
+) -> None:
+    # Timers run on the manual clock: the 120 s jump must not time the heartbeat out.
+    overrides = {**NO_EXTRACTION, "server.heartbeat_ms": 600_000}
+    async with running(tmp_path, overrides=overrides) as h:
+        plan = _seed(h)
+        async with h.adapter() as ws:
+            # A question about the game: no tools, the turn's memories are in the prompt.
+            _, done = await chat(ws, "今天适合钓鱼吗？", "g")
+            assert done["type"] == "chat.done" and "tools" not in h.fake.chat_requests[-1].json
+            # Words about forgetting: every tool, the same bytes as ever.
+            forget = _call(FORGET, target="item", item=plan)
+            h.fake.enqueue(Reply(tool_calls=[forget]), Reply(text="要删吗？"))
+            await chat(ws, "把社区中心的计划删掉", "f")
+            assert h.fake.chat_requests[-2].json["tools"] == TOOL_SPECS
+            assert h.fake.chat_requests[-1].json["tools"] == TOOL_SPECS
+            # The preview waits for a yes: a bare yes is offered every tool, up to the
+            # token's last valid second (120 s), and none after it.
+            h.clock.advance(120)
+            await chat(ws, "好", "y")
+            assert h.fake.chat_requests[-1].json["tools"] == TOOL_SPECS
+            h.clock.advance(0.001)
+            await chat(ws, "好", "z")
+            assert "tools" not in h.fake.chat_requests[-1].json
+        assert [e.id for e in h.store.load_scope(FARM_A)] == [plan]
+
+
+async def test_a_tool_the_turn_did_not_offer_is_not_run(tmp_path: Path) -> None:
+    async with running(tmp_path, overrides=NO_EXTRACTION) as h:
+        plan = _seed(h)
+        async with h.adapter() as ws:
+            # Words about memory offer the read tools; a forget the model was talked into
+            # is answered with an error result and runs nothing (no preview, no token).
+            h.fake.enqueue(Reply(tool_calls=[_call(FORGET, target="all")]), Reply(text="嗯"))
+            frames_done = await chat(ws, "你记得我什么")
+            assert frames_done[1]["type"] == "chat.done"
+        (result,) = _tool_messages(h, 1)
+        assert "这一轮没有提供工具" in result and FORGET in result
+        assert [t["function"]["name"] for t in h.fake.chat_requests[1].json["tools"]] == [
+            VIEW,
+            SEARCH,
+        ]
+        assert [e.id for e in h.store.load_scope(FARM_A)] == [plan]
+
+
 async def test_what_do_you_remember_views_profile_saves_and_stats(tmp_path: Path) -> None:
     async with running(tmp_path, overrides=NO_EXTRACTION) as h:
         _seed(h)
@@ -62,10 +108,11 @@ async def test_what_do_you_remember_views_profile_saves_and_stats(tmp_path: Path
         assert done["type"] == "chat.done" and done["text"] == "我记得你喜欢钓鱼。"
         assert "".join(d["text"] for d in deltas) == done["text"]
         first, second = h.fake.chat_requests
-        names = {t["function"]["name"] for t in first.json["tools"]}
-        assert names == {VIEW, SEARCH, CORRECT, FORGET, RESTORE}
+        # Words about memory offer the read tools only (issue 22: tool_offer.py).
+        names = [t["function"]["name"] for t in first.json["tools"]]
+        assert names == [VIEW, SEARCH]
         # What is sent is what the argument Structs generate, the same bytes in each request.
-        assert first.json["tools"] == second.json["tools"] == TOOL_SPECS
+        assert first.json["tools"] == second.json["tools"] == OFFERS[READ]
         sent = [re.search(rb'"tools":\s*(\[.*\])', r.body) for r in (first, second)]
         assert sent[0] is not None and sent[1] is not None
         assert sent[0].group(1) == sent[1].group(1)

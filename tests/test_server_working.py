@@ -207,6 +207,7 @@ async def test_the_stable_layers_are_byte_identical_and_the_injection_log_holds_
             "window",
             "current",
             "fence",
+            "tools",
         ]
         assert last["memories"][0]["id"] == ids[0] and last["memories"][0]["why"] == "goal"
         assert last["context"] in ("fresh", "stale") and last["model"] == "fake-vl"

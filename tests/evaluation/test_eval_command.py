@@ -68,6 +68,9 @@ def test_xtyserver_eval_holds_up_against_the_committed_baseline() -> None:
     tokens = doc["summary"]["tokens"]
     for layer in ("persona", "memory", "facts", "history", "player"):
         assert tokens[layer]["max"] > 0, layer
+    # Issue 22: at most 550 estimated prompt tokens per turn, the tools at most 150 in any turn.
+    assert tokens["total"]["mean"] <= 550
+    assert 0 < tokens["tools"]["max"] <= 150
     assert doc["summary"]["latency_ms"]["done"]["max"] > 0
 
 

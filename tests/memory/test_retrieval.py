@@ -148,6 +148,7 @@ def test_selection_fills_each_section_and_never_repeats_an_event() -> None:
         query_text="鱼缸",
         current_day=None,
         now=NOW,
+        budget=MemoryBudget(recent=2),
     )
     assert [e.id for e in sel.goals] == [1, 2]
     assert len(sel.relevant) == 4 and all(e.subject.startswith("鱼缸") for e in sel.relevant)
@@ -155,8 +156,22 @@ def test_selection_fills_each_section_and_never_repeats_an_event() -> None:
     assert 31 not in sel.used_ids  # a month unused and unimportant
     assert len(sel.used_ids) == len(set(sel.used_ids)) == 8
     text = sel.render()
-    assert text.startswith("【玩家档案】\n称呼：小明\n【当前目标】\n- [目标] 社区中心")
-    assert "【相关记忆】" in text and "【近期要事】" in text
+    # A goal's kind is its section's; a subject the summary names is not said twice.
+    assert text.startswith(
+        "【玩家档案】\n称呼：小明\n【目标】\n- 社区中心：完成鱼缸收集包\n- 修好温室\n"
+    )
+    assert (
+        "【相关】\n- [经历] 鱼缸0：鱼缸里的第0条鱼" in text
+        and "【近期要事】\n- [经历] 婚礼：和谢恩结婚" in text
+    )
+
+
+def test_one_recent_memory_by_default() -> None:
+    events = [_event(30, "婚礼", "和谢恩结婚", importance=5), _event(31, "钓竿", "换了钓竿")]
+    sel = select_memories(
+        None, SaveIndex(FARM_A, events), query_text="你好", current_day=None, now=NOW
+    )
+    assert [e.id for e in sel.recent] == [30]
 
 
 def test_focus_and_nearby_names_count_as_query_terms() -> None:
@@ -268,7 +283,7 @@ def test_render_never_exceeds_the_char_budget_and_only_drops_whole_items(
     assert len(text) <= limit
     lines = set(text.splitlines())
     for ev in (*sel.goals, *sel.relevant, *sel.recent):
-        assert render_event(ev) in lines
+        assert render_event(ev, kind=ev not in sel.goals) in lines
 
 
 def test_scores_after_changes_are_those_of_an_index_built_afresh() -> None:

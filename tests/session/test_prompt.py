@@ -42,7 +42,7 @@ def test_only_the_persona_and_rules_are_system_and_the_roles_alternate() -> None
     ]
     full = build_messages(
         identity="人设",
-        companion="玩家给你起的名字：豆豆",
+        companion="你的名字：豆豆",
         style="说话方式：简短",
         profile="关于玩家：钓鱼",
         memory_text="- 鸡舍",
@@ -65,7 +65,7 @@ def test_only_the_persona_and_rules_are_system_and_the_roles_alternate() -> None
     ]
     assert full[0]["content"] == first[0]["content"]
     assert unfence(full[1]["content"]) == (
-        "玩家给你起的名字：豆豆\n说话方式：简短\n关于玩家：钓鱼\n本次会话前面聊过的：温室",
+        "你的名字：豆豆\n说话方式：简短\n关于玩家：钓鱼\n本次会话前面聊过的：温室",
         "",
     )
     assert full[2]["content"] == "好的。"
@@ -76,7 +76,7 @@ def test_only_the_persona_and_rules_are_system_and_the_roles_alternate() -> None
         {"role": "assistant", "content": "好"},
     ]
     assert unfence(full[-1]["content"]) == (
-        "你记得的事（仅供参考）：\n- 鸡舍\n当前游戏状态：河边",
+        "你记得的事：\n- 鸡舍\n当前游戏状态：河边",
         "钓什么",
     )
 
@@ -92,7 +92,7 @@ def test_the_screenshot_follows_the_fenced_text_in_the_final_message() -> None:
 def test_identity_keeps_its_budget_with_the_companion_as_data() -> None:
     profile = SharedProfile(companion_name="豆豆", companion_persona="一只猫")
     own, data = identity_parts("人设", profile, LayerBudget())
-    assert (own, data) == ("人设", "玩家给你起的名字：豆豆\n玩家希望你的设定：一只猫")
+    assert (own, data) == ("人设", "你的名字：豆豆\n你的设定：一只猫")
     own, data = identity_parts("一" * 8, profile, LayerBudget(identity_chars=12))
     assert own == "一" * 8 and len(own) + 1 + len(data) == 12
     assert identity_parts("一" * 20, profile, LayerBudget(identity_chars=12)) == ("一" * 12, "")

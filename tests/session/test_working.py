@@ -123,7 +123,7 @@ def test_snapshot_and_restore_keep_window_pending_and_summary() -> None:
 
 
 def test_each_stable_layer_keeps_to_its_budget_at_the_edge() -> None:
-    budget = LayerBudget(identity_chars=10, style_chars=40, profile_chars=30)
+    budget = LayerBudget(identity_chars=10, style_chars=40, profile_chars=20)
     profile = SharedProfile(
         nickname="豆豆",
         language="中文",
@@ -138,8 +138,8 @@ def test_each_stable_layer_keeps_to_its_budget_at_the_edge() -> None:
     assert "中文" in style and "简短" in style and len(style) <= 40
     assert style_text(SharedProfile(), budget) == ""
     text = profile_text(profile, budget)
-    assert "豆豆" in text and len(text) <= 30
-    assert "钓鱼" not in text  # whole lines only: the next one would pass 30
+    assert "豆豆" in text and len(text) <= 20
+    assert "钓鱼" not in text  # whole lines only: the next one would pass 20
     wide = LayerBudget(profile_chars=len(profile_text(profile, LayerBudget())))
     assert "钓鱼" in profile_text(profile, wide)  # exactly at the budget: kept
     assert "汤圆" not in text and "中文" not in text  # identity and style have their own layers

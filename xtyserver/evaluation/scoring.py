@@ -29,6 +29,7 @@ import msgspec
 from xtyserver.evaluation.evalset import PROFILE_PREFIX, QUESTION_KINDS, EvalSet, Question
 from xtyserver.memory.tokenize import approx_tokens
 from xtyserver.memory.types import SharedProfile
+from xtyserver.session.layers import COMPANION_NAME_HEAD, COMPANION_PERSONA_HEAD
 from xtyserver.session.prompt import DATA_TAG, unfence
 
 MEMORY_HEAD = "你记得的事"
@@ -36,7 +37,7 @@ FACTS_HEAD = "当前游戏状态"
 STYLE_HEAD = "说话方式"
 PROFILE_HEAD = "关于玩家"
 SUMMARY_HEAD = "本次会话前面聊过的"
-COMPANION_HEADS = ("玩家给你起的名字", "玩家希望你的设定")
+COMPANION_HEADS = (COMPANION_NAME_HEAD, COMPANION_PERSONA_HEAD)
 _SECTIONS = (
     *((head, "persona") for head in COMPANION_HEADS),
     (STYLE_HEAD, "style"),

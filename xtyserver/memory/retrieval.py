@@ -84,8 +84,8 @@ KIND_LABELS = {
 STATUS_LABELS = {"active": "", "done": "已完成", "dropped": "已放弃"}
 SECTION_LABELS = {
     "profile": "【玩家档案】",
-    "goals": "【当前目标】",
-    "relevant": "【相关记忆】",
+    "goals": "【目标】",
+    "relevant": "【相关】",
     "recent": "【近期要事】",
 }
 
@@ -100,7 +100,7 @@ class MemoryBudget(msgspec.Struct, frozen=True):
     profile_tokens: int = 300
     goals: int = 2
     relevant: int = 4
-    recent: int = 2
+    recent: int = 1
     total_chars: int = 1200
     w_relevance: float = 1.0
     w_recency: float = 0.5
@@ -313,7 +313,6 @@ class SaveIndex:
                     break
         return out
 
-
     def explain(self, event: MemoryEvent, asked: set[str]) -> tuple[str, ...]:
         """How ``event`` matched a query of terms ``asked`` (:meth:`query_terms`):
         ``words``, ``glossary`` (entity terms), ``keys`` (only through its search
@@ -365,13 +364,19 @@ def profile_lines(profile: SharedProfile, max_tokens: int) -> list[str]:
     return lines
 
 
-def render_event(event: MemoryEvent) -> str:
-    """One memory as a short Chinese-labelled line."""
+def render_event(event: MemoryEvent, *, kind: bool = True) -> str:
+    """One memory as a short Chinese-labelled line.
+
+    The subject is left out when the summary already names it (it nearly
+    always does), the kind when the section says it (``kind=False``).
+    """
     notes = [s for s in (STATUS_LABELS[event.status],) if s]
     if event.day is not None:
         notes.append(f"第{event.day}天")
     suffix = f"（{'，'.join(notes)}）" if notes else ""
-    return f"- [{KIND_LABELS[event.kind]}] {event.subject}：{event.summary}{suffix}"
+    label = f"[{KIND_LABELS[event.kind]}] " if kind else ""
+    subject = "" if event.subject in event.summary else f"{event.subject}："
+    return f"- {label}{subject}{event.summary}{suffix}"
 
 
 class MemorySelection(msgspec.Struct, frozen=True):
@@ -403,7 +408,9 @@ class MemorySelection(msgspec.Struct, frozen=True):
             ("recent", self.recent),
         ):
             if events:
-                blocks.append("\n".join((SECTION_LABELS[name], *map(render_event, events))))
+                # Every goal is a goal: its section says so.
+                lines = (render_event(ev, kind=name != "goals") for ev in events)
+                blocks.append("\n".join((SECTION_LABELS[name], *lines)))
         return "\n".join(blocks)
 
 
@@ -481,11 +488,7 @@ def select_memories(
     )[: max(0, budget.goals)]
     taken = {ev.id for ev in goals}
     lexical = sorted(
-        (
-            ev
-            for ev in eligible
-            if ev.id not in taken and raw.get(ev.id, 0.0) > max(0.0, floor)
-        ),
+        (ev for ev in eligible if ev.id not in taken and raw.get(ev.id, 0.0) > max(0.0, floor)),
         key=lambda ev: (-scored[ev.id], ev.id),
     )
     from_vectors: set[int] = set()

@@ -31,11 +31,12 @@ from xtyserver.memory.types import SharedProfile
 from xtyserver.protocol.frames import ContextUse
 
 STYLE_HEAD = "说话方式："
-PROFILE_HEAD = "关于玩家（共享档案，所有存档通用）："
-COMPANION_NAME_HEAD = "玩家给你起的名字："
-COMPANION_PERSONA_HEAD = "玩家希望你的设定："
-LAYERS = ("identity", "style", "profile", "memory", "window", "current", "fence")
-"""The injection log's layers; ``fence``: the fences' tags and the answer to the early data."""
+PROFILE_HEAD = "关于玩家："
+COMPANION_NAME_HEAD = "你的名字："
+COMPANION_PERSONA_HEAD = "你的设定："
+LAYERS = ("identity", "style", "profile", "memory", "window", "current", "fence", "tools")
+"""The injection log's layers; ``fence``: the fences' tags and the answer to the early data;
+``tools``: the schemas of the tools the turn offered (JSON)."""
 
 
 class LayerBudget(msgspec.Struct, frozen=True, kw_only=True):
@@ -85,15 +86,8 @@ def style_text(profile: SharedProfile | None, budget: LayerBudget) -> str:
     """Layer 2: language and reply style, or "" when the profile names neither."""
     if profile is None:
         return ""
-    lines = [
-        f"- {label}：{value}"
-        for label, value in (
-            ("语言", profile.language),
-            ("回复风格", profile.reply_style),
-        )
-        if value
-    ]
-    return _clip(STYLE_HEAD + "\n" + "\n".join(lines), budget.style_chars) if lines else ""
+    values = [v for v in (profile.language, profile.reply_style) if v]
+    return _clip(STYLE_HEAD + "；".join(values), budget.style_chars) if values else ""
 
 
 def profile_text(profile: SharedProfile | None, budget: LayerBudget) -> str:

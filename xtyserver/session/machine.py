@@ -412,6 +412,7 @@ class GameAgentSession:
             context=saves.context,
             captured=saves.context_at,
             day=saves.day,
+            confirming=self._tools.confirmations.waiting(now),
         )
 
     def _turn_memory(self, number: int, memory: SaveMemory | None, now: float) -> list[Effect]:

@@ -28,7 +28,6 @@ _WORLD_LABELS = (
     ("time", "时间"),
     ("season", "季节"),
     ("weather", "天气"),
-    ("day", "游戏第几天"),
 )
 _PLAYER_LABELS = (
     ("health", "生命"),
@@ -44,17 +43,16 @@ def render_facts(context: ModelContext, freshness: Freshness, age_seconds: float
     Only whitelisted fields exist on the Struct, so nothing else can leak in.
     """
     lines: list[str] = []
-    for head, obj, labels in (
-        ("世界", context.world, _WORLD_LABELS),
-        ("玩家", context.player, _PLAYER_LABELS),
-    ):
+    for obj, labels in ((context.world, _WORLD_LABELS), (context.player, _PLAYER_LABELS)):
         parts = [
             f"{label}：{_fmt(getattr(obj, name))}"
             for name, label in labels
             if obj is not None and getattr(obj, name) is not None
         ]
+        if obj is context.world and obj is not None and obj.day is not None:
+            parts.append(f"第{_fmt(obj.day)}天")  # the in-game day, as memories say it
         if parts:
-            lines.append(f"{head}：" + "；".join(parts))
+            lines.append("；".join(parts))
     focus = context.focus
     if focus is not None and (focus.name or focus.kind):
         reach = (
@@ -88,7 +86,7 @@ def render_facts(context: ModelContext, freshness: Freshness, age_seconds: float
     return head + "：\n" + "\n".join(f"- {line}" for line in lines)
 
 
-MEMORY_HEAD = "你记得的事（仅供参考）：\n"
+MEMORY_HEAD = "你记得的事：\n"
 
 DATA_TAG = "资料"
 """The default name of the fence around data (``Texts.data_tag``)."""

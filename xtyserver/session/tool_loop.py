@@ -14,6 +14,8 @@ the turn never dies of it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from xtyserver.memory.manage import MAX_PENDING, ForgetPreview, ForgetSpec, Refusal
 from xtyserver.protocol.forbidden import redact
 from xtyserver.session import replies, tool_results, tools
@@ -21,6 +23,7 @@ from xtyserver.session.consent import agrees
 from xtyserver.session.effects import CallModel, Effect, RunTool, Send
 from xtyserver.session.prompt import fence
 from xtyserver.session.settings import Texts
+from xtyserver.session.tool_schemas import OFFERS
 from xtyserver.session.tools import (
     ApplyOp,
     Confirmations,
@@ -57,9 +60,12 @@ class ToolLoop:
         self.confirmations.clear()
         self._decided.clear()
 
-    def offered(self, turn: Turn) -> list[dict[str, object]] | None:
-        """The tools to offer with the turn's next model request (none once the limit is hit)."""
-        return tools.TOOL_SPECS if turn.tools_used < tools.MAX_CALLS_PER_TURN else None
+    def offered(self, turn: Turn) -> list[dict[str, Any]] | None:
+        """The tools to offer with the turn's next model request (none once the limit is hit).
+
+        The same set as the turn's first request (``turn.tools``), or None.
+        """
+        return OFFERS.get(turn.tools) if turn.tools_used < tools.MAX_CALLS_PER_TURN else None
 
     def round(
         self,
@@ -94,6 +100,9 @@ class ToolLoop:
     def _op(
         self, turn: Turn, call: ToolCall, now: float, context_names: tuple[str, ...]
     ) -> ToolOp | str:
+        if call.name not in turn.tools:
+            # Only what the turn offered runs, whatever the model was talked into.
+            return f"错误：这一轮没有提供工具 {call.name[:60]!r}"
         op = tools.parse_call(
             call, turn.save, turn.day, player_text=turn.text, context_names=context_names
         )

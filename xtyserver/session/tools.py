@@ -1,6 +1,7 @@
 """The companion's memory tools, sans-I/O (v1.md "Memory tools").
 
-Offered to the model in every game chat turn through the OpenAI tool-calling
+Offered to the model in the game chat turns that may need them
+(:mod:`~xtyserver.session.tool_offer`) through the OpenAI tool-calling
 interface (schemas and argument Structs in :mod:`~xtyserver.session.tool_schemas`,
 result texts in :mod:`~xtyserver.session.tool_results`). Pure: this module
 parses a call's arguments into a typed operation the shell runs against the

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+import msgspec
+
 from xtyserver.memory.types import Scope
 from xtyserver.protocol.frames import (
     ChatDelta,
@@ -34,9 +36,12 @@ from xtyserver.session.effects import (
     TouchMemories,
 )
 from xtyserver.session.events import ModelDone, SaveMemory
+from xtyserver.session.layers import cost
 from xtyserver.session.prompt import PromptTexts
 from xtyserver.session.settings import SessionSettings
-from xtyserver.session.tools import TOOL_SPECS, ToolCall, ToolOp
+from xtyserver.session.tool_offer import offered_tools
+from xtyserver.session.tool_schemas import OFFER_TEXTS, OFFERS
+from xtyserver.session.tools import ToolCall, ToolOp
 from xtyserver.session.turn import plan_turn
 from xtyserver.session.working import SessionSummary, WorkingMemory, WorkingSnapshot
 
@@ -66,6 +71,7 @@ class Turn:
         "round_text",
         "save",
         "text",
+        "tools",
         "tools_used",
     )
 
@@ -90,6 +96,8 @@ class Turn:
         self.language = ""
         # The tool loop (v1.md "Memory tools"): the request so far and the round in flight.
         self.messages: list[dict[str, Any]] = []
+        # The names of the tools this turn offers (tool_offer.offered_tools), decided once.
+        self.tools: tuple[str, ...] = ()
         self.tools_used = 0
         self.round_text = ""
         self.round_calls: tuple[ToolCall, ...] = ()
@@ -138,6 +146,7 @@ class Turns:
         context: ModelContext | None,
         captured: float | None,
         day: int | None,
+        confirming: bool = False,
     ) -> list[Effect]:
         """Plan and start the model call once the turn's memory and image are there.
 
@@ -147,6 +156,7 @@ class Turns:
             context: The newest modelContext of ``save``.
             captured: When ``context`` was captured (or received, without ``capturedAt``).
             day: ``save``'s in-game day, when known.
+            confirming: A forget preview of this connection waits for the player's yes.
         """
         turn = self.current
         if turn is None or turn.calling or not (turn.memory_ready and turn.image_ready):
@@ -180,10 +190,13 @@ class Turns:
         turn.memory, turn.image = None, None
         turn.context_use, turn.image_sent = plan.context_use, plan.image_sent
         turn.messages = plan.messages
-        offered = TOOL_SPECS if self._settings.memory else None
+        if self._settings.memory:
+            turn.tools = offered_tools(turn.text, confirming=confirming)
+        tools = cost("tools", [OFFER_TEXTS.get(turn.tools, "")])
+        injection = msgspec.structs.replace(plan.injection, layers=(*plan.injection.layers, tools))
         effects: list[Effect] = [
-            CallModel(turn.number, plan.messages, plan.image_sent, offered),
-            RecordInjection(plan.injection),
+            CallModel(turn.number, plan.messages, plan.image_sent, OFFERS.get(turn.tools)),
+            RecordInjection(injection),
         ]
         if plan.used_ids:
             # After the call has started: marking memories as used never delays a reply.

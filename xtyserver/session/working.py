@@ -27,7 +27,7 @@ Round = tuple[str, str]
 MIN_WINDOW = 2
 """The token threshold never shrinks the window below this many rounds."""
 
-SUMMARY_HEAD = "本次会话前面聊过的（工作记忆，仅本次游戏）："
+SUMMARY_HEAD = "本次会话前面聊过的："
 _LABELS = (
     ("requests", "玩家的请求"),
     ("decisions", "已确认的决定"),
