@@ -25,7 +25,7 @@ from xtyserver.protocol.frames import (
     StateUpdate,
 )
 from xtyserver.protocol.limits import CONTEXT_MAX_BYTES, OBSERVATION_MAX_BYTES
-from xtyserver.protocol.prefilter import strings_clean
+from xtyserver.protocol.prefilter import context_texts, texts_clean
 
 _ENCODER = msgspec.json.Encoder()
 
@@ -57,14 +57,15 @@ def check_model_context(
         raise BudgetError(
             f"{path} is {size} bytes serialized; at most {CONTEXT_MAX_BYTES}", fields=[path]
         )
-    # capturedAt is a checked timestamp, not free text.
-    if strings_clean(encoded, skip_key=b"capturedAt"):
+    # One cheap check of every string at once; only when it cannot vouch for
+    # them (rare) is each judged on its own, and only a hit (the frame is
+    # refused) pays for walking again to name the fields.
+    texts = context_texts(context)
+    if texts_clean("\n".join(filter(None, texts))):
         return size
-    # Exact check: every string on its own, without building their paths; only
-    # a hit (rare: the frame is refused) pays for walking again to name fields.
-    builtins = msgspec.to_builtins(context)
-    builtins.pop("capturedAt", None)
-    if any(find_forbidden(text) for text in _flat_strings(builtins)):
+    if any(find_forbidden(text) for text in texts if text):
+        builtins = msgspec.to_builtins(context)
+        builtins.pop("capturedAt", None)
         _refuse_forbidden(_strings(builtins, path))
     return size
 
@@ -178,20 +179,6 @@ def freshness(age: float, *, stale_after: float, drop_after: float) -> Freshness
     if age > stale_after:
         return "stale"
     return "fresh"
-
-
-def _flat_strings(value: object) -> list[str]:
-    out: list[str] = []
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            out.append(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return out
 
 
 def _strings(value: object, path: str) -> Iterable[tuple[str, str]]:
