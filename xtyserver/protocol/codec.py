@@ -31,7 +31,12 @@ from typing import Final
 import msgspec
 
 from xtyserver.errors import FrameError, PeerError
-from xtyserver.protocol.budget import check_chat_context, check_hello, check_state_update
+from xtyserver.protocol.budget import (
+    check_chat_context,
+    check_hello,
+    check_model_context,
+    check_state_update,
+)
 from xtyserver.protocol.duplicates import refuse_duplicate_keys
 from xtyserver.protocol.explain import explain, integral, not_json
 from xtyserver.protocol.frames import (
@@ -54,7 +59,7 @@ from xtyserver.protocol.normal_frames import normalized
 
 _DECODER = msgspec.json.Decoder(ClientFrame)
 _ENCODER = msgspec.json.Encoder()
-_STATE_HEAD = b'{"type":"state.update","modelContext":'
+_STATE_HEAD = len(b'{"type":"state.update","modelContext":')
 _CHAT_CONTEXT_HEAD = b'"context":{"modelContext":'
 # Frame types with no free text (ids and enums only) and no content checks:
 # normalized() and _check_semantics() leave them as they are.
@@ -175,12 +180,12 @@ def _check_semantics(frame: ClientFrame, encoded: bytes | None) -> int:
     string was normalised): a modelContext that is the frame's last field is
     then measured on it instead of being encoded again.
     """
-    match frame:
-        case StateUpdate(identity=None, id=None) if encoded and encoded.startswith(_STATE_HEAD):
+    if type(frame) is StateUpdate:  # the frame sent most often: no match statement
+        if frame.identity is None and frame.id is None and encoded is not None:
             # The tag, then the only field set: b'{"type":"state.update","modelContext":{...}}'.
-            return check_state_update(frame, size=len(encoded) - len(_STATE_HEAD) - 1)
-        case StateUpdate():
-            return check_state_update(frame)
+            return check_model_context(frame.model_context, size=len(encoded) - _STATE_HEAD - 1)
+        return check_state_update(frame)
+    match frame:
         case ChatSend(context=ChatContext(identity=None, observation=msgspec.UNSET) as context) if (
             encoded and context.model_context is not None
         ):

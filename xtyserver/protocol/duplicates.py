@@ -45,6 +45,7 @@ screenshot.
 from __future__ import annotations
 
 import json
+from datetime import UTC
 from typing import Any, Final
 
 import msgspec
@@ -133,15 +134,15 @@ _KEY_WINDOW: Final = 128
 def _counted(raw: bytes, frame: ClientFrame, encoded: bytes) -> bool:
     """Step 1 of the module docstring: True only when ``raw`` repeats no key."""
     context: ModelContext | None = None
-    match frame:
-        case StateUpdate(model_context=context):
-            pass
-        case ChatSend(context=chat_context) if chat_context is not None:
-            if chat_context.observation is not msgspec.UNSET:
-                return False
-            context = chat_context.model_context
-    if context is not None and context.captured_at is not None:
-        offset = context.captured_at.utcoffset()
+    if isinstance(frame, StateUpdate):
+        context = frame.model_context
+    elif isinstance(frame, ChatSend) and frame.context is not None:
+        if frame.context.observation is not msgspec.UNSET:
+            return False
+        context = frame.context.model_context
+    when = None if context is None else context.captured_at
+    if when is not None and when.tzinfo is not UTC:
+        offset = when.utcoffset()
         if offset:
             # Written as "+05:30" in the encoding: raw must spell it so as often.
             spelled = _ENCODER.encode(context.captured_at)[-7:]
