@@ -40,7 +40,7 @@ from xtyserver.protocol.limits import (
     SAVE_NAME_MAX,
     SMALL_FRAME_MAX_BYTES,
 )
-from xtyserver.protocol.normalize import is_plain, normalize, visible
+from xtyserver.protocol.normalize import is_plain, keeps_length, normalize, visible
 
 _ENCODER = msgspec.json.Encoder()
 
@@ -120,6 +120,8 @@ def _normal_text(
 
     The limits are checked on the normal form, which is what is judged.
     """
+    if keeps_length(text):
+        return text  # the type checked these limits on the same length
     normal = normalize(text)
     if normal == text:
         return text

@@ -185,6 +185,10 @@ _LEVEL: Final[re.Pattern[bytes]] = re.compile(
 def texts_clean(texts: str) -> bool:
     """Whether no string joined in ``texts`` can hold forbidden content (see the module).
 
+    A game sends the same strings again and again (the state's numbers and
+    ``capturedAt`` change, its names rarely do), so the last few texts found
+    clean are remembered: the verdict is a function of the text alone.
+
     Args:
         texts: Strings as kept (invisible characters removed), joined by ``"\\n"``.
 
@@ -192,6 +196,22 @@ def texts_clean(texts: str) -> bool:
         True only when every string is certainly clean; False means "run the
         exact check", not "forbidden".
     """
+    if texts in _SEEN_CLEAN:
+        return True
+    if not _judged_clean(texts):
+        return False
+    if len(_SEEN_CLEAN) >= _SEEN_MAX:
+        _SEEN_CLEAN.clear()  # whole, not oldest first: no iteration another thread could race
+    _SEEN_CLEAN[texts] = None
+    return True
+
+
+_SEEN_MAX: Final = 16
+_SEEN_CLEAN: dict[str, None] = {}
+
+
+def _judged_clean(texts: str) -> bool:
+    """:func:`texts_clean` without the memory."""
     if texts.isascii():
         raw = texts.encode("ascii")
     elif not is_plain(texts) or any(word in texts for word in _CJK_LITERALS):
