@@ -34,6 +34,7 @@ from xtyserver.protocol.normalize import normalize, visible
 from .test_forbidden import CAUGHT, CLEAN, VARIANTS
 from .test_forbidden_round3 import CAUGHT3, CLEAN3
 
+
 class Obj(list[tuple[str, Any]]):
     """A JSON object as the pairs it is written with, so that a key can repeat."""
 
@@ -64,7 +65,9 @@ _TEXT = st.one_of(
 ).filter(lambda t: len(normalize(t)) <= CONTEXT_STRING_MAX and len(t) <= CONTEXT_STRING_MAX)
 
 
-def _struct(draw: st.DrawFn, fields: dict[str, st.SearchStrategy[Any]], cls: type[Obj] = Obj) -> Obj:
+def _struct(
+    draw: st.DrawFn, fields: dict[str, st.SearchStrategy[Any]], cls: type[Obj] = Obj
+) -> Obj:
     """An object with each field left out, spelled as null, or given a value."""
     pairs = cls()
     for key, value in fields.items():
@@ -78,19 +81,38 @@ def _struct(draw: st.DrawFn, fields: dict[str, st.SearchStrategy[Any]], cls: typ
 
 @st.composite
 def _model_context(draw: st.DrawFn) -> Obj:
-    entity = st.composite(lambda d: _struct(d, {"kind": _TEXT, "name": _TEXT, "distance": st.integers(0, 50)}))()
+    entity = st.composite(
+        lambda d: _struct(d, {"kind": _TEXT, "name": _TEXT, "distance": st.integers(0, 50)})
+    )()
     item = st.composite(lambda d: _struct(d, {"name": _TEXT, "count": st.integers(0, 9)}, Item))()
     parts: dict[str, st.SearchStrategy[Any]] = {
         "schemaVersion": st.just(1),
         "capturedAt": st.sampled_from(["2026-11-30T12:00:01Z", "2026-11-30T20:00:01+08:00"]),
-        "world": st.composite(lambda d: _struct(d, {
-            "location": _TEXT, "time": _TEXT, "season": _TEXT, "weather": _TEXT,
-            "day": st.integers(0, 99)}))(),
-        "player": st.composite(lambda d: _struct(d, {
-            "health": st.integers(0, 100), "status": st.lists(_TEXT, max_size=3),
-            "heldItem": _TEXT}))(),
-        "focus": st.composite(lambda d: _struct(d, {
-            "kind": _TEXT, "name": _TEXT, "reachable": st.booleans()}))(),
+        "world": st.composite(
+            lambda d: _struct(
+                d,
+                {
+                    "location": _TEXT,
+                    "time": _TEXT,
+                    "season": _TEXT,
+                    "weather": _TEXT,
+                    "day": st.integers(0, 99),
+                },
+            )
+        )(),
+        "player": st.composite(
+            lambda d: _struct(
+                d,
+                {
+                    "health": st.integers(0, 100),
+                    "status": st.lists(_TEXT, max_size=3),
+                    "heldItem": _TEXT,
+                },
+            )
+        )(),
+        "focus": st.composite(
+            lambda d: _struct(d, {"kind": _TEXT, "name": _TEXT, "reachable": st.booleans()})
+        )(),
         "nearby": st.lists(entity, max_size=3),
         "relevantItems": st.lists(item, max_size=3),
         "ui": st.composite(lambda d: _struct(d, {"busy": st.booleans(), "menu": _TEXT}))(),
@@ -263,7 +285,9 @@ def test_the_fast_path_and_the_reference_agree_on_many_frames(raw: bytes) -> Non
 
 @pytest.mark.parametrize("text", [*_FORBIDDEN, "a0-b1-c2-d3-e4-f5", "a0:b1:c2:d3:e4:f5"])
 @pytest.mark.parametrize("key", ["location", "menu"])
-def test_every_table_spelling_is_refused_in_any_string_of_a_state_update(text: str, key: str) -> None:
+def test_every_table_spelling_is_refused_in_any_string_of_a_state_update(
+    text: str, key: str
+) -> None:
     holder = "world" if key == "location" else "ui"
     for variant in _look_alikes(text):
         raw = json.dumps(

@@ -145,7 +145,7 @@ def _counted(raw: bytes, frame: ClientFrame, encoded: bytes) -> bool:
         offset = when.utcoffset()
         if offset:
             # Written as "+05:30" in the encoding: raw must spell it so as often.
-            spelled = _ENCODER.encode(context.captured_at)[-7:]
+            spelled = _ENCODER.encode(when)[-7:]
             if raw.count(spelled) != encoded.count(spelled):
                 return False
     unaccounted = raw.count(b":") - encoded.count(b":")

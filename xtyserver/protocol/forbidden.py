@@ -359,11 +359,12 @@ _DIGITS: Final[re.Pattern[str]] = re.compile(
 # needs one of these characters or literals somewhere in the judged text (a
 # Unix path needs "/", an e-mail "@" or a bracketed "at", a drive path or a
 # labelled key a ":" after a letter, a log line "[", "-", "LEVEL:" or a time
-# with seconds, a MAC address two hex digits between colons, a Python frame '"', a .NET or Java frame "at ", a process id
-# its label, an Explorer address ">", a QQ or WeChat id its label, an IPv4
-# address three dots between digits, a Steam id, phone or id card number 11
-# digits or more (their groups joined by spaces, dashes or dots), the first
-# half of a split Steam id "7656", a base64 run 16 characters). Most in-game
+# with seconds, a MAC address two hex digits between colons, a Python frame
+# '"', a .NET or Java frame "at ", a process id its label, an Explorer
+# address ">", a QQ or WeChat id its label, an IPv4 address three dots
+# between digits, a Steam id, phone or id card number 11 digits or more
+# (their groups joined by spaces, dashes or dots), the first half of a split
+# Steam id "7656", a base64 run 16 characters). Most in-game
 # strings, clock times such as "08:10" included, contain none, so they skip
 # the big scan. Every alternative starts with a literal or a character set,
 # which the regex engine skips over quickly; a look-behind comes after its

@@ -165,7 +165,7 @@ def keeps_length(text: str) -> bool:
     limits measured on ``text`` hold for its normal form, which need not be
     built. One scan of a character set; False means "look closer".
     """
-    return text.isascii() and text.isprintable() or _NOT_INERT_NOR_FULL_WIDTH.search(text) is None
+    return (text.isascii() and text.isprintable()) or _NOT_INERT_NOR_FULL_WIDTH.search(text) is None
 
 
 def is_plain(text: str) -> bool:

@@ -141,8 +141,9 @@ def _gatherer(cls: type[Any]) -> tuple[Callable[[Any], list[str | None]], str]:
 # context_texts(context): every string field of a modelContext, None where
 # unset, in field order (capturedAt is a checked datetime, not text). Join
 # them for texts_clean with "\n".join(filter(None, texts)).
-context_texts: Final[Callable[[ModelContext], list[str | None]]]
-context_texts, GATHER_SOURCE = _gatherer(ModelContext)
+_GATHERED: Final = _gatherer(ModelContext)
+context_texts: Final[Callable[[ModelContext], list[str | None]]] = _GATHERED[0]
+GATHER_SOURCE: Final = _GATHERED[1]
 
 
 # -- judging them -------------------------------------------------------------
@@ -168,8 +169,7 @@ _JOINS: Final = b" .-"
 _DIGIT_SHAPE: Final = bytes(0x30 if 0x30 <= b <= 0x39 else 0x78 for b in range(256))
 _IPV4: Final[re.Pattern[bytes]] = re.compile(rb"\.(?<=[0-9]\.)[0-9]{1,3}\.")
 _RUN_SHAPE: Final = bytes(
-    0x61 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+:-") else 0x2E
-    for b in range(256)
+    0x61 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+:-") else 0x2E for b in range(256)
 )
 _RUN: Final = "a" * 16
 _SPELLED_AT: Final = ("at)", "at )", "dot)", "dot )")
