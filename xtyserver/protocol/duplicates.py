@@ -45,6 +45,7 @@ screenshot.
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC
 from typing import Any, Final
 
@@ -129,6 +130,8 @@ _DEFAULTS_OMITTED: Final = frozenset(
 )
 _WHITESPACE: Final = b" \t\n\r"
 _KEY_WINDOW: Final = 128
+# The screenshot's base64 follows its key (found only as a key: a string holds no quote).
+_DATA_KEY: Final[re.Pattern[bytes]] = re.compile(rb'"data"[ \t\n\r]*:[ \t\n\r]*"')
 
 
 def _counted(raw: bytes, frame: ClientFrame, encoded: bytes) -> bool:
@@ -148,10 +151,26 @@ def _counted(raw: bytes, frame: ClientFrame, encoded: bytes) -> bool:
             spelled = _ENCODER.encode(when)[-7:]
             if raw.count(spelled) != encoded.count(spelled):
                 return False
-    unaccounted = raw.count(b":") - encoded.count(b":")
+    unaccounted = _colons(raw, frame) - encoded.count(b":")
     if unaccounted == 0:
         return True
     return type(frame) in _DEFAULTS_OMITTED and _spelled_defaults(raw, unaccounted)
+
+
+def _colons(raw: bytes, frame: ClientFrame) -> int:
+    """``raw.count(b":")``, without counting through a screenshot's base64 byte by byte.
+
+    ``bytes.count`` walks a byte at a time (0.2 ms for a 900 KB frame); a span
+    that ``find`` (memchr) shows to hold no colon is left out of the count
+    instead, whatever it is: the result is exact either way.
+    """
+    if isinstance(frame, ChatSend) and frame.image is not None:
+        key = _DATA_KEY.search(raw)
+        if key is not None:
+            start, end = key.end(), key.end() + len(frame.image.data)
+            if raw.find(b":", start, end) < 0:
+                return raw.count(b":", 0, start) + raw.count(b":", end)
+    return raw.count(b":")
 
 
 def _spelled_defaults(raw: bytes, unaccounted: int) -> bool:
