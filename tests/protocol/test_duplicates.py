@@ -272,3 +272,16 @@ def test_a_duplicate_beside_a_long_screenshot_is_refused(data: str, spacing: str
         decode_client_frame(raw)
     assert list(info.value.fields) == ["mime"]
     assert decode_client_frame(_chat_with_image(data)).frame.image.data == data  # type: ignore[union-attr]
+
+
+def test_a_repeated_data_key_before_a_long_screenshot_is_refused() -> None:
+    # The span left out of the count starts at the first "data" key: here a
+    # short one, so the span runs over the repeated keys after it, whose
+    # colons it would hide were it not checked for colons.
+    raw = (
+        '{"type":"chat.send","id":"c1","text":"hi","source":"text","image":'
+        '{"mime":"image/jpeg","data":"x","mime":"image/jpeg","data":"' + _LONG + '"}}'
+    ).encode()
+    with pytest.raises(FrameError) as info:
+        decode_client_frame(raw)
+    assert list(info.value.fields) == ["mime"]
