@@ -255,3 +255,33 @@ def test_a_screenshot_frame_without_duplicates_passes(data: str) -> None:
     decoded = decode_client_frame(_chat_with_image(data))
     assert decoded.frame.image is not None  # type: ignore[union-attr]
     assert decoded.frame.image.data == data  # type: ignore[union-attr]
+
+
+_LONG = "/9j/" + "A" * 200_000
+
+
+@pytest.mark.parametrize("data", [_LONG, _LONG + ":", ":" + _LONG, _LONG[:1000] + ":" + _LONG])
+@pytest.mark.parametrize("spacing", ["", " "])
+def test_a_duplicate_beside_a_long_screenshot_is_refused(data: str, spacing: str) -> None:
+    # The colons of a long screenshot's span are not counted one by one: a
+    # colon inside it, or a key spelled twice beside it, must still tell.
+    raw = _chat_with_image(data, ',"mime":"image/png"').replace(
+        b'"data":"', f'"data":{spacing}"'.encode()
+    )
+    with pytest.raises(FrameError) as info:
+        decode_client_frame(raw)
+    assert list(info.value.fields) == ["mime"]
+    assert decode_client_frame(_chat_with_image(data)).frame.image.data == data  # type: ignore[union-attr]
+
+
+def test_a_repeated_data_key_before_a_long_screenshot_is_refused() -> None:
+    # The span left out of the count starts at the first "data" key: here a
+    # short one, so the span runs over the repeated keys after it, whose
+    # colons it would hide were it not checked for colons.
+    raw = (
+        '{"type":"chat.send","id":"c1","text":"hi","source":"text","image":'
+        '{"mime":"image/jpeg","data":"x","mime":"image/jpeg","data":"' + _LONG + '"}}'
+    ).encode()
+    with pytest.raises(FrameError) as info:
+        decode_client_frame(raw)
+    assert list(info.value.fields) == ["mime"]

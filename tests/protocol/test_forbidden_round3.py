@@ -80,6 +80,9 @@ CAUGHT3: list[tuple[str, str, str]] = [
     ("游戏服务器地址：47.100.12.8", "network_address", "47.100.12.8"),
     ("MAC 00:1A:2B:3C:4D:5E", "network_address", "3C:4D"),
     ("网卡 00-1a-2b-3c-4d-5e", "network_address", "3c-4d"),
+    # Every pair ending in a digit: no colon after a letter, no hyphen after one.
+    ("MAC a0:b1:c2:d3:e4:f5", "network_address", "c2:d3"),
+    ("网卡 a0-b1-c2-d3-e4-f5", "network_address", "c2-d3"),
     # Chinese mobile numbers, id card numbers
     ("手机 13812345678", "phone", "12345678"),
     ("电话 +86 138 1234 5678", "phone", "1234"),

@@ -1,9 +1,9 @@
 """Tests for xtyserver.protocol.prefilter: the cheap check never passes what find_forbidden refuses.
 
-Each string is put into a real modelContext, encoded as the decoder encodes
-it, and judged both ways: whenever ``find_forbidden`` finds something,
-``strings_clean`` must say False. It may say False for clean text (the exact
-check then runs), but ordinary in-game strings should pass.
+Each string is put into a real modelContext, its strings gathered and joined
+as the decoder does, and judged both ways: whenever ``find_forbidden`` finds
+something, ``texts_clean`` must say False. It may say False for clean text
+(the exact check then runs), but ordinary in-game strings should pass.
 """
 
 from __future__ import annotations
@@ -26,17 +26,16 @@ from xtyserver.protocol.frames import (
     World,
 )
 from xtyserver.protocol.normalize import normalize
-from xtyserver.protocol.prefilter import strings_clean
+from xtyserver.protocol.prefilter import GATHER_SOURCE, context_texts, texts_clean
 
 from .test_forbidden import _CAUGHT_VARIANTS, CAUGHT, CLEAN, VARIANTS
 from .test_forbidden_round3 import CAUGHT3
 
-_ENCODER = msgspec.json.Encoder()
 _WHEN = datetime(2026, 11, 30, 12, 0, 1, 123456, tzinfo=UTC)
 
 
-def _context(text: str) -> bytes:
-    context = ModelContext(
+def _model_context(text: str) -> ModelContext:
+    return ModelContext(
         schema_version=1,
         captured_at=_WHEN,
         world=World(location="Farm", time="08:10", day=-3),
@@ -46,13 +45,20 @@ def _context(text: str) -> bytes:
         relevant_items=[RelevantItem(name="Item 1", count=3)],
         ui=UiState(busy=False, menu=None),
     )
-    return _ENCODER.encode(context)
+
+
+def _clean(context: ModelContext) -> bool:
+    return texts_clean("\n".join(filter(None, context_texts(context))))
+
+
+def _context(text: str) -> ModelContext:
+    return _model_context(text)
 
 
 def _judged_alike(text: str) -> None:
     if find_forbidden(text) is not None:
-        assert not strings_clean(_context(normalize(text)), skip_key=b"capturedAt"), text
-        assert not strings_clean(_context(text), skip_key=b"capturedAt"), text
+        assert not _clean(_context(normalize(text))), text
+        assert not _clean(_context(text)), text
 
 
 @pytest.mark.parametrize(("text", "kind"), CAUGHT)
@@ -90,19 +96,30 @@ def test_never_passes_on_dense_trigger_text(text: str) -> None:
     "text", ["Farm", "Fishing Rod", "钓鱼", "NPC 4", "08:10", "Item 7", "spring"]
 )
 def test_ordinary_strings_and_every_key_pass(text: str) -> None:
-    assert strings_clean(_context(text), skip_key=b"capturedAt")
+    assert _clean(_context(text))
 
 
 def test_most_clean_table_entries_pass() -> None:
-    passed = [t for t in CLEAN if strings_clean(_context(normalize(t)), skip_key=b"capturedAt")]
+    passed = [t for t in CLEAN if _clean(_context(normalize(t)))]
     assert len(passed) > len(CLEAN) // 4
 
 
-def test_the_skipped_timestamp_is_the_only_thing_left_out() -> None:
-    encoded = _context("x")
-    assert not strings_clean(encoded)  # the timestamp alone has ":01:"
-    assert strings_clean(encoded, skip_key=b"capturedAt")
-    assert not strings_clean(encoded.replace(b'"x"', b'"a:b"'), skip_key=b"capturedAt")
+def test_every_string_field_is_gathered_and_nothing_else() -> None:
+    context = _context("x")
+    builtins = msgspec.to_builtins(context)
+    del builtins["capturedAt"]  # a datetime in the Struct, not text
+    strings: list[str] = []
+    stack: list[object] = [builtins]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            strings.append(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    assert sorted(filter(None, context_texts(context))) == sorted(strings), GATHER_SOURCE
+    assert not _clean(msgspec.structs.replace(context, ui=UiState(menu="a:b")))
 
 
 @pytest.mark.parametrize("text", [row[0] for row in CAUGHT3])

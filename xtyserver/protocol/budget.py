@@ -25,22 +25,21 @@ from xtyserver.protocol.frames import (
     StateUpdate,
 )
 from xtyserver.protocol.limits import CONTEXT_MAX_BYTES, OBSERVATION_MAX_BYTES
-from xtyserver.protocol.prefilter import strings_clean
+from xtyserver.protocol.prefilter import context_texts, texts_clean
 
 _ENCODER = msgspec.json.Encoder()
 
 Freshness = Literal["fresh", "stale", "dropped"]
 
 
-def check_model_context(
-    context: ModelContext, *, prefix: str = "", encoded: bytes | None = None
-) -> int:
+def check_model_context(context: ModelContext, *, prefix: str = "", size: int | None = None) -> int:
     """Refuse a modelContext over 6 KiB or carrying forbidden content.
 
     Args:
         context: A type-checked modelContext.
         prefix: Path of the modelContext's parent, for the ``fields`` of errors.
-        encoded: ``context`` as msgspec encodes it, when the caller has it.
+        size: The length of ``context`` as msgspec encodes it, when the caller
+            has the encoding.
 
     Returns:
         The serialized size in bytes (the caller logs sizes over the 2 KiB target).
@@ -49,23 +48,23 @@ def check_model_context(
         BudgetError: over ``CONTEXT_MAX_BYTES``; the field is the modelContext.
         ForbiddenContentError: naming every offending string field.
     """
-    if encoded is None:
-        encoded = _ENCODER.encode(context)
-    size = len(encoded)
-    path = f"{prefix}modelContext"
+    if size is None:
+        size = len(_ENCODER.encode(context))
     if size > CONTEXT_MAX_BYTES:
+        path = f"{prefix}modelContext"
         raise BudgetError(
             f"{path} is {size} bytes serialized; at most {CONTEXT_MAX_BYTES}", fields=[path]
         )
-    # capturedAt is a checked timestamp, not free text.
-    if strings_clean(encoded, skip_key=b"capturedAt"):
+    # One cheap check of every string at once; only when it cannot vouch for
+    # them (rare) is each judged on its own, and only a hit (the frame is
+    # refused) pays for walking again to name the fields.
+    texts = context_texts(context)
+    if texts_clean("\n".join(filter(None, texts))):
         return size
-    # Exact check: every string on its own, without building their paths; only
-    # a hit (rare: the frame is refused) pays for walking again to name fields.
-    builtins = msgspec.to_builtins(context)
-    builtins.pop("capturedAt", None)
-    if any(find_forbidden(text) for text in _flat_strings(builtins)):
-        _refuse_forbidden(_strings(builtins, path))
+    if any(find_forbidden(text) for text in texts if text):
+        builtins = msgspec.to_builtins(context)
+        builtins.pop("capturedAt", None)
+        _refuse_forbidden(_strings(builtins, f"{prefix}modelContext"))
     return size
 
 
@@ -97,18 +96,21 @@ def check_hello(frame: Hello) -> None:
     check_identity(frame.identity)
 
 
-def check_state_update(frame: StateUpdate, *, encoded: bytes | None = None) -> int:
+def check_state_update(frame: StateUpdate, *, size: int | None = None) -> int:
     """Content checks of ``state.update``; returns the modelContext size.
 
-    ``encoded``: the modelContext's msgspec encoding, when the caller has it.
+    ``size``: the length of the modelContext's msgspec encoding, when known.
     """
     if frame.identity is not None:
         check_identity(frame.identity)
-    return check_model_context(frame.model_context, encoded=encoded)
+    return check_model_context(frame.model_context, size=size)
 
 
-def check_chat_context(context: ChatContext, *, prefix: str) -> int:
-    """Content checks of ``chat.send.context``; returns the modelContext size."""
+def check_chat_context(context: ChatContext, *, prefix: str, size: int | None = None) -> int:
+    """Content checks of ``chat.send.context``; returns the modelContext size.
+
+    ``size``: the length of the modelContext's msgspec encoding, when known.
+    """
     if context.identity is not None:
         check_identity(context.identity, prefix=prefix)
     observation = context.observation
@@ -119,7 +121,7 @@ def check_chat_context(context: ChatContext, *, prefix: str) -> int:
         )
     if context.model_context is None:
         return 0
-    return check_model_context(context.model_context, prefix=prefix)
+    return check_model_context(context.model_context, prefix=prefix, size=size)
 
 
 def check_secrets(frame: ClientFrame, secrets: tuple[str, ...]) -> None:
@@ -178,20 +180,6 @@ def freshness(age: float, *, stale_after: float, drop_after: float) -> Freshness
     if age > stale_after:
         return "stale"
     return "fresh"
-
-
-def _flat_strings(value: object) -> list[str]:
-    out: list[str] = []
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            out.append(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return out
 
 
 def _strings(value: object, path: str) -> Iterable[tuple[str, str]]:

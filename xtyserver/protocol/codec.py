@@ -26,16 +26,26 @@ Decoding runs in this order, each step in its own module:
 
 from __future__ import annotations
 
+from typing import Final
+
 import msgspec
 
 from xtyserver.errors import FrameError, PeerError
-from xtyserver.protocol.budget import check_chat_context, check_hello, check_state_update
+from xtyserver.protocol.budget import (
+    check_chat_context,
+    check_hello,
+    check_model_context,
+    check_state_update,
+)
 from xtyserver.protocol.duplicates import refuse_duplicate_keys
 from xtyserver.protocol.explain import explain, integral, not_json
 from xtyserver.protocol.frames import (
+    CLIENT_FRAME_TYPES,
+    ChatContext,
     ChatSend,
     ClientFrame,
     Hello,
+    ProfileUpdate,
     ServerFrame,
     StateUpdate,
     frame_type,
@@ -49,7 +59,11 @@ from xtyserver.protocol.normal_frames import normalized
 
 _DECODER = msgspec.json.Decoder(ClientFrame)
 _ENCODER = msgspec.json.Encoder()
-_STATE_HEAD = b'{"type":"state.update","modelContext":'
+_STATE_HEAD = len(b'{"type":"state.update","modelContext":')
+_CHAT_CONTEXT_HEAD = b'"context":{"modelContext":'
+# Frame types with no free text (ids and enums only) and no content checks:
+# normalized() and _check_semantics() leave them as they are.
+_WITHOUT_TEXT: Final = frozenset(CLIENT_FRAME_TYPES) - {Hello, StateUpdate, ChatSend, ProfileUpdate}
 
 
 DECODE_ERROR_CODES = frozenset(
@@ -110,12 +124,20 @@ def decode_client_frame(data: bytes | str) -> Decoded:
     except RecursionError:
         raise FrameError("frame is nested too deeply", code="invalid_json") from None
 
-    if not isinstance(frame, ChatSend) and len(raw) > SMALL_FRAME_MAX_BYTES:
+    kind = type(frame)
+    if kind is ChatSend:
+        encoded = _ENCODER.encode(_without_image_data(frame))
+    elif len(raw) > SMALL_FRAME_MAX_BYTES:
         raise FrameError(
             f"a {frame_type(frame)} frame may be at most {SMALL_FRAME_MAX_BYTES} bytes",
             code="frame_too_large",
         )
-    encoded = _ENCODER.encode(_without_image_data(frame))
+    else:
+        encoded = _ENCODER.encode(frame)
+        if kind in _WITHOUT_TEXT and b"\\" not in raw and raw.count(b":") == encoded.count(b":"):
+            # No free text to normalise or judge, and every key counted once
+            # (step 1 of duplicates.py, settled): a heartbeat and the like.
+            return Decoded(frame)
     try:
         refuse_duplicate_keys(raw, frame, encoded)
         normal = normalized(frame, raw)
@@ -155,19 +177,27 @@ def _check_semantics(frame: ClientFrame, encoded: bytes | None) -> int:
     """Checks beyond the types: sizes and forbidden content. Returns context bytes.
 
     ``encoded`` is the frame's msgspec encoding when it is still current (no
-    string was normalised): a state.update's modelContext is then a slice of
-    it instead of a second encoding.
+    string was normalised): a modelContext that is the frame's last field is
+    then measured on it instead of being encoded again.
     """
+    if type(frame) is StateUpdate:  # the frame sent most often: no match statement
+        if frame.identity is None and frame.id is None and encoded is not None:
+            # The tag, then the only field set: b'{"type":"state.update","modelContext":{...}}'.
+            return check_model_context(frame.model_context, size=len(encoded) - _STATE_HEAD - 1)
+        return check_state_update(frame)
     match frame:
+        case ChatSend(context=ChatContext(identity=None, observation=msgspec.UNSET) as context) if (
+            encoded and context.model_context is not None
+        ):
+            # The modelContext is the last thing written: ...,"context":{"modelContext":{...}}}.
+            # Inside a string every quote is escaped, so the key is found only as a key.
+            at = encoded.rfind(_CHAT_CONTEXT_HEAD)
+            size = len(encoded) - at - len(_CHAT_CONTEXT_HEAD) - 2 if at >= 0 else None
+            return check_chat_context(context, prefix="context.", size=size)
+        case ChatSend(context=context) if context is not None:
+            return check_chat_context(context, prefix="context.")
         case Hello():
             check_hello(frame)
             return 0
-        case StateUpdate(identity=None, id=None) if encoded and encoded.startswith(_STATE_HEAD):
-            # The tag, then the only field set: b'{"type":"state.update","modelContext":{...}}'.
-            return check_state_update(frame, encoded=encoded[len(_STATE_HEAD) : -1])
-        case StateUpdate():
-            return check_state_update(frame)
-        case ChatSend(context=context) if context is not None:
-            return check_chat_context(context, prefix="context.")
         case _:
             return 0

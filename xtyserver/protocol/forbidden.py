@@ -359,17 +359,18 @@ _DIGITS: Final[re.Pattern[str]] = re.compile(
 # needs one of these characters or literals somewhere in the judged text (a
 # Unix path needs "/", an e-mail "@" or a bracketed "at", a drive path or a
 # labelled key a ":" after a letter, a log line "[", "-", "LEVEL:" or a time
-# with seconds, a Python frame '"', a .NET or Java frame "at ", a process id
-# its label, an Explorer address ">", a QQ or WeChat id its label, an IPv4
-# address three dots between digits, a Steam id, phone or id card number 11
-# digits or more (their groups joined by spaces, dashes or dots), the first
-# half of a split Steam id "7656", a base64 run 16 characters). Most in-game
+# with seconds, a MAC address two hex digits between colons, a Python frame
+# '"', a .NET or Java frame "at ", a process id its label, an Explorer
+# address ">", a QQ or WeChat id its label, an IPv4 address three dots
+# between digits, a Steam id, phone or id card number 11 digits or more
+# (their groups joined by spaces, dashes or dots), the first half of a split
+# Steam id "7656", a base64 run 16 characters). Most in-game
 # strings, clock times such as "08:10" included, contain none, so they skip
 # the big scan. Every alternative starts with a literal or a character set,
 # which the regex engine skips over quickly; a look-behind comes after its
 # literal for that reason.
 _TRIGGER: Final[re.Pattern[str]] = re.compile(
-    r"""[\\/%$~@_=\["<>›({-]|:(?<![0-9]:)|:[0-9]{2}:|7[ .-]{0,2}6[ .-]{0,2}5[ .-]{0,2}6"""
+    r"""[\\/%$~@_=\["<>›({-]|:(?<![0-9]:)|:[0-9A-Fa-f]{2}:|7[ .-]{0,2}6[ .-]{0,2}5[ .-]{0,2}6"""
     r"|A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA|Iza)|eyJ|[Bb](?i:earer)|[Pp](?i:id|rocess)|进程|at\s"
     # A labelled Steam id whose label ends in a digit ("steamid64:123...") has no
     # other trigger: its colon follows a digit, like a clock time's.

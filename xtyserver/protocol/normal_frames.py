@@ -40,7 +40,7 @@ from xtyserver.protocol.limits import (
     SAVE_NAME_MAX,
     SMALL_FRAME_MAX_BYTES,
 )
-from xtyserver.protocol.normalize import is_plain, normalize, visible
+from xtyserver.protocol.normalize import is_plain, keeps_length, normalize, visible
 
 _ENCODER = msgspec.json.Encoder()
 
@@ -56,11 +56,11 @@ def plain_json(encoded: bytes) -> bool:
     several times faster than a two-byte one, and most frames have no backslash.
     """
     if encoded.isascii():
-        if encoded.find(b"\x7f") >= 0:
+        if 0x7F in encoded:
             return False
     elif not is_plain(encoded.decode("utf-8", "replace")):
         return False
-    return encoded.find(b"\\") < 0 or (b"\\u" not in encoded and b"\\b" not in encoded)
+    return 0x5C not in encoded or (b"\\u" not in encoded and b"\\b" not in encoded)
 
 
 def normalized(frame: ClientFrame, raw: bytes) -> ClientFrame:
@@ -120,6 +120,8 @@ def _normal_text(
 
     The limits are checked on the normal form, which is what is judged.
     """
+    if keeps_length(text):
+        return text  # the type checked these limits on the same length
     normal = normalize(text)
     if normal == text:
         return text

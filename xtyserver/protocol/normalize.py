@@ -42,7 +42,7 @@ import re
 import unicodedata
 from typing import Final
 
-__all__ = ["is_plain", "normalize", "visible"]
+__all__ = ["is_plain", "keeps_length", "normalize", "visible"]
 
 # C0/C1 controls other than whitespace (TAB, LF, VT, FF, CR, the separators
 # U+001C-U+001F and NEL stay: they separate words, they do not hide).
@@ -154,6 +154,18 @@ def visible(text: str) -> str:
     if _NOT_INERT.search(text) is None or _REMOVE.search(text) is None:
         return text
     return _REMOVE.sub("", text)
+
+
+def keeps_length(text: str) -> bool:
+    """Whether normalising ``text`` removes nothing and maps each character to one.
+
+    True for text made only of the characters :func:`is_plain` allows and
+    full-width forms (what a Chinese input method types): then
+    ``visible(text) is text`` and ``len(normalize(text)) == len(text)``, so
+    limits measured on ``text`` hold for its normal form, which need not be
+    built. One scan of a character set; False means "look closer".
+    """
+    return (text.isascii() and text.isprintable()) or _NOT_INERT_NOR_FULL_WIDTH.search(text) is None
 
 
 def is_plain(text: str) -> bool:

@@ -1,87 +1,180 @@
-"""A cheap, sound pre-check of every string in a msgspec-encoded JSON document.
+"""A cheap, sound pre-check of every free-text string of a modelContext, in one pass.
 
-:func:`strings_clean` answers "could any string value in this encoding hold
-forbidden content?" with a handful of C-speed byte operations on the encoding
-as a whole, instead of walking the document and running
-:func:`~xtyserver.protocol.forbidden.find_forbidden` once per string. It may
-say False for a clean document (the caller then runs the exact per-string
-check); it never says True when some string would be refused.
+:func:`context_texts` gathers the strings of a modelContext straight from its
+Struct (code generated once from the types, so a new field cannot be
+forgotten); :func:`texts_clean` answers "could any of them hold forbidden
+content?" with a handful of C-speed byte operations on the strings joined by
+newlines, instead of running :func:`~xtyserver.protocol.forbidden.find_forbidden`
+once per string. The joined text is about a fifth of the modelContext's JSON
+(no keys, no syntax), and nothing in it is JSON: every character is one a
+string holds. :func:`texts_clean` may say False for clean strings (the caller
+then runs the exact per-string check); it never says True when some string
+would be refused.
 
-Why it is sound. It only answers True for an encoding that is plain: no
-backslash (so no string holds a quote, a backslash or a control character,
-and every ``"`` is a string delimiter), no DEL, and nothing outside printable
-ASCII but the inert characters of :func:`~xtyserver.protocol.normalize.is_plain`
-(kana, Hangul, CJK), so every string is already in normal form, its only
-whitespace is the space and case-insensitive matching is plain ASCII. For such
-text every alternative of the forbidden-content pattern needs one of these
-inside a string (see ``forbidden.py``; listed per kind in the tests):
+Why it is sound. It only answers True for a text that is plain: nothing
+outside printable ASCII and whitespace but the inert characters of
+:func:`~xtyserver.protocol.normalize.is_plain` (kana, Hangul, CJK), so every
+string is already in its judged form and case-insensitive matching is plain
+ASCII. A newline between two strings is read like a line break inside one:
+every rule below is a search that a string's own text would set off on its
+own, so joining only adds matches. Each alternative of the forbidden-content
+pattern (``forbidden.py``; listed per kind in the tests) needs one of these:
 
-- one of ``\\ / % $ ~ @ _ = < >`` (paths, e-mail, Steam ``STEAM_``, key=value,
-  ``<at>``, an Explorer address ``此电脑 > 用户 > 张伟``, ...);
-- a colon after a character other than a digit or a quote (drive letters,
-  ``[U:1:...]``, ``ERROR:``, ``key: value``, ``stack traceback:``), or a time
-  with seconds ``:12:`` (log lines);
-- a hyphen after a letter (``sk-``, ``xoxb-``, ``glpat-``), ``--`` (PEM) or
-  `` - `` (``ERROR - ``);
+- one of ``\\ / % $ ~ @ _ = < > "`` or a control character that is removed
+  (paths, e-mail, Steam ``STEAM_``, key=value, ``<at>``, an Explorer address
+  ``此电脑 > 用户 > 张伟``, a Python frame's ``File "``, ...);
+- a colon after a character other than a digit (drive letters, ``[U:1:...]``,
+  ``ERROR:``, ``key: value``, ``stack traceback:``), or two digits or hex
+  letters between colons (log times ``:12:``, a MAC address ``a0:b1:...``);
+- a hyphen after a letter (``sk-``, ``xoxb-``, ``glpat-``), ``--`` (PEM) or a
+  hyphen between whitespace (``ERROR - ``);
 - a bracketed log level ``[ERROR]``, ``[INF]``;
-- a literal: ``7656`` (also with its digits joined), the AWS and Google key
-  prefixes, ``eyJ`` (so a ``J``), ``bearer``, ``pid``, ``process``, ``steam``
-  (``steamid64:...``, whose colon follows a digit), ``qq``, ``wx``,
-  ``wechat``, ``weixin``, ``进程``, ``微信``, ``扣扣``, ``at `` together with
-  ``(`` (.NET/Java frames need both), a bracketed ``at`` or ``dot``;
-- eleven digits or more, groups joined by up to two spaces, dashes or dots
-  (Steam ids, phone and id card numbers), an IPv4 address's three dots
-  between digits, or a base64 run of 16 characters.
-
-The JSON syntax of a compact msgspec encoding contains none of these (a
-structural colon always follows a quote, a structural bracket is followed by
-a value, numbers have no letter before their minus), so only strings can set
-them off; keys are the protocol's camelCase names, which contain none either.
+- a literal: the AWS and Google key prefixes, ``eyJ``, ``bearer``, ``pid``,
+  ``process``, ``wechat``, ``wx``, ``weixin``, ``进程``, ``微信``, ``扣扣``,
+  ``at`` and whitespace together with ``(`` (.NET/Java frames), a bracketed
+  ``at`` or ``dot``; ``steam`` and ``qq`` only matter before five digits in a
+  row (their ids), which the digit shape shows;
+- four digits in a row with spaces, dashes and dots left out (``7656`` and
+  every number of eleven digits or more: Steam ids, phone and id card
+  numbers), an IPv4 address's dots between digits, or a run of 16 base64,
+  hex or key characters (``[A-Za-z0-9+:-]``: base64 and base64url, MAC
+  addresses written with dashes or colons).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Final
+from collections.abc import Callable
+from typing import Any, Final
 
+import msgspec.inspect as mi
+
+from xtyserver.protocol.frames import ModelContext
 from xtyserver.protocol.normalize import is_plain
 
-__all__ = ["strings_clean"]
+__all__ = ["context_texts", "texts_clean"]
 
-_SPECIAL: Final = b"\\/%$~@_=<>\x7f"
-# One search: a pattern with a literal first byte is scanned for that byte at
-# C speed, where nine substring searches would each walk the whole encoding.
-_A_LITERALS: Final[re.Pattern[bytes]] = re.compile(rb"A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA|Iza)")
-# Lower case for the case-blind literals; ] and } as ) for a spelled "(at)",
-# whose closing bracket follows its "at" directly (in JSON a string's last
-# letter is followed by a quote, never by a bracket).
+# -- gathering the strings ----------------------------------------------------
+
+# Field types that hold no text.
+_NO_TEXT: Final = (mi.IntType, mi.FloatType, mi.BoolType, mi.DateTimeType, mi.LiteralType)
+
+
+def _source(info: mi.StructType, var: str, depth: int) -> list[str]:
+    """Statements that add every string of the Struct held by ``var`` to ``out``.
+
+    Raises:
+        TypeError: a field's type is one this gatherer does not read (so a new
+            kind of field fails at import instead of going unjudged).
+    """
+    pad = "    " * (depth + 1)
+    lines: list[str] = []
+    texts: list[str] = []
+    for n, field in enumerate(info.fields):
+        t = _bare(field.type)
+        item = _bare(t.item_type) if isinstance(t, mi.ListType) else None
+        local = f"v{depth}_{n}"
+        if isinstance(t, mi.StrType):
+            texts.append(f"{var}.{field.name}")
+        elif isinstance(t, mi.StructType):
+            lines += [f"{pad}{local} = {var}.{field.name}", f"{pad}if {local} is not None:"]
+            lines += _source(t, local, depth + 1) or [f"{pad}    pass"]
+        elif isinstance(item, mi.StrType):
+            lines += [f"{pad}{local} = {var}.{field.name}", f"{pad}if {local}:"]
+            lines.append(f"{pad}    out += {local}")
+        elif isinstance(item, mi.StructType):
+            lines += [f"{pad}{local} = {var}.{field.name}", f"{pad}if {local}:"]
+            lines += _list_source(item, local, depth + 1)
+        elif not isinstance(t, _NO_TEXT):
+            raise TypeError(f"{info.cls.__name__}.{field.name}: not a type the gatherer reads")
+    if len(texts) == 1:
+        lines.append(f"{pad}out.append({texts[0]})")
+    elif texts:
+        lines.append(f"{pad}out += ({', '.join(texts)})")
+    return lines
+
+
+def _list_source(info: mi.StructType, var: str, depth: int) -> list[str]:
+    """Statements adding the strings of a list of Structs: one comprehension when flat."""
+    pad = "    " * (depth + 1)
+    kinds = [_bare(field.type) for field in info.fields]
+    item = f"i{depth}"
+    if not all(isinstance(t, (mi.StrType, *_NO_TEXT)) for t in kinds):
+        return [f"{pad}for {item} in {var}:", *_source(info, item, depth + 1)]
+    texts = [
+        f"{item}.{f.name}"
+        for f, t in zip(info.fields, kinds, strict=True)
+        if isinstance(t, mi.StrType)
+    ]
+    if not texts:
+        return [f"{pad}pass"]
+    if len(texts) == 1:
+        return [f"{pad}out += [{texts[0]} for {item} in {var}]"]
+    return [f"{pad}out += [x for {item} in {var} for x in ({', '.join(texts)})]"]
+
+
+def _bare(t: mi.Type) -> mi.Type:
+    """``t`` without ``| None`` and without its constraints."""
+    if isinstance(t, mi.UnionType):
+        members = [m for m in t.types if not isinstance(m, mi.NoneType)]
+        if len(members) != 1:
+            raise TypeError(f"only X | None is gathered, not {t}")
+        t = members[0]
+    return t.type if isinstance(t, mi.Metadata) else t
+
+
+def _gatherer(cls: type[Any]) -> tuple[Callable[[Any], list[str | None]], str]:
+    """A function listing every string field of a ``cls`` Struct, and its source.
+
+    Generated once from the types, as :mod:`dataclasses` generates methods: a
+    loop reading the types at every call costs several times more.
+    """
+    info = mi.type_info(cls)
+    assert isinstance(info, mi.StructType)
+    body = _source(info, "obj", 0)
+    source = "\n".join(["def gather(obj):", "    out = []", *body, "    return out"])
+    names: dict[str, Any] = {}
+    exec(compile(source, f"<gatherer of {cls.__name__}>", "exec"), names)
+    return names["gather"], source
+
+
+# context_texts(context): every string field of a modelContext, None where
+# unset, in field order (capturedAt is a checked datetime, not text). Join
+# them for texts_clean with "\n".join(filter(None, texts)).
+_GATHERED: Final = _gatherer(ModelContext)
+context_texts: Final[Callable[[ModelContext], list[str | None]]] = _GATHERED[0]
+GATHER_SOURCE: Final = _GATHERED[1]
+
+
+# -- judging them -------------------------------------------------------------
+
+# Deleted by the first translation: any of them makes the text unclean. The
+# controls are the ones normalisation removes (the others are whitespace).
+_SPECIAL: Final = b'\\/%$~@_=<>"' + bytes([*range(0x00, 0x09), *range(0x0E, 0x1C), 0x7F])
+# Lower case for the case-blind literals; ] and } as ) for a spelled "(at)";
+# every whitespace character as a space, for the rules that read one.
 _TO_LOWER: Final = bytes.maketrans(
-    b"ABCDEFGHIJKLMNOPQRSTUVWXYZ]}", b"abcdefghijklmnopqrstuvwxyz))"
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZ]}\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f",
+    b"abcdefghijklmnopqrstuvwxyz))" + b" " * 9,
 )
-_LOWER_LITERALS: Final = (b"bearer", b"pid", b"process", b"steam", b"wechat")
-_CJK_LITERALS: Final = tuple(word.encode() for word in ("进程", "微信", "扣扣"))
-# Digit runs, Steam ids, IPv4 addresses and base64 runs are found on shapes of
-# the encoding made by bytes.translate, then substring searches: both run at C
-# speed, where a pattern starting with a character class is tried at every
-# position (several microseconds for a 1 KB encoding). Joins (spaces, dashes,
-# dots) are deleted whatever their number, which only makes a check stricter.
+_CJK_LITERALS: Final = ("进程", "微信", "扣扣")
+# One search: a pattern with a literal first byte is scanned for that byte at
+# C speed, where nine substring searches would each walk the text.
+_A_LITERALS: Final[re.Pattern[bytes]] = re.compile(rb"A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA|Iza)")
+# Digit runs are found on a shape made by bytes.translate, then substring
+# searches: both at C speed, where a pattern starting with a character class
+# is tried at every position. Joins (spaces, dashes, dots) are deleted whatever
+# their number, which only makes a check stricter.
 _JOINS: Final = b" .-"
-_DIGIT_SHAPE: Final = bytes(
-    0x30 if 0x30 <= b <= 0x39 else 0x2E if b == 0x2E else 0x78 for b in range(256)
+_DIGIT_SHAPE: Final = bytes(0x30 if 0x30 <= b <= 0x39 else 0x78 for b in range(256))
+_IPV4: Final[re.Pattern[bytes]] = re.compile(rb"\.(?<=[0-9]\.)[0-9]{1,3}\.")
+_RUN_SHAPE: Final = bytes(
+    0x61 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+:-") else 0x2E for b in range(256)
 )
-_ELEVEN_DIGITS: Final = b"0" * 11
-# An IPv4 address a.b.c.d holds "0." then one to three digits then "." (a
-# pattern with a literal start is scanned for that literal quickly).
-_IPV4_SHAPE: Final[re.Pattern[bytes]] = re.compile(rb"0\.0{1,3}\.")
-_BASE64_SHAPE: Final = bytes(
-    0x61 if chr(b).isascii() and (chr(b).isalnum() or b == 0x2B) else 0x2E for b in range(256)
-)
-_BASE64_RUN: Final = b"a" * 16
-_SPELLED_AT: Final = (b"at)", b"at )", b"dot)", b"dot )")
-
-_COLON: Final[re.Pattern[bytes]] = re.compile(rb":(?:(?<![0-9\"]:)|[0-9]{2}:)")
-_HYPHEN: Final[re.Pattern[bytes]] = re.compile(rb"-(?:(?<=[A-Za-z]-)|-|(?<= -) )")
-# A JSON array opens with "[" followed by a value, never by a letter.
+_RUN: Final = "a" * 16
+_SPELLED_AT: Final = ("at)", "at )", "dot)", "dot )")
+_COLON: Final[re.Pattern[bytes]] = re.compile(rb":(?:(?<![0-9]:)|[0-9A-Fa-f]{2}:)")
+_HYPHEN: Final[re.Pattern[bytes]] = re.compile(rb"-(?:(?<=[a-z]-)|-|(?<= -) )")
 _LETTER_AFTER_BRACKET: Final[re.Pattern[bytes]] = re.compile(rb"\[[A-Za-z]")
 _LEVEL: Final[re.Pattern[bytes]] = re.compile(
     rb"\[(?i:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL|SEVERE|ALERT|EMERG"
@@ -89,65 +182,79 @@ _LEVEL: Final[re.Pattern[bytes]] = re.compile(
 )
 
 
-def strings_clean(encoded: bytes, *, skip_key: bytes | None = None) -> bool:
-    """Whether no string in ``encoded`` can hold forbidden content (see the module).
+def texts_clean(texts: str) -> bool:
+    """Whether no string joined in ``texts`` can hold forbidden content (see the module).
+
+    A game sends the same strings again and again (the state's numbers and
+    ``capturedAt`` change, its names rarely do), so the last few texts found
+    clean are remembered: the verdict is a function of the text alone.
 
     Args:
-        encoded: A compact JSON document as msgspec encodes it.
-        skip_key: A key whose one string value is not free text (a checked
-            timestamp such as ``capturedAt``) and is left out.
+        texts: Strings as kept (invisible characters removed), joined by ``"\\n"``.
 
     Returns:
         True only when every string is certainly clean; False means "run the
         exact check", not "forbidden".
     """
-    # One pass deletes every special byte, the backslash and DEL included (a
-    # capturedAt value, left out below, never holds any of them), and lowers
-    # the case for the case-blind literals below.
-    lower = encoded.translate(_TO_LOWER, _SPECIAL)
-    if len(lower) != len(encoded):
+    if texts in _SEEN_CLEAN:
+        return True
+    if not _judged_clean(texts):
         return False
-    if not encoded.isascii() and (
-        not is_plain(encoded.decode("utf-8", "replace"))
-        or any(word in encoded for word in _CJK_LITERALS)
-    ):
+    if len(_SEEN_CLEAN) >= _SEEN_MAX:
+        _SEEN_CLEAN.clear()  # whole, not oldest first: no iteration another thread could race
+    _SEEN_CLEAN[texts] = None
+    return True
+
+
+_SEEN_MAX: Final = 16
+_SEEN_CLEAN: dict[str, None] = {}
+
+
+def _judged_clean(texts: str) -> bool:
+    """:func:`texts_clean` without the memory."""
+    if texts.isascii():
+        raw = texts.encode("ascii")
+    elif not is_plain(texts) or any(word in texts for word in _CJK_LITERALS):
         return False
-    if skip_key is not None:
-        start = encoded.find(b'"' + skip_key + b'":"')
-        if start >= 0:
-            end = encoded.find(b'"', start + len(skip_key) + 4)
-            encoded = encoded[:start] + encoded[end + 1 :]
-    if _A_LITERALS.search(encoded) is not None:
+    else:
+        raw = texts.encode("utf-8", "surrogatepass")
+    lower = raw.translate(_TO_LOWER, _SPECIAL)
+    if len(lower) != len(raw):
         return False
-    # Four digits in a row (joins deleted) before the costlier searches: a
-    # split Steam id's first half and every longer number have them.
-    joined = encoded.translate(None, _JOINS)
-    digits = joined.translate(_DIGIT_SHAPE)
-    if b"0000" in digits and (b"7656" in joined or _ELEVEN_DIGITS in digits):
+    # Substring searches run on str (no buffer protocol: about twice as fast
+    # on a short text); one-byte ones on bytes with an int (memchr) gate the
+    # rarer checks.
+    low = lower.decode("latin-1")
+    if 0x41 in raw and _A_LITERALS.search(raw) is not None:  # "A"
         return False
-    if _IPV4_SHAPE.search(encoded.translate(_DIGIT_SHAPE)) is not None:
+    if 0x4A in raw and b"eyJ" in raw:  # "J"
         return False
-    if _BASE64_RUN in encoded.translate(_BASE64_SHAPE):
-        return False
-    # A JWT needs "eyJ" and a .NET/Java frame "at " and parentheses: a byte
-    # search (memchr) for the rarer "J" and "(" spares most encodings the
-    # slower substring search.
-    if b"J" in encoded and b"eyJ" in encoded:
-        return False
-    if b"(" in encoded and b"at " in encoded:
-        return False
-    for literal in _LOWER_LITERALS:
-        if literal in lower:
+    digits = raw.translate(_DIGIT_SHAPE, _JOINS).decode("latin-1")
+    if "0000" in digits:
+        if b"7656" in raw.translate(None, _JOINS) or "0" * 11 in digits:
             return False
-    # One-byte searches (memchr) first: q and x are rare, "t)" rarer still.
-    if b"q" in lower and b"qq" in lower:
+        if "00000" in digits and ("steam" in low or "qq" in low):
+            return False
+    if 0x2E in raw and _IPV4.search(raw) is not None:  # "."
         return False
-    if b"x" in lower and (b"wx" in lower or b"weixin" in lower):
+    if _RUN in raw.translate(_RUN_SHAPE).decode("latin-1"):
         return False
-    if b"t)" in lower and any(spelled in lower for spelled in _SPELLED_AT):
+    if 0x28 in raw and "at " in low:  # "("
+        return False
+    if "pid" in low or "process" in low:
+        return False
+    if (0x62 in lower and "bearer" in low) or (0x77 in lower and "wechat" in low):  # "b", "w"
+        return False
+    if 0x78 in lower and ("wx" in low or "weixin" in low):  # "x"
+        return False
+    if 0x29 in lower and any(spelled in low for spelled in _SPELLED_AT):  # ")"
         return False
     return (
-        _COLON.search(encoded) is None
-        and _HYPHEN.search(encoded) is None
-        and (_LETTER_AFTER_BRACKET.search(encoded) is None or _LEVEL.search(encoded) is None)
+        (0x3A not in raw or _COLON.search(raw) is None)  # ":"
+        and (0x2D not in raw or _HYPHEN.search(lower) is None)  # "-"
+        and (
+            0x5B not in raw  # "["
+            or _LETTER_AFTER_BRACKET.search(raw) is None
+            or _LEVEL.search(raw) is None
+        )
     )
