@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import base64
 import io
+import itertools
 import json
 import statistics
 import sys
@@ -38,30 +39,70 @@ from xtyserver.protocol.codec import decode_client_frame
 from xtyserver.protocol.frames import ClientFrame
 
 
-def frames() -> dict[str, bytes]:
-    now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
-    context = {
+def _context(
+    now: str, *, second: int = 0, clock: str = "08:10", names: str = "NPC"
+) -> dict[str, object]:
+    return {
         "schemaVersion": 1,
         "capturedAt": now,
         "world": {
             "location": "Farm",
-            "time": "08:10",
+            "time": clock,
             "season": "spring",
             "weather": "sunny",
             "day": 12,
         },
-        "player": {"health": 100, "stamina": 72, "status": ["hungry"], "heldItem": "Fishing Rod"},
+        "player": {
+            "health": 100,
+            "stamina": 72 - second % 50,
+            "status": ["hungry"],
+            "heldItem": "Fishing Rod",
+        },
         "focus": {"kind": "water", "name": "farm pond", "reachable": True},
-        "nearby": [{"kind": "npc", "name": f"NPC {i}", "distance": i} for i in range(5)],
+        "nearby": [
+            {"kind": "npc", "name": f"{names} {i}", "distance": (i + second) % 9} for i in range(5)
+        ],
         "relevantItems": [{"name": f"Item {i}", "count": i} for i in range(8)],
         "ui": {"busy": False, "menu": None},
     }
+
+
+STREAM = 64  # frames in each of the two state.update streams, played in a cycle
+
+
+def frames() -> dict[str, list[bytes]]:
+    """Each kind of frame: one frame repeated, or a stream of different ones.
+
+    "a game's stream": what a Stardew mod sends once a second: stamina,
+    distances and ``capturedAt`` new in every frame, the game clock (10 game
+    minutes in about 7 s) every seventh, the names every twentieth (a new
+    place). "new texts": every frame's names new, so nothing a frame's texts
+    were judged for before can help.
+    """
+    now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+    context = _context(now)
+
+    def update(ctx: dict[str, object]) -> dict[str, object]:
+        return {"type": "state.update", "modelContext": ctx}
+
+    game = [
+        update(
+            _context(
+                f"2026-12-01T08:{i % 60:02d}:00Z",
+                second=i,
+                clock=f"{8 + i // 42:02d}:{i // 7 % 6}0",
+                names=f"NPC{i // 20}",
+            )
+        )
+        for i in range(STREAM)
+    ]
+    fresh = [update(_context(now, second=i, names=f"Villager{i}")) for i in range(STREAM)]
     buf = io.BytesIO()
     Image.effect_noise((1280, 720), 64).convert("RGB").save(buf, format="JPEG", quality=90)
     image = base64.b64encode(buf.getvalue()).decode()
     out = {
         "heartbeat": {"type": "heartbeat"},
-        "state.update": {"type": "state.update", "modelContext": context},
+        "state.update": update(context),
         "chat.send": {
             "type": "chat.send",
             "id": "c1",
@@ -77,7 +118,11 @@ def frames() -> dict[str, bytes]:
             "image": {"mime": "image/jpeg", "data": image},
         },
     }
-    return {k: json.dumps(v, ensure_ascii=False).encode() for k, v in out.items()}
+    encoded = {k: [json.dumps(v, ensure_ascii=False).encode()] for k, v in out.items()}
+    streams = {"…a game's stream": game, "…new texts": fresh}
+    for name, stream in streams.items():
+        encoded[name] = [json.dumps(v, ensure_ascii=False).encode() for v in stream]
+    return encoded
 
 
 def _per_call(fn: Callable[[], object], number: int, timer: Callable[[], float]) -> float:
@@ -108,14 +153,17 @@ def main() -> None:
         f"{'frame':<16} {'bytes':>7} {'msgspec floor':>15} {'xtyserver':>15} {'pydantic v2':>15}"
         f" {'x floor':>8} {'pyd / xty':>9}"
     )
-    for name, raw in frames().items():
+    for name, stream in frames().items():
+        raw = stream[0]
         number = max(5, args.number // (1 + len(raw) // 20_000))
+        # Each candidate walks the same cycle of frames (one frame, or a stream).
+        cycles = [itertools.cycle(stream) for _ in range(3)]
         candidates: dict[str, Callable[[], object]] = {
-            "base": lambda r=raw: baseline.decode(r),
-            "ours": lambda r=raw: decode_client_frame(r),
+            "base": lambda c=cycles[0]: baseline.decode(next(c)),
+            "ours": lambda c=cycles[1]: decode_client_frame(next(c)),
         }
-        if name == "state.update":
-            candidates["pydantic"] = lambda r=raw: decode_state_update(r)
+        if name.startswith(("state.update", "…")):
+            candidates["pydantic"] = lambda c=cycles[2]: decode_state_update(next(c))
         samples: dict[str, list[float]] = {key: [] for key in candidates}
         for _ in range(args.repeat):  # interleaved: a busy moment hits every candidate
             for key, fn in candidates.items():
