@@ -287,10 +287,6 @@ class Connection:
                     if self._recorder is not None:
                         await self._recorder.received(message)
                     await self._post(await self._decode(message))
-                    # Not kept while waiting for the next frame (seconds when idle): a
-                    # screenshot frame with one Chinese character is a str of 2 bytes
-                    # per character, 3.2 MiB for a 1920x1080 JPEG.
-                    del message
         finally:
             with anyio.CancelScope(shield=True):
                 await self._post(Disconnected())
