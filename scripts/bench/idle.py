@@ -23,13 +23,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 
 import anyio
@@ -38,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import serving  # noqa: E402
 from baseline import export_tree  # noqa: E402
 from retrieval import build_document  # noqa: E402
 
@@ -47,49 +44,11 @@ from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 
 TOKEN = "bench-token-" + "y" * 32
 WARM = 10
+CONFIG = "[server]\nmax_connections = 1000\n"
 
 
-def _start(data_dir: str, tree: Path | None = None) -> tuple[subprocess.Popen[str], str, float]:
-    config = Path(data_dir) / "bench.toml"
-    config.write_text("[server]\nmax_connections = 1000\n")
-    argv = ["serve", "--config", str(config), "--data-dir", data_dir, "--port", "0"]
-    env = {**os.environ, "XTY_TOKEN": TOKEN, "PYTHONUTF8": "1"}
-    if tree is not None:
-        env["PYTHONPATH"] = str(tree)
-    t = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "xtyserver", *argv],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-        cwd=str(tree or ROOT),
-    )
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if line.startswith("listening "):
-            elapsed = time.perf_counter() - t
-            CPU_AT_LISTENING.setdefault(tree, []).append(_cpu_s(proc.pid))
-            threading.Thread(target=proc.stdout.read, daemon=True).start()
-            return proc, line.split()[1], elapsed
-    raise SystemExit("the server did not start")
-
-
-CPU_AT_LISTENING: dict[Path | None, list[float]] = {}
-"""The server's own CPU seconds (user + system, /proc) when it printed ``listening``."""
-
-
-def _cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
+def _start(data_dir: str, tree: Path | None = None) -> serving.Started:
+    return serving.start(Path(data_dir), CONFIG, env={"XTY_TOKEN": TOKEN}, tree=tree)
 
 
 async def _idle(
@@ -112,11 +71,11 @@ async def _idle(
         for i in range(WARM):
             beat = await open_one(i)
         await anyio.sleep(2 * beat)
-        warm = _rss_kib(pid)
+        warm = serving.memory_kib(pid)["VmRSS"]
         for i in range(WARM, count):
             await open_one(i)
         await anyio.sleep(2 * beat)
-        full = _rss_kib(pid)
+        full = serving.memory_kib(pid)["VmRSS"]
     return warm, full, count - WARM, beat
 
 
@@ -130,46 +89,38 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="xty-bench-") as tmp:
         with MemoryStore.open_profile(tmp, "default", clock=SystemClock()) as store:
             store.import_document(build_document(100, 300))
-        starts: list[float] = []
-        base_starts: list[float] = []
+        starts: list[serving.Started] = []
+        base_starts: list[serving.Started] = []
         base = export_tree(args.baseline, Path(tmp) / "base") if args.baseline else None
         if base is not None:  # once untimed: the exported tree compiles its bytecode
-            warm, _, _ = _start(tmp, base)
-            warm.terminate()
-            warm.wait(timeout=30)
-        proc = None
+            serving.stop(_start(tmp, base))
         for n in range(args.starts):
             if base is not None:
-                other, _, elapsed = _start(tmp, base)
-                base_starts.append(elapsed)
-                other.terminate()
-                other.wait(timeout=30)
-            proc, url, elapsed = _start(tmp)
-            starts.append(elapsed)
+                base_starts.append(_start(tmp, base))
+                serving.stop(base_starts[-1])
+            starts.append(_start(tmp))
             if n < args.starts - 1:
-                proc.terminate()
-                proc.wait(timeout=30)
-        assert proc is not None
+                serving.stop(starts[-1])
+        last = starts[-1]
         try:
-            before = _rss_kib(proc.pid)
+            before = serving.memory_kib(last.proc.pid)["VmRSS"]
             warm, full, added, beat = anyio.run(
-                _idle, url, proc.pid, args.connections, "one" if args.same_save else None
+                _idle, last.url, last.proc.pid, args.connections, "one" if args.same_save else None
             )
         finally:
-            proc.terminate()
-            proc.wait(timeout=30)
+            serving.stop(last)
     print(f"{'what':52s} {'value':>12s}")
-    rows = [("", starts, None)]
+    rows = [("", starts)]
     if base is not None:
-        rows.append((f" [baseline {args.baseline}]", base_starts, base))
-    for label, times, tree in rows:
+        rows.append((f" [baseline {args.baseline}]", base_starts))
+    for label, runs in rows:
+        times = [r.seconds for r in runs]
         q1, _, q3 = statistics.quantiles(times, n=4)
-        cpu = CPU_AT_LISTENING[tree][-len(times) :]
         print(
             f"{'start to listening, 30,000-event store' + label:52s}"
             f" {statistics.median(times):7.3f} ± {(q3 - q1) / 2:.3f} s"
             f"  (min {min(times):.3f}, max {max(times):.3f}, n={len(times)});"
-            f" server CPU {statistics.median(cpu):.3f} s"
+            f" server CPU {statistics.median(r.cpu_s for r in runs):.3f} s"
         )
     print("(median ± IQR/2; server CPU: user + system from /proc at `listening`, median)")
     print(f"{'server RSS idle / 10 conns / all conns':52s} {before} / {warm} / {full} KiB")

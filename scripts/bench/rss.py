@@ -9,8 +9,13 @@ One adapter client says hello, sends a state.update, then plays ``--turns``
 turns one after the other; every fourth turn carries a 1920x1080 JPEG
 screenshot (~1.2 MiB; 20 of the first 80 turns, 25 of 100). The server's
 memory is read from ``/proc/PID/status`` (VmRSS, RssAnon) and
-``/proc/PID/smaps_rollup`` (Private_Dirty) after one idle second at each
-checkpoint: start, 80 turns, 100 turns.
+``/proc/PID/smaps_rollup`` (Private_Dirty) after ``--settle`` idle seconds at
+each checkpoint: start, each of ``--checkpoints`` below ``--turns``, and
+``--turns``; then once more a heartbeat period later (``--no-heartbeat-row``
+leaves it out). Every checkpoint that is a multiple of four follows a
+screenshot turn: until the client's next frame (its heartbeat, every 5 s),
+websockets still holds that frame's bytes (1.6 MiB), which the last row shows
+released.
 
 The candidate is this checkout. The baseline is another commit (``--baseline
 REF``, default ``main``) exported with ``git archive`` to a temporary folder
@@ -18,8 +23,8 @@ and put first on ``PYTHONPATH``, run by the same interpreter and packages; the
 two alternate, ``--repeat`` times each. RSS is hardly disturbed by a busy
 machine, so the medians are close to exact.
 
-Usage: ``python scripts/bench/rss.py [--turns 100] [--repeat 3] [--baseline main]``
-(``--baseline ''``: the candidate only).
+Usage: ``python scripts/bench/rss.py [--turns 100] [--checkpoints 40,80] [--repeat 3]
+[--baseline main]`` (``--baseline ''``: the candidate only).
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import serving  # noqa: E402
 from baseline import export_tree  # noqa: E402
 from retrieval import build_document  # noqa: E402
 from turn import model_context, screenshot_jpeg  # noqa: E402
@@ -53,7 +59,6 @@ from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 
 TOKEN = "bench-token-" + "r" * 32
 SAVE = Identity(game_id="stardew", save_id="save-42")
-CHECKPOINTS = (80, 100)
 IMAGE_EVERY = 4
 CONFIG = """\
 [server]
@@ -66,57 +71,11 @@ extraction = false
 """
 
 
-def memory_kib(pid: int) -> dict[str, int]:
-    """VmRSS and RssAnon from /proc/PID/status, Private_Dirty from smaps_rollup (KiB)."""
-    out: dict[str, int] = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in ("VmRSS", "RssAnon"):
-            out[key] = int(value.split()[0])
-    rollup = Path(f"/proc/{pid}/smaps_rollup")
-    if rollup.exists():
-        for line in rollup.read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key == "Private_Dirty":
-                out[key] = int(value.split()[0])
-    return out
-
-
-def _start(data_dir: Path, model_url: str, tree: Path | None) -> tuple[subprocess.Popen[str], str]:
-    config = data_dir / "bench.toml"
-    config.write_text(CONFIG)
-    env = {
-        **os.environ,
-        "XTY_TOKEN": TOKEN,
-        "XTY_MODEL_BASE_URL": model_url,
-        "XTY_MODEL": "scripted-vl",
-        "PYTHONUTF8": "1",
-    }
-    if tree is not None:
-        env["PYTHONPATH"] = os.pathsep.join([str(tree), env.get("PYTHONPATH", "")]).rstrip(
-            os.pathsep
-        )
-    argv = ["serve", "--config", str(config), "--data-dir", str(data_dir), "--port", "0"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "xtyserver", *argv],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-        cwd=str(tree or ROOT),
-    )
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if line.startswith("listening "):
-            threading.Thread(target=proc.stdout.read, daemon=True).start()
-            return proc, line.split()[1]
-    raise SystemExit("the server did not start")
-
-
-async def _play(url: str, pid: int, turns: int, image: Any) -> list[dict[str, int]]:
-    await anyio.sleep(1.0)
-    readings = [memory_kib(pid)]
+async def _play(
+    url: str, pid: int, checkpoints: list[int], image: Any, settle: float, heartbeat_row: bool
+) -> list[dict[str, int]]:
+    await anyio.sleep(settle)
+    readings = [serving.memory_kib(pid)]
     async with AdapterClient(
         url,
         token=TOKEN,
@@ -126,30 +85,38 @@ async def _play(url: str, pid: int, turns: int, image: Any) -> list[dict[str, in
         timezone="Asia/Shanghai",
     ) as client:
         await client.update_state(model_context())
-        for i in range(1, turns + 1):
+        for i in range(1, checkpoints[-1] + 1):
             shot = image if i % IMAGE_EVERY == 0 else None
             reply = await client.chat("今天适合去钓鱼吗？社区中心的鱼缸", image=shot)
             async for _ in reply:
                 pass
             await reply.result()
-            if i in CHECKPOINTS or i == turns:
-                await anyio.sleep(1.0)
-                readings.append(memory_kib(pid))
+            if i in checkpoints:
+                await anyio.sleep(settle)
+                readings.append(serving.memory_kib(pid))
+        if heartbeat_row:
+            await anyio.sleep(client.server_hello.heartbeat_ms / 1000)
+            readings.append(serving.memory_kib(pid))
     return readings
 
 
 def run_one(
-    template: Path, model_url: str, tree: Path | None, turns: int, image: Any
+    template: Path,
+    model_url: str,
+    tree: Path | None,
+    checkpoints: list[int],
+    image: Any,
+    settle: float,
+    heartbeat_row: bool,
 ) -> list[dict[str, int]]:
     with tempfile.TemporaryDirectory(prefix="xty-rss-") as tmp:
         data = Path(tmp) / "data"
         shutil.copytree(template, data)
-        proc, url = _start(data, model_url, tree)
-        try:
-            return anyio.run(_play, url, proc.pid, turns, image)
-        finally:
-            proc.terminate()
-            proc.wait(timeout=30)
+        env = {"XTY_TOKEN": TOKEN, "XTY_MODEL_BASE_URL": model_url, "XTY_MODEL": "scripted-vl"}
+        with serving.running(data, CONFIG, env=env, tree=tree) as server:
+            return anyio.run(
+                _play, server.url, server.proc.pid, checkpoints, image, settle, heartbeat_row
+            )
 
 
 def _spawn_model() -> tuple[subprocess.Popen[str], str]:
@@ -171,11 +138,19 @@ def _spawn_model() -> tuple[subprocess.Popen[str], str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--turns", type=int, default=100)
+    ap.add_argument(
+        "--checkpoints", default="80", help="turn counts below --turns to read at (comma-separated)"
+    )
+    ap.add_argument("--settle", type=float, default=1.0, help="idle seconds before each reading")
+    ap.add_argument("--no-heartbeat-row", action="store_true", help="no reading a heartbeat later")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each, alternating")
     ap.add_argument("--baseline", default="main", help="git ref of the baseline ('' for none)")
     ap.add_argument("--saves", type=int, default=100)
     ap.add_argument("--per-save", type=int, default=300)
     args = ap.parse_args()
+    wanted = {int(c) for c in args.checkpoints.split(",") if c.strip()}
+    checkpoints = sorted({*(c for c in wanted if 0 < c < args.turns), args.turns})
+    heartbeat_row = not args.no_heartbeat_row
     image = screenshot(screenshot_jpeg(), "image/jpeg")
     with tempfile.TemporaryDirectory(prefix="xty-rss-") as tmp:
         template = Path(tmp) / "store"
@@ -195,18 +170,30 @@ def main() -> None:
         try:
             for _ in range(args.repeat):
                 for name, tree in variants.items():
-                    results[name].append(run_one(template, model_url, tree, args.turns, image))
+                    results[name].append(
+                        run_one(
+                            template,
+                            model_url,
+                            tree,
+                            checkpoints,
+                            image,
+                            args.settle,
+                            heartbeat_row,
+                        )
+                    )
         finally:
             assert model.stdin is not None
             model.stdin.close()
             model.wait(timeout=30)
     points = ["idle after start"] + [
-        f"idle after {n} turns ({n // IMAGE_EVERY} with screenshots)"
-        for n in sorted({*(c for c in CHECKPOINTS if c < args.turns), args.turns})
+        f"idle after {n} turns ({n // IMAGE_EVERY} with screenshots)" for n in checkpoints
     ]
+    if heartbeat_row:
+        points.append("  the same, one heartbeat later")
     label = f"baseline {args.baseline}" if args.baseline else ""
     print(
-        f"\nserver memory, MiB, median of {args.repeat} (min-max); VmRSS / RssAnon / Private_Dirty"
+        f"\nserver memory, MiB, median of {args.repeat} (min-max); VmRSS / RssAnon / Private_Dirty;"
+        f" read {args.settle:g} s after the turn"
     )
     print(f"{'what':44s} " + " ".join(f"{n if n != 'baseline' else label:>30s}" for n in results))
     for i, point in enumerate(points):

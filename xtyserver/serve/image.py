@@ -366,6 +366,10 @@ def check_and_prepare(
 def _prepare(
     data: bytes, mime: Mime, limits: ImageLimits, data_field: str, bands: Executor | None
 ) -> PreparedImage:
+    if mime == "image/webp":
+        # Image.open registers BMP, GIF, JPEG, PPM and PNG itself; for another
+        # format it first imports all ~45 plugins: 5 MiB kept (issue 22, memory).
+        from PIL import WebPImagePlugin  # noqa: F401
     with Image.open(io.BytesIO(data), formats=[_PILLOW_FORMAT[mime]]) as image:
         # Only the header has been read so far.
         width, height = image.size

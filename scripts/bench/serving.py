@@ -1,0 +1,107 @@
+"""A server process for the benchmarks, and its memory and CPU from ``/proc``.
+
+``python -m xtyserver serve`` started as a player starts it, over a given data
+folder and config text, with ``--port 0``; ready once it prints its
+``listening ws://...`` line. ``tree`` (a baseline's package from
+:func:`baseline.export_tree`) goes first on ``PYTHONPATH``. Not a benchmark
+itself; shared by ``idle.py`` and ``rss.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Started:
+    """A running server: its process, URL, and what its start cost."""
+
+    proc: subprocess.Popen[str]
+    url: str
+    seconds: float
+    """Wall clock from the spawn to the ``listening`` line (interpreter start included)."""
+    cpu_s: float
+    """The server's own CPU (user + system) when it printed ``listening``."""
+
+
+def start(
+    data_dir: Path, config: str, *, env: Mapping[str, str], tree: Path | None = None
+) -> Started:
+    """Start a server over ``data_dir`` with ``config`` (TOML text); returns once listening."""
+    config_file = data_dir / "bench.toml"
+    config_file.write_text(config)
+    child_env = {**os.environ, "PYTHONUTF8": "1", **env}
+    if tree is not None:
+        child_env["PYTHONPATH"] = os.pathsep.join(
+            [str(tree), child_env.get("PYTHONPATH", "")]
+        ).rstrip(os.pathsep)
+    argv = ["serve", "--config", str(config_file), "--data-dir", str(data_dir), "--port", "0"]
+    t = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "xtyserver", *argv],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=child_env,
+        cwd=str(tree or ROOT),
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("listening "):
+            elapsed = time.perf_counter() - t
+            cpu = cpu_s(proc.pid)
+            threading.Thread(target=proc.stdout.read, daemon=True).start()
+            return Started(proc, line.split()[1], elapsed, cpu)
+    proc.wait(timeout=30)
+    raise SystemExit("the server did not start")
+
+
+def stop(server: Started) -> None:
+    """End the server (SIGTERM, as Ctrl+C would) and wait for it."""
+    server.proc.terminate()
+    server.proc.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def running(
+    data_dir: Path, config: str, *, env: Mapping[str, str], tree: Path | None = None
+) -> Iterator[Started]:
+    """:func:`start`, then :func:`stop` on the way out."""
+    server = start(data_dir, config, env=env, tree=tree)
+    try:
+        yield server
+    finally:
+        stop(server)
+
+
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` (``/proc/PID/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def memory_kib(pid: int) -> dict[str, int]:
+    """VmRSS, RssAnon, RssFile (``/proc/PID/status``) and Private_Dirty (smaps_rollup), KiB."""
+    out: dict[str, int] = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmRSS", "RssAnon", "RssFile"):
+            out[key] = int(value.split()[0])
+    rollup = Path(f"/proc/{pid}/smaps_rollup")
+    if rollup.exists():
+        for line in rollup.read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key == "Private_Dirty":
+                out[key] = int(value.split()[0])
+    return out
