@@ -77,10 +77,11 @@ def install() -> None:
 
     decode = connection.decode_client_frame
 
-    def decode_marked(message: str) -> Any:
+    def decode_marked(message: str | bytes) -> Any:
         global _current
-        head = message[:300]
-        if '"chat.send"' in head and '"image"' not in message:
+        # The reader hands over bytes (serve/text_frames.py); older trees a str.
+        raw = message.encode() if isinstance(message, str) else bytes(message)
+        if b'"chat.send"' in raw[:300] and b'"image"' not in raw:
             _current = [("received", time.thread_time(), time.process_time())]
         decoded = decode(message)
         _mark("decoded")

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import io
 import json
 import os
@@ -134,6 +135,11 @@ async def _child_model() -> None:
 
     async with FakeModelServer() as fake, anyio.create_task_group() as tg:
         tg.start_soon(keep_fold_answers, fake)
+        # The scripted model stands in for a provider on another machine: its own
+        # garbage collections (full ones of 25-45 ms were seen here) would count as
+        # the server's overhead. Nothing it keeps lives long enough to matter.
+        gc.freeze()
+        gc.disable()
         print(fake.base_url, flush=True)
         await anyio.to_thread.run_sync(sys.stdin.read)
         tg.cancel_scope.cancel()
@@ -310,7 +316,14 @@ async def _bench(
             )
             clients[label] = await stack.enter_async_context(client)
             await client.update_state(model_context())
+        # The harness's own full collections (31-81 ms seen here, mid-turn) are not
+        # the server's: as timeit does, none runs while a turn is timed; each round
+        # starts with one, untimed. The servers keep their own collector as served.
+        gc.collect()
+        gc.freeze()
+        gc.disable()
         for i in range(warmup + rounds):
+            gc.collect()
             order: list[Any] = [k for k in models if not only or k in only]
             order += [k for k in turns if not only or k[1] in only]
             random.Random(i).shuffle(order)
@@ -328,6 +341,7 @@ async def _bench(
                         faults[item].append(_faults(pid) - faults_before)
                 if i >= warmup:
                     times[item].append(value)
+        gc.enable()
     await direct.close()
     print(
         f"\nimage: 1920x1080 JPEG, {len(jpeg)} bytes (downscaled to fit max_side);"
