@@ -14,6 +14,7 @@ from xtyserver.session.tools import (
     CORRECT,
     FORGET,
     REFUSED,
+    SEARCH,
     TOKEN_TTL,
     VIEW,
     Confirmations,
@@ -67,6 +68,16 @@ def _confirming(**args: object) -> ForgetArgs:
     op = parse_call(_forget(**args), FARM_B)
     assert isinstance(op, Confirming)
     return op.args
+
+
+def test_a_tool_the_turn_did_not_offer_is_an_error_text_and_runs_nothing() -> None:
+    view = ToolCall("a", VIEW, "")
+    assert parse_call(view, FARM_B, offered=(VIEW, SEARCH)) == ViewOp("stardew-valley", None, "all")
+    assert parse_call(view, FARM_B, offered=()) == f"错误：这一轮没有提供工具 {VIEW!r}"
+    forget = _forget(target="save", save="阳光农场")
+    assert "这一轮没有提供工具" in str(parse_call(forget, FARM_B, offered=(VIEW, SEARCH)))
+    # A name that is no tool at all says so, offered or not.
+    assert parse_call(ToolCall("a", "nope", ""), FARM_B, offered=()) == "错误：没有工具 'nope'"
 
 
 def test_arguments_become_typed_operations_and_bad_ones_error_texts() -> None:

@@ -100,11 +100,13 @@ class ToolLoop:
     def _op(
         self, turn: Turn, call: ToolCall, now: float, context_names: tuple[str, ...]
     ) -> ToolOp | str:
-        if call.name not in turn.tools:
-            # Only what the turn offered runs, whatever the model was talked into.
-            return f"错误：这一轮没有提供工具 {call.name[:60]!r}"
         op = tools.parse_call(
-            call, turn.save, turn.day, player_text=turn.text, context_names=context_names
+            call,
+            turn.save,
+            turn.day,
+            player_text=turn.text,
+            context_names=context_names,
+            offered=turn.tools,
         )
         if not isinstance(op, Confirming):
             return op

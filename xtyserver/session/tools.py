@@ -170,6 +170,7 @@ def parse_call(
     *,
     player_text: str = "",
     context_names: tuple[str, ...] = (),
+    offered: tuple[str, ...] | None = None,
 ) -> ToolOp | Confirming | str:
     """The operation a call asks for, or the error text to return as its result.
 
@@ -180,10 +181,15 @@ def parse_call(
         player_text: The player's own words of this turn: a correction's value
             must be in them.
         context_names: The names in the save's current modelContext (the guard).
+        offered: The tools the turn offered (:mod:`~xtyserver.session.tool_offer`);
+            None: every tool. Only what the turn offered runs, whatever the
+            model was talked into.
     """
     kind = ARGUMENTS.get(call.name)
     if kind is None:
         return f"错误：没有工具 {call.name[:60]!r}"
+    if offered is not None and call.name not in offered:
+        return f"错误：这一轮没有提供工具 {call.name[:60]!r}"
     try:
         args = msgspec.convert(_arguments(call), type=kind)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
