@@ -236,6 +236,10 @@ class SaveIndex:
         """A snapshot of ``(event id, vector)`` of the events that have one."""
         return list(self._vectors.items())
 
+    def has_vectors(self) -> bool:
+        """Whether any event has a vector (without the snapshot :meth:`vectors` makes)."""
+        return bool(self._vectors)
+
     def touch(self, ids: Iterable[int], now: float) -> None:
         """Mirror ``MemoryStore.touch`` in memory (last-used time)."""
         for i in ids:

@@ -88,8 +88,7 @@ class TurnTasks:
         memory = self._memory.cached_turn_memory(save) if read_memory else None
         if read_memory and memory is None:
             return None
-        index = memory.index if memory is not None else None
-        if index is not None and query.strip() and self._model.embedder and index.vectors():
+        if memory is not None and self._embeds(memory.index, query):
             return None  # the query's vector comes from the embedding route
         spent = self._meter.cached_spent_today()
         if spent is None:
@@ -104,7 +103,7 @@ class TurnTasks:
             except StoreError as exc:
                 # The store failing must not cost the player the conversation.
                 self._log.warning("store.failed", code=exc.code, effect="LoadTurnMemory")
-        if memory is not None and memory.index is not None and query.strip():
+        if memory is not None and memory.index is not None and self._embeds(memory.index, query):
             similar = await self._similar(save, memory.index, query)
             if similar is not None:
                 memory = msgspec.structs.replace(memory, similar=similar)
@@ -114,6 +113,15 @@ class TurnTasks:
         except StoreError as exc:  # an unreadable bill must not cost the player the turn
             self._log.warning("store.failed", code=exc.code, effect="ReadUsage")
         await self._post(TurnMemoryReady(turn, memory, spent))
+
+    def _embeds(self, index: SaveIndex | None, query: str) -> bool:
+        """Whether the turn's query is embedded: a query, an embedding route, saved vectors."""
+        return (
+            index is not None
+            and bool(query.strip())
+            and self._model.embedder is not None
+            and index.has_vectors()
+        )
 
     async def _similar(
         self, save: Scope, index: SaveIndex, query: str
@@ -125,9 +133,9 @@ class TurnTasks:
         with words alone (one log line), never waiting longer.
         """
         embedder = self._model.embedder
-        vectors = index.vectors() if embedder is not None else []
-        if embedder is None or not vectors:
+        if embedder is None:  # checked by _embeds; narrows the type
             return None
+        vectors = index.vectors()
         started = anyio.current_time()
         with anyio.move_on_after(self._embedding_timeout) as deadline:
             try:
