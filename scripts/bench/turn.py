@@ -152,6 +152,19 @@ async def _child_server(data_dir: str, model_url: str) -> None:
     # Log as ``xtyserver serve`` does (info, JSON lines), to nowhere: the lines are
     # rendered and written, but do not fill the bench's terminal.
     steps_file = os.environ.get("XTY_BENCH_STEPS")
+    gc_file = os.environ.get("XTY_BENCH_GC")
+    collections: list[tuple[float, int, float]] = []
+    if gc_file:  # when each of the server's collections ran (perf_counter is system-wide)
+        started: list[float] = [0.0]
+
+        def note(phase: str, info: dict[str, int]) -> None:
+            now = time.perf_counter()
+            if phase == "start":
+                started[0] = now
+            else:
+                collections.append((started[0], info["generation"], now - started[0]))
+
+        gc.callbacks.append(note)
     if steps_file:
         import steps
 
@@ -163,6 +176,8 @@ async def _child_server(data_dir: str, model_url: str) -> None:
             settle_heap()  # as ``xtyserver serve`` does once it listens
             print(f"\n{server.url}", flush=True)
             await anyio.to_thread.run_sync(sys.stdin.read)
+    if gc_file:
+        Path(gc_file).write_text(json.dumps(collections))
     if steps_file:
         Path(steps_file).write_text(steps.table(int(os.environ["XTY_BENCH_STEPS_SKIP"])))
 
@@ -184,9 +199,9 @@ def _settings(data_dir: str, model_url: str) -> Any:
 
 
 def _spawn(
-    *args: str, tree: Path | None = None, steps: dict[str, str] | None = None
+    *args: str, tree: Path | None = None, env: dict[str, str] | None = None
 ) -> tuple[subprocess.Popen[str], str]:
-    env = {**os.environ, "PYTHONUTF8": "1", **(steps or {})}
+    env = {**os.environ, "PYTHONUTF8": "1", **(env or {})}
     if tree is not None:
         env["XTY_BENCH_TREE"] = str(tree)
     proc = subprocess.Popen(
@@ -285,6 +300,7 @@ async def _bench(
     rounds: int,
     warmup: int,
     only: list[str],
+    samples: str = "",
 ) -> None:
     """Play the rounds; ``servers``: label ("" for the candidate) -> (URL, pid)."""
     jpeg = screenshot_jpeg()
@@ -303,6 +319,7 @@ async def _bench(
     times: dict[Any, list[float]] = {k: [] for k in [*models, *turns]}
     cpu: dict[Any, list[float]] = {k: [] for k in turns}
     faults: dict[Any, list[int]] = {k: [] for k in turns}
+    starts: list[tuple[str, float, float]] = []
     async with contextlib.AsyncExitStack() as stack:
         clients = {}
         for label, (url, _) in servers.items():
@@ -334,7 +351,10 @@ async def _bench(
                     label, kind = item
                     pid = servers[label][1]
                     before, faults_before = _cpu_s(pid), _faults(pid)
+                    started = time.perf_counter()
                     value = await _turn(clients[label], images.get(kind))
+                    if i >= warmup:
+                        starts.append((f"{kind}{label}", started, value))
                     await anyio.sleep(0.02)  # let the turn's tail (memory touch) finish
                     if i >= warmup:
                         cpu[item].append(_cpu_s(pid) - before)
@@ -343,6 +363,11 @@ async def _bench(
                     times[item].append(value)
         gc.enable()
     await direct.close()
+    if samples:  # every timed value, in round order, for a look at the tail
+        raw = {(k if isinstance(k, str) else f"{k[1]}{k[0]}"): v for k, v in times.items()}
+        raw |= {f"cpu:{k[1]}{k[0]}": v for k, v in cpu.items()}
+        raw["starts"] = starts
+        Path(samples).write_text(json.dumps(raw))
     print(
         f"\nimage: 1920x1080 JPEG, {len(jpeg)} bytes (downscaled to fit max_side);"
         f" image720: 1280x720 JPEG (within limits, sent as is minus metadata);"
@@ -379,6 +404,7 @@ def main() -> None:
     ap.add_argument(
         "--steps", action="store_true", help="also the CPU of each step to a text turn's delta"
     )
+    ap.add_argument("--samples", default="", help="write every timed value to this JSON file")
     ap.add_argument("--child", choices=["model", "server"], help=argparse.SUPPRESS)
     ap.add_argument("--data-dir", help=argparse.SUPPRESS)
     ap.add_argument("--model-url", help=argparse.SUPPRESS)
@@ -413,11 +439,13 @@ def main() -> None:
         tables = {label: Path(tmp) / f"steps{i}.txt" for i, label in enumerate(trees)}
         try:
             for label, (data_dir, tree) in trees.items():
-                steps = {
-                    "XTY_BENCH_STEPS": str(tables[label]),
+                env: dict[str, str] = {}
+                if args.steps:
+                    env["XTY_BENCH_STEPS"] = str(tables[label])
                     # Every text turn is marked, warm-up ones too: they are left out.
-                    "XTY_BENCH_STEPS_SKIP": str(args.warmup),
-                }
+                    env["XTY_BENCH_STEPS_SKIP"] = str(args.warmup)
+                if args.samples:
+                    env["XTY_BENCH_GC"] = f"{args.samples}.gc{len(servers)}.json"
                 server, url = _spawn(
                     "--child",
                     "server",
@@ -426,11 +454,13 @@ def main() -> None:
                     "--model-url",
                     model_url,
                     tree=tree,
-                    steps=steps if args.steps else None,
+                    env=env,
                 )
                 children.append(server)
                 servers[label] = (url, server.pid)
-            anyio.run(_bench, servers, model_url, args.rounds, args.warmup, args.only)
+            anyio.run(
+                _bench, servers, model_url, args.rounds, args.warmup, args.only, args.samples
+            )
         finally:
             for proc in reversed(children):
                 assert proc.stdin is not None

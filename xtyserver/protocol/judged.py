@@ -9,10 +9,13 @@ and **judged** in a stricter form (:func:`judged`): the normal form
   ``٧٦٥``, Devanagari ``७६५``, ...) folded to its ASCII digit, and
 - every letter that Unicode TR39 lists as confusable with one ASCII letter,
   digit or separator (``- . / : \\``) folded to it: Cyrillic ``о`` and Greek
-  ``ο`` become ``o``, Cyrillic ``ѕ`` becomes ``s``. The data is the
-  ``confusables.json`` of the ``confusable_homoglyphs`` package (built from
-  TR39's ``confusables.txt``), read once at import; where TR39's prototype is
-  ``l`` for an upper-case letter (Greek ``Ι``) the fold gives ``I``.
+  ``ο`` become ``o``, Cyrillic ``ѕ`` becomes ``s``. The data is
+  ``confusables.txt`` beside this module: the 1,369 single characters TR39
+  maps to one of those targets, written from the ``confusable_homoglyphs``
+  package's table by ``scripts/gen_confusables.py`` (reading the package's
+  903 KB JSON at import cost 5.4 MiB of resident memory). It is read once at
+  import; where TR39's prototype is ``l`` for an upper-case letter (Greek
+  ``Ι``) the fold gives ``I``.
 
 Both folds map one character to one character. Characters that
 :func:`~xtyserver.protocol.normalize.is_plain` calls inert (ASCII, kana, CJK,
@@ -30,8 +33,6 @@ produced it, which is what redaction replaces.
 from __future__ import annotations
 
 import bisect
-import importlib.util
-import json
 import os
 import re
 import unicodedata
@@ -41,7 +42,6 @@ from xtyserver.protocol.normalize import is_plain, normalize
 
 __all__ = ["Judged", "judged"]
 
-_TARGETS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-./:\\")
 _INERT_CHAR: Final[re.Pattern[str]] = re.compile(
     r"[\t-\r\x1c-\x7e\xb7\u2010\u2012-\u2016\u2018-\u2023\u2027"
     r"\u3001-\u3003\u3008-\u3011\u3014-\u301f\u3041-\u3096\u30a1-\u30fa\u30fc-\u30fe"
@@ -49,28 +49,28 @@ _INERT_CHAR: Final[re.Pattern[str]] = re.compile(
 )
 
 
+CONFUSABLES_FILE: Final = os.path.join(os.path.dirname(__file__), "confusables.txt")
+"""TR39's look-alikes of one ASCII letter, digit or ``- . / : \\``, ``HEX target`` a line."""
+
+
 def _load_confusables() -> dict[str, str]:
     """Non-inert characters TR39 lists as look-alikes of one ASCII target.
 
-    Reads the packaged data file only (importing ``confusable_homoglyphs``
-    itself would import ``urllib.request`` for its updater).
+    The filters that depend on the Unicode version (NFKC, which characters
+    are inert) run here, on the Python that serves, not in the generator.
     """
-    spec = importlib.util.find_spec("confusable_homoglyphs")
-    if spec is None or not spec.submodule_search_locations:  # pragma: no cover
-        raise ImportError("the confusable_homoglyphs package is required")
-    path = os.path.join(next(iter(spec.submodule_search_locations)), "confusables.json")
-    with open(path, encoding="utf-8") as file:
-        data: dict[str, list[dict[str, str]]] = json.load(file)
     out: dict[str, str] = {}
-    for char, glyphs in data.items():
-        target = next((g["c"] for g in glyphs if g["c"] in _TARGETS), None)
-        if target is None or len(char) != 1 or char.isascii():
-            continue
-        if _INERT_CHAR.match(char) or normalize(char) != char:
-            continue
-        if target == "l" and char.isupper():
-            target = "I"
-        out[char] = target
+    with open(CONFUSABLES_FILE, encoding="utf-8") as file:
+        for line in file:
+            if line.startswith("#"):
+                continue
+            code, target = line.split()
+            char = chr(int(code, 16))
+            if _INERT_CHAR.match(char) or normalize(char) != char:
+                continue
+            if target == "l" and char.isupper():
+                target = "I"
+            out[char] = target
     return out
 
 
