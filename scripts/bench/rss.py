@@ -60,6 +60,7 @@ from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 TOKEN = "bench-token-" + "r" * 32
 SAVE = Identity(game_id="stardew", save_id="save-42")
 IMAGE_EVERY = 4
+SHOW_MAPPINGS = "--mappings" in sys.argv
 CONFIG = """\
 [server]
 chat_burst = 1000000
@@ -97,6 +98,10 @@ async def _play(
         if heartbeat_row:
             await anyio.sleep(client.server_hello.heartbeat_ms / 1000)
             readings.append(serving.memory_kib(pid))
+        if SHOW_MAPPINGS:
+            print("\nlargest mappings at the last reading: Rss KiB, of it anonymous, name")
+            for rss, anon, name in serving.mappings_kib(pid):
+                print(f"{rss:8d} {anon:8d}  {name}")
     return readings
 
 
@@ -143,6 +148,9 @@ def main() -> None:
     )
     ap.add_argument("--settle", type=float, default=1.0, help="idle seconds before each reading")
     ap.add_argument("--no-heartbeat-row", action="store_true", help="no reading a heartbeat later")
+    ap.add_argument(
+        "--mappings", action="store_true", help="print each run's largest mappings at its end"
+    )
     ap.add_argument("--repeat", type=int, default=3, help="runs of each, alternating")
     ap.add_argument("--baseline", default="main", help="git ref of the baseline ('' for none)")
     ap.add_argument("--saves", type=int, default=100)

@@ -91,6 +91,28 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def mappings_kib(pid: int, top: int = 15) -> list[tuple[int, int, str]]:
+    """The ``top`` files (or kinds of anonymous memory) holding most of ``pid``'s RSS.
+
+    ``(Rss KiB, Anonymous KiB, name)`` from ``/proc/PID/smaps``, summed per
+    file: a shared library's text and its relocated data count together.
+    """
+    totals: dict[str, list[int]] = {}
+    name = ""
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        head = line.split(None, 5)
+        if len(head) >= 5 and "-" in head[0] and ":" not in head[0]:
+            name = head[5].strip() if len(head) == 6 else "[anonymous]"
+            name = name.rsplit("/site-packages/", 1)[-1]
+            totals.setdefault(name, [0, 0])
+        elif line.startswith("Rss:"):
+            totals[name][0] += int(line.split()[1])
+        elif line.startswith("Anonymous:"):
+            totals[name][1] += int(line.split()[1])
+    rows = sorted(((rss, anon, n) for n, (rss, anon) in totals.items()), reverse=True)
+    return rows[:top]
+
+
 def memory_kib(pid: int) -> dict[str, int]:
     """VmRSS, RssAnon, RssFile (``/proc/PID/status``) and Private_Dirty (smaps_rollup), KiB."""
     out: dict[str, int] = {}

@@ -163,6 +163,10 @@ async def _child_server(data_dir: str, model_url: str) -> None:
                 started[0] = now
             else:
                 collections.append((started[0], info["generation"], now - started[0]))
+                if info["generation"] == 2 and os.environ.get("XTY_BENCH_GC_TYPES"):
+                    import collections as _c
+                    kinds = _c.Counter(type(o).__name__ for o in gc.get_objects())
+                    print("GC2", len(gc.get_objects()), kinds.most_common(12), file=sys.stderr)
 
         gc.callbacks.append(note)
     if steps_file:
