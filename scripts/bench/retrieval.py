@@ -31,8 +31,10 @@ import apsw.fts5
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "memory"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from recall_cases import CASES  # type: ignore[import-not-found,unused-ignore]  # noqa: E402
+from stats import nearest_rank  # noqa: E402
 
 from xtyserver.clock import ManualClock  # noqa: E402
 from xtyserver.memory.export import ExportDocument  # noqa: E402
@@ -167,8 +169,7 @@ def _match_expr(tokens: Sequence[str]) -> str | None:
 
 def _percentiles(samples: list[float]) -> tuple[float, float]:
     samples = sorted(samples)
-    p99 = samples[min(len(samples) - 1, int(len(samples) * 0.99))]
-    return statistics.median(samples) * 1000, p99 * 1000
+    return statistics.median(samples) * 1000, nearest_rank(samples, 99) * 1000
 
 
 CLOCK: Callable[[], float] = time.perf_counter

@@ -30,8 +30,18 @@ With ``--steps`` each server also marks the CPU time of the steps from a text
 turn's ``chat.send`` to its first ``chat.delta`` (:mod:`steps`) and the tables
 follow the figures.
 
+With ``--samples FILE`` every timed value is written to FILE (JSON, round
+order, with each turn's start on the system-wide ``perf_counter``) and each
+server's garbage collections to ``FILE.gcN.json`` (start, generation,
+seconds), to line the slow turns up with what the server did then;
+``XTY_BENCH_GC_TYPES=1`` also prints what each full collection walked.
+
+The p99 is the nearest-rank one (of 100 rounds the 99th value); the largest
+is printed beside it as "max".
+
 Usage: ``python scripts/bench/turn.py [--rounds 200] [--warmup 20] [--only KIND...]
-[--baseline REF] [--steps]``.
+[--baseline REF] [--steps] [--samples FILE]`` (``--only text`` also runs the direct
+model request the text turn is measured against).
 """
 
 from __future__ import annotations
@@ -64,6 +74,7 @@ if os.environ.get("XTY_BENCH_TREE"):  # a baseline server child: its own package
     sys.path.insert(0, os.environ["XTY_BENCH_TREE"])
 
 from baseline import export_tree  # noqa: E402
+from stats import nearest_rank  # noqa: E402
 
 from xtyserver.adapter import AdapterClient, AdapterInfo, Capabilities, Identity  # noqa: E402
 from xtyserver.adapter.reply import ChatReply  # noqa: E402
@@ -291,11 +302,17 @@ async def _turn(client: AdapterClient, image: Any | None) -> float:
     return first
 
 
-def _stats(samples: list[float]) -> tuple[float, float, float]:
+def _stats(samples: list[float]) -> tuple[float, float, float, float]:
+    """Median, half the interquartile range, p99 (nearest rank) and max, in ms."""
     s = sorted(samples)
     q1, _, q3 = statistics.quantiles(s, n=4)
-    p99 = s[min(len(s) - 1, int(len(s) * 0.99))]
-    return statistics.median(s) * 1e3, (q3 - q1) / 2 * 1e3, p99 * 1e3
+    p99 = nearest_rank(s, 99)
+    return statistics.median(s) * 1e3, (q3 - q1) / 2 * 1e3, p99 * 1e3, s[-1] * 1e3
+
+
+def _base(model: str) -> str:
+    """The turn kind a direct model request is the baseline of ("model+image" -> "image")."""
+    return model.partition("+")[2] or "text"
 
 
 async def _bench(
@@ -345,7 +362,7 @@ async def _bench(
         gc.disable()
         for i in range(warmup + rounds):
             gc.collect()
-            order: list[Any] = [k for k in models if not only or k in only]
+            order: list[Any] = [k for k in models if not only or _base(k) in only or k in only]
             order += [k for k in turns if not only or k[1] in only]
             random.Random(i).shuffle(order)
             for item in order:
@@ -378,25 +395,26 @@ async def _bench(
         f" {rounds} rounds, interleaved"
     )
     print(
-        f"{'what':52s} {'p50 ms':>8s} {'±':>6s} {'p99 ms':>8s} {'server CPU ms/turn':>19s}"
+        f"{'what':52s} {'p50 ms':>8s} {'±':>6s} {'p99 ms':>8s} {'max ms':>8s}"
+        f" {'server CPU ms/turn':>19s}"
         f" {'faults/turn':>12s}"
     )
     for kind in [k for k in models if times[k]]:
-        p50, spread, p99 = _stats(times[kind])
+        p50, spread, p99, top = _stats(times[kind])
         name = f"scripted model TTFT, direct ({kind})"
-        print(f"{name:52s} {p50:8.2f} {spread:6.2f} {p99:8.2f}")
+        print(f"{name:52s} {p50:8.2f} {spread:6.2f} {p99:8.2f} {top:8.2f}")
     for item in [k for k in turns if times[k]]:
         label, kind = item
         base = "model" if kind == "text" else f"model+{kind}"
         base_p50 = statistics.median(times[base])
-        p50, spread, p99 = _stats([v - base_p50 for v in times[item]])
+        p50, spread, p99, top = _stats([v - base_p50 for v in times[item]])
         c = statistics.fmean(cpu[item]) * 1e3
         f = statistics.fmean(faults[item])
         name = f"harness overhead, {kind} turn{label}"
-        print(f"{name:52s} {p50:8.2f} {spread:6.2f} {p99:8.2f} {c:19.1f} {f:12.0f}")
+        print(f"{name:52s} {p50:8.2f} {spread:6.2f} {p99:8.2f} {top:8.2f} {c:19.1f} {f:12.0f}")
     print("(overhead = turn time - the median direct time of the same request to the model;")
-    print(" ± is half the interquartile range; server CPU and minor page faults: mean over")
-    print(" the run, from /proc)")
+    print(" ± is half the interquartile range; p99 by nearest rank: of 100 rounds the 99th")
+    print(" value, max the 100th; server CPU and minor page faults: mean over the run, from /proc)")
 
 
 def main() -> None:
