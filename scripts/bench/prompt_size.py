@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from retrieval import NOW, _text, build_document  # noqa: E402
+from retrieval import GAMES, NOW, _text, build_document  # noqa: E402
 
 from xtyserver.clock import ManualClock  # noqa: E402
 from xtyserver.memory.retrieval import (  # noqa: E402
@@ -72,10 +72,12 @@ def main() -> None:
             store = MemoryStore(Path(tmp) / "m.sqlite", clock=ManualClock(NOW))
             with store:
                 store.import_document(build_document(1, size, seed=size))
-                scope = Scope("stardew", "save-0")
+                scope = Scope(GAMES[0], "save-0")  # the save build_document(1, ...) fills
                 index = SaveIndex(scope, store.load_scope(scope))
                 profile = store.get_profile()
         eligible = [ev for ev in index.events() if is_eligible(ev, DAY)]
+        if not eligible:
+            raise SystemExit(f"no eligible event in {scope}: the benchmark measures nothing")
         everything = "\n".join(render_event(ev) for ev in eligible)
         selected = [
             _tokens(
