@@ -33,8 +33,11 @@ CASES = {
     "image_turn_steps": (["--rounds", "3"], "request body: msgspec"),
     "start_to_page": (["--runs", "1"], "page answered"),
     "rss": (
-        ["--turns", "4", "--repeat", "1", "--saves", "3", "--per-save", "30", "--routes"]
-        + ["--baseline", "HEAD"],
+        [
+            *("--turns", "4", "--repeat", "1", "--saves", "3", "--per-save", "30"),
+            *("--baseline", "HEAD", "--mappings"),
+            "--routes",
+        ],
         "idle after 4 turns (1 with screenshots)",
     ),
 }

@@ -7,7 +7,7 @@ With only ``[model]`` configured all three are the same client. A
 
 Every call goes through the process's one :class:`~xtyserver.model.scheduler.Scheduler`
 (chat first; background calls yield). Two things are learnt per route for the
-rest of the process (issue 18):
+rest of the process, or until the route's settings change (issue 18):
 
 * a provider that refuses an image part (HTTP 400 naming the image) has no
   vision: the turn is asked again once without the image (``Done.image_dropped``),
