@@ -109,7 +109,8 @@ async def test_a_turn_under_way_during_a_save_finishes_on_its_client_then_that_c
 ) -> None:
     async with served(tmp_path) as (h, page), h.adapter() as ws:
         [old] = h.server.model.open_clients()
-        h.fake.enqueue(Reply(chunks=["一", "二", "三", "四"], chunk_delay=0.5))
+        # 3 s between the first delta and the end: time enough for the save on a busy machine.
+        h.fake.enqueue(Reply(chunks=["一", "二", "三", "四"], chunk_delay=1.0))
         await send(ws, {"type": "chat.send", "id": "c1", "text": "你好", "source": "text"})
         first = await recv(ws)
         assert first["type"] == "chat.delta", first
