@@ -36,6 +36,7 @@ CASES = {
         [
             *("--turns", "4", "--repeat", "1", "--saves", "3", "--per-save", "30"),
             *("--baseline", "HEAD", "--mappings"),
+            "--routes",
         ],
         "idle after 4 turns (1 with screenshots)",
     ),

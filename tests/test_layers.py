@@ -29,6 +29,7 @@ IO_LIBRARIES = {
     "structlog",
     "websockets",
     "httpx",
+    "httpx2",
     "sniffio",
     "tzlocal",
     "platformdirs",

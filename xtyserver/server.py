@@ -324,16 +324,20 @@ class Server:
         """
         return open_link(self.settings.server.host, self.ui_port, self.ui.mint_key())
 
-    def apply_settings(self, settings: Settings, env: Mapping[str, str] | None = None) -> None:
+    async def apply_settings(
+        self, settings: Settings, env: Mapping[str, str] | None = None
+    ) -> None:
         """Take changed model settings and the daily budget for the next turn, without a restart.
 
         The model routes are rebuilt from ``settings`` (e.g.
         :meth:`xtyserver.serve.player_settings.PlayerSettings.effective` after the
         player saved a key); open sessions learn whether a model is configured
-        and takes images. Turns under way finish on the old client.
+        and takes images. A route whose settings did not change keeps its client;
+        turns under way finish on the client they started on, which is closed
+        when the last of them ends (:meth:`ModelRouter.reroute`).
         """
         routing = resolve(settings.model, settings.models, os.environ if env is None else env)
-        self.model.reroute(routing)
+        await self.model.reroute(routing)
         vision = routing.chat.vision or routing.vision.vision
         configured = self.model.configured
         budget = daily_budget(settings)

@@ -23,8 +23,11 @@ and put first on ``PYTHONPATH``, run by the same interpreter and packages; the
 two alternate, ``--repeat`` times each. RSS is hardly disturbed by a busy
 machine, so the medians are close to exact.
 
+``--routes`` adds distinct ``[models.vision]`` and ``[models.quick]`` models (of
+the same scripted server) to the chat model: three model clients.
+
 Usage: ``python scripts/bench/rss.py [--turns 100] [--checkpoints 40,80] [--repeat 3]
-[--baseline main]`` (``--baseline ''``: the candidate only).
+[--routes] [--baseline main]`` (``--baseline ''``: the candidate only).
 """
 
 from __future__ import annotations
@@ -70,6 +73,16 @@ chats_per_minute = 1000000
 [memory]
 extraction = false
 """
+# --routes: the chat, vision and quick models are three models of the same scripted
+# server (three model clients; screenshot turns go to the vision one).
+ROUTES = """
+[models.vision]
+model = "scripted-vision"
+vision = true
+
+[models.quick]
+model = "scripted-quick"
+"""
 
 
 async def _play(
@@ -113,12 +126,14 @@ def run_one(
     image: Any,
     settle: float,
     heartbeat_row: bool,
+    routes: bool = False,
 ) -> list[dict[str, int]]:
     with tempfile.TemporaryDirectory(prefix="xty-rss-") as tmp:
         data = Path(tmp) / "data"
         shutil.copytree(template, data)
         env = {"XTY_TOKEN": TOKEN, "XTY_MODEL_BASE_URL": model_url, "XTY_MODEL": "scripted-vl"}
-        with serving.running(data, CONFIG, env=env, tree=tree) as server:
+        config = CONFIG + ROUTES if routes else CONFIG
+        with serving.running(data, config, env=env, tree=tree) as server:
             return anyio.run(
                 _play, server.url, server.proc.pid, checkpoints, image, settle, heartbeat_row
             )
@@ -152,6 +167,9 @@ def main() -> None:
         "--mappings", action="store_true", help="print each run's largest mappings at its end"
     )
     ap.add_argument("--repeat", type=int, default=3, help="runs of each, alternating")
+    ap.add_argument(
+        "--routes", action="store_true", help="distinct chat, vision and quick models (3 clients)"
+    )
     ap.add_argument("--baseline", default="main", help="git ref of the baseline ('' for none)")
     ap.add_argument("--saves", type=int, default=100)
     ap.add_argument("--per-save", type=int, default=300)
@@ -187,6 +205,7 @@ def main() -> None:
                             image,
                             args.settle,
                             heartbeat_row,
+                            args.routes,
                         )
                     )
         finally:

@@ -191,7 +191,7 @@ async def test_a_key_and_model_saved_while_running_count_from_the_next_turn(
         player.set("model.base_url", h.fake.base_url)
         player.set("model.model", "fake-from-page")
         player.set_api_key(KEY)
-        h.server.apply_settings(player.effective(), env={})
+        await h.server.apply_settings(player.effective(), env={})
 
         deltas, done = await chat(ws, "你好", "c2")
         assert deltas  # same connection, no restart

@@ -13,7 +13,7 @@ the shared profile and go through the page's ``POST profile``.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -78,7 +78,7 @@ class PageSettings:
     def __init__(
         self,
         player: PlayerSettings,
-        apply: Callable[[Settings], None],
+        apply: Callable[[Settings], Awaitable[None]],
         env: Mapping[str, str] | None = None,
         configured: Callable[[], bool] = lambda: True,
     ) -> None:
@@ -143,4 +143,4 @@ class PageSettings:
         return await check_routing(routing, seconds=DOCTOR_SECONDS)
 
     async def _apply(self) -> None:
-        self.apply(await anyio.to_thread.run_sync(self.player.effective))
+        await self.apply(await anyio.to_thread.run_sync(self.player.effective))

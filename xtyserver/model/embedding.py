@@ -18,6 +18,7 @@ from xtyserver.errors import ModelError
 from xtyserver.memory.vectors import normalized
 from xtyserver.model.client import _PROVIDER_ERRORS, _classify
 from xtyserver.model.settings import ModelSettings
+from xtyserver.model.tls import http_client
 from xtyserver.protocol.frames import Usage
 
 BATCH = 32
@@ -50,6 +51,7 @@ class EmbeddingClient:
             api_key=settings.api_key or "EMPTY",
             max_retries=0,
             timeout=timeout,
+            http_client=http_client(settings.base_url, timeout=timeout),
         )
 
     async def embed(self, texts: Sequence[str]) -> Embedded:

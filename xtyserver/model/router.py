@@ -7,7 +7,7 @@ With only ``[model]`` configured all three are the same client. A
 
 Every call goes through the process's one :class:`~xtyserver.model.scheduler.Scheduler`
 (chat first; background calls yield). Two things are learnt per route for the
-rest of the process (issue 18):
+rest of the process, or until the route's settings change (issue 18):
 
 * a provider that refuses an image part (HTTP 400 naming the image) has no
   vision: the turn is asked again once without the image (``Done.image_dropped``),
@@ -19,9 +19,10 @@ rest of the process (issue 18):
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any
 
+import anyio
 import msgspec
 import structlog
 
@@ -47,10 +48,11 @@ class ModelRouter:
     def __init__(self, routing: Routing, scheduler: Scheduler | None = None) -> None:
         self.routing = routing
         self.scheduler = scheduler or Scheduler()
-        self._clients = self._build(routing)
-        self._retired: list[ModelClient] = []
-        self._blind: set[int] = set()  # routes whose provider refused an image
-        self._no_json: set[int] = set()  # routes whose provider refused JSON mode
+        self._clients = self._build(routing, ())
+        self._calls: dict[ModelClient, int] = {}  # calls under way, per client
+        self._retired: set[ModelClient] = set()  # replaced, closed when their last call ends
+        self._blind: set[ModelSettings] = set()  # routes whose provider refused an image
+        self._no_json: set[ModelSettings] = set()  # routes whose provider refused JSON mode
         # Memory vectors: only with a configured [models.embedding] route. Built once:
         # the stored vectors belong to its model, so a new route takes a restart.
         embedding = routing.embedding
@@ -59,28 +61,64 @@ class ModelRouter:
         )
 
     @staticmethod
-    def _build(routing: Routing) -> dict[int, tuple[ModelSettings, ModelClient]]:
-        clients: dict[int, tuple[ModelSettings, ModelClient]] = {}
+    def _build(routing: Routing, have: Iterable[ModelClient]) -> dict[int, ModelClient]:
+        """A client per distinct route, keyed by its settings' id; one of ``have`` whose
+        settings are equal is kept rather than built again."""
+        clients: dict[int, ModelClient] = {}
+        reusable = list(have)
         for settings in (routing.chat, routing.vision, routing.quick):
-            if id(settings) not in clients:
-                clients[id(settings)] = (settings, ModelClient(settings))
+            if id(settings) in clients:
+                continue
+            same = next((c for c in reusable if c.settings == settings), None)
+            if same is None:
+                same = ModelClient(settings)
+                reusable.append(same)
+            clients[id(settings)] = same
         return clients
 
-    def reroute(self, routing: Routing) -> None:
+    def open_clients(self) -> list[ModelClient]:
+        """The clients not closed yet: the routes' and the replaced ones with calls under way."""
+        return [*dict.fromkeys(self._clients.values()), *self._retired]
+
+    async def reroute(self, routing: Routing) -> None:
         """Send the calls from now on by ``routing`` (settings changed while running).
 
-        Calls under way finish on the clients they started on; those are
-        closed with the router. What was learnt about the old routes is forgotten.
+        A route whose settings are equal keeps its client (and what was learnt
+        about it); the others get new ones. Calls under way finish on the client
+        they started on; a replaced client is closed at once when it has none,
+        else when the last of them ends.
         """
-        old = self._clients
-        self._clients = self._build(routing)
+        old = dict.fromkeys(self._clients.values())
+        self._clients = self._build(routing, old)
         self.routing = routing
-        self._blind.clear()
-        self._no_json.clear()
-        self._retired += [client for _, client in old.values()]
+        routes = {routing.chat, routing.vision, routing.quick}
+        self._blind &= routes
+        self._no_json &= routes
+        for client in old:
+            if client in self._clients.values():
+                continue
+            if client in self._calls:
+                self._retired.add(client)
+            else:
+                await _close(client)
+
+    @contextlib.asynccontextmanager
+    async def _on(self, settings: ModelSettings) -> AsyncIterator[ModelClient]:
+        """The route's client for one call, counted while the call lasts."""
+        client = self._client(settings)
+        self._calls[client] = self._calls.get(client, 0) + 1
+        try:
+            yield client
+        finally:
+            self._calls[client] -= 1
+            if not self._calls[client]:
+                del self._calls[client]
+                if client in self._retired:
+                    self._retired.discard(client)
+                    await _close(client)
 
     def _client(self, settings: ModelSettings) -> ModelClient:
-        return self._clients[id(settings)][1]
+        return self._clients[id(settings)]
 
     def _lane(self, settings: ModelSettings) -> Lane:
         return self.scheduler.lane(settings.base_url, settings.max_concurrency)
@@ -97,7 +135,7 @@ class ModelRouter:
 
     def sees(self, settings: ModelSettings) -> bool:
         """Whether a route takes images now (configured so and never refused one)."""
-        return settings.vision and id(settings) not in self._blind
+        return settings.vision and settings not in self._blind
 
     def route_for(self, *, image: bool) -> ModelSettings:
         """The route of a chat turn: the vision model for an image turn while it takes images."""
@@ -123,9 +161,8 @@ class ModelRouter:
         stream is closed; a refused image is dropped and the turn asked again once.
         """
         settings = self.route_for(image=image)
-        client = self._client(settings)
         stripped, had_image = _strip(messages)
-        async with self.scheduler.chat(self._lane(settings)):
+        async with self._on(settings) as client, self.scheduler.chat(self._lane(settings)):
             seeing = self.sees(settings)
             try:
                 async with contextlib.aclosing(
@@ -139,7 +176,7 @@ class ModelRouter:
             except ImageRefusedError:
                 if not had_image:
                     raise
-                self._blind.add(id(settings))
+                self._blind.add(settings)
                 _log.warning("model.vision_off", model=settings.model, reason="image refused")
             # Once, without the image; nothing of the refused attempt was shown.
             async with contextlib.aclosing(
@@ -158,26 +195,34 @@ class ModelRouter:
         It waits for its lane to be quiet and yields to any chat that needs the lane.
         """
         settings = self.routing.quick
-        client = self._client(settings)
-        json_mode = settings.json_mode and id(settings) not in self._no_json
+        json_mode = settings.json_mode and settings not in self._no_json
 
-        async def call() -> Done:
+        async def call(client: ModelClient) -> Done:
             try:
                 return await client.complete_done(messages, json_mode=json_mode)
             except ModelError as exc:
                 if not (json_mode and exc.code == "model_bad_request"):
                     raise
-            self._no_json.add(id(settings))
+            self._no_json.add(settings)
             _log.warning("model.json_mode_off", model=settings.model, reason="refused")
             return await client.complete_done(messages, json_mode=False)
 
-        return await self.scheduler.background(self._lane(settings), call)
+        async with self._on(settings) as client:
+            return await self.scheduler.background(self._lane(settings), lambda: call(client))
 
     async def aclose(self) -> None:
-        for client in [*self._retired, *(c for _, c in self._clients.values())]:
-            await client.aclose()
+        """Close every client still open (the server's end)."""
+        for client in self.open_clients():
+            await _close(client)
+        self._retired.clear()
         if self.embedder is not None:
             await self.embedder.aclose()
+
+
+async def _close(client: ModelClient) -> None:
+    # Shielded: a reroute or a call's end that is being cancelled still closes its pool.
+    with anyio.CancelScope(shield=True):
+        await client.aclose()
 
 
 __all__ = ["Delta", "Done", "ModelRouter"]

@@ -1,0 +1,68 @@
+"""The HTTP client under every model client, on one TLS context per process (shell; issue 22).
+
+Left to itself, each ``openai.AsyncOpenAI`` builds its own httpx2 client and
+each of those its own ``ssl.SSLContext``, loading the CA bundle again (about
+0.7 MiB and 16 ms of CPU each, more for the first). :func:`http_client` gives
+every model client of the process (the chat, vision and quick routes, the
+embedding route, ``xtyserver doctor`` and the page's model check) an HTTP client
+with the SDK's own defaults (``openai.DefaultAsyncHttpxClient``: its connection
+limits, redirects followed) on a shared context:
+
+* a route to another machine, or over ``https``, verifies with the context
+  httpx2 would have built (:func:`httpx2.create_ssl_context`: ``SSL_CERT_FILE``
+  or ``SSL_CERT_DIR`` when set, else the system's store), built once, when the
+  first such client is made;
+* a plain ``http://`` route on a loopback host (Ollama, LM Studio, llama.cpp on
+  this PC) never does TLS, so its context loads no CA at all. Certificate and
+  host name checks stay required: a redirect to ``https`` (the SDK follows
+  redirects) fails closed instead of going unverified.
+
+The contexts live as long as the process (cached here, the one owner): what they
+hold depends on the process's environment only, never on a route's settings, so
+a route changed on the memory page reuses them.
+"""
+
+from __future__ import annotations
+
+import functools
+import ssl
+from urllib.parse import urlsplit
+
+import httpx2
+import openai
+
+from xtyserver.model.bounds import is_loopback
+
+__all__ = ["context_for", "http_client", "verifying_context"]
+
+
+@functools.cache
+def verifying_context() -> ssl.SSLContext:
+    """The process's verifying context, as httpx2 builds its default one."""
+    return httpx2.create_ssl_context()
+
+
+@functools.cache
+def _no_ca_context() -> ssl.SSLContext:
+    # PROTOCOL_TLS_CLIENT requires a certificate and checks the host name; with no
+    # CA loaded no certificate can be valid, so any TLS handshake is refused.
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+
+
+def context_for(base_url: str) -> ssl.SSLContext:
+    """The context a client of ``base_url`` uses: no CA for plain HTTP on loopback."""
+    if urlsplit(base_url.strip()).scheme.lower() == "http" and is_loopback(base_url.strip()):
+        return _no_ca_context()
+    return verifying_context()
+
+
+def http_client(base_url: str, *, timeout: float) -> httpx2.AsyncClient:
+    """An HTTP client for one ``openai.AsyncOpenAI`` of ``base_url``.
+
+    Args:
+        base_url: The route's base URL (also given to the openai client).
+        timeout: The backstop in seconds, as the openai client is given it.
+    """
+    return openai.DefaultAsyncHttpxClient(
+        base_url=base_url, timeout=timeout, verify=context_for(base_url)
+    )
