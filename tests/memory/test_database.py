@@ -349,3 +349,59 @@ def test_a_read_that_must_not_wait_uses_its_own_connection_with_no_busy_wait(
         assert s.generation(wait=False) == s.generation() == 0
         s.set_profile_field("nickname", "豆豆")  # a management change bumps it
         assert s.generation(wait=False) == s.generation() == 1
+
+
+def _open_handles(path: Path) -> int:
+    """File descriptors of this process open on the database file or its WAL."""
+    names = {str(path), f"{path}-wal"}
+    fds = Path("/proc/self/fd")
+    return sum(1 for fd in fds.iterdir() if os.path.realpath(fd) in names)
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads /proc/self/fd")
+def test_a_threads_read_connection_closes_when_the_thread_ends(tmp_path: Path) -> None:
+    # anyio retires a worker thread after 10 s idle, so a long session with turns
+    # further apart reads from a new thread each time: 50 of them must not keep
+    # 50 connections (each with its file handles and page cache).
+    path = (tmp_path / "m.sqlite").resolve()
+    db = Database(path)
+    try:
+        db.write(lambda conn: _remember(conn, "the greenhouse"))
+        seen: list[int] = []
+
+        def read() -> None:
+            seen.append(db.read(lambda conn: events.count(conn, FARM_A)))
+            seen.append(db.read(lambda conn: 0, wait=False))  # the no-wait reader too
+
+        def in_a_new_thread() -> None:
+            thread = threading.Thread(target=read)
+            thread.start()
+            thread.join()
+
+        in_a_new_thread()
+        # SQLite keeps a closed connection's descriptors for reuse while another
+        # connection of the process holds a lock on the file: a fixed few, not one
+        # pair per thread.
+        base = _open_handles(path)
+        for _ in range(49):
+            in_a_new_thread()
+        assert seen == [1, 0] * 50
+        assert _open_handles(path) <= base
+        # A thread that is still alive keeps its reader, and close() still closes it.
+        started, release = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            db.read(lambda conn: None)
+            started.set()
+            release.wait(WAIT)
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        assert started.wait(WAIT)
+        assert _open_handles(path) > base
+        db.close()
+        assert _open_handles(path) == 0
+        release.set()
+        holder.join()
+    finally:
+        db.close()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar, cast
@@ -149,12 +150,25 @@ def create_private_file(path: Path) -> None:
 
 
 class _Reader:
-    """One thread's read connection; its lock lets :meth:`Database.close` wait for a read."""
+    """One thread's read connection; its lock lets :meth:`Database.close` wait for a read.
+
+    Only its thread's ``threading.local`` holds it strongly. When the thread
+    ends (anyio retires a worker thread after 10 s idle, and a player's turns
+    are often further apart), the reader is dropped and its connection closed:
+    a long session does not keep a connection, its page cache and two file
+    descriptors for every worker thread it ever had.
+    """
 
     def __init__(self, conn: apsw.Connection) -> None:
         self.conn = conn
         self.lock = threading.Lock()
         self.busy = False  # only its own thread sets it: a reader is thread-local
+        weakref.finalize(self, _close_quietly, conn)
+
+
+def _close_quietly(conn: apsw.Connection) -> None:
+    with contextlib.suppress(apsw.Error):
+        conn.close()
 
 
 class Database:
@@ -184,7 +198,7 @@ class Database:
         self._write_lock = threading.Lock()
         self._writing_thread: int | None = None
         self._readers_lock = threading.Lock()
-        self._readers: list[_Reader] = []
+        self._readers: weakref.WeakSet[_Reader] = weakref.WeakSet()
         self._local = threading.local()
         with translated():
             if not self.path.exists():
@@ -277,7 +291,7 @@ class Database:
                     raise StoreError("the memory store is closed")
                 with translated():
                     reader = _Reader(self._connect(None if wait else 0))
-                self._readers.append(reader)
+                self._readers.add(reader)
             setattr(self._local, slot, reader)
         with reader.lock:
             if self._closed:
@@ -311,7 +325,9 @@ class Database:
                 self._closed = True
             with contextlib.suppress(apsw.Error):
                 self._writer.close()
-        for reader in self._readers:
+        with self._readers_lock:
+            readers = list(self._readers)
+        for reader in readers:
             with reader.lock, contextlib.suppress(apsw.Error):
                 reader.conn.close()
         self._readers.clear()
