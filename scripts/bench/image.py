@@ -28,7 +28,7 @@ from PIL import Image, ImageDraw
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import xtyserver.serve.image as module
+import xtyserver.serve.jpeg as module
 from xtyserver.serve.image import ImageLimits, check_and_prepare
 
 
@@ -54,17 +54,17 @@ def main() -> None:
     args = parser.parse_args()
     data = screenshot(args.width, args.height)
     limits = ImageLimits()
-    scaled_path = module._jpeg_scaled
+    scaled_path = module.scaled
     times: dict[str, list[float]] = {"scaled": [], "pillow": []}
     sizes: dict[str, tuple[int, int]] = {}
     for _ in range(args.rounds + 2):
         for name in ("scaled", "pillow"):
-            module._jpeg_scaled = scaled_path if name == "scaled" else (lambda *a: None)  # type: ignore[assignment]
+            module.scaled = scaled_path if name == "scaled" else (lambda *a: None)  # type: ignore[assignment]
             started = time.perf_counter()
             prepared = check_and_prepare("image/jpeg", data, limits)
             times[name].append((time.perf_counter() - started) * 1000)
             sizes[name] = (prepared.width, prepared.height)
-    module._jpeg_scaled = scaled_path
+    module.scaled = scaled_path
     print(f"screenshot preparation, {args.width}x{args.height} JPEG, {args.rounds} rounds")
     for name, values in times.items():
         values = sorted(values[2:])

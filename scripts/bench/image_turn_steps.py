@@ -47,7 +47,8 @@ from turn import screenshot_jpeg
 
 from xtyserver.protocol.codec import decode_client_frame
 from xtyserver.serve.heap import fix_mmap_threshold
-from xtyserver.serve.image import ImageLimits, check_and_prepare, jpeg_scale
+from xtyserver.serve.image import ImageLimits, check_and_prepare
+from xtyserver.serve.jpeg import jpeg_scale
 from xtyserver.serve.text_frames import valid_utf8
 
 

@@ -193,7 +193,7 @@ def test_check_and_prepare_downscales_a_tall_jpeg_on_its_longest_side() -> None:
 def test_the_largest_dct_scale_that_fits_is_chosen(
     size: tuple[int, int], max_side: int, scale: int | None
 ) -> None:
-    from xtyserver.serve.image import jpeg_scale
+    from xtyserver.serve.jpeg import jpeg_scale
 
     assert jpeg_scale(*size, max_side) == scale
 
@@ -501,7 +501,7 @@ def _noise(width: int, height: int, mode: str = "RGB") -> Image.Image:
 def test_banded_resize_gives_the_pixels_of_one_resize(
     source: tuple[int, int], target: tuple[int, int], mode: str
 ) -> None:
-    from xtyserver.serve.image import _banded_resize
+    from xtyserver.serve.pillow_image import _banded_resize
 
     image = _noise(*source, mode=mode)
     single = image.resize(target, Image.Resampling.BILINEAR)
@@ -650,6 +650,6 @@ def test_base64_decoding_agrees_with_strict_binascii_on_any_text(data_b64: str) 
 
 
 def test_pillow_keeps_freed_pixel_blocks_for_the_next_screenshot() -> None:
-    import xtyserver.serve.image  # noqa: F401  (sets the block cache on import)
+    import xtyserver.serve.pillow_image  # noqa: F401  (sets the block cache on import)
 
     assert Image.core.get_blocks_max() >= 5  # type: ignore[attr-defined]

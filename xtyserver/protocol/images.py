@@ -1,7 +1,8 @@
-"""Screenshot formats, limits and the prepared image as plain data (v1.md "Images").
+"""Screenshot formats, limits, the pixel count check and the prepared image (v1.md "Images").
 
-Pure: the checks themselves need Pillow and live in :mod:`xtyserver.serve.image` (a
-shell); the session only ever sees a :class:`PreparedImage`.
+Pure: the checks that decode need Pillow or libjpeg-turbo and live in
+:mod:`xtyserver.serve.image` (a shell); the session only ever sees a
+:class:`PreparedImage`.
 """
 
 from __future__ import annotations
@@ -11,9 +12,14 @@ from typing import Final, Literal
 
 import msgspec
 
+from xtyserver.errors import ImageError
+
 Mime = Literal["image/png", "image/jpeg", "image/webp"]
 
 SUPPORTED_MIMES: Final[tuple[Mime, ...]] = ("image/png", "image/jpeg", "image/webp")
+
+TOO_LARGE: Final = "image_too_large"
+INVALID: Final = "invalid_image"
 
 
 class ImageLimits(msgspec.Struct, frozen=True, kw_only=True):
@@ -58,3 +64,19 @@ class PreparedImage(msgspec.Struct, frozen=True, kw_only=True):
     def data_url(self) -> str:
         """Return the image as a ``data:`` URL for an OpenAI ``image_url`` content part."""
         return f"data:{self.mime};base64,{base64.b64encode(self.data).decode('ascii')}"
+
+
+def check_pixels(width: int, height: int, limits: ImageLimits, field: str) -> None:
+    """Refuse a picture with no pixels or more than ``max_pixels``, before any is decoded.
+
+    Raises:
+        ImageError: ``invalid_image`` (no pixels) or ``image_too_large``, naming ``field``.
+    """
+    if width <= 0 or height <= 0:
+        raise ImageError("image has no pixels", code=INVALID, fields=[field])
+    if width * height > limits.max_pixels:
+        raise ImageError(
+            f"image has {width}x{height} pixels, more than {limits.max_pixels}",
+            code=TOO_LARGE,
+            fields=[field],
+        )

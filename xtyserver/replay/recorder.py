@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import anyio
-from PIL import Image
 
 from xtyserver import __version__
 from xtyserver.clock import Clock
@@ -150,6 +149,8 @@ def describe_image(mime: str, data: str) -> dict[str, Any]:
     except (binascii.Error, ValueError):
         raw = data.encode("utf-8", "surrogatepass")
     note: dict[str, Any] = {"mime": mime, **_digest(raw)}
+    from PIL import Image  # only a recording server describes images (issue 22, memory)
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
