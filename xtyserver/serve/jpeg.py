@@ -40,13 +40,14 @@ class _Malformed(Exception):
     """The marker structure is broken (never escapes this module)."""
 
 
-def _segments(data: bytes) -> Iterator[tuple[int, int, int, int]]:
+def _segments(data: bytes, *, scans: bool = True) -> Iterator[tuple[int, int, int, int]]:
     """``(marker, payload start, segment end, next marker)`` of each segment, then EOI's.
 
     The next marker is where the segment ends, but for a scan header: there it
     is past the entropy-coded data that follows. EOI ends the walk as
-    ``(0xD9, end, end, end)``. Raises :class:`_Malformed` for a file that is
-    not a sequence of well-formed segments.
+    ``(0xD9, end, end, end)``; with ``scans=False`` the first scan header
+    does, before its data is searched. Raises :class:`_Malformed` for a file
+    that is not a sequence of well-formed segments.
     """
     if not data.startswith(b"\xff\xd8"):
         raise _Malformed
@@ -73,6 +74,9 @@ def _segments(data: bytes) -> Iterator[tuple[int, int, int, int]]:
             raise _Malformed
         start, pos = pos + 2, pos + length
         stop = pos
+        if marker == _SOS and not scans:
+            yield marker, start, stop, stop
+            return
         if marker == _SOS:
             found = _ENTROPY_END.search(data, pos)
             if found is None:
@@ -115,7 +119,7 @@ def _headers(data: bytes) -> list[tuple[int, bytes]] | None:
     """The segments before the first scan, as ``(marker, payload)``; None when broken."""
     found: list[tuple[int, bytes]] = []
     try:
-        for marker, start, stop, _ in _segments(data):
+        for marker, start, stop, _ in _segments(data, scans=False):
             if marker in (_SOS, _EOI):
                 return found
             found.append((marker, data[start:stop]))
