@@ -183,3 +183,11 @@ async def test_a_background_call_waits_the_grace_after_a_chat_ends() -> None:
         await scheduler.background(lane, job)
     assert started_at[0] - ended >= 0.3
     assert Scheduler().grace == 1.5
+
+
+async def test_the_grace_is_the_memory_background_grace_setting(tmp_path: Any) -> None:
+    """1.5 s unless configured (tests that await each turn's jobs set 0)."""
+    async with running(tmp_path) as h:
+        assert h.server.model.scheduler.grace == 1.5
+    async with running(tmp_path, overrides={"memory.background_grace": 0.25}) as h:
+        assert h.server.model.scheduler.grace == 0.25
