@@ -770,6 +770,7 @@ async def _serving(
                     jobs.close()
                     memory.close_touches()
                     server.working.close_injections()
+                    model.scheduler.stopping()  # the connections are closed: no chat follows
                     with anyio.move_on_after(settings.memory.drain_timeout):
                         await memory.wait_idle()
                         meter.close()
