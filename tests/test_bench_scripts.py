@@ -26,14 +26,17 @@ CASES = {
         "chat.send -> first delta",
     ),
     "idle": (
-        ["--connections", "12", "--starts", "2", "--baseline", "HEAD"],
+        ["--connections", "12", "--starts", "2", "--baseline", "HEAD", "--heartbeat-ms", "500"],
         "RSS per idle connection",
     ),
     "image": (["--rounds", "3"], "pillow / scaled"),
     "image_turn_steps": (["--rounds", "3"], "request body: msgspec"),
     "start_to_page": (["--runs", "1"], "page answered"),
     "rss": (
-        ["--turns", "4", "--repeat", "1", "--saves", "3", "--per-save", "30", "--baseline", "HEAD"],
+        [
+            *("--turns", "4", "--repeat", "1", "--saves", "3", "--per-save", "30"),
+            *("--settle", "0.2", "--baseline", "HEAD"),
+        ],
         "idle after 4 turns (1 with screenshots)",
     ),
 }
