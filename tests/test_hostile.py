@@ -19,6 +19,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from tests.conftest import (
+    NO_GRACE,
     TOKEN,
     ServerProcess,
     chat,
@@ -264,7 +265,7 @@ async def test_egress_canary_never_reaches_model_database_or_log(tmp_path: Path)
     sink = io.StringIO()
     log.configure(stream=sink, json=True)
     try:
-        async with running(tmp_path) as h:
+        async with running(tmp_path, overrides=NO_GRACE) as h:  # its jobs are awaited
             everything = " ".join(CANARIES.values())
             async with h.adapter(save="farm-a") as ws:
                 # modelContext strings: refused whole.
