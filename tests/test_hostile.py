@@ -176,7 +176,7 @@ async def _raw_client_that_never_reads(url: str, frames: list[dict[str, Any]]) -
     sock.setblocking(False)
     with contextlib.suppress(BlockingIOError):
         sock.connect((parts.hostname or "127.0.0.1", parts.port or 80))
-    await anyio.wait_socket_writable(sock)
+    await anyio.wait_writable(sock)
     stream = await anyio.abc.SocketStream.from_socket(sock)
     key = base64.b64encode(os.urandom(16)).decode()
     request = (
