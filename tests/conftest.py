@@ -30,6 +30,9 @@ from xtyserver.testing import FakeModelServer, RecordedRequest
 
 TOKEN = "test-token-0123456789abcdef0123456789abcdef"
 START = 1_790_000_000.0  # 2026-09-21T...Z, a fixed wall-clock start
+# The scheduler's grace after a chat (1.5 s, tests/test_server_yield.py) is dead time in a
+# test that waits for the background jobs after each turn and sends no chat meanwhile.
+NO_GRACE = {"memory.background_grace": 0.0}
 
 
 @pytest.fixture

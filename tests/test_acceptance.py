@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 import anyio
 import pytest
 
-from tests.conftest import Harness, chat, model_context, recv, running, send
+from tests.conftest import NO_GRACE, Harness, chat, model_context, recv, running, send
 from xtyserver.clock import ManualClock
 from xtyserver.testing import Reply
 
@@ -53,8 +53,9 @@ def extraction_reply(player: str, summary: str, profile: dict[str, str] | None =
     return Reply(text=json.dumps(answer, ensure_ascii=False), match=f"玩家说：\n{player}")
 
 
-# The simulated adapters send a heartbeat a minute (the deadline runs on the test's clock).
-MINUTE_BEATS = {"server.heartbeat_ms": 60_000}
+# The simulated adapters send a heartbeat a minute (the deadline runs on the test's clock);
+# each evening's jobs are awaited before the next chat, so no grace.
+MINUTE_BEATS = {"server.heartbeat_ms": 60_000, **NO_GRACE}
 
 
 async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:

@@ -26,7 +26,7 @@ CASES = {
         "chat.send -> first delta",
     ),
     "idle": (
-        ["--connections", "12", "--starts", "2", "--baseline", "HEAD"],
+        ["--connections", "12", "--starts", "2", "--baseline", "HEAD", "--heartbeat-ms", "500"],
         "RSS per idle connection",
     ),
     "image": (["--rounds", "3"], "pillow / scaled"),
@@ -35,8 +35,7 @@ CASES = {
     "rss": (
         [
             *("--turns", "4", "--repeat", "1", "--saves", "3", "--per-save", "30"),
-            *("--baseline", "HEAD", "--mappings"),
-            "--routes",
+            *("--settle", "0.2", "--baseline", "HEAD", "--mappings", "--routes"),
         ],
         "idle after 4 turns (1 with screenshots)",
     ),

@@ -25,7 +25,7 @@ from urllib.parse import quote
 import pytest
 import structlog
 
-from tests.conftest import TOKEN, chat, model_context, recv, running, send
+from tests.conftest import NO_GRACE, TOKEN, chat, model_context, recv, running, send
 from xtyserver import log
 from xtyserver.testing import Reply
 
@@ -132,6 +132,7 @@ async def test_no_canary_reaches_model_traffic_data_files_or_logs(tmp_path: Path
             "model.api_key": PROVIDER_KEY,
             "server.chat_burst": 100,
             "server.frame_burst": 1000,
+            **NO_GRACE,  # each turn's extraction is awaited before the next chat
         }
         async with running(tmp_path, overrides=settings) as h:
             summary = {

@@ -6,17 +6,20 @@ import contextlib
 import io
 import json
 import os
+import socket
 import time
 from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.abc
 import pytest
 import structlog
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from tests.conftest import (
+    NO_GRACE,
     TOKEN,
     ServerProcess,
     chat,
@@ -165,7 +168,16 @@ async def _raw_client_that_never_reads(url: str, frames: list[dict[str, Any]]) -
     from urllib.parse import urlsplit
 
     parts = urlsplit(url)
-    stream = await anyio.connect_tcp(parts.hostname or "127.0.0.1", parts.port or 80)
+    # A small receive window (set before the handshake, where TCP agrees on it): the
+    # server's writes stall after a few hundred kB instead of the several MB the
+    # kernel would otherwise buffer for a peer that never reads.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    with contextlib.suppress(BlockingIOError):
+        sock.connect((parts.hostname or "127.0.0.1", parts.port or 80))
+    await anyio.wait_writable(sock)
+    stream = await anyio.abc.SocketStream.from_socket(sock)
     key = base64.b64encode(os.urandom(16)).decode()
     request = (
         f"GET {parts.path} HTTP/1.1\r\nHost: {parts.hostname}:{parts.port}\r\n"
@@ -253,7 +265,7 @@ async def test_egress_canary_never_reaches_model_database_or_log(tmp_path: Path)
     sink = io.StringIO()
     log.configure(stream=sink, json=True)
     try:
-        async with running(tmp_path) as h:
+        async with running(tmp_path, overrides=NO_GRACE) as h:  # its jobs are awaited
             everything = " ".join(CANARIES.values())
             async with h.adapter(save="farm-a") as ws:
                 # modelContext strings: refused whole.

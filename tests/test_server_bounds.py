@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import chat, is_job_request, running
+from tests.conftest import NO_GRACE, chat, is_job_request, running
 from xtyserver.memory.extraction import EXTRACTION_SYSTEM_PROMPT
 from xtyserver.session.settings import Texts
 from xtyserver.testing import Reply
@@ -29,7 +29,7 @@ def assistant_texts(request: Any) -> list[str]:
 
 
 async def test_every_request_carries_max_tokens_per_purpose(tmp_path: Any) -> None:
-    async with running(tmp_path, overrides={"model.max_tokens": 380}) as h:
+    async with running(tmp_path, overrides={"model.max_tokens": 380, **NO_GRACE}) as h:
         h.fake.enqueue(Reply(text="好呀"), Reply(text='{"events": []}', match="记忆整理员"))
         async with h.adapter() as ws:
             _, done = await chat(ws, "你好")
@@ -131,6 +131,7 @@ FOLD_SETTINGS = {
     "server.history_turns": 1,
     "server.summary_every": 1,
     "model.json_mode": True,
+    **NO_GRACE,  # each round's fold is awaited before the next chat
 }
 
 

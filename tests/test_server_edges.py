@@ -10,7 +10,7 @@ import anyio
 import apsw
 import pytest
 
-from tests.conftest import chat, model_context, png_b64, recv, running, send
+from tests.conftest import NO_GRACE, chat, model_context, png_b64, recv, running, send
 from tests.conftest import player_text as last_player_text
 from xtyserver.memory.types import Scope
 from xtyserver.testing import Reply
@@ -100,7 +100,7 @@ async def test_cancel_while_the_screenshot_is_prepared_makes_no_model_request(
 async def test_two_connections_on_one_save_share_memories_and_count_two_sessions(
     tmp_path: Path,
 ) -> None:
-    async with running(tmp_path) as h:
+    async with running(tmp_path, overrides=NO_GRACE) as h:  # each memory is awaited
         async with h.adapter(save="farm-a") as first:
             async with h.adapter(save="farm-a") as second:
                 h.fake.enqueue(extraction("记住鸡舍", "鸡舍", "约好先盖鸡舍"))
@@ -126,7 +126,9 @@ async def test_two_connections_on_one_save_share_memories_and_count_two_sessions
 
 
 async def test_a_full_job_queue_drops_jobs_and_chats_go_on(tmp_path: Path) -> None:
-    async with running(tmp_path, overrides={"memory.job_queue": 1}) as h, h.adapter() as ws:
+    # The stuck job would end at the 5 s first-token timeout; the drain gives up first.
+    overrides = {"memory.job_queue": 1, "memory.drain_timeout": 0.5}
+    async with running(tmp_path, overrides=overrides) as h, h.adapter() as ws:
         # The first extraction hangs, so the worker is busy and the queue holds one more.
         gate = Reply(text="{}", first_delay=1e6, match="玩家说：\n第1句")
         h.fake.enqueue(gate)

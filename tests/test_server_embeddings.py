@@ -13,7 +13,7 @@ import anyio
 import pytest
 from structlog.testing import capture_logs
 
-from tests.conftest import chat, is_job_request, running
+from tests.conftest import NO_GRACE, chat, is_job_request, running
 from xtyserver.evaluation.scoring import message_text
 from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.types import NewEvent, Scope
@@ -26,7 +26,8 @@ OTHER = Scope("stardew-valley", "farm-b")
 MODEL = "fake-embed"
 # The server's glossary is off, so words alone cannot meet "Abigail" and 阿比盖尔;
 # the (scripted) embedding model knows the name in both languages.
-EMBED = {"models.embedding.model": MODEL, "memory.glossary": False}
+# Every test awaits the jobs after each turn, so no grace.
+EMBED = {"models.embedding.model": MODEL, "memory.glossary": False, **NO_GRACE}
 ABIGAIL = "阿比盖尔最喜欢紫水晶"
 QUESTION = "What does Abigail like?"
 
@@ -158,7 +159,7 @@ async def test_a_forgotten_memory_loses_its_vector_and_is_never_found_by_one(
 async def _conversation(
     tmp_path: Path, overrides: dict[str, Any], *, slow: bool = False
 ) -> tuple[list[bytes], Any]:
-    async with running(tmp_path, overrides=overrides) as h:
+    async with running(tmp_path, overrides={**overrides, **NO_GRACE}) as h:
         h.store.upsert_event(FARM, NewEvent("relationship", "阿比盖尔", ABIGAIL), 0)
         h.store.upsert_event(FARM, NewEvent("goal", "鸡舍", "今年秋天前盖好鸡舍"), 0)
         h.store.upsert_event(FARM, NewEvent("event", "鱼", "春天钓到了鲶鱼"), 0)

@@ -10,7 +10,7 @@ import apsw
 import pytest
 from websockets.asyncio.client import connect
 
-from tests.conftest import ServerProcess, chat, hello_frame, recv, running, send
+from tests.conftest import NO_GRACE, ServerProcess, chat, hello_frame, recv, running, send
 from xtyserver.clock import SystemClock
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.testing import Reply
@@ -19,7 +19,8 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_stream_cut_mid_reply_stores_nothing_of_the_partial_reply(tmp_path: Path) -> None:
-    async with running(tmp_path) as h, h.adapter() as ws:
+    # The cut turn forms no job; the next one's extraction is awaited: no grace.
+    async with running(tmp_path, overrides=NO_GRACE) as h, h.adapter() as ws:
         h.fake.enqueue(Reply(chunks=["部分", "回复", "不该", "被记住"], cut_after=2, match="断线"))
         deltas, end = await chat(ws, "断线测试")
         assert end["type"] == "chat.error" and end["code"] == "model_stream_cut"

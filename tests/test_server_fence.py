@@ -20,7 +20,16 @@ import anyio
 import msgspec
 import pytest
 
-from tests.conftest import chat, is_job_request, model_context, png_b64, recv, running, send
+from tests.conftest import (
+    NO_GRACE,
+    chat,
+    is_job_request,
+    model_context,
+    png_b64,
+    recv,
+    running,
+    send,
+)
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.session.fold import FOLD_MARKER
 from xtyserver.session.prompt import unfence
@@ -113,7 +122,12 @@ async def idle(h: Any) -> None:
 async def test_hostile_npc_name_memory_profile_and_summary_stay_inside_the_fence(
     tmp_path: Path,
 ) -> None:
-    overrides = {"memory.extraction": False, "server.history_turns": 2, "server.summary_every": 1}
+    overrides = {
+        "memory.extraction": False,
+        "server.history_turns": 2,
+        "server.summary_every": 1,
+        **NO_GRACE,  # each round's fold is awaited
+    }
     async with running(tmp_path, overrides=overrides) as h:
         h.store.upsert_event(FARM, NewEvent("goal", "钓鱼", "钓鱼" + MEMORY), h.clock.now())
         h.store.set_profile_field("companion_persona", PERSONA)
@@ -252,7 +266,7 @@ async def test_a_sensitive_or_judging_event_is_neither_stored_nor_injected(
         "我这人就是懒",
     )
     said = ("我最近心情不好", "我这人就是懒 还是去钓鱼吧", "今天钓到了一条大鱼")
-    async with running(tmp_path) as h:
+    async with running(tmp_path, overrides=NO_GRACE) as h:  # each extraction is awaited
         h.fake.enqueue(
             extracted(said[0], refused[0], refused[1]),
             extracted(said[1], refused[2], refused[3]),

@@ -8,7 +8,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.conftest import chat, running, send
+from tests.conftest import NO_GRACE, chat, running, send
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.testing import Reply
 
@@ -71,7 +71,7 @@ async def test_a_used_memory_gets_its_last_used_time_updated(tmp_path: Path) -> 
 
 
 async def test_past_the_soft_cap_ended_low_importance_events_are_merged(tmp_path: Path) -> None:
-    async with running(tmp_path, overrides={"memory.soft_cap": 5}) as h:
+    async with running(tmp_path, overrides={"memory.soft_cap": 5, **NO_GRACE}) as h:
         for n in range(5):
             ended = NewEvent(
                 kind="event",

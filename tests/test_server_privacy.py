@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.conftest import TOKEN, Harness, chat, model_context, recv, running, send
+from tests.conftest import NO_GRACE, TOKEN, Harness, chat, model_context, recv, running, send
 from xtyserver.memory.sqlite.store import DB_FILE_NAME
 from xtyserver.memory.types import Scope
 from xtyserver.testing import Reply
@@ -69,7 +69,7 @@ async def test_a_save_name_and_a_memory_are_stored_with_their_full_width_punctua
             }
         ],
     }
-    async with running(tmp_path) as h:
+    async with running(tmp_path, overrides=NO_GRACE) as h:  # the extraction is awaited
         h.fake.enqueue(Reply(text=json.dumps(answer, ensure_ascii=False), match="玩家说"))
         async with h.adapter(
             identity={"gameId": "stardew-valley", "saveId": "farm-a", "saveName": name}
@@ -122,7 +122,7 @@ async def test_new_spellings_reach_neither_the_model_request_nor_the_sqlite_file
             {"kind": "event", "subject": "电脑", "summary": "DESKTOP-7KQ2M3P", "importance": 3},
         ],
     }
-    async with running(tmp_path) as h:
+    async with running(tmp_path, overrides=NO_GRACE) as h:  # the extraction is awaited
         h.fake.enqueue(Reply(text=json.dumps(answer, ensure_ascii=False), match="玩家说"))
         async with h.adapter() as ws:
             _, done = await chat(ws, text)

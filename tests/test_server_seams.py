@@ -16,7 +16,7 @@ import anyio
 import apsw
 import pytest
 
-from tests.conftest import chat, hello_frame, is_job_request, recv, running, send
+from tests.conftest import NO_GRACE, chat, hello_frame, is_job_request, recv, running, send
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.testing import Reply
 
@@ -66,7 +66,8 @@ async def test_turn_without_image_after_switch_by_chat_context_gets_the_new_save
 async def test_a_failed_open_on_one_connection_leaves_anothers_memory_live(
     tmp_path: Path,
 ) -> None:
-    async with running(tmp_path, overrides={"memory.busy_timeout_ms": 200}) as h:
+    # The memory is awaited before the turn that asks for it: no grace.
+    async with running(tmp_path, overrides={"memory.busy_timeout_ms": 200, **NO_GRACE}) as h:
         async with h.adapter(save="farm-a") as first:
             with database_locked(h.store.path):
                 # The second connection's play session cannot be written (store_busy).

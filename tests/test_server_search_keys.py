@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import chat, is_job_request, running
+from tests.conftest import NO_GRACE, chat, is_job_request, running
 from xtyserver.evaluation.scoring import message_text
 from xtyserver.memory.enrichment import BATCH, ENRICHMENT_SYSTEM_PROMPT
 from xtyserver.memory.extraction import EXTRACTION_SYSTEM_PROMPT
@@ -121,7 +121,8 @@ async def test_extraction_writes_keys_with_the_memory(tmp_path: Path) -> None:
             }
         ],
     }
-    async with running(tmp_path, overrides={"memory.enrich_keys": False}) as h:
+    # The extraction is awaited: no grace.
+    async with running(tmp_path, overrides={"memory.enrich_keys": False, **NO_GRACE}) as h:
         h.fake.enqueue(
             Reply(text="紫水晶！"),
             Reply(text=json.dumps(answer, ensure_ascii=False), match=EXTRACTION_SYSTEM_PROMPT),

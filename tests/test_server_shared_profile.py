@@ -11,7 +11,7 @@ import msgspec
 import pytest
 import structlog
 
-from tests.conftest import chat, model_context, running, send
+from tests.conftest import NO_GRACE, chat, model_context, running, send
 from xtyserver import log
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.testing import Reply
@@ -48,7 +48,7 @@ SMUGGLING = [
 async def test_a_smuggled_plan_of_farm_a_never_reaches_farm_b(
     tmp_path: Path, plan: tuple[str, str], field: str, value: str, marker: str
 ) -> None:
-    async with running(tmp_path) as h:
+    async with running(tmp_path, overrides=NO_GRACE) as h:
         subject, summary = plan
         h.store.upsert_event(
             FARM_A, NewEvent(kind="promise", subject=subject, summary=summary), h.clock.now()
@@ -68,7 +68,7 @@ async def test_a_smuggled_plan_of_farm_a_never_reaches_farm_b(
 
 
 async def test_a_name_of_the_current_model_context_is_refused(tmp_path: Path) -> None:
-    async with running(tmp_path) as h:
+    async with running(tmp_path, overrides=NO_GRACE) as h:
         answer = {"profile": {"field": "nickname", "value": "塞巴斯蒂安"}, "events": []}
         h.fake.enqueue(Reply(text=json.dumps(answer, ensure_ascii=False), match="玩家说"))
         async with h.adapter() as ws:
@@ -81,7 +81,7 @@ async def test_a_name_of_the_current_model_context_is_refused(tmp_path: Path) ->
 
 
 async def test_a_clean_hobby_is_saved(tmp_path: Path) -> None:
-    async with running(tmp_path) as h:
+    async with running(tmp_path, overrides=NO_GRACE) as h:
         answer = {"profile": {"field": "hobbies", "value": "钓鱼"}, "events": []}
         h.fake.enqueue(Reply(text=json.dumps(answer, ensure_ascii=False), match="玩家说"))
         async with h.adapter() as ws:
@@ -92,7 +92,7 @@ async def test_a_clean_hobby_is_saved(tmp_path: Path) -> None:
 
 
 async def test_games_are_recorded_by_the_server_with_readable_names(tmp_path: Path) -> None:
-    async with running(tmp_path) as h:
+    async with running(tmp_path, overrides=NO_GRACE) as h:
         for game in ("stardew-valley", "oxygen-not-included", "my-mod-game", "stardew-valley"):
             async with h.adapter(game=game) as ws:
                 await send(ws, {"type": "stats.get", "id": "barrier"})
@@ -109,7 +109,7 @@ async def test_games_are_recorded_by_the_server_with_readable_names(tmp_path: Pa
 
 
 async def test_no_game_is_recorded_when_auto_shared_is_off(tmp_path: Path) -> None:
-    async with running(tmp_path) as h:
+    async with running(tmp_path, overrides=NO_GRACE) as h:
         h.store.set_profile_field("auto_shared", False)
         async with h.adapter() as ws:
             await send(ws, {"type": "stats.get", "id": "barrier"})
@@ -120,7 +120,7 @@ async def test_no_game_is_recorded_when_auto_shared_is_off(tmp_path: Path) -> No
 async def test_the_end_of_session_summary_stores_at_most_two_durable_kinds(
     tmp_path: Path,
 ) -> None:
-    async with running(tmp_path) as h:
+    async with running(tmp_path, overrides=NO_GRACE) as h:
         events = [
             {"kind": "event", "subject": "聊天", "summary": "聊了天气"},
             {"kind": "goal", "subject": "温室", "summary": "还没修好温室"},
@@ -143,7 +143,7 @@ async def test_a_refusal_is_logged_with_its_reason_never_the_value(tmp_path: Pat
     sink = io.StringIO()
     log.configure(stream=sink, json=True)
     try:
-        async with running(tmp_path) as h:
+        async with running(tmp_path, overrides=NO_GRACE) as h:
             h.store.upsert_event(
                 FARM_A, NewEvent(kind="promise", subject="鸡舍", summary="答应阿比盖尔建鸡舍"), 0.0
             )

@@ -9,7 +9,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import chat, png_b64, running, send
+from tests.conftest import NO_GRACE, chat, png_b64, running, send
 from xtyserver.memory.tokens import next_midnight
 from xtyserver.memory.types import NewEvent, Scope
 
@@ -42,7 +42,7 @@ async def stats(ws) -> dict[str, Any]:  # type: ignore[no-untyped-def]
 
 
 async def test_every_calls_tokens_are_billed_per_day_save_and_purpose(tmp_path: Path) -> None:
-    async with running(tmp_path, overrides=SHANGHAI) as h:
+    async with running(tmp_path, overrides={**SHANGHAI, **NO_GRACE}) as h:  # jobs awaited
         async with h.adapter() as ws:
             for n in range(2):
                 _, done = await chat(ws, f"第{n}句", chat_id=f"c{n}")

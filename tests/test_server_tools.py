@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import chat, running
+from tests.conftest import NO_GRACE, chat, running
 from tests.memory.conftest import buried
 from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.types import NewEvent, Scope
@@ -223,7 +223,7 @@ async def test_a_failing_tool_is_a_result_the_model_explains(tmp_path: Path) -> 
 async def test_a_forgotten_memory_is_not_extracted_again_unless_told_on_purpose(
     tmp_path: Path,
 ) -> None:
-    async with running(tmp_path) as h:
+    async with running(tmp_path, overrides=NO_GRACE) as h:  # each extraction is awaited
         plan = _seed(h)
         h.store.forget(
             ForgetSpec(kind="item", game_id=FARM_A.game_id, save_id=FARM_A.save_id, item_id=plan)

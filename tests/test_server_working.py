@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import chat, model_context, player_text, recv, running, send
+from tests.conftest import NO_GRACE, chat, model_context, player_text, recv, running, send
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.session.fold import FOLD_MARKER
 from xtyserver.session.prompt import unfence
@@ -27,7 +27,7 @@ from xtyserver.testing import Reply
 
 pytestmark = pytest.mark.anyio
 FACT = "我的农场叫枫叶谷 Maple Hollow"
-NO_EXTRACTION = {"memory.extraction": False}
+NO_EXTRACTION = {"memory.extraction": False, **NO_GRACE}
 STAGE = "下面是这次游戏过程中最近的对话"
 
 
@@ -117,7 +117,7 @@ async def test_a_60_round_evening_keeps_its_beginning_in_a_bounded_request(
 async def test_a_reconnect_at_round_30_keeps_the_fact_and_summarises_no_round_twice(
     tmp_path: Path,
 ) -> None:
-    async with running(tmp_path) as h:
+    async with running(tmp_path, overrides=NO_GRACE) as h:
         h.fake.enqueue(*[fold_answer() for _ in range(12)])
         h.fake.enqueue(*[Reply(text='{"events": []}', match="玩家说") for _ in range(70)])
         async with h.adapter() as ws:

@@ -183,3 +183,28 @@ async def test_a_background_call_waits_the_grace_after_a_chat_ends() -> None:
         await scheduler.background(lane, job)
     assert started_at[0] - ended >= 0.3
     assert Scheduler().grace == 1.5
+
+
+async def test_the_grace_is_the_memory_background_grace_setting(tmp_path: Any) -> None:
+    """1.5 s unless configured (tests that await each turn's jobs set 0)."""
+    async with running(tmp_path) as h:
+        assert h.server.model.scheduler.grace == 1.5
+    async with running(tmp_path, overrides={"memory.background_grace": 0.25}) as h:
+        assert h.server.model.scheduler.grace == 0.25
+
+
+async def test_a_stopping_server_runs_its_queued_jobs_without_the_grace(tmp_path: Any) -> None:
+    """No chat follows a shutdown: the extraction queued by the last turn runs at once."""
+    from xtyserver.memory.sqlite.store import MemoryStore
+    from xtyserver.testing import Reply
+
+    overrides = {"memory.background_grace": 30.0, "memory.drain_timeout": 5.0}
+    async with running(tmp_path, overrides=overrides) as h:
+        h.fake.enqueue(Reply(text="好呀，一起去钓鱼。"), extraction_reply())
+        async with h.adapter() as ws:
+            _, done = await chat(ws, "我要完成鱼缸收集包")
+            assert done["type"] == "chat.done"
+        stopping = anyio.current_time()
+    assert anyio.current_time() - stopping < 4.0  # not the 5 s drain deadline
+    with MemoryStore.open_profile(h.settings.data_path, h.settings.profile, clock=h.clock) as store:
+        assert [e.summary for e in store.load_scope(FARM_A)] == ["计划完成鱼缸收集包"]

@@ -1,4 +1,8 @@
-"""The 30-second version of scripts/soak.py (the full run is 10 minutes, by hand).
+"""The 20-second version of scripts/soak.py (the full run is 10 minutes, by hand).
+
+20 s is past the 15 s after which the server closes a session whose heartbeats
+stopped (3 missed 5 s intervals), so a heartbeat it failed to count would show
+as a 4003 close; every adapter's first chat starts within 9 s.
 
 Latency on these shared 2-core machines is noise, not a test result: the 50 ms
 p99 target is enforced by the script itself (``python scripts/soak.py``); here
@@ -28,12 +32,12 @@ BLOCKED_LOOP_MS = 500
 
 
 @pytest.mark.slow
-async def test_eight_adapters_for_30_seconds_meet_the_soak_targets() -> None:
-    figures = await soak.run_soak(seconds=30, adapters=8)
+async def test_eight_adapters_for_20_seconds_meet_the_soak_targets() -> None:
+    figures = await soak.run_soak(seconds=20, adapters=8)
     report = figures.report()
     print(report)
     assert figures.chats >= 8, report
-    assert figures.heartbeats >= 8 * 5, report
+    assert figures.heartbeats >= 8 * 4, report  # at 0, 5, 10 and 15 s
     assert figures.late_heartbeats == 0 and 4003 not in figures.closes, report
     assert figures.errors == [], report
     assert figures.chat_failures == 0, report

@@ -96,6 +96,9 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     job_queue: int = 64
     # Seconds a shutdown waits for queued extraction/summary jobs.
     drain_timeout: float = 10.0
+    # Seconds after a chat's end before a background model call may start on its provider
+    # (model/scheduler.py): a player who answers at once would abort it at once.
+    background_grace: Annotated[float, msgspec.Meta(ge=0)] = 1.5
     # Hours a forgotten item, save, game or profile stays restorable in the trash; 0: none.
     trash_hours: Annotated[float, msgspec.Meta(ge=0)] = 24.0
     # Seconds between two purges of the expired trash (also purged at start).

@@ -43,6 +43,7 @@ from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.tokens import DailyBudget, budget_for
 from xtyserver.model.router import ModelRouter
 from xtyserver.model.routing import resolve
+from xtyserver.model.scheduler import Scheduler
 from xtyserver.protocol.frames import ServerInfo
 from xtyserver.protocol.limits import FRAME_MAX_BYTES, Limits
 from xtyserver.protocol.upgrade import PATH, Refusal, bearer, check_headers, check_upgrade
@@ -692,7 +693,7 @@ async def _serving(
         if purged:
             log.get("xtyserver.memory").info("memory.trash_purged", entries=purged)
     routing = resolve(settings.model, settings.models, os.environ if env is None else env)
-    model = ModelRouter(routing)
+    model = ModelRouter(routing, Scheduler(grace=settings.memory.background_grace))
     memory = MemoryService(
         store,
         enabled=settings.memory.enabled,
@@ -773,6 +774,7 @@ async def _serving(
                     jobs.close()
                     memory.close_touches()
                     server.working.close_injections()
+                    model.scheduler.stopping()  # the connections are closed: no chat follows
                     with anyio.move_on_after(settings.memory.drain_timeout):
                         await memory.wait_idle()
                         meter.close()

@@ -16,7 +16,7 @@
   of one idle connection.
 
 Usage: ``python scripts/bench/idle.py [--connections 200] [--starts 5] [--same-save]
-[--baseline REF]``.
+[--baseline REF] [--heartbeat-ms 5000]`` (the suite's tiny run waits 0.5 s periods).
 """
 
 from __future__ import annotations
@@ -44,11 +44,12 @@ from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 
 TOKEN = "bench-token-" + "y" * 32
 WARM = 10
-CONFIG = "[server]\nmax_connections = 1000\n"
+CONFIG = "[server]\nmax_connections = 1000\nheartbeat_ms = {beat_ms}\n"
 
 
-def _start(data_dir: str, tree: Path | None = None) -> serving.Started:
-    return serving.start(Path(data_dir), CONFIG, env={"XTY_TOKEN": TOKEN}, tree=tree)
+def _start(data_dir: str, beat_ms: int, tree: Path | None = None) -> serving.Started:
+    config = CONFIG.format(beat_ms=beat_ms)
+    return serving.start(Path(data_dir), config, env={"XTY_TOKEN": TOKEN}, tree=tree)
 
 
 async def _idle(
@@ -85,6 +86,9 @@ def main() -> None:
     ap.add_argument("--starts", type=int, default=5)
     ap.add_argument("--same-save", action="store_true", help="every connection on one save")
     ap.add_argument("--baseline", default="", help="git ref whose starts alternate with these")
+    ap.add_argument(
+        "--heartbeat-ms", type=int, default=5000, help="the servers' heartbeat period (5000)"
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="xty-bench-") as tmp:
         with MemoryStore.open_profile(tmp, "default", clock=SystemClock()) as store:
@@ -93,12 +97,12 @@ def main() -> None:
         base_starts: list[serving.Started] = []
         base = export_tree(args.baseline, Path(tmp) / "base") if args.baseline else None
         if base is not None:  # once untimed: the exported tree compiles its bytecode
-            serving.stop(_start(tmp, base))
+            serving.stop(_start(tmp, args.heartbeat_ms, base))
         for n in range(args.starts):
             if base is not None:
-                base_starts.append(_start(tmp, base))
+                base_starts.append(_start(tmp, args.heartbeat_ms, base))
                 serving.stop(base_starts[-1])
-            starts.append(_start(tmp))
+            starts.append(_start(tmp, args.heartbeat_ms))
             if n < args.starts - 1:
                 serving.stop(starts[-1])
         last = starts[-1]

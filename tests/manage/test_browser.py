@@ -35,7 +35,9 @@ def wait(driver: Any, condition: Any) -> Any:
     from selenium.webdriver.support.ui import WebDriverWait
 
     stale = (StaleElementReferenceException,)  # the page re-rendered under the finder
-    return WebDriverWait(driver, WAIT, ignored_exceptions=stale).until(condition)
+    # Checked every 50 ms (Selenium's default is 500 ms, a wait usually holds within one).
+    waiting = WebDriverWait(driver, WAIT, poll_frequency=0.05, ignored_exceptions=stale)
+    return waiting.until(condition)
 
 
 def css(driver: Any, selector: str) -> list[Any]:

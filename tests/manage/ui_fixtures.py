@@ -8,12 +8,17 @@ from zoneinfo import ZoneInfo
 
 import anyio
 
-from tests.conftest import Harness, chat, model_context, recv, send
+from tests.conftest import NO_GRACE, Harness, chat, model_context, recv, send
 from xtyserver.testing import Reply
 
 TZ = ZoneInfo("Asia/Shanghai")
 DAY1 = datetime(2026, 6, 1, 20, 0, tzinfo=TZ).timestamp()
-MINUTE_BEATS = {"server.heartbeat_ms": 60_000, "server.default_timezone": "Asia/Shanghai"}
+# fill() and fill_named() await each evening's jobs before the next chat: no grace needed.
+MINUTE_BEATS = {
+    "server.heartbeat_ms": 60_000,
+    "server.default_timezone": "Asia/Shanghai",
+    **NO_GRACE,
+}
 
 # (calendar day, game, save, minutes played, what the player says, the two memories it forms)
 PLAYS: list[tuple[int, str, str, int, str, tuple[str, str]]] = [

@@ -21,7 +21,7 @@ import apsw
 import pytest
 from structlog.testing import capture_logs
 
-from tests.conftest import chat, running
+from tests.conftest import NO_GRACE, chat, running
 from xtyserver.clock import ManualClock
 from xtyserver.errors import StoreError
 from xtyserver.memory.sqlite.store import MemoryStore
@@ -133,7 +133,7 @@ def _integrity(path: Path) -> list[tuple[Any, ...]]:
 async def test_disk_full_refuses_the_memory_write_but_the_chat_answers_and_writes_resume(
     tmp_path: Path,
 ) -> None:
-    async with running(tmp_path) as h:
+    async with running(tmp_path, overrides=NO_GRACE) as h:  # each turn's job is awaited
         store: MemoryStore = h.store
         async with h.adapter() as ws:
             h.fake.enqueue(extraction_reply("我要先修温室", "修温室", "计划先修好温室"))

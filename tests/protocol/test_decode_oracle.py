@@ -16,8 +16,10 @@ and nulls spelled out, any JSON spacing and ``\\u`` escapes.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -259,28 +261,32 @@ def _builtins(frame: Any) -> Any:
     return msgspec.to_builtins(frame)
 
 
-def _same(raw: bytes) -> None:
+def same(raw: bytes) -> None:
     assert fast(raw) == reference(raw), raw.decode("utf-8", "replace")
 
 
-_SETTINGS = {
+SETTINGS = {
     "deadline": None,
     "database": None,
     "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
 }
 
 
-@settings(max_examples=400, **_SETTINGS)  # type: ignore[arg-type]
+@settings(max_examples=400, **SETTINGS)  # type: ignore[arg-type]
 @given(frames())
 def test_the_fast_path_and_the_reference_agree(raw: bytes) -> None:
-    _same(raw)
+    same(raw)
 
 
-@pytest.mark.slow
-@settings(max_examples=8000, **_SETTINGS)  # type: ignore[arg-type]
-@given(frames())
-def test_the_fast_path_and_the_reference_agree_on_many_frames(raw: bytes) -> None:
-    _same(raw)
+def test_the_long_run_script_checks_the_same_property() -> None:
+    """``scripts/decode_oracle.py`` runs it on 8,000 frames by hand (the suite's run is above)."""
+    spec = importlib.util.spec_from_file_location(
+        "decode_oracle", Path(__file__).resolve().parents[2] / "scripts" / "decode_oracle.py"
+    )
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.main(["--examples", "20"]) == 0
 
 
 @pytest.mark.parametrize("text", [*_FORBIDDEN, "a0-b1-c2-d3-e4-f5", "a0:b1:c2:d3:e4:f5"])

@@ -150,13 +150,23 @@ def breaker(t: mi.Type, present: Any) -> Any | None:
     return None
 
 
+def _described(cls: type) -> mi.StructType:
+    info = mi.type_info(cls)
+    assert isinstance(info, mi.StructType)
+    return info
+
+
+# Read from the frame types once, not on each of the 10,000 draws.
+_INFO = {cls: _described(cls) for cls in CLIENT_FRAME_TYPES}
+_STRUCTS = {cls: struct_of(info) for cls, info in _INFO.items()}
+
+
 @st.composite
 def frames(draw: st.DrawFn) -> tuple[dict[str, Any], str | None]:
     """A frame and the path broken in it (None: the frame is valid)."""
     cls = draw(st.sampled_from(CLIENT_FRAME_TYPES))
-    info = mi.type_info(cls)
-    assert isinstance(info, mi.StructType)
-    frame = draw(struct_of(info))
+    info = _INFO[cls]
+    frame = draw(_STRUCTS[cls])
     if draw(st.booleans()):
         return frame, None
     candidates = []

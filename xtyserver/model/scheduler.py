@@ -8,7 +8,8 @@ holds it starves the player. Here:
   closed, and is never held back;
 * a background call runs only when no chat is waiting or streaming on its lane,
   and at most one at a time per lane, and not within ``grace`` seconds (1.5 s)
-  of a chat's end: a player who answers at once would abort it at once, and a
+  of a chat's end (none once the server stops: :meth:`Scheduler.stopping`): a
+  player who answers at once would abort it at once, and a
   local server cannot drop a request whose prompt it is already reading, so the
   next chat would wait for that (and lose the server's prompt cache);
 * a chat that arrives while a background call runs, and finds the lane at its
@@ -94,6 +95,12 @@ class Scheduler:
 
     def lanes(self) -> list[Lane]:
         return list(self._lanes.values())
+
+    def stopping(self) -> None:
+        """No chat will come any more (the server stops): background calls need no grace."""
+        self.grace = 0.0
+        for lane in self._lanes.values():
+            lane.notify()
 
     @contextlib.asynccontextmanager
     async def chat(self, lane: Lane) -> AsyncIterator[None]:
