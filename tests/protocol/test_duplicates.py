@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from xtyserver.errors import FrameError, PeerError
 from xtyserver.protocol.codec import decode_client_frame
+from xtyserver.protocol.duplicates import _null_key
 from xtyserver.protocol.frames import ClientFrame
 
 _TYPED = msgspec.json.Decoder(ClientFrame)
@@ -315,9 +316,7 @@ _BEFORE_NULL = st.lists(
 def test_the_null_key_shortcut_reads_every_spelling_as_slicing_does(
     before: str, after: str
 ) -> None:
-    """``"menu": null`` and ``"menu":null`` are read without slicing: same name, or the same doubt."""
-    from xtyserver.protocol.duplicates import _null_key
-
+    """``"menu": null`` and ``"menu":null`` are read without slicing; every spelling alike."""
     raw = f"{before}null{after}".encode()
     at = len(before.encode())
     assert _null_key(raw, at) == _null_key_by_slicing(raw, at), raw
