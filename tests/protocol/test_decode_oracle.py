@@ -2,7 +2,8 @@
 
 ``decode_client_frame`` takes shortcuts for speed (colons counted instead of
 keys, the forbidden-content check run once on the modelContext's strings
-joined, frames without text settled early). The reference below takes none:
+joined and only on the parts that differ from the last clean modelContext's,
+frames without text settled early). The reference below takes none:
 duplicate keys are found by ``json`` with an ``object_pairs_hook``, every
 string of the modelContext is kept (invisible characters removed, v1.md
 "Normalisation") and judged on its own by ``find_forbidden``, and the fields
@@ -11,11 +12,13 @@ refused fields and the same kept frame for every generated ``state.update``
 and ``chat.send``: clean game words, every forbidden spelling of the tables
 in full width, with invisible characters or Cyrillic look-alikes inside,
 dense text of the characters the shortcuts look for, keys repeated, defaults
-and nulls spelled out, any JSON spacing and ``\\u`` escapes.
+and nulls spelled out, any JSON spacing and ``\\u`` escapes; and streams of
+frames each made from the one before with one part changed.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from typing import Any
@@ -150,7 +153,32 @@ def _repeat_a_key(draw: st.DrawFn, value: Obj) -> None:
 @st.composite
 def frames(draw: st.DrawFn) -> bytes:
     """One state.update or chat.send as bytes, maybe with a key repeated."""
+    return _frame(draw, draw(_model_context()))
+
+
+@st.composite
+def streams(draw: st.DrawFn) -> list[bytes]:
+    """Frames as a game sends them: each modelContext the one before with a part changed.
+
+    The prefilter remembers the last clean modelContext's parts and judges
+    only the parts that differ; the stream makes every part of a frame come
+    from a frame before it but one, which may be forbidden, repeat a key,
+    be left out or be added.
+    """
     context = draw(_model_context())
+    out = [_frame(draw, copy.deepcopy(context))]
+    for _ in range(draw(st.integers(1, 4))):
+        other = dict(draw(_model_context()))
+        key = draw(st.sampled_from(["world", "player", "focus", "nearby", "relevantItems", "ui"]))
+        context = Obj([(k, v) for k, v in context if k != key])
+        if key in other:
+            context.append((key, other[key]))
+        out.append(_frame(draw, copy.deepcopy(context)))  # a repeated key is put in place
+    return out
+
+
+def _frame(draw: st.DrawFn, context: Obj) -> bytes:
+    """``context`` in a state.update or a chat.send, as bytes, maybe with a key repeated."""
     if draw(st.booleans()):
         frame = Obj([("type", "state.update"), ("modelContext", context)])
     else:
@@ -281,6 +309,21 @@ def test_the_fast_path_and_the_reference_agree(raw: bytes) -> None:
 @given(frames())
 def test_the_fast_path_and_the_reference_agree_on_many_frames(raw: bytes) -> None:
     _same(raw)
+
+
+@settings(max_examples=300, **_SETTINGS)  # type: ignore[arg-type]
+@given(streams())
+def test_the_fast_path_and_the_reference_agree_on_a_stream(stream: list[bytes]) -> None:
+    for raw in stream:
+        _same(raw)
+
+
+@pytest.mark.slow
+@settings(max_examples=3000, **_SETTINGS)  # type: ignore[arg-type]
+@given(streams())
+def test_the_fast_path_and_the_reference_agree_on_many_streams(stream: list[bytes]) -> None:
+    for raw in stream:
+        _same(raw)
 
 
 @pytest.mark.parametrize("text", [*_FORBIDDEN, "a0-b1-c2-d3-e4-f5", "a0:b1:c2:d3:e4:f5"])

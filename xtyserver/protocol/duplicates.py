@@ -193,10 +193,10 @@ def _spelled_defaults(raw: bytes, unaccounted: int) -> bool:
         at = raw.rfind(b"null", 0, at)
         if at < 0:
             return False
-        name = _null_key(raw, at)
-        if name is None:  # an array item, or inside a string
+        key = _null_key(raw, at)
+        if key is None:  # an array item, or inside a string
             continue
-        if not name or raw.find(name, at) >= 0:
+        if not key or raw.find(key, at) >= 0:
             return False
         unaccounted -= 1
     return unaccounted == 0

@@ -2,10 +2,13 @@
 
 :func:`context_texts` gathers the strings of a modelContext straight from its
 Struct (code generated once from the types, so a new field cannot be
-forgotten); :func:`texts_clean` answers "could any of them hold forbidden
-content?" with a handful of C-speed byte operations on the strings joined by
-newlines, instead of running :func:`~xtyserver.protocol.forbidden.find_forbidden`
-once per string. The joined text is about a fifth of the modelContext's JSON
+forgotten), in parts: each Struct's own strings together, each list's.
+:func:`texts_clean` answers "could any of them hold forbidden content?" with a
+handful of C-speed byte operations on the strings joined by newlines, instead
+of running :func:`~xtyserver.protocol.forbidden.find_forbidden` once per
+string; the parts equal to those of the last modelContext it found clean (in
+the same place) are not judged again, so a frame whose names changed pays
+only for its names. The joined text is about a fifth of the modelContext's JSON
 (no keys, no syntax), and nothing in it is JSON: every character is one a
 string holds. :func:`texts_clean` may say False for clean strings (the caller
 then runs the exact per-string check); it never says True when some string
@@ -44,7 +47,9 @@ pattern (``forbidden.py``; listed per kind in the tests) needs one of these:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import chain, compress
+from operator import ne
 from typing import Any, Final
 
 import msgspec.inspect as mi
@@ -52,7 +57,7 @@ import msgspec.inspect as mi
 from xtyserver.protocol.frames import ModelContext
 from xtyserver.protocol.normalize import is_plain
 
-__all__ = ["context_texts", "texts_clean"]
+__all__ = ["Part", "all_texts", "context_texts", "texts_clean"]
 
 # -- gathering the strings ----------------------------------------------------
 
@@ -61,7 +66,10 @@ _NO_TEXT: Final = (mi.IntType, mi.FloatType, mi.BoolType, mi.DateTimeType, mi.Li
 
 
 def _source(info: mi.StructType, var: str, depth: int) -> list[str]:
-    """Statements that add every string of the Struct held by ``var`` to ``out``.
+    """Statements that append the strings of the Struct held by ``var`` to ``out``, in parts.
+
+    A part is a tuple or list of strings: a Struct's own string fields
+    together, a list of strings, or a list of Structs' strings.
 
     Raises:
         TypeError: a field's type is one this gatherer does not read (so a new
@@ -81,16 +89,14 @@ def _source(info: mi.StructType, var: str, depth: int) -> list[str]:
             lines += _source(t, local, depth + 1) or [f"{pad}    pass"]
         elif isinstance(item, mi.StrType):
             lines += [f"{pad}{local} = {var}.{field.name}", f"{pad}if {local}:"]
-            lines.append(f"{pad}    out += {local}")
+            lines.append(f"{pad}    out.append((*{local},))")  # a copy: parts are kept
         elif isinstance(item, mi.StructType):
             lines += [f"{pad}{local} = {var}.{field.name}", f"{pad}if {local}:"]
             lines += _list_source(item, local, depth + 1)
         elif not isinstance(t, _NO_TEXT):
             raise TypeError(f"{info.cls.__name__}.{field.name}: not a type the gatherer reads")
-    if len(texts) == 1:
-        lines.append(f"{pad}out.append({texts[0]})")
-    elif texts:
-        lines.append(f"{pad}out += ({', '.join(texts)})")
+    if texts:
+        lines.append(f"{pad}out.append(({', '.join(texts)},))")
     return lines
 
 
@@ -109,8 +115,8 @@ def _list_source(info: mi.StructType, var: str, depth: int) -> list[str]:
     if not texts:
         return [f"{pad}pass"]
     if len(texts) == 1:
-        return [f"{pad}out += [{texts[0]} for {item} in {var}]"]
-    return [f"{pad}out += [x for {item} in {var} for x in ({', '.join(texts)})]"]
+        return [f"{pad}out.append([{texts[0]} for {item} in {var}])"]
+    return [f"{pad}out.append([x for {item} in {var} for x in ({', '.join(texts)})])"]
 
 
 def _bare(t: mi.Type) -> mi.Type:
@@ -123,8 +129,8 @@ def _bare(t: mi.Type) -> mi.Type:
     return t.type if isinstance(t, mi.Metadata) else t
 
 
-def _gatherer(cls: type[Any]) -> tuple[Callable[[Any], list[str | None]], str]:
-    """A function listing every string field of a ``cls`` Struct, and its source.
+def _gatherer(cls: type[Any]) -> tuple[Callable[[Any], list[Part]], str]:
+    """A function listing every string field of a ``cls`` Struct in parts, and its source.
 
     Generated once from the types, as :mod:`dataclasses` generates methods: a
     loop reading the types at every call costs several times more.
@@ -138,11 +144,14 @@ def _gatherer(cls: type[Any]) -> tuple[Callable[[Any], list[str | None]], str]:
     return names["gather"], source
 
 
+Part = tuple[str | None, ...] | list[str | None]
+"""Strings of one part of a modelContext, as :func:`context_texts` lists them."""
+
 # context_texts(context): every string field of a modelContext, None where
-# unset, in field order (capturedAt is a checked datetime, not text). Join
-# them for texts_clean with "\n".join(filter(None, texts)).
+# unset, in field order and in parts (capturedAt is a checked datetime, not
+# text): what texts_clean takes. all_texts() lists them flat.
 _GATHERED: Final = _gatherer(ModelContext)
-context_texts: Final[Callable[[ModelContext], list[str | None]]] = _GATHERED[0]
+context_texts: Final[Callable[[ModelContext], list[Part]]] = _GATHERED[0]
 GATHER_SOURCE: Final = _GATHERED[1]
 
 
@@ -182,32 +191,46 @@ _LEVEL: Final[re.Pattern[bytes]] = re.compile(
 )
 
 
-def texts_clean(texts: str) -> bool:
-    """Whether no string joined in ``texts`` can hold forbidden content (see the module).
+def all_texts(parts: list[Part]) -> Iterator[str]:
+    """The non-empty strings of ``parts`` (as :func:`context_texts` lists them), flat."""
+    return filter(None, chain.from_iterable(parts))
+
+
+def texts_clean(parts: list[Part]) -> bool:
+    """Whether no string in ``parts`` can hold forbidden content (see the module).
 
     A game sends the same strings again and again (the state's numbers and
-    ``capturedAt`` change, its names rarely do), so the last few texts found
-    clean are remembered: the verdict is a function of the text alone.
+    ``capturedAt`` change every frame, the clock and a place's names now and
+    then), so the parts of the last modelContext found clean are kept: a
+    part equal to the one in the same place there holds only clean strings
+    (the verdict on a string is a function of its text alone), and only the
+    other parts are judged, their strings joined as all of them would be.
+    Comparing parts in place costs a few C-level comparisons; hashing each
+    new string for a set of them would cost more than judging them.
 
     Args:
-        texts: Strings as kept (invisible characters removed), joined by ``"\\n"``.
+        parts: Strings as kept (invisible characters removed), as
+            :func:`context_texts` lists them.
 
     Returns:
         True only when every string is certainly clean; False means "run the
         exact check", not "forbidden".
     """
-    if texts in _SEEN_CLEAN:
+    global _LAST_CLEAN
+    last = _LAST_CLEAN
+    if parts == last:
         return True
-    if not _judged_clean(texts):
+    # A part missing from one of them shifts the rest: they are judged, as
+    # are any past the end of the last list.
+    changed = [*compress(parts, map(ne, parts, last)), *parts[len(last) :]]
+    if not _judged_clean("\n".join(filter(None, chain.from_iterable(changed)))):
         return False
-    if len(_SEEN_CLEAN) >= _SEEN_MAX:
-        _SEEN_CLEAN.clear()  # whole, not oldest first: no iteration another thread could race
-    _SEEN_CLEAN[texts] = None
+    _LAST_CLEAN = parts  # replaced whole, never changed: another thread reads either
     return True
 
 
-_SEEN_MAX: Final = 16
-_SEEN_CLEAN: dict[str, None] = {}
+# The parts of the last modelContext found clean, as context_texts listed them.
+_LAST_CLEAN: list[Part] = []
 
 
 def _judged_clean(texts: str) -> bool:
