@@ -26,7 +26,7 @@ from xtyserver.protocol.frames import (
     World,
 )
 from xtyserver.protocol.normalize import normalize
-from xtyserver.protocol.prefilter import GATHER_SOURCE, all_texts, context_texts, texts_clean
+from xtyserver.protocol.prefilter import GATHER_SOURCE, context_texts, texts_clean
 
 from .test_forbidden import _CAUGHT_VARIANTS, CAUGHT, CLEAN, VARIANTS
 from .test_forbidden_round3 import CAUGHT3
@@ -118,7 +118,10 @@ def test_every_string_field_is_gathered_and_nothing_else() -> None:
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
-    assert sorted(all_texts(context_texts(context))) == sorted(strings), GATHER_SOURCE
+    lines = "\n".join(context_texts(context)).split("\n")
+    unset = lines.count("None")  # how a part writes an unset string
+    assert sorted(line for line in lines if line != "None") == sorted(strings), GATHER_SOURCE
+    assert unset == 3, GATHER_SOURCE  # world.season, world.weather, ui.menu
     assert not _clean(msgspec.structs.replace(context, ui=UiState(menu="a:b")))
 
 
@@ -143,9 +146,17 @@ def test_a_part_that_differs_from_the_last_clean_modelcontext_is_judged(text: st
     assert texts_clean(clean)
     assert texts_clean(list(clean))  # the same strings: nothing to judge
     for changed in range(len(clean)):
-        parts = [*clean[:changed], (text,), *clean[changed + 1 :]]
+        parts = [*clean[:changed], text, *clean[changed + 1 :]]
         assert not texts_clean(parts), changed
         assert not texts_clean(parts), "a refused modelContext was remembered as clean"
-    assert not texts_clean([*clean, (text,)])  # a part past the end of the last ones
-    assert not texts_clean([(text,), *clean])  # every part shifted by one
-    assert not texts_clean([*clean[:2], (clean[2][0], text)])  # one string of a part
+    assert not texts_clean([*clean, text])  # a part past the end of the last ones
+    assert not texts_clean([text, *clean])  # every part shifted by one
+    assert not texts_clean([*clean[:2], f"{clean[2]}\n{text}"])  # one string of a part
+
+
+def test_an_unset_string_written_none_changes_no_verdict() -> None:
+    """A part writes an unset string as ``None``: a word that sets off no rule."""
+    assert texts_clean(["None", "None\nNone", "Farm\nNone\n08:10"])
+    assert texts_clean(["None", "None\nNone"])
+    for text, _ in CAUGHT:
+        assert not texts_clean([f"None\n{text}\nNone"]), text

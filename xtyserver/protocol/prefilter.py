@@ -2,7 +2,7 @@
 
 :func:`context_texts` gathers the strings of a modelContext straight from its
 Struct (code generated once from the types, so a new field cannot be
-forgotten), in parts: each Struct's own strings together, each list's.
+forgotten), in parts: each Struct's own strings joined, each list's.
 :func:`texts_clean` answers "could any of them hold forbidden content?" with a
 handful of C-speed byte operations on the strings joined by newlines, instead
 of running :func:`~xtyserver.protocol.forbidden.find_forbidden` once per
@@ -47,8 +47,8 @@ pattern (``forbidden.py``; listed per kind in the tests) needs one of these:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from itertools import chain, compress
+from collections.abc import Callable
+from itertools import compress
 from operator import ne
 from typing import Any, Final
 
@@ -57,7 +57,7 @@ import msgspec.inspect as mi
 from xtyserver.protocol.frames import ModelContext
 from xtyserver.protocol.normalize import is_plain
 
-__all__ = ["Part", "all_texts", "context_texts", "texts_clean"]
+__all__ = ["context_texts", "texts_clean"]
 
 # -- gathering the strings ----------------------------------------------------
 
@@ -66,10 +66,12 @@ _NO_TEXT: Final = (mi.IntType, mi.FloatType, mi.BoolType, mi.DateTimeType, mi.Li
 
 
 def _source(info: mi.StructType, var: str, depth: int) -> list[str]:
-    """Statements that append the strings of the Struct held by ``var`` to ``out``, in parts.
+    """Statements that append the parts of the Struct held by ``var`` to ``out``.
 
-    A part is a tuple or list of strings: a Struct's own string fields
-    together, a list of strings, or a list of Structs' strings.
+    A part is one string: a Struct's own string fields, a list of strings or
+    a list of flat Structs' strings, joined by newlines; an unset string is
+    written ``None`` (a word that holds nothing forbidden, so judging it
+    changes no verdict).
 
     Raises:
         TypeError: a field's type is one this gatherer does not read (so a new
@@ -88,20 +90,31 @@ def _source(info: mi.StructType, var: str, depth: int) -> list[str]:
             lines += [f"{pad}{local} = {var}.{field.name}", f"{pad}if {local} is not None:"]
             lines += _source(t, local, depth + 1) or [f"{pad}    pass"]
         elif isinstance(item, mi.StrType):
+            assert isinstance(t, mi.ListType)
+            joined = (
+                f'"\\n".join([f"{{x}}" for x in {local}])'  # None items written as words
+                if isinstance(t.item_type, mi.UnionType)
+                else f'"\\n".join({local})'
+            )
             lines += [f"{pad}{local} = {var}.{field.name}", f"{pad}if {local}:"]
-            lines.append(f"{pad}    out.append((*{local},))")  # a copy: parts are kept
+            lines.append(f"{pad}    out.append({joined})")
         elif isinstance(item, mi.StructType):
             lines += [f"{pad}{local} = {var}.{field.name}", f"{pad}if {local}:"]
             lines += _list_source(item, local, depth + 1)
         elif not isinstance(t, _NO_TEXT):
             raise TypeError(f"{info.cls.__name__}.{field.name}: not a type the gatherer reads")
     if texts:
-        lines.append(f"{pad}out.append(({', '.join(texts)},))")
+        lines.append(f"{pad}out.append({_spelled(texts)})")
     return lines
 
 
+def _spelled(texts: list[str]) -> str:
+    """An f-string writing the strings named by ``texts`` one a line (None as ``None``)."""
+    return 'f"' + "\\n".join(f"{{{text}}}" for text in texts) + '"'
+
+
 def _list_source(info: mi.StructType, var: str, depth: int) -> list[str]:
-    """Statements adding the strings of a list of Structs: one comprehension when flat."""
+    """Statements adding the parts of a list of Structs: one part when the Structs are flat."""
     pad = "    " * (depth + 1)
     kinds = [_bare(field.type) for field in info.fields]
     item = f"i{depth}"
@@ -114,9 +127,7 @@ def _list_source(info: mi.StructType, var: str, depth: int) -> list[str]:
     ]
     if not texts:
         return [f"{pad}pass"]
-    if len(texts) == 1:
-        return [f"{pad}out.append([{texts[0]} for {item} in {var}])"]
-    return [f"{pad}out.append([x for {item} in {var} for x in ({', '.join(texts)})])"]
+    return [f'{pad}out.append("\\n".join([{_spelled(texts)} for {item} in {var}]))']
 
 
 def _bare(t: mi.Type) -> mi.Type:
@@ -129,7 +140,7 @@ def _bare(t: mi.Type) -> mi.Type:
     return t.type if isinstance(t, mi.Metadata) else t
 
 
-def _gatherer(cls: type[Any]) -> tuple[Callable[[Any], list[Part]], str]:
+def _gatherer(cls: type[Any]) -> tuple[Callable[[Any], list[str]], str]:
     """A function listing every string field of a ``cls`` Struct in parts, and its source.
 
     Generated once from the types, as :mod:`dataclasses` generates methods: a
@@ -144,14 +155,11 @@ def _gatherer(cls: type[Any]) -> tuple[Callable[[Any], list[Part]], str]:
     return names["gather"], source
 
 
-Part = tuple[str | None, ...] | list[str | None]
-"""Strings of one part of a modelContext, as :func:`context_texts` lists them."""
-
-# context_texts(context): every string field of a modelContext, None where
-# unset, in field order and in parts (capturedAt is a checked datetime, not
-# text): what texts_clean takes. all_texts() lists them flat.
+# context_texts(context): every string field of a modelContext in parts, in
+# field order (capturedAt is a checked datetime, not text): what texts_clean
+# takes.
 _GATHERED: Final = _gatherer(ModelContext)
-context_texts: Final[Callable[[ModelContext], list[Part]]] = _GATHERED[0]
+context_texts: Final[Callable[[ModelContext], list[str]]] = _GATHERED[0]
 GATHER_SOURCE: Final = _GATHERED[1]
 
 
@@ -191,25 +199,20 @@ _LEVEL: Final[re.Pattern[bytes]] = re.compile(
 )
 
 
-def all_texts(parts: list[Part]) -> Iterator[str]:
-    """The non-empty strings of ``parts`` (as :func:`context_texts` lists them), flat."""
-    return filter(None, chain.from_iterable(parts))
-
-
-def texts_clean(parts: list[Part]) -> bool:
+def texts_clean(parts: list[str]) -> bool:
     """Whether no string in ``parts`` can hold forbidden content (see the module).
 
     A game sends the same strings again and again (the state's numbers and
     ``capturedAt`` change every frame, the clock and a place's names now and
     then), so the parts of the last modelContext found clean are kept: a
     part equal to the one in the same place there holds only clean strings
-    (the verdict on a string is a function of its text alone), and only the
-    other parts are judged, their strings joined as all of them would be.
-    Comparing parts in place costs a few C-level comparisons; hashing each
-    new string for a set of them would cost more than judging them.
+    (the verdict on a text is a function of the text alone), and only the
+    other parts are judged, joined as all of them would be. Comparing a few
+    parts in place is a few memcmp calls; hashing each new string for a set
+    of them would cost more than judging them.
 
     Args:
-        parts: Strings as kept (invisible characters removed), as
+        parts: Strings as kept (invisible characters removed), in parts as
             :func:`context_texts` lists them.
 
     Returns:
@@ -223,14 +226,14 @@ def texts_clean(parts: list[Part]) -> bool:
     # A part missing from one of them shifts the rest: they are judged, as
     # are any past the end of the last list.
     changed = [*compress(parts, map(ne, parts, last)), *parts[len(last) :]]
-    if not _judged_clean("\n".join(filter(None, chain.from_iterable(changed)))):
+    if not _judged_clean("\n".join(changed)):
         return False
     _LAST_CLEAN = parts  # replaced whole, never changed: another thread reads either
     return True
 
 
 # The parts of the last modelContext found clean, as context_texts listed them.
-_LAST_CLEAN: list[Part] = []
+_LAST_CLEAN: list[str] = []
 
 
 def _judged_clean(texts: str) -> bool:
