@@ -151,7 +151,8 @@ def _counted(raw: bytes, frame: ClientFrame, encoded: bytes) -> bool:
             spelled = _ENCODER.encode(when)[-7:]
             if raw.count(spelled) != encoded.count(spelled):
                 return False
-    unaccounted = _colons(raw, frame) - encoded.count(b":")
+    colons = _colons(raw, frame) if type(frame) is ChatSend else raw.count(b":")
+    unaccounted = colons - encoded.count(b":")
     if unaccounted == 0:
         return True
     return type(frame) in _DEFAULTS_OMITTED and _spelled_defaults(raw, unaccounted)
@@ -208,7 +209,7 @@ def _null_key(raw: bytes, at: int) -> bytes | None:
     Keys are short: a name beyond the window only makes us unsure. The usual
     spellings (``"menu": null``, ``"menu":null``) are read without slicing.
     """
-    start = max(0, at - _KEY_WINDOW)
+    start = at - _KEY_WINDOW if at > _KEY_WINDOW else 0
     if at >= 3 and raw.startswith(b'": ', at - 3):
         close = at - 3
     elif at >= 2 and raw.startswith(b'":', at - 2):
