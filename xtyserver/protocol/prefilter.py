@@ -223,10 +223,11 @@ def texts_clean(parts: list[str]) -> bool:
     last = _LAST_CLEAN
     if parts == last:
         return True
-    # A part missing from one of them shifts the rest: they are judged, as
-    # are any past the end of the last list.
-    changed = [*compress(parts, map(ne, parts, last)), *parts[len(last) :]]
-    if not _judged_clean("\n".join(changed)):
+    if len(parts) == len(last):
+        text = "\n".join(compress(parts, map(ne, parts, last)))
+    else:  # a part came or went, shifting the others: all are judged
+        text = "\n".join(parts)
+    if not _judged_clean(text):
         return False
     _LAST_CLEAN = parts  # replaced whole, never changed: another thread reads either
     return True
