@@ -26,7 +26,13 @@ from xtyserver.protocol.frames import (
     World,
 )
 from xtyserver.protocol.normalize import normalize
-from xtyserver.protocol.prefilter import GATHER_SOURCE, context_texts, texts_clean
+from xtyserver.protocol.prefilter import (
+    GATHER_SOURCE,
+    STRINGS_SOURCE,
+    context_strings,
+    context_texts,
+    texts_clean,
+)
 
 from .test_forbidden import _CAUGHT_VARIANTS, CAUGHT, CLEAN, VARIANTS
 from .test_forbidden_round3 import CAUGHT3
@@ -122,6 +128,7 @@ def test_every_string_field_is_gathered_and_nothing_else() -> None:
     unset = lines.count("None")  # how a part writes an unset string
     assert sorted(line for line in lines if line != "None") == sorted(strings), GATHER_SOURCE
     assert unset == 3, GATHER_SOURCE  # world.season, world.weather, ui.menu
+    assert sorted(filter(None, context_strings(context))) == sorted(strings), STRINGS_SOURCE
     assert not _clean(msgspec.structs.replace(context, ui=UiState(menu="a:b")))
 
 

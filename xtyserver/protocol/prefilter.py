@@ -57,7 +57,7 @@ import msgspec.inspect as mi
 from xtyserver.protocol.frames import ModelContext
 from xtyserver.protocol.normalize import is_plain
 
-__all__ = ["context_texts", "texts_clean"]
+__all__ = ["context_strings", "context_texts", "texts_clean"]
 
 # -- gathering the strings ----------------------------------------------------
 
@@ -65,11 +65,12 @@ __all__ = ["context_texts", "texts_clean"]
 _NO_TEXT: Final = (mi.IntType, mi.FloatType, mi.BoolType, mi.DateTimeType, mi.LiteralType)
 
 
-def _source(info: mi.StructType, var: str, depth: int) -> list[str]:
-    """Statements that append the parts of the Struct held by ``var`` to ``out``.
+def _source(info: mi.StructType, var: str, depth: int, *, flat: bool) -> list[str]:
+    """Statements that add the strings of the Struct held by ``var`` to ``out``.
 
-    A part is one string: a Struct's own string fields, a list of strings or
-    a list of flat Structs' strings, joined by newlines; an unset string is
+    ``flat``: one item per string, None where unset. Otherwise in parts: a
+    part is one string, a Struct's own string fields, a list of strings or a
+    list of flat Structs' strings joined by newlines, with an unset string
     written ``None`` (a word that holds nothing forbidden, so judging it
     changes no verdict).
 
@@ -88,22 +89,24 @@ def _source(info: mi.StructType, var: str, depth: int) -> list[str]:
             texts.append(f"{var}.{field.name}")
         elif isinstance(t, mi.StructType):
             lines += [f"{pad}{local} = {var}.{field.name}", f"{pad}if {local} is not None:"]
-            lines += _source(t, local, depth + 1) or [f"{pad}    pass"]
+            lines += _source(t, local, depth + 1, flat=flat) or [f"{pad}    pass"]
         elif isinstance(item, mi.StrType):
             assert isinstance(t, mi.ListType)
-            joined = (
-                f'"\\n".join([f"{{x}}" for x in {local}])'  # None items written as words
-                if isinstance(t.item_type, mi.UnionType)
-                else f'"\\n".join({local})'
-            )
             lines += [f"{pad}{local} = {var}.{field.name}", f"{pad}if {local}:"]
-            lines.append(f"{pad}    out.append({joined})")
+            if flat:
+                lines.append(f"{pad}    out += {local}")
+            elif isinstance(t.item_type, mi.UnionType):  # None items written as words
+                lines.append(f'{pad}    out.append("\\n".join([f"{{x}}" for x in {local}]))')
+            else:
+                lines.append(f'{pad}    out.append("\\n".join({local}))')
         elif isinstance(item, mi.StructType):
             lines += [f"{pad}{local} = {var}.{field.name}", f"{pad}if {local}:"]
-            lines += _list_source(item, local, depth + 1)
+            lines += _list_source(item, local, depth + 1, flat=flat)
         elif not isinstance(t, _NO_TEXT):
             raise TypeError(f"{info.cls.__name__}.{field.name}: not a type the gatherer reads")
-    if texts:
+    if texts and flat:
+        lines.append(f"{pad}out += ({', '.join(texts)},)")
+    elif texts:
         lines.append(f"{pad}out.append({_spelled(texts)})")
     return lines
 
@@ -113,13 +116,13 @@ def _spelled(texts: list[str]) -> str:
     return 'f"' + "\\n".join(f"{{{text}}}" for text in texts) + '"'
 
 
-def _list_source(info: mi.StructType, var: str, depth: int) -> list[str]:
-    """Statements adding the parts of a list of Structs: one part when the Structs are flat."""
+def _list_source(info: mi.StructType, var: str, depth: int, *, flat: bool) -> list[str]:
+    """Statements adding the strings of a list of Structs: one comprehension when flat."""
     pad = "    " * (depth + 1)
     kinds = [_bare(field.type) for field in info.fields]
     item = f"i{depth}"
     if not all(isinstance(t, (mi.StrType, *_NO_TEXT)) for t in kinds):
-        return [f"{pad}for {item} in {var}:", *_source(info, item, depth + 1)]
+        return [f"{pad}for {item} in {var}:", *_source(info, item, depth + 1, flat=flat)]
     texts = [
         f"{item}.{f.name}"
         for f, t in zip(info.fields, kinds, strict=True)
@@ -127,7 +130,11 @@ def _list_source(info: mi.StructType, var: str, depth: int) -> list[str]:
     ]
     if not texts:
         return [f"{pad}pass"]
-    return [f'{pad}out.append("\\n".join([{_spelled(texts)} for {item} in {var}]))']
+    if not flat:
+        return [f'{pad}out.append("\\n".join([{_spelled(texts)} for {item} in {var}]))']
+    if len(texts) == 1:
+        return [f"{pad}out += [{texts[0]} for {item} in {var}]"]
+    return [f"{pad}out += [x for {item} in {var} for x in ({', '.join(texts)})]"]
 
 
 def _bare(t: mi.Type) -> mi.Type:
@@ -140,15 +147,15 @@ def _bare(t: mi.Type) -> mi.Type:
     return t.type if isinstance(t, mi.Metadata) else t
 
 
-def _gatherer(cls: type[Any]) -> tuple[Callable[[Any], list[str]], str]:
-    """A function listing every string field of a ``cls`` Struct in parts, and its source.
+def _gatherer(cls: type[Any], *, flat: bool) -> tuple[Callable[[Any], list[Any]], str]:
+    """A function listing every string field of a ``cls`` Struct, and its source.
 
     Generated once from the types, as :mod:`dataclasses` generates methods: a
     loop reading the types at every call costs several times more.
     """
     info = mi.type_info(cls)
     assert isinstance(info, mi.StructType)
-    body = _source(info, "obj", 0)
+    body = _source(info, "obj", 0, flat=flat)
     source = "\n".join(["def gather(obj):", "    out = []", *body, "    return out"])
     names: dict[str, Any] = {}
     exec(compile(source, f"<gatherer of {cls.__name__}>", "exec"), names)
@@ -157,10 +164,14 @@ def _gatherer(cls: type[Any]) -> tuple[Callable[[Any], list[str]], str]:
 
 # context_texts(context): every string field of a modelContext in parts, in
 # field order (capturedAt is a checked datetime, not text): what texts_clean
-# takes.
-_GATHERED: Final = _gatherer(ModelContext)
+# takes. context_strings(context): the same strings one by one, None where
+# unset: what the exact check judges when texts_clean cannot vouch for them.
+_GATHERED: Final = _gatherer(ModelContext, flat=False)
 context_texts: Final[Callable[[ModelContext], list[str]]] = _GATHERED[0]
 GATHER_SOURCE: Final = _GATHERED[1]
+_STRINGS: Final = _gatherer(ModelContext, flat=True)
+context_strings: Final[Callable[[ModelContext], list[str | None]]] = _STRINGS[0]
+STRINGS_SOURCE: Final = _STRINGS[1]
 
 
 # -- judging them -------------------------------------------------------------
