@@ -2,7 +2,8 @@
 
 ``decode_client_frame`` takes shortcuts for speed (colons counted instead of
 keys, the forbidden-content check run once on the modelContext's strings
-joined, frames without text settled early). The reference below takes none:
+joined and only on the parts that differ from the last clean modelContext's,
+frames without text settled early). The reference below takes none:
 duplicate keys are found by ``json`` with an ``object_pairs_hook``, every
 string of the modelContext is kept (invisible characters removed, v1.md
 "Normalisation") and judged on its own by ``find_forbidden``, and the fields
@@ -11,11 +12,13 @@ refused fields and the same kept frame for every generated ``state.update``
 and ``chat.send``: clean game words, every forbidden spelling of the tables
 in full width, with invisible characters or Cyrillic look-alikes inside,
 dense text of the characters the shortcuts look for, keys repeated, defaults
-and nulls spelled out, any JSON spacing and ``\\u`` escapes.
+and nulls spelled out, any JSON spacing and ``\\u`` escapes; and streams of
+frames each made from the one before with one part changed.
 """
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 import random
@@ -152,7 +155,32 @@ def _repeat_a_key(draw: st.DrawFn, value: Obj) -> None:
 @st.composite
 def frames(draw: st.DrawFn) -> bytes:
     """One state.update or chat.send as bytes, maybe with a key repeated."""
+    return _frame(draw, draw(_model_context()))
+
+
+@st.composite
+def streams(draw: st.DrawFn) -> list[bytes]:
+    """Frames as a game sends them: each modelContext the one before with a part changed.
+
+    The prefilter remembers the last clean modelContext's parts and judges
+    only the parts that differ; the stream makes every part of a frame come
+    from a frame before it but one, which may be forbidden, repeat a key,
+    be left out or be added.
+    """
     context = draw(_model_context())
+    out = [_frame(draw, copy.deepcopy(context))]
+    for _ in range(draw(st.integers(1, 4))):
+        other = dict(draw(_model_context()))
+        key = draw(st.sampled_from(["world", "player", "focus", "nearby", "relevantItems", "ui"]))
+        context = Obj([(k, v) for k, v in context if k != key])
+        if key in other:
+            context.append((key, other[key]))
+        out.append(_frame(draw, copy.deepcopy(context)))  # a repeated key is put in place
+    return out
+
+
+def _frame(draw: st.DrawFn, context: Obj) -> bytes:
+    """``context`` in a state.update or a chat.send, as bytes, maybe with a key repeated."""
     if draw(st.booleans()):
         frame = Obj([("type", "state.update"), ("modelContext", context)])
     else:
@@ -279,14 +307,21 @@ def test_the_fast_path_and_the_reference_agree(raw: bytes) -> None:
 
 
 def test_the_long_run_script_checks_the_same_property() -> None:
-    """``scripts/decode_oracle.py`` runs it on 8,000 frames by hand (the suite's run is above)."""
+    """``scripts/decode_oracle.py`` runs it on 8,000 frames and 3,000 streams by hand."""
     spec = importlib.util.spec_from_file_location(
         "decode_oracle", Path(__file__).resolve().parents[2] / "scripts" / "decode_oracle.py"
     )
     assert spec is not None and spec.loader is not None
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
-    assert script.main(["--examples", "20"]) == 0
+    assert script.main(["--examples", "20", "--streams", "5"]) == 0
+
+
+@settings(max_examples=300, **SETTINGS)  # type: ignore[arg-type]
+@given(streams())
+def test_the_fast_path_and_the_reference_agree_on_a_stream(stream: list[bytes]) -> None:
+    for raw in stream:
+        same(raw)
 
 
 @pytest.mark.parametrize("text", [*_FORBIDDEN, "a0-b1-c2-d3-e4-f5", "a0:b1:c2:d3:e4:f5"])

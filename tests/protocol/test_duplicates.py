@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from xtyserver.errors import FrameError, PeerError
 from xtyserver.protocol.codec import decode_client_frame
+from xtyserver.protocol.duplicates import _null_key
 from xtyserver.protocol.frames import ClientFrame
 
 _TYPED = msgspec.json.Decoder(ClientFrame)
@@ -285,3 +286,37 @@ def test_a_repeated_data_key_before_a_long_screenshot_is_refused() -> None:
     with pytest.raises(FrameError) as info:
         decode_client_frame(raw)
     assert list(info.value.fields) == ["mime"]
+
+
+def _null_key_by_slicing(raw: bytes, at: int) -> bytes | None:
+    """The null's key as the counting step first read it: strip, slice, search."""
+    head = raw[max(0, at - 128) : at].rstrip(b" \t\n\r")
+    if not head.endswith(b":"):
+        return None
+    head = head[:-1].rstrip(b" \t\n\r")
+    opening = head.rfind(b'"', 0, -1) if head.endswith(b'"') else -1
+    name = head[opening:]
+    return name if opening >= 0 and name[1:-1].isalpha() else b""
+
+
+_BEFORE_NULL = st.lists(
+    st.sampled_from(['"', ":", " ", "\t", "menu", "a1", "x", "[", ",", "{", "é", "m" * 130]),
+    max_size=8,
+).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_BEFORE_NULL, st.sampled_from(['"menu"', '"a1"', '"', ""]))
+@example('"ui": {"busy": false, "menu": ', "")
+@example('"ui":{"menu":', "")
+@example('{"x1": ', "")
+@example('"' + "m" * 130 + '": ', "")
+@example(":", "")
+@example("", '": ')  # a null at the very start: no key before it
+def test_the_null_key_shortcut_reads_every_spelling_as_slicing_does(
+    before: str, after: str
+) -> None:
+    """``"menu": null`` and ``"menu":null`` are read without slicing; every spelling alike."""
+    raw = f"{before}null{after}".encode()
+    at = len(before.encode())
+    assert _null_key(raw, at) == _null_key_by_slicing(raw, at), raw

@@ -26,7 +26,13 @@ from xtyserver.protocol.frames import (
     World,
 )
 from xtyserver.protocol.normalize import normalize
-from xtyserver.protocol.prefilter import GATHER_SOURCE, context_texts, texts_clean
+from xtyserver.protocol.prefilter import (
+    GATHER_SOURCE,
+    STRINGS_SOURCE,
+    context_strings,
+    context_texts,
+    texts_clean,
+)
 
 from .test_forbidden import _CAUGHT_VARIANTS, CAUGHT, CLEAN, VARIANTS
 from .test_forbidden_round3 import CAUGHT3
@@ -48,7 +54,7 @@ def _model_context(text: str) -> ModelContext:
 
 
 def _clean(context: ModelContext) -> bool:
-    return texts_clean("\n".join(filter(None, context_texts(context))))
+    return texts_clean(context_texts(context))
 
 
 def _context(text: str) -> ModelContext:
@@ -118,7 +124,11 @@ def test_every_string_field_is_gathered_and_nothing_else() -> None:
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
-    assert sorted(filter(None, context_texts(context))) == sorted(strings), GATHER_SOURCE
+    lines = "\n".join(context_texts(context)).split("\n")
+    unset = lines.count("None")  # how a part writes an unset string
+    assert sorted(line for line in lines if line != "None") == sorted(strings), GATHER_SOURCE
+    assert unset == 3, GATHER_SOURCE  # world.season, world.weather, ui.menu
+    assert sorted(filter(None, context_strings(context))) == sorted(strings), STRINGS_SOURCE
     assert not _clean(msgspec.structs.replace(context, ui=UiState(menu="a:b")))
 
 
@@ -134,3 +144,26 @@ def test_every_new_spelling_of_round_three_is_not_passed(text: str) -> None:
 )
 def test_never_passes_on_dense_round_three_text(text: str) -> None:
     _judged_alike(text)
+
+
+@pytest.mark.parametrize("text", ["C:\\Users\\zhangwei", "76561198000000000", "bob@example.com"])
+def test_a_part_that_differs_from_the_last_clean_modelcontext_is_judged(text: str) -> None:
+    """Only the parts of the last clean modelContext are taken as clean, in place and whole."""
+    clean = context_texts(_model_context("Abigail"))
+    assert texts_clean(clean)
+    assert texts_clean(list(clean))  # the same strings: nothing to judge
+    for changed in range(len(clean)):
+        parts = [*clean[:changed], text, *clean[changed + 1 :]]
+        assert not texts_clean(parts), changed
+        assert not texts_clean(parts), "a refused modelContext was remembered as clean"
+    assert not texts_clean([*clean, text])  # a part past the end of the last ones
+    assert not texts_clean([text, *clean])  # every part shifted by one
+    assert not texts_clean([*clean[:2], f"{clean[2]}\n{text}"])  # one string of a part
+
+
+def test_an_unset_string_written_none_changes_no_verdict() -> None:
+    """A part writes an unset string as ``None``: a word that sets off no rule."""
+    assert texts_clean(["None", "None\nNone", "Farm\nNone\n08:10"])
+    assert texts_clean(["None", "None\nNone"])
+    for text, _ in CAUGHT:
+        assert not texts_clean([f"None\n{text}\nNone"]), text

@@ -25,7 +25,7 @@ from xtyserver.protocol.frames import (
     StateUpdate,
 )
 from xtyserver.protocol.limits import CONTEXT_MAX_BYTES, OBSERVATION_MAX_BYTES
-from xtyserver.protocol.prefilter import context_texts, texts_clean
+from xtyserver.protocol.prefilter import context_strings, context_texts, texts_clean
 
 _ENCODER = msgspec.json.Encoder()
 
@@ -58,10 +58,9 @@ def check_model_context(context: ModelContext, *, prefix: str = "", size: int | 
     # One cheap check of every string at once; only when it cannot vouch for
     # them (rare) is each judged on its own, and only a hit (the frame is
     # refused) pays for walking again to name the fields.
-    texts = context_texts(context)
-    if texts_clean("\n".join(filter(None, texts))):
+    if texts_clean(context_texts(context)):
         return size
-    if any(find_forbidden(text) for text in texts if text):
+    if any(find_forbidden(text) for text in context_strings(context) if text):
         builtins = msgspec.to_builtins(context)
         builtins.pop("capturedAt", None)
         _refuse_forbidden(_strings(builtins, f"{prefix}modelContext"))

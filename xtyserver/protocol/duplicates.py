@@ -151,7 +151,8 @@ def _counted(raw: bytes, frame: ClientFrame, encoded: bytes) -> bool:
             spelled = _ENCODER.encode(when)[-7:]
             if raw.count(spelled) != encoded.count(spelled):
                 return False
-    unaccounted = _colons(raw, frame) - encoded.count(b":")
+    colons = _colons(raw, frame) if type(frame) is ChatSend else raw.count(b":")
+    unaccounted = colons - encoded.count(b":")
     if unaccounted == 0:
         return True
     return type(frame) in _DEFAULTS_OMITTED and _spelled_defaults(raw, unaccounted)
@@ -183,7 +184,9 @@ def _spelled_defaults(raw: bytes, unaccounted: int) -> bool:
         at = raw.find(name)
         if at >= 0:
             end = at + len(name)
-            if not raw[end : end + 8].lstrip(_WHITESPACE).startswith(b":"):
+            if not raw.startswith(b":", end) and not (
+                raw[end : end + 8].lstrip(_WHITESPACE).startswith(b":")
+            ):
                 return False
             unaccounted -= 1
     at = len(raw)
@@ -191,17 +194,38 @@ def _spelled_defaults(raw: bytes, unaccounted: int) -> bool:
         at = raw.rfind(b"null", 0, at)
         if at < 0:
             return False
-        # Keys are short: a name beyond this window only makes us unsure.
-        head = raw[max(0, at - _KEY_WINDOW) : at].rstrip(_WHITESPACE)
-        if not head.endswith(b":"):  # an array item, or inside a string
+        key = _null_key(raw, at)
+        if key is None:  # an array item, or inside a string
             continue
-        head = head[:-1].rstrip(_WHITESPACE)
-        opening = head.rfind(b'"', 0, -1) if head.endswith(b'"') else -1
-        name = head[opening:]
-        if opening < 0 or not name[1:-1].isalpha() or raw.find(name, at) >= 0:
+        if not key or raw.find(key, at) >= 0:
             return False
         unaccounted -= 1
     return unaccounted == 0
+
+
+def _null_key(raw: bytes, at: int) -> bytes | None:
+    """The quoted key whose value is the ``null`` at ``at``: None if none, b"" when unsure.
+
+    Keys are short: a name beyond the window only makes us unsure. The usual
+    spellings (``"menu": null``, ``"menu":null``) are read without slicing.
+    """
+    start = at - _KEY_WINDOW if at > _KEY_WINDOW else 0
+    if at >= 3 and raw.startswith(b'": ', at - 3):
+        close = at - 3
+    elif at >= 2 and raw.startswith(b'":', at - 2):
+        close = at - 2
+    else:
+        head = raw[start:at].rstrip(_WHITESPACE)
+        if not head.endswith(b":"):
+            return None
+        head = head[:-1].rstrip(_WHITESPACE)
+        if not head.endswith(b'"'):
+            return b""
+        close = start + len(head) - 1
+    opening = raw.rfind(b'"', start, close)
+    if opening < 0 or not raw[opening + 1 : close].isalpha():
+        return b""
+    return raw[opening : close + 1]
 
 
 def _counted_generic(raw: bytes) -> bool:

@@ -2,10 +2,13 @@
 
 :func:`context_texts` gathers the strings of a modelContext straight from its
 Struct (code generated once from the types, so a new field cannot be
-forgotten); :func:`texts_clean` answers "could any of them hold forbidden
-content?" with a handful of C-speed byte operations on the strings joined by
-newlines, instead of running :func:`~xtyserver.protocol.forbidden.find_forbidden`
-once per string. The joined text is about a fifth of the modelContext's JSON
+forgotten), in parts: each Struct's own strings joined, each list's.
+:func:`texts_clean` answers "could any of them hold forbidden content?" with a
+handful of C-speed byte operations on the strings joined by newlines, instead
+of running :func:`~xtyserver.protocol.forbidden.find_forbidden` once per
+string; the parts equal to those of the last modelContext it found clean (in
+the same place) are not judged again, so a frame whose names changed pays
+only for its names. The joined text is about a fifth of the modelContext's JSON
 (no keys, no syntax), and nothing in it is JSON: every character is one a
 string holds. :func:`texts_clean` may say False for clean strings (the caller
 then runs the exact per-string check); it never says True when some string
@@ -45,6 +48,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from itertools import compress
+from operator import ne
 from typing import Any, Final
 
 import msgspec.inspect as mi
@@ -52,7 +57,7 @@ import msgspec.inspect as mi
 from xtyserver.protocol.frames import ModelContext
 from xtyserver.protocol.normalize import is_plain
 
-__all__ = ["context_texts", "texts_clean"]
+__all__ = ["context_strings", "context_texts", "texts_clean"]
 
 # -- gathering the strings ----------------------------------------------------
 
@@ -60,8 +65,14 @@ __all__ = ["context_texts", "texts_clean"]
 _NO_TEXT: Final = (mi.IntType, mi.FloatType, mi.BoolType, mi.DateTimeType, mi.LiteralType)
 
 
-def _source(info: mi.StructType, var: str, depth: int) -> list[str]:
-    """Statements that add every string of the Struct held by ``var`` to ``out``.
+def _source(info: mi.StructType, var: str, depth: int, *, flat: bool) -> list[str]:
+    """Statements that add the strings of the Struct held by ``var`` to ``out``.
+
+    ``flat``: one item per string, None where unset. Otherwise in parts: a
+    part is one string, a Struct's own string fields, a list of strings or a
+    list of flat Structs' strings joined by newlines, with an unset string
+    written ``None`` (a word that holds nothing forbidden, so judging it
+    changes no verdict).
 
     Raises:
         TypeError: a field's type is one this gatherer does not read (so a new
@@ -78,29 +89,40 @@ def _source(info: mi.StructType, var: str, depth: int) -> list[str]:
             texts.append(f"{var}.{field.name}")
         elif isinstance(t, mi.StructType):
             lines += [f"{pad}{local} = {var}.{field.name}", f"{pad}if {local} is not None:"]
-            lines += _source(t, local, depth + 1) or [f"{pad}    pass"]
+            lines += _source(t, local, depth + 1, flat=flat) or [f"{pad}    pass"]
         elif isinstance(item, mi.StrType):
+            assert isinstance(t, mi.ListType)
             lines += [f"{pad}{local} = {var}.{field.name}", f"{pad}if {local}:"]
-            lines.append(f"{pad}    out += {local}")
+            if flat:
+                lines.append(f"{pad}    out += {local}")
+            elif isinstance(t.item_type, mi.UnionType):  # None items written as words
+                lines.append(f'{pad}    out.append("\\n".join([f"{{x}}" for x in {local}]))')
+            else:
+                lines.append(f'{pad}    out.append("\\n".join({local}))')
         elif isinstance(item, mi.StructType):
             lines += [f"{pad}{local} = {var}.{field.name}", f"{pad}if {local}:"]
-            lines += _list_source(item, local, depth + 1)
+            lines += _list_source(item, local, depth + 1, flat=flat)
         elif not isinstance(t, _NO_TEXT):
             raise TypeError(f"{info.cls.__name__}.{field.name}: not a type the gatherer reads")
-    if len(texts) == 1:
-        lines.append(f"{pad}out.append({texts[0]})")
+    if texts and flat:
+        lines.append(f"{pad}out += ({', '.join(texts)},)")
     elif texts:
-        lines.append(f"{pad}out += ({', '.join(texts)})")
+        lines.append(f"{pad}out.append({_spelled(texts)})")
     return lines
 
 
-def _list_source(info: mi.StructType, var: str, depth: int) -> list[str]:
+def _spelled(texts: list[str]) -> str:
+    """An f-string writing the strings named by ``texts`` one a line (None as ``None``)."""
+    return 'f"' + "\\n".join(f"{{{text}}}" for text in texts) + '"'
+
+
+def _list_source(info: mi.StructType, var: str, depth: int, *, flat: bool) -> list[str]:
     """Statements adding the strings of a list of Structs: one comprehension when flat."""
     pad = "    " * (depth + 1)
     kinds = [_bare(field.type) for field in info.fields]
     item = f"i{depth}"
     if not all(isinstance(t, (mi.StrType, *_NO_TEXT)) for t in kinds):
-        return [f"{pad}for {item} in {var}:", *_source(info, item, depth + 1)]
+        return [f"{pad}for {item} in {var}:", *_source(info, item, depth + 1, flat=flat)]
     texts = [
         f"{item}.{f.name}"
         for f, t in zip(info.fields, kinds, strict=True)
@@ -108,6 +130,8 @@ def _list_source(info: mi.StructType, var: str, depth: int) -> list[str]:
     ]
     if not texts:
         return [f"{pad}pass"]
+    if not flat:
+        return [f'{pad}out.append("\\n".join([{_spelled(texts)} for {item} in {var}]))']
     if len(texts) == 1:
         return [f"{pad}out += [{texts[0]} for {item} in {var}]"]
     return [f"{pad}out += [x for {item} in {var} for x in ({', '.join(texts)})]"]
@@ -123,7 +147,7 @@ def _bare(t: mi.Type) -> mi.Type:
     return t.type if isinstance(t, mi.Metadata) else t
 
 
-def _gatherer(cls: type[Any]) -> tuple[Callable[[Any], list[str | None]], str]:
+def _gatherer(cls: type[Any], *, flat: bool) -> tuple[Callable[[Any], list[Any]], str]:
     """A function listing every string field of a ``cls`` Struct, and its source.
 
     Generated once from the types, as :mod:`dataclasses` generates methods: a
@@ -131,19 +155,23 @@ def _gatherer(cls: type[Any]) -> tuple[Callable[[Any], list[str | None]], str]:
     """
     info = mi.type_info(cls)
     assert isinstance(info, mi.StructType)
-    body = _source(info, "obj", 0)
+    body = _source(info, "obj", 0, flat=flat)
     source = "\n".join(["def gather(obj):", "    out = []", *body, "    return out"])
     names: dict[str, Any] = {}
     exec(compile(source, f"<gatherer of {cls.__name__}>", "exec"), names)
     return names["gather"], source
 
 
-# context_texts(context): every string field of a modelContext, None where
-# unset, in field order (capturedAt is a checked datetime, not text). Join
-# them for texts_clean with "\n".join(filter(None, texts)).
-_GATHERED: Final = _gatherer(ModelContext)
-context_texts: Final[Callable[[ModelContext], list[str | None]]] = _GATHERED[0]
+# context_texts(context): every string field of a modelContext in parts, in
+# field order (capturedAt is a checked datetime, not text): what texts_clean
+# takes. context_strings(context): the same strings one by one, None where
+# unset: what the exact check judges when texts_clean cannot vouch for them.
+_GATHERED: Final = _gatherer(ModelContext, flat=False)
+context_texts: Final[Callable[[ModelContext], list[str]]] = _GATHERED[0]
 GATHER_SOURCE: Final = _GATHERED[1]
+_STRINGS: Final = _gatherer(ModelContext, flat=True)
+context_strings: Final[Callable[[ModelContext], list[str | None]]] = _STRINGS[0]
+STRINGS_SOURCE: Final = _STRINGS[1]
 
 
 # -- judging them -------------------------------------------------------------
@@ -182,32 +210,42 @@ _LEVEL: Final[re.Pattern[bytes]] = re.compile(
 )
 
 
-def texts_clean(texts: str) -> bool:
-    """Whether no string joined in ``texts`` can hold forbidden content (see the module).
+def texts_clean(parts: list[str]) -> bool:
+    """Whether no string in ``parts`` can hold forbidden content (see the module).
 
     A game sends the same strings again and again (the state's numbers and
-    ``capturedAt`` change, its names rarely do), so the last few texts found
-    clean are remembered: the verdict is a function of the text alone.
+    ``capturedAt`` change every frame, the clock and a place's names now and
+    then), so the parts of the last modelContext found clean are kept: a
+    part equal to the one in the same place there holds only clean strings
+    (the verdict on a text is a function of the text alone), and only the
+    other parts are judged, joined as all of them would be. Comparing a few
+    parts in place is a few memcmp calls; hashing each new string for a set
+    of them would cost more than judging them.
 
     Args:
-        texts: Strings as kept (invisible characters removed), joined by ``"\\n"``.
+        parts: Strings as kept (invisible characters removed), in parts as
+            :func:`context_texts` lists them.
 
     Returns:
         True only when every string is certainly clean; False means "run the
         exact check", not "forbidden".
     """
-    if texts in _SEEN_CLEAN:
+    global _LAST_CLEAN
+    last = _LAST_CLEAN
+    if parts == last:
         return True
-    if not _judged_clean(texts):
+    if len(parts) == len(last):
+        text = "\n".join(compress(parts, map(ne, parts, last)))
+    else:  # a part came or went, shifting the others: all are judged
+        text = "\n".join(parts)
+    if not _judged_clean(text):
         return False
-    if len(_SEEN_CLEAN) >= _SEEN_MAX:
-        _SEEN_CLEAN.clear()  # whole, not oldest first: no iteration another thread could race
-    _SEEN_CLEAN[texts] = None
+    _LAST_CLEAN = parts  # replaced whole, never changed: another thread reads either
     return True
 
 
-_SEEN_MAX: Final = 16
-_SEEN_CLEAN: dict[str, None] = {}
+# The parts of the last modelContext found clean, as context_texts listed them.
+_LAST_CLEAN: list[str] = []
 
 
 def _judged_clean(texts: str) -> bool:
