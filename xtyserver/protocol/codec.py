@@ -134,12 +134,10 @@ def decode_client_frame(data: bytes | str) -> Decoded:
         )
     else:
         encoded = _ENCODER.encode(frame)
-        if kind in _WITHOUT_TEXT and b"\\" not in raw and raw.count(b":") == encoded.count(b":"):
-            # No free text to normalise or judge, and every key counted once
-            # (step 1 of duplicates.py, settled): a heartbeat and the like.
-            return Decoded(frame)
     try:
         refuse_duplicate_keys(raw, frame, encoded)
+        if kind in _WITHOUT_TEXT:
+            return Decoded(frame)  # a heartbeat and the like: nothing to normalise or judge
         normal = normalized(frame, raw)
         size = _check_semantics(normal, encoded if normal is frame else None)
     except PeerError as exc:
