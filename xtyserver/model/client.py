@@ -51,7 +51,7 @@ from xtyserver.model.bounds import (
 )
 from xtyserver.model.request import BoundedStream, RawChunk, chat_body, post_chat
 from xtyserver.model.settings import ModelSettings
-from xtyserver.model.tls import http_client
+from xtyserver.model.tls import openai_client
 from xtyserver.protocol.frames import Usage
 from xtyserver.session.tools import ToolCall
 
@@ -385,15 +385,8 @@ class ModelClient:
         if settings.configured:
             # A backstop only: the anyio deadlines below are the ones that count.
             backstop = max(settings.first_token_timeout, settings.idle_timeout) + 5.0
-            self._client = openai.AsyncOpenAI(
-                base_url=settings.base_url,
-                # A local server (Ollama, vLLM) may need no key; the client needs a string.
-                api_key=settings.api_key or "EMPTY",
-                max_retries=0,  # we retry ourselves, so the rules above hold exactly
-                timeout=backstop,
-                # The process's one TLS context (model/tls.py), not a CA bundle each.
-                http_client=http_client(settings.base_url, timeout=backstop),
-            )
+            # We retry ourselves (no SDK retries), so the rules above hold exactly.
+            self._client = openai_client(settings.base_url, settings.api_key, timeout=backstop)
 
     @property
     def configured(self) -> bool:

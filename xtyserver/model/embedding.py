@@ -12,13 +12,11 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 
-import openai
-
 from xtyserver.errors import ModelError
 from xtyserver.memory.vectors import normalized
 from xtyserver.model.client import _PROVIDER_ERRORS, _classify
 from xtyserver.model.settings import ModelSettings
-from xtyserver.model.tls import http_client
+from xtyserver.model.tls import openai_client
 from xtyserver.protocol.frames import Usage
 
 BATCH = 32
@@ -46,13 +44,7 @@ class EmbeddingClient:
     def __init__(self, settings: ModelSettings, *, timeout: float = 30.0) -> None:
         self.settings = settings
         self.model = settings.model
-        self._client = openai.AsyncOpenAI(
-            base_url=settings.base_url,
-            api_key=settings.api_key or "EMPTY",
-            max_retries=0,
-            timeout=timeout,
-            http_client=http_client(settings.base_url, timeout=timeout),
-        )
+        self._client = openai_client(settings.base_url, settings.api_key, timeout=timeout)
 
     async def embed(self, texts: Sequence[str]) -> Embedded:
         """One ``POST /embeddings`` for ``texts`` (at most :data:`BATCH`).

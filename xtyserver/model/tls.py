@@ -33,7 +33,7 @@ import openai
 
 from xtyserver.model.bounds import is_loopback
 
-__all__ = ["context_for", "http_client", "verifying_context"]
+__all__ = ["context_for", "http_client", "openai_client", "verifying_context"]
 
 
 @functools.cache
@@ -65,4 +65,19 @@ def http_client(base_url: str, *, timeout: float) -> httpx2.AsyncClient:
     """
     return openai.DefaultAsyncHttpxClient(
         base_url=base_url, timeout=timeout, verify=context_for(base_url)
+    )
+
+
+def openai_client(base_url: str, api_key: str, *, timeout: float) -> openai.AsyncOpenAI:
+    """The openai client of one route, on :func:`http_client`.
+
+    No retries of the SDK's own: the callers retry by their own rules. A local
+    server (Ollama, vLLM) may need no key, and the client needs a string.
+    """
+    return openai.AsyncOpenAI(
+        base_url=base_url,
+        api_key=api_key or "EMPTY",
+        max_retries=0,
+        timeout=timeout,
+        http_client=http_client(base_url, timeout=timeout),
     )
