@@ -29,12 +29,18 @@ async def purge_trash_every(memory: MemoryService, every: float = EVERY) -> None
     A store error is logged and the job goes on.
     """
     logger = log.get("xtyserver.memory")
+    changed = anyio.Event()
+
+    def wake() -> None:
+        changed.set()  # the event of the wait to come, or of the one under way
+
+    memory.on_trash_window = wake
     try:
         while True:
-            changed = anyio.Event()
-            memory.on_trash_window = changed.set
             with anyio.move_on_after(every):
                 await changed.wait()
+            # A fresh event before purging: a change during the purge wakes the next wait.
+            changed = anyio.Event()
             try:
                 purged = await memory.purge_trash()
             except StoreError as exc:
