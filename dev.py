@@ -5,7 +5,7 @@
     python3 dev.py demo            # create .venv, install, run the end-to-end demo
     python3 dev.py serve [ARGS]    # create .venv, install, run `xtyserver serve ARGS`
     python3 dev.py lint            # ruff + mypy --strict
-    python3 dev.py build           # the wheel, into dist/ (python -m build)
+    python3 dev.py build           # the wheel, into dist/ (only the `build` tool is installed)
     python3 dev.py run ARGS        # any `xtyserver ARGS`
 
 On Windows run it as `py dev.py ...` (or `python dev.py ...`): `python3` there
@@ -13,8 +13,9 @@ may open the Microsoft Store.
 
 The virtual environment is created in .venv next to this file and (re)installed
 whenever pyproject.toml changes. `serve`, `demo` and `run` install the package
-alone; `test`, `lint` and `build` add the test tools (each has its own stamp, and
-the test install also serves the others).
+alone; `test` and `lint` add the test tools (each has its own stamp, and the test
+install also serves the others); `build` installs only PyPA's `build` (the wheel
+is pure Python: nothing else is needed to make it).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / ("python.exe" if os.name == "nt" else "python")
 TEST_STAMP = VENV / ".xty-installed"  # the package with its test tools
 SERVE_STAMP = VENV / ".xty-installed-serve"  # the package alone
-TOOL_COMMANDS = ("test", "lint", "build")
+TOOL_COMMANDS = ("test", "lint")
 
 
 def ensure_env(test_tools: bool) -> None:
@@ -53,9 +54,26 @@ def ensure_env(test_tools: bool) -> None:
     (TEST_STAMP if test_tools else SERVE_STAMP).write_text(want)
 
 
+def ensure_build_tool() -> None:
+    """A .venv with PyPA's ``build`` in it, and nothing else the wheel does not need."""
+    if sys.version_info < (3, 11):  # noqa: UP036 - this script may run on an older python3
+        sys.exit("xtyserver needs Python 3.11 or newer")
+    if not PY.exists():
+        print("creating .venv ...", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    if subprocess.call([str(PY), "-c", "import build"], stderr=subprocess.DEVNULL) == 0:
+        return
+    print("installing the build tool into .venv ...", flush=True)
+    pip = [str(PY), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    subprocess.run([*pip, "build>=1"], check=True)
+
+
 def main(argv: list[str]) -> int:
     command, rest = (argv[0], argv[1:]) if argv else ("test", [])
-    ensure_env(test_tools=command in TOOL_COMMANDS)
+    if command == "build":
+        ensure_build_tool()
+    else:
+        ensure_env(test_tools=command in TOOL_COMMANDS)
     env = {**os.environ, "PYTHONUTF8": "1"}
     if command == "test":
         return subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT, env=env)

@@ -13,7 +13,7 @@ import sys
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -116,6 +116,18 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
 
 
+class ConsoleSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """What the console window says to a player (README "Configuration").
+
+    ``language`` is ``auto`` (the OS's display language; ``XTY_LANG`` wins), ``zh``
+    or ``en``. ``texts`` replaces lines of the console's catalog per language,
+    e.g. ``[console.texts.zh] started = "..."`` (``xtyserver/cli/say.py`` names them).
+    """
+
+    language: Literal["auto", "zh", "en"] = "auto"
+    texts: dict[Literal["zh", "en"], dict[str, str]] = msgspec.field(default_factory=dict)
+
+
 class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Everything the server needs; the defaults are the documented limits."""
 
@@ -128,6 +140,7 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     memory: MemorySettings = msgspec.field(default_factory=MemorySettings)
     images: ImageLimits = msgspec.field(default_factory=ImageLimits)
     texts: Texts = msgspec.field(default_factory=Texts)
+    console: ConsoleSettings = msgspec.field(default_factory=ConsoleSettings)
 
     @property
     def data_path(self) -> Path:

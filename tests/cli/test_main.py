@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -50,15 +51,17 @@ def env_for(data_dir: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def xty(data_dir: Path, *args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m xtyserver ARGS --data-dir DATA_DIR`` to completion."""
+def xty(
+    data_dir: Path, *args: str, timeout: float = 30, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m xtyserver ARGS --data-dir DATA_DIR`` to completion (``env`` added)."""
     return subprocess.run(
         [sys.executable, "-m", "xtyserver", *args, "--data-dir", str(data_dir)],
         capture_output=True,
         encoding="gbk",
         timeout=timeout,
         cwd=ROOT,
-        env=env_for(data_dir),
+        env=env_for(data_dir, **env),
     )
 
 
@@ -279,9 +282,34 @@ def test_stats_json_prints_per_save_and_per_game_rows(tmp_path: Path) -> None:
     farm_a = saves[("stardew-valley", "farm-a")]
     assert farm_a["days"] == 1 and farm_a["sessions"] == 1 and farm_a["activeMs"] == 120_000
 
-    table = xty(data, "stats")
+    table = xty(data, "stats", XTY_LANG="en")
     assert table.returncode == 0, table.stderr
-    assert "stardew-valley / farm-b" in table.stdout
+    assert "Stardew Valley / farm-b" in table.stdout
+
+
+def test_stats_table_names_games_and_saves_and_aligns_chinese_by_display_width(
+    tmp_path: Path,
+) -> None:
+    from xtyserver.cli.say import cells
+
+    data = tmp_path / "d"
+    with MemoryStore.open_profile(data, "default", clock=ManualClock(START)) as store:
+        for n, (save, name) in enumerate([("k3J9xQ2mPa", "阳光农场 ·二号"), ("farm-b", None)]):
+            scope = Scope("stardew-valley", save)
+            sid = store.open_play_session(scope, START + n, "Asia/Shanghai", save_name=name)
+            store.close_play_session(sid, START + n + 600)
+            store.record_usage("2026-05-03", scope, "chat", 100, 20)
+    done = xty(data, "stats", XTY_LANG="zh")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "k3J9xQ2mPa" not in out  # the player's name for the save, not its id
+    assert "星露谷物语 / 阳光农场 ·二号" in out and "星露谷物语 / farm-b" in out
+    assert "天数" in out and "上次游玩" in out
+    plays, saves, bill = (b.splitlines() for b in out.strip().split("\n\n"))
+    for rows in (plays, saves):  # the right-aligned days column ends in one terminal cell
+        assert len({cells(line[: list(re.finditer(r"\S+(?: \S+)*", line))[1].end()])
+                    for line in rows}) == 1, rows
+    assert len({cells(line) for line in bill}) == 1, bill  # tokens, right-aligned, last
 
 
 def test_stats_shows_the_token_bill_per_day_save_and_purpose(tmp_path: Path) -> None:
@@ -301,8 +329,8 @@ def test_stats_shows_the_token_bill_per_day_save_and_purpose(tmp_path: Path) -> 
         ("2026-05-03", "chat", 2, 175),
         ("2026-05-03", "extraction", 1, 40),
     ]
-    table = xty(data, "stats")
-    assert "2026-05-03 stardew-valley / farm-a" in table.stdout and " 175" in table.stdout
+    table = xty(data, "stats", XTY_LANG="zh")
+    assert "2026-05-03  星露谷物语 / farm-a" in table.stdout and " 175" in table.stdout
 
 
 # --- token -------------------------------------------------------------------------------------

@@ -477,6 +477,9 @@ async def _fake_model(host: str, port: int) -> int:
 
 
 def _stats(settings: Settings, *, as_json: bool) -> int:
+    from xtyserver.cli.say import Say, table
+    from xtyserver.memory.game_names import game_name
+    from xtyserver.protocol.frames import GameStats, SaveStats
     from xtyserver.session.replies import stats_result
 
     store = _open_store(settings)
@@ -487,24 +490,45 @@ def _stats(settings: Settings, *, as_json: bool) -> int:
     if as_json:
         print(console_json(msgspec.to_builtins(frame)))
         return 0
-    print(f"{'game':<28} {'days':>5} {'sessions':>8} {'active':>10}  last played")
-    for g in frame.games:
-        last = g.last_played or "-"
-        print(f"{g.game_id:<28} {g.days:>5} {g.sessions:>8} {_hm(g.active_ms):>10}  {last}")
+    say = Say(settings.console)
+    if not frame.saves:
+        print(say("stats_none"))
+        return 0
+    names = {(s.game_id, s.save_id): s.save_name or s.save_id for s in frame.saves}
+
+    def where(game_id: str, save_id: str) -> str:
+        return f"{game_name(game_id, say.language)} / {names.get((game_id, save_id), save_id)}"
+
+    counts = [say(k) for k in ("stats_days", "stats_sessions", "stats_active", "stats_last")]
+    right = (False, True, True, True, False)
+
+    def row(name: str, s: GameStats | SaveStats) -> list[str]:
+        return [name, str(s.days), str(s.sessions), _hm(s.active_ms), _local(s.last_played)]
+
+    games = [row(game_name(g.game_id, say.language), g) for g in frame.games]
+    print(table([say("stats_game"), *counts], games, right))
     print()
-    print(f"{'game / save':<44} {'days':>5} {'sessions':>8} {'active':>10}  last played")
-    for s in frame.saves:
-        name = f"{s.game_id} / {s.save_name or s.save_id}"
-        print(
-            f"{name:<44} {s.days:>5} {s.sessions:>8} {_hm(s.active_ms):>10}  {s.last_played or '-'}"
-        )
+    saves = [row(where(s.game_id, s.save_id), s) for s in frame.saves]
+    print(table([say("stats_save"), *counts], saves, right))
     if frame.tokens:
         print()
-        print(f"{'date':<10} {'game / save':<40} {'purpose':<10} {'calls':>5} {'tokens':>9}")
-        for t in frame.tokens:
-            where = f"{t.game_id} / {t.save_id}"
-            print(f"{t.date:<10} {where:<40} {t.purpose:<10} {t.calls:>5} {t.total_tokens:>9}")
+        header = [say(k) for k in ("stats_date", "stats_save", "stats_purpose")]
+        header += [say("stats_calls"), say("stats_tokens")]
+        bill = [
+            [t.date, where(t.game_id, t.save_id), t.purpose, str(t.calls), str(t.total_tokens)]
+            for t in frame.tokens
+        ]
+        print(table(header, bill, (False, False, False, True, True)))
     return 0
+
+
+def _local(stamp: str | None) -> str:
+    """An RFC 3339 time as this PC's local ``YYYY-MM-DD HH:MM``, or ``-``."""
+    if not stamp:
+        return "-"
+    from datetime import datetime
+
+    return datetime.fromisoformat(stamp).astimezone().strftime("%Y-%m-%d %H:%M")
 
 
 def _hm(ms: int) -> str:

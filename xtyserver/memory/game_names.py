@@ -16,12 +16,19 @@ GAME_NAMES: dict[str, str] = {
     "minecraft": "我的世界",
     "terraria": "泰拉瑞亚",
 }
+GAME_NAMES_EN: dict[str, str] = {
+    "stardew-valley": "Stardew Valley",
+    "dont-starve-together": "Don't Starve Together",
+    "oxygen-not-included": "Oxygen Not Included",
+    "minecraft": "Minecraft",
+    "terraria": "Terraria",
+}
 MAX_GAMES = 8  # SharedProfile.games holds at most 8 items
 
 
-def game_name(game_id: str) -> str:
-    """The readable name of ``game_id``, or the id itself when unknown."""
-    return GAME_NAMES.get(game_id, game_id)
+def game_name(game_id: str, language: str = "zh") -> str:
+    """The readable name of ``game_id`` (Chinese, or English), or the id when unknown."""
+    return (GAME_NAMES_EN if language == "en" else GAME_NAMES).get(game_id, game_id)
 
 
 def with_game(profile: SharedProfile, game_id: str) -> list[str] | None:

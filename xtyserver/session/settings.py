@@ -35,15 +35,17 @@ class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     data_ack: str = "好的。"
     data_tag: str = "资料"
     model_not_configured: str = (
-        "还没有配置模型：请设置环境变量 XTY_MODEL_BASE_URL 和 XTY_MODEL"
-        "（需要时再设 XTY_MODEL_API_KEY），或在配置文件的 [model] 里填写 base_url 和 model。"
+        "还没有设置模型：请打开小汤圆的记忆页（在电脑上运行 xtyserver ui），"
+        "在「设置」标签里选择模型服务、填入 API Key 并保存。"
     )
     busy: str = "小汤圆还在回答上一句，等一下再说吧。"
     cancelled: str = "这次回答已取消。"
     model_timeout: str = "模型太久没有回应，这次先算了，再问一次试试？"
     model_rate_limited: str = "模型服务现在太忙（请求过多），稍后再试。"
     model_unavailable: str = "模型服务暂时不可用，稍后再试。"
-    model_auth_failed: str = "模型服务拒绝了密钥：请检查 XTY_MODEL_API_KEY。"
+    model_auth_failed: str = (
+        "模型服务拒绝了密钥：请在记忆页的「设置」标签里检查 API Key，再按「测试连接」。"
+    )
     model_stream_cut: str = "回答中途断开了，再问一次吧。"
     model_bad_request: str = "模型服务不接受这次请求，请检查模型名称和配置。"
     model_error: str = "模型出错了，稍后再试。"

@@ -1,0 +1,148 @@
+"""What the console says to a player, in the player's language (README "玩家指南").
+
+A player runs ``xtyserver`` from a shortcut or a PowerShell window and reads a
+few short lines: that the companion runs, where its page is, what to do next
+(the first run names the 设置 tab), how to stop it. Structured logs are for
+``serve``, ``-v`` and ``--log-json``. The language is ``XTY_LANG`` when set,
+else ``[console] language``, else the OS's display language (Chinese unless the
+OS says another language); every line can be replaced under
+``[console.texts.zh]`` / ``[console.texts.en]``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import unicodedata
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+from xtyserver.config import ConsoleSettings
+from xtyserver.errors import UsageError
+
+Language = Literal["zh", "en"]
+
+CATALOG: dict[Language, dict[str, str]] = {
+    "zh": {
+        "started": "小汤圆已启动，正在等游戏里的 mod 连接（{url}）。",
+        "page": "记忆页：{link}",
+        "opened": "已在浏览器中打开记忆页。",
+        "no_browser": "没能打开浏览器：请把上面「记忆页」后面的链接复制到浏览器地址栏。",
+        "not_configured": (
+            "还没有设置模型：请在记忆页的「设置」标签里选择模型服务、填入 API Key，"
+            "按「保存」，再按「测试连接」。"
+        ),
+        "how_to_stop": "要停止小汤圆，在这个窗口按 Ctrl+C，或直接关闭窗口。",
+        "stopping": "正在停止小汤圆……",
+        "stopped": "小汤圆已停止。",
+        "already_running": "小汤圆已经在运行了（进程 {pid}），正在为你打开它的记忆页。",
+        "stats_game": "游戏",
+        "stats_save": "游戏 / 存档",
+        "stats_days": "天数",
+        "stats_sessions": "次数",
+        "stats_active": "时长",
+        "stats_last": "上次游玩",
+        "stats_date": "日期",
+        "stats_purpose": "用途",
+        "stats_calls": "调用",
+        "stats_tokens": "token 数",
+        "stats_none": "还没有游戏记录。",
+    },
+    "en": {
+        "started": "XiaoTangYuan is running and waiting for the game's mod ({url}).",
+        "page": "Memory page: {link}",
+        "opened": "Opened the memory page in your browser.",
+        "no_browser": "No browser could be opened: copy the memory page link above into one.",
+        "not_configured": (
+            "No model is set up yet: on the memory page's Settings tab choose a provider, "
+            "paste its API key, press Save, then Test connection."
+        ),
+        "how_to_stop": "To stop XiaoTangYuan, press Ctrl+C in this window or close it.",
+        "stopping": "Stopping XiaoTangYuan...",
+        "stopped": "XiaoTangYuan has stopped.",
+        "already_running": "XiaoTangYuan is already running (pid {pid}); opening its memory page.",
+        "stats_game": "game",
+        "stats_save": "game / save",
+        "stats_days": "days",
+        "stats_sessions": "sessions",
+        "stats_active": "active",
+        "stats_last": "last played",
+        "stats_date": "date",
+        "stats_purpose": "purpose",
+        "stats_calls": "calls",
+        "stats_tokens": "tokens",
+        "stats_none": "Nothing played yet.",
+    },
+}
+
+# The Windows primary language id of Chinese (LANGID & 0x3FF), any region.
+_LANG_CHINESE = 0x04
+
+
+def os_language(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> Language:
+    """The OS's display language: ``zh`` unless the OS names another language."""
+    if platform == "win32":  # pragma: no cover - Windows only
+        import ctypes
+
+        langid = int(ctypes.windll.kernel32.GetUserDefaultUILanguage())  # type: ignore[attr-defined]
+        return "zh" if langid & 0x3FF == _LANG_CHINESE else "en"
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        value = environ.get(name, "").split(":")[0].strip()
+        if not value:
+            continue
+        if value in ("C", "POSIX") or value.startswith(("C.", "POSIX.")):
+            return "zh"  # no language chosen: the product's own
+        return "zh" if value.lower().startswith("zh") else "en"
+    return "zh"
+
+
+def console_language(
+    settings: ConsoleSettings,
+    environ: Mapping[str, str] = os.environ,
+    platform: str = sys.platform,
+) -> Language:
+    """``XTY_LANG`` (zh…/en…), else ``[console] language``, else :func:`os_language`."""
+    forced = environ.get("XTY_LANG", "").strip().lower()
+    if forced:
+        return "zh" if forced.startswith("zh") else "en"
+    if settings.language != "auto":
+        return settings.language
+    return os_language(environ, platform)
+
+
+class Say:
+    """The console's lines in one language, with the player's replacements."""
+
+    def __init__(self, settings: ConsoleSettings, language: Language | None = None) -> None:
+        self.language: Language = language or console_language(settings)
+        lines = dict(CATALOG[self.language])
+        for key, text in settings.texts.get(self.language, {}).items():
+            if key not in lines:
+                raise UsageError(f"console.texts.{self.language}.{key}: no such console line")
+            lines[key] = text
+        self._lines = lines
+
+    def __call__(self, key: str, **values: object) -> str:
+        return self._lines[key].format(**values)
+
+
+def cells(text: str) -> int:
+    """Terminal columns of ``text``: wide and full-width characters take two."""
+    return sum(
+        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+        for c in text
+    )
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> str:
+    """Rows aligned by display width (CJK counts two cells); ``right`` per column."""
+    widths = [max(cells(r[i]) for r in (header, *rows)) for i in range(len(header))]
+
+    def line(row: Sequence[str]) -> str:
+        out = []
+        for text, width, to_right in zip(row, widths, right, strict=True):
+            pad = " " * (width - cells(text))
+            out.append(pad + text if to_right else text + pad)
+        return "  ".join(out).rstrip()
+
+    return "\n".join(line(r) for r in (header, *rows))
