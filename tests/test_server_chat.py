@@ -382,7 +382,7 @@ async def test_chat_without_model_answers_model_not_configured(tmp_path: Path) -
             "c1",
             "model_not_configured",
         )
-        assert "XTY_MODEL_BASE_URL" in error["message"]
+        assert "「设置」" in error["message"]
         # The server keeps serving everything else.
         await send(ws, {"type": "stats.get", "id": "s"})
         assert (await recv(ws))["type"] == "stats.result"

@@ -413,7 +413,7 @@ def test_session_without_model_answers_model_not_configured() -> None:
     actions = turn(session, chat_send(), T0)
     [error] = sent(actions)
     assert error.code == "model_not_configured"
-    assert "XTY_MODEL_BASE_URL" in error.message
+    assert "「设置」" in error.message  # the page's Settings tab, where a player sets it up
     assert state_of(session) is State.READY
 
 
