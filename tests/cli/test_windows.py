@@ -10,6 +10,7 @@ data folders' paths hold Chinese characters and spaces (tests/cli/conftest.py).
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import signal
 import socket
@@ -55,15 +56,22 @@ class Serve:
             stderr=self.log,
             encoding="gbk",
             cwd=ROOT,
-            env=env_for(data, **{"XTY_TOKEN": TOKEN, **env}),
+            env=env_for(data, **{"XTY_TOKEN": TOKEN, "XTY_LANG": "zh", **env}),
         )
         assert self.proc.stdout is not None
-        self.lines = [self.proc.stdout.readline().strip() for _ in range(3)]
-        assert self.lines[0].startswith("listening ws://127.0.0.1:"), self.lines
-        self.url = self.lines[0].removeprefix("listening ")
+        if args and args[0] == "serve":  # the lines tools read: listening, token, memory page
+            self.lines = [self.proc.stdout.readline().strip() for _ in range(3)]
+            assert self.lines[0].startswith("listening ws://127.0.0.1:"), self.lines
+            self.url = self.lines[0].removeprefix("listening ")
+            self.link = self.lines[2].removeprefix("memory page: ")
+        else:  # ``xtyserver`` alone: the player's console, in its language
+            self.lines = [self.proc.stdout.readline().strip() for _ in range(2)]
+            assert self.lines[0].startswith("小汤圆已启动"), self.lines
+            self.url = re.search(r"ws://[^\s）]+", self.lines[0]).group()  # type: ignore[union-attr]
+            assert self.lines[1].startswith("记忆页："), self.lines
+            self.link = self.lines[1].removeprefix("记忆页：")
         self.port = int(self.url.rsplit(":", 1)[1].split("/")[0])
-        page = self.lines[2].removeprefix("memory page: ")
-        self.ui_port = int(page.split("/ui/", 1)[0].rsplit(":", 1)[1])
+        self.ui_port = int(self.link.split("/ui/", 1)[0].rsplit(":", 1)[1])
 
     def stop(self, sig: int | None = signal.SIGINT) -> str:
         """Send ``sig``; return the rest of stdout once the process ended (exit code checked).
@@ -311,17 +319,18 @@ def test_xtyserver_alone_serves_and_opens_the_page_once_then_a_second_start_open
 ) -> None:
     program, opened = fake_browser(tmp_path)
     data = tmp_path / "data"
-    env = {"BROWSER": str(program), "XTY_TOKEN": TOKEN}
+    env = {"BROWSER": str(program), "XTY_TOKEN": TOKEN, "XTY_LANG": "zh"}
     config = tmp_path / "xty.toml"
     config.write_text("[server]\nport = 0\n", encoding="utf-8")  # not the player's 8765
     first = Serve(data, "--config", str(config), **env)
     try:
-        link = first.lines[2].removeprefix("memory page: ")
+        link = first.link
         assert link.startswith(f"http://127.0.0.1:{first.ui_port}/ui/#token=")
         assert first.proc.stdout is not None
-        assert first.proc.stdout.readline().strip() == (
-            "opened the memory page in the default browser"
-        )
+        assert first.proc.stdout.readline().strip() == "已在浏览器中打开记忆页。"
+        # The player's console: no model yet names the 设置 tab, then how to stop.
+        assert "「设置」" in first.proc.stdout.readline()
+        assert "Ctrl+C" in first.proc.stdout.readline()
         # The browser was handed the 0600 open-page.html, never the key on its command line.
         handoff = data / "open-page.html"
         assert opened.read_text(encoding="utf-8").splitlines() == [handoff.as_uri()]
@@ -338,7 +347,7 @@ def test_xtyserver_alone_serves_and_opens_the_page_once_then_a_second_start_open
             env=env_for(data, **env),
         )
         assert again.returncode == 0, again.stderr
-        assert f"already running (pid {first.proc.pid})" in again.stdout
+        assert f"小汤圆已经在运行了（进程 {first.proc.pid}）" in again.stdout
         assert opened.read_text(encoding="utf-8").splitlines() == [handoff.as_uri()] * 2
         inside = handoff.read_text(encoding="utf-8")
         assert f"http://127.0.0.1:{first.ui_port}/ui/#token=" in inside  # a fresh key
@@ -347,6 +356,12 @@ def test_xtyserver_alone_serves_and_opens_the_page_once_then_a_second_start_open
     finally:
         rest = first.stop()
     assert "memory page" not in rest
+    assert rest.splitlines() == ["正在停止小汤圆……", "小汤圆已停止。"]
+    # The log went to the data folder, owner-only, not to the player's console.
+    logged = data / "logs" / "xtyserver.log"
+    assert stat.S_IMODE(logged.stat().st_mode) == 0o600
+    assert '"event": "server.listening"' in logged.read_text(encoding="utf-8")
+    assert "server.listening" not in Path(first.log.name).read_text(encoding="gbk")
 
 
 def test_no_browser_and_xty_no_browser_leave_the_browser_alone(tmp_path: Path) -> None:

@@ -121,7 +121,7 @@ async def test_xtyserver_without_a_model_opens_the_page_on_settings(
     config.write_text("[server]\nport = 0\n", encoding="utf-8")  # no [model]; no XTY_MODEL*
     server = Serve(data, "--no-browser", "--config", str(config))
     try:
-        link = server.lines[2].removeprefix("memory page: ")
+        link = server.link
         shots = await anyio.to_thread.run_sync(drive_first_run, link, data)
     finally:
         server.stop()

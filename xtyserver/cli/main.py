@@ -2,18 +2,20 @@
 
 ``xtyserver`` alone starts the server with the player's settings and opens the
 memory page once (``--no-browser`` or ``XTY_NO_BROWSER=1`` leave the browser
-alone). See README "Commands".
+alone); its console speaks to the player (``cli/say.py``) and its log goes to
+``logs/`` in the data folder unless ``-v``. See README "Commands".
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
 import msgspec
@@ -26,6 +28,7 @@ from xtyserver.files import private_dir, write_private
 from xtyserver.serve.instance import NotStarted
 
 if TYPE_CHECKING:
+    from xtyserver.cli.say import Say
     from xtyserver.serve.player_settings import PlayerSettings
 
 
@@ -42,6 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-browser",
         action="store_true",
         help="with no command: start the server without opening the memory page",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="with no command: log lines on the console too (else in logs/ in the data folder)",
     )
     parser.add_argument(
         "--config",
@@ -228,11 +237,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     match args.command:
         case None:
-            # A desktop program: the player's settings, the page opened once.
-            log.configure()
+            # A desktop program: the player's settings, the page opened once, and a
+            # console that speaks to the player; the log goes to a file unless -v.
             opening = not (args.no_browser or os.environ.get("XTY_NO_BROWSER"))
             player = _player(args.start_config)
-            return anyio.run(_start, player.effective(), opening, player)
+            effective = player.effective()
+            if args.verbose:
+                log.configure()
+            else:
+                log.configure(stream=_log_file(effective.data_path), json=True)
+            return anyio.run(_start, effective, opening, player)
         case "serve":
             log.configure(json=True if args.log_json else None)
             player = _player(args.config, _serve_overrides(args))
@@ -317,17 +331,19 @@ def _open_store(settings: Settings) -> Any:
 
 async def _start(settings: Settings, opening: bool, player: PlayerSettings | None = None) -> int:
     """``xtyserver`` alone: serve; when one already runs on this folder, open its page."""
+    from xtyserver.cli.say import Say
     from xtyserver.serve.instance import read_server_file
 
+    say = Say(settings.console)
     running = read_server_file(settings.data_path)
     try:
-        return await _serve(settings, None, False, opening, player)
+        return await _serve(settings, None, False, opening, player, say=say)
     except NotStarted:
         if running is None or not opening:
             raise
         # Started twice (a double-click): show the running one's page and leave it be.
-        print(f"xtyserver is already running (pid {running.pid})", flush=True)
-        return _ui(_running_port(settings, given=None), print_only=False)
+        print(say("already_running", pid=running.pid), flush=True)
+        return _ui(_running_port(settings, given=None), print_only=False, say=say)
 
 
 async def _serve(
@@ -336,7 +352,14 @@ async def _serve(
     record_images: bool,
     opening: bool = False,
     player: PlayerSettings | None = None,
+    *,
+    say: Say | None = None,
 ) -> int:
+    """Serve until a stop request; ``say`` set: the player's console (``xtyserver``).
+
+    Without ``say`` (``xtyserver serve``) stdout carries the three lines tools
+    read: ``listening URL``, where the token is, ``memory page: LINK``.
+    """
     # The server runs on asyncio only. httpcore imports trio whenever it is
     # installed (selenium, a test tool, brings it): 4 MiB and 70 ms for nothing.
     sys.modules.setdefault("trio", None)  # type: ignore[arg-type]
@@ -362,21 +385,45 @@ async def _serve(
             if not settings.model.configured:
                 log.get("xtyserver.cli.main").warning(
                     "model.not_configured",
-                    hint="set XTY_MODEL_BASE_URL and XTY_MODEL; chat will refuse",
+                    hint="the page's 设置 (Settings) tab, or XTY_MODEL_BASE_URL and XTY_MODEL",
                 )
             settle_heap()
-            print(f"listening {server.url}", flush=True)
-            print(
-                f"token: {'from XTY_TOKEN' if where is None else f'in {where}'}"
-                " (xtyserver token show prints it)",
-                flush=True,
-            )
-            print(f"memory page: {server.ui_link}", flush=True)
+            if say is None:
+                print(f"listening {server.url}", flush=True)
+                print(
+                    f"token: {'from XTY_TOKEN' if where is None else f'in {where}'}"
+                    " (xtyserver token show prints it)",
+                    flush=True,
+                )
+                print(f"memory page: {server.ui_link}", flush=True)
+            else:
+                print(say("started", url=server.url), flush=True)
+                print(say("page", link=server.ui_link), flush=True)
             if opening:
-                _open_browser(data, server.ui_link)
+                _open_browser(data, server.ui_link, say)
+            if say is not None:
+                if not settings.model.configured:
+                    print(say("not_configured"), flush=True)
+                print(say("how_to_stop"), flush=True)
             # Ctrl+C, SIGTERM; on Windows also Ctrl+Break and closing the window.
             await stop.wait()
+            if say is not None:
+                print(say("stopping"), flush=True)
+    if say is not None:
+        print(say("stopped"), flush=True)
     return 0
+
+
+def _log_file(data_dir: Path) -> TextIO:
+    """The player's log, ``logs/xtyserver.log`` in the data folder (owner-only, 1 MB kept)."""
+    folder = private_dir(data_dir) / "logs"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    path = folder / "xtyserver.log"
+    with contextlib.suppress(OSError):
+        if path.stat().st_size > 1_000_000:
+            os.replace(path, folder / "xtyserver.1.log")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    return open(fd, "a", encoding="utf-8", buffering=1)
 
 
 def _running_port(settings: Settings, *, given: int | None) -> Settings:
@@ -390,8 +437,11 @@ def _running_port(settings: Settings, *, given: int | None) -> Settings:
     return msgspec.structs.replace(settings, server=server)
 
 
-def _open_browser(data_dir: Path, link: str) -> None:
-    if _hand_to_browser(data_dir, link):
+def _open_browser(data_dir: Path, link: str, say: Say | None) -> None:
+    opened = _hand_to_browser(data_dir, link)
+    if say is not None:
+        print(say("opened" if opened else "no_browser"), flush=True)
+    elif opened:
         print("opened the memory page in the default browser", flush=True)
     else:
         print("no browser could be opened; open the link above", flush=True)
@@ -409,7 +459,7 @@ def _forwarded(args: argparse.Namespace) -> list[str]:
     return out
 
 
-def _ui(settings: Settings, *, print_only: bool) -> int:
+def _ui(settings: Settings, *, print_only: bool, say: Say | None = None) -> int:
     """Ask the running server for a fresh launch key and open (or print) the page.
 
     The key travels in a 0600 file the browser opens (``open-page.html`` in the
@@ -446,7 +496,7 @@ def _ui(settings: Settings, *, print_only: bool) -> int:
     if not _hand_to_browser(settings.data_path, link):
         print(link, flush=True)
         return 1
-    print("opened the memory page in the default browser", flush=True)
+    print(say("opened") if say else "opened the memory page in the default browser", flush=True)
     return 0
 
 
