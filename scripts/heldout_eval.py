@@ -1,0 +1,153 @@
+"""Recall on the held-out players'-words set (``eval/heldout/``), over the real server.
+
+The set was written by someone who had read none of the retrieval code or the
+glossary (``eval/heldout/README.md``); it is never used for tuning. Each case
+becomes a save of its own (its memories, loaded as an upgrade leaves them:
+without search keys) plus the other save its leak bait sits in; the question is
+asked through ``xtyserver.evaluation.runner.run_set`` (the real server, the
+scripted model, one adapter connection per save) and scored from the request
+the model received. Small-talk cases (no expected memory) count only what they
+inject.
+
+    .venv/bin/python scripts/heldout_eval.py [--set K=V ...] [--json]
+
+``--set`` passes a setting as a dotted key (``--set memory.glossary=false``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import anyio
+import msgspec
+
+from xtyserver import log
+from xtyserver.evaluation.evalset import EvalSet
+from xtyserver.evaluation.runner import run_set
+from xtyserver.evaluation.scoring import QuestionResult, score
+
+ROOT = Path(__file__).resolve().parents[1]
+SET = ROOT / "eval" / "heldout" / "heldout_players_words.json"
+START = 1_790_000_000.0
+
+
+def to_evalset(cases: list[dict[str, Any]]) -> tuple[EvalSet, dict[str, dict[str, str]]]:
+    """The cases as an :class:`EvalSet` (one save per case) and each question's labels."""
+    saves: list[dict[str, Any]] = []
+    labels: dict[str, dict[str, str]] = {}
+    for case in cases:
+        cid = case["id"]
+        day = case.get("currentDay")
+        context: dict[str, Any] = {"world": {"day": day}} if day is not None else {}
+        events = [
+            {
+                "key": f"{cid}:{m['key']}",
+                "kind": m.get("kind", "event"),
+                "subject": m["text"][:80],
+                "summary": m["text"][:160],
+                **({"day": m["day"]} if m.get("day") is not None else {}),
+            }
+            for m in case["memories"]
+        ]
+        qkey = f"{cid}:q"
+        saves.append(
+            {
+                "game": case["gameId"],
+                "save": f"{cid}-{case['saveId']}",
+                "name": f"{cid}",
+                "context": context,
+                "events": events,
+                "questions": [
+                    {
+                        "key": qkey,
+                        "text": case["question"],
+                        "kind": "literal",  # its own validator checked the no-shared-word rule
+                        "expect": [f"{cid}:{k}" for k in case["expected"]],
+                    }
+                ],
+            }
+        )
+        own = {m["text"] for m in case["memories"]}
+        # A bait word for word one of the case's own memories is seen in the prompt
+        # whenever that memory is: only saves apart can pass it, not a text check.
+        bait = [
+            {"key": f"{cid}:bait{n}", "kind": "event", "subject": o["text"][:80],
+             "summary": o["text"][:160]}
+            for n, o in enumerate(case.get("otherSaveMemories", []))
+            if o["text"] not in own
+        ]
+        if bait:
+            other = case["otherSaveMemories"][0]["saveId"]
+            saves.append(
+                {"game": case["gameId"], "save": f"{cid}-{other}", "name": f"{cid} other",
+                 "context": {}, "events": bait, "questions": []}
+            )
+        labels[qkey] = {"style": case["style"], "lang": case["lang"], "game": case["gameId"]}
+    doc = {"name": "heldout-players-words", "start": START, "profile": {}, "saves": saves}
+    return msgspec.convert(doc, EvalSet), labels
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def table(results: list[QuestionResult], labels: dict[str, dict[str, str]]) -> dict[str, Any]:
+    """Recall per style, language and game; leaks; memories injected beyond the expected."""
+    groups: dict[str, list[QuestionResult]] = defaultdict(list)
+    for r in results:
+        for axis in ("style", "lang", "game"):
+            groups[f"{axis}:{labels[r.key][axis]}"].append(r)
+        groups["all"].append(r)
+
+    def row(rs: list[QuestionResult]) -> dict[str, Any]:
+        asked = [r for r in rs if r.expected]
+        expected = sum(len(r.expected) for r in asked)
+        recalled = sum(len(r.recalled) for r in asked)
+        return {
+            "questions": len(rs),
+            "recall": round(recalled / expected, 3) if expected else None,
+            # only the case's own bait: decoy texts repeat across cases on purpose
+            "leaks": sum(
+                sum(k.startswith(r.key.removesuffix(":q") + ":bait") for k in r.leaked) for r in rs
+            ),
+            "othersMean": round(sum(r.others for r in rs) / len(rs), 2) if rs else 0.0,
+            "errors": sum(r.error is not None for r in rs),
+        }
+
+    return {name: row(rs) for name, rs in sorted(groups.items())}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--file", type=Path, default=SET)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    log.configure(json=True, level="warning")
+    overrides = {k: _value(v) for k, v in (item.split("=", 1) for item in args.set)}
+    evalset, labels = to_evalset(json.loads(args.file.read_text(encoding="utf-8")))
+    loaded, turns = anyio.run(lambda: run_set(evalset, overrides=overrides))
+    rows = table(score(evalset, turns, loaded), labels)
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return 0
+    print(f"{'group':<28} {'n':>4} {'recall':>7} {'leaks':>6} {'others':>7} {'errors':>7}")
+    for name, r in rows.items():
+        recall = "-" if r["recall"] is None else f"{r['recall']:.3f}"
+        print(
+            f"{name:<28} {r['questions']:>4} {recall:>7} {r['leaks']:>6} "
+            f"{r['othersMean']:>7.2f} {r['errors']:>7}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
