@@ -1,6 +1,7 @@
 """`xtyserver serve` prints a page link once; `xtyserver ui` gets a fresh single-use one.
 
-The key never rides on a command line: `ui` hands it to the browser in a 0600 file.
+The key never rides on a command line: `ui` hands it to the browser in a 0600 file
+(tests/cli/test_open_page.py opens that file in real browsers).
 """
 
 from __future__ import annotations
@@ -88,7 +89,9 @@ def test_serve_prints_a_working_page_link_once_and_ui_opens_it(tmp_path: Path) -
         if os.name == "posix":
             assert stat.S_IMODE(handoff.stat().st_mode) == 0o600
         inside = handoff.read_text(encoding="utf-8")
-        third = inside.split("#token=", 1)[1].split('"', 1)[0]
+        assert "#token=" not in inside  # the form posts the key: it is in no URL
+        third = inside.split('name="key" value="', 1)[1].split('"', 1)[0]
+        assert f'action="http://127.0.0.1:{port}/ui/open"' in inside
         assert exchange(third) == 200
     finally:
         proc.send_signal(signal.SIGTERM)

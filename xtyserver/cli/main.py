@@ -414,7 +414,7 @@ def _ui(settings: Settings, *, print_only: bool) -> int:
 
     The key travels in a 0600 file the browser opens (``open-page.html`` in the
     data folder), never on a command line, where another local user would read
-    it with ``ps`` (README "Memory page").
+    it with ``ps``, nor in a URL (README "Memory page").
     """
     import urllib.error
     import urllib.request
@@ -451,18 +451,19 @@ def _ui(settings: Settings, *, print_only: bool) -> int:
 
 
 def _hand_to_browser(data_dir: Path, link: str) -> bool:
-    """Open ``link`` through a 0600 ``open-page.html`` (the key never on a command line)."""
+    """Open ``link``'s page through a 0600 ``open-page.html`` whose form posts its key.
+
+    The key is never on a command line (another local user reads those with
+    ``ps``) nor in a URL (the browser's history keeps those).
+    """
     import webbrowser
 
+    from xtyserver.manage.access import PREFIX
+    from xtyserver.manage.pages import handoff_page
+
+    origin, _, key = link.partition(PREFIX + "#token=")
     handoff = private_dir(data_dir) / "open-page.html"
-    quoted = link.replace("&", "&amp;").replace('"', "&quot;")
-    page = (
-        '<!doctype html><meta charset="utf-8">'
-        f'<meta http-equiv="refresh" content="0;url={quoted}">'
-        f'<script>location.replace("{quoted}")</script>'
-        f'<a href="{quoted}">小汤圆的记忆页 / the memory page</a>\n'
-    )
-    write_private(handoff, page.encode("utf-8"))
+    write_private(handoff, handoff_page(origin, key))
     return bool(webbrowser.open(handoff.as_uri()))
 
 
