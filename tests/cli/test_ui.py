@@ -1,6 +1,7 @@
 """`xtyserver serve` prints a page link once; `xtyserver ui` gets a fresh single-use one.
 
-The key never rides on a command line: `ui` hands it to the browser in a 0600 file.
+The key never rides on a command line: `ui` hands it to the browser in a 0600 file
+(tests/cli/test_open_page.py opens that file in real browsers).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from tests.cli.test_main import ROOT, TOKEN, env_for, seed
 from xtyserver.manage.access import LAUNCH_HEADER
+from xtyserver.serve.instance import InstanceLock, read_server_file
 
 
 def test_serve_prints_a_working_page_link_once_and_ui_opens_it(tmp_path: Path) -> None:
@@ -88,9 +90,62 @@ def test_serve_prints_a_working_page_link_once_and_ui_opens_it(tmp_path: Path) -
         if os.name == "posix":
             assert stat.S_IMODE(handoff.stat().st_mode) == 0o600
         inside = handoff.read_text(encoding="utf-8")
-        third = inside.split("#token=", 1)[1].split('"', 1)[0]
+        assert "#token=" not in inside  # the form posts the key: it is in no URL
+        third = inside.split('name="key" value="', 1)[1].split('"', 1)[0]
+        assert f'action="http://127.0.0.1:{port}/ui/open"' in inside
         assert exchange(third) == 200
     finally:
         proc.send_signal(signal.SIGTERM)
         rest, _ = proc.communicate(timeout=15)
     assert "memory page" not in rest  # printed once
+
+
+def test_a_start_that_loses_the_race_opens_the_winners_page(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    config = tmp_path / "xty.toml"
+    config.write_text("[server]\nport = 0\nui_port = 0\n", encoding="utf-8")
+    opened = tmp_path / "opened.txt"
+    fake_browser = tmp_path / "fake-browser"
+    record = f"open({str(opened)!r}, 'a').write(sys.argv[1] + chr(10))"
+    fake_browser.write_text(f"#!{sys.executable}\nimport sys\n{record}\n")
+    fake_browser.chmod(0o755)
+    env = env_for(data, BROWSER=str(fake_browser))
+    start = [sys.executable, "-m", "xtyserver", "--config", str(config)]
+    # The winner between taking the folder's lock and writing server.json: held here.
+    early = InstanceLock(data)
+    assert early.acquire()
+    loser = subprocess.Popen(
+        start, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, encoding="gbk", cwd=ROOT
+    )
+    winner = None
+    try:
+        assert loser.stdout is not None
+        assert "waiting for its memory page" in loser.stdout.readline()
+        early.release()
+        winner = subprocess.Popen(
+            start,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**env, "XTY_NO_BROWSER": "1"},
+            cwd=ROOT,
+        )
+        out, err = loser.communicate(timeout=60)
+        assert loser.returncode == 0, err
+        running = read_server_file(data)
+        assert running is not None and f"pid {running.pid}" in out
+        assert opened.read_text().splitlines() == [(data / "open-page.html").as_uri()]
+        inside = (data / "open-page.html").read_text(encoding="utf-8")
+        key = inside.split('name="key" value="', 1)[1].split('"', 1)[0]
+        assert f"http://127.0.0.1:{running.ui_port}/ui/open" in inside
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{running.ui_port}/ui/open",
+            data=f"key={key}".encode(),
+            headers={"Content-Type": "application/x-www-form-urlencoded", "Origin": "null"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            assert answer.status == 200 and b'name="xty-session" content=""' not in answer.read()
+    finally:
+        for proc in (loser, winner):
+            if proc is not None and proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(15)

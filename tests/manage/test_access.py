@@ -14,6 +14,7 @@ from xtyserver.manage.access import (
     check_ui_request,
     cookie,
     open_link,
+    open_with_form,
     set_cookie,
 )
 
@@ -27,6 +28,13 @@ SESSIONS = {"s1": UiSession("csrf-1", 2000.0), "old": UiSession("csrf-old", 500.
 GOOD = [HOST, ("Cookie", f"{COOKIE}=s1"), (CSRF_HEADER, "csrf-1")]
 JSON = ("Content-Type", "application/json")
 WRONG_KEY = "wrong, used or expired launch key"
+NAVIGATE = [
+    ("Sec-Fetch-Site", "cross-site"),
+    ("Sec-Fetch-Mode", "navigate"),
+    ("Sec-Fetch-Dest", "document"),
+]
+FORM = ("Content-Type", "application/x-www-form-urlencoded")
+HANDOFF = [FORM, ("Origin", "null"), *NAVIGATE]
 
 CASES: list[tuple[str, str, str, list[tuple[str, str]], tuple[str, int, str]]] = [
     # (case, method, path, headers, (kind, status, reason))
@@ -272,6 +280,73 @@ CASES: list[tuple[str, str, str, list[tuple[str, str]], tuple[str, int, str]]] =
         [*GOOD, ("Sec-Fetch-Site", "none")],
         ("refused", 403, "cross-site request"),
     ),
+    # A link followed or a file opened: only a top-level GET navigation to the page's HTML.
+    ("opened from a file", "GET", "/ui/", [HOST, *NAVIGATE], ("static", 0, "")),
+    ("opened from a file by name", "GET", "/ui/index.html", [HOST, *NAVIGATE], ("static", 0, "")),
+    (
+        "a script from another site",
+        "GET",
+        "/ui/app.js",
+        [HOST, *NAVIGATE],
+        ("refused", 403, "cross-site request"),
+    ),
+    (
+        "the page in another site's frame",
+        "GET",
+        "/ui/",
+        [HOST, NAVIGATE[0], ("Sec-Fetch-Mode", "navigate"), ("Sec-Fetch-Dest", "iframe")],
+        ("refused", 403, "cross-site request"),
+    ),
+    (
+        "the page fetched by another site",
+        "GET",
+        "/ui/",
+        [HOST, NAVIGATE[0], ("Sec-Fetch-Mode", "cors"), ("Sec-Fetch-Dest", "empty")],
+        ("refused", 403, "cross-site request"),
+    ),
+    (
+        "the API navigated to",
+        "GET",
+        "/ui/api/view",
+        [*GOOD, *NAVIGATE],
+        ("refused", 403, "cross-site request"),
+    ),
+    ("the hand-off form", "POST", "/ui/open", [HOST, *HANDOFF], ("open", 0, "")),
+    (
+        "the hand-off form without Fetch metadata",
+        "POST",
+        "/ui/open",
+        [HOST, FORM],
+        ("open", 0, ""),
+    ),
+    (
+        "a web site's form",
+        "POST",
+        "/ui/open",
+        [HOST, *HANDOFF[1:], ("Origin", "http://evil.example")],
+        ("refused", 403, "origin not allowed"),
+    ),
+    (
+        "the hand-off fetched",
+        "POST",
+        "/ui/open",
+        [HOST, FORM, ("Origin", "null"), ("Sec-Fetch-Mode", "cors"), ("Sec-Fetch-Dest", "empty")],
+        ("refused", 403, "not a page navigation"),
+    ),
+    (
+        "the hand-off as JSON",
+        "POST",
+        "/ui/open",
+        [HOST, JSON, *HANDOFF[1:]],
+        ("refused", 415, "content-type must be application/x-www-form-urlencoded"),
+    ),
+    (
+        "the hand-off reloaded",
+        "GET",
+        "/ui/open",
+        [HOST, *NAVIGATE],
+        ("refused", 405, "method not allowed"),
+    ),
     (
         "preflight",
         "OPTIONS",
@@ -334,3 +409,25 @@ def test_link_cookie_and_parsing() -> None:
         assert part in value
     assert cookie([("Cookie", "x=1"), ("Cookie", f"{COOKIE}=v")], COOKIE) == "v"
     assert cookie([("Cookie", f"{COOKIE}")], COOKIE) is None
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (f"key={KEY}".encode(), ("exchange", KEY)),
+        (b"key=expired-key", ("refused", None)),
+        (b"key=unknown", ("refused", None)),
+        (f"key={KEY}&key={KEY}".encode(), ("refused", None)),
+        (b"", ("refused", None)),
+        (b"key", ("refused", None)),
+        ("key=\u5bc6".encode(), ("refused", None)),
+        (ADAPTER_TOKEN.encode(), ("refused", None)),
+    ],
+)
+def test_the_hand_off_form_opens_with_an_unused_key_only(
+    body: bytes, expected: tuple[str, str | None]
+) -> None:
+    got = open_with_form(body, KEYS, 1000.0)
+    assert (got.kind, got.key) == expected
+    if got.kind == "refused":
+        assert (got.status, got.reason) == (401, WRONG_KEY)

@@ -27,6 +27,8 @@ from xtyserver.config import Settings, load_settings
 from xtyserver.files import private_dir, write_private
 from xtyserver.serve.instance import NotStarted
 
+WINNER_WAIT = 20.0  # seconds a start that lost the race waits for the winner's server.json
+
 if TYPE_CHECKING:
     from xtyserver.cli.say import Say
     from xtyserver.serve.player_settings import PlayerSettings
@@ -72,9 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--record-images", action="store_true", help="keep screenshots in recordings"
     )
-    serve.add_argument(
-        "--open", action="store_true", help="open the memory page once listening"
-    )
+    serve.add_argument("--open", action="store_true", help="open the memory page once listening")
 
     auto = sub.add_parser("autostart", help="start the server at login (this user), or stop that")
     auto.add_argument("state", choices=("on", "off", "status"))
@@ -330,20 +330,41 @@ def _open_store(settings: Settings) -> Any:
 
 
 async def _start(settings: Settings, opening: bool, player: PlayerSettings | None = None) -> int:
-    """``xtyserver`` alone: serve; when one already runs on this folder, open its page."""
+    """``xtyserver`` alone: serve; when one already runs on this folder, open its page.
+
+    Started twice at once (a double-click), the one that lost the folder's lock
+    may find no ``server.json`` yet: it waits up to :data:`WINNER_WAIT` seconds
+    for the winner's and opens the winner's page.
+    """
     from xtyserver.cli.say import Say
-    from xtyserver.serve.instance import read_server_file
+    from xtyserver.serve.instance import InstanceLock, read_server_file
 
     say = Say(settings.console)
-    running = read_server_file(settings.data_path)
     try:
         return await _serve(settings, None, False, opening, player, say=say)
     except NotStarted:
-        if running is None or not opening:
+        lock = InstanceLock(settings.data_path)
+        if not opening or lock.acquire():  # nobody holds the folder: the port was busy
+            lock.release()
             raise
-        # Started twice (a double-click): show the running one's page and leave it be.
-        print(say("already_running", pid=running.pid), flush=True)
-        return _ui(_running_port(settings, given=None), print_only=False, say=say)
+    # Started twice: show the running one's page and leave it be.
+    if read_server_file(settings.data_path) is None:
+        print(say("starting_already"), flush=True)
+    deadline = anyio.current_time() + WINNER_WAIT
+    while True:
+        running = read_server_file(settings.data_path)
+        found = _running_port(settings, given=None)
+        if running is not None:
+            try:
+                key = _launch_key(found)
+            except OSError:  # a stale server.json, or the winner not answering yet
+                pass
+            else:
+                print(say("already_running", pid=running.pid), flush=True)
+                return _open_page(found, key, print_only=False, say=say)
+        if anyio.current_time() > deadline:
+            return _ui(found, print_only=False, say=say)  # says what did not answer
+        await anyio.sleep(0.1)
 
 
 async def _serve(
@@ -464,13 +485,31 @@ def _ui(settings: Settings, *, print_only: bool, say: Say | None = None) -> int:
 
     The key travels in a 0600 file the browser opens (``open-page.html`` in the
     data folder), never on a command line, where another local user would read
-    it with ``ps`` (README "Memory page").
+    it with ``ps``, nor in a URL (README "Memory page").
     """
-    import urllib.error
+    port = settings.server.page_port
+    try:
+        key = _launch_key(settings)
+    except OSError as exc:
+        reason = getattr(exc, "code", None) or type(exc).__name__
+        print(
+            f"no memory page answered on port {port} ({reason}): is `xtyserver serve` running?",
+            file=sys.stderr,
+        )
+        return 1
+    return _open_page(settings, key, print_only=print_only, say=say)
+
+
+def _launch_key(settings: Settings) -> str:
+    """A fresh launch key from the memory page of ``settings``'s running server.
+
+    Raises:
+        OSError: no page answered, or not with a key.
+    """
     import urllib.request
 
     from xtyserver import token as tokens
-    from xtyserver.manage.access import LAUNCH_KEY_PATH, TOKEN_HEADER, open_link
+    from xtyserver.manage.access import LAUNCH_KEY_PATH, TOKEN_HEADER
 
     secret, _ = tokens.load_or_create(settings.data_path, env_token=settings.token)
     host, port = settings.server.host, settings.server.page_port
@@ -479,17 +518,17 @@ def _ui(settings: Settings, *, print_only: bool, say: Say | None = None) -> int:
     request = urllib.request.Request(
         f"http://{shown}:{port}{LAUNCH_KEY_PATH}", method="POST", headers={TOKEN_HEADER: secret}
     )
-    try:
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            key = str(msgspec.json.decode(answer.read())["key"])
-    except (OSError, urllib.error.URLError, KeyError, msgspec.DecodeError) as exc:
-        reason = getattr(exc, "code", None) or type(exc).__name__
-        print(
-            f"no memory page answered on port {port} ({reason}): is `xtyserver serve` running?",
-            file=sys.stderr,
-        )
-        return 1
-    link = open_link(host, port, key)
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        try:
+            return str(msgspec.json.decode(answer.read())["key"])
+        except (KeyError, msgspec.DecodeError) as exc:
+            raise OSError(f"no key in the answer ({type(exc).__name__})") from exc
+
+
+def _open_page(settings: Settings, key: str, *, print_only: bool, say: Say | None = None) -> int:
+    from xtyserver.manage.access import open_link
+
+    link = open_link(settings.server.host, settings.server.page_port, key)
     if print_only:
         print(link, flush=True)
         return 0
@@ -501,18 +540,19 @@ def _ui(settings: Settings, *, print_only: bool, say: Say | None = None) -> int:
 
 
 def _hand_to_browser(data_dir: Path, link: str) -> bool:
-    """Open ``link`` through a 0600 ``open-page.html`` (the key never on a command line)."""
+    """Open ``link``'s page through a 0600 ``open-page.html`` whose form posts its key.
+
+    The key is never on a command line (another local user reads those with
+    ``ps``) nor in a URL (the browser's history keeps those).
+    """
     import webbrowser
 
+    from xtyserver.manage.access import PREFIX
+    from xtyserver.manage.pages import handoff_page
+
+    origin, _, key = link.partition(PREFIX + "#token=")
     handoff = private_dir(data_dir) / "open-page.html"
-    quoted = link.replace("&", "&amp;").replace('"', "&quot;")
-    page = (
-        '<!doctype html><meta charset="utf-8">'
-        f'<meta http-equiv="refresh" content="0;url={quoted}">'
-        f'<script>location.replace("{quoted}")</script>'
-        f'<a href="{quoted}">小汤圆的记忆页 / the memory page</a>\n'
-    )
-    write_private(handoff, page.encode("utf-8"))
+    write_private(handoff, handoff_page(origin, key))
     return bool(webbrowser.open(handoff.as_uri()))
 
 

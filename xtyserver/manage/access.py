@@ -8,7 +8,11 @@ sessions and the time in; a :class:`Decision` out. The shell
    for the WebSocket upgrade.
 2. ``Origin``, when sent, must be this page's own origin (403); a request that
    changes something (``POST``) must send it (403). ``Sec-Fetch-Site``, when
-   sent, must be ``same-origin`` (or ``none`` for opening the page itself).
+   sent, must be ``same-origin`` (or ``none`` for opening the page itself);
+   only a top-level navigation to the page's HTML (``GET``, ``Sec-Fetch-Mode:
+   navigate``, ``Sec-Fetch-Dest: document``) may come from another site: a
+   link followed or a file opened, which reads nothing and changes nothing.
+   ``POST /ui/open`` is the hand-off file's form (:func:`_open_form`).
 3. By path: the page's files are public (they hold no data); ``POST
    /ui/api/session`` trades the launch key (``X-XTY-Launch``) for a session
    (401 when wrong); every other API call needs the session cookie (401) and
@@ -24,7 +28,10 @@ Launch keys are random, single-use and short-lived (``server.page_key_ttl``,
 ``xtyserver ui`` asks the running server for a fresh one with ``POST
 /ui/api/launch-key`` carrying the adapter token in ``X-XTY-Token`` (read from
 the token file, never from a command line; refused when an ``Origin`` or
-``Sec-Fetch-Site`` header shows a browser sent it). A key opens one session and
+``Sec-Fetch-Site`` header shows a browser sent it). ``xtyserver`` and
+``xtyserver ui`` hand the key to the browser in a 0600 file whose form posts it
+to ``/ui/open`` (so it is in no URL, hence in no browser history); the printed
+link carries it in the fragment instead. A key opens one session and
 is gone; minting one does not void the others. When the adapter token is
 rotated, every key and page session made under the old one ends.
 """
@@ -32,6 +39,7 @@ rotated, every key and page session made under the old one ends.
 from __future__ import annotations
 
 import hmac
+import urllib.parse
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
@@ -40,8 +48,11 @@ import msgspec
 from xtyserver.protocol.upgrade import allowed_hosts, header_values
 
 PREFIX = "/ui/"
+PAGE_ROUTES = frozenset({PREFIX, PREFIX + "index.html"})
 API = "/ui/api/"
 SESSION_PATH = "/ui/api/session"
+OPEN_PATH = "/ui/open"
+FORM_TYPE = "application/x-www-form-urlencoded"
 LAUNCH_KEY_PATH = "/ui/api/launch-key"
 TOKEN_HEADER = "X-XTY-Token"
 COOKIE = "xty_ui"
@@ -50,7 +61,7 @@ LAUNCH_HEADER = "X-XTY-Launch"
 SESSION_SECONDS = 12 * 3600
 MAX_SESSIONS = 8
 
-Kind = Literal["static", "exchange", "mint", "read", "write", "refused"]
+Kind = Literal["static", "open", "exchange", "mint", "read", "write", "refused"]
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -138,6 +149,48 @@ def _same(given: str | None, expected: str) -> bool:
     return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), expected.encode("utf-8"))
 
 
+def _open_form(
+    method: str, origins: list[str], headers: Sequence[tuple[str, str]], *, own: str
+) -> Decision:
+    """``POST /ui/open``: the hand-off file's form, a top-level navigation from ``file://``.
+
+    Its origin is opaque (``Origin: null``) and its site cross-site or none; what
+    makes it safe is the single-use key in its body (:func:`open_with_form`),
+    which no other page can know. No cookie or CSRF token is read here.
+    """
+    if method != "POST":
+        return refuse(405, "method not allowed")
+    sites = header_values(headers, "Sec-Fetch-Mode") + header_values(headers, "Sec-Fetch-Dest")
+    if sites and not _navigation(headers):
+        return refuse(403, "not a page navigation")
+    if len(origins) > 1 or (origins and origins[0] not in ("null", own)):
+        return refuse(403, "origin not allowed")  # a web site's form: never the hand-off
+    kind = _single(headers, "Content-Type") or ""
+    if kind.split(";", 1)[0].strip().lower() != FORM_TYPE:
+        return refuse(415, f"content-type must be {FORM_TYPE}")
+    return Decision("open")
+
+
+def open_with_form(body: bytes, keys: Mapping[str, float], now: float) -> Decision:
+    """The hand-off form's body (``key=…``): an ``exchange`` of its key, or refused (401)."""
+    try:
+        fields = urllib.parse.parse_qs(body.decode("ascii"), strict_parsing=True)
+    except (UnicodeDecodeError, ValueError):
+        fields = {}
+    given = fields.get("key", [])
+    used = _matching_key(given[0], keys, now) if len(given) == 1 else None
+    if used is None:
+        return refuse(401, "wrong, used or expired launch key")
+    return Decision("exchange", key=used)
+
+
+def _navigation(headers: Sequence[tuple[str, str]]) -> bool:
+    """A top-level navigation to a document (a link followed, a page opened from a file)."""
+    return _single(headers, "Sec-Fetch-Mode") == "navigate" and (
+        _single(headers, "Sec-Fetch-Dest") == "document"
+    )
+
+
 def _single(headers: Sequence[tuple[str, str]], name: str) -> str | None:
     values = header_values(headers, name)
     return values[0] if len(values) == 1 else None
@@ -180,6 +233,8 @@ def check_ui_request(
         if not _same(_single(headers, TOKEN_HEADER), token):
             return refuse(401, "wrong token")
         return Decision("mint")
+    if route == OPEN_PATH:
+        return _open_form(method, origins, headers, own=f"http://{hosts[0].lower()}")
     if origins and (len(origins) > 1 or origins[0] != f"http://{hosts[0].lower()}"):
         return refuse(403, "origin not allowed")
     if method == "POST" and not origins:
@@ -187,7 +242,8 @@ def check_ui_request(
     site = header_values(headers, "Sec-Fetch-Site")
     api = route.startswith(API)
     allowed_sites = ("same-origin",) if api else ("same-origin", "none")
-    if site and (len(site) > 1 or site[0] not in allowed_sites):
+    opened = method == "GET" and route in PAGE_ROUTES and _navigation(headers)
+    if site and (len(site) > 1 or site[0] not in allowed_sites) and not opened:
         return refuse(403, "cross-site request")
     if not api:
         return Decision("static") if method == "GET" else refuse(405, "method not allowed")

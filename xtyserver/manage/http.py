@@ -35,15 +35,18 @@ from xtyserver.clock import Clock
 from xtyserver.errors import UsageError
 from xtyserver.manage import ops
 from xtyserver.manage.access import (
+    API,
     MAX_SESSIONS,
     PREFIX,
     SECURITY_HEADERS,
     SESSION_SECONDS,
     UiSession,
     check_ui_request,
+    open_with_form,
     set_cookie,
 )
 from xtyserver.manage.ops import Refused
+from xtyserver.manage.pages import problem_page
 from xtyserver.manage.settings import KeyBody, PageSettings, SettingsBody
 from xtyserver.memory.manage import Confirmations, ForgetRequest
 from xtyserver.memory.types import GameIdText, SaveIdText, Scope, error_field
@@ -62,6 +65,7 @@ MAX_BODY = 16 * 1024
 REQUEST_SECONDS = 10.0
 MAX_CONNECTIONS = 16
 ACCEPT_RETRY = 1.0  # seconds between accepts after one failed (too many open files)
+SESSION_META = b'<meta name="xty-session" content="">'  # index.html's; the hand-off fills it
 MAX_LAUNCH_KEYS = 32  # unused keys kept at once; the oldest goes first
 T = TypeVar("T")
 
@@ -237,7 +241,7 @@ class UiHttp:
             read: Answer | tuple[h11.Request, bytes] | None = None
             with anyio.move_on_after(REQUEST_SECONDS):
                 read = await self._exchange(conn, stream)
-            answer = await self.handle(*read) if isinstance(read, tuple) else read
+            answer = await self._answer(*read) if isinstance(read, tuple) else read
             if answer is None:
                 return  # the peer went away or was too slow: nothing to answer
             try:
@@ -297,6 +301,24 @@ class UiHttp:
         out = (out or b"") + (conn.send(h11.Data(data=answer.body)) or b"")
         return out + (conn.send(h11.EndOfMessage()) or b"")
 
+    async def _answer(self, request: h11.Request, body: bytes) -> Answer:
+        """:meth:`handle`, with whatever it raises answered as a 500: the server stays up.
+
+        A page request may fail on the OS (a full disk, a folder made read-only)
+        or on a bug; that ends this request only, never the listener's task group
+        and with it the server and every mod's connection.
+        """
+        try:
+            answer = await self.handle(request, body)
+        except Exception as exc:
+            call = request.target.decode("ascii", "replace").split("?", 1)[0]
+            detail = (exc.strerror or type(exc).__name__) if isinstance(exc, OSError) else ""
+            self._log.warning("ui.failed", call=call, status=500, error=type(exc).__name__)
+            code = "os_error" if isinstance(exc, OSError) else "internal"
+            message = f"the server could not do this: {detail}" if detail else "internal error"
+            answer = json_answer(500, {"error": message, "code": code, "detail": detail})
+        return _for_navigation(request, answer)
+
     async def handle(self, request: h11.Request, body: bytes) -> Answer:
         """Answer one request (its whole body read)."""
         method = request.method.decode("ascii", "replace")
@@ -330,10 +352,21 @@ class UiHttp:
             return self._static(path.removeprefix(PREFIX))
         if decision.kind == "mint":
             return json_answer(200, {"key": self.mint_key()})
+        if decision.kind == "open":
+            decision = open_with_form(body, self.launch_keys, now)
+            if decision.kind == "refused":
+                self.refused[decision.reason] += 1
+                self._log.info("ui.refused", status=decision.status, reason=decision.reason)
+                return error(decision.status, decision.reason)
+            assert decision.key is not None
+            del self.launch_keys[decision.key]  # single-use
+            csrf, cookie = self._open_session(now)
+            return self._page(csrf, cookie)
         if decision.kind == "exchange":
             assert decision.key is not None
             del self.launch_keys[decision.key]  # single-use
-            return self._open_session(now)
+            csrf, cookie = self._open_session(now)
+            return json_answer(200, {"csrf": csrf}, (cookie,))
         name = path.removeprefix(PREFIX + "api/")
         assert decision.session_id is not None
         try:
@@ -424,7 +457,18 @@ class UiHttp:
         file, content_type = entry
         return Answer(200, (self._files / file).read_bytes(), content_type)
 
-    def _open_session(self, now: float) -> Answer:
+    def _page(self, csrf: str, cookie: tuple[str, str]) -> Answer:
+        """The page itself, its new session's CSRF token in its ``xty-session`` meta tag.
+
+        Answering the hand-off form with the page (not a redirect) hands the
+        token to this tab alone, in no URL and no cookie script can read.
+        """
+        page = (self._files / "index.html").read_bytes()
+        filled = page.replace(SESSION_META, SESSION_META.replace(b'""', f'"{csrf}"'.encode()), 1)
+        return Answer(200, filled, "text/html; charset=utf-8", (cookie,))
+
+    def _open_session(self, now: float) -> tuple[str, tuple[str, str]]:
+        """A new page session: its CSRF token and the ``Set-Cookie`` header naming it."""
         self.sessions = {k: s for k, s in self.sessions.items() if s.expires_at > now}
         while len(self.sessions) >= MAX_SESSIONS:
             oldest = min(self.sessions, key=lambda k: self.sessions[k].expires_at)
@@ -433,7 +477,28 @@ class UiHttp:
         csrf = secrets.token_urlsafe(32)
         self.sessions[session_id] = UiSession(csrf, now + SESSION_SECONDS)
         self._log.info("ui.session_opened", sessions=len(self.sessions))
-        return json_answer(200, {"csrf": csrf}, (("Set-Cookie", set_cookie(session_id)),))
+        return csrf, ("Set-Cookie", set_cookie(session_id))
+
+
+def _for_navigation(request: h11.Request, answer: Answer) -> Answer:
+    """An error a browser tab would show as bare JSON, as a readable page instead.
+
+    A navigation says so (``Sec-Fetch-Mode: navigate``); a browser without
+    Fetch metadata is known by asking for HTML outside the API.
+    """
+    if answer.status < 400 or not answer.content_type.startswith("application/json"):
+        return answer
+    headers = {k.lower(): v for k, v in request.headers}
+    mode = headers.get(b"sec-fetch-mode")
+    target = request.target.split(b"?", 1)[0]
+    if mode != b"navigate" and (
+        mode is not None
+        or target.startswith(API.encode())
+        or b"text/html" not in headers.get(b"accept", b"")
+    ):
+        return answer
+    reason = str(msgspec.json.decode(answer.body).get("error", ""))
+    return Answer(answer.status, problem_page(reason), "text/html; charset=utf-8", answer.headers)
 
 
 def _content_length(headers: Sequence[tuple[bytes, bytes]]) -> int | None:

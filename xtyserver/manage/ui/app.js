@@ -35,21 +35,47 @@
       headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
     }
-    const r = await fetch("api/" + name, init);
-    const answer = await r.json();
-    if (!r.ok) throw new Error(answer.error || String(r.status));
-    return answer.result;
+    let r, answer;
+    try {
+      r = await fetch("api/" + name, init);
+      answer = await r.json();
+    } catch (e) { throw failure("gone", T().serverGone); }  // stopped, or restarting
+    if (r.ok) return answer.result;
+    if (r.status === 401 || answer.error === "csrf token missing or wrong") throw failure("session", T().sessionEnded);
+    if (answer.code === "os_error") throw failure("os", T().osError(answer.detail));
+    throw failure("refused", T().failed + (answer.error || String(r.status)));
   }
 
+  // An error whose message is already in the page's language and says what to do.
+  function failure(kind, text) {
+    const e = new Error(text);
+    e.kind = kind;
+    return e;
+  }
+  const shownError = (e) => (e.kind ? e.message : T().failed + e.message);
+
+  // What keeps the page from opening ("" when it opened). The hand-off file's form opened this page with its session (POST /ui/open, the key in
+  // no URL): the session's CSRF token is in the page itself. A printed link carries the key
+  // in the fragment instead, traded here.
   async function openSession() {
+    const handed = document.querySelector('meta[name="xty-session"]');
+    if (handed && handed.content) {
+      sessionStorage.setItem("xty-csrf", handed.content);
+      handed.content = "";
+      history.replaceState(null, "", "./");  // a reload asks for the page, not the used form
+    }
     const match = /^#token=([A-Za-z0-9_-]+)$/.exec(location.hash);
     if (match) {
       history.replaceState(null, "", location.pathname);  // the key leaves the address bar
-      const r = await fetch("api/session", { method: "POST", headers: { "X-XTY-Launch": match[1] }, credentials: "same-origin" });
+      let r = null;
+      try {
+        r = await fetch("api/session", { method: "POST", headers: { "X-XTY-Launch": match[1] }, credentials: "same-origin" });
+      } catch (e) { return T().serverGone; }
       if (r.ok) sessionStorage.setItem("xty-csrf", (await r.json()).csrf);
+      else return T().keyUsed;
     }
     csrf = sessionStorage.getItem("xty-csrf");  // this tab only; the cookie alone opens nothing
-    return !!csrf;
+    return csrf ? "" : T().needLink;
   }
 
   function hm(ms) {
@@ -103,7 +129,7 @@
           await call("POST", "profile", { field: name, value: next });
           say(T().saved);
           await refresh();
-        } catch (e) { say(T().failed + e.message, true); }
+        } catch (e) { say(shownError(e), true); }
       } }, T().save);
       input.addEventListener("keydown", (e) => { if (e.key === "Enter") save.click(); });
       valueCell.replaceChildren(input, save);
@@ -119,7 +145,7 @@
       try {
         await call("POST", "pin", { gameId: game, saveId: save, eventId: ev.id, pinned: !ev.pinned });
         await refresh();
-      } catch (e) { say(T().failed + e.message, true); }
+      } catch (e) { say(shownError(e), true); }
     } }, ev.pinned ? T().unpin : T().pin);
     const del = el("button", { type: "button", class: "delete", "aria-label": `${T().delete}：${ev.subject}`, onclick: () => preview({ target: "item", gameId: game, saveId: save, eventId: ev.id }) }, T().delete);
     const meta = el("div", { class: "meta" },
@@ -273,7 +299,7 @@
     let doc;
     try {
       doc = await call("GET", "export" + query);
-    } catch (e) { say(T().failed + e.message, true); return; }
+    } catch (e) { say(shownError(e), true); return; }
     const blob = new Blob([JSON.stringify(doc, null, 2)], { type: "application/json" });
     const url = URL.createObjectURL(blob);
     const file = fileSafe(name) + ".json";
@@ -294,7 +320,7 @@
     let answer;
     try {
       answer = await call("POST", "forget", target);
-    } catch (e) { say(T().failed + e.message, true); return; }
+    } catch (e) { say(shownError(e), true); return; }
     pendingForget = { target, token: answer.confirmToken };
     const items = answer.saves.flatMap((s) => s.events.map((ev) =>
       `${gameLabel(s.gameId)} / ${saveLabel(s.gameId, s.saveId, s.saveName)}: ${ev.summary}`));
@@ -332,7 +358,7 @@
         say(T().deletedTrash(trashHours));
         $("status").append(" ", el("button", { type: "button", id: "undo", class: "undo", onclick: () => restore(done.trashId) }, T().undo));
       } else say(T().deleted);
-    } catch (e) { say(T().failed + e.message, true); }
+    } catch (e) { say(shownError(e), true); }
   }
 
   // -- the trash (issue 17 §1): what a forget put there, restorable until its window ends --------
@@ -366,7 +392,7 @@
       const back = await call("POST", "restore", { trashId });
       await refresh();
       say(T().restored(back.items));
-    } catch (e) { say(T().failed + e.message, true); }
+    } catch (e) { say(shownError(e), true); }
   }
 
   // -- settings (issue 19 §3): the provider, the key (never shown back), the models, the check ----
@@ -451,7 +477,7 @@
       $("s-key").value = "";
       await refresh();
       say(T().settingsSaved);
-    } catch (e) { say(T().failed + e.message, true); }
+    } catch (e) { say(shownError(e), true); }
   }
 
   async function saveCompanion(profile) {
@@ -465,7 +491,7 @@
       if ($("s-auto-shared").checked !== !!profile.autoShared) await call("POST", "profile", { field: "autoShared", value: $("s-auto-shared").checked });
       await refresh();
       say(T().settingsSaved);
-    } catch (e) { say(T().failed + e.message, true); }
+    } catch (e) { say(shownError(e), true); }
   }
 
   // A doctor code in the page's language; the report's English when this page has no text for it.
@@ -507,7 +533,7 @@
     } catch (e) {
       lastReport = null;
       $("doctor").replaceChildren();
-      say(t.failed + e.message, true);
+      say(shownError(e), true);
       document.body.dataset.doctor = "error";
     } finally { $("s-test").disabled = false; }
   }
@@ -617,8 +643,8 @@
     tab = next;
     delete document.body.dataset.ready;
     try { await refresh(); } catch (e) {
-      if (e.message === "no session") { say(T().needLink, true); document.body.dataset.ready = "locked"; }
-      else say(T().failed + e.message, true);
+      say(shownError(e), true);
+      if (e.kind === "session") document.body.dataset.ready = "locked";
     }
   }
 
@@ -628,6 +654,12 @@
     try {
       return (await call("GET", "settings")).modelConfigured === false ? "settings" : "memory";
     } catch (e) { return "memory"; }  // no settings view here, or no session: the memory tab says so
+  }
+
+  async function open() {
+    const problem = await openSession();
+    if (problem) { say(problem, true); document.body.dataset.ready = "locked"; return; }
+    await show(await firstTab());
   }
 
   async function start() {
@@ -641,7 +673,7 @@
     $("s-save").addEventListener("click", saveSettings);
     $("s-test").addEventListener("click", testConnection);
     $("s-forget-key").addEventListener("click", async () => {
-      try { await call("POST", "key", { apiKey: null }); await refresh(); say(T().settingsSaved); } catch (e) { say(T().failed + e.message, true); }
+      try { await call("POST", "key", { apiKey: null }); await refresh(); say(T().settingsSaved); } catch (e) { say(shownError(e), true); }
     });
     $("s-save-companion").addEventListener("click", async () => saveCompanion((await call("GET", "view")).profile));
     $("lang").addEventListener("click", () => {
@@ -670,16 +702,15 @@
       try {
         await call("POST", "profile", { field: "autoShared", value: e.target.checked });
         say(T().saved);
-      } catch (err) { say(T().failed + err.message, true); }
+      } catch (err) { say(shownError(err), true); }
     });
     // A new link pasted into this tab (its session ended) changes only the fragment: open it.
     window.addEventListener("hashchange", async () => {
       if (!location.hash.startsWith("#token=")) return;
       say("");
-      if (await openSession()) await show(await firstTab());
+      await open();
     });
-    if (!(await openSession())) { say(T().needLink, true); document.body.dataset.ready = "locked"; return; }
-    await show(await firstTab());
+    await open();
   }
 
   start();
