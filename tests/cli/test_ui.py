@@ -109,7 +109,7 @@ def test_a_start_that_loses_the_race_opens_the_winners_page(tmp_path: Path) -> N
     record = f"open({str(opened)!r}, 'a').write(sys.argv[1] + chr(10))"
     fake_browser.write_text(f"#!{sys.executable}\nimport sys\n{record}\n")
     fake_browser.chmod(0o755)
-    env = env_for(data, BROWSER=str(fake_browser))
+    env = env_for(data, BROWSER=str(fake_browser), XTY_LANG="zh")
     start = [sys.executable, "-m", "xtyserver", "--config", str(config)]
     # The winner between taking the folder's lock and writing server.json: held here.
     early = InstanceLock(data)
@@ -120,7 +120,7 @@ def test_a_start_that_loses_the_race_opens_the_winners_page(tmp_path: Path) -> N
     winner = None
     try:
         assert loser.stdout is not None
-        assert "waiting for its memory page" in loser.stdout.readline()
+        assert "小汤圆正在启动，等它打开记忆页" in loser.stdout.readline()
         early.release()
         winner = subprocess.Popen(
             start,
@@ -132,7 +132,7 @@ def test_a_start_that_loses_the_race_opens_the_winners_page(tmp_path: Path) -> N
         out, err = loser.communicate(timeout=60)
         assert loser.returncode == 0, err
         running = read_server_file(data)
-        assert running is not None and f"pid {running.pid}" in out
+        assert running is not None and f"进程 {running.pid}" in out
         assert opened.read_text().splitlines() == [(data / "open-page.html").as_uri()]
         inside = (data / "open-page.html").read_text(encoding="utf-8")
         key = inside.split('name="key" value="', 1)[1].split('"', 1)[0]

@@ -335,7 +335,8 @@ def test_xtyserver_alone_serves_and_opens_the_page_once_then_a_second_start_open
         handoff = data / "open-page.html"
         assert opened.read_text(encoding="utf-8").splitlines() == [handoff.as_uri()]
         assert stat.S_IMODE(handoff.stat().st_mode) == 0o600
-        first_key = handoff.read_text(encoding="utf-8").split("#token=", 1)[1].split('"', 1)[0]
+        first_key = handoff.read_text(encoding="utf-8").split('name="key" value="', 1)[1]
+        first_key = first_key.split('"', 1)[0]
 
         # Started again (a double-click): the running one's page, nothing else.
         again = subprocess.run(
@@ -350,7 +351,7 @@ def test_xtyserver_alone_serves_and_opens_the_page_once_then_a_second_start_open
         assert f"小汤圆已经在运行了（进程 {first.proc.pid}）" in again.stdout
         assert opened.read_text(encoding="utf-8").splitlines() == [handoff.as_uri()] * 2
         inside = handoff.read_text(encoding="utf-8")
-        assert f"http://127.0.0.1:{first.ui_port}/ui/#token=" in inside  # a fresh key
+        assert f"http://127.0.0.1:{first.ui_port}/ui/open" in inside  # a fresh key
         assert first_key not in inside
         assert first.proc.poll() is None
     finally:
