@@ -1,7 +1,10 @@
 // One protocol/v1 session over ClientWebSocket (v1.md "Transport", "Session"): hello, a receive
 // loop that joins fragmented messages, one sender at a time, heartbeats on a real-time timer
 // (they go on while the game is paused), reconnect with backoff, replies matched by frame id.
+// Callbacks never run on the client's own threads: they wait in a queue the game drains with
+// Poll() on its main thread, each isolated, so a throwing one cannot end the session.
 using System;
+using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.IO;
 using System.Net.WebSockets;
@@ -43,13 +46,21 @@ namespace XiaoTangYuan.Adapter
         private int nextId;
         private volatile bool closing;
         private Task receiving;
+        private readonly ConcurrentQueue<Action> events = new ConcurrentQueue<Action>();
+        private int queued, dropped;
 
-        /// <summary>Called with (chat id, text) for every chat.delta, as it arrives.</summary>
+        /// <summary>Called from Poll() with (chat id, text) for every chat.delta.</summary>
         public Action<string, string> OnDelta;
-        /// <summary>Called with every error frame that answers no request (a refused state.update).</summary>
+        /// <summary>Called from Poll() with the end of every chat (chat.done, chat.error, connection_lost).</summary>
+        public Action<ChatResult> OnChatEnd;
+        /// <summary>Called from Poll() with every error frame that answers no request (a refused state.update).</summary>
         public Action<JsonObject> OnError;
-        /// <summary>Called with a line of what the client does (connect, reconnect, close).</summary>
+        /// <summary>Called from Poll() with a line of what the client does (connect, reconnect, close,
+        /// a callback that threw).</summary>
         public Action<string> OnLog;
+        /// <summary>Events kept for Poll() at most; past it the oldest are kept and new ones dropped
+        /// (a game that never polls does not grow without bound).</summary>
+        public int MaxQueuedEvents = 4096;
         /// <summary>Reconnect delays: Base * 2^n seconds, at most Cap, 20 % jitter; false: never reconnect.</summary>
         public bool Reconnect = true;
         public double BackoffBase = 1.0, BackoffCap = 30.0;
@@ -70,7 +81,42 @@ namespace XiaoTangYuan.Adapter
             this.timezone = timezone;
         }
 
-        private void Log(string line) { var f = OnLog; if (f != null) f(line); }
+        private void Log(string line) { Post(() => { var f = OnLog; if (f != null) f(line); }); }
+
+        private void Post(Action callback)
+        {
+            if (Interlocked.Increment(ref queued) > MaxQueuedEvents)
+            {
+                Interlocked.Decrement(ref queued);
+                Interlocked.Increment(ref dropped);
+                return;
+            }
+            events.Enqueue(callback);
+        }
+
+        /// <summary>Events dropped because the queue was full (Poll() was not called).</summary>
+        public int DroppedEvents { get { return dropped; } }
+
+        /// <summary>Run the queued callbacks (OnDelta, OnChatEnd, OnError, OnLog) on the calling
+        /// thread: call it from the game's tick (SMAPI UpdateTicked, Unity Update). A callback that
+        /// throws is reported to OnLog and the others still run. Returns how many ran.</summary>
+        public int Poll(int max = int.MaxValue)
+        {
+            int ran = 0;
+            Action callback;
+            while (ran < max && events.TryDequeue(out callback))
+            {
+                Interlocked.Decrement(ref queued);
+                ran++;
+                try { callback(); }
+                catch (Exception e)
+                {
+                    try { var f = OnLog; if (f != null) f("a callback threw " + e.GetType().Name + ": " + e.Message); }
+                    catch (Exception) { } // the log callback itself threw: nothing left to tell
+                }
+            }
+            return ran;
+        }
 
         private string NextId(string kind) { return kind + "-" + Interlocked.Increment(ref nextId); }
 
@@ -83,9 +129,9 @@ namespace XiaoTangYuan.Adapter
             closing = false;
             var socket = new ClientWebSocket();
             // No Origin header and no token in the URL (v1.md "Upgrade").
-            using (var cts = new CancellationTokenSource(Timeout)) await socket.ConnectAsync(url, cts.Token);
+            using (var cts = new CancellationTokenSource(Timeout)) await socket.ConnectAsync(url, cts.Token).ConfigureAwait(false);
             ws = socket;
-            hello = new TaskCompletionSource<JsonObject>();
+            hello = new TaskCompletionSource<JsonObject>(TaskCreationOptions.RunContinuationsAsynchronously);
             var frame = new JsonObject()
                 .Add("type", "adapter.hello").Add("id", NextId("hello")).Add("protocol", "v1")
                 .Add("adapter", new JsonObject().Add("name", adapterName).Add("version", adapterVersion))
@@ -94,8 +140,8 @@ namespace XiaoTangYuan.Adapter
                 .Add("capabilities", new JsonObject().Add("image", true).Add("voice", false))
                 .Add("timezone", timezone);
             receiving = Task.Run(() => ReceiveLoop(socket));
-            await SendRawAsync(Json.Write(frame));
-            var answer = await WithTimeout(hello.Task, "server.hello");
+            await SendRawAsync(Json.Write(frame)).ConfigureAwait(false);
+            var answer = await WithTimeout(hello.Task, "server.hello").ConfigureAwait(false);
             if (answer.Str("type") != "server.hello") throw Refusal(answer, false);
             ServerHello = answer;
             int ms = Convert.ToInt32(answer["heartbeatMs"]);
@@ -107,15 +153,15 @@ namespace XiaoTangYuan.Adapter
         {
             try
             {
-                if (socket == ws && socket.State == WebSocketState.Open) await SendRawAsync("{\"type\":\"heartbeat\"}");
+                if (socket == ws && socket.State == WebSocketState.Open) await SendRawAsync("{\"type\":\"heartbeat\"}").ConfigureAwait(false);
             }
             catch (Exception) { } // the receive loop notices a dead connection
         }
 
         private async Task<T> WithTimeout<T>(Task<T> task, string what)
         {
-            if (await Task.WhenAny(task, Task.Delay(Timeout)) != task) throw new TimeoutException("no " + what + " within " + Timeout.TotalSeconds + " s");
-            return await task;
+            if (await Task.WhenAny(task, Task.Delay(Timeout)).ConfigureAwait(false) != task) throw new TimeoutException("no " + what + " within " + Timeout.TotalSeconds + " s");
+            return await task.ConfigureAwait(false);
         }
 
         // -- receiving ----------------------------------------------------------------------
@@ -128,18 +174,45 @@ namespace XiaoTangYuan.Adapter
             {
                 while (socket.State == WebSocketState.Open)
                 {
-                    var result = await socket.ReceiveAsync(new ArraySegment<byte>(buffer), CancellationToken.None);
-                    if (result.MessageType == WebSocketMessageType.Close) break;
+                    var result = await socket.ReceiveAsync(new ArraySegment<byte>(buffer), CancellationToken.None).ConfigureAwait(false);
+                    if (result.MessageType == WebSocketMessageType.Close)
+                    {
+                        await AnswerClose(socket).ConfigureAwait(false);
+                        break;
+                    }
                     message.Write(buffer, 0, result.Count);
                     if (!result.EndOfMessage) continue; // a fragmented frame: keep joining
                     string text = Encoding.UTF8.GetString(message.ToArray());
                     message.SetLength(0);
-                    Dispatch((JsonObject)Json.Parse(text));
+                    JsonObject frame;
+                    try { frame = Json.Parse(text) as JsonObject; }
+                    catch (JsonException e) { Log("unreadable server frame: " + e.Message); continue; }
+                    if (frame != null) Dispatch(frame);
                 }
             }
             catch (Exception e) { Log("connection lost: " + e.Message); }
             int code = socket.CloseStatus.HasValue ? (int)socket.CloseStatus.Value : 1006;
-            Ended(socket, code, socket.CloseStatusDescription);
+            string reason = socket.CloseStatusDescription;
+            // A connection that ended without the close handshake is dropped, never left open.
+            if (socket.State != WebSocketState.Closed) { try { socket.Abort(); } catch (Exception) { } }
+            Ended(socket, code, reason);
+        }
+
+        // The server's close frame is answered with the same code (RFC 6455 5.5.1): a server
+        // waits for that answer before it lets the connection go, and at shutdown before it exits.
+        private async Task AnswerClose(ClientWebSocket socket)
+        {
+            if (socket.State != WebSocketState.CloseReceived) return;
+            var status = socket.CloseStatus ?? WebSocketCloseStatus.NormalClosure;
+            bool locked = false;
+            try
+            {
+                locked = await sendLock.WaitAsync(TimeSpan.FromSeconds(2)).ConfigureAwait(false);
+                using (var cts = new CancellationTokenSource(TimeSpan.FromSeconds(2)))
+                    await socket.CloseOutputAsync(status, socket.CloseStatusDescription, cts.Token).ConfigureAwait(false);
+            }
+            catch (Exception e) { Log("could not answer the close: " + e.Message); }
+            finally { if (locked) sendLock.Release(); }
         }
 
         private void Dispatch(JsonObject frame)
@@ -159,9 +232,9 @@ namespace XiaoTangYuan.Adapter
                     var r = chat.Key;
                     if (type == "chat.delta")
                     {
-                        r.Deltas.Add(frame.Str("text"));
-                        var f = OnDelta;
-                        if (f != null) f(id, frame.Str("text"));
+                        string text = frame.Str("text");
+                        r.Deltas.Add(text);
+                        Post(() => { var f = OnDelta; if (f != null) f(id, text); });
                         return;
                     }
                     chats.Remove(id);
@@ -171,7 +244,7 @@ namespace XiaoTangYuan.Adapter
                     r.Message = frame.Str("message");
                     r.Context = frame.Str("context");
                     r.ImageSent = frame["imageSent"] is bool && (bool)frame["imageSent"];
-                    chat.Value.TrySetResult(r);
+                    EndChat(r, chat.Value);
                     return;
                 }
                 TaskCompletionSource<JsonObject> request;
@@ -182,7 +255,12 @@ namespace XiaoTangYuan.Adapter
                     return;
                 }
             }
-            if (type == "error") { var f = OnError; if (f != null) f(frame); }
+            if (type == "error") Post(() => { var f = OnError; if (f != null) f(frame); });
+        }
+
+        private void EndChat(ChatResult result, TaskCompletionSource<ChatResult> tcs)
+        {
+            if (tcs.TrySetResult(result)) Post(() => { var f = OnChatEnd; if (f != null) f(result); });
         }
 
         private void Ended(ClientWebSocket socket, int code, string reason)
@@ -196,7 +274,7 @@ namespace XiaoTangYuan.Adapter
                 foreach (var c in chats.Values)
                 {
                     c.Key.Code = "connection_lost";
-                    c.Value.TrySetResult(c.Key);
+                    EndChat(c.Key, c.Value);
                 }
                 chats.Clear();
                 foreach (var r in requests.Values) r.TrySetException(new IOException("connection lost"));
@@ -212,12 +290,12 @@ namespace XiaoTangYuan.Adapter
             for (int attempt = 1; !closing; attempt++)
             {
                 double wait = Math.Min(BackoffCap, BackoffBase * Math.Pow(2, Math.Min(attempt - 1, 30)));
-                await Task.Delay(TimeSpan.FromSeconds(wait * (1 - 0.2 * random.NextDouble())));
+                await Task.Delay(TimeSpan.FromSeconds(wait * (1 - 0.2 * random.NextDouble()))).ConfigureAwait(false);
                 try
                 {
                     ServerHello = null;
-                    await ConnectAsync();
-                    if (lastContext != null) await UpdateStateAsync(lastContext);
+                    await ConnectAsync().ConfigureAwait(false);
+                    if (lastContext != null) await UpdateStateAsync(lastContext).ConfigureAwait(false);
                     Log("reconnected after " + attempt + " attempt(s)");
                     return;
                 }
@@ -232,12 +310,12 @@ namespace XiaoTangYuan.Adapter
         public async Task SendRawAsync(string json)
         {
             var bytes = Encoding.UTF8.GetBytes(json);
-            await sendLock.WaitAsync();
+            await sendLock.WaitAsync().ConfigureAwait(false);
             try
             {
                 var socket = ws;
                 if (socket == null || socket.State != WebSocketState.Open) throw new IOException("not connected");
-                await socket.SendAsync(new ArraySegment<byte>(bytes), WebSocketMessageType.Text, true, CancellationToken.None);
+                await socket.SendAsync(new ArraySegment<byte>(bytes), WebSocketMessageType.Text, true, CancellationToken.None).ConfigureAwait(false);
             }
             finally { sendLock.Release(); }
         }
@@ -247,10 +325,10 @@ namespace XiaoTangYuan.Adapter
         public async Task<JsonObject> RequestAsync(JsonObject frame)
         {
             if (frame.Str("id") == null) frame["id"] = NextId("req");
-            var tcs = new TaskCompletionSource<JsonObject>();
+            var tcs = new TaskCompletionSource<JsonObject>(TaskCreationOptions.RunContinuationsAsynchronously);
             lock (gate) requests[frame.Str("id")] = tcs;
-            await SendRawAsync(Json.Write(frame));
-            return await WithTimeout(tcs.Task, "answer to " + frame.Str("type"));
+            await SendRawAsync(Json.Write(frame)).ConfigureAwait(false);
+            return await WithTimeout(tcs.Task, "answer to " + frame.Str("type")).ConfigureAwait(false);
         }
 
         /// <summary>Replace the current modelContext (checked locally first; Budget).</summary>
@@ -261,17 +339,19 @@ namespace XiaoTangYuan.Adapter
             if (newIdentity != null) frame["identity"] = newIdentity;
             string json = Json.Write(frame);
             Budget.CheckFrame("state.update", json);
-            await SendRawAsync(json);
+            await SendRawAsync(json).ConfigureAwait(false);
             lastContext = modelContext;
             if (newIdentity != null) identity = newIdentity;
         }
 
-        /// <summary>One player turn: returns at chat.done or chat.error; deltas go to OnDelta.
-        /// A refused frame comes back as a ChatResult with the error's Code.</summary>
-        public async Task<ChatResult> ChatAsync(string text, byte[] image, string mime, JsonObject modelContext)
+        /// <summary>One player turn: returns at chat.done or chat.error (also given to OnChatEnd);
+        /// deltas go to OnDelta. A refused frame comes back as a ChatResult with the error's Code.
+        /// source: "text" (typed) or "voice" (transcribed speech).</summary>
+        public async Task<ChatResult> ChatAsync(string text, byte[] image, string mime, JsonObject modelContext, string source = "text")
         {
             Budget.CheckChatText(text);
-            var frame = new JsonObject().Add("type", "chat.send").Add("id", NextId("chat")).Add("text", text).Add("source", "text");
+            if (source != "text" && source != "voice") throw new ArgumentException("source must be \"text\" or \"voice\"", "source");
+            var frame = new JsonObject().Add("type", "chat.send").Add("id", NextId("chat")).Add("text", text).Add("source", source);
             if (image != null) frame["image"] = new JsonObject().Add("mime", mime).Add("data", Convert.ToBase64String(image));
             if (modelContext != null)
             {
@@ -281,13 +361,13 @@ namespace XiaoTangYuan.Adapter
             string json = Json.Write(frame);
             Budget.CheckFrame("chat.send", json);
             var result = new ChatResult { Id = frame.Str("id") };
-            var tcs = new TaskCompletionSource<ChatResult>();
+            var tcs = new TaskCompletionSource<ChatResult>(TaskCreationOptions.RunContinuationsAsynchronously);
             lock (gate) chats[result.Id] = new KeyValuePair<ChatResult, TaskCompletionSource<ChatResult>>(result, tcs);
-            await SendRawAsync(json);
+            await SendRawAsync(json).ConfigureAwait(false);
             if (modelContext != null) lastContext = modelContext;
             // A reply streams for a while: wait up to a minute for its end.
-            if (await Task.WhenAny(tcs.Task, Task.Delay(TimeSpan.FromSeconds(60))) != tcs.Task) await CancelAsync(result.Id);
-            return await tcs.Task;
+            if (await Task.WhenAny(tcs.Task, Task.Delay(TimeSpan.FromSeconds(60))).ConfigureAwait(false) != tcs.Task) await CancelAsync(result.Id).ConfigureAwait(false);
+            return await tcs.Task.ConfigureAwait(false);
         }
 
         public Task CancelAsync(string chatId)
@@ -304,12 +384,12 @@ namespace XiaoTangYuan.Adapter
             {
                 using (var cts = new CancellationTokenSource(TimeSpan.FromSeconds(5)))
                 {
-                    try { await socket.CloseAsync(WebSocketCloseStatus.NormalClosure, "bye", cts.Token); }
+                    try { await socket.CloseAsync(WebSocketCloseStatus.NormalClosure, "bye", cts.Token).ConfigureAwait(false); }
                     catch (Exception) { }
                 }
             }
             var loop = receiving;
-            if (loop != null) await Task.WhenAny(loop, Task.Delay(TimeSpan.FromSeconds(2)));
+            if (loop != null) await Task.WhenAny(loop, Task.Delay(TimeSpan.FromSeconds(2))).ConfigureAwait(false);
         }
 
         public static XtyRefusedException Refusal(JsonObject error, bool local)
