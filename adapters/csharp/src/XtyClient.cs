@@ -284,24 +284,53 @@ namespace XiaoTangYuan.Adapter
             if (!closing && Reconnect && ServerHello != null && RetryCodes.Contains(code)) Task.Run(() => Reopen());
         }
 
-        private async Task Reopen()
+        /// <summary>Connect in the background, trying again with backoff until a session opens (the
+        /// game may start before the server), then reconnect after every loss as usual. Returns at
+        /// once: safe from the game's main thread; progress goes to OnLog ("no server" once per
+        /// outage), a refused hello ends it (XtyRefusedException's message in OnLog).</summary>
+        public void Start()
         {
-            var random = new Random();
-            for (int attempt = 1; !closing; attempt++)
+            closing = false;
+            Task.Run(() => Reopen(true));
+        }
+
+        private int reopening;
+
+        private async Task Reopen(bool first = false)
+        {
+            // One loop at a time: a loss while Start() is still trying changes nothing.
+            if (Interlocked.CompareExchange(ref reopening, 1, 0) != 0) return;
+            try
             {
-                double wait = Math.Min(BackoffCap, BackoffBase * Math.Pow(2, Math.Min(attempt - 1, 30)));
-                await Task.Delay(TimeSpan.FromSeconds(wait * (1 - 0.2 * random.NextDouble()))).ConfigureAwait(false);
-                try
+                var random = new Random();
+                string lastFailure = null;
+                for (int attempt = 1; !closing; attempt++)
                 {
-                    ServerHello = null;
-                    await ConnectAsync().ConfigureAwait(false);
-                    if (lastContext != null) await UpdateStateAsync(lastContext).ConfigureAwait(false);
-                    Log("reconnected after " + attempt + " attempt(s)");
-                    return;
+                    if (!(first && attempt == 1))
+                    {
+                        double wait = Math.Min(BackoffCap, BackoffBase * Math.Pow(2, Math.Min(attempt - 1, 30)));
+                        await Task.Delay(TimeSpan.FromSeconds(wait * (1 - 0.2 * random.NextDouble()))).ConfigureAwait(false);
+                    }
+                    try
+                    {
+                        ServerHello = null;
+                        await ConnectAsync().ConfigureAwait(false);
+                        if (lastContext != null) await UpdateStateAsync(lastContext).ConfigureAwait(false);
+                        if (!first || attempt > 1) Log("reconnected after " + attempt + " attempt(s)");
+                        return;
+                    }
+                    catch (XtyRefusedException e) { Log("reconnect refused: " + e.Message); return; }
+                    catch (Exception e)
+                    {
+                        // The same failure again is the same outage: said once.
+                        if (e.Message != lastFailure) Log("no server yet, trying again with backoff: " + e.Message);
+                        lastFailure = e.Message;
+                        var stale = ws;
+                        if (stale != null && stale.State != WebSocketState.Open) { try { stale.Abort(); } catch (Exception) { } }
+                    }
                 }
-                catch (XtyRefusedException e) { Log("reconnect refused: " + e.Message); return; }
-                catch (Exception e) { Log("reconnect failed: " + e.Message); }
             }
+            finally { Interlocked.Exchange(ref reopening, 0); }
         }
 
         // -- sending ------------------------------------------------------------------------

@@ -47,7 +47,7 @@ public static class Probe
         SynchronizationContext.SetSynchronizationContext(loop);
         var flags = new HashSet<string>(args);
         var client = new XtyClient(new Uri(args[1]), args[2],
-            new JsonObject().Add("gameId", "stardew-valley").Add("saveId", "5qerlvpodf25qawmxprrvkd4qe").Add("saveName", "Sunny Farm"),
+            new JsonObject().Add("gameId", "stardew-valley").Add("saveId", Option(args, "--save", "5qerlvpodf25qawmxprrvkd4qe")).Add("saveName", Option(args, "--save-name", "Sunny Farm")),
             "XTY Probe", "0.1.0", "Asia/Shanghai");
         client.BackoffBase = 0.2;
         bool offMain = false, threw = false;
@@ -65,6 +65,7 @@ public static class Probe
             Say("[xty] " + line);
         };
 
+        if (flags.Contains("--control")) return Controlled(client, loop, args[Array.IndexOf(args, "--control") + 1]);
         // What a Unity mod does in Start(): block on the connect (a deadlock without ConfigureAwait(false)).
         if (!client.ConnectAsync().Wait(TimeSpan.FromSeconds(20))) { Say("deadlock: ConnectAsync().Wait() never returned"); return 2; }
         Say("connected");
@@ -91,6 +92,64 @@ public static class Probe
     }
 
     private static volatile bool closedSeen;
+
+    private static string Option(string[] args, string name, string fallback)
+    {
+        int i = Array.IndexOf(args, name);
+        return i >= 0 && i + 1 < args.Length ? args[i + 1] : fallback;
+    }
+
+    // A game driven by a test: Start() (the game may come before the server), then lines appended
+    // to the control file: "chat TEXT", "pause" / "resume" (Poll() stops: the client's own
+    // heartbeat timer must not), "leave" (close, back to the title), "quit" (the process ends
+    // with the connection open: no close frame).
+    private static int Controlled(XtyClient client, GameLoopContext loop, string control)
+    {
+        client.OnChatEnd = r => Say("chat end " + (r.Done ? "done " + r.Text : r.Code));
+        client.Start();
+        long offset = 0;
+        var deadline = DateTime.UtcNow.AddSeconds(300);
+        string seen = null;
+        bool paused = false;
+        while (DateTime.UtcNow < deadline)
+        {
+            loop.RunPending();
+            if (!paused) client.Poll();   // a paused game still turns its loop in Unity; here it stops
+            var hello = client.ServerHello;
+            string session = hello == null ? null : hello.Str("sessionId");
+            if (session != seen) { seen = session; if (session != null) Say("session open " + session); }
+            foreach (var line in ReadFrom(control, ref offset))
+            {
+                Say("> " + line);
+                if (line.StartsWith("chat ", StringComparison.Ordinal)) client.ChatAsync(line.Substring(5), null, null, null).ContinueWith(t => { }, TaskContinuationOptions.OnlyOnFaulted);
+                else if (line == "pause") paused = true;
+                else if (line == "resume") paused = false;
+                else if (line == "leave") { client.CloseAsync().Wait(TimeSpan.FromSeconds(10)); client.Poll(); Say("left"); return 0; }
+                else if (line == "quit") { Console.Out.Flush(); Environment.Exit(0); }
+            }
+            Thread.Sleep(10);
+        }
+        return 3;
+    }
+
+    private static List<string> ReadFrom(string path, ref long offset)
+    {
+        var lines = new List<string>();
+        if (!System.IO.File.Exists(path)) return lines;
+        using (var f = new System.IO.FileStream(path, System.IO.FileMode.Open, System.IO.FileAccess.Read, System.IO.FileShare.ReadWrite))
+        {
+            if (f.Length <= offset) return lines;
+            f.Seek(offset, System.IO.SeekOrigin.Begin);
+            var bytes = new byte[f.Length - offset];
+            int n = f.Read(bytes, 0, bytes.Length);
+            string text = System.Text.Encoding.UTF8.GetString(bytes, 0, n);
+            int end = text.LastIndexOf('\n');
+            if (end < 0) return lines;
+            offset += System.Text.Encoding.UTF8.GetByteCount(text.Substring(0, end + 1));
+            foreach (var line in text.Substring(0, end).Split('\n')) if (line.Length > 0) lines.Add(line);
+        }
+        return lines;
+    }
 
     private static async Task Play(XtyClient client, int chats, bool voice)
     {

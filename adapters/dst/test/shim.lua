@@ -1,7 +1,7 @@
 -- Run the DST adapter with plain lua5.1: TheSim:QueryServer's shape, done with a real HTTP
 -- request (LuaSocket), then the example mod's logic against a running xtyserver.
 --   lua5.1 test/shim.lua run URL TOKEN
---   lua5.1 test/shim.lua play HOST PORT TOKEN CONTROL_FILE STORE_DIR
+--   lua5.1 test/shim.lua play HOST PORT TOKEN CONTROL_FILE STORE_DIR [SEED]
 --       scripts/xty/mod.lua in a small DST world: TheSim's persistent strings (files in
 --       STORE_DIR) and an asynchronous QueryServer, the world scheduler (DoPeriodicTask, stops
 --       while paused) and the static one (DoStaticPeriodicTask, runs on). Lines appended to

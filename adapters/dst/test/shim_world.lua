@@ -6,6 +6,7 @@ local M = {}
 
 function M.play(arg, query_now, socket)
     local host, port, token, control, store = arg[2], tonumber(arg[3]), arg[4], arg[5], arg[6]
+    local seed = arg[7] or "1714700000"   -- the world's seed: another world is another save
     local function out(line) io.write(line, "\n"); io.flush() end
     local started = socket.gettime()
     local paused, world_time, last = false, 0, started
@@ -39,10 +40,13 @@ function M.play(arg, query_now, socket)
     end
 
     local observation = require("xty.example").observation()
-    local mod = require("xty.mod").start({
+    local Mod = require("xty.mod")
+    -- Short long-polls: this QueryServer blocks the loop while it waits, the game's does not.
+    Mod.WAIT_MS = 100
+    local mod = Mod.start({
         sim = Sim, world = World, now = static_time, host = host, port = port, token = token,
         timezone = "Asia/Shanghai", save_name = "Wilson's world",
-        features = function() return { session = "A1B2C3D4E5F60789", seed = "1714700000" } end,
+        features = function() return { session = "A1B2C3D4E5F60789", seed = seed } end,
         observe = function() return observation end,
         log = function(line) out("[xty] " .. line) end,
         client_options = { backoff_base = 0.2, backoff_cap = 2, outage_grace = 3, chat_timeout = 30 },

@@ -64,7 +64,7 @@ namespace XiaoTangYuan.Oni
             client.OnDelta = (id, text) => { reply += text; Debug.Log("[XiaoTangYuan] " + reply); };
             client.OnChatEnd = r => { if (!r.Done) Debug.Log("[XiaoTangYuan] 没有回答（" + r.Code + "）/ no answer (" + r.Code + ")"); };
             client.OnLog = line => Debug.Log("[XiaoTangYuan] " + line);
-            Watch(client.ConnectAsync());   // never .Wait() here: Update() must return
+            client.Start();   // connects in the background (and keeps trying): Update() must return
         }
 
         /// <summary>One player turn (from the mod's UI).</summary>

@@ -37,8 +37,9 @@ namespace XiaoTangYuan.Stardew
             client.OnChatEnd = r => { if (!r.Done) ShowBubble("小汤圆没有回答（" + r.Code + "）/ no answer (" + r.Code + ")"); };
             client.OnError = frame => Monitor.Log("refused: " + frame.Str("code") + " " + frame.Str("message"), LogLevel.Warn);
             client.OnLog = line => Monitor.Log(line, LogLevel.Debug);
-            // Never wait on the main thread: the connect finishes in the background.
-            Watch(client.ConnectAsync());
+            // Never wait on the main thread: Start() connects in the background, and keeps trying
+            // when the game was started before the server.
+            client.Start();
         }
 
         private void OnUpdateTicked(object sender, UpdateTickedEventArgs e)
