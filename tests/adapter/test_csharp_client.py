@@ -138,3 +138,68 @@ async def test_callbacks_run_on_the_game_thread_and_a_throwing_one_ends_nothing(
     assert "connection lost" not in out and "reconnect" not in out
     assert out.count("<- chat.delta ") == 6
     assert "callbacks off the main thread: false" in out
+
+
+KEY = "k" * 43
+
+
+class PairingPeer:
+    """The server's side of pairing as PAIRING.md fixes it, scripted: pair.pending at once,
+    then pair.granted (or pair.denied and close 4001); the hello must carry the key."""
+
+    def __init__(self, grant: bool) -> None:
+        self.grant = grant
+        self.frames: list[dict[str, Any]] = []
+
+    async def handler(self, ws: ServerConnection) -> None:
+        assert ws.request is not None and "Authorization" not in ws.request.headers
+        async for raw in ws:
+            frame = json.loads(raw)
+            self.frames.append(frame)
+            if frame["type"] == "adapter.pair":
+                pending = {"type": "pair.pending", "replyTo": frame["id"], "code": "4821"}
+                await ws.send(json.dumps(pending | {"expiresInSeconds": 120}))
+                if not self.grant:
+                    await ws.send(json.dumps({"type": "pair.denied", "replyTo": frame["id"]}))
+                    await ws.close(4001, "pairing denied")
+                    return
+                granted = {"type": "pair.granted", "replyTo": frame["id"], "key": KEY}
+                await ws.send(json.dumps(granted))
+            elif frame["type"] == "adapter.hello":
+                assert frame.get("token") == KEY, frame
+                hello = {"type": "server.hello", "replyTo": frame["id"], "protocol": "v1"}
+                await ws.send(json.dumps(hello | {"sessionId": "s-2", "heartbeatMs": 5000}))
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("grant", [True, False])
+async def test_a_mod_without_a_key_pairs_and_keeps_the_key(
+    probe: Path, tmp_path: Path, grant: bool
+) -> None:
+    peer = PairingPeer(grant)
+    async with serve(peer.handler, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        with anyio.fail_after(120):
+            url = f"ws://127.0.0.1:{port}/v1"
+            args = ["mono", str(probe), "session", url, "", "--pair", str(tmp_path)]
+            result = await anyio.run_process(args, check=False)
+    out = result.stdout.decode()
+    first = peer.frames[0]
+    assert first == {
+        "type": "adapter.pair",
+        "id": first["id"],
+        "adapter": {"name": "XTY Probe", "version": "0.1.0"},
+        "gameId": "stardew-valley",
+    }
+    assert "pair code 4821 for 120 s" in out
+    key_file = tmp_path / "xiaotangyuan-key.txt"
+    if grant:
+        assert result.returncode == 0, out
+        assert "paired, key kept" in out and "connected" in out.splitlines()
+        assert key_file.read_text() == KEY
+        hello = peer.frames[1]
+        assert hello["type"] == "adapter.hello" and hello["token"] == KEY
+    else:
+        assert result.returncode == 1, out
+        assert "refused: pair_denied" in out
+        assert not key_file.exists() and len(peer.frames) == 1

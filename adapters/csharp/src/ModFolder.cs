@@ -54,6 +54,9 @@ namespace XiaoTangYuan.Adapter
             return File.Exists(token) ? File.ReadAllText(token).Trim() : null;
         }
 
+        /// <summary>Keep the key pairing gave (XtyClient.OnPaired): Key() returns it from then on.</summary>
+        public void SaveKey(string key) { Write(KeyFile, key); }
+
         /// <summary>The server's address: xiaotangyuan-url.txt when the player wrote one, else the default.</summary>
         public Uri Url()
         {

@@ -32,7 +32,7 @@ namespace XiaoTangYuan.Adapter
         private static readonly HashSet<int> RetryCodes = new HashSet<int> { 1001, 1006, 1011, 1012, 1013, 4002, 4003 };
 
         private readonly Uri url;
-        private readonly string token;
+        private string token;
         private readonly string adapterName, adapterVersion, timezone;
         private readonly SemaphoreSlim sendLock = new SemaphoreSlim(1, 1);
         private readonly object gate = new object();
@@ -132,6 +132,9 @@ namespace XiaoTangYuan.Adapter
             using (var cts = new CancellationTokenSource(Timeout)) await socket.ConnectAsync(url, cts.Token).ConfigureAwait(false);
             ws = socket;
             hello = new TaskCompletionSource<JsonObject>(TaskCreationOptions.RunContinuationsAsynchronously);
+            receiving = Task.Run(() => ReceiveLoop(socket));
+            // No key yet: pair on this connection first (the player allows it on the memory page).
+            if (string.IsNullOrEmpty(token)) await PairAsync().ConfigureAwait(false);
             var frame = new JsonObject()
                 .Add("type", "adapter.hello").Add("id", NextId("hello")).Add("protocol", "v1")
                 .Add("adapter", new JsonObject().Add("name", adapterName).Add("version", adapterVersion))
@@ -139,7 +142,6 @@ namespace XiaoTangYuan.Adapter
                 .Add("token", token)
                 .Add("capabilities", new JsonObject().Add("image", true).Add("voice", false))
                 .Add("timezone", timezone);
-            receiving = Task.Run(() => ReceiveLoop(socket));
             await SendRawAsync(Json.Write(frame)).ConfigureAwait(false);
             var answer = await WithTimeout(hello.Task, "server.hello").ConfigureAwait(false);
             if (answer.Str("type") != "server.hello") throw Refusal(answer, false);
@@ -147,6 +149,64 @@ namespace XiaoTangYuan.Adapter
             int ms = Convert.ToInt32(answer["heartbeatMs"]);
             heartbeat = new Timer(_ => Beat(socket), null, ms, ms);
             Log("connected, session " + answer.Str("sessionId") + ", heartbeat every " + ms + " ms");
+        }
+
+        // -- pairing (v1.md "Pairing") ------------------------------------------------------
+
+        /// <summary>Called from Poll() with the code the player sees on the memory page beside this
+        /// mod's pair request, and the seconds it stays good: show it in the game.</summary>
+        public Action<string, int> OnPairCode;
+        /// <summary>Called from Poll() with the key pairing gave this mod: keep it (ModFolder.SaveKey)
+        /// and pass it as the token from then on. The session goes on with it at once.</summary>
+        public Action<string> OnPaired;
+        private ConcurrentQueue<JsonObject> pairFrames;
+        private SemaphoreSlim pairSignal;
+
+        private async Task PairAsync()
+        {
+            var frames = new ConcurrentQueue<JsonObject>();
+            pairSignal = new SemaphoreSlim(0);
+            pairFrames = frames;
+            try
+            {
+                var request = new JsonObject().Add("type", "adapter.pair").Add("id", NextId("pair"))
+                    .Add("adapter", new JsonObject().Add("name", adapterName).Add("version", adapterVersion))
+                    .Add("gameId", identity.Str("gameId"));
+                await SendRawAsync(Json.Write(request)).ConfigureAwait(false);
+                var pending = await NextPairFrame(Timeout).ConfigureAwait(false);
+                if (pending.Str("type") != "pair.pending") throw Refusal(pending, false);
+                string code = pending.Str("code");
+                int seconds = pending["expiresInSeconds"] is long ? (int)(long)pending["expiresInSeconds"] : 120;
+                Post(() => { var f = OnPairCode; if (f != null) f(code, seconds); });
+                Log("pairing: allow code " + code + " on the XiaoTangYuan page within " + seconds + " s");
+                // The player's click may take the whole time; the server says when it is over.
+                var answer = await NextPairFrame(TimeSpan.FromSeconds(seconds + 15)).ConfigureAwait(false);
+                string type = answer.Str("type");
+                if (type == "pair.granted" && !string.IsNullOrEmpty(answer.Str("key")))
+                {
+                    string key = answer.Str("key");
+                    token = key;
+                    Post(() => { var f = OnPaired; if (f != null) f(key); });
+                    Log("paired");
+                    return;
+                }
+                if (type == "pair.denied" || type == "pair.expired")
+                {
+                    string why = type == "pair.denied" ? "pair_denied" : "pair_expired";
+                    throw Refusal(new JsonObject().Add("code", why).Add("message", type == "pair.denied"
+                        ? "the player denied the pairing on the XiaoTangYuan page" : "nobody allowed the pairing in time"), false);
+                }
+                throw Refusal(answer, false);
+            }
+            finally { pairFrames = null; }
+        }
+
+        private async Task<JsonObject> NextPairFrame(TimeSpan wait)
+        {
+            if (!await pairSignal.WaitAsync(wait).ConfigureAwait(false)) throw new TimeoutException("no pairing answer within " + wait.TotalSeconds + " s");
+            JsonObject frame;
+            pairFrames.TryDequeue(out frame);
+            return frame;
         }
 
         private async void Beat(ClientWebSocket socket)
@@ -218,6 +278,13 @@ namespace XiaoTangYuan.Adapter
         private void Dispatch(JsonObject frame)
         {
             string type = frame.Str("type"), id = frame.Str("id");
+            var pairing = pairFrames;
+            if (ServerHello == null && pairing != null && type != null && (type.StartsWith("pair.", StringComparison.Ordinal) || type == "error"))
+            {
+                pairing.Enqueue(frame);
+                pairSignal.Release();
+                return;
+            }
             var h = hello;
             if (ServerHello == null && h != null && (type == "server.hello" || type == "error"))
             {
@@ -269,6 +336,12 @@ namespace XiaoTangYuan.Adapter
             if (heartbeat != null) heartbeat.Dispose();
             var h = hello;
             if (h != null) h.TrySetException(new IOException("connection closed (" + code + " " + reason + ")"));
+            var pairing = pairFrames;
+            if (pairing != null)
+            {
+                pairing.Enqueue(new JsonObject().Add("type", "error").Add("code", "connection_lost").Add("message", "connection closed (" + code + " " + reason + ")"));
+                pairSignal.Release();
+            }
             lock (gate)
             {
                 foreach (var c in chats.Values)

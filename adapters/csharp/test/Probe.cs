@@ -2,7 +2,8 @@
 // Unity has it (a single-threaded SynchronizationContext that runs only when the loop turns),
 // which drains client.Poll() on every tick.
 //   mono Probe.exe json                                   (prints a frame's JSON)
-//   mono Probe.exe session URL TOKEN [--throw] [--voice] [--until-closed] [--chats N]
+//   mono Probe.exe session URL TOKEN [--throw] [--voice] [--until-closed] [--chats N] [--pair DIR]
+//       (TOKEN "" with --pair DIR: pair first and keep the key in DIR, as a mod's config folder)
 using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
@@ -65,9 +66,25 @@ public static class Probe
             Say("[xty] " + line);
         };
 
+        if (flags.Contains("--pair"))
+        {
+            var folder = new ModFolder(Option(args, "--pair", "."));
+            client.OnPairCode = (code, seconds) => Say("pair code " + code + " for " + seconds + " s");
+            client.OnPaired = key => { folder.SaveKey(key); Say("paired, key kept"); };
+        }
         if (flags.Contains("--control")) return Controlled(client, loop, args[Array.IndexOf(args, "--control") + 1]);
         // What a Unity mod does in Start(): block on the connect (a deadlock without ConfigureAwait(false)).
-        if (!client.ConnectAsync().Wait(TimeSpan.FromSeconds(20))) { Say("deadlock: ConnectAsync().Wait() never returned"); return 2; }
+        try
+        {
+            if (!client.ConnectAsync().Wait(TimeSpan.FromSeconds(20))) { Say("deadlock: ConnectAsync().Wait() never returned"); return 2; }
+        }
+        catch (AggregateException e)
+        {
+            client.Poll();
+            var refused = e.GetBaseException() as XtyRefusedException;
+            Say(refused != null ? "refused: " + refused.Code : "failed: " + e.GetBaseException().Message);
+            return 1;
+        }
         Say("connected");
         int chats = flags.Contains("--chats") ? int.Parse(args[Array.IndexOf(args, "--chats") + 1]) : 0;
         var work = Play(client, chats, flags.Contains("--voice"));
