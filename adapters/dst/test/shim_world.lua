@@ -49,6 +49,7 @@ function M.play(arg, query_now, socket)
         features = function() return { session = "A1B2C3D4E5F60789", seed = seed } end,
         observe = function() return observation end,
         log = function(line) out("[xty] " .. line) end,
+        say = function(text) out("said: " .. text) end,
         client_options = { backoff_base = 0.2, backoff_cap = 2, outage_grace = 3, chat_timeout = 30 },
     })
     local hello_seen

@@ -33,7 +33,14 @@ Client.MESSAGES = {
     connection_lost = "和小汤圆的连接断了，正在重新连接。/ The connection to XiaoTangYuan dropped; reconnecting.",
     unauthorized = "小汤圆不认这个 mod 的密钥。/ XiaoTangYuan refused this mod's key.",
     closed = "小汤圆的连接已关闭。/ The connection to XiaoTangYuan is closed.",
+    pair_denied = "配对被拒绝了：请在小汤圆页面上点“允许”。/ Pairing was denied: click Allow on the XiaoTangYuan page.",
+    pair_expired = "配对码过期了：重新进入世界再试一次。/ The pairing code expired: load the world again to retry.",
 }
+
+-- What the player is shown while a pair request waits for the click on the memory page.
+function Client.pair_prompt(code)
+    return "在小汤圆页面上确认配对码 " .. tostring(code) .. " / Confirm code " .. tostring(code) .. " on the XiaoTangYuan page"
+end
 
 -- The player-facing reason of a chat.error frame (the server's message when it sent one).
 function Client.explain(frame)
@@ -50,6 +57,8 @@ function Client.new(opts)
     self.query, self.now = opts.query, opts.now
     self.log = opts.log or function() end
     self.on_frame = opts.on_frame or function() end   -- every server frame no chat claimed
+    -- Pairing (no token): on_pair(code, seconds) to show the code, on_key(key) to keep the key.
+    self.on_pair, self.on_key = opts.on_pair, opts.on_key
     self.random = opts.random or math.random
     -- A chat without its end after this many seconds ends as "timeout".
     self.chat_timeout = opts.chat_timeout or 90
@@ -81,6 +90,11 @@ end
 function Client:stop()
     self.want_hello, self.stopped = false, "stopped"
     self:end_chats(function() return true end, "closed")
+end
+
+function Client:pair_frame()
+    self.pairing = self:id("pair")
+    return { type = "adapter.pair", id = self.pairing, adapter = self.adapter, gameId = self.identity.gameId }
 end
 
 function Client:hello_frame()
@@ -145,7 +159,32 @@ function Client:end_chats(keep, code)
     for _, id in ipairs(ids) do self:finish(id, { type = "chat.error", id = id, code = code }) end
 end
 
+-- Pairing answers (PAIRING.md): the code to show, then the key (the session goes on with a
+-- hello carrying it) or a refusal (a close 4001 follows).
+function Client:paired(frame)
+    if frame.type == "pair.pending" then
+        self.log("pairing: waiting for the player's click, code " .. tostring(frame.code))
+        self:call(self.on_pair and function() self.on_pair(frame.code, frame.expiresInSeconds) end)
+    elseif frame.type == "pair.granted" and type(frame.key) == "string" then
+        self.token, self.pairing = frame.key, nil
+        self.log("paired")
+        self:call(self.on_key, frame.key)
+        local opening = { self:hello_frame() }
+        if self.last_context then opening[2] = { type = "state.update", modelContext = self.last_context } end
+        for _, f in ipairs(self.queue) do
+            if f.type ~= "state.update" then opening[#opening + 1] = f end
+        end
+        self.queue = opening
+    else
+        self.pair_refused = frame.type == "pair.denied" and "pair_denied" or "pair_expired"
+        self.log("pairing refused: " .. frame.type)
+    end
+end
+
 function Client:dispatch(frame)
+    if self.pairing and type(frame.type) == "string" and frame.type:sub(1, 5) == "pair." then
+        return self:paired(frame)
+    end
     if frame.type == "server.hello" then
         self.hello, self.attempt = frame, 0
         self.last_beat = self.now()
@@ -173,12 +212,13 @@ end
 -- The session is over (closed by the server, or its handle unknown): chats it took are lost,
 -- chats not yet sent wait for the next session, and a new hello follows unless the close is final.
 function Client:ended(code, reason)
-    self.closed, self.session, self.hello = code, nil, nil
+    self.closed, self.session, self.hello, self.pairing = code, nil, nil, nil
     self.log("session closed " .. tostring(code) .. " " .. tostring(reason or ""))
     self:end_chats(function(chat) return chat.sent end, "connection_lost")
     if FINAL[code] then
         self.want_hello, self.stopped = false, code
-        self:end_chats(function() return true end, code == 4001 and "unauthorized" or "closed")
+        local why = code == 4001 and (self.pair_refused or "unauthorized") or "closed"
+        self:end_chats(function() return true end, why)
         return
     end
     self.want_hello = true
@@ -202,9 +242,15 @@ end
 -- The frames of the next call: with no session, a hello first, the last state and the chats
 -- still waiting (a state.update or cancel of the old session is not carried over).
 function Client:frames()
+    if self.pairing then return {} end   -- polls until the player's click; the queue waits
     local frames = self.queue
     self.queue = {}
     if self.session then return frames end
+    if not self.token or self.token == "" then
+        -- No key yet: this call asks to pair; the queued frames wait for the hello.
+        self.queue = frames
+        return { self:pair_frame() }
+    end
     local opening = { self:hello_frame() }
     if self.last_context then opening[2] = { type = "state.update", modelContext = self.last_context } end
     for _, frame in ipairs(frames) do
@@ -250,8 +296,9 @@ end
 function Client:unreachable(why, frames)
     local kept = {}
     for _, frame in ipairs(frames or {}) do
-        if frame.type ~= "heartbeat" and frame.type ~= "adapter.hello" then kept[#kept + 1] = frame end
+        if frame.type ~= "heartbeat" and frame.type ~= "adapter.hello" and frame.type ~= "adapter.pair" then kept[#kept + 1] = frame end
     end
+    if not self.session then self.pairing = nil end
     for _, frame in ipairs(self.queue) do kept[#kept + 1] = frame end
     self.queue = kept
     if not self.outage then

@@ -13,6 +13,7 @@ local M = {}
 M.GAME = "dont-starve-together"
 M.SALT_KEY = "xiaotangyuan_salt"   -- the per-install salt of saveId (never sent)
 M.URL_KEY = "xiaotangyuan_url"     -- optional: a base URL that replaces host and port
+M.KEY_KEY = "xiaotangyuan_key"     -- the key pairing gave this mod (PAIRING.md)
 M.PUMP_SECONDS, M.OBSERVE_SECONDS, M.WAIT_MS = 0.25, 2, 1000
 
 function M.base_url(host, port)
@@ -33,16 +34,20 @@ function M.load_salt(sim, entropy, done)
     end)
 end
 
--- env: sim, world, now (GetStaticTime), host, port, token, features() (the world's stable
--- features), observe() (the full observation), log(line), adapter, timezone, save_name,
+-- env: sim, world, now (GetStaticTime), host, port, token (a pasted token; else the kept key;
+-- else the mod pairs), features() (the world's stable features), observe() (the full
+-- observation), log(line), say(text) (shown to the player), adapter, timezone, save_name,
 -- client_options (extra Client.new options). Returns the mod: mod.ask(question, on_text, source)
 -- and mod.stop().
 function M.start(env)
     local mod = { log = env.log or function() end }
-    local function begin(url, salt)
+    local say = env.say or mod.log
+    local function begin(url, salt, key)
         local save_id = saveid.derive(env.features(), salt)
         local options = {
-            url = url, token = env.token,
+            url = url, token = key,
+            on_pair = function(code) say(Client.pair_prompt(code)) end,
+            on_key = function(k) env.sim:SetPersistentString(M.KEY_KEY, k, false, function() end) end,
             identity = { gameId = M.GAME, saveId = save_id, saveName = env.save_name },
             adapter = env.adapter or { name = "XTY DST", version = "0.1.0" },
             timezone = env.timezone, now = env.now, log = mod.log,
@@ -62,7 +67,11 @@ function M.start(env)
             or M.base_url(env.host, env.port)
         M.load_salt(env.sim, tostring(env.now()), function(salt, made)
             if made then mod.log("made this install's salt") end
-            begin(url, salt)
+            env.sim:GetPersistentString(M.KEY_KEY, function(found, kept)
+                local key = (found and type(kept) == "string" and kept:match("^[%w_-]+$")) and kept
+                    or (env.token ~= "" and env.token) or nil
+                begin(url, salt, key)
+            end)
         end)
     end)
 
