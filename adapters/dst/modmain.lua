@@ -1,17 +1,14 @@
 -- Example DST mod skeleton: the adapter library (scripts/xty/) wired to the game.
--- Not run in CI (it needs the game); test/shim.lua runs the same library and scripts/xty/example.lua
--- with lua5.1 and a QueryServer done by a real HTTP request.
+-- Not run in CI (it needs the game): test/shim.lua runs scripts/xty/mod.lua, which holds all of
+-- this file's logic but observe(), with lua5.1 and stand-ins of the few DST calls it makes.
 local G = GLOBAL
-local Client = G.require("xty.client")
-local projection = G.require("xty.projection")
-local saveid = G.require("xty.saveid")
+local Mod = G.require("xty.mod")
 
-local GAME = "dont-starve-together"
+local HOST = GetModConfigData("host") or "localhost"
 local PORT = GetModConfigData("port") or 8765
 local TOKEN = GetModConfigData("token")   -- xtyserver token show (or %LOCALAPPDATA%\XiaoTangYuan\token)
-local SALT = GetModConfigData("salt")      -- once per install; never sent
 
-local client
+local mod
 
 -- The full observation; projection.project() cuts it per question.
 local function observe()
@@ -45,27 +42,25 @@ local function observe()
 end
 
 AddSimPostInit(function()
-    local id = saveid.derive({ session = G.TheNet:GetSessionIdentifier(), seed = tostring(G.TheWorld.meta.seed) }, SALT)
-    client = Client.new({
-        url = "http://127.0.0.1:" .. PORT .. "/v1/http",
-        token = TOKEN,
-        identity = { gameId = GAME, saveId = id },
-        adapter = { name = "XTY DST", version = "0.1.0" },
-        timezone = nil,
-        query = function(url, cb, method, body) G.TheSim:QueryServer(url, cb, method, body) end,
-        now = G.GetStaticTime,   -- real time, also while paused: heartbeats go on
+    mod = Mod.start({
+        sim = G.TheSim, world = G.TheWorld, now = G.GetStaticTime,   -- real time, also while paused
+        host = HOST, port = PORT, token = TOKEN, timezone = nil,
+        -- The world's own stable features; the salt is made on first run and kept by TheSim.
+        features = function() return { session = G.TheNet:GetSessionIdentifier(), seed = tostring(G.TheWorld.meta.seed) } end,
+        observe = observe,
+        log = function(line) print("[XiaoTangYuan] " .. line) end,
     })
-    client:connect()
-    -- One call in flight at a time; each long-polls up to 1 s and carries heartbeats when due.
-    G.TheWorld:DoPeriodicTask(0.5, function() client:pump(1000) end)
-    G.TheWorld:DoPeriodicTask(2, function() client:update_state(projection.project(observe(), "", GAME)) end)
 end)
 
--- Call from your chat box / voice hook.
-G.XTY_ASK = function(question, on_text)
-    local reply = {}
-    client:chat(question, projection.project(observe(), question, GAME), {
-        delta = function(text) reply[#reply + 1] = text; on_text(table.concat(reply)) end,
-        error = function(frame) on_text("(" .. frame.code .. ")") end,
-    })
+-- Call from your chat box / voice hook: on_text(text, finished) with the reply so far, or why
+-- there is none (Chinese first, English beside).
+G.XTY_ASK = function(question, on_text, source)
+    return mod and mod.ask(question, on_text, source)
+end
+
+-- From the console, when the default address does not work (see README "Try first"):
+-- XTY_SET_URL("http://127.0.0.1:8765/v1/http"); XTY_SET_URL("") goes back to host and port.
+G.XTY_SET_URL = function(url)
+    G.TheSim:SetPersistentString(Mod.URL_KEY, url or "", false, function() end)
+    print("[XiaoTangYuan] the server address takes effect the next time the world loads")
 end

@@ -86,6 +86,48 @@ TABLE: list[tuple[str, str, list[str], list[str], list[str]]] = [
     ),
     ("stardew-valley", "What sells for the best price?", ["money"], ["Gold Coin"], ["Parsnip"]),
     (
+        "stardew-valley",
+        "附近有危险吗？",
+        ["danger"],
+        ["player.health", "player.stamina", "Green Slime"],
+        ["Abigail", "Parsnip", "Pierre's General Store", "Bait"],
+    ),
+    (
+        "stardew-valley",
+        "Is it safe here? That slime attacks me",
+        ["mining", "danger"],
+        ["player.health", "Green Slime"],
+        ["Sebastian", "Parsnip Seeds"],
+    ),
+    (
+        "stardew-valley",
+        "明天是什么节日？",
+        ["festivals"],
+        ["world.season", "Abigail", "Sebastian"],
+        ["Green Slime", "Bait", "player.stamina"],
+    ),
+    (
+        "stardew-valley",
+        "What do I bring to the egg festival?",
+        ["festivals"],
+        ["world.season", "Abigail"],
+        ["Green Slime", "Parsnip"],
+    ),
+    (
+        "stardew-valley",
+        "乔迪的任务要交什么？",
+        ["quests"],
+        ["Abigail", "Sebastian"],
+        ["Green Slime", "Bait", "player.health"],
+    ),
+    (
+        "stardew-valley",
+        "Which bundle should I finish for the community center?",
+        ["quests"],
+        ["Abigail"],
+        ["Green Slime", "Parsnip"],
+    ),
+    (
         "dont-starve-together",
         "附近危险吗？",
         ["danger"],
@@ -152,6 +194,27 @@ TABLE: list[tuple[str, str, list[str], list[str], list[str]]] = [
         ["Meat"],
     ),
     (
+        "dont-starve-together",
+        "How do I stop overheating in summer?",
+        ["season"],
+        ["world.weather", "player.status"],
+        ["Meat", "Crock Pot"],
+    ),
+    (
+        "dont-starve-together",
+        "巨鹿来了怎么办？",
+        ["bosses"],
+        ["Deerclops", "player.health", "world.season", "Log Suit", "Healing Salve"],
+        ["Berry Bush", "Berries", "Flower"],
+    ),
+    (
+        "dont-starve-together",
+        "How do I beat Deerclops?",
+        ["bosses"],
+        ["Deerclops", "player.health"],
+        ["Berries", "Crock Pot"],
+    ),
+    (
         "oxygen-not-included",
         "氧气不够了怎么办？",
         ["oxygen"],
@@ -203,6 +266,48 @@ TABLE: list[tuple[str, str, list[str], list[str], list[str]]] = [
         ["Meep"],
         ["Coal"],
     ),
+    (
+        "oxygen-not-included",
+        "复制人生病了，是病菌吗？",
+        ["duplicants", "germs"],
+        ["player.status", "Meep"],
+        ["Coal", "Algae"],
+    ),
+    (
+        "oxygen-not-included",
+        "Where do these slimelung germs come from?",
+        ["germs"],
+        ["player.status", "Algae Deoxidizer"],
+        ["Meep", "Coal"],
+    ),
+    (
+        "oxygen-not-included",
+        "基地太热了怎么降温？",
+        ["temperature"],
+        ["player.status", "focus.name", "Algae Deoxidizer"],
+        ["Meep", "Meal Lice"],
+    ),
+    (
+        "oxygen-not-included",
+        "The base is overheating",
+        ["temperature"],
+        ["focus.name"],
+        ["Meep", "Coal"],
+    ),
+    (
+        "oxygen-not-included",
+        "复制人士气太低",
+        ["stress", "duplicants"],
+        ["Massage Table", "Meep", "player.status"],
+        ["Coal", "Algae"],
+    ),
+    (
+        "oxygen-not-included",
+        "Their morale is below expectations",
+        ["stress"],
+        ["Massage Table"],
+        ["Oxylite"],
+    ),
 ]
 
 
@@ -229,7 +334,7 @@ def test_projection_keeps_the_topic_and_leaves_the_rest(
     decode_client_frame(json.dumps({"type": "state.update", "modelContext": context}))
 
 
-def test_every_game_has_its_five_topics_and_a_general_rule() -> None:
+def test_every_game_has_the_topics_its_players_ask_about() -> None:
     games = rules()["games"]
     assert [t["topic"] for t in games["stardew-valley"]] == [
         "fishing",
@@ -237,6 +342,9 @@ def test_every_game_has_its_five_topics_and_a_general_rule() -> None:
         "villagers",
         "mining",
         "money",
+        "danger",
+        "festivals",
+        "quests",
     ]
     assert [t["topic"] for t in games["dont-starve-together"]] == [
         "danger",
@@ -244,6 +352,7 @@ def test_every_game_has_its_five_topics_and_a_general_rule() -> None:
         "sanity",
         "base",
         "season",
+        "bosses",
     ]
     assert [t["topic"] for t in games["oxygen-not-included"]] == [
         "oxygen",
@@ -251,7 +360,37 @@ def test_every_game_has_its_five_topics_and_a_general_rule() -> None:
         "stress",
         "power",
         "duplicants",
+        "germs",
+        "temperature",
     ]
+
+
+MINES: dict[str, Any] = {
+    "world": {"location": "The Mines 42", "time": "14:20", "season": "summer", "day": 12},
+    "player": {"health": 38, "stamina": 55, "heldItem": "Steel Smallsword"},
+    "nearby": [
+        {"kind": "building", "name": "Coop", "distance": 2},
+        {"kind": "animal", "name": "Cow", "distance": 3},
+        {"kind": "water", "name": "farm pond", "distance": 4},
+        {"kind": "monster", "name": "Green Slime", "distance": 6},
+        {"kind": "monster", "name": "Bat", "distance": 9},
+        {"kind": "monster", "name": "Skeleton", "distance": 15},
+    ],
+    "inventory": [
+        {"name": "Steel Smallsword", "count": 1, "tags": ["weapon"]},
+        {"name": "Cheese", "count": 3, "tags": ["food"]},
+        {"name": "Parsnip Seeds", "count": 15},
+    ],
+}
+
+
+@pytest.mark.parametrize("question", ["附近有危险吗？", "Is anything dangerous nearby?"])
+def test_a_stardew_danger_question_keeps_the_monsters_not_the_farm(question: str) -> None:
+    context = project(MINES, question, "stardew-valley")
+    assert names(context, "nearby") == ["Green Slime", "Bat", "Skeleton"]
+    assert context["player"]["health"] == 38
+    assert set(names(context, "relevantItems")) >= {"Steel Smallsword", "Cheese"}
+    assert "Parsnip Seeds" not in names(context, "relevantItems")
 
 
 def test_a_question_without_topic_gets_the_general_fields_and_the_closest() -> None:

@@ -18,6 +18,7 @@ import anyio
 import pytest
 from PIL import Image
 
+from tests.adapter.mono import compile_cs
 from tests.adapter.observations import OBSERVATIONS
 from tests.adapter.test_projection import TABLE
 from tests.adapter.test_saveid import FEATURES, SALT, VECTOR
@@ -44,22 +45,7 @@ def example_exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if NO_MONO:
         pytest.skip("needs Mono's C# compiler and runtime (apt-get install mono-mcs mono-runtime)")
     out = tmp_path_factory.mktemp("csharp") / "XtyExample.exe"
-    sources = sorted(str(p) for p in (CSHARP / "src").glob("*.cs"))
-    result = subprocess.run(
-        [
-            "mcs",
-            "-warnaserror+",
-            "-r:System.Core.dll",
-            f"-out:{out}",
-            *sources,
-            str(CSHARP / "example" / "Program.cs"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    return out
+    return compile_cs(out, CSHARP / "example" / "Program.cs")
 
 
 def mono(exe: Path, *args: str) -> str:

@@ -72,8 +72,12 @@ def rules() -> dict[str, Any]:
 
 
 def topics(question: str, game: str) -> list[str]:
-    """The topics of ``game`` whose words occur in ``question`` (any case), in rule order."""
-    text = question.lower()
+    """The topics of ``game`` whose words occur in ``question`` (any case), in rule order.
+
+    A word that begins with a space (``" eat"``) matches only at the start of a word of the
+    question (not in "overheat"): the question is read with a space before it.
+    """
+    text = " " + question.lower()
     return [
         rule["topic"]
         for rule in rules()["games"].get(game, [])

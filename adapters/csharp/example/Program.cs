@@ -66,6 +66,10 @@ public static class Program
         {
             client.OnDelta = (id, text) => Console.WriteLine("<- chat.delta " + id + " " + text);
             client.OnLog = line => Console.Error.WriteLine("[xty] " + line);
+            // A console program has no game tick: this loop stands for it (a mod calls Poll() from
+            // SMAPI's UpdateTicked or Unity's Update; the callbacks run on that thread).
+            var ticking = new System.Threading.CancellationTokenSource();
+            var tick = Task.Run(async () => { while (!ticking.IsCancellationRequested) { client.Poll(); await Task.Delay(10); } });
             await client.ConnectAsync();
             Console.WriteLine("<- server.hello heartbeatMs " + client.ServerHello["heartbeatMs"]);
 
@@ -98,6 +102,9 @@ public static class Program
             Console.WriteLine("<- " + error.Str("type") + " " + error.Str("code") + " " + Json.Write(error["fields"]));
 
             await client.CloseAsync();
+            ticking.Cancel();
+            await tick;
+            client.Poll();
             Console.WriteLine("closed");
             return reply.Done && error.Str("code") == "budget_exceeded" ? 0 : 1;
         }

@@ -22,7 +22,7 @@ namespace XiaoTangYuan.Adapter
             set
             {
                 int i = IndexOf(key);
-                var pair = new KeyValuePair<string, object>(key, value);
+                var pair = new KeyValuePair<string, object>(key, Json.Normalize(value));
                 if (i < 0) items.Add(pair); else items[i] = pair;
             }
         }
@@ -60,9 +60,45 @@ namespace XiaoTangYuan.Adapter
     }
 
     /// <summary>Parse and write JSON. Parsed values: JsonObject, List&lt;object&gt;, string,
-    /// long (integers) or double, bool, null. Writing takes those plus int, float and arrays.</summary>
+    /// long (integers) or double, bool, null. Writing takes those plus every integer type (signed
+    /// or unsigned), float, decimal, dictionaries with string keys and any other list.</summary>
     public static class Json
     {
+        /// <summary>What a JsonObject stores for a value: dictionaries become JsonObject and lists
+        /// List&lt;object&gt; (so Budget and Projection see one shape), small unsigned integers long.</summary>
+        public static object Normalize(object value)
+        {
+            if (value == null || value is string || value is JsonObject || value is List<object>) return value;
+            if (value is uint || value is ushort || value is sbyte) return Convert.ToInt64(value, CultureInfo.InvariantCulture);
+            var generic = value as IDictionary<string, object>;
+            if (generic != null)
+            {
+                var obj = new JsonObject();
+                foreach (var pair in generic) obj[pair.Key] = pair.Value;
+                return obj;
+            }
+            var dict = value as IDictionary;
+            if (dict != null)
+            {
+                var obj = new JsonObject();
+                foreach (DictionaryEntry entry in dict)
+                {
+                    var key = entry.Key as string;
+                    if (key == null) throw new JsonException("a dictionary key must be a string, not " + entry.Key.GetType().Name);
+                    obj[key] = entry.Value;
+                }
+                return obj;
+            }
+            var items = value as IEnumerable;
+            if (items != null)
+            {
+                var list = new List<object>();
+                foreach (var item in items) list.Add(Normalize(item));
+                return list;
+            }
+            return value;
+        }
+
         public static object Parse(string text)
         {
             var p = new Parser(text);
@@ -89,17 +125,21 @@ namespace XiaoTangYuan.Adapter
             var s = value as string;
             if (s != null) { WriteString(sb, s); return; }
             if (value is bool) { sb.Append((bool)value ? "true" : "false"); return; }
-            if (value is int || value is long || value is short || value is byte)
+            if (value is int || value is long || value is short || value is byte || value is uint || value is ushort || value is sbyte)
             {
-                sb.Append(Convert.ToInt64(value).ToString(CultureInfo.InvariantCulture));
+                sb.Append(Convert.ToInt64(value, CultureInfo.InvariantCulture).ToString(CultureInfo.InvariantCulture));
                 return;
             }
+            if (value is ulong) { sb.Append(((ulong)value).ToString(CultureInfo.InvariantCulture)); return; }
             if (value is double || value is float || value is decimal)
             {
                 double d = Convert.ToDouble(value, CultureInfo.InvariantCulture);
                 if (double.IsNaN(d) || double.IsInfinity(d)) throw new JsonException("NaN and Infinity are not JSON");
                 // A whole number is written without ".0" (the server takes 45.0 too), never with a decimal comma.
                 if (Math.Floor(d) == d && Math.Abs(d) < 1e15) sb.Append(((long)d).ToString(CultureInfo.InvariantCulture));
+                // A float in its own shortest round-trip form: 72.3f is "72.3", not its double 72.300003051757813.
+                else if (value is float) sb.Append(((float)value).ToString("R", CultureInfo.InvariantCulture));
+                else if (value is decimal) sb.Append(((decimal)value).ToString(CultureInfo.InvariantCulture));
                 else sb.Append(d.ToString("R", CultureInfo.InvariantCulture));
                 return;
             }
@@ -120,6 +160,7 @@ namespace XiaoTangYuan.Adapter
                 sb.Append('}');
                 return;
             }
+            if (value is IDictionary || value is IDictionary<string, object>) { WriteValue(sb, Normalize(value)); return; }
             var list = value as IEnumerable;
             if (list != null)
             {

@@ -34,8 +34,10 @@ namespace XiaoTangYuan.Adapter
         public static List<string> Topics(string question, string game)
         {
             var found = new List<string>();
+            // A leading space before the question: a word " eat" matches only at a word's start.
+            string text = " " + question.ToLowerInvariant();
             foreach (JsonObject rule in GameRules(game))
-                if (rule.List("words").Any(w => question.ToLowerInvariant().Contains((string)w)))
+                if (rule.List("words").Any(w => text.Contains((string)w)))
                     found.Add(rule.Str("topic"));
             return found;
         }

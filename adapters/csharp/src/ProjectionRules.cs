@@ -44,7 +44,22 @@ namespace XiaoTangYuan.Adapter
        ""words"": [""money"", ""gold"", ""sell"", ""price"", ""profit"", ""buy"", ""cost"", ""shop"", ""钱"", ""金"", ""卖"", ""价"", ""赚"", ""买"", ""商店"", ""收益""],
        ""fields"": [""player.heldItem"", ""ui.menu"", ""focus.kind"", ""focus.name""],
        ""kinds"": [""shop"", ""shipping bin""],
-       ""match"": [""gold"", ""coin"", ""artisan"", ""wine"", ""cheese"", ""钱"", ""金""]}
+       ""match"": [""gold"", ""coin"", ""artisan"", ""wine"", ""cheese"", ""钱"", ""金""]},
+      {""topic"": ""danger"",
+       ""words"": [""danger"", ""monster"", ""attack"", ""fight"", ""slime"", ""bats"", ""hurt"", ""safe"", "" die"", ""dying"", ""kill"", ""危险"", ""怪"", ""攻击"", ""打怪"", ""史莱姆"", ""蝙蝠"", ""受伤"", ""安全"", ""死"", ""救""],
+       ""fields"": [""player.health"", ""player.stamina"", ""player.status"", ""player.heldItem"", ""focus.kind"", ""focus.name""],
+       ""kinds"": [""monster"", ""hostile""],
+       ""match"": [""sword"", ""dagger"", ""club"", ""hammer"", ""slingshot"", ""weapon"", ""bomb"", ""food"", ""剑"", ""匕首"", ""锤"", ""弹弓"", ""武器"", ""炸弹"", ""食""]},
+      {""topic"": ""festivals"",
+       ""words"": [""festival"", ""stardew valley fair"", ""egg hunt"", ""luau"", ""flower dance"", ""spirit's eve"", ""moonlight jellies"", ""night market"", ""feast"", ""节日"", ""庆典"", ""集市"", ""复活节"", ""花舞"", ""夏威夷"", ""万灵节"", ""冰雪节"", ""水母"", ""夜市"", ""盛宴"", ""展览会""],
+       ""fields"": [""world.season"", ""world.time"", ""focus.kind"", ""focus.name"", ""player.heldItem""],
+       ""kinds"": [""npc"", ""villager"", ""festival""],
+       ""match"": [""gift"", ""star token"", ""礼物"", ""星之币""]},
+      {""topic"": ""quests"",
+       ""words"": [""quest"", ""task"", ""request"", ""bundle"", ""journal"", ""community center"", ""help wanted"", ""deliver"", ""任务"", ""委托"", ""请求"", ""收集包"", ""社区中心"", ""日志"", ""送货"", ""布告栏""],
+       ""fields"": [""focus.kind"", ""focus.name"", ""player.heldItem""],
+       ""kinds"": [""npc"", ""villager"", ""bundle""],
+       ""match"": [""quest"", ""bundle"", ""任务"", ""收集包""]}
     ],
     ""dont-starve-together"": [
       {""topic"": ""danger"",
@@ -53,7 +68,7 @@ namespace XiaoTangYuan.Adapter
        ""kinds"": [""monster"", ""hostile"", ""boss""],
        ""match"": [""spear"", ""armor"", ""helmet"", ""weapon"", ""healing"", ""矛"", ""甲"", ""头盔"", ""武器"", ""治疗""]},
       {""topic"": ""food"",
-       ""words"": [""food"", ""hungry"", ""hunger"", ""eat"", ""cook"", ""crock"", ""meat"", ""berry"", ""starv"", ""食物"", ""饿"", ""吃"", ""饥饿"", ""做饭"", ""烹饪"", ""锅"", ""肉"", ""浆果""],
+       ""words"": [""food"", ""hungry"", ""hunger"", "" eat"", ""cook"", ""crock"", ""meat"", ""berry"", ""starv"", ""食物"", ""饿"", ""吃"", ""饥饿"", ""做饭"", ""烹饪"", ""锅"", ""肉"", ""浆果""],
        ""fields"": [""player.stamina"", ""player.status"", ""player.heldItem"", ""focus.kind"", ""focus.name""],
        ""kinds"": [""food"", ""crockpot"", ""bush"", ""animal""],
        ""match"": [""meat"", ""berr"", ""carrot"", ""seed"", ""food"", ""morsel"", ""crock"", ""肉"", ""浆果"", ""胡萝卜"", ""种子"", ""食""]},
@@ -71,7 +86,12 @@ namespace XiaoTangYuan.Adapter
        ""words"": [""season"", ""winter"", ""summer"", ""spring"", ""autumn"", ""cold"", ""freeze"", ""hot"", ""overheat"", ""rain"", ""季节"", ""冬"", ""夏"", ""春"", ""秋"", ""冷"", ""冻"", ""热"", ""雨""],
        ""fields"": [""world.weather"", ""player.status"", ""player.health"", ""player.heldItem""],
        ""kinds"": [""fire"", ""building""],
-       ""match"": [""thermal"", ""puffy"", ""winter hat"", ""umbrella"", ""ice"", ""暖石"", ""冬帽"", ""伞"", ""冰""]}
+       ""match"": [""thermal"", ""puffy"", ""winter hat"", ""umbrella"", ""ice"", ""暖石"", ""冬帽"", ""伞"", ""冰""]},
+      {""topic"": ""bosses"",
+       ""words"": [""boss"", ""deerclops"", ""bearger"", ""moose"", ""goose"", ""dragonfly"", ""antlion"", ""klaus"", ""toadstool"", ""fuelweaver"", ""bee queen"", ""巨鹿"", ""熊獾"", ""麋鹿鹅"", ""鹿鸭"", ""龙蝇"", ""蚁狮"", ""克劳斯"", ""蟾蜍"", ""织影者"", ""蜂后""],
+       ""fields"": [""player.health"", ""player.status"", ""player.heldItem"", ""world.season"", ""focus.kind"", ""focus.name""],
+       ""kinds"": [""boss"", ""monster""],
+       ""match"": [""spear"", ""armor"", ""helmet"", ""weapon"", ""healing"", ""dart"", ""矛"", ""甲"", ""头盔"", ""武器"", ""治疗"", ""吹箭""]}
     ],
     ""oxygen-not-included"": [
       {""topic"": ""oxygen"",
@@ -80,12 +100,12 @@ namespace XiaoTangYuan.Adapter
        ""kinds"": [""building"", ""gas""],
        ""match"": [""oxygen"", ""algae"", ""oxylite"", ""electrolyzer"", ""diffuser"", ""氧"", ""藻""]},
       {""topic"": ""food"",
-       ""words"": [""food"", ""hungry"", ""eat"", ""kcal"", ""calorie"", ""meal"", ""farm"", ""食物"", ""饿"", ""吃"", ""卡路里"", ""饭"", ""种植""],
+       ""words"": [""food"", ""hungry"", "" eat"", ""kcal"", ""calorie"", ""meal"", ""farm"", ""食物"", ""饿"", ""吃"", ""卡路里"", ""饭"", ""种植""],
        ""fields"": [""player.status"", ""focus.kind"", ""focus.name""],
        ""kinds"": [""building"", ""plant"", ""critter""],
        ""match"": [""meal"", ""lice"", ""berry"", ""kcal"", ""food"", ""bristle"", ""饭"", ""米虱"", ""莓"", ""食""]},
       {""topic"": ""stress"",
-       ""words"": [""stress"", ""morale"", ""happy"", ""sad"", ""decor"", ""break"", ""压力"", ""士气"", ""开心"", ""装饰"", ""崩溃""],
+       ""words"": [""stress"", ""morale"", ""happy"", ""sad"", ""decor"", ""break"", ""expectation"", ""压力"", ""士气"", ""开心"", ""装饰"", ""崩溃"", ""期望""],
        ""fields"": [""player.status"", ""focus.kind"", ""focus.name""],
        ""kinds"": [""duplicant"", ""building""],
        ""match"": [""decor"", ""massage"", ""art"", ""装饰"", ""按摩""]},
@@ -98,7 +118,17 @@ namespace XiaoTangYuan.Adapter
        ""words"": [""duplicant"", ""dupe"", ""colonist"", ""skill"", ""job"", ""priority"", ""复制人"", ""小人"", ""技能"", ""工作"", ""优先""],
        ""fields"": [""focus.kind"", ""focus.name"", ""player.status""],
        ""kinds"": [""duplicant""],
-       ""match"": []}
+       ""match"": []},
+      {""topic"": ""germs"",
+       ""words"": [""germ"", ""disease"", ""sick"", ""food poisoning"", ""slimelung"", ""zombie spore"", ""hygiene"", ""wash"", ""polluted"", ""病菌"", ""细菌"", ""疾病"", ""生病"", ""食物中毒"", ""黏肺"", ""僵尸孢子"", ""卫生"", ""洗手"", ""污染""],
+       ""fields"": [""player.status"", ""focus.kind"", ""focus.name""],
+       ""kinds"": [""building"", ""gas"", ""liquid""],
+       ""match"": [""sink"", ""wash basin"", ""shower"", ""chlorine"", ""bleach"", ""polluted"", ""洗手"", ""淋浴"", ""氯"", ""漂白"", ""污染""]},
+      {""topic"": ""temperature"",
+       ""words"": [""temperature"", "" heat"", "" hot"", ""overheat"", ""cold"", ""freez"", "" cool"", ""scald"", ""°c"", ""温度"", ""热"", ""过热"", ""冷"", ""冻"", ""降温"", ""散热"", ""烫""],
+       ""fields"": [""player.status"", ""focus.kind"", ""focus.name""],
+       ""kinds"": [""building"", ""gas"", ""liquid""],
+       ""match"": [""wheezewort"", ""ice-e"", ""ice maker"", ""thermo"", ""aquatuner"", ""insulat"", ""冰"", ""温"", ""隔热"", ""液冷""]}
     ]
   }
 }

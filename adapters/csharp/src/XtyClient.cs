@@ -1,7 +1,10 @@
 // One protocol/v1 session over ClientWebSocket (v1.md "Transport", "Session"): hello, a receive
 // loop that joins fragmented messages, one sender at a time, heartbeats on a real-time timer
 // (they go on while the game is paused), reconnect with backoff, replies matched by frame id.
+// Callbacks never run on the client's own threads: they wait in a queue the game drains with
+// Poll() on its main thread, each isolated, so a throwing one cannot end the session.
 using System;
+using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.IO;
 using System.Net.WebSockets;
@@ -29,7 +32,7 @@ namespace XiaoTangYuan.Adapter
         private static readonly HashSet<int> RetryCodes = new HashSet<int> { 1001, 1006, 1011, 1012, 1013, 4002, 4003 };
 
         private readonly Uri url;
-        private readonly string token;
+        private string token;
         private readonly string adapterName, adapterVersion, timezone;
         private readonly SemaphoreSlim sendLock = new SemaphoreSlim(1, 1);
         private readonly object gate = new object();
@@ -43,13 +46,21 @@ namespace XiaoTangYuan.Adapter
         private int nextId;
         private volatile bool closing;
         private Task receiving;
+        private readonly ConcurrentQueue<Action> events = new ConcurrentQueue<Action>();
+        private int queued, dropped;
 
-        /// <summary>Called with (chat id, text) for every chat.delta, as it arrives.</summary>
+        /// <summary>Called from Poll() with (chat id, text) for every chat.delta.</summary>
         public Action<string, string> OnDelta;
-        /// <summary>Called with every error frame that answers no request (a refused state.update).</summary>
+        /// <summary>Called from Poll() with the end of every chat (chat.done, chat.error, connection_lost).</summary>
+        public Action<ChatResult> OnChatEnd;
+        /// <summary>Called from Poll() with every error frame that answers no request (a refused state.update).</summary>
         public Action<JsonObject> OnError;
-        /// <summary>Called with a line of what the client does (connect, reconnect, close).</summary>
+        /// <summary>Called from Poll() with a line of what the client does (connect, reconnect, close,
+        /// a callback that threw).</summary>
         public Action<string> OnLog;
+        /// <summary>Events kept for Poll() at most; past it the oldest are kept and new ones dropped
+        /// (a game that never polls does not grow without bound).</summary>
+        public int MaxQueuedEvents = 4096;
         /// <summary>Reconnect delays: Base * 2^n seconds, at most Cap, 20 % jitter; false: never reconnect.</summary>
         public bool Reconnect = true;
         public double BackoffBase = 1.0, BackoffCap = 30.0;
@@ -70,7 +81,42 @@ namespace XiaoTangYuan.Adapter
             this.timezone = timezone;
         }
 
-        private void Log(string line) { var f = OnLog; if (f != null) f(line); }
+        private void Log(string line) { Post(() => { var f = OnLog; if (f != null) f(line); }); }
+
+        private void Post(Action callback)
+        {
+            if (Interlocked.Increment(ref queued) > MaxQueuedEvents)
+            {
+                Interlocked.Decrement(ref queued);
+                Interlocked.Increment(ref dropped);
+                return;
+            }
+            events.Enqueue(callback);
+        }
+
+        /// <summary>Events dropped because the queue was full (Poll() was not called).</summary>
+        public int DroppedEvents { get { return dropped; } }
+
+        /// <summary>Run the queued callbacks (OnDelta, OnChatEnd, OnError, OnLog) on the calling
+        /// thread: call it from the game's tick (SMAPI UpdateTicked, Unity Update). A callback that
+        /// throws is reported to OnLog and the others still run. Returns how many ran.</summary>
+        public int Poll(int max = int.MaxValue)
+        {
+            int ran = 0;
+            Action callback;
+            while (ran < max && events.TryDequeue(out callback))
+            {
+                Interlocked.Decrement(ref queued);
+                ran++;
+                try { callback(); }
+                catch (Exception e)
+                {
+                    try { var f = OnLog; if (f != null) f("a callback threw " + e.GetType().Name + ": " + e.Message); }
+                    catch (Exception) { } // the log callback itself threw: nothing left to tell
+                }
+            }
+            return ran;
+        }
 
         private string NextId(string kind) { return kind + "-" + Interlocked.Increment(ref nextId); }
 
@@ -83,9 +129,12 @@ namespace XiaoTangYuan.Adapter
             closing = false;
             var socket = new ClientWebSocket();
             // No Origin header and no token in the URL (v1.md "Upgrade").
-            using (var cts = new CancellationTokenSource(Timeout)) await socket.ConnectAsync(url, cts.Token);
+            using (var cts = new CancellationTokenSource(Timeout)) await socket.ConnectAsync(url, cts.Token).ConfigureAwait(false);
             ws = socket;
-            hello = new TaskCompletionSource<JsonObject>();
+            hello = new TaskCompletionSource<JsonObject>(TaskCreationOptions.RunContinuationsAsynchronously);
+            receiving = Task.Run(() => ReceiveLoop(socket));
+            // No key yet: pair on this connection first (the player allows it on the memory page).
+            if (string.IsNullOrEmpty(token)) await PairAsync().ConfigureAwait(false);
             var frame = new JsonObject()
                 .Add("type", "adapter.hello").Add("id", NextId("hello")).Add("protocol", "v1")
                 .Add("adapter", new JsonObject().Add("name", adapterName).Add("version", adapterVersion))
@@ -93,9 +142,8 @@ namespace XiaoTangYuan.Adapter
                 .Add("token", token)
                 .Add("capabilities", new JsonObject().Add("image", true).Add("voice", false))
                 .Add("timezone", timezone);
-            receiving = Task.Run(() => ReceiveLoop(socket));
-            await SendRawAsync(Json.Write(frame));
-            var answer = await WithTimeout(hello.Task, "server.hello");
+            await SendRawAsync(Json.Write(frame)).ConfigureAwait(false);
+            var answer = await WithTimeout(hello.Task, "server.hello").ConfigureAwait(false);
             if (answer.Str("type") != "server.hello") throw Refusal(answer, false);
             ServerHello = answer;
             int ms = Convert.ToInt32(answer["heartbeatMs"]);
@@ -103,19 +151,77 @@ namespace XiaoTangYuan.Adapter
             Log("connected, session " + answer.Str("sessionId") + ", heartbeat every " + ms + " ms");
         }
 
+        // -- pairing (v1.md "Pairing") ------------------------------------------------------
+
+        /// <summary>Called from Poll() with the code the player sees on the memory page beside this
+        /// mod's pair request, and the seconds it stays good: show it in the game.</summary>
+        public Action<string, int> OnPairCode;
+        /// <summary>Called from Poll() with the key pairing gave this mod: keep it (ModFolder.SaveKey)
+        /// and pass it as the token from then on. The session goes on with it at once.</summary>
+        public Action<string> OnPaired;
+        private ConcurrentQueue<JsonObject> pairFrames;
+        private SemaphoreSlim pairSignal;
+
+        private async Task PairAsync()
+        {
+            var frames = new ConcurrentQueue<JsonObject>();
+            pairSignal = new SemaphoreSlim(0);
+            pairFrames = frames;
+            try
+            {
+                var request = new JsonObject().Add("type", "adapter.pair").Add("id", NextId("pair"))
+                    .Add("adapter", new JsonObject().Add("name", adapterName).Add("version", adapterVersion))
+                    .Add("gameId", identity.Str("gameId"));
+                await SendRawAsync(Json.Write(request)).ConfigureAwait(false);
+                var pending = await NextPairFrame(Timeout).ConfigureAwait(false);
+                if (pending.Str("type") != "pair.pending") throw Refusal(pending, false);
+                string code = pending.Str("code");
+                int seconds = pending["expiresInSeconds"] is long ? (int)(long)pending["expiresInSeconds"] : 120;
+                Post(() => { var f = OnPairCode; if (f != null) f(code, seconds); });
+                Log("pairing: allow code " + code + " on the XiaoTangYuan page within " + seconds + " s");
+                // The player's click may take the whole time; the server says when it is over.
+                var answer = await NextPairFrame(TimeSpan.FromSeconds(seconds + 15)).ConfigureAwait(false);
+                string type = answer.Str("type");
+                if (type == "pair.granted" && !string.IsNullOrEmpty(answer.Str("key")))
+                {
+                    string key = answer.Str("key");
+                    token = key;
+                    Post(() => { var f = OnPaired; if (f != null) f(key); });
+                    Log("paired");
+                    return;
+                }
+                if (type == "pair.denied" || type == "pair.expired")
+                {
+                    string why = type == "pair.denied" ? "pair_denied" : "pair_expired";
+                    throw Refusal(new JsonObject().Add("code", why).Add("message", type == "pair.denied"
+                        ? "the player denied the pairing on the XiaoTangYuan page" : "nobody allowed the pairing in time"), false);
+                }
+                throw Refusal(answer, false);
+            }
+            finally { pairFrames = null; }
+        }
+
+        private async Task<JsonObject> NextPairFrame(TimeSpan wait)
+        {
+            if (!await pairSignal.WaitAsync(wait).ConfigureAwait(false)) throw new TimeoutException("no pairing answer within " + wait.TotalSeconds + " s");
+            JsonObject frame;
+            pairFrames.TryDequeue(out frame);
+            return frame;
+        }
+
         private async void Beat(ClientWebSocket socket)
         {
             try
             {
-                if (socket == ws && socket.State == WebSocketState.Open) await SendRawAsync("{\"type\":\"heartbeat\"}");
+                if (socket == ws && socket.State == WebSocketState.Open) await SendRawAsync("{\"type\":\"heartbeat\"}").ConfigureAwait(false);
             }
             catch (Exception) { } // the receive loop notices a dead connection
         }
 
         private async Task<T> WithTimeout<T>(Task<T> task, string what)
         {
-            if (await Task.WhenAny(task, Task.Delay(Timeout)) != task) throw new TimeoutException("no " + what + " within " + Timeout.TotalSeconds + " s");
-            return await task;
+            if (await Task.WhenAny(task, Task.Delay(Timeout)).ConfigureAwait(false) != task) throw new TimeoutException("no " + what + " within " + Timeout.TotalSeconds + " s");
+            return await task.ConfigureAwait(false);
         }
 
         // -- receiving ----------------------------------------------------------------------
@@ -128,23 +234,57 @@ namespace XiaoTangYuan.Adapter
             {
                 while (socket.State == WebSocketState.Open)
                 {
-                    var result = await socket.ReceiveAsync(new ArraySegment<byte>(buffer), CancellationToken.None);
-                    if (result.MessageType == WebSocketMessageType.Close) break;
+                    var result = await socket.ReceiveAsync(new ArraySegment<byte>(buffer), CancellationToken.None).ConfigureAwait(false);
+                    if (result.MessageType == WebSocketMessageType.Close)
+                    {
+                        await AnswerClose(socket).ConfigureAwait(false);
+                        break;
+                    }
                     message.Write(buffer, 0, result.Count);
                     if (!result.EndOfMessage) continue; // a fragmented frame: keep joining
                     string text = Encoding.UTF8.GetString(message.ToArray());
                     message.SetLength(0);
-                    Dispatch((JsonObject)Json.Parse(text));
+                    JsonObject frame;
+                    try { frame = Json.Parse(text) as JsonObject; }
+                    catch (JsonException e) { Log("unreadable server frame: " + e.Message); continue; }
+                    if (frame != null) Dispatch(frame);
                 }
             }
             catch (Exception e) { Log("connection lost: " + e.Message); }
             int code = socket.CloseStatus.HasValue ? (int)socket.CloseStatus.Value : 1006;
-            Ended(socket, code, socket.CloseStatusDescription);
+            string reason = socket.CloseStatusDescription;
+            // A connection that ended without the close handshake is dropped, never left open.
+            if (socket.State != WebSocketState.Closed) { try { socket.Abort(); } catch (Exception) { } }
+            Ended(socket, code, reason);
+        }
+
+        // The server's close frame is answered with the same code (RFC 6455 5.5.1): a server
+        // waits for that answer before it lets the connection go, and at shutdown before it exits.
+        private async Task AnswerClose(ClientWebSocket socket)
+        {
+            if (socket.State != WebSocketState.CloseReceived) return;
+            var status = socket.CloseStatus ?? WebSocketCloseStatus.NormalClosure;
+            bool locked = false;
+            try
+            {
+                locked = await sendLock.WaitAsync(TimeSpan.FromSeconds(2)).ConfigureAwait(false);
+                using (var cts = new CancellationTokenSource(TimeSpan.FromSeconds(2)))
+                    await socket.CloseOutputAsync(status, socket.CloseStatusDescription, cts.Token).ConfigureAwait(false);
+            }
+            catch (Exception e) { Log("could not answer the close: " + e.Message); }
+            finally { if (locked) sendLock.Release(); }
         }
 
         private void Dispatch(JsonObject frame)
         {
             string type = frame.Str("type"), id = frame.Str("id");
+            var pairing = pairFrames;
+            if (ServerHello == null && pairing != null && type != null && (type.StartsWith("pair.", StringComparison.Ordinal) || type == "error"))
+            {
+                pairing.Enqueue(frame);
+                pairSignal.Release();
+                return;
+            }
             var h = hello;
             if (ServerHello == null && h != null && (type == "server.hello" || type == "error"))
             {
@@ -159,9 +299,9 @@ namespace XiaoTangYuan.Adapter
                     var r = chat.Key;
                     if (type == "chat.delta")
                     {
-                        r.Deltas.Add(frame.Str("text"));
-                        var f = OnDelta;
-                        if (f != null) f(id, frame.Str("text"));
+                        string text = frame.Str("text");
+                        r.Deltas.Add(text);
+                        Post(() => { var f = OnDelta; if (f != null) f(id, text); });
                         return;
                     }
                     chats.Remove(id);
@@ -171,7 +311,7 @@ namespace XiaoTangYuan.Adapter
                     r.Message = frame.Str("message");
                     r.Context = frame.Str("context");
                     r.ImageSent = frame["imageSent"] is bool && (bool)frame["imageSent"];
-                    chat.Value.TrySetResult(r);
+                    EndChat(r, chat.Value);
                     return;
                 }
                 TaskCompletionSource<JsonObject> request;
@@ -182,7 +322,12 @@ namespace XiaoTangYuan.Adapter
                     return;
                 }
             }
-            if (type == "error") { var f = OnError; if (f != null) f(frame); }
+            if (type == "error") Post(() => { var f = OnError; if (f != null) f(frame); });
+        }
+
+        private void EndChat(ChatResult result, TaskCompletionSource<ChatResult> tcs)
+        {
+            if (tcs.TrySetResult(result)) Post(() => { var f = OnChatEnd; if (f != null) f(result); });
         }
 
         private void Ended(ClientWebSocket socket, int code, string reason)
@@ -191,12 +336,18 @@ namespace XiaoTangYuan.Adapter
             if (heartbeat != null) heartbeat.Dispose();
             var h = hello;
             if (h != null) h.TrySetException(new IOException("connection closed (" + code + " " + reason + ")"));
+            var pairing = pairFrames;
+            if (pairing != null)
+            {
+                pairing.Enqueue(new JsonObject().Add("type", "error").Add("code", "connection_lost").Add("message", "connection closed (" + code + " " + reason + ")"));
+                pairSignal.Release();
+            }
             lock (gate)
             {
                 foreach (var c in chats.Values)
                 {
                     c.Key.Code = "connection_lost";
-                    c.Value.TrySetResult(c.Key);
+                    EndChat(c.Key, c.Value);
                 }
                 chats.Clear();
                 foreach (var r in requests.Values) r.TrySetException(new IOException("connection lost"));
@@ -206,24 +357,53 @@ namespace XiaoTangYuan.Adapter
             if (!closing && Reconnect && ServerHello != null && RetryCodes.Contains(code)) Task.Run(() => Reopen());
         }
 
-        private async Task Reopen()
+        /// <summary>Connect in the background, trying again with backoff until a session opens (the
+        /// game may start before the server), then reconnect after every loss as usual. Returns at
+        /// once: safe from the game's main thread; progress goes to OnLog ("no server" once per
+        /// outage), a refused hello ends it (XtyRefusedException's message in OnLog).</summary>
+        public void Start()
         {
-            var random = new Random();
-            for (int attempt = 1; !closing; attempt++)
+            closing = false;
+            Task.Run(() => Reopen(true));
+        }
+
+        private int reopening;
+
+        private async Task Reopen(bool first = false)
+        {
+            // One loop at a time: a loss while Start() is still trying changes nothing.
+            if (Interlocked.CompareExchange(ref reopening, 1, 0) != 0) return;
+            try
             {
-                double wait = Math.Min(BackoffCap, BackoffBase * Math.Pow(2, Math.Min(attempt - 1, 30)));
-                await Task.Delay(TimeSpan.FromSeconds(wait * (1 - 0.2 * random.NextDouble())));
-                try
+                var random = new Random();
+                string lastFailure = null;
+                for (int attempt = 1; !closing; attempt++)
                 {
-                    ServerHello = null;
-                    await ConnectAsync();
-                    if (lastContext != null) await UpdateStateAsync(lastContext);
-                    Log("reconnected after " + attempt + " attempt(s)");
-                    return;
+                    if (!(first && attempt == 1))
+                    {
+                        double wait = Math.Min(BackoffCap, BackoffBase * Math.Pow(2, Math.Min(attempt - 1, 30)));
+                        await Task.Delay(TimeSpan.FromSeconds(wait * (1 - 0.2 * random.NextDouble()))).ConfigureAwait(false);
+                    }
+                    try
+                    {
+                        ServerHello = null;
+                        await ConnectAsync().ConfigureAwait(false);
+                        if (lastContext != null) await UpdateStateAsync(lastContext).ConfigureAwait(false);
+                        if (!first || attempt > 1) Log("reconnected after " + attempt + " attempt(s)");
+                        return;
+                    }
+                    catch (XtyRefusedException e) { Log("reconnect refused: " + e.Message); return; }
+                    catch (Exception e)
+                    {
+                        // The same failure again is the same outage: said once.
+                        if (e.Message != lastFailure) Log("no server yet, trying again with backoff: " + e.Message);
+                        lastFailure = e.Message;
+                        var stale = ws;
+                        if (stale != null && stale.State != WebSocketState.Open) { try { stale.Abort(); } catch (Exception) { } }
+                    }
                 }
-                catch (XtyRefusedException e) { Log("reconnect refused: " + e.Message); return; }
-                catch (Exception e) { Log("reconnect failed: " + e.Message); }
             }
+            finally { Interlocked.Exchange(ref reopening, 0); }
         }
 
         // -- sending ------------------------------------------------------------------------
@@ -232,12 +412,12 @@ namespace XiaoTangYuan.Adapter
         public async Task SendRawAsync(string json)
         {
             var bytes = Encoding.UTF8.GetBytes(json);
-            await sendLock.WaitAsync();
+            await sendLock.WaitAsync().ConfigureAwait(false);
             try
             {
                 var socket = ws;
                 if (socket == null || socket.State != WebSocketState.Open) throw new IOException("not connected");
-                await socket.SendAsync(new ArraySegment<byte>(bytes), WebSocketMessageType.Text, true, CancellationToken.None);
+                await socket.SendAsync(new ArraySegment<byte>(bytes), WebSocketMessageType.Text, true, CancellationToken.None).ConfigureAwait(false);
             }
             finally { sendLock.Release(); }
         }
@@ -247,10 +427,10 @@ namespace XiaoTangYuan.Adapter
         public async Task<JsonObject> RequestAsync(JsonObject frame)
         {
             if (frame.Str("id") == null) frame["id"] = NextId("req");
-            var tcs = new TaskCompletionSource<JsonObject>();
+            var tcs = new TaskCompletionSource<JsonObject>(TaskCreationOptions.RunContinuationsAsynchronously);
             lock (gate) requests[frame.Str("id")] = tcs;
-            await SendRawAsync(Json.Write(frame));
-            return await WithTimeout(tcs.Task, "answer to " + frame.Str("type"));
+            await SendRawAsync(Json.Write(frame)).ConfigureAwait(false);
+            return await WithTimeout(tcs.Task, "answer to " + frame.Str("type")).ConfigureAwait(false);
         }
 
         /// <summary>Replace the current modelContext (checked locally first; Budget).</summary>
@@ -261,17 +441,19 @@ namespace XiaoTangYuan.Adapter
             if (newIdentity != null) frame["identity"] = newIdentity;
             string json = Json.Write(frame);
             Budget.CheckFrame("state.update", json);
-            await SendRawAsync(json);
+            await SendRawAsync(json).ConfigureAwait(false);
             lastContext = modelContext;
             if (newIdentity != null) identity = newIdentity;
         }
 
-        /// <summary>One player turn: returns at chat.done or chat.error; deltas go to OnDelta.
-        /// A refused frame comes back as a ChatResult with the error's Code.</summary>
-        public async Task<ChatResult> ChatAsync(string text, byte[] image, string mime, JsonObject modelContext)
+        /// <summary>One player turn: returns at chat.done or chat.error (also given to OnChatEnd);
+        /// deltas go to OnDelta. A refused frame comes back as a ChatResult with the error's Code.
+        /// source: "text" (typed) or "voice" (transcribed speech).</summary>
+        public async Task<ChatResult> ChatAsync(string text, byte[] image, string mime, JsonObject modelContext, string source = "text")
         {
             Budget.CheckChatText(text);
-            var frame = new JsonObject().Add("type", "chat.send").Add("id", NextId("chat")).Add("text", text).Add("source", "text");
+            if (source != "text" && source != "voice") throw new ArgumentException("source must be \"text\" or \"voice\"", "source");
+            var frame = new JsonObject().Add("type", "chat.send").Add("id", NextId("chat")).Add("text", text).Add("source", source);
             if (image != null) frame["image"] = new JsonObject().Add("mime", mime).Add("data", Convert.ToBase64String(image));
             if (modelContext != null)
             {
@@ -281,13 +463,13 @@ namespace XiaoTangYuan.Adapter
             string json = Json.Write(frame);
             Budget.CheckFrame("chat.send", json);
             var result = new ChatResult { Id = frame.Str("id") };
-            var tcs = new TaskCompletionSource<ChatResult>();
+            var tcs = new TaskCompletionSource<ChatResult>(TaskCreationOptions.RunContinuationsAsynchronously);
             lock (gate) chats[result.Id] = new KeyValuePair<ChatResult, TaskCompletionSource<ChatResult>>(result, tcs);
-            await SendRawAsync(json);
+            await SendRawAsync(json).ConfigureAwait(false);
             if (modelContext != null) lastContext = modelContext;
             // A reply streams for a while: wait up to a minute for its end.
-            if (await Task.WhenAny(tcs.Task, Task.Delay(TimeSpan.FromSeconds(60))) != tcs.Task) await CancelAsync(result.Id);
-            return await tcs.Task;
+            if (await Task.WhenAny(tcs.Task, Task.Delay(TimeSpan.FromSeconds(60))).ConfigureAwait(false) != tcs.Task) await CancelAsync(result.Id).ConfigureAwait(false);
+            return await tcs.Task.ConfigureAwait(false);
         }
 
         public Task CancelAsync(string chatId)
@@ -304,12 +486,12 @@ namespace XiaoTangYuan.Adapter
             {
                 using (var cts = new CancellationTokenSource(TimeSpan.FromSeconds(5)))
                 {
-                    try { await socket.CloseAsync(WebSocketCloseStatus.NormalClosure, "bye", cts.Token); }
+                    try { await socket.CloseAsync(WebSocketCloseStatus.NormalClosure, "bye", cts.Token).ConfigureAwait(false); }
                     catch (Exception) { }
                 }
             }
             var loop = receiving;
-            if (loop != null) await Task.WhenAny(loop, Task.Delay(TimeSpan.FromSeconds(2)));
+            if (loop != null) await Task.WhenAny(loop, Task.Delay(TimeSpan.FromSeconds(2))).ConfigureAwait(false);
         }
 
         public static XtyRefusedException Refusal(JsonObject error, bool local)

@@ -1,10 +1,16 @@
 -- Run the DST adapter with plain lua5.1: TheSim:QueryServer's shape, done with a real HTTP
 -- request (LuaSocket), then the example mod's logic against a running xtyserver.
 --   lua5.1 test/shim.lua run URL TOKEN
+--   lua5.1 test/shim.lua play HOST PORT TOKEN CONTROL_FILE STORE_DIR [SEED]
+--       scripts/xty/mod.lua in a small DST world: TheSim's persistent strings (files in
+--       STORE_DIR) and an asynchronous QueryServer, the world scheduler (DoPeriodicTask, stops
+--       while paused) and the static one (DoStaticPeriodicTask, runs on). Lines appended to
+--       CONTROL_FILE drive it: "pause", "resume", "chat TEXT", "blip SECONDS" (QueryServer fails
+--       as with no network), "leave" (back to the title screen), "quit" (the game exits, no close).
 --   lua5.1 test/shim.lua project OBSERVATION.json "question" game
 --   lua5.1 test/shim.lua saveid SALT key=value ...
 local here = arg[0]:match("^(.*)/test/[^/]*$") or "."
-package.path = here .. "/scripts/?.lua;" .. package.path
+package.path = here .. "/scripts/?.lua;" .. here .. "/test/?.lua;" .. package.path
 
 local json = require("xty.json")
 local mode = arg[1]
@@ -39,6 +45,10 @@ local function QueryServer(url, callback, method, body)
         source = ltn12.source.string(body), sink = ltn12.sink.table(chunks),
     })
     callback(table.concat(chunks), ok ~= nil, ok and status or 0)
+end
+
+if mode == "play" then
+    os.exit(require("shim_world").play(arg, QueryServer, socket))
 end
 
 local code = require("xty.example").run({

@@ -1,27 +1,54 @@
 -- One protocol/v1 session over POST /v1/http (v1.md "HTTP transport"), for DST's mod Lua.
 --
 --   local client = Client.new{
---       url = "http://127.0.0.1:8765/v1/http",
---       token = GetModConfigData("token"),
+--       url = "http://localhost:8765/v1/http",
+--       token = key,
 --       identity = { gameId = "dont-starve-together", saveId = id, saveName = "Wilson's world" },
 --       adapter = { name = "XTY DST", version = "1.0.0" },
 --       timezone = "Asia/Shanghai",
 --       query = function(url, callback, method, body) TheSim:QueryServer(url, callback, method, body) end,
---       now = GetTime,                        -- seconds, real time (GetStaticTime while paused)
+--       now = GetStaticTime,                  -- seconds of real time: it runs on while paused
 --   }
 --   client:connect()
---   TheWorld:DoPeriodicTask(1, function() client:pump(0) end)   -- or pump from each callback
+--   TheWorld:DoStaticPeriodicTask(0.25, function() client:pump(1000) end)   -- static: runs while paused
 --
 -- Every call carries the queued frames, plus a heartbeat when heartbeatMs has passed since the
 -- last one (a poll without frames is not a heartbeat), and takes the server frames queued since
--- the last call. One call is in flight at a time. A closed session (its "closed" code, or a 404)
--- is opened again with a new hello after the close codes worth it, with backoff.
+-- the last call. One call is in flight at a time. Whatever happens (no server yet, a closed or
+-- expired session, a server restart), the client opens a new session with a new hello, with
+-- backoff, until it is closed for good (4001 unauthorized, 4008 flood) or stopped. Every chat
+-- ends in done or error within chat_timeout seconds; Client.explain(code) says why to the player.
 local json = require("xty.json")
 
 local Client = {}
 Client.__index = Client
 
-local RETRY = { [1001] = true, [1006] = true, [1011] = true, [1012] = true, [1013] = true, [4002] = true, [4003] = true }
+-- Close codes after which opening again cannot help: a refused key, a flooding mod.
+local FINAL = { [4001] = true, [4008] = true }
+
+-- What the player is told when a chat ends without a reply (Chinese first, English beside).
+Client.MESSAGES = {
+    no_server = "小汤圆没连上：请先启动小汤圆（xtyserver）。/ XiaoTangYuan is not reachable: start xtyserver first.",
+    timeout = "小汤圆这次没有及时回答。/ XiaoTangYuan did not answer in time.",
+    connection_lost = "和小汤圆的连接断了，正在重新连接。/ The connection to XiaoTangYuan dropped; reconnecting.",
+    unauthorized = "小汤圆不认这个 mod 的密钥。/ XiaoTangYuan refused this mod's key.",
+    closed = "小汤圆的连接已关闭。/ The connection to XiaoTangYuan is closed.",
+    pair_denied = "配对被拒绝了：请在小汤圆页面上点“允许”。/ Pairing was denied: click Allow on the XiaoTangYuan page.",
+    pair_expired = "配对码过期了：重新进入世界再试一次。/ The pairing code expired: load the world again to retry.",
+}
+
+-- What the player is shown while a pair request waits for the click on the memory page.
+function Client.pair_prompt(code)
+    return "在小汤圆页面上确认配对码 " .. tostring(code) .. " / Confirm code " .. tostring(code) .. " on the XiaoTangYuan page"
+end
+
+-- The player-facing reason of a chat.error frame (the server's message when it sent one).
+function Client.explain(frame)
+    local code = type(frame) == "table" and frame.code or frame
+    return Client.MESSAGES[code]
+        or (type(frame) == "table" and frame.message)
+        or ("小汤圆出错了（" .. tostring(code) .. "）。/ XiaoTangYuan error (" .. tostring(code) .. ").")
+end
 
 function Client.new(opts)
     local self = setmetatable({}, Client)
@@ -30,9 +57,20 @@ function Client.new(opts)
     self.query, self.now = opts.query, opts.now
     self.log = opts.log or function() end
     self.on_frame = opts.on_frame or function() end   -- every server frame no chat claimed
+    -- Pairing (no token): on_pair(code, seconds) to show the code, on_key(key) to keep the key.
+    self.on_pair, self.on_key = opts.on_pair, opts.on_key
+    self.random = opts.random or math.random
+    -- A chat without its end after this many seconds ends as "timeout".
+    self.chat_timeout = opts.chat_timeout or 90
+    -- A chat waiting while the server is unreachable ends as "no_server" after this many seconds.
+    self.outage_grace = opts.outage_grace or 10
+    -- A call QueryServer never answered is given up after waitMs plus this many seconds.
+    self.call_timeout = opts.call_timeout or 30
+    self.backoff_base, self.backoff_cap = opts.backoff_base or 1, opts.backoff_cap or 30
     self.queue, self.chats, self.next_id = {}, {}, 0
     self.session, self.hello, self.busy, self.closed = nil, nil, false, nil
-    self.last_beat, self.retry_at, self.attempt = 0, 0, 0
+    self.want_hello, self.stopped = false, nil
+    self.last_beat, self.retry_at, self.attempt, self.generation = 0, 0, 0, 0
     return self
 end
 
@@ -41,13 +79,30 @@ function Client:id(kind)
     return kind .. "-" .. self.next_id
 end
 
+-- Open a session with the next call (and again after any loss, until stop()).
 function Client:connect()
-    self.session, self.hello, self.closed = nil, nil, nil
-    self.queue = { {
+    self.session, self.hello, self.closed, self.stopped = nil, nil, nil, nil
+    self.want_hello, self.retry_at = true, 0
+end
+
+-- Stop opening sessions (the player left the world). The server ends the play session at the
+-- last heartbeat; HTTP has no close.
+function Client:stop()
+    self.want_hello, self.stopped = false, "stopped"
+    self:end_chats(function() return true end, "closed")
+end
+
+function Client:pair_frame()
+    self.pairing = self:id("pair")
+    return { type = "adapter.pair", id = self.pairing, adapter = self.adapter, gameId = self.identity.gameId }
+end
+
+function Client:hello_frame()
+    return {
         type = "adapter.hello", id = self:id("hello"), protocol = "v1",
         adapter = self.adapter, identity = self.identity, token = self.token,
         capabilities = { image = false, voice = false }, timezone = self.timezone,
-    } }
+    }
 end
 
 -- Queue a client frame for the next call.
@@ -59,19 +114,77 @@ function Client:update_state(model_context, identity)
     self:send({ type = "state.update", modelContext = model_context, identity = identity })
 end
 
--- One player turn: handlers.delta(text), handlers.done(frame), handlers.error(frame). Returns the id.
-function Client:chat(text, model_context, handlers)
+-- Call a player's handler; one that throws is logged and ends nothing else.
+function Client:call(handler, arg)
+    if not handler then return end
+    local ok, problem = pcall(handler, arg)
+    if not ok then self.log("a handler failed: " .. tostring(problem)) end
+end
+
+-- One player turn: handlers.delta(text), handlers.done(frame), handlers.error(frame) where
+-- frame.code says why (Client.explain(frame) for the player). source: "text" or "voice".
+-- Returns the id.
+function Client:chat(text, model_context, handlers, source)
     local id = self:id("chat")
-    self.chats[id] = handlers or {}
-    local frame = { type = "chat.send", id = id, text = text, source = "text" }
+    local frame = { type = "chat.send", id = id, text = text, source = source or "text" }
     if model_context then frame.context = { modelContext = model_context } end
-    self:send(frame)
+    self.chats[id] = { handlers = handlers or {}, frame = frame, deadline = self.now() + self.chat_timeout }
+    if self.stopped then
+        self:finish(id, { type = "chat.error", id = id, code = FINAL[self.stopped] and "unauthorized" or "closed" })
+    elseif self.outage and not self.hello then
+        -- Nothing is listening: say so now rather than after a wait.
+        self:finish(id, { type = "chat.error", id = id, code = "no_server" })
+    else
+        self:send(frame)
+    end
     return id
 end
 
 function Client:cancel(id) self:send({ type = "chat.cancel", id = id }) end
 
+function Client:finish(id, frame)
+    local chat = self.chats[id]
+    if not chat then return end
+    self.chats[id] = nil
+    if frame.type == "chat.done" then self:call(chat.handlers.done, frame) else self:call(chat.handlers.error, frame) end
+end
+
+-- End every chat for which keep(chat) is true with code.
+function Client:end_chats(keep, code)
+    local ids = {}
+    for id, chat in pairs(self.chats) do
+        if keep(chat) then ids[#ids + 1] = id end
+    end
+    table.sort(ids)
+    for _, id in ipairs(ids) do self:finish(id, { type = "chat.error", id = id, code = code }) end
+end
+
+-- Pairing answers (PAIRING.md): the code to show, then the key (the session goes on with a
+-- hello carrying it) or a refusal (a close 4001 follows).
+function Client:paired(frame)
+    if frame.type == "pair.pending" then
+        self.log("pairing: waiting for the player's click, code " .. tostring(frame.code))
+        self:call(self.on_pair and function() self.on_pair(frame.code, frame.expiresInSeconds) end)
+    elseif frame.type == "pair.granted" and type(frame.key) == "string" then
+        self.token, self.pairing = frame.key, nil
+        self.log("paired")
+        self:call(self.on_key, frame.key)
+        local opening = { self:hello_frame() }
+        if self.last_context then opening[2] = { type = "state.update", modelContext = self.last_context } end
+        for _, f in ipairs(self.queue) do
+            if f.type ~= "state.update" then opening[#opening + 1] = f end
+        end
+        self.queue = opening
+    else
+        self.pair_refused = frame.type == "pair.denied" and "pair_denied" or "pair_expired"
+        self.log("pairing refused: " .. frame.type)
+    end
+end
+
 function Client:dispatch(frame)
+    if self.pairing and type(frame.type) == "string" and frame.type:sub(1, 5) == "pair." then
+        return self:paired(frame)
+    end
     if frame.type == "server.hello" then
         self.hello, self.attempt = frame, 0
         self.last_beat = self.now()
@@ -80,84 +193,155 @@ function Client:dispatch(frame)
     local chat = frame.id and self.chats[frame.id]
     if chat then
         if frame.type == "chat.delta" then
-            if chat.delta then chat.delta(frame.text) end
-            return
-        end
-        self.chats[frame.id] = nil
-        if frame.type == "chat.done" then
-            if chat.done then chat.done(frame) end
-        elseif chat.error then
-            chat.error(frame)
+            self:call(chat.handlers.delta, frame.text)
+        elseif frame.type == "chat.done" or frame.type == "chat.error" or frame.type == "error" then
+            self:finish(frame.id, frame)
         end
         return
     end
-    self.on_frame(frame)
+    local ok, problem = pcall(self.on_frame, frame)
+    if not ok then self.log("on_frame failed: " .. tostring(problem)) end
 end
 
+function Client:backoff()
+    self.attempt = self.attempt + 1
+    local wait = math.min(self.backoff_cap, self.backoff_base * 2 ^ math.min(self.attempt - 1, 10))
+    self.retry_at = self.now() + wait * (1 - 0.2 * self.random())
+end
+
+-- The session is over (closed by the server, or its handle unknown): chats it took are lost,
+-- chats not yet sent wait for the next session, and a new hello follows unless the close is final.
 function Client:ended(code, reason)
-    self.closed = code
+    self.closed, self.session, self.hello, self.pairing = code, nil, nil, nil
     self.log("session closed " .. tostring(code) .. " " .. tostring(reason or ""))
-    for id, chat in pairs(self.chats) do
-        if chat.error then chat.error({ type = "chat.error", id = id, code = "connection_lost" }) end
+    self:end_chats(function(chat) return chat.sent end, "connection_lost")
+    if FINAL[code] then
+        self.want_hello, self.stopped = false, code
+        local why = code == 4001 and (self.pair_refused or "unauthorized") or "closed"
+        self:end_chats(function() return true end, why)
+        return
     end
-    self.chats = {}
-    if RETRY[code] and self.hello then
-        self.attempt = self.attempt + 1
-        self.retry_at = self.now() + math.min(30, 2 ^ (self.attempt - 1))
-        self.reopen = true
+    self.want_hello = true
+    self:backoff()
+end
+
+-- Chats past their bound end now.
+function Client:expire(now)
+    local outage_over = self.outage and now - self.outage >= self.outage_grace
+    if outage_over then self:end_chats(function() return true end, "no_server") end
+    local late = {}
+    for id, chat in pairs(self.chats) do
+        if now >= chat.deadline then late[#late + 1] = id end
+    end
+    for _, id in ipairs(late) do
+        if self.chats[id].sent and self.session then self:cancel(id) end
+        self:finish(id, { type = "chat.error", id = id, code = "timeout" })
     end
 end
 
--- Make one call if none is in flight: the queued frames (and a heartbeat when due), waiting up
--- to wait_ms for the answer's first frame. done() is called once the answer was handled.
-function Client:pump(wait_ms, done)
-    if self.busy then return false end
-    if self.reopen and self.now() >= self.retry_at then
-        self.reopen = false
-        local context = self.last_context
-        self:connect()
-        if context then self:update_state(context) end
-    end
-    if self.closed and not self.session then return false end
+-- The frames of the next call: with no session, a hello first, the last state and the chats
+-- still waiting (a state.update or cancel of the old session is not carried over).
+function Client:frames()
+    if self.pairing then return {} end   -- polls until the player's click; the queue waits
     local frames = self.queue
     self.queue = {}
+    if self.session then return frames end
+    if not self.token or self.token == "" then
+        -- No key yet: this call asks to pair; the queued frames wait for the hello.
+        self.queue = frames
+        return { self:pair_frame() }
+    end
+    local opening = { self:hello_frame() }
+    if self.last_context then opening[2] = { type = "state.update", modelContext = self.last_context } end
+    for _, frame in ipairs(frames) do
+        if frame.type == "chat.send" and self.chats[frame.id] then opening[#opening + 1] = frame
+        elseif frame.type ~= "state.update" and frame.type ~= "chat.cancel" then opening[#opening + 1] = frame end
+    end
+    return opening
+end
+
+-- Make one call if none is in flight and none is due later: the queued frames (and a
+-- heartbeat when due), waiting up to wait_ms for the answer's first frame. done() is called
+-- once the answer was handled. Call it often from a static (pause-proof) periodic task.
+function Client:pump(wait_ms, done)
+    local now = self.now()
+    self:expire(now)
+    if self.busy then
+        if now < self.busy_until then return false end
+        -- QueryServer never called back: forget that call (a late answer is ignored).
+        self.generation, self.busy = self.generation + 1, false
+        self:unreachable("no answer", self.busy_frames)
+    end
+    if self.stopped or now < self.retry_at then return false end
+    if not self.session and not self.want_hello then return false end
+    local frames = self:frames()
     local beat_s = self.hello and self.hello.heartbeatMs / 1000
-    if beat_s and self.now() - self.last_beat >= beat_s then
+    if beat_s and now - self.last_beat >= beat_s then
         frames[#frames + 1] = { type = "heartbeat" }
-        self.last_beat = self.now()
+        self.last_beat = now
     end
     local body = { frames = frames, waitMs = wait_ms or 0, session = self.session }
-    self.busy = true
+    local generation = self.generation
+    self.busy, self.busy_until, self.busy_frames = true, now + (wait_ms or 0) / 1000 + self.call_timeout, frames
     self.query(self.url, function(result, ok, status)
+        if generation ~= self.generation then return end
         self.busy = false
-        self:answered(result, ok, status)
+        self:answered(result, ok, status, frames)
         if done then done() end
     end, "POST", json.encode(body, true))
     return true
 end
 
-function Client:answered(result, ok, status)
-    if not ok or status == 0 then
-        self.log("no server (" .. tostring(status) .. ")")
-        self.retry_at = self.now() + 2
+-- A call that reached no server: its frames wait for the next one, once per outage in the log.
+function Client:unreachable(why, frames)
+    local kept = {}
+    for _, frame in ipairs(frames or {}) do
+        if frame.type ~= "heartbeat" and frame.type ~= "adapter.hello" and frame.type ~= "adapter.pair" then kept[#kept + 1] = frame end
+    end
+    if not self.session then self.pairing = nil end
+    for _, frame in ipairs(self.queue) do kept[#kept + 1] = frame end
+    self.queue = kept
+    if not self.outage then
+        self.outage = self.now()
+        self.log("no server at " .. self.url .. " (" .. why .. "); retrying with backoff")
+    end
+    if not self.session then self.hello = nil end
+    self:backoff()
+end
+
+function Client:answered(result, ok, status, frames)
+    -- Judged on the status code when there is one: a 404 is an answer, whatever isSuccessful says.
+    if not status or status == 0 or status >= 500 then
+        self:unreachable(tostring(status), frames)
+        return
+    end
+    if self.outage then
+        self.log("server reachable again after " .. math.floor(self.now() - self.outage) .. " s")
+        self.outage = nil
+    end
+    if status == 404 then
+        -- The handle is dead (expired, or the server restarted): its frames were not taken.
+        for _, frame in ipairs(frames) do
+            if frame.type == "chat.send" and self.chats[frame.id] then self:send(frame) end
+        end
+        self.log("session unknown to the server; opening a new one")
+        self:ended(1006, "unknown session")
+        self.attempt, self.retry_at = 0, 0
         return
     end
     local decoded, answer = pcall(json.decode, result or "")
-    if status == 404 then
-        self.session = nil
-        self:ended(1006, "unknown session")
-        return
-    end
     if status ~= 200 or not decoded or type(answer) ~= "table" then
         self.log("HTTP " .. tostring(status) .. ": " .. tostring(result))
+        self:unreachable("HTTP " .. tostring(status), frames)
         return
     end
     self.session = answer.session
-    for _, frame in ipairs(answer.frames or {}) do self:dispatch(frame) end
-    if type(answer.closed) == "table" then
-        self.session = nil
-        self:ended(answer.closed.code, answer.closed.reason)
+    for _, frame in ipairs(frames) do
+        local chat = frame.type == "chat.send" and self.chats[frame.id]
+        if chat then chat.sent = true end
     end
+    for _, frame in ipairs(answer.frames or {}) do self:dispatch(frame) end
+    if type(answer.closed) == "table" then self:ended(answer.closed.code, answer.closed.reason) end
 end
 
 return Client

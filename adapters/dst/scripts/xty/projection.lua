@@ -59,7 +59,8 @@ local function valid(kind, v)
 end
 
 function M.topics(question, game)
-    local text, found = question:lower(), {}
+    -- A leading space before the question: a word " eat" matches only at a word's start.
+    local text, found = " " .. question:lower(), {}
     for _, rule in ipairs(rules.games[game] or {}) do
         for _, word in ipairs(rule.words) do
             if contains(text, word) then found[#found + 1] = rule.topic; break end

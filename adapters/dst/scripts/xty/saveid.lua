@@ -39,11 +39,13 @@ function M.derive(features, salt)
     return table.concat(out)
 end
 
--- A salt from math.random (seed it first; DST seeds its own): 32 hex chars, kept in the mod's config.
-function M.new_salt()
-    local out = {}
-    for i = 1, 32 do out[i] = string.format("%x", math.random(0, 15)) end
-    return table.concat(out)
+-- A new per-install salt: 32 hex chars from math.random mixed with `entropy` (anything that
+-- differs between installs and runs: the real time, a table's address) through SHA-256.
+-- Kept by the mod (xty.mod stores it with TheSim:SetPersistentString); never sent.
+function M.new_salt(entropy)
+    local parts = { tostring(entropy or ""), tostring({}), tostring(os.time()), tostring(os.clock()) }
+    for i = 1, 32 do parts[#parts + 1] = string.char(math.random(0, 255)) end
+    return sha.hex(sha.sha256(table.concat(parts, "\30"))):sub(1, 32)
 end
 
 return M

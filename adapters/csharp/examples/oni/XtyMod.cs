@@ -1,0 +1,90 @@
+// A minimal Oxygen Not Included mod (KMod.UserMod2) with the XiaoTangYuan client. OnLoad makes a
+// GameObject whose behaviour Unity updates once a frame on the main thread: it connects when a
+// colony is loaded, drains the client's events (client.Poll()) every frame, updates the state
+// once a second and closes when the colony is left. Unity keeps calling Update() while the game
+// is paused, and the client's heartbeats run on their own timer anyway.
+using System;
+using System.Collections.Generic;
+using System.Threading.Tasks;
+using HarmonyLib;
+using KMod;
+using UnityEngine;
+using XiaoTangYuan.Adapter;
+
+namespace XiaoTangYuan.Oni
+{
+    public sealed class XtyMod : UserMod2
+    {
+        public static ModFolder Folder;
+
+        public override void OnLoad(Harmony harmony)
+        {
+            base.OnLoad(harmony);
+            Folder = new ModFolder(path);
+            var driver = new GameObject("XiaoTangYuan");
+            UnityEngine.Object.DontDestroyOnLoad(driver);
+            driver.AddComponent<XtyDriver>();
+        }
+    }
+
+    public sealed class XtyDriver : MonoBehaviour
+    {
+        private const string Game = "oxygen-not-included";
+        private XtyClient client;
+        private SaveGame colony;
+        private string reply = "";
+        private DateTime nextState;
+        private volatile string problem;
+
+        // Unity calls it once a frame on the main thread.
+        private void Update()
+        {
+            if (SaveGame.Instance != colony) Switch(SaveGame.Instance);
+            if (client == null) return;
+            client.Poll();
+            var p = problem;
+            if (p != null) { problem = null; Debug.LogWarning("[XiaoTangYuan] " + p); }
+            if (client.ServerHello != null && DateTime.UtcNow >= nextState)
+            {
+                nextState = DateTime.UtcNow.AddSeconds(1);
+                Watch(client.UpdateStateAsync(Projection.Project(Observe(), "", Game)));
+            }
+        }
+
+        private void Switch(SaveGame loaded)
+        {
+            if (client != null) { var c = client; c.CloseAsync().ContinueWith(_ => c.Dispose()); client = null; }
+            colony = loaded;
+            if (loaded == null) return;
+            var folder = XtyMod.Folder;
+            var features = new Dictionary<string, string> { { "colony", loaded.BaseName } };
+            var identity = new JsonObject().Add("gameId", Game)
+                .Add("saveId", SaveId.Derive(features, folder.Salt())).Add("saveName", loaded.BaseName);
+            client = new XtyClient(folder.Url(), folder.Key(), identity, "XTY ONI", "0.1.0", null);
+            client.OnDelta = (id, text) => { reply += text; Debug.Log("[XiaoTangYuan] " + reply); };
+            client.OnChatEnd = r => { if (!r.Done) Debug.Log("[XiaoTangYuan] 没有回答（" + r.Code + "）/ no answer (" + r.Code + ")"); };
+            client.OnLog = line => Debug.Log("[XiaoTangYuan] " + line);
+            client.Start();   // connects in the background (and keeps trying): Update() must return
+        }
+
+        /// <summary>One player turn (from the mod's UI).</summary>
+        public void Ask(string question)
+        {
+            if (client == null) return;
+            reply = "";
+            Watch(client.ChatAsync(question, null, null, Projection.Project(Observe(), question, Game)));
+        }
+
+        private static JsonObject Observe()
+        {
+            return new JsonObject()
+                .Add("world", new JsonObject().Add("location", SaveGame.Instance.BaseName).Add("day", GameClock.Instance.GetCycle()))
+                .Add("ui", new JsonObject().Add("busy", false));
+        }
+
+        private void Watch(Task task)
+        {
+            task.ContinueWith(t => problem = t.Exception.GetBaseException().Message, TaskContinuationOptions.OnlyOnFaulted);
+        }
+    }
+}

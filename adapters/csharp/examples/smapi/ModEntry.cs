@@ -1,0 +1,86 @@
+// A minimal SMAPI mod (Stardew Valley) with the XiaoTangYuan client: connect when a save loads,
+// drain the client's events on every tick, update the state once a second, close at the title.
+// SMAPI runs UpdateTicked on the game's main thread, so every callback below may touch the game.
+using System;
+using System.Collections.Generic;
+using System.Threading.Tasks;
+using StardewModdingAPI;
+using StardewModdingAPI.Events;
+using StardewValley;
+using XiaoTangYuan.Adapter;
+
+namespace XiaoTangYuan.Stardew
+{
+    public sealed class ModEntry : Mod
+    {
+        private const string Game = "stardew-valley";
+        private XtyClient client;
+        private string reply = "";
+        private volatile string problem;   // set by a background task, logged on the main thread
+
+        public override void Entry(IModHelper helper)
+        {
+            helper.Events.GameLoop.SaveLoaded += OnSaveLoaded;
+            helper.Events.GameLoop.UpdateTicked += OnUpdateTicked;
+            helper.Events.GameLoop.ReturnedToTitle += OnReturnedToTitle;
+        }
+
+        private void OnSaveLoaded(object sender, SaveLoadedEventArgs e)
+        {
+            var folder = new ModFolder(Helper.DirectoryPath);
+            var features = new Dictionary<string, string> {
+                { "farm", Game1.player.farmName.Value }, { "id", Game1.uniqueIDForThisGame.ToString() } };
+            var identity = new JsonObject().Add("gameId", Game)
+                .Add("saveId", SaveId.Derive(features, folder.Salt())).Add("saveName", Game1.player.farmName.Value);
+            client = new XtyClient(folder.Url(), folder.Key(), identity, "XTY Stardew", "0.1.0", null);
+            client.OnDelta = (id, text) => { reply += text; ShowBubble(reply); };
+            client.OnChatEnd = r => { if (!r.Done) ShowBubble("小汤圆没有回答（" + r.Code + "）/ no answer (" + r.Code + ")"); };
+            client.OnError = frame => Monitor.Log("refused: " + frame.Str("code") + " " + frame.Str("message"), LogLevel.Warn);
+            client.OnLog = line => Monitor.Log(line, LogLevel.Debug);
+            // Never wait on the main thread: Start() connects in the background, and keeps trying
+            // when the game was started before the server.
+            client.Start();
+        }
+
+        private void OnUpdateTicked(object sender, UpdateTickedEventArgs e)
+        {
+            if (client == null) return;
+            client.Poll();   // OnDelta, OnChatEnd, OnError, OnLog run here, on the main thread
+            var p = problem;
+            if (p != null) { problem = null; Monitor.Log(p, LogLevel.Warn); }
+            if (e.Ticks % 60 == 0 && client.ServerHello != null) Watch(client.UpdateStateAsync(Projection.Project(Observe(), "", Game)));
+        }
+
+        /// <summary>One player turn (from the mod's chat box or voice hook).</summary>
+        public void Ask(string question, string source = "text")
+        {
+            if (client == null) return;
+            reply = "";
+            Watch(client.ChatAsync(question, null, null, Projection.Project(Observe(), question, Game), source));
+        }
+
+        private void OnReturnedToTitle(object sender, ReturnedToTitleEventArgs e)
+        {
+            var c = client;
+            client = null;
+            if (c != null) c.CloseAsync().ContinueWith(_ => c.Dispose());
+        }
+
+        private static JsonObject Observe()
+        {
+            var p = Game1.player;
+            return new JsonObject()
+                .Add("world", new JsonObject().Add("location", Game1.currentLocation.Name).Add("season", Game1.currentSeason)
+                    .Add("day", Game1.dayOfMonth).Add("time", (Game1.timeOfDay / 100).ToString("00") + ":" + (Game1.timeOfDay % 100).ToString("00")))
+                .Add("player", new JsonObject().Add("health", p.health).Add("stamina", p.Stamina))
+                .Add("ui", new JsonObject().Add("busy", false));
+        }
+
+        private void ShowBubble(string text) { Monitor.Log("XiaoTangYuan: " + text, LogLevel.Info); }
+
+        private void Watch(Task task)
+        {
+            task.ContinueWith(t => problem = t.Exception.GetBaseException().Message, TaskContinuationOptions.OnlyOnFaulted);
+        }
+    }
+}

@@ -1,0 +1,67 @@
+// Stand-ins of exactly the Oxygen Not Included, Harmony and Unity API surface examples/oni/XtyMod.cs
+// uses, so CI compiles the example without the game (its DLLs cannot be fetched here). Shapes
+// follow KMod.UserMod2 (OnLoad(Harmony), path), UnityEngine's GameObject/MonoBehaviour and
+// ONI's SaveGame/GameClock; the bodies are not the game's. A real build references
+// Assembly-CSharp.dll, Assembly-CSharp-firstpass.dll, 0Harmony.dll and UnityEngine*.dll from
+// the game's OxygenNotIncluded_Data/Managed folder instead of this file.
+using System;
+using System.Collections.Generic;
+
+namespace HarmonyLib
+{
+    public class Harmony { public Harmony(string id) { Id = id; } public string Id { get; private set; } }
+}
+
+namespace KMod
+{
+    public class UserMod2
+    {
+        public string path;
+        public virtual void OnLoad(HarmonyLib.Harmony harmony) { }
+    }
+}
+
+namespace UnityEngine
+{
+    public class Object
+    {
+        public static void DontDestroyOnLoad(Object target) { }
+    }
+
+    public class Component : Object { public GameObject gameObject { get; internal set; } }
+
+    /// <summary>Unity calls a behaviour's Update() once a frame, on the main thread.</summary>
+    public class MonoBehaviour : Component { }
+
+    public sealed class GameObject : Object
+    {
+        public readonly List<Component> Components = new List<Component>();
+        public string name;
+        public GameObject(string name) { this.name = name; }
+        public T AddComponent<T>() where T : Component, new()
+        {
+            var c = new T { gameObject = this };
+            Components.Add(c);
+            return c;
+        }
+    }
+
+    public static class Debug
+    {
+        public static void Log(object message) { Console.WriteLine(message); }
+        public static void LogWarning(object message) { Console.WriteLine(message); }
+    }
+}
+
+public class SaveGame : UnityEngine.MonoBehaviour
+{
+    public static SaveGame Instance;
+    public string BaseName;
+}
+
+public class GameClock : UnityEngine.MonoBehaviour
+{
+    public static GameClock Instance;
+    public int cycle;
+    public int GetCycle() { return cycle; }
+}

@@ -1,0 +1,179 @@
+// Test driver for the C# client (tests/adapter/test_csharp_client.py): a game's main thread as
+// Unity has it (a single-threaded SynchronizationContext that runs only when the loop turns),
+// which drains client.Poll() on every tick.
+//   mono Probe.exe json                                   (prints a frame's JSON)
+//   mono Probe.exe session URL TOKEN [--throw] [--voice] [--until-closed] [--chats N] [--pair DIR]
+//       (TOKEN "" with --pair DIR: pair first and keep the key in DIR, as a mod's config folder)
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
+using XiaoTangYuan.Adapter;
+
+/// <summary>Unity's main thread: posted continuations run only when the game loop turns.</summary>
+public sealed class GameLoopContext : SynchronizationContext
+{
+    private readonly BlockingCollection<KeyValuePair<SendOrPostCallback, object>> queue = new BlockingCollection<KeyValuePair<SendOrPostCallback, object>>();
+    public override void Post(SendOrPostCallback d, object state) { queue.Add(new KeyValuePair<SendOrPostCallback, object>(d, state)); }
+    public void RunPending()
+    {
+        KeyValuePair<SendOrPostCallback, object> item;
+        while (queue.TryTake(out item)) item.Key(item.Value);
+    }
+}
+
+public static class Probe
+{
+    private static int mainThread;
+
+    private static void Say(string line) { Console.WriteLine(line); Console.Out.Flush(); }
+
+    public static int Main(string[] args)
+    {
+        if (args[0] == "json")
+        {
+            var frame = new JsonObject()
+                .Add("float", 72.3f).Add("double", 72.3).Add("whole", 45f)
+                .Add("uint", 4000000000u).Add("ulong", 18446744073709551615UL).Add("ushort", (ushort)7)
+                .Add("dict", new Dictionary<string, object> { { "name", "Pip" }, { "hearts", 3u }, { "tags", new[] { "pet" } } })
+                .Add("strings", new Dictionary<string, string> { { "season", "spring" } });
+            Say(Json.Write(frame));
+            Budget.CheckContext(new JsonObject().Add("schemaVersion", 1L).Add("player", new Dictionary<string, object> { { "health", 90u } }), "modelContext");
+            Say("budget ok");
+            return 0;
+        }
+        mainThread = Thread.CurrentThread.ManagedThreadId;
+        var loop = new GameLoopContext();
+        SynchronizationContext.SetSynchronizationContext(loop);
+        var flags = new HashSet<string>(args);
+        var client = new XtyClient(new Uri(args[1]), args[2],
+            new JsonObject().Add("gameId", "stardew-valley").Add("saveId", Option(args, "--save", "5qerlvpodf25qawmxprrvkd4qe")).Add("saveName", Option(args, "--save-name", "Sunny Farm")),
+            "XTY Probe", "0.1.0", "Asia/Shanghai");
+        client.BackoffBase = 0.2;
+        bool offMain = false, threw = false;
+        client.OnDelta = (id, text) =>
+        {
+            if (Thread.CurrentThread.ManagedThreadId != mainThread) offMain = true;
+            Say("<- chat.delta " + id + " " + text);
+            if (flags.Contains("--throw")) { threw = true; throw new InvalidOperationException("the mod's bubble broke"); }
+        };
+        client.OnChatEnd = r => Say("chat end " + r.Id + " " + (r.Done ? "done" : r.Code));
+        client.OnLog = line =>
+        {
+            if (Thread.CurrentThread.ManagedThreadId != mainThread) offMain = true;
+            if (line.StartsWith("closed ", StringComparison.Ordinal)) closedSeen = true;
+            Say("[xty] " + line);
+        };
+
+        if (flags.Contains("--pair"))
+        {
+            var folder = new ModFolder(Option(args, "--pair", "."));
+            client.OnPairCode = (code, seconds) => Say("pair code " + code + " for " + seconds + " s");
+            client.OnPaired = key => { folder.SaveKey(key); Say("paired, key kept"); };
+        }
+        if (flags.Contains("--control")) return Controlled(client, loop, args[Array.IndexOf(args, "--control") + 1]);
+        // What a Unity mod does in Start(): block on the connect (a deadlock without ConfigureAwait(false)).
+        try
+        {
+            if (!client.ConnectAsync().Wait(TimeSpan.FromSeconds(20))) { Say("deadlock: ConnectAsync().Wait() never returned"); return 2; }
+        }
+        catch (AggregateException e)
+        {
+            client.Poll();
+            var refused = e.GetBaseException() as XtyRefusedException;
+            Say(refused != null ? "refused: " + refused.Code : "failed: " + e.GetBaseException().Message);
+            return 1;
+        }
+        Say("connected");
+        int chats = flags.Contains("--chats") ? int.Parse(args[Array.IndexOf(args, "--chats") + 1]) : 0;
+        var work = Play(client, chats, flags.Contains("--voice"));
+        var deadline = DateTime.UtcNow.AddSeconds(90);
+        // The game loop: every tick runs what was posted to the main thread, then drains the client.
+        while (DateTime.UtcNow < deadline)
+        {
+            loop.RunPending();
+            client.Poll();
+            if (work.IsCompleted && !flags.Contains("--until-closed")) break;
+            if (work.IsCompleted && closedSeen) break;
+            Thread.Sleep(10);
+        }
+        loop.RunPending();
+        client.Poll();
+        Say("callbacks off the main thread: " + offMain.ToString().ToLowerInvariant());
+        if (flags.Contains("--throw")) Say("a callback threw: " + threw.ToString().ToLowerInvariant());
+        if (work.IsFaulted) { Say("failed: " + work.Exception.GetBaseException().Message); return 1; }
+        if (!flags.Contains("--until-closed")) client.CloseAsync().Wait(TimeSpan.FromSeconds(10));
+        Say("exit");
+        return 0;
+    }
+
+    private static volatile bool closedSeen;
+
+    private static string Option(string[] args, string name, string fallback)
+    {
+        int i = Array.IndexOf(args, name);
+        return i >= 0 && i + 1 < args.Length ? args[i + 1] : fallback;
+    }
+
+    // A game driven by a test: Start() (the game may come before the server), then lines appended
+    // to the control file: "chat TEXT", "pause" / "resume" (Poll() stops: the client's own
+    // heartbeat timer must not), "leave" (close, back to the title), "quit" (the process ends
+    // with the connection open: no close frame).
+    private static int Controlled(XtyClient client, GameLoopContext loop, string control)
+    {
+        client.OnChatEnd = r => Say("chat end " + (r.Done ? "done " + r.Text : r.Code));
+        client.Start();
+        long offset = 0;
+        var deadline = DateTime.UtcNow.AddSeconds(300);
+        string seen = null;
+        bool paused = false;
+        while (DateTime.UtcNow < deadline)
+        {
+            loop.RunPending();
+            if (!paused) client.Poll();   // a paused game still turns its loop in Unity; here it stops
+            var hello = client.ServerHello;
+            string session = hello == null ? null : hello.Str("sessionId");
+            if (session != seen) { seen = session; if (session != null) Say("session open " + session); }
+            foreach (var line in ReadFrom(control, ref offset))
+            {
+                Say("> " + line);
+                if (line.StartsWith("chat ", StringComparison.Ordinal)) client.ChatAsync(line.Substring(5), null, null, null).ContinueWith(t => { }, TaskContinuationOptions.OnlyOnFaulted);
+                else if (line == "pause") paused = true;
+                else if (line == "resume") paused = false;
+                else if (line == "leave") { client.CloseAsync().Wait(TimeSpan.FromSeconds(10)); client.Poll(); Say("left"); return 0; }
+                else if (line == "quit") { Console.Out.Flush(); Environment.Exit(0); }
+            }
+            Thread.Sleep(10);
+        }
+        return 3;
+    }
+
+    private static List<string> ReadFrom(string path, ref long offset)
+    {
+        var lines = new List<string>();
+        if (!System.IO.File.Exists(path)) return lines;
+        using (var f = new System.IO.FileStream(path, System.IO.FileMode.Open, System.IO.FileAccess.Read, System.IO.FileShare.ReadWrite))
+        {
+            if (f.Length <= offset) return lines;
+            f.Seek(offset, System.IO.SeekOrigin.Begin);
+            var bytes = new byte[f.Length - offset];
+            int n = f.Read(bytes, 0, bytes.Length);
+            string text = System.Text.Encoding.UTF8.GetString(bytes, 0, n);
+            int end = text.LastIndexOf('\n');
+            if (end < 0) return lines;
+            offset += System.Text.Encoding.UTF8.GetByteCount(text.Substring(0, end + 1));
+            foreach (var line in text.Substring(0, end).Split('\n')) if (line.Length > 0) lines.Add(line);
+        }
+        return lines;
+    }
+
+    private static async Task Play(XtyClient client, int chats, bool voice)
+    {
+        for (int i = 1; i <= chats; i++)
+        {
+            var r = await client.ChatAsync("第" + i + "个问题：今天适合钓鱼吗？", null, null, null, voice ? "voice" : "text");
+            Say("chat " + i + " " + (r.Done ? "done " + r.Text : "error " + r.Code) + " on main thread " + (Thread.CurrentThread.ManagedThreadId == mainThread).ToString().ToLowerInvariant());
+        }
+    }
+}

@@ -1,0 +1,91 @@
+// The game's side of examples/smapi in tests: SMAPI's mod loading in miniature, over the
+// stand-ins (examples/standins/Smapi.cs, compiled into this host). It loads the mod DLL, calls
+// Entry, raises SaveLoaded, ticks UpdateTicked 60 times a second on its one main thread, asks
+// one question once the mod logged its connection, and returns to the title once the reply ended.
+//   mono SmapiHost.exe XtyStardew.dll MOD_FOLDER "question"
+using System;
+using System.Linq;
+using System.Reflection;
+using System.Threading;
+using StardewModdingAPI;
+using StardewModdingAPI.Events;
+using StardewValley;
+
+namespace StardewModdingAPI
+{
+    public sealed class HostMonitor : IMonitor
+    {
+        public static int MainThread;
+        public volatile string Last = "";
+        public void Log(string message, LogLevel level = LogLevel.Trace)
+        {
+            if (Thread.CurrentThread.ManagedThreadId != MainThread) Console.WriteLine("OFF THE MAIN THREAD: " + message);
+            Console.WriteLine("[" + level + "] " + message);
+            Console.Out.Flush();
+            Last = message;
+        }
+    }
+
+    public sealed class HostLoop : Events.IGameLoopEvents
+    {
+        public event EventHandler<SaveLoadedEventArgs> SaveLoaded;
+        public event EventHandler<UpdateTickedEventArgs> UpdateTicked;
+        public event EventHandler<ReturnedToTitleEventArgs> ReturnedToTitle;
+        public void Loaded() { SaveLoaded(this, new SaveLoadedEventArgs()); }
+        public void Tick(uint n) { UpdateTicked(this, new UpdateTickedEventArgs { Ticks = n }); }
+        public void Title() { ReturnedToTitle(this, new ReturnedToTitleEventArgs()); }
+    }
+
+    public sealed class HostHelper : IModHelper, Events.IModEvents
+    {
+        public readonly HostLoop Loop = new HostLoop();
+        public string DirectoryPath { get; set; }
+        public Events.IModEvents Events { get { return this; } }
+        public Events.IGameLoopEvents GameLoop { get { return Loop; } }
+    }
+
+    public static class SmapiHost
+    {
+        public static int Main(string[] args)
+        {
+            HostMonitor.MainThread = Thread.CurrentThread.ManagedThreadId;
+            Game1.player = new Farmer { Name = "Pip", health = 100, Stamina = 72.3f };
+            Game1.player.farmName.Value = "Sunny Farm";
+            Game1.uniqueIDForThisGame = 18000000000000000001UL;
+            Game1.currentLocation = new GameLocation { Name = "Mine" };
+            Game1.timeOfDay = 1330;
+            Game1.dayOfMonth = 12;
+            Game1.currentSeason = "summer";
+
+            var type = Assembly.LoadFrom(args[0]).GetTypes().Single(t => typeof(Mod).IsAssignableFrom(t));
+            var mod = (Mod)Activator.CreateInstance(type);
+            var helper = new HostHelper { DirectoryPath = args[1] };
+            var monitor = new HostMonitor();
+            mod.Helper = helper;
+            mod.Monitor = monitor;
+            mod.Entry(helper);
+            helper.Loop.Loaded();
+            bool asked = false, left = false;
+            var deadline = DateTime.UtcNow.AddSeconds(60);
+            for (uint tick = 1; DateTime.UtcNow < deadline; tick++)
+            {
+                helper.Loop.Tick(tick);
+                string last = monitor.Last;
+                if (!asked && last.StartsWith("connected, session", StringComparison.Ordinal))
+                {
+                    asked = true;
+                    type.GetMethod("Ask").Invoke(mod, new object[] { args[2], "text" });
+                }
+                if (asked && !left && last.StartsWith("XiaoTangYuan: ", StringComparison.Ordinal) && last.EndsWith("！", StringComparison.Ordinal))
+                {
+                    left = true;
+                    helper.Loop.Title();
+                    deadline = DateTime.UtcNow.AddSeconds(2);
+                }
+                Thread.Sleep(16);
+            }
+            Console.WriteLine(left ? "back at the title" : "no reply");
+            return left ? 0 : 1;
+        }
+    }
+}

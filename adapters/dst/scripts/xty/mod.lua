@@ -1,0 +1,100 @@
+-- The mod's wiring, without DST's globals: modmain.lua passes the game's objects in, and
+-- test/shim.lua passes stand-ins of exactly these (TheSim's persistent strings and QueryServer,
+-- the world's two schedulers, GetStaticTime).
+--
+-- The pump runs on the static scheduler (DoStaticPeriodicTask), which keeps running while the
+-- game is paused: heartbeats go on and a pause does not end the session (4003). The state is
+-- observed on the world's own scheduler (DoPeriodicTask): nothing changes while paused.
+local Client = require("xty.client")
+local projection = require("xty.projection")
+local saveid = require("xty.saveid")
+
+local M = {}
+M.GAME = "dont-starve-together"
+M.SALT_KEY = "xiaotangyuan_salt"   -- the per-install salt of saveId (never sent)
+M.URL_KEY = "xiaotangyuan_url"     -- optional: a base URL that replaces host and port
+M.KEY_KEY = "xiaotangyuan_key"     -- the key pairing gave this mod (PAIRING.md)
+M.PUMP_SECONDS, M.OBSERVE_SECONDS, M.WAIT_MS = 0.25, 2, 1000
+
+function M.base_url(host, port)
+    return "http://" .. (host or "localhost") .. ":" .. tostring(port or 8765) .. "/v1/http"
+end
+
+local function valid_salt(data)
+    return type(data) == "string" and #data == 32 and data:match("^%x+$") ~= nil
+end
+
+-- done(salt, made): the stored salt, or a new one made and stored now (first run).
+function M.load_salt(sim, entropy, done)
+    sim:GetPersistentString(M.SALT_KEY, function(ok, data)
+        if ok and valid_salt(data) then return done(data, false) end
+        local salt = saveid.new_salt(entropy)
+        sim:SetPersistentString(M.SALT_KEY, salt, false, function() end)
+        done(salt, true)
+    end)
+end
+
+-- env: sim, world, now (GetStaticTime), host, port, token (a pasted token; else the kept key;
+-- else the mod pairs), features() (the world's stable features), observe() (the full
+-- observation), log(line), say(text) (shown to the player), adapter, timezone, save_name,
+-- client_options (extra Client.new options). Returns the mod: mod.ask(question, on_text, source)
+-- and mod.stop().
+function M.start(env)
+    local mod = { log = env.log or function() end }
+    local say = env.say or mod.log
+    local function begin(url, salt, key)
+        local save_id = saveid.derive(env.features(), salt)
+        local options = {
+            url = url, token = key,
+            on_pair = function(code) say(Client.pair_prompt(code)) end,
+            on_key = function(k) env.sim:SetPersistentString(M.KEY_KEY, k, false, function() end) end,
+            identity = { gameId = M.GAME, saveId = save_id, saveName = env.save_name },
+            adapter = env.adapter or { name = "XTY DST", version = "0.1.0" },
+            timezone = env.timezone, now = env.now, log = mod.log,
+            query = function(u, cb, method, body) env.sim:QueryServer(u, cb, method, body) end,
+        }
+        for k, v in pairs(env.client_options or {}) do options[k] = v end
+        mod.client = Client.new(options)
+        mod.log("saveId " .. save_id .. ", server " .. url)
+        mod.client:connect()
+        env.world:DoStaticPeriodicTask(M.PUMP_SECONDS, function() mod.client:pump(M.WAIT_MS) end)
+        env.world:DoPeriodicTask(M.OBSERVE_SECONDS, function()
+            mod.client:update_state(projection.project(env.observe(), "", M.GAME))
+        end)
+    end
+    env.sim:GetPersistentString(M.URL_KEY, function(ok, stored)
+        local url = (ok and type(stored) == "string" and stored:match("^https?://")) and stored
+            or M.base_url(env.host, env.port)
+        M.load_salt(env.sim, tostring(env.now()), function(salt, made)
+            if made then mod.log("made this install's salt") end
+            env.sim:GetPersistentString(M.KEY_KEY, function(found, kept)
+                local key = (found and type(kept) == "string" and kept:match("^[%w_-]+$")) and kept
+                    or (env.token ~= "" and env.token) or nil
+                begin(url, salt, key)
+            end)
+        end)
+    end)
+
+    -- One player turn: on_text(text) with the reply so far, then its end; on an error the
+    -- player is told why (Client.explain). Returns the chat id.
+    function mod.ask(question, on_text, source)
+        if not mod.client then
+            on_text(Client.explain("no_server"))
+            return nil
+        end
+        local reply = {}
+        return mod.client:chat(question, projection.project(env.observe(), question, M.GAME), {
+            delta = function(text) reply[#reply + 1] = text; on_text(table.concat(reply), false) end,
+            done = function(frame) on_text(frame.text or table.concat(reply), true) end,
+            error = function(frame) on_text(Client.explain(frame), true, frame.code) end,
+        }, source)
+    end
+
+    function mod.stop()
+        if mod.client then mod.client:stop() end
+    end
+
+    return mod
+end
+
+return M

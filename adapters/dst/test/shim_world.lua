@@ -1,0 +1,116 @@
+-- A small DST world for scripts/xty/mod.lua under lua5.1 (test/shim.lua play ...): exactly the
+-- calls the mod makes, with DST's timing rules. The world scheduler stops while the game is
+-- paused; the static scheduler and GetStaticTime do not. QueryServer answers asynchronously,
+-- as the game's does (the request itself is a real HTTP call made between ticks).
+local M = {}
+
+function M.play(arg, query_now, socket)
+    local host, port, token, control, store = arg[2], tonumber(arg[3]), arg[4], arg[5], arg[6]
+    local seed = arg[7] or "1714700000"   -- the world's seed: another world is another save
+    local function out(line) io.write(line, "\n"); io.flush() end
+    local started = socket.gettime()
+    local paused, world_time, last = false, 0, started
+    local blip_until = 0
+    local function static_time() return socket.gettime() - started end
+
+    local tasks = {}
+    local World = {}
+    function World:DoPeriodicTask(period, fn) tasks[#tasks + 1] = { period = period, fn = fn, static = false, next = world_time + period } end
+    function World:DoStaticPeriodicTask(period, fn) tasks[#tasks + 1] = { period = period, fn = fn, static = true, next = static_time() + period } end
+
+    local pending = {}
+    local Sim = {}
+    function Sim:QueryServer(url, callback, method, body)
+        pending[#pending + 1] = { url = url, callback = callback, method = method, body = body }
+    end
+    local function path(name) return store .. "/" .. name end
+    function Sim:GetPersistentString(name, callback)
+        local f = io.open(path(name), "rb")
+        if not f then return callback(false, "") end
+        local data = f:read("*a")
+        f:close()
+        callback(true, data)
+    end
+    function Sim:SetPersistentString(name, data, encode, callback)
+        local f = assert(io.open(path(name), "wb"))
+        f:write(data)
+        f:close()
+        out("persisted " .. name)
+        if callback then callback(true) end
+    end
+
+    local observation = require("xty.example").observation()
+    local Mod = require("xty.mod")
+    -- Short long-polls: this QueryServer blocks the loop while it waits, the game's does not.
+    Mod.WAIT_MS = 100
+    local mod = Mod.start({
+        sim = Sim, world = World, now = static_time, host = host, port = port, token = token,
+        timezone = "Asia/Shanghai", save_name = "Wilson's world",
+        features = function() return { session = "A1B2C3D4E5F60789", seed = seed } end,
+        observe = function() return observation end,
+        log = function(line) out("[xty] " .. line) end,
+        say = function(text) out("said: " .. text) end,
+        client_options = { backoff_base = 0.2, backoff_cap = 2, outage_grace = 3, chat_timeout = 30 },
+    })
+    local hello_seen
+    local offset = 0
+    local function commands()
+        local f = io.open(control, "rb")
+        if not f then return {} end
+        f:seek("set", offset)
+        local lines = {}
+        for line in f:lines() do lines[#lines + 1] = line end
+        offset = f:seek()
+        f:close()
+        return lines
+    end
+
+    while socket.gettime() - started < 600 do
+        local now = socket.gettime()
+        if not paused then world_time = world_time + (now - last) end
+        last = now
+        for _, task in ipairs(tasks) do
+            local t = task.static and static_time() or world_time
+            if (task.static or not paused) and t >= task.next then
+                task.next = t + task.period
+                task.fn()
+            end
+        end
+        local calls = pending
+        pending = {}
+        for _, call in ipairs(calls) do
+            if static_time() < blip_until then
+                out("query failed (no network)")
+                call.callback("", false, 0)
+            else
+                query_now(call.url, function(result, ok, status)
+                    if status == 0 then out("query failed (" .. tostring(status) .. ")") end
+                    call.callback(result, ok, status)
+                end, call.method, call.body)
+            end
+        end
+        local client = mod.client
+        if client and client.hello ~= hello_seen then
+            hello_seen = client.hello
+            if hello_seen then out("session open " .. hello_seen.sessionId) end
+        end
+        for _, line in ipairs(commands()) do
+            local verb, rest = line:match("^(%S+)%s*(.*)$")
+            out("> " .. line)
+            if verb == "pause" then paused = true
+            elseif verb == "resume" then paused = false
+            elseif verb == "blip" then blip_until = tonumber(rest) > 0 and static_time() + tonumber(rest) or 0
+            elseif verb == "chat" then
+                mod.ask(rest, function(text, finished, code)
+                    if finished then out((code and "said (" .. code .. "): " or "reply: ") .. text) end
+                end)
+            elseif verb == "leave" then mod.stop()
+            elseif verb == "quit" then return 0
+            end
+        end
+        socket.sleep(0.02)
+    end
+    return 3
+end
+
+return M

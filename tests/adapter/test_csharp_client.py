@@ -1,0 +1,205 @@
+"""The C# client inside a game loop (adapters/csharp/test/Probe.cs on Mono).
+
+Probe.exe is a game's main thread as Unity has it: a single-threaded synchronisation context
+that runs only when the loop turns, and `client.Poll()` on every tick. It runs against a real
+`xtyserver serve` with the scripted model, or, where the test must see the client's own frames
+on the wire (its answer to a close, a voice chat), against a scripted WebSocket peer.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from websockets.asyncio.server import ServerConnection, serve
+
+from tests.adapter.mono import CSHARP, NO_MONO, NO_MONO_REASON, compile_cs
+from tests.conftest import TOKEN, ServerProcess
+from xtyserver.testing import FakeModelServer, Reply
+
+pytestmark = pytest.mark.skipif(NO_MONO, reason=NO_MONO_REASON)
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("probe") / "Probe.exe"
+    return compile_cs(out, CSHARP / "test" / "Probe.cs")
+
+
+async def run_probe(exe: Path, *args: str) -> str:
+    with anyio.fail_after(120):
+        result = await anyio.run_process(["mono", str(exe), *args], check=False)
+    out = result.stdout.decode()
+    assert result.returncode == 0, out + result.stderr.decode()
+    return out
+
+
+def test_numbers_dictionaries_and_unsigned_values_are_written_as_json(probe: Path) -> None:
+    out = subprocess.run(["mono", str(probe), "json"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+    line, budget = out.stdout.splitlines()[:2]
+    assert '"float":72.3,' in line  # not 72.300003051757813
+    assert json.loads(line) == {
+        "float": 72.3,
+        "double": 72.3,
+        "whole": 45,
+        "uint": 4000000000,
+        "ulong": 18446744073709551615,
+        "ushort": 7,
+        "dict": {"name": "Pip", "hearts": 3, "tags": ["pet"]},
+        "strings": {"season": "spring"},
+    }
+    assert budget == "budget ok"
+
+
+class ScriptedPeer:
+    """A WebSocket server that says server.hello, records the client's frames and, on cue,
+    closes with 1001; it keeps what the client answered to the close."""
+
+    def __init__(self) -> None:
+        self.frames: list[dict[str, Any]] = []
+        self.close_answer: int | None = None
+        self.closed = anyio.Event()
+        self.close_after_chats = 1
+
+    async def handler(self, ws: ServerConnection) -> None:
+        async for raw in ws:
+            frame = json.loads(raw)
+            self.frames.append(frame)
+            if frame["type"] == "adapter.hello":
+                hello = {"type": "server.hello", "replyTo": frame["id"], "protocol": "v1"}
+                hello |= {"sessionId": "s-1", "heartbeatMs": 5000, "limits": {}}
+                await ws.send(json.dumps(hello))
+            elif frame["type"] == "chat.send":
+                for piece in ("晴天，", "适合钓鱼！"):
+                    await ws.send(
+                        json.dumps({"type": "chat.delta", "id": frame["id"], "text": piece})
+                    )
+                done = {"type": "chat.done", "id": frame["id"], "text": "晴天，适合钓鱼！"}
+                await ws.send(json.dumps(done | {"context": "none", "imageSent": False}))
+                if sum(f["type"] == "chat.send" for f in self.frames) >= self.close_after_chats:
+                    # close() waits up to close_timeout for the client's own close frame.
+                    await ws.close(1001, "server shutdown")
+                    rcvd = ws.protocol.close_rcvd
+                    self.close_answer = rcvd.code if rcvd is not None else None
+                    self.closed.set()
+                    return
+
+
+@pytest.mark.anyio
+async def test_the_client_answers_the_servers_close_and_sends_voice(probe: Path) -> None:
+    peer = ScriptedPeer()
+    async with serve(peer.handler, "127.0.0.1", 0, close_timeout=20) as server:
+        port = server.sockets[0].getsockname()[1]
+        out = await run_probe(
+            probe,
+            "session",
+            f"ws://127.0.0.1:{port}/v1",
+            TOKEN,
+            "--chats",
+            "1",
+            "--voice",
+            "--until-closed",
+        )
+        with anyio.fail_after(30):
+            await peer.closed.wait()
+    # The close handshake completed: the client sent its own close frame back (with the code).
+    assert peer.close_answer == 1001, out
+    assert "[xty] closed 1001 server shutdown" in out
+    chat = next(f for f in peer.frames if f["type"] == "chat.send")
+    assert chat["source"] == "voice"
+
+
+@pytest.mark.anyio
+async def test_callbacks_run_on_the_game_thread_and_a_throwing_one_ends_nothing(
+    probe: Path, tmp_path: Path
+) -> None:
+    async with FakeModelServer() as fake:
+        for _ in range(2):
+            fake.enqueue(Reply(chunks=["晴天，", "适合", "钓鱼！"], chunk_delay=0.02))
+        server = ServerProcess(
+            tmp_path / "data", XTY_MODEL_BASE_URL=fake.base_url, XTY_MODEL="fake-vl"
+        )
+        try:
+            # ConnectAsync().Wait() on the loop's thread returns (no deadlock on its context).
+            out = await run_probe(probe, "session", server.url, TOKEN, "--chats", "2", "--throw")
+        finally:
+            server.stop()
+    assert "connected" in out.splitlines()
+    assert "a callback threw: true" in out
+    assert "[xty] a callback threw InvalidOperationException: the mod's bubble broke" in out
+    # Both turns ended with their reply on the same connection: the receive loop lived on.
+    assert "chat 1 done 晴天，适合钓鱼！ on main thread true" in out
+    assert "chat 2 done 晴天，适合钓鱼！ on main thread true" in out
+    assert "connection lost" not in out and "reconnect" not in out
+    assert out.count("<- chat.delta ") == 6
+    assert "callbacks off the main thread: false" in out
+
+
+KEY = "k" * 43
+
+
+class PairingPeer:
+    """The server's side of pairing as PAIRING.md fixes it, scripted: pair.pending at once,
+    then pair.granted (or pair.denied and close 4001); the hello must carry the key."""
+
+    def __init__(self, grant: bool) -> None:
+        self.grant = grant
+        self.frames: list[dict[str, Any]] = []
+
+    async def handler(self, ws: ServerConnection) -> None:
+        assert ws.request is not None and "Authorization" not in ws.request.headers
+        async for raw in ws:
+            frame = json.loads(raw)
+            self.frames.append(frame)
+            if frame["type"] == "adapter.pair":
+                pending = {"type": "pair.pending", "replyTo": frame["id"], "code": "4821"}
+                await ws.send(json.dumps(pending | {"expiresInSeconds": 120}))
+                if not self.grant:
+                    await ws.send(json.dumps({"type": "pair.denied", "replyTo": frame["id"]}))
+                    await ws.close(4001, "pairing denied")
+                    return
+                granted = {"type": "pair.granted", "replyTo": frame["id"], "key": KEY}
+                await ws.send(json.dumps(granted))
+            elif frame["type"] == "adapter.hello":
+                assert frame.get("token") == KEY, frame
+                hello = {"type": "server.hello", "replyTo": frame["id"], "protocol": "v1"}
+                await ws.send(json.dumps(hello | {"sessionId": "s-2", "heartbeatMs": 5000}))
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("grant", [True, False])
+async def test_a_mod_without_a_key_pairs_and_keeps_the_key(
+    probe: Path, tmp_path: Path, grant: bool
+) -> None:
+    peer = PairingPeer(grant)
+    async with serve(peer.handler, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        with anyio.fail_after(120):
+            url = f"ws://127.0.0.1:{port}/v1"
+            args = ["mono", str(probe), "session", url, "", "--pair", str(tmp_path)]
+            result = await anyio.run_process(args, check=False)
+    out = result.stdout.decode()
+    first = peer.frames[0]
+    assert first == {
+        "type": "adapter.pair",
+        "id": first["id"],
+        "adapter": {"name": "XTY Probe", "version": "0.1.0"},
+        "gameId": "stardew-valley",
+    }
+    assert "pair code 4821 for 120 s" in out
+    key_file = tmp_path / "xiaotangyuan-key.txt"
+    if grant:
+        assert result.returncode == 0, out
+        assert "paired, key kept" in out and "connected" in out.splitlines()
+        assert key_file.read_text() == KEY
+        hello = peer.frames[1]
+        assert hello["type"] == "adapter.hello" and hello["token"] == KEY
+    else:
+        assert result.returncode == 1, out
+        assert "refused: pair_denied" in out
+        assert not key_file.exists() and len(peer.frames) == 1
