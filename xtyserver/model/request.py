@@ -16,9 +16,11 @@ bytes read are the bytes sent. Each event's JSON is kept as parsed
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
+import anyio
 import httpx2
 import msgspec
 
@@ -31,7 +33,10 @@ from xtyserver.model.provider import (
     ProviderTimeout,
 )
 
-__all__ = ["ChatStream", "RawChunk", "chat_body", "post_chat"]
+__all__ = ["DRAIN_SECONDS", "ChatStream", "RawChunk", "chat_body", "post_chat"]
+
+DRAIN_SECONDS = 1.0
+"""The longest the end of a finished answer is waited for (to keep its connection)."""
 
 
 class RawChunk:
@@ -78,10 +83,12 @@ class ChatStream:
 
     async def _chunks(self, line_bytes: int) -> AsyncGenerator[RawChunk, None]:
         decoder = SseLines(line_bytes)
+        pieces = self.response.aiter_bytes()
         try:
-            async for piece in self.response.aiter_bytes():
+            async for piece in pieces:
                 for event in decoder.feed(piece):
                     if event.data.startswith("[DONE]"):
+                        await _drain(pieces, line_bytes)
                         return
                     yield _chunk(event.data)
             for event in decoder.finish():
@@ -93,7 +100,23 @@ class ChatStream:
         except TRANSPORT_ERRORS as err:
             raise ProviderConnection("the stream broke off") from err
         finally:
-            await self.response.aclose()
+            with anyio.CancelScope(shield=True):
+                await self.response.aclose()
+
+
+async def _drain(pieces: AsyncIterator[bytes], cap: int) -> None:
+    """Read what follows ``[DONE]`` (the chunked body's end), so the connection is kept.
+
+    An answer closed unread costs its connection: the next turn would open a new
+    one. At most ``cap`` bytes and :data:`DRAIN_SECONDS`; past either the
+    connection is given up instead, and nothing read is ever an error.
+    """
+    size = 0
+    with anyio.move_on_after(DRAIN_SECONDS), contextlib.suppress(*TRANSPORT_ERRORS):
+        async for piece in pieces:
+            size += len(piece)
+            if size > cap:
+                return
 
 
 def _chunk(data: str) -> RawChunk:
