@@ -80,9 +80,7 @@ from xtyserver.adapter.support import captured_at, screenshot  # noqa: E402
 from xtyserver.clock import SystemClock  # noqa: E402
 from xtyserver.config import load_settings  # noqa: E402
 from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
-from xtyserver.model.provider import Provider  # noqa: E402
 from xtyserver.model.request import post_chat  # noqa: E402
-from xtyserver.model.tls import provider_client  # noqa: E402
 from xtyserver.serve.image import ImageLimits, check_and_prepare  # noqa: E402
 
 TOKEN = "bench-token-" + "x" * 32
@@ -248,7 +246,7 @@ def _faults(pid: int) -> int:
 # -- measuring ---------------------------------------------------------------------------
 
 
-async def _direct_ttft(client: Provider, image_url: str | None) -> float:
+async def _direct_ttft(client: Any, image_url: str | None) -> float:
     """The scripted model's own time to first token, through the server's request path."""
     text = "今天适合去钓鱼吗？"
     content: Any = text
@@ -330,6 +328,9 @@ async def _bench(
         f"model+{k}": check_and_prepare("image/jpeg", v.data, ImageLimits()).data_url()
         for k, v in images.items()
     }
+    # Imported here: a baseline server child of an older tree runs this file too.
+    from xtyserver.model.tls import provider_client
+
     direct = provider_client(model_url, "", timeout=60.0)
     models = ["model", "model+image", "model+image720"]
     turns = [(label, kind) for label in servers for kind in ("text", "image", "image720")]
