@@ -5,14 +5,13 @@ Three processes: the scripted model server, ``xtyserver`` (a 300-event save in a
 30,000-event store, memory extraction off, logging at info as ``xtyserver serve``
 does; the working-memory fold runs every few rounds, answered by the scripted
 model as a real one would) and this script, which is the adapter and, side by
-side, a plain ``openai`` client talking to the same scripted model. The scripted
+side, a plain model client (``model/provider.py``) talking to the same scripted model. The scripted
 model keeps connections alive, as real providers do.
 
 Per round, interleaved:
 
 * ``model``: the scripted model's own time to first token, measured directly
-  with the openai client (``chat.completions.create(stream=True)`` -> first chunk
-  with text);
+  with the server's provider client (``post_chat`` -> first chunk with text);
 * ``text``: ``chat.send`` written to the socket -> first ``chat.delta`` read;
 * ``image``: the same with a ~1.2 MiB 1920x1080 JPEG screenshot (downscaled);
 * ``image720``: the same with a 1280x720 JPEG (within limits: not re-encoded).
@@ -64,7 +63,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import openai
 from PIL import Image, ImageDraw
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -248,12 +246,8 @@ def _faults(pid: int) -> int:
 # -- measuring ---------------------------------------------------------------------------
 
 
-async def _direct_ttft(client: openai.AsyncOpenAI, image_url: str | None) -> float:
-    """The scripted model's own time to first token, through the openai client.
-
-    Posts the body without the SDK's request transform (what the server does
-    too), so the baseline is no slower than the server's own call.
-    """
+async def _direct_ttft(client: Any, image_url: str | None) -> float:
+    """The scripted model's own time to first token, through the server's request path."""
     text = "今天适合去钓鱼吗？"
     content: Any = text
     if image_url is not None:
@@ -334,7 +328,10 @@ async def _bench(
         f"model+{k}": check_and_prepare("image/jpeg", v.data, ImageLimits()).data_url()
         for k, v in images.items()
     }
-    direct = openai.AsyncOpenAI(base_url=model_url, api_key="EMPTY", max_retries=0)
+    # Imported here: a baseline server child of an older tree runs this file too.
+    from xtyserver.model.tls import provider_client
+
+    direct = provider_client(model_url, "", timeout=60.0)
     models = ["model", "model+image", "model+image720"]
     turns = [(label, kind) for label in servers for kind in ("text", "image", "image720")]
     times: dict[Any, list[float]] = {k: [] for k in [*models, *turns]}

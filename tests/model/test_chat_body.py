@@ -18,7 +18,8 @@ from openai._utils import async_maybe_transform
 from openai._utils._json import openapi_dumps
 from openai.types.chat import completion_create_params
 
-from xtyserver.model.request import _ENCODER, chat_body, post_chat
+from xtyserver.model.request import chat_body, post_chat
+from xtyserver.model.tls import provider_client
 from xtyserver.session.tools import TOOL_SPECS, ToolCall, assistant_message, tool_message
 from xtyserver.testing import FakeModelServer, Reply
 
@@ -55,36 +56,50 @@ async def test_the_sdk_transform_leaves_our_chat_body_unchanged(
     assert ("tools" in body) == bool(tools)
 
 
+async def _both_sent(body: dict[str, Any]) -> tuple[Any, Any]:
+    """The requests ``post_chat`` and the SDK's own ``create()`` make of ``body``."""
+    async with FakeModelServer() as fake:
+        fake.enqueue(Reply(text="好"), Reply(text="好"))
+        ours = provider_client(fake.base_url, "sk-x", timeout=30.0)
+        sdk = openai.AsyncOpenAI(base_url=fake.base_url, api_key="sk-x", max_retries=0)
+        try:
+            async for _ in await post_chat(ours, body):
+                pass
+            async for _ in await sdk.chat.completions.create(**body):
+                pass
+        finally:
+            await ours.close()
+            await sdk.close()
+        mine, theirs = fake.chat_requests
+    return mine, theirs
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("tools", [None, TOOL_SPECS])
 async def test_post_chat_sends_the_bytes_the_sdk_would_have_sent(
     tools: list[dict[str, Any]] | None,
 ) -> None:
-    # post_chat serialises the body itself (msgspec, issue 22) and hands it over as
-    # content: the provider must get the very bytes and content type the SDK's own
-    # json.dumps would have produced, CJK as UTF-8 and not \u escapes.
+    # The provider must get the very bytes, path, key and content type the SDK's
+    # create() sends, CJK as UTF-8 and not \u escapes.
     body = chat_body("scripted", _messages(), tools)
-    async with FakeModelServer() as fake:
-        fake.enqueue(Reply(text="好"))
-        client = openai.AsyncOpenAI(base_url=fake.base_url, api_key="sk-x", max_retries=0)
-        try:
-            async for _ in await post_chat(client, body):
-                pass
-        finally:
-            await client.close()
-        [request] = fake.chat_requests
-    assert request.body == openapi_dumps(body)
-    assert "钓鱼".encode() in request.body
-    assert request.headers["content-type"] == "application/json"
+    mine, theirs = await _both_sent(body)
+    # The same JSON as create() sends (its keys in its own order), serialised as the SDK does.
+    assert json.loads(mine.body) == json.loads(theirs.body)
+    assert mine.body == openapi_dumps(body)
+    assert "钓鱼".encode() in mine.body
+    assert mine.path == theirs.path
+    for header in ("content-type", "authorization"):
+        assert mine.headers[header] == theirs.headers[header]
+    assert mine.headers["accept-encoding"] == "identity"
 
 
-@pytest.mark.parametrize("tools", [None, TOOL_SPECS])
-def test_the_posted_bytes_are_the_ones_the_sdk_would_serialise(
-    tools: list[dict[str, Any]] | None,
-) -> None:
-    """``post_chat`` encodes the body with msgspec: byte for byte the SDK's own JSON."""
+@pytest.mark.anyio
+async def test_the_posted_bytes_are_the_ones_the_sdk_would_serialise() -> None:
+    """Byte for byte the SDK's own JSON for every character a text may hold."""
     messages = _messages()
-    # Every character a text may hold: controls, quotes, backslash, CJK, line separators, emoji.
+    # Controls, quotes, backslash, CJK, line separators, emoji.
     messages.append({"role": "user", "content": "".join(map(chr, range(0x300))) + "\u2028😀"})
-    body = chat_body("scripted", messages, tools, limits={"max_tokens": 800})
-    assert _ENCODER.encode(body) == openapi_dumps(body)
+    body = chat_body("scripted", messages, TOOL_SPECS, limits={"max_tokens": 800})
+    mine, theirs = await _both_sent(body)
+    assert json.loads(mine.body) == json.loads(theirs.body)
+    assert mine.body == openapi_dumps(body)

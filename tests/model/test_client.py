@@ -24,7 +24,9 @@ from xtyserver.model.client import (
     _Progress,
     strip_images,
 )
+from xtyserver.model.provider import ProviderAnswerError
 from xtyserver.model.request import RawChunk, chat_body, post_chat
+from xtyserver.model.tls import provider_client
 from xtyserver.session.tools import ToolCall
 from xtyserver.testing import DEFAULT_MODEL, FakeModelServer, Reply
 
@@ -382,7 +384,6 @@ async def test_client_does_not_retry_auth_failure_and_never_shows_the_key(
 
 async def _echoed_401_body(fake: FakeModelServer) -> bytes:
     # Ask the fake once more with the raw openai client to see what the provider said.
-    import openai
 
     fake.enqueue(Reply(status=401))
     raw = openai.AsyncOpenAI(base_url=fake.base_url, api_key=CANARY_KEY, max_retries=0)
@@ -643,7 +644,7 @@ async def test_post_chat_yields_the_chunks_json_without_building_sdk_models(
     fake: FakeModelServer,
 ) -> None:
     fake.enqueue(Reply(chunks=["你", "好"]))
-    client = openai.AsyncOpenAI(base_url=fake.base_url, api_key="sk-x", max_retries=0)
+    client = provider_client(fake.base_url, "sk-x", timeout=30.0)
     try:
         body = chat_body(DEFAULT_MODEL, [{"role": "user", "content": "x"}])
         chunks = [chunk async for chunk in await post_chat(client, body)]
@@ -688,5 +689,5 @@ def test_a_chunk_of_odd_shape_is_read_leniently() -> None:
 
 
 def test_a_chunk_that_is_not_a_json_object_is_a_provider_failure() -> None:
-    with pytest.raises(ValueError, match="not a JSON object"):
+    with pytest.raises(ProviderAnswerError, match="not a JSON object"):
         _Progress().take(RawChunk(["choices"]))

@@ -2,7 +2,7 @@
 
 Real parts: a local TLS server (a certificate authority and a certificate for
 ``localhost`` made here with ``cryptography``) in front of the scripted model,
-the real openai client, the doctor, a fresh interpreter for ``SSL_CERT_FILE``.
+the model clients, the doctor, a fresh interpreter for ``SSL_CERT_FILE``.
 Which context a client hands to its handshakes is read from httpx2's own
 transport (nothing is replaced).
 """
@@ -20,13 +20,13 @@ from pathlib import Path
 
 import anyio
 import anyio.abc
-import openai
 import pytest
 from anyio.streams.tls import TLSListener
 
 from xtyserver.errors import ModelError
 from xtyserver.model.client import ModelClient
 from xtyserver.model.doctor import check_route
+from xtyserver.model.provider import Provider
 from xtyserver.model.router import ModelRouter
 from xtyserver.model.routing import Routing
 from xtyserver.model.settings import ModelSettings
@@ -37,7 +37,7 @@ pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def context_of(raw: openai.AsyncOpenAI) -> ssl.SSLContext:
+def context_of(raw: Provider) -> ssl.SSLContext:
     """The context httpx2's transport gives every TLS handshake of this client."""
     context = raw._client._transport._pool._ssl_context  # type: ignore[attr-defined]
     assert isinstance(context, ssl.SSLContext)

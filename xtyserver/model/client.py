@@ -1,7 +1,8 @@
 """The model shell: stream a chat reply from any OpenAI-compatible provider.
 
-Uses the official ``openai`` client with its own retries off, so the rules of
-``protocol/v1.md`` ("chat.error codes") hold exactly:
+Over the project's own provider client (:mod:`xtyserver.model.provider`), which
+never retries, so the rules of ``protocol/v1.md`` ("chat.error codes") hold
+exactly:
 
 * 429 is retried, honouring ``Retry-After`` up to ``retry_after_cap`` seconds;
   5xx and refused connections are retried ``max_retries`` times with
@@ -36,7 +37,6 @@ from typing import Any
 
 import anyio
 import msgspec
-import openai
 import structlog
 
 from xtyserver.errors import ModelError
@@ -49,9 +49,17 @@ from xtyserver.model.bounds import (
     time_left,
     token_limits,
 )
-from xtyserver.model.request import BoundedStream, RawChunk, chat_body, post_chat
+from xtyserver.model.provider import (
+    Provider,
+    ProviderAnswerError,
+    ProviderConnection,
+    ProviderError,
+    ProviderStatus,
+    ProviderTimeout,
+)
+from xtyserver.model.request import ChatStream, RawChunk, chat_body, post_chat
 from xtyserver.model.settings import ModelSettings
-from xtyserver.model.tls import openai_client
+from xtyserver.model.tls import provider_client
 from xtyserver.protocol.frames import Usage
 from xtyserver.session.tools import ToolCall
 
@@ -180,8 +188,8 @@ def _classify(err: Exception, *, began: bool) -> _Failure:
 
     Messages are ours, never the provider's: a provider may echo the key back.
     """
-    if isinstance(err, openai.APIStatusError):
-        status = err.status_code
+    if isinstance(err, ProviderStatus):
+        status = err.status
         if status in (401, 403):
             return _Failure(
                 ModelError(
@@ -198,7 +206,7 @@ def _classify(err: Exception, *, began: bool) -> _Failure:
                     "the model provider is rate limiting requests (HTTP 429); try again later",
                     code="model_rate_limited",
                     status=status,
-                    retry_after=_parse_retry_after(err.response.headers),
+                    retry_after=_parse_retry_after(err.headers),
                 ),
                 retryable=True,
             )
@@ -208,11 +216,11 @@ def _classify(err: Exception, *, began: bool) -> _Failure:
                     f"the model provider is unavailable (HTTP {status})",
                     code="model_unavailable",
                     status=status,
-                    retry_after=_parse_retry_after(err.response.headers),
+                    retry_after=_parse_retry_after(err.headers),
                 ),
                 retryable=True,
             )
-        if image_refused(status, _provider_message(err)):
+        if image_refused(status, err.message):
             return _Failure(
                 ImageRefusedError(
                     f"the model provider refused the image (HTTP {status}); "
@@ -236,12 +244,12 @@ def _classify(err: Exception, *, began: bool) -> _Failure:
             ModelError(f"unexpected answer from the model provider (HTTP {status})", status=status),
             retryable=False,
         )
-    if isinstance(err, openai.APITimeoutError):
+    if isinstance(err, ProviderTimeout):
         return _Failure(
             ModelError("the model provider did not answer in time", code="model_timeout"),
             retryable=False,
         )
-    if isinstance(err, openai.APIConnectionError):
+    if isinstance(err, ProviderConnection):
         if began:
             # The answer broke before any text: nothing was shown, so a retry is safe.
             return _Failure(
@@ -255,19 +263,9 @@ def _classify(err: Exception, *, began: bool) -> _Failure:
     return _Failure(ModelError("the model provider failed the request"), retryable=False)
 
 
-def _provider_message(err: openai.APIStatusError) -> str:
-    """The provider's own error text, only to be read (never shown: it may echo the key)."""
-    body = err.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict):
-            return f"{inner.get('message', '')} {inner.get('param', '')}"
-        return str(inner)
-    return err.message
-
-
-_PROVIDER_ERRORS = (openai.OpenAIError, ValueError)
-"""What the openai client raises for a bad provider (ValueError: malformed SSE JSON)."""
+def model_error(err: ProviderError) -> ModelError:
+    """The ModelError of a failed provider request that was not streamed."""
+    return _classify(err, began=False).error
 
 
 # ---------------------------------------------------------------------------
@@ -310,7 +308,7 @@ class _Progress:
         """
         data = chunk.data
         if not isinstance(data, dict):
-            raise ValueError("a streamed chunk is not a JSON object")
+            raise ProviderAnswerError("a streamed chunk is not a JSON object")
         usage = data.get("usage")
         if isinstance(usage, dict):
             self.usage = Usage(
@@ -381,12 +379,12 @@ class ModelClient:
 
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
-        self._client: openai.AsyncOpenAI | None = None
+        self._client: Provider | None = None
         if settings.configured:
             # A backstop only: the anyio deadlines below are the ones that count.
             backstop = max(settings.first_token_timeout, settings.idle_timeout) + 5.0
-            # We retry ourselves (no SDK retries), so the rules above hold exactly.
-            self._client = openai_client(settings.base_url, settings.api_key, timeout=backstop)
+            # We retry ourselves (the client never does), so the rules above hold exactly.
+            self._client = provider_client(settings.base_url, settings.api_key, timeout=backstop)
 
     @property
     def configured(self) -> bool:
@@ -394,11 +392,11 @@ class ModelClient:
         return self._client is not None
 
     @property
-    def raw(self) -> openai.AsyncOpenAI:
-        """The openai client itself (``xtyserver doctor`` lists ``/models``)."""
+    def raw(self) -> Provider:
+        """The provider client itself (``xtyserver doctor`` lists ``/models``)."""
         return self._require()
 
-    def _require(self) -> openai.AsyncOpenAI:
+    def _require(self) -> Provider:
         if self._client is None:
             missing = [
                 hint
@@ -574,8 +572,8 @@ class ModelClient:
     # -- internals ----------------------------------------------------------
 
     async def _open_with_retries(
-        self, client: openai.AsyncOpenAI, body: dict[str, Any], started: float
-    ) -> tuple[BoundedStream, _Progress, str]:
+        self, client: Provider, body: dict[str, Any], started: float
+    ) -> tuple[ChatStream, _Progress, str]:
         """Send the request and wait for the first text, retrying what is safe to retry."""
         s = self.settings
         attempt = 0
@@ -599,7 +597,7 @@ class ModelClient:
                 raise ModelError(
                     "the model provider sent an oversized line", code="model_error"
                 ) from None
-            except _PROVIDER_ERRORS as err:
+            except ProviderError as err:
                 await _close(state.get("stream"))
                 failure = _classify(err, began="stream" in state)
                 delay = self._retry_delay(failure, attempt)
@@ -618,8 +616,8 @@ class ModelClient:
                 await anyio.sleep(delay)
 
     async def _open(
-        self, client: openai.AsyncOpenAI, body: dict[str, Any], state: dict[str, Any]
-    ) -> tuple[BoundedStream, _Progress, str]:
+        self, client: Provider, body: dict[str, Any], state: dict[str, Any]
+    ) -> tuple[ChatStream, _Progress, str]:
         s = self.settings
         stream = await post_chat(client, body, line_bytes=s.line_bytes)
         state["stream"] = stream
@@ -629,15 +627,13 @@ class ModelClient:
                 chunk = await stream.__anext__()
             except StopAsyncIteration:
                 if not progress.finished:
-                    raise openai.APIConnectionError(
-                        message="stream ended before any text", request=stream.response.request
-                    ) from None
+                    raise ProviderConnection("stream ended before any text") from None
                 return stream, progress, ""
             piece = progress.take(chunk)
             if piece or progress.cap.reached:
                 return stream, progress, piece
 
-    async def _next(self, stream: BoundedStream, wait: float) -> RawChunk | None:
+    async def _next(self, stream: ChatStream, wait: float) -> RawChunk | None:
         """The next chunk within ``wait`` seconds, ``None`` at the end. Never retried.
 
         Raises:
@@ -651,13 +647,13 @@ class ModelClient:
             return None
         except TimeoutError:
             raise _Silent from None
-        except openai.APITimeoutError:
+        except ProviderTimeout:
             raise _Silent from None
-        except openai.APIConnectionError as err:
+        except ProviderConnection as err:
             raise ModelError(
                 "the model's reply broke off before it was finished", code="model_stream_cut"
             ) from err
-        except _PROVIDER_ERRORS as err:
+        except ProviderError as err:
             raise ModelError("the model provider failed mid-reply") from err
 
     def _retry_delay(self, failure: _Failure, attempt: int) -> float | None:
@@ -678,6 +674,6 @@ class _Silent(Exception):
 
 async def _close(stream: object) -> None:
     """Release an HTTP stream, even while being cancelled, without hanging."""
-    if isinstance(stream, openai.AsyncStream):
+    if isinstance(stream, ChatStream):
         with anyio.move_on_after(1.0, shield=True), contextlib.suppress(Exception):
             await stream.close()

@@ -23,12 +23,17 @@ from typing import Any, Literal
 
 import anyio
 import msgspec
-import openai
 
 from xtyserver.errors import ModelError
 from xtyserver.memory.lenient import json_object
 from xtyserver.model.client import Delta, Done, ImageRefusedError, ModelClient
 from xtyserver.model.doctor_codes import DETAILS, HINTS, english, shown_model
+from xtyserver.model.provider import (
+    ProviderConnection,
+    ProviderError,
+    ProviderStatus,
+    ProviderTimeout,
+)
 from xtyserver.model.routing import Routing
 from xtyserver.model.settings import ModelSettings
 
@@ -184,14 +189,14 @@ async def _models(
     raw = client.raw
     try:
         with anyio.fail_after(min(seconds, 15.0)):
-            page = await raw.models.list()
+            page = await raw.get_json("/models")
     except TimeoutError:
         return [
             check("reachable", "fail", "no_answer", "check_base_url", setting=key),
             Check("model", "skip"),
         ]
-    except openai.APIStatusError as err:
-        status = err.status_code
+    except ProviderStatus as err:
+        status = err.status
         if status in (401, 403):
             refused = check("reachable", "fail", "key_refused", "check_key", http=status)
             return [refused, Check("model", "skip")]
@@ -200,18 +205,18 @@ async def _models(
             check("reachable", "warn", "models_not_served", http=status),
             check("model", "skip", "models_not_served", http=status),
         ]
-    except (openai.APIConnectionError, openai.APITimeoutError):
+    except (ProviderConnection, ProviderTimeout):
         hint = "check_base_url_at"
         return [
             check("reachable", "fail", "cannot_connect", hint, setting=key, url=settings.base_url),
             Check("model", "skip"),
         ]
-    except (openai.OpenAIError, ValueError) as err:
+    except ProviderError as err:
         return [
             check("reachable", "warn", "error", error=type(err).__name__),
             Check("model", "skip"),
         ]
-    ids = [m.id for m in page.data][:200]
+    ids = _model_ids(page)[:200]
     model = settings.model
     if not ids or model in ids or model in (i.rsplit("/", 1)[-1] for i in ids):
         return [
@@ -227,6 +232,14 @@ async def _models(
         "model", "fail", "not_listed", "pick_model", setting=key, model=model, models=shown
     )
     return [Check("reachable", "ok"), listed]
+
+
+def _model_ids(page: object) -> list[str]:
+    """The ids a ``/models`` answer lists, read leniently (a part of the wrong shape is absent)."""
+    data = page.get("data") if isinstance(page, dict) else None
+    if not isinstance(data, list):
+        return []
+    return [m["id"] for m in data if isinstance(m, dict) and isinstance(m.get("id"), str)]
 
 
 async def _stream(

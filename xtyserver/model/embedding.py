@@ -1,6 +1,6 @@
 """Memory vectors from any OpenAI-compatible ``/v1/embeddings`` (shell; issue 21 part 3).
 
-The official ``openai`` client with its own retries off: a background batch
+The project's provider client, which never retries: a background batch
 that fails is asked again the next time its save opens, and a turn's query
 never waits longer than its latency budget (the caller's deadline). Vectors
 come back as ``array('f')`` (float32), normalised to unit length, so a
@@ -12,11 +12,14 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 
+import msgspec
+
 from xtyserver.errors import ModelError
 from xtyserver.memory.vectors import normalized
-from xtyserver.model.client import _PROVIDER_ERRORS, _classify
+from xtyserver.model.client import model_error
+from xtyserver.model.provider import ProviderAnswerError, ProviderError
 from xtyserver.model.settings import ModelSettings
-from xtyserver.model.tls import openai_client
+from xtyserver.model.tls import provider_client
 from xtyserver.protocol.frames import Usage
 
 BATCH = 32
@@ -44,7 +47,7 @@ class EmbeddingClient:
     def __init__(self, settings: ModelSettings, *, timeout: float = 30.0) -> None:
         self.settings = settings
         self.model = settings.model
-        self._client = openai_client(settings.base_url, settings.api_key, timeout=timeout)
+        self._client = provider_client(settings.base_url, settings.api_key, timeout=timeout)
 
     async def embed(self, texts: Sequence[str]) -> Embedded:
         """One ``POST /embeddings`` for ``texts`` (at most :data:`BATCH`).
@@ -52,12 +55,11 @@ class EmbeddingClient:
         Raises:
             ModelError: The provider failed or answered a wrong number of vectors.
         """
+        body = {"model": self.model, "input": list(texts), "encoding_format": "float"}
         try:
-            answer = await self._client.embeddings.create(
-                model=self.model, input=list(texts), encoding_format="float"
-            )
-        except _PROVIDER_ERRORS as err:
-            raise _classify(err, began=False).error from None
+            answer = _answer(await self._client.post_json("/embeddings", body))
+        except ProviderError as err:
+            raise model_error(err) from None
         data = sorted(answer.data, key=lambda d: d.index)
         if len(data) != len(texts):
             raise ModelError(
@@ -74,3 +76,25 @@ class EmbeddingClient:
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+class _Vector(msgspec.Struct):
+    embedding: list[float]
+    index: int = 0
+
+
+class _Usage(msgspec.Struct):
+    prompt_tokens: int = 0
+
+
+class _Answer(msgspec.Struct):
+    data: list[_Vector]
+    usage: _Usage | None = None
+
+
+def _answer(value: object) -> _Answer:
+    """The ``/embeddings`` answer's parts this client reads, checked."""
+    try:
+        return msgspec.convert(value, _Answer)
+    except msgspec.ValidationError:
+        raise ProviderAnswerError("the embeddings answer has the wrong shape") from None

@@ -1,49 +1,42 @@
-"""The streamed chat request as plain JSON, posted without the openai SDK's transform.
+"""The streamed chat request: its JSON body, and its answer read by the bounded SSE reader.
 
-``chat.completions.create()`` runs ``async_maybe_transform`` over every message
-part against the SDK's typed-dict unions (2-3 ms per turn, issue 12). For the
-plain JSON messages xtyserver builds it is an identity
-(``tests/model/test_chat_body.py`` checks that against the installed SDK), so
-:func:`post_chat` hands the body to the same ``post()`` that ``create()`` ends
-in: same auth, timeout, SSE parsing and error types.
+The body is plain JSON built here and encoded by msgspec: the very bytes the
+openai SDK's ``create()`` would send for it (compact UTF-8; the SDK's
+typed-dict transform is an identity for these messages), which
+``tests/model/test_chat_body.py`` checks against the installed SDK.
 
-The body is serialised by msgspec and handed to ``post()`` as ``content``
-(the SDK's own parameter for a ready body; its ``Content-Type`` stays
-``application/json``): the SDK's ``json.dumps`` took 1.1-1.6 ms for a request
-carrying a 1440x810 screenshot's data URL, msgspec 0.2-0.3 ms (issue 22,
-``scripts/bench/image_turn_steps.py``), and the bytes are the same compact
-UTF-8 JSON (``tests/model/test_chat_body.py``).
-
-The streamed chunks are not built into the SDK's pydantic ``ChatCompletionChunk``
-either (about 60 us a chunk, seven chunks a short reply): :class:`RawChunk` is
-the SDK's hook for a type that builds itself (``ModelBuilderProtocol``) and
-keeps the chunk's JSON as parsed; ``model.client`` reads it leniently.
-
-The stream's bytes are not split by the SDK's SSE decoder either: it has no
-line or event size limit, so one 256 MB line from a hostile or broken
-provider would be held whole (issue 18). :class:`BoundedStream` reads the
-body through :class:`~xtyserver.model.bounds.SseLines`, which refuses a line or
-event over ``line_bytes`` (64 KiB) with :class:`~xtyserver.model.bounds.OversizedLine`
-having kept at most that much. The request asks for an uncompressed body
-(``Accept-Encoding: identity``), so the bytes read are the bytes sent.
+The answer's bytes are split by :class:`~xtyserver.model.bounds.SseLines`,
+which refuses a line or event over ``line_bytes`` (64 KiB) with
+:class:`~xtyserver.model.bounds.OversizedLine` having kept at most that much:
+one 256 MB line from a hostile or broken provider is never held whole. The
+request asks for an uncompressed body (``Accept-Encoding: identity``), so the
+bytes read are the bytes sent. Each event's JSON is kept as parsed
+(:class:`RawChunk`); ``model.client`` reads it leniently.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import contextlib
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
+import anyio
+import httpx2
 import msgspec
-import openai
-from openai._httpx2 import request_exceptions, timeout_exceptions
-from openai._streaming import ServerSentEvent
-from openai.types.chat import ChatCompletion
 
 from xtyserver.model.bounds import LINE_BYTES, SseLines
+from xtyserver.model.provider import (
+    TRANSPORT_ERRORS,
+    Provider,
+    ProviderAnswerError,
+    ProviderConnection,
+    ProviderTimeout,
+)
 
-__all__ = ["BoundedStream", "RawChunk", "chat_body", "post_chat"]
+__all__ = ["DRAIN_SECONDS", "ChatStream", "RawChunk", "chat_body", "post_chat"]
 
-_ENCODER = msgspec.json.Encoder()
+DRAIN_SECONDS = 1.0
+"""The longest the end of a finished answer is waited for (to keep its connection)."""
 
 
 class RawChunk:
@@ -58,34 +51,82 @@ class RawChunk:
     def __init__(self, data: object) -> None:
         self.data = data
 
-    @classmethod
-    def build(cls, *, response: object, data: object) -> RawChunk:
-        """The SDK's ``ModelBuilderProtocol``: called with each chunk's parsed JSON."""
-        return cls(data)
 
+class ChatStream:
+    """The chunks of one streamed answer, every SSE line and event capped.
 
-class BoundedStream(openai.AsyncStream[RawChunk]):
-    """The SDK's stream with our own SSE decoding: every line and event capped.
+    Ends at ``data: [DONE]`` or the end of the body. An event whose JSON
+    carries an ``error`` (a provider failing mid-stream) or is not JSON raises
+    :class:`~xtyserver.model.provider.ProviderAnswerError`; a broken or stalled
+    transport raises :class:`~xtyserver.model.provider.ProviderConnection` or
+    :class:`~xtyserver.model.provider.ProviderTimeout`.
 
-    ``line_bytes`` is set per stream by :func:`post_chat` (the SDK builds the
-    stream itself, so the cap cannot be a constructor argument).
+    Args:
+        response: The answer, its body not yet read; closed by :meth:`close`.
+        line_bytes: The longest SSE line or event.
     """
 
-    line_bytes = LINE_BYTES
+    def __init__(self, response: httpx2.Response, line_bytes: int = LINE_BYTES) -> None:
+        self.response = response
+        self._iterator = self._chunks(line_bytes)
 
-    async def _iter_events(self) -> AsyncIterator[ServerSentEvent]:
-        decoder = SseLines(self.line_bytes)
+    def __aiter__(self) -> ChatStream:
+        return self
+
+    async def __anext__(self) -> RawChunk:
+        return await self._iterator.__anext__()
+
+    async def close(self) -> None:
+        """Stop reading and release the connection."""
+        await self._iterator.aclose()
+        await self.response.aclose()
+
+    async def _chunks(self, line_bytes: int) -> AsyncGenerator[RawChunk, None]:
+        decoder = SseLines(line_bytes)
+        pieces = self.response.aiter_bytes()
         try:
-            async for chunk in self.response.aiter_bytes():
-                for event in decoder.feed(chunk):
-                    yield ServerSentEvent(event=event.event, data=event.data)
+            async for piece in pieces:
+                for event in decoder.feed(piece):
+                    if event.data.startswith("[DONE]"):
+                        await _drain(pieces, line_bytes)
+                        return
+                    yield _chunk(event.data)
             for event in decoder.finish():
-                yield ServerSentEvent(event=event.event, data=event.data)
-        # As the SDK's own decoder does: transport trouble is the SDK's error.
-        except timeout_exceptions() as err:
-            raise openai.APITimeoutError(request=self.response.request) from err
-        except request_exceptions() as err:
-            raise openai.APIConnectionError(request=self.response.request) from err
+                if event.data.startswith("[DONE]"):
+                    return
+                yield _chunk(event.data)
+        except httpx2.TimeoutException as err:
+            raise ProviderTimeout("the stream stopped") from err
+        except TRANSPORT_ERRORS as err:
+            raise ProviderConnection("the stream broke off") from err
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.response.aclose()
+
+
+async def _drain(pieces: AsyncIterator[bytes], cap: int) -> None:
+    """Read what follows ``[DONE]`` (the chunked body's end), so the connection is kept.
+
+    An answer closed unread costs its connection: the next turn would open a new
+    one. At most ``cap`` bytes and :data:`DRAIN_SECONDS`; past either the
+    connection is given up instead, and nothing read is ever an error.
+    """
+    size = 0
+    with anyio.move_on_after(DRAIN_SECONDS), contextlib.suppress(*TRANSPORT_ERRORS):
+        async for piece in pieces:
+            size += len(piece)
+            if size > cap:
+                return
+
+
+def _chunk(data: str) -> RawChunk:
+    try:
+        value = msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        raise ProviderAnswerError("a streamed event is not JSON") from None
+    if isinstance(value, dict) and value.get("error"):
+        raise ProviderAnswerError("the provider sent an error mid-stream")
+    return RawChunk(value)
 
 
 def chat_body(
@@ -121,23 +162,12 @@ def chat_body(
 
 
 async def post_chat(
-    client: openai.AsyncOpenAI, body: dict[str, Any], *, line_bytes: int = LINE_BYTES
-) -> BoundedStream:
-    """POST /chat/completions through ``client`` (its retry and timeout settings apply).
+    client: Provider, body: dict[str, Any], *, line_bytes: int = LINE_BYTES
+) -> ChatStream:
+    """POST /chat/completions through ``client`` and return its chunks as they come.
 
-    The body goes as bytes encoded by msgspec: the very bytes the SDK's own
-    ``json.dumps`` would send (compact, UTF-8; ``tests/model/test_chat_body.py``),
-    in a tenth of its time.
+    Raises:
+        ProviderError: An error status, a timeout or a broken connection before
+            the answer began.
     """
-    stream = await client.post(
-        "/chat/completions",
-        content=_ENCODER.encode(body),
-        cast_to=ChatCompletion,
-        options=openai.RequestOptions(
-            security={"bearer_auth": True}, headers={"Accept-Encoding": "identity"}
-        ),
-        stream=True,
-        stream_cls=BoundedStream,
-    )
-    stream.line_bytes = line_bytes
-    return stream
+    return ChatStream(await client.open_stream("/chat/completions", body), line_bytes)

@@ -1,12 +1,11 @@
 """The HTTP client under every model client, on one TLS context per process (shell; issue 22).
 
-Left to itself, each ``openai.AsyncOpenAI`` builds its own httpx2 client and
-each of those its own ``ssl.SSLContext``, loading the CA bundle again (about
-0.7 MiB and 16 ms of CPU each, more for the first). :func:`http_client` gives
-every model client of the process (the chat, vision and quick routes, the
-embedding route, ``xtyserver doctor`` and the page's model check) an HTTP client
-with the SDK's own defaults (``openai.DefaultAsyncHttpxClient``: its connection
-limits, redirects followed) on a shared context:
+Left to itself, each httpx2 client builds its own ``ssl.SSLContext``, loading
+the CA bundle again (about 0.7 MiB and 16 ms of CPU each, more for the first).
+:func:`http_client` gives every model client of the process (the chat, vision
+and quick routes, the embedding route, ``xtyserver doctor`` and the page's model
+check) an HTTP client (the connection limits the openai SDK used, redirects
+followed) on a shared context:
 
 * a route to another machine, or over ``https``, verifies with the context
   httpx2 would have built (:func:`httpx2.create_ssl_context`: ``SSL_CERT_FILE``
@@ -14,8 +13,8 @@ limits, redirects followed) on a shared context:
   first such client is made;
 * a plain ``http://`` route on a loopback host (Ollama, LM Studio, llama.cpp on
   this PC) never does TLS, so its context loads no CA at all. Certificate and
-  host name checks stay required: a redirect to ``https`` (the SDK follows
-  redirects) fails closed instead of going unverified.
+  host name checks stay required: a redirect to ``https`` (redirects are
+  followed) fails closed instead of going unverified.
 
 The contexts live as long as the process (cached here, the one owner): what they
 hold depends on the process's environment only, never on a route's settings, so
@@ -29,11 +28,13 @@ import ssl
 from urllib.parse import urlsplit
 
 import httpx2
-import openai
 
 from xtyserver.model.bounds import is_loopback
+from xtyserver.model.provider import Provider
 
-__all__ = ["context_for", "http_client", "openai_client", "verifying_context"]
+__all__ = ["context_for", "http_client", "provider_client", "verifying_context"]
+
+_LIMITS = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
 
 
 @functools.cache
@@ -57,27 +58,24 @@ def context_for(base_url: str) -> ssl.SSLContext:
 
 
 def http_client(base_url: str, *, timeout: float) -> httpx2.AsyncClient:
-    """An HTTP client for one ``openai.AsyncOpenAI`` of ``base_url``.
+    """An HTTP client of ``base_url`` on the process's context for it.
 
     Args:
-        base_url: The route's base URL (also given to the openai client).
-        timeout: The backstop in seconds, as the openai client is given it.
+        base_url: The route's base URL; request paths are relative to it.
+        timeout: The backstop in seconds, for every phase of a request.
     """
-    return openai.DefaultAsyncHttpxClient(
-        base_url=base_url, timeout=timeout, verify=context_for(base_url)
-    )
-
-
-def openai_client(base_url: str, api_key: str, *, timeout: float) -> openai.AsyncOpenAI:
-    """The openai client of one route, on :func:`http_client`.
-
-    No retries of the SDK's own: the callers retry by their own rules. A local
-    server (Ollama, vLLM) may need no key, and the client needs a string.
-    """
-    return openai.AsyncOpenAI(
-        base_url=base_url,
-        api_key=api_key or "EMPTY",
-        max_retries=0,
+    return httpx2.AsyncClient(
+        base_url=base_url.strip(),
         timeout=timeout,
-        http_client=http_client(base_url, timeout=timeout),
+        limits=_LIMITS,
+        follow_redirects=True,
+        verify=context_for(base_url),
     )
+
+
+def provider_client(base_url: str, api_key: str, *, timeout: float) -> Provider:
+    """The provider client of one route, on :func:`http_client`.
+
+    No retries here: the callers retry by their own rules.
+    """
+    return Provider(http_client(base_url, timeout=timeout), api_key)

@@ -1,7 +1,7 @@
 """The scripted model's deterministic ``/v1/embeddings`` (issue 21 part 3).
 
 Not a model of meaning: a hashed bag of features, so tests and the evaluation
-get stable vectors through the real ``openai`` client. The features of a text
+get stable vectors through the server's own provider client. The features of a text
 are the glossary entities it names (every packaged game's, weight 3: so
 ``Abigail``, ``阿比盖尔`` and ``紫发女孩`` land on one feature) and its tokens
 (character bigrams for Chinese, words for English; weight 1), each hashed

@@ -1,6 +1,7 @@
 """A scripted OpenAI-compatible model server: a real HTTP/1.1 server on loopback.
 
-Tests and ``xtyserver demo`` drive the real ``openai`` client against it, so
+Tests and ``xtyserver demo`` drive the server's model clients against it (and
+tests the real ``openai`` client too, the reference of what a client sends), so
 every byte goes through a real socket; ``h11`` parses and frames the HTTP.
 Answers keep the connection alive (HTTP/1.1 keep-alive, as real providers do);
 streamed (SSE) answers are chunked, and one that is scripted to break off
