@@ -45,6 +45,17 @@ MAPPING = [
     (SV, "防风草", "parsnip"),
     (SV, "Winter Star", "winter_star"),
     (SV, "冬星节", "winter_star"),
+    # one-character names inside a sentence, and beside another one
+    (SV, "我的牛呢", "cow"),
+    (SV, "鸡怎么还不下蛋", "chicken"),
+    (SV, "我家鸡", "chicken"),
+    (SV, "牛", "cow"),
+    # names as the game shows them
+    (SV, "把泪晶送人了", "frozen_tear"),
+    (SV, "棚屋里放了什么", "shed"),
+    (SV, "钓到一条比目鱼", "flounder"),
+    (SV, "大比目鱼", "halibut"),
+    (ONI, "甜素甲虫", "sweetle"),
     # Don't Starve Together: prefab ids
     (DST, "pigking", "pig_king"),
     (DST, "Pig King", "pig_king"),
@@ -85,6 +96,9 @@ NOT_MAPPING = [
     (DST, "Abigail", "abigail_sv"),
     (ONI, "pigking", "pig_king"),  # another game's id
     (SV, "MineralDeoxidizer", "oxygen_diffuser"),
+    (SV, "牛奶卖了", "cow"),  # a longer name starting there wins over the one character
+    (SV, "买了一头奶牛", "milk"),
+    (SV, "钓到一条比目鱼", "halibut"),
 ]
 
 

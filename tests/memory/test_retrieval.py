@@ -301,3 +301,19 @@ def test_scores_after_changes_are_those_of_an_index_built_afresh() -> None:
     assert index.scores(query, "鱼缸", context_weight=0.4) == fresh.scores(
         query, "鱼缸", context_weight=0.4
     )
+
+
+def test_a_goal_in_the_prompt_does_not_set_the_relevance_floor() -> None:
+    # The goal shares two common words with the question and scores far above the event
+    # the question is about; it is injected as a goal anyway, so the floor is the event's.
+    goal = _event(1, "矿洞", "今天去矿洞门口挖矿，矿洞门口第二十层", kind="goal")
+    match = _event(2, "铜锭", "熔炉里炼出了五块铜锭，放在箱子里")
+    other = _event(3, "鱼", "春天钓到了鲶鱼")
+    index = SaveIndex(FARM_A, [goal, match, other])
+    sel = select_memories(
+        None, index, query_text="矿洞门口那几块铜锭呢", current_day=None, now=NOW
+    )
+    # Over every memory the goal's score set the floor and the event fell below it.
+    assert index.scores("矿洞门口那几块铜锭呢")[2] < 0.6 * index.scores("矿洞门口那几块铜锭呢")[1]
+    assert [e.id for e in sel.goals] == [1]
+    assert [e.id for e in sel.relevant] == [2]

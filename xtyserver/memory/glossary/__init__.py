@@ -102,23 +102,44 @@ class GameGlossary(msgspec.Struct, frozen=True):
         return len(self.entries)
 
     def entities(self, tokens: Sequence[str]) -> list[str]:
-        """Entity keys named in ``tokens`` (of :func:`tokenize`), in order, with repeats."""
+        """Entity keys named in ``tokens`` (of :func:`tokenize`), in order, with repeats.
+
+        A one-character Chinese name (牛, 鸡) is found inside a run of bigrams too
+        (我的牛呢 -> 的牛 牛呢), where no longer name starting at that bigram matched.
+        """
         out: list[str] = []
         patterns = self.patterns
         i, n = 0, len(tokens)
         while i < n:
-            candidates = patterns.get(tokens[i])
+            token = tokens[i]
+            candidates = patterns.get(token)
             step = 1
+            found: list[str] = []
             if candidates:
                 for pattern, key in candidates:
                     size = len(pattern)
                     if size == 1 or tuple(tokens[i : i + size]) == pattern:
-                        out.append(key)
-                        out.extend(self.broader.get(key, ()))
+                        found.append(key)
                         step = size
                         break
+            if not found and len(token) == 2 and _is_cjk_pair(token):
+                found.append(self._single(token[0]))
+                # A bigram's second character is the next bigram's first, unless the run ends.
+                if i + 1 >= n or tokens[i + 1][:1] != token[1]:
+                    found.append(self._single(token[1]))
+            for key in found:
+                if key:
+                    out.append(key)
+                    out.extend(self.broader.get(key, ()))
             i += step
         return out
+
+    def _single(self, char: str) -> str:
+        """The entity whose one-character name ``char`` is (""; 牛 -> cow)."""
+        for pattern, key in self.patterns.get(char, ()):
+            if len(pattern) == 1:
+                return key
+        return ""
 
     def terms(self, text: str) -> list[str]:
         """The entity terms (``@key``) ``text`` mentions, with repeats."""
@@ -140,6 +161,11 @@ class Glossary(msgspec.Struct, frozen=True):
 
     def __len__(self) -> int:
         return sum(len(g) for g in self.games.values())
+
+
+def _is_cjk_pair(token: str) -> bool:
+    """Whether a token is a Chinese character bigram (not a two-letter word)."""
+    return all(ord(c) > 0x2FFF for c in token)
 
 
 def _names(value: Any, where: str, field: str) -> tuple[str, ...]:
