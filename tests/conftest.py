@@ -182,6 +182,7 @@ async def running(
             # The in-process embedding model likewise: tests about it turn it on, so
             # scripted vectors and words alone stay what the others measure.
             "memory.local_embedding": False,
+            "memory.provider_embedding": False,
         }
         if model:
             values["model.base_url"] = fake.base_url

