@@ -49,7 +49,7 @@ def default_run() -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=240,  # the in-process model embeds the set first (a loaded machine: a minute)
         check=False,
     )
     return done, json.loads(done.stdout) if done.stdout.strip() else {}

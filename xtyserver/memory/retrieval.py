@@ -32,7 +32,7 @@ entities it names, so names meet across languages, ids and aliases. The
 player's words count fully; terms found only in the modelContext names (focus,
 nearby, location) count ``context_weight`` (0.3), so what the player says
 outranks what merely stands nearby. An event enters the relevant section only
-when its BM25 score reaches ``min_relevance`` (0.6) of the best one among the
+when its BM25 score reaches ``min_relevance`` (0.8) of the best one among the
 events not injected already (the active goals are): a better match does not
 drag weak ones in with it (better recall must not come from injecting more),
 and a goal sharing a common word with the question does not push the real
@@ -114,7 +114,7 @@ class MemoryBudget(msgspec.Struct, frozen=True):
     w_recency: float = 0.5
     w_importance: float = 0.5
     recency_decay: float = 0.995
-    min_relevance: float = 0.6
+    min_relevance: float = 0.8
     context_weight: float = 0.3
     # Memory vectors (only with a [models.embedding] route): the least cosine a
     # memory needs, and how far below the best one it may be, to be proposed.
