@@ -214,7 +214,7 @@ class SaveIndex:
         and those of its search keys (each key on its own)."""
         words = tokenize(f"{event.subject} {event.summary}")
         if self.glossary.entries:
-            words += [TERM_PREFIX + key for key in self.glossary.entities(words)]
+            words += [TERM_PREFIX + key for key in self.glossary.entities(words, related=True)]
         keys: list[str] = []
         for key in event.search_keys if self.key_weight > 0 and event.search_keys else ():
             tokens = tokenize(key)

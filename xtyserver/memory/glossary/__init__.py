@@ -27,8 +27,10 @@ kind (``[npc]``, ``[item]``, ...) holding one inline table per entity::
 Fields: ``en`` and ``zh`` (required: the official English and Simplified
 Chinese names), ``ids`` (internal ids as mods send them), ``aliases`` (what
 players say), ``broader`` (the key of a more general entity of the same
-file), ``unverified`` (true when the Chinese name is not checked against the
-game's official localisation). A top-level ``game = "<game-id>"`` names the game.
+file), ``related`` (keys of entities players connect with it, both ways: a
+memory naming one is found by a question about the other), ``unverified``
+(true when the Chinese name is not checked against the game's official
+localisation). A top-level ``game = "<game-id>"`` names the game.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ TERM_PREFIX = "@"
 
 _KEY_RE = re.compile(r"^[a-z0-9][a-z0-9_]{0,63}$")
 _GAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
-_FIELDS = frozenset({"en", "zh", "ids", "aliases", "broader", "unverified"})
+_FIELDS = frozenset({"en", "zh", "ids", "aliases", "broader", "related", "unverified"})
 MAX_NAME = 80
 MAX_NAMES = 32
 
@@ -67,6 +69,8 @@ class Entry(msgspec.Struct, frozen=True):
         ids: Internal ids as mods send them.
         aliases: What players call it.
         broader: The key of a more general entity, or "".
+        related: Keys of entities players connect with it (a source and what it gives,
+            clothing and the weather it is for); both ways.
         unverified: The Chinese name is not checked against the official localisation.
         source: The file it came from (for messages).
     """
@@ -78,6 +82,7 @@ class Entry(msgspec.Struct, frozen=True):
     ids: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     broader: str = ""
+    related: tuple[str, ...] = ()
     unverified: bool = False
     source: str = ""
 
@@ -97,12 +102,18 @@ class GameGlossary(msgspec.Struct, frozen=True):
     entries: Mapping[str, Entry]
     patterns: _Patterns
     broader: Mapping[str, tuple[str, ...]]
+    related: Mapping[str, tuple[str, ...]] = msgspec.field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
     def __len__(self) -> int:
         return len(self.entries)
 
-    def entities(self, tokens: Sequence[str]) -> list[str]:
+    def entities(self, tokens: Sequence[str], *, related: bool = False) -> list[str]:
         """Entity keys named in ``tokens`` (of :func:`tokenize`), in order, with repeats.
+
+        ``related``: each named entity's related ones too (a memory's index holds
+        them, so a question about either finds it; a query does not add them).
 
         A one-character Chinese name (牛, 鸡) is found inside a run of bigrams too
         (我的牛呢 -> 的牛 牛呢), where no longer name starting at that bigram matched.
@@ -131,6 +142,8 @@ class GameGlossary(msgspec.Struct, frozen=True):
                 if key:
                     out.append(key)
                     out.extend(self.broader.get(key, ()))
+                    if related:
+                        out.extend(self.related.get(key, ()))
             i += step
         return out
 
@@ -203,6 +216,9 @@ def _entry(source: str, kind: str, key: str, raw: Any) -> Entry:
     broader = raw.get("broader", "")
     if not isinstance(broader, str):
         raise GlossaryError(f"{where}: field 'broader' must be an entry key")
+    related = raw.get("related", [])
+    if not isinstance(related, list) or not all(isinstance(k, str) for k in related):
+        raise GlossaryError(f"{where}: field 'related' must be a list of entry keys")
     return Entry(
         key=key,
         kind=kind,
@@ -211,6 +227,7 @@ def _entry(source: str, kind: str, key: str, raw: Any) -> Entry:
         ids=_names(raw.get("ids", []), where, "ids"),
         aliases=_names(raw.get("aliases", []), where, "aliases"),
         broader=broader,
+        related=tuple(related),
         unverified=unverified,
         source=source,
     )
@@ -261,6 +278,17 @@ def build(entries_by_game: Mapping[str, Iterable[Entry]]) -> Glossary:
                 up = by_key[up].broader
             if chain:
                 broader[entry.key] = tuple(chain)
+        related: dict[str, set[str]] = {}
+        for entry in by_key.values():
+            for other in entry.related:
+                if other not in by_key:
+                    raise GlossaryError(
+                        f"{entry.source}: entry {entry.kind}.{entry.key}: field 'related' "
+                        f"names {other!r}, which is no entry of {game_id}"
+                    )
+                if other != entry.key:
+                    related.setdefault(entry.key, set()).add(other)
+                    related.setdefault(other, set()).add(entry.key)
         patterns: dict[str, set[tuple[tuple[str, ...], str]]] = {}
         for entry in by_key.values():
             for name in entry.names:
@@ -276,6 +304,7 @@ def build(entries_by_game: Mapping[str, Iterable[Entry]]) -> Glossary:
             MappingProxyType(by_key),
             MappingProxyType(ordered),
             MappingProxyType(broader),
+            MappingProxyType({k: tuple(sorted(v)) for k, v in related.items()}),
         )
     return Glossary(MappingProxyType(games))
 
