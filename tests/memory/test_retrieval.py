@@ -301,3 +301,64 @@ def test_scores_after_changes_are_those_of_an_index_built_afresh() -> None:
     assert index.scores(query, "鱼缸", context_weight=0.4) == fresh.scores(
         query, "鱼缸", context_weight=0.4
     )
+
+
+def test_a_goal_in_the_prompt_does_not_set_the_relevance_floor() -> None:
+    # The goal shares two common words with the question and scores far above the event
+    # the question is about; it is injected as a goal anyway, so the floor is the event's.
+    goal = _event(1, "矿洞", "今天去矿洞门口挖矿，矿洞门口第二十层", kind="goal")
+    match = _event(2, "铜锭", "熔炉里炼出了五块铜锭，放在箱子里")
+    other = _event(3, "鱼", "春天钓到了鲶鱼")
+    index = SaveIndex(FARM_A, [goal, match, other])
+    sel = select_memories(
+        None, index, query_text="矿洞门口那几块铜锭呢", current_day=None, now=NOW
+    )
+    # Over every memory the goal's score set the floor and the event fell below it.
+    assert index.scores("矿洞门口那几块铜锭呢")[2] < 0.6 * index.scores("矿洞门口那几块铜锭呢")[1]
+    assert [e.id for e in sel.goals] == [1]
+    assert [e.id for e in sel.relevant] == [2]
+
+
+def _chosen(events: list[MemoryEvent], text: str, day: int | None) -> list[int]:
+    index = SaveIndex(Scope("stardew-valley", "farm-a"), events)
+    sel = select_memories(None, index, query_text=text, current_day=day, now=NOW)
+    return sel.used_ids
+
+
+def _sv(i: int, subject: str, summary: str, **kw: object) -> MemoryEvent:
+    return msgspec.structs.replace(_event(i, subject, summary, **kw), game_id="stardew-valley")
+
+
+def test_a_next_step_question_gets_an_active_plan_in_the_place_of_recent_and_important() -> None:
+    events = [
+        _sv(1, "鱼", "春天钓到了一条大鲶鱼", importance=5),  # the most important lately
+        _sv(2, "约定", "答应帮刘易斯找回他的短裤", kind="promise", importance=3),
+        _sv(3, "约定", "答应过的事已经办完", kind="promise", status="done", importance=3),
+    ]
+    assert _chosen(events, "今天天气不错", None) == [1]
+    assert _chosen(events, "下一步干嘛？", None) == [2]  # shares no word with it
+    assert _chosen(events, "what should I do next?", None) == [2]
+
+
+def test_last_season_means_the_days_of_the_season_before_the_current_one() -> None:
+    # Stardew's seasons are 28 days: day 40 is in the second season (29-56).
+    events = [
+        _sv(1, "鱼", "钓到了一条大鲶鱼", importance=5, day=39),
+        _sv(2, "草莓", "在复活节买了草莓种子", importance=2, day=13),
+        _sv(3, "矿洞", "第一次下到矿洞四十层", importance=2, day=30),
+    ]
+    assert _chosen(events, "聊点别的", 40) == [1]
+    assert _chosen(events, "上个季节我干了啥", 40) == [2]
+    assert _chosen(events, "这个季节有什么进展", 40) == [1]  # 29-40: the most important of both
+    assert _chosen(events, "上个季节我干了啥", None) == [1]  # no day known: no window
+
+
+def test_read_cues_finds_next_steps_and_windows_of_days() -> None:
+    from xtyserver.memory.cues import read_cues
+
+    assert read_cues("接下来做什么好", game_id="x", current_day=None).next_step
+    assert not read_cues("我们去钓鱼", game_id="x", current_day=5)
+    assert read_cues("昨天下雨了吗", game_id="x", current_day=5).days == (4, 4)
+    assert read_cues("LAST SEASON", game_id="stardew-valley", current_day=28).days == (-27, 0)
+    assert read_cues("上个季节", game_id="stardew-valley", current_day=29).days == (1, 28)
+    assert read_cues("上个季节", game_id="oxygen-not-included", current_day=29).days is None

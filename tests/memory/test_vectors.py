@@ -123,7 +123,7 @@ def test_a_vector_match_takes_a_place_of_recent_and_important_never_one_more() -
     assert len(fused.used_ids) == len(plain.used_ids)
 
 
-def test_vectors_reorder_and_replace_within_the_count_words_found() -> None:
+def test_vectors_reorder_and_add_one_place_taken_from_recent_and_important() -> None:
     index = _index()
     budget = MemoryBudget(min_relevance=0.0)
     text = "鲶鱼 矿洞"
@@ -138,10 +138,23 @@ def test_vectors_reorder_and_replace_within_the_count_words_found() -> None:
         budget=budget,
         similar=[(1, 0.9), (4, 0.88), (3, 0.1)],
     )
-    # 4 is in both rankings: first; 1 comes by vector alone and takes 3's place.
-    assert [ev.id for ev in fused.relevant] == [4, 1]
+    # 4 is in both rankings: first; 1 comes by vector alone, before 3 (words alone),
+    # in the one place "recent and important" gives up.
+    assert [ev.id for ev in fused.relevant] == [4, 1, 3]
     assert dict(fused.via)[4] == "words+vectors"
+    assert plain.recent and not fused.recent
     assert len(fused.used_ids) == len(plain.used_ids)
+    none_recent = MemoryBudget(min_relevance=0.0, recent=0)
+    kept = select_memories(
+        None,
+        index,
+        query_text=text,
+        current_day=None,
+        now=NOW,
+        budget=none_recent,
+        similar=[(1, 0.9), (4, 0.88), (3, 0.1)],
+    )
+    assert [ev.id for ev in kept.relevant] == [4, 1]  # no place to give: 1 takes 3's
 
 
 def test_a_vector_is_kept_while_the_text_stays_and_dropped_when_it_changes() -> None:

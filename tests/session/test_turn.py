@@ -123,14 +123,15 @@ def test_plan_sends_the_image_as_the_last_users_second_part() -> None:
     )
 
 
-def test_focus_terms_come_from_focus_nearby_and_location() -> None:
+def test_focus_terms_come_from_focus_held_item_nearby_and_location() -> None:
     ctx = context(
         0,
         world={"location": "Beach"},
         focus={"kind": "water", "name": "pond"},
         nearby=[{"kind": "npc", "name": "Willy"}],
+        player={"heldItem": "Bamboo Pole"},
     )
-    assert focus_terms(ctx) == ["pond", "water", "Willy", "Beach"]
+    assert focus_terms(ctx) == ["pond", "water", "Bamboo Pole", "Willy", "Beach"]
     assert focus_terms(None) == []
 
 
@@ -149,3 +150,19 @@ def test_plan_never_exceeds_the_memory_budget_and_only_uses_ids_it_was_given(
     data, rest = unfence(result.messages[-1]["content"])
     assert rest == question
     assert len(data) <= 200 + 40
+
+
+def test_the_profile_and_the_memories_share_the_one_1200_character_cap() -> None:
+    # Five memories of about 215 characters fill 1,200 alone; the profile's
+    # lines come first and the memories get what is left, whole items only.
+    events = [event(n, f"鱼{n}", f"钓鱼的事{n}：" + "钓鱼" * 100) for n in range(1, 9)]
+    profile = SharedProfile(nickname="阿汤", hobbies=["钓鱼" * 40], notes=["喜欢" * 60])
+    memory = SaveMemory(profile, SaveIndex(FARM, events))
+    result = plan(text="钓鱼", memory=memory)
+    layers = {layer.name: layer.chars for layer in result.injection.layers}
+    assert 200 < layers["profile"] <= 400
+    assert layers["memory"] > 0
+    assert layers["profile"] + layers["memory"] <= 1200 + len("你记得的事：\n")
+    # Without the profile the memories alone take more of the cap.
+    alone = plan(text="钓鱼", memory=SaveMemory(None, SaveIndex(FARM, events)))
+    assert len(alone.used_ids) > len(result.used_ids)

@@ -65,13 +65,37 @@ def test_a_failed_fold_keeps_the_rounds_and_is_asked_again_5_rounds_later() -> N
     assert wm.summary == SessionSummary() and len(wm) == 0
 
 
-def test_folds_that_keep_failing_drop_the_oldest_rounds_past_four_times_fold_every() -> None:
+def test_folds_that_keep_failing_drop_the_oldest_rounds_past_twice_fold_every() -> None:
     wm = WorkingMemory(WorkingSettings(window=1, fold_every=1))
     for n in range(1, 10):
         fold = wm.add(r(n))
         if fold is not None:
             wm.folded(fold.generation, None)
-    assert len(wm.pending) == 4 and wm.dropped == 4
+    assert len(wm.pending) == 2 and wm.dropped == 6
+
+
+def _sent_chars(wm: WorkingMemory) -> int:
+    return sum(len(p) + len(a) for p, a in wm.rounds())
+
+
+def test_with_no_moment_to_fold_round_60_sends_at_most_twice_round_15() -> None:
+    # 60 rounds typed back to back on a one-at-a-time model: the fold asked at round
+    # 15 never answers, so nothing leaves the rounds sent but what the bound drops.
+    wm = WorkingMemory(WorkingSettings())
+    folds = [wm.add((f"问题{n}" * 6, f"回答{n}" * 12)) for n in range(1, 61)]
+    asked = [n for n, f in enumerate(folds, 1) if f is not None]
+    assert asked == [15]  # one fold at a time, still in flight
+    wm2 = WorkingMemory(WorkingSettings())
+    for n in range(1, 16):
+        wm2.add((f"问题{n}" * 6, f"回答{n}" * 12))
+    assert len(wm2) == 15 and len(wm) == 10 + 10  # the window and twice fold_every waiting
+    assert _sent_chars(wm) <= 2 * _sent_chars(wm2)
+    assert wm.rounds()[-1][0].startswith("问题60") and wm.dropped == 40
+    # The fold in flight still answers for what it was given; the rest wait on.
+    fold = folds[14]
+    assert fold is not None and wm.folded(fold.generation, SessionSummary(text="前面聊了种地"))
+    assert len(wm.pending) == 10 and wm.summary.text == "前面聊了种地"
+    assert wm.add(("再来", "好")) is not None  # the next fold is asked at once
 
 
 def test_past_the_token_threshold_the_window_shrinks_and_folds_at_once() -> None:

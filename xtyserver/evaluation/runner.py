@@ -22,6 +22,7 @@ Latency is wall time measured here (``time.perf_counter``).
 
 from __future__ import annotations
 
+import json
 import tempfile
 import time
 from collections.abc import Mapping
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import msgspec
 
 from xtyserver.adapter import AdapterClient, AdapterInfo, ChatDone, Identity
 from xtyserver.clock import ManualClock
@@ -39,6 +41,7 @@ from xtyserver.evaluation.scoring import Loaded, Turn
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import PROFILE_FIELDS, SharedProfile
 from xtyserver.serve.jobs import EnrichKeys
+from xtyserver.serve.working import injection_log_path
 from xtyserver.server import serving
 from xtyserver.testing import FakeModelServer
 
@@ -55,12 +58,14 @@ def load_store(evalset: EvalSet, store: MemoryStore) -> Loaded:
         if getattr(wanted, name) != getattr(default, name):
             profile = store.set_profile_field(name, getattr(wanted, name))
     events: dict[str, tuple[str, str]] = {}
+    ids: dict[str, int] = {}
     for save in evalset.saves:
         for ev in save.events:
             at = evalset.start - ev.age_hours * 3600.0
             stored = store.upsert_event(save.scope, ev.new_event(), at)
             events[ev.key] = (save.label, stored.summary)
-    return Loaded(events=events, profile=profile)
+            ids[ev.key] = stored.id
+    return Loaded(events=events, profile=profile, ids=ids)
 
 
 def _stamp(when: float) -> str:
@@ -173,4 +178,23 @@ async def run_set(
                 for save in evalset.saves:
                     turns += await _ask_save(server.url, save, fake, clock)
                     await server.memory.wait_idle()
+                await server.working.wait_written()
+            turns = _with_paths(turns, injection_log_path(settings.data_path, settings.profile))
     return loaded, turns
+
+
+def _with_paths(turns: list[Turn], log: Path) -> list[Turn]:
+    """Each turn with how its memories matched, from the injection log (one record a turn)."""
+    try:
+        lines = log.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return turns
+    records = [json.loads(line) for line in lines if line.strip()]
+    if len(records) != len(turns):
+        return turns  # a record lost (or a turn without one): no paths rather than wrong ones
+    return [
+        msgspec.structs.replace(
+            turn, via={int(m["id"]): str(m.get("via", "")) for m in record.get("memories", ())}
+        )
+        for turn, record in zip(turns, records, strict=True)
+    ]

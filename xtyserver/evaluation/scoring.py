@@ -73,6 +73,7 @@ class Loaded(msgspec.Struct, frozen=True):
 
     events: dict[str, tuple[str, str]]
     profile: SharedProfile
+    ids: dict[str, int] = msgspec.field(default_factory=dict)
 
 
 class Turn(msgspec.Struct, frozen=True):
@@ -84,6 +85,7 @@ class Turn(msgspec.Struct, frozen=True):
         first_ms: Milliseconds from ``chat.send`` to the first ``chat.delta``.
         done_ms: Milliseconds from ``chat.send`` to the final frame.
         error: What went wrong instead of a ``chat.done``, or None.
+        via: Injected event id -> how it matched (the injection log's ``via``).
     """
 
     question: str
@@ -91,6 +93,7 @@ class Turn(msgspec.Struct, frozen=True):
     first_ms: float
     done_ms: float
     error: str | None = None
+    via: dict[int, str] = msgspec.field(default_factory=dict)
 
 
 class QuestionResult(msgspec.Struct, frozen=True):
@@ -108,6 +111,9 @@ class QuestionResult(msgspec.Struct, frozen=True):
     done_ms: float
     error: str | None = None
     kind: str = "literal"
+    # Recalled event key -> the retrieval paths that found it ("words+vectors"; "" when
+    # its section took it without a match: an active goal, "recent and important").
+    paths: dict[str, str] = msgspec.field(default_factory=dict)
 
     @property
     def others(self) -> int:
@@ -238,11 +244,17 @@ def score_turn(save: str, question: Question, turn: Turn, loaded: Loaded) -> Que
         return loaded.events[key][1] in memory
 
     own = [k for k, (label, _) in loaded.events.items() if label == save]
+    recalled = [k for k in question.expect if injected(k)]
+    paths = {
+        k: turn.via.get(loaded.ids[k], "")
+        for k in recalled
+        if k in loaded.ids and loaded.ids[k] in turn.via
+    }
     return QuestionResult(
         key=question.key,
         save=save,
         expected=list(question.expect),
-        recalled=[k for k in question.expect if injected(k)],
+        recalled=recalled,
         injected=[k for k in own if injected(k)],
         leaked=[k for k, (label, s) in loaded.events.items() if label != save and s in prompt],
         wrong=[k for k in question.must_not if injected(k)],
@@ -251,6 +263,7 @@ def score_turn(save: str, question: Question, turn: Turn, loaded: Loaded) -> Que
         done_ms=turn.done_ms,
         error=turn.error if turn.request is not None else turn.error or "no model request",
         kind=question.kind,
+        paths=paths,
     )
 
 
@@ -262,6 +275,20 @@ def score(evalset: EvalSet, turns: Sequence[Turn], loaded: Loaded) -> list[Quest
         score_turn(save.label, q, by_key.get(q.key, missing), loaded)
         for save, q in evalset.questions()
     ]
+
+
+PATHS = ("words", "glossary", "keys", "vectors", "section")
+"""How a recalled memory was found: each retrieval path, or its section alone."""
+
+
+def path_counts(results: Sequence[QuestionResult]) -> dict[str, int]:
+    """Recalled memories each path took part in finding (a memory may count for two)."""
+    counts = dict.fromkeys(PATHS, 0)
+    for result in results:
+        for via in result.paths.values():
+            for part in via.split("+") if via else ("section",):
+                counts[part] = counts.get(part, 0) + 1
+    return counts
 
 
 def stats(values: Sequence[float]) -> Stats:

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xtyserver.evaluation.scoring import LAYERS, Finding, QuestionResult, SaveRow, Summary
+from xtyserver.evaluation.evalset import QUESTION_KINDS
+from xtyserver.evaluation.scoring import (
+    LAYERS,
+    PATHS,
+    Finding,
+    QuestionResult,
+    SaveRow,
+    Summary,
+    path_counts,
+)
 
 _LAYER_NAMES = {
     "persona": "persona",
@@ -63,6 +72,7 @@ def render(
             *(_save_line(row) for row in summary.kinds),
             "",
         ]
+    lines += _path_lines(results)
     misses = [r for r in results if len(r.recalled) < len(r.expected)]
     for r in misses:
         missed = [k for k in r.expected if k not in r.recalled]
@@ -90,6 +100,27 @@ def render(
     for f in findings:
         lines.append(f"{'FAIL' if f.fail else 'ok  '}  {f.message}")
     return "\n".join(lines)
+
+
+def _path_lines(results: Sequence[QuestionResult]) -> list[str]:
+    """Per question kind: the recalled memories each retrieval path took part in finding
+    (the injection log's ``via``; "section": a goal or "recent and important" alone)."""
+    if not any(r.paths for r in results):
+        return []
+    asked = [r for r in results if r.expected]
+    groups: list[tuple[str, list[QuestionResult]]] = [
+        (kind, [r for r in asked if r.kind == kind]) for kind in QUESTION_KINDS
+    ]
+    groups.append(("all", asked))
+    head = f"{'recalled, by path':<20}{'hits':>6}" + "".join(f"{p:>10}" for p in PATHS)
+    lines = [head]
+    for kind, rows in groups:
+        if not rows:
+            continue
+        counts = path_counts(rows)
+        hits = sum(len(r.recalled) for r in rows)
+        lines.append(f"{kind:<20}{hits:>6}" + "".join(f"{counts[p]:>10}" for p in PATHS))
+    return [*lines, ""]
 
 
 def render_parts(name: str, rows: Sequence[tuple[str, Summary]]) -> str:

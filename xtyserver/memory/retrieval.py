@@ -32,9 +32,11 @@ entities it names, so names meet across languages, ids and aliases. The
 player's words count fully; terms found only in the modelContext names (focus,
 nearby, location) count ``context_weight`` (0.3), so what the player says
 outranks what merely stands nearby. An event enters the relevant section only
-when its BM25 score reaches ``min_relevance`` (0.6) of the best one: a better
-match does not drag weak ones in with it (issue 21: better recall must not come
-from injecting more).
+when its BM25 score reaches ``min_relevance`` (0.8) of the best one among the
+events not injected already (the active goals are): a better match does not
+drag weak ones in with it (better recall must not come from injecting more),
+and a goal sharing a common word with the question does not push the real
+matches out.
 
 With memory vectors (issue 21 part 3: a ``[models.embedding]`` route; the
 vectors and the query's similarities are inputs, computed by the shell), the
@@ -46,6 +48,11 @@ The section holds no more than words alone would have put in it, or one when
 they found none, and that one takes a place of "recent and important": vectors
 reorder and replace, they never make a turn inject more. Without similarities
 nothing changes.
+
+A question about what to do next, or naming a time ("上个季节", "yesterday"),
+shares no word with the memories it asks for: :mod:`xtyserver.memory.cues`
+reads it, and the active plans or the memories of those in-game days take the
+place of "recent and important" (and keep it from the vectors' extra place).
 
 Sections, in priority order (higher survives the character cut):
 profile lines (about 300 tokens) > active goals (2) > relevant events (4,
@@ -68,6 +75,7 @@ from collections.abc import Set as AbstractSet
 import msgspec
 
 from xtyserver.errors import UsageError
+from xtyserver.memory.cues import fits, read_cues
 from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
 from xtyserver.memory.tokenize import approx_tokens, tokenize
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
@@ -106,12 +114,15 @@ class MemoryBudget(msgspec.Struct, frozen=True):
     w_recency: float = 0.5
     w_importance: float = 0.5
     recency_decay: float = 0.995
-    min_relevance: float = 0.6
+    min_relevance: float = 0.8
     context_weight: float = 0.3
     # Memory vectors (only with a [models.embedding] route): the least cosine a
     # memory needs, and how far below the best one it may be, to be proposed.
     min_similarity: float = 0.45
     similarity_margin: float = 0.08
+    # Relevant places vector candidates may take beyond the words' (each one from
+    # "recent and important", so never more memories in all).
+    vector_places: int = 1
 
 
 class SaveIndex:
@@ -203,7 +214,7 @@ class SaveIndex:
         and those of its search keys (each key on its own)."""
         words = tokenize(f"{event.subject} {event.summary}")
         if self.glossary.entries:
-            words += [TERM_PREFIX + key for key in self.glossary.entities(words)]
+            words += [TERM_PREFIX + key for key in self.glossary.entities(words, related=True)]
         keys: list[str] = []
         for key in event.search_keys if self.key_weight > 0 and event.search_keys else ():
             tokens = tokenize(key)
@@ -470,31 +481,40 @@ def select_memories(
     asked = index.query_terms(query_text)
     around = index.query_terms(" ".join(focus_terms)) if focus_terms else set()
     raw = index.term_scores(asked, around, context_weight=budget.context_weight)
-    top = max((raw.get(ev.id, 0.0) for ev in eligible), default=0.0)
-    floor = budget.min_relevance * top
-
-    # Per eligible event, once: its score, and what "recent and important" ranks it by
-    # (recency and importance alone).
-    scored: dict[int, float] = {}
-    standing: dict[int, float] = {}
     w_relevance, w_recency, w_importance = budget.w_relevance, budget.w_recency, budget.w_importance
     decay = budget.recency_decay
+    # What "recent and important" ranks by (recency and importance alone), per event once.
+    standing: dict[int, float] = {}
     for ev in eligible:
         hours = max(0.0, now - max(ev.last_used_at, ev.updated_at)) / 3600.0
-        recency = float(decay**hours)
-        rel = raw.get(ev.id, 0.0) / top if top > 0 else 0.0
-        importance = w_importance * ev.importance / 5.0
-        scored[ev.id] = w_relevance * rel + w_recency * recency + importance
-        standing[ev.id] = w_recency * recency + importance
+        standing[ev.id] = w_recency * float(decay**hours) + w_importance * ev.importance / 5.0
+    top_all = max((raw.get(ev.id, 0.0) for ev in eligible), default=0.0)
+
+    def ranked(top: float) -> dict[int, float]:
+        return {
+            ev.id: w_relevance * (raw.get(ev.id, 0.0) / top if top > 0 else 0.0) + standing[ev.id]
+            for ev in eligible
+        }
+
+    ranked_all = ranked(top_all)
     goals = sorted(
         (ev for ev in eligible if ev.kind == "goal" and ev.status == "active"),
-        key=lambda ev: (not ev.pinned, -scored[ev.id], ev.id),
+        key=lambda ev: (not ev.pinned, -ranked_all[ev.id], ev.id),
     )[: max(0, budget.goals)]
     taken = {ev.id for ev in goals}
+    # The floor is the best match among what is not in the prompt already: a goal that
+    # shares a common word with the question must not push the real matches out.
+    top = max((raw.get(ev.id, 0.0) for ev in eligible if ev.id not in taken), default=0.0)
+    floor = budget.min_relevance * top
+    scored = ranked(top) if top != top_all else ranked_all
     lexical = sorted(
         (ev for ev in eligible if ev.id not in taken and raw.get(ev.id, 0.0) > max(0.0, floor)),
         key=lambda ev: (-scored[ev.id], ev.id),
     )
+    # "What next?" and "last season" name nothing: the memories they ask for (active
+    # plans, the days referred to) take the place of "recent and important".
+    cues = read_cues(query_text, game_id=index.scope.game_id, current_day=current_day)
+    cued = [ev for ev in eligible if ev.id not in taken and fits(cues, ev)] if cues else []
     from_vectors: set[int] = set()
     added = 0  # relevant places the vectors added: "recent and important" gives them up
     if similar:
@@ -508,9 +528,11 @@ def select_memories(
         from_vectors.update(nearest)
         fused = fuse([[ev.id for ev in lexical], nearest])
         pool = {ev.id: ev for ev in lexical} | {i: allowed[i] for i in nearest}
-        # The section holds no more than words alone would have put in it (one when
-        # they found none): vectors reorder and replace, they do not add.
-        room = max(len(lexical), 1 if nearest else 0)
+        # The section holds what words alone would have put in it and, with vector
+        # candidates, up to ``vector_places`` more, each taken from "recent and
+        # important": vectors reorder and replace, the turn injects no more.
+        extra = min(budget.vector_places, max(budget.recent, 0)) if nearest and not cued else 0
+        room = min(len(lexical) + extra, max(budget.relevant, len(lexical)))
         added = room - len(lexical)
         lexical = sorted(pool.values(), key=lambda ev: (-fused[ev.id], -scored[ev.id], ev.id))
         lexical = lexical[:room]
@@ -518,9 +540,10 @@ def select_memories(
     taken.update(ev.id for ev in relevant)
     # "Recent and important" ignores relevance: it surfaces what matters lately
     # even when the player's text does not mention it.
+    fitting = {ev.id for ev in cued}
     recent = sorted(
         (ev for ev in eligible if ev.id not in taken),
-        key=lambda ev: (-standing[ev.id], ev.id),
+        key=lambda ev: (ev.id not in fitting, -standing[ev.id], ev.id),
     )[: max(0, budget.recent - added)]
     selection = MemorySelection(
         profile=lines, goals=tuple(goals), relevant=tuple(relevant), recent=tuple(recent)

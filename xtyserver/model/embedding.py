@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from typing import Literal, Protocol
 
 import msgspec
 
 from xtyserver.errors import ModelError
 from xtyserver.memory.vectors import normalized
+from xtyserver.model.bounds import is_loopback
 from xtyserver.model.client import model_error
 from xtyserver.model.provider import ProviderAnswerError, ProviderError
 from xtyserver.model.settings import ModelSettings
@@ -36,6 +38,31 @@ class Embedded:
         self.usage = usage
 
 
+EmbedderKind = Literal["in_process", "local", "cloud"]
+"""Where an embedder runs: in this process, a server on this machine, a provider."""
+
+
+QUERY_BUDGET_MS: dict[EmbedderKind, int] = {"in_process": 800, "local": 500, "cloud": 800}
+"""How long a turn waits for its query's vector by default, counted from its ``chat.send``
+(``memory.embedding_timeout_ms`` overrides): in this process the wait is CPU time, a
+few ms on a quiet machine and a few hundred on a loaded one; a server on this machine
+is one local hop; a provider is a round trip across the internet (100-400 ms)."""
+
+
+class Embedder(Protocol):
+    """What the turns and the background jobs embed with (a route, or the in-process model)."""
+
+    @property
+    def kind(self) -> EmbedderKind: ...
+
+    @property
+    def model(self) -> str: ...
+
+    async def embed(self, texts: Sequence[str], *, query: bool = False) -> Embedded: ...
+
+    async def aclose(self) -> None: ...
+
+
 class EmbeddingClient:
     """Embeds texts with the ``[models.embedding]`` route.
 
@@ -47,10 +74,16 @@ class EmbeddingClient:
     def __init__(self, settings: ModelSettings, *, timeout: float = 30.0) -> None:
         self.settings = settings
         self.model = settings.model
+        # What latency budget a turn's query gets (memory.embedding_budget_ms): a server on
+        # this machine answers sooner than a provider across the internet.
+        self.kind: EmbedderKind = "local" if is_loopback(settings.base_url) else "cloud"
         self._client = provider_client(settings.base_url, settings.api_key, timeout=timeout)
 
-    async def embed(self, texts: Sequence[str]) -> Embedded:
+    async def embed(self, texts: Sequence[str], *, query: bool = False) -> Embedded:
         """One ``POST /embeddings`` for ``texts`` (at most :data:`BATCH`).
+
+        ``query`` (a turn's search text) changes nothing here: the providers'
+        embedding APIs take queries and passages alike.
 
         Raises:
             ModelError: The provider failed or answered a wrong number of vectors.

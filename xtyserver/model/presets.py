@@ -63,6 +63,16 @@ PRESETS: Mapping[str, Mapping[str, Any]] = {
     },
 }
 
+EMBEDDING_MODELS: Mapping[str, str] = {
+    # Each provider's own embedding model, on the same base URL and key as its chat.
+    "qwen": "text-embedding-v3",
+    "doubao": "doubao-embedding-text-240715",
+    "openai": "text-embedding-3-small",
+    "ollama": "bge-m3",  # `ollama pull bge-m3` first
+}
+"""The embedding model a preset's provider offers: memory vectors where no in-process
+model installs (Windows), with nothing else to configure."""
+
 ALIASES: Mapping[str, str] = {
     "dashscope": "qwen",
     "ark": "doubao",

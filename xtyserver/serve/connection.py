@@ -125,14 +125,15 @@ class RuntimeLimits(msgspec.Struct, frozen=True, kw_only=True):
         write_queue: Frames waiting for the writer.
         inbox: Events waiting for the session.
         store_queue: Store effects waiting for the store lane.
-        embedding_timeout: Seconds a turn waits for its query's vector (then lexical alone).
+        embedding_timeout: Seconds a turn waits for its query's vector (then lexical alone);
+            None: by where the embedding model runs.
     """
 
     send_timeout: float = 30.0
     write_queue: int = 64
     inbox: int = 64
     store_queue: int = 32
-    embedding_timeout: float = 0.15
+    embedding_timeout: float | None = None
 
 
 async def _hand_over(stream: MemoryObjectSendStream[_T], item: _T) -> None:

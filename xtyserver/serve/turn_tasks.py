@@ -8,6 +8,7 @@ outcome, failure included, is an answer, so no turn is left hanging.
 from __future__ import annotations
 
 import contextlib
+from array import array
 from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
@@ -22,6 +23,7 @@ from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.types import Scope
 from xtyserver.memory.vectors import similarities
 from xtyserver.model.client import Delta, Done
+from xtyserver.model.embedding import QUERY_BUDGET_MS
 from xtyserver.model.router import ModelRouter
 from xtyserver.protocol.frames import Usage
 from xtyserver.protocol.images import ImageLimits
@@ -53,6 +55,8 @@ class TurnTasks:
         post: Hands an answer event to the connection's session.
         logger: The connection's bound logger.
         bands: The server's band helper thread for large screenshots (None: none).
+        embedding_timeout: Seconds a turn waits for its query's vector; None: by the
+            embedder's kind.
     """
 
     def __init__(
@@ -65,7 +69,7 @@ class TurnTasks:
         post: Callable[[Event], Awaitable[None]],
         logger: Any,
         bands: BandHelper | None = None,
-        embedding_timeout: float = 0.15,
+        embedding_timeout: float | None = None,
     ) -> None:
         self._embedding_timeout = embedding_timeout
         self._memory = memory
@@ -89,72 +93,92 @@ class TurnTasks:
         if read_memory and memory is None:
             return None
         if memory is not None and self._embeds(memory.index, query):
-            return None  # the query's vector comes from the embedding route
+            return None  # the query's vector comes from the embedder
         spent = self._meter.cached_spent_today()
         if spent is None:
             return None
         return TurnMemoryReady(turn, memory, spent)
 
     async def load_memory(self, turn: int, save: Scope, read_memory: bool, query: str = "") -> None:
+        """Read the turn's memory and the day's bill while the query is embedded beside them.
+
+        The embedding starts with the task (the turn's ``chat.send``), not after the
+        read; the turn waits for it until its latency budget (:meth:`query_budget`),
+        counted from that start, is spent.
+        """
+        cached = self._memory.cached_turn_memory(save) if read_memory else None
+        embed = read_memory and self._embeds(cached.index if cached else None, query)
+        vector: list[array[float] | None] = [None]
         memory = None
-        if read_memory:
-            try:
-                memory = await self._memory.turn_memory(save)
-            except StoreError as exc:
-                # The store failing must not cost the player the conversation.
-                self._log.warning("store.failed", code=exc.code, effect="LoadTurnMemory")
-        if memory is not None and memory.index is not None and self._embeds(memory.index, query):
-            similar = await self._similar(save, memory.index, query)
-            if similar is not None:
-                memory = msgspec.structs.replace(memory, similar=similar)
         spent: int | None = None
-        try:  # read on its own: a failed memory read must not skip the budget
-            spent = await self._meter.spent_today()
-        except StoreError as exc:  # an unreadable bill must not cost the player the turn
-            self._log.warning("store.failed", code=exc.code, effect="ReadUsage")
+        async with anyio.create_task_group() as group:
+            if embed:
+                group.start_soon(self._query_vector, save, query, vector)
+            if read_memory:
+                try:
+                    memory = await self._memory.turn_memory(save)
+                except StoreError as exc:
+                    # The store failing must not cost the player the conversation.
+                    self._log.warning("store.failed", code=exc.code, effect="LoadTurnMemory")
+            try:  # read on its own: a failed memory read must not skip the budget
+                spent = await self._meter.spent_today()
+            except StoreError as exc:  # an unreadable bill must not cost the player the turn
+                self._log.warning("store.failed", code=exc.code, effect="ReadUsage")
+        query_vector = vector[0]
+        index = memory.index if memory is not None else None
+        if memory is not None and query_vector is not None and index and index.has_vectors():
+            # A dot product per vector: off the event loop (a few ms for 300 x 384).
+            cosine = partial(similarities, query_vector, index.vectors())
+            similar = tuple(await anyio.to_thread.run_sync(cosine))
+            memory = msgspec.structs.replace(memory, similar=similar)
         await self._post(TurnMemoryReady(turn, memory, spent))
 
     def _embeds(self, index: SaveIndex | None, query: str) -> bool:
-        """Whether the turn's query is embedded: a query, an embedding route, saved vectors."""
+        """Whether the turn's query is embedded: a query, an embedder, and saved vectors
+        (an index not loaded yet may have them)."""
         return (
-            index is not None
-            and bool(query.strip())
+            bool(query.strip())
             and self._model.embedder is not None
-            and index.has_vectors()
+            and (index is None or index.has_vectors())
         )
 
-    async def _similar(
-        self, save: Scope, index: SaveIndex, query: str
-    ) -> tuple[tuple[int, float], ...] | None:
-        """The cosine of this turn's query with each memory vector of the save, or None.
+    def query_budget(self) -> float:
+        """Seconds a turn waits for its query's vector: as configured, else by the
+        embedder's kind (:data:`~xtyserver.model.embedding.QUERY_BUDGET_MS`)."""
+        if self._embedding_timeout is not None:
+            return self._embedding_timeout
+        embedder = self._model.embedder
+        kind = embedder.kind if embedder is not None else "cloud"
+        return QUERY_BUDGET_MS[kind] / 1000.0
 
-        Only with an embedding route and a save that has vectors, and only when
-        the route answers within ``embedding_timeout``: past it the turn goes on
-        with words alone (one log line), never waiting longer.
+    async def _query_vector(self, save: Scope, query: str, out: list[array[float] | None]) -> None:
+        """This turn's query vector into ``out[0]``, or nothing past the budget or on failure.
+
+        Past the budget the turn goes on with words alone (one log line), never
+        waiting longer.
         """
         embedder = self._model.embedder
         if embedder is None:  # checked by _embeds; narrows the type
-            return None
-        vectors = index.vectors()
+            return
         started = anyio.current_time()
-        with anyio.move_on_after(self._embedding_timeout) as deadline:
+        with anyio.move_on_after(self.query_budget()) as deadline:
             try:
-                done = await embedder.embed([query])
+                done = await embedder.embed([query], query=True)
             except errors.ModelError as exc:
                 self._log.info("memory.embedding_skipped", reason=exc.code)
-                return None
+                return
+        waited = round((anyio.current_time() - started) * 1000)
         if deadline.cancelled_caught:
-            waited = round((anyio.current_time() - started) * 1000)
             self._log.info("memory.embedding_skipped", reason="timeout", waited_ms=waited)
-            return None
-        with anyio.CancelScope(shield=True):
-            try:
-                await self._meter.record(save, "chat", done.usage)
-            except StoreError as exc:
-                self._log.warning("store.failed", code=exc.code, effect="ReadUsage")
-        # A dot product per vector: off the event loop (about 15 ms for 300 x 1,024).
-        cosine = partial(similarities, done.vectors[0], vectors)
-        return tuple(await anyio.to_thread.run_sync(cosine))
+            return
+        self._log.debug("memory.query_embedded", waited_ms=waited, kind=embedder.kind)
+        if done.usage is not None:
+            with anyio.CancelScope(shield=True):
+                try:
+                    await self._meter.record(save, "chat", done.usage)
+                except StoreError as exc:
+                    self._log.warning("store.failed", code=exc.code, effect="ReadUsage")
+        out[0] = done.vectors[0]
 
     async def run_tool(self, turn: int, call_id: str, op: ToolOp) -> None:
         """Run one memory tool operation; every outcome is an answer (v1.md "Memory tools")."""

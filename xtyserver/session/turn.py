@@ -61,6 +61,8 @@ def focus_terms(context: ModelContext | None) -> list[str]:
     terms: list[str] = []
     if context.focus is not None:
         terms += [t for t in (context.focus.name, context.focus.kind) if t]
+    if context.player is not None and context.player.held_item:
+        terms.append(context.player.held_item)  # what the player holds is what they ask about
     for entity in context.nearby or ():
         if entity.name:
             terms.append(entity.name)
@@ -120,9 +122,15 @@ def plan_turn(
             facts = render_facts(context, use, age)
     layers = layers or LayerBudget()
     profile = memory.profile if memory is not None else None
+    shared = profile_text(profile, layers)
     selection = MemorySelection()
     if memory is not None and memory.index is not None:
-        # The profile has its own layers; the memory layer holds this save's events.
+        # The profile has its own layer; the memory layer holds this save's events, in
+        # what the cap on all long-term memory (total_chars) leaves after the profile.
+        budget = budget or MemoryBudget()
+        budget = msgspec.structs.replace(
+            budget, total_chars=max(budget.total_chars - len(shared), 0)
+        )
         selection = select_memories(
             None,
             memory.index,
@@ -137,7 +145,6 @@ def plan_turn(
     texts = texts or PromptTexts()
     identity, companion = identity_parts(persona, profile, layers)
     style = style_text(profile, layers)
-    shared = profile_text(profile, layers)
     image_url = image.data_url() if image is not None else None
     messages = build_messages(
         identity=identity,

@@ -10,7 +10,12 @@ soon as the rounds sent pass ``fold_tokens`` (then the window shrinks, down to
 :data:`MIN_WINDOW` rounds, to let more rounds go). A failed fold is asked
 again ``fold_every`` rounds later, not on the next round. One fold at a time; an
 answer for an older generation (the session was cleared or restored since)
-is ignored. The summary is working memory: never stored as long-term memory.
+is ignored. The rounds waiting are bounded at :data:`WAITING_FOLDS` times
+``fold_every`` whether or not a fold is in flight: a player typing back to back
+on a one-at-a-time local model leaves the background no moment to fold, and the
+oldest waiting rounds then go (counted in ``dropped``) rather than grow every
+request; a fold in flight still folds the rounds it was given. The summary is
+working memory: never stored as long-term memory.
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ Round = tuple[str, str]
 
 MIN_WINDOW = 2
 """The token threshold never shrinks the window below this many rounds."""
+
+WAITING_FOLDS = 2
+"""Rounds waiting for a fold are at most this many times ``fold_every``."""
 
 SUMMARY_HEAD = "本次会话前面聊过的："
 _LABELS = (
@@ -127,7 +135,8 @@ class WorkingMemory:
         self.pending: list[Round] = []
         self.summary = SessionSummary()
         self.generation = 0
-        self._folding = 0  # rounds of ``pending`` in the fold in flight
+        self._folding = 0  # rounds of ``pending`` in the fold in flight (dropped ones not)
+        self._in_flight = False  # a fold was asked for and has not answered
         self._backoff = 0  # rounds to wait after a failed fold before asking again
         self.dropped = 0  # rounds lost because folds kept failing
 
@@ -151,12 +160,15 @@ class WorkingMemory:
         while over and len(self.window) > MIN_WINDOW:
             self.pending.append(self.window.popleft())
             over = self._tokens() > s.fold_tokens
-        limit = 4 * max(s.fold_every, 1)
-        if len(self.pending) > limit and not self._folding:
-            # Folds keep failing: the oldest rounds go rather than grow the prompt.
-            self.dropped += len(self.pending) - limit
-            del self.pending[: len(self.pending) - limit]
-        if self._folding or not self.pending:
+        limit = WAITING_FOLDS * max(s.fold_every, 1)
+        if len(self.pending) > limit:
+            # No fold came (failing, or no moment for one): the oldest rounds go rather
+            # than grow the prompt; a fold in flight keeps what it was given.
+            excess = len(self.pending) - limit
+            self.dropped += excess
+            del self.pending[:excess]
+            self._folding = max(self._folding - excess, 0)
+        if self._in_flight or not self.pending:
             return None
         if self._backoff:
             # A failed fold is asked again only after ``fold_every`` more rounds:
@@ -167,11 +179,12 @@ class WorkingMemory:
             return None
         self.generation += 1
         self._folding = len(self.pending)
+        self._in_flight = True
         return FoldRequest(self.generation, self.summary, tuple(self.pending))
 
     def folded(self, generation: int, summary: SessionSummary | None) -> bool:
         """Take a fold's answer (None: it failed; the rounds wait for the next one)."""
-        if generation != self.generation or not self._folding:
+        if generation != self.generation or not self._in_flight:
             return False
         if summary is not None:
             self.summary = summary.capped(self._s.summary_chars, self._s.item_chars)
@@ -179,6 +192,7 @@ class WorkingMemory:
         else:
             self._backoff = max(self._s.fold_every, 1) - 1
         self._folding = 0
+        self._in_flight = False
         return summary is not None
 
     def snapshot(self, day: int | None = None) -> WorkingSnapshot:
@@ -198,4 +212,5 @@ class WorkingMemory:
         self.summary = SessionSummary()
         self.generation += 1
         self._folding = 0
+        self._in_flight = False
         self._backoff = 0

@@ -27,8 +27,10 @@ kind (``[npc]``, ``[item]``, ...) holding one inline table per entity::
 Fields: ``en`` and ``zh`` (required: the official English and Simplified
 Chinese names), ``ids`` (internal ids as mods send them), ``aliases`` (what
 players say), ``broader`` (the key of a more general entity of the same
-file), ``unverified`` (true when the Chinese name is not checked against the
-game's official localisation). A top-level ``game = "<game-id>"`` names the game.
+file), ``related`` (keys of entities players connect with it, both ways: a
+memory naming one is found by a question about the other), ``unverified``
+(true when the Chinese name is not checked against the game's official
+localisation). A top-level ``game = "<game-id>"`` names the game.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ TERM_PREFIX = "@"
 
 _KEY_RE = re.compile(r"^[a-z0-9][a-z0-9_]{0,63}$")
 _GAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
-_FIELDS = frozenset({"en", "zh", "ids", "aliases", "broader", "unverified"})
+_FIELDS = frozenset({"en", "zh", "ids", "aliases", "broader", "related", "unverified"})
 MAX_NAME = 80
 MAX_NAMES = 32
 
@@ -67,6 +69,8 @@ class Entry(msgspec.Struct, frozen=True):
         ids: Internal ids as mods send them.
         aliases: What players call it.
         broader: The key of a more general entity, or "".
+        related: Keys of entities players connect with it (a source and what it gives,
+            clothing and the weather it is for); both ways.
         unverified: The Chinese name is not checked against the official localisation.
         source: The file it came from (for messages).
     """
@@ -78,6 +82,7 @@ class Entry(msgspec.Struct, frozen=True):
     ids: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     broader: str = ""
+    related: tuple[str, ...] = ()
     unverified: bool = False
     source: str = ""
 
@@ -97,28 +102,57 @@ class GameGlossary(msgspec.Struct, frozen=True):
     entries: Mapping[str, Entry]
     patterns: _Patterns
     broader: Mapping[str, tuple[str, ...]]
+    related: Mapping[str, tuple[str, ...]] = msgspec.field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
     def __len__(self) -> int:
         return len(self.entries)
 
-    def entities(self, tokens: Sequence[str]) -> list[str]:
-        """Entity keys named in ``tokens`` (of :func:`tokenize`), in order, with repeats."""
+    def entities(self, tokens: Sequence[str], *, related: bool = False) -> list[str]:
+        """Entity keys named in ``tokens`` (of :func:`tokenize`), in order, with repeats.
+
+        ``related``: each named entity's related ones too (a memory's index holds
+        them, so a question about either finds it; a query does not add them).
+
+        A one-character Chinese name (牛, 鸡) is found inside a run of bigrams too
+        (我的牛呢 -> 的牛 牛呢), where no longer name starting at that bigram matched.
+        """
         out: list[str] = []
         patterns = self.patterns
         i, n = 0, len(tokens)
         while i < n:
-            candidates = patterns.get(tokens[i])
+            token = tokens[i]
+            candidates = patterns.get(token)
             step = 1
+            found: list[str] = []
             if candidates:
                 for pattern, key in candidates:
                     size = len(pattern)
                     if size == 1 or tuple(tokens[i : i + size]) == pattern:
-                        out.append(key)
-                        out.extend(self.broader.get(key, ()))
+                        found.append(key)
                         step = size
                         break
+            if not found and len(token) == 2 and _is_cjk_pair(token):
+                found.append(self._single(token[0]))
+                # A bigram's second character is the next bigram's first, unless the run ends.
+                if i + 1 >= n or tokens[i + 1][:1] != token[1]:
+                    found.append(self._single(token[1]))
+            for key in found:
+                if key:
+                    out.append(key)
+                    out.extend(self.broader.get(key, ()))
+                    if related:
+                        out.extend(self.related.get(key, ()))
             i += step
         return out
+
+    def _single(self, char: str) -> str:
+        """The entity whose one-character name ``char`` is (""; 牛 -> cow)."""
+        for pattern, key in self.patterns.get(char, ()):
+            if len(pattern) == 1:
+                return key
+        return ""
 
     def terms(self, text: str) -> list[str]:
         """The entity terms (``@key``) ``text`` mentions, with repeats."""
@@ -140,6 +174,11 @@ class Glossary(msgspec.Struct, frozen=True):
 
     def __len__(self) -> int:
         return sum(len(g) for g in self.games.values())
+
+
+def _is_cjk_pair(token: str) -> bool:
+    """Whether a token is a Chinese character bigram (not a two-letter word)."""
+    return all(ord(c) > 0x2FFF for c in token)
 
 
 def _names(value: Any, where: str, field: str) -> tuple[str, ...]:
@@ -177,6 +216,9 @@ def _entry(source: str, kind: str, key: str, raw: Any) -> Entry:
     broader = raw.get("broader", "")
     if not isinstance(broader, str):
         raise GlossaryError(f"{where}: field 'broader' must be an entry key")
+    related = raw.get("related", [])
+    if not isinstance(related, list) or not all(isinstance(k, str) for k in related):
+        raise GlossaryError(f"{where}: field 'related' must be a list of entry keys")
     return Entry(
         key=key,
         kind=kind,
@@ -185,6 +227,7 @@ def _entry(source: str, kind: str, key: str, raw: Any) -> Entry:
         ids=_names(raw.get("ids", []), where, "ids"),
         aliases=_names(raw.get("aliases", []), where, "aliases"),
         broader=broader,
+        related=tuple(related),
         unverified=unverified,
         source=source,
     )
@@ -235,6 +278,17 @@ def build(entries_by_game: Mapping[str, Iterable[Entry]]) -> Glossary:
                 up = by_key[up].broader
             if chain:
                 broader[entry.key] = tuple(chain)
+        related: dict[str, set[str]] = {}
+        for entry in by_key.values():
+            for other in entry.related:
+                if other not in by_key:
+                    raise GlossaryError(
+                        f"{entry.source}: entry {entry.kind}.{entry.key}: field 'related' "
+                        f"names {other!r}, which is no entry of {game_id}"
+                    )
+                if other != entry.key:
+                    related.setdefault(entry.key, set()).add(other)
+                    related.setdefault(other, set()).add(entry.key)
         patterns: dict[str, set[tuple[tuple[str, ...], str]]] = {}
         for entry in by_key.values():
             for name in entry.names:
@@ -250,6 +304,7 @@ def build(entries_by_game: Mapping[str, Iterable[Entry]]) -> Glossary:
             MappingProxyType(by_key),
             MappingProxyType(ordered),
             MappingProxyType(broader),
+            MappingProxyType({k: tuple(sorted(v)) for k, v in related.items()}),
         )
     return Glossary(MappingProxyType(games))
 

