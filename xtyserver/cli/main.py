@@ -8,6 +8,7 @@ alone). See README "Commands".
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -23,7 +24,7 @@ from xtyserver.cli.console import console_json, stdout_is_utf8
 from xtyserver.clock import SystemClock
 from xtyserver.config import Settings, load_settings
 from xtyserver.files import private_dir, write_private
-from xtyserver.serve.instance import NotStarted
+from xtyserver.serve.instance import NotStarted, remove_server_file
 
 if TYPE_CHECKING:
     from xtyserver.serve.player_settings import PlayerSettings
@@ -63,9 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--record-images", action="store_true", help="keep screenshots in recordings"
     )
-    serve.add_argument(
-        "--open", action="store_true", help="open the memory page once listening"
-    )
+    serve.add_argument("--open", action="store_true", help="open the memory page once listening")
 
     auto = sub.add_parser("autostart", help="start the server at login (this user), or stop that")
     auto.add_argument("state", choices=("on", "off", "status"))
@@ -341,14 +340,14 @@ async def _serve(
     # installed (selenium, a test tool, brings it): 4 MiB and 70 ms for nothing.
     sys.modules.setdefault("trio", None)  # type: ignore[arg-type]
     from xtyserver import token as tokens
-    from xtyserver.cli.shutdown import stop_requests
+    from xtyserver.cli.shutdown import BACKSTOP_S, hard_exit_after, stop_requests
     from xtyserver.serve.folder import make_owner_only
     from xtyserver.server import serving, settle_heap
 
     data = private_dir(settings.data_path)
     make_owner_only(str(data))
     secret, where = tokens.load_or_create(data, env_token=settings.token)
-    with stop_requests() as stop:
+    with stop_requests() as stop, contextlib.ExitStack() as backstop:
         async with serving(
             settings,
             token=secret,
@@ -376,6 +375,14 @@ async def _serve(
                 _open_browser(data, server.ui_link)
             # Ctrl+C, SIGTERM; on Windows also Ctrl+Break and closing the window.
             await stop.wait()
+            # From here on the stop is bounded; should it not end, the backstop ends the process.
+            pid = os.getpid()
+            backstop.enter_context(
+                hard_exit_after(
+                    settings.server.stop_timeout + BACKSTOP_S,
+                    lambda: remove_server_file(settings.data_path, pid),
+                )
+            )
     return 0
 
 
