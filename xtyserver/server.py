@@ -46,7 +46,7 @@ from xtyserver.model.router import ModelRouter
 from xtyserver.model.routing import resolve
 from xtyserver.model.scheduler import Scheduler
 from xtyserver.protocol.frames import ServerInfo
-from xtyserver.protocol.limits import FRAME_MAX_BYTES, Limits
+from xtyserver.protocol.limits import FRAME_MAX_BYTES, SMALL_FRAME_MAX_BYTES, Limits
 from xtyserver.protocol.upgrade import (
     PATH,
     Refusal,
@@ -569,6 +569,12 @@ class Server:
         return False
 
     def _proves_token(self, message: bytes | str) -> bool:
+        """Whether ``message`` is a hello with the right token.
+
+        Judged on the event loop: a hello is small, and anything larger is not one.
+        """
+        if len(message) > SMALL_FRAME_MAX_BYTES:
+            return False
         return token_matches(hello_token(message), self._tokens.current())
 
     async def _run_http(self, peer: HttpPeer) -> None:
