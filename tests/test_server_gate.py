@@ -175,6 +175,9 @@ def test_the_tokens_the_server_makes_and_the_suites_token_pass_the_entropy_rule(
 # --- nobody without the token keeps a mod out or stalls the server --------------------------
 
 
+SQUATTERS = 24
+
+
 async def _squat(url: str, stop: anyio.Event) -> None:
     """Open tokenless connections that never speak, as fast as the server takes them."""
     held = []
@@ -190,10 +193,10 @@ async def _squat(url: str, stop: anyio.Event) -> None:
 
 @contextlib.asynccontextmanager
 async def flooded_pool(h: Any) -> AsyncIterator[None]:
-    """Four squatters keep the pre-auth pool full (each new one drops the oldest waiting)."""
+    """Squatters keep the pre-auth pool full (each new one drops the oldest waiting)."""
     stop = anyio.Event()
     async with anyio.create_task_group() as tg:
-        for _ in range(4):
+        for _ in range(SQUATTERS):
             tg.start_soon(_squat, h.url, stop)
         with anyio.fail_after(20):
             while h.server.seats.waiting < 8:
