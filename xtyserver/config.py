@@ -54,6 +54,12 @@ class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # A session whose heartbeats stop for this many heartbeat intervals is closed.
     heartbeat_misses: int = 3
     open_timeout: float = 10.0
+    # A stop (Ctrl+C, SIGTERM, Ctrl+Break, closing the window) ends the process within
+    # stop_timeout seconds whatever the peers do: each connection gets close_timeout s to
+    # answer the close (1001) and is then dropped (its play session still ends at its last
+    # heartbeat); queued memory jobs get what is left, at most memory.drain_timeout.
+    close_timeout: Annotated[float, msgspec.Meta(gt=0)] = 2.0
+    stop_timeout: Annotated[float, msgspec.Meta(gt=0)] = 5.0
     # A peer that does not read our frames for this long is closed (slow consumer).
     send_timeout: float = 30.0
     frames_per_second: float = 50.0

@@ -1,6 +1,6 @@
 """The listener: accept upgrades, run one :class:`~xtyserver.serve.connection.Connection` each.
 
-Shuts down as documented below.
+Shuts down within a bound, whatever the peers do (:meth:`Server._close_connections`).
 
 A shell (v1.md "Transport"). The upgrade guard is :func:`xtyserver.protocol.upgrade.check_upgrade`;
 each connection's runtime is :mod:`xtyserver.serve.connection`; memory lives behind
@@ -27,6 +27,7 @@ import anyio
 import anyio.abc
 import msgspec
 import websockets
+from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
@@ -45,8 +46,15 @@ from xtyserver.model.router import ModelRouter
 from xtyserver.model.routing import resolve
 from xtyserver.model.scheduler import Scheduler
 from xtyserver.protocol.frames import ServerInfo
-from xtyserver.protocol.limits import FRAME_MAX_BYTES, Limits
-from xtyserver.protocol.upgrade import PATH, Refusal, bearer, check_headers, check_upgrade
+from xtyserver.protocol.limits import FRAME_MAX_BYTES, SMALL_FRAME_MAX_BYTES, Limits
+from xtyserver.protocol.upgrade import (
+    PATH,
+    Refusal,
+    bearer,
+    check_headers,
+    check_upgrade,
+    hello_token,
+)
 from xtyserver.replay.recorder import Recorder
 from xtyserver.serve.connection import Connection, Peer, RuntimeLimits
 from xtyserver.serve.gate import FailedTokens, GateLimits, Seats
@@ -276,11 +284,16 @@ class Server:
         self.addresses: tuple[str, ...] = ()
         self._sessions: weakref.WeakSet[GameAgentSession] = weakref.WeakSet()
         self.connections = _Gauge()
+        # Every TCP connection the listener accepted and has not lost (dropped at shutdown).
+        self._transports: weakref.WeakSet[asyncio.Transport] = weakref.WeakSet()
+        self._peer_scopes: set[anyio.CancelScope] = set()
+        self.stopping_at: float | None = None
         self.bands = BandHelper()  # its thread is a task of serve()
         self.http = HttpTransport(
             self._run_http,
             check=self._http_headers,
             punish=self._failed.punish,
+            proves=self._proves_token,
             open_timeout=settings.server.open_timeout,
             hello_wait=settings.server.hello_timeout + 1.0,
         )
@@ -407,53 +420,105 @@ class Server:
         recovered = await self.memory.recover_open_sessions()
         if recovered:
             self._log.info("play.recovered", sessions=recovered)
-        async with contextlib.AsyncExitStack() as stack:
-            http = await stack.enter_async_context(anyio.create_task_group())
-            servers = [
-                await stack.enter_async_context(
-                    websockets.serve(
-                        self._connection,
-                        sock=sock,
-                        process_request=self._process_request,
-                        # POST /v1/http goes to the HTTP transport, the rest to websockets.
-                        create_connection=front_connection(self.http.accept, srv.open_timeout),
-                        max_size=FRAME_MAX_BYTES,
-                        max_queue=4,
-                        write_limit=64 * 1024,
-                        open_timeout=srv.open_timeout,
-                        close_timeout=5,
-                        # No keepalive pings (v1.md "Deadlines"): the heartbeat deadline
-                        # closes a silent peer within 15 s, and each idle connection saves
-                        # the ping task.
-                        ping_interval=None,
-                        # No permessage-deflate (issue 22): frames are small JSON or a base64
-                        # screenshot that barely compresses, and deflating one costs the game's
-                        # PC ~20 ms each way on loopback. A client that offers it gets none.
-                        compression=None,
-                        server_header=None,
-                    )
-                )
-                for sock in sockets
-            ]
-            await http.start(self.http.run)
-            self._log.info("server.listening", url=self.url, addresses=list(self.addresses))
-            try:
-                async with anyio.create_task_group() as tg:  # the page and the image thread
-                    await tg.start(self.bands.run)
-                    await tg.start(self.ui.serve, srv.page_port)
-                    task_status.started(self.url)
-                    await anyio.sleep_forever()
-            finally:
-                with anyio.CancelScope(shield=True):
-                    for ws_server in servers:
-                        ws_server.close(close_connections=True)
-                    self.http.close_sessions()
-                    with anyio.move_on_after(5):
-                        for ws_server in servers:
-                            await ws_server.wait_closed()
-                        await self.connections.wait_at_most(0)
-                    self.http.cancel_sessions()
+        servers: list[WsServer] = []
+        try:
+            async with anyio.create_task_group() as http:
+                for sock in sockets:
+                    servers.append(await self._listen(sock))
+                await http.start(self.http.run)
+                self._log.info("server.listening", url=self.url, addresses=list(self.addresses))
+                try:
+                    async with anyio.create_task_group() as tg:  # the page and the image thread
+                        await tg.start(self.bands.run)
+                        await tg.start(self.ui.serve, srv.page_port)
+                        task_status.started(self.url)
+                        await anyio.sleep_forever()
+                finally:
+                    with anyio.CancelScope(shield=True):
+                        await self._close_connections(servers)
                     http.cancel_scope.cancel()
+        finally:
+            for ws_server in servers:
+                ws_server.close()  # idempotent: a start that failed half-way listens no more
+
+    async def _listen(self, sock: socket.socket) -> WsServer:
+        """A websockets server on one bound socket (closed by :meth:`_close_connections`).
+
+        Not an ``async with``: its exit awaits ``wait_closed()`` under the
+        cancellation that ends the server, and a fresh ``CancelledError`` raised
+        there, re-raised by an anyio task group inside an ``AsyncExitStack``, came
+        out as its own ``__context__``, which anyio's task teardown then walked
+        forever at a full core. The shutdown's waits are bounded instead.
+        """
+        srv = self.settings.server
+        return await websockets.serve(
+            self._connection,
+            sock=sock,
+            process_request=self._process_request,
+            # POST /v1/http goes to the HTTP transport, the rest to websockets.
+            create_connection=front_connection(
+                self.http.accept, srv.open_timeout, self._transports
+            ),
+            max_size=FRAME_MAX_BYTES,
+            max_queue=4,
+            write_limit=64 * 1024,
+            open_timeout=srv.open_timeout,
+            close_timeout=srv.close_timeout,
+            # No keepalive pings (v1.md "Deadlines"): the heartbeat deadline
+            # closes a silent peer within 15 s, and each idle connection saves
+            # the ping task.
+            ping_interval=None,
+            # No permessage-deflate: frames are small JSON or a base64 screenshot
+            # that barely compresses, and deflating one costs the game's PC ~20 ms
+            # each way on loopback. A client that offers it gets none.
+            compression=None,
+            server_header=None,
+        )
+
+    async def _close_connections(self, servers: Sequence[WsServer]) -> None:
+        """Stop listening and end every connection, within ``server.close_timeout`` and a bit.
+
+        Every connection is asked to close (1001, and ``closed`` for an HTTP
+        session); what has not gone after ``close_timeout`` (a peer that never
+        reads, never answers a close, never finished its request, or never spoke)
+        has its socket dropped, so its session sees the end at once and ends its
+        play session at the last heartbeat. A session still running a moment
+        after that is cancelled. Call it shielded.
+        """
+        srv = self.settings.server
+        self.stopping_at = anyio.current_time()
+        for ws_server in servers:
+            ws_server.close(close_connections=True)
+        self.http.close_sessions()
+        with anyio.move_on_after(min(srv.close_timeout, srv.stop_timeout)):
+            await self._all_closed(servers)
+        if self.connections.value or any(not t.is_closing() for t in self._transports):
+            self._log.info("server.dropping", connections=self.connections.value)
+        for transport in list(self._transports):
+            transport.abort()
+        with anyio.move_on_after(_AFTER_ABORT):
+            await self._all_closed(servers)
+        cut = bool(self._peer_scopes)
+        for scope in list(self._peer_scopes):
+            scope.cancel()
+        self.http.cancel_sessions()
+        with anyio.move_on_after(_AFTER_ABORT):
+            await self.connections.wait_at_most(0)
+        if cut:  # a session cut short leaves its play session open: end it at its last heartbeat
+            with anyio.move_on_after(_AFTER_ABORT):
+                closed = await self.memory.recover_open_sessions()
+                self._log.info("play.closed_at_stop", sessions=closed)
+
+    def log_stopped(self) -> None:
+        """One line once everything is closed: how long the stop took."""
+        if self.stopping_at is not None:
+            took = anyio.current_time() - self.stopping_at
+            self._log.info("server.stopped", seconds=round(took, 3))
+
+    async def _all_closed(self, servers: Sequence[WsServer]) -> None:
+        for ws_server in servers:
+            await ws_server.wait_closed()
+        await self.connections.wait_at_most(0)
 
     async def _process_request(self, ws: ServerConnection, request: Request) -> Response | None:
         assert self.port is not None
@@ -482,16 +547,43 @@ class Server:
         if by_header and not self.seats.take():  # filled since the upgrade was checked
             await ws.close(CLOSE_SERVER_FULL, "too many connections")
             return
+        seated = by_header or await self._hello_seats(ws)
         # Nothing reads the handshake's headers after this: an idle connection
         # is a few KiB smaller without them (scripts/bench/idle.py). The request
         # object itself stays: websockets treats a missing one as "not yet received".
         ws.request.headers.clear()
         if ws.response is not None:
             ws.response.headers.clear()
-        await self._run_peer(ws, by_header=by_header)
+        await self._run_peer(ws, seated=seated, by_header=by_header)
+
+    async def _hello_seats(self, ws: BytesConnection) -> bool:
+        """Judge a hello that came with a tokenless connection before it may join the pool.
+
+        A hello proving the token within :data:`HELLO_WITH_CONNECTION` seconds
+        seats the connection at once: idle connections filling the pre-auth
+        pool cannot keep out a mod that says hello as it connects. Anything
+        else (no message yet, another frame, a wrong token) waits in the pool
+        as before, the message kept for the session.
+        """
+        with anyio.move_on_after(HELLO_WITH_CONNECTION):
+            with contextlib.suppress(websockets.ConnectionClosed):
+                message, text = await ws.first_message()
+                if text and self._proves_token(message):
+                    return self.seats.take()
+        return False
+
+    def _proves_token(self, message: bytes | str) -> bool:
+        """Whether ``message`` is a hello with the right token.
+
+        Judged on the event loop: a hello is small, and anything larger is not one.
+        """
+        if len(message) > SMALL_FRAME_MAX_BYTES:
+            return False
+        return token_matches(hello_token(message), self._tokens.current())
 
     async def _run_http(self, peer: HttpPeer) -> None:
-        await self._run_peer(peer, by_header=False, transport="http")
+        seated = peer.proven and self.seats.take()
+        await self._run_peer(peer, seated=seated, by_header=False, transport="http")
 
     def _http_headers(self, headers: list[tuple[str, str]]) -> Refusal | None:
         assert self.port is not None
@@ -503,18 +595,21 @@ class Server:
             token=self._tokens.current(),
         )
 
-    async def _run_peer(self, ws: Peer, *, by_header: bool, transport: str = "ws") -> None:
+    async def _run_peer(
+        self, ws: Peer, *, seated: bool, by_header: bool, transport: str = "ws"
+    ) -> None:
         """One session over a WebSocket or an HTTP transport session, until it closes.
 
-        A session without a header token (every HTTP one) waits in the pre-auth
-        pool until its hello proves the token and takes a seat.
+        A session that holds no seat yet (no header token, and no hello that
+        came with the connection proving it) waits in the pre-auth pool until
+        its hello proves the token and takes a seat.
         """
         token = self._tokens.current()
         session = GameAgentSession(
             session_id=secrets.token_hex(8),
             settings=self._session_settings,
             token=token,
-            authenticated=by_header,
+            authenticated=seated,
             zone_of=self._zone_of,
             now=self.clock.now(),
         )
@@ -540,15 +635,17 @@ class Server:
             claim_seat=lambda: self._seat(ws),
             on_unauthorized=lambda: self._failed.punish(_remote(ws)),
         )
-        seated = by_header
-        if not by_header:
+        if not seated:
             await self._wait_preauth(ws)
 
         self.connections.add(1)
         self._log.info("connection.open", session=session.session_id, transport=transport)
         try:
-            await connection.run()
+            with anyio.CancelScope() as scope:  # cancelled only by a shutdown past its bound
+                self._peer_scopes.add(scope)
+                await connection.run()
         finally:
+            self._peer_scopes.discard(scope)
             self.connections.add(-1)
             self.seats.leave(ws)
             if seated or connection.seated:
@@ -575,6 +672,12 @@ class Server:
         return self.seats.take()
 
 
+HELLO_WITH_CONNECTION = 0.5
+"""Seconds a tokenless connection's first message is awaited before it joins the pre-auth pool."""
+_AFTER_ABORT = 0.5
+"""Seconds the sessions get to end once their sockets were dropped (they need no peer)."""
+
+
 def _remote(ws: Peer | ServerConnection) -> str:
     address = getattr(ws, "remote_address", None)
     return str(address[0]) if isinstance(address, tuple) and address else "?"
@@ -599,9 +702,11 @@ async def serving(
     folder (:mod:`xtyserver.replay.recorder`; screenshots described unless ``record_images``).
 
     The server listens once this is entered (``server.url`` is set) and stops when
-    it is left: connections close, then queued memory jobs (end-of-session
-    summaries) get ``memory.drain_timeout`` seconds to finish, then the client
-    and the store close. ``env`` is where the routed models' keys are read
+    it is left, within ``server.stop_timeout`` whatever the peers do: connections
+    close (each has ``server.close_timeout`` to answer, then its socket is
+    dropped), then queued memory jobs (end-of-session summaries) get
+    ``memory.drain_timeout`` seconds, or what is left of the bound, then the
+    client and the store close. ``env`` is where the routed models' keys are read
     (``[models.*] api_key_env``); None: the process environment.
 
     Before the store is opened it takes the data folder's lock and binds the
@@ -783,13 +888,28 @@ async def _serving(
                     memory.close_touches()
                     server.working.close_injections()
                     model.scheduler.stopping()  # the connections are closed: no chat follows
-                    with anyio.move_on_after(settings.memory.drain_timeout):
+                    with anyio.move_on_after(_drain_time(settings, server.stopping_at)):
                         await memory.wait_idle()
                         meter.close()
                         await meter.wait_written()
                         await server.working.wait_written()
                     background.cancel_scope.cancel()
     finally:
-        with anyio.CancelScope(shield=True):
+        with anyio.CancelScope(shield=True), anyio.move_on_after(_AFTER_ABORT):
             await model.aclose()
         store.close()
+        server.log_stopped()
+
+
+def _drain_time(settings: Settings, stopping_at: float | None) -> float:
+    """Seconds queued memory jobs may still take: ``memory.drain_timeout``, within the stop's bound.
+
+    The stop's bound (``server.stop_timeout``) counts from the moment the
+    connections were asked to close; a second is kept for closing the model
+    clients and the store.
+    """
+    drain = settings.memory.drain_timeout
+    if stopping_at is None:
+        return drain
+    left = settings.server.stop_timeout - (anyio.current_time() - stopping_at) - 2 * _AFTER_ABORT
+    return max(0.0, min(drain, left))

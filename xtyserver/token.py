@@ -6,8 +6,10 @@ See v1.md "Authentication".
 from __future__ import annotations
 
 import hmac
+import math
 import os
 import secrets
+from collections import Counter
 from pathlib import Path
 
 from xtyserver.errors import UsageError
@@ -17,12 +19,53 @@ TOKEN_FILE = "token"
 MIN_TOKEN_CHARS = 32
 
 
+MIN_TOKEN_BITS = 128
+
+
+def estimated_bits(token: str) -> float:
+    """A generous estimate of a token's entropy in bits.
+
+    The length of its shortest repeating unit times that unit's per-character
+    (Shannon) entropy: it sees repeats and a small alphabet, not sequences.
+
+    "0" * 32 is 0 bits, "ab" * 16 is 2 bits, "0123456789abcdef" * 2 is 64;
+    a generated token (43 URL-safe characters) is about 210.
+    """
+    unit = token[: _period(token)]
+    counts = Counter(unit)
+    n = len(unit)
+    per_char = abs(sum(c / n * math.log2(c / n) for c in counts.values())) if n else 0.0
+    return n * per_char
+
+
+def _period(text: str) -> int:
+    """The length of the shortest prefix whose repetition spells ``text`` (KMP failure function)."""
+    fail = [0] * len(text)
+    k = 0
+    for i in range(1, len(text)):
+        while k and text[i] != text[k]:
+            k = fail[k - 1]
+        if text[i] == text[k]:
+            k += 1
+        fail[i] = k
+    period = len(text) - (fail[-1] if text else 0)
+    return period if period and period <= len(text) // 2 else len(text)
+
+
 def check_strength(token: str) -> str:
-    """Refuse a configured token too short to resist guessing (v1.md "Authentication")."""
+    """Refuse a configured token too short or too regular (v1.md "Authentication")."""
+    hint = "(or leave it unset and the server makes a 256-bit one: `xtyserver token show`)"
     if len(token) < MIN_TOKEN_CHARS:
         raise UsageError(
             f"the configured token has {len(token)} characters; use at least "
-            f"{MIN_TOKEN_CHARS} (or leave it unset and the server makes a 256-bit one)"
+            f"{MIN_TOKEN_CHARS} {hint}"
+        )
+    bits = estimated_bits(token)
+    if bits < MIN_TOKEN_BITS:
+        raise UsageError(
+            f"the configured token is too regular to resist guessing (about {bits:.0f} bits;"
+            f" at least {MIN_TOKEN_BITS} needed): use {MIN_TOKEN_CHARS} or more random"
+            f" characters, not repeats of a few {hint}"
         )
     return token
 

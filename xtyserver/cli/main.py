@@ -25,7 +25,7 @@ from xtyserver.cli.console import console_json, stdout_is_utf8
 from xtyserver.clock import SystemClock
 from xtyserver.config import Settings, load_settings
 from xtyserver.files import private_dir, write_private
-from xtyserver.serve.instance import NotStarted
+from xtyserver.serve.instance import NotStarted, remove_server_file
 
 WINNER_WAIT = 20.0  # seconds a start that lost the race waits for the winner's server.json
 
@@ -385,14 +385,14 @@ async def _serve(
     # installed (selenium, a test tool, brings it): 4 MiB and 70 ms for nothing.
     sys.modules.setdefault("trio", None)  # type: ignore[arg-type]
     from xtyserver import token as tokens
-    from xtyserver.cli.shutdown import stop_requests
+    from xtyserver.cli.shutdown import BACKSTOP_S, hard_exit_after, stop_requests
     from xtyserver.serve.folder import make_owner_only
     from xtyserver.server import serving, settle_heap
 
     data = private_dir(settings.data_path)
     make_owner_only(str(data))
     secret, where = tokens.load_or_create(data, env_token=settings.token)
-    with stop_requests() as stop:
+    with stop_requests() as stop, contextlib.ExitStack() as backstop:
         async with serving(
             settings,
             token=secret,
@@ -430,6 +430,14 @@ async def _serve(
             await stop.wait()
             if say is not None:
                 print(say("stopping"), flush=True)
+            # From here on the stop is bounded; should it not end, the backstop ends the process.
+            pid = os.getpid()
+            backstop.enter_context(
+                hard_exit_after(
+                    settings.server.stop_timeout + BACKSTOP_S,
+                    lambda: remove_server_file(settings.data_path, pid),
+                )
+            )
     if say is not None:
         print(say("stopped"), flush=True)
     return 0

@@ -14,11 +14,18 @@ play accounting"). The same code runs for Ctrl+C on every OS (plain
   asks for the stop and waits (at most 4.5 s) for the shutdown to finish. What
   does not finish in time is done at the next start: a session left open is
   closed at its last heartbeat then (crash recovery), the same figures.
+
+The stop itself is bounded (``server.stop_timeout``, :mod:`xtyserver.server`),
+whatever the peers do. Should it still not end, :func:`hard_exit_after` ends
+the process a little later: ``server.json`` removed, exit code 1; the OS
+releases ``server.lock`` with the process, and the next start closes any play
+session left open at its last heartbeat.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 import threading
@@ -31,6 +38,8 @@ import anyio
 # CTRL_CLOSE_EVENT, CTRL_LOGOFF_EVENT, CTRL_SHUTDOWN_EVENT (wincon.h).
 _WINDOWS_CLOSE_EVENTS = (2, 5, 6)
 _CLOSE_WAIT_S = 4.5
+BACKSTOP_S = 2.0
+"""Seconds past ``server.stop_timeout`` after which :func:`hard_exit_after` ends the process."""
 
 
 @contextmanager
@@ -80,3 +89,27 @@ def _console_close_handler(request: Callable[[], None], finished: threading.Even
     callback = prototype(handler)
     ctypes.windll.kernel32.SetConsoleCtrlHandler(callback, True)
     return callback  # kept alive by the caller while the server runs
+
+
+@contextmanager
+def hard_exit_after(seconds: float, before: Callable[[], None]) -> Iterator[None]:
+    """End the process ``seconds`` from now unless the block is left first (the backstop).
+
+    ``before`` runs first (on the timer's thread); then ``os._exit(1)``, which
+    does not wait for the event loop that failed to stop.
+    """
+
+    def force() -> None:
+        try:
+            print("xtyserver: the stop took too long; exiting now", file=sys.stderr, flush=True)
+            before()
+        finally:
+            os._exit(1)
+
+    timer = threading.Timer(seconds, force)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()

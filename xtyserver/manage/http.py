@@ -19,9 +19,10 @@ from __future__ import annotations
 import email.utils
 import http
 import importlib.resources
+import math
 import secrets
 import urllib.parse
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any, TypeVar
 
@@ -63,7 +64,9 @@ STATIC = {
 MAX_HEAD = 16 * 1024
 MAX_BODY = 16 * 1024
 REQUEST_SECONDS = 10.0
-MAX_CONNECTIONS = 16
+HEAD_SECONDS = 2.0  # a request's head must be in this soon after the connection opens
+MAX_CONNECTIONS = 16  # requests handled at once
+MAX_READING = 64  # connections whose request is still coming; a new one drops the oldest
 ACCEPT_RETRY = 1.0  # seconds between accepts after one failed (too many open files)
 SESSION_META = b'<meta name="xty-session" content="">'  # index.html's; the hand-off fills it
 MAX_LAUNCH_KEYS = 32  # unused keys kept at once; the oldest goes first
@@ -193,6 +196,7 @@ class UiHttp:
         self._log = log.get("xtyserver.ui")
         self._files = importlib.resources.files("xtyserver.manage") / "ui"
         self._slots = anyio.CapacityLimiter(MAX_CONNECTIONS)
+        self._reading: OrderedDict[anyio.CancelScope, None] = OrderedDict()
 
     async def serve(
         self, port: int, *, task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED
@@ -235,19 +239,44 @@ class UiHttp:
                 continue
             tg.start_soon(self._connection, stream)
 
+    @property
+    def reading(self) -> int:
+        """Connections whose request has not come in yet."""
+        return len(self._reading)
+
     async def _connection(self, stream: anyio.abc.SocketStream) -> None:
-        async with self._slots, stream:
+        """Read one request, then answer it holding one of the page's slots.
+
+        Reading takes no slot: connections that never send a request (a local
+        program without the token, a browser's spare connection) cannot keep
+        the page from answering. They are bounded instead: the head must come
+        within :data:`HEAD_SECONDS`, and past :data:`MAX_READING` connections
+        still reading, a new one drops the oldest.
+        """
+        async with stream:
             conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD)
             read: Answer | tuple[h11.Request, bytes] | None = None
-            with anyio.move_on_after(REQUEST_SECONDS):
-                read = await self._exchange(conn, stream)
-            answer = await self._answer(*read) if isinstance(read, tuple) else read
-            if answer is None:
-                return  # the peer went away or was too slow: nothing to answer
-            try:
-                await stream.send(self._encode(conn, answer))
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError, h11.LocalProtocolError):
-                return
+            with anyio.move_on_after(REQUEST_SECONDS) as reading:
+                self._reading[reading] = None
+                if len(self._reading) > MAX_READING:
+                    oldest, _ = self._reading.popitem(last=False)
+                    oldest.cancel()
+                try:
+                    read = await self._exchange(conn, stream)
+                finally:
+                    self._reading.pop(reading, None)
+            async with self._slots:
+                answer = await self._answer(*read) if isinstance(read, tuple) else read
+                if answer is None:
+                    return  # the peer went away or was too slow: nothing to answer
+                try:
+                    await stream.send(self._encode(conn, answer))
+                except (
+                    anyio.BrokenResourceError,
+                    anyio.ClosedResourceError,
+                    h11.LocalProtocolError,
+                ):
+                    return
 
     async def _exchange(
         self, conn: h11.Connection, stream: anyio.abc.SocketStream
@@ -259,14 +288,20 @@ class UiHttp:
         """
         request: h11.Request | None = None
         body = bytearray()
+        head_by = anyio.current_time() + HEAD_SECONDS
         try:
             while True:
                 event = conn.next_event()
                 if event is h11.NEED_DATA:
-                    try:
-                        data = await stream.receive(65536)
-                    except (anyio.EndOfStream, anyio.BrokenResourceError):
-                        data = b""
+                    deadline = head_by if request is None else math.inf
+                    data = b""
+                    with anyio.move_on_after(deadline - anyio.current_time()) as head:
+                        try:
+                            data = await stream.receive(65536)
+                        except (anyio.EndOfStream, anyio.BrokenResourceError):
+                            data = b""
+                    if head.cancelled_caught:
+                        return None  # no request head in time: nothing to answer
                     if not data and request is None:
                         return None
                     conn.receive_data(data)

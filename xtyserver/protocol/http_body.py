@@ -34,10 +34,14 @@ _UNKNOWN = re.compile(r"unknown field `([^`]*)`")
 _TYPES: dict[str, mi.Type] = {frame_type(t): mi.type_info(t) for t in CLIENT_FRAME_TYPES}
 
 
+CALL_FRAMES_MAX = 256
+"""Client frames one call may carry (v1.md "HTTP transport"); the answer carries as many."""
+
+
 class HttpCall(Obj):
     """A ``POST /v1/http`` request body (schemas/http.call.json)."""
 
-    frames: list[Any]
+    frames: Annotated[list[Any], msgspec.Meta(max_length=CALL_FRAMES_MAX)]
     session: Annotated[str, msgspec.Meta(pattern=SESSION_PATTERN)] | None = None
     wait_ms: Annotated[int, msgspec.Meta(ge=0, le=WAIT_MS_MAX)] = 0
 
@@ -71,6 +75,7 @@ def decode_call(raw: bytes) -> Call:
             the quirks), ``invalid_frame`` with ``fields`` for a wrong shape.
     """
     text = _ESCAPED_QUOTE.sub(rb"\1'", raw) if b"\\'" in raw else raw
+    _count_frames(text)
     try:
         value = json.loads(text, object_pairs_hook=_no_repeats, parse_constant=_no_constant)
     except _Repeated as exc:
@@ -98,6 +103,26 @@ def decode_call(raw: bytes) -> Call:
             frame = _lists(frame, _TYPES[kind])
         frames.append(json.dumps(frame, ensure_ascii=False, separators=(",", ":")))
     return Call(call.session, frames, call.wait_ms)
+
+
+class _Outline(msgspec.Struct):
+    frames: list[msgspec.Raw]
+
+
+def _count_frames(text: bytes) -> None:
+    """Refuse a body with too many frames before the slow, exact decoding builds them all.
+
+    msgspec reads the outline in C; a body it cannot read this way is left to
+    the exact decoding, which names what is wrong.
+    """
+    try:
+        outline = msgspec.json.decode(text, type=_Outline)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return
+    if len(outline.frames) > CALL_FRAMES_MAX:
+        raise FrameError(
+            f"frames: Expected `array` of length <= {CALL_FRAMES_MAX}", fields=["frames"]
+        )
 
 
 def encode_answer(session: str, frames: list[bytes], closed: tuple[int, str] | None) -> bytes:

@@ -19,6 +19,9 @@ from collections.abc import Iterable, Sequence
 
 import msgspec
 
+from xtyserver.errors import PeerError
+from xtyserver.protocol.codec import decode_client_frame
+from xtyserver.protocol.frames import Hello
 from xtyserver.token import matches as token_matches
 
 PATH = "/v1"
@@ -47,6 +50,15 @@ def bearer(headers: Iterable[tuple[str, str]]) -> str | None:
         return None
     scheme, _, credentials = values[0].partition(" ")
     return credentials.strip() if scheme.lower() == "bearer" else None
+
+
+def hello_token(message: bytes | str) -> str | None:
+    """The token of a message that is a well-formed ``adapter.hello``, else None."""
+    try:
+        frame = decode_client_frame(message).frame
+    except PeerError:
+        return None
+    return frame.token if isinstance(frame, Hello) else None
 
 
 def allowed_hosts(bind_host: str, port: int) -> frozenset[str]:

@@ -394,7 +394,9 @@ class Connection:
                         self._out_in.send_nowait(encode_frame(frame))
             case Send(frame=frame):
                 if not self._closing:
-                    await _hand_over(self._out_in, encode_frame(frame))
+                    # The writer is gone once the peer is: the frame has nowhere to go.
+                    with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        await _hand_over(self._out_in, encode_frame(frame))
             case ClaimSeat():
                 self.seated = self._claim_seat() if self._claim_seat is not None else True
                 await self._post(SeatAnswered(self.seated))

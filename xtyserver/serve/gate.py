@@ -83,14 +83,18 @@ class FailedTokens:
     """A growing delay per remote address before a wrong token is answered.
 
     The first failure waits ``fail_delay_first``; each further one within
-    ``fail_forget_after`` doubles it, up to ``fail_delay_max``. It runs on the
-    event loop's monotonic time, not the injected wall clock: it is about how fast
-    a guesser can try, and a paused test clock must not hold an answer forever.
+    ``fail_forget_after`` doubles it, up to ``fail_delay_max``. The delays of
+    one remote run one after another, never side by side: a guesser opening
+    200 connections at once gets its answers no faster than one connection
+    would. It runs on the event loop's monotonic time, not the injected wall
+    clock: it is about how fast a guesser can try, and a paused test clock
+    must not hold an answer forever.
     """
 
     def __init__(self, limits: GateLimits) -> None:
         self._limits = limits
         self._remotes: dict[str, tuple[int, float]] = {}
+        self._queues: dict[str, tuple[anyio.Lock, int]] = {}
 
     def delay(self, remote: str, now: float) -> float:
         """Record one failure of ``remote`` at monotonic ``now``; return the wait."""
@@ -105,5 +109,15 @@ class FailedTokens:
         return float(min(cap, first * 2 ** min(count - 1, 30)))
 
     async def punish(self, remote: str) -> None:
-        """Wait out the delay of one more failure of ``remote``."""
-        await anyio.sleep(self.delay(remote, anyio.current_time()))
+        """Wait out the delay of one more failure of ``remote``, after its earlier ones."""
+        lock, waiting = self._queues.get(remote, (anyio.Lock(), 0))
+        self._queues[remote] = (lock, waiting + 1)
+        try:
+            async with lock:
+                await anyio.sleep(self.delay(remote, anyio.current_time()))
+        finally:
+            lock, waiting = self._queues[remote]
+            if waiting == 1:
+                del self._queues[remote]
+            else:
+                self._queues[remote] = (lock, waiting - 1)

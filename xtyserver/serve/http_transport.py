@@ -28,7 +28,14 @@ import contextlib
 import json
 import secrets
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Coroutine,
+    MutableSet,
+    Sequence,
+)
 from typing import Any
 
 import anyio
@@ -38,9 +45,10 @@ from websockets.asyncio.server import ServerConnection
 
 from xtyserver import log
 from xtyserver.errors import PeerError
-from xtyserver.protocol.http_body import decode_call, encode_answer
+from xtyserver.protocol.http_body import Call, decode_call, encode_answer
 from xtyserver.protocol.limits import FRAME_MAX_BYTES
 from xtyserver.protocol.upgrade import HTTP_PATH, Refusal
+from xtyserver.serve.connection import THREAD_DECODE_BYTES
 from xtyserver.serve.text_frames import BytesConnection, Message
 
 REQUEST_LINE = b"POST " + HTTP_PATH.encode("ascii")
@@ -72,6 +80,8 @@ class HttpPeer:
         self.transport = self
         self.close_code: int | None = None
         self.close_reason: str | None = None
+        # The first call's hello proved the token: the session skips the pre-auth pool.
+        self.proven = False
         self.finished = anyio.Event()
         self._in_send, self._in = anyio.create_memory_object_stream[str](64)
         self._out: deque[bytes] = deque()
@@ -158,6 +168,7 @@ class HttpTransport:
             with the WebSocket).
         check: The header checks of the upgrade guard (Host, Origin, token).
         punish: Awaited with the remote address before a wrong-token answer (the guess delay).
+        proves: Whether a client frame is an ``adapter.hello`` with the right token.
         open_timeout: Seconds a request's head and body may take to arrive.
         hello_wait: Seconds the first call waits for ``server.hello`` (or its refusal).
     """
@@ -168,15 +179,18 @@ class HttpTransport:
         *,
         check: Callable[[list[tuple[str, str]]], Refusal | None],
         punish: Callable[[str], Awaitable[None]],
+        proves: Callable[[str], bool],
         open_timeout: float,
         hello_wait: float,
     ) -> None:
         self._run_peer = run_peer
         self._check = check
         self._punish = punish
+        self._proves = proves
         self.open_timeout = open_timeout
         self._hello_wait = hello_wait
         self._sessions: dict[str, HttpPeer] = {}
+        self._decoding = anyio.CapacityLimiter(1)
         self._scopes: dict[str, anyio.CancelScope] = {}
         self._protocols: set[_HttpProtocol] = set()
         self._tg: anyio.abc.TaskGroup | None = None
@@ -245,7 +259,7 @@ class HttpTransport:
             self._log.info("http.refused", status=refusal.status, reason=refusal.reason)
             return refusal.status, refusal.reason.encode() + b"\n", _TEXT
         try:
-            call = decode_call(body)
+            call = await self._decode(body)
         except PeerError as exc:
             self._log.info("http.bad_body", code=exc.code, fields=list(exc.fields)[:20])
             return 400, _error(exc.code, exc.message, list(exc.fields)), _JSON
@@ -254,6 +268,7 @@ class HttpTransport:
             # A new session is a tokenless connection: it waits in the server's
             # pre-auth pool until its hello proves the token (v1.md "Upgrade").
             peer = HttpPeer(secrets.token_urlsafe(24), remote=remote)
+            peer.proven = bool(call.frames) and self._proves(call.frames[0])
             self._sessions[peer.handle] = peer
             self.spawn(self._session, peer)
             if call.frames:  # the first answer holds server.hello or the refusal
@@ -271,6 +286,17 @@ class HttpTransport:
         if closed is not None:
             self._sessions.pop(peer.handle, None)
         return 200, encode_answer(peer.handle, frames, closed), _JSON
+
+    async def _decode(self, body: bytes) -> Call:
+        """Decode a body; a large one on a worker thread, one at a time, off the event loop.
+
+        Anyone can post a body before the token is checked (it is in the hello
+        inside), so a large one must not hold the other adapters' frames back;
+        one decode at a time bounds the memory of many.
+        """
+        if len(body) <= THREAD_DECODE_BYTES:
+            return decode_call(body)
+        return await anyio.to_thread.run_sync(decode_call, body, limiter=self._decoding)
 
     async def _session(self, peer: HttpPeer) -> None:
         # Shielded: at shutdown the session ends as a WebSocket's does, after
@@ -399,7 +425,9 @@ _PHRASES = {400: "Bad Request", 413: "Content Too Large"}
 
 
 def front_connection(
-    accept: Callable[[asyncio.Transport, bytes], None], open_timeout: float
+    accept: Callable[[asyncio.Transport, bytes], None],
+    open_timeout: float,
+    transports: MutableSet[asyncio.Transport],
 ) -> type[ServerConnection]:
     """A ``ServerConnection`` class that hands ``POST /v1/http`` requests to ``accept``.
 
@@ -407,6 +435,8 @@ def front_connection(
     connection: a request for ``/v1/http`` goes to ``accept`` with the bytes
     read so far; anything else goes on to websockets, unchanged, its messages
     received as bytes (:class:`~xtyserver.serve.text_frames.BytesConnection`).
+    Every accepted TCP connection is added to ``transports`` (a weak set: the
+    server drops whatever is left of it at shutdown).
     """
 
     class FrontConnection(BytesConnection):
@@ -418,6 +448,7 @@ def front_connection(
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             assert isinstance(transport, asyncio.Transport)
             self._front = transport
+            transports.add(transport)
             loop = asyncio.get_running_loop()
             self._timer = loop.call_later(open_timeout, transport.abort)
 

@@ -8,6 +8,7 @@ failures become a logged line (play accounting) or a ``StoreFailed`` answer
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from typing import Any
@@ -85,7 +86,9 @@ class StoreLane:
         self._done = anyio.Event()
 
     async def send(self, effect: StoreEffect) -> None:
-        await self._in.send(effect)
+        """Queue ``effect``; dropped once the lane was cancelled (a stop past its bound)."""
+        with contextlib.suppress(anyio.BrokenResourceError):
+            await self._in.send(effect)
 
     def close(self) -> None:
         """Accept no more effects; :meth:`run` returns after the queued ones."""

@@ -77,12 +77,22 @@ class BytesConnection(ServerConnection):
         # True (text) or False (binary) per message whose first frame has come
         # and which recv() has not returned yet; frames arrive in order.
         self._kinds: deque[bool] = deque()
+        self._held: Message | None = None
 
     def process_event(self, event: object) -> None:
         """Note a data message's opcode as its first frame arrives, then process as usual."""
         if isinstance(event, Frame) and event.opcode in (Opcode.TEXT, Opcode.BINARY):
             self._kinds.append(event.opcode is Opcode.TEXT)
         super().process_event(event)  # type: ignore[arg-type]
+
+    async def first_message(self) -> Message:
+        """Receive the first message ahead of :meth:`messages`, which then yields it first.
+
+        Cancelling it loses nothing (websockets' ``recv`` is cancel-safe).
+        """
+        data = await self.recv(decode=False)
+        self._held = (data, self._kinds.popleft())
+        return self._held
 
     async def messages(self) -> AsyncIterator[Message]:
         """Each message as (bytes, is text) until the peer closes.
@@ -94,8 +104,11 @@ class BytesConnection(ServerConnection):
         """
         try:
             while True:
-                data = await self.recv(decode=False)
-                text = self._kinds.popleft()
+                if self._held is not None:
+                    (data, text), self._held = self._held, None
+                else:
+                    data = await self.recv(decode=False)
+                    text = self._kinds.popleft()
                 if text and not valid_utf8(data):
                     error = utf8_error(data)
                     assert error is not None
