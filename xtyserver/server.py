@@ -37,6 +37,7 @@ from xtyserver.errors import StoreError
 from xtyserver.files import tighten_data_dir
 from xtyserver.manage.access import open_link
 from xtyserver.manage.http import UiHttp
+from xtyserver.manage.page_secret import new_page_secret
 from xtyserver.manage.settings import PageSettings
 from xtyserver.memory.glossary import Glossary
 from xtyserver.memory.sqlite.store import MemoryStore
@@ -203,6 +204,8 @@ class Server:
         clock: The wall clock (injected so tests control time).
         recorder: Records every connection (``serve --record``), or None.
         token_file: The token's file: a rotated token takes effect at once.
+        page_secret: What ``xtyserver ui`` proves to open the page (not the token);
+            "": a random one nobody can read (a server in a test, opened by ``ui_link``).
     """
 
     def __init__(
@@ -219,6 +222,7 @@ class Server:
         token_file: Path | None = None,
         player: PlayerSettings | None = None,
         env: Mapping[str, str] | None = None,
+        page_secret: str = "",
     ) -> None:
         self.settings = settings
         self.recorder = recorder
@@ -283,7 +287,7 @@ class Server:
         self.ui = UiHttp(
             memory,
             bind_host=settings.server.host,
-            tokens=self._tokens,
+            secret=page_secret or secrets.token_urlsafe(32),
             key_ttl=settings.server.page_key_ttl,
             punish=self._failed.punish,
             clock=clock,
@@ -633,6 +637,8 @@ async def serving(
             if tighten:
                 for path in tighten_data_dir(data):
                     log.get("xtyserver.server").warning("data_dir.tightened", path=path.name)
+            # Written only by the server that holds the lock: `xtyserver ui` reads it.
+            page_secret = new_page_secret(data)
             async with _serving(
                 settings,
                 sockets,
@@ -643,6 +649,7 @@ async def serving(
                 env=env,
                 token_file=token_file,
                 player=player,
+                page_secret=page_secret,
             ) as server:
                 yield server
         finally:
@@ -675,6 +682,7 @@ async def _serving(
     env: Mapping[str, str] | None,
     token_file: Path | None,
     player: PlayerSettings | None = None,
+    page_secret: str = "",
 ) -> AsyncIterator[Server]:
     # Validated before anything opens: a bad glossary file stops the start.
     glossary = load_glossary(settings.data_path) if settings.memory.glossary else Glossary()
@@ -701,9 +709,7 @@ async def _serving(
         glossary=glossary,
         search_keys=settings.memory.search_keys,
         vector_model=(
-            model.embedder.model
-            if model.embedder is not None and settings.memory.enabled
-            else None
+            model.embedder.model if model.embedder is not None and settings.memory.enabled else None
         ),
     )
     meter = TokenMeter(
@@ -737,6 +743,7 @@ async def _serving(
         # The page's settings view: the player's stored choices under the rest.
         player=player or PlayerSettings(settings.data_path, env=os.environ if env is None else env),
         env=env,
+        page_secret=page_secret,
     )
     try:
         async with anyio.create_task_group() as background:

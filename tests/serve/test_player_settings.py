@@ -26,6 +26,7 @@ from xtyserver.serve.player_settings import KeyStore, PlayerSettings, mask
 pytestmark = pytest.mark.anyio
 KEY = "sk-test-0123456789abcdef7890"
 ROOT = Path(__file__).resolve().parents[2]
+PROVIDER = "https://api.deepseek.com/v1"
 
 
 @pytest.fixture
@@ -47,6 +48,7 @@ def test_without_a_credential_store_the_key_goes_to_an_owner_only_file_with_a_wa
 ) -> None:
     data = tmp_path / "data"
     player = PlayerSettings(data, env={}, keys=KeyStore(data, backend=FailKeyring()))
+    player.set("model.base_url", PROVIDER)
     status = player.set_api_key(KEY)
     assert (status.source, status.shown, status.pinned) == ("file", "sk-…7890", False)
     assert status.warning is not None and "model-key" in status.warning
@@ -66,7 +68,7 @@ def test_with_a_credential_store_the_key_lives_there_and_nowhere_in_the_data_fol
     data = tmp_path / "data"
     keys = KeyStore(data, backend=credential_store)
     player = PlayerSettings(data, env={}, keys=keys)
-    player.set("model.model", "deepseek-chat")
+    player.set_many({"model.model": "deepseek-chat", "model.base_url": PROVIDER})
     status = player.set_api_key(KEY)
     assert (status.source, status.warning) == ("keyring", None)
     assert status.backend == "file PlaintextKeyring"
@@ -164,6 +166,7 @@ def test_storing_a_key_never_logs_it(tmp_path: Path) -> None:
         "from xtyserver.serve.player_settings import KeyStore, PlayerSettings\n"
         "d = Path(sys.argv[1])\n"
         "p = PlayerSettings(d, env={}, keys=KeyStore(d, backend=Keyring()))\n"
+        "p.set('model.base_url', 'https://api.deepseek.com/v1')\n"
         "print(p.set_api_key(sys.argv[2])); print(p.view())\n"
     )
     done = subprocess.run(

@@ -63,9 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--record-images", action="store_true", help="keep screenshots in recordings"
     )
-    serve.add_argument(
-        "--open", action="store_true", help="open the memory page once listening"
-    )
+    serve.add_argument("--open", action="store_true", help="open the memory page once listening")
 
     auto = sub.add_parser("autostart", help="start the server at login (this user), or stop that")
     auto.add_argument("state", choices=("on", "off", "status"))
@@ -419,15 +417,16 @@ def _ui(settings: Settings, *, print_only: bool) -> int:
     import urllib.error
     import urllib.request
 
-    from xtyserver import token as tokens
-    from xtyserver.manage.access import LAUNCH_KEY_PATH, TOKEN_HEADER, open_link
+    from xtyserver.manage.access import LAUNCH_KEY_PATH, SECRET_HEADER, open_link
+    from xtyserver.manage.page_secret import read_page_secret
 
-    secret, _ = tokens.load_or_create(settings.data_path, env_token=settings.token)
+    # The running server's page secret, in its owner-only data folder (not the adapter token).
+    secret = read_page_secret(settings.data_path) or ""
     host, port = settings.server.host, settings.server.page_port
     shown = "127.0.0.1" if host in ("0.0.0.0", "::", "localhost") else host
     shown = f"[{shown}]" if ":" in shown else shown
     request = urllib.request.Request(
-        f"http://{shown}:{port}{LAUNCH_KEY_PATH}", method="POST", headers={TOKEN_HEADER: secret}
+        f"http://{shown}:{port}{LAUNCH_KEY_PATH}", method="POST", headers={SECRET_HEADER: secret}
     )
     try:
         with urllib.request.urlopen(request, timeout=10) as answer:

@@ -48,7 +48,6 @@ from xtyserver.manage.settings import KeyBody, PageSettings, SettingsBody
 from xtyserver.memory.manage import Confirmations, ForgetRequest
 from xtyserver.memory.types import GameIdText, SaveIdText, Scope, error_field
 from xtyserver.serve.memory_service import MemoryService
-from xtyserver.token import TokenSource
 
 STATIC = {
     "": ("index.html", "text/html; charset=utf-8"),
@@ -149,11 +148,12 @@ class UiHttp:
     Args:
         memory: The profile's memory service.
         bind_host: The address the server listens on.
-        tokens: The adapter token as it is now (a rotation ends every page session).
-        clock: Time for sessions, launch keys, tokens and the statistics window.
+        secret: The page secret (:mod:`xtyserver.manage.page_secret`): ``xtyserver ui``
+            proves it to mint a launch key.
+        clock: Time for sessions, launch keys and the statistics window.
         timezone: The zone whose date ends the statistics window (this PC's).
         key_ttl: Seconds a launch key stays good if unused (``server.page_key_ttl``).
-        punish: Awaited before answering a wrong adapter token (the guess delay).
+        punish: Awaited before answering a wrong page secret (the guess delay).
 
     Attributes:
         port: The port listened on, once :meth:`serve` started.
@@ -166,7 +166,7 @@ class UiHttp:
         memory: MemoryService,
         *,
         bind_host: str,
-        tokens: TokenSource,
+        secret: str,
         clock: Clock,
         timezone: str = "UTC",
         key_ttl: float = 600.0,
@@ -176,8 +176,7 @@ class UiHttp:
         self.timezone = timezone
         self.confirmations = Confirmations(secrets.token_hex(16))
         self.bind_host = bind_host
-        self._tokens = tokens
-        self._token_seen = tokens.current()
+        self._secret = secret
         self._key_ttl = key_ttl
         self._punish = punish
         self.launch_keys: dict[str, float] = {}
@@ -307,7 +306,6 @@ class UiHttp:
         if not path.startswith(PREFIX):
             return error(404, "not found")
         now = self.clock.now()
-        token = self._current_token()
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers]
         decision = check_ui_request(
             method,
@@ -316,14 +314,14 @@ class UiHttp:
             bind_host=self.bind_host,
             port=self.port or 0,
             keys=self.launch_keys,
-            token=token,
+            secret=self._secret,
             sessions=self.sessions,
             now=now,
         )
         if decision.kind == "refused":
             self.refused[decision.reason] += 1
             self._log.info("ui.refused", status=decision.status, reason=decision.reason)
-            if decision.reason == "wrong token" and self._punish is not None:
+            if decision.reason == "wrong page secret" and self._punish is not None:
                 await self._punish("page")
             return error(decision.status, decision.reason)
         if decision.kind == "static":
@@ -401,16 +399,6 @@ class UiHttp:
         key = secrets.token_urlsafe(32)
         self.launch_keys[key] = now + self._key_ttl
         return key
-
-    def _current_token(self) -> str:
-        """The adapter token now; a rotated one ends every page session and launch key."""
-        token = self._tokens.current()
-        if token != self._token_seen:
-            self._token_seen = token
-            self.sessions.clear()
-            self.launch_keys.clear()
-            self._log.info("ui.token_rotated")
-        return token
 
     def _settings(self) -> PageSettings:
         if self.settings is None:

@@ -398,6 +398,9 @@
     const status = t.keyStatus[key.source] || t.keyStatus.none;
     $("s-key-status").textContent = key.shown || key.source === "none" ? status(key.shown, key.backend) : "";
     $("s-key-warning").textContent = key.warning ? t.keyFile : "";
+    // The stored key goes only to the provider it was saved for (the server decides).
+    $("s-key-origin").textContent = key.applies === false ? t.keyOtherProvider(key.origin, key.provider) : "";
+    renderProviderChanges(sv.providerChanges || []);
     $("s-key").value = "";
     $("s-key").disabled = !!key.pinned;
     $("s-forget-key").hidden = !(key.source === "keyring" || key.source === "file");
@@ -407,6 +410,13 @@
     const lang = langs.includes(profile.language || "") ? (profile.language || "") : profile.language;
     $("s-language").replaceChildren(...[...new Set([...langs, lang])].map((l) => option(l, t.languages[l] ?? l, lang)));
     $("s-auto-shared").checked = !!profile.autoShared;
+  }
+
+  function renderProviderChanges(changes) {
+    const t = T();
+    $("s-provider-log").hidden = !changes.length;
+    $("s-provider-changes").replaceChildren(...changes.slice().reverse().map((c) =>
+      el("li", { "data-what": c.what }, `${when(new Date(c.at * 1000).toISOString())} ${t.providerChange[c.what](c)}`)));
   }
 
   function fillFromPreset() {
