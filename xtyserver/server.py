@@ -18,7 +18,7 @@ import os
 import secrets
 import socket
 import weakref
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from xtyserver.files import tighten_data_dir
 from xtyserver.manage.access import open_link
 from xtyserver.manage.http import UiHttp
 from xtyserver.manage.page_secret import new_page_secret
+from xtyserver.manage.pairing import PagePairing
 from xtyserver.manage.settings import PageSettings
 from xtyserver.memory.glossary import Glossary
 from xtyserver.memory.sqlite.store import MemoryStore
@@ -47,7 +48,14 @@ from xtyserver.model.routing import resolve
 from xtyserver.model.scheduler import Scheduler
 from xtyserver.protocol.frames import ServerInfo
 from xtyserver.protocol.limits import FRAME_MAX_BYTES, Limits
-from xtyserver.protocol.upgrade import PATH, Refusal, bearer, check_headers, check_upgrade
+from xtyserver.protocol.upgrade import (
+    PATH,
+    Refusal,
+    bearer,
+    check_headers,
+    check_upgrade,
+    header_values,
+)
 from xtyserver.replay.recorder import Recorder
 from xtyserver.serve.connection import Connection, Peer, RuntimeLimits
 from xtyserver.serve.gate import FailedTokens, GateLimits, Seats
@@ -69,11 +77,13 @@ from xtyserver.serve.jobs import MemoryJobs
 from xtyserver.serve.localzone import detect_local_timezone, server_zone, zone_resolver
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
+from xtyserver.serve.paired_keys import PairedKeys
+from xtyserver.serve.pairing import PairingDesk
 from xtyserver.serve.player_settings import PlayerSettings
 from xtyserver.serve.text_frames import BytesConnection
 from xtyserver.serve.trash_purge import purge_trash_every
 from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, injection_log_path
-from xtyserver.session.machine import CLOSE_SERVER_FULL, GameAgentSession
+from xtyserver.session.machine import CLOSE_SERVER_FULL, CLOSE_UNAUTHORIZED, GameAgentSession
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.working import WorkingSettings
 from xtyserver.token import TokenSource, token_path
@@ -241,6 +251,9 @@ class Server:
         )
         self.seats: Seats[Peer] = Seats(gate)
         self._failed = FailedTokens(gate)
+        # Paired mods' keys (v1.md "Pairing"), and the open connections of each.
+        self.pairing = PairingDesk(PairedKeys(settings.data_path, clock), clock)
+        self._by_key: dict[str, set[Peer]] = {}
         self._log = log.get("xtyserver.server")
         self._zone_of = zone_resolver()
         self._accept_logged = -1.0
@@ -293,6 +306,7 @@ class Server:
             clock=clock,
             timezone=default_zone or local or "UTC",
         )
+        self.ui.pairing = PagePairing(self.pairing, self.revoke_key)
         if player is not None:
             self.ui.settings = PageSettings(
                 player,
@@ -466,6 +480,7 @@ class Server:
             token=self._tokens.current(),
             connections=self.seats.taken,
             max_connections=self.settings.server.max_connections,
+            accepts=self._is_paired_key,
         )
         if refusal is None:
             return None
@@ -478,7 +493,13 @@ class Server:
         assert ws.request is not None
         assert isinstance(ws, BytesConnection)  # create_connection=front_connection(...)
         token = self._tokens.current()
-        by_header = token_matches(bearer(list(ws.request.headers.raw_items())), token)
+        raw = list(ws.request.headers.raw_items())
+        given = bearer(raw)
+        by_header = token_matches(given, token) or (
+            given is not None and self._key_check(ws)(given)
+        )
+        # A web page (allowed by server.allowed_origins) never pairs.
+        browser = bool(header_values(raw, "Origin"))
         if by_header and not self.seats.take():  # filled since the upgrade was checked
             await ws.close(CLOSE_SERVER_FULL, "too many connections")
             return
@@ -488,7 +509,7 @@ class Server:
         ws.request.headers.clear()
         if ws.response is not None:
             ws.response.headers.clear()
-        await self._run_peer(ws, by_header=by_header)
+        await self._run_peer(ws, by_header=by_header, may_pair=not browser)
 
     async def _run_http(self, peer: HttpPeer) -> None:
         await self._run_peer(peer, by_header=False, transport="http")
@@ -501,9 +522,41 @@ class Server:
             port=self.port,
             allowed_origins=self.settings.server.allowed_origins,
             token=self._tokens.current(),
+            accepts=self._is_paired_key,
         )
 
-    async def _run_peer(self, ws: Peer, *, by_header: bool, transport: str = "ws") -> None:
+    def _is_paired_key(self, key: str) -> bool:
+        return self.pairing.keys.check(key) is not None
+
+    def _key_check(self, ws: Peer) -> Callable[[str], bool]:
+        """Whether a key is a paired mod's; a match counts ``ws`` as that key's connection."""
+
+        def check(key: str) -> bool:
+            record = self.pairing.keys.check(key)
+            if record is None:
+                return False
+            self.pairing.keys.used(record)
+            self._by_key.setdefault(record.id, set()).add(ws)
+            return True
+
+        return check
+
+    async def revoke_key(self, key_id: str) -> bool:
+        """Forget a paired key and close its open connections (4001); False when unknown."""
+        if self.pairing.keys.revoke(key_id) is None:
+            return False
+        peers = self._by_key.pop(key_id, set())
+        with anyio.move_on_after(1):
+            for peer in peers:
+                await peer.close(CLOSE_UNAUTHORIZED, "key revoked")
+        for peer in peers:
+            if peer.close_code is None:
+                peer.transport.abort()
+        return True
+
+    async def _run_peer(
+        self, ws: Peer, *, by_header: bool, transport: str = "ws", may_pair: bool = True
+    ) -> None:
         """One session over a WebSocket or an HTTP transport session, until it closes.
 
         A session without a header token (every HTTP one) waits in the pre-auth
@@ -517,6 +570,7 @@ class Server:
             authenticated=by_header,
             zone_of=self._zone_of,
             now=self.clock.now(),
+            paired=self._key_check(ws),
         )
         self._sessions.add(session)
         recorder = None
@@ -539,6 +593,7 @@ class Server:
             bands=self.bands,
             claim_seat=lambda: self._seat(ws),
             on_unauthorized=lambda: self._failed.punish(_remote(ws)),
+            pairing=self.pairing.serve if may_pair else None,
         )
         seated = by_header
         if not by_header:
@@ -551,6 +606,8 @@ class Server:
         finally:
             self.connections.add(-1)
             self.seats.leave(ws)
+            for peers in self._by_key.values():
+                peers.discard(ws)
             if seated or connection.seated:
                 self.seats.release()
             self._log.info(

@@ -44,6 +44,7 @@ from xtyserver.manage.access import (
     set_cookie,
 )
 from xtyserver.manage.ops import Refused
+from xtyserver.manage.pairing import DecideBody, PagePairing, RevokeBody
 from xtyserver.manage.settings import KeyBody, PageSettings, SettingsBody
 from xtyserver.memory.manage import Confirmations, ForgetRequest
 from xtyserver.memory.types import GameIdText, SaveIdText, Scope, error_field
@@ -55,6 +56,7 @@ STATIC = {
     "app.js": ("app.js", "text/javascript; charset=utf-8"),
     "i18n.js": ("i18n.js", "text/javascript; charset=utf-8"),
     "app.css": ("app.css", "text/css; charset=utf-8"),
+    "pairing.js": ("pairing.js", "text/javascript; charset=utf-8"),
 }
 MAX_HEAD = 16 * 1024
 MAX_BODY = 16 * 1024
@@ -183,6 +185,7 @@ class UiHttp:
         self.clock = clock
         self.port: int | None = None
         self.settings: PageSettings | None = None  # the settings view's steps (Server sets them)
+        self.pairing: PagePairing | None = None  # the pairing section's (Server sets them)
         self.sessions: dict[str, UiSession] = {}
         self.refused: Counter[str] = Counter()
         self._log = log.get("xtyserver.ui")
@@ -374,6 +377,12 @@ class UiHttp:
                 return await self._settings().key(decode_body(body, KeyBody))
             case ("doctor", True):
                 return await self._settings().doctor()
+            case ("pairing", False):
+                return self._pairing().view()
+            case ("pair", True):
+                return await self._pairing().decide(decode_body(body, DecideBody))
+            case ("revoke", True):
+                return await self._pairing().revoke(decode_body(body, RevokeBody))
             case ("profile", True):
                 change = decode_body(body, ProfileBody)
                 return await ops.correct(self.memory, change.field, change.value)
@@ -399,6 +408,11 @@ class UiHttp:
         key = secrets.token_urlsafe(32)
         self.launch_keys[key] = now + self._key_ttl
         return key
+
+    def _pairing(self) -> PagePairing:
+        if self.pairing is None:
+            raise Refused("this server does not pair mods", 404)
+        return self.pairing
 
     def _settings(self) -> PageSettings:
         if self.settings is None:

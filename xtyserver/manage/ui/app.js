@@ -41,6 +41,8 @@
     return answer.result;
   }
 
+  window.XTY_PAGE = { call, el };  // for pairing.js: one session, one way to call the API
+
   async function openSession() {
     const match = /^#token=([A-Za-z0-9_-]+)$/.exec(location.hash);
     if (match) {

@@ -44,6 +44,10 @@ window.XTY_TEXTS = {
     pinnedBy: { env: "由环境变量设置，优先于本页（在这里改不生效）", config: "由配置文件设置，优先于本页（在这里改不生效）", flag: "由命令行参数设置，优先于本页（在这里改不生效）" },
     keyStatus: { keyring: (shown, backend) => `已保存在系统凭据库（${backend}）：${shown}`, file: (shown) => `已保存：${shown}`, env: (shown) => `来自环境变量 XTY_MODEL_API_KEY：${shown}`, config: (shown) => `来自配置文件：${shown}`, none: () => "还没有保存密钥。" },
     keyFile: "这台电脑没有系统凭据库：密钥保存在数据文件夹里只有你能读的文件中。",
+    pairing: {
+      request: (g, a, c) => `${g}的 mod（${a}）想连接小汤圆，配对码 ${c}：允许？`, allow: "允许", deny: "拒绝",
+      title: "已配对的 mod", cols: ["mod", "游戏", "配对于", "上次使用", ""], none: "还没有配对的 mod。", revoke: "撤销",
+    },
     keyOtherProvider: (o, p) => `保存的密钥属于 ${o}，不会发给现在的服务商 ${p || "（未填写）"}：请在上面粘贴这个服务商自己的密钥。`,
     providerLog: "服务商变更记录",
     providerChange: {
@@ -145,6 +149,10 @@ window.XTY_TEXTS = {
     pinnedBy: { env: "Set by an environment variable, which wins over this page", config: "Set by the config file, which wins over this page", flag: "Set by a command-line flag, which wins over this page" },
     keyStatus: { keyring: (shown, backend) => `Stored in the credential store (${backend}): ${shown}`, file: (shown) => `Stored: ${shown}`, env: (shown) => `From XTY_MODEL_API_KEY: ${shown}`, config: (shown) => `From the config file: ${shown}`, none: () => "No key stored yet." },
     keyFile: "This PC has no credential store: the key is kept in a file in the data folder that only you can read.",
+    pairing: {
+      request: (g, a, c) => `The ${g} mod (${a}) wants to connect, code ${c}: allow?`, allow: "Allow", deny: "Deny",
+      title: "Paired mods", cols: ["Mod", "Game", "Paired", "Last used", ""], none: "No paired mods yet.", revoke: "Revoke",
+    },
     keyOtherProvider: (o, p) => `The stored key belongs to ${o} and is not sent to the provider now, ${p || "(none)"}: paste this provider's own key above.`,
     providerLog: "Provider changes",
     providerChange: {
