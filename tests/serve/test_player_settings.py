@@ -105,6 +105,31 @@ def test_the_environment_and_the_toml_win_over_what_the_page_stored(tmp_path: Pa
     assert (view.key.source, view.key.pinned, view.key.shown) == ("env", True, "sk-…1111")
 
 
+def test_a_key_from_the_environment_goes_only_to_the_provider_it_was_used_with(
+    tmp_path: Path,
+) -> None:
+    """The page may change the base URL: an environment key stays with its first provider."""
+    env = {"XTY_MODEL_API_KEY": "sk-from-env-000000001111"}
+    player = PlayerSettings(tmp_path, env=env, keys=KeyStore(tmp_path, backend=FailKeyring()))
+    player.set("model.base_url", PROVIDER)
+    assert player.effective().model.api_key == "sk-from-env-000000001111"
+    player.set("model.base_url", "http://127.0.0.1:9/v1")  # another origin, set on the page
+    assert player.effective().model.api_key == ""
+    status = player.view().key
+    assert (status.source, status.applies, status.shown) == ("env", False, "sk-…1111")
+    player.set("model.base_url", PROVIDER + "/other")  # the same origin again
+    assert player.effective().model.api_key == "sk-from-env-000000001111"
+    # a new key in the environment is the player's act: bound to the provider in use now
+    new = {"XTY_MODEL_API_KEY": "sk-new-env-key-000000002222"}
+    moved = PlayerSettings(tmp_path, env=new, keys=player.keys)
+    assert moved.effective().model.api_key == "sk-new-env-key-000000002222"
+    moved.set("model.base_url", "http://127.0.0.1:9/v1")
+    assert moved.effective().model.api_key == ""
+    # with the base URL set beside it (not by the page), the key is simply used
+    both = {**env, "XTY_MODEL_BASE_URL": "http://127.0.0.1:7/v1"}
+    assert PlayerSettings(tmp_path, env=both, keys=player.keys).effective().model.api_key
+
+
 def test_only_the_editable_keys_are_stored_and_bad_values_are_refused(tmp_path: Path) -> None:
     player = PlayerSettings(tmp_path, env={}, keys=KeyStore(tmp_path, backend=FailKeyring()))
     with pytest.raises(UsageError, match="set_api_key"):

@@ -165,8 +165,15 @@ class PlayerSettings:
             self.config, env=self.env, overrides=self.overrides, stored=dict(stored)
         )
         # A key from the environment or the TOML wins: no credential store lookup then.
-        if KEY_SETTING in self.pinned():
-            return settings
+        pinned = self.pinned()
+        if KEY_SETTING in pinned:
+            given = settings.model.api_key
+            if not given or "model.base_url" in pinned:
+                return settings  # the page cannot send it elsewhere
+            if self.provider.pinned_key_goes_to(given, origin(settings.model.base_url)):
+                return settings
+            model = msgspec.structs.replace(settings.model, api_key="")
+            return msgspec.structs.replace(settings, model=model)
         key = self.keys.get()
         if not key or not self._key_goes_to(settings.model.base_url):
             return settings
@@ -270,8 +277,16 @@ class PlayerSettings:
         where = self.keys.where()
         backend = backend_name(self.keys.backend) if where == "keyring" else ""
         if pinned is not None:
-            key = self.effective().model.api_key
-            return KeyStatus(source=pinned, shown=mask(key), pinned=True, backend=backend)
+            effective = self.effective()
+            given = load_settings(self.config, env=self.env, overrides=self.overrides).model.api_key
+            return KeyStatus(
+                source=pinned,
+                shown=mask(given),
+                pinned=True,
+                backend=backend,
+                applies=effective.model.api_key == given,
+                provider=origin(effective.model.base_url),
+            )
         warning = self.keys.warning() if where == "file" else None
         here = origin(self.effective().model.base_url)
         bound = self.provider.key_origin() or "" if where != "none" else ""

@@ -7,10 +7,15 @@ until the player enters one for it. Each change of a base URL's origin and
 each key saved or forgotten is kept in ``<data_dir>/provider.json``
 (owner-only, the last :data:`MAX_CHANGES`) and logged: origins only, never a
 key, a path or a user part of a URL. The page's settings view shows both.
+A key from the environment or the TOML, while the page may change the base
+URL, is bound the same way to the origin it was first used with (its SHA-256
+is kept to tell a new key from the old).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -47,9 +52,15 @@ class ProviderChange(msgspec.Struct, frozen=True, rename="camel"):
     after: str = ""
 
 
+class _Pinned(msgspec.Struct, rename="camel"):
+    digest: str
+    origin: str
+
+
 class _Record(msgspec.Struct, rename="camel"):
     key_origin: str | None = None
     changes: list[ProviderChange] = msgspec.field(default_factory=list)
+    pinned: _Pinned | None = None
 
 
 class ProviderBook:
@@ -85,6 +96,23 @@ class ProviderBook:
         before = record.key_origin or ""
         record.key_origin = origin
         self._write(record, ProviderChange(self._clock(), what, "", before, origin))
+
+    def pinned_key_goes_to(self, key: str, here: str) -> bool:
+        """Whether a key from the environment or the TOML is ``here``'s provider's.
+
+        Such a key is bound to the origin it was first used with, like a stored
+        one; a different key (the player changed it) is bound afresh.
+        """
+        if not here:
+            return False
+        record = self._read()
+        digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+        if record.pinned is None or not hmac.compare_digest(record.pinned.digest, digest):
+            before = record.pinned.origin if record.pinned is not None else ""
+            record.pinned = _Pinned(digest, here)
+            self._write(record, ProviderChange(self._clock(), "key_adopted", "", before, here))
+            return True
+        return record.pinned.origin == here
 
     def unbind_key(self) -> None:
         record = self._read()
