@@ -40,13 +40,18 @@
     document.body.dataset.pairing = String(view.pending.length);
   }
 
+  // Only once app.js has a page session and has drawn a tab (never "locked").
+  const open = () => !!document.body.dataset.ready && document.body.dataset.ready !== "locked";
+
   async function poll() {
-    try { render(await call("GET", "pairing")); } catch (e) { /* the page's own status line tells */ }
+    if (open()) {
+      try { render(await call("GET", "pairing")); } catch (e) { /* the page's own status line tells */ }
+    }
     setTimeout(poll, POLL_MS);
   }
 
   window.addEventListener("DOMContentLoaded", () => {
-    $("lang").addEventListener("click", () => setTimeout(() => call("GET", "pairing").then(render, () => {}), 0));
+    $("lang").addEventListener("click", () => setTimeout(() => open() && call("GET", "pairing").then(render, () => {}), 0));
     poll();
   });
 })();
