@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import anyio
 import pytest
 
 from tests.conftest import chat, running
@@ -96,3 +97,39 @@ async def test_a_key_needs_a_provider_first(tmp_path: Path) -> None:
         answer = await page.post("key", status=400, apiKey=KEY)
         assert answer["fields"] == ["apiKey"] and "model.base_url" in answer["error"]
         assert (await page.get("settings"))["key"]["source"] == "none"
+
+
+def look_at_settings(link: str) -> tuple[str, list[str]]:
+    from tests import browser
+    from tests.manage.test_browser import css, ready
+
+    with browser.chromium() as d:
+        d.get(link)
+        ready(d, "memory")
+        css(d, "#tab-settings")[0].click()
+        ready(d, "settings")
+        d.execute_script("document.getElementById('s-provider-log').open = true")
+        note = css(d, "#s-key-origin")[0].text
+        changes = [li.text for li in css(d, "#s-provider-changes li")]
+        browser.screenshot(d, "ui-key-other-provider-390.png", 390)
+        return note, changes
+
+
+async def test_the_page_says_the_other_provider_needs_its_own_key(tmp_path: Path) -> None:
+    from tests import browser
+
+    if browser.find() is None:
+        pytest.skip(browser.MISSING)
+    async with running(tmp_path, model=False) as h, FakeModelServer() as other:
+        page = Page(h)
+        await page.open()
+        await page.post("settings", changes={"model.base_url": h.fake.base_url, "model.model": "m"})
+        await page.post("key", apiKey=KEY)
+        await page.post("settings", changes={"model.base_url": other.base_url})
+        note, changes = await anyio.to_thread.run_sync(look_at_settings, h.server.ui_link)
+        first, second = origin(h.fake.base_url), origin(other.base_url)
+    assert note == (
+        f"保存的密钥属于 {first}，不会发给现在的服务商 {second}：请在上面粘贴这个服务商自己的密钥。"
+    )
+    assert len(changes) == 3 and changes[0].endswith(f"接口地址：{first} → {second}")
+    assert changes[1].endswith(f"保存了 {first} 的密钥")
