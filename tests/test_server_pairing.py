@@ -256,3 +256,18 @@ async def test_the_player_allows_a_mod_in_the_browser(tmp_path: Path) -> None:
         assert len(key_file.read_text(encoding="ascii")) == 43 and len(codes) == 1
         for shot in shots:
             print(f"screenshot: {shot}")
+
+
+async def test_a_web_page_never_pairs(tmp_path: Path) -> None:
+    page_origin = "http://game-guide.example"
+    async with running(tmp_path, overrides={"server.allowed_origins": [page_origin]}) as h:
+        async with h.client(origin=page_origin) as ws:  # let in by server.allowed_origins
+            await send(ws, pair_frame())
+            answer = await recv(ws)
+            assert (answer["type"], answer["code"]) == ("error", "unauthorized")
+            with anyio.fail_after(10), pytest.raises(websockets.ConnectionClosed) as closed:
+                await ws.recv()
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4001
+        page = Page(h)
+        await page.open()
+        assert (await page.get("pairing"))["pending"] == []
