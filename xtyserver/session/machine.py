@@ -318,7 +318,7 @@ class GameAgentSession:
         if not self._authenticated and not self._proves(frame.token):
             refusal = Send(replies.error("unauthorized", "missing or wrong token", frame.id))
             return [refusal, *self._close(CLOSE_UNAUTHORIZED, "unauthorized", now)]
-        if frame.token and frame.token != self._token:
+        if not self._authenticated and frame.token and frame.token != self._token:
             self._secrets = (self._token, frame.token)  # a paired key is a secret too
         try:
             check_secrets(frame, self._secrets)
