@@ -8,6 +8,7 @@ modes mean little, these calls change nothing (README "Windows notes").
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
@@ -46,6 +47,30 @@ def write_private(path: Path, data: bytes) -> None:
         os.close(fd)
 
 
+def replace_private(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` as an owner-only file, whole or not at all.
+
+    Written to a temporary file beside it, flushed to the disk, then renamed over
+    it: a crash or a full disk leaves the old file or the new one, never a mix.
+    """
+    tmp = path.with_name(f".{path.name}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+    try:
+        if _POSIX:
+            os.fchmod(fd, PRIVATE_FILE)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    os.close(fd)
+    os.replace(tmp, path)
+
+
 # What the server keeps in its data folder: only these are tightened, so a data
 # folder set to a shared place never has the player's other files changed.
 OWNED = (
@@ -55,6 +80,8 @@ OWNED = (
     "settings.json",
     "model-key",
     "model-key.in-keyring",
+    "provider.json",
+    "page-secret",
     "profiles",
     "glossary",
 )

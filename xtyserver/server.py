@@ -18,7 +18,7 @@ import os
 import secrets
 import socket
 import weakref
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,8 @@ from xtyserver.errors import StoreError
 from xtyserver.files import tighten_data_dir
 from xtyserver.manage.access import open_link
 from xtyserver.manage.http import UiHttp
+from xtyserver.manage.page_secret import new_page_secret
+from xtyserver.manage.pairing import PagePairing
 from xtyserver.manage.settings import PageSettings
 from xtyserver.memory.glossary import Glossary
 from xtyserver.memory.sqlite.store import MemoryStore
@@ -53,6 +55,7 @@ from xtyserver.protocol.upgrade import (
     bearer,
     check_headers,
     check_upgrade,
+    header_values,
     hello_token,
 )
 from xtyserver.replay.recorder import Recorder
@@ -76,11 +79,13 @@ from xtyserver.serve.jobs import MemoryJobs
 from xtyserver.serve.localzone import detect_local_timezone, server_zone, zone_resolver
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
+from xtyserver.serve.paired_keys import PairedKeys
+from xtyserver.serve.pairing import PairingDesk
 from xtyserver.serve.player_settings import PlayerSettings
 from xtyserver.serve.text_frames import BytesConnection
 from xtyserver.serve.trash_purge import purge_trash_every
 from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, injection_log_path
-from xtyserver.session.machine import CLOSE_SERVER_FULL, GameAgentSession
+from xtyserver.session.machine import CLOSE_SERVER_FULL, CLOSE_UNAUTHORIZED, GameAgentSession
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.working import WorkingSettings
 from xtyserver.token import TokenSource, token_path
@@ -211,6 +216,8 @@ class Server:
         clock: The wall clock (injected so tests control time).
         recorder: Records every connection (``serve --record``), or None.
         token_file: The token's file: a rotated token takes effect at once.
+        page_secret: What ``xtyserver ui`` proves to open the page (not the token);
+            "": a random one nobody can read (a server in a test, opened by ``ui_link``).
     """
 
     def __init__(
@@ -227,6 +234,7 @@ class Server:
         token_file: Path | None = None,
         player: PlayerSettings | None = None,
         env: Mapping[str, str] | None = None,
+        page_secret: str = "",
     ) -> None:
         self.settings = settings
         self.recorder = recorder
@@ -245,6 +253,9 @@ class Server:
         )
         self.seats: Seats[Peer] = Seats(gate)
         self._failed = FailedTokens(gate)
+        # Paired mods' keys (v1.md "Pairing"), and the open connections of each.
+        self.pairing = PairingDesk(PairedKeys(settings.data_path, clock), clock)
+        self._by_key: dict[str, set[Peer]] = {}
         self._log = log.get("xtyserver.server")
         self._zone_of = zone_resolver()
         self._accept_logged = -1.0
@@ -300,12 +311,13 @@ class Server:
         self.ui = UiHttp(
             memory,
             bind_host=settings.server.host,
-            tokens=self._tokens,
+            secret=page_secret or secrets.token_urlsafe(32),
             key_ttl=settings.server.page_key_ttl,
             punish=self._failed.punish,
             clock=clock,
             timezone=default_zone or local or "UTC",
         )
+        self.ui.pairing = PagePairing(self.pairing, self.revoke_key)
         if player is not None:
             self.ui.settings = PageSettings(
                 player,
@@ -531,6 +543,7 @@ class Server:
             token=self._tokens.current(),
             connections=self.seats.taken,
             max_connections=self.settings.server.max_connections,
+            accepts=self._is_paired_key,
         )
         if refusal is None:
             return None
@@ -543,7 +556,13 @@ class Server:
         assert ws.request is not None
         assert isinstance(ws, BytesConnection)  # create_connection=front_connection(...)
         token = self._tokens.current()
-        by_header = token_matches(bearer(list(ws.request.headers.raw_items())), token)
+        raw = list(ws.request.headers.raw_items())
+        given = bearer(raw)
+        by_header = token_matches(given, token) or (
+            given is not None and self._key_check(ws)(given)
+        )
+        # A web page (allowed by server.allowed_origins) never pairs.
+        browser = bool(header_values(raw, "Origin"))
         if by_header and not self.seats.take():  # filled since the upgrade was checked
             await ws.close(CLOSE_SERVER_FULL, "too many connections")
             return
@@ -554,7 +573,7 @@ class Server:
         ws.request.headers.clear()
         if ws.response is not None:
             ws.response.headers.clear()
-        await self._run_peer(ws, seated=seated, by_header=by_header)
+        await self._run_peer(ws, seated=seated, by_header=by_header, may_pair=not browser)
 
     async def _hello_seats(self, ws: BytesConnection) -> bool:
         """Judge a hello that came with a tokenless connection before it may join the pool.
@@ -573,13 +592,16 @@ class Server:
         return False
 
     def _proves_token(self, message: bytes | str) -> bool:
-        """Whether ``message`` is a hello with the right token.
+        """Whether ``message`` is a hello with the right token or a paired mod's key.
 
         Judged on the event loop: a hello is small, and anything larger is not one.
         """
         if len(message) > SMALL_FRAME_MAX_BYTES:
             return False
-        return token_matches(hello_token(message), self._tokens.current())
+        token = hello_token(message)
+        if token_matches(token, self._tokens.current()):
+            return True
+        return token is not None and self._is_paired_key(token)
 
     async def _run_http(self, peer: HttpPeer) -> None:
         seated = peer.proven and self.seats.take()
@@ -593,10 +615,46 @@ class Server:
             port=self.port,
             allowed_origins=self.settings.server.allowed_origins,
             token=self._tokens.current(),
+            accepts=self._is_paired_key,
         )
 
+    def _is_paired_key(self, key: str) -> bool:
+        return self.pairing.keys.check(key) is not None
+
+    def _key_check(self, ws: Peer) -> Callable[[str], bool]:
+        """Whether a key is a paired mod's; a match counts ``ws`` as that key's connection."""
+
+        def check(key: str) -> bool:
+            record = self.pairing.keys.check(key)
+            if record is None:
+                return False
+            self.pairing.keys.used(record)
+            self._by_key.setdefault(record.id, set()).add(ws)
+            return True
+
+        return check
+
+    async def revoke_key(self, key_id: str) -> bool:
+        """Forget a paired key and close its open connections (4001); False when unknown."""
+        if self.pairing.keys.revoke(key_id) is None:
+            return False
+        peers = self._by_key.pop(key_id, set())
+        with anyio.move_on_after(1):
+            for peer in peers:
+                await peer.close(CLOSE_UNAUTHORIZED, "key revoked")
+        for peer in peers:
+            if peer.close_code is None:
+                peer.transport.abort()
+        return True
+
     async def _run_peer(
-        self, ws: Peer, *, seated: bool, by_header: bool, transport: str = "ws"
+        self,
+        ws: Peer,
+        *,
+        seated: bool,
+        by_header: bool,
+        transport: str = "ws",
+        may_pair: bool = True,
     ) -> None:
         """One session over a WebSocket or an HTTP transport session, until it closes.
 
@@ -612,6 +670,7 @@ class Server:
             authenticated=seated,
             zone_of=self._zone_of,
             now=self.clock.now(),
+            paired=self._key_check(ws),
         )
         self._sessions.add(session)
         recorder = None
@@ -634,6 +693,7 @@ class Server:
             bands=self.bands,
             claim_seat=lambda: self._seat(ws),
             on_unauthorized=lambda: self._failed.punish(_remote(ws)),
+            pairing=self.pairing.serve if may_pair else None,
         )
         if not seated:
             await self._wait_preauth(ws)
@@ -648,6 +708,8 @@ class Server:
             self._peer_scopes.discard(scope)
             self.connections.add(-1)
             self.seats.leave(ws)
+            for peers in self._by_key.values():
+                peers.discard(ws)
             if seated or connection.seated:
                 self.seats.release()
             self._log.info(
@@ -742,6 +804,8 @@ async def serving(
             if tighten:
                 for path in tighten_data_dir(data):
                     log.get("xtyserver.server").warning("data_dir.tightened", path=path.name)
+            # Written only by the server that holds the lock: `xtyserver ui` reads it.
+            page_secret = new_page_secret(data)
             async with _serving(
                 settings,
                 sockets,
@@ -752,6 +816,7 @@ async def serving(
                 env=env,
                 token_file=token_file,
                 player=player,
+                page_secret=page_secret,
             ) as server:
                 yield server
         finally:
@@ -784,6 +849,7 @@ async def _serving(
     env: Mapping[str, str] | None,
     token_file: Path | None,
     player: PlayerSettings | None = None,
+    page_secret: str = "",
 ) -> AsyncIterator[Server]:
     # Validated before anything opens: a bad glossary file stops the start.
     glossary = load_glossary(settings.data_path) if settings.memory.glossary else Glossary()
@@ -849,6 +915,7 @@ async def _serving(
         # The page's settings view: the player's stored choices under the rest.
         player=player or PlayerSettings(settings.data_path, env=os.environ if env is None else env),
         env=env,
+        page_secret=page_secret,
     )
     try:
         async with anyio.create_task_group() as background:

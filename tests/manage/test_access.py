@@ -9,7 +9,7 @@ from xtyserver.manage.access import (
     CSRF_HEADER,
     LAUNCH_HEADER,
     LAUNCH_KEY_PATH,
-    TOKEN_HEADER,
+    SECRET_HEADER,
     UiSession,
     check_ui_request,
     cookie,
@@ -22,6 +22,7 @@ PORT = 8765
 KEY = "launch-key-0123456789abcdef0123456789abcdefg"
 KEYS = {KEY: 1600.0, "expired-key": 900.0}
 ADAPTER_TOKEN = "adapter-token-0123456789abcdef0123456789"
+PAGE_SECRET = "page-secret-0123456789abcdef0123456789ab"
 HOST = ("Host", f"127.0.0.1:{PORT}")
 ORIGIN = ("Origin", f"http://127.0.0.1:{PORT}")
 SESSIONS = {"s1": UiSession("csrf-1", 2000.0), "old": UiSession("csrf-old", 500.0)}
@@ -91,35 +92,42 @@ CASES: list[tuple[str, str, str, list[tuple[str, str]], tuple[str, int, str]]] =
         "xtyserver ui mints a key",
         "POST",
         LAUNCH_KEY_PATH,
-        [HOST, (TOKEN_HEADER, ADAPTER_TOKEN)],
+        [HOST, (SECRET_HEADER, PAGE_SECRET)],
         ("mint", 0, ""),
     ),
     (
-        "minting with a wrong token",
+        "minting with a wrong secret",
         "POST",
         LAUNCH_KEY_PATH,
-        [HOST, (TOKEN_HEADER, ADAPTER_TOKEN + "x")],
-        ("refused", 401, "wrong token"),
+        [HOST, (SECRET_HEADER, PAGE_SECRET + "x")],
+        ("refused", 401, "wrong page secret"),
+    ),
+    (
+        "a mod's adapter token mints nothing",
+        "POST",
+        LAUNCH_KEY_PATH,
+        [HOST, (SECRET_HEADER, ADAPTER_TOKEN)],
+        ("refused", 401, "wrong page secret"),
     ),
     (
         "a page cannot mint",
         "POST",
         LAUNCH_KEY_PATH,
-        [HOST, ORIGIN, (TOKEN_HEADER, ADAPTER_TOKEN)],
+        [HOST, ORIGIN, (SECRET_HEADER, PAGE_SECRET)],
         ("refused", 403, "not from a browser"),
     ),
     (
         "a page without origin cannot mint",
         "POST",
         LAUNCH_KEY_PATH,
-        [HOST, ("Sec-Fetch-Site", "cross-site"), (TOKEN_HEADER, ADAPTER_TOKEN)],
+        [HOST, ("Sec-Fetch-Site", "cross-site"), (SECRET_HEADER, PAGE_SECRET)],
         ("refused", 403, "not from a browser"),
     ),
     (
         "minting from a rebinding host",
         "POST",
         LAUNCH_KEY_PATH,
-        [("Host", f"evil.example:{PORT}"), (TOKEN_HEADER, ADAPTER_TOKEN)],
+        [("Host", f"evil.example:{PORT}"), (SECRET_HEADER, PAGE_SECRET)],
         ("refused", 403, "host not allowed"),
     ),
     (
@@ -377,7 +385,7 @@ def test_decision(
         bind_host="127.0.0.1",
         port=PORT,
         keys=KEYS,
-        token=ADAPTER_TOKEN,
+        secret=PAGE_SECRET,
         sessions=SESSIONS,
         now=1000.0,
     )
@@ -392,7 +400,7 @@ def test_allowed_calls_name_their_session() -> None:
         bind_host="127.0.0.1",
         port=PORT,
         keys=KEYS,
-        token=ADAPTER_TOKEN,
+        secret=PAGE_SECRET,
         sessions=SESSIONS,
         now=1000.0,
     )

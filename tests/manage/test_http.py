@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,15 @@ from tests.manage.ui_fixtures import DAYS_PLAYED, GAMES, MINUTE_BEATS, HttpAnswe
 from xtyserver import token as tokens
 from xtyserver.clock import ManualClock, SystemClock
 from xtyserver.config import load_settings
-from xtyserver.manage.access import COOKIE, CSP, CSRF_HEADER, LAUNCH_HEADER, SESSION_SECONDS
+from xtyserver.manage.access import (
+    COOKIE,
+    CSP,
+    CSRF_HEADER,
+    LAUNCH_HEADER,
+    LAUNCH_KEY_PATH,
+    SECRET_HEADER,
+    SESSION_SECONDS,
+)
 from xtyserver.manage.http import MAX_BODY
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.server import serving
@@ -355,24 +364,45 @@ async def test_a_launch_key_lives_ten_minutes(tmp_path: Path) -> None:
         assert await exchange(late) == 401
 
 
-async def test_rotating_the_token_ends_every_page_session_and_key(tmp_path: Path) -> None:
+async def test_a_mods_token_cannot_mint_a_page_session_the_owner_only_secret_can(
+    tmp_path: Path,
+) -> None:
     data = tmp_path / "data"
-    old, path = tokens.load_or_create(data)
+    token, path = tokens.load_or_create(data)
     settings = load_settings(None, env={}, overrides={"data_dir": str(data), "server.port": 0})
-    async with serving(settings, token=old, clock=SystemClock(), token_file=path) as server:
+    async with serving(settings, token=token, clock=SystemClock(), token_file=path) as server:
         port = server.ui_port
         host, origin = ("Host", f"127.0.0.1:{port}"), ("Origin", f"http://127.0.0.1:{port}")
-        opened = await http(
-            port, "POST", "/ui/api/session", [host, origin, (LAUNCH_HEADER, server.ui.mint_key())]
-        )
-        cookie = ("Cookie", (opened.header("set-cookie") or "").split(";", 1)[0])
-        csrf = (CSRF_HEADER, opened.json()["csrf"])
-        unused = server.ui.mint_key()
-        assert (await http(port, "GET", "/ui/api/view", [host, cookie, csrf])).status == 200
-        tokens.rotate(data)  # what `xtyserver token rotate` does
-        assert (await http(port, "GET", "/ui/api/view", [host, cookie, csrf])).status == 401
-        late = await http(port, "POST", "/ui/api/session", [host, origin, (LAUNCH_HEADER, unused)])
-        assert late.status == 401
+
+        async def mint(secret: str) -> HttpAnswer:
+            return await http(port, "POST", LAUNCH_KEY_PATH, [host, (SECRET_HEADER, secret)])
+
+        async def exchange(key: str) -> int:
+            headers = [host, origin, (LAUNCH_HEADER, key)]
+            return (await http(port, "POST", "/ui/api/session", headers)).status
+
+        # the adapter token, as a mod holds it: no launch key, no session
+        refused = await mint(token)
+        assert (refused.status, refused.json()["error"]) == (401, "wrong page secret")
+        assert await exchange(token) == 401
+        old_header = [host, ("X-XTY-Token", token)]
+        assert (await http(port, "POST", LAUNCH_KEY_PATH, old_header)).status == 401
+        # the page secret, in a file only the player's account can read, mints one
+        secret_file = data / "page-secret"
+        assert stat.S_IMODE(secret_file.stat().st_mode) == 0o600
+        secret = secret_file.read_text(encoding="ascii")
+        assert len(secret) >= 43 and secret != token
+        minted = await mint(secret)
+        assert minted.status == 200
+        assert await exchange(str(minted.json()["key"])) == 200
+        # rotating the adapter token (a mod's copy leaked) leaves the page's secret alone
+        tokens.rotate(data)
+        assert (await mint(secret)).status == 200
+    # each start writes a new one: an old copy opens nothing on the next server
+    async with serving(settings, token=token, clock=SystemClock(), token_file=path) as server:
+        port = server.ui_port
+        stale = [("Host", f"127.0.0.1:{port}"), (SECRET_HEADER, secret)]
+        assert (await http(port, "POST", LAUNCH_KEY_PATH, stale)).status == 401
 
 
 async def test_the_websocket_port_serves_no_page_and_the_page_port_no_websocket(

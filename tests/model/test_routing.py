@@ -8,7 +8,7 @@ import pytest
 
 from xtyserver.config import load_settings
 from xtyserver.errors import UsageError
-from xtyserver.model.routing import ModelRoute, ModelRoutes, for_turn, resolve
+from xtyserver.model.routing import ModelRoute, ModelRoutes, for_turn, origin, resolve
 from xtyserver.model.settings import ModelSettings
 
 BASE = ModelSettings(base_url="http://a/v1", api_key="base-key", model="chat", vision=False)
@@ -38,12 +38,26 @@ def test_routes_read_their_keys_from_the_named_variables_and_fall_back_to_model(
         BASE.base_url,
     )
     assert r.vision.context_window == 8192
-    assert (r.quick.model, r.quick.api_key, r.quick.base_url) == ("q", "base-key", "http://b/v1")
+    # another provider without its own variable gets no key: [model]'s is for http://a only
+    assert (r.quick.model, r.quick.api_key, r.quick.base_url) == ("q", "", "http://b/v1")
     assert r.quick.context_window == BASE.context_window
     assert for_turn(r, image=True) is r.vision
     assert for_turn(r, image=False) is r.chat
     missing = resolve(BASE, routes, {})
     assert missing.vision.api_key == ""
+
+
+def test_the_model_key_goes_only_to_routes_at_the_same_origin() -> None:
+    def key_at(url: str) -> str:
+        routes = ModelRoutes(quick=ModelRoute(model="q", base_url=url))
+        return resolve(BASE, routes, {}).quick.api_key
+
+    assert key_at("http://A:80/other/path") == "base-key"  # same scheme, host and port
+    for elsewhere in ("http://a:8080/v1", "https://a/v1", "http://b/v1", "http://a.evil/v1", ""):
+        assert key_at(elsewhere) == ("base-key" if elsewhere == "" else ""), elsewhere
+    assert origin("https://user:pw@API.example.com/v1?x=1") == "https://api.example.com:443"
+    assert origin("http://[::1]:9/v1") == "http://[::1]:9"
+    assert origin("ftp://a/") == origin("not a url") == origin("http://a:99999/") == ""
 
 
 def test_a_vision_route_that_takes_no_images_is_not_used_for_image_turns() -> None:

@@ -26,6 +26,7 @@ from xtyserver.serve.player_settings import KeyStore, PlayerSettings, mask
 pytestmark = pytest.mark.anyio
 KEY = "sk-test-0123456789abcdef7890"
 ROOT = Path(__file__).resolve().parents[2]
+PROVIDER = "https://api.deepseek.com/v1"
 
 
 @pytest.fixture
@@ -47,6 +48,7 @@ def test_without_a_credential_store_the_key_goes_to_an_owner_only_file_with_a_wa
 ) -> None:
     data = tmp_path / "data"
     player = PlayerSettings(data, env={}, keys=KeyStore(data, backend=FailKeyring()))
+    player.set("model.base_url", PROVIDER)
     status = player.set_api_key(KEY)
     assert (status.source, status.shown, status.pinned) == ("file", "sk-…7890", False)
     assert status.warning is not None and "model-key" in status.warning
@@ -66,7 +68,7 @@ def test_with_a_credential_store_the_key_lives_there_and_nowhere_in_the_data_fol
     data = tmp_path / "data"
     keys = KeyStore(data, backend=credential_store)
     player = PlayerSettings(data, env={}, keys=keys)
-    player.set("model.model", "deepseek-chat")
+    player.set_many({"model.model": "deepseek-chat", "model.base_url": PROVIDER})
     status = player.set_api_key(KEY)
     assert (status.source, status.warning) == ("keyring", None)
     assert status.backend == "file PlaintextKeyring"
@@ -101,6 +103,31 @@ def test_the_environment_and_the_toml_win_over_what_the_page_stored(tmp_path: Pa
     assert view.pinned == {"model.model": "config"}
     assert view.stored["model.model"] == "from-page"
     assert (view.key.source, view.key.pinned, view.key.shown) == ("env", True, "sk-…1111")
+
+
+def test_a_key_from_the_environment_goes_only_to_the_provider_it_was_used_with(
+    tmp_path: Path,
+) -> None:
+    """The page may change the base URL: an environment key stays with its first provider."""
+    env = {"XTY_MODEL_API_KEY": "sk-from-env-000000001111"}
+    player = PlayerSettings(tmp_path, env=env, keys=KeyStore(tmp_path, backend=FailKeyring()))
+    player.set("model.base_url", PROVIDER)
+    assert player.effective().model.api_key == "sk-from-env-000000001111"
+    player.set("model.base_url", "http://127.0.0.1:9/v1")  # another origin, set on the page
+    assert player.effective().model.api_key == ""
+    status = player.view().key
+    assert (status.source, status.applies, status.shown) == ("env", False, "sk-…1111")
+    player.set("model.base_url", PROVIDER + "/other")  # the same origin again
+    assert player.effective().model.api_key == "sk-from-env-000000001111"
+    # a new key in the environment is the player's act: bound to the provider in use now
+    new = {"XTY_MODEL_API_KEY": "sk-new-env-key-000000002222"}
+    moved = PlayerSettings(tmp_path, env=new, keys=player.keys)
+    assert moved.effective().model.api_key == "sk-new-env-key-000000002222"
+    moved.set("model.base_url", "http://127.0.0.1:9/v1")
+    assert moved.effective().model.api_key == ""
+    # with the base URL set beside it (not by the page), the key is simply used
+    both = {**env, "XTY_MODEL_BASE_URL": "http://127.0.0.1:7/v1"}
+    assert PlayerSettings(tmp_path, env=both, keys=player.keys).effective().model.api_key
 
 
 def test_only_the_editable_keys_are_stored_and_bad_values_are_refused(tmp_path: Path) -> None:
@@ -164,6 +191,7 @@ def test_storing_a_key_never_logs_it(tmp_path: Path) -> None:
         "from xtyserver.serve.player_settings import KeyStore, PlayerSettings\n"
         "d = Path(sys.argv[1])\n"
         "p = PlayerSettings(d, env={}, keys=KeyStore(d, backend=Keyring()))\n"
+        "p.set('model.base_url', 'https://api.deepseek.com/v1')\n"
         "print(p.set_api_key(sys.argv[2])); print(p.view())\n"
     )
     done = subprocess.run(

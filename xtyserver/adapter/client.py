@@ -13,6 +13,7 @@ import contextlib
 import itertools
 from collections import deque
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import anyio
@@ -22,6 +23,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection, connect
 
 from xtyserver.adapter.backoff import Backoff, should_reconnect
+from xtyserver.adapter.pairing import pair, read_key, store_key
 from xtyserver.adapter.precheck import Refused, encode, precheck
 from xtyserver.adapter.reply import CONNECTION_LOST, ChatReply
 from xtyserver.adapter.support import Answer, ConnectionLost, Waiter, expect, same_save
@@ -64,7 +66,8 @@ class AdapterClient:
 
     Args:
         url: ``ws://127.0.0.1:PORT/v1``.
-        token: The adapter token (sent as ``Authorization: Bearer``, never in the URL).
+        token: The adapter token or a paired key (sent as ``Authorization: Bearer``,
+            never in the URL); "" with ``key_file``: the key kept there.
         identity: Game and save of this session.
         adapter: The mod's name and version.
         timezone: The player's IANA zone (play days are counted in it).
@@ -76,13 +79,18 @@ class AdapterClient:
         timeout: Seconds for the handshake, each send and each request's answer.
         on_error: Called with each ``error`` that answers no request of this client
             (e.g. a refused ``state.update``); the last 64 are kept in ``refusals`` too.
+        key_file: Where this mod keeps its paired key (v1.md "Pairing"). Without a
+            token and without a key there yet, entering asks to pair and waits for
+            the player's click on the memory page (``pair_denied`` / ``pair_expired``
+            raise :class:`Refused`); the granted key is stored there.
+        on_pair_code: Called with the pairing code, for the mod to show in game.
     """
 
     def __init__(
         self,
         url: str,
         *,
-        token: str,
+        token: str = "",
         identity: Identity,
         adapter: AdapterInfo,
         timezone: str | None = None,
@@ -93,8 +101,13 @@ class AdapterClient:
         heartbeat: bool = True,
         timeout: float = 30.0,
         on_error: Callable[[Refused], None] | None = None,
+        key_file: Path | None = None,
+        on_pair_code: Callable[[str], None] | None = None,
     ) -> None:
         self.url = url
+        self._key_file = key_file
+        self._on_pair_code = on_pair_code
+        token = token or read_key(key_file)
         self.identity = identity
         self.refusals: deque[Refused] = deque(maxlen=64)
         self.sessions: list[str] = []
@@ -302,14 +315,14 @@ class AdapterClient:
     def _next(self, kind: str) -> str:
         return f"{kind}-{next(self._ids)}"
 
-    def _hello_frame(self) -> bytes:
-        adapter, timezone, capabilities, token_in_hello = self._hello_parts
+    def _hello_frame(self, token_in_hello: bool = False) -> bytes:
+        adapter, timezone, capabilities, in_hello = self._hello_parts
         hello = Hello(
             protocol="v1",
             adapter=adapter,
             identity=self.identity,
             id="hello",
-            token=self._token if token_in_hello else None,
+            token=self._token if (in_hello or token_in_hello) and self._token else None,
             capabilities=capabilities,
             timezone=timezone,
         )
@@ -359,8 +372,15 @@ class AdapterClient:
         self._changed = anyio.Event()
 
     async def _open(self) -> ClientConnection:
-        """Connect and say hello; returns once ``server.hello`` has come."""
-        headers = {} if self._hello_parts[3] else {"Authorization": f"Bearer {self._token}"}
+        """Connect and say hello; returns once ``server.hello`` has come.
+
+        Without a token, the connection first asks to pair (``key_file``).
+        """
+        pairing = not self._token
+        if pairing and self._key_file is None:
+            raise Refused("unauthorized", "no token and no key_file to pair with")
+        in_hello = self._hello_parts[3] or pairing
+        headers = {} if in_hello else {"Authorization": f"Bearer {self._token}"}
         ws = await connect(
             self.url,
             additional_headers=headers,
@@ -373,7 +393,9 @@ class AdapterClient:
             ping_timeout=20,
         )
         try:
-            await ws.send(self._hello_frame(), text=True)
+            if pairing:
+                await self._pair(ws)
+            await ws.send(self._hello_frame(token_in_hello=pairing), text=True)
             with anyio.fail_after(self._timeout):
                 answer = _DECODER.decode(await ws.recv())
             if isinstance(answer, Error):
@@ -393,6 +415,16 @@ class AdapterClient:
         self.sessions.append(answer.session_id)
         self._set_connection(ws, answer)
         return ws
+
+    async def _pair(self, ws: ClientConnection) -> None:
+        """Ask the player for a key on ``ws``; store it, and use it from now on."""
+        assert self._key_file is not None
+        adapter = self._hello_parts[0]
+        key = await pair(
+            ws, adapter, self.identity.game_id, timeout=self._timeout, on_code=self._on_pair_code
+        )
+        await anyio.to_thread.run_sync(store_key, self._key_file, key)
+        self._token = key
 
     async def _supervise(self, *, task_status: anyio.abc.TaskStatus[None]) -> None:
         ws = await self._open()

@@ -516,15 +516,16 @@ def _launch_key(settings: Settings) -> str:
     """
     import urllib.request
 
-    from xtyserver import token as tokens
-    from xtyserver.manage.access import LAUNCH_KEY_PATH, TOKEN_HEADER
+    from xtyserver.manage.access import LAUNCH_KEY_PATH, SECRET_HEADER
+    from xtyserver.manage.page_secret import read_page_secret
 
-    secret, _ = tokens.load_or_create(settings.data_path, env_token=settings.token)
+    # The running server's page secret, in its owner-only data folder (not the adapter token).
+    secret = read_page_secret(settings.data_path) or ""
     host, port = settings.server.host, settings.server.page_port
     shown = "127.0.0.1" if host in ("0.0.0.0", "::", "localhost") else host
     shown = f"[{shown}]" if ":" in shown else shown
     request = urllib.request.Request(
-        f"http://{shown}:{port}{LAUNCH_KEY_PATH}", method="POST", headers={TOKEN_HEADER: secret}
+        f"http://{shown}:{port}{LAUNCH_KEY_PATH}", method="POST", headers={SECRET_HEADER: secret}
     )
     with urllib.request.urlopen(request, timeout=10) as answer:
         try:

@@ -26,14 +26,16 @@ sessions and the time in; a :class:`Decision` out. The shell
 Launch keys are random, single-use and short-lived (``server.page_key_ttl``,
 10 minutes): one is minted at each ``serve`` start for the link it prints, and
 ``xtyserver ui`` asks the running server for a fresh one with ``POST
-/ui/api/launch-key`` carrying the adapter token in ``X-XTY-Token`` (read from
-the token file, never from a command line; refused when an ``Origin`` or
-``Sec-Fetch-Site`` header shows a browser sent it). ``xtyserver`` and
-``xtyserver ui`` hand the key to the browser in a 0600 file whose form posts it
-to ``/ui/open`` (so it is in no URL, hence in no browser history); the printed
-link carries it in the fragment instead. A key opens one session and
-is gone; minting one does not void the others. When the adapter token is
-rotated, every key and page session made under the old one ends.
+/ui/api/launch-key`` carrying the page secret in ``X-XTY-Page-Secret`` (read
+from the owner-only ``page-secret`` file the running server wrote in its data
+folder, never from a command line; refused when an ``Origin`` or
+``Sec-Fetch-Site`` header shows a browser sent it). The page secret is not the
+adapter token: mods hold that one (pasted into their configs, outside the
+owner-only folder), and it opens no page. ``xtyserver`` and ``xtyserver ui``
+hand the key to the browser in a 0600 file whose form posts it to ``/ui/open``
+(so it is in no URL, hence in no browser history); the printed link carries it
+in the fragment instead. A key opens one session and is gone; minting one does
+not void the others.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ SESSION_PATH = "/ui/api/session"
 OPEN_PATH = "/ui/open"
 FORM_TYPE = "application/x-www-form-urlencoded"
 LAUNCH_KEY_PATH = "/ui/api/launch-key"
-TOKEN_HEADER = "X-XTY-Token"
+SECRET_HEADER = "X-XTY-Page-Secret"
 COOKIE = "xty_ui"
 CSRF_HEADER = "X-XTY-CSRF"
 LAUNCH_HEADER = "X-XTY-Launch"
@@ -204,7 +206,7 @@ def check_ui_request(
     bind_host: str,
     port: int,
     keys: Mapping[str, float],
-    token: str,
+    secret: str,
     sessions: Mapping[str, UiSession],
     now: float,
 ) -> Decision:
@@ -217,7 +219,7 @@ def check_ui_request(
         bind_host: The address the server listens on.
         port: The port it listens on.
         keys: Unused launch keys and when each expires (epoch seconds).
-        token: The adapter token (``xtyserver ui`` proves it to mint a key).
+        secret: The page secret (``xtyserver ui`` proves it to mint a key).
         sessions: Open page sessions by id.
         now: Epoch seconds.
     """
@@ -227,11 +229,12 @@ def check_ui_request(
         return refuse(403, "host not allowed")
     origins = header_values(headers, "Origin")
     if route == LAUNCH_KEY_PATH and method == "POST":
-        # A local program with the token file, never a browser (no Origin, no Fetch metadata).
+        # A local program that read the page secret file, never a browser (no Origin,
+        # no Fetch metadata).
         if origins or header_values(headers, "Sec-Fetch-Site"):
             return refuse(403, "not from a browser")
-        if not _same(_single(headers, TOKEN_HEADER), token):
-            return refuse(401, "wrong token")
+        if not _same(_single(headers, SECRET_HEADER), secret):
+            return refuse(401, "wrong page secret")
         return Decision("mint")
     if route == OPEN_PATH:
         return _open_form(method, origins, headers, own=f"http://{hosts[0].lower()}")

@@ -48,11 +48,11 @@ from xtyserver.manage.access import (
 )
 from xtyserver.manage.ops import Refused
 from xtyserver.manage.pages import problem_page
+from xtyserver.manage.pairing import DecideBody, PagePairing, RevokeBody
 from xtyserver.manage.settings import KeyBody, PageSettings, SettingsBody
 from xtyserver.memory.manage import Confirmations, ForgetRequest
 from xtyserver.memory.types import GameIdText, SaveIdText, Scope, error_field
 from xtyserver.serve.memory_service import MemoryService
-from xtyserver.token import TokenSource
 
 STATIC = {
     "": ("index.html", "text/html; charset=utf-8"),
@@ -60,6 +60,7 @@ STATIC = {
     "app.js": ("app.js", "text/javascript; charset=utf-8"),
     "i18n.js": ("i18n.js", "text/javascript; charset=utf-8"),
     "app.css": ("app.css", "text/css; charset=utf-8"),
+    "pairing.js": ("pairing.js", "text/javascript; charset=utf-8"),
 }
 MAX_HEAD = 16 * 1024
 MAX_BODY = 16 * 1024
@@ -156,11 +157,12 @@ class UiHttp:
     Args:
         memory: The profile's memory service.
         bind_host: The address the server listens on.
-        tokens: The adapter token as it is now (a rotation ends every page session).
-        clock: Time for sessions, launch keys, tokens and the statistics window.
+        secret: The page secret (:mod:`xtyserver.manage.page_secret`): ``xtyserver ui``
+            proves it to mint a launch key.
+        clock: Time for sessions, launch keys and the statistics window.
         timezone: The zone whose date ends the statistics window (this PC's).
         key_ttl: Seconds a launch key stays good if unused (``server.page_key_ttl``).
-        punish: Awaited before answering a wrong adapter token (the guess delay).
+        punish: Awaited before answering a wrong page secret (the guess delay).
 
     Attributes:
         port: The port listened on, once :meth:`serve` started.
@@ -173,7 +175,7 @@ class UiHttp:
         memory: MemoryService,
         *,
         bind_host: str,
-        tokens: TokenSource,
+        secret: str,
         clock: Clock,
         timezone: str = "UTC",
         key_ttl: float = 600.0,
@@ -183,14 +185,14 @@ class UiHttp:
         self.timezone = timezone
         self.confirmations = Confirmations(secrets.token_hex(16))
         self.bind_host = bind_host
-        self._tokens = tokens
-        self._token_seen = tokens.current()
+        self._secret = secret
         self._key_ttl = key_ttl
         self._punish = punish
         self.launch_keys: dict[str, float] = {}
         self.clock = clock
         self.port: int | None = None
         self.settings: PageSettings | None = None  # the settings view's steps (Server sets them)
+        self.pairing: PagePairing | None = None  # the pairing section's (Server sets them)
         self.sessions: dict[str, UiSession] = {}
         self.refused: Counter[str] = Counter()
         self._log = log.get("xtyserver.ui")
@@ -364,7 +366,6 @@ class UiHttp:
         if not path.startswith(PREFIX):
             return error(404, "not found")
         now = self.clock.now()
-        token = self._current_token()
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers]
         decision = check_ui_request(
             method,
@@ -373,14 +374,14 @@ class UiHttp:
             bind_host=self.bind_host,
             port=self.port or 0,
             keys=self.launch_keys,
-            token=token,
+            secret=self._secret,
             sessions=self.sessions,
             now=now,
         )
         if decision.kind == "refused":
             self.refused[decision.reason] += 1
             self._log.info("ui.refused", status=decision.status, reason=decision.reason)
-            if decision.reason == "wrong token" and self._punish is not None:
+            if decision.reason == "wrong page secret" and self._punish is not None:
                 await self._punish("page")
             return error(decision.status, decision.reason)
         if decision.kind == "static":
@@ -444,6 +445,12 @@ class UiHttp:
                 return await self._settings().key(decode_body(body, KeyBody))
             case ("doctor", True):
                 return await self._settings().doctor()
+            case ("pairing", False):
+                return self._pairing().view()
+            case ("pair", True):
+                return await self._pairing().decide(decode_body(body, DecideBody))
+            case ("revoke", True):
+                return await self._pairing().revoke(decode_body(body, RevokeBody))
             case ("profile", True):
                 change = decode_body(body, ProfileBody)
                 return await ops.correct(self.memory, change.field, change.value)
@@ -470,15 +477,10 @@ class UiHttp:
         self.launch_keys[key] = now + self._key_ttl
         return key
 
-    def _current_token(self) -> str:
-        """The adapter token now; a rotated one ends every page session and launch key."""
-        token = self._tokens.current()
-        if token != self._token_seen:
-            self._token_seen = token
-            self.sessions.clear()
-            self.launch_keys.clear()
-            self._log.info("ui.token_rotated")
-        return token
+    def _pairing(self) -> PagePairing:
+        if self.pairing is None:
+            raise Refused("this server does not pair mods", 404)
+        return self.pairing
 
     def _settings(self) -> PageSettings:
         if self.settings is None:

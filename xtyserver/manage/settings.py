@@ -102,21 +102,37 @@ class PageSettings:
         }
 
     async def change(self, body: SettingsBody) -> dict[str, Any]:
-        """Store each change (validated as the TOML would be), then apply them all."""
+        """Store the changes and apply them: all of them, or none.
+
+        Validated whole first (a pinned key: 409; a bad value: 400 naming the keys),
+        then written once, atomically, then applied to the running server. A write
+        that fails leaves the old file and the running server as they were (500);
+        so does an apply that fails, which puts the old file back.
+        """
         pinned = self.player.pinned()
-        for dotted in body.changes:
-            if dotted in pinned:
-                raise Refused(f"{dotted} is set by {pinned[dotted]} and wins there", 409, [dotted])
+        held = [dotted for dotted in body.changes if dotted in pinned]
+        if held:
+            by = ", ".join(f"{k} is set by {pinned[k]}" for k in held)
+            raise Refused(f"{by} and wins there; nothing was saved", 409, held)
 
-        def store() -> None:
-            for dotted, value in body.changes.items():
-                try:
-                    self.player.set(dotted, value)
-                except UsageError as exc:
-                    raise Refused(exc.message, 400, [dotted]) from None
+        def store() -> tuple[dict[str, Any], Settings]:
+            before = self.player.stored()
+            try:
+                _, effective = self.player.check(body.changes)
+            except UsageError as exc:
+                raise Refused(f"{exc.message}; nothing was saved", 400, exc.fields) from None
+            try:
+                self.player.set_many(body.changes)
+            except OSError as exc:
+                raise Refused(_not_written(exc), 500) from None
+            return before, effective
 
-        await anyio.to_thread.run_sync(store)
-        await self._apply()
+        before, effective = await anyio.to_thread.run_sync(store)
+        try:
+            await self.apply(effective)
+        except Exception:
+            await anyio.to_thread.run_sync(self.player.write, before)
+            raise
         return await self.view()
 
     async def key(self, body: KeyBody) -> dict[str, Any]:
@@ -130,6 +146,8 @@ class PageSettings:
                     self.player.set_api_key(body.api_key)
             except UsageError as exc:
                 raise Refused(exc.message, 400, ["apiKey"]) from None
+            except OSError as exc:
+                raise Refused(_not_written(exc), 500) from None
 
         await anyio.to_thread.run_sync(store)
         await self._apply()
@@ -144,3 +162,9 @@ class PageSettings:
 
     async def _apply(self) -> None:
         await self.apply(await anyio.to_thread.run_sync(self.player.effective))
+
+
+def _not_written(exc: OSError) -> str:
+    """What the page says of a write that failed (the OS's reason, no path)."""
+    reason = exc.strerror or type(exc).__name__
+    return f"the settings could not be written ({reason}); nothing was changed"

@@ -12,11 +12,15 @@ everything uses that model. ``[models.chat]``, ``[models.vision]`` and
   without it retrieval is lexical alone and nothing is embedded.
 
 A route names the **environment variable** holding its key (``api_key_env``),
-never the key: config files hold no secrets. Unset fields fall back to ``[model]``.
+never the key: config files hold no secrets. Unset fields fall back to ``[model]``,
+except the key: ``[model]``'s key goes only to a route at the same provider
+(:func:`origin`: scheme, host and port of the base URL); a route at another
+provider without its own ``api_key_env`` gets none.
 """
 
 from __future__ import annotations
 
+import urllib.parse
 from collections.abc import Mapping
 from typing import Annotated, Literal
 
@@ -79,9 +83,31 @@ class Routing(msgspec.Struct, frozen=True):
     embedding: ModelSettings | None = None
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin(url: str) -> str:
+    """The provider a base URL names: ``scheme://host:port``, lower-case; "" when unreadable.
+
+    A key belongs to one origin: the path, the query and any user part do not count.
+    """
+    try:
+        parts = urllib.parse.urlsplit(url.strip())
+        scheme, host, port = parts.scheme.lower(), (parts.hostname or "").lower(), parts.port
+    except ValueError:
+        return ""
+    if scheme not in _DEFAULT_PORTS or not host:
+        return ""
+    shown = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{shown}:{port or _DEFAULT_PORTS[scheme]}"
+
+
 def _settle(base: ModelSettings, route: ModelRoute, env: Mapping[str, str]) -> ModelSettings:
-    key = env.get(route.api_key_env, "") if route.api_key_env else base.api_key
     base_url = route.base_url or base.base_url
+    if route.api_key_env:
+        key = env.get(route.api_key_env, "")
+    else:  # [model]'s key, only for [model]'s provider
+        key = base.api_key if origin(base_url) == origin(base.base_url) else ""
     same_provider = base_url == base.base_url
     return msgspec.structs.replace(
         base,

@@ -78,6 +78,13 @@ class Obj(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, rename
     """Base of every nested object: unknown fields are refused."""
 
 
+class AdapterInfo(Obj):
+    """The mod: its name and version (``adapter`` in ``adapter.hello`` and ``adapter.pair``)."""
+
+    name: AdapterName
+    version: AdapterVersion
+
+
 class ClientBase(Obj, tag_field="type"):
     """Base of client frames."""
 

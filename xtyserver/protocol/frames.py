@@ -16,8 +16,7 @@ import msgspec
 from msgspec import Meta
 
 from xtyserver.protocol.frame_base import (
-    AdapterName,
-    AdapterVersion,
+    AdapterInfo,
     ChatText,
     ContextStr,
     Count,
@@ -53,8 +52,17 @@ from xtyserver.protocol.memory_frames import (
     SaveItems,
     SaveRef,
 )
+from xtyserver.protocol.pair_frames import (
+    AdapterPair,
+    PairDenied,
+    PairExpired,
+    PairGranted,
+    PairPending,
+)
 
 __all__ = [
+    "AdapterInfo",
+    "AdapterPair",
     "MemoryConfirm",
     "MemoryConfirmRequest",
     "MemoryForget",
@@ -64,6 +72,10 @@ __all__ = [
     "MemoryPin",
     "MemoryPreview",
     "MemoryResult",
+    "PairDenied",
+    "PairExpired",
+    "PairGranted",
+    "PairPending",
     "ProfileField",
     "ProfileUpdate",
     "SaveItems",
@@ -80,11 +92,6 @@ class Identity(_Obj):
     game_id: GameId
     save_id: SaveId
     save_name: SaveName | None = None
-
-
-class AdapterInfo(_Obj):
-    name: AdapterName
-    version: AdapterVersion
 
 
 class Capabilities(_Obj):
@@ -224,6 +231,7 @@ ClientFrame = (
     | MemoryPin
     | ProfileUpdate
     | MemoryConfirm
+    | AdapterPair
 )
 CLIENT_FRAME_TYPES: tuple[type[_Client], ...] = (
     Hello,
@@ -237,6 +245,7 @@ CLIENT_FRAME_TYPES: tuple[type[_Client], ...] = (
     MemoryPin,
     ProfileUpdate,
     MemoryConfirm,
+    AdapterPair,
 )
 
 # -- server frames ------------------------------------------------------------
@@ -341,6 +350,10 @@ ServerFrame = (
     | MemoryPreview
     | MemoryForgotten
     | MemoryConfirmRequest
+    | PairPending
+    | PairGranted
+    | PairDenied
+    | PairExpired
 )
 SERVER_FRAME_TYPES: tuple[type[_Server], ...] = (
     ServerHello,
@@ -353,4 +366,8 @@ SERVER_FRAME_TYPES: tuple[type[_Server], ...] = (
     MemoryPreview,
     MemoryForgotten,
     MemoryConfirmRequest,
+    PairPending,
+    PairGranted,
+    PairDenied,
+    PairExpired,
 )

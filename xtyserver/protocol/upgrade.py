@@ -15,7 +15,7 @@ the token cannot fill the server and keep the mod out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
 
@@ -80,6 +80,7 @@ def check_upgrade(
     token: str,
     connections: int,
     max_connections: int,
+    accepts: Callable[[str], bool] | None = None,
 ) -> Refusal | None:
     """Decide whether an upgrade request may go on (None) or is refused.
 
@@ -92,11 +93,17 @@ def check_upgrade(
         token: The adapter token.
         connections: Authenticated connections open now.
         max_connections: The most authenticated connections allowed at once.
+        accepts: Whether a bearer that is not the token is a paired mod's key.
     """
     if path.split("?", 1)[0] != PATH:
         return Refusal(404, "not found; the endpoint is /v1")
     refusal = check_headers(
-        headers, bind_host=bind_host, port=port, allowed_origins=allowed_origins, token=token
+        headers,
+        bind_host=bind_host,
+        port=port,
+        allowed_origins=allowed_origins,
+        token=token,
+        accepts=accepts,
     )
     if refusal is not None:
         return refusal
@@ -112,6 +119,7 @@ def check_headers(
     port: int,
     allowed_origins: Sequence[str],
     token: str,
+    accepts: Callable[[str], bool] | None = None,
 ) -> Refusal | None:
     """The header checks shared by the upgrade and ``POST /v1/http``: Host, Origin, token.
 
@@ -126,6 +134,13 @@ def check_headers(
     if origins and (len(origins) > 1 or origins[0] not in allowed_origins):
         return Refusal(403, "origin not allowed")
     authorizations = header_values(headers, "Authorization")
-    if authorizations and (len(authorizations) > 1 or not token_matches(bearer(headers), token)):
+    if authorizations and (len(authorizations) > 1 or not _proves(bearer(headers), token, accepts)):
         return Refusal(401, "wrong token")
     return None
+
+
+def _proves(given: str | None, token: str, accepts: Callable[[str], bool] | None) -> bool:
+    """The adapter token, or a paired mod's key (v1.md "Pairing")."""
+    if token_matches(given, token):
+        return True
+    return given is not None and accepts is not None and accepts(given)

@@ -50,6 +50,7 @@ from xtyserver.serve.turn_tasks import TurnTasks
 from xtyserver.serve.working import WORKING_EFFECTS, WorkingShell
 from xtyserver.session.effects import (
     ArmTimer,
+    AskPairing,
     CallModel,
     CancelModel,
     CancelTimer,
@@ -75,6 +76,7 @@ from xtyserver.session.events import (
     Event,
     FrameIn,
     FrameRefused,
+    PairingAnswered,
     SeatAnswered,
     TimerFired,
     TimerKind,
@@ -188,6 +190,8 @@ class Connection:
         claim_seat: Takes an authenticated seat for a pre-auth connection whose
             hello proved the token (``ClaimSeat``); False when none is free.
         on_unauthorized: Awaited before a wrong-token close (the guess delay).
+        pairing: Serves an ``AskPairing`` (the server's pairing desk), posting its
+            answers; None: this connection may not pair (refused).
     """
 
     def __init__(
@@ -207,8 +211,13 @@ class Connection:
         bands: BandHelper | None = None,
         claim_seat: Callable[[], bool] | None = None,
         on_unauthorized: Callable[[], Awaitable[None]] | None = None,
+        pairing: Callable[
+            [AskPairing, Callable[[PairingAnswered], Awaitable[None]]], Awaitable[None]
+        ]
+        | None = None,
     ) -> None:
         self.ws = ws
+        self._pairing = pairing
         self.seated = False
         self._claim_seat = claim_seat
         self._on_unauthorized = on_unauthorized
@@ -397,6 +406,10 @@ class Connection:
                     # The writer is gone once the peer is: the frame has nowhere to go.
                     with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
                         await _hand_over(self._out_in, encode_frame(frame))
+            case AskPairing():
+                if self._pairing is None:
+                    return PairingAnswered("refused")
+                self._spawn(self._pairing, effect, self._post)
             case ClaimSeat():
                 self.seated = self._claim_seat() if self._claim_seat is not None else True
                 await self._post(SeatAnswered(self.seated))

@@ -20,27 +20,21 @@ The backend of the page's settings view (the view itself is the page's). Its API
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
-from xtyserver import log
 from xtyserver.config import Settings, load_settings, pinned_keys
 from xtyserver.errors import UsageError
+from xtyserver.files import replace_private
+from xtyserver.model.routing import origin
+from xtyserver.serve.key_store import KeyStore, backend_name
+from xtyserver.serve.provider_log import ProviderBook, ProviderChange
 
-if TYPE_CHECKING:
-    import keyring.backend
-
-SERVICE = "XiaoTangYuan"
-KEY_FILE = "model-key"
-# Beside the key file: "the key is in the credential store". Without it no
-# start asks keyring (importing it and finding the backend cost ~0.2 s).
-MARKER_FILE = "model-key.in-keyring"
 SETTINGS_FILE = "settings.json"
 KEY_SETTING = "model.api_key"
 
@@ -81,6 +75,10 @@ class KeyStatus(msgspec.Struct, frozen=True):
         pinned: The environment or the TOML sets it: what the page stores is not used.
         warning: Set when the stored key lives in the fallback file.
         backend: The keyring backend's name (``"Windows Credential Manager"`` ...).
+        origin: The provider (base URL origin) the stored key was saved for.
+        applies: Whether the stored key goes to the chat provider now: False when
+            ``model.base_url`` names another origin (that provider needs its own key).
+        provider: The chat provider's origin now.
     """
 
     source: str
@@ -88,167 +86,12 @@ class KeyStatus(msgspec.Struct, frozen=True):
     pinned: bool
     warning: str | None = None
     backend: str = ""
+    origin: str = ""
+    applies: bool = True
+    provider: str = ""
 
 
-# keyring's backends for the operating systems' own credential stores. Chosen
-# automatically, only these count: keyrings.alt's plaintext file (which a
-# developer's test tools bring) is no credential store.
-_OS_STORES = (
-    "keyring.backends.Windows",
-    "keyring.backends.macOS",
-    "keyring.backends.SecretService",
-    "keyring.backends.libsecret",
-    "keyring.backends.kwallet",
-)
-
-
-def _priority(backend: keyring.backend.KeyringBackend) -> float:
-    try:
-        return float(backend.priority)
-    except Exception:
-        return 0.0
-
-
-def _usable(backend: keyring.backend.KeyringBackend, *, chosen: bool) -> bool:
-    """Whether ``backend`` keeps keys: any working one passed in, an OS store if automatic."""
-    name = type(backend).__module__
-    if name.startswith(("keyring.backends.fail", "keyring.backends.null")):
-        return False
-    if name.startswith("keyring.backends.chainer"):
-        inner = sorted(getattr(backend, "backends", []), key=_priority, reverse=True)
-        return bool(inner) and _usable(inner[0], chosen=chosen)
-    if _priority(backend) <= 0:
-        return False
-    return chosen or name.startswith(_OS_STORES)
-
-
-class KeyStore:
-    """The provider key of one data folder, in the credential store or the 0600 file.
-
-    Args:
-        data_dir: The data folder (the fallback file and the keyring user name).
-        backend: The keyring backend; None: keyring's choice for this machine, used
-            only when it is the OS's credential store (else the 0600 file).
-    """
-
-    def __init__(
-        self, data_dir: Path, *, backend: keyring.backend.KeyringBackend | None = None
-    ) -> None:
-        self.data_dir = data_dir
-        self._chosen = backend is not None
-        self._backend = backend
-        self.file = data_dir / KEY_FILE
-        # One entry per data folder, so two folders (two players) keep two keys.
-        self.user = f"model-key:{data_dir.resolve()}"
-        self._log = log.get("xtyserver.keys")
-
-    @property
-    def backend(self) -> keyring.backend.KeyringBackend:
-        """The keyring backend, looked up on first use (it loads the OS's backends)."""
-        if self._backend is None:
-            import keyring
-
-            self._backend = keyring.get_keyring()
-        return self._backend
-
-    @property
-    def uses_keyring(self) -> bool:
-        return _usable(self.backend, chosen=self._chosen)
-
-    @property
-    def marker(self) -> Path:
-        return self.data_dir / MARKER_FILE
-
-    def _in_keyring(self) -> str | None:
-        """The key from the credential store, asked only when one was put there."""
-        if not (self._chosen or self.marker.exists()) or not self.uses_keyring:
-            return None
-        from keyring.errors import KeyringError
-
-        try:
-            return self.backend.get_password(SERVICE, self.user) or None
-        except KeyringError:
-            return None
-
-    def warning(self) -> str | None:
-        if not self.file.exists():
-            return None
-        return (
-            "no credential store on this machine: the key is kept in a file only you"
-            f" can read ({self.file})"
-        )
-
-    def get(self) -> str | None:
-        """The stored key, or None."""
-        found = self._in_keyring()
-        if found:
-            return found
-        try:
-            return self.file.read_text(encoding="utf-8").strip() or None
-        except FileNotFoundError:
-            return None
-
-    def where(self) -> str:
-        """``"keyring"``, ``"file"`` or ``"none"``: where the stored key is."""
-        if self._in_keyring():
-            return "keyring"
-        return "file" if self.file.exists() else "none"
-
-    def set(self, key: str) -> str:
-        """Store ``key`` (replacing any); return ``"keyring"`` or ``"file"``."""
-        key = key.strip()
-        if not key or any(c in key for c in "\r\n\0"):
-            raise UsageError("the key is empty or holds a line break")
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        if self.uses_keyring:
-            from keyring.errors import KeyringError
-
-            try:
-                self.backend.set_password(SERVICE, self.user, key)
-            except KeyringError as exc:
-                self._log.warning(
-                    "keys.keyring_refused", backend=_name(self.backend), error=type(exc).__name__
-                )
-            else:
-                _write_private(self.marker, _name(self.backend).encode("utf-8"))
-                with contextlib.suppress(FileNotFoundError):
-                    self.file.unlink()  # an older fallback copy must not linger
-                self._log.info("keys.stored", where="keyring", backend=_name(self.backend))
-                return "keyring"
-        _write_private(self.file, key.encode("utf-8"))
-        with contextlib.suppress(FileNotFoundError):
-            self.marker.unlink()
-        self._log.warning("keys.stored_in_file", path=str(self.file))
-        return "file"
-
-    def delete(self) -> None:
-        """Forget the stored key (both places)."""
-        if (self._chosen or self.marker.exists()) and self.uses_keyring:
-            from keyring.errors import KeyringError
-
-            with contextlib.suppress(KeyringError):
-                self.backend.delete_password(SERVICE, self.user)
-        for path in (self.file, self.marker):
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    """Write ``data`` owner-only (0600), atomically."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, data)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-
-
-def _name(backend: keyring.backend.KeyringBackend) -> str:
-    return str(getattr(backend, "name", type(backend).__name__))
-
-
-class SettingsView(msgspec.Struct, frozen=True):
+class SettingsView(msgspec.Struct, frozen=True, rename="camel"):
     """The page's settings view: each editable value, who pins it, and the key's status.
 
     Attributes:
@@ -256,12 +99,14 @@ class SettingsView(msgspec.Struct, frozen=True):
         stored: What the player stored (dotted keys), pinned or not.
         pinned: Dotted key -> ``"env"`` or ``"config"`` for keys the player cannot change here.
         key: The provider key's status (never the key).
+        provider_changes: The last changes of a base URL's origin and of the key, newest last.
     """
 
     values: dict[str, Any]
     stored: dict[str, Any]
     pinned: dict[str, str]
     key: KeyStatus
+    provider_changes: list[ProviderChange] = msgspec.field(default_factory=list)
 
 
 class PlayerSettings:
@@ -273,6 +118,10 @@ class PlayerSettings:
         env: The environment (``XTY_*``).
         overrides: The command line's dotted keys.
         keys: The key store; None: :class:`KeyStore` with this machine's keyring.
+
+    The stored key is bound to the origin of ``model.base_url`` it was saved
+    with (:mod:`xtyserver.serve.provider_log`): :meth:`effective` leaves it out
+    while ``model.base_url`` names another origin.
     """
 
     def __init__(
@@ -290,6 +139,7 @@ class PlayerSettings:
         self.overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
         self.keys = keys if keys is not None else KeyStore(data_dir)
         self.file = data_dir / SETTINGS_FILE
+        self.provider = ProviderBook(data_dir)
 
     def stored(self) -> dict[str, Any]:
         """The player's stored choices (dotted keys); {} when none or unreadable."""
@@ -308,55 +158,147 @@ class PlayerSettings:
 
     def effective(self) -> Settings:
         """The settings to run with now (read afresh: a change counts from the next call)."""
-        stored: dict[str, Any] = dict(self.stored())
+        return self._effective(self.stored())
+
+    def _effective(self, stored: Mapping[str, Any]) -> Settings:
+        settings = load_settings(
+            self.config, env=self.env, overrides=self.overrides, stored=dict(stored)
+        )
         # A key from the environment or the TOML wins: no credential store lookup then.
-        key = None if KEY_SETTING in self.pinned() else self.keys.get()
-        if key:
-            stored[KEY_SETTING] = key
-        return load_settings(self.config, env=self.env, overrides=self.overrides, stored=stored)
+        pinned = self.pinned()
+        if KEY_SETTING in pinned:
+            given = settings.model.api_key
+            if not given or "model.base_url" in pinned:
+                return settings  # the page cannot send it elsewhere
+            if self.provider.pinned_key_goes_to(given, origin(settings.model.base_url)):
+                return settings
+            model = msgspec.structs.replace(settings.model, api_key="")
+            return msgspec.structs.replace(settings, model=model)
+        key = self.keys.get()
+        if not key or not self._key_goes_to(settings.model.base_url):
+            return settings
+        model = msgspec.structs.replace(settings.model, api_key=key)
+        return msgspec.structs.replace(settings, model=model)
+
+    def _key_goes_to(self, base_url: str) -> bool:
+        """Whether the stored key is the key of ``base_url``'s provider."""
+        bound, here = self.provider.key_origin(), origin(base_url)
+        if bound is None and here:
+            # Stored before keys had an origin: it belongs to the provider it was in use with.
+            self.provider.bind_key(here, "key_adopted")
+            bound = here
+        return bool(here) and bound == here
+
+    def _origins(self, settings: Settings) -> dict[str, str]:
+        urls = {"model.base_url": settings.model.base_url}
+        if settings.models.vision is not None:
+            urls["models.vision.base_url"] = settings.models.vision.base_url
+        return {k: origin(v) for k, v in urls.items() if v}
 
     def set(self, dotted: str, value: Any) -> SettingsView:
-        """Store one choice (None removes it); validated as the TOML would be.
+        """Store one choice (None removes it): :meth:`set_many` of one."""
+        return self.set_many({dotted: value})
+
+    def check(self, changes: Mapping[str, Any]) -> tuple[dict[str, Any], Settings]:
+        """The stored choices after ``changes`` and the effective settings they give.
+
+        Validated whole, as the TOML would be; nothing is written.
 
         Raises:
-            UsageError: not an editable key, or an invalid value (the message names the key).
+            UsageError: a key that is not editable or a bad value (``fields`` names the keys).
         """
-        if dotted == KEY_SETTING:
-            raise UsageError("the key is stored with set_api_key, never as a setting")
-        if dotted not in EDITABLE:
-            raise UsageError(f"{dotted} cannot be set here")
-        choices = self.stored()
-        if value is None:
-            choices.pop(dotted, None)
-        else:
-            choices[dotted] = value
-        load_settings(None, env={}, stored=choices)  # refuses a bad value, naming the key
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        _write_private(self.file, json.dumps(choices, ensure_ascii=False, indent=2).encode("utf-8"))
+        for dotted in changes:
+            if dotted == KEY_SETTING:
+                raise UsageError(
+                    "the key is stored with set_api_key, never as a setting", fields=[dotted]
+                )
+            if dotted not in EDITABLE:
+                raise UsageError(f"{dotted} cannot be set here", fields=[dotted])
+        old = self.stored()
+        choices = _changed(old, changes)
+        try:
+            load_settings(None, env={}, stored=choices)  # refuses a bad value, naming the key
+        except UsageError as exc:
+            raise UsageError(exc.message, fields=self._culprits(old, changes)) from None
+        return choices, self._effective(choices)
+
+    def _culprits(self, old: dict[str, Any], changes: Mapping[str, Any]) -> list[str]:
+        """The keys of ``changes`` refused on their own (all of them when only together)."""
+        bad = []
+        for dotted, value in changes.items():
+            try:
+                load_settings(None, env={}, stored=_changed(old, {dotted: value}))
+            except UsageError:
+                bad.append(dotted)
+        return bad or list(changes)
+
+    def set_many(self, changes: Mapping[str, Any]) -> SettingsView:
+        """Store several choices at once (None removes one): all of them or none.
+
+        Validated whole (:meth:`check`), then ``settings.json`` is replaced once,
+        atomically: a crash or a failed write leaves the old file or the new one.
+
+        Raises:
+            UsageError: refused (see :meth:`check`); nothing was written.
+            OSError: the file could not be written; the old one stays.
+        """
+        before = self._origins(self.effective())
+        choices, after = self.check(changes)
+        self.write(choices)
+        self.provider.note_origins(before, self._origins(after))
         return self.view()
 
+    def write(self, choices: Mapping[str, Any]) -> None:
+        """Replace the stored choices whole (owner-only, atomically)."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        data = json.dumps(dict(choices), ensure_ascii=False, indent=2).encode("utf-8")
+        replace_private(self.file, data)
+
     def set_api_key(self, key: str) -> KeyStatus:
+        """Store ``key`` as the key of the chat provider now (``model.base_url``'s origin).
+
+        Raises:
+            UsageError: no provider is chosen yet, or the key is empty.
+        """
+        here = origin(self.effective().model.base_url)
+        if not here:
+            raise UsageError("choose the provider (model.base_url) before its key")
         self.keys.set(key)
+        self.provider.bind_key(here)
         return self.key_status()
 
     def clear_api_key(self) -> KeyStatus:
         self.keys.delete()
+        self.provider.unbind_key()
         return self.key_status()
 
     def key_status(self) -> KeyStatus:
         pinned = self.pinned().get(KEY_SETTING)
         where = self.keys.where()
-        backend = _name(self.keys.backend) if where == "keyring" else ""
+        backend = backend_name(self.keys.backend) if where == "keyring" else ""
         if pinned is not None:
-            key = self.effective().model.api_key
-            return KeyStatus(source=pinned, shown=mask(key), pinned=True, backend=backend)
+            effective = self.effective()
+            given = load_settings(self.config, env=self.env, overrides=self.overrides).model.api_key
+            return KeyStatus(
+                source=pinned,
+                shown=mask(given),
+                pinned=True,
+                backend=backend,
+                applies=effective.model.api_key == given,
+                provider=origin(effective.model.base_url),
+            )
         warning = self.keys.warning() if where == "file" else None
+        here = origin(self.effective().model.base_url)
+        bound = self.provider.key_origin() or "" if where != "none" else ""
         return KeyStatus(
             source=where,
             shown=mask(self.keys.get()),
             pinned=False,
             warning=warning,
             backend=backend,
+            origin=bound,
+            applies=where == "none" or bound == here,
+            provider=here,
         )
 
     def view(self) -> SettingsView:
@@ -369,5 +311,19 @@ class PlayerSettings:
             values[dotted] = node
         pinned = {k: v for k, v in self.pinned().items() if k in EDITABLE}
         return SettingsView(
-            values=values, stored=self.stored(), pinned=pinned, key=self.key_status()
+            values=values,
+            stored=self.stored(),
+            pinned=pinned,
+            key=self.key_status(),
+            provider_changes=self.provider.changes(),
         )
+
+
+def _changed(old: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
+    choices = dict(old)
+    for dotted, value in changes.items():
+        if value is None:
+            choices.pop(dotted, None)
+        else:
+            choices[dotted] = value
+    return choices

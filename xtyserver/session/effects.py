@@ -46,6 +46,16 @@ class ClaimSeat(Effect, frozen=True):
     ``SeatAnswered``; ``server.hello`` waits for it."""
 
 
+class AskPairing(Effect, frozen=True):
+    """A tokenless connection's ``adapter.pair`` (v1.md "Pairing"): put it before the
+    player. Answered by ``PairingAnswered``: at once (pending, busy or refused),
+    then once more when the player decides or the request expires."""
+
+    frame_id: str
+    adapter: str
+    game_id: str
+
+
 class ArmTimer(Effect, frozen=True):
     """(Re)arm the timer ``kind`` to fire after ``seconds``; replaces an armed one."""
 

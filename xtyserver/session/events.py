@@ -50,6 +50,23 @@ class Disconnected(Event, frozen=True):
     pass
 
 
+PairingOutcome = Literal["pending", "busy", "refused", "granted", "denied", "expired"]
+
+
+class PairingAnswered(Event, frozen=True):
+    """The shell's answer to ``AskPairing``.
+
+    ``pending`` carries the code and its life; ``granted`` the mod's new key;
+    ``busy`` (too many requests), ``refused`` (no pairing on this connection),
+    ``denied`` and ``expired`` nothing.
+    """
+
+    outcome: PairingOutcome
+    code: str = ""
+    expires_in: int = 0
+    key: str = ""
+
+
 class SeatAnswered(Event, frozen=True):
     """The shell's answer to ``ClaimSeat``: whether an authenticated seat was free."""
 

@@ -32,6 +32,7 @@ from xtyserver.protocol.budget import check_secrets
 from xtyserver.protocol.codec import Decoded
 from xtyserver.protocol.forbidden import redact
 from xtyserver.protocol.frames import (
+    AdapterPair,
     ChatCancel,
     ChatError,
     ChatSend,
@@ -69,6 +70,7 @@ from xtyserver.session.events import (
     ModelDelta,
     ModelDone,
     ModelFailed,
+    PairingAnswered,
     SaveMemory,
     SeatAnswered,
     StoreAnswer,
@@ -79,6 +81,7 @@ from xtyserver.session.events import (
     WorkingFolded,
     WorkingResumed,
 )
+from xtyserver.session.pairing import Pairing
 from xtyserver.session.requests import MANAGEMENT_FRAMES, StoreRequests
 from xtyserver.session.requests import REFUSED as REQUEST_REFUSED
 from xtyserver.session.saves import SaveTracker
@@ -134,6 +137,8 @@ class GameAgentSession:
         zone_of: The IANA name of a zone name an adapter sent (IANA or Windows),
             or None when it is unknown here (``accounting.resolve_zone`` with a table).
         now: When the connection opened.
+        paired: Whether a hello's token is a paired mod's key (v1.md "Pairing");
+            None: only ``token`` is accepted.
     """
 
     def __init__(
@@ -145,6 +150,7 @@ class GameAgentSession:
         authenticated: bool,
         zone_of: Callable[[str], str | None],
         now: float,
+        paired: Callable[[str], bool] | None = None,
     ) -> None:
         self.session_id = session_id
         self.state = State.AWAIT_HELLO
@@ -152,6 +158,9 @@ class GameAgentSession:
         self._texts = settings.texts
         self._token = token
         self._authenticated = authenticated
+        self._paired = paired
+        self._pairing = Pairing()
+        self._secrets: tuple[str, ...] = (token,)
         self._seat_wanted: Hello | None = None
         self._held: list[tuple[Decoded, float]] = []
         self._zone_of = zone_of
@@ -187,6 +196,8 @@ class GameAgentSession:
                 return [ArmTimer("hello", deadline)]
             case SeatAnswered(granted=granted):
                 return self._seated(granted, now)
+            case PairingAnswered():
+                return self._pair_answered(event, now)
             case FrameIn(decoded=decoded):
                 frame_id = getattr(decoded.frame, "id", None)
                 return self._admit(now, frame_id) or self._frame(decoded, now)
@@ -271,13 +282,15 @@ class GameAgentSession:
         if decoded.context_over_target:
             effects.append(Log("context.over_target", {"bytes": decoded.context_bytes}))
         if self.state is State.AWAIT_HELLO:
+            if isinstance(frame, AdapterPair):
+                return effects + self._pairing.ask(frame, authenticated=self._authenticated)
             if not isinstance(frame, Hello):
                 message = "the first frame must be adapter.hello"
                 frame_id = getattr(frame, "id", None)
                 return [*effects, Send(replies.error("hello_required", message, frame_id))]
             return effects + self._hello(frame, now)
         try:
-            check_secrets(frame, (self._token,))
+            check_secrets(frame, self._secrets)
         except errors.PeerError as error:
             error.frame_id = getattr(frame, "id", None)
             return effects + self._refused(error)
@@ -302,11 +315,13 @@ class GameAgentSession:
     def _hello(self, frame: Hello, now: float) -> list[Effect]:
         if self._seat_wanted is not None:
             return [Send(replies.error("already_hello", "hello already in progress", frame.id))]
-        if not self._authenticated and not token_matches(frame.token, self._token):
+        if not self._authenticated and not self._proves(frame.token):
             refusal = Send(replies.error("unauthorized", "missing or wrong token", frame.id))
             return [refusal, *self._close(CLOSE_UNAUTHORIZED, "unauthorized", now)]
+        if not self._authenticated and frame.token and frame.token != self._token:
+            self._secrets = (self._token, frame.token)  # a paired key is a secret too
         try:
-            check_secrets(frame, (self._token,))
+            check_secrets(frame, self._secrets)
         except errors.PeerError as error:
             error.frame_id = frame.id
             return self._refused(error)
@@ -336,6 +351,22 @@ class GameAgentSession:
             ArmTimer("heartbeat", self._heartbeat_deadline()),
             Log("session.hello", {"game": frame.identity.game_id, "adapter": frame.adapter.name}),
         ]
+
+    def _proves(self, token: str | None) -> bool:
+        """Whether a hello's token is the adapter token or a paired mod's key."""
+        if token_matches(token, self._token):
+            return True
+        return token is not None and self._paired is not None and self._paired(token)
+
+    def _pair_answered(self, event: PairingAnswered, now: float) -> list[Effect]:
+        if self.state is not State.AWAIT_HELLO:
+            return []
+        # Granted: the hello with the new key comes as from a connection with a token.
+        timeout = self._settings.hello_timeout
+        effects, close = self._pairing.answered(event, hello_timeout=timeout)
+        if close:
+            effects += self._close(CLOSE_UNAUTHORIZED, f"pair {event.outcome}", now)
+        return effects
 
     def _seated(self, granted: bool, now: float) -> list[Effect]:
         frame, self._seat_wanted = self._seat_wanted, None

@@ -46,6 +46,9 @@
     throw failure("refused", T().failed + (answer.error || String(r.status)));
   }
 
+  window.XTY_PAGE = { call, el };  // for pairing.js: one session, one way to call the API
+
+
   // An error whose message is already in the page's language and says what to do.
   function failure(kind, text) {
     const e = new Error(text);
@@ -424,6 +427,9 @@
     const status = t.keyStatus[key.source] || t.keyStatus.none;
     $("s-key-status").textContent = key.shown || key.source === "none" ? status(key.shown, key.backend) : "";
     $("s-key-warning").textContent = key.warning ? t.keyFile : "";
+    // The stored key goes only to the provider it was saved for (the server decides).
+    $("s-key-origin").textContent = key.applies === false ? t.keyOtherProvider(key.origin, key.provider) : "";
+    renderProviderChanges(sv.providerChanges || []);
     $("s-key").value = "";
     $("s-key").disabled = !!key.pinned;
     $("s-forget-key").hidden = !(key.source === "keyring" || key.source === "file");
@@ -433,6 +439,13 @@
     const lang = langs.includes(profile.language || "") ? (profile.language || "") : profile.language;
     $("s-language").replaceChildren(...[...new Set([...langs, lang])].map((l) => option(l, t.languages[l] ?? l, lang)));
     $("s-auto-shared").checked = !!profile.autoShared;
+  }
+
+  function renderProviderChanges(changes) {
+    const t = T();
+    $("s-provider-log").hidden = !changes.length;
+    $("s-provider-changes").replaceChildren(...changes.slice().reverse().map((c) =>
+      el("li", { "data-what": c.what }, `${when(new Date(c.at * 1000).toISOString())} ${t.providerChange[c.what](c)}`)));
   }
 
   function fillFromPreset() {

@@ -1,0 +1,53 @@
+"""The pairing frames (v1.md "Pairing"): a mod without a key asks, the player allows.
+
+A connection without a token sends ``adapter.pair`` as its first frame; the
+server answers ``pair.pending`` with a four-digit code at once, then, on the
+same connection, ``pair.granted`` with the mod's own key when the player
+allows it on the memory page, or ``pair.denied`` / ``pair.expired`` before
+closing it (4001). Ids and names only: no free text to normalise.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from msgspec import Meta
+
+from xtyserver.protocol.frame_base import AdapterInfo, ClientBase, FrameId, GameId, ServerBase
+
+PairCode = Annotated[str, Meta(pattern=r"^[0-9]{4}$")]
+
+
+class AdapterPair(ClientBase, tag="adapter.pair"):
+    """Ask the player for a key of this mod's own (v1.md "adapter.pair")."""
+
+    id: FrameId
+    adapter: AdapterInfo
+    game_id: GameId
+
+
+class PairPending(ServerBase, tag="pair.pending"):
+    """The request is on the memory page: ``code`` is the one the page shows."""
+
+    reply_to: str
+    code: PairCode
+    expires_in_seconds: int
+
+
+class PairGranted(ServerBase, tag="pair.granted"):
+    """The player allowed it: ``key`` is this mod's own; send ``adapter.hello`` with it."""
+
+    reply_to: str
+    key: str
+
+
+class PairDenied(ServerBase, tag="pair.denied"):
+    """The player said no; the connection closes (4001)."""
+
+    reply_to: str
+
+
+class PairExpired(ServerBase, tag="pair.expired"):
+    """Nobody answered in time; the connection closes (4001)."""
+
+    reply_to: str

@@ -1,0 +1,117 @@
+"""The pairing desk (v1.md "Pairing"): pending requests, the player's answer, the keys.
+
+A shell between the connections and the memory page. A connection's
+``AskPairing`` becomes a pending request (at most :data:`MAX_PENDING` at once,
+one per adapter name and game: more are ``busy``) with a random four-digit
+code, listed on the page until the player allows or denies it or it expires
+(:data:`PAIR_SECONDS`, on the injected clock). Allowing makes the mod's key
+(:class:`~xtyserver.serve.paired_keys.PairedKeys`) and hands it to the
+waiting connection; the connection's task going away withdraws the request.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Awaitable, Callable
+
+import anyio
+import msgspec
+
+from xtyserver import log
+from xtyserver.clock import Clock
+from xtyserver.serve.paired_keys import PairedKeys
+from xtyserver.session.effects import AskPairing
+from xtyserver.session.events import PairingAnswered
+
+MAX_PENDING = 4
+PAIR_SECONDS = 120
+
+
+class PendingPair(msgspec.Struct, rename="camel"):
+    """One request as the page lists it."""
+
+    id: str
+    adapter: str
+    game_id: str
+    code: str
+    asked_at: float
+    expires_at: float
+
+
+class _Waiting:
+    def __init__(self, request: PendingPair) -> None:
+        self.request = request
+        self.allowed: bool | None = None
+        self.decided = anyio.Event()
+
+
+class PairingDesk:
+    """The server's pending pair requests and its paired keys.
+
+    Args:
+        keys: The paired keys of the data folder.
+        clock: Request times and their expiry (a test's clock moves them).
+    """
+
+    def __init__(self, keys: PairedKeys, clock: Clock) -> None:
+        self.keys = keys
+        self._clock = clock
+        self._waiting: dict[str, _Waiting] = {}
+        self._log = log.get("xtyserver.pairing")
+
+    def pending(self) -> list[PendingPair]:
+        return [w.request for w in self._waiting.values()]
+
+    def decide(self, request_id: str, allow: bool) -> bool:
+        """The player's answer to one request; False when it is no longer waiting."""
+        waiting = self._waiting.pop(request_id, None)
+        if waiting is None:
+            return False
+        waiting.allowed = allow
+        waiting.decided.set()
+        return True
+
+    async def serve(
+        self, ask: AskPairing, post: Callable[[PairingAnswered], Awaitable[None]]
+    ) -> None:
+        """Answer one connection's request: pending at once, then the outcome."""
+        mod = (ask.adapter, ask.game_id)
+        if len(self._waiting) >= MAX_PENDING or any(
+            (w.request.adapter, w.request.game_id) == mod for w in self._waiting.values()
+        ):
+            self._log.info("pairing.busy", adapter=ask.adapter, waiting=len(self._waiting))
+            await post(PairingAnswered("busy"))
+            return
+        now = self._clock.now()
+        request = PendingPair(
+            id=secrets.token_hex(8),
+            adapter=ask.adapter,
+            game_id=ask.game_id,
+            code=f"{secrets.randbelow(10_000):04d}",
+            asked_at=now,
+            expires_at=now + PAIR_SECONDS,
+        )
+        waiting = _Waiting(request)
+        self._waiting[request.id] = waiting
+        self._log.info("pairing.asked", adapter=ask.adapter, game=ask.game_id)
+        try:
+            await post(PairingAnswered("pending", code=request.code, expires_in=PAIR_SECONDS))
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._expire, waiting)
+                await waiting.decided.wait()
+                tg.cancel_scope.cancel()
+        finally:
+            self._waiting.pop(request.id, None)
+        if waiting.allowed:
+            _, key = self.keys.add(ask.adapter, ask.game_id)
+            await post(PairingAnswered("granted", key=key))
+        elif waiting.allowed is False:
+            self._log.info("pairing.denied", adapter=ask.adapter)
+            await post(PairingAnswered("denied"))
+        else:
+            self._log.info("pairing.expired", adapter=ask.adapter)
+            await post(PairingAnswered("expired"))
+
+    async def _expire(self, waiting: _Waiting) -> None:
+        await self._clock.sleep(PAIR_SECONDS)
+        waiting.decided.set()  # undecided: expired
