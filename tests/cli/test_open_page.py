@@ -97,6 +97,13 @@ def test_the_page_opens_in_a_real_browser_from_each_command(tmp_path: Path, kind
             status, body = _post_form(page, keys[2])
             assert status == 401
             assert "已经用过或已过期" in body and "xtyserver ui" in body and "<h1>" in body
+            # the server stops: the open page says so, in its language, and what to do
+            server.send_signal(signal.SIGINT)
+            _, err = server.communicate(timeout=30)
+            third.run("document.getElementById('tab-stats').click(); return 1")
+            status = "return document.getElementById('status').textContent"
+            gone = third.wait(status, "the page noticed the stopped server")
+            assert gone.startswith("连不上小汤圆的服务器") and "再启动 xtyserver" in gone, gone
             # the tabs quit as a player closes them; no file they leave holds a key
             for tab, key in zip((first, second, third), keys, strict=True):
                 tab.quit()
@@ -104,8 +111,9 @@ def test_the_page_opens_in_a_real_browser_from_each_command(tmp_path: Path, kind
             # ... although the history was written: the page's address is in it
             assert first.profile_files_holding(page.removesuffix("open"))
         finally:
-            server.send_signal(signal.SIGINT)
-            _, err = server.communicate(timeout=30)
+            if server.poll() is None:
+                server.send_signal(signal.SIGINT)
+                _, err = server.communicate(timeout=30)
     assert err.count('"ui.session_opened"') == 3, err
     assert '"reason": "cross-site request"' not in err
     print(f"\nscreenshot: {shot}")
