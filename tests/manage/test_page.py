@@ -139,8 +139,8 @@ def drive(h: Harness, link: str, downloads: Path) -> list[Path]:
                 assert min(sizes) >= 10.9, sizes
         css(d, "#lang")[0].click()
         ready(d, "stats")
-        shots.append(browser.screenshot(d, "ui-stats-en-390.png", 390))
-        shots.append(browser.screenshot(d, "ui-stats-en-1280.png", 1280))
+        for width in WIDTHS:
+            shots.append(browser.screenshot(d, f"ui-stats-en-{width}.png", width))
         lasts = [r.find_elements(By.TAG_NAME, "td")[-1].text for r in css(d, "#stats-saves tr")[1:]]
         assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", t) for t in lasts), lasts
         css(d, "#lang")[0].click()
@@ -300,7 +300,8 @@ def drive(h: Harness, link: str, downloads: Path) -> list[Path]:
         assert "Unnamed save · a1b2c3" in {e.text for e in css(d, "section.save h4")}
         assert search(d, "鱼缸") == 1 and search(d, "目标") == 4 and search(d, "Day 40") == 2
         search(d, "")
-        shots.append(browser.screenshot(d, "ui-memory-en-800.png", 800))
+        for width in WIDTHS:
+            shots.append(browser.screenshot(d, f"ui-memory-en-{width}.png", width))
         css(d, "#lang")[0].click()
         ready(d, "memory")
         assert css(d, "h1")[0].text == "小汤圆的记忆"
