@@ -67,7 +67,8 @@ def _command(kind: str) -> list[str]:
 
 
 PROGRAM = """#!{python}
-import json, os, subprocess, sys
+import json, os, subprocess, sys, time
+at = time.time()
 calls = {calls!r}
 n = len(open(calls).readlines()) if os.path.exists(calls) else 0
 profile = os.path.join({profiles!r}, str(n))
@@ -79,7 +80,8 @@ child = subprocess.Popen(command + sys.argv[1:], stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          start_new_session=True)
 with open(calls, "a") as f:
-    f.write(json.dumps({{"argv": sys.argv[1:], "pid": child.pid, "profile": profile}}) + "\\n")
+    f.write(json.dumps({{"argv": sys.argv[1:], "pid": child.pid, "profile": profile,
+                        "at": at}}) + "\\n")
 """
 
 
