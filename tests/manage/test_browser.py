@@ -329,11 +329,18 @@ async def test_a_page_on_another_origin_can_neither_read_nor_change(tmp_path: Pa
 
 
 def drive_dead_ends(h: Harness, link: str) -> list[str]:
-    """The page's words when its session ends and when its key was used already."""
+    """The page's words when the disk fails, its session ends and its key was used already."""
     said = []
     status = "return document.getElementById('status').textContent"
     with browser.chromium() as d:
         d.get(link)
+        ready(d, "memory")
+        # the disk refuses the settings file (a folder in its place): the page says what to do
+        (h.settings.data_path / "settings.json").mkdir()
+        css(d, "#tab-settings")[0].click()
+        wait(d, lambda d: "写不进文件" in d.execute_script(status))
+        said.append(d.execute_script(status))
+        css(d, "#tab-memory")[0].click()
         ready(d, "memory")
         anyio.from_thread.run_sync(h.server.ui.sessions.clear)  # a restart, or 12 hours on
         css(d, "#tab-stats")[0].click()
@@ -349,9 +356,14 @@ def drive_dead_ends(h: Harness, link: str) -> list[str]:
     return said
 
 
-async def test_the_page_says_what_to_do_when_its_session_or_key_is_gone(tmp_path: Path) -> None:
+async def test_the_page_says_what_to_do_when_the_disk_its_session_or_key_fails(
+    tmp_path: Path,
+) -> None:
     async with running(tmp_path, clock=ManualClock(), overrides=MINUTE_BEATS) as h:
-        ended, used, english = await anyio.to_thread.run_sync(drive_dead_ends, h, h.server.ui_link)
+        disk, ended, used, english = await anyio.to_thread.run_sync(
+            drive_dead_ends, h, h.server.ui_link
+        )
+    assert disk.startswith("服务器写不进文件（Is a directory）") and "磁盘空间" in disk, disk
     assert ended.startswith("这个记忆页的会话已经结束") and "xtyserver ui" in ended
     assert used.startswith("这个链接已经用过或已过期") and "xtyserver ui" in used
     assert english.startswith("This memory page's session has ended"), english

@@ -43,6 +43,7 @@
     if (r.ok) return answer.result;
     if (r.status === 401 || answer.error === "csrf token missing or wrong") throw failure("session", T().sessionEnded);
     if (answer.code === "os_error") throw failure("os", T().osError(answer.detail));
+    if (answer.code === "internal") throw failure("internal", T().internalError);
     throw failure("refused", T().failed + (answer.error || String(r.status)));
   }
 
