@@ -326,7 +326,7 @@ def test_xtyserver_alone_serves_and_opens_the_page_once_then_a_second_start_open
         handoff = data / "open-page.html"
         assert opened.read_text(encoding="utf-8").splitlines() == [handoff.as_uri()]
         assert stat.S_IMODE(handoff.stat().st_mode) == 0o600
-        first_key = handoff.read_text(encoding="utf-8").split("#token=", 1)[1].split('"', 1)[0]
+        first_key = handoff.read_text(encoding="utf-8").split('name="key" value="', 1)[1][:43]
 
         # Started again (a double-click): the running one's page, nothing else.
         again = subprocess.run(
@@ -341,7 +341,7 @@ def test_xtyserver_alone_serves_and_opens_the_page_once_then_a_second_start_open
         assert f"already running (pid {first.proc.pid})" in again.stdout
         assert opened.read_text(encoding="utf-8").splitlines() == [handoff.as_uri()] * 2
         inside = handoff.read_text(encoding="utf-8")
-        assert f"http://127.0.0.1:{first.ui_port}/ui/#token=" in inside  # a fresh key
+        assert f'action="http://127.0.0.1:{first.ui_port}/ui/open"' in inside  # a fresh key
         assert first_key not in inside
         assert first.proc.poll() is None
     finally:
