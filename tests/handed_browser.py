@@ -184,13 +184,19 @@ class Tab:
 
     def quit(self) -> None:
         """Close the browser as a player would, so it writes its profile (history) out."""
-        try:
+        self.close()
+        self.reap()
+
+    def close(self) -> None:
+        """Ask the browser to quit as a player would (:meth:`reap` waits for it)."""
+        with contextlib.suppress(Exception):  # the browser went away while answering
             if self._driver is not None:
                 self._driver.execute_cdp_cmd("Browser.close", {})
             elif self._marionette is not None:
                 self._marionette.command("Marionette:Quit", {"flags": ["eAttemptQuit"]})
-        except Exception:
-            pass
+
+    def reap(self) -> None:
+        """Wait (bounded) for the closed browser to end."""
         _reap(self.pid)
 
     def profile_files_holding(self, text: str) -> list[str]:

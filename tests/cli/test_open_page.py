@@ -105,8 +105,11 @@ def test_the_page_opens_in_a_real_browser_from_each_command(tmp_path: Path, kind
             gone = third.wait(status, "the page noticed the stopped server")
             assert gone.startswith("连不上小汤圆的服务器") and "再启动 xtyserver" in gone, gone
             # the tabs quit as a player closes them; no file they leave holds a key
-            for tab, key in zip((first, second, third), keys, strict=True):
-                tab.quit()
+            tabs = (first, second, third)
+            for tab in tabs:
+                tab.close()
+            for tab, key in zip(tabs, keys, strict=True):
+                tab.reap()
                 assert tab.profile_files_holding(key) == []
             # ... although the history was written: the page's address is in it
             assert first.profile_files_holding(page.removesuffix("open"))
