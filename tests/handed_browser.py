@@ -67,7 +67,8 @@ def _command(kind: str) -> list[str]:
 
 
 PROGRAM = """#!{python}
-import json, os, subprocess, sys
+import json, os, subprocess, sys, time
+at = time.time()
 calls = {calls!r}
 n = len(open(calls).readlines()) if os.path.exists(calls) else 0
 profile = os.path.join({profiles!r}, str(n))
@@ -79,7 +80,8 @@ child = subprocess.Popen(command + sys.argv[1:], stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          start_new_session=True)
 with open(calls, "a") as f:
-    f.write(json.dumps({{"argv": sys.argv[1:], "pid": child.pid, "profile": profile}}) + "\\n")
+    f.write(json.dumps({{"argv": sys.argv[1:], "pid": child.pid, "profile": profile,
+                        "at": at}}) + "\\n")
 """
 
 
@@ -182,13 +184,19 @@ class Tab:
 
     def quit(self) -> None:
         """Close the browser as a player would, so it writes its profile (history) out."""
-        try:
+        self.close()
+        self.reap()
+
+    def close(self) -> None:
+        """Ask the browser to quit as a player would (:meth:`reap` waits for it)."""
+        with contextlib.suppress(Exception):  # the browser went away while answering
             if self._driver is not None:
                 self._driver.execute_cdp_cmd("Browser.close", {})
             elif self._marionette is not None:
                 self._marionette.command("Marionette:Quit", {"flags": ["eAttemptQuit"]})
-        except Exception:
-            pass
+
+    def reap(self) -> None:
+        """Wait (bounded) for the closed browser to end."""
         _reap(self.pid)
 
     def profile_files_holding(self, text: str) -> list[str]:

@@ -97,15 +97,26 @@ def test_the_page_opens_in_a_real_browser_from_each_command(tmp_path: Path, kind
             status, body = _post_form(page, keys[2])
             assert status == 401
             assert "已经用过或已过期" in body and "xtyserver ui" in body and "<h1>" in body
+            # the server stops: the open page says so, in its language, and what to do
+            server.send_signal(signal.SIGINT)
+            server.communicate(timeout=30)
+            third.run("document.getElementById('tab-stats').click(); return 1")
+            status = "return document.getElementById('status').textContent"
+            gone = third.wait(status, "the page noticed the stopped server")
+            assert gone.startswith("连不上小汤圆的服务器") and "再启动 xtyserver" in gone, gone
             # the tabs quit as a player closes them; no file they leave holds a key
-            for tab, key in zip((first, second, third), keys, strict=True):
-                tab.quit()
+            tabs = (first, second, third)
+            for tab in tabs:
+                tab.close()
+            for tab, key in zip(tabs, keys, strict=True):
+                tab.reap()
                 assert tab.profile_files_holding(key) == []
             # ... although the history was written: the page's address is in it
             assert first.profile_files_holding(page.removesuffix("open"))
         finally:
-            server.send_signal(signal.SIGINT)
-            server.communicate(timeout=30)
+            if server.poll() is None:
+                server.send_signal(signal.SIGINT)
+                server.communicate(timeout=30)
     # the player's console shows no log lines: the log is in the data folder
     err = (data / "logs" / "xtyserver.log").read_text(encoding="utf-8")
     assert err.count('"ui.session_opened"') == 3, err

@@ -80,6 +80,24 @@ def drive_page(h: Harness, link: str) -> list[Path]:
         assert shown == stored and len(shown) == 10
         shots.append(browser.screenshot(d, "ui-memory.png"))
 
+        # only the filled shared fields have rows; the empty ones wait behind one "add"
+        profile = h.store.get_profile()
+        fields = [r.get_attribute("data-field") for r in css(d, "table.profile tr[data-field]")]
+        empty = [o.get_attribute("value") for o in css(d, "#add-field option")]
+        assert fields and empty and not set(fields) & set(empty)
+        assert "nickname" in fields and "hobbies" in fields and len(empty) >= 5
+        from selenium.webdriver.support.ui import Select
+
+        Select(css(d, "#add-field")[0]).select_by_value(empty[0])
+        css(d, "#add-field-go")[0].click()
+        opened = css(d, f'tr[data-field="{empty[0]}"] input.field-input')[0]
+        assert opened == d.switch_to.active_element
+        # a save's timeline only when one of its items has an in-game day
+        for save in css(d, "section.save"):
+            dated = save.find_elements("css selector", "li.event span.day")
+            assert len(save.find_elements("css selector", "aside.timeline")) == (1 if dated else 0)
+        assert profile == h.store.get_profile()
+
         # edit one shared field
         css(d, 'tr[data-field="nickname"] button.edit')[0].click()
         field = css(d, 'tr[data-field="nickname"] input.field-input')[0]
@@ -95,7 +113,7 @@ def drive_page(h: Harness, link: str) -> list[Path]:
         css(d, f"{item} button.delete")[0].click()
         wait(d, lambda d: d.execute_script("return document.getElementById('confirm').open"))
         preview = css(d, "#confirm .preview-events li")
-        assert [p.text for p in preview] == [f"星露谷物语 / 未命名存档 · farm-a: {target.summary}"]
+        assert [p.text for p in preview] == [f"星露谷物语 / 未命名存档 · farm-a：{target.summary}"]
         shots.append(browser.screenshot(d, "ui-confirm.png"))
         css(d, "#confirm-yes")[0].click()
         wait(d, lambda d: not css(d, item))
@@ -149,6 +167,16 @@ def drive_page(h: Harness, link: str) -> list[Path]:
         farm_b = h.store.load_scope(Scope("stardew-valley", "farm-b"))[0]
         css(d, f'li.event[data-event-id="{farm_b.id}"] button.pin')[0].click()
         wait(d, lambda d: css(d, f'li.event.pinned[data-event-id="{farm_b.id}"]'))
+        wait(
+            d,
+            lambda d: css(d, "#status")[0].text == f"Pinned: {farm_b.subject} (first in its save)",
+        )
+        # the line says what happened on its own tab: it does not follow to another
+        css(d, "#tab-stats")[0].click()
+        ready(d, "stats")
+        assert css(d, "#status")[0].text == ""
+        css(d, "#tab-memory")[0].click()
+        ready(d, "memory")
         assert [e.pinned for e in h.store.load_scope(farm_b.scope) if e.id == farm_b.id] == [True]
 
         def confirm_and_wait(button: str, preview: str, done: Any) -> list[str]:
@@ -163,8 +191,10 @@ def drive_page(h: Harness, link: str) -> list[Path]:
         shown = confirm_and_wait(
             'tr[data-field="hobbies"] button.delete',
             "#confirm .preview-field",
-            lambda d: css(d, 'tr[data-field="hobbies"] td.value')[0].text == "(empty)",
+            lambda d: not css(d, 'tr[data-field="hobbies"]'),
         )
+        # an empty field waits behind the one "add" control, with the other empty ones
+        assert "hobbies" in [o.get_attribute("value") for o in css(d, "#add-field option")]
         assert shown == ["Hobbies: 钓鱼、种地"]
         assert h.store.get_profile().hobbies == []
 
@@ -296,3 +326,44 @@ async def test_a_page_on_another_origin_can_neither_read_nor_change(tmp_path: Pa
         after = (h.store.get_profile(), {s: h.store.load_scope(s) for s in h.store.list_scopes()})
         assert after == before
         assert after[0].nickname == "小明"
+
+
+def drive_dead_ends(h: Harness, link: str) -> list[str]:
+    """The page's words when the disk fails, its session ends and its key was used already."""
+    said = []
+    status = "return document.getElementById('status').textContent"
+    with browser.chromium() as d:
+        d.get(link)
+        ready(d, "memory")
+        # the disk refuses the settings file (a folder in its place): the page says what to do
+        (h.settings.data_path / "settings.json").mkdir()
+        css(d, "#tab-settings")[0].click()
+        wait(d, lambda d: "写不进文件" in d.execute_script(status))
+        said.append(d.execute_script(status))
+        css(d, "#tab-memory")[0].click()
+        ready(d, "memory")
+        anyio.from_thread.run_sync(h.server.ui.sessions.clear)  # a restart, or 12 hours on
+        css(d, "#tab-stats")[0].click()
+        ready(d, "locked")
+        said.append(d.execute_script(status))
+        d.get(link)  # the same link again: its key opened the first page
+        wait(d, lambda d: "用过" in d.execute_script(status))
+        said.append(d.execute_script(status))
+        css(d, "#lang")[0].click()
+        css(d, "#tab-memory")[0].click()
+        wait(d, lambda d: "session" in d.execute_script(status))
+        said.append(d.execute_script(status))
+    return said
+
+
+async def test_the_page_says_what_to_do_when_the_disk_its_session_or_key_fails(
+    tmp_path: Path,
+) -> None:
+    async with running(tmp_path, clock=ManualClock(), overrides=MINUTE_BEATS) as h:
+        disk, ended, used, english = await anyio.to_thread.run_sync(
+            drive_dead_ends, h, h.server.ui_link
+        )
+    assert disk.startswith("服务器写不进文件（Is a directory）") and "磁盘空间" in disk, disk
+    assert ended.startswith("这个记忆页的会话已经结束") and "xtyserver ui" in ended
+    assert used.startswith("这个链接已经用过或已过期") and "xtyserver ui" in used
+    assert english.startswith("This memory page's session has ended"), english

@@ -113,11 +113,38 @@ def drive(h: Harness, link: str, downloads: Path) -> list[Path]:
         assert {e.text for e in css(d, ".chart-box figcaption")} == games
         page = d.find_element(By.TAG_NAME, "main").text
         assert not [raw for raw in RAW_IDS if raw in page], page
+        # each chart: a time axis (0, half, the most), dates under it, each day's value as text
+        for box in css(d, ".chart-box"):
+            bars = box.find_elements(By.CSS_SELECTOR, "rect.bar")
+            axis = [t.text for t in box.find_elements(By.CSS_SELECTOR, "text.axis")]
+            assert len(axis) == 3 and axis[0] == "0" and all(a.endswith(" 分") for a in axis[1:])
+            assert len(box.find_elements(By.CSS_SELECTOR, "text.date")) == 3
+            values = box.find_elements(By.CSS_SELECTOR, ".chart-values li")
+            assert len(values) == len(bars) >= 1
+            assert all(re.fullmatch(r"\d{1,2}-\d\d：\d+ 小时 \d+ 分", v.text) for v in values)
+        zone = d.execute_script("return Intl.DateTimeFormat().resolvedOptions().timeZone")
+        assert f"（{zone}）" in css(d, "#zone-note")[0].text
+        main = d.find_element(By.TAG_NAME, "main").text
+        assert not re.search(r"[\u4e00-\u9fff]:", main), main  # full-width colons in Chinese
         for width in WIDTHS:
             shots.append(browser.screenshot(d, f"ui-stats-{width}.png", width))
             assert d.execute_script(
                 "return document.documentElement.scrollWidth <= window.innerWidth"
             ), width
+            if width == 390:  # the dates under a chart are read at 11 px or more
+                sizes = d.execute_script(
+                    "return [...document.querySelectorAll('svg.chart text')]"
+                    ".map((t) => t.getBoundingClientRect().height)"
+                )
+                assert min(sizes) >= 10.9, sizes
+        css(d, "#lang")[0].click()
+        ready(d, "stats")
+        for width in WIDTHS:
+            shots.append(browser.screenshot(d, f"ui-stats-en-{width}.png", width))
+        lasts = [r.find_elements(By.TAG_NAME, "td")[-1].text for r in css(d, "#stats-saves tr")[1:]]
+        assert all(re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", t) for t in lasts), lasts
+        css(d, "#lang")[0].click()
+        ready(d, "stats")
         css(d, "#tab-memory")[0].click()
         ready(d, "memory")
 
@@ -127,7 +154,7 @@ def drive(h: Harness, link: str, downloads: Path) -> list[Path]:
         css(d, f'li.event[data-event-id="{item.id}"] button.delete')[0].click()
         wait(d, lambda d: d.execute_script("return document.getElementById('confirm').open"))
         assert [p.text for p in css(d, "#confirm .preview-events li")] == [
-            f"缺氧 / 绿洲殖民地: {item.summary}"
+            f"缺氧 / 绿洲殖民地：{item.summary}"
         ]
         focused = d.switch_to.active_element
         assert focused.get_attribute("id") == "confirm-no"  # the safe button has the focus
@@ -273,7 +300,8 @@ def drive(h: Harness, link: str, downloads: Path) -> list[Path]:
         assert "Unnamed save · a1b2c3" in {e.text for e in css(d, "section.save h4")}
         assert search(d, "鱼缸") == 1 and search(d, "目标") == 4 and search(d, "Day 40") == 2
         search(d, "")
-        shots.append(browser.screenshot(d, "ui-memory-en-800.png", 800))
+        for width in WIDTHS:
+            shots.append(browser.screenshot(d, f"ui-memory-en-{width}.png", width))
         css(d, "#lang")[0].click()
         ready(d, "memory")
         assert css(d, "h1")[0].text == "小汤圆的记忆"
@@ -369,7 +397,7 @@ def drive_trash(h: Harness, link: str) -> list[Path]:
         assert head == "整个存档 · 星露谷物语 / 阳光农场"
         assert "还可恢复 23 小时 0 分" in entries[0].text
         listed = {li.text for li in entries[0].find_elements(By.CSS_SELECTOR, "ul.trash-items li")}
-        assert listed == {f"星露谷物语 / 阳光农场: {s}" for s in before}
+        assert listed == {f"星露谷物语 / 阳光农场：{s}" for s in before}
         button = entries[0].find_element(By.CSS_SELECTOR, "button.restore")
         assert button.accessible_name == f"恢复：{head}"
         shots.append(browser.screenshot(d, "ui-trash-390.png", 390))
@@ -397,7 +425,7 @@ def drive_trash(h: Harness, link: str) -> list[Path]:
         h.clock.advance(13 * 3600)
         css(d, "#tab-memory")[0].click()
         ready(d, "locked")
-        assert css(d, "#status")[0].text.startswith("Open this page through xtyserver")
+        assert css(d, "#status")[0].text.startswith("This memory page's session has ended")
         # a new link (`xtyserver ui --print`) pasted into the same tab: only its fragment changes
         d.get(anyio.from_thread.run_sync(lambda: h.server.ui_link))
         ready(d, "memory")
@@ -516,7 +544,11 @@ def drive_settings(h: Harness, link: str) -> list[Path]:
         assert "fake-vl2" in css(d, "table.doctor-route caption")[0].text
         # ... its "seen" and "what to change" columns too (the doctor's codes, the page's texts)
         cells = doctor_cells(d)
-        assert cells["model"] == ["只提供一个模型：xty-fake-1", ""]
+        # one row, no contradiction: the one model answers, whatever name is set
+        assert cells["model"] == [
+            "服务只有一个模型 xty-fake-1：填的名字不在列表里，也会由它回答",
+            "",
+        ]
         assert cells["tools"] == [
             "模型没有调用工具就回答了",
             "记忆工具（“你记得我什么”）需要会调用工具的模型",
@@ -548,9 +580,14 @@ def drive_settings(h: Harness, link: str) -> list[Path]:
         ready(d, "settings")
         assert css(d, "#tab-settings")[0].text == "Settings"
         assert "sk-…7890" in css(d, "#s-key-status")[0].text
+        texts = [o.text for o in css(d, "#s-language option")]
+        assert texts[:3] == ["Same as the player", "中文", "English"], texts
         # the model check's table follows the language, the page's own English
         cells = doctor_cells(d)
-        assert cells["model"] == ["the one model served: xty-fake-1", ""]
+        assert cells["model"] == [
+            "the server has one model, xty-fake-1: it answers whatever name is set",
+            "",
+        ]
         assert cells["tools"] == [
             "the model answered without calling the tool",
             'memory tools ("what do you remember about me") need a model that calls tools',

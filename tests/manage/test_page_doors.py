@@ -109,6 +109,17 @@ async def test_an_os_error_in_a_page_handler_answers_500_and_the_mod_stays(
                 assert answer.status == 500, answer.body
                 got = answer.json()
                 assert got["code"] == "os_error" and got["detail"] == "Is a directory", got
+            # saving the key, on a disk that refuses its file (or its keyring marker) too
+            for name in ("model-key", "model-key.in-keyring"):
+                (h.settings.data_path / name).mkdir()
+            answer = await http(
+                page.port,
+                "POST",
+                "/ui/api/key",
+                [*page.auth(), page.origin, page.json],
+                json.dumps({"apiKey": "sk-test-0123456789"}).encode(),
+            )
+            assert answer.status == 500 and answer.json()["code"] == "os_error", answer.body
             # the server and the mod's connection are as they were
             h.fake.enqueue(Reply(text="还在呢"))
             _, done = await chat(ws, "你还在吗")

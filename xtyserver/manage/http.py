@@ -9,7 +9,8 @@ Who may do what is decided by the pure
 :func:`xtyserver.manage.access.check_ui_request`; the API
 (:meth:`UiHttp.api`: ``GET view``, ``GET export`` (``?gameId=…&saveId=…`` for
 one save), ``GET trash``, ``POST profile``, ``POST pin``, ``POST forget``,
-``POST restore``, each ``POST`` with a JSON body) goes through :mod:`xtyserver.manage.ops`
+``POST restore``, each ``POST`` with a JSON body; ``POST /ui/open`` is the
+hand-off file's form, answered with the page) goes through :mod:`xtyserver.manage.ops`
 like MCP's tools: the types and the one vocabulary of
 :mod:`xtyserver.memory.manage`, the shapes of :mod:`xtyserver.session.replies`.
 """

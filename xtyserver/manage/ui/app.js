@@ -43,6 +43,7 @@
     if (r.ok) return answer.result;
     if (r.status === 401 || answer.error === "csrf token missing or wrong") throw failure("session", T().sessionEnded);
     if (answer.code === "os_error") throw failure("os", T().osError(answer.detail));
+    if (answer.code === "internal") throw failure("internal", T().internalError);
     throw failure("refused", T().failed + (answer.error || String(r.status)));
   }
 
@@ -85,8 +86,16 @@
     const minutes = Math.floor(ms / 60000);
     return T().hours(Math.floor(minutes / 60), minutes % 60);
   }
-  // Every time from the server is RFC 3339 (2026-06-01T12:00:00Z).
-  const when = (iso) => (iso ? new Date(iso).toLocaleString(lang === "zh" ? "zh-CN" : "en-GB") : "-");
+  // Every time from the server is RFC 3339 (2026-06-01T12:00:00Z); shown as 2026-06-01 20:00
+  // in this PC's zone (the one the page opens in, where the server and the mod run), the
+  // zone the play days are counted in; the statistics tab names it.
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  const clock = new Intl.DateTimeFormat("en-CA", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+  function when(iso) {
+    if (!iso) return "-";
+    const part = Object.fromEntries(clock.formatToParts(new Date(iso)).map((x) => [x.type, x.value]));
+    return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}`;
+  }
   const shown = (v) => (Array.isArray(v) ? v.join("、") : String(v ?? "")) || T().empty;
 
   function applyTexts() {
@@ -122,10 +131,10 @@
     const label = T().field[name] || name;
     const valueCell = el("td", { class: "value" }, shown(value));
     const row = el("tr", { "data-field": name }, el("th", { scope: "row" }, label), valueCell);
-    const edit = el("button", { type: "button", class: "edit", "aria-label": `${T().edit}：${label}`, onclick: () => {
+    const edit = el("button", { type: "button", class: "edit", "aria-label": `${T().edit}${T().colon}${label}`, onclick: () => {
       const input = el("input", { type: "text", class: "field-input", "aria-label": label });
       input.value = Array.isArray(value) ? value.join(", ") : (value || "");
-      const save = el("button", { type: "button", class: "save", "aria-label": `${T().save}：${label}`, onclick: async () => {
+      const save = el("button", { type: "button", class: "save", "aria-label": `${T().save}${T().colon}${label}`, onclick: async () => {
         const raw = input.value.trim();
         const next = Array.isArray(value) ? raw.split(/[,，、\n]/).map((s) => s.trim()).filter(Boolean) : raw;
         try {
@@ -138,19 +147,33 @@
       valueCell.replaceChildren(input, save);
       input.focus();
     } }, T().edit);
-    const del = el("button", { type: "button", class: "delete", "aria-label": `${T().delete}：${label}`, onclick: () => clearField(name, value) }, T().delete);
+    const del = el("button", { type: "button", class: "delete", "aria-label": `${T().delete}${T().colon}${label}`, onclick: () => clearField(name, value) }, T().delete);
     row.append(el("td", { class: "actions" }, edit, del));
     return row;
   }
 
+  // The empty fields, behind one control: pick one, and its row opens for typing.
+  function addFieldRow(empty, p) {
+    const t = T();
+    const pick = el("select", { id: "add-field", "aria-label": t.addField }, ...empty.map((f) => el("option", { value: f }, t.field[f] || f)));
+    const add = el("button", { type: "button", id: "add-field-go", class: "edit", onclick: () => {
+      const row = profileRow(pick.value, p[pick.value]);
+      $("add-row").replaceWith(row);
+      row.querySelector("button.edit").click();
+    } }, t.add);
+    return el("tr", { id: "add-row", class: "add" }, el("th", { scope: "row" }, t.addField),
+      el("td", { class: "value", colspan: "2" }, pick, " ", add));
+  }
+
   function eventItem(game, save, ev) {
-    const pin = el("button", { type: "button", class: "pin", "aria-pressed": String(!!ev.pinned), "aria-label": `${T().pin}：${ev.subject}`, onclick: async () => {
+    const pin = el("button", { type: "button", class: "pin", "aria-pressed": String(!!ev.pinned), "aria-label": `${T().pin}${T().colon}${ev.subject}`, onclick: async () => {
       try {
         await call("POST", "pin", { gameId: game, saveId: save, eventId: ev.id, pinned: !ev.pinned });
         await refresh();
+        say(ev.pinned ? T().unpinnedOne(ev.subject) : T().pinnedOne(ev.subject));
       } catch (e) { say(shownError(e), true); }
     } }, ev.pinned ? T().unpin : T().pin);
-    const del = el("button", { type: "button", class: "delete", "aria-label": `${T().delete}：${ev.subject}`, onclick: () => preview({ target: "item", gameId: game, saveId: save, eventId: ev.id }) }, T().delete);
+    const del = el("button", { type: "button", class: "delete", "aria-label": `${T().delete}${T().colon}${ev.subject}`, onclick: () => preview({ target: "item", gameId: game, saveId: save, eventId: ev.id }) }, T().delete);
     const meta = el("div", { class: "meta" },
       el("span", { class: "kind" }, T().kind[ev.kind] || ev.kind),
       el("span", { class: "subject" }, ev.subject),
@@ -164,7 +187,8 @@
       el("span", { class: "actions" }, pin, del));
   }
 
-  // The events of one save that carry an in-game day, by day (oldest first).
+  // The events of one save that carry an in-game day, by day (oldest first); only a save
+  // with such events gets one.
   function timeline(gameId, s, events) {
     const label = saveLabel(gameId, s.saveId, s.saveName);
     const byDay = new Map();
@@ -176,11 +200,10 @@
     const days = [...byDay.keys()].sort((a, b) => a - b);
     return el("aside", { class: "timeline", "aria-label": T().timelineOf(label) },
       el("h5", {}, T().timeline),
-      days.length ? el("ol", {}, ...days.map((day) => el("li", { class: "day", "data-day": String(day) },
+      el("ol", {}, ...days.map((day) => el("li", { class: "day", "data-day": String(day) },
         el("span", { class: "day-label" }, T().day(day)),
         el("ul", {}, ...byDay.get(day).map((ev) => el("li", { "data-event-id": String(ev.id) },
-          el("span", { class: "kind" }, T().kind[ev.kind] || ev.kind), " ", ev.subject))))))
-        : el("p", { class: "empty" }, T().noDays));
+          el("span", { class: "kind" }, T().kind[ev.kind] || ev.kind), " ", ev.subject)))))));
   }
 
   function statLine(s) {
@@ -240,7 +263,12 @@
     const p = view.profile;
     $("auto-shared").checked = !!p.autoShared;
     FIELDS = Object.keys(p).filter((f) => f !== "autoShared");
-    $("profile").replaceChildren(...FIELDS.map((f) => profileRow(f, p[f])));
+    const filled = (f) => (Array.isArray(p[f]) ? p[f].length > 0 : !!p[f]);
+    const rows = FIELDS.filter(filled).map((f) => profileRow(f, p[f]));
+    const empty = FIELDS.filter((f) => !filled(f));
+    if (!rows.length) rows.push(el("tr", { class: "none" }, el("td", { colspan: "3", class: "empty" }, T().noProfile)));
+    if (empty.length) rows.push(addFieldRow(empty, p));
+    $("profile").replaceChildren(...rows);
     fillFilters(view);
     renderGames(view);
   }
@@ -272,12 +300,12 @@
             el("span", { class: "noname" }, s.saveName ? "" : t.noName),
             el("span", { class: "stat" }, statLine(saveStats.get(key(gameId, s.saveId)))),
             el("span", { class: "head-actions" },
-              el("button", { type: "button", class: "export export-save", "aria-label": `${t.exportSave}：${label}`, onclick: () => exportSave(gameId, s.saveId, label) }, t.exportSave),
-              el("button", { type: "button", class: "delete clear-save", "aria-label": `${t.clearSave}：${label}`, onclick: () => preview({ target: "save", gameId, saveId: s.saveId }) }, t.clearSave))),
+              el("button", { type: "button", class: "export export-save", "aria-label": `${t.exportSave}${t.colon}${label}`, onclick: () => exportSave(gameId, s.saveId, label) }, t.exportSave),
+              el("button", { type: "button", class: "delete clear-save", "aria-label": `${t.clearSave}${t.colon}${label}`, onclick: () => preview({ target: "save", gameId, saveId: s.saveId }) }, t.clearSave))),
           el("div", { class: "save-body" },
             events.length ? el("ul", { class: "events", "aria-label": label }, ...events.map((ev) => eventItem(gameId, s.saveId, ev)))
               : el("p", { class: "empty" }, t.noEvents),
-            timeline(gameId, s, events))));
+            ...(events.some((ev) => ev.day !== null && ev.day !== undefined) ? [timeline(gameId, s, events)] : []))));
       }
       if (filtering && !sections.length) continue;
       const name = gameLabel(gameId);
@@ -285,7 +313,7 @@
         el("div", { class: "game-head" },
           el("h3", {}, name),
           el("span", { class: "stat" }, statLine(gameStats.get(gameId))),
-          el("button", { type: "button", class: "delete clear-game", "aria-label": `${t.clearGame}：${name}`, onclick: () => preview({ target: "game", gameId }) }, t.clearGame)),
+          el("button", { type: "button", class: "delete clear-game", "aria-label": `${t.clearGame}${t.colon}${name}`, onclick: () => preview({ target: "game", gameId }) }, t.clearGame)),
         ...sections));
     }
     $("count").textContent = t.count(shownCount, total);
@@ -326,7 +354,7 @@
     } catch (e) { say(shownError(e), true); return; }
     pendingForget = { target, token: answer.confirmToken };
     const items = answer.saves.flatMap((s) => s.events.map((ev) =>
-      `${gameLabel(s.gameId)} / ${saveLabel(s.gameId, s.saveId, s.saveName)}: ${ev.summary}`));
+      `${gameLabel(s.gameId)} / ${saveLabel(s.gameId, s.saveId, s.saveName)}${T().colon}${ev.summary}`));
     $("confirm-body").replaceChildren(el("p", {}, `${T().willDelete} ${answer.itemCount} ${T().items}`),
       el("ul", { class: "preview-events" }, ...items.map((text) => el("li", {}, text))));
     $("confirm-trash").textContent = trashHours > 0 ? T().confirmTrash(trashHours) : T().confirmFinal;
@@ -337,7 +365,7 @@
   function clearField(name, value) {
     pendingForget = { field: name, value: Array.isArray(value) ? [] : "" };
     $("confirm-body").replaceChildren(el("p", {}, T().willReset),
-      el("p", { class: "preview-field" }, `${T().field[name] || name}: ${shown(value)}`));
+      el("p", { class: "preview-field" }, `${T().field[name] || name}${T().colon}${shown(value)}`));
     $("confirm-trash").textContent = "";
     $("confirm").showModal();
   }
@@ -373,9 +401,9 @@
     const where = e.saves.map((s) => `${gameLabel(s.gameId)} / ${saveLabel(s.gameId, s.saveId, s.saveName)}`);
     const title = [t.target[e.target] || e.target, ...where].join(" · ");
     const lines = e.saves.flatMap((s) => s.events.map((ev) =>
-      el("li", {}, `${gameLabel(s.gameId)} / ${saveLabel(s.gameId, s.saveId, s.saveName)}: ${ev.summary}`)));
+      el("li", {}, `${gameLabel(s.gameId)} / ${saveLabel(s.gameId, s.saveId, s.saveName)}${t.colon}${ev.summary}`)));
     if (e.profileFields.length) lines.push(el("li", {}, t.profileCleared + e.profileFields.map((f) => t.field[f] || f).join("、")));
-    const button = el("button", { type: "button", class: "restore", "aria-label": `${t.restore}：${title}`, onclick: () => restore(e.trashId) }, t.restore);
+    const button = el("button", { type: "button", class: "restore", "aria-label": `${t.restore}${t.colon}${title}`, onclick: () => restore(e.trashId) }, t.restore);
     return el("li", { class: "trash-entry", "data-trash-id": String(e.trashId) },
       el("div", { class: "trash-head" },
         el("h3", {}, title),
@@ -557,44 +585,47 @@
     return el("tr", {}, ...cells.map((c) => el(head ? "th" : "td", {}, c)));
   }
 
+  // Active time per day of the last `count` days: bars over a time axis (0, half, the most),
+  // the first, middle and last dates under it, and each played day's value in text beside.
   function chart(gameId, days, until, count) {
     const end = new Date(until + "T00:00:00Z");
     const dates = [];
     for (let i = count - 1; i >= 0; i--) dates.push(new Date(end.getTime() - i * 86400000).toISOString().slice(0, 10));
     const byDate = new Map(days.map((d) => [d.date, d.activeMs]));
     const most = Math.max(60000, ...days.map((d) => d.activeMs));
-    const w = 30, h = 110, svg = document.createElementNS(SVG, "svg");
-    svg.setAttribute("class", "chart");
-    svg.setAttribute("data-game", gameId);
-    svg.setAttribute("viewBox", `0 0 ${dates.length * w} ${h + 16}`);
-    svg.setAttribute("role", "img");
-    svg.setAttribute("aria-label", T().chartOf(gameLabel(gameId)));
+    const node = (tag, attrs, text) => {
+      const n = document.createElementNS(SVG, tag);
+      for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v));
+      if (text !== undefined) n.textContent = text;
+      return n;
+    };
+    const w = 12, h = 110, left = 64, top = 8;
+    const width = left + dates.length * w;
+    const svg = node("svg", { class: "chart", "data-game": gameId, viewBox: `0 0 ${width} ${top + h + 22}`, role: "img", "aria-label": T().chartOf(gameLabel(gameId)) });
+    const axis = (ms) => (most < 3600000 ? T().minShort(Math.round(ms / 60000)) : T().hourShort(Math.round(ms / 360000) / 10));
+    for (const [share, text] of [[0, "0"], [0.5, axis(most / 2)], [1, axis(most)]]) {
+      const y = top + h - share * h;
+      svg.append(node("line", { class: "grid", x1: left - 4, x2: width, y1: y, y2: y }));
+      svg.append(node("text", { class: "axis", x: left - 8, y: y + 4, "text-anchor": "end" }, text));
+    }
     dates.forEach((date, i) => {
       if (!byDate.has(date)) return;
       const ms = byDate.get(date);
-      const bar = document.createElementNS(SVG, "rect");
       const height = Math.max(3, Math.round((ms / most) * h));
-      bar.setAttribute("class", "bar");
-      bar.setAttribute("data-date", date);
-      bar.setAttribute("data-active-ms", String(ms));
-      bar.setAttribute("x", String(i * w + 4));
-      bar.setAttribute("y", String(h - height));
-      bar.setAttribute("width", String(w - 8));
-      bar.setAttribute("height", String(height));
-      const tip = document.createElementNS(SVG, "title");
-      tip.textContent = `${date}: ${hm(ms)}`;
-      bar.append(tip);
+      const bar = node("rect", { class: "bar", "data-date": date, "data-active-ms": ms, x: left + i * w + 2, y: top + h - height, width: w - 4, height });
+      bar.append(node("title", {}, `${date}${T().colon}${hm(ms)}`));
       svg.append(bar);
     });
-    for (const i of [0, dates.length - 1]) {
-      const label = document.createElementNS(SVG, "text");
-      label.setAttribute("x", String(i * w + (i ? w : 0)));
-      label.setAttribute("y", String(h + 13));
-      label.setAttribute("text-anchor", i ? "end" : "start");
-      label.textContent = dates[i].slice(5);
-      svg.append(label);
+    const short = (date) => `${Number(date.slice(5, 7))}-${date.slice(8)}`;
+    for (const [i, anchor] of [[0, "start"], [Math.floor(dates.length / 2), "middle"], [dates.length - 1, "end"]]) {
+      const x = left + i * w + (anchor === "end" ? w : anchor === "middle" ? w / 2 : 0);
+      svg.append(node("text", { class: "date", x, y: top + h + 17, "text-anchor": anchor }, short(dates[i])));
     }
-    return svg;
+    const played = dates.filter((d) => byDate.has(d)).reverse();
+    const values = played.length
+      ? el("ul", { class: "chart-values" }, ...played.map((d) => el("li", { "data-date": d }, `${short(d)}${T().colon}${hm(byDate.get(d))}`)))
+      : el("p", { class: "empty" }, T().chartNone);
+    return [svg, values];
   }
 
   // Token use per local date (every save and purpose), newest first.
@@ -623,7 +654,8 @@
         : [row([t.noTokens, "", "", ""])]));
     $("charts").replaceChildren(...stats.games.map((g) => el("figure", { class: "chart-box" },
       el("figcaption", {}, gameLabel(g.gameId)),
-      chart(g.gameId, stats.daily.filter((d) => d.gameId === g.gameId), stats.until, stats.days))));
+      ...chart(g.gameId, stats.daily.filter((d) => d.gameId === g.gameId), stats.until, stats.days))));
+    $("zone-note").textContent = t.zoneNote(zone);
   }
 
   // -- wiring ------------------------------------------------------------------------------
@@ -653,6 +685,7 @@
   }
 
   async function show(next) {
+    if (next !== tab) say("");  // a line says what happened on its own tab
     tab = next;
     delete document.body.dataset.ready;
     try { await refresh(); } catch (e) {
