@@ -228,6 +228,8 @@ class Server:
         self.meter = meter
         self.clock = clock
         self._tokens = TokenSource(token, token_file)
+        if recorder is not None:
+            recorder.follow(self._tokens.current)  # a rotated token is blanked out too
         srv = settings.server
         gate = GateLimits(
             max_connections=srv.max_connections,
@@ -701,9 +703,7 @@ async def _serving(
         glossary=glossary,
         search_keys=settings.memory.search_keys,
         vector_model=(
-            model.embedder.model
-            if model.embedder is not None and settings.memory.enabled
-            else None
+            model.embedder.model if model.embedder is not None and settings.memory.enabled else None
         ),
     )
     meter = TokenMeter(

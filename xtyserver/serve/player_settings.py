@@ -32,6 +32,7 @@ import msgspec
 from xtyserver import log
 from xtyserver.config import Settings, load_settings, pinned_keys
 from xtyserver.errors import UsageError
+from xtyserver.files import private_dir
 
 if TYPE_CHECKING:
     import keyring.backend
@@ -199,7 +200,7 @@ class KeyStore:
         key = key.strip()
         if not key or any(c in key for c in "\r\n\0"):
             raise UsageError("the key is empty or holds a line break")
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.data_dir)
         if self.uses_keyring:
             from keyring.errors import KeyringError
 
@@ -331,7 +332,7 @@ class PlayerSettings:
         else:
             choices[dotted] = value
         load_settings(None, env={}, stored=choices)  # refuses a bad value, naming the key
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.data_dir)
         _write_private(self.file, json.dumps(choices, ensure_ascii=False, indent=2).encode("utf-8"))
         return self.view()
 
