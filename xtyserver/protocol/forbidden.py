@@ -684,6 +684,9 @@ def _kept_spans(kept: str, secrets: tuple[str, ...], carry: str = "") -> list[_S
     for start, end, kind in _spans(judge, secrets, carry=carry):
         k_start, k_end = judge.kept_span(start, end)
         if merged and k_start < merged[-1][1]:
+            # Overlapping finds are one placeholder, named after the longer one.
+            if k_end - k_start > merged[-1][1] - merged[-1][0]:
+                merged[-1][2] = kind
             merged[-1][1] = max(merged[-1][1], k_end)
         else:
             merged.append([k_start, k_end, kind])
