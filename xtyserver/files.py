@@ -20,8 +20,23 @@ _POSIX = os.name == "posix"
 
 
 def private_dir(path: Path) -> Path:
-    """Create ``path`` (and its parents) owner-only; tighten it when it exists wider."""
-    path.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)
+    """Create ``path`` and every missing parent owner-only; tighten it when it exists wider.
+
+    ``Path.mkdir(parents=True, mode=...)`` gives the parents it creates the
+    default mode (0755 under the usual umask), so each missing folder is made
+    here one by one, and the umask cannot widen any of them.
+    """
+    missing: list[Path] = []
+    for folder in (path, *path.parents):
+        if folder.exists():
+            break
+        missing.append(folder)
+    for folder in reversed(missing):
+        with contextlib.suppress(FileExistsError):  # made meanwhile by another process
+            folder.mkdir(mode=PRIVATE_DIR)
+        if _POSIX:
+            folder.chmod(PRIVATE_DIR)  # the umask applied to mkdir's mode
+    path.mkdir(parents=True, exist_ok=True, mode=PRIVATE_DIR)  # a file in the way raises
     home = path.resolve() == Path.home().resolve()
     if _POSIX and not home and stat.S_IMODE(path.stat().st_mode) & 0o077:
         path.chmod(PRIVATE_DIR)

@@ -244,6 +244,8 @@ class Server:
         self.meter = meter
         self.clock = clock
         self._tokens = TokenSource(token, token_file)
+        if recorder is not None:
+            recorder.follow(self._tokens.current)  # a rotated token is blanked out too
         srv = settings.server
         gate = GateLimits(
             max_connections=srv.max_connections,

@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from xtyserver.errors import UsageError
+from xtyserver.files import private_dir
 
 TOKEN_BYTES = 32  # 256 bits
 TOKEN_FILE = "token"
@@ -134,7 +135,7 @@ def load_or_create(data_dir: Path, *, env_token: str | None = None) -> tuple[str
 
 def rotate(data_dir: Path) -> str:
     """Write a new random token (replacing the old one) and return it."""
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(data_dir)
     path = token_path(data_dir)
     token = secrets.token_urlsafe(TOKEN_BYTES)
     tmp = path.with_suffix(".tmp")

@@ -34,7 +34,9 @@ _ALPHABET = st.sampled_from(
 
 
 def texts(max_size: int = 200) -> st.SearchStrategy[str]:
-    return st.text(_ALPHABET, max_size=max_size).filter(lambda s: find_forbidden(s) is None)
+    return st.text(_ALPHABET, max_size=max_size).filter(
+        lambda s: find_forbidden(s, strict=True) is None
+    )
 
 
 _STAMPS = st.datetimes(

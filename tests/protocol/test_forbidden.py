@@ -661,24 +661,48 @@ _ADVERSARIAL = [
     "C:\\a," * (_SIZE // 5),
     "C:\\a,汤" * (_SIZE // 6),
     "C:\\a (b" * (_SIZE // 7),
+    # the round-four shapes: numerals and separators, loose e-mails, IPv6,
+    # MAC pairs, spaced keys, backslash paths, a secret's blocks
+    "七、" * (_SIZE // 2),
+    "一" * _SIZE,
+    "7😀" * (_SIZE // 2),
+    "bob at " * (_SIZE // 7),
+    "a 艾特 b 点 " * (_SIZE // 10),
+    "a @ b . " * (_SIZE // 8),
+    "::" * (_SIZE // 2),
+    "a:" * (_SIZE // 2),
+    "aa " * (_SIZE // 3),
+    "0a" * (_SIZE // 2),
+    "sk-a B1 " * (_SIZE // 8),
+    "a\\" * (_SIZE // 2),
+    "AppData\\" * (_SIZE // 8),
+    "/a" * (_SIZE // 2),
 ]
+
+
+# The scan is linear: 100 KB takes milliseconds of CPU, a catastrophic
+# backtrack minutes. This process's CPU time (not the wall clock, which a busy
+# machine stretches) is bounded generously; how fast is scripts/bench/'s
+# business.
+_CPU_SECONDS = 5.0
+
+
+def _cpu_seconds(work: Callable[[], object]) -> float:
+    started = time.process_time()
+    work()
+    return time.process_time() - started
 
 
 @pytest.mark.parametrize("text", _ADVERSARIAL, ids=lambda t: repr(t[:12]))
 def test_scan_and_redact_stay_fast_on_100kb_adversarial_input(text: str) -> None:
-    started = time.perf_counter()
-    find_forbidden(text)
-    redact(text)
-    assert time.perf_counter() - started < 2.0
+    assert _cpu_seconds(lambda: (find_forbidden(text), redact(text))) < _CPU_SECONDS
 
 
 @settings(max_examples=30, deadline=None)
 @given(st.text(alphabet="aZ0.@:/\\~%-_= k", min_size=1, max_size=8), st.integers(1, 2000))
 def test_scan_stays_fast_on_generated_repetitive_input(unit: str, repeat: int) -> None:
     text = (unit * (_SIZE // len(unit) // repeat + 1))[:_SIZE]
-    started = time.perf_counter()
-    redact(text)
-    assert time.perf_counter() - started < 2.0
+    assert _cpu_seconds(lambda: redact(text)) < _CPU_SECONDS
 
 
 @settings(max_examples=2000, deadline=None)

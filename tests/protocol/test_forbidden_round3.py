@@ -246,8 +246,9 @@ def test_a_span_is_mapped_across_expansions_and_combining_marks() -> None:
     text = "㍿ café 的邮箱 ｂｏｂ＠ｅｘａｍｐｌｅ．ｃｏｍ ﬁsh"
     redacted, _ = redact(text)
     assert redacted == "㍿ café 的邮箱 [已隐去:邮箱] ﬁsh"
-    text = "e\u0301ｂｏｂ＠ｅｘａｍｐｌｅ．ｃｏｍ"
-    assert redact(text) == ("e\u0301[已隐去:邮箱]", ["email"])
+    # (é is a letter an address may hold, so a comma ends the text before it.)
+    text = "e\u0301，ｂｏｂ＠ｅｘａｍｐｌｅ．ｃｏｍ"
+    assert redact(text) == ("e\u0301，[已隐去:邮箱]", ["email"])
 
 
 def test_the_adapter_token_typed_into_chat_is_redacted() -> None:

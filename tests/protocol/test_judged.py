@@ -21,10 +21,12 @@ def _reference() -> dict[str, str]:
     assert spec is not None and spec.submodule_search_locations
     path = Path(next(iter(spec.submodule_search_locations))) / "confusables.json"
     data = json.loads(path.read_text(encoding="utf-8"))
-    targets = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-./:\\")
+    targets = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-./:\\<>")
+    brackets = {"\u276c": "<", "\u276d": ">"}  # TR39's prototypes of 〈 and 〉
     out = {}
     for char, glyphs in data.items():
-        target = next((g["c"] for g in glyphs if g["c"] in targets), None)
+        found = (brackets.get(g["c"], g["c"]) for g in glyphs if g["c"] in targets | set(brackets))
+        target = next(found, None) or brackets.get(char)
         if target is None or len(char) != 1 or char.isascii():
             continue
         if judged_module._INERT_CHAR.match(char) or normalize(char) != char:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
-from xtyserver.files import replace_private
+from xtyserver.files import private_dir, replace_private
 
 PAGE_SECRET_FILE = "page-secret"
 
@@ -24,7 +24,7 @@ def page_secret_path(data_dir: Path) -> Path:
 def new_page_secret(data_dir: Path) -> str:
     """Write a fresh page secret for this start (replacing the last one) and return it."""
     secret = secrets.token_urlsafe(32)
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(data_dir)
     replace_private(page_secret_path(data_dir), secret.encode("ascii"))
     return secret
 

@@ -26,6 +26,7 @@ from xtyserver.protocol.frames import (
 )
 from xtyserver.protocol.limits import CONTEXT_MAX_BYTES, OBSERVATION_MAX_BYTES
 from xtyserver.protocol.prefilter import context_strings, context_texts, texts_clean
+from xtyserver.protocol.secret_match import matcher
 
 _ENCODER = msgspec.json.Encoder()
 
@@ -60,10 +61,11 @@ def check_model_context(context: ModelContext, *, prefix: str = "", size: int | 
     # refused) pays for walking again to name the fields.
     if texts_clean(context_texts(context)):
         return size
-    if any(find_forbidden(text) for text in context_strings(context) if text):
+    # strict: game names and numbers never hold an 11-digit number or a path shape.
+    if any(find_forbidden(text, strict=True) for text in context_strings(context) if text):
         builtins = msgspec.to_builtins(context)
         builtins.pop("capturedAt", None)
-        _refuse_forbidden(_strings(builtins, f"{prefix}modelContext"))
+        _refuse_forbidden(_strings(builtins, f"{prefix}modelContext"), strict=True)
     return size
 
 
@@ -73,13 +75,16 @@ def check_identity(identity: Identity, *, prefix: str = "") -> None:
     The id patterns already exclude paths and e-mails; a Steam id or a key is
     made of allowed characters, so it is caught here.
     """
-    strings = [
-        (f"{prefix}identity.gameId", identity.game_id),
-        (f"{prefix}identity.saveId", identity.save_id),
-    ]
+    # A derived saveId may be twelve hex digits: an id, never a MAC address.
+    _refuse_forbidden(
+        [
+            (f"{prefix}identity.gameId", identity.game_id),
+            (f"{prefix}identity.saveId", identity.save_id),
+        ],
+        ignore=frozenset({"network_address"}),
+    )
     if identity.save_name is not None:
-        strings.append((f"{prefix}identity.saveName", identity.save_name))
-    _refuse_forbidden(strings)
+        _refuse_forbidden([(f"{prefix}identity.saveName", identity.save_name)])
 
 
 def check_hello(frame: Hello) -> None:
@@ -150,10 +155,11 @@ def check_secrets(frame: ClientFrame, secrets: tuple[str, ...]) -> None:
             return
     strings: list[tuple[str, str]] = []
     if context is not None:
-        # An ASCII encoding without the secret's bytes holds no string that
-        # judges to it (judging changes only non-ASCII characters).
+        # An ASCII encoding holding no block of a secret's skeleton holds no
+        # string that spells a piece of it (secret_match.py; judging changes
+        # only non-ASCII characters).
         encoded = _ENCODER.encode(context)
-        if not encoded.isascii() or any(s.encode() in encoded for s in secrets):
+        if not encoded.isascii() or any(matcher(s).maybe_in(encoded) for s in secrets):
             builtins = msgspec.to_builtins(context)
             builtins.pop("capturedAt", None)
             strings.extend(_strings(builtins, f"{prefix}modelContext"))
@@ -193,10 +199,15 @@ def _strings(value: object, path: str) -> Iterable[tuple[str, str]]:
 
 
 def _refuse_forbidden(
-    strings: Iterable[tuple[str, str]], *, ignore: frozenset[str] = frozenset()
+    strings: Iterable[tuple[str, str]],
+    *,
+    ignore: frozenset[str] = frozenset(),
+    strict: bool = False,
 ) -> None:
     found = [
-        (path, kind) for path, text in strings if (kind := find_forbidden(text, ignore=ignore))
+        (path, kind)
+        for path, text in strings
+        if (kind := find_forbidden(text, ignore=ignore, strict=strict))
     ]
     if found:
         detail = ", ".join(f"{path} ({kind})" for path, kind in found)

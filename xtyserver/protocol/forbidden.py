@@ -67,8 +67,9 @@ from collections.abc import Mapping
 from typing import Any, Final, Literal, get_args
 
 from xtyserver.errors import UsageError
-from xtyserver.protocol.judged import Judged, judged
+from xtyserver.protocol.judged import NUMERALS, Judged, judged, numerals_folded
 from xtyserver.protocol.normalize import normalize, visible
+from xtyserver.protocol.secret_match import matcher
 
 __all__ = [
     "DEFAULT_PLACEHOLDERS",
@@ -143,6 +144,10 @@ _ENV_NAMES = (
     r"|TEMP|TMP|PROGRAMDATA|PROGRAMFILES(?:\(X86\))?|ONEDRIVE\w{0,32}|PUBLIC"
     r"|SYSTEMROOT|WINDIR|SYSTEMDRIVE|ALLUSERSPROFILE"
 )
+_PROFILE_FOLDERS = (
+    r"AppData|Application Data|Local Settings|My Documents|Saved Games|OneDrive|ProgramData"
+    r"|Program Files(?: \(x86\))?|Start Menu|桌面|我的文档|文档|下载"
+)
 _UNIX_ROOTS = r"home|Users|root|tmp|var|etc|usr|opt|mnt|media|private|Volumes|srv|run|proc"
 
 _PATH = "|".join(
@@ -165,8 +170,15 @@ _PATH = "|".join(
         # UNC path with forward slashes: //NAS/home/name (not a URL's "://").
         rf"(?<![A-Za-z0-9:/\\])//[A-Za-z0-9][A-Za-z0-9._$-]{{0,62}}/+[^{_PATH_STOP}\\/]"
         rf"{_PATH_BODY}",
-        # file:// URL.
-        rf"(?i:file:/{{2,3}})[^{_PATH_STOP}]{_PATH_BODY}",
+        # file:// URL, and the share URLs of SMB, AFP, NFS (smb://nas/home/name).
+        rf"(?i:file:/{{2,3}}|(?:smb|cifs|afp|nfs)://)[^{_PATH_STOP}]{_PATH_BODY}",
+        # A folder of the player's profile without the user before it:
+        # AppData\Local\..., Saved Games/..., 桌面\存档.
+        rf"(?<![A-Za-z0-9._-])(?i:{_PROFILE_FOLDERS})[\\/][^{_PATH_STOP}\\/]{_PATH_BODY}",
+        # Any relative path with two backslashes or more (a\b\c); the ASCII word
+        # before the first one is taken too.
+        rf"(?<![A-Za-z0-9._$~-])[A-Za-z0-9._$~-]{{0,64}}+\\{{1,4}}+[^{_PATH_STOP}\\/]{{1,64}}+\\"
+        rf"{_PATH_BODY}",
         # Absolute Unix path under a well-known root; not inside a URL path
         # ("https://host/home/x" has a letter before the slash).
         rf"(?<![A-Za-z0-9._~-])/(?i:{_UNIX_ROOTS})/[^{_PATH_STOP}/]{_PATH_BODY}",
@@ -207,19 +219,31 @@ _ACCOUNT_ID = "|".join(
 )
 
 _KEYCHARS = r"A-Za-z0-9_-"
+_KEY_PREFIXES = r"sk-|(?:sk|rk|pk)_(?:live|test)_|gh[pousr]_|github_pat_|hf_|glpat-|AKIA|AIza"
+_PREFIXED_KEYS = [
+    # sk-..., sk-proj-..., sk-ant-api03-..., sk-or-v1-..., DeepSeek sk-<hex>.
+    rf"(?<![{_KEYCHARS}])sk-[{_KEYCHARS}]{{16,}}",
+    # Stripe-style and other prefixed keys.
+    r"(?<![A-Za-z0-9_-])(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",
+    r"(?<![A-Za-z0-9_-])gh[pousr]_[A-Za-z0-9]{30,}",
+    r"(?<![A-Za-z0-9_-])github_pat_[A-Za-z0-9_]{22,}",
+    r"(?<![A-Za-z0-9_-])xox[abposr]-[A-Za-z0-9-]{10,}",
+    r"(?<![A-Za-z0-9_-])hf_[A-Za-z0-9]{30,}",
+    r"(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}",
+    r"(?<![A-Za-z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}(?![A-Za-z0-9])",
+    r"(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}",
+]
+# A prefixed key, whole: what a key split by spaces must be once squeezed.
+_PLAIN_KEY: Final[re.Pattern[str]] = re.compile("|".join(_PREFIXED_KEYS))
 _API_KEY = "|".join(
     [
-        # sk-..., sk-proj-..., sk-ant-api03-..., sk-or-v1-..., DeepSeek sk-<hex>.
-        rf"(?<![{_KEYCHARS}])sk-[{_KEYCHARS}]{{16,}}",
-        # Stripe-style and other prefixed keys.
-        r"(?<![A-Za-z0-9_-])(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",
-        r"(?<![A-Za-z0-9_-])gh[pousr]_[A-Za-z0-9]{30,}",
-        r"(?<![A-Za-z0-9_-])github_pat_[A-Za-z0-9_]{22,}",
-        r"(?<![A-Za-z0-9_-])xox[abposr]-[A-Za-z0-9-]{10,}",
-        r"(?<![A-Za-z0-9_-])hf_[A-Za-z0-9]{30,}",
-        r"(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}",
-        r"(?<![A-Za-z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}(?![A-Za-z0-9])",
-        r"(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}",
+        # A prefixed key split by spaces ("sk-proj-AbC1 dEf2 ..."): each later group
+        # looks generated (a digit or a capital), so "sk-learn is fun" is prose;
+        # _valid checks the key without its spaces. First, so that
+        # the whole key is taken, not just its first group.
+        rf"(?P<spaced_key>(?<![{_KEYCHARS}])(?:{_KEY_PREFIXES})[{_KEYCHARS}]{{0,64}}+"
+        rf"(?:[ \t]{{1,2}}(?=[{_KEYCHARS}]{{0,63}}[0-9A-Z])[{_KEYCHARS}]{{2,64}}+){{1,31}})",
+        *_PREFIXED_KEYS,
         # JWT (header.payload.signature).
         r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
         r"-----BEGIN [A-Z ]{0,32}PRIVATE KEY-----",
@@ -235,29 +259,65 @@ _API_KEY = "|".join(
     ]
 )
 
-# "@" or a spelled-out "[at]", "(at)", "{at}", "<at>"; "." or the ideographic
-# full stop "。" (the full-width "．" is "." after NFKC) or a spelled "[dot]".
+# An e-mail is any "@"-like or "at ... dot" shape between a local part and a
+# domain. Letters of Latin, Greek and Cyrillic count in both, so a look-alike
+# TR39 does not list (Greek ε) still leaves the address whole.
+_LETTERS = r"A-Za-z0-9\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
+_LOCAL = rf"[{_LETTERS}._%+-]"
+# "@" (＠ and ﹫ are "@" after NFKC) or a spelled one in brackets; the strict form.
 _AT = r"(?:@|\s{0,2}[\[({<]\s?(?i:at)\s?[\])}>]\s{0,2})"
-_DOT = r"(?:[.。]|\s{0,2}[\[({<]\s?(?i:dot)\s?[\])}>]\s{0,2}|\s(?i:dot)\s)"
-_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?"
+_DOT = r"(?:[.。]|\s{0,2}[\[({<]\s?(?i:dot|点)\s?[\])}>]\s{0,2}|\s(?i:dot)\s)"
+_LABEL = rf"[{_LETTERS}](?:[{_LETTERS}-]{{0,62}}[{_LETTERS}])?"
+_TLD = rf"[A-Za-z\u0370-\u03ff\u0400-\u04ff]{{2,24}}(?![{_LETTERS}-])"
+# The loose shapes: spaces around "@", 艾特 or a bare word "at", and 点, "dot"
+# or a dot with spaces around it; _valid then asks for a known e-mail TLD (or
+# a spelled dot after a bare "at"), so "meet at pierre.shop" stays prose.
+_LOOSE_AT = r"(?:\s{0,3}(?:@|艾特|圈a|[\[({<]\s?(?i:at)\s?[\])}>])\s{0,3}|\s{1,3}(?i:at)\s{1,3})"
+_LOOSE_DOT = (
+    r"(?:\s{0,3}(?:[.。]|点|點|[\[({<]\s?(?i:dot|点)\s?[\])}>])\s{0,3}|\s{1,3}(?i:dot)\s{1,3})"
+)
 _EMAIL = (
     # The local part may only start where a run of local-part characters
     # starts, so a long run without "@" is scanned once, not once per character.
-    rf"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{{1,64}}{_AT}"
-    rf"{_LABEL}(?:{_DOT}{_LABEL}){{0,8}}{_DOT}[A-Za-z]{{2,24}}(?![A-Za-z0-9-])"
+    rf"(?<![{_LETTERS}._%+-]){_LOCAL}{{1,64}}+(?:{_AT}"
+    rf"{_LABEL}(?:{_DOT}{_LABEL}){{0,8}}{_DOT}{_TLD}"
+    rf"|(?P<loose_email>{_LOOSE_AT}{_LABEL}(?:{_LOOSE_DOT}{_LABEL}){{0,8}}{_LOOSE_DOT}"
+    rf"[A-Za-z]{{2,24}}(?![{_LETTERS}-])))"
 )
+# Top-level domains of e-mail providers, for the loose shapes.
+_MAIL_TLDS: Final = frozenset(
+    re.findall(
+        r"\w+",
+        "com net org edu gov mil int info biz cn hk tw mo jp kr sg uk de fr ru it es nl "
+        "se no fi ch at be pl cz eu us ca au nz in br me io co cc tv ai app dev xyz top "
+        "vip club site online email mail icu asia ",
+    )
+)
+_SPELLED_DOT: Final[re.Pattern[str]] = re.compile(r"(?i:dot)|点|點")
+_TLD_AT_END: Final[re.Pattern[str]] = re.compile(r"[A-Za-z]{2,24}$")
 
 # -- network addresses, machine names, phone and id card numbers --------------
 
 _OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
 _HEX2 = r"[0-9A-Fa-f]{2}"
+_HEX4 = r"[0-9A-Fa-f]{1,4}"
 _NETWORK_ADDRESS = "|".join(
     [
         # IPv4 (a version number after v/ver/version/版本 is not one; see _valid).
         rf"(?<![A-Za-z0-9.])(?:{_OCTET}\.){{3}}{_OCTET}(?![0-9]|\.[0-9])",
-        # MAC addresses, colon- or dash-separated.
-        rf"(?<![0-9A-Fa-f:-]){_HEX2}(?::{_HEX2}){{5}}(?![0-9A-Fa-f:-])",
-        rf"(?<![0-9A-Fa-f:-]){_HEX2}(?:-{_HEX2}){{5}}(?![0-9A-Fa-f:-])",
+        # MAC addresses: six hex pairs with one separator throughout (":", "-",
+        # ".", "_", a space) or none, or Cisco's three dotted quads. Without ":"
+        # or "-" a pair needs a hex letter somewhere (_valid), so a run of
+        # twelve digits or six two-digit numbers is not one.
+        rf"(?<![0-9A-Za-z_-]){_HEX2}(?P<mac_sep>[:\-._ ]?+){_HEX2}(?:(?P=mac_sep){_HEX2}){{4}}"
+        rf"(?![0-9A-Za-z_]|[:-][0-9A-Fa-f])",
+        r"(?<![0-9A-Za-z_-])[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}(?![0-9A-Za-z_])",
+        # IPv6: eight groups, or fewer with "::" (three groups at least, so
+        # "a::b" and clock times are not one), a zone (%eth0) after it.
+        rf"(?<![0-9A-Za-z])(?<![0-9A-Fa-f]:)(?:{_HEX4}:){{7}}{_HEX4}(?![0-9A-Za-z]|:[0-9A-Fa-f])",
+        rf"(?<![0-9A-Za-z])(?<![0-9A-Fa-f]:)(?=(?:[0-9A-Fa-f]{{0,4}}:){{3}})"
+        rf"(?:{_HEX4}(?::{_HEX4}){{0,6}})?::(?:{_HEX4}(?::{_HEX4}){{0,6}})?"
+        rf"(?:%[A-Za-z0-9]{{1,16}})?(?![0-9A-Za-z:])",
     ]
 )
 # Windows' generated machine names: DESKTOP-7KQ2M3P, LAPTOP-..., WIN-...; the
@@ -369,13 +429,26 @@ _DIGITS: Final[re.Pattern[str]] = re.compile(
 # the big scan. Every alternative starts with a literal or a character set,
 # which the regex engine skips over quickly; a look-behind comes after its
 # literal for that reason.
+_N = f"[0-9{NUMERALS}]"  # a digit, also a Chinese numeral
+_J = r"(?:[^\w\n]|_){0,4}"  # what may join the digits of one number
 _TRIGGER: Final[re.Pattern[str]] = re.compile(
-    r"""[\\/%$~@_=\["<>›({-]|:(?<![0-9]:)|:[0-9A-Fa-f]{2}:|7[ .-]{0,2}6[ .-]{0,2}5[ .-]{0,2}6"""
-    r"|A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA|Iza)|eyJ|[Bb](?i:earer)|[Pp](?i:id|rocess)|进程|at\s"
+    r"""[\\/%$~@_=\["<>›({-]|:(?<![0-9]:)|:[0-9A-Fa-f]{2}:|::|:[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:"""
+    rf"|[7七柒]{_J}[6六陆陸]{_J}[5五伍]{_J}[6六陆陸]|{_N}(?:{_J}{_N}){{10}}"
+    r"|[0-9A-Fa-f]{2}(?:[ .]?[0-9A-Fa-f]{2}){5}|艾特|圈a"
+    r"|A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA|Iza)|eyJ|[Bb](?i:earer)|[Pp](?i:id|rocess)|进程|[Aa][Tt]\s"
     # A labelled Steam id whose label ends in a digit ("steamid64:123...") has no
     # other trigger: its colon follows a digit, like a clock time's.
     r"|[Ss](?i:team)|[Qq][Qq]|扣扣|微信|[Ww](?i:x|echat|eixin)"
-    r"|[0-9](?:[ .-]{0,2}[0-9]){10}|[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]|[A-Za-z0-9+]{16}"
+    r"|[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]|[A-Za-z0-9+]{16}"
+)
+
+# What a modelContext string (game names and numbers) never holds, refused
+# there outright: a number of 11 digits or more however its digits are
+# separated (a clock's ":" and a line break end it), and any path shape: a
+# backslash, or a segment with a letter between two slashes (a/b/c).
+_STRICT: Final[re.Pattern[str]] = re.compile(
+    r"(?P<account_id>[0-9](?:(?:[^\w\n:]|_){0,4}[0-9]){10})"
+    r"|(?P<path>\\|(?<![:/])/[^\s/]{0,64}?[^\W\d_][^\s/]{0,64}?/)"
 )
 
 # A base64 run: judged on its decoded text when that is printable.
@@ -398,12 +471,37 @@ _MAX_PASSES: Final = 8
 _Span = tuple[int, int, str]
 
 
-def _valid(kind: str | None, text: str, start: int, end: int) -> bool:
-    """Checks a pattern cannot make: an id card's checksum, IPv4 or version."""
+def _valid(match: re.Match[str], kind: str | None, *span: int) -> bool:
+    """Checks a pattern cannot make: checksums, versions, TLDs, squeezed keys."""
+    text, start, end = match.string, match.start(), match.end()
+    if kind == "id_card_at":  # a span given by the caller (_joined_numbers)
+        kind, (start, end) = "id_card", span
     if kind == "id_card":
         digits = text[start:end]
         total = sum(int(d) * w for d, w in zip(digits, _ID_WEIGHTS, strict=False))
         return "10X98765432"[total % 11] == digits[17].upper()
+    if kind == "email" and match.group("loose_email") is not None:
+        # A loose shape needs a mail provider's TLD, and a bare "at" a spelled dot.
+        tld = _TLD_AT_END.search(match.group())
+        if tld is None or tld.group().casefold() not in _MAIL_TLDS:
+            return False
+        at = match.group("loose_email")
+        return (
+            "@" in at
+            or "艾特" in at
+            or "圈" in at
+            or "(" in at
+            or "[" in at
+            or (_SPELLED_DOT.search(at) is not None)
+        )
+    if kind == "api_key" and match.group("spaced_key") is not None:
+        squeezed = "".join(match.group().split())
+        return _PLAIN_KEY.fullmatch(squeezed) is not None
+    if kind == "network_address" and match.group("mac_sep") is not None:
+        if match.group("mac_sep") in ("", ".", "_", " "):
+            pairs = match.group()
+            return any(c.isdigit() for c in pairs) and any(c.isalpha() for c in pairs)
+        return True
     if kind == "network_address" and "." in text[start:end]:
         before = text[max(0, start - 12) : start].rstrip(" :=.").casefold()
         for label in _VERSION_LABELS:
@@ -423,7 +521,7 @@ def _scan(pattern: re.Pattern[str], text: str, out: list[_Span]) -> None:
         if match is None:
             return
         start, end, kind = match.start(), match.end(), match.lastgroup
-        if kind is not None and _valid(kind, text, start, end):
+        if kind is not None and _valid(match, kind):
             out.append((start, end, kind))
             pos = max(end, start + 1)
         else:
@@ -450,16 +548,24 @@ def _decoded_base64(run: str) -> str | None:
     return decoded
 
 
-def _spans(judged: Judged, secrets: tuple[str, ...], *, depth: int = 0) -> list[_Span]:
+def _spans(
+    judged: Judged,
+    secrets: tuple[str, ...],
+    *,
+    depth: int = 0,
+    carry: str = "",
+    strict: bool = False,
+) -> list[_Span]:
     """Every forbidden span of ``judged.text``, in its coordinates, by start."""
     text = judged.text
     out: list[_Span] = []
     if _TRIGGER.search(text) is not None:
         _scan(_COMBINED, text, out)
         joined = judged.digits_joined()[0]
-        if len(joined) != len(text):
+        if joined != text:
             more: list[_Span] = []
             _scan(_DIGITS, joined, more)
+            _joined_numbers(judged, more)
             out += [(*judged.joined_span(start, end), kind) for start, end, kind in more]
         if "7656" in joined:
             _split_steam_id(judged, joined, out)
@@ -470,15 +576,42 @@ def _spans(judged: Judged, secrets: tuple[str, ...], *, depth: int = 0) -> list[
                     inner = _spans(Judged(visible(decoded)), secrets, depth=1)
                     if inner:
                         out.append((match.start(), match.end(), inner[0][2]))
+        if strict:  # last: a span the other rules name keeps their kind (sort is stable)
+            _scan(_STRICT, numerals_folded(text), out)
     for secret in secrets:
         if len(secret) < _SECRET_MIN:
             continue
-        at = text.find(secret)
-        while at >= 0:
-            out.append((at, at + len(secret), "api_key"))
-            at = text.find(secret, at + 1)
+        # Spaced, dashed, upper-cased, reversed or in pieces (secret_match.py).
+        out += [(a, b, "api_key") for a, b in matcher(secret).spans(text, carry)]
     out.sort(key=lambda span: span[0])
     return out
+
+
+# A Steam id, phone or id card number among joined digit groups: it may end
+# where a separator was removed ("7656、1198、0123、4567、8、5": the ", 5" is the
+# next number), so its ends are judged by the groups, not by the digits after.
+_GROUPED: Final[re.Pattern[str]] = re.compile(
+    r"(?=(?P<account_id>7656119[0-9]{10})|(?P<phone>1[3-9][0-9]{9})"
+    r"|(?P<id_card>[1-9][0-9]{5}(?:18|19|20)[0-9]{2}(?:0[1-9]|1[0-2])"
+    r"(?:0[1-9]|[12][0-9]|3[01])[0-9]{3}[0-9Xx]))"
+)
+
+
+def _joined_numbers(judged: Judged, out: list[_Span]) -> None:
+    """Numbers of the joined text that start and end at a group's edge (see above)."""
+    joined, at, _ = judged.digits_joined()
+    edges = set(at)
+    for match in _GROUPED.finditer(joined):
+        kind = match.lastgroup
+        assert kind is not None
+        start, end = match.span(kind)
+        if not (start in edges or start == 0 or not joined[start - 1].isdigit()):
+            continue
+        if not (end in edges or end == len(joined) or not joined[end].isalnum()):
+            continue
+        if kind == "id_card" and not _valid(match, "id_card_at", start, end):
+            continue
+        out.append((start, end, kind))
 
 
 def _split_steam_id(judged: Judged, joined: str, out: list[_Span]) -> None:
@@ -493,7 +626,11 @@ def _split_steam_id(judged: Judged, joined: str, out: list[_Span]) -> None:
 
 
 def find_forbidden(
-    text: str, *, secrets: tuple[str, ...] = (), ignore: frozenset[str] = frozenset()
+    text: str,
+    *,
+    secrets: tuple[str, ...] = (),
+    ignore: frozenset[str] = frozenset(),
+    strict: bool = False,
 ) -> Kind | None:
     """Return the kind of the first forbidden match in ``text``'s judged form, or None.
 
@@ -504,6 +641,8 @@ def find_forbidden(
             found as ``api_key``.
         ignore: Kinds not to report (``adapter.version`` is a version, never an
             IPv4 address).
+        strict: Also refuse what a modelContext string never holds: a number
+            of 11 digits or more and any path shape (:data:`_STRICT`).
 
     Returns:
         One of :data:`KINDS` for the leftmost match, or None when the text is
@@ -515,7 +654,8 @@ def find_forbidden(
         # Printable ASCII is its own judged form; a modelContext has dozens
         # of short strings.
         return None
-    spans = [span for span in _spans(Judged(text, mapped=False), secrets) if span[2] not in ignore]
+    judge = Judged(text, mapped=False)
+    spans = [span for span in _spans(judge, secrets, strict=strict) if span[2] not in ignore]
     if not spans:
         return None
     kind: Kind = spans[0][2]  # type: ignore[assignment]
@@ -537,13 +677,16 @@ def _check_placeholders(placeholders: Mapping[str, str]) -> None:
                 raise UsageError("a placeholder itself looks like forbidden content")
 
 
-def _kept_spans(kept: str, secrets: tuple[str, ...]) -> list[_Span]:
+def _kept_spans(kept: str, secrets: tuple[str, ...], carry: str = "") -> list[_Span]:
     """The forbidden spans of ``kept`` in its own coordinates, merged, by start."""
     judge = Judged(kept)
     merged: list[list[Any]] = []
-    for start, end, kind in _spans(judge, secrets):
+    for start, end, kind in _spans(judge, secrets, carry=carry):
         k_start, k_end = judge.kept_span(start, end)
         if merged and k_start < merged[-1][1]:
+            # Overlapping finds are one placeholder, named after the longer one.
+            if k_end - k_start > merged[-1][1] - merged[-1][0]:
+                merged[-1][2] = kind
             merged[-1][1] = max(merged[-1][1], k_end)
         else:
             merged.append([k_start, k_end, kind])
@@ -555,6 +698,7 @@ def redact(
     *,
     placeholders: Mapping[str, str] = DEFAULT_PLACEHOLDERS,
     secrets: tuple[str, ...] = (),
+    carry: str = "",
 ) -> tuple[str, list[str]]:
     """Replace every forbidden span of ``text`` with a placeholder; keep the rest.
 
@@ -570,7 +714,12 @@ def redact(
             required, each in normal form). The defaults are Chinese, e.g.
             ``[已隐去:路径]``.
         secrets: Strings redacted as ``api_key`` wherever they appear (the
-            adapter token typed into chat); shorter than 8 characters ignored.
+            adapter token typed into chat, also spaced, dashed, upper-cased,
+            reversed or a piece of it); shorter than 8 characters ignored.
+        carry: The skeleton of the player's messages just before this one
+            (:func:`~xtyserver.protocol.secret_match.skeleton`, at most
+            ``CARRY_MAX`` characters): a secret typed in pieces over
+            consecutive messages is found once its pieces add up.
 
     Returns:
         The kept, redacted text and the distinct kinds found, in order of
@@ -587,7 +736,7 @@ def redact(
     if not secrets and kept.isascii() and _TRIGGER.search(kept) is None:
         return kept, found
     for _ in range(_MAX_PASSES):
-        spans = _kept_spans(kept, secrets)
+        spans = _kept_spans(kept, secrets, carry)
         if not spans:
             return kept, found
         parts: list[str] = []

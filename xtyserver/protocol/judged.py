@@ -40,7 +40,7 @@ from typing import Final
 
 from xtyserver.protocol.normalize import is_plain, normalize
 
-__all__ = ["Judged", "judged"]
+__all__ = ["NUMERALS", "Judged", "judged", "look_alikes", "numerals_folded"]
 
 _INERT_CHAR: Final[re.Pattern[str]] = re.compile(
     r"[\t-\r\x1c-\x7e\xb7\u2010\u2012-\u2016\u2018-\u2023\u2027"
@@ -53,28 +53,52 @@ CONFUSABLES_FILE: Final = os.path.join(os.path.dirname(__file__), "confusables.t
 """TR39's look-alikes of one ASCII letter, digit or ``- . / : \\``, ``HEX target`` a line."""
 
 
-def _load_confusables() -> dict[str, str]:
+def _read_confusables() -> dict[str, str]:
+    """Every line of the file: a character and the ASCII character it looks like."""
+    out: dict[str, str] = {}
+    with open(CONFUSABLES_FILE, encoding="utf-8") as file:
+        for line in file:
+            if not line.startswith("#"):
+                code, target = line.split()
+                out[chr(int(code, 16))] = target
+    return out
+
+
+def _load_confusables(table: dict[str, str]) -> dict[str, str]:
     """Non-inert characters TR39 lists as look-alikes of one ASCII target.
 
     The filters that depend on the Unicode version (NFKC, which characters
     are inert) run here, on the Python that serves, not in the generator.
     """
     out: dict[str, str] = {}
-    with open(CONFUSABLES_FILE, encoding="utf-8") as file:
-        for line in file:
-            if line.startswith("#"):
-                continue
-            code, target = line.split()
-            char = chr(int(code, 16))
-            if _INERT_CHAR.match(char) or normalize(char) != char:
-                continue
-            if target == "l" and char.isupper():
-                target = "I"
-            out[char] = target
+    for char, target in table.items():
+        if _INERT_CHAR.match(char) or normalize(char) != char:
+            continue
+        out[char] = "I" if target == "l" and char.isupper() else target
     return out
 
 
-_CONFUSABLES: Final[dict[str, str]] = _load_confusables()
+_TABLE: Final[dict[str, str]] = _read_confusables()
+_CONFUSABLES: Final[dict[str, str]] = _load_confusables(_TABLE)
+
+
+def look_alikes(target: str) -> frozenset[str]:
+    """Every character TR39 lists as a look-alike of ``target``, inert ones too.
+
+    Kana and CJK ideographs are left out (TR39 has ``く`` for ``<``): text in
+    the players' languages is full of them. Punctuation such as ``〈`` stays.
+    """
+    return frozenset(
+        char
+        for char, to in _TABLE.items()
+        if to == target
+        and not (
+            unicodedata.category(char).startswith("L")
+            and (_INERT_CHAR.match(char) or unicodedata.name(char, "").startswith("CJK"))
+        )
+    )
+
+
 _CACHE_MAX: Final = 4096
 
 
@@ -83,9 +107,12 @@ class _Fold(dict[int, str]):
 
     def __missing__(self, code: int) -> str:
         char = chr(code)
-        digit = unicodedata.decimal(char, None) if code > 0x7F else None
+        # digit(), not decimal(): also the circled and dingbat digits (❼).
+        digit = unicodedata.digit(char, None) if code > 0x7F else None
         if digit is not None:
             out = str(digit)
+        elif char == "\u3007":  # 〇, the ideographic zero, not an "O" (TR39's prototype)
+            out = "0"
         elif _INERT_CHAR.match(char):
             out = char
         else:
@@ -115,8 +142,22 @@ def judged(text: str) -> str:
     return fold(normalize(text))
 
 
-# Digits joined by up to two spaces, dashes or dots count as one number.
-_JOIN: Final[re.Pattern[str]] = re.compile(r"(?<=[0-9])[ .\-]{1,2}(?=[0-9])")
+# Digits joined by up to four separators (anything but a letter, digit, CJK
+# character or line break: spaces, dashes, dots, underscores, commas, 、, emoji,
+# symbols) count as one number: a separator inside a digit run hides nothing.
+_JOIN: Final[re.Pattern[str]] = re.compile(r"[0-9]((?:[^\w\n]|_){1,4})(?=[0-9])")
+# Chinese numerals written digit by digit (七六五六…, 壹贰叁, 〇/零, 幺) are digits
+# in the joined view only: the judged text keeps them (一 is also "one"/"a").
+NUMERALS: Final = "〇零一二三四五六七八九壹贰貳叁參肆伍陆陸柒捌玖幺"
+_NUMERAL_FOLD: Final = str.maketrans(NUMERALS, "001234567891223345667891")
+_NUMERAL: Final[re.Pattern[str]] = re.compile(f"[{NUMERALS}]")
+
+
+def numerals_folded(text: str) -> str:
+    """``text`` with every Chinese numeral of :data:`NUMERALS` as its digit (same length)."""
+    if text.isascii() or _NUMERAL.search(text) is None:
+        return text
+    return text.translate(_NUMERAL_FOLD)
 
 
 class Judged:
@@ -173,25 +214,26 @@ class Judged:
         return self._starts[start], self._ends[end - 1]
 
     def digits_joined(self) -> tuple[str, list[int], list[int]]:
-        """The judged text with digit-joining spaces, dashes and dots removed.
+        """The judged text with Chinese numerals as digits and digit-joining separators removed.
 
         Returns:
             The joined text, and for each of its segments the start in it and
             the start in :attr:`text` (for :meth:`joined_span`).
         """
         if self._digits is None:
+            text = numerals_folded(self.text)
             at: list[int] = [0]
             src: list[int] = [0]
             parts: list[str] = []
             last = 0
             length = 0
-            for m in _JOIN.finditer(self.text):
-                parts.append(self.text[last : m.start()])
-                length += m.start() - last
-                last = m.end()
+            for m in _JOIN.finditer(text):
+                parts.append(text[last : m.start(1)])
+                length += m.start(1) - last
+                last = m.end(1)
                 at.append(length)
                 src.append(last)
-            parts.append(self.text[last:])
+            parts.append(text[last:])
             self._digits = ("".join(parts), at, src)
         return self._digits
 

@@ -55,6 +55,7 @@ from typing import Any, Final
 import msgspec.inspect as mi
 
 from xtyserver.protocol.frames import ModelContext
+from xtyserver.protocol.judged import NUMERALS
 from xtyserver.protocol.normalize import is_plain
 
 __all__ = ["context_strings", "context_texts", "texts_clean"]
@@ -185,7 +186,13 @@ _TO_LOWER: Final = bytes.maketrans(
     b"ABCDEFGHIJKLMNOPQRSTUVWXYZ]}\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f",
     b"abcdefghijklmnopqrstuvwxyz))" + b" " * 9,
 )
-_CJK_LITERALS: Final = ("进程", "微信", "扣扣")
+_CJK_LITERALS: Final = ("进程", "微信", "扣扣", "艾特", "圈a")
+# A Chinese numeral, or a digit joined to another by CJK punctuation (、，：):
+# then a 4-run of digits and numerals with any joins is looked for on the str.
+_CJK_DIGIT_RISK: Final[re.Pattern[str]] = re.compile(f"[{NUMERALS}]|[0-9][^\\x00-\\x7f\\w]")
+_CJK_DIGIT_RUN: Final[re.Pattern[str]] = re.compile(
+    f"[0-9{NUMERALS}](?:(?:[^\\w\\n]|_){{0,4}}[0-9{NUMERALS}]){{3}}"
+)
 # One search: a pattern with a literal first byte is scanned for that byte at
 # C speed, where nine substring searches would each walk the text.
 _A_LITERALS: Final[re.Pattern[bytes]] = re.compile(rb"A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA|Iza)")
@@ -193,7 +200,14 @@ _A_LITERALS: Final[re.Pattern[bytes]] = re.compile(rb"A(?:KIA|SIA|GPA|IDA|ROA|NP
 # searches: both at C speed, where a pattern starting with a character class
 # is tried at every position. Joins (spaces, dashes, dots) are deleted whatever
 # their number, which only makes a check stricter.
-_JOINS: Final = b" .-"
+# Every ASCII character but letters, digits and the line break joins digits
+# (forbidden.py: a separator inside a digit run hides nothing).
+_JOINS: Final = bytes(b for b in range(0x80) if not chr(b).isalnum() and b != 0x0A)
+# Hex digits with their possible separators left out: twelve in a row may be
+# a MAC address written without separators, with spaces or dots.
+_HEX_SHAPE: Final = bytes(0x68 if chr(b) in "0123456789abcdefABCDEF" else 0x2E for b in range(256))
+_HEX_JOINS: Final = b" .:-_"
+_HEX_RUN: Final = "h" * 12
 _DIGIT_SHAPE: Final = bytes(0x30 if 0x30 <= b <= 0x39 else 0x78 for b in range(256))
 _IPV4: Final[re.Pattern[bytes]] = re.compile(rb"\.(?<=[0-9]\.)[0-9]{1,3}\.")
 _RUN_SHAPE: Final = bytes(
@@ -201,7 +215,9 @@ _RUN_SHAPE: Final = bytes(
 )
 _RUN: Final = "a" * 16
 _SPELLED_AT: Final = ("at)", "at )", "dot)", "dot )")
-_COLON: Final[re.Pattern[bytes]] = re.compile(rb":(?:(?<![0-9]:)|[0-9A-Fa-f]{2}:)")
+_COLON: Final[re.Pattern[bytes]] = re.compile(
+    rb":(?:(?<![0-9]:)|[0-9A-Fa-f]{2}:|[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:)"
+)
 _HYPHEN: Final[re.Pattern[bytes]] = re.compile(rb"-(?:(?<=[a-z]-)|-|(?<= -) )")
 _LETTER_AFTER_BRACKET: Final[re.Pattern[bytes]] = re.compile(rb"\[[A-Za-z]")
 _LEVEL: Final[re.Pattern[bytes]] = re.compile(
@@ -252,7 +268,11 @@ def _judged_clean(texts: str) -> bool:
     """:func:`texts_clean` without the memory."""
     if texts.isascii():
         raw = texts.encode("ascii")
-    elif not is_plain(texts) or any(word in texts for word in _CJK_LITERALS):
+    elif (
+        not is_plain(texts)
+        or any(word in texts for word in _CJK_LITERALS)
+        or (_CJK_DIGIT_RISK.search(texts) is not None and _CJK_DIGIT_RUN.search(texts) is not None)
+    ):
         return False
     else:
         raw = texts.encode("utf-8", "surrogatepass")
@@ -276,6 +296,11 @@ def _judged_clean(texts: str) -> bool:
     if 0x2E in raw and _IPV4.search(raw) is not None:  # "."
         return False
     if _RUN in raw.translate(_RUN_SHAPE).decode("latin-1"):
+        return False
+    if _HEX_RUN in raw.translate(_HEX_SHAPE, _HEX_JOINS).decode("latin-1"):
+        return False
+    # A bare "at" before a dot, "dot", 点: a spelled e-mail (forbidden.py).
+    if " at " in low and ("." in low or "dot" in low or "点" in texts or "點" in texts):
         return False
     if 0x28 in raw and "at " in low:  # "("
         return False

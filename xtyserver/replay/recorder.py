@@ -3,7 +3,8 @@
 A shell (files, Pillow). The connection runtime calls a :class:`ConnectionRecorder`
 from its reader (every message received) and writer (every frame sent); the format
 is :mod:`xtyserver.replay.recording`. Tokens are never written: the hello's
-``token`` is redacted, the server's token is blanked out of any line, and the
+``token`` is redacted, the server's token (the one at start and every one a
+rotation made since) is blanked out of any line, and the
 upgrade's headers are not recorded. Screenshots are described (hash, size,
 dimensions), not kept, unless ``keep_images``.
 """
@@ -17,6 +18,7 @@ import io
 import json
 import re
 import warnings
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -48,8 +50,21 @@ class Recorder:
     def __init__(self, folder: Path, *, clock: Clock, token: str, keep_images: bool) -> None:
         self.folder = private_dir(folder)
         self._clock = clock
-        self._token = token
+        self._tokens = [token] if token else []
+        self._current: Callable[[], str] | None = None
         self._keep_images = keep_images
+
+    def follow(self, current: Callable[[], str]) -> None:
+        """Read the server's token from ``current`` too (``xtyserver token rotate``)."""
+        self._current = current
+
+    def tokens(self) -> list[str]:
+        """Every token to blank out: the one at start and each one rotated in since."""
+        if self._current is not None:
+            token = self._current()
+            if token and token not in self._tokens:
+                self._tokens.append(token)
+        return self._tokens
 
     def open(self, session_id: str, *, auth: str) -> ConnectionRecorder:
         """Start the file of one connection (``auth``: ``header`` or ``hello``)."""
@@ -65,7 +80,7 @@ class Recorder:
         }
         # Owner-only, a line per frame reaches the disk.
         out = open_private(path, "w", encoding="utf-8", buffering=1)
-        recorder = ConnectionRecorder(out, self._clock, start, self._token, self._keep_images)
+        recorder = ConnectionRecorder(out, self._clock, start, self.tokens, self._keep_images)
         recorder.write(header)
         return recorder
 
@@ -74,20 +89,26 @@ class ConnectionRecorder:
     """Writes one connection's frames; called by the connection's reader and writer."""
 
     def __init__(
-        self, out: IO[str], clock: Clock, start: float, token: str, keep_images: bool
+        self,
+        out: IO[str],
+        clock: Clock,
+        start: float,
+        tokens: Callable[[], list[str]],
+        keep_images: bool,
     ) -> None:
         self._out = out
         self._clock = clock
         self._start = start
-        self._token = token
+        self._tokens = tokens  # asked per line: a token rotated in meanwhile is blanked too
         self._keep_images = keep_images
 
     def write(self, line: dict[str, Any]) -> None:
         if self._out.closed:
             return
         text = json.dumps(line, ensure_ascii=False, separators=(",", ":"))
-        if self._token and self._token in text:
-            text = text.replace(self._token, REDACTED)
+        for token in self._tokens():
+            if token in text:
+                text = text.replace(token, REDACTED)
         self._out.write(text + "\n")
 
     def _t(self) -> float:

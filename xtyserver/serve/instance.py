@@ -32,6 +32,7 @@ from typing import IO
 import msgspec
 
 from xtyserver.errors import XtyError
+from xtyserver.files import private_dir
 
 SERVER_FILE = "server.json"
 LOCK_FILE = "server.lock"
@@ -107,7 +108,7 @@ class InstanceLock:
 
     def acquire(self) -> bool:
         """Take the lock; False when another process holds it."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         handle = os.fdopen(fd, "r+b")
         try:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from xtyserver import log
 from xtyserver.errors import UsageError
-from xtyserver.files import replace_private
+from xtyserver.files import private_dir, replace_private
 
 if TYPE_CHECKING:
     import keyring.backend
@@ -131,7 +131,7 @@ class KeyStore:
         key = key.strip()
         if not key or any(c in key for c in "\r\n\0"):
             raise UsageError("the key is empty or holds a line break")
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.data_dir)
         if self.uses_keyring:
             from keyring.errors import KeyringError
 

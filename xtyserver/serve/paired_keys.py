@@ -18,7 +18,7 @@ import msgspec
 
 from xtyserver import log
 from xtyserver.clock import Clock
-from xtyserver.files import replace_private
+from xtyserver.files import private_dir, replace_private
 
 PAIRED_FILE = "paired-keys.json"
 MAX_KEYS = 64  # paired mods kept at once; pairing one more drops the longest unused
@@ -107,5 +107,5 @@ class PairedKeys:
         return found
 
     def _write(self) -> None:
-        self.file.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.file.parent)
         replace_private(self.file, msgspec.json.encode(self._keys))

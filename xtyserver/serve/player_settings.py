@@ -30,7 +30,7 @@ import msgspec
 
 from xtyserver.config import Settings, load_settings, pinned_keys
 from xtyserver.errors import UsageError
-from xtyserver.files import replace_private
+from xtyserver.files import private_dir, replace_private
 from xtyserver.model.routing import origin
 from xtyserver.serve.key_store import KeyStore, backend_name
 from xtyserver.serve.provider_log import ProviderBook, ProviderChange
@@ -250,7 +250,7 @@ class PlayerSettings:
 
     def write(self, choices: Mapping[str, Any]) -> None:
         """Replace the stored choices whole (owner-only, atomically)."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.data_dir)
         data = json.dumps(dict(choices), ensure_ascii=False, indent=2).encode("utf-8")
         replace_private(self.file, data)
 

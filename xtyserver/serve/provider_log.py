@@ -24,7 +24,7 @@ from typing import Literal
 import msgspec
 
 from xtyserver import log
-from xtyserver.files import replace_private
+from xtyserver.files import private_dir, replace_private
 
 PROVIDER_FILE = "provider.json"
 MAX_CHANGES = 20
@@ -140,5 +140,5 @@ class ProviderBook:
                 after=change.after,
             )
         record.changes = [*record.changes, *changes][-MAX_CHANGES:]
-        self.file.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.file.parent)
         replace_private(self.file, msgspec.json.encode(record))

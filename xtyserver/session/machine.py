@@ -44,6 +44,7 @@ from xtyserver.protocol.frames import (
     StateUpdate,
 )
 from xtyserver.protocol.images import PreparedImage
+from xtyserver.protocol.secret_match import carried
 from xtyserver.session import replies
 from xtyserver.session.admission import Admission
 from xtyserver.session.effects import (
@@ -157,6 +158,9 @@ class GameAgentSession:
         self._settings = settings
         self._texts = settings.texts
         self._token = token
+        # The skeleton of the player's last messages: the token typed in pieces
+        # over consecutive messages is redacted once the pieces add up.
+        self._carry = ""
         self._authenticated = authenticated
         self._paired = paired
         self._pairing = Pairing()
@@ -417,7 +421,8 @@ class GameAgentSession:
             refusal = ChatError(id=frame.id, code="model_not_configured", message=message)
             return [*effects, Send(refusal)]
         self._transition("chat_accepted")
-        text, kinds = redact(frame.text, secrets=(self._token,))
+        text, kinds = redact(frame.text, secrets=(self._token,), carry=self._carry)
+        self._carry = carried(self._carry, frame.text)
         if kinds:
             effects.append(Log("chat.redacted", {"kinds": sorted(set(kinds))}))
         turn = self._turns.start(frame.id, text, self._saves.save)

@@ -13,6 +13,7 @@ user message (:func:`build_messages`, v1.md "The model call").
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +21,7 @@ import msgspec
 
 from xtyserver.protocol.budget import Freshness
 from xtyserver.protocol.frames import ModelContext
+from xtyserver.protocol.judged import look_alikes
 
 Message = dict[str, Any]
 
@@ -40,7 +42,9 @@ _PLAYER_LABELS = (
 def render_facts(context: ModelContext, freshness: Freshness, age_seconds: float) -> str:
     """Render a modelContext as a few short Chinese fact lines.
 
-    Only whitelisted fields exist on the Struct, so nothing else can leak in.
+    Only whitelisted fields exist on the Struct, so nothing else can leak in,
+    and each string stays on its line (:func:`one_line`): a mod's string with
+    a line break cannot start a fact line of its own.
     """
     lines: list[str] = []
     for obj, labels in ((context.world, _WORLD_LABELS), (context.player, _PLAYER_LABELS)):
@@ -67,14 +71,14 @@ def render_facts(context: ModelContext, freshness: Freshness, age_seconds: float
         lines.append("附近：" + "；".join(items))
     if context.relevant_items:
         items = [
-            item.name if item.count is None else f"{item.name} ×{item.count}"
+            one_line(item.name) if item.count is None else f"{one_line(item.name)} ×{item.count}"
             for item in context.relevant_items
         ]
         lines.append("相关物品：" + "；".join(items))
     if context.ui is not None and (context.ui.busy is not None or context.ui.menu):
         ui = []
         if context.ui.menu:
-            ui.append(f"打开的菜单：{context.ui.menu}")
+            ui.append(f"打开的菜单：{one_line(context.ui.menu)}")
         if context.ui.busy is not None:
             ui.append("玩家正忙" if context.ui.busy else "玩家空闲")
         lines.append("界面：" + "；".join(ui))
@@ -91,24 +95,37 @@ MEMORY_HEAD = "你记得的事：\n"
 DATA_TAG = "资料"
 """The default name of the fence around data (``Texts.data_tag``)."""
 
-# Angle brackets inside data become these, so no data can open or close a fence.
-_NEUTRAL = str.maketrans({"<": "‹", ">": "›", "＜": "‹", "＞": "›", "﹤": "‹", "﹥": "›"})
-_BRACKETS = tuple(map(chr, _NEUTRAL))
+# Every bracket that looks like the fence's own inside data becomes a plain
+# parenthesis, so no data can open or close a fence or seem to. The look-alikes
+# are TR39's (protocol/confusables.txt: ‹ ❮ ˂ ᐸ ⟨ 〈 ...), with the forms NFKC
+# makes "<" and ">" and the double and quotation brackets TR39 does not list.
+_OPENING = look_alikes("<") | frozenset("<＜﹤《«⧼⦉⦑⫷≺⊰")
+_CLOSING = look_alikes(">") | frozenset(">＞﹥》»⧽⦊⦒⫸≻⊱")
+_NEUTRAL = str.maketrans({**dict.fromkeys(_OPENING, "("), **dict.fromkeys(_CLOSING, ")")})
+_BRACKET = re.compile("[" + re.escape("".join(sorted(_OPENING | _CLOSING))) + "]")
+# Every line boundary str.splitlines knows: a mod's string stays on its fact line.
+_LINE_BREAK = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]+")
 
 
 def _neutral(section: str) -> str:
     # translate() looks up every character of a CJK text (tens of us a turn); most
-    # sections hold no bracket at all, which six substring tests tell at once.
-    return section.translate(_NEUTRAL) if any(b in section for b in _BRACKETS) else section
+    # sections hold no bracket at all, which one search of a set tells at once.
+    return section.translate(_NEUTRAL) if _BRACKET.search(section) else section
+
+
+def one_line(text: str) -> str:
+    """``text`` with every line break (``\n``, ``\r``, U+2028, U+0085, ...) as a space."""
+    return _LINE_BREAK.sub(" ", text)
 
 
 def fence(sections: Sequence[str], tag: str = DATA_TAG) -> str:
     """The non-empty ``sections`` as one fenced data block, or "" when all are empty.
 
     ``<tag>``, the sections one after another, ``</tag>``. Every angle bracket
-    inside the data (ASCII, full-width, small) is replaced by a single
-    guillemet, so a hostile NPC name or memory cannot close the fence early or
-    open another one: exactly one opening and one closing tag per block.
+    inside the data and every look-alike of one (full-width, small, ‹ ❮ ˂ ᐸ ⟨
+    〈 《 ⧼ ...) becomes a parenthesis, so a hostile NPC name or memory cannot
+    close the fence early or open another one, nor seem to: exactly one
+    opening and one closing tag per block.
     """
     body = "\n".join(_neutral(s) for s in sections if s)
     return f"<{tag}>\n{body}\n</{tag}>" if body else ""
@@ -219,13 +236,13 @@ def _fmt(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, list):
-        return "、".join(str(v) for v in value)
+        return one_line("、".join(str(v) for v in value))
     if isinstance(value, msgspec.Struct):
-        return str(msgspec.to_builtins(value))
-    return str(value)
+        return one_line(str(msgspec.to_builtins(value)))
+    return one_line(str(value))
 
 
 def _join_kind(kind: str | None, name: str | None) -> str:
     if kind and name:
-        return f"{name}（{kind}）"
-    return name or kind or ""
+        return one_line(f"{name}（{kind}）")
+    return one_line(name or kind or "")

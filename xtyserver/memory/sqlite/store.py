@@ -27,6 +27,7 @@ import msgspec
 
 from xtyserver.clock import Clock
 from xtyserver.errors import StoreError, UsageError
+from xtyserver.files import private_dir
 from xtyserver.memory import accounting, game_names
 from xtyserver.memory.compaction import DEFAULT_MAX_IMPORTANCE, DIGEST_PREFIX, plan_compaction
 from xtyserver.memory.export import ExportDocument
@@ -140,7 +141,7 @@ class MemoryStore:
             raise UsageError("profile id must match [A-Za-z0-9_-]{1,64}")
         folder = Path(data_dir) / "profiles" / profile_id
         try:
-            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            private_dir(folder)  # profiles/ too: every folder made owner-only
         except OSError as exc:
             raise StoreError("cannot create the profile folder") from exc
         return cls(folder / DB_FILE_NAME, clock=clock, **options)
