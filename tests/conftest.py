@@ -80,9 +80,7 @@ def is_job_request(request: RecordedRequest) -> bool:
     if not isinstance(first, str):
         return False
     jobs = (EXTRACTION_SYSTEM_PROMPT, SUMMARY_SYSTEM_PROMPT, ENRICHMENT_SYSTEM_PROMPT)
-    return first in jobs or first.startswith(
-        FOLD_MARKER
-    )
+    return first in jobs or first.startswith(FOLD_MARKER)
 
 
 def player_text(request: RecordedRequest) -> str:
@@ -147,8 +145,8 @@ async def chat(
     deltas = []
     while True:
         frame = await recv(ws)
-        if frame["type"] == "memory.confirm.request":
-            continue  # a mod may ignore it and lose nothing (v1.md "memory.confirm.request")
+        if frame["type"] in ("memory.confirm.request", "memory.notice"):
+            continue  # a mod may ignore them and lose nothing (v1.md "memory.confirm.request")
         if frame["type"] == "chat.delta":
             assert frame["id"] == chat_id
             deltas.append(frame)

@@ -130,12 +130,16 @@ class ForgetPreview(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ForgetResult(msgspec.Struct, frozen=True, kw_only=True):
-    """What a forget deleted; ``trash_id`` is where it can be restored from (None: not kept)."""
+    """What a forget deleted; ``trash_id`` is where it can be restored from (None: not kept).
+
+    ``expires_at``: until when the trash keeps it (epoch seconds; None: not kept).
+    """
 
     items: int
     profile_cleared: bool
     stats_saves: int
     trash_id: int | None = None
+    expires_at: float | None = None
 
 
 # -- the trash: forgotten memory kept for a while (issue 17 §1) ----------------------------

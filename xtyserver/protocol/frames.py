@@ -45,6 +45,7 @@ from xtyserver.protocol.memory_frames import (
     MemoryForgotten,
     MemoryGet,
     MemoryItem,
+    MemoryNotice,
     MemoryPin,
     MemoryPreview,
     MemoryResult,
@@ -61,6 +62,7 @@ __all__ = [
     "MemoryForgotten",
     "MemoryGet",
     "MemoryItem",
+    "MemoryNotice",
     "MemoryPin",
     "MemoryPreview",
     "MemoryResult",
@@ -279,6 +281,8 @@ class ChatDone(_Server, tag="chat.done"):
     truncated: bool = False
     incomplete: bool = False
     notice: str | None = None
+    question: str | None = None
+    confirm_id: str | None = None
 
 
 class ChatError(_Server, tag="chat.error"):
@@ -341,6 +345,7 @@ ServerFrame = (
     | MemoryPreview
     | MemoryForgotten
     | MemoryConfirmRequest
+    | MemoryNotice
 )
 SERVER_FRAME_TYPES: tuple[type[_Server], ...] = (
     ServerHello,
@@ -353,4 +358,5 @@ SERVER_FRAME_TYPES: tuple[type[_Server], ...] = (
     MemoryPreview,
     MemoryForgotten,
     MemoryConfirmRequest,
+    MemoryNotice,
 )

@@ -316,7 +316,10 @@ class MemoryStore:
 
             return saves.forget(conn, spec, now, keep if self.trash_window > 0 else None)
 
-        return self._db.write(generation.changed(write))
+        result = self._db.write(generation.changed(write))
+        if result.trash_id is None:
+            return result
+        return msgspec.structs.replace(result, expires_at=now + self.trash_window)
 
     # --- the trash (issue 17 §1) -------------------------------------------------------------
 
