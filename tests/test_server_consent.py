@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from websockets.asyncio.client import ClientConnection
 
@@ -377,3 +378,37 @@ async def test_a_dialog_no_voids_the_token(tmp_path: Path) -> None:
             )
             assert (await recv(ws))["code"] == "confirmation_refused"
         _everything_kept(h, plan)
+
+
+# (the player's words, field, the model's value, written)
+CORRECTIONS = [
+    ("叫我小明吧", "nickname", "我", False),
+    ("叫我小明吧", "nickname", "小明", True),
+    ("这个NPC说话好奇怪", "language", "NPC", False),
+    ("这个NPC说话好奇怪", "replyStyle", "NPC", False),
+    ("用英文回复我", "language", "英", False),
+    ("用英文回复我", "language", "英文", True),
+    ("call me Bob please", "nickname", "me", False),
+    ("call me Bob please", "nickname", "Bob", True),
+    ("this NPC speaks Japanese oddly, change the hobby", "language", "Japanese", False),
+    ("I like fishing and mining, change my hobbies", "hobbies", ["like"], False),
+    ("I like fishing and mining, change my hobbies", "hobbies", ["fishing", "mining"], True),
+]
+
+
+async def test_a_correction_must_be_a_value_the_player_said_as_a_value(tmp_path: Path) -> None:
+    async with running(tmp_path, overrides=NO_EXTRACTION) as h, h.adapter() as ws:
+        for n, (said, field, value, written) in enumerate(CORRECTIONS):
+            h.clock.advance(30)  # the chat rate limit
+            h.store.set_profile_field("nickname", "")
+            h.store.set_profile_field("language", "")
+            h.store.set_profile_field("reply_style", "")
+            h.store.set_profile_field("hobbies", [])
+            h.fake.reset()
+            h.fake.enqueue(
+                Reply(tool_calls=[_call(CORRECT, field=field, value=value)]),
+                Reply(text="好"),
+            )
+            await chat(ws, said, f"c{n}")
+            profile = msgspec.to_builtins(h.store.get_profile())
+            assert (profile[field] == value) is written, (said, value, _results(h))

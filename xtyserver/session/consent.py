@@ -299,12 +299,3 @@ def asks_restore(text: str) -> bool:
     plain = _RESTORE_NOT_REFUSING.sub(" ", _AGREEING_NEGATIONS.sub(" ", _plain(text)))
     refusing = _NO.search(plain.replace("?", " ").replace("吗", " "))
     return bool(_RESTORE.search(_SPACE.sub("", plain))) and refusing is None
-
-
-def said(value: str, text: str) -> bool:
-    """Whether the player's ``text`` contains ``value`` (normalised, case-folded, spaces ignored).
-
-    An empty ``value`` is never said.
-    """
-    wanted = _SPACE.sub("", normalize(value).casefold())
-    return bool(wanted) and wanted in _SPACE.sub("", normalize(text).casefold())
