@@ -203,3 +203,28 @@ async def test_the_person_answering_an_elicitation_may_delete_everything(tmp_pat
             assert not done.is_error and json.loads(_text(done))["items"] == 4
         assert len(asked) == 1 and "all" in asked[0]
         assert store.get_profile().nickname == ""
+
+
+async def test_statistics_the_person_deletes_wait_in_the_trash(tmp_path: Path) -> None:
+    clock = ManualClock()
+    store = MemoryStore(tmp_path / "m.sqlite", clock=clock, trash_window=24 * 3600)
+    _seed_many(store, clock, saves=3, per_save=1)
+    server = build(MemoryService(store), clock, gate=ConfirmGate())
+
+    async def person(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"delete": True})
+
+    before = store.stats()
+    with store:
+        async with Client(server, mode="legacy", elicitation_callback=person) as client:
+            target = {"target": "game", "gameId": "stardew-valley", "includeStats": True}
+            token = json.loads(_text(await client.call_tool(FORGET, target)))["confirmToken"]
+            done = json.loads(
+                _text(await client.call_tool(FORGET, {**target, "confirmToken": token}))
+            )
+            assert done["statsSaves"] == 3 and done["trashId"] is not None
+        assert store.stats().saves == [] and store.stats().games == []
+        clock.advance(24 * 3600)  # restorable for 24 h, like memories
+        restored = store.restore(done["trashId"])
+        assert restored.stats_saves == 3 and restored.items == 3
+        assert store.stats().saves == before.saves
