@@ -1,6 +1,7 @@
 """The reference adapters show the server's confirmation dialog and its notices.
 
-The C# client (adapters/csharp/src/MemoryDialog.cs) compiled with Mono's mcs and run with mono
+The C# client (adapters/csharp/src/MemoryDialog.cs) compiled with Mono's mcs and run with mono,
+and the DST one (adapters/dst/scripts/xty/memory_dialog.lua) run with lua5.1 over POST /v1/http,
 against a real `xtyserver serve` and the scripted model: a chat that previews a forget brings a
 ``memory.confirm.request`` with the server's question; answering it yes deletes and brings
 ``memory.notice``.
@@ -14,7 +15,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.adapter.test_reference_adapters import CSHARP, NO_MONO, needs_mono
+from tests.adapter.test_reference_adapters import CSHARP, NO_MONO, needs_lua, needs_mono
 from tests.conftest import TOKEN, ServerProcess
 from xtyserver.testing import FakeModelServer, Reply, ToolCallScript
 
@@ -65,3 +66,30 @@ async def test_csharp_shows_the_dialog_answers_it_and_shows_the_notice(
     assert f"done True: 共同记忆会清空。  {question}\n" in out
     assert "answer memory.forgotten profile" in out
     assert "notice forgotten profile: 已删除共同记忆" in out
+
+
+DST = CSHARP.parent / "dst"
+LUA_DRIVER = Path(__file__).parent / "lua" / "dialog_driver.lua"
+
+
+@needs_lua
+@pytest.mark.anyio
+async def test_lua_shows_the_dialog_answers_it_and_shows_the_notice(tmp_path: Path) -> None:
+    async with FakeModelServer() as fake:
+        fake.enqueue(Reply(tool_calls=[FORGET_PROFILE]), Reply(text="共同记忆会清空。"))
+        server = ServerProcess(
+            tmp_path / "data", XTY_MODEL_BASE_URL=fake.base_url, XTY_MODEL="fake-vl"
+        )
+        http_url = server.url.replace("ws://", "http://") + "/http"
+        try:
+            with anyio.fail_after(120):
+                result = await anyio.run_process(
+                    ["lua5.1", str(LUA_DRIVER), str(DST), http_url, TOKEN], check=False
+                )
+        finally:
+            server.stop()
+    out = result.stdout.decode()
+    assert result.returncode == 0, out + result.stderr.decode()
+    question = "要清空共同记忆（1 项）吗？（确定的话请说“确认删除”，说“不”就不删）"
+    assert f"question {question}\n" in out
+    assert "notice forgotten profile: 已删除共同记忆。24 小时内可以恢复" in out
