@@ -10,6 +10,7 @@ against a real `xtyserver serve` and the scripted model: a chat that previews a 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -39,6 +40,29 @@ def dialog_exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+QUESTION = "要清空共同记忆（1 项）吗？（确定的话请说“确认删除”，说“不”就不删）"
+"""The server's question (the profile holds one field: the game the hello recorded)."""
+DST = CSHARP.parent / "dst"
+LUA_DRIVER = Path(__file__).parent / "lua" / "dialog_driver.lua"
+
+
+async def _drive(tmp_path: Path, command: Callable[[str], list[str]]) -> str:
+    """Run ``command(ws_url)`` against a server whose model previews forgetting the profile."""
+    async with FakeModelServer() as fake:
+        fake.enqueue(Reply(tool_calls=[FORGET_PROFILE]), Reply(text="共同记忆会清空。"))
+        server = ServerProcess(
+            tmp_path / "data", XTY_MODEL_BASE_URL=fake.base_url, XTY_MODEL="fake-vl"
+        )
+        try:
+            with anyio.fail_after(120):
+                result = await anyio.run_process(command(server.url), check=False)
+        finally:
+            server.stop()
+    out = result.stdout.decode()
+    assert result.returncode == 0, out + result.stderr.decode()
+    return out
+
+
 @needs_mono
 @pytest.mark.anyio
 async def test_csharp_shows_the_dialog_answers_it_and_shows_the_notice(
@@ -46,50 +70,20 @@ async def test_csharp_shows_the_dialog_answers_it_and_shows_the_notice(
 ) -> None:
     token_file = tmp_path / "token"
     token_file.write_text(TOKEN)
-    async with FakeModelServer() as fake:
-        fake.enqueue(Reply(tool_calls=[FORGET_PROFILE]), Reply(text="共同记忆会清空。"))
-        server = ServerProcess(
-            tmp_path / "data", XTY_MODEL_BASE_URL=fake.base_url, XTY_MODEL="fake-vl"
-        )
-        try:
-            with anyio.fail_after(120):
-                result = await anyio.run_process(
-                    ["mono", str(dialog_exe), server.url, str(token_file)], check=False
-                )
-        finally:
-            server.stop()
-    out = result.stdout.decode()
-    assert result.returncode == 0, out + result.stderr.decode()
-    # The profile holds one field: the game the hello recorded.
-    question = "要清空共同记忆（1 项）吗？（确定的话请说“确认删除”，说“不”就不删）"
-    assert f"question {question}\n" in out
-    assert f"done True: 共同记忆会清空。  {question}\n" in out
+    out = await _drive(tmp_path, lambda url: ["mono", str(dialog_exe), url, str(token_file)])
+    assert f"question {QUESTION}\n" in out
+    assert f"done True: 共同记忆会清空。  {QUESTION}\n" in out
     assert "answer memory.forgotten profile" in out
     assert "notice forgotten profile: 已删除共同记忆" in out
-
-
-DST = CSHARP.parent / "dst"
-LUA_DRIVER = Path(__file__).parent / "lua" / "dialog_driver.lua"
 
 
 @needs_lua
 @pytest.mark.anyio
 async def test_lua_shows_the_dialog_answers_it_and_shows_the_notice(tmp_path: Path) -> None:
-    async with FakeModelServer() as fake:
-        fake.enqueue(Reply(tool_calls=[FORGET_PROFILE]), Reply(text="共同记忆会清空。"))
-        server = ServerProcess(
-            tmp_path / "data", XTY_MODEL_BASE_URL=fake.base_url, XTY_MODEL="fake-vl"
-        )
-        http_url = server.url.replace("ws://", "http://") + "/http"
-        try:
-            with anyio.fail_after(120):
-                result = await anyio.run_process(
-                    ["lua5.1", str(LUA_DRIVER), str(DST), http_url, TOKEN], check=False
-                )
-        finally:
-            server.stop()
-    out = result.stdout.decode()
-    assert result.returncode == 0, out + result.stderr.decode()
-    question = "要清空共同记忆（1 项）吗？（确定的话请说“确认删除”，说“不”就不删）"
-    assert f"question {question}\n" in out
+    def command(url: str) -> list[str]:
+        http_url = url.replace("ws://", "http://") + "/http"
+        return ["lua5.1", str(LUA_DRIVER), str(DST), http_url, TOKEN]
+
+    out = await _drive(tmp_path, command)
+    assert f"question {QUESTION}\n" in out
     assert "notice forgotten profile: 已删除共同记忆。24 小时内可以恢复" in out
