@@ -36,7 +36,7 @@ client.on_frame = function(frame)
 end
 client:connect()
 client:chat("把共同记忆清空", nil, { done = function(frame) print("done " .. frame.text:gsub("\n", " ")) end })
-for _ = 1, 40 do
+for _ = 1, 240 do  -- each call waits up to 500 ms for frames: up to 2 min under load
     client:pump(500)
     if noticed and forgotten then break end
 end
