@@ -80,7 +80,9 @@ def is_job_request(request: RecordedRequest) -> bool:
     if not isinstance(first, str):
         return False
     jobs = (EXTRACTION_SYSTEM_PROMPT, SUMMARY_SYSTEM_PROMPT, ENRICHMENT_SYSTEM_PROMPT)
-    return first in jobs or first.startswith(FOLD_MARKER)
+    return first in jobs or first.startswith(
+        FOLD_MARKER
+    )
 
 
 def player_text(request: RecordedRequest) -> str:

@@ -701,7 +701,9 @@ async def _serving(
         glossary=glossary,
         search_keys=settings.memory.search_keys,
         vector_model=(
-            model.embedder.model if model.embedder is not None and settings.memory.enabled else None
+            model.embedder.model
+            if model.embedder is not None and settings.memory.enabled
+            else None
         ),
     )
     meter = TokenMeter(

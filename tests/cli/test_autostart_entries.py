@@ -18,10 +18,8 @@ PY = r"C:\Users\小明 王\pipx\venvs\xtyserver\Scripts\python.exe"
 
 def test_windows_entry_is_a_utf8_cmd_in_the_startup_folder_starting_a_minimized_server() -> None:
     path = entry_path("win32", {"APPDATA": r"C:\Users\小明 王\AppData\Roaming"})
-    assert (
-        str(path)
-        .replace("/", "\\")
-        .endswith(r"AppData\Roaming\Microsoft\Windows\Start Menu\Programs\Startup\XiaoTangYuan.cmd")
+    assert str(path).replace("/", "\\").endswith(
+        r"AppData\Roaming\Microsoft\Windows\Start Menu\Programs\Startup\XiaoTangYuan.cmd"
     )
     text = entry_text("win32", command(["--data-dir", r"D:\小汤圆 数据"], python=PY))
     lines = text.decode("utf-8").split("\r\n")

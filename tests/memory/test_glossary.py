@@ -106,9 +106,8 @@ def test_every_packaged_game_has_a_few_hundred_entries_and_the_game_ids_of_the_c
 
 
 def _ev(i: int, subject: str, summary: str, game: str = SV) -> MemoryEvent:
-    return MemoryEvent(
-        i, game, "s1", "relationship", subject, summary, 3, "active", False, None, 0.0, 0.0, 0.0
-    )
+    return MemoryEvent(i, game, "s1", "relationship", subject, summary, 3, "active", False,
+                       None, 0.0, 0.0, 0.0)
 
 
 @pytest.mark.parametrize(

@@ -29,21 +29,8 @@ def test_extraction_answers_carry_cleaned_search_keys() -> None:
                 "subject": "阿比盖尔",
                 "summary": "阿比盖尔最喜欢紫水晶",
                 "keys": [
-                    "阿比盖尔",
-                    "Abigail",
-                    "abigail",
-                    "确诊抑郁",
-                    " 紫水晶 ",
-                    long,
-                    "a@b.example.com",
-                    "",
-                    3,
-                    "礼物",
-                    "Amethyst",
-                    "gift",
-                    "紫发女孩",
-                    "好感",
-                    "九",
+                    "阿比盖尔", "Abigail", "abigail", "确诊抑郁", " 紫水晶 ", long,
+                    "a@b.example.com", "", 3, "礼物", "Amethyst", "gift", "紫发女孩", "好感", "九",
                 ],
             },
             {"kind": "goal", "subject": "鸡舍", "summary": "盖鸡舍"},
@@ -56,14 +43,7 @@ def test_extraction_answers_carry_cleaned_search_keys() -> None:
     # repeats (case-insensitive), over-long, forbidden, sensitive and non-string keys dropped;
     # at most 8
     assert first.search_keys == (
-        "阿比盖尔",
-        "Abigail",
-        "紫水晶",
-        "礼物",
-        "Amethyst",
-        "gift",
-        "紫发女孩",
-        "好感",
+        "阿比盖尔", "Abigail", "紫水晶", "礼物", "Amethyst", "gift", "紫发女孩", "好感"
     )
     assert second.search_keys is None  # none given: the enrichment job will ask
     assert "keys" in extraction.EXTRACTION_SYSTEM_PROMPT
@@ -114,22 +94,8 @@ def test_the_migration_adds_the_column_and_old_rows_have_no_keys(tmp_path: Path)
 
 
 def _ev(i: int, summary: str, keys: tuple[str, ...] | None = None) -> MemoryEvent:
-    return MemoryEvent(
-        i,
-        FARM.game_id,
-        FARM.save_id,
-        "event",
-        f"s{i}",
-        summary,
-        3,
-        "active",
-        False,
-        None,
-        NOW,
-        NOW,
-        NOW,
-        search_keys=keys,
-    )
+    return MemoryEvent(i, FARM.game_id, FARM.save_id, "event", f"s{i}", summary, 3, "active",
+                       False, None, NOW, NOW, NOW, search_keys=keys)
 
 
 def test_keys_are_indexed_with_a_lower_weight_and_explained() -> None:

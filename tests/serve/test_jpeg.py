@@ -31,7 +31,9 @@ XMP_ROTATED = (
 
 def _jpeg(size: tuple[int, int] = (64, 48), mode: str = "RGB", **params: object) -> bytes:
     out = io.BytesIO()
-    Image.new(mode, size, "white" if mode != "CMYK" else (0, 0, 0, 0)).save(out, "JPEG", **params)
+    Image.new(mode, size, "white" if mode != "CMYK" else (0, 0, 0, 0)).save(
+        out, "JPEG", **params
+    )
     return out.getvalue()
 
 

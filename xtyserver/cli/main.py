@@ -63,7 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--record-images", action="store_true", help="keep screenshots in recordings"
     )
-    serve.add_argument("--open", action="store_true", help="open the memory page once listening")
+    serve.add_argument(
+        "--open", action="store_true", help="open the memory page once listening"
+    )
 
     auto = sub.add_parser("autostart", help="start the server at login (this user), or stop that")
     auto.add_argument("state", choices=("on", "off", "status"))
