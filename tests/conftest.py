@@ -145,8 +145,8 @@ async def chat(
     deltas = []
     while True:
         frame = await recv(ws)
-        if frame["type"] == "memory.confirm.request":
-            continue  # a mod may ignore it and lose nothing (v1.md "memory.confirm.request")
+        if frame["type"] in ("memory.confirm.request", "memory.notice"):
+            continue  # a mod may ignore them and lose nothing (v1.md "memory.confirm.request")
         if frame["type"] == "chat.delta":
             assert frame["id"] == chat_id
             deltas.append(frame)

@@ -41,8 +41,11 @@ def _seed(h: Harness) -> dict[str, int]:
 
 
 async def _ask(ws: Any, frame: dict[str, Any]) -> dict[str, Any]:
+    """Send ``frame`` and return its answer (an earlier deletion's memory.notice is skipped)."""
     await send(ws, frame)
-    return await recv(ws)
+    while (answer := await recv(ws))["type"] == "memory.notice":
+        pass
+    return answer
 
 
 def _subjects(save: dict[str, Any]) -> list[str]:
@@ -146,6 +149,14 @@ async def test_forget_another_saves_item_names_the_save_and_needs_the_token(
 
             done = await _ask(ws, {**forget, "confirmToken": preview["confirmToken"]})
             assert (done["type"], done["items"], done["statsSaves"]) == ("memory.forgotten", 1, 0)
+            # The mod's own menu deletion is announced too, with how to undo it.
+            notice = await recv(ws)
+            assert (notice["type"], notice["action"], notice["id"]) == (
+                "memory.notice",
+                "forgotten",
+                "f1",
+            )
+            assert notice["trashId"] == done["trashId"] and "恢复" in notice["text"]
             again = await _ask(ws, {**forget, "confirmToken": preview["confirmToken"]})
             assert (again["code"], again["fields"]) == ("confirmation_refused", ["confirmToken"])
             assert "already used" in again["message"]

@@ -21,9 +21,11 @@ pytestmark = pytest.mark.anyio
 
 
 async def answer_to(ws: ClientConnection, frame: dict[str, Any] | str | bytes) -> dict[str, Any]:
-    """Send a frame that has an answer and return that answer."""
+    """Send a frame that has an answer and return that answer (skipping memory.notice)."""
     await send(ws, frame)
-    return await recv(ws)
+    while (answer := await recv(ws))["type"] == "memory.notice":
+        pass
+    return answer
 
 
 async def accepted(ws: ClientConnection, frame: dict[str, Any]) -> None:

@@ -150,6 +150,9 @@ async def test_no_trash_with_zero_hours(tmp_path: Path) -> None:
             await send(ws, {"type": "memory.forget", "id": "f2", "target": "item", **confirm})
             forgotten = await recv(ws)
             assert forgotten["type"] == "memory.forgotten" and "trashId" not in forgotten
+            notice = await recv(ws)
+            assert notice["type"] == "memory.notice" and "restorableUntil" not in notice
+            assert "不能恢复" in notice["text"]
         assert h.store.trash_rows() == 0
 
 

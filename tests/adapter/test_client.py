@@ -19,7 +19,9 @@ from xtyserver.adapter import (
     Refused,
     captured_at,
 )
-from xtyserver.testing import Reply
+from xtyserver.memory.types import NewEvent, Scope
+from xtyserver.protocol.frames import MemoryNotice
+from xtyserver.testing import Reply, ToolCallScript
 
 pytestmark = pytest.mark.anyio
 FARM_A = Identity(game_id="stardew-valley", save_id="farm-a")
@@ -201,3 +203,41 @@ def test_captured_at_is_rfc3339_utc_with_z() -> None:
             await anyio.sleep(seconds)
 
     assert captured_at(Fixed()) == "2026-09-21T14:13:20.500Z"
+
+
+async def test_the_confirm_dialog_and_the_notices(tmp_path: Path) -> None:
+    """The client hands the server's question to the mod's dialog and shows each notice."""
+    asked: list[str] = []
+    shown: list[str] = []
+    noticed = anyio.Event()
+
+    def show(notice: MemoryNotice) -> None:
+        shown.append(notice.text)
+        noticed.set()
+
+    async with running(tmp_path, overrides={"memory.extraction": False}) as h:
+        farm = Scope("stardew-valley", "farm-a")
+        plan = h.store.upsert_event(farm, NewEvent("goal", "社区中心", "完成鱼缸"), h.clock.now())
+        call = ToolCallScript(
+            name="xiaotangyuan_memory_forget", arguments={"target": "item", "item": plan.id}
+        )
+        h.fake.enqueue(Reply(tool_calls=[call]), Reply(text="这条会删掉。"))
+        async with client(
+            h,
+            on_confirm=lambda r: asked.append(r.question or ""),
+            on_notice=show,
+        ) as c:
+            outcome = await (await c.chat("删掉社区中心计划")).result()
+            assert isinstance(outcome, ChatDone) and outcome.question
+            [request] = c.confirms
+            assert asked == [outcome.question] and outcome.text.endswith(outcome.question)
+            forgotten = await c.answer_confirm(request.confirm_id, yes=True)
+            assert forgotten is not None and forgotten.items == 1
+            with anyio.fail_after(10):
+                await noticed.wait()
+            [notice] = c.notices
+            assert notice.action == "forgotten" and notice.id == forgotten.id
+            assert shown == [notice.text] and "恢复" in notice.text
+            with pytest.raises(Refused):
+                await c.answer_confirm(request.confirm_id, yes=True)  # used once
+        assert h.store.load_scope(farm) == []

@@ -124,3 +124,107 @@ async def test_a_declined_ask_deletes_nothing_whatever_the_time_and_quote(
             declined = await client.call_tool(FORGET, confirm)
             assert declined.is_error and "did not agree" in _text(declined)
         assert [e.id for e in store.load_scope(FARM)] == [plan]
+
+
+def _seed_many(store: MemoryStore, clock: ManualClock, saves: int, per_save: int) -> None:
+    now = clock.now()
+    store.set_profile_field("nickname", "小明")
+    for s in range(saves):
+        scope = Scope("stardew-valley", f"farm-{s}")
+        play = store.open_play_session(scope, now - 600, "UTC")
+        store.close_play_session(play, now - 300)
+        for i in range(per_save):
+            store.upsert_event(scope, NewEvent("event", f"事{s}-{i}", "一件事"), now)
+
+
+BROAD = [
+    {"target": "save", "gameId": "stardew-valley", "saveId": "farm-0"},
+    {"target": "game", "gameId": "stardew-valley"},
+    {"target": "profile"},
+    {"target": "all"},
+    {"target": "save", "gameId": "stardew-valley", "saveId": "farm-0", "includeStats": True},
+    {"target": "game", "gameId": "stardew-valley", "includeStats": True},
+    {"target": "all", "includeStats": True},
+]
+
+
+async def test_an_agent_alone_cannot_delete_broadly_or_statistics(tmp_path: Path) -> None:
+    """As measured: an agent waits past 5 s, quotes, and tries everything and the statistics."""
+    clock = ManualClock()
+    store = MemoryStore(tmp_path / "m.sqlite", clock=clock, trash_window=24 * 3600)
+    _seed_many(store, clock, saves=4, per_save=3)
+    server = build(MemoryService(store), clock, gate=ConfirmGate())
+    with store:
+        async with Client(server, mode="legacy") as client:
+            for target in BROAD:
+                result = await client.call_tool(FORGET, target)
+                assert result.is_error, target
+                assert "needs the player's own answer" in _text(result)
+                assert "confirmToken" not in _text(result)
+            # A single item still goes through the gate, into the trash.
+            [first] = [e.id for e in store.load_scope(Scope("stardew-valley", "farm-0"))][:1]
+            preview = await _preview_item(client, first)
+            clock.advance(5.2)
+            confirm = {**_target(first), "saveId": "farm-0"}
+            done = await client.call_tool(
+                FORGET,
+                {**confirm, "confirmToken": preview["confirmToken"], "quote": preview["quote"]},
+            )
+            assert not done.is_error and json.loads(_text(done))["trashId"] is not None
+        kept = sum(len(store.load_scope(Scope("stardew-valley", f"farm-{s}"))) for s in range(4))
+        assert kept == 11 and store.get_profile().nickname == "小明"
+        assert len(store.stats().saves) == 4
+
+
+async def _preview_item(client: Client, event_id: int) -> dict[str, Any]:
+    result = await client.call_tool(FORGET, {**_target(event_id), "saveId": "farm-0"})
+    assert not result.is_error, _text(result)
+    preview: dict[str, Any] = json.loads(_text(result))
+    return preview
+
+
+async def test_the_person_answering_an_elicitation_may_delete_everything(tmp_path: Path) -> None:
+    clock = ManualClock()
+    store = MemoryStore(tmp_path / "m.sqlite", clock=clock, trash_window=24 * 3600)
+    _seed_many(store, clock, saves=2, per_save=2)
+    server = build(MemoryService(store), clock, gate=ConfirmGate())
+    asked: list[str] = []
+
+    async def person(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"delete": True})
+
+    with store:
+        async with Client(server, mode="legacy", elicitation_callback=person) as client:
+            preview = await client.call_tool(FORGET, {"target": "all"})
+            assert not preview.is_error, _text(preview)
+            token = json.loads(_text(preview))["confirmToken"]
+            done = await client.call_tool(FORGET, {"target": "all", "confirmToken": token})
+            assert not done.is_error and json.loads(_text(done))["items"] == 4
+        assert len(asked) == 1 and "all" in asked[0]
+        assert store.get_profile().nickname == ""
+
+
+async def test_statistics_the_person_deletes_wait_in_the_trash(tmp_path: Path) -> None:
+    clock = ManualClock()
+    store = MemoryStore(tmp_path / "m.sqlite", clock=clock, trash_window=24 * 3600)
+    _seed_many(store, clock, saves=3, per_save=1)
+    server = build(MemoryService(store), clock, gate=ConfirmGate())
+
+    async def person(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"delete": True})
+
+    before = store.stats()
+    with store:
+        async with Client(server, mode="legacy", elicitation_callback=person) as client:
+            target = {"target": "game", "gameId": "stardew-valley", "includeStats": True}
+            token = json.loads(_text(await client.call_tool(FORGET, target)))["confirmToken"]
+            done = json.loads(
+                _text(await client.call_tool(FORGET, {**target, "confirmToken": token}))
+            )
+            assert done["statsSaves"] == 3 and done["trashId"] is not None
+        assert store.stats().saves == [] and store.stats().games == []
+        clock.advance(24 * 3600)  # restorable for 24 h, like memories
+        restored = store.restore(done["trashId"])
+        assert restored.stats_saves == 3 and restored.items == 3
+        assert store.stats().saves == before.saves

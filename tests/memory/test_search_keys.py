@@ -92,7 +92,7 @@ def _v4_database(path: Path) -> None:
 def test_the_migration_adds_the_column_and_old_rows_have_no_keys(tmp_path: Path) -> None:
     path = tmp_path / "memory-v1.sqlite"
     _v4_database(path)
-    assert SCHEMA_VERSION == 7  # 5: search keys; 6: the trash (issue 17 §1); 7: memory vectors
+    assert SCHEMA_VERSION == 8  # 5 keys, 6 trash, 7 vectors, 8 stats in the trash
     with MemoryStore(path, clock=ManualClock(NOW)) as store:
         (old,) = store.load_scope(FARM)
         assert old.search_keys is None

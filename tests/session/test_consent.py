@@ -1,10 +1,14 @@
-"""The player's explicit yes, table-tested (issue 17 §1; xtyserver/session/consent.py)."""
+"""The player's explicit yes, table-tested (xtyserver/session/consent.py).
+
+A yes counts only when every clause of the player's words is a yes; a broad
+target needs words that name the deletion; a restore needs words that ask for it.
+"""
 
 from __future__ import annotations
 
 import pytest
 
-from xtyserver.session.consent import verdict
+from xtyserver.session.consent import asks_restore, consents, verdict
 
 YES = [
     "是",
@@ -30,7 +34,6 @@ YES = [
     "行吧",
     "没问题",
     "小汤圆，删吧",
-    "好的。今天天气真好",  # one clause agrees, nothing refuses
     "ｙｅｓ",  # full-width: judged on the normal form
     "确\u200b认",  # an invisible character inside
     "yes",
@@ -46,6 +49,7 @@ YES = [
     "yes please",
     "go ahead",
     "ok delete it",
+    "yes delete",
     "no problem",
 ]
 
@@ -102,6 +106,16 @@ UNCLEAR = [
     "okra is tasty",
     "I like fishing",
     "🎣",
+    # A yes inside another statement is no yes to a deletion.
+    "好的。今天天气真好",
+    "好的，谢谢",
+    "嗯，今天去矿洞",
+    "是的，我在农场",
+    "好，去钓鱼",
+    "ok, let's go fishing",
+    "yes, I am at the farm",
+    "好的\u200b，谢谢",
+    "forget it",  # "never mind" as often as "delete it"
 ]
 
 
@@ -118,3 +132,73 @@ def test_negation_or_hesitation_refuses_even_beside_a_yes(text: str) -> None:
 @pytest.mark.parametrize("text", UNCLEAR)
 def test_anything_else_is_not_a_yes(text: str) -> None:
     assert verdict(text) == "unclear"
+
+
+# (the player's words, yes to one item, yes to a broad target)
+TARGETS = [
+    ("好", True, False),
+    ("好的", True, False),
+    ("嗯", True, False),
+    ("嗯嗯", True, False),
+    ("是的", True, False),
+    ("ok", True, False),
+    ("OK!", True, False),
+    ("yes", True, False),
+    ("sure", True, False),
+    ("确认", True, False),
+    ("可以", True, False),
+    ("确认删除", True, True),
+    ("删吧", True, True),
+    ("删掉吧", True, True),
+    ("全部删掉", True, True),
+    ("好的，删吧", True, True),
+    ("嗯，清空吧", True, True),
+    ("都删了吧", True, True),
+    ("ｄｅｌｅｔｅ ｉｔ", True, True),  # full-width: the normal form
+    ("删\u200b吧", True, True),  # an invisible character inside
+    ("delete it", True, True),
+    ("yes delete", True, True),
+    ("Yes, delete it.", True, True),
+    ("ok, erase it", True, True),
+    ("好的，谢谢", False, False),
+    ("删吧，谢谢", False, False),
+    ("不要删", False, False),
+    ("先别删", False, False),
+    ("don't delete it", False, False),
+    ("删吗？", False, False),
+]
+
+
+@pytest.mark.parametrize(("text", "one", "broad"), TARGETS)
+def test_a_broad_target_needs_words_that_name_the_deletion(
+    text: str, one: bool, broad: bool
+) -> None:
+    assert consents(text, "item") is one
+    for kind in ("save", "game", "profile", "all"):
+        assert consents(text, kind) is broad, kind
+
+
+RESTORE = [
+    ("恢复一下", True),
+    ("刚才删错了，恢复一下", True),
+    ("能帮我恢复吗？", True),
+    ("不小心删了，找回来", True),
+    ("撤销刚才的删除", True),
+    ("还原", True),
+    ("restore it", True),
+    ("undo that please", True),
+    ("bring it back", True),
+    ("不要恢复", False),
+    ("别恢复了", False),
+    ("算了，不用恢复", False),
+    ("don't restore it", False),
+    ("今天去钓鱼", False),
+    ("好", False),
+    ("嗯，今天去矿洞", False),
+    ("", False),
+]
+
+
+@pytest.mark.parametrize(("text", "asks"), RESTORE)
+def test_a_restore_needs_words_that_ask_for_it(text: str, asks: bool) -> None:
+    assert asks_restore(text) is asks

@@ -170,24 +170,26 @@ def test_a_preview_names_the_save_and_the_token_and_keeps_statistics() -> None:
 
 
 @pytest.mark.parametrize(
-    ("value", "text", "missing"),
+    ("field", "value", "text", "missing"),
     [
-        (["自动化"], "我其实更喜欢自动化，把共同爱好改一下", None),
-        (["自动化", "钓鱼"], "我喜欢自动化和钓鱼", None),
-        (["自动化", "钓鱼"], "我喜欢自动化", "钓鱼"),
-        ("小明", "以后叫我 小明 吧", None),
-        ("Ann", "call me ann", None),
-        ("ＡＢＣ", "叫我ABC", None),  # judged on the normal form
-        ("简短 一点", "说话简短一点", None),
-        ("简短", "今天天气不错", "简短"),
-        ([], "把爱好清空", ""),
-        ("", "把昵称清空", ""),
+        ("hobbies", ["自动化"], "我其实更喜欢自动化，把共同爱好改一下", None),
+        ("hobbies", ["自动化", "钓鱼"], "我喜欢自动化和钓鱼", None),
+        ("hobbies", ["自动化", "钓鱼"], "我喜欢自动化", "钓鱼"),
+        ("nickname", "小明", "以后叫我 小明 吧", None),
+        ("nickname", "我", "叫我小明吧", "我"),
+        ("nickname", "Ann", "call me ann", None),
+        ("nickname", "ＡＢＣ", "叫我ABC", None),  # judged on the normal form
+        ("replyStyle", "简短 一点", "说话简短一点", None),
+        ("replyStyle", "简短", "今天天气不错", "简短"),
+        ("language", "NPC", "这个NPC说话好奇怪", "NPC"),
+        ("hobbies", [], "把爱好清空", ""),
+        ("nickname", "", "把昵称清空", ""),
     ],
 )
-def test_a_correction_value_must_be_in_the_players_words(
-    value: str | list[str], text: str, missing: str | None
+def test_a_correction_value_must_be_said_as_a_value(
+    field: str, value: str | list[str], text: str, missing: str | None
 ) -> None:
-    assert unsaid(value, text) == missing
+    assert unsaid(value, text, field) == missing
 
 
 def test_a_correction_passes_the_shared_profile_guard() -> None:

@@ -38,7 +38,9 @@ from xtyserver.protocol.frames import (
     Hello,
     Identity,
     ImageInput,
+    MemoryConfirmRequest,
     MemoryForgotten,
+    MemoryNotice,
     MemoryPreview,
     MemoryResult,
     ModelContext,
@@ -84,6 +86,11 @@ class AdapterClient:
             the player's click on the memory page (``pair_denied`` / ``pair_expired``
             raise :class:`Refused`); the granted key is stored there.
         on_pair_code: Called with the pairing code, for the mod to show in game.
+        on_confirm: Called with each ``memory.confirm.request`` (the server's
+            question about a forget the companion previewed): show it as a dialog
+            and answer with :meth:`answer_confirm`. The last 16 are in ``confirms``.
+        on_notice: Called with each ``memory.notice`` (something was deleted or
+            restored: show its ``text``). The last 64 are in ``notices``.
     """
 
     def __init__(
@@ -103,6 +110,8 @@ class AdapterClient:
         on_error: Callable[[Refused], None] | None = None,
         key_file: Path | None = None,
         on_pair_code: Callable[[str], None] | None = None,
+        on_confirm: Callable[[MemoryConfirmRequest], None] | None = None,
+        on_notice: Callable[[MemoryNotice], None] | None = None,
     ) -> None:
         self.url = url
         self._key_file = key_file
@@ -110,6 +119,10 @@ class AdapterClient:
         token = token or read_key(key_file)
         self.identity = identity
         self.refusals: deque[Refused] = deque(maxlen=64)
+        self.confirms: deque[MemoryConfirmRequest] = deque(maxlen=16)
+        self.notices: deque[MemoryNotice] = deque(maxlen=64)
+        self._on_confirm = on_confirm
+        self._on_notice = on_notice
         self.sessions: list[str] = []
         self._token = token
         self._hello_parts = (adapter, timezone, capabilities, token_in_hello)
@@ -299,6 +312,23 @@ class AdapterClient:
         if preview.include_stats:
             frame["includeStats"] = True
         return expect(await self._request(frame), MemoryForgotten)
+
+    async def answer_confirm(self, confirm_id: str, yes: bool) -> MemoryForgotten | None:
+        """The player answered a ``memory.confirm.request`` dialog (v1.md "memory.confirm").
+
+        Returns:
+            The ``memory.forgotten`` of a yes (the deletion is done); None for a no
+            (it has no answer: the token is void).
+
+        Raises:
+            Refused: The ``confirmId`` is unknown, used or expired.
+        """
+        frame: dict[str, Any] = {"type": "memory.confirm", "confirmId": confirm_id}
+        if not yes:
+            await self._send(await self._check({**frame, "answer": "no"}))
+            return None
+        answer = await self._request({**frame, "answer": "yes"})
+        return expect(answer, MemoryForgotten)
 
     async def pin(self, event_id: int, pinned: bool = True) -> MemoryResult:
         """``memory.pin``: keep one item of this save from ever being merged (or unpin it)."""
@@ -500,6 +530,14 @@ class AdapterClient:
                 | MemoryForgotten(id=frame_id)
             ) if frame_id in self._requests:
                 self._requests[frame_id].set(frame)
+            case MemoryConfirmRequest():
+                self.confirms.append(frame)
+                if self._on_confirm is not None:
+                    self._on_confirm(frame)
+            case MemoryNotice():
+                self.notices.append(frame)
+                if self._on_notice is not None:
+                    self._on_notice(frame)
             case Error():
                 refusal = Refused(
                     frame.code, frame.message, fields=frame.fields or (), frame_id=frame.id

@@ -10,11 +10,15 @@ single-use, for this client only, two minutes). Built on the ``mcp`` package's
 ``MCPServer``; every operation goes through :mod:`xtyserver.manage.ops`, like
 the page's, and answers with the same JSON shapes (RFC 3339 times).
 
-A forget is confirmed by the person, not by the assistant (issue 17 §1): the
-confirming call asks the client's user through MCP elicitation where the
-client declares it; where it does not (or the ask fails), the confirm must come
-at least :data:`CONFIRM_DELAY` seconds after its preview and quote the preview's
-target back (:class:`ConfirmGate`, on the injected clock).
+A forget is confirmed by the person, not by the assistant: the confirming call
+asks the client's user through MCP elicitation where the client declares it.
+Where it does not (or the ask fails), only a **single item** may be deleted,
+and only into the trash: the confirm must come at least :data:`CONFIRM_DELAY`
+seconds after its preview and quote the preview's target back
+(:class:`ConfirmGate`, on the injected clock) — a gate an assistant alone can
+pass, so it guards against haste, not against the assistant. A save, a game,
+the profile, everything and play statistics need the person's answer through
+elicitation, or the memory page or the CLI (:func:`needs_person`).
 
 It manages memory; it never pushes the companion's memory into the
 assistant's conversation: no resources, no prompts, nothing but the results of
@@ -57,9 +61,35 @@ INSTRUCTIONS = (
     "takes two steps: call xiaotangyuan_memory_forget without confirmToken to get a preview "
     "and a token, show the preview to the player, and call it again with the same target "
     "and the token only after the player agrees: the server then asks the player itself "
-    "where this client can ask its user; otherwise wait at least 5 seconds and pass quote, "
-    "the preview's quote text, back. Play statistics are kept unless includeStats is true."
+    "where this client can ask its user (elicitation). A client that cannot ask may delete "
+    "single items only (wait at least 5 seconds and pass quote, the preview's quote text, "
+    "back); saves, games, the profile, everything and play statistics need the player's "
+    "answer. Play statistics are kept unless includeStats is true."
 )
+
+
+NEEDS_PERSON = (
+    "deleting {what} needs the player's own answer, and this client cannot ask them "
+    "(no MCP elicitation): nothing deleted. Without elicitation only single items "
+    "(target item) can be deleted here, into the trash; the player can delete more on the "
+    "memory page (xtyserver ui) or with `xtyserver memory forget`."
+)
+
+
+def needs_person(request: ForgetRequest, trash_window: float) -> str | None:
+    """What of ``request`` only the person may confirm, or None when the 5 s gate may do.
+
+    A single item into the trash may go through the gate; a save, a game, the
+    profile, everything, play statistics, or anything while the trash is off
+    needs the person.
+    """
+    if request.include_stats:
+        return "play statistics"
+    if request.target != "item":
+        return f"a whole {request.target}" if request.target != "all" else "everything"
+    if trash_window <= 0:
+        return "an item while the trash is off (it could not be restored)"
+    return None
 
 
 CONFIRM_DELAY = 5.0
@@ -213,9 +243,11 @@ def build(
         (no confirmToken): the answer lists exactly what would be deleted and
         gives a confirmToken and a quote. Step 2, only after the player agreed:
         the same arguments plus confirmToken; the server asks the player itself
-        if this client can, else pass quote back, at least 5 seconds after
-        step 1. The token works once, for two minutes. Play statistics are kept
-        unless includeStats is true.
+        if this client can (elicitation). A client that cannot ask may delete
+        single items only (pass quote back, at least 5 seconds after step 1);
+        anything broader, and play statistics, need the player's answer. The
+        token works once, for two minutes. Play statistics are kept unless
+        includeStats is true.
         """
         try:
             request = msgspec.convert(
@@ -229,8 +261,12 @@ def build(
                 },
                 ForgetRequest,
             )
+            broad = needs_person(request, memory.trash_window)
+            if broad is not None and not _can_ask(ctx):
+                # Refused before the preview too: no token an assistant could use.
+                raise ops.Refused(NEEDS_PERSON.format(what=broad), 403, ["target"])
             if confirmToken is not None:
-                await _person_agrees(gate, ctx, confirmToken, quote, clock.now())
+                await _person_agrees(gate, ctx, confirmToken, quote, clock.now(), broad)
             done = await ops.forget(memory, confirmations, request, asker=ASKER, now=clock.now())
         except msgspec.ValidationError as exc:
             raise ToolError(f"not a forget target: {exc}") from exc
@@ -248,14 +284,28 @@ def build(
     return server
 
 
+def _can_ask(ctx: Context[Any, Any] | None) -> bool:
+    """Whether the client declared elicitation (it can put a question to its user)."""
+    caps = ctx.client_capabilities if ctx is not None else None
+    return caps is not None and caps.elicitation is not None
+
+
 async def _person_agrees(
-    gate: ConfirmGate, ctx: Context[Any, Any] | None, token: str, quote: str | None, now: float
+    gate: ConfirmGate,
+    ctx: Context[Any, Any] | None,
+    token: str,
+    quote: str | None,
+    now: float,
+    broad: str | None,
 ) -> None:
-    """Raise ToolError unless the person agreed (asked), or the 5 s and quote rule holds."""
+    """Raise ToolError unless the person agreed (asked), or, for one item, the 5 s and
+    quote rule holds."""
     shown = gate.quote(token)
     agreed = await ask_person(ctx, shown) if ctx is not None and shown else None
     if agreed is False:
         raise ToolError("the player did not agree; nothing deleted")
+    if agreed is None and broad is not None:
+        raise ToolError(NEEDS_PERSON.format(what=broad))
     if agreed is None:
         why = gate.refusal(token, quote, now)
         if why is not None:

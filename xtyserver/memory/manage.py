@@ -130,12 +130,16 @@ class ForgetPreview(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ForgetResult(msgspec.Struct, frozen=True, kw_only=True):
-    """What a forget deleted; ``trash_id`` is where it can be restored from (None: not kept)."""
+    """What a forget deleted; ``trash_id`` is where it can be restored from (None: not kept).
+
+    ``expires_at``: until when the trash keeps it (epoch seconds; None: not kept).
+    """
 
     items: int
     profile_cleared: bool
     stats_saves: int
     trash_id: int | None = None
+    expires_at: float | None = None
 
 
 # -- the trash: forgotten memory kept for a while (issue 17 §1) ----------------------------
@@ -149,7 +153,7 @@ class TrashEntry(msgspec.Struct, frozen=True, kw_only=True):
 
     Attributes:
         id: The trash id (restore it with this).
-        spec: What was forgotten (statistics are never kept in the trash).
+        spec: What was forgotten (``include_stats``: its play statistics are kept too).
         trashed_at: When (epoch seconds).
         expires_at: When it is purged and can no longer be restored.
         saves: The forgotten items by save, with readable names.
@@ -169,12 +173,14 @@ class TrashEntry(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class RestoreResult(msgspec.Struct, frozen=True, kw_only=True):
-    """What a restore put back: the items and the profile fields (those not set since)."""
+    """What a restore put back: the items, the profile fields (those not set since) and
+    the play statistics of ``stats_saves`` saves."""
 
     trash_id: int
     spec: ForgetSpec
     items: int
     profile_fields: tuple[str, ...]
+    stats_saves: int = 0
 
 
 def trash_expired(trashed_at: float, now: float, window: float) -> bool:

@@ -44,6 +44,7 @@ from xtyserver.protocol.memory_frames import (
     MemoryForgotten,
     MemoryGet,
     MemoryItem,
+    MemoryNotice,
     MemoryPin,
     MemoryPreview,
     MemoryResult,
@@ -69,6 +70,7 @@ __all__ = [
     "MemoryForgotten",
     "MemoryGet",
     "MemoryItem",
+    "MemoryNotice",
     "MemoryPin",
     "MemoryPreview",
     "MemoryResult",
@@ -288,6 +290,8 @@ class ChatDone(_Server, tag="chat.done"):
     truncated: bool = False
     incomplete: bool = False
     notice: str | None = None
+    question: str | None = None
+    confirm_id: str | None = None
 
 
 class ChatError(_Server, tag="chat.error"):
@@ -354,6 +358,7 @@ ServerFrame = (
     | PairGranted
     | PairDenied
     | PairExpired
+    | MemoryNotice
 )
 SERVER_FRAME_TYPES: tuple[type[_Server], ...] = (
     ServerHello,
@@ -370,4 +375,5 @@ SERVER_FRAME_TYPES: tuple[type[_Server], ...] = (
     PairGranted,
     PairDenied,
     PairExpired,
+    MemoryNotice,
 )

@@ -169,6 +169,23 @@ class MemoryConfirmRequest(ServerBase, tag="memory.confirm.request"):
     profile_fields: list[str]
     stats_saves: list[SaveRef]
     chat_id: str | None = None
+    question: str | None = None
+
+
+class MemoryNotice(ServerBase, tag="memory.notice"):
+    """Something of the player's memory was deleted or restored: show it (v1.md "memory.notice")."""
+
+    action: Literal["forgotten", "restored"]
+    target: str
+    items: int
+    text: str
+    profile_cleared: bool = False
+    profile_fields: list[str] = field(default_factory=list)
+    stats_saves: int = 0
+    trash_id: int | None = None
+    restorable_until: str | None = None
+    chat_id: str | None = None
+    id: str | None = None
 
 
 class MemoryForgotten(ServerBase, tag="memory.forgotten"):

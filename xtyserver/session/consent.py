@@ -1,19 +1,28 @@
-"""Whether the player's own words of a turn are an explicit yes, sans-I/O (issue 17 §1).
+"""Whether the player's own words of a turn are an explicit yes, sans-I/O (v1.md "Memory tools").
 
 A confirming forget call of the companion's tools deletes only when the
-player's text of that very turn agrees (v1.md "Memory tools"). The model's
-word never counts, nor does anything a mod or the game put in front of the
-model. :func:`verdict` is the one judge, a pure function of the text:
+player's text of the turn right after the server's question agrees
+(:mod:`~xtyserver.session.asking` binds the yes to that question). The
+model's word never counts, nor does anything a mod or the game put in front
+of the model. :func:`verdict` is the one judge of a yes, a pure function of
+the text:
 
 * the text is judged on its normal form (:func:`~xtyserver.protocol.normalize.normalize`:
   NFKC, invisible characters removed), case-folded;
 * any negation or hesitation anywhere in it (不, 别, 算了, 等等, 先别, no,
   don't, wait, cancel, a question, ...) refuses: ``"no"``;
-* otherwise it is ``"yes"`` only when one of its clauses (split at punctuation)
+* otherwise it is ``"yes"`` only when **every** clause (split at punctuation)
   is made of nothing but yes words (是, 是的, 对, 好的, 确认, 删吧, 可以, 嗯, yes,
   ok, sure, confirm, do it, ...) and a few fillers (吧, 啊, 小汤圆, please,
-  ...). "今天天气很好" is not a yes: its clause says something else;
+  ...). A yes inside another statement ("好的，谢谢", "嗯，今天去矿洞") is no
+  yes to a deletion: its other clause says something else;
 * anything else is ``"unclear"`` (it counts as no).
+
+:func:`consents` adds the rule of broad targets: a save, a game, the profile
+or everything needs words that name the deletion (确认删除, 删吧, 全部删掉,
+delete it, yes delete, ...); a bare 好/嗯/ok/是的 is enough for one item only.
+:func:`asks_restore` judges a restore the same way: the player's own words
+must ask for it.
 
 Typed and voice-sourced text count the same. Refusing too often costs the
 player one more sentence; agreeing wrongly costs their memory.
@@ -55,6 +64,9 @@ YES_WORDS: Final[tuple[str, ...]] = (
     "删了吧",
     "删除",
     "清空",
+    "清除",
+    "忘掉",
+    "抹掉",
     "去掉",
     "就这样",
     "没错",
@@ -70,8 +82,10 @@ YES_WORDS: Final[tuple[str, ...]] = (
     "confirmed",
     "doit",
     "goahead",
-    "deleteit",
-    "forgetit",
+    "delete",
+    "erase",
+    "wipe",
+    "remove",
     "right",
     "correct",
     "noproblem",
@@ -166,6 +180,43 @@ NO_WORDS_EN: Final[tuple[str, ...]] = (
 )
 """Negation and hesitation, English (whole words anywhere in the text: refuse)."""
 
+DELETE_WORDS: Final[tuple[str, ...]] = (
+    "删",
+    "清空",
+    "清除",
+    "忘掉",
+    "抹掉",
+    "去掉",
+    "delete",
+    "erase",
+    "wipe",
+    "remove",
+)
+"""Words that name the deletion itself: a broad target's yes needs one of them."""
+
+BROAD_KINDS: Final[tuple[str, ...]] = ("save", "game", "profile", "all")
+"""Forget targets that take more than one item: a bare yes is not enough for them."""
+
+RESTORE_WORDS: Final[tuple[str, ...]] = (
+    "恢复",
+    "撤销",
+    "撤回",
+    "还原",
+    "找回",
+    "拿回来",
+    "放回",
+    "删错",
+    "restore",
+    "undo",
+    "undelete",
+    "recover",
+    "bringback",
+    "bringitback",
+    "putback",
+    "putitback",
+)
+"""Words that ask for a restore (found anywhere in the player's words, spaces removed)."""
+
 # Phrases that contain a negation character but agree ("没问题", "no problem").
 _AGREEING_NEGATIONS: Final = re.compile(r"没问题|没错|no problem|of course")
 
@@ -174,32 +225,46 @@ def _alternation(words: tuple[str, ...]) -> str:
     return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
 
 
+# Words with a negation character that ask for a restore all the same ("不小心删了").
+_RESTORE_NOT_REFUSING: Final = re.compile(r"不小心|不是故意|没了")
 _NO: Final = re.compile(
     f"{_alternation(NO_WORDS)}|(?<![a-z'])(?:{_alternation(NO_WORDS_EN)})(?![a-z'])"
 )
 _YES_CLAUSE: Final = re.compile(f"(?:{_alternation(YES_WORDS)}|{_alternation(FILLERS)})+")
 _YES: Final = re.compile(_alternation(YES_WORDS))
+_DELETE: Final = re.compile(_alternation(DELETE_WORDS))
+_RESTORE: Final = re.compile(_alternation(RESTORE_WORDS))
 # Everything that separates clauses: punctuation, symbols and line breaks (the
 # normal form has ASCII punctuation for full-width ，。！ but not for 、…).
 _CLAUSE_BREAK: Final = re.compile(r"[^\w\s']+|\n")
 _SPACE: Final = re.compile(r"\s+")
 
 
+def _plain(text: str) -> str:
+    return normalize(text).casefold().replace("\u2019", "'")
+
+
+def _clauses(plain: str) -> list[str]:
+    """The non-empty clauses of ``plain``, spaces removed."""
+    return [w for w in (_SPACE.sub("", c) for c in _CLAUSE_BREAK.split(plain)) if w]
+
+
 def verdict(text: str) -> Verdict:
     """Whether ``text`` (the player's own words of one turn) is an explicit yes.
 
     Returns:
-        ``"yes"``: a clause is only yes words and fillers, and nothing refuses;
+        ``"yes"``: every clause is only yes words and fillers (one yes word at
+        least), and nothing refuses;
         ``"no"``: a negation, hesitation or question is in the text;
         ``"unclear"``: neither (counts as no).
     """
-    plain = normalize(text).casefold().replace("\u2019", "'")
+    plain = _plain(text)
     if _NO.search(_AGREEING_NEGATIONS.sub(" ", plain)):
         return "no"
-    for clause in _CLAUSE_BREAK.split(plain):
-        word = _SPACE.sub("", clause)
-        if word and _YES_CLAUSE.fullmatch(word) and _YES.search(word):
-            return "yes"
+    clauses = _clauses(plain)
+    whole = clauses and all(_YES_CLAUSE.fullmatch(w) for w in clauses)
+    if whole and any(_YES.search(w) for w in clauses):
+        return "yes"
     return "unclear"
 
 
@@ -208,10 +273,29 @@ def agrees(text: str) -> bool:
     return verdict(text) == "yes"
 
 
-def said(value: str, text: str) -> bool:
-    """Whether the player's ``text`` contains ``value`` (normalised, case-folded, spaces ignored).
+def names_deletion(text: str) -> bool:
+    """Whether ``text`` names the deletion (删, 清空, delete, erase, ...), normal form."""
+    return bool(_DELETE.search(_SPACE.sub("", _plain(text))))
 
-    An empty ``value`` is never said.
+
+def consents(text: str, kind: str) -> bool:
+    """Whether the player's ``text`` agrees to forgetting a target of ``kind``.
+
+    One item takes any explicit yes; a broad target (:data:`BROAD_KINDS`) a yes
+    that also names the deletion ("确认删除", "删吧", "delete it"), never a bare
+    好/嗯/ok.
     """
-    wanted = _SPACE.sub("", normalize(value).casefold())
-    return bool(wanted) and wanted in _SPACE.sub("", normalize(text).casefold())
+    if not agrees(text):
+        return False
+    return kind not in BROAD_KINDS or names_deletion(text)
+
+
+def asks_restore(text: str) -> bool:
+    """Whether the player's ``text`` asks for a restore: a restore word, and no negation.
+
+    A question counts ("能恢复吗？" asks for it); a negation or hesitation
+    (不, 别, 算了, don't, wait, ...) does not.
+    """
+    plain = _RESTORE_NOT_REFUSING.sub(" ", _AGREEING_NEGATIONS.sub(" ", _plain(text)))
+    refusing = _NO.search(plain.replace("?", " ").replace("吗", " "))
+    return bool(_RESTORE.search(_SPACE.sub("", plain))) and refusing is None

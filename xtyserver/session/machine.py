@@ -171,7 +171,7 @@ class GameAgentSession:
         self._admission = Admission(settings, now)
         self._turns = Turns(settings)
         self._saves = SaveTracker(self._turns, summarize=settings.extraction, now=now)
-        self._requests = StoreRequests(Confirmations(f"{session_id}:menu"))
+        self._requests = StoreRequests(Confirmations(f"{session_id}:menu"), settings.texts.ask)
         self._tools = ToolLoop(Confirmations(session_id), settings.texts)
 
     def model_changed(
@@ -231,7 +231,7 @@ class GameAgentSession:
             case ModelFailed(turn=turn, code=code):
                 return self._failed(turn, code)
             case StoreAnswer():
-                return self._requests.answer(event, now)
+                return self._requests.answer(event, now, self._turns.language)
             case WorkingFolded(generation=generation, summary=summary):
                 return self._turns.folded(generation, summary)
             case WorkingResumed(save=save, snapshot=snapshot):
@@ -448,7 +448,6 @@ class GameAgentSession:
             context=saves.context,
             captured=saves.context_at,
             day=saves.day,
-            confirming=self._tools.confirmations.waiting(now),
         )
 
     def _turn_memory(self, number: int, memory: SaveMemory | None, now: float) -> list[Effect]:

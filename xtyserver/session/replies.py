@@ -127,7 +127,8 @@ def memory_result(
     )
 
 
-def _wire(name: str) -> str:
+def wire_name(name: str) -> str:
+    """A profile field's wire name (``reply_style`` -> ``replyStyle``); unknown names pass."""
     field = profile_field(name)
     return field.wire if field is not None else name
 
@@ -148,7 +149,7 @@ def memory_preview(
         include_stats=preview.spec.include_stats,
         item_count=preview.item_count,
         saves=[save_items(v, current) for v in preview.saves],
-        profile_fields=[_wire(f) for f in preview.profile_fields],
+        profile_fields=[wire_name(f) for f in preview.profile_fields],
         stats_saves=[
             SaveRef(game_id=s.game_id, save_id=s.save_id, save_name=preview.names.get(s))
             for s in preview.stats_saves
@@ -273,7 +274,7 @@ def trash_view(entries: Iterable[TrashEntry], window: float, now: float) -> Tras
                 left_ms=max(0, round((e.expires_at - now) * 1000)),
                 item_count=e.item_count,
                 saves=[save_items(v, None) for v in e.saves],
-                profile_fields=[_wire(f) for f in e.profile_fields],
+                profile_fields=[wire_name(f) for f in e.profile_fields],
             )
             for e in entries
         ],
@@ -285,5 +286,5 @@ def restored(result: RestoreResult) -> Restored:
         trash_id=result.trash_id,
         target=result.spec.kind,
         items=result.items,
-        profile_fields=[_wire(f) for f in result.profile_fields],
+        profile_fields=[wire_name(f) for f in result.profile_fields],
     )

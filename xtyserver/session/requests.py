@@ -25,7 +25,7 @@ from xtyserver.protocol.memory_frames import (
     MemoryScope,
     ProfileUpdate,
 )
-from xtyserver.session import replies
+from xtyserver.session import asking, replies
 from xtyserver.session.effects import (
     ApplyForget,
     Effect,
@@ -78,12 +78,14 @@ class StoreRequests:
 
     Args:
         confirmations: The tokens of this connection's ``memory.forget`` frames.
+        texts: The announcements' texts (every deletion is announced with ``memory.notice``).
     """
 
-    def __init__(self, confirmations: Confirmations) -> None:
+    def __init__(self, confirmations: Confirmations, texts: asking.AskTexts | None = None) -> None:
         self._count = 0
         self._pending: dict[int, _Pending] = {}
         self.confirmations = confirmations
+        self._texts = texts or asking.AskTexts()
 
     def ask_for(self, frame: ManagementFrame, save: Scope, now: float) -> Effect:
         """The store request for a management frame of the session on ``save``, or a refusal."""
@@ -142,8 +144,11 @@ class StoreRequests:
         self._pending[request.request] = _Pending(frame_id, request, current, scope, target)
         return request
 
-    def answer(self, answer: StoreAnswer, now: float) -> list[Effect]:
-        """The reply frame for ``answer``; nothing for an unknown or repeated answer."""
+    def answer(self, answer: StoreAnswer, now: float, language: str = "") -> list[Effect]:
+        """The reply frame for ``answer``; nothing for an unknown or repeated answer.
+
+        ``language``: the shared profile's, for the announcement of a deletion.
+        """
         pending = self._pending.pop(answer.request, None)
         if pending is None:
             return []
@@ -167,7 +172,13 @@ class StoreRequests:
                 )
                 return [Send(frame)]
             case Forgotten(result=result):
-                return [Send(replies.memory_forgotten(result, pending.target, frame_id))]
+                notice = asking.forgotten_notice(
+                    result, pending.target, self._texts, language, now=now, frame_id=frame_id
+                )
+                return [
+                    Send(replies.memory_forgotten(result, pending.target, frame_id)),
+                    Send(notice),
+                ]
             case StoreFailed(code=code, message=message):
                 # A refused profile value names the field the adapter sent.
                 fields = ["value"] if isinstance(request, SetProfileField) else None

@@ -13,6 +13,7 @@ from xtyserver.memory.retrieval import MemoryBudget
 from xtyserver.memory.tokens import DailyBudget
 from xtyserver.protocol.frames import ServerInfo
 from xtyserver.protocol.limits import Limits
+from xtyserver.session.asking import AskTexts
 from xtyserver.session.layers import LayerBudget
 from xtyserver.session.working import WorkingSettings
 
@@ -60,8 +61,17 @@ class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         "This model cannot look at screenshots, so this answer is from your text only."
     )
     forget_not_agreed: str = (
-        "玩家没有明确同意，什么都没删。确认码仍然有效：玩家明确说“好/确认/删吧”的那一轮才能用它。"
+        "玩家没有明确同意，什么都没删。删除一条记忆要玩家说“好/确认”；删除一个存档、一个游戏、"
+        "共同记忆或全部记忆要玩家说出删除（“确认删除”“删吧”）。"
     )
+    forget_lapsed: str = (
+        "这句话不是在回答服务器的删除确认问题（那个问题只在紧接着的下一句有效，而且那一轮回复"
+        "不能再问别的问题），什么都没删。需要的话重新预览，服务器会再问玩家。"
+    )
+    restore_not_asked: str = (
+        "没有恢复：玩家这一轮没有说要恢复（恢复、撤销、找回、删错了、restore、undo）。"
+    )
+    ask: AskTexts = msgspec.field(default_factory=AskTexts)
 
 
 class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):

@@ -16,10 +16,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from xtyserver.memory.manage import MAX_PENDING, ForgetPreview, ForgetSpec, Refusal
+import msgspec
+
+from xtyserver.memory.manage import (
+    MAX_PENDING,
+    ForgetPreview,
+    ForgetResult,
+    ForgetSpec,
+    Refusal,
+    RestoreResult,
+)
 from xtyserver.protocol.forbidden import redact
-from xtyserver.session import replies, tool_results, tools
-from xtyserver.session.consent import agrees
+from xtyserver.session import asking, replies, tool_results, tools
+from xtyserver.session.consent import asks_restore, consents
 from xtyserver.session.effects import CallModel, Effect, RunTool, Send
 from xtyserver.session.prompt import fence
 from xtyserver.session.settings import Texts
@@ -28,6 +37,7 @@ from xtyserver.session.tools import (
     ApplyOp,
     Confirmations,
     Confirming,
+    RestoreOp,
     ToolAnswer,
     ToolCall,
     ToolOp,
@@ -50,6 +60,7 @@ class ToolLoop:
     def __init__(self, confirmations: Confirmations, texts: Texts | None = None) -> None:
         self.confirmations = confirmations
         texts = texts or Texts()
+        self._texts = texts
         self._refused = {**tools.REFUSED, "not_agreed": texts.forget_not_agreed}
         self._tag = texts.data_tag  # the data fence each tool result is put in
         # Tokens the player answered in a memory.confirm dialog: "yes" or "no".
@@ -108,6 +119,9 @@ class ToolLoop:
             context_names=context_names,
             offered=turn.tools,
         )
+        if isinstance(op, RestoreOp) and not asks_restore(turn.text):
+            # Restoring lifts tombstones: only the player's own words ask for it.
+            return self._texts.restore_not_asked
         if not isinstance(op, Confirming):
             return op
         decided = self._decided.get(op.token)
@@ -118,11 +132,14 @@ class ToolLoop:
         def same_target(preview: ForgetPreview) -> bool:
             return tools.names_target(args, turn.save, preview)
 
-        # Only the player's own words of this turn agree (issue 17 §1); a refusal
-        # for want of a yes spends nothing.
-        redeemed = self.confirmations.redeem(
-            op.token, same_target, now, turn.number, agreed=agrees(turn.text)
-        )
+        # The player's words of this turn agree only as the answer to the server's
+        # question asked at the end of the turn before; a refusal spends nothing.
+        question = turn.answers
+        answering = question is not None and question.token == op.token
+        agreed = answering and question is not None and consents(turn.text, question.kind)
+        redeemed = self.confirmations.redeem(op.token, same_target, now, turn.number, agreed=agreed)
+        if redeemed == "not_agreed" and not answering:
+            return self._texts.forget_lapsed
         return self._refused[redeemed] if isinstance(redeemed, str) else ApplyOp(redeemed)
 
     def answered(self, turn: Turn, call_id: str, answer: ToolAnswer, now: float) -> list[Effect]:
@@ -132,15 +149,27 @@ class ToolLoop:
             return []
         token = None
         shown: list[Effect] = []
+        ask = self._texts.ask
+        question = ""
         if isinstance(answer, ForgetPreview) and answer.found:
             token = self.confirmations.issue(answer, now, turn.number)
-            # Shown to the player by the server too: a mod may ask them in a dialog.
+            # The server asks the player, in its own words; the last preview of a turn asks.
+            question = asking.question(answer, ask, turn.language)
+            turn.asked = asking.Question(token, answer.spec.kind, question)
             ttl = self.confirmations.ttl
             frame = replies.memory_confirm_request(answer, token, ttl, turn.save, turn.chat_id)
-            shown.append(Send(frame))
+            shown.append(Send(msgspec.structs.replace(frame, question=question)))
+        elif isinstance(answer, ForgetResult) and isinstance(op, ApplyOp):
+            notice = asking.forgotten_notice(
+                answer, op.spec.kind, ask, turn.language, now=now, chat_id=turn.chat_id
+            )
+            shown.append(Send(notice))
+        elif isinstance(answer, RestoreResult):
+            notice = asking.restored_notice(answer, ask, turn.language, chat_id=turn.chat_id)
+            shown.append(Send(notice))
         what = op.what if isinstance(op, ViewOp) else "all"
         turn.results[call_id] = tool_results.render(
-            answer, current=turn.save, token=token, what=what
+            answer, current=turn.save, token=token, what=what, question=question
         )
         return shown + self._continue(turn)
 

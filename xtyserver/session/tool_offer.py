@@ -6,8 +6,8 @@ about memory. So a turn offers:
 
 * **every tool** when the player's words talk about changing memory
   (remember, forget, delete, correct, restore, how to call them or to talk),
-  or while a forget preview of this connection waits for the player's yes (so
-  a bare "好" can confirm it);
+  or in the turn right after the server asked its confirmation question (so a
+  bare "好" can confirm one item);
 * **the read tools** (view, search) when the words talk about memory or the
   past (记得, 上次, 来着, remember, last time, ...);
 * **none** otherwise: the turn's memories are already in the prompt.
@@ -151,7 +151,7 @@ def offered_tools(text: str, *, confirming: bool = False) -> tuple[str, ...]:
 
     Args:
         text: The player's own words of the turn (redacted as sent to the model).
-        confirming: A forget preview of this connection waits for the player's yes.
+        confirming: The turn may answer the server's confirmation question.
 
     Returns:
         :data:`~xtyserver.session.tool_schemas.ALL`, :data:`~xtyserver.session.tool_schemas.READ`

@@ -68,11 +68,17 @@ def _search(answer: SearchResult) -> list[str]:
 
 
 def render(
-    answer: ToolAnswer, *, current: Scope, token: str | None = None, what: str = "all"
+    answer: ToolAnswer,
+    *,
+    current: Scope,
+    token: str | None = None,
+    what: str = "all",
+    question: str = "",
 ) -> str:
     """The tool result text for ``answer`` (redacted; saves by readable name).
 
-    ``what`` narrows a view: ``profile``, ``saves``, ``stats`` or ``all``.
+    ``what`` narrows a view: ``profile``, ``saves``, ``stats`` or ``all``;
+    ``question`` is the server's confirmation question of a preview.
     """
     lines: list[str] = []
     match answer:
@@ -98,8 +104,10 @@ def render(
                 lines.append(f"游玩统计：{'也会删除 ' + stats if stats else '保留'}")
                 lines.append(f"确认码：{token}（2 分钟内有效，只能用一次）")
                 lines.append(
-                    "请先告诉玩家将删除什么（说明属于哪个存档）。只有玩家在之后的一句话里明确说"
-                    "“好/确认/删吧”，带确认码的调用才会删除。"
+                    f"服务器会在你这次回复的末尾亲自问玩家：「{question}」。请简短告诉玩家将删除什么"
+                    "（说明属于哪个存档），不要自己再问玩家任何问题：回复里问了别的，这次确认就作废。"
+                    "只有玩家紧接着的下一句明确同意（删除存档、游戏、共同记忆或全部时要说出“删除”），"
+                    "带确认码的调用才会删除。"
                 )
         case ForgetResult():
             lines.append(

@@ -39,7 +39,7 @@ from xtyserver.memory.manage import (
 from xtyserver.memory.retrieval import SearchResult
 from xtyserver.memory.types import Scope, SharedProfile
 from xtyserver.protocol.normalize import normalize
-from xtyserver.session.consent import said
+from xtyserver.session.said import said_as_value
 from xtyserver.session.tool_schemas import (
     ARGUMENTS,
     CORRECT_FIELDS,
@@ -203,11 +203,12 @@ def parse_call(
                 return "错误：搜索需要 query"
             return SearchOp(current, text, None if wanted is UNSET else wanted, day)
         case CorrectArgs(field=field, value=value):
-            missing = unsaid(value, player_text)
+            missing = unsaid(value, player_text, field)
             if missing is not None:
                 return (
-                    f"没有改：玩家这句话里没有说「{missing[:40]}」。只能用玩家这一轮原话里的值整体替换"
-                    "共同记忆字段（列表的每一项都要是玩家说过的）。"
+                    f"没有改：玩家这句话没有把「{missing[:40]}」说成这个字段的值。只能用玩家这一轮"
+                    "原话里作为值说出的词整体替换共同记忆字段（如“叫我小明”里的“小明”；列表的每一项"
+                    "都要是玩家说过的）。"
                 )
             return CorrectOp(CORRECT_FIELDS[field], value, current, context_names)
         case RestoreArgs(trash=trash):
@@ -229,18 +230,20 @@ def parse_call(
 # -- what the player's words allow ---------------------------------------------------------
 
 
-def unsaid(value: str | list[str], player_text: str) -> str | None:
-    """The first part of a correction's ``value`` the player did not say, or None.
+def unsaid(value: str | list[str], player_text: str, field: str) -> str | None:
+    """The first part of a correction's ``value`` the player did not say as a value, or None.
 
-    A string value, or every item of a list, must occur in ``player_text``
-    (compared normalised, case-folded, spaces ignored). An empty value (clearing
-    the field) is never something the player said: it is returned as "".
+    A string value, or every item of a list, must be a value the player gave
+    ``field`` (wire name) in ``player_text``
+    (:func:`~xtyserver.session.said.said_as_value`: the whole message, or an item
+    after a cue such as 叫我 / call me). An empty value (clearing the field) is
+    never something the player said: it is returned as "".
     """
     items = value if isinstance(value, list) else [value]
     if not items:
         return ""
     for item in items:
-        if not said(item, player_text):
+        if not said_as_value(field, item, player_text):
             return item
     return None
 

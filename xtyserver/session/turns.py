@@ -23,6 +23,7 @@ from xtyserver.protocol.frames import (
     ModelContext,
 )
 from xtyserver.protocol.images import PreparedImage
+from xtyserver.session.asking import Question, asks_other, is_english
 from xtyserver.session.effects import (
     CallModel,
     Effect,
@@ -52,6 +53,8 @@ class Turn:
     """The one turn in flight on a connection."""
 
     __slots__ = (
+        "answers",
+        "asked",
         "calling",
         "chat_id",
         "context_use",
@@ -103,6 +106,10 @@ class Turn:
         self.round_calls: tuple[ToolCall, ...] = ()
         self.pending: dict[str, ToolOp] = {}
         self.results: dict[str, str] = {}
+        # The server's question this turn's words may answer (asked at the end of the
+        # turn before), and the question this turn's own preview asks.
+        self.answers: Question | None = None
+        self.asked: Question | None = None
 
 
 class Turns:
@@ -120,12 +127,18 @@ class Turns:
         self._counter = 0
         self.history: deque[tuple[str, str]] = deque(maxlen=SUMMARY_TURNS)
         self.working = WorkingMemory(settings.working)
+        # The shared profile's language as of the latest turn (notices outside a turn).
+        self.language = ""
+        # The server's question the next turn may answer (one turn only).
+        self.question: Question | None = None
         # The in-game day of a resumed working memory: an earlier day drops it.
         self._resumed_day: int | None = None
 
     def start(self, chat_id: str, text: str, save: Scope) -> Turn:
+        """A new turn; it alone may answer the server's pending question, which then lapses."""
         self._counter += 1
         self.current = Turn(self._counter, chat_id, text, save)
+        self.current.answers, self.question = self.question, None
         return self.current
 
     def get(self, number: int) -> Turn | None:
@@ -146,7 +159,6 @@ class Turns:
         context: ModelContext | None,
         captured: float | None,
         day: int | None,
-        confirming: bool = False,
     ) -> list[Effect]:
         """Plan and start the model call once the turn's memory and image are there.
 
@@ -156,7 +168,8 @@ class Turns:
             context: The newest modelContext of ``save``.
             captured: When ``context`` was captured (or received, without ``capturedAt``).
             day: ``save``'s in-game day, when known.
-            confirming: A forget preview of this connection waits for the player's yes.
+
+        The turn offers every tool while it may answer a question of the server's.
         """
         turn = self.current
         if turn is None or turn.calling or not (turn.memory_ready and turn.image_ready):
@@ -187,11 +200,12 @@ class Turns:
         # The turn keeps nothing of the memory: the index belongs to the memory service.
         profile = turn.memory.profile if turn.memory is not None else None
         turn.language = profile.language if profile is not None else ""
+        self.language = turn.language
         turn.memory, turn.image = None, None
         turn.context_use, turn.image_sent = plan.context_use, plan.image_sent
         turn.messages = plan.messages
         if self._settings.memory:
-            turn.tools = offered_tools(turn.text, confirming=confirming)
+            turn.tools = offered_tools(turn.text, confirming=turn.answers is not None)
         tools = cost("tools", [OFFER_TEXTS.get(turn.tools, "")])
         injection = msgspec.structs.replace(plan.injection, layers=(*plan.injection.layers, tools))
         effects: list[Effect] = [
@@ -270,8 +284,17 @@ class Turns:
         reply = "".join(turn.parts) if turn.tools_used else text or "".join(turn.parts)
         if not reply and turn.tools_used:
             reply = self._texts.memory_tools_exhausted
-        same_save = turn.save == save
         effects: list[Effect] = []
+        asked = turn.asked if turn.asked is not None and not asks_other(reply) else None
+        if asked is not None:
+            # The server's question ends the reply: it is what the player's next words answer.
+            tail = f"\n\n{asked.text}" if reply else asked.text
+            reply += tail
+            effects.append(Send(ChatDelta(id=turn.chat_id, text=tail)))
+        elif turn.asked is not None:
+            effects.append(Log("memory.question_lapsed", {"reason": "the reply asked another"}))
+        self.question = asked
+        same_save = turn.save == save
         if same_save:
             self.history.append((turn.text, reply))
             fold = self.working.add((turn.text, reply))
@@ -279,7 +302,7 @@ class Turns:
                 effects.append(FoldWorking(save, fold.generation, fold.previous, fold.rounds))
         notice = None
         if answer.image_refused:
-            english = turn.language.strip().lower().startswith(("en", "english", "英"))
+            english = is_english(turn.language)
             notice = self._texts.image_refused_en if english else self._texts.image_refused
         done = ChatDone(
             id=turn.chat_id,
@@ -290,6 +313,8 @@ class Turns:
             truncated=answer.truncated,
             incomplete=answer.incomplete,
             notice=notice,
+            question=asked.text if asked is not None else None,
+            confirm_id=asked.token if asked is not None else None,
         )
         if self._settings.memory and self._settings.extraction and not answer.incomplete:
             # Queued before the reply goes out, so "the reply arrived" implies

@@ -27,7 +27,7 @@ namespace XiaoTangYuan.Adapter
         public readonly List<string> Deltas = new List<string>();
     }
 
-    public sealed class XtyClient : IDisposable
+    public sealed partial class XtyClient : IDisposable
     {
         private static readonly HashSet<int> RetryCodes = new HashSet<int> { 1001, 1006, 1011, 1012, 1013, 4002, 4003 };
 
@@ -285,6 +285,7 @@ namespace XiaoTangYuan.Adapter
                 pairSignal.Release();
                 return;
             }
+            if (DispatchMemory(frame)) return;
             var h = hello;
             if (ServerHello == null && h != null && (type == "server.hello" || type == "error"))
             {

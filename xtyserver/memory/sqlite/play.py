@@ -195,6 +195,39 @@ def scopes(conn: apsw.Connection) -> set[Scope]:
     return {Scope(g, s) for g, s in rows}
 
 
+def scope_rows(conn: apsw.Connection, scope: Scope) -> dict[str, list[list[Any]]]:
+    """The play sessions and play days of one save, as the trash keeps them."""
+    key = (scope.game_id, scope.save_id)
+    sessions = conn.execute(
+        "SELECT game_id, save_id, tz, started_at, last_heartbeat_at, ended_at, active_ms "
+        "FROM play_session WHERE game_id = ? AND save_id = ?",
+        key,
+    ).fetchall()
+    days = conn.execute(
+        "SELECT game_id, save_id, date FROM play_day WHERE game_id = ? AND save_id = ?", key
+    ).fetchall()
+    return {"sessions": [list(r) for r in sessions], "days": [list(r) for r in days]}
+
+
+def put_back_rows(conn: apsw.Connection, rows: dict[str, list[list[Any]]]) -> int:
+    """Insert play rows kept by the trash again (rows formed since win); the saves put back."""
+    saves: set[tuple[Any, Any]] = set()
+    for row in rows.get("sessions", []):
+        conn.execute(
+            "INSERT INTO play_session(game_id, save_id, tz, started_at, last_heartbeat_at, "
+            "ended_at, active_ms) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            tuple(row),
+        )
+        saves.add((row[0], row[1]))
+    for row in rows.get("days", []):
+        conn.execute(
+            "INSERT INTO play_day(game_id, save_id, date) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            tuple(row),
+        )
+        saves.add((row[0], row[1]))
+    return len(saves)
+
+
 def delete_scope(conn: apsw.Connection, scope: Scope) -> None:
     """Delete the play sessions and play days of one save (the player asked explicitly)."""
     key = (scope.game_id, scope.save_id)

@@ -10,6 +10,7 @@ extraction does not form the same memory again from the next turn's words
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import apsw
 import msgspec
@@ -142,20 +143,27 @@ def forget(
     conn: apsw.Connection,
     spec: ForgetSpec,
     now: float,
-    keep: Callable[[list[MemoryEvent], SharedProfile | None], int | None] | None = None,
+    keep: Callable[
+        [list[MemoryEvent], SharedProfile | None, dict[str, list[list[Any]]]], int | None
+    ]
+    | None = None,
 ) -> ForgetResult:
     """Carry out ``spec`` in the caller's transaction; tombstones for every deleted event.
 
-    ``keep`` (the trash) is handed what goes, the events and the profile as it
-    was (None when the profile stays), before anything is deleted; it answers
-    the trash id.
+    ``keep`` (the trash) is handed what goes, the events, the profile as it
+    was (None when the profile stays) and the play rows of the statistics that
+    go, before anything is deleted; it answers the trash id.
     """
     doomed = doomed_events(conn, spec)
     stats = stats_scopes(conn, spec)
     trash_id = None
     if keep is not None:
         was = shared_profile.load(conn) if spec.kind in ("profile", "all") else None
-        trash_id = keep(doomed, was)
+        rows: dict[str, list[list[Any]]] = {"sessions": [], "days": []}
+        for scope in stats:
+            for name, found in play.scope_rows(conn, scope).items():
+                rows[name] += found
+        trash_id = keep(doomed, was, rows)
     _bury(conn, doomed, now)
     count = 0
     by_scope: dict[Scope, list[int]] = {}

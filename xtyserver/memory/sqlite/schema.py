@@ -150,6 +150,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         END
         """,
     ),
+    # 7 -> 8: deleted play statistics go to the trash too (restorable like memories):
+    # JSON {"sessions": [[game, save, tz, started, heartbeat, ended, active_ms], ...],
+    # "days": [[game, save, date], ...]}.
+    ("ALTER TABLE memory_trash ADD COLUMN stats TEXT NOT NULL DEFAULT '{}'",),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

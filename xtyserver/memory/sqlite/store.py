@@ -311,13 +311,18 @@ class MemoryStore:
         now = self._clock.now()
 
         def write(conn: apsw.Connection) -> ForgetResult:
-            def keep(doomed: list[MemoryEvent], was: SharedProfile | None) -> int | None:
+            def keep(
+                doomed: list[MemoryEvent], was: SharedProfile | None, stats: dict[str, Any]
+            ) -> int | None:
                 fields = trash.cleared_fields(was) if was is not None else {}
-                return trash.put(conn, spec, doomed, fields, now)
+                return trash.put(conn, spec, doomed, fields, now, stats)
 
             return saves.forget(conn, spec, now, keep if self.trash_window > 0 else None)
 
-        return self._db.write(generation.changed(write))
+        result = self._db.write(generation.changed(write))
+        if result.trash_id is None:
+            return result
+        return msgspec.structs.replace(result, expires_at=now + self.trash_window)
 
     # --- the trash (issue 17 §1) -------------------------------------------------------------
 

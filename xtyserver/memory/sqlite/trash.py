@@ -7,7 +7,8 @@ is never injected into a prompt, never exported and never shown as memory.
 Tombstones are left by the forget as before, so extraction does not form a
 trashed memory again. Restoring puts the events back (under their old ids when
 free), lifts their tombstones, and refills the profile fields that were not
-set again since. Play statistics never go through the trash.
+set again since. Deleted play statistics (a forget with ``include_stats``) are
+kept and put back the same way.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import apsw
 import msgspec
 
 from xtyserver.memory.manage import ForgetSpec, RestoreResult, TrashEntry, restorable_here
-from xtyserver.memory.sqlite import events, saves, shared_profile
+from xtyserver.memory.sqlite import events, play, saves, shared_profile
 from xtyserver.memory.types import PROFILE_FIELDS, MemoryEvent, SharedProfile
 
 _EVENTS = msgspec.json.Decoder(list[MemoryEvent])
@@ -31,18 +32,23 @@ def put(
     doomed: list[MemoryEvent],
     profile: dict[str, Any],
     now: float,
+    stats: dict[str, Any] | None = None,
 ) -> int | None:
-    """Keep what a forget of ``spec`` deletes; the new trash id (None when nothing goes)."""
-    if not doomed and not profile:
+    """Keep what a forget of ``spec`` deletes (events, profile fields, play rows).
+
+    Returns the new trash id (None when nothing goes).
+    """
+    stats = stats if stats is not None and any(stats.values()) else {}
+    if not doomed and not profile and not stats:
         return None
-    kept = msgspec.structs.replace(spec, include_stats=False)
     conn.execute(
-        "INSERT INTO memory_trash(trashed_at, spec, events, profile) VALUES (?, ?, ?, ?)",
+        "INSERT INTO memory_trash(trashed_at, spec, events, profile, stats) VALUES (?, ?, ?, ?, ?)",
         (
             now,
-            msgspec.json.encode(kept).decode(),
+            msgspec.json.encode(spec).decode(),
             msgspec.json.encode(doomed).decode(),
             msgspec.json.encode(profile).decode(),
+            msgspec.json.encode(stats).decode(),
         ),
     )
     return conn.last_insert_rowid()
@@ -93,13 +99,16 @@ def restore(
 ) -> RestoreResult | None:
     """Put entry ``trash_id`` back and drop it from the trash; None when not restorable."""
     rows = conn.execute(
-        "SELECT id, trashed_at, spec, events, profile FROM memory_trash WHERE id = ? "
+        "SELECT id, trashed_at, spec, events, profile, stats FROM memory_trash WHERE id = ? "
         "AND trashed_at >= ?",
         (trash_id, now - window),
     ).fetchall()
     if not rows:
         return None
-    _, _, raw_spec, raw_events, raw_profile = cast(tuple[int, float, str, str, str], rows[0])
+    _, _, raw_spec, raw_events, raw_profile, raw_stats = cast(
+        tuple[int, float, str, str, str, str], rows[0]
+    )
+    stats_saves = play.put_back_rows(conn, msgspec.json.decode(raw_stats))
     spec = _SPEC.decode(raw_spec)
     count = 0
     for event in _EVENTS.decode(raw_events):
@@ -112,7 +121,13 @@ def restore(
             shared_profile.set_field(conn, name, value, now)
             refilled.append(name)
     conn.execute("DELETE FROM memory_trash WHERE id = ?", (trash_id,))
-    return RestoreResult(trash_id=trash_id, spec=spec, items=count, profile_fields=tuple(refilled))
+    return RestoreResult(
+        trash_id=trash_id,
+        spec=spec,
+        items=count,
+        profile_fields=tuple(refilled),
+        stats_saves=stats_saves,
+    )
 
 
 def _put_back(conn: apsw.Connection, event: MemoryEvent) -> int:
