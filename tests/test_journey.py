@@ -21,7 +21,6 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
@@ -50,6 +49,7 @@ STOP_BOUND = 10.0  # seconds from Ctrl+C to the process gone (issue 27 §2)
 SAID = "我要完成鱼缸收集包"
 FORMED = "完成鱼缸收集包"
 FARM_CS = "5qerlvpodf25qawmxprrvkd4qe"
+URL = "ws://127.0.0.1:8765/v1"
 
 
 def taken_ports() -> list[int]:
@@ -69,6 +69,7 @@ class Console:
     """A started command's console window: its lines as they come, and its process."""
 
     def __init__(self, args: list[str], env: dict[str, str], cwd: Path) -> None:
+        self.started = time.monotonic()
         self.proc = subprocess.Popen(
             args,
             stdout=subprocess.PIPE,
@@ -79,17 +80,23 @@ class Console:
             errors="replace",
         )
         self.lines: list[str] = []
+        self.seen: list[float] = []  # when each line came, in seconds from the start
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
+            self.seen.append(time.monotonic() - self.started)
             self.lines.append(line.rstrip("\n"))
 
     async def expect(self, text: str) -> str:
         """The first line holding ``text``, once printed."""
         await until(lambda: any(text in line for line in self.lines))
         return next(line for line in self.lines if text in line)
+
+    def when(self, text: str) -> float:
+        """Seconds from the start to the first line holding ``text``."""
+        return next(t for t, line in zip(self.seen, self.lines, strict=False) if text in line)
 
     async def interrupt(self) -> float | None:
         """Ctrl+C; the seconds until the process ended, None if not within STOP_BOUND."""
@@ -173,13 +180,77 @@ def extraction_answer() -> Reply:
     return Reply(text=json.dumps(answer, ensure_ascii=False), match=f"玩家说：\n{SAID}")
 
 
-async def open_page(
-    handed: handed_browser.Handed, n: int, started: float
-) -> tuple[handed_browser.Tab, Any, float]:
-    """The tab of the ``n``-th browser call, its view once ready, and the seconds it took."""
-    tab = await anyio.to_thread.run_sync(handed.tab, n)
-    view = await anyio.to_thread.run_sync(tab.wait, READY, f"page {n} ready")
-    return tab, view, time.monotonic() - started
+class Journey:
+    """The player's machine: the installed command, its data folder, the browser it hands pages."""
+
+    def __init__(self, tmp: Path, wheel: InstalledWheel, handed: handed_browser.Handed) -> None:
+        self.tmp = tmp
+        self.handed = handed
+        self.data = tmp / "小汤圆 data"
+        self.env = player_env(
+            tmp / "home", XTY_DATA_DIR=str(self.data), XTY_LANG="zh", BROWSER=str(handed.program)
+        )
+        self.command = [str(wheel.xtyserver)]  # no arguments, as a shortcut starts it
+        self.figures: list[str] = []
+        self.shots: list[Path] = []
+
+    @property
+    def token(self) -> str:
+        return (self.data / "token").read_text(encoding="utf-8").strip()
+
+    async def start(self, view: str) -> tuple[Console, handed_browser.Tab]:
+        """``xtyserver``; the tab it opened, once ready on ``view``; the times in figures."""
+        n = len(self.handed.handed())
+        console = Console(self.command, self.env, self.tmp)
+        try:
+            tab = await anyio.to_thread.run_sync(self.handed.tab, n)
+            shown = await anyio.to_thread.run_sync(tab.wait, READY, f"page {n} ready")
+            took = time.monotonic() - console.started
+            await console.expect("记忆页：")
+            self.figures.append(
+                f"start {n + 1}: `xtyserver` to its page link on the console "
+                f"{console.when('记忆页：'):.2f} s, to the page ready in the browser {took:.2f} s"
+            )
+            assert shown == view, console.output
+        except BaseException:
+            console.end()
+            raise
+        return console, tab
+
+    async def stop(self, console: Console, what: str) -> None:
+        """Ctrl+C: the process ends within the bound, saying so, its lock and file released."""
+        took = await console.interrupt()
+        self.figures.append(f"Ctrl+C {what}: {ended(took)}")
+        assert took is not None, f"no exit {STOP_BOUND} s after Ctrl+C {what}:\n{console.output}"
+        assert console.proc.returncode == 0, console.output
+        assert console.lines[-1] == "小汤圆已停止。", console.output
+        assert read_server_file(self.data) is None
+        lock = InstanceLock(self.data)
+        assert lock.acquire(), "server.lock still held"
+        lock.release()
+
+    async def python_mod_chats(self) -> int:
+        """The Python adapter client chats; the id of the memory the model formed of it."""
+        mod = AdapterClient(
+            URL,
+            token=self.token,
+            identity=Identity(game_id="stardew-valley", save_id="farm-a"),
+            adapter=AdapterInfo(name="xty-journey", version="0.1.0"),
+            timezone="Asia/Shanghai",
+            timeout=10.0,
+        )
+        async with mod:
+            done = await (await mod.chat(SAID)).result()
+            assert isinstance(done, ChatDone) and done.text == f"小汤圆收到：{SAID}"
+
+            async def formed() -> int | None:
+                events = (await mod.memory()).events
+                return next((e.id for e in events if e.summary == FORMED), None)
+
+            with anyio.fail_after(30):  # the extraction runs after the reply
+                while (event_id := await formed()) is None:
+                    await anyio.sleep(0.1)
+        return event_id
 
 
 async def test_a_new_players_first_hour(
@@ -190,100 +261,50 @@ async def test_a_new_players_first_hour(
     probe = await anyio.to_thread.run_sync(
         compile_cs, tmp_path / "Probe.exe", CSHARP / "test" / "Probe.cs"
     )
-    data = tmp_path / "小汤圆 data"
-    shots: list[Path] = []
-    figures: list[str] = []
     with handed_browser.handed("chromium", tmp_path / "browser") as handed:
-        env = player_env(
-            tmp_path / "home",
-            XTY_DATA_DIR=str(data),
-            XTY_LANG="zh",
-            BROWSER=str(handed.program),
-        )
-        command = [str(installed_wheel.xtyserver)]  # no arguments, as a shortcut starts it
-        async with FakeModelServer() as fake:
-            started = time.monotonic()
-            first = Console(command, env, tmp_path)
+        me = Journey(tmp_path, installed_wheel, handed)
+        try:
+            async with FakeModelServer() as fake:
+                await walk(me, fake, probe)
+        finally:
+            with capsys.disabled():
+                for line in [*me.figures, *(f"screenshot: {p}" for p in me.shots)]:
+                    print(f"\n{line}", end="")
+                print()
+
+
+async def walk(me: Journey, fake: FakeModelServer, probe: Path) -> None:
+    first, tab = await me.start("settings")  # by itself: no model yet
+    try:
+        await first.expect("「设置」")  # the console points at the 设置 tab
+        assert "已在浏览器中打开记忆页。" in first.output
+        me.shots += await anyio.to_thread.run_sync(settings_page, tab, fake.base_url)
+        fake.enqueue(extraction_answer())
+        event_id = await me.python_mod_chats()
+        me.shots += await anyio.to_thread.run_sync(delete_and_undo, tab, event_id)
+
+        game = csharp_game(me.tmp, probe, URL, save=FARM_CS, name="阳光农场", token=me.token)
+        async with game as farm:
+            opened = await farm.expect("session open")
+            farm.do("chat 今天适合钓鱼吗？")
+            await farm.expect("chat end done 小汤圆收到：今天适合钓鱼吗？")
+            await me.stop(first, "with the C# client connected")
+            await farm.expect("[xty] closed", after=opened)
+
+            # the next start: the page opens again, on the memory tab; the mod is back
+            second, tab = await me.start("memory")
             try:
-                tab, view, took = await open_page(handed, 0, started)
-                figures.append(f"first start: xtyserver to the page ready {took:.2f} s")
-                assert view == "settings"  # by itself: no model yet
-                await first.expect("「设置」")  # the console points at the 设置 tab
-                assert "已在浏览器中打开记忆页。" in first.output
-                shots += await anyio.to_thread.run_sync(settings_page, tab, fake.base_url)
-
-                token = (data / "token").read_text(encoding="utf-8").strip()
-                url = "ws://127.0.0.1:8765/v1"
-                fake.enqueue(extraction_answer())
-                mod = AdapterClient(
-                    url,
-                    token=token,
-                    identity=Identity(game_id="stardew-valley", save_id="farm-a"),
-                    adapter=AdapterInfo(name="xty-journey", version="0.1.0"),
-                    timezone="Asia/Shanghai",
-                    timeout=10.0,
+                assert [e.text for e in css(tab._driver, "li.event .summary")] == [FORMED]
+                assert "「设置」" not in second.output
+                shot = await anyio.to_thread.run_sync(
+                    tab.screenshot, "journey-5-second-start.png", 800
                 )
-                async with mod:
-                    reply = await mod.chat(SAID)
-                    done = await reply.result()
-                    assert isinstance(done, ChatDone) and done.text == f"小汤圆收到：{SAID}"
-
-                    async def formed() -> int | None:
-                        events = (await mod.memory()).events
-                        return next((e.id for e in events if e.summary == FORMED), None)
-
-                    with anyio.fail_after(30):
-                        while (event_id := await formed()) is None:
-                            await anyio.sleep(0.1)
-                shots += await anyio.to_thread.run_sync(delete_and_undo, tab, event_id)
-
-                async with csharp_game(
-                    tmp_path, probe, url, save=FARM_CS, name="阳光农场", token=token
-                ) as farm:
-                    opened = await farm.expect("session open")
-                    farm.do("chat 今天适合钓鱼吗？")
-                    await farm.expect("chat end done 小汤圆收到：今天适合钓鱼吗？")
-
-                    # Ctrl+C with the C# client connected: the server ends, lock and file gone
-                    stopped = await first.interrupt()
-                    figures.append(f"Ctrl+C with the C# client connected: {ended(stopped)}")
-                    assert stopped is not None, f"no exit {STOP_BOUND:.0f} s after Ctrl+C"
-                    assert first.proc.returncode == 0, first.output
-                    assert first.lines[-1] == "小汤圆已停止。", first.output
-                    assert read_server_file(data) is None
-                    lock = InstanceLock(data)
-                    assert lock.acquire(), "server.lock still held"
-                    lock.release()
-                    await farm.expect("[xty] closed", after=opened)
-
-                    # the next start: the page opens again, on the memory tab; the mod is back
-                    started = time.monotonic()
-                    second = Console(command, env, tmp_path)
-                    try:
-                        tab, view, took = await open_page(handed, 1, started)
-                        figures.append(f"second start: xtyserver to the page ready {took:.2f} s")
-                        assert view == "memory"
-                        d = tab._driver
-                        assert [e.text for e in css(d, "li.event .summary")] == [FORMED]
-                        assert "「设置」" not in second.output
-                        shots.append(
-                            await anyio.to_thread.run_sync(
-                                tab.screenshot, "journey-5-second-start.png", 800
-                            )
-                        )
-                        await farm.expect("session open", after=opened + 1)
-                        farm.do("leave")
-                        await farm.expect("left")
-                        again = await second.interrupt()
-                        figures.append(f"Ctrl+C after the mod left: {ended(again)}")
-                        assert again is not None and second.proc.returncode == 0, second.output
-                    finally:
-                        second.end()
+                me.shots.append(shot)
+                await farm.expect("session open", after=opened + 1)
+                farm.do("leave")
+                await farm.expect("left")
+                await me.stop(second, "after the mod left")
             finally:
-                first.end()
-    with capsys.disabled():
-        for figure in figures:
-            print(f"\n{figure}", end="")
-        for path in shots:
-            print(f"\nscreenshot: {path}", end="")
-        print()
+                second.end()
+    finally:
+        first.end()
