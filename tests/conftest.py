@@ -19,6 +19,7 @@ import pytest
 from PIL import Image
 from websockets.asyncio.client import ClientConnection, connect
 
+from tests.wheel_env import installed_wheel  # noqa: F401 - the session's one wheel
 from xtyserver.clock import ManualClock
 from xtyserver.config import Settings, load_settings
 from xtyserver.memory.enrichment import ENRICHMENT_SYSTEM_PROMPT

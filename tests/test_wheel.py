@@ -1,5 +1,6 @@
 """The wheel a player installs (issue 19 §2): built with ``python -m build``, installed into
-a fresh virtual environment (no test tools, no repository on the path), then run.
+a fresh virtual environment (no test tools, no repository on the path; the session's one,
+tests/wheel_env.py), then run.
 
 It ships the page files (``xtyserver/manage/ui``) and the frame schemas
 (``<env>/share/xtyserver/schemas``); ``xtyserver --version`` and ``xtyserver
@@ -12,47 +13,26 @@ import os
 import shutil
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
+
+from tests.wheel_env import InstalledWheel, player_env
 
 ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.slow
 
 
-def _size(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+def test_the_wheel_installs_into_a_fresh_venv_and_runs_version_and_demo(
+    tmp_path: Path, installed_wheel: InstalledWheel
+) -> None:
+    wheel, env_dir, python = installed_wheel.wheel, installed_wheel.env_dir, installed_wheel.python
+    env = player_env(tmp_path / "home")
+    print(f"\nwheel {wheel.stat().st_size / 1e6:.2f} MB; the install added "
+          f"{installed_wheel.added_mb:.0f} MB")
 
-
-def test_the_wheel_installs_into_a_fresh_venv_and_runs_version_and_demo(tmp_path: Path) -> None:
-    dist = tmp_path / "dist"
-    built = subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
-    [wheel] = dist.glob("xtyserver-*.whl")
-
-    env_dir = tmp_path / "fresh venv 小汤圆"
-    venv.EnvBuilder(with_pip=True).create(env_dir)
-    bin_dir = env_dir / ("Scripts" if os.name == "nt" else "bin")
-    python = bin_dir / ("python.exe" if os.name == "nt" else "python")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("XTY_", "PYTHON"))}
-    env.update(HOME=str(tmp_path / "home"), XDG_DATA_HOME=str(tmp_path / "home" / "xdg"))
-    empty = _size(env_dir)
-    pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    installed = subprocess.run(
-        [*pip, str(wheel)], capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path
-    )
-    assert installed.returncode == 0, installed.stderr[-3000:]
-    grew = (_size(env_dir) - empty) / 1e6
-    print(f"\nwheel {wheel.stat().st_size / 1e6:.2f} MB; the install added {grew:.0f} MB")
-
-    exe = str(bin_dir / "xtyserver")
+    exe = str(installed_wheel.xtyserver)
     version = subprocess.run(
         [exe, "--version"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60
     )

@@ -88,10 +88,11 @@ class Game:
 
 
 @asynccontextmanager
-async def game_process(args: list[str], control: Path) -> AsyncIterator[Game]:
-    """Run a game; leaving kills it if it still runs (a crash: no goodbye)."""
+async def game_process(args: list[str], control: Path, **options: Any) -> AsyncIterator[Game]:
+    """Run a game (``options`` to ``anyio.open_process``: env, cwd); leaving kills it if it
+    still runs (a crash: no goodbye)."""
     control.write_text("")
-    async with await anyio.open_process(args, stderr=subprocess.STDOUT) as proc:
+    async with await anyio.open_process(args, stderr=subprocess.STDOUT, **options) as proc:
         game = Game(proc, control)
         async with anyio.create_task_group() as tg:
             tg.start_soon(game._read)
