@@ -59,7 +59,7 @@ def _results(h: Harness) -> list[str]:
 
 
 def _token(text: str) -> str:
-    found = re.search(r"确认码[:：]\s*([0-9a-f]+)", text)
+    found = re.search(r"确认码[:：]\s*([b-z]+)", text)
     assert found is not None, text
     return found.group(1)
 

@@ -139,7 +139,7 @@ async def test_delete_farm_a_plan_from_farm_b_needs_a_preview_naming_the_save_an
             assert "还没有删" in preview and "阳光农场" in preview and "社区中心" in preview
             assert "游玩统计：保留" in preview
             assert [e.id for e in h.store.load_scope(FARM_A)] == [plan]  # nothing deleted yet
-            token = re.search(r"确认码[:：]([0-9a-f]+)", preview)
+            token = re.search(r"确认码[:：]([b-z]+)", preview)
             assert token is not None
             confirm = {**forget, "confirmToken": token.group(1)}
             h.fake.enqueue(Reply(tool_calls=[_call(FORGET, **confirm)]), Reply(text="删好了。"))

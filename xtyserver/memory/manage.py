@@ -247,7 +247,7 @@ class Confirmations:
         """
         self._count += 1
         seed = f"{self._secret}:{self._count}:{msgspec.json.encode(preview.spec).decode()}"
-        token = hashlib.sha256(seed.encode()).hexdigest()[:12]
+        token = _letters(hashlib.sha256(seed.encode()).digest())
         self._pending[token] = _Pending(preview, now, turn, asker)
         while len(self._pending) > MAX_PENDING:
             del self._pending[next(iter(self._pending))]
@@ -356,3 +356,18 @@ class ForgetRequest(
             item_id=self.event_id,
             include_stats=self.include_stats,
         )
+
+
+# A token's letters: no digits and no vowels, so no token reads as a number, a
+# MAC address, a key or a word that the forbidden-content rules or a player
+# would take for something else (12 of 19 letters: 51 bits, single-use, 120 s).
+TOKEN_LETTERS = "bcdfghjkmnpqrstvwxz"
+
+
+def _letters(digest: bytes, length: int = 12) -> str:
+    number = int.from_bytes(digest, "big")
+    out = []
+    for _ in range(length):
+        number, index = divmod(number, len(TOKEN_LETTERS))
+        out.append(TOKEN_LETTERS[index])
+    return "".join(out)
