@@ -3,7 +3,8 @@
 // which drains client.Poll() on every tick.
 //   mono Probe.exe json                                   (prints a frame's JSON)
 //   mono Probe.exe session URL TOKEN [--throw] [--voice] [--until-closed] [--chats N] [--pair DIR]
-//       (TOKEN "" with --pair DIR: pair first and keep the key in DIR, as a mod's config folder)
+//       (TOKEN "" with --pair DIR: the key kept in DIR, else pair first and keep the key in DIR,
+//       as a mod's config folder)
 using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
@@ -47,7 +48,9 @@ public static class Probe
         var loop = new GameLoopContext();
         SynchronizationContext.SetSynchronizationContext(loop);
         var flags = new HashSet<string>(args);
-        var client = new XtyClient(new Uri(args[1]), args[2],
+        // TOKEN "" with --pair DIR: the key kept in DIR from an earlier pairing, as a mod's Start() reads it.
+        string token = args[2] == "" && flags.Contains("--pair") ? new ModFolder(Option(args, "--pair", ".")).Key() : args[2];
+        var client = new XtyClient(new Uri(args[1]), token,
             new JsonObject().Add("gameId", "stardew-valley").Add("saveId", Option(args, "--save", "5qerlvpodf25qawmxprrvkd4qe")).Add("saveName", Option(args, "--save-name", "Sunny Farm")),
             "XTY Probe", "0.1.0", "Asia/Shanghai");
         client.BackoffBase = 0.2;

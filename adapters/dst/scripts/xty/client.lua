@@ -130,7 +130,9 @@ function Client:chat(text, model_context, handlers, source)
     if model_context then frame.context = { modelContext = model_context } end
     self.chats[id] = { handlers = handlers or {}, frame = frame, deadline = self.now() + self.chat_timeout }
     if self.stopped then
-        self:finish(id, { type = "chat.error", id = id, code = FINAL[self.stopped] and "unauthorized" or "closed" })
+        -- After a refused pairing the player is told that, not that a key was refused.
+        local code = FINAL[self.stopped] and (self.pair_refused or "unauthorized") or "closed"
+        self:finish(id, { type = "chat.error", id = id, code = code })
     elseif self.outage and not self.hello then
         -- Nothing is listening: say so now rather than after a wait.
         self:finish(id, { type = "chat.error", id = id, code = "no_server" })
