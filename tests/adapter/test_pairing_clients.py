@@ -5,7 +5,8 @@ mod (scripts/xty/mod.lua in the lua5.1 shim, over POST /v1/http, its key in the 
 string ``xiaotangyuan_key``) each ask to pair; the code they show is the one the memory page
 lists; the player's click is made through the page API as the page's script makes it
 (tests/test_server_pairing.py); the mod keeps the key, says hello with it and chats. The next
-start uses the kept key without a pair request, and a Deny ends in the refusal the mod reports.
+start uses the kept key without a pair request; a Deny, and a code nobody allowed in time, end
+in the refusal the mod reports.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ async def csharp_mod(tmp: Path, probe: Path, port: int, folder: Path) -> AsyncIt
 
 
 @NEEDS_MONO
-async def test_the_csharp_mod_pairs_keeps_its_key_and_reports_a_deny(
+async def test_the_csharp_mod_pairs_keeps_its_key_and_reports_refusals(
     tmp_path: Path, probe: Path
 ) -> None:
     port = free_port()
@@ -123,9 +124,17 @@ async def test_the_csharp_mod_pairs_keeps_its_key_and_reports_a_deny(
         assert not (other / KEY_FILE).exists()
         await one_key(page, "XTY Probe", "stardew-valley")
 
+        # And nobody clicks: the code expires on the server's clock.
+        late = tmp_path / "late-mod"
+        async with csharp_mod(tmp_path, probe, port, late) as mod:
+            await pending(page)
+            h.clock.advance(PAIR_SECONDS)
+            await mod.expect("[xty] reconnect refused: refused by the server: pair_expired: ")
+        assert not (late / KEY_FILE).exists()
+
 
 @NEEDS_LUA
-async def test_the_dst_mod_pairs_keeps_its_key_and_reports_a_deny(tmp_path: Path) -> None:
+async def test_the_dst_mod_pairs_keeps_its_key_and_reports_refusals(tmp_path: Path) -> None:
     port = free_port()
     store = tmp_path / "persistent"
     async with serve(tmp_path, port, ManualClock(EVENING)) as h:
@@ -167,3 +176,13 @@ async def test_the_dst_mod_pairs_keeps_its_key_and_reports_a_deny(tmp_path: Path
             await world.expect("said (pair_denied): 配对被拒绝了：请在小汤圆页面上点“允许”。")
         assert not (other / DST_KEY).exists()
         assert "session open" not in world.output
+
+        # And nobody clicks: the code expires on the server's clock.
+        late = tmp_path / "late-install"
+        async with dst_game(tmp_path, port, store=late, token="") as world:
+            await pending(page)
+            h.clock.advance(PAIR_SECONDS)
+            await world.expect("session closed 4001")
+            world.do("chat 你好")
+            await world.expect("said (pair_expired): 配对码过期了：重新进入世界再试一次。")
+        assert not (late / DST_KEY).exists()
