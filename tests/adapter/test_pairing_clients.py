@@ -5,8 +5,9 @@ mod (scripts/xty/mod.lua in the lua5.1 shim, over POST /v1/http, its key in the 
 string ``xiaotangyuan_key``) each ask to pair; the code they show is the one the memory page
 lists; the player's click is made through the page API as the page's script makes it
 (tests/test_server_pairing.py); the mod keeps the key, says hello with it and chats. The next
-start uses the kept key without a pair request; a Deny, and a code nobody allowed in time, end
-in the refusal the mod reports.
+start uses the kept key without a pair request; a key revoked on the page is forgotten, so the
+start after asks again; a Deny, and a code nobody allowed in time, end in the refusal the mod
+reports.
 """
 
 from __future__ import annotations
@@ -46,10 +47,11 @@ def probe(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return compile_cs(tmp_path_factory.mktemp("probe") / "Probe.exe", CSHARP / "test" / "Probe.cs")
 
 
-async def one_key(page: Page, adapter: str, game: str) -> None:
-    """The page lists exactly one paired key, this mod's."""
+async def one_key(page: Page, adapter: str, game: str) -> str:
+    """The page lists exactly one paired key, this mod's; its id."""
     [paired] = (await page.get("pairing"))["keys"]
     assert (paired["adapter"], paired["gameId"]) == (adapter, game)
+    return str(paired["id"])
 
 
 async def deny(page: Page) -> None:
@@ -113,16 +115,23 @@ async def test_the_csharp_mod_pairs_keeps_its_key_and_reports_refusals(
             await mod.expect("chat end done 小汤圆收到：你好")
         assert "pair code" not in mod.output and "paired" not in mod.output
         assert (folder / KEY_FILE).read_text(encoding="utf-8") == key
-        await one_key(page, "XTY Probe", "stardew-valley")
+        key_id = await one_key(page, "XTY Probe", "stardew-valley")
 
-        # Another mod folder, and the player clicks Deny: refused, no key kept.
-        other = tmp_path / "other-mod"
-        async with csharp_mod(tmp_path, probe, port, other) as mod:
+        # Revoked on the page while the mod plays: closed 4001, the mod forgets the key.
+        async with csharp_mod(tmp_path, probe, port, folder) as mod:
+            await mod.expect("session open")
+            await page.post("revoke", keyId=key_id)
+            await mod.expect("[xty] closed 4001")
+            await mod.expect("key refused, forgotten")
+        assert not (folder / KEY_FILE).exists()
+
+        # Its next start asks again, and the player clicks Deny: refused, no key kept.
+        async with csharp_mod(tmp_path, probe, port, folder) as mod:
             await deny(page)
             await mod.expect("[xty] reconnect refused: refused by the server: pair_denied: ")
             assert "session open" not in mod.output
-        assert not (other / KEY_FILE).exists()
-        await one_key(page, "XTY Probe", "stardew-valley")
+        assert not (folder / KEY_FILE).exists()
+        assert (await page.get("pairing")) == {"pending": [], "keys": []}
 
         # And nobody clicks: the code expires on the server's clock.
         late = tmp_path / "late-mod"
@@ -165,17 +174,25 @@ async def test_the_dst_mod_pairs_keeps_its_key_and_reports_refusals(tmp_path: Pa
             await world.expect("reply: 小汤圆收到：你好")
         assert "配对码" not in world.output and "pairing" not in world.output
         assert (store / DST_KEY).read_text(encoding="utf-8") == key
-        await one_key(page, "XTY DST", "dont-starve-together")
+        key_id = await one_key(page, "XTY DST", "dont-starve-together")
 
-        # Another install, and the player clicks Deny: the mod tells the player why.
-        other = tmp_path / "other-install"
-        async with dst_game(tmp_path, port, store=other, token="") as world:
+        # Revoked on the page while the mod plays: closed 4001, the mod forgets the key.
+        async with dst_game(tmp_path, port, store=store, token="") as world:
+            await world.expect("session open")
+            await page.post("revoke", keyId=key_id)
+            await world.expect("session closed 4001")
+            await world.expect(f"persisted {DST_KEY}")
+        assert (store / DST_KEY).read_text(encoding="utf-8") == ""
+
+        # Its next start asks again, and the player clicks Deny: the mod tells the player why.
+        async with dst_game(tmp_path, port, store=store, token="") as world:
             await deny(page)
             await world.expect("session closed 4001")
             world.do("chat 你好")
             await world.expect("said (pair_denied): 配对被拒绝了：请在小汤圆页面上点“允许”。")
-        assert not (other / DST_KEY).exists()
-        assert "session open" not in world.output
+            assert "session open" not in world.output
+        assert (store / DST_KEY).read_text(encoding="utf-8") == ""
+        assert (await page.get("pairing")) == {"pending": [], "keys": []}
 
         # And nobody clicks: the code expires on the server's clock.
         late = tmp_path / "late-install"

@@ -74,6 +74,7 @@ public static class Probe
             var folder = new ModFolder(Option(args, "--pair", "."));
             client.OnPairCode = (code, seconds) => Say("pair code " + code + " for " + seconds + " s");
             client.OnPaired = key => { folder.SaveKey(key); Say("paired, key kept"); };
+            client.OnKeyRefused = () => { folder.ForgetKey(); Say("key refused, forgotten"); };
         }
         if (flags.Contains("--control")) return Controlled(client, loop, args[Array.IndexOf(args, "--control") + 1]);
         // What a Unity mod does in Start(): block on the connect (a deadlock without ConfigureAwait(false)).

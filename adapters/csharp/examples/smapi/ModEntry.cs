@@ -40,6 +40,7 @@ namespace XiaoTangYuan.Stardew
             // No key yet: the client pairs; the player allows the code on the memory page once.
             client.OnPairCode = (code, seconds) => ShowBubble("在小汤圆页面上确认配对码 " + code + " / Confirm code " + code + " on the XiaoTangYuan page");
             client.OnPaired = key => folder.SaveKey(key);   // folder.Key() returns it from the next start on
+            client.OnKeyRefused = () => folder.ForgetKey();   // revoked on the page: pair again next time
             // Never wait on the main thread: Start() connects in the background, and keeps trying
             // when the game was started before the server.
             client.Start();
