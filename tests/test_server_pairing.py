@@ -271,3 +271,29 @@ async def test_a_web_page_never_pairs(tmp_path: Path) -> None:
         page = Page(h)
         await page.open()
         assert (await page.get("pairing"))["pending"] == []
+
+
+async def test_a_revoke_closes_sessions_whose_first_hello_carried_the_key(tmp_path: Path) -> None:
+    """A hello sent as the connection's first message seats it at once; revoked, it closes too."""
+    async with running(tmp_path) as h:
+        page = Page(h)
+        await page.open()
+        session = (await call(h, None, [pair_frame()]))["session"]
+        [request] = await pending(page)
+        await page.post("pair", requestId=request["id"], allow=True)
+        seen, _ = await until(h, session, "pair.granted")
+        key = next(f["key"] for f in seen if f["type"] == "pair.granted")
+        async with h.client() as ws:
+            await send(ws, hello_frame(DST, "world-a", token=key))  # first message: seated at once
+            assert (await recv(ws))["type"] == "server.hello"
+            opened = await call(h, None, [hello_frame(DST, "world-b", token=key)], 2000)
+            assert [f["type"] for f in opened["frames"]] == ["server.hello"]
+            [paired] = (await page.get("pairing"))["keys"]
+            await page.post("revoke", keyId=paired["id"])
+            with anyio.fail_after(10), pytest.raises(websockets.ConnectionClosed) as closed:
+                await ws.recv()
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4001
+        with anyio.fail_after(10):
+            while "closed" not in (answer := await call(h, opened["session"], [], 2000)):
+                pass
+        assert answer["closed"]["code"] == 4001

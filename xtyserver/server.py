@@ -589,11 +589,11 @@ class Server:
         with anyio.move_on_after(HELLO_WITH_CONNECTION):
             with contextlib.suppress(websockets.ConnectionClosed):
                 message, text = await ws.first_message()
-                if text and self._proves_token(message):
+                if text and self._proves_token(message, ws):
                     return self.seats.take()
         return False
 
-    def _proves_token(self, message: bytes | str) -> bool:
+    def _proves_token(self, message: bytes | str, peer: Peer) -> bool:
         """Whether ``message`` is a hello with the right token or a paired mod's key.
 
         Judged on the event loop: a hello is small, and anything larger is not one.
@@ -603,7 +603,8 @@ class Server:
         token = hello_token(message)
         if token_matches(token, self._tokens.current()):
             return True
-        return token is not None and self._is_paired_key(token)
+        # A paired key counts the peer as its connection: a revoke closes it (4001).
+        return token is not None and self._key_check(peer)(token)
 
     async def _run_http(self, peer: HttpPeer) -> None:
         seated = peer.proven and self.seats.take()

@@ -168,7 +168,8 @@ class HttpTransport:
             with the WebSocket).
         check: The header checks of the upgrade guard (Host, Origin, token).
         punish: Awaited with the remote address before a wrong-token answer (the guess delay).
-        proves: Whether a client frame is an ``adapter.hello`` with the right token.
+        proves: Whether a client frame is an ``adapter.hello`` with the right token (or a
+            paired key, which counts the peer as that key's connection).
         open_timeout: Seconds a request's head and body may take to arrive.
         hello_wait: Seconds the first call waits for ``server.hello`` (or its refusal).
     """
@@ -179,7 +180,7 @@ class HttpTransport:
         *,
         check: Callable[[list[tuple[str, str]]], Refusal | None],
         punish: Callable[[str], Awaitable[None]],
-        proves: Callable[[str], bool],
+        proves: Callable[[str, HttpPeer], bool],
         open_timeout: float,
         hello_wait: float,
     ) -> None:
@@ -268,7 +269,7 @@ class HttpTransport:
             # A new session is a tokenless connection: it waits in the server's
             # pre-auth pool until its hello proves the token (v1.md "Upgrade").
             peer = HttpPeer(secrets.token_urlsafe(24), remote=remote)
-            peer.proven = bool(call.frames) and self._proves(call.frames[0])
+            peer.proven = bool(call.frames) and self._proves(call.frames[0], peer)
             self._sessions[peer.handle] = peer
             self.spawn(self._session, peer)
             if call.frames:  # the first answer holds server.hello or the refusal

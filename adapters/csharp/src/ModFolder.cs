@@ -57,6 +57,9 @@ namespace XiaoTangYuan.Adapter
         /// <summary>Keep the key pairing gave (XtyClient.OnPaired): Key() returns it from then on.</summary>
         public void SaveKey(string key) { Write(KeyFile, key); }
 
+        /// <summary>Forget a key the server refused (XtyClient.OnKeyRefused): the next start pairs again.</summary>
+        public void ForgetKey() { File.Delete(Path.Combine(Directory, KeyFile)); }
+
         /// <summary>The server's address: xiaotangyuan-url.txt when the player wrote one, else the default.</summary>
         public Uri Url()
         {

@@ -144,7 +144,11 @@ namespace XiaoTangYuan.Adapter
                 .Add("timezone", timezone);
             await SendRawAsync(Json.Write(frame)).ConfigureAwait(false);
             var answer = await WithTimeout(hello.Task, "server.hello").ConfigureAwait(false);
-            if (answer.Str("type") != "server.hello") throw Refusal(answer, false);
+            if (answer.Str("type") != "server.hello")
+            {
+                if (answer.Str("code") == "unauthorized") KeyRefused();
+                throw Refusal(answer, false);
+            }
             ServerHello = answer;
             int ms = Convert.ToInt32(answer["heartbeatMs"]);
             heartbeat = new Timer(_ => Beat(socket), null, ms, ms);
@@ -159,7 +163,16 @@ namespace XiaoTangYuan.Adapter
         /// <summary>Called from Poll() with the key pairing gave this mod: keep it (ModFolder.SaveKey)
         /// and pass it as the token from then on. The session goes on with it at once.</summary>
         public Action<string> OnPaired;
+        /// <summary>Called from Poll() when the server refused this mod's key (revoked on the page,
+        /// or wrong): forget it (ModFolder.ForgetKey), and the next Start() pairs again.</summary>
+        public Action OnKeyRefused;
         private ConcurrentQueue<JsonObject> pairFrames;
+
+        private void KeyRefused()
+        {
+            token = null;
+            Post(() => { var f = OnKeyRefused; if (f != null) f(); });
+        }
         private SemaphoreSlim pairSignal;
 
         private async Task PairAsync()
@@ -355,6 +368,8 @@ namespace XiaoTangYuan.Adapter
                 requests.Clear();
             }
             Log("closed " + code + " " + reason);
+            // 4001 on an open session: the key was revoked on the page.
+            if (code == 4001 && ServerHello != null) KeyRefused();
             if (!closing && Reconnect && ServerHello != null && RetryCodes.Contains(code)) Task.Run(() => Reopen());
         }
 

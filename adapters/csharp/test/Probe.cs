@@ -3,7 +3,8 @@
 // which drains client.Poll() on every tick.
 //   mono Probe.exe json                                   (prints a frame's JSON)
 //   mono Probe.exe session URL TOKEN [--throw] [--voice] [--until-closed] [--chats N] [--pair DIR]
-//       (TOKEN "" with --pair DIR: pair first and keep the key in DIR, as a mod's config folder)
+//       (TOKEN "" with --pair DIR: the key kept in DIR, else pair first and keep the key in DIR,
+//       as a mod's config folder)
 using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
@@ -47,7 +48,9 @@ public static class Probe
         var loop = new GameLoopContext();
         SynchronizationContext.SetSynchronizationContext(loop);
         var flags = new HashSet<string>(args);
-        var client = new XtyClient(new Uri(args[1]), args[2],
+        // TOKEN "" with --pair DIR: the key kept in DIR from an earlier pairing, as a mod's Start() reads it.
+        string token = args[2] == "" && flags.Contains("--pair") ? new ModFolder(Option(args, "--pair", ".")).Key() : args[2];
+        var client = new XtyClient(new Uri(args[1]), token,
             new JsonObject().Add("gameId", "stardew-valley").Add("saveId", Option(args, "--save", "5qerlvpodf25qawmxprrvkd4qe")).Add("saveName", Option(args, "--save-name", "Sunny Farm")),
             "XTY Probe", "0.1.0", "Asia/Shanghai");
         client.BackoffBase = 0.2;
@@ -71,6 +74,7 @@ public static class Probe
             var folder = new ModFolder(Option(args, "--pair", "."));
             client.OnPairCode = (code, seconds) => Say("pair code " + code + " for " + seconds + " s");
             client.OnPaired = key => { folder.SaveKey(key); Say("paired, key kept"); };
+            client.OnKeyRefused = () => { folder.ForgetKey(); Say("key refused, forgotten"); };
         }
         if (flags.Contains("--control")) return Controlled(client, loop, args[Array.IndexOf(args, "--control") + 1]);
         // What a Unity mod does in Start(): block on the connect (a deadlock without ConfigureAwait(false)).

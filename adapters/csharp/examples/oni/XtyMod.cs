@@ -64,6 +64,10 @@ namespace XiaoTangYuan.Oni
             client.OnDelta = (id, text) => { reply += text; Debug.Log("[XiaoTangYuan] " + reply); };
             client.OnChatEnd = r => { if (!r.Done) Debug.Log("[XiaoTangYuan] 没有回答（" + r.Code + "）/ no answer (" + r.Code + ")"); };
             client.OnLog = line => Debug.Log("[XiaoTangYuan] " + line);
+            // No key yet: the client pairs; the player allows the code on the memory page once.
+            client.OnPairCode = (code, seconds) => Debug.Log("[XiaoTangYuan] 在小汤圆页面上确认配对码 " + code + " / Confirm code " + code + " on the XiaoTangYuan page");
+            client.OnPaired = key => folder.SaveKey(key);   // folder.Key() returns it from the next start on
+            client.OnKeyRefused = () => folder.ForgetKey();   // revoked on the page: pair again next time
             client.Start();   // connects in the background (and keeps trying): Update() must return
         }
 

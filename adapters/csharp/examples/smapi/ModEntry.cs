@@ -37,6 +37,10 @@ namespace XiaoTangYuan.Stardew
             client.OnChatEnd = r => { if (!r.Done) ShowBubble("小汤圆没有回答（" + r.Code + "）/ no answer (" + r.Code + ")"); };
             client.OnError = frame => Monitor.Log("refused: " + frame.Str("code") + " " + frame.Str("message"), LogLevel.Warn);
             client.OnLog = line => Monitor.Log(line, LogLevel.Debug);
+            // No key yet: the client pairs; the player allows the code on the memory page once.
+            client.OnPairCode = (code, seconds) => ShowBubble("在小汤圆页面上确认配对码 " + code + " / Confirm code " + code + " on the XiaoTangYuan page");
+            client.OnPaired = key => folder.SaveKey(key);   // folder.Key() returns it from the next start on
+            client.OnKeyRefused = () => folder.ForgetKey();   // revoked on the page: pair again next time
             // Never wait on the main thread: Start() connects in the background, and keeps trying
             // when the game was started before the server.
             client.Start();

@@ -57,8 +57,9 @@ function Client.new(opts)
     self.query, self.now = opts.query, opts.now
     self.log = opts.log or function() end
     self.on_frame = opts.on_frame or function() end   -- every server frame no chat claimed
-    -- Pairing (no token): on_pair(code, seconds) to show the code, on_key(key) to keep the key.
-    self.on_pair, self.on_key = opts.on_pair, opts.on_key
+    -- Pairing (no token): on_pair(code, seconds) to show the code, on_key(key) to keep the key,
+    -- on_key_refused() to forget a key the server refused (revoked on the page): pair next time.
+    self.on_pair, self.on_key, self.on_key_refused = opts.on_pair, opts.on_key, opts.on_key_refused
     self.random = opts.random or math.random
     -- A chat without its end after this many seconds ends as "timeout".
     self.chat_timeout = opts.chat_timeout or 90
@@ -130,7 +131,9 @@ function Client:chat(text, model_context, handlers, source)
     if model_context then frame.context = { modelContext = model_context } end
     self.chats[id] = { handlers = handlers or {}, frame = frame, deadline = self.now() + self.chat_timeout }
     if self.stopped then
-        self:finish(id, { type = "chat.error", id = id, code = FINAL[self.stopped] and "unauthorized" or "closed" })
+        -- After a refused pairing the player is told that, not that a key was refused.
+        local code = FINAL[self.stopped] and (self.pair_refused or "unauthorized") or "closed"
+        self:finish(id, { type = "chat.error", id = id, code = code })
     elseif self.outage and not self.hello then
         -- Nothing is listening: say so now rather than after a wait.
         self:finish(id, { type = "chat.error", id = id, code = "no_server" })
@@ -218,6 +221,10 @@ function Client:ended(code, reason)
     if FINAL[code] then
         self.want_hello, self.stopped = false, code
         local why = code == 4001 and (self.pair_refused or "unauthorized") or "closed"
+        if why == "unauthorized" then
+            self.token = nil
+            self:call(self.on_key_refused)
+        end
         self:end_chats(function() return true end, why)
         return
     end

@@ -48,6 +48,7 @@ function M.start(env)
             url = url, token = key,
             on_pair = function(code) say(Client.pair_prompt(code)) end,
             on_key = function(k) env.sim:SetPersistentString(M.KEY_KEY, k, false, function() end) end,
+            on_key_refused = function() env.sim:SetPersistentString(M.KEY_KEY, "", false, function() end) end,
             identity = { gameId = M.GAME, saveId = save_id, saveName = env.save_name },
             adapter = env.adapter or { name = "XTY DST", version = "0.1.0" },
             timezone = env.timezone, now = env.now, log = mod.log,

@@ -1,0 +1,205 @@
+"""Pairing (v1.md "Pairing") as the reference mods do it against the real server, with no token.
+
+The C# client (test/Probe.cs on Mono, over WebSocket, its key in its mod folder) and the DST
+mod (scripts/xty/mod.lua in the lua5.1 shim, over POST /v1/http, its key in the persistent
+string ``xiaotangyuan_key``) each ask to pair; the code they show is the one the memory page
+lists; the player's click is made through the page API as the page's script makes it
+(tests/test_server_pairing.py); the mod keeps the key, says hello with it and chats. The next
+start uses the kept key without a pair request; a key revoked on the page is forgotten, so the
+start after asks again; a Deny, and a code nobody allowed in time, end in the refusal the mod
+reports.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.adapter.games import (
+    EVENING,
+    NO_LUA,
+    Game,
+    dst_game,
+    free_port,
+    game_process,
+    has_luasocket,
+    serve,
+)
+from tests.adapter.mono import CSHARP, NO_MONO, NO_MONO_REASON, compile_cs
+from tests.manage.test_http import Page
+from tests.test_server_pairing import pending
+from xtyserver.clock import ManualClock
+from xtyserver.serve.pairing import PAIR_SECONDS
+
+pytestmark = pytest.mark.anyio
+NEEDS_MONO = pytest.mark.skipif(NO_MONO, reason=NO_MONO_REASON)
+NEEDS_LUA = pytest.mark.skipif(NO_LUA or not has_luasocket(), reason="needs lua5.1 and lua-socket")
+KEY_FILE = "xiaotangyuan-key.txt"  # ModFolder.KeyFile
+DST_KEY = "xiaotangyuan_key"  # mod.lua M.KEY_KEY
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return compile_cs(tmp_path_factory.mktemp("probe") / "Probe.exe", CSHARP / "test" / "Probe.cs")
+
+
+async def one_key(page: Page, adapter: str, game: str) -> str:
+    """The page lists exactly one paired key, this mod's; its id."""
+    [paired] = (await page.get("pairing"))["keys"]
+    assert (paired["adapter"], paired["gameId"]) == (adapter, game)
+    return str(paired["id"])
+
+
+async def deny(page: Page) -> None:
+    """The player clicks Deny on the one pending request."""
+    [request] = await pending(page)
+    await page.post("pair", requestId=request["id"], allow=False)
+
+
+@asynccontextmanager
+async def csharp_mod(tmp: Path, probe: Path, port: int, folder: Path) -> AsyncIterator[Game]:
+    """Probe.exe's game loop (Start(), Poll() every tick) with no token and its mod folder:
+    the kept key, else pairing."""
+    folder.mkdir(exist_ok=True)
+    control = tmp / f"control-{folder.name}.txt"
+    url = f"ws://127.0.0.1:{port}/v1"
+    args = [
+        "mono",
+        str(probe),
+        "session",
+        url,
+        "",
+        "--pair",
+        str(folder),
+        "--control",
+        str(control),
+    ]
+    # No server token file to fall back on (ModFolder.Key): only pairing gives this mod a key.
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp / "no-server-folder")}
+    async with game_process(args, control, env=env) as game:
+        yield game
+
+
+@NEEDS_MONO
+async def test_the_csharp_mod_pairs_keeps_its_key_and_reports_refusals(
+    tmp_path: Path, probe: Path
+) -> None:
+    port = free_port()
+    folder = tmp_path / "mod"
+    async with serve(tmp_path, port, ManualClock(EVENING)) as h:
+        page = Page(h)
+        await page.open()
+        async with csharp_mod(tmp_path, probe, port, folder) as mod:
+            [request] = await pending(page)
+            shown = mod.lines[await mod.expect("pair code ")]
+            assert shown == f"pair code {request['code']} for {PAIR_SECONDS} s"
+            assert (request["adapter"], request["gameId"]) == ("XTY Probe", "stardew-valley")
+            assert not (folder / KEY_FILE).exists()  # nothing without the click
+            await page.post("pair", requestId=request["id"], allow=True)
+            await mod.expect("paired, key kept")
+            await mod.expect("session open")
+            mod.do("chat 今天适合钓鱼吗？")
+            await mod.expect("chat end done 小汤圆收到：今天适合钓鱼吗？")
+        key = (folder / KEY_FILE).read_text(encoding="utf-8")
+        assert len(key) == 43
+        await one_key(page, "XTY Probe", "stardew-valley")
+
+        # The next start: the kept key, no pair request.
+        async with csharp_mod(tmp_path, probe, port, folder) as mod:
+            await mod.expect("session open")
+            mod.do("chat 你好")
+            await mod.expect("chat end done 小汤圆收到：你好")
+        assert "pair code" not in mod.output and "paired" not in mod.output
+        assert (folder / KEY_FILE).read_text(encoding="utf-8") == key
+        key_id = await one_key(page, "XTY Probe", "stardew-valley")
+
+        # Revoked on the page while the mod plays: closed 4001, the mod forgets the key.
+        async with csharp_mod(tmp_path, probe, port, folder) as mod:
+            await mod.expect("session open")
+            await page.post("revoke", keyId=key_id)
+            await mod.expect("[xty] closed 4001")
+            await mod.expect("key refused, forgotten")
+        assert not (folder / KEY_FILE).exists()
+
+        # Its next start asks again, and the player clicks Deny: refused, no key kept.
+        async with csharp_mod(tmp_path, probe, port, folder) as mod:
+            await deny(page)
+            await mod.expect("[xty] reconnect refused: refused by the server: pair_denied: ")
+            assert "session open" not in mod.output
+        assert not (folder / KEY_FILE).exists()
+        assert (await page.get("pairing")) == {"pending": [], "keys": []}
+
+        # And nobody clicks: the code expires on the server's clock.
+        late = tmp_path / "late-mod"
+        async with csharp_mod(tmp_path, probe, port, late) as mod:
+            await pending(page)
+            h.clock.advance(PAIR_SECONDS)
+            await mod.expect("[xty] reconnect refused: refused by the server: pair_expired: ")
+        assert not (late / KEY_FILE).exists()
+
+
+@NEEDS_LUA
+async def test_the_dst_mod_pairs_keeps_its_key_and_reports_refusals(tmp_path: Path) -> None:
+    port = free_port()
+    store = tmp_path / "persistent"
+    async with serve(tmp_path, port, ManualClock(EVENING)) as h:
+        page = Page(h)
+        await page.open()
+        async with dst_game(tmp_path, port, store=store, token="") as world:
+            [request] = await pending(page)
+            said = world.lines[await world.expect("said: 在小汤圆页面上确认配对码 ")]
+            assert said == (
+                f"said: 在小汤圆页面上确认配对码 {request['code']}"
+                f" / Confirm code {request['code']} on the XiaoTangYuan page"
+            )
+            assert (request["adapter"], request["gameId"]) == ("XTY DST", "dont-starve-together")
+            assert not (store / DST_KEY).exists()  # nothing without the click
+            await page.post("pair", requestId=request["id"], allow=True)
+            await world.expect(f"persisted {DST_KEY}")
+            await world.expect("session open")
+            world.do("chat 附近危险吗？")
+            await world.expect("reply: 小汤圆收到：附近危险吗？")
+        key = (store / DST_KEY).read_text(encoding="utf-8")
+        assert len(key) == 43
+        await one_key(page, "XTY DST", "dont-starve-together")
+
+        # The next start: the kept key, no pair request.
+        async with dst_game(tmp_path, port, store=store, token="") as world:
+            await world.expect("session open")
+            world.do("chat 你好")
+            await world.expect("reply: 小汤圆收到：你好")
+        assert "配对码" not in world.output and "pairing" not in world.output
+        assert (store / DST_KEY).read_text(encoding="utf-8") == key
+        key_id = await one_key(page, "XTY DST", "dont-starve-together")
+
+        # Revoked on the page while the mod plays: closed 4001, the mod forgets the key.
+        async with dst_game(tmp_path, port, store=store, token="") as world:
+            await world.expect("session open")
+            await page.post("revoke", keyId=key_id)
+            await world.expect("session closed 4001")
+            await world.expect(f"persisted {DST_KEY}")
+        assert (store / DST_KEY).read_text(encoding="utf-8") == ""
+
+        # Its next start asks again, and the player clicks Deny: the mod tells the player why.
+        async with dst_game(tmp_path, port, store=store, token="") as world:
+            await deny(page)
+            await world.expect("session closed 4001")
+            world.do("chat 你好")
+            await world.expect("said (pair_denied): 配对被拒绝了：请在小汤圆页面上点“允许”。")
+            assert "session open" not in world.output
+        assert (store / DST_KEY).read_text(encoding="utf-8") == ""
+        assert (await page.get("pairing")) == {"pending": [], "keys": []}
+
+        # And nobody clicks: the code expires on the server's clock.
+        late = tmp_path / "late-install"
+        async with dst_game(tmp_path, port, store=late, token="") as world:
+            await pending(page)
+            h.clock.advance(PAIR_SECONDS)
+            await world.expect("session closed 4001")
+            world.do("chat 你好")
+            await world.expect("said (pair_expired): 配对码过期了：重新进入世界再试一次。")
+        assert not (late / DST_KEY).exists()
