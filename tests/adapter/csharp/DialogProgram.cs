@@ -18,12 +18,24 @@ static class DialogProgram
         client.ConnectAsync().Wait();
         var reply = client.ChatAsync("把共同记忆清空", null, null, null).Result;
         Console.WriteLine("done " + reply.Done + ": " + reply.Text.Replace("\n", " "));
-        if (!asked.Wait(TimeSpan.FromSeconds(30))) { Console.WriteLine("no confirm request"); return 1; }
+        if (!Until(client, asked)) { Console.WriteLine("no confirm request"); return 1; }
         Console.WriteLine("question " + request.Str("question"));
         var forgotten = client.AnswerConfirmAsync(request.Str("confirmId"), true).Result;
         Console.WriteLine("answer " + forgotten.Str("type") + " " + forgotten.Str("target"));
-        if (!noticed.Wait(TimeSpan.FromSeconds(30))) { Console.WriteLine("no notice"); return 1; }
+        if (!Until(client, noticed)) { Console.WriteLine("no notice"); return 1; }
         client.CloseAsync().Wait();
         return 0;
+    }
+
+    // The game's tick: the client's events arrive through Poll() (README "Game loops").
+    static bool Until(XtyClient client, ManualResetEventSlim done)
+    {
+        var deadline = DateTime.UtcNow + TimeSpan.FromSeconds(30);
+        while (DateTime.UtcNow < deadline)
+        {
+            client.Poll();
+            if (done.Wait(TimeSpan.FromMilliseconds(15))) return true;
+        }
+        return false;
     }
 }
