@@ -144,11 +144,17 @@ def json_answer(status: int, value: Any, headers: tuple[tuple[str, str], ...] = 
     return Answer(status, msgspec.json.encode(value), "application/json; charset=utf-8", headers)
 
 
-def error(status: int, message: str, fields: Sequence[str] = ()) -> Answer:
-    """``{"error": message}``, with ``fields`` naming what was wrong when there are any."""
+def error(status: int, message: str, fields: Sequence[str] = (), os_error: str = "") -> Answer:
+    """``{"error": message}``, with ``fields`` naming what was wrong when there are any.
+
+    ``os_error`` (the OS refused): ``code`` ``os_error`` and its reason as ``detail``,
+    the same answer as any other OS error of a page request (:meth:`UiHttp._answer`).
+    """
     value: dict[str, Any] = {"error": message}
     if fields:
         value["fields"] = list(fields)
+    if os_error:
+        value.update(code="os_error", detail=os_error)
     return json_answer(status, value)
 
 
@@ -413,7 +419,7 @@ class UiHttp:
         except Refused as exc:
             if exc.status >= 500:
                 self._log.info("ui.failed", call=name, status=exc.status)
-            return error(exc.status, exc.message, exc.fields)
+            return error(exc.status, exc.message, exc.fields, exc.os_error)
         return json_answer(200, {"ok": True, "result": result})
 
     async def api(

@@ -35,13 +35,18 @@ class Refused(Exception):
     Attributes:
         status: The HTTP status the page answers with.
         fields: The request's fields at fault (wire names), if any.
+        os_error: The OS's reason (``strerror``) when the OS refused the work.
     """
 
-    def __init__(self, message: str, status: int = 400, fields: Sequence[str] = ()) -> None:
+    def __init__(
+        self, message: str, status: int = 400, fields: Sequence[str] = (), *, os_error: str = ""
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
         self.fields = tuple(fields)
+        # The OS's reason when the OS refused (the page shows it in its language).
+        self.os_error = os_error
 
 
 def refused_by(exc: XtyError) -> Refused:

@@ -124,7 +124,7 @@ class PageSettings:
             try:
                 self.player.set_many(body.changes)
             except OSError as exc:
-                raise Refused(_not_written(exc), 500) from None
+                raise Refused(_not_written(exc), 500, os_error=_reason(exc)) from None
             return before, effective
 
         before, effective = await anyio.to_thread.run_sync(store)
@@ -147,7 +147,7 @@ class PageSettings:
             except UsageError as exc:
                 raise Refused(exc.message, 400, ["apiKey"]) from None
             except OSError as exc:
-                raise Refused(_not_written(exc), 500) from None
+                raise Refused(_not_written(exc), 500, os_error=_reason(exc)) from None
 
         await anyio.to_thread.run_sync(store)
         await self._apply()
@@ -164,7 +164,10 @@ class PageSettings:
         await self.apply(await anyio.to_thread.run_sync(self.player.effective))
 
 
+def _reason(exc: OSError) -> str:
+    return exc.strerror or type(exc).__name__
+
+
 def _not_written(exc: OSError) -> str:
     """What the page says of a write that failed (the OS's reason, no path)."""
-    reason = exc.strerror or type(exc).__name__
-    return f"the settings could not be written ({reason}); nothing was changed"
+    return f"the settings could not be written ({_reason(exc)}); nothing was changed"
