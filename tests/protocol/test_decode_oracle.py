@@ -257,7 +257,11 @@ def reference(raw: bytes) -> tuple[str, Any]:
     context = holder["modelContext"]
     context.pop("capturedAt", None)
     strings = _strings(_kept(context), f"{prefix}modelContext")
-    refused = sorted(path for path, text in strings if find_forbidden(text) is not None)
+    # modelContext strings are judged strictly (v1.md "Forbidden content": long digit runs and
+    # path shapes refused outright).
+    refused = sorted(
+        path for path, text in strings if find_forbidden(text, strict=True) is not None
+    )
     if refused:
         return "forbidden_content", refused
     return "ok", _without_defaults(_kept(frame))
