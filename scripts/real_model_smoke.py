@@ -48,7 +48,7 @@ import anyio.abc
 from websockets.asyncio.client import ClientConnection, connect
 
 ROOT = Path(__file__).resolve().parents[1]
-TOKEN = "smoke-token-" + "s" * 40
+TOKEN = "smoke-token-3kV8qT1zN6xM4pR9wB2cH7jF5dL0sGaE"
 CANARY = b"canary"  # only inside the e-mail and the path below: redaction must take it out
 DOCUMENTED = {
     "busy",

@@ -32,7 +32,7 @@ from typing import Any
 import anyio
 from websockets.asyncio.client import ClientConnection, connect
 
-TOKEN = "soak-token-" + "x" * 40
+TOKEN = "soak-token-6mQ2tV8zK4xN1pR7wB3cH9jF5dL0sGaE"
 
 
 @dataclass

@@ -42,7 +42,7 @@ from xtyserver.adapter import AdapterClient, AdapterInfo, Identity  # noqa: E402
 from xtyserver.clock import SystemClock  # noqa: E402
 from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 
-TOKEN = "bench-token-" + "y" * 32
+TOKEN = "bench-token-idle-9fK2mQ7xLp3VtR8wZ4nB6cH1jD5sG0aE"
 WARM = 10
 CONFIG = "[server]\nmax_connections = 1000\nheartbeat_ms = {beat_ms}\n"
 

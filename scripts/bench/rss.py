@@ -60,7 +60,7 @@ from xtyserver.adapter.support import screenshot  # noqa: E402
 from xtyserver.clock import SystemClock  # noqa: E402
 from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 
-TOKEN = "bench-token-" + "r" * 32
+TOKEN = "bench-token-rss-4hT8pW2qZ6vN1cX9mB3kR7yF5dL0sJaG"
 SAVE = Identity(game_id="stardew", save_id="save-42")
 IMAGE_EVERY = 4
 SHOW_MAPPINGS = "--mappings" in sys.argv

@@ -83,7 +83,7 @@ from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 from xtyserver.model.request import post_chat  # noqa: E402
 from xtyserver.serve.image import ImageLimits, check_and_prepare  # noqa: E402
 
-TOKEN = "bench-token-" + "x" * 32
+TOKEN = "bench-token-turn-7gQ3nV9tK1zM5xR2pW8cH4bF6jL0sDaE"
 SAVE = Identity(game_id="stardew", save_id="save-42")
 
 
