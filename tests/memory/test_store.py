@@ -136,3 +136,24 @@ def test_store_killed_mid_write_reopens_clean_with_every_committed_row(tmp_path:
         ids = {e.id for e in s.load_scope(FARM_A)}
         assert set(committed) <= ids
         assert s.recover_open_sessions() == 1
+
+
+def test_forgetting_an_item_with_a_memory_vector_counts_one_item(tmp_path: Path) -> None:
+    from array import array
+
+    from xtyserver.memory.vectors import embedding_text
+
+    scope = Scope("stardew-valley", "farm-a")
+    with MemoryStore.open_profile(tmp_path, "default", clock=ManualClock(1_790_000_000)) as store:
+        kept = store.upsert_event(scope, NewEvent("goal", "温室", "修好温室"), 1_790_000_000)
+        gone = store.upsert_event(scope, NewEvent("goal", "鱼缸", "完成鱼缸收集包"), 1_790_000_000)
+        # the vector row goes with its event (a cascade), which is not a second item
+        vector = array("f", [1.0, 0.0])
+        stored = store.set_vectors(scope, "e5", [(gone.id, embedding_text(gone), vector)])
+        assert stored == [gone.id]
+        done = store.forget(
+            ForgetSpec(kind="item", game_id=scope.game_id, save_id=scope.save_id, item_id=gone.id)
+        )
+        assert done.items == 1
+        assert [e.id for e in store.load_scope(scope)] == [kept.id]
+        assert store.load_vectors(scope, "e5") == {}

@@ -172,13 +172,16 @@ def write_digest(conn: apsw.Connection, digest: MemoryEvent) -> None:
 
 def delete_ids(conn: apsw.Connection, scope: Scope, ids: Iterable[int]) -> int:
     """Delete the events ``ids`` of ``scope`` (other scopes' ids are left). Returns the count."""
-    before = conn.total_changes()
-    conn.executemany(
-        "DELETE FROM game_memory WHERE id = ? AND game_id = ? AND save_id = ?",
-        [(int(i), scope.game_id, scope.save_id) for i in ids],
-    )
-    # changes() counts only the last statement of executemany; the total counts all.
-    return int(conn.total_changes() - before)
+    count = 0
+    for i in ids:
+        conn.execute(
+            "DELETE FROM game_memory WHERE id = ? AND game_id = ? AND save_id = ?",
+            (int(i), scope.game_id, scope.save_id),
+        )
+        # changes(), not total_changes(): the latter also counts the rows a foreign key
+        # cascade deletes (an event's memory vector), so an event with a vector counted twice.
+        count += int(conn.changes())
+    return count
 
 
 def set_pinned(conn: apsw.Connection, scope: Scope, event_id: int, pinned: bool) -> bool:
