@@ -445,8 +445,7 @@ async def _serve(
 
 def _log_file(data_dir: Path) -> TextIO:
     """The player's log, ``logs/xtyserver.log`` in the data folder (owner-only, 1 MB kept)."""
-    folder = private_dir(data_dir) / "logs"
-    folder.mkdir(mode=0o700, exist_ok=True)
+    folder = private_dir(data_dir / "logs")  # it and any missing parent owner-only
     path = folder / "xtyserver.log"
     with contextlib.suppress(OSError):
         if path.stat().st_size > 1_000_000:
