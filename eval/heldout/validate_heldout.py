@@ -1,12 +1,25 @@
 # -*- coding: utf-8 -*-
-"""Validates heldout_players_words.json: structure, expected keys, counts and the
-'no shared content word' rule (CJK bigram + English token overlap heuristic)."""
+"""Validates a held-out set: structure, expected keys, counts and the 'no shared content
+word' rule (CJK bigram + English token overlap heuristic).
+
+usage: python3 validate_heldout.py [file.json] [--strict]
+  default file: heldout_players_words.json beside this script.
+  heldout_paraphrase.json is always checked strictly: an overlap is an error, and it also
+  checks style/aspect, that en questions have no CJK, and that question and memory language match.
+"""
 import collections
 import json
 import re
 import sys
 
-PATH = "/work/evalwriter/heldout_players_words.json"
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
+PATH = ARGS[0] if ARGS else os.path.join(HERE, "heldout_players_words.json")
+PARAPHRASE = os.path.basename(PATH).startswith("heldout_paraphrase")
+STRICT = "--strict" in sys.argv or PARAPHRASE
+ASPECTS = {"synonym", "other-name", "describe", "consequence", "cause", "plan", "smalltalk"}
 data = json.load(open(PATH, encoding="utf-8"))
 
 EN_STOP = set("""a an the i i'd i'm me my mine we our you your he she it its they them their this that
@@ -70,9 +83,37 @@ for c in data:
         zb = cjk_bigrams(q) & cjk_bigrams(t)
         et = en_tokens(q) & en_tokens(t)
         if zb or et:
-            warnings.append("%s overlap with %s: %s %s" % (cid, k, sorted(zb), sorted(et)))
+            (errors if STRICT else warnings).append(
+                "%s overlap with %s: %s %s" % (cid, k, sorted(zb), sorted(et)))
+    if PARAPHRASE:
+        if c["style"] not in ("paraphrase", "smalltalk"):
+            errors.append("%s style %s" % (cid, c["style"]))
+        if c.get("aspect") not in ASPECTS:
+            errors.append("%s bad aspect %s" % (cid, c.get("aspect")))
+        if (c["style"] == "smalltalk") != (c.get("aspect") == "smalltalk"):
+            errors.append(cid + " smalltalk style/aspect mismatch")
+        if len(c["otherSaveMemories"]) != 1:
+            errors.append(cid + " expects exactly one leak bait")
+        q_cjk = re.search(r"[\u4e00-\u9fff]", q) is not None
+        if q_cjk != (c["lang"] == "zh"):
+            errors.append(cid + " question script does not match lang")
+        for k in c["expected"]:
+            m = next(m for m in c["memories"] if m["key"] == k)
+            if (re.search(r"[\u4e00-\u9fff]", m["text"]) is not None) != q_cjk:
+                errors.append(cid + " question and target memory in different languages")
+            if (m["kind"] == "goal") != (c.get("aspect") == "plan"):
+                errors.append(cid + " goal target iff aspect plan")
 
+print("file:", PATH)
 print("cases:", len(data))
+if PARAPHRASE:
+    print("per aspect:", dict(sorted(collections.Counter(c.get("aspect") for c in data).items())))
+    print("per game/lang:", dict(sorted(collections.Counter((c["gameId"], c["lang"]) for c in data).items())))
+    print("per game/aspect:")
+    for g in sorted({c["gameId"] for c in data}):
+        print("  ", g, dict(sorted(collections.Counter(c.get("aspect") for c in data if c["gameId"] == g).items())))
+    print("leak bait word-for-word equal to a target:", sum(1 for c in data if any(
+        o["text"] == m["text"] for o in c["otherSaveMemories"] for m in c["memories"] if m["key"] in c["expected"])))
 print("per game:", dict(collections.Counter(c["gameId"] for c in data)))
 print("per style:", dict(sorted(collections.Counter(c["style"] for c in data).items())))
 print("per lang:", dict(collections.Counter(c["lang"] for c in data)))
@@ -86,4 +127,5 @@ for w in warnings:
     print("WARN", w)
 for e in errors:
     print("ERROR", e)
+print("OK" if not errors else "%d errors" % len(errors))
 sys.exit(1 if errors else 0)
