@@ -286,7 +286,7 @@ C("sv-030", "time-reference", "en", ["friend", "elliott"],
 C("sv-031", "next-step", "zh", ["goal", "cc", "fishing"],
   [("玩家定下目标：冬天之前把鱼缸的收集包全部交齐", 60, G)],
   "接下来我该忙啥",
-  ["玩家定下目标：冬天之前把锅炉房的收集包全部交齐"])
+  ["玩家定下目标：冬天之前把锅炉房的收集包全部交齐"], cur=75)
 C("sv-032", "next-step", "zh", ["goal", "marriage", "leah"],
   [("玩家打算攒够钱买美人鱼吊坠，向莉亚求婚", 70, G)],
   "我之后的计划是啥来着",
@@ -294,11 +294,11 @@ C("sv-032", "next-step", "zh", ["goal", "marriage", "leah"],
 C("sv-033", "next-step", "zh", ["goal", "animal", "barn"],
   [("玩家想在秋天结束前把畜棚升级成豪华畜棚", 62, G)],
   "给我提个醒，我原本打算接下来搞啥",
-  ["玩家想在秋天结束前把鸡舍升级成豪华鸡舍"])
+  ["玩家想在秋天结束前把鸡舍升级成豪华鸡舍"], cur=70)
 C("sv-034", "next-step", "en", ["goal", "mines"],
   [("The player wants to reach the bottom of the mines before winter", 60, G)],
   "ok what's next on my list",
-  ["The player wants to buy a horse before winter"])
+  ["The player wants to buy a horse before winter"], cur=70)
 C("sv-035", "next-step", "en", ["goal", "fishing"],
   [("The player plans to catch every fish for the collection tab", 75, G)],
   "what was i gonna work on after this?",
@@ -472,7 +472,7 @@ C("dst-031", "next-step", "zh", ["goal", "ruins", "caves"],
 C("dst-032", "next-step", "zh", ["goal", "summer", "fire"],
   [("玩家打算夏天来之前造两个雪球发射器防火", 45, G)],
   "还有啥要准备的，提醒我下",
-  ["玩家打算夏天来之前造一个吸热火坑"])
+  ["玩家打算夏天来之前造一个吸热火坑"], cur=50)
 C("dst-033", "next-step", "zh", ["goal", "hound", "base"],
   [("玩家想攒够狗牙，在基地外面摆一圈犬牙陷阱", 30, G)],
   "下一步我原本打算弄啥",
@@ -569,7 +569,7 @@ C("oni-010", "typo", "zh", ["gas", "co2"],
   ["第36周期，玩家造了两个碳素脱离器，但水不够用"])
 C("oni-011", "typo", "zh", ["food"],
   [("第25周期，玩家建了冰箱，把米虱都放了进去", 25, E)],
-  "兵箱是哪天弄的",
+  "冰相是哪天弄的",
   ["第25周期，玩家建了冰箱，但忘了通电"])
 C("oni-012", "typo", "en", ["geyser", "water"],
   [("Cycle 75: the player tapped a salt water geyser and started desalinating", 75, E)],
