@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.adapter.observations import OBSERVATIONS, STARDEW
+from tests.property_budget import examples
 from xtyserver.adapter.projection import context_bytes, project, rules, topics
 from xtyserver.protocol.codec import decode_client_frame
 
@@ -512,7 +513,7 @@ _OBSERVATION = st.fixed_dictionaries(
 _QUESTIONS = st.sampled_from([q for _, q, *_ in TABLE]) | st.text(max_size=40)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     observation=_OBSERVATION,
     question=_QUESTIONS,

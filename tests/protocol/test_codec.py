@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.property_budget import examples
 from xtyserver.errors import BudgetError, ForbiddenContentError, FrameError, PeerError
 from xtyserver.protocol.codec import decode_client_frame, encode_frame
 from xtyserver.protocol.forbidden import find_forbidden
@@ -202,7 +203,7 @@ def _full(prefix: str, path: str) -> str:
 # -- properties ---------------------------------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ctx=contexts(), carrier=st.sampled_from(sorted(_CARRIERS)))
 def test_codec_accepts_any_context_within_limits_and_refuses_only_over_6_kib(
     ctx: dict[str, Any], carrier: str
@@ -219,7 +220,7 @@ def test_codec_accepts_any_context_within_limits_and_refuses_only_over_6_kib(
         assert caught.value.fields == (prefix,)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=one_broken(), carrier=st.sampled_from(sorted(_CARRIERS)))
 def test_codec_refuses_context_breaking_one_limit_naming_that_field(
     case: tuple[dict[str, Any], str, type[PeerError]], carrier: str
@@ -234,7 +235,7 @@ def test_codec_refuses_context_breaking_one_limit_naming_that_field(
     assert caught.value.code in ("budget_exceeded", "invalid_frame", "forbidden_content")
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), carrier=st.sampled_from(sorted(_CARRIERS)))
 def test_codec_refuses_context_whole_naming_every_broken_field(
     data: st.DataObject, carrier: str

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.property_budget import examples
 from tests.protocol.test_codec import _CARRIERS, _STRING_SLOTS, contexts, decode
 from tests.protocol.test_forbidden import ISSUE_ROWS, full_width, look_alike
 from xtyserver.errors import BudgetError, ForbiddenContentError, FrameError, PeerError
@@ -210,7 +211,7 @@ def test_the_id_patterns_are_the_ones_in_frames(pattern: str) -> None:
     assert pattern in schemas
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.sampled_from(_PATTERNS).flatmap(lambda p: st.tuples(st.just(p), st.from_regex(p))))
 def test_every_string_an_id_pattern_admits_is_already_normal(pair: tuple[str, str]) -> None:
     pattern, value = pair
@@ -287,7 +288,7 @@ def _context_and_look_alike(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, 
     return ctx, disguise(ctx)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_context_and_look_alike(), st.sampled_from(sorted(_CARRIERS)))
 def test_a_look_alike_context_gets_the_same_verdict_as_its_plain_form(
     pair: tuple[dict[str, Any], dict[str, Any]], carrier: str
@@ -323,7 +324,7 @@ def _normal_model_context(frame: Any) -> Any:
     return walk(msgspec.to_builtins(context))
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=40))
 def test_the_plain_ascii_shortcut_never_skips_a_string_that_would_change(text: str) -> None:
     for encoded in (json.dumps(text).encode(), msgspec.json.encode(text)):

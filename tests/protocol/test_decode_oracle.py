@@ -30,6 +30,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.property_budget import examples
 from xtyserver.errors import PeerError
 from xtyserver.protocol.codec import decode_client_frame
 from xtyserver.protocol.forbidden import find_forbidden
@@ -304,7 +305,7 @@ SETTINGS = {
 }
 
 
-@settings(max_examples=400, **SETTINGS)  # type: ignore[arg-type]
+@settings(max_examples=examples(400), **SETTINGS)  # type: ignore[arg-type]
 @given(frames())
 def test_the_fast_path_and_the_reference_agree(raw: bytes) -> None:
     same(raw)
@@ -321,7 +322,7 @@ def test_the_long_run_script_checks_the_same_property() -> None:
     assert script.main(["--examples", "20", "--streams", "5"]) == 0
 
 
-@settings(max_examples=300, **SETTINGS)  # type: ignore[arg-type]
+@settings(max_examples=examples(300), **SETTINGS)  # type: ignore[arg-type]
 @given(streams())
 def test_the_fast_path_and_the_reference_agree_on_a_stream(stream: list[bytes]) -> None:
     for raw in stream:

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from tests.property_budget import examples
 from xtyserver.errors import FrameError, PeerError
 from xtyserver.protocol.codec import decode_client_frame
 from xtyserver.protocol.duplicates import _null_key
@@ -122,7 +123,7 @@ def _oracle_duplicate(raw: bytes) -> str | None:
     return None
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(_frame())
 # An overwritten whole that random drawing rarely builds.
 @example(b'{"type":"state.update","modelContext":{"ui":{"menu":null}},"modelContext":{}}')
@@ -305,7 +306,7 @@ _BEFORE_NULL = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(_BEFORE_NULL, st.sampled_from(['"menu"', '"a1"', '"', ""]))
 @example('"ui": {"busy": false, "menu": ', "")
 @example('"ui":{"menu":', "")

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.property_budget import examples
 from xtyserver.errors import UsageError
 from xtyserver.protocol.forbidden import DEFAULT_PLACEHOLDERS, KINDS, find_forbidden, redact
 from xtyserver.protocol.normalize import normalize, visible
@@ -495,7 +496,7 @@ _MIXED = st.lists(st.tuples(_GLUE, _FRAGMENTS), max_size=8).map(
 _TEXT = st.one_of(st.text(max_size=200), _MIXED)
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), suppress_health_check=[HealthCheck.too_slow])
 @given(_TEXT)
 def test_redacted_text_never_contains_a_forbidden_match(text: str) -> None:
     redacted, kinds = redact(text)
@@ -503,7 +504,7 @@ def test_redacted_text_never_contains_a_forbidden_match(text: str) -> None:
     assert bool(kinds) == (find_forbidden(text) is not None)
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), suppress_health_check=[HealthCheck.too_slow])
 @given(_TEXT)
 def test_redaction_is_idempotent_and_its_result_visible(text: str) -> None:
     once, _ = redact(text)
@@ -550,7 +551,7 @@ def look_alike(draw: st.DrawFn, text: str) -> str:
 _ENTRIES = st.sampled_from([t for t, _ in CAUGHT] + CLEAN)
 
 
-@settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1000), suppress_health_check=[HealthCheck.too_slow])
 @given(_ENTRIES.flatmap(lambda text: st.tuples(st.just(text), look_alike(text))))
 def test_a_generated_look_alike_gets_the_plain_forms_verdict(pair: tuple[str, str]) -> None:
     plain, variant = pair
@@ -563,7 +564,7 @@ def test_a_generated_look_alike_gets_the_plain_forms_verdict(pair: tuple[str, st
 _NUMBERS = st.integers(0, 99999)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(
     st.sampled_from(
         [
@@ -594,7 +595,7 @@ def test_ordinary_numbers_in_sentences_are_never_judged(template: str, n: int, e
     assert redact(text) == (text, [])
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.integers(0, 23), st.integers(0, 59), st.sampled_from(["", "出发", "，到了！"]))
 def test_clock_times_are_never_judged(hour: int, minute: int, rest: str) -> None:
     text = f"{hour:02}:{minute:02}{rest}"
@@ -705,7 +706,7 @@ def test_scan_stays_fast_on_generated_repetitive_input(unit: str, repeat: int) -
     assert _cpu_seconds(lambda: redact(text)) < _CPU_SECONDS
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(
     st.lists(
         st.one_of(

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.property_budget import examples
 from xtyserver.protocol.forbidden import (
     DEFAULT_PLACEHOLDERS,
     _kept_spans,
@@ -217,7 +218,7 @@ def test_tables_cover_every_new_kind_in_both_languages() -> None:
     assert any(t.isascii() for t in CLEAN3) and any(not t.isascii() for t in CLEAN3)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz234567", min_size=26, max_size=26))
 def test_a_derived_save_id_is_never_forbidden(save_id: str) -> None:
     # adapter/saveid.py derives saveIds as 26 base32 characters; a QQ or WeChat
@@ -275,7 +276,7 @@ _TEXTS = st.one_of(
 )
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_TEXTS)
 def test_every_span_the_judged_form_redacts_is_redacted_in_the_kept_text(text: str) -> None:
     kept = visible(text)

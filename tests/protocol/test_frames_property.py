@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.property_budget import examples
 from xtyserver.errors import PeerError
 from xtyserver.protocol.codec import DECODE_ERROR_CODES, decode_client_frame
 from xtyserver.protocol.forbidden import find_forbidden
@@ -210,7 +211,7 @@ def _has_forbidden(value: Any) -> bool:
 
 @pytest.mark.slow
 @settings(
-    max_examples=10_000,
+    max_examples=examples(10_000),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     database=None,

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.property_budget import examples
 from xtyserver.protocol import normalize as module
 from xtyserver.protocol.normalize import is_plain, normalize
 
@@ -202,13 +203,13 @@ _TEXTS = st.one_of(
 )
 
 
-@settings(max_examples=1500)
+@settings(max_examples=examples(1500))
 @given(_TEXTS)
 def test_normalize_equals_its_definition(text: str) -> None:
     assert normalize(text) == _reference(text)
 
 
-@settings(max_examples=1500)
+@settings(max_examples=examples(1500))
 @given(_TEXTS)
 def test_normalize_is_idempotent_and_leaves_nothing_to_remove(text: str) -> None:
     once = normalize(text)
@@ -228,7 +229,7 @@ def test_inert_text_is_returned_without_a_copy(text: str) -> None:
     assert normalize(text) is text
 
 
-@settings(max_examples=1000)
+@settings(max_examples=examples(1000))
 @given(_TEXTS)
 def test_plain_text_is_already_normal(text: str) -> None:
     if is_plain(text):

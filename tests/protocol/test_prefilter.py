@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.property_budget import examples
 from xtyserver.protocol.forbidden import find_forbidden
 from xtyserver.protocol.frames import (
     Focus,
@@ -82,13 +83,13 @@ def test_every_look_alike_is_not_passed() -> None:
             _judged_alike(variant)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=40))
 def test_never_passes_what_find_forbidden_refuses(text: str) -> None:
     _judged_alike(text)
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(
     st.text(
         alphabet=st.sampled_from(list(' :-_[]/"\\@=apidAKIeyJ7656119进程ERROR0123')), max_size=30
@@ -138,7 +139,7 @@ def test_every_new_spelling_of_round_three_is_not_passed(text: str) -> None:
     _judged_alike(f"好的 {text} 然后")
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(
     st.text(alphabet=st.sampled_from(list(" .-0123456789qQwWxX[(at)dot]>微信扣扣")), max_size=40)
 )

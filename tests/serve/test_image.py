@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageChops, ImageStat, PngImagePlugin
 
+from tests.property_budget import examples
 from xtyserver.errors import ImageError
 from xtyserver.serve.image import ImageLimits, PreparedImage, check_and_prepare
 
@@ -384,7 +385,7 @@ _MAGIC = st.sampled_from(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_MAGIC, st.binary(max_size=400))
 def test_check_and_prepare_raises_only_image_errors_for_garbage_after_magic(
     magic: tuple[str, bytes], tail: bytes
@@ -635,7 +636,7 @@ def test_base64_decoding_accepts_exactly_what_strict_binascii_accepts(data_b64: 
     assert _b64decode(data_b64) == expected
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet="AQab09+/=-_ \n", max_size=16))
 def test_base64_decoding_agrees_with_strict_binascii_on_any_text(data_b64: str) -> None:
     import binascii

@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import ExifTags, Image
 
+from tests.property_budget import examples
 from xtyserver.serve import jpeg
 from xtyserver.serve.image import ImageLimits, check_and_prepare
 
@@ -78,7 +79,7 @@ def _insert_app1(data: bytes, payload: bytes) -> bytes:
     return data[:2] + segment + data[2:]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.data())
 def test_a_damaged_exif_block_is_never_called_upright_when_pillow_disagrees(
     data: st.DataObject,

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 
 from tests.conftest import recv, running
+from tests.property_budget import examples
 from tests.test_malformed_frames import INVALID_SEQUENCES, _is_utf8
 from xtyserver.serve.connection import THREAD_DECODE_BYTES
 from xtyserver.serve.text_frames import CHUNK_BYTES, valid_utf8
@@ -30,7 +31,7 @@ FISH = "钓鱼".encode()  # two 3-byte characters
 # -- the check itself ---------------------------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None, database=None)
+@settings(max_examples=examples(300), deadline=None, database=None)
 @example(snippet=b"\xe4\xb8", shift=-2, tail=b"a")  # truncated exactly at a slice's end
 @example(snippet=FISH, shift=-1, tail=b"")  # a character across two slices
 @example(snippet=b"\xed\xa0\x80", shift=-1, tail=b"")  # a surrogate across two slices
