@@ -1,9 +1,9 @@
-"""What every session is told, built once from the configuration (server.session_settings)."""
+"""What every session is told, built once from the configuration (``session_settings``)."""
 
 from __future__ import annotations
 
 from xtyserver.config import load_settings
-from xtyserver.server import session_settings
+from xtyserver.serve.runtime_settings import session_settings
 
 
 def test_a_4k_model_shrinks_the_window_and_the_session_summary() -> None:

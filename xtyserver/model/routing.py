@@ -65,12 +65,22 @@ class ModelRoute(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
 
 
 class ModelRoutes(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The ``[models]`` table: optional chat, vision and quick models."""
+    """The ``[models]`` table: optional chat, vision, quick and embedding models.
+
+    Attributes:
+        chat: The model of text turns; unset: ``[model]``'s.
+        vision: The model of screenshot turns, when it takes images; unset: the
+            chat model.
+        quick: The model of background work (extraction, summaries, folds);
+            unset: ``model.extraction_model``, else the chat model.
+        embedding: Memory vectors from any OpenAI-compatible ``/v1/embeddings``
+            (README "Memory vectors"); unset: the in-process model, else the
+            provider's, else words alone.
+    """
 
     chat: ModelRoute | None = None
     vision: ModelRoute | None = None
     quick: ModelRoute | None = None
-    # Memory vectors (issue 21 part 3): any OpenAI-compatible /v1/embeddings. None: lexical only.
     embedding: ModelRoute | None = None
 
 

@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from xtyserver.memory.tokens import DEFAULT_LOW_SHARE
+
 _Positive = Annotated[float, msgspec.Meta(gt=0)]
 _NonNegative = Annotated[float, msgspec.Meta(ge=0)]
 
@@ -62,7 +64,7 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
     extraction_model: str | None = None
     context_window: Annotated[int, msgspec.Meta(ge=2048)] = 32_768
     daily_token_budget: Annotated[int, msgspec.Meta(ge=0)] | None = None
-    budget_low_share: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.2
+    budget_low_share: Annotated[float, msgspec.Meta(ge=0, le=1)] = DEFAULT_LOW_SHARE
     preset: str = ""
     max_tokens: Annotated[int, msgspec.Meta(ge=16, le=32_768)] = 400
     background_max_tokens: Annotated[int, msgspec.Meta(ge=16, le=32_768)] = 300

@@ -1,8 +1,8 @@
 """What one session needs to know: a frozen settings Struct and the player-facing texts.
 
 Pure data. The shell builds :class:`SessionSettings` once from the loaded
-configuration (:func:`xtyserver.wiring.session_settings`); the session never
-reads the configuration itself.
+configuration (:func:`xtyserver.serve.runtime_settings.session_settings`, which
+holds no default of its own); the session never reads the configuration itself.
 """
 
 from __future__ import annotations
@@ -101,21 +101,19 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
         texts: Player-facing texts.
     """
 
-    hello_timeout: float = 10.0
-    preauth_hello_timeout: float = 2.0
-    heartbeat_ms: int = 5_000
-    flood_refusals: int = 200
-    working: WorkingSettings = msgspec.field(default_factory=WorkingSettings)
+    hello_timeout: float
+    preauth_hello_timeout: float
+    heartbeat_ms: int
+    flood_refusals: int
+    working: WorkingSettings
     layers: LayerBudget = msgspec.field(default_factory=LayerBudget)
-    default_timezone: str = "UTC"
-    model_configured: bool = True
-    vision: bool = True
-    memory: bool = True
-    extraction: bool = True
-    daily_budget: DailyBudget = msgspec.field(default_factory=DailyBudget)
-    budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
-    limits: Limits = msgspec.field(default_factory=Limits)
-    server: ServerInfo = msgspec.field(
-        default_factory=lambda: ServerInfo(name="xtyserver", version="0")
-    )
-    texts: Texts = msgspec.field(default_factory=Texts)
+    default_timezone: str
+    model_configured: bool
+    vision: bool
+    memory: bool
+    extraction: bool
+    daily_budget: DailyBudget
+    budget: MemoryBudget
+    limits: Limits
+    server: ServerInfo
+    texts: Texts
