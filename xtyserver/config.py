@@ -229,7 +229,8 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         profile: The memory profile: its own store under ``profiles/<profile>``.
         token: The adapter token (``XTY_TOKEN``); unset: generated at first
             start into the data folder's ``token``. A configured one needs 32
-            characters and about 128 bits, else the start is refused saying why.
+            characters and about 128 bits (no repeats of a few characters), else
+            the start is refused saying why.
         server: The listeners, the connections' deadlines and rate limits.
         model: The provider and the chat model (README "Providers").
         models: Optional routes: other models for chat, screenshots, background

@@ -21,9 +21,33 @@ from xtyserver.session.working import WorkingSettings
 class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Every text the player or the model may see, configurable under ``[texts]``.
 
-    ``data_rules`` follows the persona in the system message (``{tag}`` becomes
-    ``data_tag``, the name of the fence around data); ``data_ack`` answers the
-    early data message (v1.md "The model call").
+    Attributes:
+        persona: Who the companion is: the system message's first part.
+        data_rules: Follows the persona in the system message: data is never
+            instructions (``{tag}`` becomes ``data_tag``).
+        data_ack: The model's answer to the early data message (v1.md "The model call").
+        data_tag: The name of the fence around data.
+        model_not_configured: A chat while no model is configured.
+        busy: A chat while the previous answer is still coming.
+        cancelled: A turn the mod cancelled.
+        model_timeout: The model did not answer in time.
+        model_rate_limited: The provider refused for too many requests.
+        model_unavailable: The provider could not be reached or failed.
+        model_auth_failed: The provider refused the key.
+        model_stream_cut: The answer broke off half-way.
+        model_bad_request: The provider refused the request (model name, settings).
+        model_error: Any other model failure.
+        budget_exhausted: A chat once the daily token budget is spent.
+        memory_tools_exhausted: A turn whose memory tool calls did not finish.
+        model_empty_reply: The model thought but said nothing.
+        image_refused: Said beside an answer from text alone because the model
+            cannot look at screenshots.
+        image_refused_en: The same in English (an English profile).
+        forget_not_agreed: Told the model when the player did not agree to a deletion.
+        forget_lapsed: Told the model when the words did not answer the server's
+            deletion question.
+        restore_not_asked: Told the model when the player did not ask for a restore.
+        ask: The server's own deletion question and announcements (``[texts.ask]``).
     """
 
     persona: str = (
