@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from xtyserver.errors import UsageError
+from xtyserver.memory.manage import TRASH_HOURS
 from xtyserver.memory.retrieval import MemoryBudget
 from xtyserver.model import presets
 from xtyserver.model.routing import ModelRoutes
@@ -189,7 +190,7 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     job_queue: int = 64
     drain_timeout: float = 10.0
     background_grace: Annotated[float, msgspec.Meta(ge=0)] = 1.5
-    trash_hours: Annotated[float, msgspec.Meta(ge=0)] = 24.0
+    trash_hours: Annotated[float, msgspec.Meta(ge=0)] = TRASH_HOURS
     trash_purge_every: Annotated[float, msgspec.Meta(gt=0)] = 600.0
     glossary: bool = True
     search_keys: bool = True
