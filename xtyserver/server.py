@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import os
 import secrets
 import socket
@@ -43,11 +42,9 @@ from xtyserver.manage.pairing import PagePairing
 from xtyserver.manage.settings import PageSettings
 from xtyserver.memory.glossary import Glossary
 from xtyserver.memory.sqlite.store import MemoryStore
-from xtyserver.memory.tokens import DailyBudget, budget_for
 from xtyserver.model.router import ModelRouter
 from xtyserver.model.routing import resolve
 from xtyserver.model.scheduler import Scheduler
-from xtyserver.protocol.frames import ServerInfo
 from xtyserver.protocol.limits import FRAME_MAX_BYTES, SMALL_FRAME_MAX_BYTES, Limits
 from xtyserver.protocol.upgrade import (
     PATH,
@@ -59,19 +56,15 @@ from xtyserver.protocol.upgrade import (
     hello_token,
 )
 from xtyserver.replay.recorder import Recorder
-from xtyserver.serve.connection import Connection, Peer, RuntimeLimits
-from xtyserver.serve.gate import FailedTokens, GateLimits, Seats
+from xtyserver.serve.connection import Connection, Peer
+from xtyserver.serve.gate import FailedTokens, Gauge, Seats
 from xtyserver.serve.glossary import load_glossary
-from xtyserver.serve.heap import fix_mmap_threshold
 from xtyserver.serve.http_transport import HttpPeer, HttpTransport, front_connection
 from xtyserver.serve.image import BandHelper
 from xtyserver.serve.instance import (
-    InstanceLock,
-    NotStarted,
     ServerFile,
-    bind_listeners,
+    hold_instance,
     now_iso,
-    read_server_file,
     remove_server_file,
     write_server_file,
 )
@@ -82,125 +75,18 @@ from xtyserver.serve.meter import TokenMeter
 from xtyserver.serve.paired_keys import PairedKeys
 from xtyserver.serve.pairing import PairingDesk
 from xtyserver.serve.player_settings import PlayerSettings
+from xtyserver.serve.runtime_settings import (
+    daily_budget,
+    gate_limits,
+    runtime_limits,
+    session_settings,
+)
 from xtyserver.serve.text_frames import BytesConnection
 from xtyserver.serve.trash_purge import purge_trash_every
 from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, injection_log_path
 from xtyserver.session.machine import CLOSE_SERVER_FULL, CLOSE_UNAUTHORIZED, GameAgentSession
-from xtyserver.session.settings import SessionSettings
-from xtyserver.session.working import WorkingSettings
 from xtyserver.token import TokenSource, token_path
 from xtyserver.token import matches as token_matches
-
-
-def _rate(value: float) -> int | float:
-    """A rate as sent: a whole number when it is one, else the fraction (never cut)."""
-    return int(value) if float(value).is_integer() else float(value)
-
-
-def protocol_limits(settings: Settings) -> Limits:
-    """The one limits Struct: what ``server.hello`` reports and the session enforces."""
-    srv = settings.server
-    return Limits(
-        context_stale_after_ms=round(srv.stale_after * 1000),
-        context_drop_after_ms=round(srv.drop_after * 1000),
-        image_max_bytes=settings.images.max_decoded_bytes,
-        image_max_side_px=settings.images.max_side,
-        chat_per_minute=_rate(srv.chats_per_minute),
-        chat_burst=srv.chat_burst,
-        frames_per_second=_rate(srv.frames_per_second),
-        frame_burst=srv.frame_burst,
-        heartbeat_misses=srv.heartbeat_misses,
-    )
-
-
-def daily_budget(settings: Settings) -> DailyBudget:
-    """The one daily budget the sessions and the background jobs decide by."""
-    model = settings.model
-    return DailyBudget(model.daily_token_budget, model.budget_low_share)
-
-
-def session_settings(
-    settings: Settings,
-    *,
-    model_configured: bool,
-    local_timezone: str = "UTC",
-    vision: bool | None = None,
-) -> SessionSettings:
-    """What every session of this server is told (its own frozen Struct).
-
-    Args:
-        settings: All settings.
-        model_configured: Whether a model is configured.
-        local_timezone: This machine's zone, for ``server.default_timezone = ""``.
-        vision: Whether any routed model takes images; None: ``model.vision``.
-    """
-    srv = settings.server
-    # A small context window shrinks the recent window and the memory block (issue 9).
-    chat_route = settings.models.chat
-    window = chat_route.context_window if chat_route is not None else None
-    fit = budget_for(window or settings.model.context_window)
-    memory_budget = settings.memory.budget
-    if memory_budget.total_chars > fit.memory_chars:
-        memory_budget = msgspec.structs.replace(memory_budget, total_chars=fit.memory_chars)
-    return SessionSettings(
-        hello_timeout=srv.hello_timeout,
-        preauth_hello_timeout=srv.preauth_hello_timeout,
-        heartbeat_ms=srv.heartbeat_ms,
-        flood_refusals=srv.flood_refusals,
-        # A small context window shrinks the recent window and the session summary.
-        working=WorkingSettings(
-            window=min(srv.history_turns, fit.window_rounds),
-            fold_every=srv.summary_every,
-            fold_tokens=srv.summary_tokens,
-            summary_chars=min(srv.summary_chars, fit.summary_tokens * 4 // 3),
-            resume_within=srv.resume_within,
-        ),
-        default_timezone=srv.default_timezone or local_timezone,
-        model_configured=model_configured,
-        vision=settings.model.vision if vision is None else vision,
-        memory=settings.memory.enabled,
-        extraction=settings.memory.enabled and settings.memory.extraction,
-        daily_budget=daily_budget(settings),
-        budget=memory_budget,
-        limits=protocol_limits(settings),
-        server=ServerInfo(name="xtyserver", version=__version__),
-        texts=settings.texts,
-    )
-
-
-def settle_heap() -> None:
-    """Take what exists now out of the garbage collector's sight (``xtyserver serve``).
-
-    Called once the server is up: the imports, settings and server live as long
-    as the process, and a full collection walking them took about 30 ms here,
-    a pause in the middle of whichever turn it fell on (issue 12, turn p99).
-    No collection first: it would add about 80 ms to the start, for the little
-    garbage the start leaves. Not called in tests, which start many servers in
-    one process.
-
-    From then on, glibc's malloc gives every large freed buffer back to the
-    system (:func:`~xtyserver.serve.heap.fix_mmap_threshold`): a screenshot
-    turn leaves no decode buffer resident.
-    """
-    gc.freeze()
-    fix_mmap_threshold()
-
-
-class _Gauge:
-    """A count with a condition to wait on (open connections)."""
-
-    def __init__(self) -> None:
-        self.value = 0
-        self._changed = anyio.Event()
-
-    def add(self, n: int) -> None:
-        self.value += n
-        self._changed.set()
-        self._changed = anyio.Event()
-
-    async def wait_at_most(self, n: int) -> None:
-        while self.value > n:
-            await self._changed.wait()
 
 
 class Server:
@@ -246,13 +132,7 @@ class Server:
         self._tokens = TokenSource(token, token_file)
         if recorder is not None:
             recorder.follow(self._tokens.current)  # a rotated token is blanked out too
-        srv = settings.server
-        gate = GateLimits(
-            max_connections=srv.max_connections,
-            preauth_pool=srv.preauth_pool,
-            fail_delay_max=srv.fail_delay_max,
-            fail_delay_first=min(0.05, srv.fail_delay_max),
-        )
+        gate = gate_limits(settings)
         self.seats: Seats[Peer] = Seats(gate)
         self._failed = FailedTokens(gate)
         # Paired mods' keys (v1.md "Pairing"), and the open connections of each.
@@ -278,15 +158,7 @@ class Server:
             local_timezone=local or "UTC",
             vision=routing.chat.vision or routing.vision.vision,
         )
-        self._runtime = RuntimeLimits(
-            send_timeout=settings.server.send_timeout,
-            write_queue=settings.server.write_queue_frames,
-            embedding_timeout=(
-                None
-                if settings.memory.embedding_timeout_ms is None
-                else settings.memory.embedding_timeout_ms / 1000.0
-            ),
-        )
+        self._runtime = runtime_limits(settings)
         self.working = WorkingShell(
             ParkedWork(settings.server.resume_within),
             jobs,
@@ -296,7 +168,7 @@ class Server:
         self.port: int | None = None
         self.addresses: tuple[str, ...] = ()
         self._sessions: weakref.WeakSet[GameAgentSession] = weakref.WeakSet()
-        self.connections = _Gauge()
+        self.connections = Gauge()
         # Every TCP connection the listener accepted and has not lost (dropped at shutdown).
         self._transports: weakref.WeakSet[asyncio.Transport] = weakref.WeakSet()
         self._peer_scopes: set[anyio.CancelScope] = set()
@@ -377,7 +249,7 @@ class Server:
             self._session_settings, model_configured=configured, vision=vision, daily_budget=budget
         )
         self.jobs.set_budget(budget)
-        self.memory.set_trash_window(settings.memory.trash_hours * 3600)
+        self.memory.set_trash_window(settings.memory.trash_window)
         for session in list(self._sessions):
             session.model_changed(configured=configured, vision=vision, daily_budget=budget)
         self._log.info("settings.applied", model_configured=configured, vision=vision)
@@ -781,52 +653,28 @@ async def serving(
     With ``tighten`` (``xtyserver serve``) the data folder is made owner-only
     (:func:`xtyserver.files.tighten_data_dir`) once the lock and the port are held.
     """
-    data = settings.data_path
-    page = _page_url(settings.server.host, settings.server.page_port)
-    lock = InstanceLock(data)
-    if not lock.acquire():
-        running = read_server_file(data)
-        where = f" (pid {running.pid}, {running.url})" if running else ""
-        if running is not None:
-            page = running.page_url
-        raise NotStarted(
-            f"xtyserver is already running on this data folder{where}:"
-            f" the memory page of the running one: {page} (`xtyserver ui` opens it)"
-        )
-    try:
-        sockets = bind_listeners(
-            settings.server.host,
-            settings.server.port,
-            ipv6_loopback=settings.server.ipv6_loopback,
-            busy_message=(
-                "port {port} is in use: is xtyserver already running?"
-                f" the memory page of the running one: {page} (`xtyserver ui` opens it)"
-            ),
-        )
-        try:
-            if tighten:
-                for path in tighten_data_dir(data):
-                    log.get("xtyserver.server").warning("data_dir.tightened", path=path.name)
-            # Written only by the server that holds the lock: `xtyserver ui` reads it.
-            page_secret = new_page_secret(data)
-            async with _serving(
-                settings,
-                sockets,
-                token=token,
-                clock=clock,
-                record=record,
-                record_images=record_images,
-                env=env,
-                token_file=token_file,
-                player=player,
-                page_secret=page_secret,
-            ) as server:
-                yield server
-        finally:
-            for sock in sockets:
-                sock.close()
-    finally:
-        lock.release()
+    data, srv = settings.data_path, settings.server
+    page = _page_url(srv.host, srv.page_port)
+    held = hold_instance(data, srv.host, srv.port, ipv6_loopback=srv.ipv6_loopback, page=page)
+    with held as sockets:
+        if tighten:
+            for path in tighten_data_dir(data):
+                log.get("xtyserver.server").warning("data_dir.tightened", path=path.name)
+        # Written only by the server that holds the lock: `xtyserver ui` reads it.
+        page_secret = new_page_secret(data)
+        async with _serving(
+            settings,
+            sockets,
+            token=token,
+            clock=clock,
+            record=record,
+            record_images=record_images,
+            env=env,
+            token_file=token_file,
+            player=player,
+            page_secret=page_secret,
+        ) as server:
+            yield server
 
 
 def _page_url(host: str, port: int) -> str:
@@ -861,7 +709,7 @@ async def _serving(
         settings.profile,
         clock=clock,
         busy_timeout_ms=settings.memory.busy_timeout_ms,
-        trash_window=settings.memory.trash_hours * 3600,
+        trash_window=settings.memory.trash_window,
     )
     try:  # at start; then every 10 minutes (serve/trash_purge.py)
         purged = store.purge_trash()

@@ -156,7 +156,12 @@ async def _child_model() -> None:
 
 async def _child_server(data_dir: str, model_url: str) -> None:
     from xtyserver import log
-    from xtyserver.server import serving, settle_heap
+    from xtyserver.server import serving
+
+    try:
+        from xtyserver.serve.heap import settle_heap
+    except ImportError:  # a baseline tree from before it moved there
+        from xtyserver.server import settle_heap  # type: ignore[attr-defined,no-redef]
 
     # Log as ``xtyserver serve`` does (info, JSON lines), to nowhere: the lines are
     # rendered and written, but do not fill the bench's terminal.

@@ -60,3 +60,14 @@ def test_the_environment_wins_and_other_platforms_are_left_alone(
     monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_")
     monkeypatch.setattr(sys, "platform", "win32")
     assert heap.fix_mmap_threshold() is False
+
+
+def test_settling_takes_what_exists_out_of_the_collectors_sight() -> None:
+    """``settle_heap`` freezes the start's objects (in a child: tests start many servers)."""
+    probe = (
+        "import gc; from xtyserver.serve.heap import settle_heap\n"
+        "before = gc.get_freeze_count(); settle_heap(); print(before, gc.get_freeze_count())"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    before, after = map(int, out.stdout.split())
+    assert before == 0 < after

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
 import pytest
 
+from tests.session.defaults import session_settings
 from xtyserver import errors
 from xtyserver.memory.accounting import resolve_zone
 from xtyserver.memory.manage import ForgetSpec, Overview
@@ -58,7 +60,6 @@ from xtyserver.session import (
     Remember,
     SaveMemory,
     Send,
-    SessionSettings,
     SetProfileField,
     State,
     StatsLoaded,
@@ -87,11 +88,13 @@ def make_session(
     *, model: bool = True, vision: bool = True, authenticated: bool = True, **server: Any
 ) -> GameAgentSession:
     limits = {k: server.pop(k) for k in list(server) if k in LIMIT_NAMES}
-    settings = SessionSettings(
+    base = session_settings()
+    settings = msgspec.structs.replace(
+        base,
         model_configured=model,
         vision=vision,
         server=ServerInfo(name="xtyserver", version="test"),
-        limits=Limits(**limits),
+        limits=msgspec.structs.replace(base.limits, **limits),
         **server,
     )
     session = GameAgentSession(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tests.session.defaults import session_settings, working_settings
 from tests.session.test_machine import (
     FARM_A,
     T0,
@@ -28,8 +29,7 @@ from xtyserver.session import (
     WorkingFolded,
     WorkingResumed,
 )
-from xtyserver.session.settings import SessionSettings
-from xtyserver.session.working import SessionSummary, WorkingSettings
+from xtyserver.session.working import SessionSummary
 
 USAGE = Usage(prompt_tokens=1, completion_tokens=1, total_tokens=2)
 
@@ -88,7 +88,7 @@ def test_an_earlier_in_game_day_after_a_resume_drops_the_working_memory() -> Non
 
 
 def test_a_fold_answer_of_an_older_generation_is_ignored() -> None:
-    settings = WorkingSettings(window=1, fold_every=1)
+    settings = working_settings(window=1, fold_every=1)
     session = ready_session(working=settings)
     effects = play(session, 1, 2)
     [fold] = of(effects, FoldWorking)
@@ -122,4 +122,4 @@ def test_every_planned_turn_logs_its_layers_without_text() -> None:
     [record] = [e.record for e in of(effects, RecordInjection)]
     assert record.layers[0].name == "identity"
     assert "秘密" not in repr(record) and record.context == "none"
-    assert SessionSettings().working.window == 10
+    assert session_settings().working.window == 10

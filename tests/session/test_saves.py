@@ -4,24 +4,24 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from tests.session.defaults import session_settings
 from xtyserver.memory.types import Scope
 from xtyserver.protocol.frames import Identity, ModelContext, World
 from xtyserver.session.effects import CloseSave, OpenSave, PlayBeat, ResumeWorking
 from xtyserver.session.saves import SaveTracker
-from xtyserver.session.settings import SessionSettings
 from xtyserver.session.turns import Turns
 
 T0 = 1_800_000_000.0
 
 
 def tracker() -> SaveTracker:
-    saves = SaveTracker(Turns(SessionSettings()), summarize=False, now=T0)
+    saves = SaveTracker(Turns(session_settings()), summarize=False, now=T0)
     saves.open(Identity(game_id="stardew-valley", save_id="farm-a"), "Asia/Shanghai", T0)
     return saves
 
 
 def test_opening_a_save_opens_its_play_session_and_resumes_its_working_memory() -> None:
-    saves = SaveTracker(Turns(SessionSettings()), summarize=False, now=T0)
+    saves = SaveTracker(Turns(session_settings()), summarize=False, now=T0)
     effects = saves.open(Identity(game_id="stardew-valley", save_id="farm-a"), "Asia/Shanghai", T0)
     farm = Scope("stardew-valley", "farm-a")
     assert effects == [OpenSave(farm, "Asia/Shanghai", T0, None), ResumeWorking(farm, T0)]

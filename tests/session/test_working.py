@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from tests.session.defaults import working_settings
 from xtyserver.memory.types import SharedProfile
 from xtyserver.session.fold import FOLD_MARKER, build_fold_messages, parse_fold
 from xtyserver.session.layers import (
@@ -17,7 +18,6 @@ from xtyserver.session.working import (
     SUMMARY_HEAD,
     SessionSummary,
     WorkingMemory,
-    WorkingSettings,
 )
 
 
@@ -30,7 +30,7 @@ def fill(wm: WorkingMemory, rounds: range) -> list[object]:
 
 
 def test_the_window_holds_10_rounds_and_the_11th_starts_waiting_for_a_fold() -> None:
-    wm = WorkingMemory(WorkingSettings())
+    wm = WorkingMemory(working_settings())
     assert fill(wm, range(1, 11)) == [None] * 10
     assert list(wm.window) == [r(n) for n in range(1, 11)] and wm.pending == []
     assert wm.add(r(11)) is None
@@ -38,7 +38,7 @@ def test_the_window_holds_10_rounds_and_the_11th_starts_waiting_for_a_fold() -> 
 
 
 def test_a_fold_is_asked_at_exactly_5_waiting_rounds_and_one_at_a_time() -> None:
-    wm = WorkingMemory(WorkingSettings())
+    wm = WorkingMemory(working_settings())
     fill(wm, range(1, 15))  # 4 waiting
     fold = wm.add(r(15))  # the 5th
     assert fold is not None and fold.rounds == tuple(r(n) for n in range(1, 6))
@@ -50,7 +50,7 @@ def test_a_fold_is_asked_at_exactly_5_waiting_rounds_and_one_at_a_time() -> None
 
 
 def test_a_failed_fold_keeps_the_rounds_and_is_asked_again_5_rounds_later() -> None:
-    wm = WorkingMemory(WorkingSettings())
+    wm = WorkingMemory(working_settings())
     fill(wm, range(1, 15))
     fold = wm.add(r(15))
     assert fold is not None
@@ -66,7 +66,7 @@ def test_a_failed_fold_keeps_the_rounds_and_is_asked_again_5_rounds_later() -> N
 
 
 def test_folds_that_keep_failing_drop_the_oldest_rounds_past_twice_fold_every() -> None:
-    wm = WorkingMemory(WorkingSettings(window=1, fold_every=1))
+    wm = WorkingMemory(working_settings(window=1, fold_every=1))
     for n in range(1, 10):
         fold = wm.add(r(n))
         if fold is not None:
@@ -81,11 +81,11 @@ def _sent_chars(wm: WorkingMemory) -> int:
 def test_with_no_moment_to_fold_round_60_sends_at_most_twice_round_15() -> None:
     # 60 rounds typed back to back on a one-at-a-time model: the fold asked at round
     # 15 never answers, so nothing leaves the rounds sent but what the bound drops.
-    wm = WorkingMemory(WorkingSettings())
+    wm = WorkingMemory(working_settings())
     folds = [wm.add((f"问题{n}" * 6, f"回答{n}" * 12)) for n in range(1, 61)]
     asked = [n for n, f in enumerate(folds, 1) if f is not None]
     assert asked == [15]  # one fold at a time, still in flight
-    wm2 = WorkingMemory(WorkingSettings())
+    wm2 = WorkingMemory(working_settings())
     for n in range(1, 16):
         wm2.add((f"问题{n}" * 6, f"回答{n}" * 12))
     assert len(wm2) == 15 and len(wm) == 10 + 10  # the window and twice fold_every waiting
@@ -100,7 +100,7 @@ def test_with_no_moment_to_fold_round_60_sends_at_most_twice_round_15() -> None:
 
 def test_past_the_token_threshold_the_window_shrinks_and_folds_at_once() -> None:
     long = "矿" * 200  # about 200 tokens a side
-    wm = WorkingMemory(WorkingSettings(fold_tokens=1600))
+    wm = WorkingMemory(working_settings(fold_tokens=1600))
     for _ in range(4):
         assert wm.add((long, long)) is None  # 4 rounds: about 1,600 tokens, not past it
     fold = wm.add((long, long))
@@ -137,11 +137,11 @@ def test_the_fold_call_sees_only_the_previous_summary_and_the_rounds() -> None:
 
 
 def test_snapshot_and_restore_keep_window_pending_and_summary() -> None:
-    wm = WorkingMemory(WorkingSettings())
+    wm = WorkingMemory(working_settings())
     fill(wm, range(1, 13))
     wm.summary = SessionSummary(decisions=("先修温室",))
     snap = wm.snapshot(day=7)
-    other = WorkingMemory(WorkingSettings())
+    other = WorkingMemory(working_settings())
     other.restore(snap)
     assert other.rounds() == wm.rounds() and other.summary == wm.summary and snap.day == 7
 

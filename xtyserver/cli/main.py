@@ -387,7 +387,8 @@ async def _serve(
     from xtyserver import token as tokens
     from xtyserver.cli.shutdown import BACKSTOP_S, hard_exit_after, stop_requests
     from xtyserver.serve.folder import make_owner_only
-    from xtyserver.server import serving, settle_heap
+    from xtyserver.serve.heap import settle_heap
+    from xtyserver.server import serving
 
     data = private_dir(settings.data_path)
     make_owner_only(str(data))

@@ -103,7 +103,28 @@ KEY_WEIGHT = 0.5
 
 
 class MemoryBudget(msgspec.Struct, frozen=True):
-    """Limits and ranking knobs of one turn's memory injection (see module docstring)."""
+    """Limits and ranking knobs of one turn's memory injection (see module docstring).
+
+    Attributes:
+        profile_tokens: Estimated tokens of the shared profile's lines.
+        goals: Active goals injected.
+        relevant: Memories relevant to what the player said and what is near.
+        recent: Recent and important memories.
+        total_chars: Characters of the whole memory block; past it whole items
+            go, lowest priority first (a small context window lowers it).
+        w_relevance: Weight of relevance (BM25, or fused with the vectors) in the rank.
+        w_recency: Weight of recency in the rank.
+        w_importance: Weight of importance in the rank.
+        recency_decay: Recency kept per hour unused.
+        min_relevance: Share of the best match's score a memory needs to be relevant.
+        context_weight: What a word found only in the modelContext's names counts
+            (the player's own words count 1).
+        min_similarity: Memory vectors: the least cosine a memory needs to be proposed.
+        similarity_margin: Memory vectors: how far below the best cosine it may be.
+        vector_places: Relevant places vector candidates may take beyond the
+            words' (each one from "recent and important", so never more
+            memories in all).
+    """
 
     profile_tokens: int = 300
     goals: int = 2
@@ -116,12 +137,8 @@ class MemoryBudget(msgspec.Struct, frozen=True):
     recency_decay: float = 0.995
     min_relevance: float = 0.8
     context_weight: float = 0.3
-    # Memory vectors (only with a [models.embedding] route): the least cosine a
-    # memory needs, and how far below the best one it may be, to be proposed.
     min_similarity: float = 0.45
     similarity_margin: float = 0.08
-    # Relevant places vector candidates may take beyond the words' (each one from
-    # "recent and important", so never more memories in all).
     vector_places: int = 1
 
 

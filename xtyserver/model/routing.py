@@ -37,18 +37,20 @@ class ModelRoute(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
 
     Attributes:
         model: The model name at the provider.
-        base_url: OpenAI-compatible base URL; "" uses ``model.base_url``.
-        api_key_env: Name of the environment variable holding the key; "" uses
-            the ``[model]`` key (``XTY_MODEL_API_KEY``).
-        context_window: Tokens the model accepts; None uses ``model.context_window``.
+        base_url: OpenAI-compatible base URL; "": ``model.base_url``.
+        api_key_env: The NAME of the environment variable holding the key, never
+            the key; "": the ``[model]`` key (``XTY_MODEL_API_KEY``), only at
+            ``[model]``'s provider.
+        context_window: Tokens the model accepts; unset: ``model.context_window``.
         vision: Whether it takes image parts.
-        preset: The provider preset it was filled from (``xtyserver.model.presets``).
-        max_tokens: A chat answer's token limit; None uses ``model.max_tokens``.
-        background_max_tokens: A background answer's limit; None uses the ``[model]`` one.
-        token_field: ``max_tokens``, ``max_completion_tokens`` or ``both``; None: ``[model]``'s.
-        json_mode: Ask for JSON mode on background calls; None: ``[model]``'s.
-        max_concurrency: Calls its provider takes at once; None: ``[model]``'s, else
-            1 for a loopback base URL and 4 otherwise.
+        preset: The provider preset it is filled from (README "Providers").
+        max_tokens: A chat answer's token limit; unset: ``model.max_tokens``.
+        background_max_tokens: A background answer's limit; unset: the ``[model]`` one.
+        token_field: ``max_tokens``, ``max_completion_tokens`` or ``both``; unset: ``[model]``'s.
+        json_mode: Ask for JSON mode on background calls; unset: ``[model]``'s at
+            its provider, else false.
+        max_concurrency: Calls its provider takes at once; unset: ``[model]``'s at
+            its provider, else 1 for a loopback base URL and 4 otherwise.
     """
 
     model: str
@@ -65,12 +67,22 @@ class ModelRoute(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
 
 
 class ModelRoutes(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """The ``[models]`` table: optional chat, vision and quick models."""
+    """The ``[models]`` table: optional chat, vision, quick and embedding models.
+
+    Attributes:
+        chat: The model of text turns; unset: ``[model]``'s.
+        vision: The model of screenshot turns, when it takes images; unset: the
+            chat model.
+        quick: The model of background work (extraction, summaries, folds);
+            unset: ``model.extraction_model``, else the chat model.
+        embedding: Memory vectors from any OpenAI-compatible ``/v1/embeddings``
+            (README "Memory vectors"); unset: the in-process model, else the
+            provider's, else words alone.
+    """
 
     chat: ModelRoute | None = None
     vision: ModelRoute | None = None
     quick: ModelRoute | None = None
-    # Memory vectors (issue 21 part 3): any OpenAI-compatible /v1/embeddings. None: lexical only.
     embedding: ModelRoute | None = None
 
 

@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from xtyserver.memory.tokens import DEFAULT_LOW_SHARE
+
 _Positive = Annotated[float, msgspec.Meta(gt=0)]
 _NonNegative = Annotated[float, msgspec.Meta(ge=0)]
 
@@ -19,10 +21,14 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
     """How to reach the model provider.
 
     Attributes:
-        base_url: OpenAI-compatible base URL, e.g. ``https://api.deepseek.com/v1``.
-        api_key: The provider key. Never shown by ``repr``; may be empty for a local server.
+        base_url: OpenAI-compatible base URL, e.g. ``https://api.deepseek.com/v1``
+            (DeepSeek, Doubao/Ark, Qwen, OpenAI, Ollama, vLLM, ...).
+        api_key: The provider key (``XTY_MODEL_API_KEY``). Never logged, never
+            shown (not by ``repr`` either); may be empty for a local server.
         model: Chat model name.
-        vision: Whether the model takes image parts; without it images are dropped.
+        vision: Whether the model takes image parts; false: the image is dropped
+            (and logged). A provider that refuses an image turns it off for the
+            process by itself.
         first_token_timeout: Seconds from sending the request to the first text token.
         idle_timeout: Longest gap in seconds between two chunks once text flows.
         max_retries: Retries of a failed request before any text was shown.
@@ -30,23 +36,28 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
         backoff_cap: Longest backoff in seconds.
         retry_after_cap: Longest ``Retry-After`` honoured; a longer one fails at once.
         extraction_model: Model for background calls (:meth:`ModelClient.complete`);
-            ``None`` uses ``model``. A ``[models.quick]`` route replaces it.
-        context_window: Tokens the model accepts (``memory.tokens.budget_for``).
-        daily_token_budget: Tokens all calls may use per local day; None: no limit.
+            unset: ``model``. A ``[models.quick]`` route replaces it.
+        context_window: Tokens the model accepts; a small window shrinks the
+            history and the memory block (``memory.tokens.budget_for``).
+        daily_token_budget: Tokens all calls may use per local day; unset: no limit.
         budget_low_share: Share of the daily budget left at which background jobs stop.
-        preset: The provider preset this route was filled from (README "Providers").
-        max_tokens: Tokens a chat answer may have (sent as ``token_field``).
+        preset: The provider preset that fills what the table does not set itself:
+            ``base_url``, ``model``, ``vision``, ``json_mode`` (README "Providers").
+        max_tokens: Tokens a chat answer may have (sent as ``token_field``; the
+            persona asks for three sentences).
         background_max_tokens: Tokens a background answer (extraction, summary,
             fold) may have.
         token_field: Which body key carries the limit: ``max_tokens``,
             ``max_completion_tokens`` (OpenAI's newer models) or ``both``.
         json_mode: Ask for ``response_format: {"type": "json_object"}`` on
             background calls (off for unknown providers; ``xtyserver doctor`` tells).
-        max_concurrency: Calls the provider takes at once; None: 1 for a loopback
+        max_concurrency: Calls the provider takes at once; unset: 1 for a loopback
             base URL (a local server), 4 otherwise.
-        reply_chars: Server cap: characters of one answer (the rest is not read).
-        reply_seconds: Server cap: seconds of one answer, request to last chunk.
-        line_bytes: Server cap: bytes of one SSE line from the provider.
+        reply_chars: Server cap: characters of one answer, at most 8,000 (the
+            rest is not read).
+        reply_seconds: Server cap: seconds of one answer, request to last chunk,
+            at most 60.
+        line_bytes: Server cap: bytes of one SSE line from the provider, at most 64 KiB.
     """
 
     base_url: str = ""
@@ -62,7 +73,7 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
     extraction_model: str | None = None
     context_window: Annotated[int, msgspec.Meta(ge=2048)] = 32_768
     daily_token_budget: Annotated[int, msgspec.Meta(ge=0)] | None = None
-    budget_low_share: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.2
+    budget_low_share: Annotated[float, msgspec.Meta(ge=0, le=1)] = DEFAULT_LOW_SHARE
     preset: str = ""
     max_tokens: Annotated[int, msgspec.Meta(ge=16, le=32_768)] = 400
     background_max_tokens: Annotated[int, msgspec.Meta(ge=16, le=32_768)] = 300

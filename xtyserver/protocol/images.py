@@ -13,6 +13,7 @@ from typing import Final, Literal
 import msgspec
 
 from xtyserver.errors import ImageError
+from xtyserver.protocol.limits import IMAGE_MAX_BYTES, IMAGE_MAX_SIDE_PX
 
 Mime = Literal["image/png", "image/jpeg", "image/webp"]
 
@@ -33,9 +34,9 @@ class ImageLimits(msgspec.Struct, frozen=True, kw_only=True):
         webp_quality: Quality for re-encoded lossy WebP (1-100).
     """
 
-    max_decoded_bytes: int = 8 * 1024 * 1024
+    max_decoded_bytes: int = IMAGE_MAX_BYTES
     max_pixels: int = 40_000_000
-    max_side: int = 1568
+    max_side: int = IMAGE_MAX_SIDE_PX
     jpeg_quality: int = 85
     webp_quality: int = 85
 

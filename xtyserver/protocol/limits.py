@@ -29,6 +29,16 @@ IMAGE_MAX_B64_CHARS = 4 * ((IMAGE_MAX_BYTES + 2) // 3)
 FRAME_MAX_BYTES = IMAGE_MAX_B64_CHARS + 64 * 1024
 # Every other frame type is small (v1.md "Frame size limits").
 SMALL_FRAME_MAX_BYTES = 16 * 1024
+# The configurable numbers' defaults: the ``[server]`` and ``[images]`` settings
+# of the same meaning take these as theirs (the core cannot import the config).
+CONTEXT_STALE_AFTER_MS = 5_000
+CONTEXT_DROP_AFTER_MS = 30_000
+IMAGE_MAX_SIDE_PX = 1568
+CHAT_PER_MINUTE = 20
+CHAT_BURST = 5
+FRAMES_PER_SECOND = 50
+FRAME_BURST = 100
+HEARTBEAT_MISSES = 3
 
 
 class Limits(msgspec.Struct, frozen=True, rename="camel"):
@@ -50,13 +60,13 @@ class Limits(msgspec.Struct, frozen=True, rename="camel"):
     context_max_array_items: int = CONTEXT_ARRAY_MAX
     context_max_nearby: int = CONTEXT_NEARBY_MAX
     context_max_string_chars: int = CONTEXT_STRING_MAX
-    context_stale_after_ms: int = 5_000
-    context_drop_after_ms: int = 30_000
+    context_stale_after_ms: int = CONTEXT_STALE_AFTER_MS
+    context_drop_after_ms: int = CONTEXT_DROP_AFTER_MS
     observation_max_bytes: int = OBSERVATION_MAX_BYTES
     image_max_bytes: int = IMAGE_MAX_BYTES
-    image_max_side_px: int = 1568
-    chat_per_minute: int | float = 20
-    chat_burst: int = 5
-    frames_per_second: int | float = 50
-    frame_burst: int = 100
-    heartbeat_misses: int = 3
+    image_max_side_px: int = IMAGE_MAX_SIDE_PX
+    chat_per_minute: int | float = CHAT_PER_MINUTE
+    chat_burst: int = CHAT_BURST
+    frames_per_second: int | float = FRAMES_PER_SECOND
+    frame_burst: int = FRAME_BURST
+    heartbeat_misses: int = HEARTBEAT_MISSES

@@ -131,11 +131,11 @@ class RuntimeLimits(msgspec.Struct, frozen=True, kw_only=True):
             None: by where the embedding model runs.
     """
 
-    send_timeout: float = 30.0
-    write_queue: int = 64
+    send_timeout: float
+    write_queue: int
+    embedding_timeout: float | None
     inbox: int = 64
     store_queue: int = 32
-    embedding_timeout: float | None = None
 
 
 async def _hand_over(stream: MemoryObjectSendStream[_T], item: _T) -> None:

@@ -18,9 +18,14 @@ from typing import Generic, TypeVar
 import anyio
 import msgspec
 
+from xtyserver.config import ServerSettings
+
+_SERVER = ServerSettings()
+"""The ``[server]`` defaults: the gate's are theirs (built by ``runtime_settings.gate_limits``)."""
+
 
 class GateLimits(msgspec.Struct, frozen=True, kw_only=True):
-    """Numbers of the gate (``[server]`` settings of the same names).
+    """Numbers of the gate (``[server]`` settings of the same names, and their defaults).
 
     Attributes:
         max_connections: Authenticated connections open at once.
@@ -30,10 +35,10 @@ class GateLimits(msgspec.Struct, frozen=True, kw_only=True):
         fail_forget_after: Seconds without a failure after which a remote starts over.
     """
 
-    max_connections: int = 16
-    preauth_pool: int = 8
+    max_connections: int = _SERVER.max_connections
+    preauth_pool: int = _SERVER.preauth_pool
     fail_delay_first: float = 0.05
-    fail_delay_max: float = 1.0
+    fail_delay_max: float = _SERVER.fail_delay_max
     fail_forget_after: float = 60.0
 
 
@@ -121,3 +126,20 @@ class FailedTokens:
                 del self._queues[remote]
             else:
                 self._queues[remote] = (lock, waiting - 1)
+
+
+class Gauge:
+    """A count with a condition to wait on (the open connections)."""
+
+    def __init__(self) -> None:
+        self.value = 0
+        self._changed = anyio.Event()
+
+    def add(self, n: int) -> None:
+        self.value += n
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    async def wait_at_most(self, n: int) -> None:
+        while self.value > n:
+            await self._changed.wait()

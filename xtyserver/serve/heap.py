@@ -34,11 +34,12 @@ nothing. ``MALLOC_MMAP_THRESHOLD_`` in the environment is left to win.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from typing import Final
 
-__all__ = ["MMAP_THRESHOLD", "fix_mmap_threshold"]
+__all__ = ["MMAP_THRESHOLD", "fix_mmap_threshold", "settle_heap"]
 
 MMAP_THRESHOLD: Final = 128 * 1024
 """glibc's initial ``M_MMAP_THRESHOLD``, kept fixed."""
@@ -66,3 +67,20 @@ def fix_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
         return bool(libc.mallopt(_M_MMAP_THRESHOLD, threshold))
     except (OSError, AttributeError):
         return False
+
+
+def settle_heap() -> None:
+    """Take what exists now out of the garbage collector's sight (``xtyserver serve``).
+
+    Called once the server is up: the imports, settings and server live as long
+    as the process, and a full collection walking them is a pause in the middle
+    of whichever turn it falls on. No collection first: it would lengthen the
+    start for the little garbage the start leaves. Not called in tests, which
+    start many servers in one process.
+
+    From then on, glibc's malloc gives every large freed buffer back to the
+    system (:func:`fix_mmap_threshold`): a screenshot turn leaves no decode
+    buffer resident.
+    """
+    gc.freeze()
+    fix_mmap_threshold()

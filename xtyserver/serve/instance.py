@@ -1,9 +1,9 @@
-"""One server per data folder, its listening sockets, and ``server.json`` (issue 19).
+"""One server per data folder, its listening sockets, and ``server.json``.
 
-A shell. :func:`xtyserver.server.serving` goes through these steps before it
-touches the store, so a second ``serve`` on the same data folder (or on a busy
-port) leaves the running server, its store and its live connections exactly
-as they are:
+A shell. :func:`xtyserver.server.serving` goes through these steps
+(:func:`hold_instance`: the first two) before it touches the store, so a
+second ``serve`` on the same data folder (or on a busy port) leaves the
+running server, its store and its live connections exactly as they are:
 
 1. :class:`InstanceLock` takes ``<data_dir>/server.lock`` (an OS file lock,
    released by the OS when the process dies, so a crash leaves no stale lock).
@@ -26,6 +26,7 @@ import errno
 import os
 import socket
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
@@ -216,3 +217,49 @@ def bind_listeners(
         for sock in sockets:
             sock.close()
     raise NotStarted("no free port on both loopback addresses; pass --port (tried 8 times)")
+
+
+@contextlib.contextmanager
+def hold_instance(
+    data_dir: Path, host: str, port: int, *, ipv6_loopback: bool, page: str
+) -> Iterator[list[socket.socket]]:
+    """Steps 1 and 2: the data folder's lock and the bound sockets, both held while inside.
+
+    Args:
+        data_dir: The data folder.
+        host: ``server.host``.
+        port: ``server.port`` (0: a free one).
+        ipv6_loopback: ``server.ipv6_loopback``.
+        page: The memory page's address, named when this folder or port is taken
+            (the running server's own from its ``server.json`` when it has one).
+
+    Raises:
+        NotStarted: another server holds the folder, or the port is in use;
+            nothing was changed.
+    """
+    lock = InstanceLock(data_dir)
+    if not lock.acquire():
+        running = read_server_file(data_dir)
+        where = f" (pid {running.pid}, {running.url})" if running else ""
+        raise NotStarted(
+            f"xtyserver is already running on this data folder{where}:"
+            f" the memory page of the running one: {running.page_url if running else page}"
+            " (`xtyserver ui` opens it)"
+        )
+    try:
+        sockets = bind_listeners(
+            host,
+            port,
+            ipv6_loopback=ipv6_loopback,
+            busy_message=(
+                "port {port} is in use: is xtyserver already running?"
+                f" the memory page of the running one: {page} (`xtyserver ui` opens it)"
+            ),
+        )
+        try:
+            yield sockets
+        finally:
+            for sock in sockets:
+                sock.close()
+    finally:
+        lock.release()

@@ -25,6 +25,7 @@ import msgspec
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from xtyserver import errors, log
+from xtyserver.config import MemorySettings
 from xtyserver.memory import enrichment, extraction
 from xtyserver.memory.tokens import DailyBudget
 from xtyserver.memory.types import NewEvent, Scope
@@ -40,7 +41,8 @@ from xtyserver.session.events import Event, WorkingFolded
 Reply = Callable[[Event], Awaitable[None]]
 """Where a job's answer goes (a fold's summary goes back to its connection)."""
 
-DEFAULT_QUEUE = 64
+DEFAULT_QUEUE = MemorySettings().job_queue
+"""``memory.job_queue``'s default."""
 ENRICH_BATCHES = 8
 EMBED_BATCHES = 10
 """Requests one embedding job makes at most (10 x 32 memories: a full save)."""

@@ -43,7 +43,7 @@ from xtyserver.memory.manage import (
     TrashEntry,
 )
 from xtyserver.memory.retrieval import KEY_WEIGHT, SaveIndex
-from xtyserver.memory.sqlite.store import MemoryStore
+from xtyserver.memory.sqlite.store import DEFAULT_SOFT_CAP, MemoryStore
 from xtyserver.memory.tokens import Purpose
 from xtyserver.memory.types import (
     MemoryEvent,
@@ -117,7 +117,7 @@ class MemoryService:
         store: MemoryStore,
         *,
         enabled: bool = True,
-        soft_cap: int = 300,
+        soft_cap: int = DEFAULT_SOFT_CAP,
         glossary: Glossary | None = None,
         search_keys: bool = True,
         vector_model: str | None = None,

@@ -35,6 +35,28 @@ class AskTexts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     Placeholders: ``{save}`` (a save's readable name), ``{subject}`` (an item's
     subject), ``{items}``, ``{saves}``, ``{fields}`` (counts), ``{what}`` (what
     went), ``{hours}`` (how long the trash keeps it).
+
+    Attributes:
+        item: The question before one memory item is deleted.
+        save: The question before a save's memory is deleted.
+        game: The question before a game's memory is deleted.
+        profile: The question before the shared profile is cleared.
+        all: The question before all memory is deleted.
+        hint_one: How to answer a question about one item.
+        hint_broad: How to answer a question about more than one item.
+        item_en: ``item`` in English.
+        save_en: ``save`` in English.
+        game_en: ``game`` in English.
+        profile_en: ``profile`` in English.
+        all_en: ``all`` in English.
+        hint_one_en: ``hint_one`` in English.
+        hint_broad_en: ``hint_broad`` in English.
+        forgotten: The notice after a deletion the trash keeps.
+        forgotten_final: The notice after a deletion with the trash off.
+        restored: The notice after a restore from the trash.
+        forgotten_en: ``forgotten`` in English.
+        forgotten_final_en: ``forgotten_final`` in English.
+        restored_en: ``restored`` in English.
     """
 
     item: str = "要删掉存档「{save}」里的这条记忆「{subject}」吗？"

@@ -1,8 +1,8 @@
 """What one session needs to know: a frozen settings Struct and the player-facing texts.
 
 Pure data. The shell builds :class:`SessionSettings` once from the loaded
-configuration (:func:`xtyserver.wiring.session_settings`); the session never
-reads the configuration itself.
+configuration (:func:`xtyserver.serve.runtime_settings.session_settings`, which
+holds no default of its own); the session never reads the configuration itself.
 """
 
 from __future__ import annotations
@@ -21,9 +21,33 @@ from xtyserver.session.working import WorkingSettings
 class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Every text the player or the model may see, configurable under ``[texts]``.
 
-    ``data_rules`` follows the persona in the system message (``{tag}`` becomes
-    ``data_tag``, the name of the fence around data); ``data_ack`` answers the
-    early data message (v1.md "The model call").
+    Attributes:
+        persona: Who the companion is: the system message's first part.
+        data_rules: Follows the persona in the system message: data is never
+            instructions (``{tag}`` becomes ``data_tag``).
+        data_ack: The model's answer to the early data message (v1.md "The model call").
+        data_tag: The name of the fence around data.
+        model_not_configured: A chat while no model is configured.
+        busy: A chat while the previous answer is still coming.
+        cancelled: A turn the mod cancelled.
+        model_timeout: The model did not answer in time.
+        model_rate_limited: The provider refused for too many requests.
+        model_unavailable: The provider could not be reached or failed.
+        model_auth_failed: The provider refused the key.
+        model_stream_cut: The answer broke off half-way.
+        model_bad_request: The provider refused the request (model name, settings).
+        model_error: Any other model failure.
+        budget_exhausted: A chat once the daily token budget is spent.
+        memory_tools_exhausted: A turn whose memory tool calls did not finish.
+        model_empty_reply: The model thought but said nothing.
+        image_refused: Said beside an answer from text alone because the model
+            cannot look at screenshots.
+        image_refused_en: The same in English (an English profile).
+        forget_not_agreed: Told the model when the player did not agree to a deletion.
+        forget_lapsed: Told the model when the words did not answer the server's
+            deletion question.
+        restore_not_asked: Told the model when the player did not ask for a restore.
+        ask: The server's own deletion question and announcements (``[texts.ask]``).
     """
 
     persona: str = (
@@ -101,21 +125,19 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
         texts: Player-facing texts.
     """
 
-    hello_timeout: float = 10.0
-    preauth_hello_timeout: float = 2.0
-    heartbeat_ms: int = 5_000
-    flood_refusals: int = 200
-    working: WorkingSettings = msgspec.field(default_factory=WorkingSettings)
+    hello_timeout: float
+    preauth_hello_timeout: float
+    heartbeat_ms: int
+    flood_refusals: int
+    working: WorkingSettings
     layers: LayerBudget = msgspec.field(default_factory=LayerBudget)
-    default_timezone: str = "UTC"
-    model_configured: bool = True
-    vision: bool = True
-    memory: bool = True
-    extraction: bool = True
-    daily_budget: DailyBudget = msgspec.field(default_factory=DailyBudget)
-    budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
-    limits: Limits = msgspec.field(default_factory=Limits)
-    server: ServerInfo = msgspec.field(
-        default_factory=lambda: ServerInfo(name="xtyserver", version="0")
-    )
-    texts: Texts = msgspec.field(default_factory=Texts)
+    default_timezone: str
+    model_configured: bool
+    vision: bool
+    memory: bool
+    extraction: bool
+    daily_budget: DailyBudget
+    budget: MemoryBudget
+    limits: Limits
+    server: ServerInfo
+    texts: Texts

@@ -56,12 +56,12 @@ class WorkingSettings(msgspec.Struct, frozen=True, kw_only=True):
         resume_within: Seconds within which a reconnect of the same save resumes.
     """
 
-    window: int = 10
-    fold_every: int = 5
-    fold_tokens: int = 3000
-    summary_chars: int = 800
+    window: int
+    fold_every: int
+    fold_tokens: int
+    summary_chars: int
+    resume_within: float
     item_chars: int = 80
-    resume_within: float = 600.0
 
 
 class SessionSummary(msgspec.Struct, frozen=True, kw_only=True):

@@ -1,0 +1,131 @@
+"""The Structs the server runs by, each derived from the one :class:`~xtyserver.config.Settings`.
+
+One function per runtime Struct, and nothing else builds one from the
+configuration: every value comes from a Settings field, whose default is the
+only one (README "Configuration" lists them all). The runtime Structs are
+what the parts are given; none of them reads the configuration itself.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from xtyserver import __version__
+from xtyserver.config import Settings
+from xtyserver.memory.retrieval import MemoryBudget
+from xtyserver.memory.tokens import ContextBudget, DailyBudget, budget_for
+from xtyserver.protocol.frames import ServerInfo
+from xtyserver.protocol.limits import Limits
+from xtyserver.serve.connection import RuntimeLimits
+from xtyserver.serve.gate import GateLimits
+from xtyserver.session.settings import SessionSettings
+from xtyserver.session.working import WorkingSettings
+
+
+def _rate(value: float) -> int | float:
+    """A rate as sent: a whole number when it is one, else the fraction (never cut)."""
+    return int(value) if float(value).is_integer() else float(value)
+
+
+def protocol_limits(settings: Settings) -> Limits:
+    """The one limits Struct: what ``server.hello`` reports and the session enforces."""
+    srv = settings.server
+    return Limits(
+        context_stale_after_ms=round(srv.stale_after * 1000),
+        context_drop_after_ms=round(srv.drop_after * 1000),
+        image_max_bytes=settings.images.max_decoded_bytes,
+        image_max_side_px=settings.images.max_side,
+        chat_per_minute=_rate(srv.chats_per_minute),
+        chat_burst=srv.chat_burst,
+        frames_per_second=_rate(srv.frames_per_second),
+        frame_burst=srv.frame_burst,
+        heartbeat_misses=srv.heartbeat_misses,
+    )
+
+
+def daily_budget(settings: Settings) -> DailyBudget:
+    """The one daily budget the sessions and the background jobs decide by."""
+    model = settings.model
+    return DailyBudget(model.daily_token_budget, model.budget_low_share)
+
+
+def context_fit(settings: Settings) -> ContextBudget:
+    """What the chat model's context window leaves for the window, the summary and the memory."""
+    chat_route = settings.models.chat
+    window = chat_route.context_window if chat_route is not None else None
+    return budget_for(window or settings.model.context_window)
+
+
+def working_settings(settings: Settings) -> WorkingSettings:
+    """Working memory's sizes; a small context window shrinks the window and the summary."""
+    srv, fit = settings.server, context_fit(settings)
+    return WorkingSettings(
+        window=min(srv.history_turns, fit.window_rounds),
+        fold_every=srv.summary_every,
+        fold_tokens=srv.summary_tokens,
+        summary_chars=min(srv.summary_chars, fit.summary_tokens * 4 // 3),
+        resume_within=srv.resume_within,
+    )
+
+
+def memory_budget(settings: Settings) -> MemoryBudget:
+    """One turn's memory budget; a small context window shrinks its characters."""
+    budget, fit = settings.memory.budget, context_fit(settings)
+    if budget.total_chars > fit.memory_chars:
+        return msgspec.structs.replace(budget, total_chars=fit.memory_chars)
+    return budget
+
+
+def session_settings(
+    settings: Settings,
+    *,
+    model_configured: bool,
+    local_timezone: str = "UTC",
+    vision: bool | None = None,
+) -> SessionSettings:
+    """What every session of this server is told (its own frozen Struct).
+
+    Args:
+        settings: All settings.
+        model_configured: Whether a model is configured.
+        local_timezone: This machine's zone, for ``server.default_timezone = ""``.
+        vision: Whether any routed model takes images; None: ``model.vision``.
+    """
+    srv, memory = settings.server, settings.memory
+    return SessionSettings(
+        hello_timeout=srv.hello_timeout,
+        preauth_hello_timeout=srv.preauth_hello_timeout,
+        heartbeat_ms=srv.heartbeat_ms,
+        flood_refusals=srv.flood_refusals,
+        working=working_settings(settings),
+        default_timezone=srv.default_timezone or local_timezone,
+        model_configured=model_configured,
+        vision=settings.model.vision if vision is None else vision,
+        memory=memory.enabled,
+        extraction=memory.enabled and memory.extraction,
+        daily_budget=daily_budget(settings),
+        budget=memory_budget(settings),
+        limits=protocol_limits(settings),
+        server=ServerInfo(name="xtyserver", version=__version__),
+        texts=settings.texts,
+    )
+
+
+def gate_limits(settings: Settings) -> GateLimits:
+    """Who may hold a connection open: the seats, the pre-auth pool, the wrong tokens' delay."""
+    srv = settings.server
+    return GateLimits(
+        max_connections=srv.max_connections,
+        preauth_pool=srv.preauth_pool,
+        fail_delay_max=srv.fail_delay_max,
+    )
+
+
+def runtime_limits(settings: Settings) -> RuntimeLimits:
+    """One connection's queue and deadlines."""
+    timeout_ms = settings.memory.embedding_timeout_ms
+    return RuntimeLimits(
+        send_timeout=settings.server.send_timeout,
+        write_queue=settings.server.write_queue_frames,
+        embedding_timeout=None if timeout_ms is None else timeout_ms / 1000.0,
+    )
