@@ -392,7 +392,7 @@ async def run(venv: Path, figures: Figures, data: Path) -> None:
             "--n_ctx",
             "8192",
             "--n_threads",
-            str(os.cpu_count() or 2),
+            os.environ.get("XTY_SMOKE_THREADS", str(os.cpu_count() or 2)),
         ],
         stdout=subprocess.DEVNULL,
         stderr=(data / "llama.log").open("wb"),
