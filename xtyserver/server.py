@@ -198,6 +198,7 @@ class Server:
                 lambda s: self.apply_settings(s, env),
                 env,
                 configured=lambda: self.model.configured,
+                embedder=lambda: self.model.embedder,
             )
 
     @property

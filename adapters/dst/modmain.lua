@@ -29,11 +29,15 @@ local function observe()
         inventory[#inventory + 1] = { name = item:GetDisplayName(), count = item.replica.stackable and item.replica.stackable:StackSize() or 1 }
     end
     local health = player.replica.health
+    -- The held item by its prefab and as the game shows it in the player's language.
+    local held = player.replica.inventory:GetEquippedItem(G.EQUIPSLOTS.HANDS)
+    local held_name = held and G.STRINGS.NAMES[string.upper(held.prefab)] or nil
     return {
         world = { location = world:HasTag("cave") and "Caves" or "Forest", time = world.state.phase,
                   season = world.state.season, weather = world.state.israining and "rain" or (world.state.issnowing and "snow" or "clear"),
                   day = world.state.cycles },
         player = { health = health and health:GetCurrent() or nil,
+                   heldItem = held and held.prefab or nil, heldItemName = held_name,
                    status = { "sanity:" .. math.floor(player.replica.sanity:GetCurrent()), "hunger:" .. math.floor(player.replica.hunger:GetCurrent()) } },
         nearby = nearby,
         inventory = inventory,

@@ -55,6 +55,7 @@ DST: dict[str, Any] = {
         "stamina": 80,
         "status": ["sanity:45", "freezing"],
         "heldItem": "Spear",
+        "heldItemName": "长矛",
     },
     "focus": {"kind": "structure", "name": "Fire Pit", "reachable": True},
     "nearby": [

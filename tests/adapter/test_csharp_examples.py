@@ -61,5 +61,6 @@ async def test_the_smapi_mod_plays_a_turn_on_the_games_main_thread(tmp_path: Pat
         # The salt was made on first run and kept in the mod's folder.
         assert len((folder / "xiaotangyuan-salt.txt").read_text()) == 32
         turn = next(r for r in fake.chat_requests if "附近有危险吗" in r.body.decode())
-        # The float stamina reached the model as the player's 72.3 (not 72.300003051757813).
-        assert "体力：72.3\n" in turn.json["messages"][-1]["content"]
+        # The float stamina reached the model as the player's 72.3 (not 72.300003051757813),
+        # the held item as the game shows it (Item.DisplayName) beside its qualified id.
+        assert "体力：72.3；手持：河豚（(O)128）\n" in turn.json["messages"][-1]["content"]

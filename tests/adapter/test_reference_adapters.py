@@ -244,5 +244,7 @@ async def test_lua_example_runs_a_session_over_http_against_xtyserver_serve(tmp_
     assert "<- chat.done context fresh: 猎犬在附近！" in out
     turn = next(r for r in fake.chat_requests if "附近危险吗" in r.body.decode())
     prompt = turn.body.decode()
-    # The \' DST writes reached the model as a plain quote; the danger projection kept the monsters.
-    assert "Wilson's Spear" in prompt and "Spider" in prompt and "Berry Bush" not in prompt
+    # The held item as the game shows it, its prefab beside; the danger projection kept the
+    # monsters.
+    assert "手持：长矛（spear）" in turn.json["messages"][-1]["content"]
+    assert "Spider" in prompt and "Berry Bush" not in prompt

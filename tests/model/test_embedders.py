@@ -54,3 +54,34 @@ def test_where_it_installs_the_in_process_model_comes_first_and_a_named_route_wi
     assert isinstance(router("qwen").embedder, LocalEmbedder)
     named = router("qwen", **{"models.embedding.model": "bge-large"}).embedder
     assert isinstance(named, EmbeddingClient) and named.model == "bge-large"
+
+
+@pytest.mark.parametrize(
+    ("base_url", "model"),
+    [
+        ("https://dashscope.aliyuncs.com/compatible-mode/v1", "text-embedding-v3"),
+        ("https://ark.cn-beijing.volces.com/api/v3/", "doubao-embedding-text-240715"),
+        ("http://127.0.0.1:11434/v1", "bge-m3"),
+        ("https://api.deepseek.com/v1", None),
+        ("https://dashscope.aliyuncs.com/other/v1", None),
+    ],
+)
+def test_a_provider_chosen_on_the_page_is_known_by_its_presets_base_url(
+    base_url: str, model: str | None
+) -> None:
+    # The 设置 tab fills the base URL and model from a preset and stores no preset name.
+    values = {
+        "model.base_url": base_url,
+        "model.model": "chat",
+        "model.api_key": "sk-player",
+        "memory.local_embedding": False,
+    }
+    settings = load_settings(None, env={}, overrides=values)
+    chosen = ModelRouter(
+        resolve(settings.model, settings.models, {}), provider_embedding=True
+    ).embedder
+    if model is None:
+        assert chosen is None
+    else:
+        assert isinstance(chosen, EmbeddingClient) and chosen.model == model
+        assert chosen.settings.base_url == base_url and chosen.settings.api_key == "sk-player"

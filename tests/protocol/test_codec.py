@@ -62,6 +62,7 @@ def contexts(max_str: int = 200) -> st.SearchStrategy[dict[str, Any]]:
             "stamina": _GAUGE,
             "status": st.lists(s, max_size=8),
             "heldItem": s,
+            "heldItemName": s,
         },
     )
     focus = st.fixed_dictionaries({}, optional={"kind": s, "name": s, "reachable": st.booleans()})
@@ -123,6 +124,7 @@ _STRING_SLOTS = [
     ("world", "season"),
     ("world", "weather"),
     ("player", "heldItem"),
+    ("player", "heldItemName"),
     ("focus", "kind"),
     ("focus", "name"),
     ("ui", "menu"),
@@ -379,3 +381,40 @@ def test_encode_frame_writes_camel_case_and_omits_defaults() -> None:
     assert done == {"type": "chat.done", "id": "c1", "text": "好", "context": "fresh"}
     error = json.loads(encode_frame(Error(code="x", message="m", fields=["a.b"])))
     assert error == {"type": "error", "code": "x", "message": "m", "fields": ["a.b"]}
+
+
+def test_a_held_items_shown_name_is_decoded_beside_its_id_and_judged_like_any_context_string() -> (
+    None
+):
+    ctx = {"player": {"heldItem": "(O)128", "heldItemName": "河豚"}}
+    frame = decode_client_frame(json.dumps({"type": "state.update", "modelContext": ctx})).frame
+    assert isinstance(frame, StateUpdate)
+    assert frame.model_context.player is not None
+    assert (frame.model_context.player.held_item, frame.model_context.player.held_item_name) == (
+        "(O)128",
+        "河豚",
+    )
+    # Optional: a mod that sends only the id is read as before.
+    frame = decode_client_frame(
+        json.dumps({"type": "state.update", "modelContext": {"player": {"heldItem": "Rod"}}})
+    ).frame
+    assert isinstance(frame, StateUpdate) and frame.model_context.player is not None
+    assert frame.model_context.player.held_item_name is None
+    ctx = {"player": {"heldItem": "(O)128", "heldItemName": "河豚 canary@example.com"}}
+    with pytest.raises(ForbiddenContentError) as refused:
+        decode_client_frame(json.dumps({"type": "state.update", "modelContext": ctx}))
+    assert refused.value.fields == ("modelContext.player.heldItemName",)
+    ctx = {"player": {"heldItemName": "鱼" * 201}}
+    with pytest.raises(BudgetError) as over:
+        decode_client_frame(
+            json.dumps(
+                {
+                    "type": "chat.send",
+                    "id": "c1",
+                    "text": "hi",
+                    "source": "text",
+                    "context": {"modelContext": ctx},
+                }
+            )
+        )
+    assert over.value.fields == ("context.modelContext.player.heldItemName",)

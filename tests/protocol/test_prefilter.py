@@ -46,7 +46,9 @@ def _model_context(text: str) -> ModelContext:
         schema_version=1,
         captured_at=_WHEN,
         world=World(location="Farm", time="08:10", day=-3),
-        player=PlayerState(health=100, status=["hungry", text], held_item="Fishing Rod"),
+        player=PlayerState(
+            health=100, status=["hungry", text], held_item="Fishing Rod", held_item_name="鱼竿"
+        ),
         focus=Focus(kind="water", name=text, reachable=True),
         nearby=[NearbyEntity(kind="npc", name="Abigail", distance=2)],
         relevant_items=[RelevantItem(name="Item 1", count=3)],

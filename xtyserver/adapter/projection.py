@@ -47,7 +47,13 @@ _ENCODER = msgspec.json.Encoder()
 # The whitelist, in wire order: section -> field -> kind of value.
 _SECTIONS: dict[str, dict[str, str]] = {
     "world": {"location": "str", "time": "str", "season": "str", "weather": "str", "day": "count"},
-    "player": {"health": "gauge", "stamina": "gauge", "status": "strs", "heldItem": "str"},
+    "player": {
+        "health": "gauge",
+        "stamina": "gauge",
+        "status": "strs",
+        "heldItem": "str",
+        "heldItemName": "str",
+    },
     "focus": {"kind": "str", "name": "str", "reachable": "bool"},
     "ui": {"busy": "bool", "menu": "str"},
 }

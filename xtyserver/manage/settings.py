@@ -21,8 +21,10 @@ import msgspec
 
 from xtyserver.config import Settings
 from xtyserver.errors import UsageError
+from xtyserver.manage import embedding
 from xtyserver.manage.ops import Refused
 from xtyserver.model.doctor import DoctorReport, check_routing
+from xtyserver.model.embedding import Embedder
 from xtyserver.model.presets import PRESETS
 from xtyserver.model.routing import resolve
 from xtyserver.serve.player_settings import EDITABLE, PlayerSettings
@@ -73,6 +75,7 @@ class PageSettings:
         env: Where routed models' keys are read (None: the process environment).
         configured: Whether the running server has a chat model now (its router's
             answer, not the stored file's: the page opens on 设置 without one).
+        embedder: The running server's memory-vector embedder, or None.
     """
 
     def __init__(
@@ -81,23 +84,30 @@ class PageSettings:
         apply: Callable[[Settings], Awaitable[None]],
         env: Mapping[str, str] | None = None,
         configured: Callable[[], bool] = lambda: True,
+        embedder: Callable[[], Embedder | None] = lambda: None,
     ) -> None:
         self.player = player
         self.apply = apply
         self.env = env
         self.configured = configured
+        self.embedder = embedder
 
     async def view(self) -> dict[str, Any]:
         """The effective values, what is pinned and by whom, the key's status, the presets.
 
         ``modelConfigured`` says whether the running server has a chat model now;
-        without one the page opens on this view (the first run).
+        without one the page opens on this view (the first run). ``embedding``: the
+        memory-vector embedder in use and the one chosen (:mod:`xtyserver.manage.embedding`).
         """
-        view = await anyio.to_thread.run_sync(self.player.view)
+        view, settings = await anyio.to_thread.run_sync(
+            lambda: (self.player.view(), self.player.effective())
+        )
+        env = os.environ if self.env is None else self.env
         return {
             "editable": list(EDITABLE),
             "presets": presets(),
             "modelConfigured": self.configured(),
+            "embedding": embedding.view(settings, self.embedder(), env),
             **msgspec.to_builtins(view),
         }
 
@@ -107,10 +117,15 @@ class PageSettings:
         Validated whole first (a pinned key: 409; a bad value: 400 naming the keys),
         then written once, atomically, then applied to the running server. A write
         that fails leaves the old file and the running server as they were (500);
-        so does an apply that fails, which puts the old file back.
+        so does an apply that fails, which puts the old file back. ``embedding``
+        (a choice) stands for the settings it stores (:func:`embedding.expand`).
         """
+        changes = body.changes
+        if embedding.CHOICE in changes:
+            settings = await anyio.to_thread.run_sync(self.player.effective)
+            changes = embedding.expand(changes, settings)
         pinned = self.player.pinned()
-        held = [dotted for dotted in body.changes if dotted in pinned]
+        held = [dotted for dotted in changes if dotted in pinned]
         if held:
             by = ", ".join(f"{k} is set by {pinned[k]}" for k in held)
             raise Refused(f"{by} and wins there; nothing was saved", 409, held)
@@ -118,11 +133,11 @@ class PageSettings:
         def store() -> tuple[dict[str, Any], Settings]:
             before = self.player.stored()
             try:
-                _, effective = self.player.check(body.changes)
+                _, effective = self.player.check(changes)
             except UsageError as exc:
                 raise Refused(f"{exc.message}; nothing was saved", 400, exc.fields) from None
             try:
-                self.player.set_many(body.changes)
+                self.player.set_many(changes)
             except OSError as exc:
                 raise Refused(_not_written(exc), 500, os_error=_reason(exc)) from None
             return before, effective

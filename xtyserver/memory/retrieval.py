@@ -473,6 +473,7 @@ def select_memories(
     now: float,
     budget: MemoryBudget | None = None,
     similar: Sequence[tuple[int, float]] | None = None,
+    also_asked: AbstractSet[str] = frozenset(),
 ) -> MemorySelection:
     """Choose this turn's memories from one save (see the module docstring).
 
@@ -486,6 +487,8 @@ def select_memories(
         budget: Limits and weights; defaults to :class:`MemoryBudget()`.
         similar: ``(event id, cosine with the query)`` from memory vectors
             (:func:`~xtyserver.memory.vectors.similarities`), or None: lexical alone.
+        also_asked: More terms the player's text counts as asking for (the game's shown
+            names as aliases: :func:`~xtyserver.memory.shown_names.alias_terms`).
     """
     budget = budget or MemoryBudget()
     lines = tuple(profile_lines(profile, budget.profile_tokens)) if profile else ()
@@ -495,7 +498,7 @@ def select_memories(
         if current_day is None
         else [ev for ev in events if ev.day is None or ev.day <= current_day]
     )
-    asked = index.query_terms(query_text)
+    asked = index.query_terms(query_text) | also_asked
     around = index.query_terms(" ".join(focus_terms)) if focus_terms else set()
     raw = index.term_scores(asked, around, context_weight=budget.context_weight)
     w_relevance, w_recency, w_importance = budget.w_relevance, budget.w_recency, budget.w_importance

@@ -73,6 +73,21 @@ EMBEDDING_MODELS: Mapping[str, str] = {
 """The embedding model a preset's provider offers: memory vectors where no in-process
 model installs (Windows), with nothing else to configure."""
 
+
+def embedding_model(preset: str, base_url: str) -> str:
+    """The embedding model of the provider at ``base_url`` ("" when its preset names none).
+
+    ``preset`` is the chat route's; without one (the settings page fills the base URL
+    from a preset and stores no preset name) the preset whose base URL it is.
+    """
+    if not preset:
+        wanted = base_url.strip().rstrip("/").lower()
+        preset = next(
+            (n for n, p in PRESETS.items() if str(p.get("base_url", "")).lower() == wanted), ""
+        )
+    return EMBEDDING_MODELS.get(preset, "")
+
+
 ALIASES: Mapping[str, str] = {
     "dashscope": "qwen",
     "ark": "doubao",

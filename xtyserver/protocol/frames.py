@@ -117,6 +117,9 @@ class PlayerState(_Obj):
     stamina: Gauge | None = None
     status: StatusList | None = None
     held_item: ContextStr | None = None
+    # The held item's name as the game shows it, in the player's language, beside its id
+    # (``heldItem`` may be an internal id such as ``(O)128``).
+    held_item_name: ContextStr | None = None
 
 
 class Focus(_Obj):

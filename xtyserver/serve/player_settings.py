@@ -53,6 +53,12 @@ EDITABLE: tuple[str, ...] = (
     "models.vision.base_url",
     "models.vision.model",
     "models.vision.vision",
+    # Memory vectors (the page's 记忆向量 choice): stored now, used from the next start,
+    # since the embedder is built once (stored vectors belong to its model).
+    "memory.local_embedding",
+    "memory.provider_embedding",
+    "models.embedding.base_url",
+    "models.embedding.model",
 )
 
 

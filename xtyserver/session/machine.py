@@ -448,6 +448,7 @@ class GameAgentSession:
             context=saves.context,
             captured=saves.context_at,
             day=saves.day,
+            shown=saves.shown.pairs(),
         )
 
     def _turn_memory(self, number: int, memory: SaveMemory | None, now: float) -> list[Effect]:

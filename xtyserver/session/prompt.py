@@ -49,9 +49,9 @@ def render_facts(context: ModelContext, freshness: Freshness, age_seconds: float
     lines: list[str] = []
     for obj, labels in ((context.world, _WORLD_LABELS), (context.player, _PLAYER_LABELS)):
         parts = [
-            f"{label}：{_fmt(getattr(obj, name))}"
+            f"{label}：{_fmt(_value(obj, name))}"
             for name, label in labels
-            if obj is not None and getattr(obj, name) is not None
+            if obj is not None and _value(obj, name) is not None
         ]
         if obj is context.world and obj is not None and obj.day is not None:
             parts.append(f"第{_fmt(obj.day)}天")  # the in-game day, as memories say it
@@ -230,6 +230,17 @@ def build_messages(
             }
         )
     return messages
+
+
+def _value(obj: object, name: str) -> object:
+    """A fact's value; the held item as the game shows it, its id beside it when they differ."""
+    value = getattr(obj, name)
+    if name != "held_item":
+        return value
+    shown = getattr(obj, "held_item_name", None)
+    if not shown:
+        return value
+    return shown if value is None or value == shown else f"{shown}（{value}）"
 
 
 def _fmt(value: object) -> str:

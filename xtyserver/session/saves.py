@@ -9,6 +9,7 @@ close and park a save; the state machine decides when.
 
 from __future__ import annotations
 
+from xtyserver.memory.shown_names import ShownNames
 from xtyserver.memory.types import Scope
 from xtyserver.protocol.frames import Identity, ModelContext
 from xtyserver.session.effects import CloseSave, Effect, Log, OpenSave, PlayBeat, ResumeWorking
@@ -33,6 +34,8 @@ class SaveTracker:
         self.context: ModelContext | None = None
         self.context_at = now
         self.day: int | None = None
+        # The names the game showed for ids on this save (aliases; never stored).
+        self.shown = ShownNames()
 
     @property
     def save(self) -> Scope:
@@ -66,6 +69,7 @@ class SaveTracker:
         effects = self.end(now)
         self.identity = identity
         self.context, self.day = None, None
+        self.shown.clear()
         new = self.save
         return [
             *effects,
@@ -87,6 +91,8 @@ class SaveTracker:
         self.context = context
         # Without capturedAt a context counts as captured when it arrived (v1.md "Freshness").
         self.context_at = context.captured_at.timestamp() if context.captured_at else now
+        if context.player is not None:
+            self.shown.learn(context.player.held_item, context.player.held_item_name)
         if context.world is not None and context.world.day is not None:
             self.day = context.world.day
             return self._turns.saw_day(self.day)

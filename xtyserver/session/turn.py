@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from xtyserver.memory.retrieval import MemoryBudget, MemorySelection, select_memories
+from xtyserver.memory.shown_names import alias_terms
 from xtyserver.memory.types import Scope
 from xtyserver.protocol.budget import freshness
 from xtyserver.protocol.frames import ContextUse, ModelContext
@@ -61,8 +62,9 @@ def focus_terms(context: ModelContext | None) -> list[str]:
     terms: list[str] = []
     if context.focus is not None:
         terms += [t for t in (context.focus.name, context.focus.kind) if t]
-    if context.player is not None and context.player.held_item:
-        terms.append(context.player.held_item)  # what the player holds is what they ask about
+    if context.player is not None:
+        # What the player holds is what they ask about, by its id and as the game shows it.
+        terms += [t for t in (context.player.held_item, context.player.held_item_name) if t]
     for entity in context.nearby or ():
         if entity.name:
             terms.append(entity.name)
@@ -89,6 +91,7 @@ def plan_turn(
     layers: LayerBudget | None = None,
     stale_after: float,
     drop_after: float,
+    shown: Sequence[tuple[str, str]] = (),
 ) -> TurnPlan:
     """Plan the model call of one turn.
 
@@ -110,6 +113,8 @@ def plan_turn(
         layers: The budgets of the identity, style and profile layers.
         stale_after: Seconds after which the context is marked stale.
         drop_after: Seconds after which the context is left out.
+        shown: ``(id, name as the game shows it)`` pairs seen on this save, aliases of
+            the glossary entries the ids name (:mod:`xtyserver.memory.shown_names`).
     """
     use: ContextUse = "none"
     facts = ""
@@ -131,10 +136,15 @@ def plan_turn(
         budget = msgspec.structs.replace(
             budget, total_chars=max(budget.total_chars - len(shared), 0)
         )
+        index = memory.index
+        aliases = (
+            alias_terms(index.glossary, text, index.query_terms(text), shown) if shown else set()
+        )
         selection = select_memories(
             None,
-            memory.index,
+            index,
             query_text=text,
+            also_asked=aliases,
             focus_terms=focus_terms(context),
             current_day=day,
             now=now,

@@ -159,6 +159,7 @@ class Turns:
         context: ModelContext | None,
         captured: float | None,
         day: int | None,
+        shown: tuple[tuple[str, str], ...] = (),
     ) -> list[Effect]:
         """Plan and start the model call once the turn's memory and image are there.
 
@@ -168,6 +169,7 @@ class Turns:
             context: The newest modelContext of ``save``.
             captured: When ``context`` was captured (or received, without ``capturedAt``).
             day: ``save``'s in-game day, when known.
+            shown: ``save``'s ``(id, shown name)`` pairs (glossary aliases).
 
         The turn offers every tool while it may answer a question of the server's.
         """
@@ -196,6 +198,7 @@ class Turns:
             layers=self._settings.layers,
             stale_after=self._settings.limits.context_stale_after_ms / 1000,
             drop_after=self._settings.limits.context_drop_after_ms / 1000,
+            shown=shown if same_save else (),
         )
         # The turn keeps nothing of the memory: the index belongs to the memory service.
         profile = turn.memory.profile if turn.memory is not None else None

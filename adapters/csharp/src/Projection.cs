@@ -15,7 +15,7 @@ namespace XiaoTangYuan.Adapter
         private static readonly string[][] Sections =
         {
             new[] { "world", "location:str", "time:str", "season:str", "weather:str", "day:count" },
-            new[] { "player", "health:gauge", "stamina:gauge", "status:strs", "heldItem:str" },
+            new[] { "player", "health:gauge", "stamina:gauge", "status:strs", "heldItem:str", "heldItemName:str" },
             new[] { "focus", "kind:str", "name:str", "reachable:bool" },
             new[] { "ui", "busy:bool", "menu:str" },
         };

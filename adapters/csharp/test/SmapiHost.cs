@@ -49,7 +49,8 @@ namespace StardewModdingAPI
         public static int Main(string[] args)
         {
             HostMonitor.MainThread = Thread.CurrentThread.ManagedThreadId;
-            Game1.player = new Farmer { Name = "Pip", health = 100, Stamina = 72.3f };
+            Game1.player = new Farmer { Name = "Pip", health = 100, Stamina = 72.3f,
+                CurrentItem = new Item { QualifiedItemId = "(O)128", DisplayName = "河豚" } };
             Game1.player.farmName.Value = "Sunny Farm";
             Game1.uniqueIDForThisGame = 18000000000000000001UL;
             Game1.currentLocation = new GameLocation { Name = "Mine" };

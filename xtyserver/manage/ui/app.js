@@ -467,6 +467,58 @@
     const lang = langs.includes(profile.language || "") ? (profile.language || "") : profile.language;
     $("s-language").replaceChildren(...[...new Set([...langs, lang])].map((l) => option(l, t.languages[l] ?? l, lang)));
     $("s-auto-shared").checked = !!profile.autoShared;
+    renderEmbedding(sv.embedding, sv.pinned);
+  }
+
+  // Memory vectors: the embedder running now and the one chosen (the server says what each
+  // choice stores and uses; a new one counts after a restart).
+  const EMB_KEYS = ["memory.local_embedding", "memory.provider_embedding", "models.embedding.base_url", "models.embedding.model"];
+  const embChoice = () => (document.querySelector('input[name="s-emb"]:checked') || {}).value;
+
+  function renderEmbedding(e, pinned) {
+    const t = T();
+    $("s-embedding").hidden = !e;
+    if (!e) return;
+    const kind = (k) => t.embKind[k] || k;
+    const auto = e.inProcessInstalled ? `${kind("in_process")}（${e.inProcessModel}）`
+      : e.providerModel ? `${kind("cloud")}（${e.providerModel}）` : kind("none");
+    $("s-emb-auto").textContent = t.embAuto(auto);
+    $("s-emb-in-process").textContent = t.embInProcess(e.inProcessModel, e.inProcessInstalled);
+    $("s-emb-provider").textContent = t.embProvider(e.providerModel, e.provider);
+    $("s-emb-server").textContent = t.embServer;
+    const held = EMB_KEYS.some((k) => pinned[k]);
+    for (const radio of document.querySelectorAll('input[name="s-emb"]')) {
+      radio.checked = radio.value === e.choice;
+      radio.disabled = held || (radio.value === "in_process" && !e.inProcessInstalled)
+        || (radio.value === "provider" && !e.providerModel);
+    }
+    $("s-emb-base-url").value = e.serverBaseUrl;
+    $("s-emb-model").value = e.serverModel;
+    $("s-emb-base-url").disabled = $("s-emb-model").disabled = $("s-save-embedding").disabled = held;
+    $("s-emb-pin").textContent = held ? t.embPinned : "";
+    showServerFields();
+    const use = e.inUse;
+    $("s-emb-in-use").textContent = t.embInUse(kind(use.kind), use.model, use.origin);
+    $("s-emb-restart").textContent = e.restart ? t.embRestart(kind(e.chosen.kind), e.chosen.model) : "";
+  }
+
+  function showServerFields() {
+    $("s-emb-server-url").hidden = $("s-emb-server-model").hidden = embChoice() !== "server";
+  }
+
+  async function saveEmbedding() {
+    const choice = embChoice();
+    if (!choice) return;
+    const changes = { embedding: choice };
+    if (choice === "server") {
+      changes["models.embedding.base_url"] = $("s-emb-base-url").value.trim() || null;
+      changes["models.embedding.model"] = $("s-emb-model").value.trim() || null;
+    }
+    try {
+      await call("POST", "settings", { changes });
+      await refresh();
+      say(T().embSaved);
+    } catch (e) { say(shownError(e), true); }
   }
 
   function renderProviderChanges(changes) {
@@ -718,6 +770,8 @@
     $("s-vision").addEventListener("change", () => { $("s-vision-route").hidden = $("s-vision").checked; });
     $("s-save").addEventListener("click", saveSettings);
     $("s-test").addEventListener("click", testConnection);
+    $("s-save-embedding").addEventListener("click", saveEmbedding);
+    for (const radio of document.querySelectorAll('input[name="s-emb"]')) radio.addEventListener("change", showServerFields);
     $("s-forget-key").addEventListener("click", async () => {
       try { await call("POST", "key", { apiKey: null }); await refresh(); say(T().settingsSaved); } catch (e) { say(shownError(e), true); }
     });

@@ -81,9 +81,15 @@ namespace XiaoTangYuan.Oni
 
         private static JsonObject Observe()
         {
-            return new JsonObject()
+            var observation = new JsonObject()
                 .Add("world", new JsonObject().Add("location", SaveGame.Instance.BaseName).Add("day", GameClock.Instance.GetCycle()))
                 .Add("ui", new JsonObject().Add("busy", false));
+            // ONI's player holds nothing; what they look at is the selected object, named as
+            // the game shows it in the player's language (the prefab tag's ProperName()).
+            var selected = SelectTool.Instance == null ? null : SelectTool.Instance.selected;
+            if (selected != null)
+                observation.Add("focus", new JsonObject().Add("kind", "selected").Add("name", selected.PrefabID().ProperName()));
+            return observation;
         }
 
         private void Watch(Task task)

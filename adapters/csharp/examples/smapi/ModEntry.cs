@@ -73,10 +73,14 @@ namespace XiaoTangYuan.Stardew
         private static JsonObject Observe()
         {
             var p = Game1.player;
+            var held = p.CurrentItem;
             return new JsonObject()
                 .Add("world", new JsonObject().Add("location", Game1.currentLocation.Name).Add("season", Game1.currentSeason)
                     .Add("day", Game1.dayOfMonth).Add("time", (Game1.timeOfDay / 100).ToString("00") + ":" + (Game1.timeOfDay % 100).ToString("00")))
-                .Add("player", new JsonObject().Add("health", p.health).Add("stamina", p.Stamina))
+                // The held item by its id and as the game shows it in the player's language.
+                .Add("player", new JsonObject().Add("health", p.health).Add("stamina", p.Stamina)
+                    .Add("heldItem", held == null ? null : held.QualifiedItemId)
+                    .Add("heldItemName", held == null ? null : held.DisplayName))
                 .Add("ui", new JsonObject().Add("busy", false));
         }
 

@@ -65,3 +65,28 @@ public class GameClock : UnityEngine.MonoBehaviour
     public int cycle;
     public int GetCycle() { return cycle; }
 }
+
+public struct Tag
+{
+    public string Name;
+    public string DisplayName;
+    public Tag(string name, string shown) { Name = name; DisplayName = shown; }
+}
+
+public static class TagExtensions
+{
+    /// <summary>The tag's name as the game shows it, in the player's language.</summary>
+    public static string ProperName(this Tag tag) { return tag.DisplayName ?? tag.Name; }
+}
+
+public class KSelectable : UnityEngine.MonoBehaviour
+{
+    public Tag prefab;
+    public Tag PrefabID() { return prefab; }
+}
+
+public class SelectTool : UnityEngine.MonoBehaviour
+{
+    public static SelectTool Instance;
+    public KSelectable selected;
+}

@@ -50,11 +50,18 @@ namespace StardewValley
 {
     public class GameLocation { public string Name { get; set; } }
 
+    public class Item
+    {
+        public string QualifiedItemId { get; set; }
+        public string DisplayName { get; set; }
+    }
+
     public class Farmer
     {
         public string Name { get; set; }
         public int health;
         public float Stamina { get; set; }
+        public Item CurrentItem { get; set; }
         public readonly Netcode.NetString farmName = new Netcode.NetString();
     }
 

@@ -12,7 +12,7 @@ local GAME = "dont-starve-together"
 function M.observation(now)
     return {
         world = { location = "Forest", time = "dusk", season = "winter", weather = "snow", day = 23 },
-        player = { health = 62, stamina = 80, status = { "sanity:45", "freezing" }, heldItem = "Wilson's Spear" },
+        player = { health = 62, stamina = 80, status = { "sanity:45", "freezing" }, heldItem = "spear", heldItemName = "长矛" },
         focus = { kind = "structure", name = "Fire Pit", reachable = true },
         nearby = {
             { kind = "monster", name = "Hound", distance = 14 },

@@ -11,7 +11,7 @@ M.rules = rules
 
 local SECTIONS = {
     world = { "location", "str", "time", "str", "season", "str", "weather", "str", "day", "count" },
-    player = { "health", "gauge", "stamina", "gauge", "status", "strs", "heldItem", "str" },
+    player = { "health", "gauge", "stamina", "gauge", "status", "strs", "heldItem", "str", "heldItemName", "str" },
     focus = { "kind", "str", "name", "str", "reachable", "bool" },
     ui = { "busy", "bool", "menu", "str" },
 }

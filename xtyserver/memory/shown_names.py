@@ -1,0 +1,117 @@
+"""Names the game itself shows, beside the ids a mod sends (pure).
+
+A mod may send the held item's id (``player.heldItem``: ``(O)128``,
+``Pufferfish``) and its name as the game shows it in the player's language
+(``player.heldItemName``: 河豚). What the game shows is what the player reads
+and says, so it beats the glossary's own names where they disagree:
+
+* the shown name is a query term of every turn while the item is held
+  (beside the id; :func:`~xtyserver.session.turn.focus_terms`);
+* for the rest of the session on that save (:class:`ShownNames`, kept by the
+  session, never stored) it is an alias of the glossary entry its id names:
+  a question naming the shown name also asks for that entry (``@pufferfish``),
+  and a question naming the entry also asks for the shown name's words, so
+  memories written either way meet (:func:`alias_terms`).
+
+Only the glossary of the save's game is read, so one game's names never
+become another game's aliases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
+
+from xtyserver.memory.glossary import TERM_PREFIX, GameGlossary
+from xtyserver.memory.tokenize import tokenize
+
+MAX_SHOWN = 32
+"""Shown names one session keeps per save; the oldest goes first."""
+
+
+class ShownNames:
+    """The ids and shown names one session saw on its current save, newest last."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, str] = {}
+
+    def learn(self, item_id: str | None, shown: str | None) -> None:
+        """Keep ``shown`` as the name of ``item_id`` (both sent; the newest wins)."""
+        if not item_id or not shown or item_id == shown:
+            return
+        self._by_id.pop(item_id, None)
+        self._by_id[item_id] = shown
+        while len(self._by_id) > MAX_SHOWN:
+            del self._by_id[next(iter(self._by_id))]
+
+    def clear(self) -> None:
+        """Another save: its names are not this one's."""
+        self._by_id.clear()
+
+    def pairs(self) -> tuple[tuple[str, str], ...]:
+        """``(id, shown name)`` pairs, oldest first."""
+        return tuple(self._by_id.items())
+
+
+def alias_terms(
+    glossary: GameGlossary,
+    text: str,
+    asked: AbstractSet[str],
+    pairs: Iterable[tuple[str, str]],
+) -> set[str]:
+    """The query terms a turn's text gains from the shown names of ``pairs``.
+
+    Args:
+        glossary: The glossary of the save's game.
+        text: The player's text of the turn.
+        asked: The terms ``text`` is searched by already (words and entity terms).
+        pairs: ``(id, shown name)`` pairs of this save (:meth:`ShownNames.pairs`).
+
+    Returns:
+        For each pair whose id names a glossary entry: that entry's term (and the
+        broader entries') when ``text`` says the shown name, the shown name's
+        words when ``text`` names the entry. Nothing for an id the glossary lacks.
+    """
+    out: set[str] = set()
+    if not glossary.entries:
+        return out
+    said: list[str] | None = None
+    for item_id, shown in pairs:
+        key = key_of(glossary, item_id)
+        if not key:
+            continue
+        words = tokenize(shown)
+        if not words:
+            continue
+        term = TERM_PREFIX + key
+        if term in asked:
+            out.update(words)
+        if said is None:
+            said = tokenize(text)
+        if _says(said, words):
+            out.add(term)
+            out.update(TERM_PREFIX + up for up in glossary.broader.get(key, ()))
+    return out
+
+
+def key_of(glossary: GameGlossary, name: str) -> str:
+    """The entry whose whole name (id, English, Chinese or alias) ``name`` is, or ""."""
+    tokens = tuple(tokenize(name))
+    if not tokens:
+        return ""
+    for pattern, key in glossary.patterns.get(tokens[0], ()):
+        if pattern == tokens:
+            return key
+    return ""
+
+
+def _says(text: Sequence[str], name: Sequence[str]) -> bool:
+    """Whether the tokens ``name`` occur in ``text`` in a row (a one-character
+    Chinese name also inside a bigram: 牛 in 我的牛呢)."""
+    size = len(name)
+    if size == 1 and len(name[0]) == 1 and ord(name[0]) > 0x2FFF:
+        return any(name[0] in token for token in text)
+    first = name[0]
+    return any(
+        token == first and tuple(text[i : i + size]) == tuple(name) for i, token in enumerate(text)
+    )
