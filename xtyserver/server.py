@@ -49,6 +49,7 @@ from xtyserver.memory.tokens import DailyBudget, budget_for
 from xtyserver.model.router import ModelRouter
 from xtyserver.model.routing import resolve
 from xtyserver.model.scheduler import Scheduler
+from xtyserver.protocol.forbidden import compile_patterns
 from xtyserver.protocol.frames import ServerInfo
 from xtyserver.protocol.limits import FRAME_MAX_BYTES, SMALL_FRAME_MAX_BYTES, Limits
 from xtyserver.protocol.upgrade import (
@@ -842,6 +843,13 @@ def _token_file(settings: Settings) -> str | None:
     return None if settings.token or not path.exists() else str(path)
 
 
+def _after_listening(glossary: Glossary | GlossaryOnce) -> None:
+    """What only frames and turns need, made on a worker thread once the server listens."""
+    compile_patterns()
+    if isinstance(glossary, GlossaryOnce):
+        glossary()
+
+
 @asynccontextmanager
 async def _serving(
     settings: Settings,
@@ -941,8 +949,7 @@ async def _serving(
                     # After the listener: importing numpy holds the GIL, and the
                     # listening line need not wait for what only a turn's query needs.
                     background.start_soon(model.warm_embedder)
-                    if isinstance(glossary, GlossaryOnce):
-                        background.start_soon(anyio.to_thread.run_sync, glossary)
+                    background.start_soon(anyio.to_thread.run_sync, _after_listening, glossary)
                     pid = os.getpid()
                     write_server_file(
                         settings.data_path,
