@@ -19,11 +19,13 @@ import socket
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import anyio
 import anyio.abc
+import anyio.to_thread
 import msgspec
 import websockets
 from websockets.asyncio.server import Server as WsServer
@@ -45,6 +47,7 @@ from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.model.router import ModelRouter
 from xtyserver.model.routing import resolve
 from xtyserver.model.scheduler import Scheduler
+from xtyserver.protocol.forbidden import compile_patterns
 from xtyserver.protocol.limits import FRAME_MAX_BYTES, SMALL_FRAME_MAX_BYTES, Limits
 from xtyserver.protocol.upgrade import (
     PATH,
@@ -58,7 +61,7 @@ from xtyserver.protocol.upgrade import (
 from xtyserver.replay.recorder import Recorder
 from xtyserver.serve.connection import Connection, Peer
 from xtyserver.serve.gate import FailedTokens, Gauge, Seats
-from xtyserver.serve.glossary import load_glossary
+from xtyserver.serve.glossary import GlossaryOnce, has_player_files, load_glossary
 from xtyserver.serve.http_transport import HttpPeer, HttpTransport, front_connection
 from xtyserver.serve.image import BandHelper
 from xtyserver.serve.instance import (
@@ -689,6 +692,13 @@ def _token_file(settings: Settings) -> str | None:
     return None if settings.token or not path.exists() else str(path)
 
 
+def _after_listening(glossary: Glossary | GlossaryOnce) -> None:
+    """What only frames and turns need, made on a worker thread once the server listens."""
+    compile_patterns()
+    if isinstance(glossary, GlossaryOnce):
+        glossary()
+
+
 @asynccontextmanager
 async def _serving(
     settings: Settings,
@@ -703,8 +713,13 @@ async def _serving(
     player: PlayerSettings | None = None,
     page_secret: str = "",
 ) -> AsyncIterator[Server]:
-    # Validated before anything opens: a bad glossary file stops the start.
-    glossary = load_glossary(settings.data_path) if settings.memory.glossary else Glossary()
+    # A player's own glossary file is checked before anything opens: a bad one stops
+    # the start. The packaged files alone are read once listening (GlossaryOnce).
+    glossary: Glossary | GlossaryOnce = Glossary()
+    if settings.memory.glossary and has_player_files(settings.data_path):
+        glossary = load_glossary(settings.data_path)
+    elif settings.memory.glossary:
+        glossary = GlossaryOnce(partial(load_glossary, settings.data_path))
     store = MemoryStore.open_profile(
         settings.data_path,
         settings.profile,
@@ -772,7 +787,6 @@ async def _serving(
     try:
         async with anyio.create_task_group() as background:
             background.start_soon(jobs.run)
-            background.start_soon(model.warm_embedder)
             background.start_soon(memory.write_touches)
             background.start_soon(meter.write_bills)
             background.start_soon(server.working.write_injections)
@@ -781,6 +795,10 @@ async def _serving(
             try:
                 async with anyio.create_task_group() as listener:
                     await listener.start(server.serve, sockets)
+                    # After the listener: importing numpy holds the GIL, and the
+                    # listening line need not wait for what only a turn's query needs.
+                    background.start_soon(model.warm_embedder)
+                    background.start_soon(anyio.to_thread.run_sync, _after_listening, glossary)
                     pid = os.getpid()
                     write_server_file(
                         settings.data_path,

@@ -41,6 +41,8 @@ def start(
     config_file = data_dir / "bench.toml"
     config_file.write_text(config)
     child_env = {**os.environ, "PYTHONUTF8": "1", **env}
+    # A player's install has its bytecode: without it every start compiles the sources.
+    child_env.pop("PYTHONDONTWRITEBYTECODE", None)
     if tree is not None:
         child_env["PYTHONPATH"] = os.pathsep.join(
             [str(tree), child_env.get("PYTHONPATH", "")]

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from PIL import ExifTags, Image
+from PIL import ExifTags, Image, ImageChops, ImageStat
 
 from tests.property_budget import examples
 from xtyserver.serve import jpeg
@@ -150,3 +150,68 @@ def test_a_large_upright_jpeg_is_prepared_without_loading_pillow() -> None:
     )
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout.split() == [b"1440", b"810", b"False"]
+
+
+def _without_simplejpeg(data: bytes) -> tuple[bytes, bool]:
+    """``check_and_prepare`` in a fresh interpreter where ``simplejpeg`` cannot be imported
+    (as where it is not installed): the prepared bytes, and whether numpy was imported."""
+    program = (
+        "import base64, sys\n"
+        "sys.modules['simplejpeg'] = None  # import simplejpeg raises ImportError\n"
+        "from xtyserver.serve.image import ImageLimits, check_and_prepare\n"
+        "data = base64.b64encode(sys.stdin.buffer.read()).decode('ascii')\n"
+        "p = check_and_prepare('image/jpeg', data, ImageLimits())\n"
+        "sys.stdout.write(base64.b64encode(p.data).decode('ascii') + ' ')\n"
+        "sys.stdout.write(str('numpy' in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], input=data, capture_output=True, cwd=ROOT, timeout=60
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    encoded, numpy = done.stdout.split()
+    return base64.b64decode(encoded), numpy == b"True"
+
+
+def _busy(size: tuple[int, int]) -> Image.Image:
+    """A frame of coloured stripes and squares, whose every region differs from its neighbour."""
+    image = Image.new("RGB", size)
+    width, height = size
+    for x in range(0, width, 40):
+        for y in range(0, height, 30):
+            image.paste(((x * 7) % 256, (y * 5) % 256, (x + y) % 256), (x, y, x + 40, y + 30))
+    return image
+
+
+def test_without_simplejpeg_a_large_jpeg_comes_out_at_the_same_size_from_pillow() -> None:
+    # Where simplejpeg is not installed (no numpy there), Pillow brings a
+    # 1920x1080 screenshot to the 6/8 size libjpeg-turbo's scaled decode gives.
+    out = io.BytesIO()
+    _busy((1920, 1080)).save(out, "JPEG", quality=90, exif=_exif(1), comment=b"CanaryNote")
+    data = out.getvalue()
+    fast = check_and_prepare("image/jpeg", base64.b64encode(data).decode("ascii"), ImageLimits())
+    slow, numpy = _without_simplejpeg(data)
+    assert not numpy
+    assert b"Canary" not in slow and b"Exif" not in slow
+    with Image.open(io.BytesIO(slow)) as pillow, Image.open(io.BytesIO(fast.data)) as dct:
+        assert pillow.size == dct.size == (1440, 810)
+        assert "exif" not in pillow.info and "comment" not in pillow.info
+        difference = ImageChops.difference(pillow.convert("RGB"), dct.convert("RGB"))
+        # The same picture by two downscalers (a shifted or blank one differs by ~40).
+        assert max(ImageStat.Stat(difference).mean) < 6
+
+
+@pytest.mark.parametrize(
+    ("size", "expected"),
+    [((2560, 1440), (1280, 720)), ((1000, 4000), (375, 1500)), ((12545, 100), (1568, 13))],
+)
+def test_without_simplejpeg_other_large_jpegs_get_the_sizes_they_get_with_it(
+    size: tuple[int, int], expected: tuple[int, int]
+) -> None:
+    out = io.BytesIO()
+    _busy(size).save(out, "JPEG", quality=85)
+    fast = check_and_prepare(
+        "image/jpeg", base64.b64encode(out.getvalue()).decode("ascii"), ImageLimits()
+    )
+    slow, _ = _without_simplejpeg(out.getvalue())
+    with Image.open(io.BytesIO(slow)) as pillow:
+        assert pillow.size == (fast.width, fast.height) == expected

@@ -61,6 +61,7 @@ one-character Latin mappings are not folded.
 from __future__ import annotations
 
 import base64
+import functools
 import itertools
 import re
 from collections.abc import Mapping
@@ -402,18 +403,32 @@ _LOG_LINE = (
 
 # Order matters only for matches starting at the same position: a path that
 # contains an e-mail or key is redacted whole as a path.
-_COMBINED: Final[re.Pattern[str]] = re.compile(
+_COMBINED: Final = (
     f"(?P<path>{_PATH})|(?P<account_id>{_ACCOUNT_ID})|(?P<api_key>{_API_KEY})|(?P<email>{_EMAIL})"
     f"|(?P<process_id>{_PROCESS_ID})|(?P<traceback>{_TRACEBACK})|(?P<log_line>{_LOG_LINE})"
     f"|(?P<network_address>{_NETWORK_ADDRESS})|(?P<machine_name>{_MACHINE_NAME})"
-    f"|(?P<phone>{_PHONE})|(?P<id_card>{_ID_CARD})",
+    f"|(?P<phone>{_PHONE})|(?P<id_card>{_ID_CARD})"
 )
 # The kinds made of digits, searched again with digit groups joined ("7656 1198
 # 0123 4567 8", "138-1234-5678"): up to two spaces, dashes or dots between two
 # digits count as one number.
-_DIGITS: Final[re.Pattern[str]] = re.compile(
-    f"(?P<account_id>{_ACCOUNT_ID})|(?P<phone>{_PHONE})|(?P<id_card>{_ID_CARD})"
-)
+_DIGITS: Final = f"(?P<account_id>{_ACCOUNT_ID})|(?P<phone>{_PHONE})|(?P<id_card>{_ID_CARD})"
+
+
+@functools.cache
+def _full_scan() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """:data:`_COMBINED` and :data:`_DIGITS`, compiled when first needed.
+
+    Compiling them is most of this module's import, and only a text with a
+    :data:`_TRIGGER` needs them: a server compiles them once it listens
+    (:func:`compile_patterns`) rather than before.
+    """
+    return re.compile(_COMBINED), re.compile(_DIGITS)
+
+
+def compile_patterns() -> None:
+    """Compile the full scan's patterns now, so no text waits for them."""
+    _full_scan()
 
 # A superset of everything below, cheap to search: every alternative above
 # needs one of these characters or literals somewhere in the judged text (a
@@ -560,11 +575,12 @@ def _spans(
     text = judged.text
     out: list[_Span] = []
     if _TRIGGER.search(text) is not None:
-        _scan(_COMBINED, text, out)
+        combined, digits = _full_scan()
+        _scan(combined, text, out)
         joined = judged.digits_joined()[0]
         if joined != text:
             more: list[_Span] = []
-            _scan(_DIGITS, joined, more)
+            _scan(digits, joined, more)
             _joined_numbers(judged, more)
             out += [(*judged.joined_span(start, end), kind) for start, end, kind in more]
         if "7656" in joined:

@@ -13,7 +13,9 @@ core receives the finished, immutable :class:`~xtyserver.memory.glossary.Glossar
 
 from __future__ import annotations
 
+import threading
 import tomllib
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -33,12 +35,19 @@ def _packaged() -> list[tuple[str, dict[str, Any]]]:
     return docs
 
 
-def _player(data_dir: Path) -> list[tuple[str, dict[str, Any]]]:
+def _player_files(data_dir: Path) -> list[Path]:
     folder = data_dir / FOLDER
-    if not folder.is_dir():
-        return []
+    return sorted(folder.glob("*.toml")) if folder.is_dir() else []
+
+
+def has_player_files(data_dir: Path | None) -> bool:
+    """Whether ``<data_dir>/glossary/`` holds a file of the player's own to check."""
+    return data_dir is not None and bool(_player_files(data_dir))
+
+
+def _player(data_dir: Path) -> list[tuple[str, dict[str, Any]]]:
     docs = []
-    for path in sorted(folder.glob("*.toml")):
+    for path in _player_files(data_dir):
         try:
             doc = tomllib.loads(path.read_text("utf-8"))
         except (OSError, UnicodeDecodeError) as exc:
@@ -67,3 +76,24 @@ def load_glossary(data_dir: Path | None, *, packaged: bool = True) -> Glossary:
         return parse_documents(docs)
     except GlossaryError as exc:
         raise UsageError(f"glossary {exc}") from None
+
+
+class GlossaryOnce:
+    """A glossary built once, by the first thread that asks (the others wait for it).
+
+    What ``serving()`` hands the memory service when the player has no
+    glossary file of their own: the packaged files (checked by the suite) are
+    read once the server listens, or by the first save index that comes sooner.
+    """
+
+    def __init__(self, build: Callable[[], Glossary]) -> None:
+        self._build = build
+        self._lock = threading.Lock()
+        self._glossary: Glossary | None = None
+
+    def __call__(self) -> Glossary:
+        """The glossary, built now if no thread has built it yet."""
+        with self._lock:
+            if self._glossary is None:
+                self._glossary = self._build()
+            return self._glossary

@@ -24,7 +24,10 @@ pixel is decoded before the header has shown the image is small enough.
    are dropped; only a 12-byte Adobe APP14 (colour transform flag) is kept.
 6. A JPEG over ``max_side`` that is certainly upright, in YCbCr, RGB or grey,
    is decoded by libjpeg-turbo straight to the largest n/8 scale that fits
-   and re-encoded (no Pillow, no resample). Otherwise the pixels are decoded
+   and re-encoded (no Pillow, no resample); where ``simplejpeg`` is not
+   installed, Pillow brings it to that same size (decoded at the smallest of
+   1/1, 1/2, 1/4, 1/8 still at least that size, then resampled as below).
+   Otherwise the pixels are decoded
    (a JPEG at the smallest DCT scale that is
    still at least the target size), oriented by the EXIF orientation tag,
    downscaled with Pillow's antialiasing bilinear (triangle) filter so the

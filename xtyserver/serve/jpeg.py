@@ -4,7 +4,10 @@ A shell (``protocol/v1.md`` "Images"). A game's screenshot is most often a
 JPEG larger than ``max_side`` (1920x1080 against 1568). Such a file is read
 here from its own marker segments, and libjpeg-turbo (``simplejpeg``) decodes
 it straight to an n/8 scale and re-encodes it: Pillow is not imported for it at
-all (2.2 MiB of the server's memory, issue 22). Whatever this module cannot
+all. ``simplejpeg`` (and the numpy it needs) is installed only where the
+in-process embedding model brings numpy anyway; without it :func:`scaled`
+returns None and Pillow brings the picture to the same n/8 size
+(:func:`scaled_size`), at about twice the CPU. Whatever this module cannot
 vouch for (another orientation, CMYK, a second frame header, XMP, a broken
 segment) returns None and goes the Pillow way in
 :mod:`xtyserver.serve.pillow_image`, which decides exactly as before.
@@ -15,13 +18,16 @@ limits from its coding segments only.
 
 from __future__ import annotations
 
+import functools
+import importlib
 import re
 from collections.abc import Iterator
+from types import ModuleType
 from typing import Final, Literal
 
 from xtyserver.protocol.images import ImageLimits, PreparedImage
 
-__all__ = ["frame_size", "jpeg_scale", "scaled", "strip_jpeg", "upright"]
+__all__ = ["frame_size", "jpeg_scale", "scaled", "scaled_size", "strip_jpeg", "upright"]
 
 _SOI, _EOI, _SOS, _APP1, _APP14, _COM = 0xD8, 0xD9, 0xDA, 0xE1, 0xEE, 0xFE
 _ENTROPY_END: Final = re.compile(rb"\xff[^\x00\xd0-\xd7\xff]")
@@ -209,32 +215,50 @@ def jpeg_scale(width: int, height: int, max_side: int) -> int | None:
     return None
 
 
+def scaled_size(width: int, height: int, max_side: int) -> tuple[int, int] | None:
+    """The size of the largest n/8 decode that fits ``max_side``; None when there is none.
+
+    None as well when ``width`` x ``height`` already fits, or when that decode
+    would be smaller than half the limit (a resample to the limit then keeps
+    the detail a DCT scale would lose).
+    """
+    if max(width, height) <= max_side:
+        return None
+    n = jpeg_scale(width, height, max_side)
+    if n is None or max(width, height) * n / 8 < max_side / 2:
+        return None
+    return -(-width * n // 8), -(-height * n // 8)
+
+
+@functools.cache
+def _simplejpeg() -> ModuleType | None:
+    """``simplejpeg`` (and numpy) on the first large JPEG; None where it is not installed."""
+    try:
+        return importlib.import_module("simplejpeg")
+    except ImportError:
+        return None
+
+
 def scaled(data: bytes, width: int, height: int, limits: ImageLimits) -> PreparedImage | None:
     """Decode at the largest DCT scale that fits and re-encode, or None to use Pillow.
 
-    For an upright (:func:`upright`) JPEG of ``width`` x ``height`` over
-    ``max_side`` whose colours are YCbCr, RGB or grey and whose n/8 decode is
-    not smaller than half the limit (so the picture keeps the detail a
-    resample would). The pixels are decoded into a fresh buffer and encoded
-    from it: no segment of the original (EXIF, XMP, ICC, comments) can reach
-    the output. A corrupt stream fails the decode (strict mode) with
-    ``ValueError``, which the caller refuses like any other bad image.
+    For an upright (:func:`upright`) JPEG of ``width`` x ``height`` with a
+    :func:`scaled_size`, whose colours are YCbCr, RGB or grey, where
+    ``simplejpeg`` is installed. The pixels are decoded into a fresh buffer
+    and encoded from it: no segment of the original (EXIF, XMP, ICC,
+    comments) can reach the output. A corrupt stream fails the decode (strict
+    mode) with ``ValueError``, which the caller refuses like any other bad image.
     """
-    n = jpeg_scale(width, height, limits.max_side)
-    if n is None or max(width, height) * n / 8 < limits.max_side / 2:
-        return None  # far too large: Pillow's draft and a resample keep more detail
-    import simplejpeg  # only a server that gets large JPEGs loads it (and numpy)
-
+    size = scaled_size(width, height, limits.max_side)
+    simplejpeg = _simplejpeg()
+    if size is None or simplejpeg is None:
+        return None
     _, _, colours, _ = simplejpeg.decode_jpeg_header(data)
     if colours not in ("YCbCr", "RGB", "Gray"):
         return None
     colorspace = "GRAY" if colours == "Gray" else "RGB"
     pixels = simplejpeg.decode_jpeg(
-        data,
-        colorspace=colorspace,
-        min_width=-(-width * n // 8),
-        min_height=-(-height * n // 8),
-        strict=True,
+        data, colorspace=colorspace, min_width=size[0], min_height=size[1], strict=True
     )
     out_height, out_width = int(pixels.shape[0]), int(pixels.shape[1])
     if max(out_width, out_height) > limits.max_side:

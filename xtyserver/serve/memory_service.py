@@ -110,6 +110,8 @@ class MemoryService:
         enabled: Whether long-term memory is read and written at all
             (play statistics are kept either way).
         soft_cap: Events per save past which ended, unimportant ones are merged.
+        glossary: The game glossary, or what builds it when a save index first
+            needs it (on a worker thread).
     """
 
     def __init__(
@@ -118,7 +120,7 @@ class MemoryService:
         *,
         enabled: bool = True,
         soft_cap: int = DEFAULT_SOFT_CAP,
-        glossary: Glossary | None = None,
+        glossary: Glossary | Callable[[], Glossary] | None = None,
         search_keys: bool = True,
         vector_model: str | None = None,
     ) -> None:
@@ -126,7 +128,11 @@ class MemoryService:
         # The [models.embedding] model whose vectors the indexes hold (None: no vectors).
         self.vector_model = vector_model
         self.enabled = enabled
-        self.glossary = glossary or Glossary()
+        # A callable: the glossary built when first needed (``GlossaryOnce``).
+        fixed = glossary if isinstance(glossary, Glossary) else Glossary()
+        self._glossary: Callable[[], Glossary] = (
+            glossary if callable(glossary) else lambda: fixed
+        )
         self._key_weight = KEY_WEIGHT if search_keys else 0.0
         self._soft_cap = soft_cap
         self._log = log.get("xtyserver.memory")
@@ -227,7 +233,7 @@ class MemoryService:
 
     def _build_index(self, save: Scope) -> SaveIndex:
         # On a worker thread: tokenizing a 300-event save takes ~20 ms.
-        glossary = self.glossary.for_game(save.game_id)
+        glossary = self._glossary().for_game(save.game_id)
         events = self.store.load_scope(save)
         index = SaveIndex(save, events, glossary=glossary, key_weight=self._key_weight)
         if self.vector_model is not None:

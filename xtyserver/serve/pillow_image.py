@@ -2,7 +2,8 @@
 
 A shell (``protocol/v1.md`` "Images"), imported by
 :func:`xtyserver.serve.image.check_and_prepare` on the first image that needs
-it: a game that sends only large upright JPEGs never loads Pillow. Steps 4-6 of
+it: a game that sends only large upright JPEGs never loads Pillow where
+``simplejpeg`` is installed. Steps 4-6 of
 :mod:`xtyserver.serve.image`: the header is read and the pixels counted before
 any is decoded; a JPEG within ``max_side`` is sent as is minus its metadata
 (checked by a 1/8 decode); anything else is decoded, oriented, downscaled,
@@ -37,9 +38,10 @@ their join, the clean copy) of 3-8 MB each. Freed, they went back to the
 system and the next screenshot page-faulted every page in again: 7-15 ms of
 a 45 ms preparation on the benchmark machine (issue 12). Kept, they cost
 about 30 MB that stay resident after the first such screenshot. A JPEG over
-``max_side`` goes to libjpeg-turbo (:func:`xtyserver.serve.jpeg.scaled`) and one within it is
-only checked at 1/8 scale, so a game sending JPEGs keeps no large block here
-(``scripts/bench/rss.py``); PNG and WebP still do."""
+``max_side`` goes to libjpeg-turbo (:func:`xtyserver.serve.jpeg.scaled`) where
+``simplejpeg`` is installed and one within it is only checked at 1/8 scale, so
+a game sending JPEGs keeps no large block here (``scripts/bench/rss.py``); PNG
+and WebP still do, and large JPEGs where ``simplejpeg`` is not installed."""
 
 Image.core.set_blocks_max(_PIXEL_BLOCKS_KEPT)  # type: ignore[attr-defined]
 
@@ -64,13 +66,21 @@ def _target_mode(image: Image.Image, mime: Mime) -> str:
 
 
 def _clean_pixels(
-    image: Image.Image, mime: Mime, limits: ImageLimits, bands: Executor | None
+    image: Image.Image,
+    mime: Mime,
+    limits: ImageLimits,
+    bands: Executor | None,
+    size: tuple[int, int] | None = None,
 ) -> Image.Image:
-    """Decode, orient, downscale and copy the pixels into a metadata-free image."""
+    """Decode, orient, downscale and copy the pixels into a metadata-free image.
+
+    ``size``: the upright picture's size to bring it to (by default the one
+    that fits ``max_side``).
+    """
     if mime == "image/jpeg":
         # Let libjpeg decode at a reduced scale when the image is far larger
         # than needed: less memory and time for the same result.
-        image.draft(None, _fit(image.width, image.height, limits.max_side))
+        image.draft(None, size or _fit(image.width, image.height, limits.max_side))
     image.load()
     # Orientation lives in EXIF, which is about to be dropped: apply it first.
     oriented = image
@@ -87,7 +97,7 @@ def _clean_pixels(
     # Bilinear is Pillow's triangle filter widened by the scale (antialiased, not
     # point-sampled); for a screenshot it reads the same as Lanczos at half the
     # CPU (issue 12: 17 ms vs 36 ms for 1920x1080 -> 1568x882 here).
-    size = _fit(pixels.width, pixels.height, limits.max_side)
+    size = size or _fit(pixels.width, pixels.height, limits.max_side)
     return _fresh_copy(pixels, size, bands)
 
 
@@ -212,11 +222,15 @@ def _prepare(
                     original_height=height,
                     original_bytes=len(data),
                 )
+        size = None
         if mime == "image/jpeg" and image.mode in ("RGB", "L") and _upright(image):
             prepared = jpeg.scaled(data, width, height, limits)
             if prepared is not None:
                 return prepared
-        clean = _clean_pixels(image, mime, limits, bands)
+            # Without simplejpeg: the size its n/8 decode gives, so the model
+            # sees the same picture wherever the server runs.
+            size = jpeg.scaled_size(width, height, limits.max_side)
+        clean = _clean_pixels(image, mime, limits, bands, size)
     encoded = _encode(clean, mime, limits)
     return PreparedImage(
         mime=mime,
