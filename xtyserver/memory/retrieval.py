@@ -313,21 +313,6 @@ class SaveIndex:
             self._norm = {i: k1 * (1.0 - b + b * n / avg_len) for i, n in self._len.items()}
         return self._norm
 
-    def search(
-        self, text: str, *, current_day: int | None = None, limit: int = 10
-    ) -> list[MemoryEvent]:
-        """The best BM25 matches for ``text`` among eligible events, best first."""
-        scored = self.scores(text)
-        ranked = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
-        out: list[MemoryEvent] = []
-        for doc_id, _ in ranked:
-            ev = self._events[doc_id]
-            if is_eligible(ev, current_day):
-                out.append(ev)
-                if len(out) >= limit:
-                    break
-        return out
-
     def explain(self, event: MemoryEvent, asked: set[str]) -> tuple[str, ...]:
         """How ``event`` matched a query of terms ``asked`` (:meth:`query_terms`):
         ``words``, ``glossary`` (entity terms), ``keys`` (only through its search
@@ -587,11 +572,16 @@ def search_memories(
     term with the query. At most ``limit`` results in all, events first.
     """
     terms = index.query_terms(query)
-    ranked = [
-        ev
-        for ev in index.search(query, current_day=current_day, limit=len(index) or 1)
-        if kind is None or ev.kind == kind
-    ][:limit]
+    scored = index.scores(query)
+    found = (index.get(doc_id) for doc_id in scored)
+    ranked = sorted(
+        (
+            ev
+            for ev in found
+            if ev is not None and is_eligible(ev, current_day) and (kind is None or ev.kind == kind)
+        ),
+        key=lambda ev: (-scored[ev.id], ev.id),
+    )[:limit]
     lines: list[str] = []
     if profile is not None and len(ranked) < limit:
         for line in profile_lines(profile, 10_000):
