@@ -1,4 +1,4 @@
-"""Search keys (issue 21): written with a memory, stored beside it, indexed lower, enriched."""
+"""Search keys: written with a memory, stored beside it, indexed lower, enriched."""
 
 from __future__ import annotations
 

@@ -9,8 +9,8 @@ normalization); IDF is ``ln(1 + (N - df + 0.5) / (df + 0.5))``, never negative.
 ``MemoryStore.load_scope`` (whose SQL filters by game and save) when a session
 says hello, and kept current by ``upsert``/``remove`` on each write. So every
 search is confined to the current save by construction; the shared profile
-never takes part in a search. Measured: a 300-event save answers in well
-under 1 ms (``scripts/bench/retrieval.py``).
+never takes part in a search (``scripts/bench/retrieval.py`` measures a full
+save's selection).
 
 Ranking follows Generative Agents (Park et al., 2023)::
 
@@ -38,7 +38,7 @@ drag weak ones in with it (better recall must not come from injecting more),
 and a goal sharing a common word with the question does not push the real
 matches out.
 
-With memory vectors (issue 21 part 3: a ``[models.embedding]`` route; the
+With memory vectors (a ``[models.embedding]`` route; the
 vectors and the query's similarities are inputs, computed by the shell), the
 relevant section's candidates are the lexical ones above and the events whose
 cosine with the query reaches ``min_similarity`` and lies within
@@ -165,7 +165,7 @@ class SaveIndex:
         # Each event's BM25 length norm, k1 * (1 - b + b * len / avg_len): made once
         # per change of the index, not per posting of every turn's query.
         self._norm: dict[int, float] | None = None
-        # Unit float32 vectors by event id (issue 21 part 3), when an embedding route
+        # Unit float32 vectors by event id, when an embedding route
         # formed them; dropped with the event or when its text changes.
         self._vectors: dict[int, array[float]] = {}
         for ev in events:

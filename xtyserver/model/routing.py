@@ -1,4 +1,4 @@
-"""Which model does which call (pure; issue 9 section 5).
+"""Which model does which call (pure).
 
 The ``[model]`` table names one OpenAI-compatible model, and with it alone
 everything uses that model. ``[models.chat]``, ``[models.vision]`` and
@@ -70,7 +70,7 @@ class ModelRoutes(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     chat: ModelRoute | None = None
     vision: ModelRoute | None = None
     quick: ModelRoute | None = None
-    # Memory vectors (issue 21 part 3): any OpenAI-compatible /v1/embeddings. None: lexical only.
+    # Memory vectors: any OpenAI-compatible /v1/embeddings. None: lexical only.
     embedding: ModelRoute | None = None
 
 

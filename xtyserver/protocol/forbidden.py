@@ -37,7 +37,7 @@ Eleven kinds of content are looked for (``protocol/v1.md`` "Forbidden content"):
 - ``phone``: mainland China mobile numbers.
 - ``id_card``: 18-digit id card numbers with a valid checksum.
 
-Also (round three): Chinese-style, drive-less and NAS paths, Explorer address
+Also: Chinese-style, drive-less and NAS paths, Explorer address
 bars, Windows SIDs, QQ numbers and WeChat ids after their label, spelled-out
 e-mails (``name [at] example [dot] com``) and ``。`` as their dot, digit groups
 joined by spaces, dashes or dots, a Steam id split over two digit runs, base64

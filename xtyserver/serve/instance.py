@@ -1,4 +1,4 @@
-"""One server per data folder, its listening sockets, and ``server.json`` (issue 19).
+"""One server per data folder, its listening sockets, and ``server.json``.
 
 A shell. :func:`xtyserver.server.serving` goes through these steps before it
 touches the store, so a second ``serve`` on the same data folder (or on a busy

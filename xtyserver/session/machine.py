@@ -463,7 +463,7 @@ class GameAgentSession:
         if effects is None:
             return []
         self._move(ModelDone)
-        # The save's modelContext names never reach the shared profile (issue 9).
+        # The save's modelContext names never reach the shared profile.
         names = context_names(self._saves.context)
         return [
             msgspec.structs.replace(e, context_names=names)
