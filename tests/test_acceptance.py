@@ -1,4 +1,4 @@
-"""The acceptance case of the design (issue 3): three games, two saves each, seven days.
+"""The acceptance case of the design: three games, two saves each, seven days.
 
 Over the real server: each adapter connects, drives heartbeats with an injected
 clock, chats so the scripted model's extraction forms memories, and the test

@@ -1,4 +1,4 @@
-"""The egress canary (issue 8): nothing that must stay on the machine gets out or gets stored.
+"""The egress canary: nothing that must stay on the machine gets out or gets stored.
 
 Canaries, each also in look-alike Unicode forms (full-width, zero-width spaces
 inside, bidi controls around), are sent the ways a mod or player can send them

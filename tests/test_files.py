@@ -1,4 +1,4 @@
-"""Owner-only files (issue 17 §6): the data folder, exports and recordings are private."""
+"""Owner-only files: the data folder, exports and recordings are private."""
 
 from __future__ import annotations
 

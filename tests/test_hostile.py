@@ -1,4 +1,4 @@
-"""Hostile peers with numbers (issue 4): flood, slow consumer, oversized frame, egress canary."""
+"""Hostile peers with numbers: flood, slow consumer, oversized frame, egress canary."""
 
 from __future__ import annotations
 
@@ -120,7 +120,7 @@ async def test_flood_of_1000_frames_a_second_for_10_s_keeps_memory_and_heartbeat
 async def test_no_deflate_is_negotiated_and_an_oversized_frame_is_closed_1009(
     tmp_path: Path,
 ) -> None:
-    # No permessage-deflate (issue 22), so no compression bomb either: a client that
+    # No permessage-deflate, so no compression bomb either: a client that
     # offers it gets plain frames, and a frame over frameMaxBytes is closed 1009.
     server = ServerProcess(tmp_path)
     try:
@@ -203,9 +203,9 @@ async def test_slow_consumer_is_closed_and_others_do_not_notice(tmp_path: Path) 
         "memory.extraction": False,
     }
     async with running(tmp_path, overrides=overrides) as h:
-        # Long replies of many small chunks: more than socket buffers hold. (Since
-        # issue 18 a reply is at most 8,000 characters and an SSE line 64 KiB, so
-        # the bytes come from thousands of chat.delta frames over several turns.)
+        # Long replies of many small chunks: more than socket buffers hold. (A reply
+        # is at most 8,000 characters and an SSE line 64 KiB, so the bytes come
+        # from thousands of chat.delta frames over several turns.)
         h.fake.enqueue(*[Reply(chunks=["长"] * 8_000, match="slow") for _ in range(60)])
         async with h.adapter(save="other") as other:
             stuck = await _raw_client_that_never_reads(

@@ -45,7 +45,7 @@ pytestmark = [
 ]
 PORTS = (8765, 8766)  # what `xtyserver` with no arguments listens on: the mods' and the page's
 READY = "return document.body.dataset.ready"
-STOP_BOUND = 10.0  # seconds from Ctrl+C to the process gone (issue 27 §2)
+STOP_BOUND = 10.0  # seconds from Ctrl+C to the process gone
 SAID = "我要完成鱼缸收集包"
 FORMED = "完成鱼缸收集包"
 FARM_CS = "5qerlvpodf25qawmxprrvkd4qe"

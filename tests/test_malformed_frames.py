@@ -1,4 +1,4 @@
-"""A live server under malformed frames while a good client keeps chatting (issue 4 "Bad input").
+"""A live server under malformed frames while a good client keeps chatting.
 
 One real server (real store file, scripted model over loopback) runs for the whole module
 in a background event loop. A hostile adapter throws hypothesis-generated malformed frames
@@ -449,7 +449,7 @@ MALFORMED = st.one_of(
     random_binary,
 )
 
-# The named cases of issue 4 "Bad input", always run on top of the generated ones.
+# The named cases of bad input, always run on top of the generated ones.
 NAMED_CASES = [
     Case("lone surrogate", '{"type":"chat.send","id":"c","text":"\\ud800","source":"text"}'),
     Case("10,000-deep arrays", "[" * 10_000 + "]" * 10_000),

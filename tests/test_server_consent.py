@@ -1,4 +1,4 @@
-"""The player's consent over the real server (issue 17 §1 and §2).
+"""The player's consent over the real server.
 
 A forget token is redeemed only in a turn whose player text is an explicit yes;
 the model cannot delete play statistics; a shared-profile correction needs the

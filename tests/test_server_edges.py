@@ -1,4 +1,4 @@
-"""Paths with code behind them that no test walked before (issue 8), over the real server."""
+"""Paths with code behind them that no test walked before, over the real server."""
 
 from __future__ import annotations
 

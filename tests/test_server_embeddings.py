@@ -1,4 +1,4 @@
-"""Memory vectors over the real server (issue 21 part 3): formed in the background through
+"""Memory vectors over the real server: formed in the background through
 the real ``openai`` client and the scripted ``/v1/embeddings``, used in a turn, skipped on
 a slow route, gone with a forgotten memory, and no change at all without the route."""
 

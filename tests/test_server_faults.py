@@ -1,4 +1,4 @@
-"""Faults around a turn and the server process (issues 3 and 4)."""
+"""Faults around a turn and the server process."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Running out of file descriptors (issue 17 §6): the server pauses accepting, logs it at
+"""Running out of file descriptors: the server pauses accepting, logs it at
 most once per second per listener, and serves again once descriptors are free."""
 
 from __future__ import annotations

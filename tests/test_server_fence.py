@@ -1,4 +1,4 @@
-"""Untrusted text is data, fenced, and never in a system message (issue 17 section 3).
+"""Untrusted text is data, fenced, and never in a system message.
 
 Over the real server and the scripted model: whatever a mod (an NPC name), the
 player (a profile value), extraction (a memory summary) or the model (the

@@ -1,4 +1,4 @@
-"""Local access (issue 17 §6): a local process without the token cannot keep the mod out,
+"""Local access: a local process without the token cannot keep the mod out,
 a rotated token takes effect on the running server, wrong tokens are slowed, and a
 weak configured token is refused at start. Real server, real sockets, real token file.
 """

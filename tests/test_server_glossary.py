@@ -1,4 +1,4 @@
-"""The game glossary over the real server (issue 21): names meet across languages, a
+"""The game glossary over the real server: names meet across languages, a
 player's glossary file is read at start (a bad one stops the start), the injection
 log says how each memory matched."""
 

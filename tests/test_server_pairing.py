@@ -1,4 +1,4 @@
-"""Pairing (issue 29 §1, v1.md "Pairing"): a mod without a key asks, the player allows.
+"""Pairing (v1.md "Pairing"): a mod without a key asks, the player allows.
 
 Over the real server: the Python adapter client pairs after the player's
 click, made through the real page API exactly as the page's script makes it

@@ -87,7 +87,7 @@ async def test_a_save_name_and_a_memory_are_stored_with_their_full_width_punctua
     assert "社区中心计划！".encode() in stored
 
 
-# Each used to reach the model request and the SQLite file (issue 17 part 5).
+# Each used to reach the model request and the SQLite file.
 NEW_SPELLINGS = {
     "٧٦٥٦١١٩٨٠١٢٣٤٥٦٧٨": "٧٦٥٦١١٩٨",  # a Steam id in Arabic-Indic digits
     "7656 1198 0123 4567 8": "0123 4567",  # ... in groups

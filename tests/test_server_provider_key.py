@@ -1,4 +1,4 @@
-"""The stored provider key goes only to the provider it was saved for (issue 28 §3).
+"""The stored provider key goes only to the provider it was saved for.
 
 Over the real server and the real page API, as the page's script calls it, with
 two real scripted model servers on two ports (two origins) and the real

@@ -19,17 +19,14 @@ import pytest
 from websockets.asyncio.client import ClientConnection
 
 from tests.conftest import Harness, chat, recv, running, send
-from tests.test_server_consent import _call, _results, _token
+from tests.test_server_consent import FARM_A, FORGET, TZ, _call, _results, _token
+from tests.test_server_consent import NO_EXTRACTION as QUIET
 from tests.test_server_consent import _chat_frames as _frames
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.testing import Reply
 
 pytestmark = pytest.mark.anyio
-FARM_A = Scope("stardew-valley", "farm-a")
 FARM_B = Scope("stardew-valley", "farm-b")
-TZ = "Asia/Shanghai"
-QUIET = {"memory.extraction": False, "server.heartbeat_ms": 600_000}
-FORGET = "xiaotangyuan_memory_forget"
 RESTORE = "xiaotangyuan_memory_restore"
 ALL_QUESTION = "要删掉全部记忆（2 个存档、3 条，以及共同记忆）吗？"
 
@@ -57,14 +54,21 @@ def _lapsed(h: Harness) -> bool:
     return not results or "不是在回答服务器的删除确认问题" in results[-1]
 
 
+async def _preview_turn(
+    ws: ClientConnection, h: Harness, args: dict[str, Any], then: str, chat_id: str
+) -> list[dict[str, Any]]:
+    """A turn in which the model previews ``args`` and then says ``then``: its frames."""
+    h.fake.enqueue(Reply(tool_calls=[_call(FORGET, **args)]), Reply(text=then))
+    return await _frames(ws, "帮我删点记忆", chat_id)
+
+
 async def _preview(
     h: Harness, ws: ClientConnection, args: dict[str, Any], then: str, n: int
 ) -> str:
-    """A turn that previews ``args`` and then says ``then``: the token."""
+    """A later turn that previews ``args`` and then says ``then``: the token."""
     h.clock.advance(30)  # the chat rate limit
     h.fake.reset()  # a reply a turn without tools left unused
-    h.fake.enqueue(Reply(tool_calls=[_call(FORGET, **args)]), Reply(text=then))
-    await _frames(ws, "帮我删点记忆", f"p{n}")
+    await _preview_turn(ws, h, args, then, f"p{n}")
     return _token(_results(h)[-1])
 
 
@@ -84,10 +88,7 @@ async def test_the_confusion_case_deletes_nothing(tmp_path: Path) -> None:
     async with running(tmp_path, overrides=QUIET) as h:
         _seed(h)
         async with h.adapter() as ws:
-            h.fake.enqueue(
-                Reply(tool_calls=[_call(FORGET, target="all")]), Reply(text="要不要去钓鱼？")
-            )
-            frames = await _frames(ws, "帮我删点记忆", "c1")
+            frames = await _preview_turn(ws, h, {"target": "all"}, "要不要去钓鱼？", "c1")
             token = _token(_results(h)[-1])
             done = frames[-1]
             # The model asked something else: the server's question lapsed, none was asked.
@@ -102,10 +103,7 @@ async def test_the_server_asks_its_own_question_naming_what_goes(tmp_path: Path)
     async with running(tmp_path, overrides=QUIET) as h:
         _seed(h)
         async with h.adapter() as ws:
-            h.fake.enqueue(
-                Reply(tool_calls=[_call(FORGET, target="all")]), Reply(text="这些都会删掉。")
-            )
-            frames = await _frames(ws, "帮我删点记忆", "c1")
+            frames = await _preview_turn(ws, h, {"target": "all"}, "这些都会删掉。", "c1")
             (ask,) = [f for f in frames if f["type"] == "memory.confirm.request"]
             done = frames[-1]
             deltas = "".join(f["text"] for f in frames if f["type"] == "chat.delta")

@@ -1,4 +1,4 @@
-"""Settings saved on the memory page while the server runs (issue 22): a route whose
+"""Settings saved on the memory page while the server runs: a route whose
 settings did not change keeps its model client, a replaced client is closed once the
 turns that started on it ended, and a turn under way finishes on its client.
 

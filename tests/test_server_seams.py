@@ -1,8 +1,8 @@
 """The seams between the session, its connection runtime and the memory service.
 
-Each test here failed before issue 7's reshaping (checked by running it against
-the previous ``server.py``): a real server, a real SQLite file held by a second
-real connection where the test needs the database stuck, the scripted model.
+Each test walks one seam over a real server, a real SQLite file (held by a
+second real connection where the test needs the database stuck) and the
+scripted model.
 """
 
 from __future__ import annotations

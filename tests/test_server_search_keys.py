@@ -1,4 +1,4 @@
-"""Search keys over the real server (issue 21): extraction writes them, retrieval uses them,
+"""Search keys over the real server: extraction writes them, retrieval uses them,
 the background job gives old memories some — one save at a time, within the daily budget,
 resuming where it stopped."""
 

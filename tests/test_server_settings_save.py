@@ -1,4 +1,4 @@
-"""A settings save from the page is all-or-nothing (issue 27 §5).
+"""A settings save from the page is all-or-nothing.
 
 Validated whole, written once atomically, applied to the running server whole
 or not at all: a save with one bad value changes nothing on disk or in the

@@ -1,4 +1,4 @@
-"""The shared profile stays clean over the real server (issue 9 section 1)."""
+"""The shared profile stays clean over the real server."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Model routing and the player's token bill over the real server (issue 9 section 5)."""
+"""Model routing and the player's token bill over the real server."""
 
 from __future__ import annotations
 

@@ -108,7 +108,7 @@ async def test_what_do_you_remember_views_profile_saves_and_stats(tmp_path: Path
         assert done["type"] == "chat.done" and done["text"] == "我记得你喜欢钓鱼。"
         assert "".join(d["text"] for d in deltas) == done["text"]
         first, second = h.fake.chat_requests
-        # Words about memory offer the read tools only (issue 22: tool_offer.py).
+        # Words about memory offer the read tools only (tool_offer.py).
         names = [t["function"]["name"] for t in first.json["tools"]]
         assert names == [VIEW, SEARCH]
         # What is sent is what the argument Structs generate, the same bytes in each request.
@@ -191,7 +191,7 @@ async def test_at_most_four_tool_calls_run_in_a_turn_and_then_it_must_answer(
         assert "tools" in first.json and "tools" not in second.json
         assert len(_tool_messages(h, 1)) == 4 and all("共同记忆" in t for t in _tool_messages(h, 1))
 
-        # Five in one answer (issue 18: 4 per answer): the fifth is refused by the
+        # Five in one answer (4 per answer): the fifth is refused by the
         # model shell, never run and never echoed back; the turn goes on.
         h.fake.reset()
         h.fake.enqueue(Reply(tool_calls=[_call(VIEW) for _ in range(5)]), Reply(text="好的"))

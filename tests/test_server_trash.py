@@ -1,4 +1,4 @@
-"""The trash over the real server (issue 17 §1 "Recoverable for a while").
+"""The trash over the real server.
 
 A forgotten item, save, game or profile is kept for ``memory.trash_hours``
 (24; kept at exactly 24 h, gone after; 0: no trash); it is never injected or

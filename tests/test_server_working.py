@@ -1,4 +1,4 @@
-"""Working memory and the layered prompt over the real server (issue 9, sections 3 and 4).
+"""Working memory and the layered prompt over the real server.
 
 A long conversation keeps its beginning through the rolling session summary
 while the request stays bounded; a reconnect of the same save resumes it; the

@@ -1,4 +1,4 @@
-"""A data folder whose path holds Chinese characters and spaces (issue 19, "Console").
+"""A data folder whose path holds Chinese characters and spaces.
 
 Chinese Windows user names put such characters into ``%LOCALAPPDATA%``; the
 CLI's and the store's tests all run under one (their ``tmp_path`` is overridden

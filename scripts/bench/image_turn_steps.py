@@ -9,9 +9,9 @@ fixed as ``xtyserver serve`` fixes it (``serve/heap.py``) unless
 ``--dynamic-heap``: with it fixed every buffer over 128 KiB is a fresh mapping,
 so the faults are part of each step's cost.
 
-Rows marked ``(old)`` are the way a step was done before issue 22's
-screenshot round, measured side by side: websockets' UTF-8 decoding plus the
-codec re-encoding the ``str``, and the openai SDK's ``json.dumps`` of the body.
+Rows marked ``(old)`` are the other way of doing a step, measured side by
+side: websockets' UTF-8 decoding plus the codec re-encoding the ``str``, and
+the openai SDK's ``json.dumps`` of the body.
 Rows marked ``(alt)`` are alternatives measured and not taken: libjpeg-turbo's
 fast DCT and upsampling flags (no faster: a scaled decode uses its own
 inverse DCTs), and decoding into a kept pixel buffer (no page faults, but the

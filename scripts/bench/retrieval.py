@@ -38,7 +38,7 @@ from stats import nearest_rank  # noqa: E402
 
 from xtyserver.clock import ManualClock  # noqa: E402
 from xtyserver.memory.export import ExportDocument  # noqa: E402
-from xtyserver.memory.retrieval import SaveIndex, select_memories  # noqa: E402
+from xtyserver.memory.retrieval import SaveIndex, search_memories, select_memories  # noqa: E402
 from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 from xtyserver.memory.tokenize import token_spans, tokenize  # noqa: E402
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile  # noqa: E402
@@ -218,7 +218,7 @@ def recall_table() -> None:
         ],
     )
     results["SaveIndex (bigram BM25)"] = sum(
-        any(e.id == i for e in index.search(q, limit=4))
+        any(e.id == i for e in search_memories(None, index, q, limit=4).events)
         for i, (_, _, q) in enumerate(CASES, start=1)
     ) / len(CASES)
     print(f"recall@4 on {len(CASES)} mixed zh/en query-doc pairs:")
@@ -272,7 +272,7 @@ def main() -> None:
                 ).render()
 
             def in_memory_search(q: str) -> object:
-                return index.search(q, current_day=60, limit=4)
+                return search_memories(None, index, q, current_day=60, limit=4)
 
             a_sel = _time(in_memory, queries)
             a_search = _time(in_memory_search, queries)
@@ -342,7 +342,7 @@ def main() -> None:
     words = "words alone" if glossary is None else f"glossary of {len(glossary)} entries"
     print(f"\n{args.queries} queries for one {len(rows)}-event save ({words})")
     print(f"{'':42}p50 ms   p99 ms  ({'CPU' if args.cpu else 'wall'} time)")
-    print(f"  (a) SaveIndex.search (top 4)              {a_search[0]:7.3f}  {a_search[1]:7.3f}")
+    print(f"  (a) search_memories (top 4)               {a_search[0]:7.3f}  {a_search[1]:7.3f}")
     print(f"  (a) select_memories + render (full turn)  {a_sel[0]:7.3f}  {a_sel[1]:7.3f}")
     print(f"  (b) FTS5 bm25() scoped in SQL (top 4)     {b[0]:7.3f}  {b[1]:7.3f}")
     print(

@@ -1,4 +1,4 @@
-"""Where a text turn's CPU goes before its first delta (``turn.py --steps``; issue 22).
+"""Where a text turn's CPU goes before its first delta (``turn.py --steps``).
 
 Installed in turn.py's server child only: wrappers mark the thread CPU time
 (``time.thread_time``, the event loop's thread) and the process CPU time at

@@ -17,17 +17,11 @@ import anyio
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
-from tests.adapter.mono import CSHARP, NO_MONO, NO_MONO_REASON, compile_cs
+from tests.adapter.mono import NO_MONO, NO_MONO_REASON
 from tests.conftest import TOKEN, ServerProcess
 from xtyserver.testing import FakeModelServer, Reply
 
 pytestmark = pytest.mark.skipif(NO_MONO, reason=NO_MONO_REASON)
-
-
-@pytest.fixture(scope="module")
-def probe(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("probe") / "Probe.exe"
-    return compile_cs(out, CSHARP / "test" / "Probe.cs")
 
 
 async def run_probe(exe: Path, *args: str) -> str:

@@ -22,6 +22,7 @@ from tests.adapter.games import (
     DEADLINE_S,
     EVENING,
     NO_LUA,
+    Game,
     csharp_game,
     dst_game,
     free_port,
@@ -31,7 +32,7 @@ from tests.adapter.games import (
     serve,
     until,
 )
-from tests.adapter.mono import CSHARP, NO_MONO, NO_MONO_REASON, compile_cs
+from tests.adapter.mono import NO_MONO, NO_MONO_REASON
 from tests.conftest import Harness
 from xtyserver.clock import ManualClock
 
@@ -45,13 +46,22 @@ FARM = "5qerlvpodf25qawmxprrvkd4qe"
 MINUTE = 60_000
 
 
-@pytest.fixture(scope="module")
-def probe(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return compile_cs(tmp_path_factory.mktemp("probe") / "Probe.exe", CSHARP / "test" / "Probe.cs")
-
-
 def ws_url(port: int) -> str:
     return f"ws://127.0.0.1:{port}/v1"
+
+
+@asynccontextmanager
+async def both_playing(tmp_path: Path, probe: Path) -> AsyncIterator[tuple[Harness, Game, Game]]:
+    """The server, then the C# farm and the DST world, both in session."""
+    port = free_port()
+    async with (
+        serve(tmp_path, port, ManualClock(EVENING)) as h,
+        csharp_game(tmp_path, probe, ws_url(port), save=FARM, name="Sunny Farm") as farm,
+        dst_game(tmp_path, port) as world,
+    ):
+        await farm.expect("session open")
+        await world.expect("session open")
+        yield h, farm, world
 
 
 def figures(h: Harness, game: str, save: str | None = None) -> tuple[int, int, int]:
@@ -103,14 +113,7 @@ async def test_server_restarted_mid_session(tmp_path: Path, probe: Path) -> None
 
 
 async def test_pause_of_five_minutes(tmp_path: Path, probe: Path) -> None:
-    port = free_port()
-    async with (
-        serve(tmp_path, port, ManualClock(EVENING)) as h,
-        csharp_game(tmp_path, probe, ws_url(port), save=FARM, name="Sunny Farm") as farm,
-        dst_game(tmp_path, port) as world,
-    ):
-        await farm.expect("session open")
-        await world.expect("session open")
+    async with both_playing(tmp_path, probe) as (h, farm, world):
         await play(h, 2, saves=2)
         farm.do("pause")
         world.do("pause")
@@ -198,14 +201,7 @@ async def test_network_blip(tmp_path: Path, probe: Path) -> None:
 
 
 async def test_quit_without_a_close(tmp_path: Path, probe: Path) -> None:
-    port = free_port()
-    async with (
-        serve(tmp_path, port, ManualClock(EVENING)) as h,
-        csharp_game(tmp_path, probe, ws_url(port), save=FARM, name="Sunny Farm") as farm,
-        dst_game(tmp_path, port) as world,
-    ):
-        await farm.expect("session open")
-        await world.expect("session open")
+    async with both_playing(tmp_path, probe) as (h, farm, world):
         await play(h, 7, saves=2)
         farm.do("quit")
         world.do("quit")

@@ -29,7 +29,7 @@ from tests.adapter.games import (
     has_luasocket,
     serve,
 )
-from tests.adapter.mono import CSHARP, NO_MONO, NO_MONO_REASON, compile_cs
+from tests.adapter.mono import NO_MONO, NO_MONO_REASON
 from tests.manage.test_http import Page
 from tests.test_server_pairing import pending
 from xtyserver.clock import ManualClock
@@ -42,16 +42,19 @@ KEY_FILE = "xiaotangyuan-key.txt"  # ModFolder.KeyFile
 DST_KEY = "xiaotangyuan_key"  # mod.lua M.KEY_KEY
 
 
-@pytest.fixture(scope="module")
-def probe(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return compile_cs(tmp_path_factory.mktemp("probe") / "Probe.exe", CSHARP / "test" / "Probe.cs")
-
-
 async def one_key(page: Page, adapter: str, game: str) -> str:
     """The page lists exactly one paired key, this mod's; its id."""
     [paired] = (await page.get("pairing"))["keys"]
     assert (paired["adapter"], paired["gameId"]) == (adapter, game)
     return str(paired["id"])
+
+
+async def kept(page: Page, file: Path, adapter: str, game: str) -> str:
+    """The key the mod kept in ``file`` after the click, the one the page lists."""
+    key = file.read_text(encoding="utf-8")
+    assert len(key) == 43
+    await one_key(page, adapter, game)
+    return key
 
 
 async def deny(page: Page) -> None:
@@ -104,9 +107,7 @@ async def test_the_csharp_mod_pairs_keeps_its_key_and_reports_refusals(
             await mod.expect("session open")
             mod.do("chat 今天适合钓鱼吗？")
             await mod.expect("chat end done 小汤圆收到：今天适合钓鱼吗？")
-        key = (folder / KEY_FILE).read_text(encoding="utf-8")
-        assert len(key) == 43
-        await one_key(page, "XTY Probe", "stardew-valley")
+        key = await kept(page, folder / KEY_FILE, "XTY Probe", "stardew-valley")
 
         # The next start: the kept key, no pair request.
         async with csharp_mod(tmp_path, probe, port, folder) as mod:
@@ -163,9 +164,7 @@ async def test_the_dst_mod_pairs_keeps_its_key_and_reports_refusals(tmp_path: Pa
             await world.expect("session open")
             world.do("chat 附近危险吗？")
             await world.expect("reply: 小汤圆收到：附近危险吗？")
-        key = (store / DST_KEY).read_text(encoding="utf-8")
-        assert len(key) == 43
-        await one_key(page, "XTY DST", "dont-starve-together")
+        key = await kept(page, store / DST_KEY, "XTY DST", "dont-starve-together")
 
         # The next start: the kept key, no pair request.
         async with dst_game(tmp_path, port, store=store, token="") as world:

@@ -26,7 +26,7 @@ async def test_demo_uses_a_derived_save_id_and_projects_per_question(tmp_path: P
 async def test_the_demo_prints_its_scripted_answers_not_an_echo(tmp_path: Path) -> None:
     # The questions end in a full-width "？" and the scripted model matches them
     # as written: only a server that sends the player's text as typed gets the
-    # scripted answers (issue 17 part 4).
+    # scripted answers.
     assert all("？" in question for question in QUESTIONS)
     out = io.StringIO()
     assert await run_demo(str(tmp_path), out) == 0

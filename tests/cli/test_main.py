@@ -41,7 +41,7 @@ def env_for(data_dir: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("XTY_")}
     env.update(
         PYTHONPATH=str(ROOT),
-        # A Chinese Windows console, redirected (issue 19): every command must cope.
+        # A Chinese Windows console, redirected: every command must cope.
         PYTHONIOENCODING="gbk",
         XTY_DATA_DIR=str(data_dir),
         HOME=str(data_dir.parent / "home"),

@@ -179,6 +179,6 @@ def test_parts_prints_recall_per_kind_for_each_configuration(tmp_path: Path) -> 
     lines = out.getvalue().splitlines()
     assert any(line.startswith("words + glossary + keys") for line in lines)
     assert any(line.startswith("words + keys") for line in lines)
-    assert any(line.startswith("before issue 21") for line in lines)
+    assert any(line.startswith("plain BM25") for line in lines)
     with pytest.raises(UsageError, match="unknown part"):
         command.run(SET_V2, without=["wishes"], out=io.StringIO())

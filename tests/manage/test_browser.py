@@ -136,7 +136,7 @@ def drive_page(h: Harness, link: str) -> list[Path]:
             for b in css(d, 'svg.chart[data-game="stardew-valley"] rect.bar')
         }
         assert drawn == daily
-        # Token use per day (issue 9's bill), the same sums as the store's.
+        # Token use per day (the player's bill), the same sums as the store's.
         from selenium.webdriver.common.by import By
 
         bill: dict[str, int] = {}

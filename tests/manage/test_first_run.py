@@ -1,4 +1,4 @@
-"""The first run (issue 19 §2-3): ``xtyserver`` without a model opens the page on 设置.
+"""The first run: ``xtyserver`` without a model opens the page on 设置.
 
 The server decides: ``GET /ui/api/settings`` answers ``modelConfigured`` from
 the running server's router (not the stored file, not the browser). A real

@@ -41,7 +41,7 @@ async def call(session: ClientSession, name: str, **arguments: Any) -> Any:
 
 
 async def _player_agrees(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-    """The person at the assistant says yes when asked (issue 17 §1: MCP asks them)."""
+    """The person at the assistant says yes when asked (MCP asks them)."""
     assert "删除" in params.message
     return types.ElicitResult(action="accept", content={"delete": True})
 

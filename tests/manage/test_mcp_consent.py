@@ -1,4 +1,4 @@
-"""MCP asks the person, not the assistant (issue 17 §1), in process with the `mcp` client.
+"""MCP asks the person, not the assistant, in process with the `mcp` client.
 
 Where the client declares elicitation, the confirming call asks its user and
 only their yes deletes; where it does not, the confirm must come at least 5 s

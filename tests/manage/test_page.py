@@ -1,4 +1,4 @@
-"""The page a player wants to open (issue 19 section 4), in a real browser against the real server.
+"""The page a player wants to open, in a real browser against the real server.
 
 Debian's chromium, headless, under Selenium (skipped with the reason where it is
 missing). Readable game and save names everywhere, a layout from 390 px to 1280

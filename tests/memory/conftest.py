@@ -13,6 +13,7 @@ import pytest
 
 from tests.unusual_paths import unusual
 from xtyserver.clock import ManualClock
+from xtyserver.memory.retrieval import SaveIndex, select_memories
 from xtyserver.memory.sqlite.store import MemoryStore
 
 
@@ -31,6 +32,12 @@ def store(tmp_path: Path, clock: ManualClock) -> Iterator[MemoryStore]:
     s = MemoryStore.open_profile(tmp_path, "default", clock=clock)
     yield s
     s.close()
+
+
+def relevant(index: SaveIndex, query: str, now: float = 0.0) -> list[int]:
+    """The ids a turn with ``query`` injects as relevant (at most 4), best first."""
+    chosen = select_memories(None, index, query_text=query, current_day=None, now=now)
+    return [e.id for e in chosen.relevant]
 
 
 def buried(store: MemoryStore) -> list[tuple[str, str, str, str]]:

@@ -1,4 +1,4 @@
-"""Faults of the memory store (issue 4 "Faults"): SIGKILL, disk full, another process's lock.
+"""Faults of the memory store: SIGKILL, disk full, another process's lock.
 
 Real parts only: real SQLite files, real child processes, the real server
 (``tests.conftest.running``) with the scripted model over loopback.

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.memory.conftest import relevant
 from xtyserver.errors import UsageError
 from xtyserver.memory.glossary import (
     TERM_PREFIX,
@@ -143,8 +144,8 @@ def test_the_index_meets_names_across_languages(memory: str, query: str) -> None
     events = [_ev(1, "x", memory), _ev(2, "y", "在皮埃尔的店买了种子")]
     with_glossary = SaveIndex(scope, events, glossary=GLOSSARY.for_game(SV))
     words_only = SaveIndex(scope, events)
-    assert [e.id for e in with_glossary.search(query)] == [1]
-    assert words_only.search(query) == []
+    assert relevant(with_glossary, query) == [1]
+    assert relevant(words_only, query) == []
 
 
 def _write(folder: Path, name: str, text: str) -> None:
@@ -209,7 +210,7 @@ def test_related_entries_are_found_from_either_side_and_must_name_entries() -> N
     scope = Scope(DST, "s1")
     events = [_ev(1, "冬天", "冬天快到了，还没准备", DST), _ev(2, "猪王", "跟猪王换了金子", DST)]
     index = SaveIndex(scope, events, glossary=GLOSSARY.for_game(DST))
-    assert [e.id for e in index.search("冬帽做了吗")] == [1]  # clothing and its weather
+    assert relevant(index, "冬帽做了吗") == [1]  # clothing and its weather
     assert GLOSSARY.for_game(DST).terms("冬帽") == ["@winter_hat"]  # a query adds none
     bad = {"game": "g", "npc": {"a": {"en": "Ann", "zh": "安", "related": ["zed"]}}}
     with pytest.raises(GlossaryError, match=r"entry npc\.a: field 'related' names 'zed'"):

@@ -10,9 +10,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.memory.conftest import relevant
 from xtyserver.clock import ManualClock
 from xtyserver.errors import UsageError
-from xtyserver.memory.retrieval import MemoryBudget, SaveIndex, render_event, select_memories
+from xtyserver.memory.retrieval import (
+    MemoryBudget,
+    SaveIndex,
+    render_event,
+    search_memories,
+    select_memories,
+)
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import MemoryEvent, NewEvent, Scope, SharedProfile
 from xtyserver.protocol.normalize import normalize
@@ -48,9 +55,9 @@ def _corpus_index() -> SaveIndex:
     return SaveIndex(FARM_A, [_event(i + 1, s, m) for i, (s, m, _) in enumerate(CASES)])
 
 
-def _recall_at(k: int, queries: list[tuple[int, str]]) -> float:
+def _recall(queries: list[tuple[int, str]]) -> float:
     index = _corpus_index()
-    hits = sum(1 for doc_id, q in queries if doc_id in [e.id for e in index.search(q, limit=k)])
+    hits = sum(1 for doc_id, q in queries if doc_id in relevant(index, q))
     return hits / len(queries)
 
 
@@ -62,12 +69,12 @@ def test_recall_set_is_mixed_and_large_enough() -> None:
 
 def test_bm25_recall_on_the_chinese_queries_is_at_least_0_95() -> None:
     queries = [(i + 1, q) for i, (_, _, q) in enumerate(CASES) if not q.isascii()]
-    assert _recall_at(4, queries) >= 0.95
+    assert _recall(queries) >= 0.95
 
 
 def test_bm25_recall_on_the_english_queries_is_at_least_0_95() -> None:
     queries = [(i + 1, q) for i, (_, _, q) in enumerate(CASES) if q.isascii()]
-    assert _recall_at(4, queries) >= 0.95
+    assert _recall(queries) >= 0.95
 
 
 @pytest.mark.parametrize("query", ["社区中心", "鱼缸", "我想做鱼缸", "fish tank", "Fish Tanks"])
@@ -80,7 +87,7 @@ def test_player_query_finds_the_community_center_plan(query: str) -> None:
             _event(3, "矿洞", "在矿洞第40层被史莱姆打晕"),
         ],
     )
-    found = [e.id for e in index.search(query, limit=4)]
+    found = relevant(index, query)
     assert found and found[0] in (1, 2)
     assert 3 not in found
 
@@ -106,15 +113,14 @@ def test_a_look_alike_query_finds_what_its_plain_form_finds(query: str, want: in
             _event(3, "矿洞", "在矿洞第40层被史莱姆打晕"),
         ],
     )
-    found = [e.id for e in index.search(query, limit=4)]
-    assert found == [want]
+    assert relevant(index, query) == [want]
     assert index.scores(query) == index.scores(normalize(query))
 
 
 def test_an_event_stored_with_look_alikes_is_found_by_its_plain_words() -> None:
     index = SaveIndex(FARM_A, [_event(1, "Ｆｉｓｈ Ｔａｎｋ", "鱼\u200b缸收集包")])
-    assert [e.id for e in index.search("fish tank")] == [1]
-    assert [e.id for e in index.search("鱼缸")] == [1]
+    assert relevant(index, "fish tank") == [1]
+    assert relevant(index, "鱼缸") == [1]
 
 
 def test_index_refuses_an_event_of_another_save() -> None:
@@ -126,11 +132,13 @@ def test_index_refuses_an_event_of_another_save() -> None:
 def test_index_upsert_and_remove_keep_search_current() -> None:
     index = SaveIndex(FARM_A, [_event(1, "鱼缸", "鱼缸收集包")])
     index.upsert(_event(1, "锅炉房", "改做锅炉房"))
-    assert index.search("鱼缸") == []
-    assert [e.id for e in index.search("锅炉房")] == [1]
+    assert relevant(index, "鱼缸") == []
+    assert relevant(index, "锅炉房") == [1]
+    assert [e.id for e in search_memories(None, index, "锅炉房").events] == [1]
     index.remove(1)
     index.remove(1)
-    assert index.search("锅炉房") == [] and len(index) == 0
+    assert relevant(index, "锅炉房") == [] and len(index) == 0
+    assert search_memories(None, index, "锅炉房").events == ()
 
 
 def test_selection_fills_each_section_and_never_repeats_an_event() -> None:
@@ -310,9 +318,7 @@ def test_a_goal_in_the_prompt_does_not_set_the_relevance_floor() -> None:
     match = _event(2, "铜锭", "熔炉里炼出了五块铜锭，放在箱子里")
     other = _event(3, "鱼", "春天钓到了鲶鱼")
     index = SaveIndex(FARM_A, [goal, match, other])
-    sel = select_memories(
-        None, index, query_text="矿洞门口那几块铜锭呢", current_day=None, now=NOW
-    )
+    sel = select_memories(None, index, query_text="矿洞门口那几块铜锭呢", current_day=None, now=NOW)
     # Over every memory the goal's score set the floor and the event fell below it.
     assert index.scores("矿洞门口那几块铜锭呢")[2] < 0.6 * index.scores("矿洞门口那几块铜锭呢")[1]
     assert [e.id for e in sel.goals] == [1]

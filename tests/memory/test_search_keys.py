@@ -1,4 +1,4 @@
-"""Search keys (issue 21): written with a memory, stored beside it, indexed lower, enriched."""
+"""Search keys: written with a memory, stored beside it, indexed lower, enriched."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from xtyserver.clock import ManualClock
 from xtyserver.errors import StoreContentError
 from xtyserver.memory import enrichment, extraction
-from xtyserver.memory.retrieval import SaveIndex
+from xtyserver.memory.retrieval import SaveIndex, search_memories
 from xtyserver.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import MemoryEvent, NewEvent, Scope, SharedProfile
@@ -140,12 +140,13 @@ def test_keys_are_indexed_with_a_lower_weight_and_explained() -> None:
     ]
     index = SaveIndex(FARM, events)
     # the summary's word outranks the same word in another memory's keys
-    assert [e.id for e in index.search("鲶鱼")] == [2, 1]
-    assert [e.id for e in index.search("weekend")] == [3]
+    # (the memory search tool's order: BM25 alone)
+    assert [e.id for e in search_memories(None, index, "鲶鱼").events] == [2, 1]
+    assert [e.id for e in search_memories(None, index, "weekend").events] == [3]
     assert index.explain(events[2], index.query_terms("who comes on the weekend?")) == ("keys",)
     assert index.explain(events[1], index.query_terms("鲶鱼")) == ("words",)
     ignored = SaveIndex(FARM, events, key_weight=0.0)
-    assert ignored.search("weekend") == []
+    assert search_memories(None, ignored, "weekend").events == ()
 
 
 def test_enrichment_messages_and_answers() -> None:

@@ -1,4 +1,4 @@
-"""What may enter the shared profile automatically (issue 9 section 1): the refusal table."""
+"""What may enter the shared profile automatically: the refusal table."""
 
 from __future__ import annotations
 
@@ -132,7 +132,7 @@ def test_games_get_readable_names_and_unknown_ids_stay_as_given() -> None:
     assert with_game(full, "oxygen-not-included") == [*(f"g{i}" for i in range(1, 8)), "缺氧"]
 
 
-# Game events (issue 17 section 3): a sensitive fact or a judgement of the
+# Game events: a sensitive fact or a judgement of the
 # player is never stored; a game full of NPC birthdays, tempers, potions and
 # hospitals still is.
 EVENT_REFUSED = [

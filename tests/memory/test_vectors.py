@@ -1,4 +1,4 @@
-"""Memory vectors in the pure core (issue 21 part 3): blobs, cosine, rank fusion, and how
+"""Memory vectors in the pure core: blobs, cosine, rank fusion, and how
 select_memories fuses them without injecting more; the memory_vector table."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""One TLS context for every model client of the process (issue 22), and it still verifies.
+"""One TLS context for every model client of the process, and it still verifies.
 
 Real parts: a local TLS server (a certificate authority and a certificate for
 ``localhost`` made here with ``cryptography``) in front of the scripted model,

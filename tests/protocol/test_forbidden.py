@@ -720,16 +720,16 @@ def test_scan_stays_fast_on_generated_repetitive_input(unit: str, repeat: int) -
 )
 def test_trigger_prefilter_never_hides_a_match(text: str) -> None:
     """The cheap prefilter is a superset of the full scan: skipping it is never wrong."""
-    from xtyserver.protocol.forbidden import _TRIGGER
+    from xtyserver.protocol.forbidden_shapes import TRIGGER
     from xtyserver.protocol.judged import judged
 
     if find_forbidden(text) is not None:
-        assert _TRIGGER.search(judged(text)) is not None
+        assert TRIGGER.search(judged(text)) is not None
 
 
 @pytest.mark.parametrize(("text", "kind"), CAUGHT)
 def test_trigger_prefilter_fires_on_every_table_entry_alone(text: str, kind: str) -> None:
-    from xtyserver.protocol.forbidden import _TRIGGER
+    from xtyserver.protocol.forbidden_shapes import TRIGGER
     from xtyserver.protocol.judged import judged
 
-    assert _TRIGGER.search(judged(text)) is not None, kind
+    assert TRIGGER.search(judged(text)) is not None, kind

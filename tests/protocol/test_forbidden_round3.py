@@ -1,4 +1,4 @@
-"""Privacy round three (issue 17 part 5): spellings that used to get through.
+"""Privacy: spellings of paths, ids and e-mails beyond the plain ones.
 
 Every row of :data:`CAUGHT3` must be found with its kind in chat text (and
 redacted, the secret gone), in a modelContext string and in a save name (both

@@ -1,4 +1,4 @@
-"""Numbers and names as C# and Lua write them (issue 20 §4, v1.md "JSON rules").
+"""Numbers and names as C# and Lua write them (v1.md "JSON rules").
 
 Newtonsoft writes a ``double`` day as ``45.0``, Lua has one number type, a C#
 class serialized as is writes ``Nearby``, a Python one ``held_item``, and a

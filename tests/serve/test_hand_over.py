@@ -1,4 +1,4 @@
-"""The connection's hand-over between its tasks (issue 22: a reply's first piece goes out first).
+"""The connection's hand-over between its tasks (a reply's first piece goes out first).
 
 ``_hand_over`` puts an item on a task queue and then yields, so the woken
 receiver runs before the sender goes on: the model call that hands on the

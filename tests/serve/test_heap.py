@@ -1,4 +1,4 @@
-"""The C heap gives large freed buffers back (serve/heap.py, issue 22 memory)."""
+"""The C heap gives large freed buffers back (serve/heap.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The settings backend (issue 19 §3): the key in the credential store or a 0600 file,
+"""The settings backend: the key in the credential store or a 0600 file,
 never in the TOML, the database or a log; env and TOML win; a change counts next turn.
 
 Real keyring backends: keyring's own ``fail`` backend (what a headless Linux box

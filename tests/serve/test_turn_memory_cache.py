@@ -1,4 +1,4 @@
-"""A turn's memory and budget straight from memory, when nothing must be read (issue 22).
+"""A turn's memory and budget straight from memory, when nothing must be read.
 
 ``MemoryService.cached_turn_memory`` and ``TokenMeter.cached_spent_today`` let
 the connection answer ``LoadTurnMemory`` at once, with no task, thread or hop.

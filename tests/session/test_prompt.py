@@ -1,4 +1,4 @@
-"""The fenced prompt, pure (issue 17 section 3): the fence, where each layer goes, the roles."""
+"""The fenced prompt, pure: the fence, where each layer goes, the roles."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Which tools a turn offers (issue 22): words about changing memory, about memory, or none."""
+"""Which tools a turn offers: words about changing memory, about memory, or none."""
 
 from __future__ import annotations
 

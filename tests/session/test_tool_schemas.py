@@ -21,7 +21,7 @@ from xtyserver.session.tool_schemas import (
 )
 from xtyserver.session.tools import ToolCall, parse_call
 
-TARGET_TOKENS = 150  # issue 22: the most a turn offers (all five tools) in every chat request
+TARGET_TOKENS = 150  # the most a turn offers (all five tools) in every chat request
 VALIDATION = ("maxLength", "minLength", "maxItems", "minimum", "default", "additionalProperties")
 
 

@@ -417,7 +417,7 @@ class AdapterClient:
             open_timeout=self._timeout,
             max_size=None,
             # No permessage-deflate: on loopback it only costs CPU on both ends
-            # (about 20 ms each way for a 1.6 MB screenshot frame that barely shrinks).
+            # (a screenshot frame, most of a turn's bytes, barely shrinks).
             compression=None,
             ping_interval=20,
             ping_timeout=20,

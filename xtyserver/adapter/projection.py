@@ -1,6 +1,6 @@
 """The adapter's half of the design: project a full observation into a small modelContext.
 
-Pure and deterministic, no model call (issue 20 §3, docs/adapter-client.md
+Pure and deterministic, no model call (docs/adapter-client.md
 "Projection"). The rules are data, ``projection.json`` beside this module,
 and the C# and Lua reference adapters carry a copy of the same file
 (``adapters/*/``; a test keeps the copies equal).

@@ -1,4 +1,4 @@
-"""An opaque, stable ``saveId`` from the save's own features (v1.md "Identity", issue 20 §3).
+"""An opaque, stable ``saveId`` from the save's own features (v1.md "Identity").
 
 ``derive_save_id(features, salt)`` is HMAC-SHA256 keyed with a per-install
 random salt (kept beside the adapter's config, never sent) over the save

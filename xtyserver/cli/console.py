@@ -1,4 +1,4 @@
-"""Output every console can take (issue 19: a GBK console and an emoji save name).
+"""Output every console can take (a GBK console and an emoji save name).
 
 Python writes to a redirected stdout in the locale's encoding (GBK on a
 Chinese Windows, also under ``PYTHONIOENCODING=gbk``) and, by default, fails

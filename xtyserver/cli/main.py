@@ -382,7 +382,7 @@ async def _serve(
     read: ``listening URL``, where the token is, ``memory page: LINK``.
     """
     # The server runs on asyncio only. httpcore imports trio whenever it is
-    # installed (selenium, a test tool, brings it): 4 MiB and 70 ms for nothing.
+    # installed (selenium, a test tool, brings it): memory and start-up time for nothing.
     sys.modules.setdefault("trio", None)  # type: ignore[arg-type]
     from xtyserver import token as tokens
     from xtyserver.cli.shutdown import BACKSTOP_S, hard_exit_after, stop_requests

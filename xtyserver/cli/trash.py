@@ -1,4 +1,4 @@
-"""``xtyserver memory restore [ID]``: the trash of forgotten memory (issue 17 §1).
+"""``xtyserver memory restore [ID]``: the trash of forgotten memory.
 
 Without an id it lists what the trash holds (each entry by readable save name,
 and how long it stays restorable); with one it puts that entry back. Human

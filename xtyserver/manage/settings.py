@@ -1,4 +1,4 @@
-"""The page's settings view (issue 19 §3): the provider, its key, the models, the model check.
+"""The page's settings view: the provider, its key, the models, the model check.
 
 Steps over :class:`~xtyserver.serve.player_settings.PlayerSettings` (stored
 choices under TOML, environment and flags, which win; the key in the OS

@@ -1,6 +1,6 @@
 """Play-time accounting (pure): heartbeat increments and local play dates.
 
-Rules (issue 3, "play_session" / "play_day"):
+Rules ("play_session" / "play_day"):
 
 * Each heartbeat adds the time since the previous one, but a gap over
   ``gap_cap_s`` (default 120 s) adds only ``gap_cap_s``: a suspended PC or a

@@ -1,4 +1,4 @@
-"""Reading a model's JSON answer leniently (issue 18 section 3). Pure.
+"""Reading a model's JSON answer leniently. Pure.
 
 A model asked for "only a JSON object" may still answer with a BOM, a
 ```json fence and a sentence before it, the object in the middle of prose, or

@@ -142,7 +142,7 @@ class ForgetResult(msgspec.Struct, frozen=True, kw_only=True):
     expires_at: float | None = None
 
 
-# -- the trash: forgotten memory kept for a while (issue 17 §1) ----------------------------
+# -- the trash: forgotten memory kept for a while ------------------------------------------
 
 TRASH_HOURS = 24.0
 """Default hours a forgotten item, save, game or profile stays restorable (0: no trash)."""

@@ -9,8 +9,8 @@ normalization); IDF is ``ln(1 + (N - df + 0.5) / (df + 0.5))``, never negative.
 ``MemoryStore.load_scope`` (whose SQL filters by game and save) when a session
 says hello, and kept current by ``upsert``/``remove`` on each write. So every
 search is confined to the current save by construction; the shared profile
-never takes part in a search. Measured: a 300-event save answers in well
-under 1 ms (``scripts/bench/retrieval.py``).
+never takes part in a search (``scripts/bench/retrieval.py`` measures a full
+save's selection).
 
 Ranking follows Generative Agents (Park et al., 2023)::
 
@@ -38,7 +38,7 @@ drag weak ones in with it (better recall must not come from injecting more),
 and a goal sharing a common word with the question does not push the real
 matches out.
 
-With memory vectors (issue 21 part 3: a ``[models.embedding]`` route; the
+With memory vectors (a ``[models.embedding]`` route; the
 vectors and the query's similarities are inputs, computed by the shell), the
 relevant section's candidates are the lexical ones above and the events whose
 cosine with the query reaches ``min_similarity`` and lies within
@@ -182,7 +182,7 @@ class SaveIndex:
         # Each event's BM25 length norm, k1 * (1 - b + b * len / avg_len): made once
         # per change of the index, not per posting of every turn's query.
         self._norm: dict[int, float] | None = None
-        # Unit float32 vectors by event id (issue 21 part 3), when an embedding route
+        # Unit float32 vectors by event id, when an embedding route
         # formed them; dropped with the event or when its text changes.
         self._vectors: dict[int, array[float]] = {}
         for ev in events:
@@ -329,21 +329,6 @@ class SaveIndex:
             k1, b = self.k1, self.b
             self._norm = {i: k1 * (1.0 - b + b * n / avg_len) for i, n in self._len.items()}
         return self._norm
-
-    def search(
-        self, text: str, *, current_day: int | None = None, limit: int = 10
-    ) -> list[MemoryEvent]:
-        """The best BM25 matches for ``text`` among eligible events, best first."""
-        scored = self.scores(text)
-        ranked = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
-        out: list[MemoryEvent] = []
-        for doc_id, _ in ranked:
-            ev = self._events[doc_id]
-            if is_eligible(ev, current_day):
-                out.append(ev)
-                if len(out) >= limit:
-                    break
-        return out
 
     def explain(self, event: MemoryEvent, asked: set[str]) -> tuple[str, ...]:
         """How ``event`` matched a query of terms ``asked`` (:meth:`query_terms`):
@@ -607,11 +592,16 @@ def search_memories(
     term with the query. At most ``limit`` results in all, events first.
     """
     terms = index.query_terms(query)
-    ranked = [
-        ev
-        for ev in index.search(query, current_day=current_day, limit=len(index) or 1)
-        if kind is None or ev.kind == kind
-    ][:limit]
+    scored = index.scores(query)
+    found = (index.get(doc_id) for doc_id in scored)
+    ranked = sorted(
+        (
+            ev
+            for ev in found
+            if ev is not None and is_eligible(ev, current_day) and (kind is None or ev.kind == kind)
+        ),
+        key=lambda ev: (-scored[ev.id], ev.id),
+    )[:limit]
     lines: list[str] = []
     if profile is not None and len(ranked) < limit:
         for line in profile_lines(profile, 10_000):

@@ -1,4 +1,4 @@
-"""What may enter the shared profile automatically (pure; issue 9 section 1).
+"""What may enter the shared profile automatically (pure).
 
 The shared profile is injected into every save of every game, so a value the
 extraction model proposes for it is refused when it
@@ -14,7 +14,7 @@ extraction model proposes for it is refused when it
 The patterns recognise the common Chinese and English phrasings; what they miss
 is still bounded by the four allowed fields and their length limits.
 
-Game events pass a narrower guard (:func:`event_refusal`, issue 17 section 3):
+Game events pass a narrower guard (:func:`event_refusal`):
 a game is full of NPCs' birthdays and tempers, potions, hospitals and the
 Joja company, so an event is refused only for a sensitive fact in words games
 rarely use (depression, a diagnosis, a salary, a religion, ...) or, said of the

@@ -1,4 +1,4 @@
-"""The player's token bill and context budgets (pure; issue 9 section 5).
+"""The player's token bill and context budgets (pure).
 
 * Every model call's tokens, as the provider reported them (``usage``), are
   counted per local date, save and purpose (``chat``, ``extraction``,

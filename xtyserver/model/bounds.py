@@ -1,4 +1,4 @@
-"""The bounds of one model call, as pure decisions (issue 18 section 1).
+"""The bounds of one model call, as pure decisions.
 
 No I/O, no clock: :mod:`xtyserver.model.client` and :mod:`xtyserver.model.request`
 feed bytes, text and times in and act on the answers.

@@ -12,7 +12,7 @@ exactly:
 * Once a :class:`Delta` has been yielded nothing is retried (the player would
   see the reply twice); a break then is ``model_stream_cut``, and a silence
   over ``idle_timeout`` ends the reply with what came (``Done.incomplete``).
-* Every call is bounded (issue 18): ``max_tokens`` per purpose in the body,
+* Every call is bounded: ``max_tokens`` per purpose in the body,
   and server caps whatever the provider does (:mod:`xtyserver.model.bounds`):
   an SSE line over ``line_bytes``, a reply over ``reply_chars`` characters or
   ``reply_seconds`` seconds, ``finish_reason: length`` end the reply with the

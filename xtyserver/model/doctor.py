@@ -1,4 +1,4 @@
-"""``xtyserver doctor``: the model check a player runs once (issue 18 section 5).
+"""``xtyserver doctor``: the model check a player runs once.
 
 For each configured route (chat, vision, quick; a model shared by several is
 checked once): the provider is reachable, the model name exists (``/models``

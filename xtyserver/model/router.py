@@ -9,7 +9,7 @@ it is installed and ``local_embedding`` is asked for.
 
 Every call goes through the process's one :class:`~xtyserver.model.scheduler.Scheduler`
 (chat first; background calls yield). Two things are learnt per route for the
-rest of the process, or until the route's settings change (issue 18):
+rest of the process, or until the route's settings change:
 
 * a provider that refuses an image part (HTTP 400 naming the image) has no
   vision: the turn is asked again once without the image (``Done.image_dropped``),

@@ -1,4 +1,4 @@
-"""Which model does which call (pure; issue 9 section 5).
+"""Which model does which call (pure).
 
 The ``[model]`` table names one OpenAI-compatible model, and with it alone
 everything uses that model. ``[models.chat]``, ``[models.vision]`` and

@@ -1,4 +1,4 @@
-"""One scheduler for every model call of the process: chat first (issue 18 section 2).
+"""One scheduler for every model call of the process: chat first.
 
 A **lane** is one provider (one base URL): a local server answers one request
 at a time, so a background call (extraction, a stage summary, a fold) that

@@ -1,7 +1,7 @@
-"""The HTTP client under every model client, on one TLS context per process (shell; issue 22).
+"""The HTTP client under every model client, on one TLS context per process (shell).
 
 Left to itself, each httpx2 client builds its own ``ssl.SSLContext``, loading
-the CA bundle again (about 0.7 MiB and 16 ms of CPU each, more for the first).
+the CA bundle again, in memory and CPU, for every client.
 :func:`http_client` gives every model client of the process (the chat, vision
 and quick routes, the embedding route, ``xtyserver doctor`` and the page's model
 check) an HTTP client (the connection limits the openai SDK used, redirects

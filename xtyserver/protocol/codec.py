@@ -161,7 +161,7 @@ def _without_image_data(frame: ClientFrame) -> ClientFrame:
     """``frame`` with its screenshot's base64 blanked, for counting colons cheaply.
 
     Valid base64 has no colon, so the count is the same without re-encoding a
-    megabyte of it (0.4 ms). Data that does hold a colon only makes the raw
+    megabyte of it. Data that does hold a colon only makes the raw
     frame's count higher, which the duplicate check reads as "not sure" and
     settles by decoding again (see :mod:`~xtyserver.protocol.duplicates`).
     """

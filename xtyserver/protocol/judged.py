@@ -13,7 +13,7 @@ and **judged** in a stricter form (:func:`judged`): the normal form
   ``confusables.txt`` beside this module: the 1,369 single characters TR39
   maps to one of those targets, written from the ``confusable_homoglyphs``
   package's table by ``scripts/gen_confusables.py`` (reading the package's
-  903 KB JSON at import cost 5.4 MiB of resident memory). It is read once at
+  JSON at import would cost megabytes of resident memory). It is read once at
   import; where TR39's prototype is ``l`` for an upper-case letter (Greek
   ``Ι``) the fold gives ``I``.
 

@@ -31,9 +31,8 @@ time in CPython) and an ``isprintable``; text made only of ASCII, kana, Hangul
 syllables, CJK ideographs and CJK punctuation costs one scan of a character set
 (:func:`is_plain`). A sentence whose only other characters are full-width
 forms (what a Chinese input method types by default) is folded with a few
-``str.replace`` calls, about 3.5 µs for 140 characters. Anything else pays for
-the removal scan and ``unicodedata.normalize``, whose composition step costs
-about 0.15 µs per CJK character in CPython.
+``str.replace`` calls. Anything else pays for the removal scan and
+``unicodedata.normalize``, whose composition step is dear for CJK text in CPython.
 """
 
 from __future__ import annotations

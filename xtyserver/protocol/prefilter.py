@@ -21,7 +21,7 @@ string is already in its judged form and case-insensitive matching is plain
 ASCII. A newline between two strings is read like a line break inside one:
 every rule below is a search that a string's own text would set off on its
 own, so joining only adds matches. Each alternative of the forbidden-content
-pattern (``forbidden.py``; listed per kind in the tests) needs one of these:
+pattern (``forbidden_shapes.py``; listed per kind in the tests) needs one of these:
 
 - one of ``\\ / % $ ~ @ _ = < > "`` or a control character that is removed
   (paths, e-mail, Steam ``STEAM_``, key=value, ``<at>``, an Explorer address
@@ -201,7 +201,7 @@ _A_LITERALS: Final[re.Pattern[bytes]] = re.compile(rb"A(?:KIA|SIA|GPA|IDA|ROA|NP
 # is tried at every position. Joins (spaces, dashes, dots) are deleted whatever
 # their number, which only makes a check stricter.
 # Every ASCII character but letters, digits and the line break joins digits
-# (forbidden.py: a separator inside a digit run hides nothing).
+# (forbidden_shapes.py: a separator inside a digit run hides nothing).
 _JOINS: Final = bytes(b for b in range(0x80) if not chr(b).isalnum() and b != 0x0A)
 # Hex digits with their possible separators left out: twelve in a row may be
 # a MAC address written without separators, with spaces or dots.
@@ -299,7 +299,7 @@ def _judged_clean(texts: str) -> bool:
         return False
     if _HEX_RUN in raw.translate(_HEX_SHAPE, _HEX_JOINS).decode("latin-1"):
         return False
-    # A bare "at" before a dot, "dot", 点: a spelled e-mail (forbidden.py).
+    # A bare "at" before a dot, "dot", 点: a spelled e-mail (forbidden_shapes.py).
     if " at " in low and ("." in low or "dot" in low or "点" in texts or "點" in texts):
         return False
     if 0x28 in raw and "at " in low:  # "("

@@ -170,7 +170,7 @@ def describe_image(mime: str, data: str) -> dict[str, Any]:
     except (binascii.Error, ValueError):
         raw = data.encode("utf-8", "surrogatepass")
     note: dict[str, Any] = {"mime": mime, **_digest(raw)}
-    from PIL import Image  # only a recording server describes images (issue 22, memory)
+    from PIL import Image  # imported here: only a recording server loads Pillow for this
 
     try:
         with warnings.catch_warnings():

@@ -1,4 +1,4 @@
-"""The data folder is the player's alone (issue 19, "Folders").
+"""The data folder is the player's alone.
 
 On Linux and macOS a new data folder is created 0700 (the token and
 ``server.json`` inside are 0600, the profile folders 0700). On Windows, files

@@ -1,32 +1,25 @@
 """The C heap of a long-running server: give large freed buffers back to the system.
 
-A shell (issue 22, memory). A screenshot turn allocates a few buffers of
-0.3-4 MB (the frame's text, the decoded file, the decoded pixels, the request
-body). glibc's malloc serves the first ones with ``mmap`` and returns them on
-free, but then raises its mmap threshold to the size just freed ("dynamic
+A shell. A screenshot turn allocates a few buffers of megabytes (the
+frame's text, the decoded file, the decoded pixels, the request body).
+glibc's malloc serves the first ones with ``mmap`` and returns them on free,
+but then raises its mmap threshold to the size just freed ("dynamic
 threshold"), so every later buffer of that size comes from the heap and stays
 resident once freed, the heap fragmenting around the small blocks between
-them: about 30 MiB of a server's RSS after 20 screenshot turns (120 MiB
-instead of 85-90, ``scripts/bench/rss.py``). Fixing the threshold at glibc's own initial value
-(128 KiB) turns the dynamic raise off: a large buffer is always its own
-mapping, returned on free and page-faulted in afresh next time.
+them (``scripts/bench/rss.py`` shows it in a server's RSS after screenshot
+turns). Fixing the threshold at glibc's own initial value (128 KiB) turns the
+dynamic raise off: a large buffer is always its own mapping, returned on free
+and page-faulted in afresh next time.
 
-The price is those faults: about 4,000 more per 1920x1080 screenshot turn
-(16 MB of pages) and 3,000 per 1280x720 one, 5-6 ms more server CPU per
-screenshot turn on the loaded 2-core benchmark machine (``scripts/bench/turn.py
---baseline``, "faults/turn"; ``check_and_prepare`` alone +2.5-3 ms). The
-alternative measured, the dynamic threshold with ``malloc_trim(0)`` two
-seconds after the last screenshot, kept 10 MiB more and costs the same faults
-whenever screenshots are more than two seconds apart, as they are in play.
-Text turns allocate nothing this large and pay nothing.
-
-Re-measured (issue 22, 80 turns with 20 screenshots, RSS read idle): a fixed
-threshold of 512 KiB or 1 MiB keeps 0.3-1.4 MiB more for 3-4 % fewer faults
-(the faults are the 1-6 MB buffers, returned whatever the threshold below
-them); 4 MiB keeps 25 MiB more. ``M_ARENA_MAX`` 1 or 2 changes nothing
-(0.1-0.2 MiB), nor does ``malloc_trim(0)`` when idle (0.1-0.2 MiB released):
-with the threshold fixed, glibc's heaps hold live blocks only (``mallinfo2``:
-under 1 MiB free of 17 MiB).
+The price is those faults, a few thousand per screenshot turn
+(``scripts/bench/turn.py --baseline``, "faults/turn"). The dynamic threshold
+with a ``malloc_trim(0)`` after the last screenshot keeps more resident and
+costs the same faults whenever screenshots come seconds apart, as they do in
+play. A higher fixed threshold saves few faults (they are the buffers of
+megabytes, returned whatever the threshold below them) and keeps more;
+``M_ARENA_MAX`` and ``malloc_trim(0)`` when idle change nothing once the
+threshold is fixed, since glibc's heaps then hold live blocks only. Text
+turns allocate nothing this large and pay nothing.
 
 Only glibc has the knob (``mallopt``); on Windows, macOS and musl this does
 nothing. ``MALLOC_MMAP_THRESHOLD_`` in the environment is left to win.

@@ -50,7 +50,7 @@ EMBED_BATCHES = 10
 
 
 class EnrichKeys(msgspec.Struct, frozen=True):
-    """Give the memories of ``save`` that have no search keys some (issue 21).
+    """Give the memories of ``save`` that have no search keys some.
 
     Submitted when a connection opens a save; resumable, since the keys stored
     are the progress (:mod:`xtyserver.memory.enrichment`).
@@ -60,7 +60,7 @@ class EnrichKeys(msgspec.Struct, frozen=True):
 
 
 class EmbedVectors(msgspec.Struct, frozen=True):
-    """Compute the memory vectors ``save`` lacks (issue 21 part 3: a ``[models.embedding]``
+    """Compute the memory vectors ``save`` lacks (a ``[models.embedding]``
     route). Submitted when a save opens and after a job stored memories; resumable,
     since the stored vectors are the progress."""
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 SERVICE = "XiaoTangYuan"
 KEY_FILE = "model-key"
 # Beside the key file: "the key is in the credential store". Without it no
-# start asks keyring (importing it and finding the backend cost ~0.2 s).
+# start asks keyring (importing it and finding the backend is slow).
 MARKER_FILE = "model-key.in-keyring"
 # keyring's backends for the operating systems' own credential stores. Chosen
 # automatically, only these count: keyrings.alt's plaintext file (which a

@@ -232,7 +232,7 @@ class MemoryService:
             return entry.index
 
     def _build_index(self, save: Scope) -> SaveIndex:
-        # On a worker thread: tokenizing a 300-event save takes ~20 ms.
+        # On a worker thread: tokenizing a whole save is too long for the event loop.
         glossary = self._glossary().for_game(save.game_id)
         events = self.store.load_scope(save)
         index = SaveIndex(save, events, glossary=glossary, key_weight=self._key_weight)

@@ -1,4 +1,4 @@
-"""What the player sets in the browser (issue 19 §3): stored choices and the provider key.
+"""What the player sets in the browser: stored choices and the provider key.
 
 The backend of the page's settings view (the view itself is the page's). Its API:
 

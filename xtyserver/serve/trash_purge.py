@@ -1,4 +1,4 @@
-"""The trash's purge job: forgotten memory past its window goes for good (issue 17 §1).
+"""The trash's purge job: forgotten memory past its window goes for good.
 
 A shell: at start the server purges once (``serving``), then this task purges
 every ``memory.trash_purge_every`` seconds (600), and at once whenever the

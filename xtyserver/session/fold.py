@@ -2,7 +2,7 @@
 
 Pure code. The call sees only the previous summary and the rounds to fold in
 (no persona, no memory, no game facts) and is asked for one JSON object. The
-answer is read leniently (issue 18 section 3, :mod:`xtyserver.memory.lenient`):
+answer is read leniently (:mod:`xtyserver.memory.lenient`):
 a fenced block, an object in prose, trailing commas and a BOM are read; a
 plain-text answer with no JSON in it becomes the summary's free text (kept
 within the same cap); an answer that tries to be JSON and cannot be read, or

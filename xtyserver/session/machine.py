@@ -6,7 +6,8 @@ for a shell to carry out. It never does I/O, never reads a clock and never
 raises on peer input: anything a peer sends becomes a frame or a close. Every
 frame it sends is built here; every protocol rule is checked here.
 
-States and transitions live in :data:`TRANSITIONS`, the one table of them::
+What each state accepts lives in :data:`TRANSITIONS`, the one table of
+(state, event or frame type) -> handler and the state it leads to::
 
     AWAIT_HELLO --hello ok--> READY --chat accepted--> TURN --reply ended--> READY
          |                      |                        |
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -43,7 +45,6 @@ from xtyserver.protocol.frames import (
     ServerHello,
     StateUpdate,
 )
-from xtyserver.protocol.images import PreparedImage
 from xtyserver.protocol.secret_match import carried
 from xtyserver.session import replies
 from xtyserver.session.admission import Admission
@@ -72,18 +73,16 @@ from xtyserver.session.events import (
     ModelDone,
     ModelFailed,
     PairingAnswered,
-    SaveMemory,
     SeatAnswered,
     StoreAnswer,
     TimerFired,
-    TimerKind,
     ToolAnswered,
     TurnMemoryReady,
     WorkingFolded,
     WorkingResumed,
 )
 from xtyserver.session.pairing import Pairing
-from xtyserver.session.requests import MANAGEMENT_FRAMES, StoreRequests
+from xtyserver.session.requests import MANAGEMENT_FRAMES, ManagementFrame, StoreRequests
 from xtyserver.session.requests import REFUSED as REQUEST_REFUSED
 from xtyserver.session.saves import SaveTracker
 from xtyserver.session.settings import SessionSettings
@@ -111,19 +110,12 @@ class State(enum.Enum):
     CLOSED = "closed"
 
 
-# The one table of transitions: (state, what happened) -> next state. A pair
-# missing here is a bug of ours (UsageError); the handlers decide what to answer.
-TRANSITIONS: dict[tuple[State, str], State] = {
-    (State.AWAIT_HELLO, "hello_ok"): State.READY,
-    (State.READY, "chat_accepted"): State.TURN,
-    (State.TURN, "reply_done"): State.READY,
-    (State.TURN, "reply_failed"): State.READY,
-    (State.TURN, "cancelled"): State.READY,
-    (State.TURN, "image_refused"): State.READY,
-    (State.AWAIT_HELLO, "close"): State.CLOSED,
-    (State.READY, "close"): State.CLOSED,
-    (State.TURN, "close"): State.CLOSED,
-    (State.CLOSED, "close"): State.CLOSED,
+# A frame that a state has no row for in TRANSITIONS is answered with this error and
+# changes nothing (v1.md "States"); a closed session answers nothing at all.
+NOT_ACCEPTED: dict[State, tuple[str, str]] = {
+    State.AWAIT_HELLO: ("hello_required", "the first frame must be adapter.hello"),
+    State.READY: ("already_hello", "adapter.hello was already sent; this frame comes before it"),
+    State.TURN: ("already_hello", "adapter.hello was already sent; this frame comes before it"),
 }
 
 
@@ -186,61 +178,14 @@ class GameAgentSession:
     # -- the one entry point ---------------------------------------------------
 
     def handle(self, event: Event, now: float) -> list[Effect]:
-        """Feed one event that happened at ``now``; return what the shell must do."""
-        if self.state is State.CLOSED and not isinstance(event, Disconnected):
-            return []
-        match event:
-            case Connected():
-                settings = self._settings
-                deadline = (
-                    settings.hello_timeout
-                    if self._authenticated
-                    else settings.preauth_hello_timeout
-                )
-                return [ArmTimer("hello", deadline)]
-            case SeatAnswered(granted=granted):
-                return self._seated(granted, now)
-            case PairingAnswered():
-                return self._pair_answered(event, now)
-            case FrameIn(decoded=decoded):
-                frame_id = getattr(decoded.frame, "id", None)
-                return self._admit(now, frame_id) or self._frame(decoded, now)
-            case FrameRefused(error=error):
-                return self._admit(now, error.frame_id) or self._refused(error)
-            case TurnMemoryReady(turn=turn, spent=spent) if not (
-                self._settings.daily_budget.allows_chat(spent)
-            ):
-                return self._failed(turn, "budget_exhausted")
-            case TurnMemoryReady(turn=turn, memory=memory):
-                return self._turn_memory(turn, memory, now)
-            case ImageReady(turn=turn, image=image):
-                return self._image_ready(turn, image, now)
-            case ImageRefused(turn=turn, error=error):
-                return self._image_refused(turn, error)
-            case ModelDelta(turn=turn, text=text):
-                return self._turns.delta(turn, text)
-            case ModelDone(turn=turn, text=text, tool_calls=calls) if calls:
-                return self._tool_round(turn, text, calls, now)
-            case ModelDone():
-                return self._done(event, now)
-            case ToolAnswered(turn=turn, call_id=call_id, answer=answer):
-                current = self._turns.get(turn)
-                return (
-                    [] if current is None else self._tools.answered(current, call_id, answer, now)
-                )
-            case ModelFailed(turn=turn, code=code):
-                return self._failed(turn, code)
-            case StoreAnswer():
-                return self._requests.answer(event, now, self._turns.language)
-            case WorkingFolded(generation=generation, summary=summary):
-                return self._turns.folded(generation, summary)
-            case WorkingResumed(save=save, snapshot=snapshot):
-                return self._turns.resumed(save if save == self._saves.save else None, snapshot)
-            case TimerFired(kind=kind):
-                return self._timer(kind, now)
-            case Disconnected():
-                return self._teardown(now)
-        raise errors.UsageError(f"unknown session event {type(event).__name__}")
+        """Feed one event that happened at ``now``; return what the shell must do.
+
+        The state's row in :data:`TRANSITIONS` for the event's type handles it; an
+        event the state has no row for changes nothing (an answer for a turn or a
+        request that ended), a frame is answered with :data:`NOT_ACCEPTED`'s error.
+        """
+        row = _row(self.state, type(event))
+        return [] if row is None else row.handler(self, event, now)
 
     @property
     def identity(self) -> Identity | None:
@@ -249,11 +194,12 @@ class GameAgentSession:
 
     # -- transitions -----------------------------------------------------------
 
-    def _transition(self, what: str) -> None:
-        nxt = TRANSITIONS.get((self.state, what))
-        if nxt is None:
-            raise errors.UsageError(f"no transition {self.state.value} --{what}-->")
-        self.state = nxt
+    def _move(self, kind: type[Any]) -> None:
+        """A handler took an event of ``kind``: enter the state its row leads to."""
+        row = _row(self.state, kind)
+        if row is None or row.then is None:
+            raise errors.UsageError(f"no transition {self.state.value} --{kind.__name__}-->")
+        self.state = row.then
 
     # -- admission: rate limits and flood ---------------------------------------
 
@@ -275,46 +221,51 @@ class GameAgentSession:
         frame = replies.error(error.code, error.message, error.frame_id, error.fields)
         return [Send(frame), log]
 
+    def _frame_refused(self, event: FrameRefused, now: float) -> list[Effect]:
+        return self._admit(now, event.error.frame_id) or self._refused(event.error)
+
+    def _frame_in(self, event: FrameIn, now: float) -> list[Effect]:
+        frame_id = getattr(event.decoded.frame, "id", None)
+        return self._admit(now, frame_id) or self._frame(event.decoded, now)
+
     def _frame(self, decoded: Decoded, now: float) -> list[Effect]:
-        waiting = self._seat_wanted is not None and not isinstance(decoded.frame, Hello)
+        """One admitted frame, handled by its own row of the state."""
+        frame = decoded.frame
+        waiting = self._seat_wanted is not None and not isinstance(frame, Hello)
         if waiting and len(self._held) < HELD_FRAMES:
             # Frames sent right behind the hello wait for its seat, in order.
             self._held.append((decoded, now))
             return []
-        frame = decoded.frame
         effects: list[Effect] = []
         if decoded.context_over_target:
             effects.append(Log("context.over_target", {"bytes": decoded.context_bytes}))
-        if self.state is State.AWAIT_HELLO:
-            if isinstance(frame, AdapterPair):
-                return effects + self._pairing.ask(frame, authenticated=self._authenticated)
-            if not isinstance(frame, Hello):
-                message = "the first frame must be adapter.hello"
-                frame_id = getattr(frame, "id", None)
-                return [*effects, Send(replies.error("hello_required", message, frame_id))]
-            return effects + self._hello(frame, now)
-        try:
-            check_secrets(frame, self._secrets)
-        except errors.PeerError as error:
-            error.frame_id = getattr(frame, "id", None)
-            return effects + self._refused(error)
-        match frame:
-            case Hello():
-                message = "adapter.hello was already sent"
-                effects.append(Send(replies.error("already_hello", message, frame.id)))
-            case Heartbeat():
-                effects += self._heartbeat(now)
-            case StateUpdate():
-                effects += self._state_update(frame, now)
-            case ChatSend():
-                effects += self._chat(frame, now)
-            case ChatCancel():
-                effects += self._cancel(frame)
-            case MemoryConfirm():
-                effects += self._confirm_dialog(frame, now)
-            case _ if isinstance(frame, MANAGEMENT_FRAMES):
-                effects.append(self._requests.ask_for(frame, self._saves.save, now))
-        return effects
+        frame_id = getattr(frame, "id", None)
+        if self.state is not State.AWAIT_HELLO:
+            # A hello checks its secrets itself, once it knows which key it proved.
+            try:
+                check_secrets(frame, self._secrets)
+            except errors.PeerError as error:
+                error.frame_id = frame_id
+                return effects + self._refused(error)
+        row = _row(self.state, type(frame))
+        if row is None:
+            code, message = NOT_ACCEPTED[self.state]
+            return [*effects, Send(replies.error(code, message, frame_id))]
+        return effects + row.handler(self, frame, now)
+
+    def _connected(self, event: Connected, now: float) -> list[Effect]:
+        settings = self._settings
+        deadline = settings.hello_timeout if self._authenticated else settings.preauth_hello_timeout
+        return [ArmTimer("hello", deadline)]
+
+    def _pair(self, frame: AdapterPair, now: float) -> list[Effect]:
+        return self._pairing.ask(frame, authenticated=self._authenticated)
+
+    def _already_hello(self, frame: Hello, now: float) -> list[Effect]:
+        return [Send(replies.error("already_hello", "adapter.hello was already sent", frame.id))]
+
+    def _request(self, frame: ManagementFrame, now: float) -> list[Effect]:
+        return [self._requests.ask_for(frame, self._saves.save, now)]
 
     def _hello(self, frame: Hello, now: float) -> list[Effect]:
         if self._seat_wanted is not None:
@@ -338,7 +289,7 @@ class GameAgentSession:
             # Proved by the hello: only now does it count against max_connections.
             self._seat_wanted = frame
             return [ClaimSeat()]
-        self._transition("hello_ok")
+        self._move(Hello)
         opened = self._saves.open(frame.identity, timezone, now)
         hello = ServerHello(
             protocol="v1",
@@ -363,8 +314,6 @@ class GameAgentSession:
         return token is not None and self._paired is not None and self._paired(token)
 
     def _pair_answered(self, event: PairingAnswered, now: float) -> list[Effect]:
-        if self.state is not State.AWAIT_HELLO:
-            return []
         # Granted: the hello with the new key comes as from a connection with a token.
         timeout = self._settings.hello_timeout
         effects, close = self._pairing.answered(event, hello_timeout=timeout)
@@ -372,18 +321,18 @@ class GameAgentSession:
             effects += self._close(CLOSE_UNAUTHORIZED, f"pair {event.outcome}", now)
         return effects
 
-    def _seated(self, granted: bool, now: float) -> list[Effect]:
+    def _seated(self, event: SeatAnswered, now: float) -> list[Effect]:
         frame, self._seat_wanted = self._seat_wanted, None
         held, self._held = self._held, []
-        if frame is None or self.state is not State.AWAIT_HELLO:
+        if frame is None:
             return []
-        if not granted:
+        if not event.granted:
             full = Send(replies.error("server_full", "too many connections", frame.id))
             return [full, *self._close(CLOSE_SERVER_FULL, "too many connections", now)]
         self._authenticated = True
         effects = self._hello(frame, now)
         for decoded, at in held:
-            if self.state is State.CLOSED:  # type: ignore[comparison-overlap]
+            if self.state is State.CLOSED:
                 break
             effects += self._frame(decoded, at)
         return effects
@@ -391,7 +340,7 @@ class GameAgentSession:
     def _heartbeat_deadline(self) -> float:
         return self._settings.heartbeat_ms / 1000 * self._settings.limits.heartbeat_misses
 
-    def _heartbeat(self, now: float) -> list[Effect]:
+    def _heartbeat(self, frame: Heartbeat, now: float) -> list[Effect]:
         return [*self._saves.beat(now), ArmTimer("heartbeat", self._heartbeat_deadline())]
 
     def _state_update(self, frame: StateUpdate, now: float) -> list[Effect]:
@@ -405,9 +354,10 @@ class GameAgentSession:
 
     # -- turns -----------------------------------------------------------------
 
+    def _busy(self, frame: ChatSend, now: float) -> list[Effect]:
+        return [Send(ChatError(id=frame.id, code="busy", message=self._texts.busy))]
+
     def _chat(self, frame: ChatSend, now: float) -> list[Effect]:
-        if self.state is State.TURN:
-            return [Send(ChatError(id=frame.id, code="busy", message=self._texts.busy))]
         if not self._admission.chat(now):
             message = "too many chat.send frames; slow down"
             return [Send(replies.error("rate_limited", message, frame.id), droppable=True)]
@@ -420,7 +370,7 @@ class GameAgentSession:
             message = self._texts.model_not_configured
             refusal = ChatError(id=frame.id, code="model_not_configured", message=message)
             return [*effects, Send(refusal)]
-        self._transition("chat_accepted")
+        self._move(ChatSend)
         text, kinds = redact(frame.text, secrets=(self._token,), carry=self._carry)
         self._carry = carried(self._carry, frame.text)
         if kinds:
@@ -451,28 +401,56 @@ class GameAgentSession:
             shown=saves.shown.pairs(),
         )
 
-    def _turn_memory(self, number: int, memory: SaveMemory | None, now: float) -> list[Effect]:
-        turn = self._turns.get(number)
+    def _turn_memory(self, event: TurnMemoryReady, now: float) -> list[Effect]:
+        if not self._settings.daily_budget.allows_chat(event.spent):
+            return self._failed(event.turn, "budget_exhausted", TurnMemoryReady)
+        turn = self._turns.get(event.turn)
         if turn is None or turn.memory_ready:
             return []
-        turn.memory, turn.memory_ready = memory, True
+        turn.memory, turn.memory_ready = event.memory, True
         return self._plan(now)
 
-    def _image_ready(self, number: int, image: PreparedImage, now: float) -> list[Effect]:
-        turn = self._turns.get(number)
+    def _image_ready(self, event: ImageReady, now: float) -> list[Effect]:
+        turn = self._turns.get(event.turn)
         if turn is None or turn.image_ready:
             return []
-        turn.image, turn.image_ready = image, True
+        turn.image, turn.image_ready = event.image, True
         return self._plan(now)
 
-    def _image_refused(self, number: int, error: errors.PeerError) -> list[Effect]:
-        turn = self._turns.get(number)
+    def _image_refused(self, event: ImageRefused, now: float) -> list[Effect]:
+        turn = self._turns.get(event.turn)
         if turn is None or turn.image_ready:
             return []
         self._turns.end()
-        self._transition("image_refused")
+        self._move(ImageRefused)
+        error = event.error
         error.frame_id = turn.chat_id
         return self._refused(error)
+
+    def _delta(self, event: ModelDelta, now: float) -> list[Effect]:
+        return self._turns.delta(event.turn, event.text)
+
+    def _model_done(self, event: ModelDone, now: float) -> list[Effect]:
+        if event.tool_calls:
+            return self._tool_round(event.turn, event.text, event.tool_calls, now)
+        return self._done(event, now)
+
+    def _model_failed(self, event: ModelFailed, now: float) -> list[Effect]:
+        return self._failed(event.turn, event.code, ModelFailed)
+
+    def _tool_answered(self, event: ToolAnswered, now: float) -> list[Effect]:
+        turn = self._turns.get(event.turn)
+        return [] if turn is None else self._tools.answered(turn, event.call_id, event.answer, now)
+
+    def _store_answer(self, event: StoreAnswer, now: float) -> list[Effect]:
+        return self._requests.answer(event, now, self._turns.language)
+
+    def _folded(self, event: WorkingFolded, now: float) -> list[Effect]:
+        return self._turns.folded(event.generation, event.summary)
+
+    def _resumed(self, event: WorkingResumed, now: float) -> list[Effect]:
+        save = event.save if event.save == self._saves.save else None
+        return self._turns.resumed(save, event.snapshot)
 
     def _done(self, done: ModelDone, now: float) -> list[Effect]:
         number = done.turn
@@ -480,13 +458,13 @@ class GameAgentSession:
         if turn is not None and not (done.text or turn.parts or turn.tools_used):
             # Nothing to show (e.g. a reasoning model that only reasoned): a failed turn.
             log = Log("model.empty_reply", {"reasoned": done.reasoned})
-            return [log, *self._failed(number, "model_empty_reply")]
+            return [log, *self._failed(number, "model_empty_reply", ModelDone)]
         here = self._saves.save
         effects = self._turns.finish(done, now=now, save=here, day=self._saves.day)
         if effects is None:
             return []
-        self._transition("reply_done")
-        # The save's modelContext names never reach the shared profile (issue 9).
+        self._move(ModelDone)
+        # The save's modelContext names never reach the shared profile.
         names = context_names(self._saves.context)
         return [
             msgspec.structs.replace(e, context_names=names)
@@ -520,34 +498,44 @@ class GameAgentSession:
         log = Log("memory.confirm", {"answer": "yes", "target": decided.kind})
         return [self._requests.apply(frame.id, self._saves.save, decided), log]
 
-    def _failed(self, number: int, code: str) -> list[Effect]:
+    def _failed(self, number: int, code: str, kind: type[Event]) -> list[Effect]:
+        """End turn ``number`` with ``code``; ``kind``: the event that ended it."""
         effects = self._turns.fail(number, code)
         if effects is None:
             return []
-        self._transition("reply_failed")
+        self._move(kind)
         return effects
 
-    def _cancel(self, frame: ChatCancel) -> list[Effect]:
+    def _no_reply(self, frame: ChatCancel, now: float) -> list[Effect]:
+        message = "no reply with this id is streaming"
+        return [Send(replies.error("unknown_chat", message, frame.id))]
+
+    def _cancel(self, frame: ChatCancel, now: float) -> list[Effect]:
         turn = self._turns.current
         if turn is None or turn.chat_id != frame.id:
-            message = "no reply with this id is streaming"
-            return [Send(replies.error("unknown_chat", message, frame.id))]
+            return self._no_reply(frame, now)
         self._turns.end()
-        self._transition("cancelled")
+        self._move(ChatCancel)
         cancelled = ChatError(id=turn.chat_id, code="cancelled", message=self._texts.cancelled)
         return [CancelModel(turn.number), Send(cancelled)]
 
     # -- deadlines and closing -------------------------------------------------
 
-    def _timer(self, kind: TimerKind, now: float) -> list[Effect]:
-        if kind == "hello" and self.state is State.AWAIT_HELLO:
-            return self._close(CLOSE_HELLO_TIMEOUT, "hello timeout", now)
-        if kind == "heartbeat" and self.state in (State.READY, State.TURN):
-            return self._close(CLOSE_HEARTBEAT_TIMEOUT, "heartbeat timeout", now)
-        return []
+    def _hello_timer(self, event: TimerFired, now: float) -> list[Effect]:
+        if event.kind != "hello":
+            return []
+        return self._close(CLOSE_HELLO_TIMEOUT, "hello timeout", now)
+
+    def _heartbeat_timer(self, event: TimerFired, now: float) -> list[Effect]:
+        if event.kind != "heartbeat":
+            return []
+        return self._close(CLOSE_HEARTBEAT_TIMEOUT, "heartbeat timeout", now)
 
     def _close(self, code: int, reason: str, now: float) -> list[Effect]:
         return [*self._teardown(now), Close(code, reason)]
+
+    def _disconnected(self, event: Disconnected, now: float) -> list[Effect]:
+        return self._teardown(now)
 
     def _teardown(self, now: float) -> list[Effect]:
         if self.state is State.CLOSED:
@@ -557,10 +545,89 @@ class GameAgentSession:
         if turn is not None:
             effects.append(CancelModel(turn.number))
         had_save = self.state is not State.AWAIT_HELLO
-        self._transition("close")
+        self._move(Disconnected)
         if had_save:
             effects += self._saves.end(now)
         self._requests.clear()
         self._tools.clear()
         effects.append(Log("session.closed", {}))
         return effects
+
+
+Handler = Callable[[GameAgentSession, Any, float], list[Effect]]
+
+
+class Row(NamedTuple):
+    """What one state does with one type of event or frame.
+
+    Attributes:
+        handler: Called with the session, the event (the frame, for a frame) and its time.
+        then: The state the session enters when the handler takes the event
+            (None: it stays). A handler that refuses it answers an error and stays;
+            any handler may close the connection (``CLOSED``).
+    """
+
+    handler: Handler
+    then: State | None = None
+
+
+_S = GameAgentSession
+# READY and TURN alike: every frame but adapter.hello (and adapter.pair), and the
+# answers to what the session asked for.
+_SESSION: dict[type[Any], Row] = {
+    FrameIn: Row(_S._frame_in),
+    FrameRefused: Row(_S._frame_refused),
+    Hello: Row(_S._already_hello),
+    Heartbeat: Row(_S._heartbeat),
+    StateUpdate: Row(_S._state_update),
+    MemoryConfirm: Row(_S._confirm_dialog),
+    **{kind: Row(_S._request) for kind in MANAGEMENT_FRAMES},
+    StoreAnswer: Row(_S._store_answer),
+    WorkingFolded: Row(_S._folded),
+    WorkingResumed: Row(_S._resumed),
+    TimerFired: Row(_S._heartbeat_timer),
+    Disconnected: Row(_S._disconnected, State.CLOSED),
+}
+
+# The one table: state -> event or frame type -> its handler and the state it leads to
+# (v1.md "States"). A frame's row is found after ``FrameIn``'s (rate limits, secrets).
+TRANSITIONS: dict[State, dict[type[Any], Row]] = {
+    State.AWAIT_HELLO: {
+        Connected: Row(_S._connected),
+        FrameIn: Row(_S._frame_in),
+        FrameRefused: Row(_S._frame_refused),
+        Hello: Row(_S._hello, State.READY),
+        AdapterPair: Row(_S._pair),
+        SeatAnswered: Row(_S._seated),
+        PairingAnswered: Row(_S._pair_answered),
+        TimerFired: Row(_S._hello_timer),
+        Disconnected: Row(_S._disconnected, State.CLOSED),
+    },
+    State.READY: {
+        **_SESSION,
+        ChatSend: Row(_S._chat, State.TURN),
+        ChatCancel: Row(_S._no_reply),
+    },
+    State.TURN: {
+        **_SESSION,
+        ChatSend: Row(_S._busy),
+        ChatCancel: Row(_S._cancel, State.READY),
+        TurnMemoryReady: Row(_S._turn_memory, State.READY),
+        ImageReady: Row(_S._image_ready),
+        ImageRefused: Row(_S._image_refused, State.READY),
+        ModelDelta: Row(_S._delta),
+        ModelDone: Row(_S._model_done, State.READY),
+        ToolAnswered: Row(_S._tool_answered),
+        ModelFailed: Row(_S._model_failed, State.READY),
+    },
+    State.CLOSED: {},
+}
+
+
+def _row(state: State, kind: type[Any]) -> Row | None:
+    """The row of ``state`` for ``kind`` or the nearest of its base classes."""
+    rows = TRANSITIONS[state]
+    row = rows.get(kind)
+    if row is None:
+        row = next((rows[base] for base in kind.__mro__[1:] if base in rows), None)
+    return row

@@ -1,4 +1,4 @@
-"""Which memory tools a turn offers the model, sans-I/O (v1.md "Memory tools", issue 22).
+"""Which memory tools a turn offers the model, sans-I/O (v1.md "Memory tools").
 
 The five schemas cost about 150 estimated tokens (about 380 in a real
 tokenizer: JSON is mostly punctuation) and most turns are about the game, not

@@ -72,7 +72,7 @@ class SessionSummary(msgspec.Struct, frozen=True, kw_only=True):
     preferences: tuple[str, ...] = ()
     open_questions: tuple[str, ...] = ()
     mood: str = ""
-    text: str = ""  # free text: a fold that answered in prose (issue 18)
+    text: str = ""  # free text: a fold that answered in prose
 
     def render(self) -> str:
         """The prompt text (Chinese labels), or "" when the summary is empty."""

@@ -1,4 +1,4 @@
-"""The scripted model's deterministic ``/v1/embeddings`` (issue 21 part 3).
+"""The scripted model's deterministic ``/v1/embeddings``.
 
 Not a model of meaning: a hashed bag of features, so tests and the evaluation
 get stable vectors through the server's own provider client. The features of a text

@@ -1,4 +1,4 @@
-"""The scripted model's search keys: what it answers the enrichment job (issue 21).
+"""The scripted model's search keys: what it answers the enrichment job.
 
 A real model asked for a memory's search keys (``memory/enrichment.py``)
 writes the names it mentions in both languages, aliases, synonyms and the

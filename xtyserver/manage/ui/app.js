@@ -392,7 +392,7 @@
     } catch (e) { say(shownError(e), true); }
   }
 
-  // -- the trash (issue 17 §1): what a forget put there, restorable until its window ends --------
+  // -- the trash: what a forget put there, restorable until its window ends ----------------------
 
   let trashHours = 0;
 
@@ -426,7 +426,7 @@
     } catch (e) { say(shownError(e), true); }
   }
 
-  // -- settings (issue 19 §3): the provider, the key (never shown back), the models, the check ----
+  // -- settings: the provider, the key (never shown back), the models, the check ------------------
 
   let settingsView = null;
   const KEYED = () => [...document.querySelectorAll("#settings-view [data-key]")];

@@ -60,7 +60,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) STRICT, WITHOUT ROWID
         """,
     ),
-    # 1 -> 2: readable save names and tombstones of forgotten memories (issue 10).
+    # 1 -> 2: readable save names and tombstones of forgotten memories.
     (
         """
         CREATE TABLE save_name(
@@ -93,7 +93,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """,
         "INSERT INTO memory_generation(id, value) VALUES (1, 0)",
     ),
-    # 3 -> 4: the player's token bill, per local date, save and purpose (issue 9).
+    # 3 -> 4: the player's token bill, per local date, save and purpose.
     (
         """
         CREATE TABLE token_usage(
@@ -108,7 +108,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) STRICT, WITHOUT ROWID
         """,
     ),
-    # 4 -> 5: search keys written with each memory (issue 21): a JSON array of at
+    # 4 -> 5: search keys written with each memory: a JSON array of at
     # most 8 short strings; NULL until an extraction or the enrichment job wrote them.
     (
         """
@@ -116,7 +116,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             CHECK (search_keys IS NULL OR json_valid(search_keys))
         """,
     ),
-    # 5 -> 6: the trash: what a forget deleted, restorable for a while (issue 17 §1).
+    # 5 -> 6: the trash: what a forget deleted, restorable for a while.
     # Never injected (it is not game_memory), never exported, purged after its window.
     (
         """
@@ -129,7 +129,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ) STRICT
         """,
     ),
-    # 6 -> 7: memory vectors (issue 21 part 3), only with a [models.embedding] route:
+    # 6 -> 7: memory vectors, only with a [models.embedding] route:
     # one unit float32 vector (little-endian) per event and the model that formed it.
     # Deleted with its event (forget, trash, compaction) and when its text changes.
     (

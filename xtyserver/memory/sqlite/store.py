@@ -256,7 +256,7 @@ class MemoryStore:
         scope = checked_scope(scope)
         return self._db.read(lambda conn: events.without_search_keys(conn, scope, limit))
 
-    # --- memory vectors (issue 21 part 3) ------------------------------------------------
+    # --- memory vectors ------------------------------------------------------------------
 
     def load_vectors(self, scope: Scope, model: str) -> dict[int, array[float]]:
         """The vectors ``model`` formed for events of ``scope``, by event id."""
@@ -324,7 +324,7 @@ class MemoryStore:
             return result
         return msgspec.structs.replace(result, expires_at=now + self.trash_window)
 
-    # --- the trash (issue 17 §1) -------------------------------------------------------------
+    # --- the trash ---------------------------------------------------------------------------
 
     def trash_entries(self) -> list[TrashEntry]:
         """What can be restored now, newest first (each with what it holds, by save name)."""

@@ -1,4 +1,4 @@
-"""The ``memory_trash`` table: what a forget deleted, restorable for a while (issue 17 §1).
+"""The ``memory_trash`` table: what a forget deleted, restorable for a while.
 
 Functions take an open connection and run inside the caller's transaction. A
 forget of an item, save, game or profile (or all) puts the rows it deletes here

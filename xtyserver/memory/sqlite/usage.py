@@ -1,4 +1,4 @@
-"""The ``token_usage`` table: tokens per local date, save and purpose (issue 9 section 5)."""
+"""The ``token_usage`` table: tokens per local date, save and purpose."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``memory_vector`` table: one float32 vector per event (issue 21 part 3).
+"""The ``memory_vector`` table: one float32 vector per event.
 
 Functions take an open connection and run inside the caller's transaction.
 A vector is read only for the model that formed it; a row goes with its event
