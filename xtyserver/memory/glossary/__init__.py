@@ -36,12 +36,15 @@ localisation). A top-level ``game = "<game-id>"`` names the game.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
 import msgspec
 
+from xtyserver.memory.spelling import EMPTY as EMPTY_LEXICON
+from xtyserver.memory.spelling import Lexicon
 from xtyserver.memory.tokenize import tokenize
 
 TERM_PREFIX = "@"
@@ -105,6 +108,8 @@ class GameGlossary(msgspec.Struct, frozen=True):
     related: Mapping[str, tuple[str, ...]] = msgspec.field(
         default_factory=lambda: MappingProxyType({})
     )
+    # The names' tokens by sound, initials and spelling (a misspelt or pinyin name).
+    lexicon: Lexicon = EMPTY_LEXICON
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -290,9 +295,11 @@ def build(entries_by_game: Mapping[str, Iterable[Entry]]) -> Glossary:
                     related.setdefault(entry.key, set()).add(other)
                     related.setdefault(other, set()).add(entry.key)
         patterns: dict[str, set[tuple[tuple[str, ...], str]]] = {}
+        used: Counter[str] = Counter()
         for entry in by_key.values():
             for name in entry.names:
                 tokens = tuple(tokenize(name))
+                used.update(set(tokens))
                 if tokens:
                     patterns.setdefault(tokens[0], set()).add((tokens, entry.key))
         ordered = {
@@ -305,6 +312,7 @@ def build(entries_by_game: Mapping[str, Iterable[Entry]]) -> Glossary:
             MappingProxyType(ordered),
             MappingProxyType(broader),
             MappingProxyType({k: tuple(sorted(v)) for k, v in related.items()}),
+            Lexicon(used),
         )
     return Glossary(MappingProxyType(games))
 
