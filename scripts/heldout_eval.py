@@ -80,16 +80,26 @@ def to_evalset(cases: list[dict[str, Any]]) -> tuple[EvalSet, dict[str, dict[str
         # A bait word for word one of the case's own memories is seen in the prompt
         # whenever that memory is: only saves apart can pass it, not a text check.
         bait = [
-            {"key": f"{cid}:bait{n}", "kind": "event", "subject": o["text"][:80],
-             "summary": o["text"][:160]}
+            {
+                "key": f"{cid}:bait{n}",
+                "kind": "event",
+                "subject": o["text"][:80],
+                "summary": o["text"][:160],
+            }
             for n, o in enumerate(case.get("otherSaveMemories", []))
             if o["text"] not in own
         ]
         if bait:
             other = case["otherSaveMemories"][0]["saveId"]
             saves.append(
-                {"game": case["gameId"], "save": f"{cid}-{other}", "name": f"{cid} other",
-                 "context": {}, "events": bait, "questions": []}
+                {
+                    "game": case["gameId"],
+                    "save": f"{cid}-{other}",
+                    "name": f"{cid} other",
+                    "context": {},
+                    "events": bait,
+                    "questions": [],
+                }
             )
         labels[qkey] = {"style": case["style"], "lang": case["lang"], "game": case["gameId"]}
     doc = {"name": "heldout-players-words", "start": START, "profile": {}, "saves": saves}

@@ -30,6 +30,7 @@ MEMORIES = [
     "Day 45: the player received Forest Magic from the Wizard",
     "The player sold blueberries at the Stardrop Saloon on summer 12",
     "约好冬天之前给猪舍装上加热器",
+    "玩家死了，在试金石那里复活",
 ]
 LEXICON = Lexicon(Counter(t for m in MEMORIES for t in set(tokenize(m))))
 BOTH = (LEXICON, GLOSSARY.lexicon)
@@ -44,6 +45,7 @@ def found(text: str) -> set[str]:
     [
         ("火推三明治给谁了", {"火腿"}),  # one character of the same sound picked wrong
         ("社去中心还差啥", {"社区", "区中"}),
+        ("四金石在哪", {"试金"}),  # fuzzy pinyin: si for shi
         ("huotui给谁了", {"火腿"}),  # full pinyin
         ("huo tui 给谁了", {"火腿"}),  # syllables apart
         ("sqzx 还差什么", {"社区", "区中", "中心"}),  # initials

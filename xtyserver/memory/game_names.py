@@ -1,4 +1,4 @@
-"""Readable names of the games that connect (pure; issue 9 section 1).
+"""Readable names of the games that connect (pure).
 
 The shared profile's ``games`` ("games played together") is written by the
 server alone, from the games whose adapters connect; the extraction model may

@@ -38,7 +38,7 @@ drag weak ones in with it (better recall must not come from injecting more),
 and a goal sharing a common word with the question does not push the real
 matches out.
 
-With memory vectors (issue 21 part 3: a ``[models.embedding]`` route; the
+With memory vectors (the in-process model, a ``[models.embedding]`` route; the
 vectors and the query's similarities are inputs, computed by the shell), the
 relevant section's candidates are the lexical ones above and the events whose
 cosine with the query reaches ``min_similarity`` and lies within
@@ -172,7 +172,7 @@ class SaveIndex:
         # Each event's BM25 length norm, k1 * (1 - b + b * len / avg_len): made once
         # per change of the index, not per posting of every turn's query.
         self._norm: dict[int, float] | None = None
-        # Unit float32 vectors by event id (issue 21 part 3), when an embedding route
+        # Unit float32 vectors by event id, when an embedding model
         # formed them; dropped with the event or when its text changes.
         self._vectors: dict[int, array[float]] = {}
         for ev in events:
@@ -565,10 +565,18 @@ def select_memories(
     taken.update(ev.id for ev in relevant)
     # "Recent and important" ignores relevance: it surfaces what matters lately
     # even when the player's text does not mention it.
+    # Of the memories that fit a cue, the one the words or the vector point at.
     fitting = {ev.id for ev in cued}
+    near = dict(similar or ())
     recent = sorted(
         (ev for ev in eligible if ev.id not in taken),
-        key=lambda ev: (ev.id not in fitting, -standing[ev.id], ev.id),
+        key=lambda ev: (
+            ev.id not in fitting,
+            -(raw.get(ev.id, 0.0) / top_all if top_all > 0 and ev.id in fitting else 0.0)
+            - (near.get(ev.id, 0.0) if ev.id in fitting else 0.0),
+            -standing[ev.id],
+            ev.id,
+        ),
     )[: max(0, budget.recent - added)]
     selection = MemorySelection(
         profile=lines, goals=tuple(goals), relevant=tuple(relevant), recent=tuple(recent)

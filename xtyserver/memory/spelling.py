@@ -15,7 +15,8 @@ over several bigrams still matches them). Known words are never respelt, and
 each path is narrow enough that small talk finds nothing:
 
 * **same sound** (Chinese): a bigram the vocabulary lacks becomes a vocabulary
-  bigram of the same toneless pinyin that keeps one of its two characters (one
+  bigram of the same toneless pinyin (of the same fuzzy pinyin, :func:`fuzzy`,
+  when none has it) that keeps one of its two characters (one
   character picked wrong in the IME); a longer run of same-sounding bigrams
   linked character to character (three characters or more) needs no shared one;
 * **full pinyin**: Latin words that split wholly into pinyin syllables (and are
@@ -72,6 +73,19 @@ LONG = 8
 """From this length on an English word may be two edits off, one below it."""
 
 
+def fuzzy(syllable: str) -> str:
+    """The syllable as an IME's fuzzy pinyin hears it: zh/z, ch/c, sh/s, n/l, and the
+    nasal finals ang/an, eng/en, ing/in alike (a southern accent, and its typos)."""
+    s = syllable
+    if s[:2] in ("zh", "ch", "sh"):
+        s = s[0] + s[2:]
+    if s[:1] == "n" and s not in ("n", "ng"):
+        s = "l" + s[1:]
+    if s.endswith(("ang", "eng", "ing")):
+        s = s[:-1]
+    return s
+
+
 def _is_cjk_bigram(word: str) -> bool:
     return len(word) == 2 and all(c in READINGS for c in word)
 
@@ -97,12 +111,14 @@ class Lexicon:
     def __init__(self, counts: Mapping[str, int]) -> None:
         self.words = frozenset(counts)
         sound: dict[tuple[str, str], set[str]] = {}
+        heard: dict[tuple[str, str], set[str]] = {}
         initials: dict[tuple[str, str], set[str]] = {}
         near: dict[str, set[str]] = {}
         for word in counts:
             if _is_cjk_bigram(word):
                 for a, b in itertools.product(READINGS[word[0]], READINGS[word[1]]):
                     sound.setdefault((a, b), set()).add(word)
+                    heard.setdefault((fuzzy(a), fuzzy(b)), set()).add(word)
                     initials.setdefault((a[0], b[0]), set()).add(word)
             elif len(word) >= 5 and word.isascii() and word.isalpha():
                 for key in _deletes(word):
@@ -112,6 +128,7 @@ class Lexicon:
             return tuple(sorted(found, key=lambda w: (-counts[w], w)))
 
         self.sound = {k: ranked(v) for k, v in sound.items()}
+        self.heard = {k: ranked(v) for k, v in heard.items()}
         self.initials = {k: ranked(v) for k, v in initials.items()}
         self.near = {k: tuple(sorted(v)) for k, v in near.items()}
 
@@ -157,12 +174,20 @@ def edit_distance(a: str, b: str) -> int:
 def _candidates(
     keys: Iterable[tuple[str, str]], lexicons: Sequence[Lexicon], initials: bool
 ) -> list[str]:
+    """Vocabulary bigrams of these sounds (or initials); of their fuzzy sounds when none."""
+    keys = list(keys)
     out: list[str] = []
     for key in keys:
         for lex in lexicons:
             for word in (lex.initials if initials else lex.sound).get(key, ()):
                 if word not in out:
                     out.append(word)
+    if not out and not initials:
+        for a, b in keys:
+            for lex in lexicons:
+                for word in lex.heard.get((fuzzy(a), fuzzy(b)), ()):
+                    if word not in out:
+                        out.append(word)
     return out[:MAX_CANDIDATES]
 
 
