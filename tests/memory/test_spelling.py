@@ -199,3 +199,28 @@ def test_edit_distance_is_a_distance(a: str, b: str) -> None:
     assert (edit_distance(a, b) == 0) is (a == b)
     assert edit_distance(a, b) <= max(len(a), len(b))
     assert abs(len(a) - len(b)) <= edit_distance(a, b)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 6), st.sampled_from(MEMORIES)), max_size=12))
+def test_the_index_keeps_its_words_as_memories_come_and_go(
+    changes: list[tuple[int, str]],
+) -> None:
+    index = SaveIndex(Scope(SV, "s1"), glossary=GLOSSARY)
+    held: dict[int, str] = {}
+    for i, text in changes:
+        if i in held and held[i] == text:
+            index.remove(i)
+            del held[i]
+        else:
+            index.upsert(_event(i, text))
+            held[i] = text
+    fresh = SaveIndex(Scope(SV, "s1"), [_event(i, t) for i, t in held.items()], glossary=GLOSSARY)
+    mine, theirs = index.lexicon(), fresh.lexicon()
+    assert mine.counts == theirs.counts
+    assert (mine.sound, mine.heard, mine.initials, mine.near) == (
+        theirs.sound,
+        theirs.heard,
+        theirs.initials,
+        theirs.near,
+    )

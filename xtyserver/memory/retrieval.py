@@ -158,8 +158,8 @@ class SaveIndex:
         self.glossary = glossary or EMPTY_GAME
         self.key_weight = key_weight
         self.spelling = spelling
-        # The save's words by sound and spelling, made on first need after a change.
-        self._lexicon: Lexicon | None = None
+        # The save's words by sound and spelling, kept current with the index.
+        self._lexicon = Lexicon()
         self.k1 = k1
         self.b = b
         self._events: dict[int, MemoryEvent] = {}
@@ -210,12 +210,13 @@ class SaveIndex:
             tf[term] = tf.get(term, 0.0) + self.key_weight
         self._events[event.id] = event
         self._norm = None
-        self._lexicon = None
         self._tf[event.id] = tf
         self._len[event.id] = sum(tf.values())
         self._total_len += self._len[event.id]
         for term, n in tf.items():
             self._postings.setdefault(term, {})[event.id] = n
+            if self.spelling and not term.startswith(TERM_PREFIX):
+                self._lexicon.add(term)
 
     def _terms(self, event: MemoryEvent) -> tuple[list[str], list[str]]:
         """The terms of an event's subject and summary (words and glossary entities),
@@ -238,10 +239,11 @@ class SaveIndex:
             return
         tf = self._tf.pop(event_id)
         self._norm = None
-        self._lexicon = None
         self._key_only.pop(event_id, None)
         self._total_len -= self._len.pop(event_id)
         for term in tf:
+            if self.spelling and not term.startswith(TERM_PREFIX):
+                self._lexicon.discard(term)
             posting = self._postings[term]
             del posting[event_id]
             if not posting:
@@ -285,10 +287,6 @@ class SaveIndex:
 
     def lexicon(self) -> Lexicon:
         """The words of the save's memories (and keys) by sound and spelling."""
-        if self._lexicon is None:
-            self._lexicon = Lexicon(
-                {t: len(p) for t, p in self._postings.items() if not t.startswith(TERM_PREFIX)}
-            )
         return self._lexicon
 
     def scores(

@@ -36,7 +36,8 @@ The pinyin of about 6,700 common characters is a module constant
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from xtyserver.memory.pinyin_table import TABLE
 from xtyserver.memory.tokenize import STOP_WORDS, runs, stem
@@ -102,38 +103,64 @@ def _deletes(word: str) -> set[str]:
 class Lexicon:
     """The words of a vocabulary by sound, by initials and by spelling.
 
+    Kept current word by word (:meth:`add`, :meth:`discard`) as a save's memories
+    change, so no turn waits for it to be made again.
+
     Args:
         counts: Each word (a token) and how many memories or names use it; the
             more used wins where a sound has more candidates than
             :data:`MAX_CANDIDATES`.
     """
 
-    def __init__(self, counts: Mapping[str, int]) -> None:
-        self.words = frozenset(counts)
-        sound: dict[tuple[str, str], set[str]] = {}
-        heard: dict[tuple[str, str], set[str]] = {}
-        initials: dict[tuple[str, str], set[str]] = {}
-        near: dict[str, set[str]] = {}
-        for word in counts:
-            if _is_cjk_bigram(word):
-                for a, b in itertools.product(READINGS[word[0]], READINGS[word[1]]):
-                    sound.setdefault((a, b), set()).add(word)
-                    heard.setdefault((fuzzy(a), fuzzy(b)), set()).add(word)
-                    initials.setdefault((a[0], b[0]), set()).add(word)
-            elif len(word) >= 5 and word.isascii() and word.isalpha():
-                for key in _deletes(word):
-                    near.setdefault(key, set()).add(word)
+    def __init__(self, counts: Mapping[str, int] | None = None) -> None:
+        self.counts: dict[str, int] = {}
+        self.sound: dict[tuple[str, str], set[str]] = {}
+        self.heard: dict[tuple[str, str], set[str]] = {}
+        self.initials: dict[tuple[str, str], set[str]] = {}
+        self.near: dict[str, set[str]] = {}
+        for word, n in (counts or {}).items():
+            self.add(word, n)
 
-        def ranked(found: set[str]) -> tuple[str, ...]:
-            return tuple(sorted(found, key=lambda w: (-counts[w], w)))
+    @property
+    def words(self) -> Collection[str]:
+        return self.counts.keys()
 
-        self.sound = {k: ranked(v) for k, v in sound.items()}
-        self.heard = {k: ranked(v) for k, v in heard.items()}
-        self.initials = {k: ranked(v) for k, v in initials.items()}
-        self.near = {k: tuple(sorted(v)) for k, v in near.items()}
+    def _maps(self, word: str) -> Iterator[tuple[dict[Any, set[str]], Any]]:
+        if _is_cjk_bigram(word):
+            for a, b in itertools.product(READINGS[word[0]], READINGS[word[1]]):
+                yield self.sound, (a, b)
+                yield self.heard, (fuzzy(a), fuzzy(b))
+                yield self.initials, (a[0], b[0])
+        elif len(word) >= 5 and word.isascii() and word.isalpha():
+            for key in _deletes(word):
+                yield self.near, key
+
+    def add(self, word: str, n: int = 1) -> None:
+        """Count ``n`` more uses of ``word``."""
+        if word in self.counts:
+            self.counts[word] += n
+            return
+        self.counts[word] = n
+        for table, key in self._maps(word):
+            table.setdefault(key, set()).add(word)
+
+    def discard(self, word: str, n: int = 1) -> None:
+        """Count ``n`` fewer uses of ``word``; at none it is no word of the vocabulary."""
+        left = self.counts.get(word, 0) - n
+        if left > 0:
+            self.counts[word] = left
+            return
+        if self.counts.pop(word, None) is None:
+            return
+        for table, key in self._maps(word):
+            found = table.get(key)
+            if found is not None:
+                found.discard(word)
+                if not found:
+                    del table[key]
 
 
-EMPTY = Lexicon({})
+EMPTY = Lexicon()
 
 
 def splits(word: str) -> list[tuple[str, ...]]:
@@ -174,21 +201,20 @@ def edit_distance(a: str, b: str) -> int:
 def _candidates(
     keys: Iterable[tuple[str, str]], lexicons: Sequence[Lexicon], initials: bool
 ) -> list[str]:
-    """Vocabulary bigrams of these sounds (or initials); of their fuzzy sounds when none."""
+    """Vocabulary bigrams of these sounds (or initials), the most used first; of their
+    fuzzy sounds when none."""
     keys = list(keys)
-    out: list[str] = []
+    found: dict[str, int] = {}
     for key in keys:
         for lex in lexicons:
             for word in (lex.initials if initials else lex.sound).get(key, ()):
-                if word not in out:
-                    out.append(word)
-    if not out and not initials:
+                found[word] = found.get(word, 0) + lex.counts[word]
+    if not found and not initials:
         for a, b in keys:
             for lex in lexicons:
                 for word in lex.heard.get((fuzzy(a), fuzzy(b)), ()):
-                    if word not in out:
-                        out.append(word)
-    return out[:MAX_CANDIDATES]
+                    found[word] = found.get(word, 0) + lex.counts[word]
+    return sorted(found, key=lambda w: (-found[w], w))[:MAX_CANDIDATES]
 
 
 def _chains(columns: Sequence[Sequence[str]]) -> list[list[str]]:
