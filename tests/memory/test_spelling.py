@@ -224,3 +224,14 @@ def test_the_index_keeps_its_words_as_memories_come_and_go(
         theirs.initials,
         theirs.near,
     )
+
+
+def test_a_long_word_of_syllables_that_never_splits_is_read_in_linear_time() -> None:
+    # "an", "a", "na" and "nan" split a run of "an" in many ways; the final "q" ends none.
+    # Without remembering the dead ends this took some 10**8 steps.
+    assert splits("an" * 19 + "q") == []
+    assert len(splits("an" * 20)) == 8
+    # past 40 letters a word is no pinyin at all (and never deep recursion)
+    assert splits("an" * 21) == []
+    assert respell("an" * 5000, BOTH) == []
+    assert respell("blueberry" * 1000, BOTH) == []  # nor matched within two edits

@@ -70,6 +70,11 @@ _LONGEST = max(map(len, SYLLABLES))
 MAX_CANDIDATES = 6
 """Vocabulary bigrams kept per position of a run (the most used first)."""
 MAX_SPLITS = 8
+MAX_PINYIN = 40
+"""Letters of the longest word read as pinyin (a sentence typed without spaces)."""
+MAX_TYPO = 24
+"""Letters of the longest word matched within an edit or two (longer: no word)."""
+"""Letters of the longest word read as pinyin (a sentence typed without spaces)."""
 LONG = 8
 """From this length on an English word may be two edits off, one below it."""
 
@@ -131,7 +136,7 @@ class Lexicon:
                 yield self.sound, (a, b)
                 yield self.heard, (fuzzy(a), fuzzy(b))
                 yield self.initials, (a[0], b[0])
-        elif len(word) >= 5 and word.isascii() and word.isalpha():
+        elif 5 <= len(word) <= MAX_TYPO and word.isascii() and word.isalpha():
             for key in _deletes(word):
                 yield self.near, key
 
@@ -166,17 +171,26 @@ EMPTY = Lexicon()
 def splits(word: str) -> list[tuple[str, ...]]:
     """The ways ``word`` (lowercase letters) splits wholly into pinyin syllables, fewest first."""
     found: list[tuple[str, ...]] = []
+    if len(word) > MAX_PINYIN:
+        return found
+    dead: set[int] = set()  # positions no split finishes from: a long word stays linear
 
-    def walk(start: int, acc: tuple[str, ...]) -> None:
-        if len(found) >= MAX_SPLITS:
-            return
+    def walk(start: int, acc: tuple[str, ...]) -> bool:
         if start == len(word):
             found.append(acc)
-            return
+            return True
+        if start in dead:
+            return False
+        ends = False
         for end in range(min(len(word), start + _LONGEST), start, -1):
+            if len(found) >= MAX_SPLITS:
+                return True
             piece = word[start:end]
-            if piece in SYLLABLES:
-                walk(end, (*acc, piece))
+            if piece in SYLLABLES and walk(end, (*acc, piece)):
+                ends = True
+        if not ends:
+            dead.add(start)
+        return ends
 
     walk(0, ())
     return sorted(found, key=len)
@@ -358,7 +372,7 @@ def respell(text: str, lexicons: Sequence[Lexicon]) -> list[list[str]]:
         if initials:
             spans.extend(initials)
             continue
-        fixed = _typos(token, lexicons) if len(token) >= 5 else []
+        fixed = _typos(token, lexicons) if 5 <= len(token) <= MAX_TYPO else []
         latin.append(fixed[0] if fixed else token)
         spans.extend([w] for w in fixed[1:])
         typo = typo or bool(fixed)
