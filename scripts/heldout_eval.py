@@ -1,4 +1,4 @@
-"""Recall on the held-out players'-words set (``eval/heldout/``), over the real server.
+"""Recall on a players'-words set (the held-out ``eval/heldout/``), over the real server.
 
 The set was written by someone who had read none of the retrieval code or the
 glossary (``eval/heldout/README.md``); it is never used for tuning. Each case
@@ -9,9 +9,13 @@ scripted model, one adapter connection per save) and scored from the request
 the model received. Small-talk cases (no expected memory) count only what they
 inject.
 
-    .venv/bin/python scripts/heldout_eval.py [--set K=V ...] [--json]
+    .venv/bin/python scripts/heldout_eval.py [--file F] [--set K=V ...] [--json] [--cases]
 
-``--set`` passes a setting as a dotted key (``--set memory.glossary=false``).
+``--file`` names another set of the same format, such as the development set
+``eval/dev/players_words_dev.json`` (written blind too, but for tuning);
+``--set`` passes a setting as a dotted key (``--set memory.glossary=false``);
+``--cases`` prints each case's question, what it missed and what else went in,
+for a development set only (it is refused for a file under ``eval/heldout/``).
 """
 
 from __future__ import annotations
@@ -76,16 +80,26 @@ def to_evalset(cases: list[dict[str, Any]]) -> tuple[EvalSet, dict[str, dict[str
         # A bait word for word one of the case's own memories is seen in the prompt
         # whenever that memory is: only saves apart can pass it, not a text check.
         bait = [
-            {"key": f"{cid}:bait{n}", "kind": "event", "subject": o["text"][:80],
-             "summary": o["text"][:160]}
+            {
+                "key": f"{cid}:bait{n}",
+                "kind": "event",
+                "subject": o["text"][:80],
+                "summary": o["text"][:160],
+            }
             for n, o in enumerate(case.get("otherSaveMemories", []))
             if o["text"] not in own
         ]
         if bait:
             other = case["otherSaveMemories"][0]["saveId"]
             saves.append(
-                {"game": case["gameId"], "save": f"{cid}-{other}", "name": f"{cid} other",
-                 "context": {}, "events": bait, "questions": []}
+                {
+                    "game": case["gameId"],
+                    "save": f"{cid}-{other}",
+                    "name": f"{cid} other",
+                    "context": {},
+                    "events": bait,
+                    "questions": [],
+                }
             )
         labels[qkey] = {"style": case["style"], "lang": case["lang"], "game": case["gameId"]}
     doc = {"name": "heldout-players-words", "start": START, "profile": {}, "saves": saves}
@@ -125,17 +139,40 @@ def table(results: list[QuestionResult], labels: dict[str, dict[str, str]]) -> d
     return {name: row(rs) for name, rs in sorted(groups.items())}
 
 
+def cases(
+    results: list[QuestionResult], labels: dict[str, dict[str, str]], evalset: EvalSet
+) -> None:
+    """Each case: its style, question, the expected memories missed and the others injected."""
+    texts = {ev.key: ev.summary for save in evalset.saves for ev in save.events}
+    questions = {q.key: q.text for save in evalset.saves for q in save.questions}
+    for r in results:
+        missed = [k for k in r.expected if k not in r.recalled]
+        others = [k for k in r.injected if k not in r.expected]
+        mark = "MISS" if missed else "ok  "
+        print(f"{mark} {r.key:<10} {labels[r.key]['style']:<15} {questions[r.key]}")
+        for k in missed:
+            print(f"       missed  {texts[k]}")
+        for k in others:
+            print(f"       other   {texts[k]}  [{r.paths.get(k, '')}]")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--file", type=Path, default=SET)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--cases", action="store_true")
     args = parser.parse_args(argv)
+    if args.cases and "heldout" in args.file.resolve().parent.parts:
+        parser.error("--cases shows a held-out set's cases: use it on a development set")
     log.configure(json=True, level="warning")
     overrides = {k: _value(v) for k, v in (item.split("=", 1) for item in args.set)}
     evalset, labels = to_evalset(json.loads(args.file.read_text(encoding="utf-8")))
     loaded, turns = anyio.run(lambda: run_set(evalset, overrides=overrides))
-    rows = table(score(evalset, turns, loaded), labels)
+    results = score(evalset, turns, loaded)
+    rows = table(results, labels)
+    if args.cases:
+        cases(results, labels, evalset)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return 0

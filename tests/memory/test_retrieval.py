@@ -368,3 +368,55 @@ def test_read_cues_finds_next_steps_and_windows_of_days() -> None:
     assert read_cues("LAST SEASON", game_id="stardew-valley", current_day=28).days == (-27, 0)
     assert read_cues("上个季节", game_id="stardew-valley", current_day=29).days == (1, 28)
     assert read_cues("上个季节", game_id="oxygen-not-included", current_day=29).days is None
+
+
+@pytest.mark.parametrize(
+    ("text", "game", "day", "days"),
+    [
+        # named seasons, the latest one; with last/上个/去年 the latest before this season
+        ("what fish did i hook last winter", "stardew-valley", 125, (85, 112)),
+        ("去年冬天钓了啥", "stardew-valley", 125, (85, 112)),
+        ("冬天钓了啥", "stardew-valley", 100, (85, 100)),
+        ("上个冬天", "stardew-valley", 100, None),  # no winter before this one
+        # DST's seasons are 20, 15, 20 and 15 days: winter is 21-35, spring 36-55
+        ("last winter what did i grab", "dont-starve-together", 75, (21, 35)),
+        ("the start of the rainy season", "dont-starve-together", 50, (36, 40)),
+        ("上个季节最后那几天我囤了些啥", "dont-starve-together", 30, (14, 20)),
+        ("上个季节", "dont-starve-together", 40, (21, 35)),
+        # a third of the season
+        ("上个季节中旬我摘的野果", "stardew-valley", 40, (10, 19)),
+        ("上个季节中旬", "stardew-valley", 29, (10, 19)),
+        # the early game, by game
+        ("开荒头几天我屯了啥", "stardew-valley", 20, (1, 7)),
+        ("back in the early game", "oxygen-not-included", 60, (1, 15)),
+        ("开局头两天", "dont-starve-together", 40, (1, 5)),
+        ("earlier this week", "stardew-valley", 63, (56, 62)),
+        ("冬天怎么准备", "oxygen-not-included", 40, None),  # ONI has no seasons
+    ],
+)
+def test_time_references_name_windows_of_in_game_days(
+    text: str, game: str, day: int, days: tuple[int, int] | None
+) -> None:
+    from xtyserver.memory.cues import read_cues
+
+    assert read_cues(text, game_id=game, current_day=day).days == days
+
+
+def test_of_the_memories_of_a_window_the_one_the_words_name_wins() -> None:
+    events = [
+        _sv(1, "鱼", "钓到了一条大鲶鱼", importance=5, day=20),
+        _sv(2, "种子", "在皮埃尔的店买了草莓种子", importance=2, day=13),
+        _sv(3, "矿洞", "第一次下到矿洞四十层", importance=2, day=30),
+    ]
+    index = SaveIndex(Scope("stardew-valley", "farm-a"), events)
+
+    def window(text: str, similar: list[tuple[int, float]] | None = None) -> list[int]:
+        # no relevant places: the window's one place alone shows what it prefers
+        budget = MemoryBudget(relevant=0)
+        return select_memories(
+            None, index, query_text=text, current_day=40, now=NOW, budget=budget, similar=similar
+        ).used_ids
+
+    assert window("上个季节我干了啥") == [1]  # the most important of the season
+    assert window("上个季节我买的种子呢") == [2]  # the words name it
+    assert window("上个季节我干了啥", [(1, 0.80), (2, 0.86), (3, 0.95)]) == [2]  # the vector

@@ -37,6 +37,7 @@ DEFAULT_SET = "memory-v2.json"
 PARTS: dict[str, dict[str, Any]] = {
     "glossary": {"memory.glossary": False},
     "keys": {"memory.search_keys": False},
+    "spelling": {"memory.spelling": False},
     "vectors": {"memory.local_embedding": False},
 }
 # The scripted model's deterministic /v1/embeddings as the embedding route (a test

@@ -38,7 +38,7 @@ drag weak ones in with it (better recall must not come from injecting more),
 and a goal sharing a common word with the question does not push the real
 matches out.
 
-With memory vectors (a ``[models.embedding]`` route; the
+With memory vectors (the in-process model, a ``[models.embedding]`` route; the
 vectors and the query's similarities are inputs, computed by the shell), the
 relevant section's candidates are the lexical ones above and the events whose
 cosine with the query reaches ``min_similarity`` and lies within
@@ -77,6 +77,7 @@ import msgspec
 from xtyserver.errors import UsageError
 from xtyserver.memory.cues import fits, read_cues
 from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
+from xtyserver.memory.spelling import Lexicon, respell
 from xtyserver.memory.tokenize import approx_tokens, tokenize
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
 from xtyserver.memory.vectors import embedding_text, fuse, vector_candidates
@@ -153,6 +154,8 @@ class SaveIndex:
             entities a query names are searched for, so ``Abigail``,
             ``阿比盖尔`` and ``紫发女孩`` meet. None: words alone.
         key_weight: What a term of a memory's search keys counts (0: keys unused).
+        spelling: Whether a query's misspelt, same-sounding and pinyin words are
+            matched to the save's and the glossary's words (:mod:`~xtyserver.memory.spelling`).
         k1: BM25 term-frequency saturation.
         b: BM25 length normalization.
     """
@@ -164,12 +167,16 @@ class SaveIndex:
         *,
         glossary: GameGlossary | None = None,
         key_weight: float = KEY_WEIGHT,
+        spelling: bool = True,
         k1: float = 1.2,
         b: float = 0.75,
     ) -> None:
         self.scope = scope
         self.glossary = glossary or EMPTY_GAME
         self.key_weight = key_weight
+        self.spelling = spelling
+        # The save's words by sound and spelling, kept current with the index.
+        self._lexicon = Lexicon()
         self.k1 = k1
         self.b = b
         self._events: dict[int, MemoryEvent] = {}
@@ -182,7 +189,7 @@ class SaveIndex:
         # Each event's BM25 length norm, k1 * (1 - b + b * len / avg_len): made once
         # per change of the index, not per posting of every turn's query.
         self._norm: dict[int, float] | None = None
-        # Unit float32 vectors by event id, when an embedding route
+        # Unit float32 vectors by event id, when an embedding model
         # formed them; dropped with the event or when its text changes.
         self._vectors: dict[int, array[float]] = {}
         for ev in events:
@@ -225,6 +232,8 @@ class SaveIndex:
         self._total_len += self._len[event.id]
         for term, n in tf.items():
             self._postings.setdefault(term, {})[event.id] = n
+            if self.spelling and not term.startswith(TERM_PREFIX):
+                self._lexicon.add(term)
 
     def _terms(self, event: MemoryEvent) -> tuple[list[str], list[str]]:
         """The terms of an event's subject and summary (words and glossary entities),
@@ -250,6 +259,8 @@ class SaveIndex:
         self._key_only.pop(event_id, None)
         self._total_len -= self._len.pop(event_id)
         for term in tf:
+            if self.spelling and not term.startswith(TERM_PREFIX):
+                self._lexicon.discard(term)
             posting = self._postings[term]
             del posting[event_id]
             if not posting:
@@ -276,12 +287,24 @@ class SaveIndex:
                 self._events[i] = msgspec.structs.replace(ev, last_used_at=now)
 
     def query_terms(self, text: str) -> set[str]:
-        """The terms ``text`` is searched by: its words and the glossary entities it names."""
+        """The terms ``text`` is searched by: its words and the glossary entities it
+        names, and the save's or glossary's words its unknown ones stand for
+        (misspelt, same-sounding, pinyin)."""
         words = tokenize(text)
         terms = set(words)
-        if self.glossary.entries:
-            terms.update(TERM_PREFIX + key for key in self.glossary.entities(words))
+        glossary = self.glossary
+        if glossary.entries:
+            terms.update(TERM_PREFIX + key for key in glossary.entities(words))
+        if self.spelling:
+            for span in respell(text, (self.lexicon(), glossary.lexicon)):
+                terms.update(span)
+                if glossary.entries:
+                    terms.update(TERM_PREFIX + key for key in glossary.entities(span))
         return terms
+
+    def lexicon(self) -> Lexicon:
+        """The words of the save's memories (and keys) by sound and spelling."""
+        return self._lexicon
 
     def scores(
         self, text: str, context: str = "", *, context_weight: float = 1.0
@@ -545,10 +568,18 @@ def select_memories(
     taken.update(ev.id for ev in relevant)
     # "Recent and important" ignores relevance: it surfaces what matters lately
     # even when the player's text does not mention it.
+    # Of the memories that fit a cue, the one the words or the vector point at.
     fitting = {ev.id for ev in cued}
+    near = dict(similar or ())
     recent = sorted(
         (ev for ev in eligible if ev.id not in taken),
-        key=lambda ev: (ev.id not in fitting, -standing[ev.id], ev.id),
+        key=lambda ev: (
+            ev.id not in fitting,
+            -(raw.get(ev.id, 0.0) / top_all if top_all > 0 and ev.id in fitting else 0.0)
+            - (near.get(ev.id, 0.0) if ev.id in fitting else 0.0),
+            -standing[ev.id],
+            ev.id,
+        ),
     )[: max(0, budget.recent - added)]
     selection = MemorySelection(
         profile=lines, goals=tuple(goals), relevant=tuple(relevant), recent=tuple(recent)

@@ -40,7 +40,8 @@ _STOP = (
 STOP_WORDS = frozenset(_STOP.split())
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
+    """The light plural stemmer of English words (``berries`` -> ``berry``)."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
@@ -67,7 +68,15 @@ def token_spans(text: str) -> Iterator[tuple[int, int, str]]:
         else:
             w = word.lower()
             if w not in STOP_WORDS:
-                yield start, m.end(), _stem(w)
+                yield start, m.end(), stem(w)
+
+
+def runs(text: str) -> Iterator[tuple[bool, str]]:
+    """The runs of normalised ``text``: ``(True, 社区中心)`` for Chinese characters,
+    ``(False, Coops)`` for a word of letters and digits (as typed: not lowercased)."""
+    for m in _RUN_RE.finditer(normalize(text)):
+        cjk = m.group(1)
+        yield (True, cjk) if cjk else (False, m.group(2))
 
 
 def tokenize(text: str) -> list[str]:

@@ -122,6 +122,7 @@ class MemoryService:
         soft_cap: int = DEFAULT_SOFT_CAP,
         glossary: Glossary | Callable[[], Glossary] | None = None,
         search_keys: bool = True,
+        spelling: bool = True,
         vector_model: str | None = None,
     ) -> None:
         self.store = store
@@ -134,6 +135,7 @@ class MemoryService:
             glossary if callable(glossary) else lambda: fixed
         )
         self._key_weight = KEY_WEIGHT if search_keys else 0.0
+        self._spelling = spelling
         self._soft_cap = soft_cap
         self._log = log.get("xtyserver.memory")
         self._writer = anyio.CapacityLimiter(1)
@@ -235,7 +237,9 @@ class MemoryService:
         # On a worker thread: tokenizing a whole save is too long for the event loop.
         glossary = self._glossary().for_game(save.game_id)
         events = self.store.load_scope(save)
-        index = SaveIndex(save, events, glossary=glossary, key_weight=self._key_weight)
+        index = SaveIndex(
+            save, events, glossary=glossary, key_weight=self._key_weight, spelling=self._spelling
+        )
         if self.vector_model is not None:
             for event_id, vector in self.store.load_vectors(save, self.vector_model).items():
                 index.set_vector(event_id, vector)

@@ -36,12 +36,15 @@ localisation). A top-level ``game = "<game-id>"`` names the game.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
 import msgspec
 
+from xtyserver.memory.spelling import EMPTY as EMPTY_LEXICON
+from xtyserver.memory.spelling import Lexicon
 from xtyserver.memory.tokenize import tokenize
 
 TERM_PREFIX = "@"
@@ -105,6 +108,8 @@ class GameGlossary(msgspec.Struct, frozen=True):
     related: Mapping[str, tuple[str, ...]] = msgspec.field(
         default_factory=lambda: MappingProxyType({})
     )
+    # The names' tokens by sound, initials and spelling (a misspelt or pinyin name).
+    lexicon: Lexicon = EMPTY_LEXICON
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -165,15 +170,70 @@ EMPTY_GAME = GameGlossary("", MappingProxyType({}), MappingProxyType({}), Mappin
 class Glossary(msgspec.Struct, frozen=True):
     """Every game's glossary; an unknown game has an empty one."""
 
-    games: Mapping[str, GameGlossary] = msgspec.field(
-        default_factory=lambda: MappingProxyType({})
-    )
+    games: Mapping[str, GameGlossary] = msgspec.field(default_factory=lambda: MappingProxyType({}))
 
     def for_game(self, game_id: str) -> GameGlossary:
         return self.games.get(game_id, EMPTY_GAME)
 
     def __len__(self) -> int:
         return sum(len(g) for g in self.games.values())
+
+
+NICKNAMED = frozenset({"npc", "character", "duplicant", "boss", "critter", "animal", "mob"})
+"""Kinds of entity players call by a pet name (小哈 for 哈奇, 老齐 for 齐先生)."""
+_PET = "小老阿"
+# Words a pet name's two characters often are instead.
+_NOT_PET = frozenset(
+    [
+        "小心",
+        "小时",
+        "小孩",
+        "小姐",
+        "小子",
+        "小说",
+        "小学",
+        "小朋",
+        "小小",
+        "小吃",
+        "小的",
+        "小屋",
+        "小路",
+        "小鸡",
+        "小猪",
+        "小牛",
+        "小羊",
+        "老师",
+        "老家",
+        "老板",
+        "老是",
+        "老婆",
+        "老公",
+        "老大",
+        "老人",
+        "老鼠",
+        "老实",
+        "老子",
+        "老的",
+        "老天",
+        "阿姨",
+        "阿拉",
+    ]
+)
+
+
+def _nicknames(entries: Iterable[Entry]) -> dict[str, str]:
+    """Pet names of people and creatures: 小, 老 or 阿 and the first character of a
+    Chinese name of two characters or more; a pet name two entities share is none."""
+    found: dict[str, set[str]] = {}
+    for entry in entries:
+        if entry.kind not in NICKNAMED:
+            continue
+        for name in (entry.zh, *entry.aliases):
+            if len(name) >= 2 and _is_cjk_pair(name[:2]):
+                for pet in _PET:
+                    if name[0] != pet and pet + name[0] not in _NOT_PET:
+                        found.setdefault(pet + name[0], set()).add(entry.key)
+    return {pet: next(iter(keys)) for pet, keys in found.items() if len(keys) == 1}
 
 
 def _is_cjk_pair(token: str) -> bool:
@@ -290,11 +350,16 @@ def build(entries_by_game: Mapping[str, Iterable[Entry]]) -> Glossary:
                     related.setdefault(entry.key, set()).add(other)
                     related.setdefault(other, set()).add(entry.key)
         patterns: dict[str, set[tuple[tuple[str, ...], str]]] = {}
+        used: Counter[str] = Counter()
         for entry in by_key.values():
             for name in entry.names:
                 tokens = tuple(tokenize(name))
+                used.update(set(tokens))
                 if tokens:
                     patterns.setdefault(tokens[0], set()).add((tokens, entry.key))
+        for nickname, key in _nicknames(by_key.values()).items():
+            if nickname not in patterns:
+                patterns[nickname] = {((nickname,), key)}
         ordered = {
             first: tuple(sorted(found, key=lambda p: (-len(p[0]), p[1])))
             for first, found in patterns.items()
@@ -305,6 +370,7 @@ def build(entries_by_game: Mapping[str, Iterable[Entry]]) -> Glossary:
             MappingProxyType(ordered),
             MappingProxyType(broader),
             MappingProxyType({k: tuple(sorted(v)) for k, v in related.items()}),
+            Lexicon(used),
         )
     return Glossary(MappingProxyType(games))
 

@@ -1,0 +1,237 @@
+"""Misspelt, same-sounding and pinyin words find the save's own words; small talk finds none."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from xtyserver.memory.retrieval import SaveIndex
+from xtyserver.memory.spelling import (
+    FUNCTION_CHARS,
+    READINGS,
+    Lexicon,
+    edit_distance,
+    respell,
+    splits,
+)
+from xtyserver.memory.tokenize import tokenize
+from xtyserver.memory.types import MemoryEvent, Scope
+from xtyserver.serve.glossary import load_glossary
+
+SV = "stardew-valley"
+GLOSSARY = load_glossary(None).for_game(SV)
+MEMORIES = [
+    "春季第20天，玩家在社区中心完成了茶水间的收集包",
+    "玩家做了火腿三明治送给阿比盖尔",
+    "玩家把卧室扩建成了两层",
+    "Day 45: the player received Forest Magic from the Wizard",
+    "The player sold blueberries at the Stardrop Saloon on summer 12",
+    "约好冬天之前给猪舍装上加热器",
+    "玩家死了，在试金石那里复活",
+]
+LEXICON = Lexicon(Counter(t for m in MEMORIES for t in set(tokenize(m))))
+BOTH = (LEXICON, GLOSSARY.lexicon)
+
+
+def found(text: str) -> set[str]:
+    return {t for span in respell(text, BOTH) for t in span}
+
+
+@pytest.mark.parametrize(
+    ("question", "means"),
+    [
+        ("火推三明治给谁了", {"火腿"}),  # one character of the same sound picked wrong
+        ("社去中心还差啥", {"社区", "区中"}),
+        ("四金石在哪", {"试金"}),  # fuzzy pinyin: si for shi
+        ("huotui给谁了", {"火腿"}),  # full pinyin
+        ("huo tui 给谁了", {"火腿"}),  # syllables apart
+        ("sqzx 还差什么", {"社区", "区中", "中心"}),  # initials
+        ("SQZX 还差什么", {"社区", "区中", "中心"}),
+        ("what did I sell at the Stardorp saloon", {"stardrop"}),  # a swap
+        ("the wizzard gave me what", {"wizard"}),  # one letter more
+        ("blueberies", {"blueberry"}),
+        ("bleuberys", {"blueberry"}),  # two edits from 8 letters on
+    ],
+)
+def test_a_misspelt_or_pinyin_word_stands_for_the_vocabulary_word(
+    question: str, means: set[str]
+) -> None:
+    assert means <= found(question)
+
+
+@pytest.mark.parametrize(
+    "small_talk",
+    [
+        "今天天气怎么样",
+        "我是谁呀",  # 我是 sounds like 卧室, a word of the save: no character in common
+        "你好呀，最近好吗",
+        "哈哈哈哈哈",
+        "晚安，明天见",
+        "谢谢你陪我玩",
+        "hello how are you doing today",
+        "thanks, good night",
+        "what do you think about that",
+        "lol ok",
+        "women and men",
+        "the game is fun",
+    ],
+)
+def test_small_talk_stands_for_nothing(small_talk: str) -> None:
+    assert found(small_talk) == set()
+
+
+def test_known_words_are_never_respelt() -> None:
+    for memory in MEMORIES:
+        assert respell(memory, BOTH) == []
+
+
+def test_short_english_words_and_two_letter_initials_are_left_alone() -> None:
+    assert found("wzird") == set()  # five letters, but two edits from wizard
+    assert found("magc") == set()  # under five letters
+    assert found("sq") == set()  # initials need three letters
+
+
+def test_glossary_names_are_found_through_their_sound() -> None:
+    index = SaveIndex(Scope(SV, "s1"), glossary=GLOSSARY)
+    assert "@abigail" in index.query_terms("abigaier喜欢什么")  # 阿比盖尔, full pinyin
+    assert "@abigail" in index.query_terms("阿比该尔喜欢什么")  # 该 for 盖
+
+
+def _event(i: int, summary: str, game: str = SV) -> MemoryEvent:
+    return MemoryEvent(
+        i, game, "s1", "event", summary[:20], summary, 3, "active", False, None, 0.0, 0.0, 0.0
+    )
+
+
+@pytest.mark.parametrize("spelling", [True, False])
+def test_the_index_finds_a_memory_by_pinyin_only_with_spelling_on(spelling: bool) -> None:
+    events = [_event(i + 1, m) for i, m in enumerate(MEMORIES)]
+    index = SaveIndex(Scope(SV, "s1"), events, glossary=GLOSSARY, spelling=spelling)
+    hits = [ev.id for ev in index.search("huotui sanmingzhi 给谁了")]
+    assert (hits[:1] == [2]) is spelling
+    hits = [ev.id for ev in index.search("what did I sell at the Stardorp")]
+    assert (hits[:1] == [5]) is spelling
+
+
+def test_the_index_learns_new_words_when_a_memory_arrives() -> None:
+    index = SaveIndex(Scope(SV, "s1"), [_event(1, MEMORIES[0])], glossary=GLOSSARY)
+    assert not index.search("huotui")
+    index.upsert(_event(2, MEMORIES[1]))
+    assert [ev.id for ev in index.search("huotui")] == [2]
+    index.remove(2)
+    assert not index.search("huotui")
+
+
+def test_the_table_knows_common_characters_and_their_second_reading() -> None:
+    assert len(READINGS) >= 6000
+    assert READINGS["火"] == ("huo",)
+    assert set(READINGS["长"]) == {"chang", "zhang"}
+    assert READINGS["绿"][0] == "lv"
+    assert splits("xian") == [("xian",), ("xi", "an")]
+    assert splits("stardrop") == []
+
+
+BIGRAMS = sorted(
+    w
+    for w in LEXICON.words | GLOSSARY.lexicon.words
+    if len(w) == 2 and all(c in READINGS for c in w)
+)
+SAME_SOUND: dict[str, list[str]] = {}
+for _char, _readings in READINGS.items():
+    SAME_SOUND.setdefault(_readings[0], []).append(_char)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(BIGRAMS), st.integers(0, 1), st.data())
+def test_any_one_character_of_the_same_sound_is_respelt(
+    word: str, at: int, data: st.DataObject
+) -> None:
+    pool = [c for c in SAME_SOUND[READINGS[word[at]][0]] if c != word[at]]
+    if not pool or word[1 - at] in FUNCTION_CHARS:
+        return  # a particle kept shows nothing (卖了 is not 买了)
+    wrong = data.draw(st.sampled_from(pool))
+    typed = word[:at] + wrong + word[at + 1 :]
+    if typed in LEXICON.words | GLOSSARY.lexicon.words:
+        return  # the typo is itself a word the save or the glossary knows
+    spans = respell(typed, BOTH)
+    # Many words may share one sound: the meant one is among the few most used.
+    same = {
+        w
+        for w in BIGRAMS
+        if w != typed
+        and set(READINGS[w[0]]) & set(READINGS[typed[0]])
+        and set(READINGS[w[1]]) & set(READINGS[typed[1]])
+        and (w[0] == typed[0] or w[1] == typed[1])
+    }
+    if len(same) <= 6:
+        assert any(word in span for span in spans)
+
+
+WORDS = sorted(
+    w for w in LEXICON.words | GLOSSARY.lexicon.words if len(w) >= 5 and w.isascii() and w.isalpha()
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(WORDS), st.data())
+def test_one_edit_of_a_long_word_finds_it(word: str, data: st.DataObject) -> None:
+    at = data.draw(st.integers(0, len(word) - 2))
+    kind = data.draw(st.sampled_from(["swap", "drop", "double", "other"]))
+    if kind == "swap":
+        typed = word[:at] + word[at + 1] + word[at] + word[at + 2 :]
+    elif kind == "drop":
+        typed = word[:at] + word[at + 1 :]
+    elif kind == "double":
+        typed = word[:at] + word[at] + word[at:]
+    else:
+        typed = word[:at] + ("q" if word[at] != "q" else "z") + word[at + 1 :]
+    if typed == word or len(typed) < 5 or typed in WORDS or splits(typed):
+        return
+    assert word in {t for span in respell(typed, BOTH) for t in span}
+
+
+@given(st.text("abcdefg", max_size=8), st.text("abcdefg", max_size=8))
+def test_edit_distance_is_a_distance(a: str, b: str) -> None:
+    assert edit_distance(a, b) == edit_distance(b, a)
+    assert (edit_distance(a, b) == 0) is (a == b)
+    assert edit_distance(a, b) <= max(len(a), len(b))
+    assert abs(len(a) - len(b)) <= edit_distance(a, b)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 6), st.sampled_from(MEMORIES)), max_size=12))
+def test_the_index_keeps_its_words_as_memories_come_and_go(
+    changes: list[tuple[int, str]],
+) -> None:
+    index = SaveIndex(Scope(SV, "s1"), glossary=GLOSSARY)
+    held: dict[int, str] = {}
+    for i, text in changes:
+        if i in held and held[i] == text:
+            index.remove(i)
+            del held[i]
+        else:
+            index.upsert(_event(i, text))
+            held[i] = text
+    fresh = SaveIndex(Scope(SV, "s1"), [_event(i, t) for i, t in held.items()], glossary=GLOSSARY)
+    mine, theirs = index.lexicon(), fresh.lexicon()
+    assert mine.counts == theirs.counts
+    assert (mine.sound, mine.heard, mine.initials, mine.near) == (
+        theirs.sound,
+        theirs.heard,
+        theirs.initials,
+        theirs.near,
+    )
+
+
+def test_a_long_word_of_syllables_that_never_splits_is_read_in_linear_time() -> None:
+    # "an", "a", "na" and "nan" split a run of "an" in many ways; the final "q" ends none.
+    # Without remembering the dead ends this took some 10**8 steps.
+    assert splits("an" * 19 + "q") == []
+    assert len(splits("an" * 20)) == 8
+    # past 40 letters a word is no pinyin at all (and never deep recursion)
+    assert splits("an" * 21) == []
+    assert respell("an" * 5000, BOTH) == []
+    assert respell("blueberry" * 1000, BOTH) == []  # nor matched within two edits
