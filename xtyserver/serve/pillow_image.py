@@ -35,8 +35,8 @@ _PIXEL_BLOCKS_KEPT: Final = 6
 
 A 1920x1080 screenshot goes through five images (decoded, two resized bands,
 their join, the clean copy) of 3-8 MB each. Freed, they went back to the
-system and the next screenshot page-faulted every page in again: 7-15 ms of
-a 45 ms preparation on the benchmark machine (issue 12). Kept, they cost
+system and the next screenshot page-faulted every page in again, a large
+share of its preparation (``scripts/bench/image.py``). Kept, they cost
 about 30 MB that stay resident after the first such screenshot. A JPEG over
 ``max_side`` goes to libjpeg-turbo (:func:`xtyserver.serve.jpeg.scaled`) where
 ``simplejpeg`` is installed and one within it is only checked at 1/8 scale, so
@@ -95,8 +95,8 @@ def _clean_pixels(
     pixels = oriented if oriented.mode == mode else oriented.convert(mode)
     # Pillow resamples RGBA premultiplied, so transparent pixels do not bleed.
     # Bilinear is Pillow's triangle filter widened by the scale (antialiased, not
-    # point-sampled); for a screenshot it reads the same as Lanczos at half the
-    # CPU (issue 12: 17 ms vs 36 ms for 1920x1080 -> 1568x882 here).
+    # point-sampled); for a screenshot it reads the same as Lanczos at about half
+    # the CPU (scripts/bench/image.py).
     size = size or _fit(pixels.width, pixels.height, limits.max_side)
     return _fresh_copy(pixels, size, bands)
 
@@ -204,7 +204,7 @@ def _prepare(
 ) -> PreparedImage:
     if mime == "image/webp":
         # Image.open registers BMP, GIF, JPEG, PPM and PNG itself; for another
-        # format it first imports all ~45 plugins: 5 MiB kept (issue 22, memory).
+        # format it first imports all ~45 plugins, which stay resident.
         from PIL import WebPImagePlugin  # noqa: F401
     with Image.open(io.BytesIO(data), formats=[_PILLOW_FORMAT[mime]]) as image:
         # Only the header has been read so far.
