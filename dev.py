@@ -34,6 +34,7 @@ PY = BIN / ("python.exe" if os.name == "nt" else "python")
 TEST_STAMP = VENV / ".xty-installed"  # the package with its test tools
 SERVE_STAMP = VENV / ".xty-installed-serve"  # the package alone
 TOOL_COMMANDS = ("test", "lint")
+WORKERS = ["-n", "4", "--dist", "loadgroup"]  # `dev.py test -n 0` runs in one process
 
 
 def ensure_env(test_tools: bool) -> None:
@@ -76,7 +77,10 @@ def main(argv: list[str]) -> int:
         ensure_env(test_tools=command in TOOL_COMMANDS)
     env = {**os.environ, "PYTHONUTF8": "1"}
     if command == "test":
-        return subprocess.call([str(PY), "-m", "pytest", *rest], cwd=ROOT, env=env)
+        # Four workers, each test file on one of them (tests/conftest.py groups them): most
+        # of the suite waits on servers, browsers and compilers rather than on the CPU.
+        workers = [] if any(a == "-n" or a.startswith("-n") for a in rest) else WORKERS
+        return subprocess.call([str(PY), "-m", "pytest", *workers, *rest], cwd=ROOT, env=env)
     if command == "lint":
         code = subprocess.call([str(PY), "-m", "ruff", "check", "xtyserver", "tests"], cwd=ROOT)
         return code or subprocess.call([str(PY), "-m", "mypy", "--strict", "xtyserver"], cwd=ROOT)

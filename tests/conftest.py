@@ -216,3 +216,28 @@ class ServerProcess:
             self.proc.wait(10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+
+
+# Test files that share something costly or fragile run on one worker, one after the other:
+# the wheel's venv (built once per worker), and the real browsers (each starts its own, and
+# Chromium's profile writes are slower than the assertions on them when many run at once).
+SHARED_WORKER = {
+    "tests/test_wheel.py": "wheel",
+    "tests/test_journey.py": "wheel",
+    "tests/cli/test_open_page.py": "browser",
+    "tests/manage/test_browser.py": "browser",
+    "tests/manage/test_page.py": "browser",
+    "tests/manage/test_embedding_page.py": "browser",
+    "tests/manage/test_first_run.py": "browser",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Give every test its file as its xdist group (``--dist loadgroup``), or a shared one.
+
+    Module fixtures then run once, on the one worker that runs the file.
+    """
+    root = Path(__file__).resolve().parents[1]
+    for item in items:
+        path = item.path.resolve().relative_to(root).as_posix()
+        item.add_marker(pytest.mark.xdist_group(SHARED_WORKER.get(path, path)))

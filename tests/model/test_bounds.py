@@ -264,7 +264,7 @@ async def test_at_most_four_tool_calls_are_kept_per_answer(
 ) -> None:
     calls = [ToolCallScript(name="xiaotangyuan_memory_view", arguments={}) for _ in range(sent)]
     fake.enqueue(Reply(tool_calls=calls))
-    async with client_for(fake, first_token_timeout=20.0) as client:
+    async with client_for(fake, first_token_timeout=120.0) as client:
         _deltas, done, err = await run(client)
     assert err is None and done is not None
     assert TOOL_CALLS == 4 and len(done.tool_calls) == kept
