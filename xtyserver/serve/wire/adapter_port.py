@@ -51,7 +51,7 @@ from xtyserver.serve.localzone import zone_resolver
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
 from xtyserver.serve.pairing import PairingDesk
-from xtyserver.serve.wire.http import BadRequest, HttpStream
+from xtyserver.serve.wire.http import DISCONNECTED, BadRequest, HttpStream
 from xtyserver.serve.wire.limits import WireLimits
 from xtyserver.serve.wire.listen import Gauge, accept_forever
 from xtyserver.serve.wire.websocket import WsPeer, encode_response, handshake, raw_response
@@ -141,9 +141,11 @@ class AdapterPort:
         self._zone_of = zone_resolver()
         self._sessions: weakref.WeakSet[GameAgentSession] = weakref.WeakSet()
         self._by_key: dict[str, set[Peer]] = {}  # a paired key's open connections
-        # Every accepted TCP connection: its task's scope, and its WebSocket once upgraded.
-        self._sockets: dict[anyio.CancelScope, WsPeer | None] = {}
+        # Every accepted TCP connection, and its WebSocket once upgraded.
+        self._sockets: dict[anyio.abc.SocketStream, WsPeer | None] = {}
         self._open_sockets = Gauge()
+        self._conns: anyio.abc.TaskGroup | None = None
+        self._stopped = anyio.Event()
         self._peer_scopes: set[anyio.CancelScope] = set()
         self._stopping = False
 
@@ -182,52 +184,72 @@ class AdapterPort:
         if recovered:
             self._log.info("play.recovered", sessions=recovered)
         listeners = [await anyio.abc.SocketListener.from_socket(sock) for sock in sockets]
-        async with anyio.create_task_group() as http:
-            await http.start(self.http.run)
-            async with anyio.create_task_group() as conns:
-                try:
-                    async with anyio.create_task_group() as accepting:
-                        for listener in listeners:
-                            accepting.start_soon(
-                                accept_forever,
-                                listener,
-                                self._socket,
-                                conns,
-                                self._log,
-                                "server.accept_failed",
-                            )
-                        self._log.info(
-                            "server.listening", url=self.url, addresses=list(self.addresses)
+        async with anyio.create_task_group() as tg:
+            await tg.start(self.http.run)
+            await tg.start(self._own_connections)
+            conns = self._conns
+            assert conns is not None
+            try:
+                async with anyio.create_task_group() as accepting:
+                    for listener in listeners:
+                        accepting.start_soon(
+                            accept_forever,
+                            listener,
+                            self._socket,
+                            conns,
+                            self._log,
+                            "server.accept_failed",
                         )
-                        task_status.started(self.url)
-                        await anyio.sleep_forever()
-                finally:
-                    with anyio.CancelScope(shield=True):
-                        for listener in listeners:
-                            await listener.aclose()
-                        await self._close_connections()
-                    conns.cancel_scope.cancel()
-            http.cancel_scope.cancel()
+                    self._log.info("server.listening", url=self.url, addresses=list(self.addresses))
+                    task_status.started(self.url)
+                    await anyio.sleep_forever()
+            finally:
+                with anyio.CancelScope(shield=True):
+                    for listener in listeners:
+                        await listener.aclose()
+                    await self._close_connections()
+                self._stopped.set()
+                tg.cancel_scope.cancel()
+
+    async def _own_connections(
+        self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Own every accepted connection's task until the stop has ended them.
+
+        Shielded: at a stop the connections end in the stop's own time
+        (:meth:`_close_connections`), not when the server's task group is cancelled.
+        """
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as conns:
+                self._conns = conns
+                task_status.started()
+                await self._stopped.wait()
+                conns.cancel_scope.cancel()
+
+    def _drop(self, stream: anyio.abc.SocketStream) -> None:
+        """Close ``stream`` now (in a task: closing is a coroutine); its waits end at once."""
+        assert self._conns is not None
+        self._conns.start_soon(stream.aclose)
 
     async def _socket(self, stream: anyio.abc.SocketStream) -> None:
-        """One accepted TCP connection, until it closes.
+        """One accepted TCP connection, until it closes."""
+        self._sockets[stream] = None
+        self._open_sockets.add(1)
+        try:
+            async with stream:
+                opened = await self._route(stream)
+                if opened is not None:
+                    await self._websocket(stream, *opened)
+        except DISCONNECTED:
+            pass  # dropped, or the peer went away while answered
+        except Exception as exc:  # a bug of one connection must not end the others
+            self._log.error("connection.failed", error=type(exc).__name__, exc_info=exc)
+        finally:
+            del self._sockets[stream]
+            self._open_sockets.add(-1)
 
-        Shielded: at a stop the connection ends in the stop's own time
-        (:meth:`_close_connections`), which cancels it last.
-        """
-        with anyio.CancelScope(shield=True) as scope:
-            self._sockets[scope] = None
-            self._open_sockets.add(1)
-            try:
-                async with stream:
-                    await self._route(stream, scope)
-            except Exception as exc:  # a bug of one connection must not end the others
-                self._log.error("connection.failed", error=type(exc).__name__, exc_info=exc)
-            finally:
-                del self._sockets[scope]
-                self._open_sockets.add(-1)
-
-    async def _route(self, stream: anyio.abc.SocketStream, scope: anyio.CancelScope) -> None:
+    async def _route(self, stream: anyio.abc.SocketStream) -> _Opened | None:
+        """Read the request head; answer an HTTP call, or open the WebSocket (returned)."""
         remote = _remote_of(stream)
         http = HttpStream(stream, head_bytes=self.wire.head_bytes)
         call: tuple[h11.Request, bytes] | None = None
@@ -237,9 +259,9 @@ class AdapterPort:
                 request = await http.read_head()
             except BadRequest as exc:
                 await stream.send(self._unreadable(http, exc))
-                return
+                return None
             if request is None:
-                return
+                return None
             if request.method == b"POST" and request.target.split(b"?", 1)[0] == _HTTP_PATH:
                 body = await self.http.read_call(http, request)
                 call = None if body is None else (request, body)
@@ -247,16 +269,22 @@ class AdapterPort:
                 opened = await self._upgrade(http, request, remote)
         if call is not None:
             await self.http.answer_call(http, *call, remote)
-            return
-        if opened is None:
-            return  # refused, or too slow
-        protocol, first, raw = opened
+        return opened  # None: answered, refused, or too slow
+
+    async def _websocket(
+        self, stream: anyio.abc.SocketStream, protocol: ServerProtocol, first: bytes, asked: _Asked
+    ) -> None:
         ws = WsPeer(
-            stream, protocol, first=first, remote=remote, close_timeout=self.wire.close_timeout
+            stream,
+            protocol,
+            first=first,
+            remote=_remote_of(stream),
+            close_timeout=self.wire.close_timeout,
+            drop=lambda: self._drop(stream),
         )
-        self._sockets[scope] = ws
+        self._sockets[stream] = ws
         try:
-            await self._connection(ws, raw)
+            await self._connection(ws, *asked)
         except Exception:
             if ws.open:
                 await ws.close(CloseCode.INTERNAL_ERROR)
@@ -276,7 +304,7 @@ class AdapterPort:
 
     async def _upgrade(
         self, http: HttpStream, request: h11.Request, remote: tuple[str, int] | None
-    ) -> tuple[ServerProtocol, bytes, list[tuple[str, str]]] | None:
+    ) -> _Opened | None:
         """Judge and answer an upgrade request: the open protocol, or None (answered)."""
         assert self.port is not None
         raw = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.raw_items()]
@@ -301,22 +329,23 @@ class AdapterPort:
             await http.stream.send(encode_response(http, refuse))
             return None
         opened = await handshake(http, request, max_size=self.wire.frame_bytes)
-        return None if opened is None else (*opened, raw)
+        # Only what the session needs of the head is kept: an idle connection is smaller.
+        return (
+            None if opened is None else (*opened, (bearer(raw), bool(header_values(raw, "Origin"))))
+        )
 
     # -- one WebSocket -------------------------------------------------------------------------
 
-    async def _connection(self, ws: WsPeer, raw: list[tuple[str, str]]) -> None:
+    async def _connection(self, ws: WsPeer, given: str | None, browser: bool) -> None:
         token = self.tokens.current()
-        given = bearer(raw)
         by_header = token_matches(given, token) or (
             given is not None and self._key_check(ws)(given)
         )
-        # A web page (allowed by server.allowed_origins) never pairs.
-        browser = bool(header_values(raw, "Origin"))
         if by_header and not self.seats.take():  # filled since the upgrade was checked
             await ws.close(CLOSE_SERVER_FULL, "too many connections")
             return
         seated = by_header or await self._hello_seats(ws)
+        # A web page (allowed by server.allowed_origins) never pairs.
         await self._run_peer(ws, seated=seated, by_header=by_header, may_pair=not browser)
 
     async def _hello_seats(self, ws: WsPeer) -> bool:
@@ -502,15 +531,15 @@ class AdapterPort:
                 await self._all_closed()
         if self.connections.value or self._sockets:
             self._log.info("server.dropping", connections=self.connections.value)
-        for scope, ws in list(self._sockets.items()):
+        for stream, ws in list(self._sockets.items()):
             if ws is None:
-                scope.cancel()  # a request still coming, or an HTTP call waiting
+                self._drop(stream)  # a request still coming, or an HTTP call waiting
             else:
                 ws.abort()
         with anyio.move_on_after(AFTER_ABORT):
             await self._all_closed()
         cut = bool(self._peer_scopes)
-        for scope in [*self._peer_scopes, *self._sockets]:
+        for scope in self._peer_scopes:
             scope.cancel()
         self.http.cancel_sessions()
         with anyio.move_on_after(AFTER_ABORT):
@@ -525,6 +554,10 @@ class AdapterPort:
         await self.connections.wait_at_most(0)
 
 
+_Asked = tuple[str | None, bool]
+"""What an upgrade's head asked: its bearer token, and whether a web page sent it (Origin)."""
+_Opened = tuple[ServerProtocol, bytes, _Asked]
+"""An accepted upgrade: the open protocol, the bytes after the head, what the head asked."""
 _HTTP_PATH = HTTP_PATH.encode("ascii")
 _HTTP_PATH_LINE = b"POST " + _HTTP_PATH
 

@@ -11,13 +11,13 @@ the connection with 1007, as websockets' own decoding would).
 
 Only the task reading and the one writing ever wait on the socket; a close
 waits for the peer's answer at most ``close_timeout`` seconds, then drops the
-socket (:meth:`WsPeer.abort`), which ends every wait at once.
+socket (:meth:`WsPeer.abort`: closing it ends every wait on it at once).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable
 
 import anyio
 import anyio.abc
@@ -40,7 +40,12 @@ def ws_request(request: h11.Request) -> Request:
     headers = Headers()
     for name, value in request.headers.raw_items():
         headers[name.decode("latin-1")] = value.decode("latin-1")
-    return Request(request.target.decode("ascii", "surrogateescape"), headers)
+    return Request(
+        request.target.decode("ascii", "surrogateescape"),
+        headers,
+        request.method.decode("ascii", "surrogateescape"),
+        "HTTP/" + request.http_version.decode("ascii"),
+    )
 
 
 def encode_response(http: HttpStream, response: Response) -> bytes:
@@ -91,6 +96,8 @@ class WsPeer:
         first: Bytes that came after the upgrade's head.
         remote: The peer's address.
         close_timeout: Seconds a close waits for the peer's answer.
+        drop: Closes the socket at once (the owner of the stream spawns its ``aclose``):
+            every wait on it then ends.
     """
 
     def __init__(
@@ -101,6 +108,7 @@ class WsPeer:
         first: bytes,
         remote: tuple[str, int] | None,
         close_timeout: float,
+        drop: Callable[[], None],
     ) -> None:
         self._stream = stream
         self._ws = protocol
@@ -108,13 +116,13 @@ class WsPeer:
         self.remote_address = remote
         self.transport = self  # what the runtime calls abort() on
         self._close_timeout = close_timeout
-        self._send_lock = anyio.Lock()
-        self._receive_lock = anyio.Lock()
+        self._drop = drop
+        self._send_lock = _Turn()
+        self._receive_lock = _Turn()
         self._events: list[object] = []  # frames received and not looked at yet
         self._parts: list[bytes] = []  # the fragments of the message being received
         self._text = False
         self._held: Message | None = None
-        self._waits: list[anyio.CancelScope] = []
         self.dropped = False
 
     @property
@@ -136,8 +144,7 @@ class WsPeer:
             return
         self.dropped = True
         self._ws.receive_eof()
-        for scope in self._waits:
-            scope.cancel()
+        self._drop()
 
     # -- receiving -----------------------------------------------------------------------------
 
@@ -200,7 +207,7 @@ class WsPeer:
             if self._first:
                 data, self._first = self._first, b""
             else:
-                with contextlib.suppress(*DISCONNECTED), self._droppable():
+                with contextlib.suppress(*DISCONNECTED):
                     data = await self._stream.receive(65536)
             if self.dropped:
                 return
@@ -261,12 +268,11 @@ class WsPeer:
                 raise self._closed_error()
             return
         try:
-            with self._droppable():
-                for chunk in chunks:
-                    if chunk:
-                        await self._stream.send(chunk)
-                    else:
-                        await self._stream.send_eof()
+            for chunk in chunks:
+                if chunk:
+                    await self._stream.send(chunk)
+                else:
+                    await self._stream.send_eof()
         except DISCONNECTED:
             self.abort()
         if self.dropped:
@@ -277,15 +283,25 @@ class WsPeer:
             return self._ws.close_exc
         return ConnectionClosedError(None, None)
 
-    @contextlib.contextmanager
-    def _droppable(self) -> Iterator[None]:
-        """A wait on the socket that :meth:`abort` ends (the code after it checks ``dropped``)."""
-        scope = anyio.CancelScope()
-        if self.dropped:
-            scope.cancel()
-        self._waits.append(scope)
-        try:
-            with scope:
-                yield
-        finally:
-            self._waits.remove(scope)
+
+class _Turn:
+    """A lock that costs nothing until two tasks want it at once (one per idle connection)."""
+
+    __slots__ = ("_busy", "_free")
+
+    def __init__(self) -> None:
+        self._busy = False
+        self._free: anyio.Event | None = None
+
+    async def __aenter__(self) -> None:
+        while self._busy:
+            if self._free is None:
+                self._free = anyio.Event()
+            await self._free.wait()
+        self._busy = True
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._busy = False
+        if self._free is not None:
+            self._free.set()
+            self._free = None
