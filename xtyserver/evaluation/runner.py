@@ -101,7 +101,9 @@ async def _ask_save(
             done = time.perf_counter()
             # Only the turn's own call: a working-memory fold (past the window)
             # goes to the background model.
-            requests = [r for r in fake.chat_requests[before:] if r.json.get("model") == CHAT_MODEL]
+            requests = [
+                r for r in fake.chat_requests[before:] if r.json.get("model") == CHAT_MODEL
+            ]
             error = None if isinstance(outcome, ChatDone) else f"{outcome.code}: {outcome.message}"
             if error is None and len(requests) != 1:
                 error = f"{len(requests)} model requests for one turn"

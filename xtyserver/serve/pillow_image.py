@@ -184,7 +184,9 @@ def prepare(
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         # Pillow's own guard (a warning only becomes an exception under a
         # "warnings as errors" filter; either way it means too many pixels).
-        raise ImageError("image has too many pixels", code=TOO_LARGE, fields=[data_field]) from None
+        raise ImageError(
+            "image has too many pixels", code=TOO_LARGE, fields=[data_field]
+        ) from None
 
 
 def _prepare(

@@ -165,7 +165,9 @@ EMPTY_GAME = GameGlossary("", MappingProxyType({}), MappingProxyType({}), Mappin
 class Glossary(msgspec.Struct, frozen=True):
     """Every game's glossary; an unknown game has an empty one."""
 
-    games: Mapping[str, GameGlossary] = msgspec.field(default_factory=lambda: MappingProxyType({}))
+    games: Mapping[str, GameGlossary] = msgspec.field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
     def for_game(self, game_id: str) -> GameGlossary:
         return self.games.get(game_id, EMPTY_GAME)
