@@ -32,6 +32,9 @@ from websockets.server import ServerProtocol
 from xtyserver.serve.text_frames import Message, utf8_error, valid_utf8
 from xtyserver.serve.wire.http import DISCONNECTED, HttpStream
 
+RECEIVE_BYTES = 256 * 1024
+"""The most one receive takes: asyncio's own read size, so no chunk is split and copied again."""
+
 __all__ = ["WsPeer", "encode_response", "handshake", "raw_response", "ws_request"]
 
 
@@ -208,7 +211,7 @@ class WsPeer:
                 data, self._first = self._first, b""
             else:
                 with contextlib.suppress(*DISCONNECTED):
-                    data = await self._stream.receive(65536)
+                    data = await self._stream.receive(RECEIVE_BYTES)
             if self.dropped:
                 return
             if data is None:
