@@ -64,9 +64,10 @@ from xtyserver.serve.paired_keys import PairedKeys
 from xtyserver.serve.pairing import PairingDesk
 from xtyserver.serve.player_settings import PlayerSettings
 from xtyserver.serve.trash_purge import purge_trash_every
-from xtyserver.serve.wire.adapter_port import AFTER_ABORT, AdapterPort, Gate, Services
+from xtyserver.serve.wire.adapter_port import AFTER_ABORT, AdapterPort, Gate
 from xtyserver.serve.wire.limits import wire_limits
 from xtyserver.serve.wire.listen import Gauge
+from xtyserver.serve.wire.sessions import Services, Sessions
 from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, injection_log_path
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.working import WorkingSettings
@@ -238,9 +239,8 @@ class Server:
             settings.model.model,
         )
         self.bands = BandHelper()  # its thread is a task of serve()
-        self.adapters = AdapterPort(
-            Gate(srv.host, srv.allowed_origins, gate),
-            wire,
+        self.sessions = Sessions(
+            gate,
             session_settings(
                 settings,
                 model_configured=model.configured,
@@ -269,6 +269,11 @@ class Server:
             ),
             tokens=tokens,
             pairing=self.pairing,
+        )
+        self.adapters = AdapterPort(
+            Gate(srv.host, srv.allowed_origins),
+            wire,
+            self.sessions,
             hello_wait=settings.server.hello_timeout + 1.0,
         )
         self.ui = UiHttp(
@@ -276,11 +281,11 @@ class Server:
             bind_host=settings.server.host,
             secret=page_secret or secrets.token_urlsafe(32),
             key_ttl=settings.server.page_key_ttl,
-            punish=self.adapters.failed.punish,
+            punish=self.sessions.failed.punish,
             clock=clock,
             timezone=default_zone or local or "UTC",
         )
-        self.ui.pairing = PagePairing(self.pairing, self.adapters.revoke_key)
+        self.ui.pairing = PagePairing(self.pairing, self.sessions.revoke_key)
         if player is not None:
             self.ui.settings = PageSettings(
                 player,
@@ -295,7 +300,7 @@ class Server:
 
     @property
     def _session_settings(self) -> SessionSettings:
-        return self.adapters.session_settings
+        return self.sessions.session_settings
 
     @property
     def limits(self) -> Limits:
@@ -341,7 +346,7 @@ class Server:
 
     async def revoke_key(self, key_id: str) -> bool:
         """Forget a paired key and close its open connections (4001); False when unknown."""
-        return await self.adapters.revoke_key(key_id)
+        return await self.sessions.revoke_key(key_id)
 
     async def apply_settings(
         self, settings: Settings, env: Mapping[str, str] | None = None
@@ -360,7 +365,7 @@ class Server:
         vision = routing.chat.vision or routing.vision.vision
         configured = self.model.configured
         budget = daily_budget(settings)
-        self.adapters.reconfigure(model_configured=configured, vision=vision, daily_budget=budget)
+        self.sessions.reconfigure(model_configured=configured, vision=vision, daily_budget=budget)
         self.jobs.set_budget(budget)
         self.memory.set_trash_window(settings.memory.trash_hours * 3600)
         self._log.info("settings.applied", model_configured=configured, vision=vision)

@@ -1,4 +1,4 @@
-"""The adapter port: its listener, its seat pool, its sessions, and its bounded shutdown.
+"""The adapter port: its listener, what each request becomes, and its bounded shutdown.
 
 A shell (v1.md "Transport", "Upgrade", "HTTP transport"). Each accepted TCP
 connection is one task: h11 reads the request head once; ``POST /v1/http``
@@ -6,31 +6,25 @@ goes to the HTTP transport (:mod:`xtyserver.serve.http_transport`), anything
 else is an upgrade judged by :func:`xtyserver.protocol.upgrade.check_upgrade`
 and answered by websockets' ``ServerProtocol``
 (:mod:`xtyserver.serve.wire.websocket`). Both kinds of session run one
-:class:`~xtyserver.serve.connection.Connection` each.
+:class:`~xtyserver.serve.connection.Connection` each
+(:mod:`xtyserver.serve.wire.sessions`).
 
 Shuts down within a bound, whatever the peers do (:meth:`AdapterPort._close_connections`).
 """
 
 from __future__ import annotations
 
-import secrets
 import socket
-import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import anyio
 import anyio.abc
 import h11
-import msgspec
 from websockets.frames import CloseCode
 from websockets.server import ServerProtocol
 
 from xtyserver import log
-from xtyserver.clock import Clock
-from xtyserver.model.router import ModelRouter
-from xtyserver.protocol.images import ImageLimits
-from xtyserver.protocol.limits import SMALL_FRAME_MAX_BYTES
 from xtyserver.protocol.upgrade import (
     HTTP_PATH,
     PATH,
@@ -39,26 +33,14 @@ from xtyserver.protocol.upgrade import (
     check_headers,
     check_upgrade,
     header_values,
-    hello_token,
 )
-from xtyserver.replay.recorder import Recorder
-from xtyserver.serve.connection import Connection, Peer, RuntimeLimits
-from xtyserver.serve.gate import FailedTokens, GateLimits, Seats
 from xtyserver.serve.http_transport import HttpPeer, HttpTransport, broken_answer
-from xtyserver.serve.image import BandHelper
-from xtyserver.serve.jobs import MemoryJobs
-from xtyserver.serve.localzone import zone_resolver
-from xtyserver.serve.memory_service import MemoryService
-from xtyserver.serve.meter import TokenMeter
-from xtyserver.serve.pairing import PairingDesk
 from xtyserver.serve.wire.http import DISCONNECTED, BadRequest, HttpStream
 from xtyserver.serve.wire.limits import WireLimits
 from xtyserver.serve.wire.listen import Gauge, accept_forever
+from xtyserver.serve.wire.sessions import Sessions
 from xtyserver.serve.wire.websocket import WsPeer, encode_response, handshake, raw_response
-from xtyserver.serve.working import WorkingShell
-from xtyserver.session.machine import CLOSE_SERVER_FULL, CLOSE_UNAUTHORIZED, GameAgentSession
-from xtyserver.session.settings import SessionSettings
-from xtyserver.token import TokenSource
+from xtyserver.session.machine import CLOSE_SERVER_FULL
 from xtyserver.token import matches as token_matches
 
 HELLO_WITH_CONNECTION = 0.5
@@ -67,86 +49,51 @@ AFTER_ABORT = 0.5
 """Seconds the sessions get to end once their sockets were dropped (they need no peer)."""
 
 
-@dataclass(frozen=True, eq=False)
-class Services:
-    """What every connection's runtime is given."""
-
-    memory: MemoryService
-    jobs: MemoryJobs
-    model: ModelRouter
-    meter: TokenMeter
-    images: ImageLimits
-    clock: Clock
-    runtime: RuntimeLimits
-    working: WorkingShell
-    bands: BandHelper
-    recorder: Recorder | None
-
-
 @dataclass(frozen=True)
 class Gate:
-    """Who may connect: the bind, the allowed web origins and the seats (``[server]``)."""
+    """Who may connect: the bind and the allowed web origins (``[server]``)."""
 
     host: str
     allowed_origins: tuple[str, ...]
-    limits: GateLimits
 
 
 class AdapterPort:
     """The adapter port's listener and every session on it.
 
     Args:
-        gate: The bind host, allowed origins and seat counts.
+        gate: The bind host and the allowed web origins.
         wire: The transport limits.
-        session_settings: What every new session is told (:meth:`reconfigure` changes it).
-        services: What each connection's runtime is given.
-        tokens: The adapter token (a rotated one takes effect at once).
-        pairing: The pairing desk and the paired mods' keys.
+        sessions: Every session, and what they share.
         hello_wait: Seconds an HTTP session's first call waits for ``server.hello``.
     """
 
     def __init__(
-        self,
-        gate: Gate,
-        wire: WireLimits,
-        session_settings: SessionSettings,
-        services: Services,
-        *,
-        tokens: TokenSource,
-        pairing: PairingDesk,
-        hello_wait: float,
+        self, gate: Gate, wire: WireLimits, sessions: Sessions, *, hello_wait: float
     ) -> None:
         self.gate = gate
         self.wire = wire
-        self.session_settings = session_settings
-        self.services = services
-        self.tokens = tokens
-        self.pairing = pairing
-        self.seats: Seats[Peer] = Seats(gate.limits)
-        self.failed = FailedTokens(gate.limits)
-        self.connections = Gauge()  # sessions running
+        self.sessions = sessions
+        self.seats = sessions.seats
+        self.connections = sessions.connections
+        self.tokens = sessions.tokens
         self.port: int | None = None
         self.addresses: tuple[str, ...] = ()
         self.stopping_at: float | None = None
         self.http = HttpTransport(
             self._run_http,
             check=self._http_headers,
-            punish=self.failed.punish,
-            proves=self._proves_token,
+            punish=sessions.failed.punish,
+            proves=sessions.proves_token,
             open_timeout=wire.open_timeout,
             hello_wait=hello_wait,
             body_bytes=wire.body_bytes,
         )
         self._log = log.get("xtyserver.server")
-        self._zone_of = zone_resolver()
-        self._sessions: weakref.WeakSet[GameAgentSession] = weakref.WeakSet()
-        self._by_key: dict[str, set[Peer]] = {}  # a paired key's open connections
         # Every accepted TCP connection, and its WebSocket once upgraded.
         self._sockets: dict[anyio.abc.SocketStream, WsPeer | None] = {}
         self._open_sockets = Gauge()
         self._conns: anyio.abc.TaskGroup | None = None
         self._stopped = anyio.Event()
-        self._peer_scopes: set[anyio.CancelScope] = set()
         self._stopping = False
 
     @property
@@ -154,15 +101,6 @@ class AdapterPort:
         host = self.gate.host
         shown = f"[{host}]" if ":" in host else host
         return f"ws://{shown}:{self.port}{PATH}"
-
-    def reconfigure(self, **changes: object) -> None:
-        """New sessions get ``changes`` of the session settings; open ones are told of the model."""
-        self.session_settings = msgspec.structs.replace(self.session_settings, **changes)
-        now = self.session_settings
-        for session in list(self._sessions):
-            session.model_changed(
-                configured=now.model_configured, vision=now.vision, daily_budget=now.daily_budget
-            )
 
     # -- listening -----------------------------------------------------------------------------
 
@@ -180,7 +118,7 @@ class AdapterPort:
         """
         self.port = int(sockets[0].getsockname()[1])
         self.addresses = tuple(str(sock.getsockname()[0]) for sock in sockets)
-        recovered = await self.services.memory.recover_open_sessions()
+        recovered = await self.sessions.services.memory.recover_open_sessions()
         if recovered:
             self._log.info("play.recovered", sessions=recovered)
         listeners = [await anyio.abc.SocketListener.from_socket(sock) for sock in sockets]
@@ -316,14 +254,14 @@ class AdapterPort:
             allowed_origins=self.gate.allowed_origins,
             token=self.tokens.current(),
             connections=self.seats.taken,
-            max_connections=self.gate.limits.max_connections,
-            accepts=self._is_paired_key,
+            max_connections=self.sessions.max_connections,
+            accepts=self.sessions.is_paired_key,
         )
         if refusal is None and self._stopping:
             refusal = Refusal(503, "Server is shutting down.")
         if refusal is not None:
             if refusal.status == 401:
-                await self.failed.punish(_address(remote))
+                await self.sessions.failed.punish(_address(remote))
             self._log.info("upgrade.refused", status=refusal.status, reason=refusal.reason)
             refuse = ServerProtocol().reject(refusal.status, refusal.reason + "\n")
             await http.stream.send(encode_response(http, refuse))
@@ -339,14 +277,14 @@ class AdapterPort:
     async def _connection(self, ws: WsPeer, given: str | None, browser: bool) -> None:
         token = self.tokens.current()
         by_header = token_matches(given, token) or (
-            given is not None and self._key_check(ws)(given)
+            given is not None and self.sessions.key_check(ws)(given)
         )
         if by_header and not self.seats.take():  # filled since the upgrade was checked
             await ws.close(CLOSE_SERVER_FULL, "too many connections")
             return
         seated = by_header or await self._hello_seats(ws)
         # A web page (allowed by server.allowed_origins) never pairs.
-        await self._run_peer(ws, seated=seated, by_header=by_header, may_pair=not browser)
+        await self.sessions.run(ws, seated=seated, by_header=by_header, may_pair=not browser)
 
     async def _hello_seats(self, ws: WsPeer) -> bool:
         """Judge a hello that came with a tokenless connection before it may join the pool.
@@ -359,26 +297,13 @@ class AdapterPort:
         """
         with anyio.move_on_after(HELLO_WITH_CONNECTION):
             first = await ws.first_message()
-            if first is not None and first[1] and self._proves_token(first[0], ws):
+            if first is not None and first[1] and self.sessions.proves_token(first[0], ws):
                 return self.seats.take()
         return False
 
-    def _proves_token(self, message: bytes | str, peer: Peer) -> bool:
-        """Whether ``message`` is a hello with the right token or a paired mod's key.
-
-        Judged on the event loop: a hello is small, and anything larger is not one.
-        """
-        if len(message) > SMALL_FRAME_MAX_BYTES:
-            return False
-        token = hello_token(message)
-        if token_matches(token, self.tokens.current()):
-            return True
-        # A paired key counts the peer as its connection: a revoke closes it (4001).
-        return token is not None and self._key_check(peer)(token)
-
     async def _run_http(self, peer: HttpPeer) -> None:
         seated = peer.proven and self.seats.take()
-        await self._run_peer(peer, seated=seated, by_header=False, transport="http")
+        await self.sessions.run(peer, seated=seated, by_header=False, transport="http")
 
     def _http_headers(self, headers: list[tuple[str, str]]) -> Refusal | None:
         assert self.port is not None
@@ -388,125 +313,8 @@ class AdapterPort:
             port=self.port,
             allowed_origins=self.gate.allowed_origins,
             token=self.tokens.current(),
-            accepts=self._is_paired_key,
+            accepts=self.sessions.is_paired_key,
         )
-
-    def _is_paired_key(self, key: str) -> bool:
-        return self.pairing.keys.check(key) is not None
-
-    def _key_check(self, ws: Peer) -> Callable[[str], bool]:
-        """Whether a key is a paired mod's; a match counts ``ws`` as that key's connection."""
-
-        def check(key: str) -> bool:
-            record = self.pairing.keys.check(key)
-            if record is None:
-                return False
-            self.pairing.keys.used(record)
-            self._by_key.setdefault(record.id, set()).add(ws)
-            return True
-
-        return check
-
-    async def revoke_key(self, key_id: str) -> bool:
-        """Forget a paired key and close its open connections (4001); False when unknown."""
-        if self.pairing.keys.revoke(key_id) is None:
-            return False
-        peers = self._by_key.pop(key_id, set())
-        with anyio.move_on_after(1):
-            for peer in peers:
-                await peer.close(CLOSE_UNAUTHORIZED, "key revoked")
-        for peer in peers:
-            if peer.close_code is None:
-                peer.transport.abort()
-        return True
-
-    # -- every session -------------------------------------------------------------------------
-
-    async def _run_peer(
-        self,
-        ws: Peer,
-        *,
-        seated: bool,
-        by_header: bool,
-        transport: str = "ws",
-        may_pair: bool = True,
-    ) -> None:
-        """One session over a WebSocket or an HTTP transport session, until it closes.
-
-        A session that holds no seat yet (no header token, and no hello that
-        came with the connection proving it) waits in the pre-auth pool until
-        its hello proves the token and takes a seat.
-        """
-        run = self.services
-        session = GameAgentSession(
-            session_id=secrets.token_hex(8),
-            settings=self.session_settings,
-            token=self.tokens.current(),
-            authenticated=seated,
-            zone_of=self._zone_of,
-            now=run.clock.now(),
-            paired=self._key_check(ws),
-        )
-        self._sessions.add(session)
-        recorder = None
-        if run.recorder is not None:
-            recorder = run.recorder.open(
-                session.session_id, auth="header" if by_header else "hello"
-            )
-        connection = Connection(
-            ws,
-            session,
-            memory=run.memory,
-            jobs=run.jobs,
-            model=run.model,
-            meter=run.meter,
-            images=run.images,
-            clock=run.clock,
-            limits=run.runtime,
-            recorder=recorder,
-            working=run.working,
-            bands=run.bands,
-            claim_seat=lambda: self._seat(ws),
-            on_unauthorized=lambda: self.failed.punish(_remote(ws)),
-            pairing=self.pairing.serve if may_pair else None,
-        )
-        if not seated:
-            await self._wait_preauth(ws)
-
-        self.connections.add(1)
-        self._log.info("connection.open", session=session.session_id, transport=transport)
-        try:
-            with anyio.CancelScope() as scope:  # cancelled only by a shutdown past its bound
-                self._peer_scopes.add(scope)
-                await connection.run()
-        finally:
-            self._peer_scopes.discard(scope)
-            self.connections.add(-1)
-            self.seats.leave(ws)
-            for peers in self._by_key.values():
-                peers.discard(ws)
-            if seated or connection.seated:
-                self.seats.release()
-            self._log.info(
-                "connection.close",
-                session=session.session_id,
-                code=ws.close_code,
-                reason=getattr(ws, "close_reason", None) or "",
-            )
-
-    async def _wait_preauth(self, ws: Peer) -> None:
-        """Put a tokenless connection in the pool, dropping the oldest when it is full."""
-        oldest = self.seats.wait(ws)
-        if oldest is not None:
-            self._log.info("connection.preauth_dropped", waiting=self.seats.waiting)
-            with anyio.move_on_after(1):
-                await oldest.close(CLOSE_SERVER_FULL, "too many connections without a token")
-            oldest.transport.abort()
-
-    def _seat(self, ws: Peer) -> bool:
-        """A pre-auth connection's hello proved the token: seat it if one is free."""
-        self.seats.leave(ws)
-        return self.seats.take()
 
     # -- the stop ------------------------------------------------------------------------------
 
@@ -538,15 +346,15 @@ class AdapterPort:
                 ws.abort()
         with anyio.move_on_after(AFTER_ABORT):
             await self._all_closed()
-        cut = bool(self._peer_scopes)
-        for scope in self._peer_scopes:
+        cut = bool(self.sessions.scopes)
+        for scope in self.sessions.scopes:
             scope.cancel()
         self.http.cancel_sessions()
         with anyio.move_on_after(AFTER_ABORT):
             await self.connections.wait_at_most(0)
         if cut:  # a session cut short leaves its play session open: end it at its last heartbeat
             with anyio.move_on_after(AFTER_ABORT):
-                closed = await self.services.memory.recover_open_sessions()
+                closed = await self.sessions.services.memory.recover_open_sessions()
                 self._log.info("play.closed_at_stop", sessions=closed)
 
     async def _all_closed(self) -> None:
@@ -569,8 +377,3 @@ def _remote_of(stream: anyio.abc.SocketStream) -> tuple[str, int] | None:
 
 def _address(remote: tuple[str, int] | None) -> str:
     return remote[0] if remote else "?"
-
-
-def _remote(ws: Peer) -> str:
-    address = getattr(ws, "remote_address", None)
-    return str(address[0]) if isinstance(address, tuple) and address else "?"
