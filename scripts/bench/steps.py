@@ -71,9 +71,17 @@ def _is_async(fn: object) -> bool:
 
 def install() -> None:
     """Wrap the server's steps (call before the server starts)."""
-    import websockets.asyncio.connection as ws
-
     import xtyserver.serve.connection as connection
+
+    sender: Any
+    try:  # the wire's WebSocket; older trees sent through websockets' asyncio connection
+        from xtyserver.serve.wire.websocket import WsPeer
+
+        sender = WsPeer
+    except ImportError:
+        from websockets.asyncio.connection import Connection
+
+        sender = Connection
 
     decode = connection.decode_client_frame
 
@@ -88,7 +96,7 @@ def install() -> None:
         return decoded
 
     connection.decode_client_frame = decode_marked  # type: ignore[assignment]
-    send = ws.Connection.send
+    send = sender.send
 
     async def send_marked(self: Any, message: Any, text: bool | None = None) -> None:
         global _current
@@ -101,7 +109,7 @@ def install() -> None:
             _turns.append(_current)
             _current = None
 
-    ws.Connection.send = send_marked  # type: ignore[method-assign,assignment]
+    sender.send = send_marked
     for module, owner, name, label in (
         ("xtyserver.session.machine", "GameAgentSession", "handle", "handle"),
         ("xtyserver.session.turns", None, "plan_turn", "plan_turn"),

@@ -1,7 +1,8 @@
 """The memory page's HTTP server: its files and its JSON API under ``/ui/`` (h11 over anyio).
 
 Its own listener (``server.ui_port``, by default the WebSocket port + 1),
-started in the server's task group. h11 parses each request, its body is
+started in the server's task group; the wire's accept loop and h11 loop
+(:mod:`xtyserver.serve.wire`) read each request, its body is
 read up to :data:`MAX_BODY` bytes, the answer is sent and the connection
 closed (one request per connection, each read within
 :data:`REQUEST_SECONDS`; at most :data:`MAX_CONNECTIONS` at once, more wait).
@@ -18,9 +19,8 @@ like MCP's tools: the types and the one vocabulary of
 from __future__ import annotations
 
 import email.utils
-import http
+import http as http_status
 import importlib.resources
-import math
 import secrets
 import urllib.parse
 from collections import Counter, OrderedDict
@@ -54,6 +54,8 @@ from xtyserver.manage.settings import KeyBody, PageSettings, SettingsBody
 from xtyserver.memory.manage import Confirmations, ForgetRequest
 from xtyserver.memory.types import GameIdText, SaveIdText, Scope, error_field
 from xtyserver.serve.memory_service import MemoryService
+from xtyserver.serve.wire.http import BadRequest, HttpStream
+from xtyserver.serve.wire.listen import accept_forever
 
 STATIC = {
     "": ("index.html", "text/html; charset=utf-8"),
@@ -69,7 +71,6 @@ REQUEST_SECONDS = 10.0
 HEAD_SECONDS = 2.0  # a request's head must be in this soon after the connection opens
 MAX_CONNECTIONS = 16  # requests handled at once
 MAX_READING = 64  # connections whose request is still coming; a new one drops the oldest
-ACCEPT_RETRY = 1.0  # seconds between accepts after one failed (too many open files)
 SESSION_META = b'<meta name="xty-session" content="">'  # index.html's; the hand-off fills it
 MAX_LAUNCH_KEYS = 32  # unused keys kept at once; the oldest goes first
 T = TypeVar("T")
@@ -223,30 +224,10 @@ class UiHttp:
             self._log.info("ui.listening", port=self.port)
             task_status.started(self.port)
             for one in listener.listeners:
-                tg.start_soon(self._accept, one, tg)
-
-    async def _accept(
-        self, listener: anyio.abc.Listener[anyio.abc.SocketStream], tg: anyio.abc.TaskGroup
-    ) -> None:
-        """Accept until cancelled; running out of file descriptors pauses, never stops it.
-
-        anyio's own ``serve`` ends at the first accept error, which would take the
-        server down with it. Logged once per second at most, as asyncio does for
-        the WebSocket listener.
-        """
-        assert isinstance(listener, anyio.abc.SocketListener)  # one per address of the host
-        last_logged = -ACCEPT_RETRY
-        while True:
-            try:
-                stream = await listener.accept()
-            except OSError as exc:
-                now = anyio.current_time()
-                if now - last_logged >= ACCEPT_RETRY:
-                    last_logged = now
-                    self._log.warning("ui.accept_failed", error=exc.strerror or type(exc).__name__)
-                await anyio.sleep(ACCEPT_RETRY)
-                continue
-            tg.start_soon(self._connection, stream)
+                assert isinstance(one, anyio.abc.SocketListener)  # one per address of the host
+                tg.start_soon(
+                    accept_forever, one, self._connection, tg, self._log, "ui.accept_failed"
+                )
 
     @property
     def reading(self) -> int:
@@ -263,7 +244,7 @@ class UiHttp:
         still reading, a new one drops the oldest.
         """
         async with stream:
-            conn = h11.Connection(h11.SERVER, max_incomplete_event_size=MAX_HEAD)
+            http = HttpStream(stream, head_bytes=MAX_HEAD)
             read: Answer | tuple[h11.Request, bytes] | None = None
             with anyio.move_on_after(REQUEST_SECONDS) as reading:
                 self._reading[reading] = None
@@ -271,7 +252,7 @@ class UiHttp:
                     oldest, _ = self._reading.popitem(last=False)
                     oldest.cancel()
                 try:
-                    read = await self._exchange(conn, stream)
+                    read = await self._exchange(http)
                 finally:
                     self._reading.pop(reading, None)
             async with self._slots:
@@ -279,7 +260,7 @@ class UiHttp:
                 if answer is None:
                     return  # the peer went away or was too slow: nothing to answer
                 try:
-                    await stream.send(self._encode(conn, answer))
+                    await stream.send(self._encode(http, answer))
                 except (
                     anyio.BrokenResourceError,
                     anyio.ClosedResourceError,
@@ -287,51 +268,28 @@ class UiHttp:
                 ):
                     return
 
-    async def _exchange(
-        self, conn: h11.Connection, stream: anyio.abc.SocketStream
-    ) -> Answer | tuple[h11.Request, bytes] | None:
+    async def _exchange(self, http: HttpStream) -> Answer | tuple[h11.Request, bytes] | None:
         """Read one request with its body (None: the peer left; an answer: refused as read).
 
         Only the reading is bounded by :data:`REQUEST_SECONDS`; the answer may
         take longer (the model check waits for the provider, each check bounded).
         """
-        request: h11.Request | None = None
-        body = bytearray()
-        head_by = anyio.current_time() + HEAD_SECONDS
+        request = None
+        with anyio.move_on_after(HEAD_SECONDS):
+            try:
+                request = await http.read_head()
+            except BadRequest as exc:
+                return None if http.eof else error(exc.status, "bad HTTP request")
+        if request is None:
+            return None  # no request head in time, or none at all: nothing to answer
         try:
-            while True:
-                event = conn.next_event()
-                if event is h11.NEED_DATA:
-                    deadline = head_by if request is None else math.inf
-                    data = b""
-                    with anyio.move_on_after(deadline - anyio.current_time()) as head:
-                        try:
-                            data = await stream.receive(65536)
-                        except (anyio.EndOfStream, anyio.BrokenResourceError):
-                            data = b""
-                    if head.cancelled_caught:
-                        return None  # no request head in time: nothing to answer
-                    if not data and request is None:
-                        return None
-                    conn.receive_data(data)
-                elif isinstance(event, h11.Request):
-                    request = event
-                    length = _content_length(event.headers)
-                    if length is not None and length > MAX_BODY:
-                        return error(413, f"request body over {MAX_BODY} bytes")
-                elif isinstance(event, h11.Data):
-                    body += event.data
-                    if len(body) > MAX_BODY:
-                        return error(413, f"request body over {MAX_BODY} bytes")
-                elif isinstance(event, h11.EndOfMessage):
-                    assert request is not None
-                    return request, bytes(body)
-                elif isinstance(event, h11.ConnectionClosed):
-                    return None
-        except h11.RemoteProtocolError as exc:
-            return error(exc.error_status_hint, "bad HTTP request")
+            return request, await http.read_body(request, MAX_BODY)
+        except BadRequest as exc:
+            if exc.status == 413:
+                return error(413, f"request body over {MAX_BODY} bytes")
+            return error(exc.status, "bad HTTP request")
 
-    def _encode(self, conn: h11.Connection, answer: Answer) -> bytes:
+    def _encode(self, http: HttpStream, answer: Answer) -> bytes:
         headers = [
             ("Date", email.utils.formatdate(usegmt=True)),
             ("Connection", "close"),
@@ -340,10 +298,8 @@ class UiHttp:
             *SECURITY_HEADERS,
             *answer.headers,
         ]
-        reason = http.HTTPStatus(answer.status).phrase.encode()
-        out = conn.send(h11.Response(status_code=answer.status, headers=headers, reason=reason))
-        out = (out or b"") + (conn.send(h11.Data(data=answer.body)) or b"")
-        return out + (conn.send(h11.EndOfMessage()) or b"")
+        reason = http_status.HTTPStatus(answer.status).phrase.encode()
+        return http.response(answer.status, headers, answer.body, reason)
 
     async def _answer(self, request: h11.Request, body: bytes) -> Answer:
         """:meth:`handle`, with whatever it raises answered as a 500: the server stays up.
@@ -543,13 +499,3 @@ def _for_navigation(request: h11.Request, answer: Answer) -> Answer:
         return answer
     reason = str(msgspec.json.decode(answer.body).get("error", ""))
     return Answer(answer.status, problem_page(reason), "text/html; charset=utf-8", answer.headers)
-
-
-def _content_length(headers: Sequence[tuple[bytes, bytes]]) -> int | None:
-    for name, value in headers:
-        if name.lower() == b"content-length":
-            try:
-                return int(value)
-            except ValueError:
-                return None
-    return None

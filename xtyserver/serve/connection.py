@@ -99,7 +99,7 @@ class _Abortable(Protocol):
 
 class Peer(Protocol):
     """What the runtime needs of its peer: a websockets connection
-    (:class:`~xtyserver.serve.text_frames.BytesConnection`), or the HTTP
+    (:class:`~xtyserver.serve.wire.websocket.WsPeer`), or the HTTP
     transport's :class:`~xtyserver.serve.http_transport.HttpPeer`."""
 
     @property

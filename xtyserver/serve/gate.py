@@ -127,19 +127,3 @@ class FailedTokens:
             else:
                 self._queues[remote] = (lock, waiting - 1)
 
-
-class Gauge:
-    """A count with a condition to wait on (the open connections)."""
-
-    def __init__(self) -> None:
-        self.value = 0
-        self._changed = anyio.Event()
-
-    def add(self, n: int) -> None:
-        self.value += n
-        self._changed.set()
-        self._changed = anyio.Event()
-
-    async def wait_at_most(self, n: int) -> None:
-        while self.value > n:
-            await self._changed.wait()

@@ -14,34 +14,25 @@ for the next call. So budgets, rate limits, the hello and heartbeat deadlines,
 save switches and privacy are the WebSocket's, and the session dies (4003)
 when no ``heartbeat`` frame comes, whatever the polls do.
 
-The listener is the WebSocket server's: :func:`front_connection` is the
-``create_connection`` class given to ``websockets.serve``; it reads the first
-bytes of each TCP connection and hands a ``POST /v1/http`` request to
-:class:`HttpTransport` (h11), anything else to websockets, unchanged. The
-memory page's HTTP (:mod:`xtyserver.manage`) is not touched.
+The listener is the WebSocket's (:mod:`xtyserver.serve.wire.adapter_port`):
+h11 reads the head of every request on the adapter port once, and a
+``POST /v1/http`` comes here with its body (:meth:`HttpTransport.read_call`,
+:meth:`HttpTransport.answer_call`). The memory page's HTTP
+(:mod:`xtyserver.manage`) is not touched.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import secrets
 from collections import deque
-from collections.abc import (
-    AsyncIterator,
-    Awaitable,
-    Callable,
-    Coroutine,
-    MutableSet,
-    Sequence,
-)
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
 import anyio
 import anyio.abc
 import h11
-from websockets.asyncio.server import ServerConnection
 
 from xtyserver import log
 from xtyserver.errors import PeerError
@@ -49,16 +40,15 @@ from xtyserver.protocol.http_body import Call, decode_call, encode_answer
 from xtyserver.protocol.limits import FRAME_MAX_BYTES
 from xtyserver.protocol.upgrade import HTTP_PATH, Refusal
 from xtyserver.serve.connection import THREAD_DECODE_BYTES
-from xtyserver.serve.text_frames import BytesConnection, Message
+from xtyserver.serve.text_frames import Message
+from xtyserver.serve.wire.http import BadRequest, HttpStream
 
-REQUEST_LINE = b"POST " + HTTP_PATH.encode("ascii")
 BODY_MAX_BYTES = FRAME_MAX_BYTES + 64 * 1024
 """A body holds at most one screenshot frame's worth (v1.md "HTTP transport")."""
 OUTBOX_FRAMES = 256
 """Server frames one session keeps for its next call; then the writer waits (a slow consumer)."""
 LINGER_SECONDS = 60.0
 """A closed session's last frames and close code wait this long for a call; then 404."""
-HEAD_MAX_BYTES = 16 * 1024
 
 
 class HttpPeer:
@@ -172,6 +162,7 @@ class HttpTransport:
             paired key, which counts the peer as that key's connection).
         open_timeout: Seconds a request's head and body may take to arrive.
         hello_wait: Seconds the first call waits for ``server.hello`` (or its refusal).
+        body_bytes: The largest body.
     """
 
     def __init__(
@@ -183,6 +174,7 @@ class HttpTransport:
         proves: Callable[[str, HttpPeer], bool],
         open_timeout: float,
         hello_wait: float,
+        body_bytes: int = BODY_MAX_BYTES,
     ) -> None:
         self._run_peer = run_peer
         self._check = check
@@ -190,10 +182,10 @@ class HttpTransport:
         self._proves = proves
         self.open_timeout = open_timeout
         self._hello_wait = hello_wait
+        self._body_bytes = body_bytes
         self._sessions: dict[str, HttpPeer] = {}
         self._decoding = anyio.CapacityLimiter(1)
         self._scopes: dict[str, anyio.CancelScope] = {}
-        self._protocols: set[_HttpProtocol] = set()
         self._tg: anyio.abc.TaskGroup | None = None
         self._log = log.get("xtyserver.http")
 
@@ -208,8 +200,6 @@ class HttpTransport:
                 await anyio.sleep_forever()
         finally:
             self._tg = None
-            for protocol in list(self._protocols):
-                protocol.abort()
 
     def close_sessions(self) -> None:
         """Server shutdown: every session ends as a WebSocket's does (1001), in its own time."""
@@ -225,14 +215,38 @@ class HttpTransport:
     def sessions(self) -> int:
         return len(self._sessions)
 
-    def accept(self, transport: asyncio.Transport, head: bytes) -> None:
-        """Take over a TCP connection whose first bytes are ``head`` (``POST /v1/http...``)."""
-        if self._tg is None:
-            transport.abort()
-            return
-        protocol = _HttpProtocol(self, transport)
-        transport.set_protocol(protocol)
-        protocol.data_received(head)
+    async def read_call(self, http: HttpStream, request: h11.Request) -> bytes | None:
+        """A call's body; None when it was refused (answered: too large, not HTTP)."""
+        try:
+            return await http.read_body(request, self._body_bytes)
+        except BadRequest as exc:
+            if exc.status == 413:
+                await http.stream.send(_answer(http, 413, b"body too large\n", _TEXT))
+            else:
+                await http.stream.send(_answer(http, 400, b"bad HTTP request\n", _TEXT))
+            return None
+
+    async def answer_call(
+        self,
+        http: HttpStream,
+        request: h11.Request,
+        body: bytes,
+        remote: tuple[str, int] | None,
+    ) -> None:
+        """Answer a call; a caller that hangs up mid-poll takes nothing (the frames wait)."""
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers]
+
+        async def answer() -> None:
+            status, out, kind = await self.handle(
+                request.method.decode("ascii", "replace"),
+                request.target.decode("ascii", "replace"),
+                headers,
+                body,
+                remote,
+            )
+            await http.stream.send(_answer(http, status, out, kind))
+
+        await http.unless_hung_up(answer, keep=self._body_bytes)
 
     def spawn(self, fn: Callable[..., Coroutine[Any, Any, None]], *args: Any) -> None:
         if self._tg is not None:
@@ -327,157 +341,26 @@ def _error(code: str, message: str, fields: list[str]) -> bytes:
     return json.dumps(value, ensure_ascii=False).encode("utf-8")
 
 
-class _HttpProtocol(asyncio.Protocol):
-    """One HTTP/1.1 connection of ``POST /v1/http`` (h11): one request, one answer, close."""
+def _answer(http: HttpStream, status: int, body: bytes, kind: str) -> bytes:
+    """One answer, and the connection ends (a broken request is answered all the same)."""
+    if http.h11.their_state is h11.ERROR or http.h11.our_state is not h11.SEND_RESPONSE:
+        return broken_answer(status, body, kind)
+    headers = [
+        ("Content-Type", kind),
+        ("Content-Length", str(len(body))),
+        ("Connection", "close"),
+        ("Cache-Control", "no-store"),
+    ]
+    return http.response(status, headers, body)
 
-    def __init__(self, owner: HttpTransport, transport: asyncio.Transport) -> None:
-        self._owner = owner
-        self._transport = transport
-        self._h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=HEAD_MAX_BYTES)
-        self._request: h11.Request | None = None
-        self._body = bytearray()
-        self._scope = anyio.CancelScope()
-        self._started = False
-        self._timer = asyncio.get_running_loop().call_later(owner.open_timeout, self.abort)
-        owner._protocols.add(self)
 
-    def abort(self) -> None:
-        self._transport.abort()
-
-    def data_received(self, data: bytes) -> None:
-        if self._started:
-            return  # one request per connection; ignore what follows
-        self._h11.receive_data(data)
-        try:
-            while True:
-                event = self._h11.next_event()
-                if event is h11.NEED_DATA or event is h11.PAUSED:
-                    return
-                if isinstance(event, h11.Request):
-                    self._request = event
-                    length = dict(event.headers).get(b"content-length")
-                    if length is not None and length.isdigit() and int(length) > BODY_MAX_BYTES:
-                        self._answer(413, b"body too large\n", _TEXT)
-                        return
-                elif isinstance(event, h11.Data):
-                    self._body += event.data
-                    if len(self._body) > BODY_MAX_BYTES:
-                        self._answer(413, b"body too large\n", _TEXT)
-                        return
-                elif isinstance(event, h11.EndOfMessage):
-                    self._started = True
-                    self._timer.cancel()
-                    self._owner.spawn(self._respond)
-                    return
-        except h11.ProtocolError:
-            self._answer(400, b"bad HTTP request\n", _TEXT)
-
-    async def _respond(self) -> None:
-        request = self._request
-        assert request is not None
-        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers]
-        with self._scope:
-            peer = self._transport.get_extra_info("peername")
-            status, body, kind = await self._owner.handle(
-                request.method.decode("ascii", "replace"),
-                request.target.decode("ascii", "replace"),
-                headers,
-                bytes(self._body),
-                tuple(peer[:2]) if isinstance(peer, tuple) else None,
-            )
-            self._answer(status, body, kind)
-
-    def _answer(self, status: int, body: bytes, kind: str) -> None:
-        self._started = True
-        self._timer.cancel()
-        if self._transport.is_closing():
-            return
-        try:
-            if self._h11.their_state is h11.ERROR or self._h11.our_state is not h11.SEND_RESPONSE:
-                self._h11 = h11.Connection(h11.SERVER)  # answer a broken request all the same
-                self._transport.write(
-                    f"HTTP/1.1 {status} {_PHRASES.get(status, '')}\r\nContent-Type: {kind}\r\n"
-                    f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
-                    + body
-                )
-            else:
-                headers = [
-                    ("Content-Type", kind),
-                    ("Content-Length", str(len(body))),
-                    ("Connection", "close"),
-                    ("Cache-Control", "no-store"),
-                ]
-                out = self._h11.send(h11.Response(status_code=status, headers=headers))
-                out = (out or b"") + (self._h11.send(h11.Data(data=body)) or b"")
-                out += self._h11.send(h11.EndOfMessage()) or b""
-                self._transport.write(out)
-        except h11.LocalProtocolError:
-            pass
-        self._transport.close()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._timer.cancel()
-        # A caller that hung up mid-poll takes nothing: its frames wait for the next call.
-        self._scope.cancel()
-        self._owner._protocols.discard(self)
+def broken_answer(status: int, body: bytes, kind: str = _TEXT) -> bytes:
+    """An answer to a request h11 could not read."""
+    return (
+        f"HTTP/1.1 {status} {_PHRASES.get(status, '')}\r\nContent-Type: {kind}\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+        + body
+    )
 
 
 _PHRASES = {400: "Bad Request", 413: "Content Too Large"}
-
-
-def front_connection(
-    accept: Callable[[asyncio.Transport, bytes], None],
-    open_timeout: float,
-    transports: MutableSet[asyncio.Transport],
-) -> type[ServerConnection]:
-    """A ``ServerConnection`` class that hands ``POST /v1/http`` requests to ``accept``.
-
-    It waits for the request line's first bytes before websockets sees the
-    connection: a request for ``/v1/http`` goes to ``accept`` with the bytes
-    read so far; anything else goes on to websockets, unchanged, its messages
-    received as bytes (:class:`~xtyserver.serve.text_frames.BytesConnection`).
-    Every accepted TCP connection is added to ``transports`` (a weak set: the
-    server drops whatever is left of it at shutdown).
-    """
-
-    class FrontConnection(BytesConnection):
-        _sniffing = True
-        _head = b""
-        _front: asyncio.Transport
-        _timer: asyncio.TimerHandle
-
-        def connection_made(self, transport: asyncio.BaseTransport) -> None:
-            assert isinstance(transport, asyncio.Transport)
-            self._front = transport
-            transports.add(transport)
-            loop = asyncio.get_running_loop()
-            self._timer = loop.call_later(open_timeout, transport.abort)
-
-        def data_received(self, data: bytes) -> None:
-            if not self._sniffing:
-                super().data_received(data)
-                return
-            head = self._head + data
-            if len(head) <= len(REQUEST_LINE) and REQUEST_LINE.startswith(head):
-                self._head = head  # not enough to tell yet
-                return
-            self._sniffing = False
-            self._timer.cancel()
-            after = head[len(REQUEST_LINE) : len(REQUEST_LINE) + 1]
-            if head.startswith(REQUEST_LINE) and after in (b" ", b"?"):
-                accept(self._front, head)
-                return
-            super().connection_made(self._front)
-            super().data_received(head)
-
-        def eof_received(self) -> None:
-            if not self._sniffing:
-                super().eof_received()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            if self._sniffing:
-                self._timer.cancel()
-                return
-            super().connection_lost(exc)
-
-    return FrontConnection
