@@ -48,7 +48,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("xtyserver.config",),
     ("xtyserver.serve", "xtyserver.replay", "xtyserver.testing", "xtyserver.adapter"),
     ("xtyserver.manage",),
-    ("xtyserver.server", "xtyserver.evaluation"),
+    ("xtyserver.server", "xtyserver.ports", "xtyserver.evaluation"),
     ("xtyserver.cli", "xtyserver.__main__"),
 )
 CORE_FOLDERS = ("protocol", "session", "memory")

@@ -51,8 +51,11 @@ def handoff_page(origin: str, key: str) -> bytes:
     """The owner-only file a command hands the browser: its form posts ``key`` to ``/ui/open``.
 
     A form's body is in no URL, so the key stays out of the browser's history
-    (a ``#token=`` link is recorded there as visited). The form is sent while
-    the file loads, which replaces its history entry instead of adding one.
+    (a ``#token=`` link is recorded there as visited). The key's field is a
+    password field: a browser keeps a form's body with the page's entry for
+    session restore unless the form held a password (Chromium writes it into
+    its ``Sessions`` log otherwise). The form is sent while the file loads,
+    which replaces its history entry instead of adding one.
 
     Args:
         origin: The page's origin (``http://127.0.0.1:8766``).
@@ -63,7 +66,7 @@ def handoff_page(origin: str, key: str) -> bytes:
         '<!doctype html><html lang="zh-CN"><meta charset="utf-8">'
         "<title>小汤圆的记忆页 · The memory page</title>"
         f'<form id="open" method="post" action="{action}">'
-        f'<input type="hidden" name="key" value="{html.escape(key)}">'
+        f'<input type="password" name="key" value="{html.escape(key)}" hidden>'
         "<button>打开小汤圆的记忆页 / Open the memory page</button></form>"
         # Not again on going back to it: its key is used by then.
         '<script>if (performance.getEntriesByType("navigation")[0]?.type !== "back_forward")'
