@@ -25,7 +25,7 @@ import anyio.to_thread
 from xtyserver import __version__, log
 from xtyserver.clock import Clock
 from xtyserver.config import Settings
-from xtyserver.errors import StoreError
+from xtyserver.errors import StoreError, UsageError
 from xtyserver.files import tighten_data_dir
 from xtyserver.manage.access import open_link
 from xtyserver.manage.page_secret import new_page_secret
@@ -125,10 +125,17 @@ def _token_file(settings: Settings) -> str | None:
 
 
 def _after_listening(glossary: Glossary | GlossaryOnce) -> None:
-    """What only frames and turns need, made on a worker thread once the server listens."""
+    """What only frames and turns need, made on a worker thread once the server listens.
+
+    The glossary's files may not open now (out of file descriptors under a flood
+    of connections): then the first save index that needs it reads it.
+    """
     compile_patterns()
     if isinstance(glossary, GlossaryOnce):
-        glossary()
+        try:
+            glossary()
+        except (OSError, UsageError) as exc:
+            log.get("xtyserver.memory").warning("glossary.read_later", error=type(exc).__name__)
 
 
 @asynccontextmanager

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.memory.conftest import relevant
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.spelling import (
     FUNCTION_CHARS,
@@ -110,19 +111,19 @@ def _event(i: int, summary: str, game: str = SV) -> MemoryEvent:
 def test_the_index_finds_a_memory_by_pinyin_only_with_spelling_on(spelling: bool) -> None:
     events = [_event(i + 1, m) for i, m in enumerate(MEMORIES)]
     index = SaveIndex(Scope(SV, "s1"), events, glossary=GLOSSARY, spelling=spelling)
-    hits = [ev.id for ev in index.search("huotui sanmingzhi 给谁了")]
+    hits = relevant(index, "huotui sanmingzhi 给谁了")
     assert (hits[:1] == [2]) is spelling
-    hits = [ev.id for ev in index.search("what did I sell at the Stardorp")]
+    hits = relevant(index, "what did I sell at the Stardorp")
     assert (hits[:1] == [5]) is spelling
 
 
 def test_the_index_learns_new_words_when_a_memory_arrives() -> None:
     index = SaveIndex(Scope(SV, "s1"), [_event(1, MEMORIES[0])], glossary=GLOSSARY)
-    assert not index.search("huotui")
+    assert not relevant(index, "huotui")
     index.upsert(_event(2, MEMORIES[1]))
-    assert [ev.id for ev in index.search("huotui")] == [2]
+    assert relevant(index, "huotui") == [2]
     index.remove(2)
-    assert not index.search("huotui")
+    assert not relevant(index, "huotui")
 
 
 def test_the_table_knows_common_characters_and_their_second_reading() -> None:
@@ -188,7 +189,10 @@ def test_one_edit_of_a_long_word_finds_it(word: str, data: st.DataObject) -> Non
         typed = word[:at] + word[at] + word[at:]
     else:
         typed = word[:at] + ("q" if word[at] != "q" else "z") + word[at + 1 :]
+    # A word the tokenizer stems (a typo ending in s) is looked up as its stem.
     if typed == word or len(typed) < 5 or typed in WORDS or splits(typed):
+        return
+    if tokenize(typed) != [typed]:
         return
     assert word in {t for span in respell(typed, BOTH) for t in span}
 

@@ -118,11 +118,14 @@ class Lexicon:
     """
 
     def __init__(self, counts: Mapping[str, int] | None = None) -> None:
+        # Each key's words: one word as itself, more as a set. Most keys have one
+        # word (a deletion variant of one long word most of all), and a set per key
+        # would cost the glossary alone megabytes.
         self.counts: dict[str, int] = {}
-        self.sound: dict[tuple[str, str], set[str]] = {}
-        self.heard: dict[tuple[str, str], set[str]] = {}
-        self.initials: dict[tuple[str, str], set[str]] = {}
-        self.near: dict[str, set[str]] = {}
+        self.sound: dict[tuple[str, str], str | set[str]] = {}
+        self.heard: dict[tuple[str, str], str | set[str]] = {}
+        self.initials: dict[tuple[str, str], str | set[str]] = {}
+        self.near: dict[str, str | set[str]] = {}
         for word, n in (counts or {}).items():
             self.add(word, n)
 
@@ -130,7 +133,7 @@ class Lexicon:
     def words(self) -> Collection[str]:
         return self.counts.keys()
 
-    def _maps(self, word: str) -> Iterator[tuple[dict[Any, set[str]], Any]]:
+    def _maps(self, word: str) -> Iterator[tuple[dict[Any, str | set[str]], Any]]:
         if _is_cjk_bigram(word):
             for a, b in itertools.product(READINGS[word[0]], READINGS[word[1]]):
                 yield self.sound, (a, b)
@@ -147,7 +150,14 @@ class Lexicon:
             return
         self.counts[word] = n
         for table, key in self._maps(word):
-            table.setdefault(key, set()).add(word)
+            found = table.get(key)
+            if found is None:
+                table[key] = word
+            elif isinstance(found, str):
+                if found != word:
+                    table[key] = {found, word}
+            else:
+                found.add(word)
 
     def discard(self, word: str, n: int = 1) -> None:
         """Count ``n`` fewer uses of ``word``; at none it is no word of the vocabulary."""
@@ -159,10 +169,20 @@ class Lexicon:
             return
         for table, key in self._maps(word):
             found = table.get(key)
-            if found is not None:
+            if found == word:
+                del table[key]
+            elif isinstance(found, set):
                 found.discard(word)
-                if not found:
-                    del table[key]
+                if len(found) == 1:
+                    table[key] = next(iter(found))
+
+
+def words_at(table: Mapping[Any, str | set[str]], key: Any) -> Collection[str]:
+    """The words a :class:`Lexicon` table holds under ``key`` (none, one or more)."""
+    found = table.get(key)
+    if found is None:
+        return ()
+    return (found,) if isinstance(found, str) else found
 
 
 EMPTY = Lexicon()
@@ -221,12 +241,12 @@ def _candidates(
     found: dict[str, int] = {}
     for key in keys:
         for lex in lexicons:
-            for word in (lex.initials if initials else lex.sound).get(key, ()):
+            for word in words_at(lex.initials if initials else lex.sound, key):
                 found[word] = found.get(word, 0) + lex.counts[word]
     if not found and not initials:
         for a, b in keys:
             for lex in lexicons:
-                for word in lex.heard.get((fuzzy(a), fuzzy(b)), ()):
+                for word in words_at(lex.heard, (fuzzy(a), fuzzy(b))):
                     found[word] = found.get(word, 0) + lex.counts[word]
     return sorted(found, key=lambda w: (-found[w], w))[:MAX_CANDIDATES]
 
@@ -307,7 +327,7 @@ def _typos(word: str, lexicons: Sequence[Lexicon]) -> list[str]:
     found: set[str] = set()
     for key in _deletes(word):
         for lex in lexicons:
-            found.update(lex.near.get(key, ()))
+            found.update(words_at(lex.near, key))
     return sorted(w for w in found if edit_distance(word, w) <= limit)
 
 
