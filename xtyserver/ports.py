@@ -46,9 +46,9 @@ from xtyserver.serve.runtime_settings import (
     gate_limits,
     runtime_limits,
     session_settings,
+    wire_limits,
 )
 from xtyserver.serve.wire.adapter_port import AdapterPort, Gate
-from xtyserver.serve.wire.limits import wire_limits
 from xtyserver.serve.wire.listen import Gauge
 from xtyserver.serve.wire.sessions import Services, Sessions
 from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, injection_log_path

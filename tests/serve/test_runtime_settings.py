@@ -19,8 +19,10 @@ from xtyserver.serve.runtime_settings import (
     protocol_limits,
     runtime_limits,
     session_settings,
+    wire_limits,
     working_settings,
 )
+from xtyserver.serve.wire.limits import WireLimits
 from xtyserver.session.admission import Admission
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.working import WorkingSettings
@@ -50,6 +52,9 @@ CHANGED: dict[str, Any] = {
     "server.fail_delay_max": 0.75,
     "server.send_timeout": 9.5,
     "server.write_queue_frames": 17,
+    "server.open_timeout": 4.5,
+    "server.close_timeout": 0.75,
+    "server.stop_timeout": 3.25,
     "memory.embedding_timeout_ms": 250,
     "memory.extraction": False,
     "memory.budget.total_chars": 900,
@@ -114,6 +119,9 @@ def test_the_gate_and_a_connection_carry_every_changed_setting(changed: Settings
         send_timeout=9.5, write_queue=17, embedding_timeout=0.25
     )
     assert runtime_limits(Settings()).embedding_timeout is None  # by where the model runs
+    assert wire_limits(changed) == WireLimits(
+        open_timeout=4.5, close_timeout=0.75, stop_timeout=3.25
+    )
 
 
 def test_the_daily_budget_of_the_jobs_is_the_sessions(changed: Settings) -> None:
@@ -177,6 +185,7 @@ def test_the_limits_a_mod_is_told_are_the_limits_enforced_never_cut() -> None:
         (SessionSettings, {"layers"}),
         (WorkingSettings, {"item_chars"}),
         (RuntimeLimits, {"inbox", "store_queue"}),
+        (WireLimits, {"head_bytes", "body_bytes", "frame_bytes"}),
     ],
 )
 def test_a_runtime_struct_has_defaults_only_for_what_no_setting_gives(

@@ -18,6 +18,7 @@ from xtyserver.protocol.frames import ServerInfo
 from xtyserver.protocol.limits import Limits
 from xtyserver.serve.connection import RuntimeLimits
 from xtyserver.serve.gate import GateLimits
+from xtyserver.serve.wire.limits import WireLimits
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.working import WorkingSettings
 
@@ -128,4 +129,14 @@ def runtime_limits(settings: Settings) -> RuntimeLimits:
         send_timeout=settings.server.send_timeout,
         write_queue=settings.server.write_queue_frames,
         embedding_timeout=None if timeout_ms is None else timeout_ms / 1000.0,
+    )
+
+
+def wire_limits(settings: Settings) -> WireLimits:
+    """The adapter port's transport limits (``[server]``)."""
+    srv = settings.server
+    return WireLimits(
+        open_timeout=srv.open_timeout,
+        close_timeout=srv.close_timeout,
+        stop_timeout=srv.stop_timeout,
     )
