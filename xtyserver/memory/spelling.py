@@ -35,6 +35,7 @@ The pinyin of about 6,700 common characters is a module constant
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -74,11 +75,11 @@ MAX_PINYIN = 40
 """Letters of the longest word read as pinyin (a sentence typed without spaces)."""
 MAX_TYPO = 24
 """Letters of the longest word matched within an edit or two (longer: no word)."""
-"""Letters of the longest word read as pinyin (a sentence typed without spaces)."""
 LONG = 8
 """From this length on an English word may be two edits off, one below it."""
 
 
+@functools.cache  # a few hundred syllables, asked for every reading of every bigram
 def fuzzy(syllable: str) -> str:
     """The syllable as an IME's fuzzy pinyin hears it: zh/z, ch/c, sh/s, n/l, and the
     nasal finals ang/an, eng/en, ing/in alike (a southern accent, and its typos)."""
