@@ -64,6 +64,12 @@ async def test_the_three_tools_over_stdio_while_the_server_runs(tmp_path: Path) 
         async with connect(server.url) as ws:  # an adapter plays (and writes) meanwhile
             await send(ws, hello_frame())
             assert (await recv(ws))["type"] == "server.hello"
+            # The adapter's play session is stored in the store lane's order: once the
+            # server answers a stats.get sent after the hello, the MCP process sees it too.
+            await send(ws, {"type": "stats.get", "id": "seen"})
+            while (answer := await recv(ws))["type"] != "stats.result":
+                pass
+            assert [row["sessions"] for row in answer["saves"]] == [2]
             params = StdioServerParameters(
                 command=sys.executable,
                 args=[
