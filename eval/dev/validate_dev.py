@@ -4,6 +4,11 @@ structure, expected keys, counts, and the 'no shared content word' rule between 
 question and each expected memory (CJK bigram + English token overlap heuristic, the
 same heuristic as eval/heldout/validate_heldout.py). Any overlap is an ERROR here.
 
+Cases with an `aspect` field (paraphrase_dev.json) are checked further: the aspect is
+known, a goal is the target iff the aspect is "plan", question and target memories are
+in the same language, and at least one same-save decoy shares a surface word with the
+question (so a word-matching retriever is tempted by a wrong memory).
+
 usage: python3 validate_dev.py [path.json]
 """
 import collections
@@ -22,6 +27,7 @@ from with and or but not no yes so if then than what what's what'd where where'd
 how ever yet again one ok alright any some get got up out off over about into did'nt lol thing stuff""".split())
 ZH_STOP = {"玩家", "什么", "时候", "一个", "这个", "那个", "我们", "已经", "没有", "是不", "不是"}
 GAME_IDS = {"stardew-valley", "dont-starve-together", "oxygen-not-included"}
+ASPECTS = {"describe", "other-name", "cause", "consequence", "synonym", "plan"}
 FIELDS = ("id", "gameId", "saveId", "currentDay", "memories", "otherSaveMemories", "question",
           "expected", "style", "lang")
 
@@ -86,15 +92,31 @@ for c in data:
     elif not c["expected"]:
         errors.append(cid + " non-smalltalk case without expected")
     exp_kinds = {m["kind"] for m in c["memories"] if m["key"] in c["expected"]}
-    if c["style"] == "next-step" and exp_kinds != {"goal"}:
-        errors.append(cid + " next-step target is not a goal")
-    if c["style"] != "next-step" and "goal" in exp_kinds:
-        errors.append(cid + " goal target outside next-step")
     q = c["question"]
+    if "aspect" in c:
+        if c["aspect"] not in ASPECTS:
+            errors.append("%s bad aspect %s" % (cid, c["aspect"]))
+        if c["style"] != "paraphrase":
+            errors.append(cid + " aspect case whose style is not paraphrase")
+        if exp_kinds != ({"goal"} if c["aspect"] == "plan" else {"event"}):
+            errors.append(cid + " goal target iff aspect plan")
+        q_cjk = re.search(r"[\u4e00-\u9fff]", q) is not None
+        for m in c["memories"]:
+            if m["key"] in c["expected"] and (re.search(r"[\u4e00-\u9fff]", m["text"]) is not None) != q_cjk:
+                errors.append("%s target %s not in the question's language" % (cid, m["key"]))
+        lured = [m["key"] for m in c["memories"] if m["key"] not in c["expected"]
+                 and (cjk_bigrams(q) & cjk_bigrams(m["text"]) or en_tokens(q) & en_tokens(m["text"]))]
+        if not lured:
+            errors.append(cid + " no same-save decoy shares a surface word with the question")
+    else:
+        if c["style"] == "next-step" and exp_kinds != {"goal"}:
+            errors.append(cid + " next-step target is not a goal")
+        if c["style"] != "next-step" and "goal" in exp_kinds:
+            errors.append(cid + " goal target outside next-step")
     if c["lang"] == "en" and re.search(r"[\u4e00-\u9fff]", q):
         errors.append(cid + " lang en but question has CJK")
     for k in c["expected"]:
-        t = next(m["text"] for m in c["memories"] if m["key"] == k)
+        t = next((m["text"] for m in c["memories"] if m["key"] == k), "")
         zb = cjk_bigrams(q) & cjk_bigrams(t)
         et = en_tokens(q) & en_tokens(t)
         if zb or et:
@@ -111,6 +133,12 @@ print("per game/lang:", dict(sorted(collections.Counter((c["gameId"], c["lang"])
 print("per game/style:")
 for g in sorted(GAME_IDS):
     print("  ", g, dict(sorted(collections.Counter(c["style"] for c in data if c["gameId"] == g).items())))
+if any("aspect" in c for c in data):
+    print("per aspect:", dict(sorted(collections.Counter(c.get("aspect") for c in data).items())))
+    print("per game/aspect:")
+    for g in sorted(GAME_IDS):
+        print("  ", g, dict(sorted(collections.Counter(c.get("aspect") for c in data if c["gameId"] == g).items())))
+    print("per aspect/lang:", dict(sorted(collections.Counter((c.get("aspect"), c["lang"]) for c in data).items())))
 print("memories per case: min %d max %d, total %d" % (min(len(c["memories"]) for c in data),
       max(len(c["memories"]) for c in data), sum(len(c["memories"]) for c in data)))
 print("leak bait word-for-word equal to a target:", leak_same)
