@@ -183,11 +183,6 @@ class RestoreResult(msgspec.Struct, frozen=True, kw_only=True):
     stats_saves: int = 0
 
 
-def trash_expired(trashed_at: float, now: float, window: float) -> bool:
-    """Whether a trash entry is past its window (kept at exactly ``window``, gone after)."""
-    return now - trashed_at > window
-
-
 def restorable_here(spec: ForgetSpec, game_id: str) -> bool:
     """Whether a trash entry may be restored from a game's chat: its own game, or the profile."""
     return spec.game_id in (None, game_id)
