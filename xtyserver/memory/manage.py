@@ -261,9 +261,7 @@ class Confirmations:
         """The target a valid token confirms (the token is then spent), or why it is refused.
 
         Args:
-            token: The token the caller sent.
             matches: Whether the caller names the token's target.
-            now: The time of the confirming call.
             turn: The turn of a tool call: a token from the same turn is refused
                 (the player must say yes first).
             asker: Who confirms; a token issued to another asker is ``unknown``.

@@ -259,11 +259,7 @@ def model_error(err: ProviderError) -> ModelError:
 
 
 class _Progress:
-    """What a stream has told us so far (mutable; local to one call).
-
-    Args:
-        cap: The reply's character and tool-call caps.
-    """
+    """What a stream has told us so far (mutable; local to one call)."""
 
     __slots__ = ("calls", "cap", "finish_reason", "finished", "parts", "reasoned", "think", "usage")
 

@@ -101,9 +101,6 @@ def encode_frame(frame: ServerFrame) -> bytes:
 def decode_client_frame(data: bytes | str) -> Decoded:
     """Decode and validate one client text frame (v1.md "Frames").
 
-    Args:
-        data: The payload of one WebSocket text frame.
-
     Returns:
         The typed frame with budget notes.
 

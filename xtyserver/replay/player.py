@@ -65,7 +65,6 @@ async def play(
     """Send a recording's client frames and collect the answers.
 
     Args:
-        recording: What to play.
         url: The server's ``ws://HOST:PORT/v1``.
         token: The server's adapter token (as the recording's adapter gave it).
         speed: Keep the recorded timing divided by this; ``None`` sends as fast as possible.

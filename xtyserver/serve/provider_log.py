@@ -67,7 +67,6 @@ class ProviderBook:
     """The key's origin and the provider changes of one data folder.
 
     Args:
-        data_dir: The data folder.
         clock: Epoch seconds for each change.
     """
 

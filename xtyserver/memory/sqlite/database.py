@@ -273,7 +273,6 @@ class Database:
         """Run ``fn`` on this thread's read connection inside one snapshot.
 
         Args:
-            fn: The read.
             wait: False: never wait for another connection's lock (WAL readers
                 seldom need to; then ``store_busy`` at once).
 
