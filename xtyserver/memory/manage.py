@@ -109,7 +109,6 @@ class ForgetPreview(msgspec.Struct, frozen=True, kw_only=True):
     """What a forget would delete, shown before the player confirms it.
 
     Attributes:
-        spec: The target.
         saves: Every affected save with the items that would go.
         profile_fields: Profile fields that hold a value and would be cleared.
         stats_saves: Saves whose play statistics would be deleted too.

@@ -83,7 +83,6 @@ class Decoded(msgspec.Struct, frozen=True):
     """A decoded client frame and what the budget check noticed on the way.
 
     Attributes:
-        frame: The typed frame.
         context_bytes: Serialized size of the frame's modelContext, 0 if none.
         context_over_target: The modelContext is over the 2 KiB target (logged).
     """

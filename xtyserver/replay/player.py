@@ -40,7 +40,6 @@ class Played(msgspec.Struct, frozen=True):
     """What a replay sent and got back.
 
     Attributes:
-        sent: Client frames sent.
         received: Server frames received, in order (JSON objects).
         seconds: How long the replay took.
         close_code: How the connection ended (``None``: still open when the replay stopped).

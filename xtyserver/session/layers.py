@@ -136,8 +136,6 @@ class InjectionRecord(msgspec.Struct, frozen=True, kw_only=True):
 
     Attributes:
         at: When the turn was planned (epoch seconds).
-        game_id: The game of the save.
-        save_id: The save the turn was asked in.
         layers: The cost of each layer, in order.
         memories: The memories injected, with why and their score.
         context: Whether the newest modelContext was fresh, stale, dropped (or none).

@@ -43,7 +43,6 @@ class Request(msgspec.Struct, frozen=True, kw_only=True):
     """One whole request.
 
     Attributes:
-        method: HTTP method, e.g. ``POST``.
         target: Request target (path and query) as sent.
         headers: Header names lower-cased; a repeated header keeps its last value.
         body: The whole body (``Content-Length`` or chunked).

@@ -40,7 +40,6 @@ class ToolCallScript(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     """One scripted tool call, streamed as ``tool_calls`` deltas.
 
     Attributes:
-        name: The function name.
         arguments: The arguments object (sent as JSON text, split in two deltas)
             or a raw string (sent as is, e.g. broken JSON).
         id: The call id; default ``call_<n>``.
@@ -100,10 +99,8 @@ class RecordedRequest(msgspec.Struct, frozen=True, kw_only=True):
     """A request as the fake received it.
 
     Attributes:
-        method: HTTP method.
         path: Request target (path and query) as sent.
         headers: Header names lower-cased; a repeated header keeps its last value.
-        body: The raw body bytes.
         json: The body parsed as JSON, ``None`` when it is not JSON.
     """
 

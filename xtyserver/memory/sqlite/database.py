@@ -175,7 +175,6 @@ class Database:
     """One SQLite file: a locked writer connection and per-thread readers.
 
     Attributes:
-        path: The SQLite file.
         snapshots: Read snapshots taken since opening (what a view costs, measured).
     """
 

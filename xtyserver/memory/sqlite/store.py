@@ -90,7 +90,6 @@ class MemoryStore:
     Thread-safe: writes are serialized, reads run beside them.
 
     Attributes:
-        path: The SQLite file.
         soft_cap: Events per save before :meth:`compact_scope` merges.
     """
 
