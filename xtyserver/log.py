@@ -22,7 +22,6 @@ def configure(
     Args:
         stream: Where log lines go (default stderr).
         json: Force JSON lines (True) or console output (False); default by tty.
-        level: Minimum level name.
     """
     out = stream or sys.stderr
     use_json = not out.isatty() if json is None else json

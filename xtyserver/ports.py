@@ -60,12 +60,6 @@ class Server:
     """The xtyserver server: the adapter port, the memory page and what they share.
 
     Args:
-        settings: All settings.
-        memory: The memory service of the profile.
-        jobs: The background memory worker.
-        model: The model router.
-        meter: The token meter (bill and daily budget).
-        token: The adapter token at start.
         clock: The wall clock (injected so tests control time).
         recorder: Records every connection (``serve --record``), or None.
         token_file: The token's file: a rotated token takes effect at once.

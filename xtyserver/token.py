@@ -79,7 +79,6 @@ class TokenSource:
     without a restart (v1.md "Authentication").
 
     Args:
-        token: The token at start.
         path: Its file, or None when it came from ``XTY_TOKEN`` or the config.
     """
 

@@ -199,7 +199,7 @@ async def test_client_complete_returns_whole_text_using_extraction_model(
 ) -> None:
     fake.enqueue(Reply(text="记住：玩家喜欢钓鱼"))
     async with client_for(fake, extraction_model="xty-small") as client:
-        text = await client.complete(user("总结"))
+        text = (await client.complete_done(user("总结"))).text
     assert text == "记住：玩家喜欢钓鱼"
     assert fake.chat_requests[0].json["model"] == "xty-small"
 
@@ -519,7 +519,7 @@ async def test_client_without_configuration_names_the_missing_settings() -> None
 async def test_client_with_only_model_missing_names_only_xty_model() -> None:
     client = ModelClient(ModelSettings(base_url="http://127.0.0.1:9/v1"))
     with pytest.raises(ModelError) as info:
-        await client.complete(user("你好"))
+        await client.complete_done(user("你好"))
     assert info.value.code == "model_not_configured"
     assert "XTY_MODEL (" in info.value.message
     assert "XTY_MODEL_BASE_URL" not in info.value.message

@@ -8,10 +8,16 @@ import pytest
 
 from xtyserver.config import load_settings
 from xtyserver.errors import UsageError
-from xtyserver.model.routing import ModelRoute, ModelRoutes, for_turn, origin, resolve
+from xtyserver.model.router import ModelRouter
+from xtyserver.model.routing import ModelRoute, ModelRoutes, Routing, origin, resolve
 from xtyserver.model.settings import ModelSettings
 
 BASE = ModelSettings(base_url="http://a/v1", api_key="base-key", model="chat", vision=False)
+
+
+def for_turn(routing: Routing, *, image: bool) -> ModelSettings:
+    """The route the server's router sends a chat turn to."""
+    return ModelRouter(routing).route_for(image=image)
 
 
 def test_with_one_model_every_role_is_it() -> None:

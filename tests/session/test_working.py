@@ -9,7 +9,7 @@ from xtyserver.memory.types import SharedProfile
 from xtyserver.session.fold import FOLD_MARKER, build_fold_messages, parse_fold
 from xtyserver.session.layers import (
     LayerBudget,
-    identity_text,
+    identity_parts,
     profile_text,
     style_text,
 )
@@ -155,9 +155,10 @@ def test_each_stable_layer_keeps_to_its_budget_at_the_edge() -> None:
         hobbies=["钓鱼"],
         companion_name="汤圆",
     )
-    assert identity_text("一" * 10, None, budget) == "一" * 10
-    assert identity_text("一" * 11, None, budget) == "一" * 10
-    assert len(identity_text("人设", profile, LayerBudget())) > len("人设")
+    assert identity_parts("一" * 10, None, budget) == ("一" * 10, "")
+    assert identity_parts("一" * 11, None, budget) == ("一" * 10, "")
+    persona, setting = identity_parts("人设", profile, LayerBudget())
+    assert persona == "人设" and "汤圆" in setting
     style = style_text(profile, budget)
     assert "中文" in style and "简短" in style and len(style) <= 40
     assert style_text(SharedProfile(), budget) == ""

@@ -283,13 +283,7 @@ class AdapterClient:
 
         Show the preview to the player; call :meth:`forget` only after they said yes.
         """
-        frame: dict[str, Any] = {"type": "memory.forget", "target": target}
-        if event_id is not None:
-            frame["eventId"] = event_id
-        if save_id is not None:
-            frame["saveId"] = save_id
-        if include_stats:
-            frame["includeStats"] = True
+        frame = _forget_frame(target, event_id, save_id, include_stats)
         return expect(await self._request(frame), MemoryPreview)
 
     async def forget(
@@ -300,17 +294,8 @@ class AdapterClient:
         save_id: str | None = None,
     ) -> MemoryForgotten:
         """Step two of ``memory.forget``: confirm ``preview`` (same target) with its token."""
-        frame: dict[str, Any] = {
-            "type": "memory.forget",
-            "target": preview.target,
-            "confirmToken": preview.confirm_token,
-        }
-        if event_id is not None:
-            frame["eventId"] = event_id
-        if save_id is not None:
-            frame["saveId"] = save_id
-        if preview.include_stats:
-            frame["includeStats"] = True
+        frame = _forget_frame(preview.target, event_id, save_id, preview.include_stats)
+        frame["confirmToken"] = preview.confirm_token
         return expect(await self._request(frame), MemoryForgotten)
 
     async def answer_confirm(self, confirm_id: str, yes: bool) -> MemoryForgotten | None:
@@ -470,7 +455,7 @@ class AdapterClient:
                 waiter.set(lost)
             if self._gone is not None or not self._reconnect or not should_reconnect(code):
                 self._gone = self._gone or lost
-                self._set_connection(None, None)
+                self._set_connection(None, None)  # wakes wait_connected to raise
                 return
             next_ws = await self._reopen()
             if next_ws is None:
@@ -545,3 +530,16 @@ class AdapterClient:
                 self.refusals.append(refusal)
                 if self._on_error is not None:
                     self._on_error(refusal)
+
+
+def _forget_frame(
+    target: str, event_id: int | None, save_id: str | None, include_stats: bool
+) -> dict[str, Any]:
+    frame: dict[str, Any] = {"type": "memory.forget", "target": target}
+    if event_id is not None:
+        frame["eventId"] = event_id
+    if save_id is not None:
+        frame["saveId"] = save_id
+    if include_stats:
+        frame["includeStats"] = True
+    return frame

@@ -56,9 +56,6 @@ def encode(frame: Mapping[str, Any] | msgspec.Struct) -> bytes:
 def precheck(data: bytes) -> Decoded:
     """Run the server's decoder and budget checks on one encoded frame.
 
-    Args:
-        data: The exact bytes that would be sent.
-
     Returns:
         The decoded frame (with its modelContext size, for an "over target" hint).
 

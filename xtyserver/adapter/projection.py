@@ -324,30 +324,3 @@ def _without(context: dict[str, Any], fields: Sequence[str]) -> dict[str, Any]:
             out.get(head, {}).pop(rest.split("[", 1)[0], None)
     return out if fields else {"schemaVersion": 1}
 
-
-# -- the reference adapters' copies of the rules (scripts/gen_adapter_rules.py) ---------------
-
-CSHARP_COPY = Path("adapters/csharp/src/ProjectionRules.cs")
-LUA_COPY = Path("adapters/dst/scripts/xty/projection_rules.lua")
-
-
-def csharp_copy() -> str:
-    """``ProjectionRules.cs``: the rules file as a C# verbatim string."""
-    text = RULES_PATH.read_text(encoding="utf-8").replace('"', '""')
-    return (
-        "// Generated from xtyserver/adapter/projection.json by scripts/gen_adapter_rules.py;\n"
-        "// do not edit (tests/adapter/test_reference_adapters.py keeps it equal).\n"
-        "namespace XiaoTangYuan.Adapter\n{\n    public static class ProjectionRules\n    {\n"
-        f'        public const string Text = @"{text}";\n    }}\n}}\n'
-    )
-
-
-def lua_copy() -> str:
-    """``projection_rules.lua``: the rules file as a Lua long string (decoded by xty.json)."""
-    text = RULES_PATH.read_text(encoding="utf-8")
-    assert "]==]" not in text
-    return (
-        "-- Generated from xtyserver/adapter/projection.json by scripts/gen_adapter_rules.py;\n"
-        "-- do not edit (tests/adapter/test_reference_adapters.py keeps it equal).\n"
-        f"return [==[\n{text}]==]\n"
-    )

@@ -27,7 +27,6 @@ class ChatReply:
     any deltas not iterated yet, so awaiting it alone is fine too).
 
     Attributes:
-        id: The ``chat.send`` id.
         text: The deltas taken so far, joined.
     """
 

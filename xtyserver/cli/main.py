@@ -197,11 +197,6 @@ def _player(config: Path | None, overrides: dict[str, Any] | None = None) -> Pla
     return PlayerSettings(first.data_path, config=config, overrides=overrides)
 
 
-def _server_settings(config: Path | None, overrides: dict[str, Any] | None = None) -> Settings:
-    """A server's settings: what the player stored on the page (and the key) under the rest."""
-    return _player(config, overrides).effective()
-
-
 def _serve_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "data_dir": args.data_dir,
@@ -210,10 +205,6 @@ def _serve_overrides(args: argparse.Namespace) -> dict[str, Any]:
         "server.port": args.port,
         "server.ui_port": args.ui_port,
     }
-
-
-def _serve_settings(args: argparse.Namespace) -> Settings:
-    return _server_settings(args.config, _serve_overrides(args))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

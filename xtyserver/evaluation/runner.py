@@ -128,7 +128,6 @@ async def run_set(
     """Load the set into a fresh store and ask every question through the server.
 
     Args:
-        evalset: The set.
         data_dir: Folder for the store (default: a temporary one, removed afterwards).
         overrides: More settings (dotted keys), e.g. ``{"memory.glossary": False}``.
     """

@@ -80,7 +80,6 @@ class Turn(msgspec.Struct, frozen=True):
     """One question as the runner saw it.
 
     Attributes:
-        question: The question key.
         request: The chat request body the model received (None if none came).
         first_ms: Milliseconds from ``chat.send`` to the first ``chat.delta``.
         done_ms: Milliseconds from ``chat.send`` to the final frame.

@@ -213,15 +213,9 @@ def check_ui_request(
     """Decide what a request under ``/ui`` may do.
 
     Args:
-        method: The HTTP method.
         path: The request target (a query string is ignored here).
-        headers: The request's header lines, in order.
-        bind_host: The address the server listens on.
-        port: The port it listens on.
         keys: Unused launch keys and when each expires (epoch seconds).
         secret: The page secret (``xtyserver ui`` proves it to mint a key).
-        sessions: Open page sessions by id.
-        now: Epoch seconds.
     """
     route = path.split("?", 1)[0]
     hosts = header_values(headers, "Host")

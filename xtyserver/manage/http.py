@@ -163,8 +163,6 @@ class UiHttp:
     """The page's listener, files and sessions.
 
     Args:
-        memory: The profile's memory service.
-        bind_host: The address the server listens on.
         secret: The page secret (:mod:`xtyserver.manage.page_secret`): ``xtyserver ui``
             proves it to mint a launch key.
         clock: Time for sessions, launch keys and the statistics window.

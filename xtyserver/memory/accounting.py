@@ -32,7 +32,6 @@ def heartbeat_increment_ms(
 
     Args:
         previous: Epoch seconds of the previous heartbeat (or the session start).
-        now: Epoch seconds of this heartbeat.
         gap_cap_s: The most one gap may add, in seconds.
 
     Returns:

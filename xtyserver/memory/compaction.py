@@ -82,10 +82,7 @@ def plan_compaction(
     enough candidates exist, and does not need compacting again at once.
 
     Args:
-        events: Every event of one save.
-        cap: The soft cap of events in the save.
         now: Epoch seconds, the digests' update time.
-        max_importance: The highest importance that may be merged.
 
     Returns:
         The plan; empty when the save is within the cap or nothing may be merged.

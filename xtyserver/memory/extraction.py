@@ -309,7 +309,6 @@ def parse_extraction(
     """Validate the turn extractor's answer; never raises.
 
     Args:
-        raw: The model's answer text.
         profile: The current shared profile (for ``auto_shared`` and list limits).
         day: The in-game day to stamp the events with, if known.
         save_texts: What names the current save: its events' subjects and

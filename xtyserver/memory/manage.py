@@ -109,7 +109,6 @@ class ForgetPreview(msgspec.Struct, frozen=True, kw_only=True):
     """What a forget would delete, shown before the player confirms it.
 
     Attributes:
-        spec: The target.
         saves: Every affected save with the items that would go.
         profile_fields: Profile fields that hold a value and would be cleared.
         stats_saves: Saves whose play statistics would be deleted too.
@@ -181,11 +180,6 @@ class RestoreResult(msgspec.Struct, frozen=True, kw_only=True):
     items: int
     profile_fields: tuple[str, ...]
     stats_saves: int = 0
-
-
-def trash_expired(trashed_at: float, now: float, window: float) -> bool:
-    """Whether a trash entry is past its window (kept at exactly ``window``, gone after)."""
-    return now - trashed_at > window
 
 
 def restorable_here(spec: ForgetSpec, game_id: str) -> bool:
@@ -266,9 +260,7 @@ class Confirmations:
         """The target a valid token confirms (the token is then spent), or why it is refused.
 
         Args:
-            token: The token the caller sent.
             matches: Whether the caller names the token's target.
-            now: The time of the confirming call.
             turn: The turn of a tool call: a token from the same turn is refused
                 (the player must say yes first).
             asker: Who confirms; a token issued to another asker is ``unknown``.

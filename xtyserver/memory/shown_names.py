@@ -62,8 +62,6 @@ def alias_terms(
     """The query terms a turn's text gains from the shown names of ``pairs``.
 
     Args:
-        glossary: The glossary of the save's game.
-        text: The player's text of the turn.
         asked: The terms ``text`` is searched by already (words and entity terms).
         pairs: ``(id, shown name)`` pairs of this save (:meth:`ShownNames.pairs`).
 

@@ -177,11 +177,6 @@ class ReplyCap:
         return False
 
 
-def past_deadline(started: float, now: float, seconds: float = REPLY_SECONDS) -> bool:
-    """Whether a reply started at ``started`` is out of time at ``now`` (at ``seconds``: yes)."""
-    return now - started >= seconds
-
-
 def time_left(started: float, now: float, seconds: float = REPLY_SECONDS) -> float:
     """Seconds a reply that started at ``started`` may still take at ``now`` (never negative)."""
     return max(0.0, seconds - (now - started))

@@ -183,6 +183,17 @@ def _parse_retry_after(headers: Mapping[str, str]) -> float | None:
     return None
 
 
+def _fail(
+    message: str,
+    code: str = "model_error",
+    *,
+    retryable: bool = False,
+    error: type[ModelError] = ModelError,
+    **kw: Any,
+) -> _Failure:
+    return _Failure(error(message, code=code, **kw), retryable)
+
+
 def _classify(err: Exception, *, began: bool) -> _Failure:
     """Map a provider failure before any text was shown to a ModelError.
 
@@ -191,76 +202,51 @@ def _classify(err: Exception, *, began: bool) -> _Failure:
     if isinstance(err, ProviderStatus):
         status = err.status
         if status in (401, 403):
-            return _Failure(
-                ModelError(
-                    f"the model provider refused the credentials (HTTP {status}); "
-                    "check XTY_MODEL_API_KEY",
-                    code="model_auth_failed",
-                    status=status,
-                ),
-                retryable=False,
+            return _fail(
+                f"the model provider refused the credentials (HTTP {status}); "
+                "check XTY_MODEL_API_KEY",
+                "model_auth_failed",
+                status=status,
             )
         if status == 429:
-            return _Failure(
-                ModelError(
-                    "the model provider is rate limiting requests (HTTP 429); try again later",
-                    code="model_rate_limited",
-                    status=status,
-                    retry_after=_parse_retry_after(err.headers),
-                ),
+            return _fail(
+                "the model provider is rate limiting requests (HTTP 429); try again later",
+                "model_rate_limited",
                 retryable=True,
+                status=status,
+                retry_after=_parse_retry_after(err.headers),
             )
         if status >= 500 or status == 408:
-            return _Failure(
-                ModelError(
-                    f"the model provider is unavailable (HTTP {status})",
-                    code="model_unavailable",
-                    status=status,
-                    retry_after=_parse_retry_after(err.headers),
-                ),
+            return _fail(
+                f"the model provider is unavailable (HTTP {status})",
+                "model_unavailable",
                 retryable=True,
+                status=status,
+                retry_after=_parse_retry_after(err.headers),
             )
         if image_refused(status, err.message):
-            return _Failure(
-                ImageRefusedError(
-                    f"the model provider refused the image (HTTP {status}); "
-                    "the model takes no images",
-                    code="model_bad_request",
-                    status=status,
-                ),
-                retryable=False,
+            return _fail(
+                f"the model provider refused the image (HTTP {status}); the model takes no images",
+                "model_bad_request",
+                status=status,
+                error=ImageRefusedError,
             )
         if 400 <= status < 500:
-            return _Failure(
-                ModelError(
-                    f"the model provider refused the request (HTTP {status}); "
-                    "check the model name and settings",
-                    code="model_bad_request",
-                    status=status,
-                ),
-                retryable=False,
+            return _fail(
+                f"the model provider refused the request (HTTP {status}); "
+                "check the model name and settings",
+                "model_bad_request",
+                status=status,
             )
-        return _Failure(
-            ModelError(f"unexpected answer from the model provider (HTTP {status})", status=status),
-            retryable=False,
-        )
+        return _fail(f"unexpected answer from the model provider (HTTP {status})", status=status)
     if isinstance(err, ProviderTimeout):
-        return _Failure(
-            ModelError("the model provider did not answer in time", code="model_timeout"),
-            retryable=False,
-        )
+        return _fail("the model provider did not answer in time", "model_timeout")
     if isinstance(err, ProviderConnection):
         if began:
             # The answer broke before any text: nothing was shown, so a retry is safe.
-            return _Failure(
-                ModelError("the model's reply broke off", code="model_stream_cut"),
-                retryable=True,
-            )
-        return _Failure(
-            ModelError("cannot reach the model provider", code="model_unavailable"),
-            retryable=True,
-        )
-    return _Failure(ModelError("the model provider failed the request"), retryable=False)
+            return _fail("the model's reply broke off", "model_stream_cut", retryable=True)
+        return _fail("cannot reach the model provider", "model_unavailable", retryable=True)
+    return _fail("the model provider failed the request")
 
 
 def model_error(err: ProviderError) -> ModelError:
@@ -273,11 +259,7 @@ def model_error(err: ProviderError) -> ModelError:
 
 
 class _Progress:
-    """What a stream has told us so far (mutable; local to one call).
-
-    Args:
-        cap: The reply's character and tool-call caps.
-    """
+    """What a stream has told us so far (mutable; local to one call)."""
 
     __slots__ = ("calls", "cap", "finish_reason", "finished", "parts", "reasoned", "think", "usage")
 
@@ -521,20 +503,6 @@ class ModelClient:
             reasoned=progress.reasoned,
         )
 
-    async def complete(
-        self, messages: Sequence[Mapping[str, Any]], *, model: str | None = None
-    ) -> str:
-        """Run one background call to the end and return the whole text.
-
-        Args:
-            messages: OpenAI chat messages.
-            model: Model name; defaults to ``settings.extraction_model``, then ``settings.model``.
-
-        Raises:
-            ModelError: As :meth:`stream_chat`.
-        """
-        return (await self.complete_done(messages, model=model)).text
-
     async def complete_done(
         self,
         messages: Sequence[Mapping[str, Any]],
@@ -542,11 +510,15 @@ class ModelClient:
         model: str | None = None,
         json_mode: bool | None = None,
     ) -> Done:
-        """As :meth:`complete`, returning the whole ``Done`` (text and usage).
+        """Run one background call to the end: its whole ``Done`` (text and usage).
 
-        A background answer is bounded by ``background_max_tokens``; one that
-        fell silent half way is a ``model_timeout`` (half an answer is no answer).
-        ``json_mode`` None: ``settings.json_mode``.
+        ``model`` None: ``settings.extraction_model``, then ``settings.model``;
+        ``json_mode`` None: ``settings.json_mode``. A background answer is bounded
+        by ``background_max_tokens``; one that fell silent half way is a
+        ``model_timeout`` (half an answer is no answer).
+
+        Raises:
+            ModelError: As :meth:`stream_chat`.
         """
         name = model or self.settings.extraction_model or self.settings.model
         done = Done("")

@@ -191,33 +191,28 @@ async def _models(
         with anyio.fail_after(min(seconds, 15.0)):
             page = await raw.get_json("/models")
     except TimeoutError:
-        return [
-            check("reachable", "fail", "no_answer", "check_base_url", setting=key),
-            Check("model", "skip"),
-        ]
+        reachable = check("reachable", "fail", "no_answer", "check_base_url", setting=key)
     except ProviderStatus as err:
         status = err.status
-        if status in (401, 403):
-            refused = check("reachable", "fail", "key_refused", "check_key", http=status)
-            return [refused, Check("model", "skip")]
-        # Many providers serve no /models: the chat check says whether it is reachable.
-        return [
-            check("reachable", "warn", "models_not_served", http=status),
-            check("model", "skip", "models_not_served", http=status),
-        ]
+        if status not in (401, 403):
+            # Many providers serve no /models: the chat check says whether it is reachable.
+            return [
+                check("reachable", "warn", "models_not_served", http=status),
+                check("model", "skip", "models_not_served", http=status),
+            ]
+        reachable = check("reachable", "fail", "key_refused", "check_key", http=status)
     except (ProviderConnection, ProviderTimeout):
-        hint = "check_base_url_at"
-        return [
-            check("reachable", "fail", "cannot_connect", hint, setting=key, url=settings.base_url),
-            Check("model", "skip"),
-        ]
+        hint, url = "check_base_url_at", settings.base_url
+        reachable = check("reachable", "fail", "cannot_connect", hint, setting=key, url=url)
     except ProviderError as err:
-        return [
-            check("reachable", "warn", "error", error=type(err).__name__),
-            Check("model", "skip"),
-        ]
-    ids = _model_ids(page)[:200]
-    model = settings.model
+        reachable = check("reachable", "warn", "error", error=type(err).__name__)
+    else:
+        return _listed(_model_ids(page)[:200], settings.model, key)
+    return [reachable, Check("model", "skip")]
+
+
+def _listed(ids: list[str], model: str, key: str) -> list[Check]:
+    """The checks of a provider that listed ``ids`` (``/models``) for ``model``."""
     if not ids or model in ids or model in (i.rsplit("/", 1)[-1] for i in ids):
         return [
             Check("reachable", "ok"),

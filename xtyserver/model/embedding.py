@@ -67,7 +67,6 @@ class EmbeddingClient:
     """Embeds texts with the ``[models.embedding]`` route.
 
     Args:
-        settings: The route's settings (base URL, key, model name).
         timeout: The HTTP client's backstop in seconds (callers set their own deadlines).
     """
 

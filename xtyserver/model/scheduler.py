@@ -49,7 +49,6 @@ class Lane:
         self.background: anyio.CancelScope | None = None
         self.aborted = 0
         self.retried = 0
-        self.background_runs = 0
         self.last_chat_end = -1e9  # event-loop time of the last chat's end
         self._changed = anyio.Event()
 
@@ -123,7 +122,6 @@ class Scheduler:
             await self._wait_quiet(lane)
             scope = anyio.CancelScope()
             lane.background = scope
-            lane.background_runs += 1
             try:
                 with scope:
                     return await call()

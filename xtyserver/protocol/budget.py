@@ -37,7 +37,6 @@ def check_model_context(context: ModelContext, *, prefix: str = "", size: int | 
     """Refuse a modelContext over 6 KiB or carrying forbidden content.
 
     Args:
-        context: A type-checked modelContext.
         prefix: Path of the modelContext's parent, for the ``fields`` of errors.
         size: The length of ``context`` as msgspec encodes it, when the caller
             has the encoding.

@@ -83,7 +83,6 @@ class Decoded(msgspec.Struct, frozen=True):
     """A decoded client frame and what the budget check noticed on the way.
 
     Attributes:
-        frame: The typed frame.
         context_bytes: Serialized size of the frame's modelContext, 0 if none.
         context_over_target: The modelContext is over the 2 KiB target (logged).
     """
@@ -100,9 +99,6 @@ def encode_frame(frame: ServerFrame) -> bytes:
 
 def decode_client_frame(data: bytes | str) -> Decoded:
     """Decode and validate one client text frame (v1.md "Frames").
-
-    Args:
-        data: The payload of one WebSocket text frame.
 
     Returns:
         The typed frame with budget notes.

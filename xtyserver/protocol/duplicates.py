@@ -71,7 +71,6 @@ def refuse_duplicate_keys(raw: bytes, frame: ClientFrame, encoded: bytes) -> Non
     """Refuse ``raw`` if any of its objects repeats a key.
 
     Args:
-        raw: The frame's bytes as received.
         frame: ``raw`` decoded as a typed frame (before normalisation).
         encoded: ``frame`` re-encoded by msgspec (compact, defaults omitted; a
             screenshot's base64 may be left out, as it holds no colon).

@@ -47,10 +47,6 @@ class PreparedImage(msgspec.Struct, frozen=True, kw_only=True):
     Attributes:
         mime: The mime type of ``data`` (the same as the one received).
         data: The re-encoded image file.
-        width: Width of ``data`` in pixels.
-        height: Height of ``data`` in pixels.
-        original_width: Width of the image received.
-        original_height: Height of the image received.
         original_bytes: Size of the image file received, in bytes.
     """
 

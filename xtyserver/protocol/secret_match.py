@@ -81,7 +81,6 @@ class SecretMatcher:
         """Spans of ``text`` (a judged text) that spell a piece of the secret.
 
         Args:
-            text: The judged text.
             carry: The skeleton of what came just before ``text`` (earlier
                 messages): a piece that starts there and ends in ``text`` counts
                 with its whole length, and only its part in ``text`` is returned.

@@ -86,11 +86,7 @@ def check_upgrade(
 
     Args:
         path: The request target (a query string is ignored).
-        headers: The request's header lines, in order.
-        bind_host: The address the server listens on.
-        port: The port it listens on.
         allowed_origins: Web origins allowed to connect (usually none).
-        token: The adapter token.
         connections: Authenticated connections open now.
         max_connections: The most authenticated connections allowed at once.
         accepts: Whether a bearer that is not the token is a paired mod's key.

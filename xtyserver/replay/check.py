@@ -39,8 +39,6 @@ def check(recording: Recording, received: list[dict[str, Any]], *, replies: bool
     """Compare the frames a replay received with the recording's.
 
     Args:
-        recording: The recording that was replayed.
-        received: The server frames the replay got, in order.
         replies: Also compare reply texts (true against the scripted model).
     """
     problems = _streams(received)

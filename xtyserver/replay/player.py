@@ -40,7 +40,6 @@ class Played(msgspec.Struct, frozen=True):
     """What a replay sent and got back.
 
     Attributes:
-        sent: Client frames sent.
         received: Server frames received, in order (JSON objects).
         seconds: How long the replay took.
         close_code: How the connection ended (``None``: still open when the replay stopped).
@@ -65,7 +64,6 @@ async def play(
     """Send a recording's client frames and collect the answers.
 
     Args:
-        recording: What to play.
         url: The server's ``ws://HOST:PORT/v1``.
         token: The server's adapter token (as the recording's adapter gave it).
         speed: Keep the recorded timing divided by this; ``None`` sends as fast as possible.

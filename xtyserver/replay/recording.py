@@ -31,7 +31,6 @@ class Header(msgspec.Struct, frozen=True, rename="camel"):
     """The first line of a recording.
 
     Attributes:
-        recording: Format version.
         started_at: Wall-clock start, seconds since the epoch (server clock).
         server: Server name and version.
         auth: How the adapter gave its token: ``header``, ``hello`` or ``none``.

@@ -25,13 +25,11 @@ _SERVER = ServerSettings()
 
 
 class GateLimits(msgspec.Struct, frozen=True, kw_only=True):
-    """Numbers of the gate (``[server]`` settings of the same names, and their defaults).
+    """Numbers of the gate: ``max_connections``, ``preauth_pool`` and ``fail_delay_max``
+    are the ``[server]`` settings of those names (and their defaults).
 
     Attributes:
-        max_connections: Authenticated connections open at once.
-        preauth_pool: Connections that have not proved the token yet.
         fail_delay_first: Seconds before answering the first wrong token of a remote.
-        fail_delay_max: The most any answer waits.
         fail_forget_after: Seconds without a failure after which a remote starts over.
     """
 

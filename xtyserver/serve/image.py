@@ -159,7 +159,6 @@ def check_and_prepare(
     Args:
         mime: The declared mime type: ``image/png``, ``image/jpeg`` or ``image/webp``.
         data_b64: The image file, base64 (standard alphabet, padded, no whitespace).
-        limits: Size and quality limits.
         field: Path of the image object in the frame, used in error ``fields``.
         bands: The server's band helper thread (:class:`BandHelper`); None:
             every resize in one call on this thread.

@@ -226,10 +226,6 @@ def hold_instance(
     """Steps 1 and 2: the data folder's lock and the bound sockets, both held while inside.
 
     Args:
-        data_dir: The data folder.
-        host: ``server.host``.
-        port: ``server.port`` (0: a free one).
-        ipv6_loopback: ``server.ipv6_loopback``.
         page: The memory page's address, named when this folder or port is taken
             (the running server's own from its ``server.json`` when it has one).
 

@@ -74,7 +74,6 @@ class MemoryJobs:
     """The background worker and its bounded queue.
 
     Args:
-        memory: Where results are stored.
         model: The model router (``complete`` calls go to the quick model).
         meter: The token meter (the bill; what was spent today).
         budget: The daily budget: a job runs only while it is ``ok``.

@@ -33,8 +33,6 @@ class TokenMeter:
     """Counts tokens per day and save.
 
     Args:
-        memory: Where the bill is stored.
-        clock: The clock (a ManualClock in tests).
         timezone: The IANA zone whose midnight starts a new day.
     """
 

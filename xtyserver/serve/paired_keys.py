@@ -44,7 +44,6 @@ class PairedKeys:
     """The paired keys of one data folder, read at start, written on each change.
 
     Args:
-        data_dir: The data folder.
         clock: Pairing and last-use times.
     """
 

@@ -49,7 +49,6 @@ class PairingDesk:
     """The server's pending pair requests and its paired keys.
 
     Args:
-        keys: The paired keys of the data folder.
         clock: Request times and their expiry (a test's clock moves them).
     """
 

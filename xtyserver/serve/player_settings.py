@@ -119,7 +119,6 @@ class PlayerSettings:
     """The stored choices and key of one data folder, merged under TOML, environment, flags.
 
     Args:
-        data_dir: The data folder.
         config: The TOML file the server was started with, or None.
         env: The environment (``XTY_*``).
         overrides: The command line's dotted keys.

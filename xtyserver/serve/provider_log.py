@@ -36,7 +36,6 @@ class ProviderChange(msgspec.Struct, frozen=True, rename="camel"):
     """One change of the provider or its key, as the page shows it.
 
     Attributes:
-        at: Epoch seconds.
         what: ``base_url`` (a base URL now names another origin), ``key_saved``,
             ``key_cleared``, or ``key_adopted`` (a key stored before keys had an
             origin, bound to the provider it was in use with).
@@ -67,7 +66,6 @@ class ProviderBook:
     """The key's origin and the provider changes of one data folder.
 
     Args:
-        data_dir: The data folder.
         clock: Epoch seconds for each change.
     """
 

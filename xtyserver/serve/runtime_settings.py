@@ -87,8 +87,6 @@ def session_settings(
     """What every session of this server is told (its own frozen Struct).
 
     Args:
-        settings: All settings.
-        model_configured: Whether a model is configured.
         local_timezone: This machine's zone, for ``server.default_timezone = ""``.
         vision: Whether any routed model takes images; None: ``model.vision``.
     """

@@ -61,9 +61,7 @@ class StoreLane:
     """Runs one connection's store effects one at a time, in the order they were asked.
 
     Args:
-        memory: The memory service.
         post: Hands an answer event to the connection's session.
-        logger: The connection's bound logger.
         queue: Effects that may wait; the connection waits beyond that.
     """
 

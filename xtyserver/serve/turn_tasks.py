@@ -48,12 +48,8 @@ class TurnTasks:
     """The slow work of a turn, kept off the connection's read path.
 
     Args:
-        memory: The memory service.
-        model: The model router.
         meter: The token meter (every call billed; the day's budget read with the memory).
-        images: Screenshot limits.
         post: Hands an answer event to the connection's session.
-        logger: The connection's bound logger.
         bands: The server's band helper thread for large screenshots (None: none).
         embedding_timeout: Seconds a turn waits for its query's vector; None: by the
             embedder's kind.

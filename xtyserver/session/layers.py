@@ -57,11 +57,6 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(limit, 0)]
 
 
-def identity_text(persona: str, profile: SharedProfile | None, budget: LayerBudget) -> str:
-    """Layer 1 whole: the persona, plus the companion's name and setting, within the budget."""
-    return "\n".join(p for p in identity_parts(persona, profile, budget) if p)
-
-
 def identity_parts(
     persona: str, profile: SharedProfile | None, budget: LayerBudget
 ) -> tuple[str, str]:
@@ -141,8 +136,6 @@ class InjectionRecord(msgspec.Struct, frozen=True, kw_only=True):
 
     Attributes:
         at: When the turn was planned (epoch seconds).
-        game_id: The game of the save.
-        save_id: The save the turn was asked in.
         layers: The cost of each layer, in order.
         memories: The memories injected, with why and their score.
         context: Whether the newest modelContext was fresh, stale, dropped (or none).

@@ -125,7 +125,6 @@ class GameAgentSession:
     Args:
         session_id: The id reported in ``server.hello``.
         settings: Limits, deadlines, switches and texts.
-        token: The expected token.
         authenticated: The upgrade request already carried the right token.
         zone_of: The IANA name of a zone name an adapter sent (IANA or Windows),
             or None when it is unknown here (``accounting.resolve_zone`` with a table).

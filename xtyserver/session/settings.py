@@ -101,13 +101,10 @@ class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Deadlines, limits and switches of one session (v1.md "Deadlines", "Rate limits").
 
+    ``hello_timeout``, ``preauth_hello_timeout``, ``heartbeat_ms`` and
+    ``flood_refusals`` are the ``[server]`` settings of those names.
+
     Attributes:
-        hello_timeout: Seconds an upgraded connection has to say hello when its
-            upgrade carried the right ``Authorization: Bearer`` token.
-        preauth_hello_timeout: The same for a connection whose upgrade carried no
-            token (pre-auth, v1.md "Upgrade").
-        heartbeat_ms: The heartbeat interval announced in ``server.hello``.
-        flood_refusals: Rate-limited frames in 10 s that make a flood (close 4008).
         working: The window, the session summary and resuming after a reconnect.
         layers: Budgets of the identity, style and profile layers.
         default_timezone: The zone of an adapter that sends no ``timezone`` (the PC's own).

@@ -175,8 +175,6 @@ def parse_call(
     """The operation a call asks for, or the error text to return as its result.
 
     Args:
-        call: The model's call.
-        current: The save the turn is asked in.
         day: The save's in-game day, when known (a search leaves later memories out).
         player_text: The player's own words of this turn: a correction's value
             must be in them.

@@ -105,11 +105,9 @@ def plan_turn(
         memory: The profile and the save's memory index, or None without memory.
         history: Recent (player, companion) turns to include, oldest first.
         summary: The rendered session summary (working memory), or "".
-        image: The prepared screenshot, or None.
         now: The time of the turn (freshness and recency).
         persona: The companion's system prompt.
         texts: The rules after the persona, the answer to the early data, the fence's name.
-        budget: The memory budget.
         layers: The budgets of the identity, style and profile layers.
         stale_after: Seconds after which the context is marked stale.
         drop_after: Seconds after which the context is left out.

@@ -43,7 +43,6 @@ class Request(msgspec.Struct, frozen=True, kw_only=True):
     """One whole request.
 
     Attributes:
-        method: HTTP method, e.g. ``POST``.
         target: Request target (path and query) as sent.
         headers: Header names lower-cased; a repeated header keeps its last value.
         body: The whole body (``Content-Length`` or chunked).
@@ -67,14 +66,12 @@ class HttpConnection:
         self._http = HttpStream(stream, head_bytes=MAX_HEAD)
 
     async def read_request(self) -> Request | None:
-        """Read the next request with its whole body.
-
-        Returns:
-            The request, or ``None`` when the client closed the connection between requests.
+        """The next request with its whole body; ``None`` when the client closed the
+        connection between requests.
 
         Raises:
             BadRequest: The bytes are not an acceptable HTTP/1.x request.
-            RuntimeError: Called before :meth:`next_cycle`.
+            PausedError: Called before :meth:`next_cycle`.
         """
         try:
             head = await self._http.read_head()
@@ -107,13 +104,8 @@ class HttpConnection:
     ) -> None:
         """Send a whole response with a ``Content-Length`` body.
 
-        Args:
-            status: HTTP status.
-            body: The body.
-            content_type: The ``Content-Type``.
-            headers: More headers.
-            close: Close the connection after this response; otherwise keep it open
-                unless the client asked to close it (h11 then says ``close`` itself).
+        ``close``: close the connection after it; otherwise it stays open unless the
+        client asked to close it (h11 then says ``close`` itself).
         """
         lines = [
             ("Content-Type", content_type),
@@ -137,27 +129,13 @@ class HttpConnection:
         await self._stream.send(self._http.end())
 
     def next_cycle(self) -> bool:
-        """Get ready for the next request on this connection.
-
-        Returns:
-            ``False`` when the connection must close instead: either side asked to
-            close it, or the last response was never finished (cut or abandoned).
-        """
+        """Get ready for the next request; ``False`` when the connection must close
+        instead (either side asked to, or the last response was cut or abandoned)."""
         return self._http.next_cycle()
 
     async def unless_hung_up(self, work: Callable[[], Awaitable[None]]) -> bool:
-        """Run ``work``, cancelling it if the client hangs up meanwhile.
-
-        Bytes that come meanwhile (a pipelined next request) are kept for
-        :meth:`read_request`; a client that sends without end while it waits is
-        treated as gone too.
-
-        Args:
-            work: Sends (part of) a response; may wait long (a scripted delay).
-
-        Returns:
-            ``True`` when ``work`` finished, ``False`` when the client hung up first.
-        """
+        """Run ``work`` (sending a response, maybe after a long scripted delay) unless the
+        client hangs up first (:meth:`HttpStream.unless_hung_up`); True when it finished."""
         return await self._http.unless_hung_up(work, keep=MAX_HEAD + MAX_BODY)
 
     async def aclose(self) -> None:

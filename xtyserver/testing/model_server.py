@@ -119,7 +119,6 @@ class FakeModelServer:
     Args:
         host: Address to bind (loopback by default).
         port: Port to bind; ``0`` picks a free one (see :attr:`port`).
-        model: The model id reported to clients.
         serial: Serve one chat request at a time (the rest wait), as a local server does.
         vision: Accept image parts; False answers HTTP 400 naming the image.
     """
@@ -510,8 +509,6 @@ async def run_fake_model(
     """Run the fake model server until cancelled (``xtyserver fake-model``).
 
     Args:
-        host: Address to bind.
-        port: Port to bind; ``0`` picks a free one.
         on_ready: Called once with the base URL (``http://HOST:PORT/v1``) when listening.
     """
     async with FakeModelServer(host, port) as fake:

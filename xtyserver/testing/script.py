@@ -40,7 +40,6 @@ class ToolCallScript(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     """One scripted tool call, streamed as ``tool_calls`` deltas.
 
     Attributes:
-        name: The function name.
         arguments: The arguments object (sent as JSON text, split in two deltas)
             or a raw string (sent as is, e.g. broken JSON).
         id: The call id; default ``call_<n>``.
@@ -100,10 +99,8 @@ class RecordedRequest(msgspec.Struct, frozen=True, kw_only=True):
     """A request as the fake received it.
 
     Attributes:
-        method: HTTP method.
         path: Request target (path and query) as sent.
         headers: Header names lower-cased; a repeated header keeps its last value.
-        body: The raw body bytes.
         json: The body parsed as JSON, ``None`` when it is not JSON.
     """
 
@@ -124,14 +121,8 @@ class RecordedRequest(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def message_text(payload: object) -> str:
-    """Join the text of every message of a chat request body (string or text parts).
-
-    Args:
-        payload: A parsed chat completion request body (anything else gives "").
-
-    Returns:
-        The text of all messages, one message per line.
-    """
+    """The text of every message of a parsed chat request body, one message a line
+    (string content or text parts; "" for anything else)."""
     if not isinstance(payload, Mapping):
         return ""
     messages = payload.get("messages")
@@ -172,15 +163,8 @@ def default_reply_text(payload: object) -> str:
 
 
 def pick_reply(queue: list[Reply], text: str) -> Reply | None:
-    """Take the first queued reply whose ``match`` is in ``text``, else the first unmatched one.
-
-    Args:
-        queue: The scripted replies, oldest first; the picked one is removed.
-        text: The message text of the request being answered.
-
-    Returns:
-        The reply to give, or ``None`` when no queued reply fits.
-    """
+    """Take (remove) the first queued reply whose ``match`` is in ``text``, else the first
+    unmatched one; ``None`` when no queued reply fits."""
     for i, reply in enumerate(queue):
         if reply.match is not None and reply.match in text:
             return queue.pop(i)
@@ -243,17 +227,8 @@ def _usage(prompt: str, completion: str) -> dict[str, int]:
 
 
 def completion_body(model: str, text: str, *, prompt: str, usage: bool) -> bytes:
-    """A plain (non-streamed) ``chat.completion`` body answering ``text``.
-
-    Args:
-        model: The model id to report.
-        text: The whole reply text.
-        prompt: The request's message text, for the token counts.
-        usage: Whether to include ``usage``.
-
-    Returns:
-        The JSON body.
-    """
+    """A plain (non-streamed) ``chat.completion`` body answering ``text`` (``prompt``,
+    the request's message text, gives the token counts of ``usage``)."""
     completion: dict[str, Any] = {
         "id": "chatcmpl-fake",
         "object": "chat.completion",
@@ -299,13 +274,6 @@ def stream_events(
     reply: Reply, pieces: Sequence[str], *, model: str, prompt: str, want_usage: bool
 ) -> tuple[list[tuple[float, bytes]], bool]:
     """The SSE ``data:`` payloads of a streamed answer, each with the delay before it.
-
-    Args:
-        reply: The scripted reply (delays and ``cut_after``).
-        pieces: The content pieces, in order.
-        model: The model id to report.
-        prompt: The request's message text, for the token counts.
-        want_usage: Whether to end with a usage chunk.
 
     Returns:
         ``(events, complete)``: ``(seconds to wait, payload)`` pairs in order, and

@@ -175,7 +175,6 @@ class Database:
     """One SQLite file: a locked writer connection and per-thread readers.
 
     Attributes:
-        path: The SQLite file.
         snapshots: Read snapshots taken since opening (what a view costs, measured).
     """
 
@@ -273,7 +272,6 @@ class Database:
         """Run ``fn`` on this thread's read connection inside one snapshot.
 
         Args:
-            fn: The read.
             wait: False: never wait for another connection's lock (WAL readers
                 seldom need to; then ``store_busy`` at once).
 

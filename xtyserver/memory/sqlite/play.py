@@ -68,11 +68,7 @@ def advance(
 
     Args:
         conn: The writer, inside a transaction.
-        session_id: An open session.
-        now: Epoch seconds of the heartbeat.
         tz: The adapter's timezone now, or None for the one the session opened with.
-        end: Close the session at this heartbeat.
-        gap_cap_s: The most one heartbeat gap adds.
 
     Raises:
         UsageError: Unknown or closed session, or unknown ``tz``.

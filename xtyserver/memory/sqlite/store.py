@@ -90,7 +90,6 @@ class MemoryStore:
     Thread-safe: writes are serialized, reads run beside them.
 
     Attributes:
-        path: The SQLite file.
         soft_cap: Events per save before :meth:`compact_scope` merges.
     """
 
@@ -108,12 +107,9 @@ class MemoryStore:
         """Open (creating and migrating if needed) the store at ``path``.
 
         Args:
-            path: The SQLite file.
-            clock: Time source for ``exportedAt`` and profile update times.
             busy_timeout_ms: How long to wait for another process's lock.
             max_bytes: Optional size cap; writes past it fail with ``store_full``.
             gap_cap_s: The most one heartbeat gap adds to active time.
-            soft_cap: Events per save before :meth:`compact_scope` merges.
             trash_window: Seconds a forgotten item, save, game or profile stays
                 restorable in the trash (0: a forget deletes at once).
 
@@ -177,14 +173,8 @@ class MemoryStore:
         return self._db.read(shared_profile.load)
 
     def set_profile_field(self, name: str, value: Any) -> SharedProfile:
-        """Set one shared-profile field after normalising and validating it.
-
-        Args:
-            name: A ``SharedProfile`` attribute name (snake_case).
-            value: The new value (a str, list[str] or bool, per the field).
-
-        Returns:
-            The updated profile.
+        """Set one shared-profile field (a ``SharedProfile`` attribute name) after
+        normalising and validating its value; the updated profile.
 
         Raises:
             UsageError: Unknown field name.
@@ -438,13 +428,7 @@ class MemoryStore:
         The policy is :func:`~xtyserver.memory.compaction.plan_compaction`: only
         ended, unpinned events of importance <= ``max_importance`` fold into one
         digest per kind; active and pinned events are never touched. The plan is
-        made and applied in one transaction.
-
-        Args:
-            scope: The save.
-            now: Epoch seconds.
-            max_importance: Highest importance that may be merged.
-            cap: The soft cap; defaults to the store's ``soft_cap``.
+        made and applied in one transaction. ``cap`` None: the store's ``soft_cap``.
 
         Returns:
             How many events were merged away.
