@@ -104,7 +104,7 @@ class StoreLane:
                 async for effect in self._out:
                     try:
                         await self._apply(effect)
-                    except StoreError as exc:
+                    except errors.XtyError as exc:
                         # The store failing must not cost the player the conversation.
                         kind = type(effect).__name__
                         self._log.warning("store.failed", code=exc.code, effect=kind)

@@ -175,7 +175,7 @@ def forget(
     if profile_cleared:
         shared_profile.clear(conn)
     for scope in stats:
-        play.delete_scope(conn, scope)
+        play.delete_scope(conn, scope, now)
     return ForgetResult(
         items=count, profile_cleared=profile_cleared, stats_saves=len(stats), trash_id=trash_id
     )
