@@ -76,6 +76,7 @@ async def test_a_name_said_in_one_session_finds_the_memory_later_on_that_save_on
 
         asked = await _ask(h, "world-a", "小暖放哪了？")
         assert STONE in asked and STONE_B not in asked
+        assert "【玩家的叫法】小暖 = 暖石" in asked  # the model reads the name too
         assert STONE_B not in await _ask(h, "world-b", "小暖放哪了？")  # another save: no name
 
         # Visible on the page and in the CLI, by save.
