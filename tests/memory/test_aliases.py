@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import apsw
+import msgspec
 import pytest
 
 from xtyserver.clock import ManualClock
@@ -212,3 +213,24 @@ def test_the_companions_memory_view_shows_the_names_of_each_save(tmp_path: Path)
         store.learn_alias(OTHER, "大锅", "烹饪锅", NOW)
         shown = tool_results.render(store.overview(scope=WORLD), current=WORLD, what="saves")
     assert "玩家的叫法：小暖 = 暖石" in shown and "大锅" not in shown
+
+
+def test_names_go_into_the_export_and_back_in_one_save_or_all(tmp_path: Path) -> None:
+    from xtyserver.memory.export import decode_document, encode_document, save_document
+
+    with MemoryStore(tmp_path / "a.sqlite", clock=ManualClock(NOW)) as store:
+        store.learn_alias(WORLD, "小暖", "暖石", NOW)
+        store.learn_alias(OTHER, "大锅", "烹饪锅", NOW)
+        doc = decode_document(encode_document(store.export()))
+    assert doc.version == 3 and {n.alias for n in doc.names} == {"小暖", "大锅"}
+    one = save_document(doc, WORLD.game_id, WORLD.save_id)
+    assert [n.alias for n in one.names] == ["小暖"]
+    with MemoryStore(tmp_path / "b.sqlite", clock=ManualClock(NOW)) as store:
+        store.learn_alias(WORLD, "小暖", "暖炉", NOW + 5)  # said later here: it stays
+        store.import_document(doc)
+        store.import_document(doc)  # twice changes nothing
+        assert [(a.alias, a.means) for a in store.aliases(WORLD)] == [("小暖", "暖炉")]
+        assert [a.alias for a in store.aliases(OTHER)] == ["大锅"]
+        bad = msgspec.structs.replace(doc, names=[_alias("小邮", "player@example.com")])
+        with pytest.raises(StoreContentError):
+            store.import_document(bad)

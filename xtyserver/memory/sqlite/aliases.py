@@ -34,12 +34,7 @@ def learn(
         "alias=excluded.alias, means=excluded.means, said_at=excluded.said_at",
         (*key, alias, alias_key(alias), means, now),
     )
-    conn.execute(
-        "DELETE FROM player_alias WHERE game_id = ? AND save_id = ? AND id NOT IN ("
-        "SELECT id FROM player_alias WHERE game_id = ? AND save_id = ? "
-        "ORDER BY said_at DESC, id DESC LIMIT ?)",
-        (*key, *key, max(cap, 1)),
-    )
+    _trim(conn, key, cap)
     (row,) = _rows(
         conn.execute(
             f"SELECT {_COLUMNS} FROM player_alias WHERE game_id = ? AND save_id = ? "
@@ -80,21 +75,47 @@ def delete_ids(conn: apsw.Connection, scope: Scope, ids: Sequence[int]) -> int:
     return gone
 
 
+_INSERT = (
+    "INSERT INTO player_alias(game_id, save_id, alias, alias_key, means, said_at) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT"
+)
+
+
+def _values(each: PlayerAlias) -> tuple[object, ...]:
+    return (each.game_id, each.save_id, each.alias, alias_key(each.alias), each.means, each.said_at)
+
+
+def merge(conn: apsw.Connection, found: Iterable[PlayerAlias], cap: int) -> None:
+    """Import names (the one said later wins), then keep the ``cap`` newest per save."""
+    scopes: set[tuple[str, str]] = set()
+    for each in found:
+        conn.execute(
+            f"{_INSERT}(game_id, save_id, alias_key) DO UPDATE SET "
+            "alias=excluded.alias, means=excluded.means, said_at=excluded.said_at "
+            "WHERE excluded.said_at > player_alias.said_at",
+            _values(each),
+        )
+        scopes.add((each.game_id, each.save_id))
+    for key in scopes:
+        _trim(conn, key, cap)
+
+
+def _trim(conn: apsw.Connection, key: tuple[str, str], cap: int) -> None:
+    conn.execute(
+        "DELETE FROM player_alias WHERE game_id = ? AND save_id = ? AND id NOT IN ("
+        "SELECT id FROM player_alias WHERE game_id = ? AND save_id = ? "
+        "ORDER BY said_at DESC, id DESC LIMIT ?)",
+        (*key, *key, max(cap, 1)),
+    )
+
+
 def put_back(conn: apsw.Connection, found: Iterable[PlayerAlias]) -> int:
     """Insert names the trash kept (a name said again since wins); how many came back."""
     count = 0
     for each in found:
         conn.execute(
-            "INSERT INTO player_alias(game_id, save_id, alias, alias_key, means, said_at) "
-            "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            (
-                each.game_id,
-                each.save_id,
-                each.alias,
-                alias_key(each.alias),
-                each.means,
-                each.said_at,
-            ),
+            f"{_INSERT} DO NOTHING",
+            _values(each),
         )
         count += conn.changes()
     return count
