@@ -18,7 +18,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from xtyserver import errors
 from xtyserver.errors import StoreError
-from xtyserver.memory.aliases import Naming
+from xtyserver.memory.aliases import Naming, Unnaming
 from xtyserver.memory.retrieval import search_memories
 from xtyserver.memory.types import Scope
 from xtyserver.serve.memory_service import MemoryService
@@ -136,8 +136,8 @@ class StoreLane:
             case NameSaid(save=save, said=Naming(alias=alias, means=means), at=at):
                 await memory.learn_alias(save, alias, means, at)
                 self._log.info("memory.name_learnt")
-            case NameSaid(save=save, said=said):
-                gone = await memory.unname(save, said)  # type: ignore[arg-type]
+            case NameSaid(save=save, said=Unnaming() as said):
+                gone = await memory.unname(save, said)
                 self._log.info("memory.name_dropped", names=gone)
             case StoreRequest():
                 await self._answer(effect.request, self._request(effect))
