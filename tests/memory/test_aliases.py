@@ -234,3 +234,23 @@ def test_names_go_into_the_export_and_back_in_one_save_or_all(tmp_path: Path) ->
         bad = msgspec.structs.replace(doc, names=[_alias("小邮", "player@example.com")])
         with pytest.raises(StoreContentError):
             store.import_document(bad)
+
+
+def test_no_question_or_memory_of_the_eval_sets_reads_as_a_naming() -> None:
+    """3,000-odd texts players and memories say: none of them names a thing."""
+    import json
+
+    def texts(node: object) -> list[str]:
+        if isinstance(node, str):
+            return [node]
+        if isinstance(node, dict):
+            return [t for v in node.values() for t in texts(v)]
+        if isinstance(node, list):
+            return [t for v in node for t in texts(v)]
+        return []
+
+    root = Path(__file__).resolve().parents[2] / "eval"
+    files = ["memory-v1.json", "memory-v2.json", "dev/players_words_dev.json"]
+    every = {t for f in files for t in texts(json.loads((root / f).read_text("utf-8")))}
+    assert len(every) > 1500
+    assert [t for t in every if read_naming(t) is not None] == []
