@@ -11,6 +11,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from tests.conftest import Harness, recv, running, send
@@ -222,8 +223,10 @@ async def test_statistics_go_only_with_include_stats_and_its_own_confirmation(
             assert {s["saveName"] for s in preview["statsSaves"]} == {"阳光农场", "月光农场"}
             done = await _ask(ws, {**with_stats, "confirmToken": preview["confirmToken"]})
             assert (done["items"], done["statsSaves"]) == (3, 2)
-        left = {(s.game_id, s.save_id) for s in h.store.stats().saves}
-        assert left == {("terraria", "world-1")}  # another game's statistics and items stay
+        left = {(s.game_id, s.save_id): s for s in h.store.stats().saves}
+        # Another game's statistics stay; the save being played counts again from the forget.
+        assert set(left) == {("terraria", "world-1"), (GAME, "farm-a")}
+        assert (left[(GAME, "farm-a")].sessions, left[(GAME, "farm-a")].active_ms) == (1, 0)
         assert len(h.store.load_scope(OTHER)) == 1
 
 
@@ -279,3 +282,39 @@ async def test_bad_forget_fields_are_errors_naming_them(tmp_path: Path) -> None:
             assert (error["type"], error["fields"]) == ("error", named), fields
         missing = await _ask(ws, {"type": "memory.forget", "target": "item", "eventId": 999})
         assert (missing["code"], missing["fields"]) == ("not_found", ["eventId"])
+
+
+async def test_forgetting_statistics_of_the_save_being_played_keeps_its_session_counting(
+    tmp_path: Path,
+) -> None:
+    from structlog.testing import capture_logs
+
+    async with running(tmp_path, overrides=SLOW_BEAT) as h:
+        _seed(h)
+        [earlier] = [s for s in h.store.stats().saves if s.save_id == "farm-a"]
+        save = {"type": "memory.forget", "target": "save", "includeStats": True}
+        with capture_logs() as logs:
+            async with h.adapter() as ws:
+                h.clock.advance(30)
+                await send(ws, {"type": "heartbeat"})
+                preview = await _ask(ws, save)
+                assert [s["saveId"] for s in preview["statsSaves"]] == ["farm-a"]
+                done = await _ask(ws, {**save, "confirmToken": preview["confirmToken"]})
+                assert done["statsSaves"] == 1
+                # Counting goes on from the forget: 20 s of play after it.
+                h.clock.advance(20)
+                await send(ws, {"type": "heartbeat"})
+                stats = await _ask(ws, {"type": "stats.get", "id": "s1"})
+                [mine] = [s for s in stats["saves"] if s["saveId"] == "farm-a"]
+                assert (mine["sessions"], mine["activeMs"], mine["days"]) == (1, 20_000, 1)
+            with anyio.fail_after(5):
+                await h.server.wait_connections(at_most=0)
+        events = [x["event"] for x in logs]
+        assert "connection.failed" not in events and "store.failed" not in events
+        [row] = [s for s in h.store.stats().saves if s.save_id == "farm-a"]
+        assert (row.sessions, row.active_ms, row.days) == (1, 20_000, 1)
+        # The trash keeps what went (the earlier session and the 30 s before the forget).
+        restored = h.store.restore()
+        assert restored.stats_saves == 1
+        [row] = [s for s in h.store.stats().saves if s.save_id == "farm-a"]
+        assert (row.sessions, row.active_ms) == (3, earlier.active_ms + 30_000 + 20_000)

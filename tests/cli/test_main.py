@@ -209,7 +209,7 @@ def test_memory_export_then_import_into_another_data_dir_round_trips(tmp_path: P
     done = xty(source, "memory", "export", "--out", str(out))
     assert done.returncode == 0, done.stderr
     written = json.loads(out.read_text(encoding="utf-8"))
-    assert written["format"] == "xtyserver.memory-export" and written["version"] == 2
+    assert written["format"] == "xtyserver.memory-export" and written["version"] == 3
 
     done = xty(target, "memory", "import", str(out))
     assert done.returncode == 0, done.stderr

@@ -25,6 +25,7 @@ TOOLS = {
     "xiaotangyuan_memory_view",
     "xiaotangyuan_memory_correct_shared",
     "xiaotangyuan_memory_forget",
+    "xiaotangyuan_memory_forget_name",
 }
 
 
@@ -54,6 +55,7 @@ def seed(data_dir: Path) -> list[int]:
         ids = []
         for subject, summary in (("鱼缸", "完成鱼缸收集包"), ("温室", "修好温室")):
             ids.append(store.upsert_event(FARM, NewEvent("goal", subject, summary), 1.0).id)
+        store.learn_alias(FARM, "大棚", "温室", 1.0)
         return ids
 
 
@@ -116,6 +118,20 @@ async def test_the_three_tools_over_stdio_while_the_server_runs(tmp_path: Path) 
                     assert [v["saveId"] for v in one["saves"]] == ["farm-a"]
                     none = await call(s, "xiaotangyuan_memory_view", gameId="oxygen-not-included")
                     assert none["saves"] == []
+                    # The player's own names, and deleting one.
+                    [name] = overview["names"]
+                    assert (name["saveId"], name["name"], name["means"]) == (
+                        "farm-a",
+                        "大棚",
+                        "温室",
+                    )
+                    farm = {"gameId": "stardew-valley", "saveId": "farm-a"}
+                    await call(s, "xiaotangyuan_memory_forget_name", **farm, nameId=name["id"])
+                    assert (await call(s, "xiaotangyuan_memory_view"))["names"] == []
+                    gone = await s.call_tool(
+                        "xiaotangyuan_memory_forget_name", {**farm, "nameId": name["id"]}
+                    )
+                    assert gone.is_error and "no name" in text(gone)
 
                     profile = await call(
                         s, "xiaotangyuan_memory_correct_shared", field="nickname", value="阿明"

@@ -642,3 +642,24 @@ async def test_settings_pinned_by_the_environment_say_so(
     monkeypatch.setenv("XTY_MODEL_API_KEY", "sk-env-abcdefgh5678")
     async with running(tmp_path, clock=ManualClock(), overrides=MINUTE_BEATS) as h:
         await anyio.to_thread.run_sync(drive_pinned, h, h.server.ui_link)
+
+
+def drive_names(link: str) -> None:
+    with browser.chromium() as d:
+        d.get(link)
+        ready(d, "memory")
+        [name] = css(d, 'section.save[data-save="world-a"] li.name')
+        assert name.text.startswith("小暖 → 暖石")
+        css(d, "li.name button.forget-name")[0].click()
+        wait(d, lambda d: css(d, "#status")[0].text.startswith("已删除叫法：小暖"))
+        assert not css(d, "li.name")
+
+
+@pytest.mark.anyio
+@browser_only
+async def test_the_players_own_names_show_under_their_save_and_delete(tmp_path: Path) -> None:
+    world = Scope("dont-starve-together", "world-a")
+    async with running(tmp_path, clock=ManualClock()) as h:
+        h.store.learn_alias(world, "小暖", "暖石", h.clock.now())
+        await anyio.to_thread.run_sync(drive_names, h.server.ui_link)
+        assert h.store.aliases(world) == []

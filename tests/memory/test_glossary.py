@@ -256,3 +256,34 @@ def test_a_pet_name_two_entities_share_or_a_common_word_finds_none() -> None:
     oni = GLOSSARY.for_game("oxygen-not-included")
     assert oni.terms("小米是啥时候来我家的") == []  # 米普 and 米玛 both
     assert GLOSSARY.for_game(SV).terms("老师说小心点") == []
+
+
+@pytest.mark.parametrize(
+    ("game", "text", "key"),
+    [
+        ("oxygen-not-included", "build a gas generator next", "natural_gas_generator"),
+        ("oxygen-not-included", "the generator", "coal_generator"),  # the head alone: as before
+        ("stardew-valley", "went to Pierre's store", "pierres_shop"),
+        ("dont-starve-together", "the fruit fly lord again", "fruit_fly_lord"),
+    ],
+)
+def test_a_long_name_is_found_by_its_head_word_and_one_more(game: str, text: str, key: str) -> None:
+    assert TERM_PREFIX + key in GLOSSARY.for_game(game).terms(text)
+
+
+def test_a_part_of_a_name_needs_a_distinctive_head_and_a_word_only_one_name_has() -> None:
+    doc = {
+        "game": "g",
+        "item": {
+            "salt": {"en": "Salt Water Geyser", "zh": "盐水泉"},
+            "dirty": {"en": "Polluted Water Geyser", "zh": "污水泉"},
+            "coop": {"en": "Big Chicken House", "zh": "大鸡舍"},
+            "hat": {"en": "Big Purple Hat", "zh": "紫帽"},
+        },
+    }
+    game = parse_documents([("one", doc)]).for_game("g")
+    assert "@salt" in game.terms("the salt geyser")
+    assert not {"@salt", "@dirty"} & set(game.terms("the water geyser"))  # two names share it
+    assert "@coop" not in game.terms("my chicken house")  # a generic head word
+    assert "@hat" in game.terms("my purple hat") and "@hat" not in game.terms("a big hat")
+    assert "@salt" not in game.terms("salt on the fish, then a long walk to the geyser")

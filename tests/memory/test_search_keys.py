@@ -92,7 +92,7 @@ def _v4_database(path: Path) -> None:
 def test_the_migration_adds_the_column_and_old_rows_have_no_keys(tmp_path: Path) -> None:
     path = tmp_path / "memory-v1.sqlite"
     _v4_database(path)
-    assert SCHEMA_VERSION == 8  # 5 keys, 6 trash, 7 vectors, 8 stats in the trash
+    assert SCHEMA_VERSION == 9  # 5 keys, 6 trash, 7 vectors, 8 stats in the trash, 9 names
     with MemoryStore(path, clock=ManualClock(NOW)) as store:
         (old,) = store.load_scope(FARM)
         assert old.search_keys is None

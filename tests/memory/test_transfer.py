@@ -41,7 +41,7 @@ def test_export_then_import_into_an_empty_store_reproduces_everything(tmp_path: 
     doc = json.loads(data)
     assert (doc["format"], doc["version"], doc["exportedAt"]) == (
         "xtyserver.memory-export",
-        2,
+        3,
         T0 + 999,
     )
     assert doc["events"][0]["gameId"] == "stardew" and doc["profile"]["nickname"] == "小明"
@@ -61,7 +61,7 @@ def test_export_then_import_into_an_empty_store_reproduces_everything(tmp_path: 
     "mutate",
     [
         lambda d: d.update(format="other"),
-        lambda d: d.update(version=3),
+        lambda d: d.update(version=4),
         lambda d: d.update(
             saveNames=[{"gameId": "stardew", "saveId": "a", "name": "长" * 65, "updatedAt": 1.0}]
         ),

@@ -227,7 +227,7 @@ def test_the_migration_adds_the_table_and_old_memories_have_no_vector(tmp_path) 
     )
     conn.execute("PRAGMA user_version=6")
     conn.close()
-    assert SCHEMA_VERSION == 8
+    assert SCHEMA_VERSION == 9
     with MemoryStore(path, clock=ManualClock(NOW)) as store:
         (old,) = store.load_scope(FARM)
         assert store.without_vectors(FARM, "m1", 10) == [old]

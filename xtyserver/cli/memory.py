@@ -1,4 +1,4 @@
-"""``xtyserver memory view|forget|correct|pin|set-auto-shared`` (README "Commands").
+"""``xtyserver memory view|forget|forget-name|correct|pin|set-auto-shared`` (README "Commands").
 
 The command line's way into memory management (v1.md "Memory tools" for the
 rules), with the targets, field names and JSON shapes of every other way in
@@ -50,6 +50,12 @@ def add_commands(msub: Any, common: Callable[[argparse.ArgumentParser], None]) -
     forget.add_argument("--include-stats", action="store_true", help="also delete statistics")
     forget.add_argument("--yes", action="store_true", help="do not ask (for scripts)")
     forget.add_argument("--json", action="store_true")
+    name = msub.add_parser("forget-name", help="delete one of the player's own names for a thing")
+    common(name)
+    name.add_argument("--game", required=True, help="game id")
+    name.add_argument("--save", required=True, help="save id")
+    name.add_argument("--name", type=int, required=True, help="name id (memory view lists them)")
+    name.add_argument("--json", action="store_true")
     correct = msub.add_parser("correct", help="replace one shared-profile field whole")
     common(correct)
     correct.add_argument("field", choices=CORRECTABLE)
@@ -85,6 +91,14 @@ def run(store: MemoryStore, args: argparse.Namespace) -> int:
             _print_profile(store.set_profile_field(field.name, value), args.json)
         case "set-auto-shared":
             _print_profile(store.set_profile_field("auto_shared", args.state == "on"), args.json)
+        case "forget-name":
+            scope = Scope(args.game, args.save)
+            if not store.forget_aliases(scope, [args.name]):
+                print(
+                    f"xtyserver: no name {args.name} in {args.game} / {args.save}", file=sys.stderr
+                )
+                return 1
+            _print_overview(_overview(store, scope=scope), args.json)
         case "pin":
             scope = Scope(args.game, args.save)
             if not store.set_pinned(scope, args.item, not args.unpin):
@@ -147,6 +161,10 @@ def _print_overview(overview: Overview, as_json: bool) -> None:
             print(f"  {e.id:<6} {e.kind:<12} {e.status:<8} {pin:<6} {e.subject}: {e.summary}")
         if not v.events:
             print("  (no items)")
+        if v.aliases:
+            print(f"  {'id':<6} 你的叫法 (your names for things)")
+        for a in v.aliases:
+            print(f"  {a.id:<6} {a.alias} -> {a.means}")
 
 
 def _forget(store: MemoryStore, args: argparse.Namespace) -> int:

@@ -92,6 +92,14 @@ class PinBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="c
     pinned: bool
 
 
+class ForgetNameBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
+    """``POST forget-name``: delete one of the player's own names for a thing."""
+
+    game_id: GameIdText
+    save_id: SaveIdText
+    name_id: int
+
+
 class RestoreBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
     """``POST restore``: put one trash entry back."""
 
@@ -419,6 +427,10 @@ class UiHttp:
                 pin = decode_body(body, PinBody)
                 scope = Scope(pin.game_id, pin.save_id)
                 await ops.pin(self.memory, scope, pin.event_id, pin.pinned)
+                return None
+            case ("forget-name", True):
+                gone = decode_body(body, ForgetNameBody)
+                await ops.forget_name(self.memory, Scope(gone.game_id, gone.save_id), gone.name_id)
                 return None
             case ("forget", True):
                 request = decode_body(body, ForgetRequest)

@@ -6,7 +6,9 @@ tool needs a current save, so it stays in-game):
 name, and the statistics: what the in-game view shows), ``..._correct_shared``
 and ``..._forget`` (targets ``item``, ``save``, ``game``, ``profile``, ``all``;
 two steps: a preview with a ``confirmToken``, then the same target with it;
-single-use, for this client only, two minutes). Built on the ``mcp`` package's
+single-use, for this client only, two minutes), and ``..._forget_name`` (one
+of the player's own names for a thing, one step as on the page: saying the
+name again brings it back). Built on the ``mcp`` package's
 ``MCPServer``; every operation goes through :mod:`xtyserver.manage.ops`, like
 the page's, and answers with the same JSON shapes (RFC 3339 times).
 
@@ -181,7 +183,7 @@ def build(
     timezone: str = "UTC",
     gate: ConfirmGate | None = None,
 ) -> MCPServer[Any]:
-    """An ``MCPServer`` with the three memory tools over ``memory`` (confirms through ``gate``)."""
+    """An ``MCPServer`` with the memory tools over ``memory`` (confirms through ``gate``)."""
     server: MCPServer[Any] = MCPServer(
         name="xiaotangyuan-memory", version=__version__, instructions=INSTRUCTIONS
     )
@@ -195,8 +197,9 @@ def build(
         Without arguments: every game and save. gameId: one game's saves;
         gameId and saveId: that save. Each save has its readable name
         (saveName) and its items (id, kind, subject, summary, importance,
-        status, pinned, updatedAt); stats holds days, sessions and active time
-        per game and save, and the token bill.
+        status, pinned, updatedAt); names holds the player's own names for
+        things per save (id, name, means); stats holds days, sessions and
+        active time per game and save, and the token bill.
         """
         try:
             scope = None
@@ -280,7 +283,20 @@ def build(
         gate.used(confirmToken or "")
         return _json(done)
 
-    del view, correct_shared, forget
+    @server.tool(name="xiaotangyuan_memory_forget_name", structured_output=False)
+    async def forget_name(gameId: str, saveId: str, nameId: int) -> str:
+        """Delete one of the player's own names for a thing (the view's names: id, name,
+        means). One step, like the page's: the player brings it back by saying it again."""
+        try:
+            scope = msgspec.convert({"gameId": gameId, "saveId": saveId}, Scope)
+            await ops.forget_name(memory, scope, nameId)
+        except msgspec.ValidationError as exc:
+            raise ToolError(f"not a save: {exc}") from exc
+        except ops.Refused as exc:
+            raise ToolError(exc.message) from exc
+        return _json({"deleted": nameId})
+
+    del view, correct_shared, forget, forget_name
     return server
 
 

@@ -100,6 +100,17 @@ async def pin(memory: MemoryService, scope: Scope, event_id: int, pinned: bool) 
         raise Refused("no item with this eventId in that save", 404, ["eventId"])
 
 
+async def forget_name(memory: MemoryService, scope: Scope, name_id: int) -> None:
+    """Delete one of the player's own names for a thing (one step, like a pin: saying the
+    name again brings it back)."""
+    try:
+        gone = await memory.forget_aliases(scope, [name_id])
+    except XtyError as exc:
+        raise refused_by(exc) from exc
+    if not gone:
+        raise Refused("no name with this nameId in that save", 404, ["nameId"])
+
+
 async def forget(
     memory: MemoryService,
     confirmations: Confirmations,

@@ -16,6 +16,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from xtyserver.errors import StoreError
+from xtyserver.memory.aliases import PlayerAlias
 from xtyserver.memory.types import (
     PROFILE_FIELDS,
     GameIdText,
@@ -28,8 +29,9 @@ from xtyserver.memory.types import (
 from xtyserver.protocol.normalize import visible
 
 FORMAT_NAME: Literal["xtyserver.memory-export"] = "xtyserver.memory-export"
-FORMAT_VERSION: Literal[2] = 2
-"""Version 2 adds ``saveNames`` and ``tombstones``; version 1 documents still import."""
+FORMAT_VERSION: Literal[3] = 3
+"""Version 2 adds ``saveNames`` and ``tombstones``, version 3 the player's own ``names``;
+older documents still import."""
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 
 IsoDate = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}$")]
@@ -81,7 +83,7 @@ class ExportDocument(msgspec.Struct, frozen=True, rename="camel", forbid_unknown
     """The whole store as one document (format ``xtyserver.memory-export`` v2; v1 decodes)."""
 
     format: Literal["xtyserver.memory-export"]
-    version: Literal[1, 2]
+    version: Literal[1, 2, 3]
     exported_at: float
     profile: SharedProfile
     events: list[MemoryEvent]
@@ -89,17 +91,24 @@ class ExportDocument(msgspec.Struct, frozen=True, rename="camel", forbid_unknown
     days: list[PlayDayRecord]
     save_names: list[SaveNameRecord] = msgspec.field(default_factory=list)
     tombstones: list[TombstoneRecord] = msgspec.field(default_factory=list)
+    names: list[PlayerAlias] = msgspec.field(default_factory=list)
 
 
 def save_document(doc: ExportDocument, game_id: str, save_id: str) -> ExportDocument:
-    """``doc`` cut down to one save: its events, sessions, days, name and tombstones.
+    """``doc`` cut down to one save: its events, sessions, days, name, tombstones and the
+    player's names.
 
     The shared profile stays (it belongs to every save, and an import merges it
     field by field as for a whole export); every other save's rows go.
     """
 
     def mine(
-        row: MemoryEvent | PlaySessionRecord | PlayDayRecord | SaveNameRecord | TombstoneRecord,
+        row: MemoryEvent
+        | PlaySessionRecord
+        | PlayDayRecord
+        | SaveNameRecord
+        | TombstoneRecord
+        | PlayerAlias,
     ) -> bool:
         return row.game_id == game_id and row.save_id == save_id
 
@@ -110,6 +119,7 @@ def save_document(doc: ExportDocument, game_id: str, save_id: str) -> ExportDocu
         days=[d for d in doc.days if mine(d)],
         save_names=[n for n in doc.save_names if mine(n)],
         tombstones=[t for t in doc.tombstones if mine(t)],
+        names=[n for n in doc.names if mine(n)],
     )
 
 

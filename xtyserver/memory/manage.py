@@ -25,6 +25,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from xtyserver.memory.aliases import PlayerAlias
 from xtyserver.memory.types import (
     DailyPlay,
     GameIdText,
@@ -79,11 +80,13 @@ class ForgetSpec(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SaveView(msgspec.Struct, frozen=True, kw_only=True):
-    """One save as the player sees it: its readable name and its items."""
+    """One save as the player sees it: its readable name, its items and the player's own
+    names for things on it."""
 
     scope: Scope
     name: str | None
     events: tuple[MemoryEvent, ...]
+    aliases: tuple[PlayerAlias, ...] = ()
 
     @property
     def label(self) -> str:

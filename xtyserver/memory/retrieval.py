@@ -75,6 +75,7 @@ from collections.abc import Set as AbstractSet
 import msgspec
 
 from xtyserver.errors import UsageError
+from xtyserver.memory.aliases import PlayerAlias, alias_terms
 from xtyserver.memory.cues import fits, read_cues
 from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
 from xtyserver.memory.spelling import Lexicon, respell
@@ -192,6 +193,8 @@ class SaveIndex:
         # Unit float32 vectors by event id, when an embedding model
         # formed them; dropped with the event or when its text changes.
         self._vectors: dict[int, array[float]] = {}
+        # The player's own names for things on this save (memory/aliases.py).
+        self.aliases: tuple[PlayerAlias, ...] = ()
         for ev in events:
             self.upsert(ev)
 
@@ -289,7 +292,14 @@ class SaveIndex:
     def query_terms(self, text: str) -> set[str]:
         """The terms ``text`` is searched by: its words and the glossary entities it
         names, and the save's or glossary's words its unknown ones stand for
-        (misspelt, same-sounding, pinyin)."""
+        (misspelt, same-sounding, pinyin), and what the player's own names it says
+        mean (:func:`~xtyserver.memory.aliases.alias_terms`)."""
+        terms = self._own_terms(text)
+        if self.aliases:
+            terms |= alias_terms(self.aliases, tokenize(text), terms, self._own_terms)
+        return terms
+
+    def _own_terms(self, text: str) -> set[str]:
         words = tokenize(text)
         terms = set(words)
         glossary = self.glossary

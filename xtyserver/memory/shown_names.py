@@ -86,7 +86,7 @@ def alias_terms(
             out.update(words)
         if said is None:
             said = tokenize(text)
-        if _says(said, words):
+        if says(said, words):
             out.add(term)
             out.update(TERM_PREFIX + up for up in glossary.broader.get(key, ()))
     return out
@@ -103,7 +103,7 @@ def key_of(glossary: GameGlossary, name: str) -> str:
     return ""
 
 
-def _says(text: Sequence[str], name: Sequence[str]) -> bool:
+def says(text: Sequence[str], name: Sequence[str]) -> bool:
     """Whether the tokens ``name`` occur in ``text`` in a row (a one-character
     Chinese name also inside a bigram: 牛 in 我的牛呢)."""
     size = len(name)

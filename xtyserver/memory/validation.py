@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from xtyserver.errors import StoreContentError, StoreError, UsageError
+from xtyserver.memory.aliases import ALIAS_MAX, MEANS_MAX
 from xtyserver.memory.types import (
     PROFILE_FIELDS,
     MemoryEvent,
@@ -166,6 +167,26 @@ def check_profile_texts(profile: SharedProfile) -> None:
     for name in PROFILE_FIELDS:
         for text in _profile_texts(getattr(profile, name)):
             refuse_forbidden(name, text)
+
+
+def checked_alias(alias: str, means: str) -> tuple[str, str]:
+    """A player's name for a thing and what it means, kept as typed and checked.
+
+    Raises:
+        StoreError: code ``invalid_memory`` naming the part that is empty or too long.
+        StoreContentError: A part carries forbidden content.
+    """
+    parts = {
+        "alias": (visible(alias).strip(), ALIAS_MAX),
+        "means": (visible(means).strip(), MEANS_MAX),
+    }
+    for field, (text, most) in parts.items():
+        if not 1 <= len(text) <= most:
+            raise StoreError(
+                f"a name's {field} has 1 to {most} chars", code="invalid_memory", fields=(field,)
+            )
+        refuse_forbidden(field, text)
+    return parts["alias"][0], parts["means"][0]
 
 
 SAVE_NAME_MAX = 64

@@ -60,6 +60,7 @@ from xtyserver.session.effects import (
     Effect,
     LoadTurnMemory,
     Log,
+    NameSaid,
     OpenSave,
     PlayBeat,
     PrepareImage,
@@ -451,7 +452,7 @@ class Connection:
                 self._memory.touch(save, ids, at)
             case Remember() | Summarize():
                 self._jobs.submit(effect)
-            case OpenSave() | CloseSave() | PlayBeat() | StoreRequest():
+            case OpenSave() | CloseSave() | PlayBeat() | NameSaid() | StoreRequest():
                 await self._store.send(effect)
                 if isinstance(effect, OpenSave) and self._jobs.enrich:
                     # Memories of this save without search keys get some, in the background.

@@ -32,6 +32,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from xtyserver import log
 from xtyserver.errors import StoreError
+from xtyserver.memory.aliases import PlayerAlias, Unnaming, unnamed
 from xtyserver.memory.export import ExportDocument
 from xtyserver.memory.glossary import Glossary
 from xtyserver.memory.manage import (
@@ -131,9 +132,7 @@ class MemoryService:
         self.enabled = enabled
         # A callable: the glossary built when first needed (``GlossaryOnce``).
         fixed = glossary if isinstance(glossary, Glossary) else Glossary()
-        self._glossary: Callable[[], Glossary] = (
-            glossary if callable(glossary) else lambda: fixed
-        )
+        self._glossary: Callable[[], Glossary] = glossary if callable(glossary) else lambda: fixed
         self._key_weight = KEY_WEIGHT if search_keys else 0.0
         self._spelling = spelling
         self._soft_cap = soft_cap
@@ -243,6 +242,7 @@ class MemoryService:
         if self.vector_model is not None:
             for event_id, vector in self.store.load_vectors(save, self.vector_model).items():
                 index.set_vector(event_id, vector)
+        index.aliases = tuple(self.store.aliases(save))
         return index
 
     async def profile(self) -> SharedProfile:
@@ -402,6 +402,36 @@ class MemoryService:
                 if event is not None and embedding_text(event) == text:
                     index.set_vector(event_id, vector)
         return stored
+
+    async def learn_alias(self, save: Scope, alias: str, means: str, at: float) -> PlayerAlias:
+        """Keep the player's name ``alias`` of ``means`` on ``save``; a loaded index uses it
+        from the next question on.
+
+        Raises:
+            StoreError: Refused (StoreContentError names the part) or not written.
+        """
+        stored = await self._write(self.store.learn_alias, save, alias, means, at)
+        await self._names_changed(save)
+        return stored
+
+    async def unname(self, save: Scope, said: Unnaming) -> int:
+        """The player took a name back in their words: the names of ``save`` it means go."""
+        found = unnamed(await self._read(self.store.aliases, save), said)
+        return await self.forget_aliases(save, [a.id for a in found])
+
+    async def forget_aliases(self, save: Scope, ids: list[int]) -> int:
+        """Delete the player's names ``ids`` of ``save`` (page, CLI, MCP); how many went."""
+        if not ids:
+            return 0
+        gone = await self._write(self.store.forget_aliases, save, ids)
+        await self._names_changed(save)
+        return gone
+
+    async def _names_changed(self, save: Scope) -> None:
+        entry = self._saves.get(save)
+        if entry is not None:
+            index = await self._loaded(save, entry)
+            index.aliases = tuple(await self._read(self.store.aliases, save))
 
     async def set_profile_field(self, name: str, value: Any) -> SharedProfile:
         """Replace one shared-profile field.

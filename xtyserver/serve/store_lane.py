@@ -18,6 +18,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from xtyserver import errors
 from xtyserver.errors import StoreError
+from xtyserver.memory.aliases import Naming, Unnaming
 from xtyserver.memory.retrieval import search_memories
 from xtyserver.memory.types import Scope
 from xtyserver.serve.memory_service import MemoryService
@@ -26,6 +27,7 @@ from xtyserver.session.effects import (
     ApplyForget,
     CloseSave,
     LoadStats,
+    NameSaid,
     OpenSave,
     PinItem,
     PlayBeat,
@@ -54,7 +56,7 @@ from xtyserver.session.tools import (
     ViewOp,
 )
 
-StoreEffect = OpenSave | CloseSave | PlayBeat | StoreRequest
+StoreEffect = OpenSave | CloseSave | PlayBeat | NameSaid | StoreRequest
 
 
 class StoreLane:
@@ -102,7 +104,7 @@ class StoreLane:
                 async for effect in self._out:
                     try:
                         await self._apply(effect)
-                    except StoreError as exc:
+                    except errors.XtyError as exc:
                         # The store failing must not cost the player the conversation.
                         kind = type(effect).__name__
                         self._log.warning("store.failed", code=exc.code, effect=kind)
@@ -129,6 +131,12 @@ class StoreLane:
                 play = self._plays.get(save)
                 if play is not None:
                     await memory.play_beat(play, at, timezone)
+            case NameSaid(save=save, said=Naming(alias=alias, means=means), at=at):
+                await memory.learn_alias(save, alias, means, at)
+                self._log.info("memory.name_learnt")
+            case NameSaid(save=save, said=Unnaming() as said):
+                gone = await memory.unname(save, said)
+                self._log.info("memory.name_dropped", names=gone)
             case StoreRequest():
                 await self._answer(effect.request, self._request(effect))
 

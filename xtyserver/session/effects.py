@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 
+from xtyserver.memory.aliases import Naming, Unnaming
 from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.types import Scope
 from xtyserver.protocol.frames import ImageInput, ServerFrame
@@ -82,6 +83,14 @@ class OpenSave(Effect, frozen=True):
     timezone: str
     at: float
     save_name: str | None = None
+
+
+class NameSaid(Effect, frozen=True):
+    """The player named something on ``save`` in their own words, or took a name back."""
+
+    save: Scope
+    said: Naming | Unnaming
+    at: float
 
 
 class CloseSave(Effect, frozen=True):

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from xtyserver import errors
+from xtyserver.memory.aliases import read_naming
 from xtyserver.memory.shared_guard import context_names
 from xtyserver.memory.tokens import DailyBudget
 from xtyserver.protocol.budget import check_secrets
@@ -57,6 +58,7 @@ from xtyserver.session.effects import (
     Effect,
     LoadTurnMemory,
     Log,
+    NameSaid,
     PrepareImage,
     Remember,
     Send,
@@ -375,6 +377,11 @@ class GameAgentSession:
         if kinds:
             effects.append(Log("chat.redacted", {"kinds": sorted(set(kinds))}))
         turn = self._turns.start(frame.id, text, self._saves.save)
+        # The player's own names for things: from their typed words only, and never from
+        # a message that had something redacted (what must not be stored stays out).
+        said = read_naming(frame.text) if self._settings.memory and not kinds else None
+        if said is not None:
+            effects.append(NameSaid(turn.save, said, now))
         if self._settings.memory or self._settings.daily_budget.limited:
             query = " ".join([text, *focus_terms(self._saves.context)])
             effects.append(

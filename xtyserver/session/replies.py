@@ -191,13 +191,25 @@ def memory_forgotten(result: ForgetResult, target: str, frame_id: str | None) ->
 STATS_DAYS = 30
 
 
+class NameItem(msgspec.Struct, frozen=True, rename="camel"):
+    """One of the player's own names for a thing on one save (``name`` means ``means``)."""
+
+    game_id: str
+    save_id: str
+    id: int
+    name: str
+    means: str
+    said_at: str | None
+
+
 class MemoryView(msgspec.Struct, frozen=True, rename="camel"):
     """One view of memory, as the page, MCP and ``memory view --json`` show it.
 
     The same parts as the in-game view: the profile (wire field names), each
     save by its readable name with its items, and the play statistics (the
     ``stats.result`` frame), plus active time per game and local date over the
-    ``days`` days up to ``until`` (``YYYY-MM-DD``) for the page's chart.
+    ``days`` days up to ``until`` (``YYYY-MM-DD``) for the page's chart, and the
+    player's own names for things, per save (``names``).
     """
 
     profile: dict[str, str | list[str] | bool | None]
@@ -206,6 +218,7 @@ class MemoryView(msgspec.Struct, frozen=True, rename="camel"):
     daily: list[DailyPlay]
     days: int
     until: str
+    names: list[NameItem] = msgspec.field(default_factory=list)
 
 
 def memory_view(
@@ -229,6 +242,11 @@ def memory_view(
         daily=[d for d in overview.daily if d.date >= first],
         days=days,
         until=until,
+        names=[
+            NameItem(a.game_id, a.save_id, a.id, a.alias, a.means, iso_time(a.said_at))
+            for v in overview.saves
+            for a in v.aliases
+        ],
     )
 
 

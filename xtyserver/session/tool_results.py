@@ -41,6 +41,8 @@ def _overview(answer: Overview, current: Scope, what: str) -> list[str]:
             mark = "（当前存档）" if view.scope == current else ""
             lines.append(f"存档「{view.label}」{mark}，{view.scope.game_id}：")
             lines += [_item(e) for e in view.events] or ["  （没有记忆）"]
+            # The player's own names for things on this save (they correct one by saying it).
+            lines += [f"  玩家的叫法：{a.alias} = {a.means}" for a in view.aliases]
     if what in ("all", "stats"):
         for s in answer.stats.saves:
             if s.game_id == current.game_id:

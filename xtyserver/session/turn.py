@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from xtyserver.memory.aliases import used
 from xtyserver.memory.retrieval import MemoryBudget, MemorySelection, select_memories
 from xtyserver.memory.shown_names import alias_terms
 from xtyserver.memory.types import Scope
@@ -35,6 +36,10 @@ from xtyserver.session.prompt import (
     build_messages,
     render_facts,
 )
+
+NAMES_HEAD = "【玩家的叫法】"
+MAX_NAMES_NOTED = 3
+"""The player's own names one turn's memory block spells out (those its text says)."""
 
 
 class TurnPlan(msgspec.Struct, frozen=True):
@@ -127,14 +132,18 @@ def plan_turn(
     profile = memory.profile if memory is not None else None
     shared = profile_text(profile, layers)
     selection = MemorySelection()
+    names_note = ""
     if memory is not None and memory.index is not None:
-        # The profile has its own layer; the memory layer holds this save's events, in
-        # what the cap on all long-term memory (total_chars) leaves after the profile.
-        budget = budget or MemoryBudget()
-        budget = msgspec.structs.replace(
-            budget, total_chars=max(budget.total_chars - len(shared), 0)
-        )
         index = memory.index
+        # The player's own names the text says, so the model reads 小暖 as 暖石 too.
+        said = used(index.aliases, text)[:MAX_NAMES_NOTED] if index.aliases else []
+        if said:
+            names_note = NAMES_HEAD + "；".join(f"{a.alias} = {a.means}" for a in said)
+        # The profile has its own layer; the memory layer holds this save's events (and
+        # the names), in what the cap on all long-term memory (total_chars) leaves after it.
+        budget = budget or MemoryBudget()
+        left = budget.total_chars - len(shared) - (len(names_note) + 1 if names_note else 0)
+        budget = msgspec.structs.replace(budget, total_chars=max(left, 0))
         aliases = (
             alias_terms(index.glossary, text, index.query_terms(text), shown) if shown else set()
         )
@@ -149,7 +158,7 @@ def plan_turn(
             budget=budget,
             similar=memory.similar,
         )
-    memory_text = selection.render()
+    memory_text = "\n".join(part for part in (names_note, selection.render()) if part)
     texts = texts or PromptTexts()
     identity, companion = identity_parts(persona, profile, layers)
     style = style_text(profile, layers)

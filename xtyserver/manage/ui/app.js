@@ -187,6 +187,22 @@
       el("span", { class: "actions" }, pin, del));
   }
 
+  // The player's own names for things on one save, each deletable (saying it again brings it back).
+  function nameList(gameId, saveId, names) {
+    const t = T();
+    return el("div", { class: "names" },
+      el("h5", {}, t.names),
+      el("ul", { class: "names", "aria-label": t.names }, ...names.map((n) => el("li", { class: "name", "data-name-id": String(n.id) },
+        el("span", { class: "alias" }, n.name), " → ", el("span", { class: "means" }, n.means), " ",
+        el("button", { type: "button", class: "delete forget-name", "aria-label": `${t.delete}${t.colon}${n.name}`, onclick: async () => {
+          try {
+            await call("POST", "forget-name", { gameId, saveId, nameId: n.id });
+            await refresh();
+            say(t.nameDeleted(n.name));
+          } catch (e) { say(shownError(e), true); }
+        } }, t.delete)))));
+  }
+
   // The events of one save that carry an in-game day, by day (oldest first); only a save
   // with such events gets one.
   function timeline(gameId, s, events) {
@@ -293,6 +309,7 @@
         shownCount += events.length;
         if (filtering && !events.length) continue;
         const label = saveLabel(gameId, s.saveId, s.saveName);
+        const names = (view.names || []).filter((n) => n.gameId === gameId && n.saveId === s.saveId);
         const headId = "save-" + games.length + "-" + sections.length;
         sections.push(el("section", { class: "save", "data-save": s.saveId, "data-game": gameId, "aria-labelledby": headId },
           el("div", { class: "save-head" },
@@ -305,7 +322,8 @@
           el("div", { class: "save-body" },
             events.length ? el("ul", { class: "events", "aria-label": label }, ...events.map((ev) => eventItem(gameId, s.saveId, ev)))
               : el("p", { class: "empty" }, t.noEvents),
-            ...(events.some((ev) => ev.day !== null && ev.day !== undefined) ? [timeline(gameId, s, events)] : []))));
+            ...(events.some((ev) => ev.day !== null && ev.day !== undefined) ? [timeline(gameId, s, events)] : []),
+            ...(names.length ? [nameList(gameId, s.saveId, names)] : []))));
       }
       if (filtering && !sections.length) continue;
       const name = gameLabel(gameId);

@@ -12,7 +12,9 @@ Matching works on the tokens of :func:`~xtyserver.memory.tokenize.tokenize`:
 each name is tokenized once, and a text's tokens are scanned left to right for
 the longest name starting at each token (non-overlapping). Chinese names thus
 match inside a longer run of characters (鸡舍还差 contains 鸡舍), English
-names match whole words, plurals included (``Coops`` finds ``Coop``). A
+names match whole words, plurals included (``Coops`` finds ``Coop``). An
+English name of three words or more is found by its head word and one more of
+its words nearby too (``gas generator``: :func:`partial_names`). A
 matched entity also yields the entity it is a kind of (``broader``:
 Fiberglass Rod -> Fishing Rod).
 
@@ -96,6 +98,23 @@ class Entry(msgspec.Struct, frozen=True):
 
 # first token -> ((name tokens, entity key), ...), longest names first
 _Patterns = Mapping[str, tuple[tuple[tuple[str, ...], str], ...]]
+# head word -> ((the name's other words, entity key), ...)
+_Partial = Mapping[str, tuple[tuple[frozenset[str], str], ...]]
+
+PARTIAL_WINDOW = 3
+"""Words either side of a head word where another word of its name may stand."""
+GENERIC_HEADS = frozenset(
+    word
+    for line in (
+        "house machine room box building station place thing stuff item area part tool block",
+        "tile door wall floor light lamp pipe farm field water gas ore bar one way set kit",
+    )
+    for word in line.split()
+)
+"""Head words too common to name one thing with one more word ("big house")."""
+_WEAK = frozenset(
+    ["big", "small", "little", "large", "great", "old", "new", "good", "bad", "one", "s"]
+)
 
 
 class GameGlossary(msgspec.Struct, frozen=True):
@@ -110,6 +129,8 @@ class GameGlossary(msgspec.Struct, frozen=True):
     )
     # The names' tokens by sound, initials and spelling (a misspelt or pinyin name).
     lexicon: Lexicon = EMPTY_LEXICON
+    # English names of three words or more by their head word (:func:`partial_names`).
+    partial: _Partial = msgspec.field(default_factory=lambda: MappingProxyType({}))
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -138,6 +159,12 @@ class GameGlossary(msgspec.Struct, frozen=True):
                         found.append(key)
                         step = size
                         break
+            if step == 1 and token in self.partial:
+                # A head word with one more word of a longer name names that one
+                # ("gas generator"), even where the head alone names another.
+                key = self._partial(tokens, i)
+                if key:
+                    found = [key]
             if not found and len(token) == 2 and _is_cjk_pair(token):
                 found.append(self._single(token[0]))
                 # A bigram's second character is the next bigram's first, unless the run ends.
@@ -151,6 +178,15 @@ class GameGlossary(msgspec.Struct, frozen=True):
                         out.extend(self.related.get(key, ()))
             i += step
         return out
+
+    def _partial(self, tokens: Sequence[str], i: int) -> str:
+        """The one entity whose head word ``tokens[i]`` is and another of whose words
+        stands within :data:`PARTIAL_WINDOW` words of it ("" when none or several)."""
+        near = set(tokens[max(0, i - PARTIAL_WINDOW) : i]) | set(
+            tokens[i + 1 : i + 1 + PARTIAL_WINDOW]
+        )
+        keys = {key for others, key in self.partial[tokens[i]] if others & near}
+        return next(iter(keys)) if len(keys) == 1 else ""
 
     def _single(self, char: str) -> str:
         """The entity whose one-character name ``char`` is (""; 牛 -> cow)."""
@@ -293,6 +329,36 @@ def _entry(source: str, kind: str, key: str, raw: Any) -> Entry:
     )
 
 
+def head_word(name: str) -> str:
+    """The head word of an English name: its last word, or the one before ``of``
+    (``Lord of the Fruit Flies`` -> ``lord``), as :func:`tokenize` spells it."""
+    before_of = re.split(r"\s+of\s+", name, maxsplit=1, flags=re.IGNORECASE)[0]
+    words = tokenize(before_of if before_of != name else name)
+    return words[-1] if words else ""
+
+
+def partial_names(entries: Iterable[Entry]) -> dict[str, tuple[tuple[frozenset[str], str], ...]]:
+    """English names of three words or more, by head word, for matching a part of them:
+    the head and one more of its words (``Pierre's store``, ``gas generator``).
+
+    A generic head (:data:`GENERIC_HEADS`) takes no part; a weak word (big, old) never
+    counts as the other word.
+    """
+    found: dict[str, set[tuple[frozenset[str], str]]] = {}
+    for entry in entries:
+        for name in (entry.en, *entry.aliases):
+            if not name.isascii():
+                continue
+            words = [w for w in tokenize(name) if len(w) > 1]
+            head = head_word(name)
+            if len(words) < 3 or len(head) < 3 or head in GENERIC_HEADS:
+                continue
+            others = frozenset(w for w in words if w != head and w not in _WEAK)
+            if others:
+                found.setdefault(head, set()).add((others, entry.key))
+    return {head: tuple(sorted(v, key=lambda p: (p[1], sorted(p[0])))) for head, v in found.items()}
+
+
 def parse_document(source: str, doc: Mapping[str, Any]) -> tuple[str, list[Entry]]:
     """The game id and entries of one parsed TOML document.
 
@@ -371,6 +437,7 @@ def build(entries_by_game: Mapping[str, Iterable[Entry]]) -> Glossary:
             MappingProxyType(broader),
             MappingProxyType({k: tuple(sorted(v)) for k, v in related.items()}),
             Lexicon(used),
+            MappingProxyType(partial_names(by_key.values())),
         )
     return Glossary(MappingProxyType(games))
 

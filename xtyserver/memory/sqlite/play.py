@@ -195,7 +195,10 @@ def scope_rows(conn: apsw.Connection, scope: Scope) -> dict[str, list[list[Any]]
     """The play sessions and play days of one save, as the trash keeps them."""
     key = (scope.game_id, scope.save_id)
     sessions = conn.execute(
-        "SELECT game_id, save_id, tz, started_at, last_heartbeat_at, ended_at, active_ms "
+        # An open session is kept as ended at its last heartbeat: its row lives on,
+        # started again (delete_scope), so a restore adds the time before the forget.
+        "SELECT game_id, save_id, tz, started_at, last_heartbeat_at, "
+        "coalesce(ended_at, last_heartbeat_at), active_ms "
         "FROM play_session WHERE game_id = ? AND save_id = ?",
         key,
     ).fetchall()
@@ -224,8 +227,33 @@ def put_back_rows(conn: apsw.Connection, rows: dict[str, list[list[Any]]]) -> in
     return len(saves)
 
 
-def delete_scope(conn: apsw.Connection, scope: Scope) -> None:
-    """Delete the play sessions and play days of one save (the player asked explicitly)."""
+def delete_scope(conn: apsw.Connection, scope: Scope, now: float) -> None:
+    """Delete the play sessions and play days of one save (the player asked explicitly).
+
+    A session still open (someone is playing the save now) keeps its row and id,
+    started again at ``now`` with nothing counted: the connection playing it goes
+    on counting from the forget, and today is a play day again.
+    """
     key = (scope.game_id, scope.save_id)
-    conn.execute("DELETE FROM play_session WHERE game_id = ? AND save_id = ?", key)
+    conn.execute(
+        "DELETE FROM play_session WHERE game_id = ? AND save_id = ? AND ended_at IS NOT NULL",
+        key,
+    )
     conn.execute("DELETE FROM play_day WHERE game_id = ? AND save_id = ?", key)
+    open_rows = conn.execute(
+        "SELECT id, tz FROM play_session WHERE game_id = ? AND save_id = ?", key
+    ).fetchall()
+    for session_id, tz in open_rows:
+        started = now
+        while conn.execute(
+            "SELECT 1 FROM play_session WHERE game_id = ? AND save_id = ? AND started_at = ? "
+            "AND id != ?",
+            (*key, started, session_id),
+        ).fetchall():
+            started += 1e-6
+        conn.execute(
+            "UPDATE play_session SET started_at = ?, last_heartbeat_at = ?, active_ms = 0 "
+            "WHERE id = ?",
+            (started, started, session_id),
+        )
+        record_day(conn, scope.game_id, scope.save_id, accounting.local_date(now, cast(str, tz)))

@@ -15,9 +15,10 @@ from typing import Any
 import apsw
 import msgspec
 
+from xtyserver.memory.aliases import PlayerAlias
 from xtyserver.memory.export import SaveNameRecord, TombstoneRecord
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview, SaveView
-from xtyserver.memory.sqlite import events, play, shared_profile, usage
+from xtyserver.memory.sqlite import aliases, events, play, shared_profile, usage
 from xtyserver.memory.types import PROFILE_FIELDS, MemoryEvent, Scope, SharedProfile
 from xtyserver.protocol.normalize import normalize
 
@@ -116,6 +117,17 @@ def doomed_events(conn: apsw.Connection, spec: ForgetSpec) -> list[MemoryEvent]:
     return []
 
 
+def doomed_aliases(conn: apsw.Connection, spec: ForgetSpec) -> list[PlayerAlias]:
+    """The player's names ``spec`` would delete: those of the saves it forgets."""
+    if spec.kind == "save" and spec.scope is not None:
+        return aliases.load(conn, spec.scope)
+    if spec.kind == "game":
+        return [a for a in aliases.load_all(conn) if a.game_id == spec.game_id]
+    if spec.kind == "all":
+        return aliases.load_all(conn)
+    return []
+
+
 def stats_scopes(conn: apsw.Connection, spec: ForgetSpec) -> list[Scope]:
     """The saves whose statistics ``spec`` would delete (none unless asked)."""
     if not spec.include_stats or spec.kind in ("item", "profile"):
@@ -128,14 +140,27 @@ def stats_scopes(conn: apsw.Connection, spec: ForgetSpec) -> list[Scope]:
     return every
 
 
-def group(found: Iterable[MemoryEvent], labels: dict[Scope, str]) -> tuple[SaveView, ...]:
-    """Events grouped by save (sorted by save), each save with its readable name."""
+def group(
+    found: Iterable[MemoryEvent],
+    labels: dict[Scope, str],
+    names: Iterable[PlayerAlias] = (),
+) -> tuple[SaveView, ...]:
+    """Events (and the player's names) grouped by save (sorted by save), each save with
+    its readable name."""
     by_save: dict[Scope, list[MemoryEvent]] = {}
     for event in found:
         by_save.setdefault(event.scope, []).append(event)
+    named: dict[Scope, list[PlayerAlias]] = {}
+    for each in names:
+        named.setdefault(Scope(each.game_id, each.save_id), []).append(each)
     return tuple(
-        SaveView(scope=scope, name=labels.get(scope), events=tuple(items))
-        for scope, items in sorted(by_save.items())
+        SaveView(
+            scope=scope,
+            name=labels.get(scope),
+            events=tuple(by_save.get(scope, ())),
+            aliases=tuple(named.get(scope, ())),
+        )
+        for scope in sorted(set(by_save) | set(named))
     )
 
 
@@ -144,17 +169,25 @@ def forget(
     spec: ForgetSpec,
     now: float,
     keep: Callable[
-        [list[MemoryEvent], SharedProfile | None, dict[str, list[list[Any]]]], int | None
+        [
+            list[MemoryEvent],
+            SharedProfile | None,
+            dict[str, list[list[Any]]],
+            list[PlayerAlias],
+        ],
+        int | None,
     ]
     | None = None,
 ) -> ForgetResult:
     """Carry out ``spec`` in the caller's transaction; tombstones for every deleted event.
 
     ``keep`` (the trash) is handed what goes, the events, the profile as it
-    was (None when the profile stays) and the play rows of the statistics that
-    go, before anything is deleted; it answers the trash id.
+    was (None when the profile stays), the play rows of the statistics that
+    go and the player's names of the saves that go, before anything is
+    deleted; it answers the trash id.
     """
     doomed = doomed_events(conn, spec)
+    names = doomed_aliases(conn, spec)
     stats = stats_scopes(conn, spec)
     trash_id = None
     if keep is not None:
@@ -163,7 +196,7 @@ def forget(
         for scope in stats:
             for name, found in play.scope_rows(conn, scope).items():
                 rows[name] += found
-        trash_id = keep(doomed, was, rows)
+        trash_id = keep(doomed, was, rows, names)
     _bury(conn, doomed, now)
     count = 0
     by_scope: dict[Scope, list[int]] = {}
@@ -171,11 +204,16 @@ def forget(
         by_scope.setdefault(event.scope, []).append(event.id)
     for scope, ids in by_scope.items():
         count += events.delete_ids(conn, scope, ids)
+    named: dict[Scope, list[int]] = {}
+    for each in names:
+        named.setdefault(Scope(each.game_id, each.save_id), []).append(each.id)
+    for scope, ids in named.items():
+        aliases.delete_ids(conn, scope, ids)
     profile_cleared = spec.kind in ("profile", "all")
     if profile_cleared:
         shared_profile.clear(conn)
     for scope in stats:
-        play.delete_scope(conn, scope)
+        play.delete_scope(conn, scope, now)
     return ForgetResult(
         items=count, profile_cleared=profile_cleared, stats_saves=len(stats), trash_id=trash_id
     )
@@ -196,7 +234,7 @@ def preview(conn: apsw.Connection, spec: ForgetSpec) -> ForgetPreview:
     stats = tuple(stats_scopes(conn, spec))
     return ForgetPreview(
         spec=spec,
-        saves=group(doomed, labels),
+        saves=group(doomed, labels, doomed_aliases(conn, spec)),
         profile_fields=fields,
         stats_saves=stats,
         found=bool(doomed) or spec.kind != "item",
@@ -214,12 +252,15 @@ def overview(
     labels = names(conn)
     if scope is not None:
         found = events.load(conn, scope)
+        named = aliases.load(conn, scope)
         keys = {scope}
     else:
         found = [e for e in events.load_all(conn) if game_id is None or e.game_id == game_id]
+        named = [a for a in aliases.load_all(conn) if game_id is None or a.game_id == game_id]
         every = events.scopes(conn) | play.scopes(conn) | set(labels)
         keys = {s for s in every if game_id is None or s.game_id == game_id}
-    grouped = {view.scope: view for view in group(found, labels)}
+        keys |= {Scope(a.game_id, a.save_id) for a in named}
+    grouped = {view.scope: view for view in group(found, labels, named)}
     views = tuple(
         grouped.get(k) or SaveView(scope=k, name=labels.get(k), events=()) for k in sorted(keys)
     )

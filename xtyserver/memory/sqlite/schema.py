@@ -154,6 +154,23 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # JSON {"sessions": [[game, save, tz, started, heartbeat, ended, active_ms], ...],
     # "days": [[game, save, date], ...]}.
     ("ALTER TABLE memory_trash ADD COLUMN stats TEXT NOT NULL DEFAULT '{}'",),
+    # 8 -> 9: the player's own names for things, per save (memory/aliases.py), and the
+    # names a forget of a save, a game or everything put in the trash (a JSON array).
+    (
+        """
+        CREATE TABLE player_alias(
+            id INTEGER PRIMARY KEY,
+            game_id TEXT NOT NULL,
+            save_id TEXT NOT NULL,
+            alias TEXT NOT NULL CHECK (length(alias) BETWEEN 1 AND 16),
+            alias_key TEXT NOT NULL,       -- normalised, case-folded: one row per name
+            means TEXT NOT NULL CHECK (length(means) BETWEEN 1 AND 32),
+            said_at REAL NOT NULL,
+            UNIQUE (game_id, save_id, alias_key)
+        ) STRICT
+        """,
+        "ALTER TABLE memory_trash ADD COLUMN aliases TEXT NOT NULL DEFAULT '[]'",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -29,6 +29,7 @@ from xtyserver.clock import Clock
 from xtyserver.errors import StoreError, UsageError
 from xtyserver.files import private_dir
 from xtyserver.memory import accounting, game_names
+from xtyserver.memory.aliases import MAX_ALIASES, PlayerAlias
 from xtyserver.memory.compaction import DEFAULT_MAX_IMPORTANCE, DIGEST_PREFIX, plan_compaction
 from xtyserver.memory.export import ExportDocument
 from xtyserver.memory.manage import (
@@ -42,6 +43,7 @@ from xtyserver.memory.manage import (
     restorable_here,
 )
 from xtyserver.memory.sqlite import (
+    aliases,
     events,
     generation,
     play,
@@ -62,6 +64,7 @@ from xtyserver.memory.types import (
     SharedProfile,
 )
 from xtyserver.memory.validation import (
+    checked_alias,
     checked_new_event,
     checked_profile_value,
     checked_save_name,
@@ -122,6 +125,7 @@ class MemoryStore:
         self._gap_cap_s = gap_cap_s
         self.soft_cap = soft_cap
         self.trash_window = trash_window
+        self.alias_cap = MAX_ALIASES
 
     @classmethod
     def open_profile(
@@ -279,6 +283,38 @@ class MemoryStore:
         if ids:
             self._db.write(lambda conn: events.touch(conn, scope, ids, now))
 
+    # --- the player's own names for things --------------------------------------------------
+
+    def learn_alias(self, scope: Scope, alias: str, means: str, now: float) -> PlayerAlias:
+        """Keep the player's name ``alias`` of ``means`` in ``scope`` (as typed, invisibles
+        removed); the same name said again means the new thing. At most
+        :data:`~xtyserver.memory.aliases.MAX_ALIASES` per save: the one said longest ago goes.
+
+        Raises:
+            StoreError: code ``invalid_memory`` when a part is empty or too long.
+            StoreContentError: A part carries forbidden content (nothing is stored).
+        """
+        scope = checked_scope(scope)
+        alias, means = checked_alias(alias, means)
+        cap = self.alias_cap
+        # No generation bump: only the server playing the save learns names, and it
+        # updates its own index (a bump would reload every save it holds).
+        return self._db.write(lambda conn: aliases.learn(conn, scope, alias, means, now, cap))
+
+    def aliases(self, scope: Scope) -> list[PlayerAlias]:
+        """The player's names of one save, oldest said first."""
+        scope = checked_scope(scope)
+        return self._db.read(lambda conn: aliases.load(conn, scope))
+
+    def forget_aliases(self, scope: Scope, ids: Sequence[int]) -> int:
+        """Delete the player's names ``ids`` of ``scope`` (others' ids are left); how many."""
+        scope = checked_scope(scope)
+        if not ids:
+            return 0
+        return self._db.write(
+            generation.changed(lambda conn: aliases.delete_ids(conn, scope, list(ids)))
+        )
+
     # --- management (v1.md "Memory management") ---------------------------------------------
 
     def _checked_spec(self, spec: ForgetSpec) -> ForgetSpec:
@@ -302,10 +338,13 @@ class MemoryStore:
 
         def write(conn: apsw.Connection) -> ForgetResult:
             def keep(
-                doomed: list[MemoryEvent], was: SharedProfile | None, stats: dict[str, Any]
+                doomed: list[MemoryEvent],
+                was: SharedProfile | None,
+                stats: dict[str, Any],
+                names: list[PlayerAlias],
             ) -> int | None:
                 fields = trash.cleared_fields(was) if was is not None else {}
-                return trash.put(conn, spec, doomed, fields, now, stats)
+                return trash.put(conn, spec, doomed, fields, now, stats, names)
 
             return saves.forget(conn, spec, now, keep if self.trash_window > 0 else None)
 

@@ -16,6 +16,7 @@ import msgspec
 
 from xtyserver.errors import StoreError, UsageError
 from xtyserver.memory import accounting
+from xtyserver.memory.aliases import MAX_ALIASES, PlayerAlias
 from xtyserver.memory.export import (
     FORMAT_NAME,
     FORMAT_VERSION,
@@ -25,12 +26,13 @@ from xtyserver.memory.export import (
     SaveNameRecord,
     TombstoneRecord,
 )
-from xtyserver.memory.sqlite import events, play, saves, shared_profile
+from xtyserver.memory.sqlite import aliases, events, play, saves, shared_profile
 from xtyserver.memory.sqlite.database import Database, create_private_file
 from xtyserver.memory.types import Scope, validated
 from xtyserver.memory.validation import (
     check_event_texts,
     check_profile_texts,
+    checked_alias,
     checked_scope,
     normalized_event,
     normalized_profile,
@@ -54,6 +56,7 @@ def export_document(conn: apsw.Connection, now: float) -> ExportDocument:
         days=play.all_days(conn),
         save_names=saves.name_records(conn),
         tombstones=saves.tombstone_records(conn),
+        names=aliases.load_all(conn),
     )
 
 
@@ -85,7 +88,7 @@ def checked_document(doc: ExportDocument) -> ExportDocument:
         )
     except (msgspec.ValidationError, TypeError) as exc:
         raise StoreError(f"not a valid memory export: {exc}", code="invalid_import") from exc
-    if doc.format != FORMAT_NAME or doc.version not in (1, 2):
+    if doc.format != FORMAT_NAME or doc.version not in (1, 2, 3):
         raise StoreError("unsupported memory export format", code="invalid_import")
     check_profile_texts(doc.profile)
     for ev in doc.events:
@@ -95,11 +98,24 @@ def checked_document(doc: ExportDocument) -> ExportDocument:
         refuse_forbidden("saveNames.name", record.name)
     for grave in doc.tombstones:
         refuse_forbidden("tombstones.subject", grave.subject)
-    records: list[PlaySessionRecord | PlayDayRecord | SaveNameRecord | TombstoneRecord] = [
+    names: list[PlayerAlias] = []
+    for each in doc.names:
+        try:
+            alias, means = checked_alias(each.alias, each.means)
+        except StoreError as exc:
+            if exc.code != "invalid_memory":
+                raise  # forbidden content: refused as for every other text
+            raise StoreError(f"not a valid memory export: {exc}", code="invalid_import") from exc
+        names.append(msgspec.structs.replace(each, alias=alias, means=means))
+    doc = msgspec.structs.replace(doc, names=names)
+    records: list[
+        PlaySessionRecord | PlayDayRecord | SaveNameRecord | TombstoneRecord | PlayerAlias
+    ] = [
         *doc.sessions,
         *doc.days,
         *doc.save_names,
         *doc.tombstones,
+        *doc.names,
     ]
     for scope in {Scope(r.game_id, r.save_id) for r in records}:
         checked_scope(scope)
@@ -122,12 +138,14 @@ def import_checked(conn: apsw.Connection, doc: ExportDocument, now: float) -> No
     and subject keeps whichever copy was updated later; sessions (keyed by save
     and start time) and days already present are skipped, so importing twice
     changes nothing the second time. Save names keep the newer one; tombstones
-    (version 2) are merged, so a forgotten memory stays forgotten.
+    (version 2) are merged, so a forgotten memory stays forgotten; the player's
+    names (version 3) keep the one said later, at most 32 per save.
     """
     shared_profile.set_all(conn, doc.profile, now)
     events.merge_newer(conn, doc.events)
     play.merge(conn, doc.sessions, doc.days)
     saves.merge(conn, doc.save_names, doc.tombstones)
+    aliases.merge(conn, doc.names, MAX_ALIASES)
 
 
 def backup(db: Database, path: str | os.PathLike[str]) -> None:

@@ -18,12 +18,14 @@ from typing import Any, cast
 import apsw
 import msgspec
 
+from xtyserver.memory.aliases import PlayerAlias
 from xtyserver.memory.manage import ForgetSpec, RestoreResult, TrashEntry, restorable_here
-from xtyserver.memory.sqlite import events, play, saves, shared_profile
+from xtyserver.memory.sqlite import aliases, events, play, saves, shared_profile
 from xtyserver.memory.types import PROFILE_FIELDS, MemoryEvent, SharedProfile
 
 _EVENTS = msgspec.json.Decoder(list[MemoryEvent])
 _SPEC = msgspec.json.Decoder(ForgetSpec)
+_ALIASES = msgspec.json.Decoder(list[PlayerAlias])
 
 
 def put(
@@ -33,22 +35,27 @@ def put(
     profile: dict[str, Any],
     now: float,
     stats: dict[str, Any] | None = None,
+    names: list[PlayerAlias] | None = None,
 ) -> int | None:
-    """Keep what a forget of ``spec`` deletes (events, profile fields, play rows).
+    """Keep what a forget of ``spec`` deletes (events, profile fields, play rows, the
+    player's names).
 
     Returns the new trash id (None when nothing goes).
     """
     stats = stats if stats is not None and any(stats.values()) else {}
-    if not doomed and not profile and not stats:
+    names = names or []
+    if not doomed and not profile and not stats and not names:
         return None
     conn.execute(
-        "INSERT INTO memory_trash(trashed_at, spec, events, profile, stats) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO memory_trash(trashed_at, spec, events, profile, stats, aliases) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
         (
             now,
             msgspec.json.encode(spec).decode(),
             msgspec.json.encode(doomed).decode(),
             msgspec.json.encode(profile).decode(),
             msgspec.json.encode(stats).decode(),
+            msgspec.json.encode(names).decode(),
         ),
     )
     return conn.last_insert_rowid()
@@ -64,13 +71,13 @@ def cleared_fields(profile: SharedProfile) -> dict[str, Any]:
 
 
 def _entry(row: tuple[Any, ...], labels: dict[Any, str], window: float) -> TrashEntry:
-    trash_id, at, spec, found, profile = row
+    trash_id, at, spec, found, profile, names = row
     return TrashEntry(
         id=trash_id,
         spec=_SPEC.decode(spec),
         trashed_at=at,
         expires_at=at + window,
-        saves=saves.group(_EVENTS.decode(found), labels),
+        saves=saves.group(_EVENTS.decode(found), labels, _ALIASES.decode(names)),
         profile_fields=tuple(msgspec.json.decode(profile)),
     )
 
@@ -79,7 +86,7 @@ def entries(conn: apsw.Connection, now: float, window: float) -> list[TrashEntry
     """Every restorable entry (kept at exactly ``window`` seconds, gone after), newest first."""
     labels = saves.names(conn)
     rows = conn.execute(
-        "SELECT id, trashed_at, spec, events, profile FROM memory_trash "
+        "SELECT id, trashed_at, spec, events, profile, aliases FROM memory_trash "
         "WHERE trashed_at >= ? ORDER BY trashed_at DESC, id DESC",
         (now - window,),
     )
@@ -99,16 +106,17 @@ def restore(
 ) -> RestoreResult | None:
     """Put entry ``trash_id`` back and drop it from the trash; None when not restorable."""
     rows = conn.execute(
-        "SELECT id, trashed_at, spec, events, profile, stats FROM memory_trash WHERE id = ? "
-        "AND trashed_at >= ?",
+        "SELECT id, trashed_at, spec, events, profile, stats, aliases FROM memory_trash "
+        "WHERE id = ? AND trashed_at >= ?",
         (trash_id, now - window),
     ).fetchall()
     if not rows:
         return None
-    _, _, raw_spec, raw_events, raw_profile, raw_stats = cast(
-        tuple[int, float, str, str, str, str], rows[0]
+    _, _, raw_spec, raw_events, raw_profile, raw_stats, raw_names = cast(
+        tuple[int, float, str, str, str, str, str], rows[0]
     )
     stats_saves = play.put_back_rows(conn, msgspec.json.decode(raw_stats))
+    aliases.put_back(conn, _ALIASES.decode(raw_names))
     spec = _SPEC.decode(raw_spec)
     count = 0
     for event in _EVENTS.decode(raw_events):
