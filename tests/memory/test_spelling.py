@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.memory.conftest import relevant
-from xtyserver.memory.retrieval import SaveIndex
+from xtyserver.memory.retrieval import QUERY_CACHE, SaveIndex
 from xtyserver.memory.spelling import (
     FUNCTION_CHARS,
     READINGS,
@@ -239,3 +239,28 @@ def test_a_long_word_of_syllables_that_never_splits_is_read_in_linear_time() -> 
     assert splits("an" * 21) == []
     assert respell("an" * 5000, BOTH) == []
     assert respell("blueberry" * 1000, BOTH) == []  # nor matched within two edits
+
+
+def test_a_query_read_again_gives_the_same_terms_and_follows_the_saves_words() -> None:
+    index = SaveIndex(Scope(SV, "s1"), [_event(1, MEMORIES[0])], glossary=GLOSSARY)
+    first = index.query_terms("huotui 给谁了")
+    assert "火腿" not in first
+    first.add("changed by the caller")
+    assert "changed by the caller" not in index.query_terms("huotui 给谁了")
+    index.upsert(_event(2, MEMORIES[1]))
+    assert "火腿" in index.query_terms("huotui 给谁了")
+    index.remove(2)
+    assert "火腿" not in index.query_terms("huotui 给谁了")
+
+
+def test_many_texts_read_in_turn_each_keep_their_own_terms() -> None:
+    index = SaveIndex(Scope(SV, "s1"), [_event(i + 1, m) for i, m in enumerate(MEMORIES)])
+    texts = [f"huotui {n}" for n in range(QUERY_CACHE + 5)]
+    for _ in range(2):
+        for n, text in enumerate(texts):
+            terms = index.query_terms(text)
+            assert "火腿" in terms and str(n) in terms
+
+
+def test_a_word_said_twice_is_respelt_as_once() -> None:
+    assert respell("sqzx sqzx", BOTH) == respell("sqzx", BOTH) * 2

@@ -101,6 +101,8 @@ SECTION_LABELS = {
 
 KEY_WEIGHT = 0.5
 """What one occurrence of a term in a memory's search keys counts (a summary's: 1)."""
+QUERY_CACHE = 32
+"""Texts whose query terms a :class:`SaveIndex` keeps (the context's names recur each turn)."""
 
 
 class MemoryBudget(msgspec.Struct, frozen=True):
@@ -177,6 +179,9 @@ class SaveIndex:
         self.spelling = spelling
         # The save's words by sound and spelling, kept current with the index.
         self._lexicon = Lexicon()
+        # Query terms by text, valid while the save's words stay as they were.
+        self._queries: dict[str, frozenset[str]] = {}
+        self._queries_of = 0
         self.k1 = k1
         self.b = b
         self._events: dict[int, MemoryEvent] = {}
@@ -290,6 +295,17 @@ class SaveIndex:
         """The terms ``text`` is searched by: its words and the glossary entities it
         names, and the save's or glossary's words its unknown ones stand for
         (misspelt, same-sounding, pinyin)."""
+        if self._queries_of != self._lexicon.version:
+            self._queries.clear()
+            self._queries_of = self._lexicon.version
+        terms = self._queries.get(text)
+        if terms is None:
+            if len(self._queries) >= QUERY_CACHE:
+                del self._queries[next(iter(self._queries))]
+            terms = self._queries[text] = frozenset(self._read_query(text))
+        return set(terms)
+
+    def _read_query(self, text: str) -> set[str]:
         words = tokenize(text)
         terms = set(words)
         glossary = self.glossary

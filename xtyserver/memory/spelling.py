@@ -93,8 +93,20 @@ def fuzzy(syllable: str) -> str:
     return s
 
 
+HEARD: Mapping[str, tuple[str, ...]] = {
+    char: tuple(dict.fromkeys(fuzzy(r) for r in rs)) for char, rs in READINGS.items()
+}
+"""Each common character's readings as fuzzy pinyin hears them (:func:`fuzzy`), once each."""
+
+
 def _is_cjk_bigram(word: str) -> bool:
     return len(word) == 2 and all(c in READINGS for c in word)
+
+
+def _keys(bigram: str, heard: bool) -> list[tuple[str, str]]:
+    """The (fuzzy when ``heard``) sounds of a bigram of common characters."""
+    table = HEARD if heard else READINGS
+    return list(itertools.product(table[bigram[0]], table[bigram[1]]))
 
 
 def _deletes(word: str) -> set[str]:
@@ -127,6 +139,8 @@ class Lexicon:
         self.heard: dict[tuple[str, str], str | set[str]] = {}
         self.initials: dict[tuple[str, str], str | set[str]] = {}
         self.near: dict[str, str | set[str]] = {}
+        self.version = 0
+        """Changes with every change of the counts (what a cached reading depends on)."""
         for word, n in (counts or {}).items():
             self.add(word, n)
 
@@ -146,6 +160,7 @@ class Lexicon:
 
     def add(self, word: str, n: int = 1) -> None:
         """Count ``n`` more uses of ``word``."""
+        self.version += 1
         if word in self.counts:
             self.counts[word] += n
             return
@@ -162,12 +177,14 @@ class Lexicon:
 
     def discard(self, word: str, n: int = 1) -> None:
         """Count ``n`` fewer uses of ``word``; at none it is no word of the vocabulary."""
-        left = self.counts.get(word, 0) - n
+        if word not in self.counts:
+            return
+        self.version += 1
+        left = self.counts[word] - n
         if left > 0:
             self.counts[word] = left
             return
-        if self.counts.pop(word, None) is None:
-            return
+        del self.counts[word]
         for table, key in self._maps(word):
             found = table.get(key)
             if found == word:
@@ -191,9 +208,14 @@ EMPTY = Lexicon()
 
 def splits(word: str) -> list[tuple[str, ...]]:
     """The ways ``word`` (lowercase letters) splits wholly into pinyin syllables, fewest first."""
+    return list(_splits(word))
+
+
+@functools.lru_cache(maxsize=1024)  # asked for each Latin word of every question
+def _splits(word: str) -> tuple[tuple[str, ...], ...]:
     found: list[tuple[str, ...]] = []
     if len(word) > MAX_PINYIN:
-        return found
+        return ()
     dead: set[int] = set()  # positions no split finishes from: a long word stays linear
 
     def walk(start: int, acc: tuple[str, ...]) -> bool:
@@ -214,7 +236,7 @@ def splits(word: str) -> list[tuple[str, ...]]:
         return ends
 
     walk(0, ())
-    return sorted(found, key=len)
+    return tuple(sorted(found, key=len))
 
 
 def edit_distance(a: str, b: str) -> int:
@@ -233,22 +255,27 @@ def edit_distance(a: str, b: str) -> int:
     return prev[len(b)]
 
 
+def _gather(lexicons: Sequence[Lexicon], table: str, keys: Iterable[Any]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for lex in lexicons:
+        words = getattr(lex, table)
+        for key in keys:
+            for word in words_at(words, key):
+                found[word] = found.get(word, 0) + lex.counts[word]
+    return found
+
+
 def _candidates(
-    keys: Iterable[tuple[str, str]], lexicons: Sequence[Lexicon], initials: bool
+    keys: Sequence[Any],
+    lexicons: Sequence[Lexicon],
+    table: str = "sound",
+    heard: Sequence[tuple[str, str]] = (),
 ) -> list[str]:
     """Vocabulary bigrams of these sounds (or initials), the most used first; of their
-    fuzzy sounds when none."""
-    keys = list(keys)
-    found: dict[str, int] = {}
-    for key in keys:
-        for lex in lexicons:
-            for word in words_at(lex.initials if initials else lex.sound, key):
-                found[word] = found.get(word, 0) + lex.counts[word]
-    if not found and not initials:
-        for a, b in keys:
-            for lex in lexicons:
-                for word in words_at(lex.heard, (fuzzy(a), fuzzy(b))):
-                    found[word] = found.get(word, 0) + lex.counts[word]
+    fuzzy sounds (``heard``) when none."""
+    found = _gather(lexicons, table, keys)
+    if not found and heard:
+        found = _gather(lexicons, "heard", heard)
     return sorted(found, key=lambda w: (-found[w], w))[:MAX_CANDIDATES]
 
 
@@ -280,15 +307,21 @@ def _chains(columns: Sequence[Sequence[str]]) -> list[list[str]]:
     return out
 
 
+def _known(lexicons: Sequence[Lexicon], word: str) -> bool:
+    return any(word in lex.counts for lex in lexicons)
+
+
 def _same_sound(run: str, lexicons: Sequence[Lexicon]) -> list[list[str]]:
     known = [run[i : i + 2] for i in range(len(run) - 1)]
+    unknown = [not _known(lexicons, bigram) for bigram in known]
+    if not any(unknown):
+        return []
     columns: list[list[str]] = []
-    for bigram in known:
-        if any(bigram in lex.words for lex in lexicons):
+    for bigram, unheard in zip(known, unknown, strict=True):
+        if not unheard:
             columns.append([bigram])
-        elif all(c in READINGS for c in bigram):
-            keys = itertools.product(READINGS[bigram[0]], READINGS[bigram[1]])
-            columns.append(_candidates(keys, lexicons, initials=False))
+        elif bigram[0] in READINGS and bigram[1] in READINGS:
+            columns.append(_candidates(_keys(bigram, False), lexicons, heard=_keys(bigram, True)))
         else:
             columns.append([])
     spans: list[list[str]] = []
@@ -309,18 +342,15 @@ def _same_sound(run: str, lexicons: Sequence[Lexicon]) -> list[list[str]]:
 
 def _pinyin(syllables: Sequence[str], lexicons: Sequence[Lexicon]) -> list[list[str]]:
     columns = [
-        _candidates([(a, b)], lexicons, initials=False) for a, b in itertools.pairwise(syllables)
+        _candidates([(a, b)], lexicons, heard=[(fuzzy(a), fuzzy(b))])
+        for a, b in itertools.pairwise(syllables)
     ]
     return _chains(columns)
 
 
 def _initials(word: str, lexicons: Sequence[Lexicon]) -> list[list[str]]:
-    columns = [_candidates([(a, b)], lexicons, initials=True) for a, b in itertools.pairwise(word)]
+    columns = [_candidates([pair], lexicons, "initials") for pair in itertools.pairwise(word)]
     return [chain for chain in _chains(columns) if len(chain) == len(columns)]
-
-
-def _latin_words(lexicons: Sequence[Lexicon], word: str) -> bool:
-    return any(word in lex.words for lex in lexicons)
 
 
 def _typos(word: str, lexicons: Sequence[Lexicon]) -> list[str]:
@@ -348,7 +378,7 @@ def respell(text: str, lexicons: Sequence[Lexicon]) -> list[list[str]]:
     def flush() -> None:
         if not pending:
             return
-        ways = [splits(w) for w in pending]
+        ways = [_splits(w) for w in pending]
         for way in itertools.islice(itertools.product(*ways), MAX_SPLITS):
             syllables = [s for part in way for s in part]
             if len(syllables) >= 2:
@@ -356,19 +386,24 @@ def respell(text: str, lexicons: Sequence[Lexicon]) -> list[list[str]]:
         pending.clear()
 
     pieces = list(runs(text))
-    # A question in English uses words that are no pinyin ("like" splits as li-ke).
-    english = any(
-        not cjk
-        and p.isascii()
-        and p.isalpha()
-        and p.lower() not in STOP_WORDS
-        and not splits(p.lower())
-        and _VOWELS.intersection(p.lower())
-        and not _latin_words(lexicons, stem(p.lower()))
-        for cjk, p in pieces
-    )
+    english: bool | None = None  # read when first needed: most questions need it not
+
+    def is_english() -> bool:
+        # A question in English uses words that are no pinyin ("like" splits as li-ke).
+        return any(
+            not cjk
+            and p.isascii()
+            and p.isalpha()
+            and p.lower() not in STOP_WORDS
+            and not _splits(p.lower())
+            and _VOWELS.intersection(p.lower())
+            and not _known(lexicons, stem(p.lower()))
+            for cjk, p in pieces
+        )
+
     latin: list[str] = []
     typo = False
+    initials_of: dict[str, list[list[str]]] = {}  # a word said twice is read once
     for is_cjk, piece in pieces:
         if is_cjk:
             flush()
@@ -380,16 +415,21 @@ def respell(text: str, lexicons: Sequence[Lexicon]) -> list[list[str]]:
         if word in STOP_WORDS:
             flush()
             continue
-        if _latin_words(lexicons, token) or not word.isascii() or not word.isalpha():
+        if _known(lexicons, token) or not word.isascii() or not word.isalpha():
             flush()
             latin.append(token)
             continue
-        if not english and splits(word):
-            pending.append(word)
-            continue
+        if _splits(word):
+            if english is None:
+                english = is_english()
+            if not english:
+                pending.append(word)
+                continue
         flush()
         vowelless = 3 <= len(word) <= 6 and not _VOWELS.intersection(word)
-        initials = _initials(word, lexicons) if vowelless else []
+        if vowelless and word not in initials_of:
+            initials_of[word] = _initials(word, lexicons)
+        initials = initials_of.get(word, [])
         if initials:
             spans.extend(initials)
             continue
