@@ -9,15 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.memory.conftest import relevant
+from xtyserver.memory.lexicon import EMPTY, FrozenLexicon, Lexicon, entries
+from xtyserver.memory.pinyin import READINGS, splits
 from xtyserver.memory.retrieval import QUERY_CACHE, SaveIndex
-from xtyserver.memory.spelling import (
-    FUNCTION_CHARS,
-    READINGS,
-    Lexicon,
-    edit_distance,
-    respell,
-    splits,
-)
+from xtyserver.memory.spelling import FUNCTION_CHARS, edit_distance, respell
 from xtyserver.memory.tokenize import tokenize
 from xtyserver.memory.types import MemoryEvent, Scope
 from xtyserver.serve.glossary import load_glossary
@@ -54,7 +49,8 @@ def found(text: str) -> set[str]:
         ("what did I sell at the Stardorp saloon", {"stardrop"}),  # a swap
         ("the wizzard gave me what", {"wizard"}),  # one letter more
         ("blueberies", {"blueberry"}),
-        ("bleuberys", {"blueberry"}),  # two edits from 8 letters on
+        ("grenhuose", {"greenhouse"}),  # two edits of a word of 10 letters
+        ("strawbery", {"strawberry"}),
     ],
 )
 def test_a_misspelt_or_pinyin_word_stands_for_the_vocabulary_word(
@@ -87,6 +83,14 @@ def test_small_talk_stands_for_nothing(small_talk: str) -> None:
 def test_known_words_are_never_respelt() -> None:
     for memory in MEMORIES:
         assert respell(memory, BOTH) == []
+
+
+def test_a_word_under_ten_letters_is_never_two_edits_off() -> None:
+    assert found("wandering") == set()  # two edits from watering (8 letters)
+    assert found("bleuberys") == set()  # two edits from blueberry (9 letters)
+    assert found("bleuberry") == {"blueberry"}  # one edit is
+    assert found("grenhouse") == {"greenhouse"}  # 10 letters: one edit
+    assert found("grenhuose") == {"greenhouse"}  # and two
 
 
 def test_short_english_words_and_two_letter_initials_are_left_alone() -> None:
@@ -264,3 +268,25 @@ def test_many_texts_read_in_turn_each_keep_their_own_terms() -> None:
 
 def test_a_word_said_twice_is_respelt_as_once() -> None:
     assert respell("sqzx sqzx", BOTH) == respell("sqzx", BOTH) * 2
+
+
+def test_the_glossarys_compact_lexicon_finds_what_a_plain_one_finds() -> None:
+    counts = GLOSSARY.lexicon.counts
+    plain = Lexicon(counts)
+    frozen = FrozenLexicon(counts)
+    assert frozen.counts == plain.counts
+    for word in counts:
+        for table, key in entries(word):
+            assert sorted(frozen.words_at(table, key)) == sorted(plain.words_at(table, key))
+    assert frozen.words_at("sound", ("no", "such")) == []
+    assert frozen.words_at("near", "qqqqqqq") == []
+    assert EMPTY.words_at("near", "wizard") == []
+
+
+def test_the_readings_table_answers_as_a_mapping() -> None:
+    assert "火" in READINGS and "a" not in READINGS and "火腿" not in READINGS
+    assert "😀" not in READINGS and READINGS.get("\u4dff") is None
+    assert READINGS.get("腿") == ("tui",)
+    assert len(list(READINGS)) == len(READINGS) == len(dict(READINGS.items()))
+    with pytest.raises(KeyError):
+        READINGS["x"]

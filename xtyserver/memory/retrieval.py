@@ -77,7 +77,8 @@ import msgspec
 from xtyserver.errors import UsageError
 from xtyserver.memory.cues import fits, read_cues
 from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
-from xtyserver.memory.spelling import Lexicon, respell
+from xtyserver.memory.lexicon import Lexicon
+from xtyserver.memory.spelling import respell
 from xtyserver.memory.tokenize import approx_tokens, tokenize
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
 from xtyserver.memory.vectors import embedding_text, fuse, vector_candidates

@@ -43,8 +43,8 @@ from typing import Any
 
 import msgspec
 
-from xtyserver.memory.spelling import EMPTY as EMPTY_LEXICON
-from xtyserver.memory.spelling import Lexicon
+from xtyserver.memory.lexicon import EMPTY as EMPTY_LEXICON
+from xtyserver.memory.lexicon import FrozenLexicon
 from xtyserver.memory.tokenize import tokenize
 
 TERM_PREFIX = "@"
@@ -109,7 +109,7 @@ class GameGlossary(msgspec.Struct, frozen=True):
         default_factory=lambda: MappingProxyType({})
     )
     # The names' tokens by sound, initials and spelling (a misspelt or pinyin name).
-    lexicon: Lexicon = EMPTY_LEXICON
+    lexicon: FrozenLexicon = EMPTY_LEXICON
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -370,7 +370,7 @@ def build(entries_by_game: Mapping[str, Iterable[Entry]]) -> Glossary:
             MappingProxyType(ordered),
             MappingProxyType(broader),
             MappingProxyType({k: tuple(sorted(v)) for k, v in related.items()}),
-            Lexicon(used),
+            FrozenLexicon(used),
         )
     return Glossary(MappingProxyType(games))
 
