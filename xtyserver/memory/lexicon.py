@@ -56,7 +56,7 @@ def deletes(word: str, edits: int) -> set[str]:
 def entries(word: str) -> Iterator[tuple[str, Hashable]]:
     """The ``(table, key)`` pairs a vocabulary word is found under."""
     if is_cjk_bigram(word):
-        for a, b in itertools.product(READINGS[word[0]], READINGS[word[1]]):
+        for a, b in itertools.product(READINGS.of(word[0]), READINGS.of(word[1])):
             yield "sound", (a, b)
             yield "heard", (fuzzy(a), fuzzy(b))
             yield "initials", (a[0], b[0])

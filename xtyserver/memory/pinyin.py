@@ -28,7 +28,7 @@ class CharTable(Mapping[str, tuple[str, ...]]):
             counts as no entry.
     """
 
-    __slots__ = ("_first", "_index", "_len", "_values")
+    __slots__ = ("_first", "_index", "_len", "_size", "_values")
 
     def __init__(self, items: Mapping[str, tuple[str, ...]]) -> None:
         codes = [ord(c) for c in items]
@@ -38,22 +38,22 @@ class CharTable(Mapping[str, tuple[str, ...]]):
         for char, value in items.items():
             self._index[ord(char) - self._first] = ids.setdefault(value, len(ids))
         self._values = tuple(ids)
+        self._size = len(self._index)
         self._len = sum(1 for i in self._index if i)
 
-    def _id(self, char: object) -> int:
-        if not isinstance(char, str) or len(char) != 1:
-            return 0
+    def of(self, char: str) -> tuple[str, ...]:
+        """The value of one character, ``()`` for none (the quick lookup)."""
         i = ord(char) - self._first
-        return self._index[i] if 0 <= i < len(self._index) else 0
+        return self._values[self._index[i]] if 0 <= i < self._size else ()
 
     def __getitem__(self, char: str) -> tuple[str, ...]:
-        found = self._id(char)
+        found = self.of(char) if isinstance(char, str) and len(char) == 1 else ()
         if not found:
             raise KeyError(char)
-        return self._values[found]
+        return found
 
     def __contains__(self, char: object) -> bool:
-        return self._id(char) != 0
+        return isinstance(char, str) and len(char) == 1 and bool(self.of(char))
 
     def __iter__(self) -> Iterator[str]:
         first = self._first
@@ -89,9 +89,9 @@ def fuzzy(syllable: str) -> str:
 
 
 _READINGS = _readings()
-READINGS: Mapping[str, tuple[str, ...]] = CharTable(_READINGS)
+READINGS = CharTable(_READINGS)
 """Toneless readings of each common character, the most common first."""
-HEARD: Mapping[str, tuple[str, ...]] = CharTable(
+HEARD = CharTable(
     {char: tuple(dict.fromkeys(map(fuzzy, rs))) for char, rs in _READINGS.items()}
 )
 """Each common character's readings as fuzzy pinyin hears them (:func:`fuzzy`), once each."""
@@ -105,7 +105,7 @@ _LONGEST = max(map(len, SYLLABLES))
 
 def is_cjk_bigram(word: str) -> bool:
     """Whether ``word`` is two common Chinese characters."""
-    return len(word) == 2 and word[0] in READINGS and word[1] in READINGS
+    return len(word) == 2 and bool(READINGS.of(word[0])) and bool(READINGS.of(word[1]))
 
 
 def splits(word: str) -> list[tuple[str, ...]]:

@@ -50,7 +50,7 @@ MAX_CANDIDATES = 6
 def _keys(bigram: str, heard: bool) -> list[tuple[str, str]]:
     """The (fuzzy when ``heard``) sounds of a bigram of common characters."""
     table = HEARD if heard else READINGS
-    return list(itertools.product(table[bigram[0]], table[bigram[1]]))
+    return list(itertools.product(table.of(bigram[0]), table.of(bigram[1])))
 
 
 def edit_distance(a: str, b: str) -> int:
@@ -122,7 +122,10 @@ def _chains(columns: Sequence[Sequence[str]]) -> list[list[str]]:
 
 
 def _known(lexicons: Sequence[Vocabulary], word: str) -> bool:
-    return any(word in lex.counts for lex in lexicons)
+    for lex in lexicons:
+        if word in lex.counts:
+            return True
+    return False
 
 
 def _same_sound(run: str, lexicons: Sequence[Vocabulary]) -> list[list[str]]:
@@ -134,7 +137,7 @@ def _same_sound(run: str, lexicons: Sequence[Vocabulary]) -> list[list[str]]:
     for bigram, unheard in zip(known, unknown, strict=True):
         if not unheard:
             columns.append([bigram])
-        elif bigram[0] in READINGS and bigram[1] in READINGS:
+        elif READINGS.of(bigram[0]) and READINGS.of(bigram[1]):
             columns.append(_candidates(_keys(bigram, False), lexicons, heard=_keys(bigram, True)))
         else:
             columns.append([])
