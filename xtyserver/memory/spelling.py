@@ -122,10 +122,7 @@ def _chains(columns: Sequence[Sequence[str]]) -> list[list[str]]:
 
 
 def _known(lexicons: Sequence[Vocabulary], word: str) -> bool:
-    for lex in lexicons:
-        if word in lex.counts:
-            return True
-    return False
+    return any(word in lex.counts for lex in lexicons)
 
 
 def _same_sound(run: str, lexicons: Sequence[Vocabulary]) -> list[list[str]]:
