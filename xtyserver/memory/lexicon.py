@@ -91,10 +91,6 @@ class Lexicon:
         for word, n in (counts or {}).items():
             self.add(word, n)
 
-    @property
-    def words(self) -> Collection[str]:
-        return self.counts.keys()
-
     def words_at(self, table: str, key: Hashable) -> Collection[str]:
         found = self._tables[table].get(key)
         if found is None:
@@ -165,10 +161,6 @@ class FrozenLexicon:
         order = sorted(range(len(hashes)), key=hashes.__getitem__)
         self._hashes = array("q", (hashes[i] for i in order))
         self._ids = array("I", (ids[i] for i in order))
-
-    @property
-    def words(self) -> Collection[str]:
-        return self.counts.keys()
 
     def words_at(self, table: str, key: Hashable) -> Collection[str]:
         h = hash((table, key))
