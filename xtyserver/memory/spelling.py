@@ -126,13 +126,13 @@ def _known(lexicons: Sequence[Vocabulary], word: str) -> bool:
 
 
 def _same_sound(run: str, lexicons: Sequence[Vocabulary]) -> list[list[str]]:
-    known = [run[i : i + 2] for i in range(len(run) - 1)]
-    unknown = [not _known(lexicons, bigram) for bigram in known]
+    typed = [run[i : i + 2] for i in range(len(run) - 1)]
+    unknown = [not _known(lexicons, bigram) for bigram in typed]
     if not any(unknown):
         return []
     columns: list[list[str]] = []
-    for bigram, unheard in zip(known, unknown, strict=True):
-        if not unheard:
+    for bigram, is_unknown in zip(typed, unknown, strict=True):
+        if not is_unknown:
             columns.append([bigram])
         elif READINGS.of(bigram[0]) and READINGS.of(bigram[1]):
             columns.append(_candidates(_keys(bigram, False), lexicons, heard=_keys(bigram, True)))
@@ -141,13 +141,13 @@ def _same_sound(run: str, lexicons: Sequence[Vocabulary]) -> list[list[str]]:
     spans: list[list[str]] = []
     for chain in _chains(columns):
         start = next(i for i, col in enumerate(columns) if chain[0] in col)
-        new = [w for k, w in enumerate(chain) if w != known[start + k]]
+        new = [w for k, w in enumerate(chain) if w != typed[start + k]]
         if not new:
             continue
         # One bigram alone must keep one of its characters, and not a particle: a wrong
         # pick in the IME, not a different word that sounds the same (我是 / 卧室, 卖了 / 买了).
         if len(chain) == 1 and not any(
-            a == b and a not in FUNCTION_CHARS for a, b in zip(chain[0], known[start], strict=True)
+            a == b and a not in FUNCTION_CHARS for a, b in zip(chain[0], typed[start], strict=True)
         ):
             continue
         spans.append(chain)
