@@ -6,7 +6,7 @@ import runpy
 from pathlib import Path
 
 from xtyserver.memory.pinyin_table import PINYIN_FILE
-from xtyserver.memory.spelling import READINGS, SYLLABLES
+from xtyserver.memory.pinyin import READINGS, SYLLABLES
 
 GENERATOR = Path(__file__).resolve().parents[2] / "scripts" / "gen_pinyin_table.py"
 

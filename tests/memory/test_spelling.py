@@ -9,15 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.memory.conftest import relevant
-from xtyserver.memory.retrieval import SaveIndex
-from xtyserver.memory.spelling import (
-    FUNCTION_CHARS,
-    READINGS,
-    Lexicon,
-    edit_distance,
-    respell,
-    splits,
-)
+from xtyserver.memory.lexicon import EMPTY, FrozenLexicon, Lexicon, entries
+from xtyserver.memory.pinyin import READINGS, splits
+from xtyserver.memory.retrieval import QUERY_CACHE, SaveIndex
+from xtyserver.memory.spelling import FUNCTION_CHARS, edit_distance, respell
 from xtyserver.memory.tokenize import tokenize
 from xtyserver.memory.types import MemoryEvent, Scope
 from xtyserver.serve.glossary import load_glossary
@@ -54,7 +49,8 @@ def found(text: str) -> set[str]:
         ("what did I sell at the Stardorp saloon", {"stardrop"}),  # a swap
         ("the wizzard gave me what", {"wizard"}),  # one letter more
         ("blueberies", {"blueberry"}),
-        ("bleuberys", {"blueberry"}),  # two edits from 8 letters on
+        ("grenhuose", {"greenhouse"}),  # two edits of a word of 10 letters
+        ("strawbery", {"strawberry"}),
     ],
 )
 def test_a_misspelt_or_pinyin_word_stands_for_the_vocabulary_word(
@@ -87,6 +83,14 @@ def test_small_talk_stands_for_nothing(small_talk: str) -> None:
 def test_known_words_are_never_respelt() -> None:
     for memory in MEMORIES:
         assert respell(memory, BOTH) == []
+
+
+def test_a_word_under_ten_letters_is_never_two_edits_off() -> None:
+    assert found("wandering") == set()  # two edits from watering (8 letters)
+    assert found("bleuberys") == set()  # two edits from blueberry (9 letters)
+    assert found("bleuberry") == {"blueberry"}  # one edit is
+    assert found("grenhouse") == {"greenhouse"}  # 10 letters: one edit
+    assert found("grenhuose") == {"greenhouse"}  # and two
 
 
 def test_short_english_words_and_two_letter_initials_are_left_alone() -> None:
@@ -137,7 +141,7 @@ def test_the_table_knows_common_characters_and_their_second_reading() -> None:
 
 BIGRAMS = sorted(
     w
-    for w in LEXICON.words | GLOSSARY.lexicon.words
+    for w in LEXICON.counts.keys() | GLOSSARY.lexicon.counts.keys()
     if len(w) == 2 and all(c in READINGS for c in w)
 )
 SAME_SOUND: dict[str, list[str]] = {}
@@ -155,7 +159,7 @@ def test_any_one_character_of_the_same_sound_is_respelt(
         return  # a particle kept shows nothing (卖了 is not 买了)
     wrong = data.draw(st.sampled_from(pool))
     typed = word[:at] + wrong + word[at + 1 :]
-    if typed in LEXICON.words | GLOSSARY.lexicon.words:
+    if typed in LEXICON.counts.keys() | GLOSSARY.lexicon.counts.keys():
         return  # the typo is itself a word the save or the glossary knows
     spans = respell(typed, BOTH)
     # Many words may share one sound: the meant one is among the few most used.
@@ -172,7 +176,9 @@ def test_any_one_character_of_the_same_sound_is_respelt(
 
 
 WORDS = sorted(
-    w for w in LEXICON.words | GLOSSARY.lexicon.words if len(w) >= 5 and w.isascii() and w.isalpha()
+    w
+    for w in LEXICON.counts.keys() | GLOSSARY.lexicon.counts.keys()
+    if len(w) >= 5 and w.isascii() and w.isalpha()
 )
 
 
@@ -239,3 +245,50 @@ def test_a_long_word_of_syllables_that_never_splits_is_read_in_linear_time() -> 
     assert splits("an" * 21) == []
     assert respell("an" * 5000, BOTH) == []
     assert respell("blueberry" * 1000, BOTH) == []  # nor matched within two edits
+
+
+def test_a_query_read_again_gives_the_same_terms_and_follows_the_saves_words() -> None:
+    index = SaveIndex(Scope(SV, "s1"), [_event(1, MEMORIES[0])], glossary=GLOSSARY)
+    first = index.query_terms("huotui 给谁了")
+    assert "火腿" not in first
+    first.add("changed by the caller")
+    assert "changed by the caller" not in index.query_terms("huotui 给谁了")
+    index.upsert(_event(2, MEMORIES[1]))
+    assert "火腿" in index.query_terms("huotui 给谁了")
+    index.remove(2)
+    assert "火腿" not in index.query_terms("huotui 给谁了")
+
+
+def test_many_texts_read_in_turn_each_keep_their_own_terms() -> None:
+    index = SaveIndex(Scope(SV, "s1"), [_event(i + 1, m) for i, m in enumerate(MEMORIES)])
+    texts = [f"huotui {n}" for n in range(QUERY_CACHE + 5)]
+    for _ in range(2):
+        for n, text in enumerate(texts):
+            terms = index.query_terms(text)
+            assert "火腿" in terms and str(n) in terms
+
+
+def test_a_word_said_twice_is_respelt_as_once() -> None:
+    assert respell("sqzx sqzx", BOTH) == respell("sqzx", BOTH) * 2
+
+
+def test_the_glossarys_compact_lexicon_finds_what_a_plain_one_finds() -> None:
+    counts = GLOSSARY.lexicon.counts
+    plain = Lexicon(counts)
+    frozen = FrozenLexicon(counts)
+    assert frozen.counts == plain.counts
+    for word in counts:
+        for table, key in entries(word):
+            assert sorted(frozen.words_at(table, key)) == sorted(plain.words_at(table, key))
+    assert not frozen.words_at("sound", ("no", "such"))
+    assert not frozen.words_at("near", "qqqqqqq")
+    assert not EMPTY.words_at("near", "wizard")
+
+
+def test_the_readings_table_answers_as_a_mapping() -> None:
+    assert "火" in READINGS and "a" not in READINGS and "火腿" not in READINGS
+    assert "😀" not in READINGS and READINGS.get("\u4dff") is None
+    assert READINGS.get("腿") == ("tui",)
+    assert len(list(READINGS)) == len(READINGS) == len(dict(READINGS.items()))
+    with pytest.raises(KeyError):
+        READINGS["x"]

@@ -78,7 +78,8 @@ from xtyserver.errors import UsageError
 from xtyserver.memory.aliases import PlayerAlias, alias_terms
 from xtyserver.memory.cues import fits, read_cues
 from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
-from xtyserver.memory.spelling import Lexicon, respell
+from xtyserver.memory.lexicon import Lexicon
+from xtyserver.memory.spelling import respell
 from xtyserver.memory.tokenize import approx_tokens, tokenize
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
 from xtyserver.memory.vectors import embedding_text, fuse, vector_candidates
@@ -102,6 +103,8 @@ SECTION_LABELS = {
 
 KEY_WEIGHT = 0.5
 """What one occurrence of a term in a memory's search keys counts (a summary's: 1)."""
+QUERY_CACHE = 32
+"""Texts whose query terms a :class:`SaveIndex` keeps (the context's names recur each turn)."""
 
 
 class MemoryBudget(msgspec.Struct, frozen=True):
@@ -178,6 +181,9 @@ class SaveIndex:
         self.spelling = spelling
         # The save's words by sound and spelling, kept current with the index.
         self._lexicon = Lexicon()
+        # Query terms by text, valid while the save's words stay as they were.
+        self._queries: dict[str, frozenset[str]] = {}
+        self._queries_of = 0
         self.k1 = k1
         self.b = b
         self._events: dict[int, MemoryEvent] = {}
@@ -300,6 +306,19 @@ class SaveIndex:
         return terms
 
     def _own_terms(self, text: str) -> set[str]:
+        """The terms of ``text``'s own words, kept for the last :data:`QUERY_CACHE`
+        texts while the save's words stay as they were."""
+        if self._queries_of != self._lexicon.version:
+            self._queries.clear()
+            self._queries_of = self._lexicon.version
+        terms = self._queries.get(text)
+        if terms is None:
+            if len(self._queries) >= QUERY_CACHE:
+                del self._queries[next(iter(self._queries))]
+            terms = self._queries[text] = frozenset(self._read_query(text))
+        return set(terms)
+
+    def _read_query(self, text: str) -> set[str]:
         words = tokenize(text)
         terms = set(words)
         glossary = self.glossary

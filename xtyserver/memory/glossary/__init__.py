@@ -45,8 +45,8 @@ from typing import Any
 
 import msgspec
 
-from xtyserver.memory.spelling import EMPTY as EMPTY_LEXICON
-from xtyserver.memory.spelling import Lexicon
+from xtyserver.memory.lexicon import EMPTY as EMPTY_LEXICON
+from xtyserver.memory.lexicon import FrozenLexicon
 from xtyserver.memory.tokenize import tokenize
 
 TERM_PREFIX = "@"
@@ -128,7 +128,7 @@ class GameGlossary(msgspec.Struct, frozen=True):
         default_factory=lambda: MappingProxyType({})
     )
     # The names' tokens by sound, initials and spelling (a misspelt or pinyin name).
-    lexicon: Lexicon = EMPTY_LEXICON
+    lexicon: FrozenLexicon = EMPTY_LEXICON
     # English names of three words or more by their head word (:func:`partial_names`).
     partial: _Partial = msgspec.field(default_factory=lambda: MappingProxyType({}))
 
@@ -436,7 +436,7 @@ def build(entries_by_game: Mapping[str, Iterable[Entry]]) -> Glossary:
             MappingProxyType(ordered),
             MappingProxyType(broader),
             MappingProxyType({k: tuple(sorted(v)) for k, v in related.items()}),
-            Lexicon(used),
+            FrozenLexicon(used),
             MappingProxyType(partial_names(by_key.values())),
         )
     return Glossary(MappingProxyType(games))
