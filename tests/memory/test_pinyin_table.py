@@ -5,8 +5,8 @@ from __future__ import annotations
 import runpy
 from pathlib import Path
 
-from xtyserver.memory.pinyin_table import PINYIN_FILE
 from xtyserver.memory.pinyin import READINGS, SYLLABLES
+from xtyserver.memory.pinyin_table import PINYIN_FILE
 
 GENERATOR = Path(__file__).resolve().parents[2] / "scripts" / "gen_pinyin_table.py"
 
