@@ -31,11 +31,15 @@ from xtyserver.manage.access import open_link
 from xtyserver.manage.page_secret import new_page_secret
 from xtyserver.memory.glossary import Glossary
 from xtyserver.memory.sqlite.store import MemoryStore
+from xtyserver.memory.tokenize import run_patterns
 from xtyserver.model.router import ModelRouter
 from xtyserver.model.routing import resolve
 from xtyserver.model.scheduler import Scheduler
 from xtyserver.ports import Server
 from xtyserver.protocol.forbidden import compile_patterns
+from xtyserver.protocol.frames import client_frame_info
+from xtyserver.protocol.judged import confusables
+from xtyserver.protocol.normalize import inert_sets
 from xtyserver.replay.recorder import Recorder
 from xtyserver.serve.glossary import GlossaryOnce, has_player_files, load_glossary
 from xtyserver.serve.instance import (
@@ -131,6 +135,10 @@ def _after_listening(glossary: Glossary | GlossaryOnce) -> None:
     of connections): then the first save index that needs it reads it.
     """
     compile_patterns()
+    inert_sets()
+    confusables()
+    run_patterns()
+    client_frame_info()
     if isinstance(glossary, GlossaryOnce):
         try:
             glossary()
