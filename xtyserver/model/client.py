@@ -573,9 +573,9 @@ class ModelClient:
         return done
 
     async def aclose(self) -> None:
-        """Close the HTTP connections."""
-        if self._client is not None:
-            await self._client.close()
+        """Close the HTTP connections (one no call built yet is built closed: ``raw`` says so)."""
+        if self.configured:
+            await self._require().close()
 
     # -- internals ----------------------------------------------------------
 
