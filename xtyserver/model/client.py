@@ -396,8 +396,11 @@ class ModelClient:
 
     def _require(self) -> Provider:
         if self._client is None and self.settings.configured:
-            from xtyserver.model.tls import provider_client
-
+            try:
+                from xtyserver.model import request  # noqa: F401 - its first chat's
+                from xtyserver.model.tls import provider_client
+            except (ImportError, OSError) as exc:  # no descriptor left to read a module
+                raise ModelError("cannot load the HTTP client", code="model_unavailable") from exc
             s = self.settings
             # A backstop only: the anyio deadlines below are the ones that count.
             backstop = max(s.first_token_timeout, s.idle_timeout) + 5.0
@@ -444,9 +447,9 @@ class ModelClient:
         Raises:
             ModelError: With the codes listed in the module docstring.
         """
-        from xtyserver.model.request import chat_body
-
         client = self._require()
+        from xtyserver.model.request import chat_body  # loaded by _require
+
         s = self.settings
         name = model or s.model
         # Never changed below (the body is serialised as it is): no copies.

@@ -74,11 +74,15 @@ def _load_confusables(table: dict[str, str]) -> dict[str, str]:
     return out
 
 
+# Read at import: judging a text never opens a file (a flood of connections may
+# have taken every descriptor). What is made of it waits for the first use.
+_TABLE: Final[dict[str, str]] = _read_confusables()
+
+
 @functools.cache
-def confusables() -> tuple[dict[str, str], dict[str, str]]:
-    """The file's table, and its non-inert look-alikes: read on first use, not at import."""
-    table = _read_confusables()
-    return table, _load_confusables(table)
+def confusables() -> dict[str, str]:
+    """The table's non-inert look-alikes (:func:`_load_confusables`), made on first use."""
+    return _load_confusables(_TABLE)
 
 
 def look_alikes(target: str) -> frozenset[str]:
@@ -89,7 +93,7 @@ def look_alikes(target: str) -> frozenset[str]:
     """
     return frozenset(
         char
-        for char, to in confusables()[0].items()
+        for char, to in _TABLE.items()
         if to == target
         and not (
             unicodedata.category(char).startswith("L")
@@ -115,7 +119,7 @@ class _Fold(dict[int, str]):
         elif inert_sets().inert.match(char):
             out = char
         else:
-            out = confusables()[1].get(char, char)
+            out = confusables().get(char, char)
         if len(self) < _CACHE_MAX:
             self[code] = out
         return out

@@ -38,6 +38,10 @@ def after_listening(glossary: Glossary | GlossaryOnce, model_url: str) -> None:
         except (OSError, UsageError) as exc:
             log.get("xtyserver.memory").warning("glossary.read_later", error=type(exc).__name__)
     if model_url:
-        from xtyserver.model.tls import context_for
+        try:
+            from xtyserver.model import request  # noqa: F401 - the first chat's
+            from xtyserver.model.tls import context_for
 
-        context_for(model_url)
+            context_for(model_url)
+        except (ImportError, OSError) as exc:  # out of descriptors: the first call loads it
+            log.get("xtyserver.model").warning("model.load_later", error=type(exc).__name__)
