@@ -29,6 +29,7 @@ CASES = {
         ["--connections", "12", "--starts", "2", "--baseline", "HEAD", "--heartbeat-ms", "500"],
         "RSS per idle connection",
     ),
+    "first_turn": (["--starts", "1", "--baseline", "HEAD"], "chat.send -> first delta"),
     "image": (["--rounds", "3"], "pillow / scaled"),
     "image_turn_steps": (["--rounds", "3"], "request body: msgspec"),
     "start_to_page": (["--runs", "1"], "page answered"),

@@ -25,7 +25,7 @@ import anyio.to_thread
 from xtyserver import __version__, log
 from xtyserver.clock import Clock
 from xtyserver.config import Settings
-from xtyserver.errors import StoreError, UsageError
+from xtyserver.errors import StoreError
 from xtyserver.files import tighten_data_dir
 from xtyserver.manage.access import open_link
 from xtyserver.manage.page_secret import new_page_secret
@@ -35,7 +35,6 @@ from xtyserver.model.router import ModelRouter
 from xtyserver.model.routing import resolve
 from xtyserver.model.scheduler import Scheduler
 from xtyserver.ports import Server
-from xtyserver.protocol.forbidden import compile_patterns
 from xtyserver.replay.recorder import Recorder
 from xtyserver.serve.glossary import GlossaryOnce, has_player_files, load_glossary
 from xtyserver.serve.instance import (
@@ -52,6 +51,7 @@ from xtyserver.serve.meter import TokenMeter
 from xtyserver.serve.player_settings import PlayerSettings
 from xtyserver.serve.runtime_settings import daily_budget
 from xtyserver.serve.trash_purge import purge_trash_every
+from xtyserver.serve.warm import after_listening
 from xtyserver.serve.wire.adapter_port import AFTER_ABORT
 from xtyserver.token import token_path
 
@@ -122,20 +122,6 @@ def _token_file(settings: Settings) -> str | None:
     """The token file a mod reads, or None when the token came from ``XTY_TOKEN``."""
     path = token_path(settings.data_path)
     return None if settings.token or not path.exists() else str(path)
-
-
-def _after_listening(glossary: Glossary | GlossaryOnce) -> None:
-    """What only frames and turns need, made on a worker thread once the server listens.
-
-    The glossary's files may not open now (out of file descriptors under a flood
-    of connections): then the first save index that needs it reads it.
-    """
-    compile_patterns()
-    if isinstance(glossary, GlossaryOnce):
-        try:
-            glossary()
-        except (OSError, UsageError) as exc:
-            log.get("xtyserver.memory").warning("glossary.read_later", error=type(exc).__name__)
 
 
 @asynccontextmanager
@@ -238,7 +224,8 @@ async def _serving(
                     # After the listener: importing numpy holds the GIL, and the
                     # listening line need not wait for what only a turn's query needs.
                     background.start_soon(model.warm_embedder)
-                    background.start_soon(anyio.to_thread.run_sync, _after_listening, glossary)
+                    chat = routing.chat.base_url if routing.chat.configured else ""
+                    background.start_soon(anyio.to_thread.run_sync, after_listening, glossary, chat)
                     pid = os.getpid()
                     write_server_file(
                         settings.data_path,

@@ -247,4 +247,4 @@ def test_normalize_module_imports_nothing_but_the_standard_library_it_needs() ->
         if isinstance(node, ast.Import)
         for alias in node.names
     } | {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert imported <= {"re", "unicodedata", "typing", "__future__"}
+    assert imported <= {"functools", "re", "unicodedata", "typing", "__future__"}

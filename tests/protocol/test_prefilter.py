@@ -28,10 +28,9 @@ from xtyserver.protocol.frames import (
 )
 from xtyserver.protocol.normalize import normalize
 from xtyserver.protocol.prefilter import (
-    GATHER_SOURCE,
-    STRINGS_SOURCE,
     context_strings,
     context_texts,
+    gatherer_sources,
     texts_clean,
 )
 
@@ -129,9 +128,10 @@ def test_every_string_field_is_gathered_and_nothing_else() -> None:
             stack.extend(item)
     lines = "\n".join(context_texts(context)).split("\n")
     unset = lines.count("None")  # how a part writes an unset string
-    assert sorted(line for line in lines if line != "None") == sorted(strings), GATHER_SOURCE
-    assert unset == 3, GATHER_SOURCE  # world.season, world.weather, ui.menu
-    assert sorted(filter(None, context_strings(context))) == sorted(strings), STRINGS_SOURCE
+    gather_source, strings_source = gatherer_sources()
+    assert sorted(line for line in lines if line != "None") == sorted(strings), gather_source
+    assert unset == 3, gather_source  # world.season, world.weather, ui.menu
+    assert sorted(filter(None, context_strings(context))) == sorted(strings), strings_source
     assert not _clean(msgspec.structs.replace(context, ui=UiState(menu="a:b")))
 
 

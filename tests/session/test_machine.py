@@ -27,53 +27,59 @@ from xtyserver.protocol.frames import (
 )
 from xtyserver.protocol.images import PreparedImage
 from xtyserver.protocol.limits import Limits
-from xtyserver.session import (
-    CLOSE_FLOOD,
-    CLOSE_HEARTBEAT_TIMEOUT,
-    CLOSE_HELLO_TIMEOUT,
-    CLOSE_UNAUTHORIZED,
+from xtyserver.session.effects import (
     ArmTimer,
     CallModel,
     CancelModel,
     CancelTimer,
+    ClaimSeat,
     Close,
     CloseSave,
-    Connected,
-    Disconnected,
     Effect,
-    FrameIn,
-    FrameRefused,
-    GameAgentSession,
-    ImageReady,
-    ImageRefused,
     LoadStats,
     LoadTurnMemory,
-    ModelDelta,
-    ModelDone,
-    ModelFailed,
     OpenSave,
-    OverviewLoaded,
     PlayBeat,
     PrepareImage,
     PreviewForget,
     RecordInjection,
     Remember,
-    SaveMemory,
     Send,
     SetProfileField,
-    State,
-    StatsLoaded,
-    StoreFailed,
     Summarize,
-    Texts,
-    TimerFired,
     TouchMemories,
-    TurnMemoryReady,
     ViewMemory,
 )
-from xtyserver.session.effects import ClaimSeat
-from xtyserver.session.events import SeatAnswered
-from xtyserver.session.machine import CLOSE_SERVER_FULL
+from xtyserver.session.events import (
+    Connected,
+    Disconnected,
+    FrameIn,
+    FrameRefused,
+    ImageReady,
+    ImageRefused,
+    ModelDelta,
+    ModelDone,
+    ModelFailed,
+    OverviewLoaded,
+    SaveMemory,
+    SeatAnswered,
+    StatsLoaded,
+    StoreFailed,
+    TimerFired,
+    TurnMemoryReady,
+)
+from xtyserver.session.machine import (
+    CLOSE_FLOOD,
+    CLOSE_HEARTBEAT_TIMEOUT,
+    CLOSE_HELLO_TIMEOUT,
+    CLOSE_SERVER_FULL,
+    CLOSE_UNAUTHORIZED,
+    GameAgentSession,
+    State,
+)
+from xtyserver.session.settings import (
+    Texts,
+)
 
 T0 = 1_790_000_000.0
 TOKEN = "session-token-0123456789abcdef"

@@ -31,8 +31,7 @@ from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Ove
 from xtyserver.memory.types import PlayStats, SharedProfile
 from xtyserver.protocol.codec import decode_client_frame
 from xtyserver.protocol.frames import CLIENT_FRAME_TYPES, Error
-from xtyserver.session import (
-    TRANSITIONS,
+from xtyserver.session.events import (
     Connected,
     Disconnected,
     Event,
@@ -40,24 +39,30 @@ from xtyserver.session import (
     Forgotten,
     FrameIn,
     FrameRefused,
-    GameAgentSession,
     ImageReady,
     ImageRefused,
     ModelDelta,
     ModelDone,
     ModelFailed,
     OverviewLoaded,
+    PairingAnswered,
     SaveMemory,
-    State,
+    SeatAnswered,
     StatsLoaded,
     StoreFailed,
     TimerFired,
+    ToolAnswered,
     TurnMemoryReady,
     WorkingFolded,
     WorkingResumed,
 )
-from xtyserver.session.events import PairingAnswered, SeatAnswered, ToolAnswered
-from xtyserver.session.machine import NOT_ACCEPTED, _row
+from xtyserver.session.machine import (
+    NOT_ACCEPTED,
+    TRANSITIONS,
+    GameAgentSession,
+    State,
+    _row,
+)
 from xtyserver.session.tools import ToolCall, ToolFailure
 
 TURNS = st.integers(0, 3)  # the turn in flight is 1; others are stale or never were

@@ -16,16 +16,18 @@ from tests.session.test_machine import (
     turn,
 )
 from xtyserver.protocol.frames import Usage
-from xtyserver.session import (
+from xtyserver.session.effects import (
     CallModel,
-    Connected,
-    Disconnected,
     FoldWorking,
-    ModelDone,
     ParkWorking,
     RecordInjection,
     ResumeWorking,
     Summarize,
+)
+from xtyserver.session.events import (
+    Connected,
+    Disconnected,
+    ModelDone,
     WorkingFolded,
     WorkingResumed,
 )

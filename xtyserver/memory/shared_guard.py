@@ -24,9 +24,10 @@ a judgement of their character.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from xtyserver.memory.tokenize import tokenize
 from xtyserver.protocol.frames import ModelContext
@@ -40,7 +41,7 @@ Refusal = Literal["save_specific", "character", "inference", "roleplay", "sensit
 SAVE_OVERLAP = 0.5
 MIN_TERM = 2  # shorter save terms (one CJK character, "a") are too common to match on
 
-_CHARACTER = re.compile(
+_CHARACTER = (
     r"性格|脾气|个性|人品|为人|自私|懒|笨|蠢|傻|内向|外向|急躁|暴躁|胆小|冷漠|"
     r"幼稚|固执|小气|贪心|自卑|自大|傲慢|粗心|不靠谱|没耐心|玻璃心|情绪化|"
     r"是个\S{0,8}的人|"
@@ -49,17 +50,17 @@ _CHARACTER = re.compile(
     r"personality|kind of person)\b",
     re.IGNORECASE,
 )
-_INFERENCE = re.compile(
+_INFERENCE = (
     r"可能|似乎|好像|大概|应该是|看起来|估计|猜|"
     r"\b(?:maybe|probably|perhaps|seems?|likely|might|guess)\b",
     re.IGNORECASE,
 )
-_ROLEPLAY = re.compile(
+_ROLEPLAY = (
     r"扮演|假装|人设|设定|代入|我的角色|"
     r"\b(?:role-?play(?:ing)?|pretend(?:s|ing)?|in character|my character|playing as)\b",
     re.IGNORECASE,
 )
-_SENSITIVE = re.compile(
+_SENSITIVE = (
     r"病|抑郁|焦虑症|药|医院|怀孕|残疾|宗教|信仰|政治|党员|性取向|同性|离婚|"
     r"工资|收入|存款|负债|欠债|住在|住址|地址|学校|公司|单位|岁|生日|民族|"
     r"\b(?:ill(?:ness)?|sick|depress\w*|diagnos\w*|medic\w*|hospital|pregnan\w*|"
@@ -69,16 +70,10 @@ _SENSITIVE = re.compile(
     re.IGNORECASE,
 )
 
-_KIND_PATTERNS: tuple[tuple[Refusal, re.Pattern[str]], ...] = (
-    ("sensitive", _SENSITIVE),
-    ("roleplay", _ROLEPLAY),
-    ("character", _CHARACTER),
-    ("inference", _INFERENCE),
-)
 
 
 # Sensitive whoever it is about: words ordinary game facts do not use.
-_EVENT_SENSITIVE = re.compile(
+_EVENT_SENSITIVE = (
     r"抑郁|焦虑症|焦虑障碍|躁郁|双相|精神(?:病|疾病|分裂|科)|心理(?:医生|咨询|治疗|疾病)|"
     r"确诊|癌症|化疗|住院|做手术|怀孕|流产|残疾|自杀|自残|轻生|"
     r"性取向|同性恋|双性恋|跨性别|出柜|宗教|信教|信佛|信基督|基督徒|穆斯林|党员|政治立场|"
@@ -93,7 +88,7 @@ _EVENT_SENSITIVE = re.compile(
 _ME_ZH = r"(?:玩家|我|自己|本人)"
 _ME_EN = r"\b(?:i|i'm|i've|me|my|myself|the player(?:'s)?|player(?:'s)?)\b"
 # Sensitive when said of the player: health, age, where they live.
-_PLAYER_SENSITIVE = re.compile(
+_PLAYER_SENSITIVE = (
     _ME_ZH + r".{0,6}?(?:生病|病了|得了.{0,6}?(?:病|症)|看病|看医生|吃药|服药|失眠|住在|"
     r"\d+\s*岁|几岁|生日(?:是|在)|年龄)|"
     + _ME_EN
@@ -106,7 +101,7 @@ _JUDGED = (
     r"自大|傲慢|粗心|不靠谱|没耐心|玻璃心|情绪化|废物|没用|脾气(?:不好|差|大|急|臭))"
 )
 # A judgement of the player's character (an NPC's temper is a game fact).
-_PLAYER_CHARACTER = re.compile(
+_PLAYER_CHARACTER = (
     _ME_ZH + r"(?:这个?人|这种人|的?性格|的?脾气|的?为人|的?个性)?"
     r"(?:就是|真是|真的|是个|是|很|太|特别|非常|比较|有点|有些|挺|好|超|最近|总是|一直|其实|也|又|"
     r"实在|这么|那么|[，, ])*" + _JUDGED + "|" + _ME_ZH + r"是(?:一)?个\S{0,8}的人|"
@@ -120,6 +115,31 @@ _PLAYER_CHARACTER = re.compile(
 )
 
 
+class _Patterns(NamedTuple):
+    kinds: tuple[tuple[Refusal, re.Pattern[str]], ...]
+    event_sensitive: re.Pattern[str]
+    player_sensitive: re.Pattern[str]
+    player_character: re.Pattern[str]
+
+
+@functools.cache
+def _patterns() -> _Patterns:
+    """The patterns above, compiled for the first fact judged rather than at import."""
+
+    def compiled(source: tuple[str, re.RegexFlag]) -> re.Pattern[str]:
+        return re.compile(*source)
+
+    kinds: tuple[tuple[Refusal, re.Pattern[str]], ...] = (
+        ("sensitive", compiled(_SENSITIVE)),
+        ("roleplay", compiled(_ROLEPLAY)),
+        ("character", compiled(_CHARACTER)),
+        ("inference", compiled(_INFERENCE)),
+    )
+    return _Patterns(
+        kinds, compiled(_EVENT_SENSITIVE), compiled(_PLAYER_SENSITIVE), compiled(_PLAYER_CHARACTER)
+    )
+
+
 def event_refusal(*texts: str) -> Refusal | None:
     """Why a game event (its subject and summary) may not be stored, or None when it may.
 
@@ -127,9 +147,10 @@ def event_refusal(*texts: str) -> Refusal | None:
     health, age or home; ``character``: a judgement of the player's character.
     """
     text = normalize(" ".join(texts))
-    if _EVENT_SENSITIVE.search(text) or _PLAYER_SENSITIVE.search(text):
+    patterns = _patterns()
+    if patterns.event_sensitive.search(text) or patterns.player_sensitive.search(text):
         return "sensitive"
-    if _PLAYER_CHARACTER.search(text):
+    if patterns.player_character.search(text):
         return "character"
     return None
 
@@ -137,7 +158,7 @@ def event_refusal(*texts: str) -> Refusal | None:
 def kind_refusal(value: str) -> Refusal | None:
     """The kind of fact ``value`` is that is never saved automatically, if recognised."""
     text = normalize(value)
-    for kind, pattern in _KIND_PATTERNS:
+    for kind, pattern in _patterns().kinds:
         if pattern.search(text):
             return kind
     return None

@@ -30,8 +30,13 @@ _CJK = (
     r"\uf900-\ufaff"  # CJK compatibility ideographs
     r"\U00020000-\U0002ebef"  # Extensions B-F
 )
-_RUN_RE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
-_CJK_CHAR_RE = re.compile(rf"[{_CJK}]")
+
+
+@functools.cache
+def run_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A run (CJK characters, or a word), and one CJK character: compiled on first use."""
+    return re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)"), re.compile(rf"[{_CJK}]")
+
 
 _STOP = (
     "a an the and or of to in on at for with is are was were be been it its this that "
@@ -56,7 +61,7 @@ def token_spans(text: str) -> Iterator[tuple[int, int, str]]:
     (always normalised) that is ``text`` itself.
     """
     text = normalize(text)
-    for m in _RUN_RE.finditer(text):
+    for m in run_patterns()[0].finditer(text):
         cjk, word = m.group(1), m.group(2)
         start = m.start()
         if cjk:
@@ -74,7 +79,7 @@ def token_spans(text: str) -> Iterator[tuple[int, int, str]]:
 def runs(text: str) -> Iterator[tuple[bool, str]]:
     """The runs of normalised ``text``: ``(True, 社区中心)`` for Chinese characters,
     ``(False, Coops)`` for a word of letters and digits (as typed: not lowercased)."""
-    for m in _RUN_RE.finditer(normalize(text)):
+    for m in run_patterns()[0].finditer(normalize(text)):
         cjk = m.group(1)
         yield (True, cjk) if cjk else (False, m.group(2))
 
@@ -91,6 +96,7 @@ def approx_tokens(text: str) -> int:
     Cached: a turn counts the same texts again (the stable prompt layers, the
     window's rounds, the working memory's fold check), turn after turn.
     """
-    cjk = len(_CJK_CHAR_RE.findall(text))
-    words = sum(1 for m in _RUN_RE.finditer(text) if m.group(2))
+    run, cjk_char = run_patterns()
+    cjk = len(cjk_char.findall(text))
+    words = sum(1 for m in run.finditer(text) if m.group(2))
     return cjk + words

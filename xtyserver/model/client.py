@@ -33,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import msgspec
@@ -49,19 +49,20 @@ from xtyserver.model.bounds import (
     time_left,
     token_limits,
 )
-from xtyserver.model.provider import (
-    Provider,
+from xtyserver.model.provider_errors import (
     ProviderAnswerError,
     ProviderConnection,
     ProviderError,
     ProviderStatus,
     ProviderTimeout,
 )
-from xtyserver.model.request import ChatStream, RawChunk, chat_body, post_chat
 from xtyserver.model.settings import ModelSettings
-from xtyserver.model.tls import provider_client
 from xtyserver.protocol.frames import Usage
 from xtyserver.session.tools import ToolCall
+
+if TYPE_CHECKING:
+    from xtyserver.model.provider import Provider
+    from xtyserver.model.request import ChatStream, RawChunk
 
 __all__ = [
     "Delta",
@@ -361,17 +362,14 @@ class ModelClient:
 
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
+        # Built on the first call: the HTTP client (httpx2, the TLS context) is not
+        # needed before the server listens.
         self._client: Provider | None = None
-        if settings.configured:
-            # A backstop only: the anyio deadlines below are the ones that count.
-            backstop = max(settings.first_token_timeout, settings.idle_timeout) + 5.0
-            # We retry ourselves (the client never does), so the rules above hold exactly.
-            self._client = provider_client(settings.base_url, settings.api_key, timeout=backstop)
 
     @property
     def configured(self) -> bool:
         """Whether a base URL and a model are set (otherwise every call fails)."""
-        return self._client is not None
+        return self.settings.configured
 
     @property
     def raw(self) -> Provider:
@@ -379,6 +377,17 @@ class ModelClient:
         return self._require()
 
     def _require(self) -> Provider:
+        if self._client is None and self.settings.configured:
+            try:
+                from xtyserver.model import request  # noqa: F401 - its first chat's
+                from xtyserver.model.tls import provider_client
+            except (ImportError, OSError) as exc:  # no descriptor left to read a module
+                raise ModelError("cannot load the HTTP client", code="model_unavailable") from exc
+            s = self.settings
+            # A backstop only: the anyio deadlines below are the ones that count.
+            backstop = max(s.first_token_timeout, s.idle_timeout) + 5.0
+            # We retry ourselves (the client never does), so the rules above hold exactly.
+            self._client = provider_client(s.base_url, s.api_key, timeout=backstop)
         if self._client is None:
             missing = [
                 hint
@@ -421,6 +430,8 @@ class ModelClient:
             ModelError: With the codes listed in the module docstring.
         """
         client = self._require()
+        from xtyserver.model.request import chat_body  # loaded by _require
+
         s = self.settings
         name = model or s.model
         # Never changed below (the body is serialised as it is): no copies.
@@ -537,9 +548,9 @@ class ModelClient:
         return done
 
     async def aclose(self) -> None:
-        """Close the HTTP connections."""
-        if self._client is not None:
-            await self._client.close()
+        """Close the HTTP connections (one no call built yet is built closed: ``raw`` says so)."""
+        if self.configured:
+            await self._require().close()
 
     # -- internals ----------------------------------------------------------
 
@@ -590,6 +601,8 @@ class ModelClient:
     async def _open(
         self, client: Provider, body: dict[str, Any], state: dict[str, Any]
     ) -> tuple[ChatStream, _Progress, str]:
+        from xtyserver.model.request import post_chat
+
         s = self.settings
         stream = await post_chat(client, body, line_bytes=s.line_bytes)
         state["stream"] = stream
@@ -644,8 +657,8 @@ class _Silent(Exception):
     """No chunk came within the wait (idle timeout or the reply's last seconds)."""
 
 
-async def _close(stream: object) -> None:
+async def _close(stream: ChatStream | None) -> None:
     """Release an HTTP stream, even while being cancelled, without hanging."""
-    if isinstance(stream, ChatStream):
+    if stream is not None:
         with anyio.move_on_after(1.0, shield=True), contextlib.suppress(Exception):
             await stream.close()

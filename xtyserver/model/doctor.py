@@ -28,7 +28,7 @@ from xtyserver.errors import ModelError
 from xtyserver.memory.lenient import json_object
 from xtyserver.model.client import Delta, Done, ImageRefusedError, ModelClient
 from xtyserver.model.doctor_codes import DETAILS, HINTS, english, shown_model
-from xtyserver.model.provider import (
+from xtyserver.model.provider_errors import (
     ProviderConnection,
     ProviderError,
     ProviderStatus,

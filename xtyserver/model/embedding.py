@@ -19,9 +19,8 @@ from xtyserver.errors import ModelError
 from xtyserver.memory.vectors import normalized
 from xtyserver.model.bounds import is_loopback
 from xtyserver.model.client import model_error
-from xtyserver.model.provider import ProviderAnswerError, ProviderError
+from xtyserver.model.provider_errors import ProviderAnswerError, ProviderError
 from xtyserver.model.settings import ModelSettings
-from xtyserver.model.tls import provider_client
 from xtyserver.protocol.frames import Usage
 
 BATCH = 32
@@ -76,6 +75,8 @@ class EmbeddingClient:
         # What latency budget a turn's query gets (memory.embedding_budget_ms): a server on
         # this machine answers sooner than a provider across the internet.
         self.kind: EmbedderKind = "local" if is_loopback(settings.base_url) else "cloud"
+        from xtyserver.model.tls import provider_client  # httpx2: only with this route
+
         self._client = provider_client(settings.base_url, settings.api_key, timeout=timeout)
 
     async def embed(self, texts: Sequence[str], *, query: bool = False) -> Embedded:

@@ -25,6 +25,14 @@ import anyio
 import httpx2
 import msgspec
 
+from xtyserver.model.provider_errors import (
+    ProviderAnswerError,
+    ProviderConnection,
+    ProviderError,
+    ProviderStatus,
+    ProviderTimeout,
+)
+
 __all__ = [
     "ERROR_BODY_BYTES",
     "TRANSPORT_ERRORS",
@@ -45,49 +53,6 @@ ANSWER_BYTES = 64 * 1024 * 1024
 _ENCODER = msgspec.json.Encoder()
 TRANSPORT_ERRORS = (httpx2.RequestError, ssl.SSLError, anyio.EndOfStream)
 """What the transport raises for a broken connection (TLS failures can surface raw)."""
-
-
-class ProviderError(Exception):
-    """The provider failed a request (always turned into a ModelError by the caller)."""
-
-
-class ProviderStatus(ProviderError):
-    """An HTTP error answer (status 400 or more).
-
-    Attributes:
-        status: The HTTP status.
-        headers: The answer's headers (``Retry-After`` is read from them).
-        body: The parsed JSON body, or its text when it is not JSON.
-    """
-
-    def __init__(self, status: int, headers: httpx2.Headers, body: object) -> None:
-        super().__init__(f"HTTP {status}")
-        self.status = status
-        self.headers = headers
-        self.body = body
-
-    @property
-    def message(self) -> str:
-        """The provider's own error text, only to be read (it may echo the key)."""
-        body = self.body
-        if isinstance(body, dict):
-            inner = body.get("error", body)
-            if isinstance(inner, dict):
-                return f"{inner.get('message', '')} {inner.get('param', '')}"
-            return str(inner)
-        return str(body)
-
-
-class ProviderTimeout(ProviderError):
-    """The transport's own timeout (the client's backstop) ran out."""
-
-
-class ProviderConnection(ProviderError):
-    """The connection could not be made or broke."""
-
-
-class ProviderAnswerError(ProviderError):
-    """The answer is not what the API defines (malformed JSON, an error event)."""
 
 
 class Provider:

@@ -44,6 +44,7 @@ screenshot.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from datetime import UTC
@@ -59,6 +60,7 @@ from xtyserver.protocol.frames import (
     ClientFrame,
     ModelContext,
     StateUpdate,
+    client_frame_info,
 )
 
 __all__ = ["refuse_duplicate_keys"]
@@ -123,10 +125,18 @@ def _defaults_omitted(
             return True
 
 
-_LITERAL_KEYS: set[bytes] = set()
-_DEFAULTS_OMITTED: Final = frozenset(
-    t for t in CLIENT_FRAME_TYPES if _defaults_omitted(mi.type_info(t), _LITERAL_KEYS)
-)
+@functools.cache
+def _omitting() -> tuple[frozenset[type[Any]], frozenset[bytes]]:
+    """The frame types whose encoding omits what the peer may spell, and those keys.
+
+    Built on the first frame that needs it, not at import.
+    """
+    keys: set[bytes] = set()
+    info = client_frame_info()
+    types = frozenset(t for t in CLIENT_FRAME_TYPES if _defaults_omitted(info[t], keys))
+    return types, frozenset(keys)
+
+
 _WHITESPACE: Final = b" \t\n\r"
 _KEY_WINDOW: Final = 128
 # The screenshot's base64 follows its key (found only as a key: a string holds no quote).
@@ -154,7 +164,7 @@ def _counted(raw: bytes, frame: ClientFrame, encoded: bytes) -> bool:
     unaccounted = colons - encoded.count(b":")
     if unaccounted == 0:
         return True
-    return type(frame) in _DEFAULTS_OMITTED and _spelled_defaults(raw, unaccounted)
+    return type(frame) in _omitting()[0] and _spelled_defaults(raw, unaccounted)
 
 
 def _colons(raw: bytes, frame: ClientFrame) -> int:
@@ -179,7 +189,7 @@ def _spelled_defaults(raw: bytes, unaccounted: int) -> bool:
     False ("count again") also when unsure: a null key's name appears again
     after it, or a ``null`` after a colon is not plainly a key's value.
     """
-    for name in _LITERAL_KEYS:
+    for name in _omitting()[1]:
         at = raw.find(name)
         if at >= 0:
             end = at + len(name)

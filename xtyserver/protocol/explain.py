@@ -18,10 +18,7 @@ import msgspec
 import msgspec.inspect as mi
 
 from xtyserver.errors import BudgetError, FrameError, PeerError
-from xtyserver.protocol.frames import (
-    CLIENT_FRAME_TYPES,
-    frame_type,
-)
+from xtyserver.protocol.frames import CLIENT_FRAME_TYPES, client_frame_info, frame_type
 
 _GENERIC = msgspec.json.Decoder()
 _ENCODER = msgspec.json.Encoder()
@@ -147,11 +144,8 @@ def problems_error(problems: list[tuple[str, str]]) -> PeerError:
     return FrameError(message, fields=fields)
 
 
-_TYPE_INFO: dict[type[Any], mi.Type] = {t: mi.type_info(t) for t in CLIENT_FRAME_TYPES}
-
-
 def _type_info(cls: type[Any]) -> mi.Type:
-    return _TYPE_INFO[cls]
+    return client_frame_info()[cls]
 
 
 def _join(path: str, key: str | int) -> str:

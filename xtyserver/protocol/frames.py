@@ -9,10 +9,12 @@ memory-management frames live in ``memory_frames`` and are re-exported here.
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 from typing import Annotated, Literal
 
 import msgspec
+import msgspec.inspect as mi
 from msgspec import Meta
 
 from xtyserver.protocol.frame_base import (
@@ -252,6 +254,13 @@ CLIENT_FRAME_TYPES: tuple[type[_Client], ...] = (
     MemoryConfirm,
     AdapterPair,
 )
+
+
+@functools.cache
+def client_frame_info() -> dict[type[_Client], mi.Type]:
+    """Each client frame type's msgspec description, built once on first use, not at import."""
+    return dict(zip(CLIENT_FRAME_TYPES, mi.multi_type_info(CLIENT_FRAME_TYPES), strict=True))
+
 
 # -- server frames ------------------------------------------------------------
 

@@ -23,7 +23,7 @@ import msgspec.inspect as mi
 
 from xtyserver.errors import FrameError
 from xtyserver.protocol.frame_base import Obj
-from xtyserver.protocol.frames import CLIENT_FRAME_TYPES, frame_type
+from xtyserver.protocol.frames import CLIENT_FRAME_TYPES, client_frame_info, frame_type
 
 WAIT_MS_MAX = 25_000
 SESSION_PATTERN = r"^[A-Za-z0-9_-]{16,64}$"
@@ -31,7 +31,7 @@ SESSION_PATTERN = r"^[A-Za-z0-9_-]{16,64}$"
 _ESCAPED_QUOTE = re.compile(rb"(?<!\\)((?:\\\\)*)\\'")
 _ENCODER = msgspec.json.Encoder()
 _UNKNOWN = re.compile(r"unknown field `([^`]*)`")
-_TYPES: dict[str, mi.Type] = {frame_type(t): mi.type_info(t) for t in CLIENT_FRAME_TYPES}
+_TYPES: dict[str, type[Any]] = {frame_type(t): t for t in CLIENT_FRAME_TYPES}
 
 
 CALL_FRAMES_MAX = 256
@@ -100,7 +100,7 @@ def decode_call(raw: bytes) -> Call:
     for frame in call.frames:
         kind = frame.get("type") if isinstance(frame, dict) else None
         if isinstance(kind, str) and kind in _TYPES:
-            frame = _lists(frame, _TYPES[kind])
+            frame = _lists(frame, client_frame_info()[_TYPES[kind]])
         frames.append(json.dumps(frame, ensure_ascii=False, separators=(",", ":")))
     return Call(call.session, frames, call.wait_ms)
 

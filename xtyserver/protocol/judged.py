@@ -33,20 +33,16 @@ produced it, which is what redaction replaces.
 from __future__ import annotations
 
 import bisect
+import functools
 import os
 import re
 import unicodedata
 from typing import Final
 
-from xtyserver.protocol.normalize import is_plain, normalize
+from xtyserver.protocol.normalize import inert_sets, is_plain, normalize
 
 __all__ = ["NUMERALS", "Judged", "judged", "look_alikes", "numerals_folded"]
 
-_INERT_CHAR: Final[re.Pattern[str]] = re.compile(
-    r"[\t-\r\x1c-\x7e\xb7\u2010\u2012-\u2016\u2018-\u2023\u2027"
-    r"\u3001-\u3003\u3008-\u3011\u3014-\u301f\u3041-\u3096\u30a1-\u30fa\u30fc-\u30fe"
-    r"\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3]"
-)
 
 
 CONFUSABLES_FILE: Final = os.path.join(os.path.dirname(__file__), "confusables.txt")
@@ -72,14 +68,21 @@ def _load_confusables(table: dict[str, str]) -> dict[str, str]:
     """
     out: dict[str, str] = {}
     for char, target in table.items():
-        if _INERT_CHAR.match(char) or normalize(char) != char:
+        if inert_sets().inert.match(char) or normalize(char) != char:
             continue
         out[char] = "I" if target == "l" and char.isupper() else target
     return out
 
 
+# Read at import: judging a text never opens a file (a flood of connections may
+# have taken every descriptor). What is made of it waits for the first use.
 _TABLE: Final[dict[str, str]] = _read_confusables()
-_CONFUSABLES: Final[dict[str, str]] = _load_confusables(_TABLE)
+
+
+@functools.cache
+def confusables() -> dict[str, str]:
+    """The table's non-inert look-alikes (:func:`_load_confusables`), made on first use."""
+    return _load_confusables(_TABLE)
 
 
 def look_alikes(target: str) -> frozenset[str]:
@@ -94,7 +97,7 @@ def look_alikes(target: str) -> frozenset[str]:
         if to == target
         and not (
             unicodedata.category(char).startswith("L")
-            and (_INERT_CHAR.match(char) or unicodedata.name(char, "").startswith("CJK"))
+            and (inert_sets().inert.match(char) or unicodedata.name(char, "").startswith("CJK"))
         )
     )
 
@@ -113,10 +116,10 @@ class _Fold(dict[int, str]):
             out = str(digit)
         elif char == "\u3007":  # 〇, the ideographic zero, not an "O" (TR39's prototype)
             out = "0"
-        elif _INERT_CHAR.match(char):
+        elif inert_sets().inert.match(char):
             out = char
         else:
-            out = _CONFUSABLES.get(char, char)
+            out = confusables().get(char, char)
         if len(self) < _CACHE_MAX:
             self[code] = out
         return out
@@ -184,7 +187,8 @@ class Judged:
             return
         normal = normalize(kept)
         if len(normal) == len(kept) and (
-            _NOT_INERT_NOR_FULL_WIDTH.search(kept) is None or _per_char(kept) == normal
+            inert_sets().not_inert_nor_full_width.search(kept) is None
+            or _per_char(kept) == normal
         ):
             # Every changed character became one character, alone: the offsets
             # are the kept text's own (full-width forms, the common case).
@@ -248,18 +252,11 @@ class Judged:
         return back(start), back(end - 1) + 1
 
 
-_NOT_INERT: Final[re.Pattern[str]] = re.compile(_INERT_CHAR.pattern.replace("[", "[^", 1))
-# Full-width forms and the ideographic space each become one ASCII character
-# that combines with nothing: a text of only these and inert characters maps
-# one to one (what a Chinese input method types).
-_NOT_INERT_NOR_FULL_WIDTH: Final[re.Pattern[str]] = re.compile(
-    _INERT_CHAR.pattern.replace("[", "[^\uff01-\uff5e\u3000", 1)
-)
 
 
 def _per_char(kept: str) -> str:
     """``kept`` with each non-inert character normalised on its own."""
-    return _NOT_INERT.sub(lambda m: normalize(m.group()), kept)
+    return inert_sets().not_inert.sub(lambda m: normalize(m.group()), kept)
 
 
 def _chunks(kept: str) -> list[tuple[int, int]]:

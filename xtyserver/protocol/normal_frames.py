@@ -16,6 +16,7 @@ one sent that way, with "after normalisation" in the reason.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, TypeVar
 
 import msgspec
@@ -170,7 +171,7 @@ def _normal_context(
     new = _normal_struct(context, too_long)
     if too_long:
         # Rare: walk again to name each field, as the slow decode path does.
-        found = list(walk(_normal_builtins(msgspec.to_builtins(new)), _MODEL_CONTEXT_INFO, path))
+        found = list(walk(_normal_builtins(msgspec.to_builtins(new)), _context_info(), path))
         found = found or [(path, f"a string is too long (at most {CONTEXT_STRING_MAX} chars)")]
         problems.extend((where, f"{reason} after normalisation") for where, reason in found)
     return new
@@ -187,7 +188,6 @@ def _normal_builtins(value: Any) -> Any:
     return value
 
 
-_MODEL_CONTEXT_INFO = mi.type_info(ModelContext)
 _S = TypeVar("_S", bound=msgspec.Struct)
 
 # What a field of a modelContext Struct holds, as far as text goes.
@@ -221,7 +221,19 @@ def _text_fields(info: mi.Type) -> tuple[tuple[str, int], ...]:
 
 
 _TEXT_FIELDS: dict[type[Any], tuple[tuple[str, int], ...]] = {}
-_TEXT_FIELDS[ModelContext] = _text_fields(_MODEL_CONTEXT_INFO)
+
+
+@functools.cache
+def _context_info() -> mi.Type:
+    """The modelContext's msgspec description, built on first use rather than at import."""
+    return mi.type_info(ModelContext)
+
+
+@functools.cache
+def _fields() -> dict[type[Any], tuple[tuple[str, int], ...]]:
+    """The text fields of every modelContext Struct (see :func:`_text_fields`)."""
+    _TEXT_FIELDS[ModelContext] = _text_fields(_context_info())
+    return _TEXT_FIELDS
 
 
 def _normal_struct(obj: _S, too_long: list[str]) -> _S:
@@ -233,7 +245,7 @@ def _normal_struct(obj: _S, too_long: list[str]) -> _S:
     measured; ``too_long`` collects those over it.
     """
     changes: dict[str, Any] = {}
-    for name, holds in _TEXT_FIELDS[type(obj)]:
+    for name, holds in _fields()[type(obj)]:
         value = getattr(obj, name)
         if value is None:
             continue

@@ -37,11 +37,12 @@ forms (what a Chinese input method types by default) is folded with a few
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
-from typing import Final
+from typing import Final, NamedTuple
 
-__all__ = ["is_plain", "keeps_length", "normalize", "visible"]
+__all__ = ["InertSets", "inert_sets", "is_plain", "keeps_length", "normalize", "visible"]
 
 # C0/C1 controls other than whitespace (TAB, LF, VT, FF, CR, the separators
 # U+001C-U+001F and NEL stay: they separate words, they do not hide).
@@ -89,13 +90,36 @@ _INERT = (
     r"\u3001-\u3003\u3008-\u3011\u3014-\u301f\u3041-\u3096\u30a1-\u30fa\u30fc-\u30fe"
     r"\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3"
 )
-_NOT_INERT: Final[re.Pattern[str]] = re.compile(f"[^{_INERT}]")
-
 # Full-width forms of ASCII and the ideographic space: what a Chinese input
 # method types by default. NFKC maps each to one ASCII character.
 _FULL_WIDTH = "\uff01-\uff5e\u3000"
 _FULL_WIDTH_CHAR: Final[re.Pattern[str]] = re.compile(f"[{_FULL_WIDTH}]")
-_NOT_INERT_NOR_FULL_WIDTH: Final[re.Pattern[str]] = re.compile(f"[^{_INERT}{_FULL_WIDTH}]")
+
+
+class InertSets(NamedTuple):
+    """The inert characters as patterns (see above)."""
+
+    inert: re.Pattern[str]
+    """One inert character."""
+    not_inert: re.Pattern[str]
+    """One character that is not inert."""
+    not_inert_nor_full_width: re.Pattern[str]
+    """One character that is neither inert nor a full-width form."""
+
+
+@functools.cache
+def inert_sets() -> InertSets:
+    """The inert character sets, compiled on first use.
+
+    Each set spans most of the BMP: compiling the three costs more than
+    starting the server's listener, and nothing before the first frame needs them.
+    """
+    return InertSets(
+        re.compile(f"[{_INERT}]"),
+        re.compile(f"[^{_INERT}]"),
+        re.compile(f"[^{_INERT}{_FULL_WIDTH}]"),
+    )
+
 _TO_ASCII: Final[dict[str, str]] = {chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)}
 _TO_ASCII["\u3000"] = " "
 _SHORT: Final = 16
@@ -123,9 +147,10 @@ def normalize(text: str) -> str:
         if text.isprintable() or _ASCII_REMOVE.search(text) is None:
             return text
         return _ASCII_REMOVE.sub("", text)
-    if _NOT_INERT.search(text) is None:
+    sets = inert_sets()
+    if sets.not_inert.search(text) is None:
         return text
-    if len(text) > _SHORT and _NOT_INERT_NOR_FULL_WIDTH.search(text) is None:
+    if len(text) > _SHORT and sets.not_inert_nor_full_width.search(text) is None:
         # Only full-width forms need work, and their ASCII replacements combine
         # with nothing: a few str.replace calls give exactly NFKC, four times
         # faster than unicodedata.normalize on a Chinese sentence (and slower
@@ -150,7 +175,7 @@ def visible(text: str) -> str:
         if text.isprintable() or _ASCII_REMOVE.search(text) is None:
             return text
         return _ASCII_REMOVE.sub("", text)
-    if _NOT_INERT.search(text) is None or _REMOVE.search(text) is None:
+    if inert_sets().not_inert.search(text) is None or _REMOVE.search(text) is None:
         return text
     return _REMOVE.sub("", text)
 
@@ -164,7 +189,9 @@ def keeps_length(text: str) -> bool:
     limits measured on ``text`` hold for its normal form, which need not be
     built. One scan of a character set; False means "look closer".
     """
-    return (text.isascii() and text.isprintable()) or _NOT_INERT_NOR_FULL_WIDTH.search(text) is None
+    return (text.isascii() and text.isprintable()) or (
+        inert_sets().not_inert_nor_full_width.search(text) is None
+    )
 
 
 def is_plain(text: str) -> bool:
@@ -175,4 +202,4 @@ def is_plain(text: str) -> bool:
     set, so a caller can check a whole JSON document at once (a False only
     means "look closer", not "not normal").
     """
-    return _NOT_INERT.search(text) is None
+    return inert_sets().not_inert.search(text) is None

@@ -46,6 +46,7 @@ pattern (``forbidden_shapes.py``; listed per kind in the tests) needs one of the
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from itertools import compress
@@ -163,16 +164,37 @@ def _gatherer(cls: type[Any], *, flat: bool) -> tuple[Callable[[Any], list[Any]]
     return names["gather"], source
 
 
-# context_texts(context): every string field of a modelContext in parts, in
-# field order (capturedAt is a checked datetime, not text): what texts_clean
-# takes. context_strings(context): the same strings one by one, None where
-# unset: what the exact check judges when texts_clean cannot vouch for them.
-_GATHERED: Final = _gatherer(ModelContext, flat=False)
-context_texts: Final[Callable[[ModelContext], list[str]]] = _GATHERED[0]
-GATHER_SOURCE: Final = _GATHERED[1]
-_STRINGS: Final = _gatherer(ModelContext, flat=True)
-context_strings: Final[Callable[[ModelContext], list[str | None]]] = _STRINGS[0]
-STRINGS_SOURCE: Final = _STRINGS[1]
+_Gatherer = tuple[Callable[[Any], list[Any]], str]
+
+
+@functools.cache
+def _gatherers() -> tuple[_Gatherer, _Gatherer]:
+    """Both gatherers of a modelContext, generated for the first frame that carries one."""
+    return _gatherer(ModelContext, flat=False), _gatherer(ModelContext, flat=True)
+
+
+def context_texts(context: ModelContext) -> list[str]:
+    """Every string field of a modelContext in parts, in field order: what texts_clean takes.
+
+    ``capturedAt`` is a checked datetime, not text.
+    """
+    texts: list[str] = _gatherers()[0][0](context)
+    return texts
+
+
+def context_strings(context: ModelContext) -> list[str | None]:
+    """The same strings one by one, None where unset: what the exact check judges.
+
+    For the contexts :func:`texts_clean` cannot vouch for.
+    """
+    strings: list[str | None] = _gatherers()[1][0](context)
+    return strings
+
+
+def gatherer_sources() -> tuple[str, str]:
+    """The generated source of :func:`context_texts` and of :func:`context_strings`."""
+    texts, strings = _gatherers()
+    return texts[1], strings[1]
 
 
 # -- judging them -------------------------------------------------------------

@@ -13,6 +13,7 @@ user message (:func:`build_messages`, v1.md "The model call").
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -99,10 +100,15 @@ DATA_TAG = "资料"
 # parenthesis, so no data can open or close a fence or seem to. The look-alikes
 # are TR39's (protocol/confusables.txt: ‹ ❮ ˂ ᐸ ⟨ 〈 ...), with the forms NFKC
 # makes "<" and ">" and the double and quotation brackets TR39 does not list.
-_OPENING = look_alikes("<") | frozenset("<＜﹤《«⧼⦉⦑⫷≺⊰")
-_CLOSING = look_alikes(">") | frozenset(">＞﹥》»⧽⦊⦒⫸≻⊱")
-_NEUTRAL = str.maketrans({**dict.fromkeys(_OPENING, "("), **dict.fromkeys(_CLOSING, ")")})
-_BRACKET = re.compile("[" + re.escape("".join(sorted(_OPENING | _CLOSING))) + "]")
+@functools.cache
+def _brackets() -> tuple[dict[int, str], re.Pattern[str]]:
+    """The translation of every fence-like bracket, and one search for any of them."""
+    opening = look_alikes("<") | frozenset("<＜﹤《«⧼⦉⦑⫷≺⊰")
+    closing = look_alikes(">") | frozenset(">＞﹥》»⧽⦊⦒⫸≻⊱")
+    neutral = str.maketrans({**dict.fromkeys(opening, "("), **dict.fromkeys(closing, ")")})
+    return neutral, re.compile("[" + re.escape("".join(sorted(opening | closing))) + "]")
+
+
 # Every line boundary str.splitlines knows: a mod's string stays on its fact line.
 _LINE_BREAK = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]+")
 
@@ -110,7 +116,8 @@ _LINE_BREAK = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]+")
 def _neutral(section: str) -> str:
     # translate() looks up every character of a CJK text (tens of us a turn); most
     # sections hold no bracket at all, which one search of a set tells at once.
-    return section.translate(_NEUTRAL) if _BRACKET.search(section) else section
+    neutral, bracket = _brackets()
+    return section.translate(neutral) if bracket.search(section) else section
 
 
 def one_line(text: str) -> str:

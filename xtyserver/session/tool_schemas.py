@@ -22,6 +22,7 @@ tool puts it back and needs no confirmation.
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any, Final, Literal
 
 import msgspec
@@ -125,8 +126,16 @@ def _sent(schema: Any) -> Any:
     return schema
 
 
+@functools.cache
+def _components() -> dict[str, Any]:
+    """Every argument Struct's schema, by Struct name: one generation for all the tools."""
+    components: dict[str, Any] = msgspec.json.schema_components(list(ARGUMENTS.values()))[1]
+    assert len(components) == len(ARGUMENTS)  # one flat Struct per tool, nothing nested
+    return components
+
+
 def _spec(name: str, args: type[_Args]) -> dict[str, Any]:
-    (component,) = msgspec.json.schema_components([args])[1].values()
+    component = _components()[args.__name__]
     function = {
         "name": name,
         "description": component["description"],
