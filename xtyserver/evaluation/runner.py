@@ -101,9 +101,7 @@ async def _ask_save(
             done = time.perf_counter()
             # Only the turn's own call: a working-memory fold (past the window)
             # goes to the background model.
-            requests = [
-                r for r in fake.chat_requests[before:] if r.json.get("model") == CHAT_MODEL
-            ]
+            requests = [r for r in fake.chat_requests[before:] if r.json.get("model") == CHAT_MODEL]
             error = None if isinstance(outcome, ChatDone) else f"{outcome.code}: {outcome.message}"
             if error is None and len(requests) != 1:
                 error = f"{len(requests)} model requests for one turn"
@@ -163,17 +161,19 @@ async def run_set(
                 if ev.keys
             }
             async with serving(settings, token=TOKEN, clock=clock) as server:
+                # One save's jobs at a time: a set of more saves than the job queue
+                # holds would drop the rest, and their questions go without them.
                 if server.jobs.enrich:
                     # Memories loaded without keys get them (as after an upgrade),
                     # before the first question.
                     for save in evalset.saves:
                         server.jobs.submit(EnrichKeys(save.scope))
-                    await server.memory.wait_idle()
+                        await server.memory.wait_idle()
                 if server.jobs.embed:
                     # With an embedding route, every memory has its vector first too.
                     for save in evalset.saves:
                         server.jobs.embed_later(save.scope)
-                    await server.memory.wait_idle()
+                        await server.memory.wait_idle()
                 for save in evalset.saves:
                     turns += await _ask_save(server.url, save, fake, clock)
                     await server.memory.wait_idle()
