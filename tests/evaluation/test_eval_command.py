@@ -182,3 +182,37 @@ def test_parts_prints_recall_per_kind_for_each_configuration(tmp_path: Path) -> 
     assert any(line.startswith("plain BM25") for line in lines)
     with pytest.raises(UsageError, match="unknown part"):
         command.run(SET_V2, without=["wishes"], out=io.StringIO())
+
+
+def test_every_save_of_a_set_larger_than_the_job_queue_has_its_vectors_before_its_question(
+    tmp_path: Path,
+) -> None:
+    # More saves than the job queue holds: queued at once, the last ones were dropped
+    # and their questions went without vectors.
+    import anyio
+
+    from xtyserver.evaluation.evalset import EvalSet
+    from xtyserver.evaluation.runner import run_set
+
+    saves = [
+        {
+            "game": "stardew-valley",
+            "save": f"s{n}",
+            "name": f"s{n}",
+            "context": {},
+            "events": [
+                {"key": f"e{n}", "kind": "event", "subject": "鸡舍", "summary": "鸡舍盖好了"}
+            ],
+            "questions": [
+                {"key": f"q{n}", "text": "鸡舍呢", "kind": "literal", "expect": [f"e{n}"]}
+            ],
+        }
+        for n in range(6)
+    ]
+    doc = {"name": "many", "start": 1_790_000_000.0, "profile": {}, "saves": saves}
+    evalset = msgspec.convert(doc, EvalSet)
+    overrides = {**command.EMBEDDINGS, "memory.job_queue": 4}
+    _, turns = anyio.run(lambda: run_set(evalset, data_dir=tmp_path, overrides=overrides))
+    assert len(turns) == 6
+    for turn in turns:
+        assert list(turn.via.values()) == ["words+glossary+vectors"], turn.question

@@ -175,6 +175,8 @@ async def run_set(
                         server.jobs.embed_later(save.scope)
                         await server.memory.wait_idle()
                 for save in evalset.saves:
+                    if not save.questions:  # a leak-bait save: nothing to ask it
+                        continue
                     turns += await _ask_save(server.url, save, fake, clock)
                     await server.memory.wait_idle()
                 await server.working.wait_written()
