@@ -21,6 +21,7 @@ from xtyserver.errors import StoreError
 from xtyserver.memory.retrieval import search_memories
 from xtyserver.memory.types import Scope
 from xtyserver.serve.memory_service import MemoryService
+from xtyserver.serve.on_demand import next_or_idle
 from xtyserver.session import tools
 from xtyserver.session.effects import (
     ApplyForget,
@@ -60,11 +61,16 @@ StoreEffect = OpenSave | CloseSave | PlayBeat | StoreRequest
 class StoreLane:
     """Runs one connection's store effects one at a time, in the order they were asked.
 
+    Its task runs only while effects come (:mod:`xtyserver.serve.on_demand`):
+    the first effect queued starts it, and it ends once idle; the leases stay
+    held between two runs.
+
     Args:
         memory: The memory service.
         post: Hands an answer event to the connection's session.
         logger: The connection's bound logger.
         queue: Effects that may wait; the connection waits beyond that.
+        spawn: Starts a task in the connection's task group.
     """
 
     def __init__(
@@ -74,10 +80,13 @@ class StoreLane:
         logger: Any,
         *,
         queue: int,
+        spawn: Callable[[Callable[[], Awaitable[None]]], None],
     ) -> None:
         self._memory = memory
         self._post = post
         self._log = logger
+        self._spawn = spawn
+        self._running = False
         self._in: MemoryObjectSendStream[StoreEffect]
         self._out: MemoryObjectReceiveStream[StoreEffect]
         self._in, self._out = anyio.create_memory_object_stream[StoreEffect](queue)
@@ -87,33 +96,46 @@ class StoreLane:
 
     async def send(self, effect: StoreEffect) -> None:
         """Queue ``effect``; dropped once the lane was cancelled (a stop past its bound)."""
+        self._wake()
         with contextlib.suppress(anyio.BrokenResourceError):
             await self._in.send(effect)
 
     def close(self) -> None:
-        """Accept no more effects; :meth:`run` returns after the queued ones."""
+        """Accept no more effects; the lane ends after the queued ones, releasing its leases."""
         self._in.close()
+        self._wake()
 
     async def wait_done(self) -> None:
         await self._done.wait()
 
-    async def run(self) -> None:
-        """Run queued effects until closed; then release every lease still held."""
+    def _wake(self) -> None:
+        if not self._running and not self._done.is_set():
+            self._running = True
+            self._spawn(self._run)
+
+    async def _run(self) -> None:
+        """Run queued effects until idle; once closed (or cancelled), release every lease."""
+        ended = True
         try:
-            async with self._out:
-                async for effect in self._out:
-                    try:
-                        await self._apply(effect)
-                    except StoreError as exc:
-                        # The store failing must not cost the player the conversation.
-                        kind = type(effect).__name__
-                        self._log.warning("store.failed", code=exc.code, effect=kind)
+            while (effect := await next_or_idle(self._out)) is not None:
+                try:
+                    await self._apply(effect)
+                except StoreError as exc:
+                    # The store failing must not cost the player the conversation.
+                    kind = type(effect).__name__
+                    self._log.warning("store.failed", code=exc.code, effect=kind)
+            ended = False
+        except anyio.EndOfStream:
+            pass
         finally:
-            with anyio.CancelScope(shield=True):
-                for stack in self._leases.values():
-                    await stack.aclose()
-                self._leases.clear()
-                self._done.set()
+            self._running = False
+            if ended:
+                self._out.close()
+                with anyio.CancelScope(shield=True):
+                    for stack in self._leases.values():
+                        await stack.aclose()
+                    self._leases.clear()
+                    self._done.set()
 
     async def _apply(self, effect: StoreEffect) -> None:
         memory = self._memory
