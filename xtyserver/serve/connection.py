@@ -228,11 +228,8 @@ class Connection:
         self._clock = clock
         self._limits = limits
         self._log = log.get("xtyserver.serve.connection").bind(session=session.session_id)
-        self._out_in: MemoryObjectSendStream[bytes | _CloseRequest]
-        self._out: MemoryObjectReceiveStream[bytes | _CloseRequest]
-        self._out_in, self._out = anyio.create_memory_object_stream[bytes | _CloseRequest](
-            limits.write_queue
-        )
+        # The writer's queue, made with the writer; None while no writer runs.
+        self._out_in: MemoryObjectSendStream[bytes | _CloseRequest] | None = None
         self._inbox_in: MemoryObjectSendStream[Event]
         self._inbox: MemoryObjectReceiveStream[Event]
         self._inbox_in, self._inbox = anyio.create_memory_object_stream[Event](limits.inbox)
@@ -352,13 +349,21 @@ class Connection:
             return FrameRefused(exc)
         return FrameIn(decoded)
 
-    def _wake_writer(self) -> None:
-        """Start the writer unless it runs (or has ended for good): a frame is coming."""
-        if self._writer_done is None and not self._writer_ended:
+    def _outbox(self) -> MemoryObjectSendStream[bytes | _CloseRequest] | None:
+        """The writer's queue, the writer started unless it runs; None once it ended for good."""
+        if self._writer_ended:
+            return None
+        if self._out_in is None:
+            self._out_in, out = anyio.create_memory_object_stream[bytes | _CloseRequest](
+                self._limits.write_queue
+            )
             self._writer_done = anyio.Event()
-            self._spawn(self._writer, self._writer_done)
+            self._spawn(self._writer, out, self._writer_done)
+        return self._out_in
 
-    async def _writer(self, done: anyio.Event) -> None:
+    async def _writer(
+        self, out: MemoryObjectReceiveStream[bytes | _CloseRequest], done: anyio.Event
+    ) -> None:
         """The connection's only writer: frames in order, a deadline on each send.
 
         Ends when no frame has come for a while (the next one starts it again),
@@ -369,7 +374,7 @@ class Connection:
         for_good = True
         try:
             with contextlib.suppress(websockets.ConnectionClosed):
-                while (item := await next_or_idle(self._out)) is not None:
+                while (item := await next_or_idle(out)) is not None:
                     if isinstance(item, _CloseRequest):
                         with anyio.move_on_after(timeout):
                             await self.ws.close(item.code, item.reason)
@@ -385,10 +390,9 @@ class Connection:
                         self._recorder.sent(item)
                 for_good = False
         finally:
-            if for_good:
-                self._writer_ended = True
-                self._out.close()
-            self._writer_done = None
+            self._writer_ended = for_good
+            out.close()
+            self._out_in = self._writer_done = None
             done.set()
 
     # -- effects -------------------------------------------------------------------------------
@@ -421,16 +425,14 @@ class Connection:
             case Send(frame=frame, droppable=True):
                 # Refusals of a flood are advisory: when the peer is not reading, drop
                 # them rather than stop reading (the flood must still be counted).
-                if not self._closing:
-                    self._wake_writer()
+                if not self._closing and (out := self._outbox()) is not None:
                     with contextlib.suppress(anyio.WouldBlock):
-                        self._out_in.send_nowait(encode_frame(frame))
+                        out.send_nowait(encode_frame(frame))
             case Send(frame=frame):
-                if not self._closing:
-                    # The writer is gone once the peer is: the frame has nowhere to go.
-                    self._wake_writer()
+                # The writer is gone once the peer is: the frame has nowhere to go.
+                if not self._closing and (out := self._outbox()) is not None:
                     with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                        await _hand_over(self._out_in, encode_frame(frame))
+                        await _hand_over(out, encode_frame(frame))
             case AskPairing():
                 if self._pairing is None:
                     return PairingAnswered("refused")
@@ -443,9 +445,9 @@ class Connection:
                     await self._on_unauthorized()
                 self._log.info("connection.closing", code=code, reason=reason)
                 self._closing = True
-                self._wake_writer()
-                with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    await self._out_in.send(_CloseRequest(code, reason))
+                if (out := self._outbox()) is not None:
+                    with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        await out.send(_CloseRequest(code, reason))
             case ArmTimer(kind=kind, seconds=seconds):
                 self._timers[kind] = self._clock.deadline(seconds)
             case CancelTimer(kind=kind):
