@@ -1,4 +1,4 @@
-"""Tasks that run while there is work: a connection's writer and store lane.
+"""Tasks that run while there is work (a connection's writer and store lane), and a lazy lock.
 
 A shell. An idle connection keeps no task waiting on an empty queue: its
 writer and its store lane are started by the first item put in their queue
@@ -36,3 +36,30 @@ async def next_or_idle(stream: MemoryObjectReceiveStream[_T]) -> _T | None:
     with contextlib.suppress(anyio.WouldBlock):  # put as the wait ended
         return stream.receive_nowait()
     return None
+
+
+class LazyLock:
+    """A lock that costs nothing until two tasks want it at once (no queue made before).
+
+    An anyio ``Lock`` makes its waiters' queue up front; there is one of these per
+    idle connection and per loaded save.
+    """
+
+    __slots__ = ("_busy", "_free")
+
+    def __init__(self) -> None:
+        self._busy = False
+        self._free: anyio.Event | None = None
+
+    async def __aenter__(self) -> None:
+        while self._busy:
+            if self._free is None:
+                self._free = anyio.Event()
+            await self._free.wait()
+        self._busy = True
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._busy = False
+        if self._free is not None:
+            self._free.set()
+            self._free = None
