@@ -10,7 +10,10 @@ timeouts, are about the network and stay on the event loop's own clock.)
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from typing import Protocol
 
 import anyio
@@ -28,15 +31,33 @@ class Clock(Protocol):
         """Return once ``seconds`` of this clock's time have passed."""
         ...
 
+    def deadline(self, seconds: float) -> float:
+        """The moment ``seconds`` from now, as :meth:`move_on_at` takes it."""
+        ...
+
+    def move_on_at(self, deadline: float) -> AbstractContextManager[anyio.CancelScope]:
+        """A cancel scope cancelled once ``deadline`` (from :meth:`deadline`) has come.
+
+        A task waits for something else and a deadline at once, with no task of
+        its own for the deadline.
+        """
+        ...
+
 
 class SystemClock:
-    """The real wall clock."""
+    """The real wall clock; deadlines on the event loop's monotonic clock."""
 
     def now(self) -> float:
         return time.time()
 
     async def sleep(self, seconds: float) -> None:
         await anyio.sleep(seconds)
+
+    def deadline(self, seconds: float) -> float:
+        return anyio.current_time() + seconds
+
+    def move_on_at(self, deadline: float) -> AbstractContextManager[anyio.CancelScope]:
+        return anyio.move_on_at(deadline)
 
 
 class ManualClock:
@@ -48,7 +69,8 @@ class ManualClock:
 
     def __init__(self, start: float = 1_790_000_000.0) -> None:
         self._now = start
-        self._sleepers: list[tuple[float, anyio.Event]] = []
+        # Each waiting sleep or deadline scope: when it is due, and what wakes it.
+        self._sleepers: list[tuple[float, Callable[[], None]]] = []
         self._armed = anyio.Event()
 
     def now(self) -> float:
@@ -58,12 +80,31 @@ class ManualClock:
         if seconds <= 0:
             await anyio.lowlevel.checkpoint()
             return
-        entry = (self._now + seconds, anyio.Event())
+        woken = anyio.Event()
+        with self._waiting(self._now + seconds, woken.set):
+            await woken.wait()
+
+    def deadline(self, seconds: float) -> float:
+        return self._now + seconds
+
+    @contextlib.contextmanager
+    def move_on_at(self, deadline: float) -> Iterator[anyio.CancelScope]:
+        with anyio.CancelScope() as scope:
+            if deadline <= self._now:
+                scope.cancel()
+                yield scope
+                return
+            with self._waiting(deadline, scope.cancel):
+                yield scope
+
+    @contextlib.contextmanager
+    def _waiting(self, deadline: float, wake: Callable[[], None]) -> Iterator[None]:
+        entry = (deadline, wake)
         self._sleepers.append(entry)
         self._armed.set()
         self._armed = anyio.Event()
         try:
-            await entry[1].wait()
+            yield
         finally:
             if entry in self._sleepers:
                 self._sleepers.remove(entry)
@@ -91,7 +132,7 @@ class ManualClock:
             await self._armed.wait()
 
     def _wake(self) -> None:
-        for deadline, event in list(self._sleepers):
-            if deadline <= self._now:
-                self._sleepers.remove((deadline, event))
-                event.set()
+        for entry in list(self._sleepers):
+            if entry[0] <= self._now:
+                self._sleepers.remove(entry)
+                entry[1]()

@@ -13,7 +13,8 @@
   heartbeats. The server's RSS (``/proc/PID/status`` VmRSS) is read after 10
   warm-up connections and again after all of them have been up for two
   heartbeat periods; the difference over the added connections is the cost
-  of one idle connection.
+  of one idle connection. With ``--baseline`` the baseline's last server is
+  measured so too, just before ours.
 
 Usage: ``python scripts/bench/idle.py [--connections 200] [--starts 5] [--same-save]
 [--baseline REF] [--heartbeat-ms 5000]`` (the suite's tiny run waits 0.5 s periods).
@@ -98,21 +99,18 @@ def main() -> None:
         base = export_tree(args.baseline, Path(tmp) / "base") if args.baseline else None
         if base is not None:  # once untimed: the exported tree compiles its bytecode
             serving.stop(_start(tmp, args.heartbeat_ms, base))
+        same = "one" if args.same_save else None
+        base_idle = None
         for n in range(args.starts):
             if base is not None:
                 base_starts.append(_start(tmp, args.heartbeat_ms, base))
+                if n == args.starts - 1:  # the baseline's idle connections, before ours
+                    base_idle = _measure(base_starts[-1], args.connections, same)
                 serving.stop(base_starts[-1])
             starts.append(_start(tmp, args.heartbeat_ms))
             if n < args.starts - 1:
                 serving.stop(starts[-1])
-        last = starts[-1]
-        try:
-            before = serving.memory_kib(last.proc.pid)["VmRSS"]
-            warm, full, added, beat = anyio.run(
-                _idle, last.url, last.proc.pid, args.connections, "one" if args.same_save else None
-            )
-        finally:
-            serving.stop(last)
+        measured = _measure(starts[-1], args.connections, same)
     print(f"{'what':52s} {'value':>12s}")
     rows = [("", starts)]
     if base is not None:
@@ -127,12 +125,29 @@ def main() -> None:
             f" server CPU {statistics.median(r.cpu_s for r in runs):.3f} s"
         )
     print("(median ± IQR/2; server CPU: user + system from /proc at `listening`, median)")
-    print(f"{'server RSS idle / 10 conns / all conns':52s} {before} / {warm} / {full} KiB")
-    per = (full - warm) / added
-    print(
-        f"{f'RSS per idle connection ({added} added, heartbeats every {beat:g} s)':52s}"
-        f" {per:8.1f} KiB  (all {args.connections}: {(full - before) / args.connections:.1f} KiB)"
-    )
+    idle_rows = [("", measured)]
+    if base_idle is not None:
+        idle_rows.append((f" [baseline {args.baseline}]", base_idle))
+    for label, (before, warm, full, added, beat) in idle_rows:
+        rss = f"{before} / {warm} / {full} KiB"
+        print(f"{'server RSS idle / 10 conns / all conns' + label:52s} {rss}")
+        per, every = (full - warm) / added, (full - before) / args.connections
+        what = f"RSS per idle connection ({added} added, heartbeats every {beat:g} s)" + label
+        print(f"{what:52s} {per:8.1f} KiB  (all {args.connections}: {every:.1f} KiB)")
+
+
+def _measure(
+    server: serving.Started, connections: int, same_save: str | None
+) -> tuple[int, int, int, int, float]:
+    """RSS before, after 10 and after all idle connections to ``server``, which is then stopped."""
+    try:
+        before = serving.memory_kib(server.proc.pid)["VmRSS"]
+        warm, full, added, beat = anyio.run(
+            _idle, server.url, server.proc.pid, connections, same_save
+        )
+    finally:
+        serving.stop(server)
+    return before, warm, full, added, beat
 
 
 if __name__ == "__main__":

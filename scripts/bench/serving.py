@@ -59,14 +59,16 @@ def start(
         cwd=str(tree or ROOT),
     )
     assert proc.stdout is not None
+    seen = []
     for line in proc.stdout:
+        seen.append(line)
         if line.startswith("listening "):
             elapsed = time.perf_counter() - t
             cpu = cpu_s(proc.pid)
             threading.Thread(target=proc.stdout.read, daemon=True).start()
             return Started(proc, line.split()[1], elapsed, cpu)
     proc.wait(timeout=30)
-    raise SystemExit("the server did not start")
+    raise SystemExit("the server did not start:\n" + "".join(seen[-30:]))
 
 
 def stop(server: Started) -> None:

@@ -14,8 +14,14 @@ connection's task group:
 * the **store lane** (:mod:`xtyserver.serve.store_lane`) runs store effects of this
   connection in order (play accounting, management frames) and holds the
   leases of its saves;
-* one task per timer, and per model call, screenshot, memory read and memory
-  tool of a turn (:mod:`xtyserver.serve.turn_tasks`).
+* the writer and the store lane run only while they have work
+  (:mod:`xtyserver.serve.on_demand`): an idle connection keeps its reader
+  and its driver;
+* one task per model call, screenshot, memory read and memory tool of a turn
+  (:mod:`xtyserver.serve.turn_tasks`).
+
+The session's timers (hello, heartbeat) are no tasks: the driver waits for its
+next event and the earliest deadline at once (``Clock.move_on_at``).
 
 Every queue is bounded. Nothing outlives the connection's task group.
 """
@@ -44,6 +50,7 @@ from xtyserver.serve.image import BandHelper
 from xtyserver.serve.jobs import EnrichKeys, MemoryJobs
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
+from xtyserver.serve.on_demand import next_or_idle
 from xtyserver.serve.store_lane import StoreLane
 from xtyserver.serve.text_frames import Message
 from xtyserver.serve.turn_tasks import TurnTasks
@@ -163,14 +170,6 @@ class _CloseRequest:
     reason: str
 
 
-@dataclass(eq=False, frozen=True)
-class _TimerDue:
-    """A timer's deadline passed; stale when the timer was re-armed or cancelled since."""
-
-    kind: TimerKind
-    generation: int
-
-
 class Connection:
     """Runs one adapter connection until it closes.
 
@@ -230,17 +229,14 @@ class Connection:
         self._clock = clock
         self._limits = limits
         self._log = log.get("xtyserver.serve.connection").bind(session=session.session_id)
-        self._out_in: MemoryObjectSendStream[bytes | _CloseRequest]
-        self._out: MemoryObjectReceiveStream[bytes | _CloseRequest]
-        self._out_in, self._out = anyio.create_memory_object_stream[bytes | _CloseRequest](
-            limits.write_queue
+        # The writer's queue, made with the writer; None while no writer runs.
+        self._out_in: MemoryObjectSendStream[bytes | _CloseRequest] | None = None
+        self._inbox_in: MemoryObjectSendStream[Event]
+        self._inbox: MemoryObjectReceiveStream[Event]
+        self._inbox_in, self._inbox = anyio.create_memory_object_stream[Event](limits.inbox)
+        self._store = StoreLane(
+            memory, self._post, self._log, queue=limits.store_queue, spawn=self._spawn
         )
-        self._inbox_in: MemoryObjectSendStream[Event | _TimerDue]
-        self._inbox: MemoryObjectReceiveStream[Event | _TimerDue]
-        self._inbox_in, self._inbox = anyio.create_memory_object_stream[Event | _TimerDue](
-            limits.inbox
-        )
-        self._store = StoreLane(memory, self._post, self._log, queue=limits.store_queue)
         self._tasks = TurnTasks(
             memory=memory,
             model=model,
@@ -251,11 +247,12 @@ class Connection:
             bands=bands,
             embedding_timeout=limits.embedding_timeout,
         )
-        self._timers: dict[TimerKind, tuple[int, anyio.CancelScope]] = {}
-        self._timer_generation = 0
+        self._timers: dict[TimerKind, float] = {}  # each armed timer's deadline (Clock.deadline)
         self._model_calls: dict[int, anyio.CancelScope] = {}
         self._closing = False
-        self._writer_done = anyio.Event()
+        # Set when the running writer ends; None while no writer runs.
+        self._writer_done: anyio.Event | None = None
+        self._writer_ended = False  # after a close, a slow consumer or a peer gone
         self._tg: anyio.abc.TaskGroup | None = None
 
     # -- lifetime ------------------------------------------------------------------------------
@@ -265,8 +262,6 @@ class Connection:
         try:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
-                tg.start_soon(self._writer)
-                tg.start_soon(self._store.run)
                 tg.start_soon(self._reader)
                 try:
                     await self._drive()
@@ -281,16 +276,24 @@ class Connection:
     async def _drive(self) -> None:
         await self._feed(Connected())
         async with self._inbox:
-            async for item in self._inbox:
-                if isinstance(item, _TimerDue):
-                    current = self._timers.get(item.kind)
-                    if current is None or current[0] != item.generation:
-                        continue  # re-armed or cancelled after it fired
-                    del self._timers[item.kind]
-                    item = TimerFired(item.kind)
-                await self._feed(item)
-                if self.session.state is State.CLOSED:
+            while self.session.state is not State.CLOSED:
+                try:
+                    event = await self._next_event()
+                except anyio.EndOfStream:
                     return
+                await self._feed(event)
+
+    async def _next_event(self) -> Event:
+        """An event waiting in the inbox; else the first to come of the next one and a timer."""
+        with contextlib.suppress(anyio.WouldBlock):
+            return self._inbox.receive_nowait()
+        if not self._timers:
+            return await self._inbox.receive()
+        kind = min(self._timers, key=self._timers.__getitem__)
+        with self._clock.move_on_at(self._timers[kind]):
+            return await self._inbox.receive()
+        del self._timers[kind]
+        return TimerFired(kind)
 
     async def _finish(self) -> None:
         """Tell the session (if it does not know yet), then let the store lane and writer drain."""
@@ -299,13 +302,14 @@ class Connection:
         self._store.close()
         with anyio.move_on_after(self._limits.send_timeout):
             await self._store.wait_done()
-        if self._closing:
+        writer = self._writer_done
+        if self._closing and writer is not None:
             # A close asked for by the session (4001, 4003, 4008): let the writer
             # put the close frame on the wire before it is cancelled.
             with anyio.move_on_after(self._limits.send_timeout):
-                await self._writer_done.wait()
+                await writer.wait()
 
-    async def _post(self, event: Event | _TimerDue) -> None:
+    async def _post(self, event: Event) -> None:
         """Hand an event to the driver; dropped once the connection is finishing."""
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
             await _hand_over(self._inbox_in, event)
@@ -346,28 +350,51 @@ class Connection:
             return FrameRefused(exc)
         return FrameIn(decoded)
 
-    async def _writer(self) -> None:
-        """The connection's only writer: frames in order, a deadline on each send."""
+    def _outbox(self) -> MemoryObjectSendStream[bytes | _CloseRequest] | None:
+        """The writer's queue, the writer started unless it runs; None once it ended for good."""
+        if self._writer_ended:
+            return None
+        if self._out_in is None:
+            self._out_in, out = anyio.create_memory_object_stream[bytes | _CloseRequest](
+                self._limits.write_queue
+            )
+            self._writer_done = anyio.Event()
+            self._spawn(self._writer, out, self._writer_done)
+        return self._out_in
+
+    async def _writer(
+        self, out: MemoryObjectReceiveStream[bytes | _CloseRequest], done: anyio.Event
+    ) -> None:
+        """The connection's only writer: frames in order, a deadline on each send.
+
+        Ends when no frame has come for a while (the next one starts it again),
+        and for good, closing its queue, after a close, a slow consumer or a
+        peer gone.
+        """
         timeout = self._limits.send_timeout
+        for_good = True
         try:
             with contextlib.suppress(websockets.ConnectionClosed):
-                async with self._out:
-                    async for item in self._out:
-                        if isinstance(item, _CloseRequest):
-                            with anyio.move_on_after(timeout):
-                                await self.ws.close(item.code, item.reason)
-                            return
-                        with anyio.move_on_after(timeout) as deadline:
-                            await self.ws.send(item, text=True)
-                        if deadline.cancelled_caught:
-                            self._log.info("connection.slow_consumer")
-                            self._closing = True
-                            self.ws.transport.abort()
-                            return
-                        if self._recorder is not None:
-                            self._recorder.sent(item)
+                while (item := await next_or_idle(out)) is not None:
+                    if isinstance(item, _CloseRequest):
+                        with anyio.move_on_after(timeout):
+                            await self.ws.close(item.code, item.reason)
+                        return
+                    with anyio.move_on_after(timeout) as deadline:
+                        await self.ws.send(item, text=True)
+                    if deadline.cancelled_caught:
+                        self._log.info("connection.slow_consumer")
+                        self._closing = True
+                        self.ws.transport.abort()
+                        return
+                    if self._recorder is not None:
+                        self._recorder.sent(item)
+                for_good = False
         finally:
-            self._writer_done.set()
+            self._writer_ended = for_good
+            out.close()
+            self._out_in = self._writer_done = None
+            done.set()
 
     # -- effects -------------------------------------------------------------------------------
 
@@ -399,14 +426,14 @@ class Connection:
             case Send(frame=frame, droppable=True):
                 # Refusals of a flood are advisory: when the peer is not reading, drop
                 # them rather than stop reading (the flood must still be counted).
-                if not self._closing:
+                if not self._closing and (out := self._outbox()) is not None:
                     with contextlib.suppress(anyio.WouldBlock):
-                        self._out_in.send_nowait(encode_frame(frame))
+                        out.send_nowait(encode_frame(frame))
             case Send(frame=frame):
-                if not self._closing:
-                    # The writer is gone once the peer is: the frame has nowhere to go.
+                # The writer is gone once the peer is: the frame has nowhere to go.
+                if not self._closing and (out := self._outbox()) is not None:
                     with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                        await _hand_over(self._out_in, encode_frame(frame))
+                        await _hand_over(out, encode_frame(frame))
             case AskPairing():
                 if self._pairing is None:
                     return PairingAnswered("refused")
@@ -419,16 +446,13 @@ class Connection:
                     await self._on_unauthorized()
                 self._log.info("connection.closing", code=code, reason=reason)
                 self._closing = True
-                with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    await self._out_in.send(_CloseRequest(code, reason))
+                if (out := self._outbox()) is not None:
+                    with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                        await out.send(_CloseRequest(code, reason))
             case ArmTimer(kind=kind, seconds=seconds):
-                self._cancel_timer(kind)
-                self._timer_generation += 1
-                cancel_scope = anyio.CancelScope()
-                self._timers[kind] = (self._timer_generation, cancel_scope)
-                self._spawn(self._timer, cancel_scope, kind, self._timer_generation, seconds)
+                self._timers[kind] = self._clock.deadline(seconds)
             case CancelTimer(kind=kind):
-                self._cancel_timer(kind)
+                self._timers.pop(kind, None)
             case Log(event=name, fields=fields):
                 self._log.info(name, **fields)
             case LoadTurnMemory(turn=turn, save=save, read_memory=read_memory, query=query):
@@ -461,18 +485,6 @@ class Connection:
                     # ... and vectors, with an embedding route (after the keys: embedded too).
                     self._jobs.embed_later(effect.save)
         return None
-
-    def _cancel_timer(self, kind: TimerKind) -> None:
-        current = self._timers.pop(kind, None)
-        if current is not None:
-            current[1].cancel()
-
-    async def _timer(
-        self, cancel_scope: anyio.CancelScope, kind: TimerKind, generation: int, seconds: float
-    ) -> None:
-        with cancel_scope:
-            await self._clock.sleep(seconds)
-            await self._post(_TimerDue(kind, generation))
 
     async def _call_model(
         self,

@@ -54,6 +54,7 @@ from xtyserver.memory.types import (
     SharedProfile,
 )
 from xtyserver.memory.vectors import embedding_text
+from xtyserver.serve.on_demand import LazyLock
 from xtyserver.session.events import SaveMemory
 
 T = TypeVar("T")
@@ -89,7 +90,7 @@ class _Cached:
 
     users: int = 0
     index: SaveIndex | None = None
-    loading: anyio.Lock = field(default_factory=anyio.Lock)
+    loading: LazyLock = field(default_factory=LazyLock)
 
 
 @dataclass(eq=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable
-from contextlib import AsyncExitStack
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import anyio
@@ -22,6 +22,7 @@ from xtyserver.memory.aliases import Naming, Unnaming
 from xtyserver.memory.retrieval import search_memories
 from xtyserver.memory.types import Scope
 from xtyserver.serve.memory_service import MemoryService
+from xtyserver.serve.on_demand import next_or_idle
 from xtyserver.session import tools
 from xtyserver.session.effects import (
     ApplyForget,
@@ -62,9 +63,14 @@ StoreEffect = OpenSave | CloseSave | PlayBeat | NameSaid | StoreRequest
 class StoreLane:
     """Runs one connection's store effects one at a time, in the order they were asked.
 
+    Its task runs only while effects come (:mod:`xtyserver.serve.on_demand`):
+    the first effect queued starts it, and it ends once idle; the leases stay
+    held between two runs.
+
     Args:
         post: Hands an answer event to the connection's session.
         queue: Effects that may wait; the connection waits beyond that.
+        spawn: Starts a task in the connection's task group.
     """
 
     def __init__(
@@ -74,46 +80,78 @@ class StoreLane:
         logger: Any,
         *,
         queue: int,
+        spawn: Callable[..., None],
     ) -> None:
         self._memory = memory
         self._post = post
         self._log = logger
-        self._in: MemoryObjectSendStream[StoreEffect]
-        self._out: MemoryObjectReceiveStream[StoreEffect]
-        self._in, self._out = anyio.create_memory_object_stream[StoreEffect](queue)
-        self._leases: dict[Scope, AsyncExitStack[bool | None]] = {}
+        self._spawn = spawn
+        self._queue = queue
+        # The running lane's queue and its end; None while no lane task runs.
+        self._in: MemoryObjectSendStream[StoreEffect] | None = None
+        self._done: anyio.Event | None = None
+        self._closed = False  # no more effects come
+        self._released = False  # the leases are let go: the lane has ended for good
+        self._leases: dict[Scope, AbstractAsyncContextManager[None]] = {}
         self._plays: dict[Scope, int] = {}
-        self._done = anyio.Event()
 
     async def send(self, effect: StoreEffect) -> None:
-        """Queue ``effect``; dropped once the lane was cancelled (a stop past its bound)."""
+        """Queue ``effect``, starting the lane's task unless it runs.
+
+        Dropped once the lane has ended (after :meth:`close`, or cancelled by a
+        stop past its bound).
+        """
+        if self._closed or self._released:
+            return
+        if self._in is None:
+            self._in, out = anyio.create_memory_object_stream[StoreEffect](self._queue)
+            self._done = anyio.Event()
+            self._spawn(self._run, out, self._done)
         with contextlib.suppress(anyio.BrokenResourceError):
             await self._in.send(effect)
 
     def close(self) -> None:
-        """Accept no more effects; :meth:`run` returns after the queued ones."""
-        self._in.close()
+        """Accept no more effects; the lane ends after the queued ones, releasing its leases."""
+        self._closed = True
+        if self._in is not None:
+            self._in.close()
 
     async def wait_done(self) -> None:
-        await self._done.wait()
+        """Wait for the queued effects to be run and every lease to be let go."""
+        if self._done is not None:
+            await self._done.wait()
+        await self._release()
 
-    async def run(self) -> None:
-        """Run queued effects until closed; then release every lease still held."""
+    async def _run(self, out: MemoryObjectReceiveStream[StoreEffect], done: anyio.Event) -> None:
+        """Run queued effects until idle; once closed (or cancelled), release every lease."""
+        ended = True
         try:
-            async with self._out:
-                async for effect in self._out:
-                    try:
-                        await self._apply(effect)
-                    except errors.XtyError as exc:
-                        # The store failing must not cost the player the conversation.
-                        kind = type(effect).__name__
-                        self._log.warning("store.failed", code=exc.code, effect=kind)
+            while (effect := await next_or_idle(out)) is not None:
+                try:
+                    await self._apply(effect)
+                except errors.XtyError as exc:
+                    # The store failing must not cost the player the conversation.
+                    kind = type(effect).__name__
+                    self._log.warning("store.failed", code=exc.code, effect=kind)
+            ended = False
+        except anyio.EndOfStream:
+            pass
         finally:
-            with anyio.CancelScope(shield=True):
-                for stack in self._leases.values():
-                    await stack.aclose()
-                self._leases.clear()
-                self._done.set()
+            out.close()
+            if not ended:
+                self._in = self._done = None
+            try:
+                if ended:
+                    await self._release()
+            finally:
+                done.set()
+
+    async def _release(self) -> None:
+        self._released = True
+        with anyio.CancelScope(shield=True):
+            for lease in self._leases.values():
+                await lease.__aexit__(None, None, None)
+            self._leases.clear()
 
     async def _apply(self, effect: StoreEffect) -> None:
         memory = self._memory
@@ -123,7 +161,7 @@ class StoreLane:
                 self._plays[save] = await memory.open_play(save, at, timezone, name)
             case CloseSave(save=save, at=at):
                 if save in self._leases:
-                    await self._leases.pop(save).aclose()
+                    await self._leases.pop(save).__aexit__(None, None, None)
                 play = self._plays.pop(save, None)
                 if play is not None:
                     await memory.close_play(play, at)
@@ -144,13 +182,13 @@ class StoreLane:
         """Hold ``save``'s memory loaded; a failed load holds nothing (and releases nothing)."""
         if save in self._leases:
             return
-        stack = AsyncExitStack()
+        lease = self._memory.lease(save)
         try:
-            await stack.enter_async_context(self._memory.lease(save))
+            await lease.__aenter__()
         except StoreError as exc:
             self._log.warning("store.failed", code=exc.code, effect="lease")
         else:
-            self._leases[save] = stack
+            self._leases[save] = lease
 
     async def _answer(self, request: int, work: Awaitable[Event]) -> None:
         """Await ``work`` and post its answer, or a StoreFailed with the error's code."""

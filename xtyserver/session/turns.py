@@ -9,7 +9,6 @@ session applies the matching transition of its table.
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
 import msgspec
@@ -125,7 +124,8 @@ class Turns:
         self._texts = settings.texts
         self.current: Turn | None = None
         self._counter = 0
-        self.history: deque[tuple[str, str]] = deque(maxlen=SUMMARY_TURNS)
+        # The last SUMMARY_TURNS rounds (a list: an empty deque is ten times its size).
+        self.history: list[tuple[str, str]] = []
         self.working = WorkingMemory(settings.working)
         # The shared profile's language as of the latest turn (notices outside a turn).
         self.language = ""
@@ -300,6 +300,7 @@ class Turns:
         same_save = turn.save == save
         if same_save:
             self.history.append((turn.text, reply))
+            del self.history[:-SUMMARY_TURNS]
             fold = self.working.add((turn.text, reply))
             if fold is not None:
                 effects.append(FoldWorking(save, fold.generation, fold.previous, fold.rounds))

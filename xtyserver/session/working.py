@@ -20,8 +20,6 @@ working memory: never stored as long-term memory.
 
 from __future__ import annotations
 
-from collections import deque
-
 import msgspec
 
 from xtyserver.memory.tokenize import approx_tokens
@@ -131,7 +129,7 @@ class WorkingMemory:
 
     def __init__(self, settings: WorkingSettings) -> None:
         self._s = settings
-        self.window: deque[Round] = deque()
+        self.window: list[Round] = []  # a few rounds: a list, as an empty deque is 10x its size
         self.pending: list[Round] = []
         self.summary = SessionSummary()
         self.generation = 0
@@ -155,10 +153,10 @@ class WorkingMemory:
         s = self._s
         self.window.append(done)
         while len(self.window) > max(s.window, 0):
-            self.pending.append(self.window.popleft())
+            self.pending.append(self.window.pop(0))
         over = self._tokens() > s.fold_tokens
         while over and len(self.window) > MIN_WINDOW:
-            self.pending.append(self.window.popleft())
+            self.pending.append(self.window.pop(0))
             over = self._tokens() > s.fold_tokens
         limit = WAITING_FOLDS * max(s.fold_every, 1)
         if len(self.pending) > limit:

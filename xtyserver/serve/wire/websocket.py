@@ -29,6 +29,7 @@ from websockets.http11 import Request, Response
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
+from xtyserver.serve.on_demand import LazyLock
 from xtyserver.serve.text_frames import Message, utf8_error, valid_utf8
 from xtyserver.serve.wire.http import DISCONNECTED, HttpStream
 
@@ -120,8 +121,8 @@ class WsPeer:
         self.transport = self  # what the runtime calls abort() on
         self._close_timeout = close_timeout
         self._drop = drop
-        self._send_lock = _Turn()
-        self._receive_lock = _Turn()
+        self._send_lock = LazyLock()
+        self._receive_lock = LazyLock()
         self._events: list[object] = []  # frames received and not looked at yet
         self._parts: list[bytes] = []  # the fragments of the message being received
         self._text = False
@@ -285,26 +286,3 @@ class WsPeer:
         if self._ws.state is State.CLOSED:
             return self._ws.close_exc
         return ConnectionClosedError(None, None)
-
-
-class _Turn:
-    """A lock that costs nothing until two tasks want it at once (one per idle connection)."""
-
-    __slots__ = ("_busy", "_free")
-
-    def __init__(self) -> None:
-        self._busy = False
-        self._free: anyio.Event | None = None
-
-    async def __aenter__(self) -> None:
-        while self._busy:
-            if self._free is None:
-                self._free = anyio.Event()
-            await self._free.wait()
-        self._busy = True
-
-    async def __aexit__(self, *exc: object) -> None:
-        self._busy = False
-        if self._free is not None:
-            self._free.set()
-            self._free = None
