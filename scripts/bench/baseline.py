@@ -24,3 +24,32 @@ def export_tree(ref: str, into: Path) -> Path:
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         tar.extractall(into, filter="data")
     return into
+
+
+SEED = """
+import sys
+from xtyserver.clock import SystemClock
+from xtyserver.memory.sqlite.store import MemoryStore
+sys.path.insert(0, {bench!r})
+from retrieval import build_document
+with MemoryStore.open_profile({folder!r}, "default", clock=SystemClock()) as store:
+    store.import_document(build_document({saves}, {per_save}))
+"""
+
+
+def seed_store(folder: Path, saves: int, per_save: int, tree: Path | None = None) -> None:
+    """A store of ``saves`` x ``per_save`` events in ``folder``, written by ``tree``'s code.
+
+    In a child process with ``tree`` first on its path: a baseline older than
+    the candidate's schema refuses a store the candidate wrote.
+    """
+    import os
+    import sys
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(tree) if tree is not None else str(ROOT), env.get("PYTHONPATH", "")]
+    )
+    bench = str(Path(__file__).resolve().parent)
+    code = SEED.format(bench=bench, folder=str(folder), saves=saves, per_save=per_save)
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import serving  # noqa: E402
-from baseline import export_tree  # noqa: E402
+from baseline import export_tree, seed_store  # noqa: E402
 from retrieval import build_document  # noqa: E402
 
 from xtyserver.adapter import AdapterClient, AdapterInfo, Identity  # noqa: E402
@@ -107,15 +107,17 @@ def main() -> None:
             data = Path(tmp)
             with MemoryStore.open_profile(data, "default", clock=SystemClock()) as store:
                 store.import_document(build_document(100, 300))
-            trees: dict[str, Path | None] = {"": None}
+            trees: dict[str, tuple[Path, Path | None]] = {"": (data, None)}
             if args.baseline:
-                trees[f" [baseline {args.baseline}]"] = export_tree(args.baseline, data / "base")
+                tree = export_tree(args.baseline, data / "base")
+                seed_store(data / "base-data", 100, 300, tree)  # in the store format it reads
+                trees[f" [baseline {args.baseline}]"] = (data / "base-data", tree)
             runs: dict[str, list[tuple[float, ...]]] = {label: [] for label in trees}
-            for tree in trees.values():  # once untimed: each tree compiles its bytecode
-                _one(data, model_url, 0, args.wait, tree)
+            for folder, tree in trees.values():  # once untimed: each tree compiles its bytecode
+                _one(folder, model_url, 0, args.wait, tree)
             for n in range(1, args.starts + 1):
-                for label, tree in trees.items():
-                    runs[label].append(_one(data, model_url, n, args.wait, tree))
+                for label, (folder, tree) in trees.items():
+                    runs[label].append(_one(folder, model_url, n, args.wait, tree))
     finally:
         fake.terminate()
         fake.wait(timeout=30)

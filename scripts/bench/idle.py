@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import serving  # noqa: E402
-from baseline import export_tree  # noqa: E402
+from baseline import export_tree, seed_store  # noqa: E402
 from retrieval import build_document  # noqa: E402
 
 from xtyserver.adapter import AdapterClient, AdapterInfo, Identity  # noqa: E402
@@ -97,13 +97,15 @@ def main() -> None:
         starts: list[serving.Started] = []
         base_starts: list[serving.Started] = []
         base = export_tree(args.baseline, Path(tmp) / "base") if args.baseline else None
+        base_data = str(Path(tmp) / "base-data")
         if base is not None:  # once untimed: the exported tree compiles its bytecode
-            serving.stop(_start(tmp, args.heartbeat_ms, base))
+            seed_store(Path(base_data), 100, 300, base)  # in the store format it reads
+            serving.stop(_start(base_data, args.heartbeat_ms, base))
         same = "one" if args.same_save else None
         base_idle = None
         for n in range(args.starts):
             if base is not None:
-                base_starts.append(_start(tmp, args.heartbeat_ms, base))
+                base_starts.append(_start(base_data, args.heartbeat_ms, base))
                 if n == args.starts - 1:  # the baseline's idle connections, before ours
                     base_idle = _measure(base_starts[-1], args.connections, same)
                 serving.stop(base_starts[-1])

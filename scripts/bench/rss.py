@@ -51,7 +51,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import serving  # noqa: E402
-from baseline import export_tree  # noqa: E402
+from baseline import export_tree, seed_store  # noqa: E402
 from retrieval import build_document  # noqa: E402
 from turn import model_context, screenshot_jpeg  # noqa: E402
 
@@ -189,8 +189,12 @@ def main() -> None:
             f"{time.perf_counter() - t:.1f} s"
         )
         variants: dict[str, Path | None] = {"candidate": None}
+        templates = {"candidate": template}
         if args.baseline:
             variants = {"baseline": export_tree(args.baseline, Path(tmp) / "base"), **variants}
+            # In the store format the baseline reads: an older one refuses a newer schema.
+            templates["baseline"] = Path(tmp) / "base-store"
+            seed_store(templates["baseline"], args.saves, args.per_save, variants["baseline"])
         model, model_url = _spawn_model()
         results: dict[str, list[list[dict[str, int]]]] = {name: [] for name in variants}
         try:
@@ -198,7 +202,7 @@ def main() -> None:
                 for name, tree in variants.items():
                     results[name].append(
                         run_one(
-                            template,
+                            templates[name],
                             model_url,
                             tree,
                             checkpoints,

@@ -52,7 +52,6 @@ import io
 import json
 import os
 import random
-import shutil
 import statistics
 import subprocess
 import sys
@@ -71,7 +70,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 if os.environ.get("XTY_BENCH_TREE"):  # a baseline server child: its own package first
     sys.path.insert(0, os.environ["XTY_BENCH_TREE"])
 
-from baseline import export_tree  # noqa: E402
+from baseline import export_tree, seed_store  # noqa: E402
 from stats import nearest_rank  # noqa: E402
 
 from xtyserver.adapter import AdapterClient, AdapterInfo, Capabilities, Identity  # noqa: E402
@@ -454,8 +453,8 @@ def main() -> None:
         trees: dict[str, tuple[str, Path | None]] = {"": (tmp, None)}
         if args.baseline:
             base_data = Path(tmp) / "baseline-data"
-            shutil.copytree(settings.data_path, base_data)
             tree = export_tree(args.baseline, Path(tmp) / "baseline-tree")
+            seed_store(base_data, 100, 300, tree)  # in the store format it reads
             trees[" [baseline]"] = (str(base_data), tree)
         model, model_url = _spawn("--child", "model")
         children = [model]
