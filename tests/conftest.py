@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -201,14 +202,33 @@ class ServerProcess:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "xtyserver", "serve", "--port", "0", "--log-json"],
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
             text=True,
             env={**os.environ, "XTY_TOKEN": TOKEN, "XTY_DATA_DIR": str(data_dir), **env},
         )
+        self._events: list[str] = []
+        self._logged = threading.Condition()
+        threading.Thread(target=self._read_log, daemon=True).start()
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline().strip()
         assert line.startswith("listening ws://"), line
         self.url = line.split(" ", 1)[1]
+
+    def _read_log(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            try:
+                event = str(json.loads(line).get("event", ""))
+            except (ValueError, AttributeError):
+                continue
+            with self._logged:
+                self._events.append(event)
+                self._logged.notify_all()
+
+    def wait_logged(self, event: str, timeout: float = 60.0) -> None:
+        """Wait until the server has logged ``event`` (its JSON log on stderr)."""
+        with self._logged:
+            assert self._logged.wait_for(lambda: event in self._events, timeout), event
 
     def stop(self) -> None:
         self.proc.terminate()

@@ -124,6 +124,8 @@ async def test_no_deflate_is_negotiated_and_an_oversized_frame_is_closed_1009(
     # offers it gets plain frames, and a frame over frameMaxBytes is closed 1009.
     server = ServerProcess(tmp_path)
     try:
+        # What the server makes once listening is not the frame's.
+        await anyio.to_thread.run_sync(server.wait_logged, "server.warmed")
         before = rss_mb(server.proc.pid)
         # Not `async with`: after the server's close, websockets' own close() of a
         # connection mid-way through a large write trips over asyncio (a client bug).

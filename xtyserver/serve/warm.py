@@ -26,6 +26,7 @@ def after_listening(glossary: Glossary | GlossaryOnce, model_url: str) -> None:
     The glossary's files may not open now (out of file descriptors under a flood
     of connections): then the first save index that needs it reads it. With a
     model configured, its HTTP client's library and TLS context are loaded too.
+    Logs ``server.warmed`` when done (what a memory figure of the idle server waits for).
     """
     compile_patterns()
     inert_sets()
@@ -45,3 +46,4 @@ def after_listening(glossary: Glossary | GlossaryOnce, model_url: str) -> None:
             context_for(model_url)
         except (ImportError, OSError) as exc:  # out of descriptors: the first call loads it
             log.get("xtyserver.model").warning("model.load_later", error=type(exc).__name__)
+    log.get("xtyserver").info("server.warmed")
