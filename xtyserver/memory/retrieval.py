@@ -42,7 +42,13 @@ With memory vectors (the in-process model, a ``[models.embedding]`` route; the
 vectors and the query's similarities are inputs, computed by the shell), the
 relevant section's candidates are the lexical ones above and the events whose
 cosine with the query reaches ``min_similarity`` and lies within
-``similarity_margin`` of the best (at most ``relevant`` of them); the two
+``similarity_margin`` of the best (at most ``relevant`` of them). Among those
+the words did not pick, the vectors' order is by cosine less
+``lexical_discount`` (0.045) times the memory's share of the best BM25 score
+(:func:`~xtyserver.memory.vectors.unseen_first`): a word shared with the
+question raises a memory's cosine too, so the vectors' place goes to what the
+words could not see unless a word match is clearly nearer (measured on the
+development sets of ``eval/dev/``); the words' picks keep their ranks. The two
 rankings are fused by reciprocal rank fusion (:func:`~xtyserver.memory.vectors.fuse`).
 The section holds no more than words alone would have put in it, or one when
 they found none, and that one takes a place of "recent and important": vectors
@@ -82,7 +88,7 @@ from xtyserver.memory.lexicon import Lexicon
 from xtyserver.memory.spelling import respell
 from xtyserver.memory.tokenize import approx_tokens, tokenize
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
-from xtyserver.memory.vectors import embedding_text, fuse, vector_candidates
+from xtyserver.memory.vectors import embedding_text, fuse, unseen_first, vector_candidates
 
 KIND_LABELS = {
     "goal": "目标",
@@ -129,6 +135,9 @@ class MemoryBudget(msgspec.Struct, frozen=True):
         vector_places: Relevant places vector candidates may take beyond the
             words' (each one from "recent and important", so never more
             memories in all).
+        lexical_discount: Memory vectors: what the cosine of a memory the words did
+            not pick loses per unit of its BM25 score over the best one's, when
+            the vectors order those.
     """
 
     profile_tokens: int = 300
@@ -145,6 +154,7 @@ class MemoryBudget(msgspec.Struct, frozen=True):
     min_similarity: float = 0.45
     similarity_margin: float = 0.08
     vector_places: int = 1
+    lexical_discount: float = 0.045
 
 
 class SaveIndex:
@@ -580,8 +590,15 @@ def select_memories(
             [(i, cos) for i, cos in similar if i in allowed],
             min_similarity=budget.min_similarity,
             margin=budget.similarity_margin,
-            limit=budget.relevant,
+            limit=len(allowed),
         )
+        nearest = unseen_first(
+            nearest,
+            dict(similar),
+            {i: raw.get(i, 0.0) / top if top > 0 else 0.0 for i in nearest},
+            seen={ev.id for ev in lexical},
+            discount=budget.lexical_discount,
+        )[: max(0, budget.relevant)]
         from_vectors.update(nearest)
         fused = fuse([[ev.id for ev in lexical], nearest])
         pool = {ev.id: ev for ev in lexical} | {i: allowed[i] for i in nearest}
