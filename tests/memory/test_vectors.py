@@ -23,6 +23,7 @@ from xtyserver.memory.vectors import (
     unseen_first,
     vector_candidates,
 )
+from xtyserver.serve.glossary import load_glossary
 
 FARM = Scope("stardew-valley", "farm-a")
 NOW = 1_790_000_000.0
@@ -198,9 +199,33 @@ def test_the_vectors_place_goes_to_what_the_words_missed_unless_the_decoy_is_cle
     # A decoy 0.01 nearer by cosine, its nearness partly its shared word: the place is 3's.
     assert relevant(0.89) == [1, 3]
     assert relevant(0.89, discount=0.0) == [1, 2]  # cosine alone: the decoy's
-    # Nearer by more than its word's share explains (0.045 * share): still the decoy's.
-    assert relevant(0.88 + 0.045 * share + 0.002) == [1, 2]
-    assert relevant(0.88 + 0.045 * share - 0.002) == [1, 3]
+    # Nearer by more than its word's share explains (discount * share): still the decoy's.
+    discount = MemoryBudget().lexical_discount
+    assert relevant(0.88 + discount * share + 0.002) == [1, 2]
+    assert relevant(0.88 + discount * share - 0.002) == [1, 3]
+
+
+def test_a_glossary_match_is_meaning_not_surface_and_keeps_its_nearness() -> None:
+    events = [
+        _event(1, "鱼", "春天钓到了鲶鱼"),
+        _event(2, "阿比盖尔", "阿比盖尔最喜欢紫水晶"),  # meets the question through @abigail only
+        _event(3, "温室", "修好了温室"),
+        _event(4, "矿洞", "矿洞打到了四十层"),
+    ]
+    index = SaveIndex(FARM, events, glossary=load_glossary(None).for_game(FARM.game_id))
+    text = "钓到鲶鱼那天 Abigail 说了啥"
+    scores = index.scores(text)
+    assert 0.2 < scores[2] / scores[1] < MemoryBudget().min_relevance
+    sel = select_memories(
+        None,
+        index,
+        query_text=text,
+        current_day=None,
+        now=NOW,
+        similar=[(2, 0.88), (3, 0.875), (1, 0.85), (4, 0.7)],
+    )
+    # 2 is nearer than 3 and its match is no shared word: the place is 2's.
+    assert [ev.id for ev in sel.relevant] == [1, 2]
 
 
 def test_a_vector_is_kept_while_the_text_stays_and_dropped_when_it_changes() -> None:
