@@ -20,8 +20,10 @@ from xtyserver.memory.vectors import (
     normalized,
     similarities,
     to_blob,
+    unseen_first,
     vector_candidates,
 )
+from xtyserver.serve.glossary import load_glossary
 
 FARM = Scope("stardew-valley", "farm-a")
 NOW = 1_790_000_000.0
@@ -155,6 +157,75 @@ def test_vectors_reorder_and_add_one_place_taken_from_recent_and_important() -> 
         similar=[(1, 0.9), (4, 0.88), (3, 0.1)],
     )
     assert [ev.id for ev in kept.relevant] == [4, 1]  # no place to give: 1 takes 3's
+
+
+def test_unseen_ids_are_reordered_by_discounted_cosine_and_the_words_picks_keep_their_places() -> (
+    None
+):
+    cosine = {1: 0.90, 2: 0.89, 3: 0.885, 4: 0.87}
+    share = {1: 1.0, 2: 0.5, 3: 0.0, 4: 0.0}
+    # 1 is the words' pick: it stays first; 2 loses 0.0225 and falls behind 3 and 4.
+    assert unseen_first([1, 2, 3, 4], cosine, share, seen={1}, discount=0.045) == [1, 3, 4, 2]
+    assert unseen_first([1, 2, 3, 4], cosine, share, seen={1}, discount=0.0) == [1, 2, 3, 4]
+    # 2 is nearer by more than its share explains: it keeps the lead.
+    assert unseen_first([2, 3], {2: 0.91, 3: 0.885}, share, seen=set(), discount=0.045) == [2, 3]
+    # A pick of the words keeps its rank even with a share that would sink it.
+    assert unseen_first([2, 3, 1], cosine, share, seen={2}, discount=1.0) == [2, 3, 1]
+
+
+def test_the_vectors_place_goes_to_what_the_words_missed_unless_the_decoy_is_clearly_nearer() -> (
+    None
+):
+    events = [
+        _event(1, "鱼", "春天在河边钓到了鲶鱼"),
+        _event(2, "贝壳", "在河边捡了贝壳"),  # shares 河边 with the question, below the floor
+        _event(3, "温室", "修好了温室"),  # what the question describes, no word of it
+        _event(4, "矿洞", "矿洞打到了四十层"),
+    ]
+    index = SaveIndex(FARM, events)
+    text = "钓鲶鱼的河边后来弄出来的那间玻璃房"
+    share = index.scores(text)[2] / index.scores(text)[1]
+    assert 0.3 < share < MemoryBudget().min_relevance  # 2 is no lexical pick of its own
+
+    def relevant(decoy: float, discount: float | None = None) -> list[int]:
+        budget = MemoryBudget() if discount is None else MemoryBudget(lexical_discount=discount)
+        similar = [(2, decoy), (3, 0.88), (1, 0.85), (4, 0.7)]
+        sel = select_memories(
+            None, index, query_text=text, current_day=None, now=NOW, budget=budget, similar=similar
+        )
+        assert len(sel.used_ids) == 2  # the vectors' place is recent-and-important's
+        return [ev.id for ev in sel.relevant]
+
+    # A decoy 0.01 nearer by cosine, its nearness partly its shared word: the place is 3's.
+    assert relevant(0.89) == [1, 3]
+    assert relevant(0.89, discount=0.0) == [1, 2]  # cosine alone: the decoy's
+    # Nearer by more than its word's share explains (discount * share): still the decoy's.
+    discount = MemoryBudget().lexical_discount
+    assert relevant(0.88 + discount * share + 0.002) == [1, 2]
+    assert relevant(0.88 + discount * share - 0.002) == [1, 3]
+
+
+def test_a_glossary_match_is_meaning_not_surface_and_keeps_its_nearness() -> None:
+    events = [
+        _event(1, "鱼", "春天钓到了鲶鱼"),
+        _event(2, "阿比盖尔", "阿比盖尔最喜欢紫水晶"),  # meets the question through @abigail only
+        _event(3, "温室", "修好了温室"),
+        _event(4, "矿洞", "矿洞打到了四十层"),
+    ]
+    index = SaveIndex(FARM, events, glossary=load_glossary(None).for_game(FARM.game_id))
+    text = "钓到鲶鱼那天 Abigail 说了啥"
+    scores = index.scores(text)
+    assert 0.2 < scores[2] / scores[1] < MemoryBudget().min_relevance
+    sel = select_memories(
+        None,
+        index,
+        query_text=text,
+        current_day=None,
+        now=NOW,
+        similar=[(2, 0.88), (3, 0.875), (1, 0.85), (4, 0.7)],
+    )
+    # 2 is nearer than 3 and its match is no shared word: the place is 2's.
+    assert [ev.id for ev in sel.relevant] == [1, 2]
 
 
 def test_a_vector_is_kept_while_the_text_stays_and_dropped_when_it_changes() -> None:

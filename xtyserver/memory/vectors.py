@@ -20,6 +20,7 @@ import operator
 import sys
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 
 from xtyserver.memory.types import MemoryEvent
 
@@ -106,3 +107,27 @@ def vector_candidates(
         return []
     floor = max(min_similarity, pairs[0][1] - margin)
     return [event_id for event_id, cos in pairs if cos >= floor][: max(0, limit)]
+
+
+def unseen_first(
+    nearest: Sequence[int],
+    cosine: Mapping[int, float],
+    lexical_share: Mapping[int, float],
+    *,
+    seen: AbstractSet[int],
+    discount: float,
+) -> list[int]:
+    """``nearest`` with the ids the words did not pick (not in ``seen``) reordered
+    among their own places by cosine less ``discount`` times their lexical share.
+
+    A word shared with the question raises a memory's cosine too, so a decoy
+    sharing the question's words would otherwise win the vectors' place by a
+    hair. The words' picks keep their places: how far the vectors displace
+    them stays as it was, only which unseen memory comes first changes.
+    """
+    unseen = sorted(
+        (i for i in nearest if i not in seen),
+        key=lambda i: (-(cosine[i] - discount * lexical_share.get(i, 0.0)), i),
+    )
+    order = iter(unseen)
+    return [i if i in seen else next(order) for i in nearest]
