@@ -121,6 +121,11 @@ class ManualClock:
         self._now = when
         self._wake()
 
+    @property
+    def sleepers(self) -> int:
+        """How many sleeps and deadlines are waiting."""
+        return len(self._sleepers)
+
     async def wait_sleepers(self, count: int) -> None:
         """Return once at least ``count`` sleeps are waiting (deadlines armed)."""
         while len(self._sleepers) < count:

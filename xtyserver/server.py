@@ -51,7 +51,7 @@ from xtyserver.serve.meter import TokenMeter
 from xtyserver.serve.player_settings import PlayerSettings
 from xtyserver.serve.runtime_settings import daily_budget
 from xtyserver.serve.trash_purge import purge_trash_every
-from xtyserver.serve.warm import after_listening
+from xtyserver.serve.warm import warm
 from xtyserver.serve.wire.adapter_port import AFTER_ABORT
 from xtyserver.token import token_path
 
@@ -225,7 +225,7 @@ async def _serving(
                     # listening line need not wait for what only a turn's query needs.
                     background.start_soon(model.warm_embedder)
                     chat = routing.chat.base_url if routing.chat.configured else ""
-                    background.start_soon(anyio.to_thread.run_sync, after_listening, glossary, chat)
+                    background.start_soon(warm, glossary, chat)
                     pid = os.getpid()
                     write_server_file(
                         settings.data_path,

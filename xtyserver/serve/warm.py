@@ -9,6 +9,8 @@ so the first connection seldom does either.
 
 from __future__ import annotations
 
+import anyio.to_thread
+
 from xtyserver import log
 from xtyserver.errors import UsageError
 from xtyserver.memory.glossary import Glossary
@@ -47,3 +49,12 @@ def after_listening(glossary: Glossary | GlossaryOnce, model_url: str) -> None:
         except (ImportError, OSError) as exc:  # out of descriptors: the first call loads it
             log.get("xtyserver.model").warning("model.load_later", error=type(exc).__name__)
     log.get("xtyserver").info("server.warmed")
+
+
+async def warm(glossary: Glossary | GlossaryOnce, model_url: str) -> None:
+    """:func:`after_listening` on a worker thread that a stop does not wait for.
+
+    What it makes serves only turns to come, and a stop is bounded
+    (``server.stop_timeout``): on a busy machine the thread may outlast it.
+    """
+    await anyio.to_thread.run_sync(after_listening, glossary, model_url, abandon_on_cancel=True)
