@@ -52,4 +52,5 @@ def seed_store(folder: Path, saves: int, per_save: int, tree: Path | None = None
     )
     bench = str(Path(__file__).resolve().parent)
     code = SEED.format(bench=bench, folder=str(folder), saves=saves, per_save=per_save)
-    subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    # -P: not the current folder first on the path (a checkout would shadow ``tree``).
+    subprocess.run([sys.executable, "-P", "-c", code], env=env, check=True)
