@@ -9,7 +9,9 @@ candidate. Not a benchmark itself.
 from __future__ import annotations
 
 import io
+import os
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -38,14 +40,12 @@ with MemoryStore.open_profile({folder!r}, "default", clock=SystemClock()) as sto
 
 
 def seed_store(folder: Path, saves: int, per_save: int, tree: Path | None = None) -> None:
-    """A store of ``saves`` x ``per_save`` events in ``folder``, written by ``tree``'s code.
+    """A store of ``saves`` x ``per_save`` events in ``folder``, written by ``tree``'s code
+    (this checkout's without one).
 
     In a child process with ``tree`` first on its path: a baseline older than
     the candidate's schema refuses a store the candidate wrote.
     """
-    import os
-    import sys
-
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         [str(tree) if tree is not None else str(ROOT), env.get("PYTHONPATH", "")]

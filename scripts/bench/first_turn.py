@@ -36,11 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import serving  # noqa: E402
 from baseline import export_tree, seed_store  # noqa: E402
-from retrieval import build_document  # noqa: E402
 
 from xtyserver.adapter import AdapterClient, AdapterInfo, Identity  # noqa: E402
-from xtyserver.clock import SystemClock  # noqa: E402
-from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 
 TOKEN = "bench-token-first-7Qm2xLp9VtR4wZ8nB3cH6jD1sG5aEkT0"
 CONFIG = "[server]\nmax_connections = 1000\n"
@@ -105,8 +102,7 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory(prefix="xty-bench-") as tmp:
             data = Path(tmp)
-            with MemoryStore.open_profile(data, "default", clock=SystemClock()) as store:
-                store.import_document(build_document(100, 300))
+            seed_store(data, 100, 300)
             trees: dict[str, tuple[Path, Path | None]] = {"": (data, None)}
             if args.baseline:
                 tree = export_tree(args.baseline, data / "base")

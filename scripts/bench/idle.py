@@ -37,11 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import serving  # noqa: E402
 from baseline import export_tree, seed_store  # noqa: E402
-from retrieval import build_document  # noqa: E402
 
 from xtyserver.adapter import AdapterClient, AdapterInfo, Identity  # noqa: E402
-from xtyserver.clock import SystemClock  # noqa: E402
-from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 
 TOKEN = "bench-token-idle-9fK2mQ7xLp3VtR8wZ4nB6cH1jD5sG0aE"
 WARM = 10
@@ -92,8 +89,7 @@ def main() -> None:
     )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="xty-bench-") as tmp:
-        with MemoryStore.open_profile(tmp, "default", clock=SystemClock()) as store:
-            store.import_document(build_document(100, 300))
+        seed_store(Path(tmp), 100, 300)
         starts: list[serving.Started] = []
         base_starts: list[serving.Started] = []
         base = export_tree(args.baseline, Path(tmp) / "base") if args.baseline else None

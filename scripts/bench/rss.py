@@ -52,13 +52,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import serving  # noqa: E402
 from baseline import export_tree, seed_store  # noqa: E402
-from retrieval import build_document  # noqa: E402
 from turn import model_context, screenshot_jpeg  # noqa: E402
 
 from xtyserver.adapter import AdapterClient, AdapterInfo, Capabilities, Identity  # noqa: E402
 from xtyserver.adapter.support import screenshot  # noqa: E402
-from xtyserver.clock import SystemClock  # noqa: E402
-from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 
 TOKEN = "bench-token-rss-4hT8pW2qZ6vN1cX9mB3kR7yF5dL0sJaG"
 SAVE = Identity(game_id="stardew", save_id="save-42")
@@ -181,8 +178,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="xty-rss-") as tmp:
         template = Path(tmp) / "store"
         t = time.perf_counter()
-        with MemoryStore.open_profile(template, "default", clock=SystemClock()) as store:
-            store.import_document(build_document(args.saves, args.per_save))
+        seed_store(template, args.saves, args.per_save)
         events = args.saves * args.per_save
         print(
             f"store: {events:,} events in {args.saves} saves, built in "

@@ -78,7 +78,6 @@ from xtyserver.adapter.reply import ChatReply  # noqa: E402
 from xtyserver.adapter.support import captured_at, screenshot  # noqa: E402
 from xtyserver.clock import SystemClock  # noqa: E402
 from xtyserver.config import load_settings  # noqa: E402
-from xtyserver.memory.sqlite.store import MemoryStore  # noqa: E402
 from xtyserver.model.request import post_chat  # noqa: E402
 from xtyserver.serve.image import ImageLimits, check_and_prepare  # noqa: E402
 
@@ -438,17 +437,9 @@ def main() -> None:
     if args.child == "server":
         anyio.run(_child_server, args.data_dir, args.model_url)
         return
-    # Here, not at the top: retrieval.py puts this checkout first on sys.path,
-    # which a baseline server child (XTY_BENCH_TREE) must not import.
-    from retrieval import build_document
-
     with tempfile.TemporaryDirectory(prefix="xty-bench-") as tmp:
-        settings = _settings(tmp, "http://127.0.0.1:1/v1")
         t = time.perf_counter()
-        with MemoryStore.open_profile(
-            settings.data_path, settings.profile, clock=SystemClock()
-        ) as store:
-            store.import_document(build_document(100, 300))
+        seed_store(Path(tmp), 100, 300)
         print(f"store: 30,000 events in 100 saves, built in {time.perf_counter() - t:.1f} s")
         trees: dict[str, tuple[str, Path | None]] = {"": (tmp, None)}
         if args.baseline:
