@@ -1,27 +1,15 @@
 """The connection runtime: one adapter connection's reader, writer, timers and effect runner.
 
 A shell (v1.md "Transport"): it moves bytes and runs the effects its
-``GameAgentSession`` hands out, and decides nothing. Tasks, all owned by the
-connection's task group:
-
-* the **reader** decodes frames (large ones off the event loop) into the inbox;
-* the **driver** (:meth:`Connection.run`) feeds inbox events to the session, one
-  at a time, and runs the effects; quick ones inline, slow ones elsewhere, so
-  it is always back reading the inbox soon (a ``chat.cancel`` or a heartbeat
-  never waits behind a database or a screenshot);
-* the **writer** is the only task that writes to the socket, with a deadline
-  on every send (a peer that stops reading is closed);
-* the **store lane** (:mod:`xtyserver.serve.store_lane`) runs store effects of this
-  connection in order (play accounting, management frames) and holds the
-  leases of its saves;
-* the writer and the store lane run only while they have work
-  (:mod:`xtyserver.serve.on_demand`): an idle connection keeps its reader
-  and its driver;
-* one task per model call, screenshot, memory read and memory tool of a turn
-  (:mod:`xtyserver.serve.turn_tasks`).
-
-The session's timers (hello, heartbeat) are no tasks: the driver waits for its
-next event and the earliest deadline at once (``Clock.move_on_at``).
+``GameAgentSession`` hands out, and decides nothing. The **reader** decodes
+frames into the inbox; the **driver** feeds them to the session one at a time
+and runs quick effects inline, slow ones in tasks (:mod:`xtyserver.serve.turn_tasks`),
+so a ``chat.cancel`` or a heartbeat never waits behind a database or a
+screenshot; the **writer** alone writes to the socket, with a deadline on each
+send; the **store lane** (:mod:`xtyserver.serve.store_lane`) runs this
+connection's store effects in order. Writer and store lane run only while they
+have work (:mod:`xtyserver.serve.on_demand`). Timers are no tasks: the driver
+waits for its next event and the earliest deadline at once.
 
 Every queue is bounded. Nothing outlives the connection's task group.
 """
@@ -116,9 +104,7 @@ class Peer(Protocol):
     @property
     def transport(self) -> _Abortable: ...
 
-    def messages(self) -> AsyncIterator[Message]:
-        """Each message as (bytes, is text); a text message's bytes are UTF-8."""
-        ...
+    def messages(self) -> AsyncIterator[Message]: ...
 
     async def send(self, message: bytes, *, text: bool | None = ...) -> None: ...
 
@@ -149,11 +135,8 @@ class RuntimeLimits(msgspec.Struct, frozen=True, kw_only=True):
 async def _hand_over(stream: MemoryObjectSendStream[_T], item: _T) -> None:
     """``stream.send(item)``, but the woken receiver runs before this task goes on.
 
-    anyio's ``send`` yields first and puts the item after, so the model call
-    handing on a reply's first piece went on to read the provider's next
-    chunks before the driver, then the writer, got to run. Put, then yield:
-    the receiver is next in line. Cancellation is checked before the put, as
-    ``send`` does.
+    anyio's ``send`` yields before the put, so a model call handing on a reply's
+    first piece read on before the driver and the writer ran. Put, then yield.
     """
     await anyio.lowlevel.checkpoint_if_cancelled()
     try:
@@ -367,9 +350,8 @@ class Connection:
     ) -> None:
         """The connection's only writer: frames in order, a deadline on each send.
 
-        Ends when no frame has come for a while (the next one starts it again),
-        and for good, closing its queue, after a close, a slow consumer or a
-        peer gone.
+        Ends when idle (the next frame starts it again), and for good after a
+        close, a slow consumer or a peer gone.
         """
         timeout = self._limits.send_timeout
         for_good = True
@@ -402,14 +384,6 @@ class Connection:
         follow: list[Event] = []
         for effect in self.session.handle(event, self._clock.now()):
             try:
-                if isinstance(effect, WORKING_EFFECTS):
-                    answer = (
-                        None
-                        if self._working is None
-                        else await self._working.run(effect, self._post)
-                    )
-                    follow += [answer] if answer is not None else []
-                    continue
                 answer = await self._run(effect)
                 follow += [answer] if answer is not None else []
             except (errors.XtyError, ValueError, OverflowError, OSError) as exc:
@@ -423,6 +397,10 @@ class Connection:
     async def _run(self, effect: Effect) -> Event | None:
         """Carry out one effect; return an event to feed at once, if any."""
         match effect:
+            case _ if isinstance(effect, WORKING_EFFECTS):
+                return (
+                    None if self._working is None else await self._working.run(effect, self._post)
+                )
             case Send(frame=frame, droppable=True):
                 # Refusals of a flood are advisory: when the peer is not reading, drop
                 # them rather than stop reading (the flood must still be counted).
@@ -478,11 +456,10 @@ class Connection:
                 self._jobs.submit(effect)
             case OpenSave() | CloseSave() | PlayBeat() | NameSaid() | StoreRequest():
                 await self._store.send(effect)
-                if isinstance(effect, OpenSave) and self._jobs.enrich:
-                    # Memories of this save without search keys get some, in the background.
-                    self._jobs.submit(EnrichKeys(effect.save))
                 if isinstance(effect, OpenSave):
-                    # ... and vectors, with an embedding route (after the keys: embedded too).
+                    # In the background: search keys, then vectors (keys are embedded too).
+                    if self._jobs.enrich:
+                        self._jobs.submit(EnrichKeys(effect.save))
                     self._jobs.embed_later(effect.save)
         return None
 

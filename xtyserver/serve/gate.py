@@ -124,4 +124,3 @@ class FailedTokens:
                 del self._queues[remote]
             else:
                 self._queues[remote] = (lock, waiting - 1)
-

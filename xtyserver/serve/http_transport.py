@@ -5,20 +5,12 @@ A shell. Don't Starve Together's mod Lua reaches local services only through
 body, no custom headers. Each call carries client frames and long-polls for
 the server frames queued since the last call.
 
-The session behind a handle is the very one a WebSocket gets: a
-:class:`~xtyserver.session.machine.GameAgentSession` run by the same
-:class:`~xtyserver.serve.connection.Connection` runtime, through
-:class:`HttpPeer`, which looks to the runtime like a WebSocket: frames posted
-by calls are its incoming messages, frames the writer sends wait in its outbox
-for the next call. So budgets, rate limits, the hello and heartbeat deadlines,
-save switches and privacy are the WebSocket's, and the session dies (4003)
-when no ``heartbeat`` frame comes, whatever the polls do.
-
-The listener is the WebSocket's (:mod:`xtyserver.serve.wire.adapter_port`):
-h11 reads the head of every request on the adapter port once, and a
-``POST /v1/http`` comes here with its body (:meth:`HttpTransport.read_call`,
-:meth:`HttpTransport.answer_call`). The memory page's HTTP
-(:mod:`xtyserver.manage`) is not touched.
+The session behind a handle is the very one a WebSocket gets, run by the same
+:class:`~xtyserver.serve.connection.Connection` through :class:`HttpPeer`, so
+budgets, rate limits, deadlines and privacy are the WebSocket's, and the
+session dies (4003) when no ``heartbeat`` frame comes, whatever the polls do.
+The adapter port (:mod:`xtyserver.serve.wire.adapter_port`) reads each
+request's head and hands a ``POST /v1/http`` here with its body.
 """
 
 from __future__ import annotations
@@ -38,7 +30,7 @@ from xtyserver import log
 from xtyserver.errors import PeerError
 from xtyserver.protocol.http_body import Call, decode_call, encode_answer
 from xtyserver.protocol.limits import FRAME_MAX_BYTES
-from xtyserver.protocol.upgrade import HTTP_PATH, Refusal
+from xtyserver.protocol.upgrade import Refusal
 from xtyserver.serve.connection import THREAD_DECODE_BYTES
 from xtyserver.serve.text_frames import Message
 from xtyserver.serve.wire.http import BadRequest, HttpStream
@@ -58,13 +50,7 @@ class HttpPeer:
     and reads ``close_code``; ``transport.abort()`` drops it (a slow consumer).
     """
 
-    def __init__(
-        self,
-        handle: str,
-        *,
-        remote: tuple[str, int] | None = None,
-        outbox_frames: int = OUTBOX_FRAMES,
-    ) -> None:
+    def __init__(self, handle: str, *, remote: tuple[str, int] | None = None) -> None:
         self.handle = handle
         self.remote_address = remote
         self.transport = self
@@ -72,10 +58,8 @@ class HttpPeer:
         self.close_reason: str | None = None
         # The first call's hello proved the token: the session skips the pre-auth pool.
         self.proven = False
-        self.finished = anyio.Event()
         self._in_send, self._in = anyio.create_memory_object_stream[str](64)
         self._out: deque[bytes] = deque()
-        self._max = outbox_frames
         self._wake = anyio.Event()
         self._generation = 0
 
@@ -90,7 +74,7 @@ class HttpPeer:
     async def send(self, message: bytes | str, *, text: bool | None = True) -> None:
         """Queue a server frame for the next call; waits while the outbox is full."""
         data = message.encode("utf-8") if isinstance(message, str) else message
-        while len(self._out) >= self._max and self.close_code is None:
+        while len(self._out) >= OUTBOX_FRAMES and self.close_code is None:
             await self._changed()
         if self.close_code is None:
             self._out.append(data)
@@ -160,7 +144,6 @@ class HttpTransport:
         punish: Awaited with the remote address before a wrong-token answer (the guess delay).
         proves: Whether a client frame is an ``adapter.hello`` with the right token (or a
             paired key, which counts the peer as that key's connection).
-        open_timeout: Seconds a request's head and body may take to arrive.
         hello_wait: Seconds the first call waits for ``server.hello`` (or its refusal).
         body_bytes: The largest body.
     """
@@ -172,7 +155,6 @@ class HttpTransport:
         check: Callable[[list[tuple[str, str]]], Refusal | None],
         punish: Callable[[str], Awaitable[None]],
         proves: Callable[[str, HttpPeer], bool],
-        open_timeout: float,
         hello_wait: float,
         body_bytes: int = BODY_MAX_BYTES,
     ) -> None:
@@ -180,7 +162,6 @@ class HttpTransport:
         self._check = check
         self._punish = punish
         self._proves = proves
-        self.open_timeout = open_timeout
         self._hello_wait = hello_wait
         self._body_bytes = body_bytes
         self._sessions: dict[str, HttpPeer] = {}
@@ -211,10 +192,6 @@ class HttpTransport:
         for scope in list(self._scopes.values()):
             scope.cancel()
 
-    @property
-    def sessions(self) -> int:
-        return len(self._sessions)
-
     async def read_call(self, http: HttpStream, request: h11.Request) -> bytes | None:
         """A call's body; None when it was refused (answered: too large, not HTTP)."""
         try:
@@ -237,13 +214,7 @@ class HttpTransport:
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers]
 
         async def answer() -> None:
-            status, out, kind = await self.handle(
-                request.method.decode("ascii", "replace"),
-                request.target.decode("ascii", "replace"),
-                headers,
-                body,
-                remote,
-            )
+            status, out, kind = await self.handle(headers, body, remote)
             await http.stream.send(_answer(http, status, out, kind))
 
         await http.unless_hung_up(answer, keep=self._body_bytes)
@@ -255,18 +226,9 @@ class HttpTransport:
     # -- one call -------------------------------------------------------------------------------
 
     async def handle(
-        self,
-        method: str,
-        target: str,
-        headers: list[tuple[str, str]],
-        body: bytes,
-        remote: tuple[str, int] | None = None,
+        self, headers: list[tuple[str, str]], body: bytes, remote: tuple[str, int] | None
     ) -> tuple[int, bytes, str]:
-        """Answer one request: (status, body, content type)."""
-        if target.split("?", 1)[0] != HTTP_PATH:
-            return 404, b"not found; the endpoint is /v1/http\n", _TEXT
-        if method != "POST":
-            return 405, b"use POST\n", _TEXT
+        """Answer one ``POST /v1/http`` (the port routes only those here): (status, body, type)."""
         refusal = self._check(headers)
         if refusal is not None:
             if refusal.status == 401:
@@ -306,8 +268,7 @@ class HttpTransport:
         """Decode a body; a large one on a worker thread, one at a time, off the event loop.
 
         Anyone can post a body before the token is checked (it is in the hello
-        inside), so a large one must not hold the other adapters' frames back;
-        one decode at a time bounds the memory of many.
+        inside): one decode at a time bounds the memory of many.
         """
         if len(body) <= THREAD_DECODE_BYTES:
             return decode_call(body)
@@ -323,7 +284,6 @@ class HttpTransport:
             finally:
                 del self._scopes[peer.handle]
                 peer.abort()
-                peer.finished.set()
         # The last frames and the close code wait a while for a call to fetch them.
         await anyio.sleep(LINGER_SECONDS)
         if self._sessions.get(peer.handle) is peer:

@@ -1,20 +1,10 @@
 """``MemoryService``: every memory concern of the running server behind one async API.
 
-It owns the store (:class:`~xtyserver.memory.sqlite.store.MemoryStore`), the cache of
-per-save indexes, the write-behind of "used" marks and the background job
-worker (:mod:`xtyserver.serve.jobs`). Connections never touch the store.
-
-* **Leases.** ``async with service.lease(save):`` keeps a save's index loaded
-  while a connection plays it; every acquire is paired with its release by
-  the context manager, so a failed open can never release someone else's use.
-* **One hop per store call.** A write runs on a worker thread that executes it
-  directly on the store's writer connection; a ``CapacityLimiter(1)`` makes
-  the writes of this process one at a time. Reads use their own thread.
-* **Write-behind.** :meth:`touch` updates the cached index at once and queues
-  the SQLite write (bounded; dropped with a log line when full), so a busy
-  database never delays a reply.
-* **Conditions, not polling.** :meth:`wait_idle` returns once queued jobs and
-  used-marks are written; :attr:`statistics` counts them.
+It owns the store, the per-save indexes kept loaded by leases, the write-behind
+of "used" marks (bounded, so a busy database never delays a reply) and the
+counters of the background jobs (:mod:`xtyserver.serve.jobs`). Each store call
+is one thread hop; a ``CapacityLimiter(1)`` makes this process's writes one at
+a time. Connections never touch the store.
 """
 
 from __future__ import annotations
@@ -62,7 +52,7 @@ T = TypeVar("T")
 TOUCH_QUEUE = 256
 
 
-class MemoryStatistics(msgspec.Struct, frozen=True):
+class MemoryStatistics(msgspec.Struct):
     """What the memory service has done since it started (for tests and logs).
 
     Attributes:
@@ -72,16 +62,14 @@ class MemoryStatistics(msgspec.Struct, frozen=True):
         jobs_dropped: Jobs refused because the queue was full or closing.
         touches_pending: "Used" marks not yet written.
         touches_dropped: "Used" marks dropped because their queue was full.
-        saves_cached: Saves whose index is loaded.
     """
 
-    jobs_queued: int
-    jobs_done: int
-    jobs_failed: int
-    jobs_dropped: int
-    touches_pending: int
-    touches_dropped: int
-    saves_cached: int
+    jobs_queued: int = 0
+    jobs_done: int = 0
+    jobs_failed: int = 0
+    jobs_dropped: int = 0
+    touches_pending: int = 0
+    touches_dropped: int = 0
 
 
 @dataclass(eq=False)
@@ -91,17 +79,6 @@ class _Cached:
     users: int = 0
     index: SaveIndex | None = None
     loading: LazyLock = field(default_factory=LazyLock)
-
-
-@dataclass(eq=False)
-class _Counters:
-    jobs_queued: int = 0
-    jobs_done: int = 0
-    jobs_failed: int = 0
-    jobs_dropped: int = 0
-    touches_pending: int = 0
-    touches_dropped: int = 0
-    idle: anyio.Event = field(default_factory=anyio.Event)
 
 
 class MemoryService:
@@ -144,8 +121,9 @@ class MemoryService:
         self._generation: int | None = None
         # Called when the trash window changes: the purge job's wake-up (serve/trash_purge.py).
         self.on_trash_window: Callable[[], None] | None = None
-        self._count = _Counters()
-        self._count.idle.set()
+        self._count = MemoryStatistics()
+        self._idle_event = anyio.Event()
+        self._idle_event.set()
         self._touch_in: MemoryObjectSendStream[tuple[Scope, tuple[int, ...], float]]
         self._touch_out: MemoryObjectReceiveStream[tuple[Scope, tuple[int, ...], float]]
         self._touch_in, self._touch_out = anyio.create_memory_object_stream[
@@ -164,21 +142,12 @@ class MemoryService:
 
     @property
     def statistics(self) -> MemoryStatistics:
-        c = self._count
-        return MemoryStatistics(
-            jobs_queued=c.jobs_queued,
-            jobs_done=c.jobs_done,
-            jobs_failed=c.jobs_failed,
-            jobs_dropped=c.jobs_dropped,
-            touches_pending=c.touches_pending,
-            touches_dropped=c.touches_dropped,
-            saves_cached=sum(1 for e in self._saves.values() if e.index is not None),
-        )
+        return msgspec.structs.replace(self._count)
 
     async def wait_idle(self) -> None:
         """Return once no job is queued or running and every "used" mark is written."""
         while not self._idle():
-            await self._count.idle.wait()
+            await self._idle_event.wait()
 
     def _idle(self) -> bool:
         return self._count.jobs_queued == 0 and self._count.touches_pending == 0
@@ -186,9 +155,9 @@ class MemoryService:
     def _settle(self) -> None:
         """Wake waiters of :meth:`wait_idle` when the service has become idle."""
         if self._idle():
-            self._count.idle.set()
-        elif self._count.idle.is_set():
-            self._count.idle = anyio.Event()
+            self._idle_event.set()
+        elif self._idle_event.is_set():
+            self._idle_event = anyio.Event()
 
     def job_queued(self) -> None:
         self._count.jobs_queued += 1
@@ -266,12 +235,10 @@ class MemoryService:
         return SaveMemory(profile, await self._read(self._build_index, save))
 
     def cached_turn_memory(self, save: Scope) -> SaveMemory | None:
-        """:meth:`turn_memory` when it needs no I/O but the one-row generation read, else None.
+        """:meth:`turn_memory` for the common turn, with no task, thread or lock; else None.
 
-        For the common turn (the save leased and loaded, the profile cached, no
-        other process changed the store): no task, no thread, no lock. None
-        when anything would have to be read or reloaded (or the read met a
-        lock or failed): :meth:`turn_memory` does that, and logs what failed.
+        None when anything would have to be read or reloaded, or the generation
+        read met a lock or failed: :meth:`turn_memory` does that and logs it.
         """
         entry = self._saves.get(save)
         if self._profile is None or entry is None or entry.index is None:
@@ -287,11 +254,9 @@ class MemoryService:
     async def _follow_other_processes(self) -> None:
         """Drop cached memory when any process (``xtyserver mcp``, the CLI) changed it.
 
-        Every management change bumps a counter in the store, in its own
-        transaction; one small read per turn tells whether the caches are stale.
-        The read runs here, on the event loop's thread, on a connection that
-        never waits for a lock (a one-row WAL read: tens of microseconds, less
-        than a thread hop); should it meet a lock, a worker thread reads instead.
+        Every management change bumps the store's generation. Its one-row WAL
+        read is cheaper than a thread hop, so it runs on the event loop without
+        waiting for a lock; should it meet one, a worker thread reads instead.
         """
         try:
             generation = self.store.generation(wait=False)
@@ -476,11 +441,7 @@ class MemoryService:
         return self.store.trash_window
 
     def set_trash_window(self, seconds: float) -> None:
-        """The trash window changed (the settings page): the next forget and listing use it.
-
-        A change wakes the purge job, which drops at once what the new window no
-        longer keeps (with 0, everything in the trash).
-        """
+        """The trash window changed (the settings page); a change wakes the purge job."""
         changed = seconds != self.store.trash_window
         self.store.trash_window = seconds
         if changed and self.on_trash_window is not None:
@@ -528,8 +489,6 @@ class MemoryService:
         if entry is not None:
             async with entry.loading:
                 entry.index = await self._read(self._build_index, save)
-
-    # -- reads for management frames ------------------------------------------------------
 
     async def play_stats(self) -> PlayStats:
         return await self._read(self.store.stats)

@@ -1,21 +1,13 @@
 """What the player sets in the browser: stored choices and the provider key.
 
-The backend of the page's settings view (the view itself is the page's). Its API:
-
-* :class:`KeyStore` keeps the provider key in the operating system's credential
-  store through ``keyring`` (Windows Credential Manager, macOS Keychain, Secret
-  Service). Where none exists (a headless Linux box: keyring's ``fail`` or
-  ``null`` backend, or a backend that refuses), it keeps it in
-  ``<data_dir>/model-key``, owner-only (0600), and every status says so in
-  ``warning``. Never in the TOML, never in the database, never in a log line:
-  what leaves this module is :func:`mask` (``sk-…7890`` at most).
-* :class:`PlayerSettings` keeps the other choices (:data:`EDITABLE`) in
-  ``<data_dir>/settings.json`` (0600) and builds the effective
-  :class:`~xtyserver.config.Settings` afresh on each :meth:`PlayerSettings.effective`
-  call: defaults, then the stored choices and key, then the TOML file, the
-  environment and flags, which win (:meth:`PlayerSettings.view` says which
-  keys they pin). A running server takes a change for its next turn with
-  :meth:`xtyserver.server.Server.apply_settings`, without a restart.
+The backend of the page's settings view. The key lives in the
+:class:`~xtyserver.serve.key_store.KeyStore`; what leaves this module of it is
+:func:`mask` (``sk-…7890`` at most). :class:`PlayerSettings` keeps the other
+choices (:data:`EDITABLE`) in ``<data_dir>/settings.json`` (0600) and builds the
+effective :class:`~xtyserver.config.Settings` afresh on each call: defaults,
+then the stored choices and key, then the TOML file, the environment and flags,
+which win. A running server takes a change with
+:meth:`xtyserver.server.Server.apply_settings`, without a restart.
 """
 
 from __future__ import annotations
@@ -38,11 +30,8 @@ from xtyserver.serve.provider_log import ProviderBook, ProviderChange
 SETTINGS_FILE = "settings.json"
 KEY_SETTING = "model.api_key"
 
-# What the page may store: the model choice, the daily token budget and the trash
-# window, which a
-# running server takes for its next turn (Server.apply_settings). The key goes
-# through set_api_key, never set(). The rest still needs a restart to count;
-# extend this list together with apply_settings.
+# What the page may store, taken by a running server for its next turn
+# (Server.apply_settings: extend the two together). The key goes through set_api_key.
 EDITABLE: tuple[str, ...] = (
     "model.daily_token_budget",
     "memory.trash_hours",
@@ -118,15 +107,14 @@ class SettingsView(msgspec.Struct, frozen=True, rename="camel"):
 class PlayerSettings:
     """The stored choices and key of one data folder, merged under TOML, environment, flags.
 
+    The stored key is bound to the origin of ``model.base_url`` it was saved
+    with (:mod:`xtyserver.serve.provider_log`) and left out for another origin.
+
     Args:
         config: The TOML file the server was started with, or None.
         env: The environment (``XTY_*``).
         overrides: The command line's dotted keys.
         keys: The key store; None: :class:`KeyStore` with this machine's keyring.
-
-    The stored key is bound to the origin of ``model.base_url`` it was saved
-    with (:mod:`xtyserver.serve.provider_log`): :meth:`effective` leaves it out
-    while ``model.base_url`` names another origin.
     """
 
     def __init__(
@@ -238,10 +226,7 @@ class PlayerSettings:
         return bad or list(changes)
 
     def set_many(self, changes: Mapping[str, Any]) -> SettingsView:
-        """Store several choices at once (None removes one): all of them or none.
-
-        Validated whole (:meth:`check`), then ``settings.json`` is replaced once,
-        atomically: a crash or a failed write leaves the old file or the new one.
+        """Store several choices at once (None removes one), validated whole, atomically.
 
         Raises:
             UsageError: refused (see :meth:`check`); nothing was written.

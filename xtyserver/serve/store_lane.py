@@ -63,9 +63,8 @@ StoreEffect = OpenSave | CloseSave | PlayBeat | NameSaid | StoreRequest
 class StoreLane:
     """Runs one connection's store effects one at a time, in the order they were asked.
 
-    Its task runs only while effects come (:mod:`xtyserver.serve.on_demand`):
-    the first effect queued starts it, and it ends once idle; the leases stay
-    held between two runs.
+    Its task runs only while effects come (:mod:`xtyserver.serve.on_demand`);
+    the leases stay held between two runs.
 
     Args:
         post: Hands an answer event to the connection's session.
@@ -96,11 +95,7 @@ class StoreLane:
         self._plays: dict[Scope, int] = {}
 
     async def send(self, effect: StoreEffect) -> None:
-        """Queue ``effect``, starting the lane's task unless it runs.
-
-        Dropped once the lane has ended (after :meth:`close`, or cancelled by a
-        stop past its bound).
-        """
+        """Queue ``effect``, starting the lane's task unless it runs; dropped once it ended."""
         if self._closed or self._released:
             return
         if self._in is None:
@@ -224,8 +219,7 @@ class StoreLane:
 async def run_tool(memory: MemoryService, op: ToolOp) -> ToolAnswer:
     """Carry out one memory tool operation against the memory service (v1.md "Memory tools").
 
-    The core decided what to do; only the save a forget names is looked up
-    here, by :func:`~xtyserver.session.tools.resolve` over this game's saves.
+    The core decided what to do; only the save a forget names is looked up here.
 
     Raises:
         XtyError: The store refused or failed (the caller turns it into a result).

@@ -81,9 +81,7 @@ class TurnTasks:
     ) -> TurnMemoryReady | None:
         """The answer of :meth:`load_memory` when everything is in memory already, else None.
 
-        The connection feeds it at once, with no task or hop of its own (the
-        common turn); None: run :meth:`load_memory` (a read, a reload, an
-        embedding, or a new day's bill), which answers the same way.
+        The connection feeds it at once, with no task or hop (the common turn).
         """
         memory = self._memory.cached_turn_memory(save) if read_memory else None
         if read_memory and memory is None:
@@ -98,9 +96,8 @@ class TurnTasks:
     async def load_memory(self, turn: int, save: Scope, read_memory: bool, query: str = "") -> None:
         """Read the turn's memory and the day's bill while the query is embedded beside them.
 
-        The embedding starts with the task (the turn's ``chat.send``), not after the
-        read; the turn waits for it until its latency budget (:meth:`query_budget`),
-        counted from that start, is spent.
+        The turn waits for the vector until :meth:`query_budget`, counted from the
+        task's start, is spent.
         """
         cached = self._memory.cached_turn_memory(save) if read_memory else None
         embed = read_memory and self._embeds(cached.index if cached else None, query)
@@ -148,11 +145,7 @@ class TurnTasks:
         return QUERY_BUDGET_MS[kind] / 1000.0
 
     async def _query_vector(self, save: Scope, query: str, out: list[array[float] | None]) -> None:
-        """This turn's query vector into ``out[0]``, or nothing past the budget or on failure.
-
-        Past the budget the turn goes on with words alone (one log line), never
-        waiting longer.
-        """
+        """This turn's query vector into ``out[0]``; nothing past the budget or on failure."""
         embedder = self._model.embedder
         if embedder is None:  # checked by _embeds; narrows the type
             return
@@ -170,10 +163,7 @@ class TurnTasks:
         self._log.debug("memory.query_embedded", waited_ms=waited, kind=embedder.kind)
         if done.usage is not None:
             with anyio.CancelScope(shield=True):
-                try:
-                    await self._meter.record(save, "chat", done.usage)
-                except StoreError as exc:
-                    self._log.warning("store.failed", code=exc.code, effect="ReadUsage")
+                await self._bill(save, done.usage)
         out[0] = done.vectors[0]
 
     async def run_tool(self, turn: int, call_id: str, op: ToolOp) -> None:
@@ -226,9 +216,8 @@ class TurnTasks:
                                     first = anyio.current_time()
                                 await self._post(ModelDelta(turn, text))
                                 if opening:
-                                    # Once more, for the first piece only: the driver and
-                                    # then the writer put it on the wire before this task
-                                    # reads the provider's next chunks.
+                                    # The driver and the writer put the first piece on
+                                    # the wire before this task reads on.
                                     await anyio.lowlevel.checkpoint()
                             case Done():
                                 done = event

@@ -84,7 +84,6 @@ class AdapterPort:
             check=self._http_headers,
             punish=sessions.failed.punish,
             proves=sessions.proves_token,
-            open_timeout=wire.open_timeout,
             hello_wait=hello_wait,
             body_bytes=wire.body_bytes,
         )
