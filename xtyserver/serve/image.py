@@ -1,42 +1,20 @@
 """Screenshot checks: real PNG/JPEG/WebP, bounded size, no metadata, downscaled.
 
-Pure: bytes in, bytes out, nothing written anywhere. The order of the checks is
-the point (``protocol/v1.md`` "Images"): the cheapest refusal comes first and no
-pixel is decoded before the header has shown the image is small enough.
+Pure: bytes in, bytes out. The order of the checks is the point (``protocol/v1.md``
+"Images"): the cheapest refusal comes first and no pixel is decoded before the
+header has shown the image is small enough.
 
-1. The base64 length alone decides whether the decoded bytes would exceed
-   ``max_decoded_bytes``; too long is refused before decoding anything.
-2. Strict base64 decoding (no whitespace, no data-URL prefix, no junk): msgspec's
-   decoder first (5x faster), ``binascii`` strict mode for whatever it refuses,
-   so exactly the inputs ``binascii`` accepts are accepted.
+1. The base64 length alone decides whether the decoded bytes exceed ``max_decoded_bytes``.
+2. Strict base64: exactly the inputs ``binascii`` strict mode accepts.
 3. Magic bytes must be PNG, JPEG or WebP and agree with the declared mime.
-4. Only the header is read; ``width * height`` is checked against
-   ``max_pixels`` before any pixel is decoded (a decompression-bomb guard on top
-   of Pillow's own, whose error is converted as well). A JPEG over
-   ``max_side`` is read from its own frame header (:mod:`~xtyserver.serve.jpeg`),
-   anything else by Pillow (:mod:`~xtyserver.serve.pillow_image`, imported on
-   the first image that needs it).
-5. A JPEG already within ``max_side`` whose EXIF orientation is upright (the
-   common screenshot) is not re-encoded: every pixel is entropy-decoded at 1/8
-   scale (so a corrupt or truncated stream is still refused) and the file is
-   rebuilt from its coding segments only: APP0-APP13, APP15 and COM segments
-   (JFIF thumbnails, EXIF, XMP, ICC, IPTC, comments) and any bytes after EOI
-   are dropped; only a 12-byte Adobe APP14 (colour transform flag) is kept.
-6. A JPEG over ``max_side`` that is certainly upright, in YCbCr, RGB or grey,
-   is decoded by libjpeg-turbo straight to the largest n/8 scale that fits
-   and re-encoded (no Pillow, no resample); where ``simplejpeg`` is not
-   installed, Pillow brings it to that same size (decoded at the smallest of
-   1/1, 1/2, 1/4, 1/8 still at least that size, then resampled as below).
-   Otherwise the pixels are decoded
-   (a JPEG at the smallest DCT scale that is
-   still at least the target size), oriented by the EXIF orientation tag,
-   downscaled with Pillow's antialiasing bilinear (triangle) filter so the
-   longest side is at most ``max_side``, copied into a fresh image (so no EXIF,
-   XMP, ICC profile or text chunk survives) and re-encoded in the format they
-   came in. Animated images keep their first frame only. A large RGB or
-   greyscale image is resized in two horizontal bands on two threads (the same
-   pixels as one resize), and Pillow keeps freed pixel buffers for the next
-   screenshot instead of page-faulting fresh ones in.
+4. ``width * height`` is checked against ``max_pixels`` from the header alone: a
+   JPEG's own frame header (:mod:`~xtyserver.serve.jpeg`), else Pillow's.
+5. An upright JPEG within ``max_side`` is entropy-decoded at 1/8 scale (a corrupt
+   stream is refused) and sent rebuilt from its coding segments only.
+6. An upright JPEG over ``max_side`` is decoded straight to the largest n/8 scale
+   that fits; anything else is decoded, oriented, downscaled, copied into a fresh
+   image (no EXIF, XMP, ICC or text survives) and re-encoded in its own format
+   (:mod:`~xtyserver.serve.pillow_image`). Animated images keep their first frame.
 
 Every failure is an :class:`~xtyserver.errors.ImageError` with code
 ``invalid_image`` or ``image_too_large``; no Pillow exception escapes.
@@ -88,12 +66,9 @@ def _decoded_length(encoded_length: int, data_b64: str) -> int:
 def _b64decode(data_b64: str) -> bytes | None:
     """Strict base64 decoding, or None when ``data_b64`` is not valid base64.
 
-    msgspec decodes padded standard base64 about five times faster than
-    ``binascii`` (0.7 ms vs 3.9 ms for a 1.6 MB screenshot) and accepts no
-    more: no whitespace, no URL-safe alphabet, no missing or misplaced padding.
-    Whatever it refuses goes to ``binascii.a2b_base64(strict_mode=True)``,
-    which has the last word, so the inputs accepted are exactly the ones
-    ``binascii`` accepts (it also takes a stray ``=`` after a full quad).
+    msgspec is five times faster than ``binascii`` and accepts no more; whatever
+    it refuses goes to ``binascii.a2b_base64(strict_mode=True)``, which has the
+    last word (it also takes a stray ``=`` after a full quad).
     """
     try:
         return msgspec.convert(data_b64, bytes)
@@ -118,13 +93,9 @@ def _sniff(data: bytes) -> Mime | None:
 class BandHelper:
     """The one helper thread that resizes top bands, owned by the server's task group.
 
-    :meth:`run` is a task of the server: it makes the thread when the server
-    starts and shuts it down (after the band it may be resizing) when the
-    server stops, so no thread outlives the server. A pool of one rather than
-    a thread per call: ``Thread.start()`` waits until the new thread holds the
-    GIL, up to a switch interval (5 ms) on a busy event loop. Calls from
-    several connections queue their bands; a band never waits on anything, so
-    the queue always drains. Before :meth:`run` and after it ends,
+    A pool of one rather than a thread per call: ``Thread.start()`` waits up to
+    a switch interval (5 ms) for the GIL on a busy event loop. A band never
+    waits on anything, so the queue always drains. Outside :meth:`run`,
     :attr:`executor` is None and screenshots are resized in one call.
     """
 

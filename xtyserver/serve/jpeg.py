@@ -1,19 +1,11 @@
 """JPEG screenshots without Pillow: segments, the frame header, orientation, scaled decode.
 
-A shell (``protocol/v1.md`` "Images"). A game's screenshot is most often a
-JPEG larger than ``max_side`` (1920x1080 against 1568). Such a file is read
-here from its own marker segments, and libjpeg-turbo (``simplejpeg``) decodes
-it straight to an n/8 scale and re-encodes it: Pillow is not imported for it at
-all. ``simplejpeg`` (and the numpy it needs) is installed only where the
-in-process embedding model brings numpy anyway; without it :func:`scaled`
-returns None and Pillow brings the picture to the same n/8 size
-(:func:`scaled_size`), at about twice the CPU. Whatever this module cannot
-vouch for (another orientation, CMYK, a second frame header, XMP, a broken
-segment) returns None and goes the Pillow way in
-:mod:`xtyserver.serve.pillow_image`, which decides exactly as before.
-
-:func:`strip_jpeg` is shared with the Pillow way: it rebuilds a JPEG within
-limits from its coding segments only.
+A shell (``protocol/v1.md`` "Images"). A game's screenshot is most often a JPEG
+larger than ``max_side``: read here from its own marker segments, libjpeg-turbo
+(``simplejpeg``, installed only beside the in-process embedding model's numpy)
+decodes it straight to an n/8 scale, without Pillow. Without ``simplejpeg``, or
+for what this module cannot vouch for (another orientation, CMYK, XMP, a broken
+segment), None sends it the Pillow way (:mod:`xtyserver.serve.pillow_image`).
 """
 
 from __future__ import annotations
@@ -49,11 +41,8 @@ class _Malformed(Exception):
 def _segments(data: bytes, *, scans: bool = True) -> Iterator[tuple[int, int, int, int]]:
     """``(marker, payload start, segment end, next marker)`` of each segment, then EOI's.
 
-    The next marker is where the segment ends, but for a scan header: there it
-    is past the entropy-coded data that follows. EOI ends the walk as
-    ``(0xD9, end, end, end)``; with ``scans=False`` the first scan header
-    does, before its data is searched. Raises :class:`_Malformed` for a file
-    that is not a sequence of well-formed segments.
+    A scan header's next marker is past its entropy-coded data; with
+    ``scans=False`` the first scan header ends the walk. Raises :class:`_Malformed`.
     """
     if not data.startswith(b"\xff\xd8"):
         raise _Malformed
@@ -157,10 +146,8 @@ def frame_size(data: bytes) -> tuple[int, int, int] | None:
 def upright(data: bytes) -> bool:
     """True only when the picture certainly needs no turning: no orientation but 1.
 
-    Certain means: no XMP packet (Pillow reads ``tiff:Orientation`` there too)
-    and either no EXIF at all or exactly one EXIF segment whose first IFD is
-    well formed and has no orientation tag or a SHORT 1. Anything else is
-    False and the Pillow way reads the orientation as it always has.
+    No XMP packet (Pillow reads ``tiff:Orientation`` there too), and no EXIF or
+    one whose first IFD is well formed with no orientation tag or a SHORT 1.
     """
     headers = _headers(data)
     if headers is None:
@@ -242,12 +229,9 @@ def _simplejpeg() -> ModuleType | None:
 def scaled(data: bytes, width: int, height: int, limits: ImageLimits) -> PreparedImage | None:
     """Decode at the largest DCT scale that fits and re-encode, or None to use Pillow.
 
-    For an upright (:func:`upright`) JPEG of ``width`` x ``height`` with a
-    :func:`scaled_size`, whose colours are YCbCr, RGB or grey, where
-    ``simplejpeg`` is installed. The pixels are decoded into a fresh buffer
-    and encoded from it: no segment of the original (EXIF, XMP, ICC,
-    comments) can reach the output. A corrupt stream fails the decode (strict
-    mode) with ``ValueError``, which the caller refuses like any other bad image.
+    For an upright YCbCr, RGB or grey JPEG with a :func:`scaled_size`. Encoded
+    from fresh pixels, no segment of the original reaches the output; a corrupt
+    stream raises ``ValueError`` (strict mode), refused like any bad image.
     """
     size = scaled_size(width, height, limits.max_side)
     simplejpeg = _simplejpeg()

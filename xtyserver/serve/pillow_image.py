@@ -1,13 +1,7 @@
 """Screenshots the Pillow way: PNG, WebP, and the JPEGs :mod:`~xtyserver.serve.jpeg` declines.
 
-A shell (``protocol/v1.md`` "Images"), imported by
-:func:`xtyserver.serve.image.check_and_prepare` on the first image that needs
-it: a game that sends only large upright JPEGs never loads Pillow where
-``simplejpeg`` is installed. Steps 4-6 of
-:mod:`xtyserver.serve.image`: the header is read and the pixels counted before
-any is decoded; a JPEG within ``max_side`` is sent as is minus its metadata
-(checked by a 1/8 decode); anything else is decoded, oriented, downscaled,
-copied into a fresh image and re-encoded in its own format.
+A shell (``protocol/v1.md`` "Images"): steps 4-6 of :mod:`xtyserver.serve.image`,
+imported on the first image that needs it.
 """
 
 from __future__ import annotations
@@ -33,15 +27,9 @@ _PILLOW_FORMAT: Final[dict[str, str]] = {
 _PIXEL_BLOCKS_KEPT: Final = 6
 """Pixel buffers Pillow keeps for reuse once freed (it keeps none by default).
 
-A 1920x1080 screenshot goes through five images (decoded, two resized bands,
-their join, the clean copy) of 3-8 MB each. Freed, they went back to the
-system and the next screenshot page-faulted every page in again, a large
-share of its preparation (``scripts/bench/image.py``). Kept, they cost
-about 30 MB that stay resident after the first such screenshot. A JPEG over
-``max_side`` goes to libjpeg-turbo (:func:`xtyserver.serve.jpeg.scaled`) where
-``simplejpeg`` is installed and one within it is only checked at 1/8 scale, so
-a game sending JPEGs keeps no large block here (``scripts/bench/rss.py``); PNG
-and WebP still do, and large JPEGs where ``simplejpeg`` is not installed."""
+A 1920x1080 screenshot goes through five images of 3-8 MB each; freed, the
+next screenshot page-faulted them in again, a large share of its preparation
+(``scripts/bench/image.py``). Kept, they cost about 30 MB resident."""
 
 Image.core.set_blocks_max(_PIXEL_BLOCKS_KEPT)  # type: ignore[attr-defined]
 
@@ -194,9 +182,7 @@ def prepare(
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         # Pillow's own guard (a warning only becomes an exception under a
         # "warnings as errors" filter; either way it means too many pixels).
-        raise ImageError(
-            "image has too many pixels", code=TOO_LARGE, fields=[data_field]
-        ) from None
+        raise ImageError("image has too many pixels", code=TOO_LARGE, fields=[data_field]) from None
 
 
 def _prepare(
@@ -246,9 +232,8 @@ def _prepare(
 def _jpeg_as_is(image: Image.Image, data: bytes) -> bytes | None:
     """The JPEG without metadata and not re-encoded, or None if it must be re-encoded.
 
-    Needs an upright EXIF orientation, a mode a model reads (RGB or L) and a
-    marker structure :func:`strip_jpeg` can rebuild; every pixel is still
-    entropy-decoded (at 1/8 scale) so a corrupt stream is refused as before.
+    Needs an upright orientation, RGB or L, and a structure :func:`strip_jpeg`
+    rebuilds; every pixel is still entropy-decoded (at 1/8 scale).
     """
     if image.mode not in ("RGB", "L") or not _upright(image):
         return None
