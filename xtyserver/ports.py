@@ -1,10 +1,7 @@
 """The adapter port, the memory page and what they share: the :class:`Server` facade.
 
-:func:`xtyserver.server.serving` builds the services and hands them to a
-:class:`Server`, which builds the two ports over them (the adapter port's
-sessions, :class:`~xtyserver.serve.wire.adapter_port.AdapterPort`, and the
-memory page, :class:`~xtyserver.manage.http.UiHttp`), takes changed settings
-while running and says where it listens.
+:func:`xtyserver.server.serving` builds the services; :class:`Server` builds the
+two ports over them, takes changed settings while running and says where it listens.
 """
 
 from __future__ import annotations
@@ -223,12 +220,8 @@ class Server:
     ) -> None:
         """Take changed model settings and the daily budget for the next turn, without a restart.
 
-        The model routes are rebuilt from ``settings`` (e.g.
-        :meth:`xtyserver.serve.player_settings.PlayerSettings.effective` after the
-        player saved a key); open sessions learn whether a model is configured
-        and takes images. A route whose settings did not change keeps its client;
-        turns under way finish on the client they started on, which is closed
-        when the last of them ends (:meth:`ModelRouter.reroute`).
+        Open sessions learn whether a model is configured and takes images; turns
+        under way finish on the client they started on (:meth:`ModelRouter.reroute`).
         """
         routing = resolve(settings.model, settings.models, os.environ if env is None else env)
         await self.model.reroute(routing)

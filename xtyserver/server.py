@@ -2,11 +2,7 @@
 
 :func:`serving` is the one place that wires the shells together: ``xtyserver
 serve``, the demo and the tests all start the server through it. The two
-ports and what they share are :class:`~xtyserver.ports.Server`; the adapter
-port's listener, seat pool and sessions are
-:class:`~xtyserver.serve.wire.adapter_port.AdapterPort`; the memory page is
-:class:`~xtyserver.manage.http.UiHttp`; memory lives behind
-:class:`~xtyserver.serve.memory_service.MemoryService`.
+ports and what they share are :class:`~xtyserver.ports.Server`.
 """
 
 from __future__ import annotations
@@ -71,23 +67,17 @@ async def serving(
 ) -> AsyncIterator[Server]:
     """Open the profile's store and the model client, and run a :class:`Server`.
 
-    With ``record``, every connection is written to a JSON-lines file in that
-    folder (:mod:`xtyserver.replay.recorder`; screenshots described unless ``record_images``).
+    The server listens once this is entered and stops when it is left, within
+    ``server.stop_timeout`` whatever the peers do: connections close, then queued
+    memory jobs get ``memory.drain_timeout`` (or what is left of the bound), then
+    the client and the store close. ``record``: every connection written to a
+    JSON-lines file there (:mod:`xtyserver.replay.recorder`). ``env``: where the
+    routed models' keys are read (None: the process environment). ``tighten``
+    (``xtyserver serve``): the data folder made owner-only.
 
-    The server listens once this is entered (``server.url`` is set) and stops when
-    it is left, within ``server.stop_timeout`` whatever the peers do: connections
-    close (each has ``server.close_timeout`` to answer, then its socket is
-    dropped), then queued memory jobs (end-of-session summaries) get
-    ``memory.drain_timeout`` seconds, or what is left of the bound, then the
-    client and the store close. ``env`` is where the routed models' keys are read
-    (``[models.*] api_key_env``); None: the process environment.
-
-    Before the store is opened it takes the data folder's lock and binds the
-    port (:mod:`xtyserver.serve.instance`): a second server on the same folder
-    or a busy port raises :class:`~xtyserver.serve.instance.NotStarted` and
-    changes nothing. Once listening it writes ``server.json``; leaving removes it.
-    With ``tighten`` (``xtyserver serve``) the data folder is made owner-only
-    (:func:`xtyserver.files.tighten_data_dir`) once the lock and the port are held.
+    Raises:
+        NotStarted: another server holds the data folder or the port is busy
+            (:mod:`xtyserver.serve.instance`); nothing was changed.
     """
     data, srv = settings.data_path, settings.server
     page = _page_url(srv.host, srv.page_port)
@@ -268,9 +258,8 @@ async def _serving(
 def _drain_time(settings: Settings, stopping_at: float | None) -> float:
     """Seconds queued memory jobs may still take: ``memory.drain_timeout``, within the stop's bound.
 
-    The stop's bound (``server.stop_timeout``) counts from the moment the
-    connections were asked to close; a second is kept for closing the model
-    clients and the store.
+    The bound counts from the connections' close; a second is kept for closing
+    the model clients and the store.
     """
     drain = settings.memory.drain_timeout
     if stopping_at is None:

@@ -1,13 +1,9 @@
 """The data folder is the player's alone.
 
-On Linux and macOS a new data folder is created 0700 (the token and
-``server.json`` inside are 0600, the profile folders 0700). On Windows, files
-under the user's profile (``C:\\Users\\NAME``, where ``%LOCALAPPDATA%`` is) are
-already readable by that user, SYSTEM and Administrators only. A data folder
-outside it (``data_dir = "D:/XiaoTangYuan"``) inherits the drive's ACL, which
-often lets every user read it: the server then replaces that folder's ACL with
-one granting only this user and SYSTEM (``icacls /inheritance:r /grant:r``),
-and refuses to start with a clear message when that fails.
+On Linux and macOS a new data folder is created 0700. On Windows the user's
+profile is private already; a data folder outside it inherits the drive's ACL,
+often readable by every user, so its ACL is replaced by one granting only this
+user and SYSTEM (``icacls /inheritance:r /grant:r``), or the start is refused.
 """
 
 from __future__ import annotations

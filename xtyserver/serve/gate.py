@@ -1,12 +1,9 @@
 """Who may hold a connection open: authenticated seats, the pre-auth pool, failed tokens.
 
 A shell helper of the listener (v1.md "Upgrade"). A local process without the
-token must not keep the mod out, so a connection whose upgrade carried no valid
-``Authorization: Bearer`` waits in a small pre-auth pool (the oldest is dropped
-when a new one needs room) and takes one of the ``max_connections`` seats only
-when its hello proves the token. Wrong tokens are answered after a delay that
-grows per remote address, so guessing stays hopeless and costs the server only
-a sleeping task.
+token must not keep the mod out: a connection without a valid bearer waits in a
+small pre-auth pool (oldest dropped first) and takes a seat only when its hello
+proves the token. Wrong tokens are answered after a delay growing per remote.
 """
 
 from __future__ import annotations
@@ -86,12 +83,9 @@ class FailedTokens:
     """A growing delay per remote address before a wrong token is answered.
 
     The first failure waits ``fail_delay_first``; each further one within
-    ``fail_forget_after`` doubles it, up to ``fail_delay_max``. The delays of
-    one remote run one after another, never side by side: a guesser opening
-    200 connections at once gets its answers no faster than one connection
-    would. It runs on the event loop's monotonic time, not the injected wall
-    clock: it is about how fast a guesser can try, and a paused test clock
-    must not hold an answer forever.
+    ``fail_forget_after`` doubles it, up to ``fail_delay_max``. One remote's
+    delays run one after another, so many connections guess no faster than one.
+    On the event loop's monotonic time: a paused test clock must not hold an answer.
     """
 
     def __init__(self, limits: GateLimits) -> None:

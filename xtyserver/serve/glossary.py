@@ -1,14 +1,9 @@
 """Reading the game glossary: the packaged files, then the player's own (a shell).
 
-The packaged files are ``xtyserver/memory/glossary/*.toml`` (package data);
-players and mod authors add files to ``<data_dir>/glossary/*.toml`` in the same
-format (:mod:`xtyserver.memory.glossary`). Files are read in name order,
-packaged first, so a player's entry with a packaged key replaces it. Every
-file is validated when the server starts: a bad one stops the start with a
-message naming the file, the entry and the field.
-
-Only shells (``serving()``, the evaluation, the CLI) import this module; the
-core receives the finished, immutable :class:`~xtyserver.memory.glossary.Glossary`.
+Packaged ``xtyserver/memory/glossary/*.toml`` first, then the player's
+``<data_dir>/glossary/*.toml`` (:mod:`xtyserver.memory.glossary`), each in name
+order, so a player's entry replaces a packaged one. A bad file stops the start.
+The core receives the finished, immutable :class:`~xtyserver.memory.glossary.Glossary`.
 """
 
 from __future__ import annotations
@@ -81,9 +76,8 @@ def load_glossary(data_dir: Path | None, *, packaged: bool = True) -> Glossary:
 class GlossaryOnce:
     """A glossary built once, by the first thread that asks (the others wait for it).
 
-    What ``serving()`` hands the memory service when the player has no
-    glossary file of their own: the packaged files (checked by the suite) are
-    read once the server listens, or by the first save index that comes sooner.
+    For the packaged files alone (checked by the suite): read once the server
+    listens, or by the first save index that comes sooner.
     """
 
     def __init__(self, build: Callable[[], Glossary]) -> None:

@@ -1,28 +1,15 @@
 """The C heap of a long-running server: give large freed buffers back to the system.
 
-A shell. A screenshot turn allocates a few buffers of megabytes (the
-frame's text, the decoded file, the decoded pixels, the request body).
-glibc's malloc serves the first ones with ``mmap`` and returns them on free,
-but then raises its mmap threshold to the size just freed ("dynamic
-threshold"), so every later buffer of that size comes from the heap and stays
-resident once freed, the heap fragmenting around the small blocks between
-them (``scripts/bench/rss.py`` shows it in a server's RSS after screenshot
-turns). Fixing the threshold at glibc's own initial value (128 KiB) turns the
-dynamic raise off: a large buffer is always its own mapping, returned on free
-and page-faulted in afresh next time.
+A shell. A screenshot turn allocates a few buffers of megabytes. glibc's
+malloc returns the first ones to the system on free, but then raises its mmap
+threshold to the size just freed, so later ones stay resident and fragment the
+heap (``scripts/bench/rss.py``). Fixing the threshold at glibc's initial
+128 KiB keeps every large buffer its own mapping, for a few thousand page
+faults per screenshot turn (``scripts/bench/turn.py --baseline``); a higher
+threshold or ``malloc_trim`` keep more resident for the same faults.
 
-The price is those faults, a few thousand per screenshot turn
-(``scripts/bench/turn.py --baseline``, "faults/turn"). The dynamic threshold
-with a ``malloc_trim(0)`` after the last screenshot keeps more resident and
-costs the same faults whenever screenshots come seconds apart, as they do in
-play. A higher fixed threshold saves few faults (they are the buffers of
-megabytes, returned whatever the threshold below them) and keeps more;
-``M_ARENA_MAX`` and ``malloc_trim(0)`` when idle change nothing once the
-threshold is fixed, since glibc's heaps then hold live blocks only. Text
-turns allocate nothing this large and pay nothing.
-
-Only glibc has the knob (``mallopt``); on Windows, macOS and musl this does
-nothing. ``MALLOC_MMAP_THRESHOLD_`` in the environment is left to win.
+Only glibc has the knob (``mallopt``); elsewhere this does nothing.
+``MALLOC_MMAP_THRESHOLD_`` in the environment is left to win.
 """
 
 from __future__ import annotations
@@ -65,15 +52,9 @@ def fix_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
 def settle_heap() -> None:
     """Take what exists now out of the garbage collector's sight (``xtyserver serve``).
 
-    Called once the server is up: the imports, settings and server live as long
-    as the process, and a full collection walking them is a pause in the middle
-    of whichever turn it falls on. No collection first: it would lengthen the
-    start for the little garbage the start leaves. Not called in tests, which
-    start many servers in one process.
-
-    From then on, glibc's malloc gives every large freed buffer back to the
-    system (:func:`fix_mmap_threshold`): a screenshot turn leaves no decode
-    buffer resident.
+    The imports, settings and server live as long as the process; a full
+    collection walking them would pause whichever turn it falls on. Also fixes
+    the mmap threshold (:func:`fix_mmap_threshold`). Not called in tests.
     """
     gc.freeze()
     fix_mmap_threshold()

@@ -1,21 +1,15 @@
 """One server per data folder, its listening sockets, and ``server.json``.
 
-A shell. :func:`xtyserver.server.serving` goes through these steps
-(:func:`hold_instance`: the first two) before it touches the store, so a
-second ``serve`` on the same data folder (or on a busy port) leaves the
-running server, its store and its live connections exactly as they are:
+A shell. :func:`xtyserver.server.serving` takes the first two steps
+(:func:`hold_instance`) before it touches the store, so a second ``serve`` on
+the same data folder or a busy port leaves the running server as it is:
 
-1. :class:`InstanceLock` takes ``<data_dir>/server.lock`` (an OS file lock,
-   released by the OS when the process dies, so a crash leaves no stale lock).
-   Held by another process: :class:`NotStarted` naming the running server's
-   memory page (from its ``server.json``).
-2. :func:`bind_listeners` binds the port on 127.0.0.1 and, by default, on
-   ``[::1]`` (one port, both loopback addresses; v1.md "Transport"). Busy:
-   :class:`NotStarted` with the one line the player sees.
+1. :class:`InstanceLock` takes ``<data_dir>/server.lock`` (an OS file lock: a
+   crash leaves no stale lock); held elsewhere: :class:`NotStarted`.
+2. :func:`bind_listeners` binds one port on 127.0.0.1 and, by default, ``[::1]``
+   (v1.md "Transport"); busy: :class:`NotStarted`.
 3. Once listening, :func:`write_server_file` writes ``<data_dir>/server.json``
-   (owner-only) beside the token file: how a mod finds the server. It is removed
-   at shutdown (:func:`remove_server_file`), and a stale one (after a crash) is
-   replaced by the next start.
+   (owner-only): how a mod finds the server; removed at shutdown.
 """
 
 from __future__ import annotations
@@ -181,10 +175,8 @@ def bind_listeners(
 ) -> list[socket.socket]:
     """Bind ``port`` on every address of :func:`listen_addresses` (one port for all).
 
-    The first address decides the port (``0`` picks a free one); the others
-    take the same port. ``[::1]`` is left out when this machine has no IPv6
-    loopback, or (with ``--port 0``) when the picked port is taken there after a
-    few tries.
+    The first address decides the port (``0`` picks a free one). ``[::1]`` is left
+    out without an IPv6 loopback, or (``--port 0``) when the port is taken there.
 
     Raises:
         NotStarted: the port is in use (``busy_message``, formatted with ``port``).

@@ -1,19 +1,11 @@
 """Background jobs: extraction after a reply, a summary when a session ends, session folds,
 search keys for memories without them, memory vectors (with a ``[models.embedding]`` route).
 
-One worker runs the jobs one at a time, after replies, never blocking a
-player (v1.md "Memory"). The queue is bounded: a job that does not fit is
-dropped with a log line and the chat goes on. Progress is counted in the
-memory service's statistics; tests wait with ``MemoryService.wait_idle()``.
-
-Each job's model call goes through the process's scheduler
-(:mod:`xtyserver.model.scheduler`): it starts only while no chat is waiting or
-streaming on its provider, and a chat that needs the provider aborts it; the
-call is then asked again, so the job finishes once and stores its result once.
-
-Jobs run on the quick model (``ModelRouter.complete``); their tokens go on the
-player's bill, and once the daily token budget runs low a job is skipped with a
-log line (background work stops before chat does).
+One worker runs the jobs one at a time, never blocking a player (v1.md
+"Memory"); a job that does not fit the bounded queue is dropped with a log line.
+Each model call yields to chat through :mod:`xtyserver.model.scheduler` (aborted
+and asked again, so a job stores its result once), goes on the player's bill,
+and is skipped once the daily token budget runs low.
 """
 
 from __future__ import annotations
@@ -122,7 +114,7 @@ class MemoryJobs:
         """Queue ``job`` without waiting; False (and a log line) when it was dropped.
 
         ``reply`` gets the job's answer event (a fold's ``WorkingFolded``) before
-        the job counts as finished, so ``wait_idle()`` implies it was delivered.
+        the job counts as finished.
         """
         try:
             self._in.send_nowait((job, reply))

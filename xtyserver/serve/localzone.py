@@ -1,11 +1,9 @@
 """This machine's time zone, and the zone table for Windows names (v1.md "adapter.hello").
 
-A shell: ``tzlocal`` reads the ``TZ`` variable and ``/etc`` on Linux and macOS
-and the registry on Windows, once at startup. The server runs on the player's
-own PC, so an adapter that sends no ``timezone`` gets the PC's zone for its
-play days, not UTC. ``WINDOWS_ZONES`` is tzlocal's table of Windows zone ids
-(``"China Standard Time"``) to IANA names; the pure core gets it passed in
-(:func:`xtyserver.memory.accounting.resolve_zone`) and never imports tzlocal.
+A shell around ``tzlocal``, read once at startup: the server runs on the
+player's own PC, so an adapter that sends no ``timezone`` gets the PC's zone,
+not UTC. The pure core gets ``WINDOWS_ZONES`` (Windows zone ids to IANA names)
+passed in (:func:`xtyserver.memory.accounting.resolve_zone`).
 """
 
 from __future__ import annotations
@@ -31,9 +29,7 @@ def zone_resolver() -> Callable[[str], str | None]:
 def detect_local_timezone() -> str | None:
     """The machine's IANA zone name, or None when it cannot be told.
 
-    tzlocal's answer, checked against the zone database (a Windows name is
-    mapped). None when tzlocal finds nothing or something unknown (then the
-    server falls back to ``server.default_timezone``, else UTC, and says so).
+    tzlocal's answer, checked against the zone database (a Windows name mapped).
     """
     try:
         with warnings.catch_warnings():

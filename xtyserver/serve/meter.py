@@ -1,14 +1,10 @@
 """The token meter (shell): records each call's tokens and counts today's.
 
-Every model call's usage, as the provider reported it, is added to the
-``token_usage`` table under the local date of the server's timezone (v1.md
-"Token bill"). :meth:`TokenMeter.spent_today` is the day's count; whether a
-call may run is decided elsewhere, once, by the core's
-:class:`~xtyserver.memory.tokens.DailyBudget` (the session for chat turns; the
-job worker asks the same object for background jobs). The day's total is
-read from the store once a date and then kept here, so a turn costs no extra
-read; the rows are written behind (:meth:`TokenMeter.write_bills`), so a
-locked database never delays a reply.
+Every model call's reported usage goes into ``token_usage`` under the local
+date of the server's timezone (v1.md "Token bill"); whether a call may run is
+the core's :class:`~xtyserver.memory.tokens.DailyBudget`. The day's total is
+read once a date and then kept, and rows are written behind, so a locked
+database never delays a reply.
 """
 
 from __future__ import annotations

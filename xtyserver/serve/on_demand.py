@@ -1,9 +1,7 @@
 """Tasks that run while there is work (a connection's writer and store lane), and a lazy lock.
 
-A shell. An idle connection keeps no task waiting on an empty queue: its
-writer and its store lane are started by the first item put in their queue
-and end once nothing more has come for :data:`LINGER` seconds; the next item
-starts them again. The queues stay bounded; only the task comes and goes.
+A shell. An idle connection keeps no task waiting on an empty queue: the first
+item starts the task, which ends after :data:`LINGER` idle seconds.
 """
 
 from __future__ import annotations

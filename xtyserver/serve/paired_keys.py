@@ -1,10 +1,8 @@
 """The keys of paired mods (v1.md "Pairing"): one per mod, stored as a hash only.
 
-``<data_dir>/paired-keys.json`` (owner-only) lists each key's id, the mod
-(adapter name and game), when it was paired and last used, and the SHA-256 of
-the key; the key itself is handed to the mod once (``pair.granted``) and kept
-nowhere here. A key is 256 random bits, so a plain hash is as strong as the key.
-A key is accepted wherever the adapter token is; a revoked one is gone.
+``<data_dir>/paired-keys.json`` (owner-only) keeps each key's id, mod, times and
+SHA-256 (256 random bits: a plain hash is as strong); the key itself is handed
+to the mod once (``pair.granted``). It is accepted wherever the token is.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """The pairing desk (v1.md "Pairing"): pending requests, the player's answer, the keys.
 
-A shell between the connections and the memory page. A connection's
-``AskPairing`` becomes a pending request (at most :data:`MAX_PENDING` at once,
-one per adapter name and game: more are ``busy``) with a random four-digit
-code, listed on the page until the player allows or denies it or it expires
-(:data:`PAIR_SECONDS`, on the injected clock). Allowing makes the mod's key
-(:class:`~xtyserver.serve.paired_keys.PairedKeys`) and hands it to the
-waiting connection; the connection's task going away withdraws the request.
+A shell between the connections and the memory page. An ``AskPairing`` becomes
+a pending request with a four-digit code (at most :data:`MAX_PENDING`, one per
+adapter name and game), listed on the page until allowed, denied, expired
+(:data:`PAIR_SECONDS`) or withdrawn by the connection going away.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """Which provider the stored key belongs to, and the log of provider changes.
 
-The stored provider key is sent only to the provider it was saved for: the
-origin (scheme, host and port, :func:`xtyserver.model.routing.origin`) of the
-chat base URL at the moment the player saved it. Another origin gets no key
-until the player enters one for it. Each change of a base URL's origin and
-each key saved or forgotten is kept in ``<data_dir>/provider.json``
-(owner-only, the last :data:`MAX_CHANGES`) and logged: origins only, never a
-key, a path or a user part of a URL. The page's settings view shows both.
-A key from the environment or the TOML, while the page may change the base
-URL, is bound the same way to the origin it was first used with (its SHA-256
-is kept to tell a new key from the old).
+The stored key is sent only to the origin (:func:`xtyserver.model.routing.origin`)
+of the chat base URL it was saved with. Each change of an origin and each key
+saved or forgotten is kept in ``<data_dir>/provider.json`` (owner-only, the last
+:data:`MAX_CHANGES`) and logged: origins only, never a key, path or user part.
+A key from the environment or the TOML is bound the same way (by its SHA-256).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """The Structs the server runs by, each derived from the one :class:`~xtyserver.config.Settings`.
 
-One function per runtime Struct, and nothing else builds one from the
-configuration: every value comes from a Settings field, whose default is the
-only one (README "Configuration" lists them all). The runtime Structs are
-what the parts are given; none of them reads the configuration itself.
+Nothing else builds one from the configuration, so each default lives only in
+its Settings field (README "Configuration"); no part reads the configuration.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """WebSocket messages as bytes: a text message's UTF-8 checked without building a str.
 
-A shell. The codec wants a message's bytes (its error positions are byte
-positions), and decoding a 1.6 MB screenshot frame with Chinese text into a
-``str`` only to encode it again costs a 3.2 MB UCS-2 string and a re-encoding
-(``scripts/bench/image_turn_steps.py``). So
-:class:`~xtyserver.serve.wire.websocket.WsPeer` hands messages on as bytes and
-checks a text message's UTF-8 with :func:`valid_utf8`; one that is not valid
-UTF-8 ends the connection with 1007, as websockets' own decoding would (v1.md
-"Transport"), with the same reason text.
+A shell. The codec wants a message's bytes, and decoding a 1.6 MB screenshot
+frame with Chinese text into a ``str`` only to encode it again costs a 3.2 MB
+string (``scripts/bench/image_turn_steps.py``); invalid UTF-8 ends the
+connection with 1007 and websockets' own reason text (v1.md "Transport").
 """
 
 from __future__ import annotations
@@ -30,10 +26,8 @@ _UTF8 = codecs.getincrementaldecoder("utf-8")
 def valid_utf8(data: bytes) -> bool:
     """Whether ``data`` is strict UTF-8 (no surrogates, no overlong forms), as ``bytes.decode()``.
 
-    ASCII (every state.update, most frames) is one pass that builds nothing.
-    Otherwise the bytes are decoded slice by slice by the incremental decoder
-    (which carries a sequence split between two slices) and the text thrown
-    away: strict decoding is the definition, only the big string is avoided.
+    ASCII (most frames) is one pass that builds nothing; otherwise the incremental
+    decoder checks slice by slice and the text is thrown away.
     """
     if data.isascii():
         return True

@@ -1,15 +1,11 @@
 """The trash's purge job: forgotten memory past its window goes for good.
 
-A shell: at start the server purges once (``serving``), then this task purges
-every ``memory.trash_purge_every`` seconds (600), and at once whenever the
-window changes (the settings page: raised from 0, lowered to 0, raised again;
-the job runs whatever the window, so no change needs a restart). What has
-expired is decided by the store on the injected clock (with a window of 0,
-everything); the pause between two purges is the event loop's own time, so the
-job is no sleeper of a test's manual clock (tests count those to know a
-deadline is armed). Entries past their window are never restorable even
-before the job reaches them (the store reads by time), so the job only frees
-the space.
+A shell: after the start's purge (``serving``), this task purges every
+``memory.trash_purge_every`` seconds and at once whenever the window changes,
+whatever the window (no change needs a restart). The store decides what expired
+on the injected clock; the pause is the event loop's own time, so the job is no
+sleeper of a test's manual clock. Expired entries are never restorable anyway:
+the job only frees the space.
 """
 
 from __future__ import annotations

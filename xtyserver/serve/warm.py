@@ -1,10 +1,9 @@
 """What the first frames and turns need, made once the server listens.
 
-Each of these is built on first use rather than at import (character sets
-spanning most of the BMP, the look-alike tables, msgspec's descriptions of the
-frames, the model's HTTP client library), so the listening line does not wait
-for them; :func:`after_listening` makes them on a worker thread right after it,
-so the first connection seldom does either.
+Character sets, look-alike tables, msgspec's frame descriptions and the model's
+HTTP client library are built on first use, so the listening line does not wait
+for them; :func:`after_listening` makes them right after, so the first
+connection seldom waits either.
 """
 
 from __future__ import annotations
@@ -25,10 +24,8 @@ from xtyserver.serve.glossary import GlossaryOnce
 def after_listening(glossary: Glossary | GlossaryOnce, model_url: str) -> None:
     """What only frames and turns need, made on a worker thread once the server listens.
 
-    The glossary's files may not open now (out of file descriptors under a flood
-    of connections): then the first save index that needs it reads it. With a
-    model configured, its HTTP client's library and TLS context are loaded too.
-    Logs ``server.warmed`` when done (what a memory figure of the idle server waits for).
+    A glossary that cannot open now (out of file descriptors) is read by the
+    first save index instead. Logs ``server.warmed`` when done.
     """
     compile_patterns()
     inert_sets()

@@ -1,16 +1,9 @@
 """The shell side of working memory and the injection log (v1.md "Working memory").
 
-* :class:`ParkedWork` keeps the working memory of saves whose connection ended,
-  in this process only, so a reconnect of the same save within
-  ``resume_within`` seconds (a game crash, a mod reload) takes it back.
-* :class:`InjectionLog` appends one JSON line per turn to
-  ``<data_dir>/profiles/<profile>/injections.jsonl`` and keeps the last
-  :data:`KEEP_TURNS`; ``xtyserver why`` reads it. It holds sizes, memory ids
-  and scores, never the player's text, the modelContext or the reply.
-* :class:`WorkingShell` carries out the core's working-memory effects for
-  every connection. Injection records are appended behind, by one writer task
-  in turn order (:meth:`WorkingShell.write_injections`), so writing the log
-  never holds up the connection that is streaming the reply.
+:class:`ParkedWork` keeps ended saves' working memory in this process, for a
+reconnect within ``resume_within`` seconds. :class:`InjectionLog` keeps the last
+:data:`KEEP_TURNS` turns' sizes, memory ids and scores (never the player's text
+or the reply) for ``xtyserver why``, written behind by one task in turn order.
 """
 
 from __future__ import annotations
@@ -173,11 +166,7 @@ class WorkingShell:
         self._pending += 1
 
     async def write_injections(self) -> None:
-        """Append queued injection records in order until :meth:`close_injections`.
-
-        Run by the server's owner; one writer, so appends (and the file's trim)
-        never race each other.
-        """
+        """Append queued injection records in order until :meth:`close_injections`."""
         async with self._records_out:
             async for record in self._records_out:
                 try:

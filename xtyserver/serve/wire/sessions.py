@@ -153,9 +153,7 @@ class Sessions:
     ) -> None:
         """One session over a WebSocket or an HTTP transport session, until it closes.
 
-        A session that holds no seat yet (no header token, and no hello that
-        came with the connection proving it) waits in the pre-auth pool until
-        its hello proves the token and takes a seat.
+        Without a seat yet, it waits in the pre-auth pool until its hello proves the token.
         """
         run = self.services
         session = GameAgentSession(

@@ -1,17 +1,11 @@
 """A WebSocket over an anyio stream: websockets' sans-I/O ``ServerProtocol`` and nothing else.
 
-A shell. The upgrade request was read by h11 (:mod:`xtyserver.serve.wire.http`);
-:func:`handshake` asks ``ServerProtocol.accept`` for the answer and sends it
-through the same h11 connection, which hands back the bytes that came after
-the head. :class:`WsPeer` then moves bytes between the stream and a protocol
-made in the ``OPEN`` state: its messages come as bytes with their kind, a text
-message's UTF-8 checked without building a ``str``
-(:func:`~xtyserver.serve.text_frames.valid_utf8`; one that is not UTF-8 closes
-the connection with 1007, as websockets' own decoding would).
-
-Only the task reading and the one writing ever wait on the socket; a close
-waits for the peer's answer at most ``close_timeout`` seconds, then drops the
-socket (:meth:`WsPeer.abort`: closing it ends every wait on it at once).
+A shell. :func:`handshake` answers the upgrade h11 read
+(:mod:`xtyserver.serve.wire.http`) through the same h11 connection;
+:class:`WsPeer` then moves bytes between the stream and a protocol made in the
+``OPEN`` state, a text message's UTF-8 checked without building a ``str`` (1007
+when it is not, as websockets' own decoding would). A close waits for the
+peer's answer at most ``close_timeout`` seconds, then drops the socket.
 """
 
 from __future__ import annotations
@@ -72,11 +66,8 @@ def raw_response(response: Response) -> bytes:
 async def handshake(
     http: HttpStream, request: h11.Request, *, max_size: int
 ) -> tuple[ServerProtocol, bytes] | None:
-    """Answer an upgrade request: the open protocol and the bytes after the head, or None.
-
-    None: the request was no valid WebSocket upgrade and has been answered
-    (``ServerProtocol.accept``'s refusal); the caller closes the stream.
-    """
+    """Answer an upgrade request: the open protocol and the bytes after the head, or None
+    (no valid upgrade, answered with ``ServerProtocol.accept``'s refusal)."""
     protocol = ServerProtocol(state=State.OPEN, max_size=max_size)
     response = protocol.accept(ws_request(request))
     if response.status_code == 101:
