@@ -26,7 +26,6 @@ from xtyserver.manage.settings import PageSettings
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.model.router import ModelRouter
 from xtyserver.model.routing import resolve
-from xtyserver.protocol.limits import Limits
 from xtyserver.replay.recorder import Recorder
 from xtyserver.serve.connection import Peer
 from xtyserver.serve.gate import Seats
@@ -170,10 +169,6 @@ class Server:
         return self.sessions.session_settings
 
     @property
-    def limits(self) -> Limits:
-        return self._session_settings.limits
-
-    @property
     def seats(self) -> Seats[Peer]:
         return self.adapters.seats
 
@@ -210,10 +205,6 @@ class Server:
         Show it only locally (``xtyserver serve`` prints one at start).
         """
         return open_link(self.settings.server.host, self.ui_port, self.ui.mint_key())
-
-    async def revoke_key(self, key_id: str) -> bool:
-        """Forget a paired key and close its open connections (4001); False when unknown."""
-        return await self.sessions.revoke_key(key_id)
 
     async def apply_settings(
         self, settings: Settings, env: Mapping[str, str] | None = None

@@ -8,8 +8,7 @@ ports and what they share are :class:`~xtyserver.ports.Server`.
 from __future__ import annotations
 
 import os
-import socket
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from functools import partial
 from pathlib import Path
@@ -88,19 +87,134 @@ async def serving(
                 log.get("xtyserver.server").warning("data_dir.tightened", path=path.name)
         # Written only by the server that holds the lock: `xtyserver ui` reads it.
         page_secret = new_page_secret(data)
-        async with _serving(
+        # A player's own glossary file is checked before anything opens: a bad one stops
+        # the start. The packaged files alone are read once listening (GlossaryOnce).
+        glossary: Glossary | GlossaryOnce = Glossary()
+        if settings.memory.glossary and has_player_files(settings.data_path):
+            glossary = load_glossary(settings.data_path)
+        elif settings.memory.glossary:
+            glossary = GlossaryOnce(partial(load_glossary, settings.data_path))
+        store = MemoryStore.open_profile(
+            settings.data_path,
+            settings.profile,
+            clock=clock,
+            busy_timeout_ms=settings.memory.busy_timeout_ms,
+            trash_window=settings.memory.trash_window,
+        )
+        try:  # at start; then every 10 minutes (serve/trash_purge.py)
+            purged = store.purge_trash()
+        except StoreError as exc:  # a locked store must not keep the server from starting
+            log.get("xtyserver.memory").warning("store.failed", code=exc.code, effect="PurgeTrash")
+        else:
+            if purged:
+                log.get("xtyserver.memory").info("memory.trash_purged", entries=purged)
+        routing = resolve(settings.model, settings.models, os.environ if env is None else env)
+        model = ModelRouter(
+            routing,
+            Scheduler(grace=settings.memory.background_grace),
+            local_embedding=settings.memory.enabled and settings.memory.local_embedding,
+            provider_embedding=settings.memory.enabled and settings.memory.provider_embedding,
+        )
+        memory = MemoryService(
+            store,
+            enabled=settings.memory.enabled,
+            soft_cap=settings.memory.soft_cap,
+            glossary=glossary,
+            search_keys=settings.memory.search_keys,
+            spelling=settings.memory.spelling,
+            vector_model=(
+                model.embedder.model
+                if model.embedder is not None and settings.memory.enabled
+                else None
+            ),
+        )
+        meter = TokenMeter(
+            memory,
+            clock,
+            timezone=server_zone(settings.server.default_timezone),
+        )
+        jobs = MemoryJobs(
+            memory,
+            model,
+            meter,
+            daily_budget(settings),
+            queue_size=settings.memory.job_queue,
+            enrich=settings.memory.enabled
+            and settings.memory.search_keys
+            and settings.memory.enrich_keys,
+        )
+        recorder = None
+        if record is not None:
+            recorder = Recorder(record, clock=clock, token=token, keep_images=record_images)
+        server = Server(
             settings,
-            sockets,
+            memory=memory,
+            jobs=jobs,
+            model=model,
+            meter=meter,
             token=token,
             clock=clock,
-            record=record,
-            record_images=record_images,
-            env=env,
+            recorder=recorder,
             token_file=token_file,
-            player=player,
+            # The page's settings view: the player's stored choices under the rest.
+            player=player
+            or PlayerSettings(settings.data_path, env=os.environ if env is None else env),
+            env=env,
             page_secret=page_secret,
-        ) as server:
-            yield server
+        )
+        try:
+            async with anyio.create_task_group() as background:
+                background.start_soon(jobs.run)
+                background.start_soon(memory.write_touches)
+                background.start_soon(meter.write_bills)
+                background.start_soon(server.working.write_injections)
+                # Whatever the window: the page may raise it from 0 while running.
+                background.start_soon(purge_trash_every, memory, settings.memory.trash_purge_every)
+                try:
+                    async with anyio.create_task_group() as listener:
+                        await listener.start(server.serve, sockets)
+                        # After the listener: importing numpy holds the GIL, and the
+                        # listening line need not wait for what only a turn's query needs.
+                        background.start_soon(model.warm_embedder)
+                        chat = routing.chat.base_url if routing.chat.configured else ""
+                        background.start_soon(warm, glossary, chat)
+                        pid = os.getpid()
+                        write_server_file(
+                            settings.data_path,
+                            ServerFile(
+                                url=server.url,
+                                port=server.port or 0,
+                                addresses=server.addresses,
+                                ui_port=server.ui_port,
+                                page_url=_page_url(settings.server.host, server.ui_port),
+                                token_file=str(token_file) if token_file else _token_file(settings),
+                                pid=pid,
+                                started_at=now_iso(),
+                                version=__version__,
+                            ),
+                        )
+                        try:
+                            yield server
+                        finally:
+                            remove_server_file(settings.data_path, pid)
+                        listener.cancel_scope.cancel()
+                finally:
+                    with anyio.CancelScope(shield=True):
+                        jobs.close()
+                        memory.close_touches()
+                        server.working.close_injections()
+                        model.scheduler.stopping()  # the connections are closed: no chat follows
+                        with anyio.move_on_after(_drain_time(settings, server.stopping_at)):
+                            await memory.wait_idle()
+                            meter.close()
+                            await meter.wait_written()
+                            await server.working.wait_written()
+                        background.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(AFTER_ABORT):
+                await model.aclose()
+            store.close()
+            server.log_stopped()
 
 
 def _page_url(host: str, port: int) -> str:
@@ -112,147 +226,6 @@ def _token_file(settings: Settings) -> str | None:
     """The token file a mod reads, or None when the token came from ``XTY_TOKEN``."""
     path = token_path(settings.data_path)
     return None if settings.token or not path.exists() else str(path)
-
-
-@asynccontextmanager
-async def _serving(
-    settings: Settings,
-    sockets: Sequence[socket.socket],
-    *,
-    token: str,
-    clock: Clock,
-    record: Path | None,
-    record_images: bool,
-    env: Mapping[str, str] | None,
-    token_file: Path | None,
-    player: PlayerSettings | None = None,
-    page_secret: str = "",
-) -> AsyncIterator[Server]:
-    # A player's own glossary file is checked before anything opens: a bad one stops
-    # the start. The packaged files alone are read once listening (GlossaryOnce).
-    glossary: Glossary | GlossaryOnce = Glossary()
-    if settings.memory.glossary and has_player_files(settings.data_path):
-        glossary = load_glossary(settings.data_path)
-    elif settings.memory.glossary:
-        glossary = GlossaryOnce(partial(load_glossary, settings.data_path))
-    store = MemoryStore.open_profile(
-        settings.data_path,
-        settings.profile,
-        clock=clock,
-        busy_timeout_ms=settings.memory.busy_timeout_ms,
-        trash_window=settings.memory.trash_window,
-    )
-    try:  # at start; then every 10 minutes (serve/trash_purge.py)
-        purged = store.purge_trash()
-    except StoreError as exc:  # a locked store must not keep the server from starting
-        log.get("xtyserver.memory").warning("store.failed", code=exc.code, effect="PurgeTrash")
-    else:
-        if purged:
-            log.get("xtyserver.memory").info("memory.trash_purged", entries=purged)
-    routing = resolve(settings.model, settings.models, os.environ if env is None else env)
-    model = ModelRouter(
-        routing,
-        Scheduler(grace=settings.memory.background_grace),
-        local_embedding=settings.memory.enabled and settings.memory.local_embedding,
-        provider_embedding=settings.memory.enabled and settings.memory.provider_embedding,
-    )
-    memory = MemoryService(
-        store,
-        enabled=settings.memory.enabled,
-        soft_cap=settings.memory.soft_cap,
-        glossary=glossary,
-        search_keys=settings.memory.search_keys,
-        spelling=settings.memory.spelling,
-        vector_model=(
-            model.embedder.model if model.embedder is not None and settings.memory.enabled else None
-        ),
-    )
-    meter = TokenMeter(
-        memory,
-        clock,
-        timezone=server_zone(settings.server.default_timezone),
-    )
-    jobs = MemoryJobs(
-        memory,
-        model,
-        meter,
-        daily_budget(settings),
-        queue_size=settings.memory.job_queue,
-        enrich=settings.memory.enabled
-        and settings.memory.search_keys
-        and settings.memory.enrich_keys,
-    )
-    recorder = None
-    if record is not None:
-        recorder = Recorder(record, clock=clock, token=token, keep_images=record_images)
-    server = Server(
-        settings,
-        memory=memory,
-        jobs=jobs,
-        model=model,
-        meter=meter,
-        token=token,
-        clock=clock,
-        recorder=recorder,
-        token_file=token_file,
-        # The page's settings view: the player's stored choices under the rest.
-        player=player or PlayerSettings(settings.data_path, env=os.environ if env is None else env),
-        env=env,
-        page_secret=page_secret,
-    )
-    try:
-        async with anyio.create_task_group() as background:
-            background.start_soon(jobs.run)
-            background.start_soon(memory.write_touches)
-            background.start_soon(meter.write_bills)
-            background.start_soon(server.working.write_injections)
-            # Whatever the window: the page may raise it from 0 while running.
-            background.start_soon(purge_trash_every, memory, settings.memory.trash_purge_every)
-            try:
-                async with anyio.create_task_group() as listener:
-                    await listener.start(server.serve, sockets)
-                    # After the listener: importing numpy holds the GIL, and the
-                    # listening line need not wait for what only a turn's query needs.
-                    background.start_soon(model.warm_embedder)
-                    chat = routing.chat.base_url if routing.chat.configured else ""
-                    background.start_soon(warm, glossary, chat)
-                    pid = os.getpid()
-                    write_server_file(
-                        settings.data_path,
-                        ServerFile(
-                            url=server.url,
-                            port=server.port or 0,
-                            addresses=server.addresses,
-                            ui_port=server.ui_port,
-                            page_url=_page_url(settings.server.host, server.ui_port),
-                            token_file=str(token_file) if token_file else _token_file(settings),
-                            pid=pid,
-                            started_at=now_iso(),
-                            version=__version__,
-                        ),
-                    )
-                    try:
-                        yield server
-                    finally:
-                        remove_server_file(settings.data_path, pid)
-                    listener.cancel_scope.cancel()
-            finally:
-                with anyio.CancelScope(shield=True):
-                    jobs.close()
-                    memory.close_touches()
-                    server.working.close_injections()
-                    model.scheduler.stopping()  # the connections are closed: no chat follows
-                    with anyio.move_on_after(_drain_time(settings, server.stopping_at)):
-                        await memory.wait_idle()
-                        meter.close()
-                        await meter.wait_written()
-                        await server.working.wait_written()
-                    background.cancel_scope.cancel()
-    finally:
-        with anyio.CancelScope(shield=True), anyio.move_on_after(AFTER_ABORT):
-            await model.aclose()
-        store.close()
-        server.log_stopped()
 
 
 def _drain_time(settings: Settings, stopping_at: float | None) -> float:

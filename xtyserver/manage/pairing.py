@@ -39,7 +39,7 @@ class PagePairing:
 
     Args:
         desk: The server's pending requests and paired keys.
-        revoke: Forgets a key and closes its connections (``Server.revoke_key``).
+        revoke: Forgets a key and closes its connections (``Sessions.revoke_key``).
     """
 
     def __init__(self, desk: PairingDesk, revoke: Callable[[str], Awaitable[bool]]) -> None:

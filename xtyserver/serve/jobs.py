@@ -36,9 +36,9 @@ Reply = Callable[[Event], Awaitable[None]]
 DEFAULT_QUEUE = MemorySettings().job_queue
 """``memory.job_queue``'s default."""
 ENRICH_BATCHES = 8
+"""Calls one enrichment job makes at most (8 x 8 memories); the rest waits for the next."""
 EMBED_BATCHES = 10
 """Requests one embedding job makes at most (10 x 32 memories: a full save)."""
-"""Calls one enrichment job makes at most (8 x 8 memories); the rest waits for the next."""
 
 
 class EnrichKeys(msgspec.Struct, frozen=True):
