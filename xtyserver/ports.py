@@ -27,7 +27,7 @@ from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.model.router import ModelRouter
 from xtyserver.model.routing import resolve
 from xtyserver.replay.recorder import Recorder
-from xtyserver.serve.connection import Peer
+from xtyserver.serve.connection import Peer, Services
 from xtyserver.serve.gate import Seats
 from xtyserver.serve.image import BandHelper
 from xtyserver.serve.jobs import MemoryJobs
@@ -46,7 +46,7 @@ from xtyserver.serve.runtime_settings import (
 )
 from xtyserver.serve.wire.adapter_port import AdapterPort, Gate
 from xtyserver.serve.wire.listen import Gauge
-from xtyserver.serve.wire.sessions import Services, Sessions
+from xtyserver.serve.wire.sessions import Sessions
 from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, injection_log_path
 from xtyserver.session.settings import SessionSettings
 from xtyserver.token import TokenSource

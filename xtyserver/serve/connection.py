@@ -80,7 +80,7 @@ from xtyserver.session.events import (
 from xtyserver.session.machine import CLOSE_UNAUTHORIZED, GameAgentSession, State
 
 if TYPE_CHECKING:
-    from xtyserver.replay.recorder import ConnectionRecorder
+    from xtyserver.replay.recorder import ConnectionRecorder, Recorder
 
 # A screenshot frame takes tens of ms to decode and check: off the event loop
 # past this size, so other adapters stay on time.
@@ -153,23 +153,30 @@ class _CloseRequest:
     reason: str
 
 
+@dataclass(frozen=True, eq=False)
+class Services:
+    """What every connection's runtime is given."""
+
+    memory: MemoryService
+    jobs: MemoryJobs
+    model: ModelRouter
+    meter: TokenMeter
+    images: ImageLimits
+    clock: Clock
+    runtime: RuntimeLimits
+    working: WorkingShell
+    bands: BandHelper
+    recorder: Recorder | None
+
+
 class Connection:
     """Runs one adapter connection until it closes.
 
     Args:
         ws: The upgraded WebSocket (or an HTTP transport session, v1.md "HTTP transport").
         session: The connection's state machine.
-        memory: The memory service.
-        jobs: The background memory worker.
-        model: The model router.
-        meter: The token meter: every call's usage is billed; the turn's
-            memory read also tells the session whether today's budget is spent.
-        images: Screenshot limits.
-        clock: The wall clock passed to the session.
-        limits: Queue sizes and deadlines.
+        services: What the server's connections share.
         recorder: Writes every frame in and out (``serve --record``), or None.
-        working: Carries out working-memory and injection-log effects (None: ignored).
-        bands: The server's band helper thread for large screenshots (None: none).
         claim_seat: Takes an authenticated seat for a pre-auth connection whose
             hello proved the token (``ClaimSeat``); False when none is free.
         on_unauthorized: Awaited before a wrong-token close (the guess delay).
@@ -181,17 +188,9 @@ class Connection:
         self,
         ws: Peer,
         session: GameAgentSession,
+        services: Services,
         *,
-        memory: MemoryService,
-        jobs: MemoryJobs,
-        model: ModelRouter,
-        meter: TokenMeter,
-        images: ImageLimits,
-        clock: Clock,
-        limits: RuntimeLimits,
         recorder: ConnectionRecorder | None = None,
-        working: WorkingShell | None = None,
-        bands: BandHelper | None = None,
         claim_seat: Callable[[], bool] | None = None,
         on_unauthorized: Callable[[], Awaitable[None]] | None = None,
         pairing: Callable[
@@ -204,13 +203,13 @@ class Connection:
         self.seated = False
         self._claim_seat = claim_seat
         self._on_unauthorized = on_unauthorized
-        self._working = working
+        self._working = services.working
         self._recorder = recorder
         self.session = session
-        self._memory = memory
-        self._jobs = jobs
-        self._clock = clock
-        self._limits = limits
+        self._memory = memory = services.memory
+        self._jobs = services.jobs
+        self._clock = services.clock
+        self._limits = limits = services.runtime
         self._log = log.get("xtyserver.serve.connection").bind(session=session.session_id)
         # The writer's queue, made with the writer; None while no writer runs.
         self._out_in: MemoryObjectSendStream[bytes | _CloseRequest] | None = None
@@ -222,12 +221,12 @@ class Connection:
         )
         self._tasks = TurnTasks(
             memory=memory,
-            model=model,
-            meter=meter,
-            images=images,
+            model=services.model,
+            meter=services.meter,
+            images=services.images,
             post=self._post,
             logger=self._log,
-            bands=bands,
+            bands=services.bands,
             embedding_timeout=limits.embedding_timeout,
         )
         self._timers: dict[TimerKind, float] = {}  # each armed timer's deadline (Clock.deadline)
@@ -398,9 +397,7 @@ class Connection:
         """Carry out one effect; return an event to feed at once, if any."""
         match effect:
             case _ if isinstance(effect, WORKING_EFFECTS):
-                return (
-                    None if self._working is None else await self._working.run(effect, self._post)
-                )
+                return await self._working.run(effect, self._post)
             case Send(frame=frame, droppable=True):
                 # Refusals of a flood are advisory: when the peer is not reading, drop
                 # them rather than stop reading (the flood must still be counted).

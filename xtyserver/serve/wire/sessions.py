@@ -12,48 +12,22 @@ from __future__ import annotations
 import secrets
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import anyio
 import msgspec
 
 from xtyserver import log
-from xtyserver.clock import Clock
-from xtyserver.model.router import ModelRouter
-from xtyserver.protocol.images import ImageLimits
 from xtyserver.protocol.limits import SMALL_FRAME_MAX_BYTES
 from xtyserver.protocol.upgrade import hello_token
-from xtyserver.replay.recorder import Recorder
-from xtyserver.serve.connection import Connection, Peer, RuntimeLimits
+from xtyserver.serve.connection import Connection, Peer, Services
 from xtyserver.serve.gate import FailedTokens, GateLimits, Seats
-from xtyserver.serve.image import BandHelper
-from xtyserver.serve.jobs import MemoryJobs
 from xtyserver.serve.localzone import zone_resolver
-from xtyserver.serve.memory_service import MemoryService
-from xtyserver.serve.meter import TokenMeter
 from xtyserver.serve.pairing import PairingDesk
 from xtyserver.serve.wire.listen import Gauge
-from xtyserver.serve.working import WorkingShell
 from xtyserver.session.machine import CLOSE_SERVER_FULL, CLOSE_UNAUTHORIZED, GameAgentSession
 from xtyserver.session.settings import SessionSettings
 from xtyserver.token import TokenSource
 from xtyserver.token import matches as token_matches
-
-
-@dataclass(frozen=True, eq=False)
-class Services:
-    """What every connection's runtime is given."""
-
-    memory: MemoryService
-    jobs: MemoryJobs
-    model: ModelRouter
-    meter: TokenMeter
-    images: ImageLimits
-    clock: Clock
-    runtime: RuntimeLimits
-    working: WorkingShell
-    bands: BandHelper
-    recorder: Recorder | None
 
 
 class Sessions:
@@ -174,16 +148,8 @@ class Sessions:
         connection = Connection(
             ws,
             session,
-            memory=run.memory,
-            jobs=run.jobs,
-            model=run.model,
-            meter=run.meter,
-            images=run.images,
-            clock=run.clock,
-            limits=run.runtime,
+            run,
             recorder=recorder,
-            working=run.working,
-            bands=run.bands,
             claim_seat=lambda: self._seat(ws),
             on_unauthorized=lambda: self.failed.punish(_remote(ws)),
             pairing=self.pairing.serve if may_pair else None,
