@@ -89,22 +89,18 @@ class Server:
         if recorder is not None:
             recorder.follow(tokens.current)  # a rotated token is blanked out too
         srv = settings.server
-        gate = gate_limits(settings)
         # Paired mods' keys (v1.md "Pairing"), and the open connections of each.
         self.pairing = PairingDesk(PairedKeys(settings.data_path, clock), clock)
         self._log = log.get("xtyserver.server")
         local = detect_local_timezone()
-        if local is None and not settings.server.default_timezone:
+        configured_zone = settings.server.default_timezone
+        if local is None and not configured_zone:
             self._log.warning("timezone.unknown", hint="set server.default_timezone")
-        default_zone = ""
-        if settings.server.default_timezone:
-            default_zone = server_zone(settings.server.default_timezone)
+        default_zone = server_zone(configured_zone) if configured_zone else ""
         settings = msgspec.structs.replace(
             settings,
             server=msgspec.structs.replace(settings.server, default_timezone=default_zone),
         )
-        routing = model.routing
-        wire = wire_limits(settings)
         self.working = WorkingShell(
             ParkedWork(settings.server.resume_within),
             jobs,
@@ -113,12 +109,12 @@ class Server:
         )
         self.bands = BandHelper()  # its thread is a task of serve()
         self.sessions = Sessions(
-            gate,
+            gate_limits(settings),
             session_settings(
                 settings,
                 model_configured=model.configured,
                 local_timezone=local or "UTC",
-                vision=routing.chat.vision or routing.vision.vision,
+                vision=model.routing.chat.vision or model.routing.vision.vision,
             ),
             Services(
                 memory=memory,
@@ -137,7 +133,7 @@ class Server:
         )
         self.adapters = AdapterPort(
             Gate(srv.host, srv.allowed_origins),
-            wire,
+            wire_limits(settings),
             self.sessions,
             hello_wait=settings.server.hello_timeout + 1.0,
         )

@@ -78,7 +78,7 @@ async def serving(
         NotStarted: another server holds the data folder or the port is busy
             (:mod:`xtyserver.serve.instance`); nothing was changed.
     """
-    data, srv = settings.data_path, settings.server
+    data, srv, mem = settings.data_path, settings.server, settings.memory
     page = _page_url(srv.host, srv.page_port)
     held = hold_instance(data, srv.host, srv.port, ipv6_loopback=srv.ipv6_loopback, page=page)
     with held as sockets:
@@ -90,16 +90,16 @@ async def serving(
         # A player's own glossary file is checked before anything opens: a bad one stops
         # the start. The packaged files alone are read once listening (GlossaryOnce).
         glossary: Glossary | GlossaryOnce = Glossary()
-        if settings.memory.glossary and has_player_files(settings.data_path):
-            glossary = load_glossary(settings.data_path)
-        elif settings.memory.glossary:
-            glossary = GlossaryOnce(partial(load_glossary, settings.data_path))
+        if mem.glossary and has_player_files(data):
+            glossary = load_glossary(data)
+        elif mem.glossary:
+            glossary = GlossaryOnce(partial(load_glossary, data))
         store = MemoryStore.open_profile(
-            settings.data_path,
+            data,
             settings.profile,
             clock=clock,
-            busy_timeout_ms=settings.memory.busy_timeout_ms,
-            trash_window=settings.memory.trash_window,
+            busy_timeout_ms=mem.busy_timeout_ms,
+            trash_window=mem.trash_window,
         )
         try:  # at start; then every 10 minutes (serve/trash_purge.py)
             purged = store.purge_trash()
@@ -111,37 +111,29 @@ async def serving(
         routing = resolve(settings.model, settings.models, os.environ if env is None else env)
         model = ModelRouter(
             routing,
-            Scheduler(grace=settings.memory.background_grace),
-            local_embedding=settings.memory.enabled and settings.memory.local_embedding,
-            provider_embedding=settings.memory.enabled and settings.memory.provider_embedding,
+            Scheduler(grace=mem.background_grace),
+            local_embedding=mem.enabled and mem.local_embedding,
+            provider_embedding=mem.enabled and mem.provider_embedding,
         )
         memory = MemoryService(
             store,
-            enabled=settings.memory.enabled,
-            soft_cap=settings.memory.soft_cap,
+            enabled=mem.enabled,
+            soft_cap=mem.soft_cap,
             glossary=glossary,
-            search_keys=settings.memory.search_keys,
-            spelling=settings.memory.spelling,
-            vector_model=(
-                model.embedder.model
-                if model.embedder is not None and settings.memory.enabled
-                else None
-            ),
+            search_keys=mem.search_keys,
+            spelling=mem.spelling,
+            vector_model=model.embedder.model
+            if model.embedder is not None and mem.enabled
+            else None,
         )
-        meter = TokenMeter(
-            memory,
-            clock,
-            timezone=server_zone(settings.server.default_timezone),
-        )
+        meter = TokenMeter(memory, clock, timezone=server_zone(srv.default_timezone))
         jobs = MemoryJobs(
             memory,
             model,
             meter,
             daily_budget(settings),
-            queue_size=settings.memory.job_queue,
-            enrich=settings.memory.enabled
-            and settings.memory.search_keys
-            and settings.memory.enrich_keys,
+            queue_size=mem.job_queue,
+            enrich=mem.enabled and mem.search_keys and mem.enrich_keys,
         )
         recorder = None
         if record is not None:
@@ -157,8 +149,7 @@ async def serving(
             recorder=recorder,
             token_file=token_file,
             # The page's settings view: the player's stored choices under the rest.
-            player=player
-            or PlayerSettings(settings.data_path, env=os.environ if env is None else env),
+            player=player or PlayerSettings(data, env=os.environ if env is None else env),
             env=env,
             page_secret=page_secret,
         )
@@ -169,7 +160,7 @@ async def serving(
                 background.start_soon(meter.write_bills)
                 background.start_soon(server.working.write_injections)
                 # Whatever the window: the page may raise it from 0 while running.
-                background.start_soon(purge_trash_every, memory, settings.memory.trash_purge_every)
+                background.start_soon(purge_trash_every, memory, mem.trash_purge_every)
                 try:
                     async with anyio.create_task_group() as listener:
                         await listener.start(server.serve, sockets)
@@ -180,13 +171,13 @@ async def serving(
                         background.start_soon(warm, glossary, chat)
                         pid = os.getpid()
                         write_server_file(
-                            settings.data_path,
+                            data,
                             ServerFile(
                                 url=server.url,
                                 port=server.port or 0,
                                 addresses=server.addresses,
                                 ui_port=server.ui_port,
-                                page_url=_page_url(settings.server.host, server.ui_port),
+                                page_url=_page_url(srv.host, server.ui_port),
                                 token_file=str(token_file) if token_file else _token_file(settings),
                                 pid=pid,
                                 started_at=now_iso(),
@@ -196,7 +187,7 @@ async def serving(
                         try:
                             yield server
                         finally:
-                            remove_server_file(settings.data_path, pid)
+                            remove_server_file(data, pid)
                         listener.cancel_scope.cancel()
                 finally:
                     with anyio.CancelScope(shield=True):

@@ -53,18 +53,17 @@ def _player(data_dir: Path) -> list[tuple[str, dict[str, Any]]]:
     return docs
 
 
-def load_glossary(data_dir: Path | None, *, packaged: bool = True) -> Glossary:
+def load_glossary(data_dir: Path | None) -> Glossary:
     """The packaged glossary plus the files in ``<data_dir>/glossary/``.
 
     Args:
         data_dir: The data folder, or None for the packaged files alone.
-        packaged: False leaves the packaged files out (tests, the evaluation).
 
     Raises:
         UsageError: A file cannot be read or is not a valid glossary (the
             message names the file, the entry and the field).
     """
-    docs = _packaged() if packaged else []
+    docs = _packaged()
     if data_dir is not None:
         docs += _player(data_dir)
     try:

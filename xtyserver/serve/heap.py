@@ -36,7 +36,7 @@ def _glibc() -> bool:
         return False
 
 
-def fix_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
+def fix_mmap_threshold() -> bool:
     """Fix glibc's mmap threshold (no dynamic raise); True when it was set."""
     if not _glibc() or "MALLOC_MMAP_THRESHOLD_" in os.environ:
         return False
@@ -44,7 +44,7 @@ def fix_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
 
     try:
         libc = ctypes.CDLL(None)
-        return bool(libc.mallopt(_M_MMAP_THRESHOLD, threshold))
+        return bool(libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD))
     except (OSError, AttributeError):
         return False
 

@@ -144,53 +144,39 @@ def check_and_prepare(
     """
     data_field = f"{field}.data"
     mime_field = f"{field}.mime"
+
+    def refused(message: str, code: str = INVALID, at: str = data_field) -> ImageError:
+        return ImageError(message, code=code, fields=[at])
+
     if mime not in _MIMES:
-        raise ImageError(
-            "image.mime must be image/png, image/jpeg or image/webp",
-            code=INVALID,
-            fields=[mime_field],
-        )
+        raise refused("image.mime must be image/png, image/jpeg or image/webp", at=mime_field)
     declared: Mime = mime  # type: ignore[assignment]
 
     encoded_length = len(data_b64)
     if _decoded_length(encoded_length, data_b64) > limits.max_decoded_bytes:
-        raise ImageError(
-            f"image is larger than {limits.max_decoded_bytes} bytes",
-            code=TOO_LARGE,
-            fields=[data_field],
-        )
+        raise refused(f"image is larger than {limits.max_decoded_bytes} bytes", TOO_LARGE)
     data = _b64decode(data_b64)
     if data is None:
-        raise ImageError("image.data is not valid base64", code=INVALID, fields=[data_field])
+        raise refused("image.data is not valid base64")
     if not data:
-        raise ImageError("image.data is empty", code=INVALID, fields=[data_field])
+        raise refused("image.data is empty")
 
     actual = _sniff(data)
     if actual is None:
-        raise ImageError(
-            "image.data is not a PNG, JPEG or WebP file", code=INVALID, fields=[data_field]
-        )
+        raise refused("image.data is not a PNG, JPEG or WebP file")
     if actual != declared:
-        raise ImageError(
-            f"image.mime says {declared} but the data is {actual}",
-            code=INVALID,
-            fields=[mime_field],
-        )
+        raise refused(f"image.mime says {declared} but the data is {actual}", at=mime_field)
 
     try:
         return _prepare(data, declared, limits, data_field, bands)
     except ImageError:
         raise
     except MemoryError:
-        raise ImageError(
-            "image is too large to decode", code=TOO_LARGE, fields=[data_field]
-        ) from None
+        raise refused("image is too large to decode", TOO_LARGE) from None
     except Exception:
         # Any decoder fault (truncated file, bad CRC, corrupt stream, Pillow
         # bug) is the peer's bad image, never a crash.
-        raise ImageError(
-            "image.data is corrupt or truncated", code=INVALID, fields=[data_field]
-        ) from None
+        raise refused("image.data is corrupt or truncated") from None
 
 
 def _prepare(

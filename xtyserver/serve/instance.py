@@ -27,7 +27,7 @@ from typing import IO
 import msgspec
 
 from xtyserver.errors import XtyError
-from xtyserver.files import private_dir
+from xtyserver.files import private_dir, replace_private
 
 SERVER_FILE = "server.json"
 LOCK_FILE = "server.lock"
@@ -72,13 +72,7 @@ def read_server_file(data_dir: Path) -> ServerFile | None:
 def write_server_file(data_dir: Path, info: ServerFile) -> Path:
     """Write ``server.json`` owner-only (0600 where the OS has modes), atomically."""
     path = server_file_path(data_dir)
-    tmp = path.with_name(f".{SERVER_FILE}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, msgspec.json.format(msgspec.json.encode(info), indent=2) + b"\n")
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+    replace_private(path, msgspec.json.format(msgspec.json.encode(info), indent=2) + b"\n")
     return path
 
 
@@ -107,15 +101,7 @@ class InstanceLock:
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         handle = os.fdopen(fd, "r+b")
         try:
-            if sys.platform == "win32":
-                import msvcrt
-
-                handle.seek(0)
-                msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-            else:
-                import fcntl
-
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            _lock(handle, take=True)
         except OSError:
             handle.close()
             return False
@@ -126,17 +112,22 @@ class InstanceLock:
         if self._file is None:
             return
         with contextlib.suppress(OSError):
-            if sys.platform == "win32":
-                import msvcrt
-
-                self._file.seek(0)
-                msvcrt.locking(self._file.fileno(), msvcrt.LK_UNLCK, 1)
-            else:
-                import fcntl
-
-                fcntl.flock(self._file.fileno(), fcntl.LOCK_UN)
+            _lock(self._file, take=False)
         self._file.close()
         self._file = None
+
+
+def _lock(handle: IO[bytes], *, take: bool) -> None:
+    """Take (never waiting: OSError when held) or let go the OS lock on ``handle``."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK if take else msvcrt.LK_UNLCK, 1)
+    else:
+        import fcntl
+
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB if take else fcntl.LOCK_UN)
 
 
 def _in_use(exc: OSError) -> bool:

@@ -1,7 +1,8 @@
 """The provider key of one data folder: the OS credential store, or an owner-only file.
 
-See :mod:`xtyserver.serve.player_settings` (the settings view's backend) for
-where the key goes and what leaves this module (:func:`~xtyserver.serve.player_settings.mask`).
+Through ``keyring`` (Windows Credential Manager, macOS Keychain, Secret Service);
+where none exists (a headless Linux box), ``<data_dir>/model-key`` (0600), which
+the key status's ``warning`` says. Never in the TOML, the database or a log line.
 """
 
 from __future__ import annotations

@@ -81,10 +81,7 @@ def _clean_pixels(
     mode = _target_mode(oriented, mime)
     # convert() to the same mode is a full copy; the fresh image below is the copy that counts.
     pixels = oriented if oriented.mode == mode else oriented.convert(mode)
-    # Pillow resamples RGBA premultiplied, so transparent pixels do not bleed.
-    # Bilinear is Pillow's triangle filter widened by the scale (antialiased, not
-    # point-sampled); for a screenshot it reads the same as Lanczos at about half
-    # the CPU (scripts/bench/image.py).
+    # Bilinear (antialiased) reads the same as Lanczos at half the CPU (scripts/bench/image.py).
     size = size or _fit(pixels.width, pixels.height, limits.max_side)
     return _fresh_copy(pixels, size, bands)
 
@@ -98,21 +95,11 @@ def _fresh_copy(
 ) -> Image.Image:
     """The pixels of ``image`` at ``size`` (bilinear) in a fresh, metadata-free image.
 
-    A fresh image made by ``Image.new`` with the pixels pasted in carries no
-    info dict: no EXIF, XMP, ICC profile, text chunk or comment can reach the
-    encoder. (paste() copies in C: 0.3 ms for 1568x882, where
-    tobytes()/frombytes() took 1.5 ms.)
-
-    With a band helper (``bands``, the server's :class:`BandHelper`), a large
-    RGB or greyscale image is resized in two horizontal bands on two
-    threads, pasted into the fresh image: Pillow releases the GIL while it
-    resamples, so 1920x1080 -> 1568x882 takes 9 ms instead of 16.5 ms (issue
-    12). Each band is resized from the full image with a ``box`` that is its
-    share of the source rows; Pillow takes the filter's support from the rows
-    outside the box as well, so the bands join without a seam and the result
-    is the pixels of one resize (``tests/serve/test_image.py`` checks it). Images with
-    an alpha channel (which Pillow resamples premultiplied, a conversion each
-    band would repeat) and small ones are resized in one call.
+    A fresh ``Image.new`` with the pixels pasted in carries no info dict, so no
+    metadata can reach the encoder. With ``bands``, a large RGB or grey image is
+    resized in two horizontal bands on two threads (Pillow releases the GIL:
+    9 ms instead of 16.5 ms for 1920x1080); each band's ``box`` takes the filter's
+    support from the rows beyond it, so the result is the pixels of one resize.
     """
     width, height = size
     large = width * height >= _BAND_MIN_PIXELS

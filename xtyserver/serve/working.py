@@ -115,12 +115,12 @@ class WorkingShell:
     Args:
         parked: Working memory of ended sessions.
         jobs: The background worker (fold calls).
-        injections: The injection log, or None to keep none.
+        injections: The injection log.
         model: The model name recorded in the injection log.
     """
 
     def __init__(
-        self, parked: ParkedWork, jobs: MemoryJobs, injections: InjectionLog | None, model: str
+        self, parked: ParkedWork, jobs: MemoryJobs, injections: InjectionLog, model: str
     ) -> None:
         self.parked = parked
         self.injections = injections
@@ -149,8 +149,7 @@ class WorkingShell:
             case ResumeWorking(save=save, at=at):
                 return WorkingResumed(save, self.parked.take(save, at))
             case RecordInjection(record=record):
-                if self.injections is not None:
-                    self._queue(msgspec.structs.replace(record, model=self._model))
+                self._queue(msgspec.structs.replace(record, model=self._model))
         return None
 
     def _queue(self, record: InjectionRecord) -> None:
@@ -170,8 +169,7 @@ class WorkingShell:
         async with self._records_out:
             async for record in self._records_out:
                 try:
-                    if self.injections is not None:
-                        await anyio.to_thread.run_sync(self.injections.append, record)
+                    await anyio.to_thread.run_sync(self.injections.append, record)
                 except OSError as exc:
                     self._log.error(
                         "effect.failed", effect="RecordInjection", error=type(exc).__name__

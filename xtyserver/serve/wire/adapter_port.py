@@ -1,15 +1,9 @@
 """The adapter port: its listener, what each request becomes, and its bounded shutdown.
 
-A shell (v1.md "Transport", "Upgrade", "HTTP transport"). Each accepted TCP
-connection is one task: h11 reads the request head once; ``POST /v1/http``
-goes to the HTTP transport (:mod:`xtyserver.serve.http_transport`), anything
-else is an upgrade judged by :func:`xtyserver.protocol.upgrade.check_upgrade`
-and answered by websockets' ``ServerProtocol``
-(:mod:`xtyserver.serve.wire.websocket`). Both kinds of session run one
-:class:`~xtyserver.serve.connection.Connection` each
-(:mod:`xtyserver.serve.wire.sessions`).
-
-Shuts down within a bound, whatever the peers do (:meth:`AdapterPort._close_connections`).
+A shell (v1.md "Transport", "Upgrade", "HTTP transport"). h11 reads each request
+head once; ``POST /v1/http`` goes to :mod:`xtyserver.serve.http_transport`,
+anything else is an upgrade judged by :func:`xtyserver.protocol.upgrade.check_upgrade`.
+Both kinds of session run in :mod:`xtyserver.serve.wire.sessions`.
 """
 
 from __future__ import annotations
@@ -111,9 +105,8 @@ class AdapterPort:
     ) -> None:
         """Listen on ``sockets`` (already bound, one port) until cancelled, then shut down.
 
-        ``task_status.started`` gets the URL. Crash recovery of play sessions
-        runs only here, once the port is this process's (a second ``serve``
-        must not close the running server's sessions).
+        Play sessions are recovered only here, once the port is this process's
+        (a second ``serve`` must not close the running server's sessions).
         """
         self.port = int(sockets[0].getsockname()[1])
         self.addresses = tuple(str(sock.getsockname()[0]) for sock in sockets)
@@ -289,10 +282,8 @@ class AdapterPort:
         """Judge a hello that came with a tokenless connection before it may join the pool.
 
         A hello proving the token within :data:`HELLO_WITH_CONNECTION` seconds
-        seats the connection at once: idle connections filling the pre-auth
-        pool cannot keep out a mod that says hello as it connects. Anything
-        else (no message yet, another frame, a wrong token) waits in the pool
-        as before, the message kept for the session.
+        takes a seat at once, so idle connections filling the pool cannot keep a
+        mod out; anything else waits in the pool, the message kept for the session.
         """
         with anyio.move_on_after(HELLO_WITH_CONNECTION):
             first = await ws.first_message()
@@ -320,12 +311,9 @@ class AdapterPort:
     async def _close_connections(self) -> None:
         """End every connection, within ``close_timeout`` and a bit (the listeners are closed).
 
-        Every connection is asked to close (1001, and ``closed`` for an HTTP
-        session); what has not gone after ``close_timeout`` (a peer that never
-        reads, never answers a close, never finished its request, or never spoke)
-        has its socket dropped, so its session sees the end at once and ends its
-        play session at the last heartbeat. A session still running a moment
-        after that is cancelled. Call it shielded.
+        Every connection is asked to close (1001); what has not gone after
+        ``close_timeout`` has its socket dropped, and a session still running a
+        moment after that is cancelled. Call it shielded.
         """
         self.stopping_at = anyio.current_time()
         self._stopping = True
