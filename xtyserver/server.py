@@ -164,8 +164,7 @@ async def serving(
                 try:
                     async with anyio.create_task_group() as listener:
                         await listener.start(server.serve, sockets)
-                        # After the listener: importing numpy holds the GIL, and the
-                        # listening line need not wait for what only a turn's query needs.
+                        # After the listener: importing numpy holds the GIL.
                         background.start_soon(model.warm_embedder)
                         chat = routing.chat.base_url if routing.chat.configured else ""
                         background.start_soon(warm, glossary, chat)

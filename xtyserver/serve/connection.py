@@ -1,16 +1,11 @@
 """The connection runtime: one adapter connection's reader, writer, timers and effect runner.
 
 A shell (v1.md "Transport"): it moves bytes and runs the effects its
-``GameAgentSession`` hands out, and decides nothing. The **reader** decodes
-frames into the inbox; the **driver** feeds them to the session one at a time
-and runs quick effects inline, slow ones in tasks (:mod:`xtyserver.serve.turn_tasks`),
-so a ``chat.cancel`` or a heartbeat never waits behind a database or a
-screenshot; the **writer** alone writes to the socket, with a deadline on each
-send; the **store lane** (:mod:`xtyserver.serve.store_lane`) runs this
-connection's store effects in order. Writer and store lane run only while they
-have work (:mod:`xtyserver.serve.on_demand`). Timers are no tasks: the driver
-waits for its next event and the earliest deadline at once.
-
+``GameAgentSession`` hands out, and decides nothing. The driver runs quick
+effects inline and slow ones in tasks (:mod:`xtyserver.serve.turn_tasks`), so a
+``chat.cancel`` or a heartbeat never waits behind a database or a screenshot.
+The writer alone writes to the socket, with a deadline on each send; it and the
+store lane run only while they have work (:mod:`xtyserver.serve.on_demand`).
 Every queue is bounded. Nothing outlives the connection's task group.
 """
 
@@ -82,8 +77,7 @@ from xtyserver.session.machine import CLOSE_UNAUTHORIZED, GameAgentSession, Stat
 if TYPE_CHECKING:
     from xtyserver.replay.recorder import ConnectionRecorder, Recorder
 
-# A screenshot frame takes tens of ms to decode and check: off the event loop
-# past this size, so other adapters stay on time.
+# Frames past this size (screenshots: tens of ms) are decoded off the event loop.
 THREAD_DECODE_BYTES = 64 * 1024
 
 _T = TypeVar("_T")
@@ -106,7 +100,7 @@ class Peer(Protocol):
 
     def messages(self) -> AsyncIterator[Message]: ...
 
-    async def send(self, message: bytes, *, text: bool | None = ...) -> None: ...
+    async def send(self, message: bytes) -> None: ...
 
     async def close(self, code: int = ..., reason: str = ...) -> None: ...
 
@@ -286,8 +280,7 @@ class Connection:
             await self._store.wait_done()
         writer = self._writer_done
         if self._closing and writer is not None:
-            # A close asked for by the session (4001, 4003, 4008): let the writer
-            # put the close frame on the wire before it is cancelled.
+            # A close the session asked for: the writer sends the close frame first.
             with anyio.move_on_after(self._limits.send_timeout):
                 await writer.wait()
 
@@ -362,7 +355,7 @@ class Connection:
                             await self.ws.close(item.code, item.reason)
                         return
                     with anyio.move_on_after(timeout) as deadline:
-                        await self.ws.send(item, text=True)
+                        await self.ws.send(item)
                     if deadline.cancelled_caught:
                         self._log.info("connection.slow_consumer")
                         self._closing = True
@@ -399,8 +392,7 @@ class Connection:
             case _ if isinstance(effect, WORKING_EFFECTS):
                 return await self._working.run(effect, self._post)
             case Send(frame=frame, droppable=True):
-                # Refusals of a flood are advisory: when the peer is not reading, drop
-                # them rather than stop reading (the flood must still be counted).
+                # Flood refusals are advisory: dropped rather than stop reading.
                 if not self._closing and (out := self._outbox()) is not None:
                     with contextlib.suppress(anyio.WouldBlock):
                         out.send_nowait(encode_frame(frame))

@@ -1,16 +1,11 @@
 """protocol/v1 over plain HTTP: ``POST /v1/http`` for mods without sockets (v1.md "HTTP transport").
 
-A shell. Don't Starve Together's mod Lua reaches local services only through
-``TheSim:QueryServer(url, callback, method, body)``: one HTTP request with a
-body, no custom headers. Each call carries client frames and long-polls for
-the server frames queued since the last call.
-
-The session behind a handle is the very one a WebSocket gets, run by the same
-:class:`~xtyserver.serve.connection.Connection` through :class:`HttpPeer`, so
-budgets, rate limits, deadlines and privacy are the WebSocket's, and the
-session dies (4003) when no ``heartbeat`` frame comes, whatever the polls do.
-The adapter port (:mod:`xtyserver.serve.wire.adapter_port`) reads each
-request's head and hands a ``POST /v1/http`` here with its body.
+A shell. Don't Starve Together's mod Lua has only ``TheSim:QueryServer``: one
+request with a body, no custom headers. Each call carries client frames and
+long-polls for the server frames queued since the last call. :class:`HttpPeer`
+looks to the :class:`~xtyserver.serve.connection.Connection` like a WebSocket,
+so everything but the transport is the WebSocket's, and the session dies (4003)
+when no ``heartbeat`` frame comes, whatever the polls do.
 """
 
 from __future__ import annotations
@@ -71,13 +66,12 @@ class HttpPeer:
             async for message in self._in:
                 yield message.encode("utf-8", "surrogatepass"), True
 
-    async def send(self, message: bytes | str, *, text: bool | None = True) -> None:
+    async def send(self, message: bytes) -> None:
         """Queue a server frame for the next call; waits while the outbox is full."""
-        data = message.encode("utf-8") if isinstance(message, str) else message
         while len(self._out) >= OUTBOX_FRAMES and self.close_code is None:
             await self._changed()
         if self.close_code is None:
-            self._out.append(data)
+            self._out.append(message)
             self._notify()
 
     async def close(self, code: int = 1000, reason: str = "") -> None:
@@ -242,8 +236,7 @@ class HttpTransport:
             return 400, _error(exc.code, exc.message, list(exc.fields)), _JSON
         wait = call.wait_ms / 1000
         if call.session is None:
-            # A new session is a tokenless connection: it waits in the server's
-            # pre-auth pool until its hello proves the token (v1.md "Upgrade").
+            # A new session waits in the pre-auth pool until its hello proves the token.
             peer = HttpPeer(secrets.token_urlsafe(24), remote=remote)
             peer.proven = bool(call.frames) and self._proves(call.frames[0], peer)
             self._sessions[peer.handle] = peer
@@ -275,8 +268,7 @@ class HttpTransport:
         return await anyio.to_thread.run_sync(decode_call, body, limiter=self._decoding)
 
     async def _session(self, peer: HttpPeer) -> None:
-        # Shielded: at shutdown the session ends as a WebSocket's does, after
-        # close_sessions(), and only cancel_sessions() cuts it short.
+        # Shielded: at shutdown only cancel_sessions() cuts it short.
         with anyio.CancelScope(shield=True) as scope:
             self._scopes[peer.handle] = scope
             try:

@@ -174,8 +174,7 @@ def check_and_prepare(
     except MemoryError:
         raise refused("image is too large to decode", TOO_LARGE) from None
     except Exception:
-        # Any decoder fault (truncated file, bad CRC, corrupt stream, Pillow
-        # bug) is the peer's bad image, never a crash.
+        # Any decoder fault (a Pillow bug too) is the peer's bad image, never a crash.
         raise refused("image.data is corrupt or truncated") from None
 
 

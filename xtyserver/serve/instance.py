@@ -31,8 +31,7 @@ from xtyserver.files import private_dir, replace_private
 
 SERVER_FILE = "server.json"
 LOCK_FILE = "server.lock"
-# Windows' own numbers: WSAEADDRINUSE, and WSAEACCES for a port another process
-# holds with SO_EXCLUSIVEADDRUSE.
+# Windows' WSAEADDRINUSE, and WSAEACCES for a port held with SO_EXCLUSIVEADDRUSE.
 _WIN_IN_USE = (10048, 10013)
 
 

@@ -20,12 +20,10 @@ if TYPE_CHECKING:
 
 SERVICE = "XiaoTangYuan"
 KEY_FILE = "model-key"
-# Beside the key file: "the key is in the credential store". Without it no
-# start asks keyring (importing it and finding the backend is slow).
+# "The key is in the credential store": without it no start imports keyring (slow).
 MARKER_FILE = "model-key.in-keyring"
-# keyring's backends for the operating systems' own credential stores. Chosen
-# automatically, only these count: keyrings.alt's plaintext file (which a
-# developer's test tools bring) is no credential store.
+# The OS credential stores among keyring's backends: chosen automatically, only these
+# count (keyrings.alt's plaintext file, which test tools bring, is none).
 _OS_STORES = (
     "keyring.backends.Windows",
     "keyring.backends.macOS",

@@ -20,6 +20,7 @@ from xtyserver.memory.tokens import Purpose
 from xtyserver.memory.types import Scope
 from xtyserver.protocol.frames import Usage
 from xtyserver.serve.memory_service import MemoryService
+from xtyserver.serve.wire.listen import Gauge
 
 BILL_QUEUE = 256
 _Bill = tuple[str, Scope, Purpose, int, int]
@@ -42,9 +43,7 @@ class TokenMeter:
         self._in: MemoryObjectSendStream[_Bill]
         self._out: MemoryObjectReceiveStream[_Bill]
         self._in, self._out = anyio.create_memory_object_stream[_Bill](BILL_QUEUE)
-        self._pending = 0
-        self._written = anyio.Event()
-        self._written.set()
+        self._pending = Gauge()  # rows queued and not written yet
 
     async def _today(self) -> str:
         date = local_date(self._clock.now(), self._tz)
@@ -66,9 +65,7 @@ class TokenMeter:
         except (anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError):
             self._log.warning("tokens.bill_dropped", purpose=purpose)
             return
-        if self._pending == 0:
-            self._written = anyio.Event()
-        self._pending += 1
+        self._pending.add(1)
 
     async def write_bills(self) -> None:
         """Write the queued bill rows until :meth:`close`."""
@@ -79,13 +76,11 @@ class TokenMeter:
                 except StoreError as exc:
                     self._log.warning("store.failed", code=exc.code, effect="RecordUsage")
                 finally:
-                    self._pending -= 1
-                    if self._pending == 0:
-                        self._written.set()
+                    self._pending.add(-1)
 
     async def wait_written(self) -> None:
         """Return once every recorded call's row is in the store."""
-        await self._written.wait()
+        await self._pending.wait_at_most(0)
 
     def close(self) -> None:
         """Accept no more rows; :meth:`write_bills` returns once the queued ones are written."""

@@ -66,8 +66,7 @@ def _clean_pixels(
     that fits ``max_side``).
     """
     if mime == "image/jpeg":
-        # Let libjpeg decode at a reduced scale when the image is far larger
-        # than needed: less memory and time for the same result.
+        # libjpeg decodes at a reduced scale when far larger than needed.
         image.draft(None, size or _fit(image.width, image.height, limits.max_side))
     image.load()
     # Orientation lives in EXIF, which is about to be dropped: apply it first.
@@ -147,8 +146,7 @@ def _encode(image: Image.Image, mime: Mime, limits: ImageLimits) -> bytes:
     if mime == "image/png":
         image.save(out, format="PNG", compress_level=6)
     elif mime == "image/jpeg":
-        # No optimize=True: its second Huffman pass costs 6 ms on a 1568x882 frame
-        # for about 8 % fewer bytes, which loopback or a provider upload repays less.
+        # No optimize=True: 6 ms more per 1568x882 frame for about 8 % fewer bytes.
         image.save(out, format="JPEG", quality=limits.jpeg_quality)
     else:
         image.save(out, format="WEBP", quality=limits.webp_quality, method=4)
@@ -167,8 +165,7 @@ def prepare(
     try:
         return _prepare(data, mime, limits, data_field, bands)
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-        # Pillow's own guard (a warning only becomes an exception under a
-        # "warnings as errors" filter; either way it means too many pixels).
+        # Pillow's own guard (the warning raises only under "warnings as errors").
         raise ImageError("image has too many pixels", code=TOO_LARGE, fields=[data_field]) from None
 
 
@@ -176,8 +173,7 @@ def _prepare(
     data: bytes, mime: Mime, limits: ImageLimits, data_field: str, bands: Executor | None
 ) -> PreparedImage:
     if mime == "image/webp":
-        # Image.open registers BMP, GIF, JPEG, PPM and PNG itself; for another
-        # format it first imports all ~45 plugins, which stay resident.
+        # Else Image.open imports all ~45 plugins for WebP, which stay resident.
         from PIL import WebPImagePlugin  # noqa: F401
     with Image.open(io.BytesIO(data), formats=[_PILLOW_FORMAT[mime]]) as image:
         # Only the header has been read so far.
@@ -200,8 +196,7 @@ def _prepare(
             prepared = jpeg.scaled(data, width, height, limits)
             if prepared is not None:
                 return prepared
-            # Without simplejpeg: the size its n/8 decode gives, so the model
-            # sees the same picture wherever the server runs.
+            # Without simplejpeg: the size its n/8 decode gives (the same picture).
             size = jpeg.scaled_size(width, height, limits.max_side)
         clean = _clean_pixels(image, mime, limits, bands, size)
     encoded = _encode(clean, mime, limits)

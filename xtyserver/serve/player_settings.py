@@ -42,8 +42,7 @@ EDITABLE: tuple[str, ...] = (
     "models.vision.base_url",
     "models.vision.model",
     "models.vision.vision",
-    # Memory vectors (the page's 记忆向量 choice): stored now, used from the next start,
-    # since the embedder is built once (stored vectors belong to its model).
+    # Memory vectors (记忆向量): used from the next start, the embedder is built once.
     "memory.local_embedding",
     "memory.provider_embedding",
     "models.embedding.base_url",

@@ -126,18 +126,17 @@ class StoreLane:
                     await self._apply(effect)
                 except errors.XtyError as exc:
                     # The store failing must not cost the player the conversation.
-                    kind = type(effect).__name__
-                    self._log.warning("store.failed", code=exc.code, effect=kind)
+                    self._log.warning("store.failed", code=exc.code, effect=type(effect).__name__)
             ended = False
         except anyio.EndOfStream:
             pass
         finally:
             out.close()
-            if not ended:
-                self._in = self._done = None
             try:
                 if ended:
                     await self._release()
+                else:
+                    self._in = self._done = None
             finally:
                 done.set()
 

@@ -216,8 +216,7 @@ class TurnTasks:
                                     first = anyio.current_time()
                                 await self._post(ModelDelta(turn, text))
                                 if opening:
-                                    # The driver and the writer put the first piece on
-                                    # the wire before this task reads on.
+                                    # The first piece goes on the wire before reading on.
                                     await anyio.lowlevel.checkpoint()
                             case Done():
                                 done = event

@@ -19,6 +19,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from xtyserver import log
 from xtyserver.memory.types import Scope
 from xtyserver.serve.jobs import MemoryJobs, Reply
+from xtyserver.serve.wire.listen import Gauge
 from xtyserver.session.effects import FoldWorking, ParkWorking, RecordInjection, ResumeWorking
 from xtyserver.session.events import Event, WorkingFolded, WorkingResumed
 from xtyserver.session.layers import InjectionRecord
@@ -132,9 +133,7 @@ class WorkingShell:
         self._records_in, self._records_out = anyio.create_memory_object_stream[InjectionRecord](
             INJECTION_QUEUE
         )
-        self._pending = 0
-        self._written = anyio.Event()
-        self._written.set()
+        self._pending = Gauge()  # records queued and not written yet
 
     async def run(
         self, effect: FoldWorking | ParkWorking | ResumeWorking | RecordInjection, reply: Reply
@@ -160,9 +159,7 @@ class WorkingShell:
             return
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             return  # shutting down
-        if self._pending == 0:
-            self._written = anyio.Event()
-        self._pending += 1
+        self._pending.add(1)
 
     async def write_injections(self) -> None:
         """Append queued injection records in order until :meth:`close_injections`."""
@@ -175,9 +172,7 @@ class WorkingShell:
                         "effect.failed", effect="RecordInjection", error=type(exc).__name__
                     )
                 finally:
-                    self._pending -= 1
-                    if self._pending == 0:
-                        self._written.set()
+                    self._pending.add(-1)
 
     def close_injections(self) -> None:
         """Accept no more records; :meth:`write_injections` returns once the queued are written."""
@@ -185,4 +180,4 @@ class WorkingShell:
 
     async def wait_written(self) -> None:
         """Return once every queued injection record is in the log."""
-        await self._written.wait()
+        await self._pending.wait_at_most(0)

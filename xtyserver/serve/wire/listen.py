@@ -44,7 +44,7 @@ async def accept_forever(
 
 
 class Gauge:
-    """A count with a condition to wait on (open connections)."""
+    """A count with a condition to wait on (open connections, rows not written yet)."""
 
     def __init__(self) -> None:
         self.value = 0

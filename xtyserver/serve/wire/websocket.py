@@ -224,8 +224,8 @@ class WsPeer:
 
     # -- sending -------------------------------------------------------------------------------
 
-    async def send(self, message: bytes, *, text: bool | None = True) -> None:
-        """Send one message (text unless ``text`` is False).
+    async def send(self, message: bytes) -> None:
+        """Send one text message (the server sends no binary ones).
 
         Raises:
             websockets.ConnectionClosed: The connection is closing or closed.
@@ -233,10 +233,7 @@ class WsPeer:
         async with self._send_lock:
             if self._ws.state is not State.OPEN:
                 raise self._closed_error()
-            if text is False:
-                self._ws.send_binary(message)
-            else:
-                self._ws.send_text(message)
+            self._ws.send_text(message)
             await self._write()
 
     async def close(self, code: int = 1000, reason: str = "") -> None:
