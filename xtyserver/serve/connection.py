@@ -207,8 +207,6 @@ class Connection:
         self._log = log.get("xtyserver.serve.connection").bind(session=session.session_id)
         # The writer's queue, made with the writer; None while no writer runs.
         self._out_in: MemoryObjectSendStream[bytes | _CloseRequest] | None = None
-        self._inbox_in: MemoryObjectSendStream[Event]
-        self._inbox: MemoryObjectReceiveStream[Event]
         self._inbox_in, self._inbox = anyio.create_memory_object_stream[Event](limits.inbox)
         self._store = StoreLane(
             memory, self._post, self._log, queue=limits.store_queue, spawn=self._spawn

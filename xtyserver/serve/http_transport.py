@@ -14,7 +14,7 @@ import contextlib
 import json
 import secrets
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 import anyio
@@ -69,7 +69,7 @@ class HttpPeer:
     async def send(self, message: bytes) -> None:
         """Queue a server frame for the next call; waits while the outbox is full."""
         while len(self._out) >= OUTBOX_FRAMES and self.close_code is None:
-            await self._changed()
+            await self._wake.wait()
         if self.close_code is None:
             self._out.append(message)
             self._notify()
@@ -111,7 +111,7 @@ class HttpPeer:
         self._notify()
         with anyio.move_on_after(wait):
             while not self._out and not self.closed and self._generation == mine:
-                await self._changed()
+                await self._wake.wait()
         frames = list(self._out)
         self._out.clear()
         self._notify()
@@ -119,9 +119,6 @@ class HttpPeer:
         if self.close_code is not None:
             closed = (self.close_code, self.close_reason or "")
         return frames, closed
-
-    async def _changed(self) -> None:
-        await self._wake.wait()
 
     def _notify(self) -> None:
         self._wake.set()
@@ -191,10 +188,9 @@ class HttpTransport:
         try:
             return await http.read_body(request, self._body_bytes)
         except BadRequest as exc:
-            if exc.status == 413:
-                await http.stream.send(_answer(http, 413, b"body too large\n", _TEXT))
-            else:
-                await http.stream.send(_answer(http, 400, b"bad HTTP request\n", _TEXT))
+            large = exc.status == 413
+            said = b"body too large\n" if large else b"bad HTTP request\n"
+            await http.stream.send(_answer(http, 413 if large else 400, said, _TEXT))
             return None
 
     async def answer_call(
@@ -212,10 +208,6 @@ class HttpTransport:
             await http.stream.send(_answer(http, status, out, kind))
 
         await http.unless_hung_up(answer, keep=self._body_bytes)
-
-    def spawn(self, fn: Callable[..., Coroutine[Any, Any, None]], *args: Any) -> None:
-        if self._tg is not None:
-            self._tg.start_soon(fn, *args)
 
     # -- one call -------------------------------------------------------------------------------
 
@@ -240,7 +232,8 @@ class HttpTransport:
             peer = HttpPeer(secrets.token_urlsafe(24), remote=remote)
             peer.proven = bool(call.frames) and self._proves(call.frames[0], peer)
             self._sessions[peer.handle] = peer
-            self.spawn(self._session, peer)
+            if self._tg is not None:
+                self._tg.start_soon(self._session, peer)
             if call.frames:  # the first answer holds server.hello or the refusal
                 wait = max(wait, self._hello_wait)
         else:

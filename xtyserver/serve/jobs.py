@@ -14,7 +14,6 @@ from collections.abc import Awaitable, Callable
 
 import anyio
 import msgspec
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from xtyserver import errors, log
 from xtyserver.config import MemorySettings
@@ -60,6 +59,7 @@ class EmbedVectors(msgspec.Struct, frozen=True):
 
 
 AnyJob = Job | EnrichKeys | EmbedVectors
+_Queued = tuple[AnyJob, Reply | None]
 
 
 class MemoryJobs:
@@ -88,11 +88,7 @@ class MemoryJobs:
         self._meter = meter
         self._budget = budget or DailyBudget()
         self._log = log.get("xtyserver.memory")
-        self._in: MemoryObjectSendStream[tuple[AnyJob, Reply | None]]
-        self._out: MemoryObjectReceiveStream[tuple[AnyJob, Reply | None]]
-        self._in, self._out = anyio.create_memory_object_stream[tuple[AnyJob, Reply | None]](
-            queue_size
-        )
+        self._in, self._out = anyio.create_memory_object_stream[_Queued](queue_size)
         # Saves with an EmbedVectors job queued (one at a time per save).
         self._embedding: set[Scope] = set()
 

@@ -92,8 +92,7 @@ def strip_jpeg(data: bytes) -> bytes | None:
     """Return the JPEG file with only its coding segments, or None if it is not well formed.
 
     Keeps SOI, tables, frame and scan headers, entropy-coded data and EOI; drops
-    APPn (but a 12-byte Adobe APP14), COM, and anything after EOI. ``None`` for
-    a file whose marker structure is broken (the caller decodes it instead).
+    APPn (but a 12-byte Adobe APP14), COM, and anything after EOI.
     """
     out = [b"\xff\xd8"]
     try:

@@ -18,7 +18,6 @@ from typing import Any, TypeVar
 
 import anyio
 import msgspec
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from xtyserver import log
 from xtyserver.errors import StoreError
@@ -50,6 +49,7 @@ from xtyserver.session.events import SaveMemory
 T = TypeVar("T")
 
 TOUCH_QUEUE = 256
+_Touch = tuple[Scope, tuple[int, ...], float]
 
 
 class MemoryStatistics(msgspec.Struct):
@@ -124,11 +124,7 @@ class MemoryService:
         self._count = MemoryStatistics()
         self._idle_event = anyio.Event()
         self._idle_event.set()
-        self._touch_in: MemoryObjectSendStream[tuple[Scope, tuple[int, ...], float]]
-        self._touch_out: MemoryObjectReceiveStream[tuple[Scope, tuple[int, ...], float]]
-        self._touch_in, self._touch_out = anyio.create_memory_object_stream[
-            tuple[Scope, tuple[int, ...], float]
-        ](TOUCH_QUEUE)
+        self._touch_in, self._touch_out = anyio.create_memory_object_stream[_Touch](TOUCH_QUEUE)
 
     # -- one hop to the store ------------------------------------------------------------
 

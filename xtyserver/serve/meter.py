@@ -10,7 +10,6 @@ database never delays a reply.
 from __future__ import annotations
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from xtyserver import log
 from xtyserver.clock import Clock
@@ -40,8 +39,6 @@ class TokenMeter:
         self._date = ""
         self._spent = 0
         self._log = log.get("xtyserver.tokens")
-        self._in: MemoryObjectSendStream[_Bill]
-        self._out: MemoryObjectReceiveStream[_Bill]
         self._in, self._out = anyio.create_memory_object_stream[_Bill](BILL_QUEUE)
         self._pending = Gauge()  # rows queued and not written yet
 

@@ -265,8 +265,9 @@ class PlayerSettings:
         pinned = self.pinned().get(KEY_SETTING)
         where = self.keys.where()
         backend = backend_name(self.keys.backend) if where == "keyring" else ""
+        effective = self.effective()
+        here = origin(effective.model.base_url)
         if pinned is not None:
-            effective = self.effective()
             given = load_settings(self.config, env=self.env, overrides=self.overrides).model.api_key
             return KeyStatus(
                 source=pinned,
@@ -274,16 +275,14 @@ class PlayerSettings:
                 pinned=True,
                 backend=backend,
                 applies=effective.model.api_key == given,
-                provider=origin(effective.model.base_url),
+                provider=here,
             )
-        warning = self.keys.warning() if where == "file" else None
-        here = origin(self.effective().model.base_url)
         bound = self.provider.key_origin() or "" if where != "none" else ""
         return KeyStatus(
             source=where,
             shown=mask(self.keys.get()),
             pinned=False,
-            warning=warning,
+            warning=self.keys.warning() if where == "file" else None,
             backend=backend,
             origin=bound,
             applies=where == "none" or bound == here,

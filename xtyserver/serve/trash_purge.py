@@ -16,10 +16,8 @@ from xtyserver import log
 from xtyserver.errors import StoreError
 from xtyserver.serve.memory_service import MemoryService
 
-EVERY = 600.0
 
-
-async def purge_trash_every(memory: MemoryService, every: float = EVERY) -> None:
+async def purge_trash_every(memory: MemoryService, every: float) -> None:
     """Purge the trash every ``every`` seconds and when its window changes, until cancelled.
 
     A store error is logged and the job goes on.

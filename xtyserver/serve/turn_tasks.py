@@ -223,19 +223,8 @@ class TurnTasks:
                                 if save is not None:  # billed before the turn ends
                                     with anyio.CancelScope(shield=True):
                                         await self._bill(save, event.usage)
-                                await self._post(
-                                    ModelDone(
-                                        turn,
-                                        event.text,
-                                        event.usage,
-                                        event.tool_calls,
-                                        truncated=event.truncated,
-                                        incomplete=event.incomplete,
-                                        reasoned=event.reasoned,
-                                        image_refused=event.image_refused,
-                                        image_dropped=event.image_dropped,
-                                    )
-                                )
+                                # The session's event has the client's fields and the turn.
+                                await self._post(ModelDone(turn, **msgspec.structs.asdict(event)))
             except errors.ModelError as exc:
                 outcome = exc.code
                 await self._post(ModelFailed(turn, exc.code))

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import anyio
 import msgspec
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from xtyserver import log
 from xtyserver.memory.types import Scope
@@ -128,8 +127,6 @@ class WorkingShell:
         self._jobs = jobs
         self._model = model
         self._log = log.get("xtyserver.working")
-        self._records_in: MemoryObjectSendStream[InjectionRecord]
-        self._records_out: MemoryObjectReceiveStream[InjectionRecord]
         self._records_in, self._records_out = anyio.create_memory_object_stream[InjectionRecord](
             INJECTION_QUEUE
         )

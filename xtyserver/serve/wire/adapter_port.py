@@ -253,7 +253,7 @@ class AdapterPort:
             refusal = Refusal(503, "Server is shutting down.")
         if refusal is not None:
             if refusal.status == 401:
-                await self.sessions.failed.punish(_address(remote))
+                await self.sessions.failed.punish(remote[0] if remote else "?")
             self._log.info("upgrade.refused", status=refusal.status, reason=refusal.reason)
             refuse = ServerProtocol().reject(refusal.status, refusal.reason + "\n")
             await http.stream.send(encode_response(http, refuse))
@@ -360,7 +360,3 @@ _HTTP_PATH_LINE = b"POST " + _HTTP_PATH
 def _remote_of(stream: anyio.abc.SocketStream) -> tuple[str, int] | None:
     address = stream.extra(anyio.abc.SocketAttribute.remote_address, None)
     return (str(address[0]), int(address[1])) if isinstance(address, tuple) else None
-
-
-def _address(remote: tuple[str, int] | None) -> str:
-    return remote[0] if remote else "?"
