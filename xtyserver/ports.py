@@ -84,7 +84,6 @@ class Server:
         self.jobs = jobs
         self.model = model
         self.meter = meter
-        self.clock = clock
         tokens = TokenSource(token, token_file)
         if recorder is not None:
             recorder.follow(tokens.current)  # a rotated token is blanked out too

@@ -165,8 +165,8 @@ def bind_listeners(
 ) -> list[socket.socket]:
     """Bind ``port`` on every address of :func:`listen_addresses` (one port for all).
 
-    The first address decides the port (``0`` picks a free one). ``[::1]`` is left
-    out without an IPv6 loopback, or (``--port 0``) when the port is taken there.
+    The first address decides the port (``0`` picks a free one, again while it is
+    taken on another address). ``[::1]`` is left out without an IPv6 loopback.
 
     Raises:
         NotStarted: the port is in use (``busy_message``, formatted with ``port``).
@@ -181,23 +181,19 @@ def bind_listeners(
             raise
         bound = int(main.getsockname()[1])
         sockets = [main]
-        retry = False
         for address in others:
             try:
                 sockets.append(_bind(address, bound))
             except OSError as exc:
-                if _in_use(exc) and port == 0:
-                    retry = True
-                    break
-                if _in_use(exc):
-                    for sock in sockets:
-                        sock.close()
+                if not _in_use(exc):
+                    continue  # no IPv6 loopback here (EADDRNOTAVAIL, EAFNOSUPPORT): IPv4 only
+                for sock in sockets:
+                    sock.close()
+                if port != 0:
                     raise NotStarted(busy_message.format(port=port)) from None
-                # No IPv6 loopback here (EADDRNOTAVAIL, EAFNOSUPPORT): IPv4 only.
-        if not retry:
+                break  # the picked port is taken there: pick another
+        else:
             return sockets
-        for sock in sockets:
-            sock.close()
     raise NotStarted("no free port on both loopback addresses; pass --port (tried 8 times)")
 
 

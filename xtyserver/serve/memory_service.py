@@ -44,6 +44,7 @@ from xtyserver.memory.types import (
 )
 from xtyserver.memory.vectors import embedding_text
 from xtyserver.serve.on_demand import LazyLock
+from xtyserver.serve.wire.listen import Gauge
 from xtyserver.session.events import SaveMemory
 
 T = TypeVar("T")
@@ -122,8 +123,7 @@ class MemoryService:
         # Called when the trash window changes: the purge job's wake-up (serve/trash_purge.py).
         self.on_trash_window: Callable[[], None] | None = None
         self._count = MemoryStatistics()
-        self._idle_event = anyio.Event()
-        self._idle_event.set()
+        self._unfinished = Gauge()  # jobs queued or running, and "used" marks not written
         self._touch_in, self._touch_out = anyio.create_memory_object_stream[_Touch](TOUCH_QUEUE)
 
     # -- one hop to the store ------------------------------------------------------------
@@ -142,28 +142,17 @@ class MemoryService:
 
     async def wait_idle(self) -> None:
         """Return once no job is queued or running and every "used" mark is written."""
-        while not self._idle():
-            await self._idle_event.wait()
-
-    def _idle(self) -> bool:
-        return self._count.jobs_queued == 0 and self._count.touches_pending == 0
-
-    def _settle(self) -> None:
-        """Wake waiters of :meth:`wait_idle` when the service has become idle."""
-        if self._idle():
-            self._idle_event.set()
-        elif self._idle_event.is_set():
-            self._idle_event = anyio.Event()
+        await self._unfinished.wait_at_most(0)
 
     def job_queued(self) -> None:
         self._count.jobs_queued += 1
-        self._settle()
+        self._unfinished.add(1)
 
     def job_finished(self, *, failed: bool) -> None:
         self._count.jobs_queued -= 1
         self._count.jobs_done += 1
         self._count.jobs_failed += int(failed)
-        self._settle()
+        self._unfinished.add(-1)
 
     def job_dropped(self) -> None:
         self._count.jobs_dropped += 1
@@ -281,7 +270,7 @@ class MemoryService:
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             return
         self._count.touches_pending += 1
-        self._settle()
+        self._unfinished.add(1)
 
     async def write_touches(self) -> None:
         """Write queued "used" marks until the queue is closed (run by the service's owner)."""
@@ -293,7 +282,7 @@ class MemoryService:
                     self._log.info("memory.touch_failed", code=exc.code)
                 finally:
                     self._count.touches_pending -= 1
-                    self._settle()
+                    self._unfinished.add(-1)
 
     def close_touches(self) -> None:
         self._touch_in.close()

@@ -49,9 +49,5 @@ def after_listening(glossary: Glossary | GlossaryOnce, model_url: str) -> None:
 
 
 async def warm(glossary: Glossary | GlossaryOnce, model_url: str) -> None:
-    """:func:`after_listening` on a worker thread that a stop does not wait for.
-
-    What it makes serves only turns to come, and a stop is bounded
-    (``server.stop_timeout``): on a busy machine the thread may outlast it.
-    """
+    """:func:`after_listening` on a worker thread that a bounded stop does not wait for."""
     await anyio.to_thread.run_sync(after_listening, glossary, model_url, abandon_on_cancel=True)

@@ -69,7 +69,6 @@ class AdapterPort:
         self.sessions = sessions
         self.seats = sessions.seats
         self.connections = sessions.connections
-        self.tokens = sessions.tokens
         self.port: int | None = None
         self.addresses: tuple[str, ...] = ()
         self.stopping_at: float | None = None
@@ -244,7 +243,7 @@ class AdapterPort:
             bind_host=self.gate.host,
             port=self.port,
             allowed_origins=self.gate.allowed_origins,
-            token=self.tokens.current(),
+            token=self.sessions.tokens.current(),
             connections=self.seats.taken,
             max_connections=self.sessions.max_connections,
             accepts=self.sessions.is_paired_key,
@@ -267,7 +266,7 @@ class AdapterPort:
     # -- one WebSocket -------------------------------------------------------------------------
 
     async def _connection(self, ws: WsPeer, given: str | None, browser: bool) -> None:
-        token = self.tokens.current()
+        token = self.sessions.tokens.current()
         by_header = token_matches(given, token) or (
             given is not None and self.sessions.key_check(ws)(given)
         )
@@ -302,7 +301,7 @@ class AdapterPort:
             bind_host=self.gate.host,
             port=self.port,
             allowed_origins=self.gate.allowed_origins,
-            token=self.tokens.current(),
+            token=self.sessions.tokens.current(),
             accepts=self.sessions.is_paired_key,
         )
 

@@ -140,11 +140,10 @@ class Sessions:
             paired=self.key_check(ws),
         )
         self._sessions.add(session)
-        recorder = None
-        if run.recorder is not None:
-            recorder = run.recorder.open(
-                session.session_id, auth="header" if by_header else "hello"
-            )
+        auth = "header" if by_header else "hello"
+        recorder = (
+            None if run.recorder is None else run.recorder.open(session.session_id, auth=auth)
+        )
         connection = Connection(
             ws,
             session,

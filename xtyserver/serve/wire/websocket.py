@@ -154,13 +154,10 @@ class WsPeer:
     async def messages(self) -> AsyncIterator[Message]:
         """Each message as (bytes, is text) until the connection closes."""
         while True:
-            if self._held is not None:
-                message, self._held = self._held, None
-            else:
-                found = await self._next_message()
-                if found is None:
-                    return
-                message = found
+            message = self._held or await self._next_message()
+            self._held = None
+            if message is None:
+                return
             data, text = message
             if text and not valid_utf8(data):
                 error = utf8_error(data)
