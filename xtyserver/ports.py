@@ -48,7 +48,6 @@ from xtyserver.serve.wire.adapter_port import AdapterPort, Gate
 from xtyserver.serve.wire.listen import Gauge
 from xtyserver.serve.wire.sessions import Sessions
 from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, injection_log_path
-from xtyserver.session.settings import SessionSettings
 from xtyserver.token import TokenSource
 
 
@@ -158,10 +157,6 @@ class Server:
     @property
     def store(self) -> MemoryStore:
         return self.memory.store
-
-    @property
-    def _session_settings(self) -> SessionSettings:
-        return self.sessions.session_settings
 
     @property
     def seats(self) -> Seats[Peer]:

@@ -513,7 +513,8 @@ def drive_settings(h: Harness, link: str) -> list[Path]:
         # taken for the next turn, no restart; the key never comes back to the page
         assert h.server.model.routing.chat.model == "fake-vl2"
         assert h.server.model.routing.chat.base_url == h.fake.base_url
-        assert h.server._session_settings.daily_budget.tokens == 200_000  # the next session's
+        told = h.server.sessions.session_settings  # what the next session is told
+        assert told.daily_budget.tokens == 200_000
         assert h.server.memory.trash_window == 48 * 3600
         assert "sk-…7890" in css(d, "#s-key-status")[0].text
         assert css(d, "#s-key")[0].get_attribute("value") == ""

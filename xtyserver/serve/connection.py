@@ -88,9 +88,8 @@ class _Abortable(Protocol):
 
 
 class Peer(Protocol):
-    """What the runtime needs of its peer: a websockets connection
-    (:class:`~xtyserver.serve.wire.websocket.WsPeer`), or the HTTP
-    transport's :class:`~xtyserver.serve.http_transport.HttpPeer`."""
+    """What the runtime needs of its peer: a :class:`~xtyserver.serve.wire.websocket.WsPeer`
+    or an HTTP transport session (:class:`~xtyserver.serve.http_transport.HttpPeer`)."""
 
     @property
     def close_code(self) -> int | None: ...

@@ -48,13 +48,9 @@ class Seats(Generic[Waiting]):
         self.taken = 0
         self._waiting: OrderedDict[Waiting, None] = OrderedDict()
 
-    @property
-    def full(self) -> bool:
-        return self.taken >= self._limits.max_connections
-
     def take(self) -> bool:
         """Take a seat for a connection that proved the token; False when none is free."""
-        if self.full:
+        if self.taken >= self._limits.max_connections:
             return False
         self.taken += 1
         return True

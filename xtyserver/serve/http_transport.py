@@ -39,11 +39,7 @@ LINGER_SECONDS = 60.0
 
 
 class HttpPeer:
-    """One HTTP session, as the connection runtime sees a WebSocket.
-
-    The runtime iterates it for incoming messages, ``send``s frames, ``close``s it
-    and reads ``close_code``; ``transport.abort()`` drops it (a slow consumer).
-    """
+    """One HTTP session, as the connection runtime sees a WebSocket (its ``Peer``)."""
 
     def __init__(self, handle: str, *, remote: tuple[str, int] | None = None) -> None:
         self.handle = handle
@@ -115,9 +111,7 @@ class HttpPeer:
         frames = list(self._out)
         self._out.clear()
         self._notify()
-        closed = None
-        if self.close_code is not None:
-            closed = (self.close_code, self.close_reason or "")
+        closed = None if self.close_code is None else (self.close_code, self.close_reason or "")
         return frames, closed
 
     def _notify(self) -> None:

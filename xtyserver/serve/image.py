@@ -53,14 +53,10 @@ __all__ = [
 _MIMES: frozenset[str] = frozenset(SUPPORTED_MIMES)
 
 
-def _decoded_length(encoded_length: int, data_b64: str) -> int:
+def _decoded_length(data_b64: str) -> int:
     """Return how many bytes ``data_b64`` decodes to, from its length and padding only."""
-    padding = 0
-    if data_b64.endswith("=="):
-        padding = 2
-    elif data_b64.endswith("="):
-        padding = 1
-    return (encoded_length * 3) // 4 - padding
+    padding = 2 if data_b64.endswith("==") else int(data_b64.endswith("="))
+    return (len(data_b64) * 3) // 4 - padding
 
 
 def _b64decode(data_b64: str) -> bytes | None:
@@ -152,8 +148,7 @@ def check_and_prepare(
         raise refused("image.mime must be image/png, image/jpeg or image/webp", at=mime_field)
     declared: Mime = mime  # type: ignore[assignment]
 
-    encoded_length = len(data_b64)
-    if _decoded_length(encoded_length, data_b64) > limits.max_decoded_bytes:
+    if _decoded_length(data_b64) > limits.max_decoded_bytes:
         raise refused(f"image is larger than {limits.max_decoded_bytes} bytes", TOO_LARGE)
     data = _b64decode(data_b64)
     if data is None:

@@ -41,19 +41,15 @@ EMBED_BATCHES = 10
 
 
 class EnrichKeys(msgspec.Struct, frozen=True):
-    """Give the memories of ``save`` that have no search keys some.
-
-    Submitted when a connection opens a save; resumable, since the keys stored
-    are the progress (:mod:`xtyserver.memory.enrichment`).
-    """
+    """Give search keys to the memories of ``save`` without them (the stored keys are the
+    progress, :mod:`xtyserver.memory.enrichment`)."""
 
     save: Scope
 
 
 class EmbedVectors(msgspec.Struct, frozen=True):
-    """Compute the memory vectors ``save`` lacks (a ``[models.embedding]``
-    route). Submitted when a save opens and after a job stored memories; resumable,
-    since the stored vectors are the progress."""
+    """Compute the memory vectors ``save`` lacks (a ``[models.embedding]`` route); the
+    stored vectors are the progress."""
 
     save: Scope
 

@@ -18,10 +18,7 @@ from xtyserver.serve.memory_service import MemoryService
 
 
 async def purge_trash_every(memory: MemoryService, every: float) -> None:
-    """Purge the trash every ``every`` seconds and when its window changes, until cancelled.
-
-    A store error is logged and the job goes on.
-    """
+    """Purge the trash every ``every`` seconds and when its window changes, until cancelled."""
     logger = log.get("xtyserver.memory")
     changed = anyio.Event()
 
