@@ -13,8 +13,8 @@
   adapter clients (each its own new save) say hello (``max_connections`` is
   raised to 1,000 in a config file) and then only send
   heartbeats. The server's RSS (``/proc/PID/status`` VmRSS) is read idle (once
-  warmed, for a tree that logs it: what it builds after listening is not a
-  connection's), after 10
+  warmed, for a tree that logs it, and steady for half a second: what a server
+  builds and loads after listening is not a connection's), after 10
   warm-up connections and again after all of them have been up for two
   heartbeat periods; the difference over the added connections is the cost
   of one idle connection. With ``--baseline`` the baseline's last server is
@@ -159,10 +159,10 @@ def main() -> None:
 def _measure(
     server: serving.Started, connections: int, same_save: str | None
 ) -> tuple[int, int, int, int, float]:
-    """RSS before (``_start`` waited for the warmed line), after 10 and after all idle
-    connections to ``server``, which is then stopped."""
+    """RSS before (after the warmed line, which ``_start`` waited for, once steady),
+    after 10 and after all idle connections to ``server``, which is then stopped."""
     try:
-        before = serving.memory_kib(server.proc.pid)["VmRSS"]
+        before = serving.settled_rss_kib(server.proc.pid)
         warm, full, added, beat = anyio.run(
             _idle, server.url, server.proc.pid, connections, same_save
         )

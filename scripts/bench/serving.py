@@ -146,6 +146,25 @@ def mappings_kib(pid: int, top: int = 15) -> list[tuple[int, int, str]]:
     return rows[:top]
 
 
+def settled_rss_kib(pid: int, quiet_s: float = 0.5, at_most_s: float = 10.0) -> int:
+    """``pid``'s VmRSS once it has stayed within 64 KiB for ``quiet_s`` (at most ``at_most_s``).
+
+    What a server loads on its own after it listens and warms (the local
+    embedding model, on a worker thread of its own) is no connection's.
+    """
+    deadline = time.perf_counter() + at_most_s
+    steady = memory_kib(pid)["VmRSS"]
+    since = time.perf_counter()
+    while time.perf_counter() < deadline:
+        time.sleep(0.05)
+        now = memory_kib(pid)["VmRSS"]
+        if abs(now - steady) > 64:
+            steady, since = now, time.perf_counter()
+        elif time.perf_counter() - since >= quiet_s:
+            break
+    return steady
+
+
 def memory_kib(pid: int) -> dict[str, int]:
     """VmRSS, RssAnon, RssFile (``/proc/PID/status``) and Private_Dirty (smaps_rollup), KiB."""
     out: dict[str, int] = {}
