@@ -1,4 +1,4 @@
-"""Command line: ``xtyserver [COMMAND]`` (serve, doctor, ui, mcp, demo, eval, replay, stats, ...).
+"""Command line: ``xtyserver [COMMAND]`` (serve, doctor, ui, mcp, demo, replay, stats, ...).
 
 ``xtyserver`` alone starts the server with the player's settings and opens the
 memory page once (``--no-browser`` or ``XTY_NO_BROWSER=1`` leave the browser
@@ -95,29 +95,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for answers")
     replay.add_argument("--json", action="store_true", help="one JSON object per file")
-
-    ev = sub.add_parser("eval", help="run the memory evaluation set against its baseline")
-    ev.add_argument("--set", type=Path, help="evaluation set (default: eval/memory-v2.json)")
-    ev.add_argument("--baseline", type=Path, help="default: <set>.baseline.json next to it")
-    ev.add_argument("--json", action="store_true", help="one JSON document")
-    ev.add_argument("--update-baseline", action="store_true", help="write this run as baseline")
-    ev.add_argument(
-        "--without",
-        action="append",
-        default=[],
-        metavar="PART",
-        help="leave a part of retrieval out (glossary, keys); no baseline comparison",
-    )
-    ev.add_argument(
-        "--parts",
-        action="store_true",
-        help="run words only, then add each part (embeddings last); print recall per kind",
-    )
-    ev.add_argument(
-        "--embeddings",
-        action="store_true",
-        help="add memory vectors from the scripted embedding route; no baseline comparison",
-    )
 
     ui = sub.add_parser("ui", help="open the memory page of a running server in the browser")
     _common(ui)
@@ -252,20 +229,6 @@ def _dispatch(args: argparse.Namespace) -> int:
             from xtyserver.replay.command import main as replay_main
 
             return replay_main(args)
-        case "eval":
-            from xtyserver.evaluation import command
-
-            log.configure(json=True, level="warning")
-            if args.parts:
-                return command.run_parts(args.set or command.default_set())
-            return command.run(
-                args.set or command.default_set(),
-                baseline=args.baseline,
-                as_json=args.json,
-                update_baseline=args.update_baseline,
-                without=args.without,
-                embeddings=args.embeddings,
-            )
         case "ui":
             given = args.port if args.ui_port is None else args.ui_port
             return _ui(_running_port(_settings(args), given=given), print_only=args.print)

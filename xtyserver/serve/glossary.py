@@ -7,7 +7,7 @@ packaged first, so a player's entry with a packaged key replaces it. Every
 file is validated when the server starts: a bad one stops the start with a
 message naming the file, the entry and the field.
 
-Only shells (``serving()``, the evaluation, the CLI) import this module; the
+Only shells (``serving()`` and its warm-up, the scripted model) import this module; the
 core receives the finished, immutable :class:`~xtyserver.memory.glossary.Glossary`.
 """
 
@@ -63,7 +63,7 @@ def load_glossary(data_dir: Path | None, *, packaged: bool = True) -> Glossary:
 
     Args:
         data_dir: The data folder, or None for the packaged files alone.
-        packaged: False leaves the packaged files out (tests, the evaluation).
+        packaged: False leaves the packaged files out.
 
     Raises:
         UsageError: A file cannot be read or is not a valid glossary (the
