@@ -109,13 +109,15 @@ def refuse(status: int, reason: str) -> Decision:
     return Decision("refused", status, reason)
 
 
-def _matching_key(given: str | None, keys: Mapping[str, float], now: float) -> str | None:
-    """The unexpired launch key equal to ``given`` (each compared in constant time)."""
+def _exchange(given: str | None, keys: Mapping[str, float], now: float) -> Decision:
+    """Trade the unexpired launch key equal to ``given`` (each compared in constant time)."""
     found = None
     for key, expires_at in keys.items():
         if _same(given, key) and expires_at > now:
             found = key
-    return found
+    if found is None:
+        return refuse(401, "wrong, used or expired launch key")
+    return Decision("exchange", key=found)
 
 
 def open_link(host: str, port: int, key: str) -> str:
@@ -167,8 +169,7 @@ def _open_form(
         return refuse(403, "not a page navigation")
     if len(origins) > 1 or (origins and origins[0] not in ("null", own)):
         return refuse(403, "origin not allowed")  # a web site's form: never the hand-off
-    kind = _single(headers, "Content-Type") or ""
-    if kind.split(";", 1)[0].strip().lower() != FORM_TYPE:
+    if _content_type(headers) != FORM_TYPE:
         return refuse(415, f"content-type must be {FORM_TYPE}")
     return Decision("open")
 
@@ -180,10 +181,7 @@ def open_with_form(body: bytes, keys: Mapping[str, float], now: float) -> Decisi
     except (UnicodeDecodeError, ValueError):
         fields = {}
     given = fields.get("key", [])
-    used = _matching_key(given[0], keys, now) if len(given) == 1 else None
-    if used is None:
-        return refuse(401, "wrong, used or expired launch key")
-    return Decision("exchange", key=used)
+    return _exchange(given[0] if len(given) == 1 else None, keys, now)
 
 
 def _navigation(headers: Sequence[tuple[str, str]]) -> bool:
@@ -196,6 +194,10 @@ def _navigation(headers: Sequence[tuple[str, str]]) -> bool:
 def _single(headers: Sequence[tuple[str, str]], name: str) -> str | None:
     values = header_values(headers, name)
     return values[0] if len(values) == 1 else None
+
+
+def _content_type(headers: Sequence[tuple[str, str]]) -> str:
+    return (_single(headers, "Content-Type") or "").split(";", 1)[0].strip().lower()
 
 
 def check_ui_request(
@@ -247,18 +249,13 @@ def check_ui_request(
     if method not in ("GET", "POST"):
         return refuse(405, "method not allowed")
     if route == SESSION_PATH and method == "POST":
-        used = _matching_key(_single(headers, LAUNCH_HEADER), keys, now)
-        if used is None:
-            return refuse(401, "wrong, used or expired launch key")
-        return Decision("exchange", key=used)
+        return _exchange(_single(headers, LAUNCH_HEADER), keys, now)
     session_id = cookie(headers, COOKIE)
     session = sessions.get(session_id) if session_id is not None else None
     if session_id is None or session is None or session.expires_at <= now:
         return refuse(401, "no session")
     if not _same(_single(headers, CSRF_HEADER), session.csrf):
         return refuse(403, "csrf token missing or wrong")
-    if method == "POST":
-        kind = _single(headers, "Content-Type") or ""
-        if kind.split(";", 1)[0].strip().lower() != "application/json":
-            return refuse(415, "content-type must be application/json")
+    if method == "POST" and _content_type(headers) != "application/json":
+        return refuse(415, "content-type must be application/json")
     return Decision("read" if method == "GET" else "write", session_id=session_id)

@@ -42,6 +42,7 @@ from xtyserver.manage.access import (
     PREFIX,
     SECURITY_HEADERS,
     SESSION_SECONDS,
+    Decision,
     UiSession,
     check_ui_request,
     open_with_form,
@@ -173,15 +174,9 @@ class UiHttp:
     Args:
         secret: The page secret (:mod:`xtyserver.manage.page_secret`): ``xtyserver ui``
             proves it to mint a launch key.
-        clock: Time for sessions, launch keys and the statistics window.
         timezone: The zone whose date ends the statistics window (this PC's).
         key_ttl: Seconds a launch key stays good if unused (``server.page_key_ttl``).
         punish: Awaited before answering a wrong page secret (the guess delay).
-
-    Attributes:
-        port: The port listened on, once :meth:`serve` started.
-        sessions: Open page sessions by id.
-        refused: Refused requests by reason, since the start (for tests and logs).
     """
 
     def __init__(
@@ -348,11 +343,9 @@ class UiHttp:
             now=now,
         )
         if decision.kind == "refused":
-            self.refused[decision.reason] += 1
-            self._log.info("ui.refused", status=decision.status, reason=decision.reason)
             if decision.reason == "wrong page secret" and self._punish is not None:
                 await self._punish("page")
-            return error(decision.status, decision.reason)
+            return self._refuse(decision)
         if decision.kind == "static":
             return self._static(path.removeprefix(PREFIX))
         if decision.kind == "mint":
@@ -360,17 +353,10 @@ class UiHttp:
         if decision.kind == "open":
             decision = open_with_form(body, self.launch_keys, now)
             if decision.kind == "refused":
-                self.refused[decision.reason] += 1
-                self._log.info("ui.refused", status=decision.status, reason=decision.reason)
-                return error(decision.status, decision.reason)
-            assert decision.key is not None
-            del self.launch_keys[decision.key]  # single-use
-            csrf, cookie = self._open_session(now)
-            return self._page(csrf, cookie)
+                return self._refuse(decision)
+            return self._page(*self._open_session(decision, now))
         if decision.kind == "exchange":
-            assert decision.key is not None
-            del self.launch_keys[decision.key]  # single-use
-            csrf, cookie = self._open_session(now)
+            csrf, cookie = self._open_session(decision, now)
             return json_answer(200, {"csrf": csrf}, (cookie,))
         name = path.removeprefix(PREFIX + "api/")
         assert decision.session_id is not None
@@ -387,11 +373,7 @@ class UiHttp:
     async def api(
         self, name: str, write: bool, body: bytes, session_id: str, target: str = ""
     ) -> Any:
-        """Run one API call of the page session ``session_id``.
-
-        Raises:
-            Refused: No such call (404), a bad body (400), or what the operation refused.
-        """
+        """Run one API call of the page session ``session_id`` (Refused 404: no such call)."""
         match (name, write):
             case ("view", False):
                 return await ops.view(self.memory, self.clock, self.timezone)
@@ -477,8 +459,15 @@ class UiHttp:
         filled = page.replace(SESSION_META, SESSION_META.replace(b'""', f'"{csrf}"'.encode()), 1)
         return Answer(200, filled, "text/html; charset=utf-8", (cookie,))
 
-    def _open_session(self, now: float) -> tuple[str, tuple[str, str]]:
-        """A new page session: its CSRF token and the ``Set-Cookie`` header naming it."""
+    def _refuse(self, decision: Decision) -> Answer:
+        self.refused[decision.reason] += 1
+        self._log.info("ui.refused", status=decision.status, reason=decision.reason)
+        return error(decision.status, decision.reason)
+
+    def _open_session(self, decision: Decision, now: float) -> tuple[str, tuple[str, str]]:
+        """Spend the decision's launch key on a new page session: its CSRF token and cookie."""
+        assert decision.key is not None
+        del self.launch_keys[decision.key]  # single-use
         self.sessions = {k: s for k, s in self.sessions.items() if s.expires_at > now}
         while len(self.sessions) >= MAX_SESSIONS:
             oldest = min(self.sessions, key=lambda k: self.sessions[k].expires_at)

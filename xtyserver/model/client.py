@@ -127,14 +127,8 @@ def strip_images(
 ) -> tuple[list[dict[str, Any]], bool]:
     """Drop image content parts, for a model without vision.
 
-    Args:
-        messages: OpenAI chat messages; content is a string or a list of parts.
-
-    Returns:
-        The messages (inputs untouched: a message that had an image part is a
-        new dict, the others are passed on as they are, a dict each) and whether
-        any image part was removed. A message left with no parts gets empty
-        string content.
+    Returns the messages (a message that lost a part is a new dict; one left with
+    no parts gets "" content) and whether any image part was removed.
     """
     out: list[dict[str, Any]] = []
     removed = False
@@ -153,10 +147,6 @@ def strip_images(
         # Nothing to drop: no copy (a turn's text messages, every turn).
         out.append(message if isinstance(message, dict) else dict(message))
     return out, removed
-
-
-# ---------------------------------------------------------------------------
-# Failure classification
 
 
 class _Failure(msgspec.Struct, frozen=True):
@@ -255,10 +245,6 @@ def model_error(err: ProviderError) -> ModelError:
     return _classify(err, began=False).error
 
 
-# ---------------------------------------------------------------------------
-# The client
-
-
 class _Progress:
     """What a stream has told us so far (mutable; local to one call)."""
 
@@ -354,11 +340,7 @@ def _count(value: object) -> int | None:
 
 
 class ModelClient:
-    """Streams chat replies from the configured provider.
-
-    Args:
-        settings: Where the provider is and the deadlines/retry rules.
-    """
+    """Streams chat replies from the configured provider."""
 
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
@@ -413,21 +395,9 @@ class ModelClient:
         """Stream one reply: ``Delta`` events as text arrives, then one ``Done``.
 
         Consume it inside ``contextlib.aclosing`` so an early exit closes the HTTP
-        stream at once.
-
-        Args:
-            messages: OpenAI chat messages (image parts are dropped without vision).
-            model: Model name; defaults to ``settings.model``.
-            tools: OpenAI tool definitions to offer, or None for none.
-            purpose: ``chat`` (``max_tokens``) or ``background`` (``background_max_tokens``).
-            json_mode: Ask for one JSON object (``response_format``).
-            vision: Whether the model takes images now; None: ``settings.vision``.
-
-        Yields:
-            ``Delta(text)`` per piece of text, then ``Done(text, usage, tool_calls, ...)``.
-
-        Raises:
-            ModelError: With the codes listed in the module docstring.
+        stream at once. ``purpose`` picks ``max_tokens`` (chat) or
+        ``background_max_tokens``; ``vision`` None is ``settings.vision`` (without
+        it image parts are dropped). Raises ModelError (codes in the module docstring).
         """
         client = self._require()
         from xtyserver.model.request import chat_body  # loaded by _require
@@ -524,12 +494,8 @@ class ModelClient:
         """Run one background call to the end: its whole ``Done`` (text and usage).
 
         ``model`` None: ``settings.extraction_model``, then ``settings.model``;
-        ``json_mode`` None: ``settings.json_mode``. A background answer is bounded
-        by ``background_max_tokens``; one that fell silent half way is a
-        ``model_timeout`` (half an answer is no answer).
-
-        Raises:
-            ModelError: As :meth:`stream_chat`.
+        ``json_mode`` None: ``settings.json_mode``. An answer that fell silent half
+        way is a ``model_timeout`` (half an answer is no answer).
         """
         name = model or self.settings.extraction_model or self.settings.model
         done = Done("")
@@ -551,8 +517,6 @@ class ModelClient:
         """Close the HTTP connections (one no call built yet is built closed: ``raw`` says so)."""
         if self.configured:
             await self._require().close()
-
-    # -- internals ----------------------------------------------------------
 
     async def _open_with_retries(
         self, client: Provider, body: dict[str, Any], started: float
@@ -619,20 +583,13 @@ class ModelClient:
                 return stream, progress, piece
 
     async def _next(self, stream: ChatStream, wait: float) -> RawChunk | None:
-        """The next chunk within ``wait`` seconds, ``None`` at the end. Never retried.
-
-        Raises:
-            _Silent: nothing came within ``wait``.
-            OversizedLine: the provider sent a line over the cap.
-        """
+        """The next chunk within ``wait`` seconds (else _Silent), ``None`` at the end."""
         try:
             with anyio.fail_after(wait):
                 return await stream.__anext__()
         except StopAsyncIteration:
             return None
-        except TimeoutError:
-            raise _Silent from None
-        except ProviderTimeout:
+        except (TimeoutError, ProviderTimeout):
             raise _Silent from None
         except ProviderConnection as err:
             raise ModelError(

@@ -18,7 +18,6 @@ page can call the same function ("测试连接"). Every call is bounded: small
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
 from typing import Any, Literal
 
 import anyio
@@ -125,11 +124,6 @@ def _roles(routing: Routing) -> list[tuple[ModelSettings, tuple[str, ...]]]:
     return [(s, tuple(roles)) for s, roles in found.values()]
 
 
-def _prefix(roles: Sequence[str]) -> str:
-    role = roles[0]
-    return "model" if role == "chat" else f"models.{role}"
-
-
 async def check_routing(routing: Routing, *, seconds: float = DOCTOR_SECONDS) -> DoctorReport:
     """Check every route of ``routing``; never raises for a provider's failure."""
     routes = [await check_route(s, roles, seconds=seconds) for s, roles in _roles(routing)]
@@ -142,7 +136,7 @@ async def check_route(
     settings: ModelSettings, roles: tuple[str, ...] = ("chat",), *, seconds: float = DOCTOR_SECONDS
 ) -> RouteReport:
     """Run every check against one route's provider."""
-    key = _prefix(roles)
+    key = "model" if roles[0] == "chat" else f"models.{roles[0]}"
     if not settings.configured:
         missing = "base_url" if not settings.base_url.strip() else "model"
         none = [
@@ -174,7 +168,7 @@ async def check_route(
                 check(n, "skip", "streaming_failed") for n in ("tools", "json_mode", "image")
             ]
         else:
-            checks.append(await _tools(client, key, seconds))
+            checks.append(await _tools(client, seconds))
             checks.append(await _json_mode(client, settings, key, seconds))
             checks.append(await _image(client, settings, key, seconds))
         checks.append(latency)
@@ -300,7 +294,7 @@ async def _streaming(
     return streaming, usage, latency, ms
 
 
-async def _tools(client: ModelClient, key: str, seconds: float) -> Check:
+async def _tools(client: ModelClient, seconds: float) -> Check:
     messages = [
         {"role": "system", "content": "You can call tools. When asked to ping, call the tool."},
         {"role": "user", "content": "Ping with the word 'pong'. Call xiaotangyuan_ping now."},
@@ -324,14 +318,12 @@ async def _json_mode(
     try:
         with anyio.fail_after(seconds):
             done = await client.complete_done(messages, json_mode=True)
-    except ModelError as err:
-        if err.code == "model_bad_request":
-            if settings.json_mode:
-                return check("json_mode", "fail", "refused", "json_mode_off", setting=key)
-            return check("json_mode", "skip", "refused")
-        return _failed("json_mode", err)
-    except TimeoutError as err:
-        return _failed("json_mode", err)
+    except (ModelError, TimeoutError) as err:
+        if getattr(err, "code", "") != "model_bad_request":
+            return _failed("json_mode", err)
+        if settings.json_mode:
+            return check("json_mode", "fail", "refused", "json_mode_off", setting=key)
+        return check("json_mode", "skip", "refused")
     if json_object(done.text) is None:
         if settings.json_mode:
             return check("json_mode", "warn", "not_json", "json_mode_off", setting=key)
