@@ -14,7 +14,7 @@ import itertools
 from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 import anyio
 import anyio.abc
@@ -53,7 +53,6 @@ _DECODER = msgspec.json.Decoder(ServerFrame)
 _HEARTBEAT = b'{"type":"heartbeat"}'
 THREAD_CHECK_BYTES = 64 * 1024  # a screenshot frame is checked off the event loop
 ContextArg = ModelContext | Mapping[str, Any]
-T = TypeVar("T")
 
 
 class AdapterClient:
@@ -144,8 +143,6 @@ class AdapterClient:
         self._last_state: bytes | None = None
         self._stack = contextlib.AsyncExitStack()
 
-    # -- lifetime --------------------------------------------------------------------------------
-
     async def __aenter__(self) -> AdapterClient:
         tg = await self._stack.enter_async_context(anyio.create_task_group())
         self._stack.callback(tg.cancel_scope.cancel)
@@ -183,20 +180,13 @@ class AdapterClient:
                 raise self._gone
             await self._changed.wait()
 
-    # -- frames ----------------------------------------------------------------------------------
-
     async def update_state(
         self, model_context: ContextArg, *, identity: Identity | None = None
     ) -> None:
         """Send ``state.update``; a refusal the server would give is raised here first.
 
-        Args:
-            model_context: The modelContext, as a Struct or a camelCase mapping.
-            identity: Another save's identity: a save switch (v1.md "Save switch").
-
-        Raises:
-            Refused: the frame breaks a type, budget or forbidden-content rule, or
-                switches saves while a reply streams (``reply_in_progress``).
+        ``identity``: another save's, a save switch (v1.md "Save switch"), refused
+        (``reply_in_progress``) while a reply streams.
         """
         frame: dict[str, Any] = {"type": "state.update", "id": self._next("state")}
         frame["modelContext"] = model_context
@@ -299,14 +289,10 @@ class AdapterClient:
         return expect(await self._request(frame), MemoryForgotten)
 
     async def answer_confirm(self, confirm_id: str, yes: bool) -> MemoryForgotten | None:
-        """The player answered a ``memory.confirm.request`` dialog (v1.md "memory.confirm").
+        """Answer a ``memory.confirm.request`` dialog (v1.md "memory.confirm").
 
-        Returns:
-            The ``memory.forgotten`` of a yes (the deletion is done); None for a no
-            (it has no answer: the token is void).
-
-        Raises:
-            Refused: The ``confirmId`` is unknown, used or expired.
+        A yes returns the ``memory.forgotten`` (the deletion is done); a no has no
+        answer (None: the token is void).
         """
         frame: dict[str, Any] = {"type": "memory.confirm", "confirmId": confirm_id}
         if not yes:
@@ -324,8 +310,6 @@ class AdapterClient:
         """``profile.update`` of one shared-profile field; returns the memory after it."""
         frame = {"type": "profile.update", "field": field, "value": value}
         return expect(await self._request(frame), MemoryResult)
-
-    # -- internals -------------------------------------------------------------------------------
 
     def _next(self, kind: str) -> str:
         return f"{kind}-{next(self._ids)}"
@@ -387,10 +371,7 @@ class AdapterClient:
         self._changed = anyio.Event()
 
     async def _open(self) -> ClientConnection:
-        """Connect and say hello; returns once ``server.hello`` has come.
-
-        Without a token, the connection first asks to pair (``key_file``).
-        """
+        """Connect (pairing first without a token) and say hello; wait for ``server.hello``."""
         pairing = not self._token
         if pairing and self._key_file is None:
             raise Refused("unauthorized", "no token and no key_file to pair with")

@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -94,20 +94,14 @@ def topics(question: str, game: str) -> list[str]:
 def project(observation: Mapping[str, Any], question: str, game: str) -> dict[str, Any]:
     """The modelContext (wire form) for ``question`` from a full ``observation``.
 
-    Args:
-        observation: The game's full state (see the module docstring).
-        question: The player's question (Chinese or English).
-        game: The ``gameId`` (``stardew-valley``, ``dont-starve-together``,
-            ``oxygen-not-included``; another game gets the general rules).
-
-    Returns:
-        A modelContext that the server accepts, within the 2 KiB target.
+    A ``game`` without rules of its own gets the general rules; the result is one
+    the server accepts, within the 2 KiB target.
     """
     r = rules()
     found = [t for t in r["games"].get(game, []) if t["topic"] in topics(question, game)]
     pieces: list[tuple[str, Any]] = []
     fields = [f for t in found for f in t["fields"]] if found else list(r["general"]["fields"])
-    for path in _unique([*fields, *r["always"]]):
+    for path in dict.fromkeys([*fields, *r["always"]]):
         value = _field(observation, path)
         if value is not None:
             pieces.append((path, value))
@@ -120,21 +114,14 @@ def project(observation: Mapping[str, Any], question: str, game: str) -> dict[st
         context["capturedAt"] = stamp
     for path, value in pieces:
         trial = _with(context, path, value, r)
-        if trial is not None and _size(trial) <= r["targetBytes"]:
+        if trial is not None and context_bytes(trial) <= r["targetBytes"]:
             context = trial
     return _accepted(_ordered(context))
 
 
 def context_bytes(context: Mapping[str, Any]) -> int:
     """The compact UTF-8 JSON size of a modelContext, as the server measures it."""
-    return _size(context)
-
-
-# -- pieces ----------------------------------------------------------------------------------
-
-
-def _unique(paths: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(paths))
+    return len(_ENCODER.encode(context))
 
 
 def _field(observation: Mapping[str, Any], path: str) -> Any:
@@ -263,9 +250,6 @@ def _quest_items(observation: Mapping[str, Any]) -> set[str]:
     return names
 
 
-# -- assembling ------------------------------------------------------------------------------
-
-
 def _with(
     context: dict[str, Any], path: str, value: Any, r: Mapping[str, Any]
 ) -> dict[str, Any] | None:
@@ -296,10 +280,6 @@ def _ordered(context: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _size(context: Mapping[str, Any]) -> int:
-    return len(_ENCODER.encode(context))
-
-
 def _accepted(context: dict[str, Any]) -> dict[str, Any]:
     """Check with the server's decoder; leave out whatever it names (never expected to)."""
     for _ in range(8):
@@ -323,4 +303,3 @@ def _without(context: dict[str, Any], fields: Sequence[str]) -> dict[str, Any]:
         else:
             out.get(head, {}).pop(rest.split("[", 1)[0], None)
     return out if fields else {"schemaVersion": 1}
-
