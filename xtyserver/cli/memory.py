@@ -79,7 +79,10 @@ def run(store: MemoryStore, args: argparse.Namespace) -> int:
     """Run one of this module's ``memory`` subcommands; returns the exit code."""
     match args.memory_command:
         case "view":
-            return _view(store, args)
+            if args.save is not None and args.game is None:
+                raise UsageError("--save needs --game")
+            scope = Scope(args.game, args.save) if args.save is not None else None
+            _print_overview(_overview(store, game_id=args.game, scope=scope), args.json)
         case "forget":
             return _forget(store, args)
         case "restore":
@@ -91,20 +94,17 @@ def run(store: MemoryStore, args: argparse.Namespace) -> int:
             _print_profile(store.set_profile_field(field.name, value), args.json)
         case "set-auto-shared":
             _print_profile(store.set_profile_field("auto_shared", args.state == "on"), args.json)
-        case "forget-name":
+        case "forget-name" | "pin":
             scope = Scope(args.game, args.save)
-            if not store.forget_aliases(scope, [args.name]):
-                print(
-                    f"xtyserver: no name {args.name} in {args.game} / {args.save}", file=sys.stderr
+            if args.memory_command == "pin":
+                found, what = (
+                    store.set_pinned(scope, args.item, not args.unpin),
+                    f"item {args.item}",
                 )
-                return 1
-            _print_overview(_overview(store, scope=scope), args.json)
-        case "pin":
-            scope = Scope(args.game, args.save)
-            if not store.set_pinned(scope, args.item, not args.unpin):
-                print(
-                    f"xtyserver: no item {args.item} in {args.game} / {args.save}", file=sys.stderr
-                )
+            else:
+                found, what = bool(store.forget_aliases(scope, [args.name])), f"name {args.name}"
+            if not found:
+                print(f"xtyserver: no {what} in {args.game} / {args.save}", file=sys.stderr)
                 return 1
             _print_overview(_overview(store, scope=scope), args.json)
     return 0
@@ -124,14 +124,6 @@ def _value(field: str, values: list[str]) -> str | list[str]:
     if len(values) > 1:
         raise UsageError(f"{field} takes one value (quote it if it has spaces)")
     return values[0] if values else ""
-
-
-def _view(store: MemoryStore, args: argparse.Namespace) -> int:
-    if args.save is not None and args.game is None:
-        raise UsageError("--save needs --game")
-    scope = Scope(args.game, args.save) if args.save is not None else None
-    _print_overview(_overview(store, game_id=args.game, scope=scope), args.json)
-    return 0
 
 
 def _print_profile(profile: SharedProfile, as_json: bool) -> None:
