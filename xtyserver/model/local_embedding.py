@@ -28,7 +28,6 @@ from array import array
 from collections.abc import Sequence
 from typing import Any
 
-import anyio
 import anyio.to_thread
 
 from xtyserver.errors import ModelError
@@ -101,11 +100,7 @@ class LocalEmbedder:
                     return array("f", handle.passage(text).tolist())
 
     async def embed(self, texts: Sequence[str], *, query: bool = False) -> Embedded:
-        """Unit vectors of ``texts`` (``query=True``: one search query), no token cost.
-
-        Raises:
-            ModelError: The model did not load.
-        """
+        """Unit vectors of ``texts`` (``query=True``: one search query), no token cost."""
         if query:
             if len(texts) != 1:
                 raise ModelError("one query at a time")

@@ -33,16 +33,7 @@ from xtyserver.model.provider_errors import (
     ProviderTimeout,
 )
 
-__all__ = [
-    "ERROR_BODY_BYTES",
-    "TRANSPORT_ERRORS",
-    "Provider",
-    "ProviderAnswerError",
-    "ProviderConnection",
-    "ProviderError",
-    "ProviderStatus",
-    "ProviderTimeout",
-]
+__all__ = ["ERROR_BODY_BYTES", "TRANSPORT_ERRORS", "Provider"]
 
 ERROR_BODY_BYTES = 64 * 1024
 """The most of an error answer's body that is read (it is only ever classified)."""

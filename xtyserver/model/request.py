@@ -25,13 +25,8 @@ import httpx2
 import msgspec
 
 from xtyserver.model.bounds import LINE_BYTES, SseLines
-from xtyserver.model.provider import (
-    TRANSPORT_ERRORS,
-    Provider,
-    ProviderAnswerError,
-    ProviderConnection,
-    ProviderTimeout,
-)
+from xtyserver.model.provider import TRANSPORT_ERRORS, Provider
+from xtyserver.model.provider_errors import ProviderAnswerError, ProviderConnection, ProviderTimeout
 
 __all__ = ["DRAIN_SECONDS", "ChatStream", "RawChunk", "chat_body", "post_chat"]
 
@@ -53,9 +48,9 @@ class ChatStream:
 
     Ends at ``data: [DONE]`` or the end of the body. An event whose JSON
     carries an ``error`` (a provider failing mid-stream) or is not JSON raises
-    :class:`~xtyserver.model.provider.ProviderAnswerError`; a broken or stalled
-    transport raises :class:`~xtyserver.model.provider.ProviderConnection` or
-    :class:`~xtyserver.model.provider.ProviderTimeout`. :meth:`close` closes ``response``.
+    :class:`~xtyserver.model.provider_errors.ProviderAnswerError`; a broken or stalled
+    transport :class:`~.ProviderConnection` or :class:`~.ProviderTimeout`.
+    :meth:`close` closes ``response``.
     """
 
     def __init__(self, response: httpx2.Response, line_bytes: int = LINE_BYTES) -> None:
