@@ -63,8 +63,6 @@ class ChatReply:
         if not self.ended:
             await self._cancel(self.id)
 
-    # -- fed by the client's reader ---------------------------------------------------------------
-
     async def _delta(self, text: str) -> None:
         if not self.ended:
             await self._in.send(text)

@@ -58,12 +58,7 @@ def context_for(base_url: str) -> ssl.SSLContext:
 
 
 def http_client(base_url: str, *, timeout: float) -> httpx2.AsyncClient:
-    """An HTTP client of ``base_url`` on the process's context for it.
-
-    Args:
-        base_url: The route's base URL; request paths are relative to it.
-        timeout: The backstop in seconds, for every phase of a request.
-    """
+    """An HTTP client of ``base_url`` on the process's context for it (``timeout``: a backstop)."""
     return httpx2.AsyncClient(
         base_url=base_url.strip(),
         timeout=timeout,
@@ -74,8 +69,5 @@ def http_client(base_url: str, *, timeout: float) -> httpx2.AsyncClient:
 
 
 def provider_client(base_url: str, api_key: str, *, timeout: float) -> Provider:
-    """The provider client of one route, on :func:`http_client`.
-
-    No retries here: the callers retry by their own rules.
-    """
+    """The provider client of one route, on :func:`http_client` (the callers retry)."""
     return Provider(http_client(base_url, timeout=timeout), api_key)

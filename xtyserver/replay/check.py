@@ -36,11 +36,7 @@ class CheckResult(msgspec.Struct, frozen=True):
 
 
 def check(recording: Recording, received: list[dict[str, Any]], *, replies: bool) -> CheckResult:
-    """Compare the frames a replay received with the recording's.
-
-    Args:
-        replies: Also compare reply texts (true against the scripted model).
-    """
+    """Compare the frames a replay received with the recording's (``replies``: texts too)."""
     problems = _streams(received)
     sends = Counter(
         frame["id"]

@@ -37,13 +37,7 @@ Progress = Callable[[int, int], None]
 
 
 class Played(msgspec.Struct, frozen=True):
-    """What a replay sent and got back.
-
-    Attributes:
-        received: Server frames received, in order (JSON objects).
-        seconds: How long the replay took.
-        close_code: How the connection ended (``None``: still open when the replay stopped).
-    """
+    """What a replay sent and got back (``close_code`` None: still open at the end)."""
 
     sent: int
     received: list[dict[str, Any]]
@@ -63,13 +57,9 @@ async def play(
 ) -> Played:
     """Send a recording's client frames and collect the answers.
 
-    Args:
-        url: The server's ``ws://HOST:PORT/v1``.
-        token: The server's adapter token (as the recording's adapter gave it).
-        speed: Keep the recorded timing divided by this; ``None`` sends as fast as possible.
-        timeout: Seconds to wait for the answers once everything is sent.
-        clock: Wall clock for ``capturedAt`` (injected in tests).
-        progress: Called with (frames sent, frames in total) after each frame.
+    ``speed`` divides the recorded timing (None: as fast as possible); ``timeout``
+    bounds the wait for the answers once everything is sent; ``progress`` gets
+    (frames sent, frames in total) after each frame.
     """
     clock = clock or SystemClock()
     shift = clock.now() - recording.header.started_at

@@ -40,11 +40,8 @@ _TOKEN_FIELD = re.compile(r'("token"\s*:\s*")(?:[^"\\]|\\.)*(")')
 class Recorder:
     """Where and how connections are recorded; one per server.
 
-    Args:
-        folder: The folder for the files (created when missing).
-        clock: The server's clock (time offsets and the file name).
-        token: The server's token, blanked out of anything written.
-        keep_images: Keep screenshots as sent (``--record-images``).
+    ``token`` is blanked out of anything written; ``keep_images``
+    (``--record-images``) keeps screenshots as sent.
     """
 
     def __init__(self, folder: Path, *, clock: Clock, token: str, keep_images: bool) -> None:
