@@ -218,8 +218,7 @@ class AdapterClient:
     ) -> ChatReply:
         """Send one player turn; iterate the returned reply for deltas, await ``result()``.
 
-        Raises:
-            Refused: the frame would be refused (``text`` too long, a bad modelContext, ...).
+        Refused when the server would refuse the frame (``text`` too long, a bad modelContext).
         """
         frame: dict[str, Any] = {
             "type": "chat.send",

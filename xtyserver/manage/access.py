@@ -88,15 +88,9 @@ class UiSession(msgspec.Struct, frozen=True):
 
 
 class Decision(msgspec.Struct, frozen=True):
-    """What to do with one request.
-
-    Attributes:
-        kind: ``refused``, or what the request may do.
-        status: The HTTP status of a refusal (0 when allowed).
-        reason: Why it was refused (safe to show; names no secret).
-        session_id: The caller's open session, for ``read`` and ``write``.
-        key: The launch key an ``exchange`` uses up.
-    """
+    """What to do with one request: ``refused`` (its status and a reason safe to show),
+    or what it may do; ``session_id`` for ``read`` and ``write``, the ``key`` an
+    ``exchange`` uses up."""
 
     kind: Kind
     status: int = 0
@@ -212,13 +206,7 @@ def check_ui_request(
     sessions: Mapping[str, UiSession],
     now: float,
 ) -> Decision:
-    """Decide what a request under ``/ui`` may do.
-
-    Args:
-        path: The request target (a query string is ignored here).
-        keys: Unused launch keys and when each expires (epoch seconds).
-        secret: The page secret (``xtyserver ui`` proves it to mint a key).
-    """
+    """Decide what a request under ``/ui`` may do (``keys``: unused launch keys' expiry)."""
     route = path.split("?", 1)[0]
     hosts = header_values(headers, "Host")
     if len(hosts) != 1 or hosts[0].lower() not in allowed_hosts(bind_host, port):

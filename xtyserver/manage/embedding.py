@@ -49,10 +49,8 @@ def expand(changes: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
     """``changes`` with a ``{"embedding": choice}`` turned into the settings it stores.
 
     ``models.embedding.base_url`` and ``.model`` given beside ``server`` are kept
-    (another local server); missing, Ollama's address and ``bge-m3``.
-
-    Raises:
-        Refused: An unknown choice, or one that cannot serve here (400, naming ``embedding``).
+    (another local server); missing, Ollama's address and ``bge-m3``. An unknown
+    choice, or one that cannot serve here, is Refused (400).
     """
     if CHOICE not in changes:
         return dict(changes)

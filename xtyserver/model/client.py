@@ -488,20 +488,18 @@ class ModelClient:
         self,
         messages: Sequence[Mapping[str, Any]],
         *,
-        model: str | None = None,
         json_mode: bool | None = None,
     ) -> Done:
         """Run one background call to the end: its whole ``Done`` (text and usage).
 
-        ``model`` None: ``settings.extraction_model``, then ``settings.model``;
-        ``json_mode`` None: ``settings.json_mode``. An answer that fell silent half
-        way is a ``model_timeout`` (half an answer is no answer).
+        On ``settings.extraction_model``, else ``settings.model``; ``json_mode`` None:
+        ``settings.json_mode``. An answer that fell silent half way is a
+        ``model_timeout`` (half an answer is no answer).
         """
-        name = model or self.settings.extraction_model or self.settings.model
         done = Done("")
         stream = self.stream_chat(
             messages,
-            model=name,
+            model=self.settings.extraction_model or self.settings.model,
             purpose="background",
             json_mode=self.settings.json_mode if json_mode is None else json_mode,
         )

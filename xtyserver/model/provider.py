@@ -47,11 +47,9 @@ TRANSPORT_ERRORS = (httpx2.RequestError, ssl.SSLError, anyio.EndOfStream)
 
 
 class Provider:
-    """One provider route: its base URL, key and HTTP connections.
+    """One provider route: its base URL, key (never in a repr, log or error) and connections.
 
-    Args:
-        http: The HTTP client (:func:`xtyserver.model.tls.http_client`), owned from here on.
-        api_key: Sent as ``Authorization: Bearer``; never in a repr, log or error.
+    Owns ``http`` (:func:`xtyserver.model.tls.http_client`) from here on.
     """
 
     def __init__(self, http: httpx2.AsyncClient, api_key: str) -> None:

@@ -115,13 +115,8 @@ class FakeModelServer:
     """A scripted OpenAI-compatible model server, run inside the caller's structured scope.
 
     Use as ``async with FakeModelServer() as fake:``; leaving the block stops the
-    listener and every connection task.
-
-    Args:
-        host: Address to bind (loopback by default).
-        port: Port to bind; ``0`` picks a free one (see :attr:`port`).
-        serial: Serve one chat request at a time (the rest wait), as a local server does.
-        vision: Accept image parts; False answers HTTP 400 naming the image.
+    listener and every connection task. ``port`` 0 picks a free one (:attr:`port`);
+    ``serial`` and ``vision`` as in the module docstring.
     """
 
     def __init__(

@@ -97,13 +97,8 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 
 
 class RecordedRequest(msgspec.Struct, frozen=True, kw_only=True):
-    """A request as the fake received it.
-
-    Attributes:
-        path: Request target (path and query) as sent.
-        headers: Header names lower-cased; a repeated header keeps its last value.
-        json: The body parsed as JSON, ``None`` when it is not JSON.
-    """
+    """A request as the fake received it: ``path`` with its query, header names
+    lower-cased (a repeated one keeps its last value), ``json`` None for no JSON."""
 
     method: str
     path: str
