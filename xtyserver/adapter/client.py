@@ -58,38 +58,13 @@ ContextArg = ModelContext | Mapping[str, Any]
 class AdapterClient:
     """One adapter's session with xtyserver; use as ``async with AdapterClient(...) as client``.
 
-    Entering connects, says hello and waits for ``server.hello`` (a refusal raises
-    :class:`Refused`; a connection failure raises ``OSError`` or a websockets error).
-    When an established connection drops with a code worth retrying
-    (v1.md "Close codes"), the client reconnects with ``backoff`` and says hello again
-    with the current identity, then re-sends the last accepted modelContext; replies
-    and requests in flight end with :data:`CONNECTION_LOST` / :class:`ConnectionLost`.
-
-    Args:
-        url: ``ws://127.0.0.1:PORT/v1``.
-        token: The adapter token or a paired key (sent as ``Authorization: Bearer``,
-            never in the URL); "" with ``key_file``: the key kept there.
-        identity: Game and save of this session.
-        adapter: The mod's name and version.
-        timezone: The player's IANA zone (play days are counted in it).
-        capabilities: Informational capabilities for the hello.
-        token_in_hello: Send the token in ``adapter.hello`` instead of the header.
-        backoff: Reconnect delays; ``None`` = never reconnect.
-        clock: Time for the heartbeat loop and backoff waits (injected in tests).
-        heartbeat: Run the heartbeat loop (turn off only to test the server's deadline).
-        timeout: Seconds for the handshake, each send and each request's answer.
-        on_error: Called with each ``error`` that answers no request of this client
-            (e.g. a refused ``state.update``); the last 64 are kept in ``refusals`` too.
-        key_file: Where this mod keeps its paired key (v1.md "Pairing"). Without a
-            token and without a key there yet, entering asks to pair and waits for
-            the player's click on the memory page (``pair_denied`` / ``pair_expired``
-            raise :class:`Refused`); the granted key is stored there.
-        on_pair_code: Called with the pairing code, for the mod to show in game.
-        on_confirm: Called with each ``memory.confirm.request`` (the server's
-            question about a forget the companion previewed): show it as a dialog
-            and answer with :meth:`answer_confirm`. The last 16 are in ``confirms``.
-        on_notice: Called with each ``memory.notice`` (something was deleted or
-            restored: show its ``text``). The last 64 are in ``notices``.
+    Entering connects (pairing first with ``key_file`` and no token), says hello and
+    waits for ``server.hello``; a refusal raises :class:`Refused`. With ``backoff``
+    a dropped connection is opened again (v1.md "Close codes"). Every parameter and
+    callback is described in docs/adapter-client.md "What the client does";
+    ``timezone`` is the player's IANA zone (play days are counted in it),
+    ``heartbeat=False`` only tests the server's deadline, and ``timeout`` bounds the
+    handshake, each send and each request's answer.
     """
 
     def __init__(

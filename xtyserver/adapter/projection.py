@@ -1,29 +1,10 @@
 """The adapter's half of the design: project a full observation into a small modelContext.
 
-Pure and deterministic, no model call (docs/adapter-client.md
-"Projection"). The rules are data, ``projection.json`` beside this module,
-and the C# and Lua reference adapters carry a copy of the same file
-(``adapters/*/``; a test keeps the copies equal).
-
-The **observation** is the modelContext's sections at full size (``world``,
-``player``, ``focus``, ``nearby`` of any length, ``relevantItems`` of any
-length, ``ui``, ``capturedAt``) plus ``inventory`` (items: ``name``,
-``count``, ``tags``) and ``quests`` (``name``, ``items``: item names the quest
-asks for). :func:`project` keeps, by the question's topics:
-
-1. the topic fields of every topic found in the question (the game's rules in
-   order; a question with no topic gets the ``general`` fields), then
-2. the ``always`` fields (day, location, time, season, ui), then
-3. the nearby entities of the topics' kinds or names (closest first; with no
-   topic, the closest few), then
-4. the items (``relevantItems``, then ``inventory``) whose name or tag matches
-   a topic (with no topic, the first few), then items a quest asks for.
-
-Pieces are taken in that priority order, and each is kept only when the
-context still fits the 2 KiB target with it: the lowest-priority pieces are
-the ones left out, and a value is never cut. A value the server would refuse
-(a string over 200 chars, forbidden content, a number out of range) is left
-out too, and the result is checked with the server's own decoder.
+Pure and deterministic, no model call; the observation, the topics and the
+priority order of the pieces kept within the 2 KiB target are described in
+docs/adapter-client.md "Projection". The rules are data, ``projection.json``
+beside this module, and the C# and Lua reference adapters carry a copy of the
+same file (``adapters/*/``; a test keeps the copies equal).
 """
 
 from __future__ import annotations

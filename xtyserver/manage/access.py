@@ -23,19 +23,9 @@ sessions and the time in; a :class:`Decision` out. The shell
    cross-site form cannot send that type without a CORS preflight, which is
    never answered); other methods are refused (405).
 
-Launch keys are random, single-use and short-lived (``server.page_key_ttl``,
-10 minutes): one is minted at each ``serve`` start for the link it prints, and
-``xtyserver ui`` asks the running server for a fresh one with ``POST
-/ui/api/launch-key`` carrying the page secret in ``X-XTY-Page-Secret`` (read
-from the owner-only ``page-secret`` file the running server wrote in its data
-folder, never from a command line; refused when an ``Origin`` or
-``Sec-Fetch-Site`` header shows a browser sent it). The page secret is not the
-adapter token: mods hold that one (pasted into their configs, outside the
-owner-only folder), and it opens no page. ``xtyserver`` and ``xtyserver ui``
-hand the key to the browser in a 0600 file whose form posts it to ``/ui/open``
-(so it is in no URL, hence in no browser history); the printed link carries it
-in the fragment instead. A key opens one session and is gone; minting one does
-not void the others.
+Launch keys (random, single-use, ``server.page_key_ttl``) and the page secret
+that mints them (``POST /ui/api/launch-key`` with ``X-XTY-Page-Secret``, from a
+local program only) are described in README "Memory page".
 """
 
 from __future__ import annotations

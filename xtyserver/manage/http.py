@@ -1,19 +1,10 @@
 """The memory page's HTTP server: its files and its JSON API under ``/ui/`` (h11 over anyio).
 
-Its own listener (``server.ui_port``, by default the WebSocket port + 1),
-started in the server's task group; the wire's accept loop and h11 loop
-(:mod:`xtyserver.serve.wire`) read each request, its body is
-read up to :data:`MAX_BODY` bytes, the answer is sent and the connection
-closed (one request per connection, each read within
-:data:`REQUEST_SECONDS`; at most :data:`MAX_CONNECTIONS` at once, more wait).
-Who may do what is decided by the pure
-:func:`xtyserver.manage.access.check_ui_request`; the API
-(:meth:`UiHttp.api`: ``GET view``, ``GET export`` (``?gameId=…&saveId=…`` for
-one save), ``GET trash``, ``POST profile``, ``POST pin``, ``POST forget``,
-``POST restore``, each ``POST`` with a JSON body; ``POST /ui/open`` is the
-hand-off file's form, answered with the page) goes through :mod:`xtyserver.manage.ops`
-like MCP's tools: the types and the one vocabulary of
-:mod:`xtyserver.memory.manage`, the shapes of :mod:`xtyserver.session.replies`.
+Its own listener (``server.ui_port``), one request per connection read by the
+wire's h11 loop (:mod:`xtyserver.serve.wire`) within the limits below (README
+"Memory page"). Who may do what is decided by the pure
+:func:`xtyserver.manage.access.check_ui_request`; the API (:meth:`UiHttp.api`)
+goes through :mod:`xtyserver.manage.ops` like MCP's tools.
 """
 
 from __future__ import annotations

@@ -1,33 +1,12 @@
-"""``xtyserver mcp``: the memory tools for a general assistant, over MCP on stdio.
+"""``xtyserver mcp``: the memory tools for a general assistant, over MCP on stdio (README "MCP").
 
-Three of the four tools of in-game chat, with the same vocabulary (the search
-tool needs a current save, so it stays in-game):
-``xiaotangyuan_memory_view`` (the profile, each save's memories by readable
-name, and the statistics: what the in-game view shows), ``..._correct_shared``
-and ``..._forget`` (targets ``item``, ``save``, ``game``, ``profile``, ``all``;
-two steps: a preview with a ``confirmToken``, then the same target with it;
-single-use, for this client only, two minutes), and ``..._forget_name`` (one
-of the player's own names for a thing, one step as on the page: saying the
-name again brings it back). Built on the ``mcp`` package's
-``MCPServer``; every operation goes through :mod:`xtyserver.manage.ops`, like
-the page's, and answers with the same JSON shapes (RFC 3339 times).
-
-A forget is confirmed by the person, not by the assistant: the confirming call
-asks the client's user through MCP elicitation where the client declares it.
-Where it does not (or the ask fails), only a **single item** may be deleted,
-and only into the trash: the confirm must come at least :data:`CONFIRM_DELAY`
-seconds after its preview and quote the preview's target back
-(:class:`ConfirmGate`, on the injected clock) — a gate an assistant alone can
-pass, so it guards against haste, not against the assistant. A save, a game,
-the profile, everything and play statistics need the person's answer through
-elicitation, or the memory page or the CLI (:func:`needs_person`).
-
-It manages memory; it never pushes the companion's memory into the
-assistant's conversation: no resources, no prompts, nothing but the results of
-the tool calls the assistant makes. It opens the profile's store like any
-other process, so it works while ``xtyserver serve`` runs on the same store
-(SQLite WAL; a write waits up to ``memory.busy_timeout_ms`` for the other
-process's lock).
+Built on the ``mcp`` package's ``MCPServer``; every operation goes through
+:mod:`xtyserver.manage.ops`, like the page's, and answers with the same JSON
+shapes. A forget is confirmed by the person through MCP elicitation where the
+client declares it; elsewhere only a single item may go, into the trash, past
+:class:`ConfirmGate` (:func:`needs_person`). The profile's store is opened like
+any other process's, so it works while ``xtyserver serve`` runs on it (SQLite
+WAL; a write waits up to ``memory.busy_timeout_ms`` for the other's lock).
 """
 
 from __future__ import annotations
