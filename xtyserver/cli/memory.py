@@ -1,13 +1,9 @@
 """``xtyserver memory view|forget|forget-name|correct|pin|set-auto-shared`` (README "Commands").
 
-The command line's way into memory management (v1.md "Memory tools" for the
-rules), with the targets, field names and JSON shapes of every other way in
-(:mod:`xtyserver.memory.manage`, :mod:`xtyserver.session.replies`; times in
-RFC 3339): human-readable tables by default, ``--json`` for scripts.
-``forget`` previews first and asks on a terminal (the person at the terminal
-is who asked; no token is needed within one command); without a terminal it
-refuses unless ``--yes``. Statistics are kept unless ``--include-stats``.
-Nothing here asks the model anything.
+The command line's way into memory management, with the targets, field names
+and JSON shapes of every other way in (:mod:`xtyserver.memory.manage`,
+:mod:`xtyserver.session.replies`). ``forget`` needs no token: the person at the
+terminal is who asked, within one command.
 """
 
 from __future__ import annotations

@@ -15,11 +15,8 @@ play accounting"). The same code runs for Ctrl+C on every OS (plain
   does not finish in time is done at the next start: a session left open is
   closed at its last heartbeat then (crash recovery), the same figures.
 
-The stop itself is bounded (``server.stop_timeout``, :mod:`xtyserver.server`),
-whatever the peers do. Should it still not end, :func:`hard_exit_after` ends
-the process a little later: ``server.json`` removed, exit code 1; the OS
-releases ``server.lock`` with the process, and the next start closes any play
-session left open at its last heartbeat.
+The stop itself is bounded (``server.stop_timeout``); should it still not end,
+:func:`hard_exit_after` ends the process (README "Stop it, start it with Windows").
 """
 
 from __future__ import annotations

@@ -1,18 +1,11 @@
-"""``xtyserver doctor``: the model check a player runs once.
+"""``xtyserver doctor``: the model check a player runs once (the checks: README "Commands").
 
-For each configured route (chat, vision, quick; a model shared by several is
-checked once): the provider is reachable, the model name exists (``/models``
-where served), streaming works, usage arrives in the stream, a tool call works
-(one scripted tool), JSON mode works, an image part is accepted, and how long
-the first token took. Each failure names the setting to change. What a
-check saw and what to change are stable codes with parameters
-(:mod:`xtyserver.model.doctor_codes`) as well as English: the page shows them
-in its own language.
-
-:func:`check_routing` is the one entry point; the command line prints its
-:class:`DoctorReport` as a table (:func:`render_table`) or JSON, and the memory
-page can call the same function ("测试连接"). Every call is bounded: small
-``max_tokens``, the route's own deadlines, and ``DOCTOR_SECONDS`` per check.
+Each configured route is checked once, however many roles share it. What a check
+saw and what to change are stable codes with parameters
+(:mod:`xtyserver.model.doctor_codes`) as well as English: the page shows them in
+its own language. :func:`check_routing` is the one entry point, for the command
+line (:func:`render_table` or JSON) and the memory page ("测试连接"). Every call
+is bounded: small ``max_tokens``, the route's own deadlines, ``DOCTOR_SECONDS``.
 """
 
 from __future__ import annotations

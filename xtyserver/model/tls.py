@@ -1,24 +1,10 @@
 """The HTTP client under every model client, on one TLS context per process (shell).
 
-Left to itself, each httpx2 client builds its own ``ssl.SSLContext``, loading
-the CA bundle again, in memory and CPU, for every client.
-:func:`http_client` gives every model client of the process (the chat, vision
-and quick routes, the embedding route, ``xtyserver doctor`` and the page's model
-check) an HTTP client (the connection limits the openai SDK used, redirects
-followed) on a shared context:
-
-* a route to another machine, or over ``https``, verifies with the context
-  httpx2 would have built (:func:`httpx2.create_ssl_context`: ``SSL_CERT_FILE``
-  or ``SSL_CERT_DIR`` when set, else the system's store), built once, when the
-  first such client is made;
-* a plain ``http://`` route on a loopback host (Ollama, LM Studio, llama.cpp on
-  this PC) never does TLS, so its context loads no CA at all. Certificate and
-  host name checks stay required: a redirect to ``https`` (redirects are
-  followed) fails closed instead of going unverified.
-
-The contexts live as long as the process (cached here, the one owner): what they
-hold depends on the process's environment only, never on a route's settings, so
-a route changed on the memory page reuses them.
+Left to itself, each httpx2 client builds its own ``ssl.SSLContext``, loading the
+CA bundle again for every client. Which context a route gets is in README
+"Configuration" ("Certificates"). The contexts live as long as the process (cached
+here, the one owner): what they hold depends on the process's environment only,
+never on a route's settings, so a route changed on the memory page reuses them.
 """
 
 from __future__ import annotations
