@@ -229,11 +229,8 @@ class UiHttp:
     async def _connection(self, stream: anyio.abc.SocketStream) -> None:
         """Read one request, then answer it holding one of the page's slots.
 
-        Reading takes no slot: connections that never send a request (a local
-        program without the token, a browser's spare connection) cannot keep
-        the page from answering. They are bounded instead: the head must come
-        within :data:`HEAD_SECONDS`, and past :data:`MAX_READING` connections
-        still reading, a new one drops the oldest.
+        Reading takes no slot, so connections that never send a request cannot keep
+        the page from answering; :data:`HEAD_SECONDS` and :data:`MAX_READING` bound them.
         """
         async with stream:
             http = HttpStream(stream, head_bytes=MAX_HEAD)
@@ -263,8 +260,7 @@ class UiHttp:
     async def _exchange(self, http: HttpStream) -> Answer | tuple[h11.Request, bytes] | None:
         """Read one request with its body (None: the peer left; an answer: refused as read).
 
-        Only the reading is bounded by :data:`REQUEST_SECONDS`; the answer may
-        take longer (the model check waits for the provider, each check bounded).
+        Only the reading is bounded: an answer may wait for a provider (the model check).
         """
         request = None
         with anyio.move_on_after(HEAD_SECONDS):
@@ -294,11 +290,9 @@ class UiHttp:
         return http.response(answer.status, headers, answer.body, reason)
 
     async def _answer(self, request: h11.Request, body: bytes) -> Answer:
-        """:meth:`handle`, with whatever it raises answered as a 500: the server stays up.
+        """:meth:`handle`, with whatever it raises (the OS, a bug) answered as a 500.
 
-        A page request may fail on the OS (a full disk, a folder made read-only)
-        or on a bug; that ends this request only, never the listener's task group
-        and with it the server and every mod's connection.
+        That ends this request only, never the listener's task group and with it the server.
         """
         try:
             answer = await self.handle(request, body)
@@ -443,8 +437,7 @@ class UiHttp:
     def _page(self, csrf: str, cookie: tuple[str, str]) -> Answer:
         """The page itself, its new session's CSRF token in its ``xty-session`` meta tag.
 
-        Answering the hand-off form with the page (not a redirect) hands the
-        token to this tab alone, in no URL and no cookie script can read.
+        Not a redirect: the token goes to this tab alone, in no URL and no cookie.
         """
         page = (self._files / "index.html").read_bytes()
         filled = page.replace(SESSION_META, SESSION_META.replace(b'""', f'"{csrf}"'.encode()), 1)

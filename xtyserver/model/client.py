@@ -21,11 +21,8 @@ exactly:
   (``reasoning_content``, a leading ``<think>`` block) never becomes a Delta.
 * The API key never appears in a repr, a log line or an error message.
 
-Every failure is a :class:`xtyserver.errors.ModelError` whose ``code`` is one of
-``model_not_configured``, ``model_timeout``, ``model_rate_limited``,
-``model_unavailable``, ``model_auth_failed``, ``model_stream_cut``,
-``model_bad_request`` (:class:`ImageRefusedError` when the provider named the
-image) or ``model_error``.
+Every failure is a :class:`xtyserver.errors.ModelError` with a ``model_*`` code of
+v1.md "chat.error codes" (:class:`ImageRefusedError` when a 400 named the image).
 """
 
 from __future__ import annotations

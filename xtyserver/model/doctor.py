@@ -59,9 +59,7 @@ _PNG = (
 class Check(msgspec.Struct, frozen=True):
     """One check of one route: its status, what was seen, and the setting to change.
 
-    ``detail`` and ``hint`` are the English of ``detail_code`` and ``hint_code``
-    (keys of :data:`~xtyserver.model.doctor_codes.DETAILS` and ``HINTS``, "" for
-    none) filled from ``params``.
+    The codes and their English: :mod:`xtyserver.model.doctor_codes`.
     """
 
     name: str

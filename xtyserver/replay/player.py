@@ -1,13 +1,9 @@
 """Play the client side of a recording against a running server (a shell: websockets, Pillow).
 
-The recorded client frames are sent in order, never before the server frames
-that came before them in the recording have come (a mod waits for ``chat.done``
-before the next chat), and as they were (the same bytes, so a broken
-frame is broken the same way) with three substitutions: the real token for the
-redacted one, a generated image of the recorded format and size for a described
-screenshot, and every ``capturedAt`` moved by the time since the recording
-(so a modelContext is as fresh as it was). It drives a raw WebSocket, not the
-adapter client, because it must send frames the client would refuse to send.
+What is sent, when, and with which substitutions is in README "Record and replay":
+the same bytes otherwise, so a broken frame is broken the same way. It drives a
+raw WebSocket, not the adapter client, because it must send frames the client
+would refuse to send.
 """
 
 from __future__ import annotations
