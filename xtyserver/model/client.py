@@ -261,10 +261,6 @@ class _Progress:
     def tool_calls(self) -> tuple[ToolCall, ...]:
         return tuple(ToolCall(*self.calls[i]) for i in sorted(self.calls))
 
-    @property
-    def truncated(self) -> bool:
-        return self.cap.reached or self.finish_reason == "length"
-
     def take(self, chunk: RawChunk) -> str:
         """Absorb one chunk; return its new text for the player (may be empty).
 
@@ -458,7 +454,7 @@ class ModelClient:
             await _close(stream)
         if progress.cap.refused_calls:
             _log.warning("model.tool_calls_refused", refused=progress.cap.refused_calls)
-        truncated = truncated or progress.truncated
+        truncated = truncated or progress.cap.reached or progress.finish_reason == "length"
         if not (progress.finished or truncated or incomplete):
             # Ended without a finish_reason: the connection closed early, not a real end.
             raise ModelError(
@@ -527,20 +523,15 @@ class ModelClient:
             try:
                 with anyio.fail_after(wait):
                     return await self._open(client, body, state)
-            except TimeoutError:
+            except (TimeoutError, OversizedLine, ProviderError) as err:
                 await _close(state.get("stream"))
-                raise ModelError(
-                    f"no answer from the model within {wait:g} s",
-                    code="model_timeout",
-                ) from None
-            except OversizedLine:
-                await _close(state.get("stream"))
-                _log.warning("model.line_too_long", cap_bytes=s.line_bytes)
-                raise ModelError(
-                    "the model provider sent an oversized line", code="model_error"
-                ) from None
-            except ProviderError as err:
-                await _close(state.get("stream"))
+                if isinstance(err, TimeoutError):
+                    message = f"no answer from the model within {wait:g} s"
+                    raise ModelError(message, code="model_timeout") from None
+                if isinstance(err, OversizedLine):
+                    _log.warning("model.line_too_long", cap_bytes=s.line_bytes)
+                    message = "the model provider sent an oversized line"
+                    raise ModelError(message, code="model_error") from None
                 failure = _classify(err, began="stream" in state)
                 delay = self._retry_delay(failure, attempt)
                 if delay is None:
