@@ -199,18 +199,16 @@ async def _models(
 def _listed(ids: list[str], model: str, key: str) -> list[Check]:
     """The checks of a provider that listed ``ids`` (``/models``) for ``model``."""
     if not ids or model in ids or model in (i.rsplit("/", 1)[-1] for i in ids):
-        return [
-            Check("reachable", "ok"),
-            check("model", "ok" if ids else "skip", "model", model=model),
-        ]
-    if len(ids) == 1:
+        listed = check("model", "ok" if ids else "skip", "model", model=model)
+    elif len(ids) == 1:
         # A single-model local server (llama.cpp) answers whatever name is sent.
         name = shown_model(ids[0].rsplit("/", 1)[-1])
-        return [Check("reachable", "ok"), check("model", "ok", "one_model", model=name)]
-    shown = ", ".join(shown_model(i) for i in ids[:5])
-    listed = check(
-        "model", "fail", "not_listed", "pick_model", setting=key, model=model, models=shown
-    )
+        listed = check("model", "ok", "one_model", model=name)
+    else:
+        shown = ", ".join(shown_model(i) for i in ids[:5])
+        listed = check(
+            "model", "fail", "not_listed", "pick_model", setting=key, model=model, models=shown
+        )
     return [Check("reachable", "ok"), listed]
 
 
