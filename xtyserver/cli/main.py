@@ -155,15 +155,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    overrides: dict[str, Any] = {
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    return {
         "data_dir": getattr(args, "data_dir", None),
         "profile": getattr(args, "profile", None),
         "server.host": getattr(args, "host", None),
         "server.port": getattr(args, "port", None),
         "server.ui_port": getattr(args, "ui_port", None),
     }
-    return load_settings(getattr(args, "config", None), overrides=overrides)
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return load_settings(getattr(args, "config", None), overrides=_overrides(args))
 
 
 def _player(config: Path | None, overrides: dict[str, Any] | None = None) -> PlayerSettings:
@@ -172,16 +175,6 @@ def _player(config: Path | None, overrides: dict[str, Any] | None = None) -> Pla
 
     first = load_settings(config, overrides=overrides)
     return PlayerSettings(first.data_path, config=config, overrides=overrides)
-
-
-def _serve_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "data_dir": args.data_dir,
-        "profile": args.profile,
-        "server.host": args.host,
-        "server.port": args.port,
-        "server.ui_port": args.ui_port,
-    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -217,7 +210,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             return anyio.run(_start, effective, opening, player)
         case "serve":
             log.configure(json=True if args.log_json else None)
-            player = _player(args.config, _serve_overrides(args))
+            player = _player(args.config, _overrides(args))
             return anyio.run(
                 _serve, player.effective(), args.record, args.record_images, args.open, player
             )
@@ -443,12 +436,7 @@ def _forwarded(args: argparse.Namespace) -> list[str]:
 
 
 def _ui(settings: Settings, *, print_only: bool, say: Say | None = None) -> int:
-    """Ask the running server for a fresh launch key and open (or print) the page.
-
-    The key travels in a 0600 file the browser opens (``open-page.html`` in the
-    data folder), never on a command line, where another local user would read
-    it with ``ps``, nor in a URL (README "Memory page").
-    """
+    """Ask the running server for a fresh launch key and open (or print) the page."""
     port = settings.server.page_port
     try:
         key = _launch_key(settings)
@@ -463,11 +451,7 @@ def _ui(settings: Settings, *, print_only: bool, say: Say | None = None) -> int:
 
 
 def _launch_key(settings: Settings) -> str:
-    """A fresh launch key from the memory page of ``settings``'s running server.
-
-    Raises:
-        OSError: no page answered, or not with a key.
-    """
+    """A fresh launch key from the running server's page (OSError: none answered with one)."""
     import urllib.request
 
     from xtyserver.manage.access import LAUNCH_KEY_PATH, SECRET_HEADER
@@ -522,10 +506,7 @@ def _hand_to_browser(data_dir: Path, link: str) -> bool:
 async def _fake_model(host: str, port: int) -> int:
     from xtyserver.testing import run_fake_model
 
-    def ready(url: str) -> None:
-        print(f"listening {url}", flush=True)
-
-    await run_fake_model(host, port, on_ready=ready)
+    await run_fake_model(host, port, on_ready=lambda url: print(f"listening {url}", flush=True))
     return 0
 
 
