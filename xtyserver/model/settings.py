@@ -35,7 +35,7 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
         backoff_base: First backoff in seconds; doubled per retry.
         backoff_cap: Longest backoff in seconds.
         retry_after_cap: Longest ``Retry-After`` honoured; a longer one fails at once.
-        extraction_model: Model for background calls (:meth:`ModelClient.complete`);
+        extraction_model: Model for background calls (:meth:`ModelClient.complete_done`);
             unset: ``model``. A ``[models.quick]`` route replaces it.
         context_window: Tokens the model accepts; a small window shrinks the
             history and the memory block (``memory.tokens.budget_for``).
