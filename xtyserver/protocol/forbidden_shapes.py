@@ -335,20 +335,12 @@ def compile_patterns() -> None:
     full_scan()
 
 
-# A superset of everything below, cheap to search: every alternative above
-# needs one of these characters or literals somewhere in the judged text (a
-# Unix path needs "/", an e-mail "@" or a bracketed "at", a drive path or a
-# labelled key a ":" after a letter, a log line "[", "-", "LEVEL:" or a time
-# with seconds, a MAC address two hex digits between colons, a Python frame
-# '"', a .NET or Java frame "at ", a process id its label, an Explorer
-# address ">", a QQ or WeChat id its label, an IPv4 address three dots
-# between digits, a Steam id, phone or id card number 11 digits or more
-# (their groups joined by spaces, dashes or dots), the first half of a split
-# Steam id "7656", a base64 run 16 characters). Most in-game
-# strings, clock times such as "08:10" included, contain none, so they skip
-# the big scan. Every alternative starts with a literal or a character set,
-# which the regex engine skips over quickly; a look-behind comes after its
-# literal for that reason.
+# A superset of everything above, cheap to search: every alternative needs one of
+# these characters or literals somewhere in the judged text (a Unix path "/", an
+# e-mail "@", a Steam id "7656", a number 11 digits, a base64 run 16 characters...).
+# Most in-game strings, clock times such as "08:10" included, contain none, so they
+# skip the big scan. Each alternative starts with a literal or a character set, which
+# the engine skips over quickly; a look-behind comes after its literal for that reason.
 _N = f"[0-9{NUMERALS}]"  # a digit, also a Chinese numeral
 _J = r"(?:[^\w\n]|_){0,4}"  # what may join the digits of one number
 TRIGGER: Final[re.Pattern[str]] = re.compile(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 import msgspec
 import msgspec.inspect as mi
@@ -240,20 +240,7 @@ ClientFrame = (
     | MemoryConfirm
     | AdapterPair
 )
-CLIENT_FRAME_TYPES: tuple[type[_Client], ...] = (
-    Hello,
-    Heartbeat,
-    StateUpdate,
-    ChatSend,
-    ChatCancel,
-    StatsGet,
-    MemoryGet,
-    MemoryForget,
-    MemoryPin,
-    ProfileUpdate,
-    MemoryConfirm,
-    AdapterPair,
-)
+CLIENT_FRAME_TYPES: tuple[type[_Client], ...] = get_args(ClientFrame)
 
 
 @functools.cache
@@ -372,20 +359,4 @@ ServerFrame = (
     | PairExpired
     | MemoryNotice
 )
-SERVER_FRAME_TYPES: tuple[type[_Server], ...] = (
-    ServerHello,
-    ChatDelta,
-    ChatDone,
-    ChatError,
-    Error,
-    StatsResult,
-    MemoryResult,
-    MemoryPreview,
-    MemoryForgotten,
-    MemoryConfirmRequest,
-    PairPending,
-    PairGranted,
-    PairDenied,
-    PairExpired,
-    MemoryNotice,
-)
+SERVER_FRAME_TYPES: tuple[type[_Server], ...] = get_args(ServerFrame)

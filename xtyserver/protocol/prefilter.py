@@ -1,18 +1,13 @@
 """A cheap, sound pre-check of every free-text string of a modelContext, in one pass.
 
 :func:`context_texts` gathers the strings of a modelContext straight from its
-Struct (code generated once from the types, so a new field cannot be
-forgotten), in parts: each Struct's own strings joined, each list's.
-:func:`texts_clean` answers "could any of them hold forbidden content?" with a
-handful of C-speed byte operations on the strings joined by newlines, instead
-of running :func:`~xtyserver.protocol.forbidden.find_forbidden` once per
-string; the parts equal to those of the last modelContext it found clean (in
-the same place) are not judged again, so a frame whose names changed pays
-only for its names. The joined text is about a fifth of the modelContext's JSON
-(no keys, no syntax), and nothing in it is JSON: every character is one a
-string holds. :func:`texts_clean` may say False for clean strings (the caller
-then runs the exact per-string check); it never says True when some string
-would be refused.
+Struct (code generated once from the types, so a new field cannot be forgotten),
+in parts: each Struct's own strings joined, each list's. :func:`texts_clean`
+answers "could any of them hold forbidden content?" with a handful of C-speed
+byte operations on the strings joined by newlines, instead of running
+:func:`~xtyserver.protocol.forbidden.find_forbidden` once per string. It may say
+False for clean strings (the caller then runs the exact per-string check); it
+never says True when some string would be refused.
 
 Why it is sound. It only answers True for a text that is plain: nothing
 outside printable ASCII and whitespace but the inert characters of
@@ -251,14 +246,11 @@ _LEVEL: Final[re.Pattern[bytes]] = re.compile(
 def texts_clean(parts: list[str]) -> bool:
     """Whether no string in ``parts`` can hold forbidden content (see the module).
 
-    A game sends the same strings again and again (the state's numbers and
-    ``capturedAt`` change every frame, the clock and a place's names now and
-    then), so the parts of the last modelContext found clean are kept: a
-    part equal to the one in the same place there holds only clean strings
-    (the verdict on a text is a function of the text alone), and only the
-    other parts are judged, joined as all of them would be. Comparing a few
-    parts in place is a few memcmp calls; hashing each new string for a set
-    of them would cost more than judging them.
+    A game sends the same strings again and again, so the parts of the last
+    modelContext found clean are kept: a part equal to the one in the same place
+    there is clean (the verdict is a function of the text alone), and only the
+    other parts are judged. Comparing parts in place is a few memcmp calls;
+    hashing each new string for a set would cost more than judging them.
 
     Args:
         parts: Strings as kept (invisible characters removed), in parts as
