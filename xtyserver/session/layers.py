@@ -9,14 +9,9 @@ Pure code. The layers, in their fixed order:
 5. ``window``: the recent rounds as chat messages;
 6. ``current``: the newest modelContext as facts, the player's text, the screenshot.
 
-Only the persona (with the rules) is a system message; the companion's name
-and setting, style, profile and session summary are fenced data in an early
-user message, this turn's memories and game facts fenced data in the final
-one (:func:`xtyserver.session.prompt.build_messages`). The early part changes
-only when the profile, the persona or the summary changes, so consecutive
-requests start with the same bytes (a provider's prompt cache reuses them).
-The injection log record of a turn holds sizes, memory ids and scores, never
-any text.
+Which of them is a system message and which fenced data is said in
+:mod:`xtyserver.session.prompt`. The injection log record of a turn holds
+sizes, memory ids and scores, never any text.
 """
 
 from __future__ import annotations

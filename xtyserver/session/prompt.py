@@ -126,13 +126,10 @@ def one_line(text: str) -> str:
 
 
 def fence(sections: Sequence[str], tag: str = DATA_TAG) -> str:
-    """The non-empty ``sections`` as one fenced data block, or "" when all are empty.
+    """The non-empty ``sections`` as one ``<tag>`` data block, or "" when all are empty.
 
-    ``<tag>``, the sections one after another, ``</tag>``. Every angle bracket
-    inside the data and every look-alike of one (full-width, small, ‹ ❮ ˂ ᐸ ⟨
-    〈 《 ⧼ ...) becomes a parenthesis, so a hostile NPC name or memory cannot
-    close the fence early or open another one, nor seem to: exactly one
-    opening and one closing tag per block.
+    Every bracket that looks like the fence's own is neutralised (see
+    ``_brackets``): a hostile NPC name or memory cannot close the fence early.
     """
     body = "\n".join(_neutral(s) for s in sections if s)
     return f"<{tag}>\n{body}\n</{tag}>" if body else ""
@@ -255,8 +252,6 @@ def _fmt(value: object) -> str:
         return str(int(value))
     if isinstance(value, list):
         return one_line("、".join(str(v) for v in value))
-    if isinstance(value, msgspec.Struct):
-        return one_line(str(msgspec.to_builtins(value)))
     return one_line(str(value))
 
 

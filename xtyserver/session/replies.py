@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from datetime import UTC, date, datetime, timedelta
+from typing import TypeVar
 
 import msgspec
 
@@ -35,6 +36,8 @@ from xtyserver.protocol.memory_frames import (
     SaveRef,
 )
 
+_T = TypeVar("_T")
+
 
 def iso_time(ts: float | None) -> str | None:
     """Epoch seconds as ``2026-09-21T10:00:00Z`` (whole seconds), or None."""
@@ -51,34 +54,19 @@ def error(
     return Error(code=code, message=message, id=frame_id, fields=listed or None)
 
 
+def _converted(record: msgspec.Struct, kind: type[_T], **fields: object) -> _T:
+    """``record``'s fields, with ``fields`` (wire names) over them, as a ``kind``."""
+    return msgspec.convert({**msgspec.to_builtins(record), **fields}, kind)
+
+
 def stats_result(stats: PlayStats, frame_id: str | None) -> StatsResult:
     """The ``stats.result`` frame for a store's statistics (v1.md "stats.get")."""
-    saves = [
-        msgspec.convert(
-            {**msgspec.to_builtins(s), "lastPlayed": iso_time(s.last_played)}, SaveStats
-        )
-        for s in stats.saves
-    ]
-    games = [
-        msgspec.convert(
-            {**msgspec.to_builtins(g), "lastPlayed": iso_time(g.last_played)}, GameStats
-        )
-        for g in stats.games
-    ]
-    tokens = [
-        TokenStats(
-            date=t.date,
-            game_id=t.game_id,
-            save_id=t.save_id,
-            purpose=t.purpose,
-            calls=t.calls,
-            prompt_tokens=t.prompt_tokens,
-            completion_tokens=t.completion_tokens,
-            total_tokens=t.total_tokens,
-        )
-        for t in stats.tokens
-    ]
-    return StatsResult(saves=saves, games=games, id=frame_id, tokens=tokens)
+    return StatsResult(
+        saves=[_converted(s, SaveStats, lastPlayed=iso_time(s.last_played)) for s in stats.saves],
+        games=[_converted(g, GameStats, lastPlayed=iso_time(g.last_played)) for g in stats.games],
+        id=frame_id,
+        tokens=[_converted(t, TokenStats, totalTokens=t.total_tokens) for t in stats.tokens],
+    )
 
 
 def memory_item(event: MemoryEvent) -> MemoryItem:

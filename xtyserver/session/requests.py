@@ -81,11 +81,11 @@ class StoreRequests:
         texts: The announcements' texts (every deletion is announced with ``memory.notice``).
     """
 
-    def __init__(self, confirmations: Confirmations, texts: asking.AskTexts | None = None) -> None:
+    def __init__(self, confirmations: Confirmations, texts: asking.AskTexts) -> None:
         self._count = 0
         self._pending: dict[int, _Pending] = {}
         self.confirmations = confirmations
-        self._texts = texts or asking.AskTexts()
+        self._texts = texts
 
     def ask_for(self, frame: ManagementFrame, save: Scope, now: float) -> Effect:
         """The store request for a management frame of the session on ``save``, or a refusal."""

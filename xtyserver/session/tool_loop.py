@@ -57,9 +57,8 @@ class ToolLoop:
             the name of the data fence of tool results).
     """
 
-    def __init__(self, confirmations: Confirmations, texts: Texts | None = None) -> None:
+    def __init__(self, confirmations: Confirmations, texts: Texts) -> None:
         self.confirmations = confirmations
-        texts = texts or Texts()
         self._texts = texts
         self._refused = {**tools.REFUSED, "not_agreed": texts.forget_not_agreed}
         self._tag = texts.data_tag  # the data fence each tool result is put in
@@ -72,10 +71,7 @@ class ToolLoop:
         self._decided.clear()
 
     def offered(self, turn: Turn) -> list[dict[str, Any]] | None:
-        """The tools to offer with the turn's next model request (none once the limit is hit).
-
-        The same set as the turn's first request (``turn.tools``), or None.
-        """
+        """The turn's tools (``turn.tools``) for its next model request; None past the limit."""
         return OFFERS.get(turn.tools) if turn.tools_used < tools.MAX_CALLS_PER_TURN else None
 
     def round(
@@ -88,8 +84,7 @@ class ToolLoop:
     ) -> list[Effect]:
         """The model asked for ``calls`` (after ``text``): run them or answer them here.
 
-        ``context_names`` are the names in the save's current modelContext (a
-        shared-profile correction may not name them).
+        ``context_names``: the save's modelContext names, which a correction may not name.
         """
         turn.round_text, turn.round_calls = text, calls
         turn.results, turn.pending = {}, {}

@@ -141,7 +141,6 @@ def plan_turn(
             names_note = NAMES_HEAD + "；".join(f"{a.alias} = {a.means}" for a in said)
         # The profile has its own layer; the memory layer holds this save's events (and
         # the names), in what the cap on all long-term memory (total_chars) leaves after it.
-        budget = budget or MemoryBudget()
         left = budget.total_chars - len(shared) - (len(names_note) + 1 if names_note else 0)
         budget = msgspec.structs.replace(budget, total_chars=max(left, 0))
         aliases = (
