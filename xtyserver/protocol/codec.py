@@ -7,20 +7,14 @@ is the property the fuzz harness and the hypothesis tests check.
 
 Decoding runs in this order, each step in its own module:
 
-1. One typed msgspec decode. Only when it fails does :func:`~xtyserver.
-   protocol.explain.explain` decode the frame generically and walk it against
-   the same types to name *all* the offending fields (msgspec stops at the
-   first); a frame refused only for an integral float (``45.0``) in a
-   whole-number field is decoded again with those made integers
-   (:func:`~xtyserver.protocol.explain.integral`), and bytes that are not JSON
-   are refused with the byte position and an excerpt.
+1. One typed msgspec decode. Only when it fails does
+   :mod:`~xtyserver.protocol.explain` name *all* the offending fields (msgspec
+   stops at the first), retry a frame whose whole numbers were written as
+   integral floats (``45.0``), or place the error in bytes that are not JSON.
 2. Duplicate keys (:mod:`~xtyserver.protocol.duplicates`), counted against
    the frame's re-encoding.
-3. Free text normalised (:mod:`~xtyserver.protocol.normal_frames`, v1.md
-   "Normalisation"): the decoded frame carries the normal strings, so that
-   is what the server keeps, prompts and stores; an id is never touched, so
-   a look-alike one is refused by its pattern instead of being merged with
-   another save.
+3. Free text normalised (:mod:`~xtyserver.protocol.normal_frames`): the
+   decoded frame carries the normal strings; ids are never touched.
 4. Sizes and forbidden content (:mod:`~xtyserver.protocol.budget`).
 """
 

@@ -63,7 +63,7 @@ from xtyserver.protocol.frames import (
     client_frame_info,
 )
 
-__all__ = ["refuse_duplicate_keys"]
+__all__ = ["RepeatedKey", "no_repeats", "refuse_duplicate_keys"]
 
 _GENERIC = msgspec.json.Decoder()
 _ENCODER = msgspec.json.Encoder()
@@ -246,20 +246,30 @@ def _counted_generic(raw: bytes) -> bool:
     return _ENCODER.encode(generic).count(b":") == raw.count(b":")
 
 
-def _name_duplicate_key(raw: bytes) -> None:
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _Duplicate(key)
-            seen.add(key)
-        return dict(pairs)
+class RepeatedKey(ValueError):
+    """A JSON object repeats ``key``."""
 
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A ``json`` ``object_pairs_hook`` that refuses a repeated key."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise RepeatedKey(key)
+        out[key] = value
+    return out
+
+
+def _name_duplicate_key(raw: bytes) -> None:
     try:
-        json.loads(raw, object_pairs_hook=hook)
-    except _Duplicate as dup:
+        json.loads(raw, object_pairs_hook=no_repeats)
+    except RepeatedKey as dup:
         raise FrameError(
-            f"duplicate key {dup.args[0]!r}", code="invalid_json", fields=[str(dup.args[0])]
+            f"duplicate key {dup.key!r}", code="invalid_json", fields=[dup.key]
         ) from None
     except RecursionError:
         # Deep nesting inside the opaque legacy observation (json's own limit).
@@ -267,7 +277,3 @@ def _name_duplicate_key(raw: bytes) -> None:
     except ValueError:
         # Python's limit on the digits of an integer, inside the observation.
         raise FrameError("frame has a number with too many digits", code="invalid_json") from None
-
-
-class _Duplicate(Exception):
-    pass

@@ -22,6 +22,7 @@ import msgspec
 import msgspec.inspect as mi
 
 from xtyserver.errors import FrameError
+from xtyserver.protocol.duplicates import RepeatedKey, no_repeats
 from xtyserver.protocol.frame_base import Obj
 from xtyserver.protocol.frames import CLIENT_FRAME_TYPES, client_frame_info, frame_type
 
@@ -77,8 +78,8 @@ def decode_call(raw: bytes) -> Call:
     text = _ESCAPED_QUOTE.sub(rb"\1'", raw) if b"\\'" in raw else raw
     _count_frames(text)
     try:
-        value = json.loads(text, object_pairs_hook=_no_repeats, parse_constant=_no_constant)
-    except _Repeated as exc:
+        value = json.loads(text, object_pairs_hook=no_repeats, parse_constant=_no_constant)
+    except RepeatedKey as exc:
         key = exc.key[:64]
         raise FrameError(f"duplicate key {key!r}", code="invalid_json", fields=[key]) from None
     except (ValueError, RecursionError) as exc:
@@ -131,21 +132,6 @@ def encode_answer(session: str, frames: list[bytes], closed: tuple[int, str] | N
     if closed is not None:
         head += b',"closed":' + _ENCODER.encode({"code": closed[0], "reason": closed[1]})
     return head + b"}"
-
-
-class _Repeated(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _Repeated(key)
-        out[key] = value
-    return out
 
 
 def _no_constant(name: str) -> Any:

@@ -9,13 +9,10 @@ and **judged** in a stricter form (:func:`judged`): the normal form
   ``٧٦٥``, Devanagari ``७६५``, ...) folded to its ASCII digit, and
 - every letter that Unicode TR39 lists as confusable with one ASCII letter,
   digit or separator (``- . / : \\``) folded to it: Cyrillic ``о`` and Greek
-  ``ο`` become ``o``, Cyrillic ``ѕ`` becomes ``s``. The data is
-  ``confusables.txt`` beside this module: the 1,369 single characters TR39
-  maps to one of those targets, written from the ``confusable_homoglyphs``
-  package's table by ``scripts/gen_confusables.py`` (reading the package's
-  JSON at import would cost megabytes of resident memory). It is read once at
-  import; where TR39's prototype is ``l`` for an upper-case letter (Greek
-  ``Ι``) the fold gives ``I``.
+  ``ο`` become ``o``, Cyrillic ``ѕ`` becomes ``s``; where TR39's prototype is
+  ``l`` for an upper-case letter (Greek ``Ι``) the fold gives ``I``. The data is
+  ``confusables.txt`` beside this module (:data:`CONFUSABLES_FILE`), written by
+  ``scripts/gen_confusables.py``.
 
 Both folds map one character to one character. Characters that
 :func:`~xtyserver.protocol.normalize.is_plain` calls inert (ASCII, kana, CJK,
@@ -44,7 +41,6 @@ from xtyserver.protocol.normalize import inert_sets, is_plain, normalize
 __all__ = ["NUMERALS", "Judged", "judged", "look_alikes", "numerals_folded"]
 
 
-
 CONFUSABLES_FILE: Final = os.path.join(os.path.dirname(__file__), "confusables.txt")
 """TR39's look-alikes of one ASCII letter, digit or ``- . / : \\``, ``HEX target`` a line."""
 
@@ -60,20 +56,6 @@ def _read_confusables() -> dict[str, str]:
     return out
 
 
-def _load_confusables(table: dict[str, str]) -> dict[str, str]:
-    """Non-inert characters TR39 lists as look-alikes of one ASCII target.
-
-    The filters that depend on the Unicode version (NFKC, which characters
-    are inert) run here, on the Python that serves, not in the generator.
-    """
-    out: dict[str, str] = {}
-    for char, target in table.items():
-        if inert_sets().inert.match(char) or normalize(char) != char:
-            continue
-        out[char] = "I" if target == "l" and char.isupper() else target
-    return out
-
-
 # Read at import: judging a text never opens a file (a flood of connections may
 # have taken every descriptor). What is made of it waits for the first use.
 _TABLE: Final[dict[str, str]] = _read_confusables()
@@ -81,8 +63,17 @@ _TABLE: Final[dict[str, str]] = _read_confusables()
 
 @functools.cache
 def confusables() -> dict[str, str]:
-    """The table's non-inert look-alikes (:func:`_load_confusables`), made on first use."""
-    return _load_confusables(_TABLE)
+    """Non-inert characters TR39 lists as look-alikes of one ASCII target, made on first use.
+
+    The filters that depend on the Unicode version (NFKC, which characters
+    are inert) run here, on the Python that serves, not in the generator.
+    """
+    out: dict[str, str] = {}
+    for char, target in _TABLE.items():
+        if inert_sets().inert.match(char) or normalize(char) != char:
+            continue
+        out[char] = "I" if target == "l" and char.isupper() else target
+    return out
 
 
 def look_alikes(target: str) -> frozenset[str]:
@@ -187,8 +178,7 @@ class Judged:
             return
         normal = normalize(kept)
         if len(normal) == len(kept) and (
-            inert_sets().not_inert_nor_full_width.search(kept) is None
-            or _per_char(kept) == normal
+            inert_sets().not_inert_nor_full_width.search(kept) is None or _per_char(kept) == normal
         ):
             # Every changed character became one character, alone: the offsets
             # are the kept text's own (full-width forms, the common case).
@@ -250,8 +240,6 @@ class Judged:
             return src[k] + (i - at[k])
 
         return back(start), back(end - 1) + 1
-
-
 
 
 def _per_char(kept: str) -> str:

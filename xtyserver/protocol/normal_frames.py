@@ -42,6 +42,7 @@ from xtyserver.protocol.limits import (
     SMALL_FRAME_MAX_BYTES,
 )
 from xtyserver.protocol.normalize import is_plain, keeps_length, normalize, visible
+from xtyserver.protocol.prefilter import bare_type
 
 _ENCODER = msgspec.json.Encoder()
 
@@ -49,12 +50,9 @@ _ENCODER = msgspec.json.Encoder()
 def plain_json(encoded: bytes) -> bool:
     """Whether JSON bytes can only hold strings that are already normal.
 
-    Bytes of printable ASCII, whitespace, kana, Hangul, CJK ideographs and
-    punctuation (see :func:`~xtyserver.protocol.normalize.is_plain`) without a
-    ``\\u`` or ``\\b`` escape hold only strings that normalisation leaves as
-    they are. (An escaped backslash before ``u`` or ``b`` also says no: a false
-    alarm only costs the slower walk.) Single-byte searches first: they are
-    several times faster than a two-byte one, and most frames have no backslash.
+    Plain bytes (:func:`~xtyserver.protocol.normalize.is_plain`) without a ``\\u``
+    or ``\\b`` escape hold only normal strings (an escaped backslash before ``u``
+    or ``b`` is a false alarm, which only costs the slower walk).
     """
     if encoded.isascii():
         if 0x7F in encoded:
@@ -199,14 +197,8 @@ def _text_fields(info: mi.Type) -> tuple[tuple[str, int], ...]:
     assert isinstance(info, mi.StructType)
     out = []
     for field in info.fields:
-        t = field.type
-        if isinstance(t, mi.UnionType):  # X | None
-            t = next(m for m in t.types if not isinstance(m, mi.NoneType))
-        if isinstance(t, mi.Metadata):
-            t = t.type
-        item = t.item_type if isinstance(t, mi.ListType) else None
-        if isinstance(item, mi.Metadata):
-            item = item.type
+        t = bare_type(field.type)
+        item = bare_type(t.item_type) if isinstance(t, mi.ListType) else None
         if isinstance(t, mi.StrType):
             out.append((field.name, _TEXT))
         elif isinstance(t, mi.StructType):

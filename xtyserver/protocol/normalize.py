@@ -4,17 +4,13 @@ v1.md "Normalisation" is the contract. :func:`normalize` removes invisible
 characters, then applies Unicode NFKC:
 
 - **Removed**: every format character (general category ``Cf``: zero-width
-  space, joiners and non-joiner, word joiner, BOM, the bidi embeddings,
-  overrides, isolates and marks, soft hyphen, tag characters, ...), the rest
-  of the ``Default_Ignorable_Code_Point`` set (combining grapheme joiner,
-  variation selectors, Hangul fillers U+115F/U+1160/U+3164/U+FFA0, Mongolian
-  free variation selectors and vowel separator, Khmer inherent vowels,
-  reserved ignorables) and the C0/C1 control characters that are not
-  whitespace (NUL, ESC, DEL, ...). All of them render as nothing, so they can
-  hide inside a Steam id or an e-mail address without the player seeing them.
+  space, joiners, BOM, bidi controls, soft hyphen, tag characters, ...), the
+  rest of the ``Default_Ignorable_Code_Point`` set (listed with ``_INVISIBLE_BMP``
+  below) and the C0/C1 control characters that are not whitespace. All of them
+  render as nothing, so they can hide inside a Steam id or an e-mail address
+  without the player seeing them.
 - **NFKC** then folds compatibility forms onto their plain form: full-width
-  ``Ｃ：＼`` becomes ``C:\\``, ``７６５６１１９`` becomes ``7656119``, the
-  ideographic space becomes a space, ``＠`` becomes ``@``.
+  ``Ｃ：＼`` becomes ``C:\\``, ``７６５６１１９`` becomes ``7656119``.
 
 Removal comes first so that a removed character cannot stand between a letter
 and its combining mark: the result is always in NFKC and contains no removed
@@ -120,27 +116,17 @@ def inert_sets() -> InertSets:
         re.compile(f"[^{_INERT}{_FULL_WIDTH}]"),
     )
 
+
 _TO_ASCII: Final[dict[str, str]] = {chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)}
 _TO_ASCII["\u3000"] = " "
 _SHORT: Final = 16
 
 
 def normalize(text: str) -> str:
-    """Return ``text`` without invisible characters, in Unicode NFKC.
+    """Return ``text`` without invisible characters, in Unicode NFKC (see the module).
 
-    The form every peer-given text is judged and kept in (v1.md
-    "Normalisation"): format characters (zero-width spaces and joiners, bidi
-    controls, soft hyphen, BOM, ...), other default-ignorable characters
-    (variation selectors, Hangul fillers) and non-whitespace control
-    characters are removed, then NFKC folds full-width and other compatibility
-    forms onto plain ones. Idempotent.
-
-    Args:
-        text: Any string.
-
-    Returns:
-        The normalised text. When ``text`` is already normal this is usually
-        ``text`` itself (no copy), so comparing the two is cheap.
+    When ``text`` is already normal this is usually ``text`` itself (no copy),
+    so comparing the two is cheap.
     """
     if text.isascii():
         # NFKC leaves ASCII alone; only the few ASCII controls can go.

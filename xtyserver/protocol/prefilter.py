@@ -54,7 +54,7 @@ from xtyserver.protocol.frames import ModelContext
 from xtyserver.protocol.judged import NUMERALS
 from xtyserver.protocol.normalize import is_plain
 
-__all__ = ["context_strings", "context_texts", "texts_clean"]
+__all__ = ["bare_type", "context_strings", "context_texts", "texts_clean"]
 
 # -- gathering the strings ----------------------------------------------------
 
@@ -79,8 +79,8 @@ def _source(info: mi.StructType, var: str, depth: int, *, flat: bool) -> list[st
     lines: list[str] = []
     texts: list[str] = []
     for n, field in enumerate(info.fields):
-        t = _bare(field.type)
-        item = _bare(t.item_type) if isinstance(t, mi.ListType) else None
+        t = bare_type(field.type)
+        item = bare_type(t.item_type) if isinstance(t, mi.ListType) else None
         local = f"v{depth}_{n}"
         if isinstance(t, mi.StrType):
             texts.append(f"{var}.{field.name}")
@@ -116,7 +116,7 @@ def _spelled(texts: list[str]) -> str:
 def _list_source(info: mi.StructType, var: str, depth: int, *, flat: bool) -> list[str]:
     """Statements adding the strings of a list of Structs: one comprehension when flat."""
     pad = "    " * (depth + 1)
-    kinds = [_bare(field.type) for field in info.fields]
+    kinds = [bare_type(field.type) for field in info.fields]
     item = f"i{depth}"
     if not all(isinstance(t, (mi.StrType, *_NO_TEXT)) for t in kinds):
         return [f"{pad}for {item} in {var}:", *_source(info, item, depth + 1, flat=flat)]
@@ -134,8 +134,8 @@ def _list_source(info: mi.StructType, var: str, depth: int, *, flat: bool) -> li
     return [f"{pad}out += [x for {item} in {var} for x in ({', '.join(texts)})]"]
 
 
-def _bare(t: mi.Type) -> mi.Type:
-    """``t`` without ``| None`` and without its constraints."""
+def bare_type(t: mi.Type) -> mi.Type:
+    """``t`` without ``| None`` and without its constraints (a modelContext field's type)."""
     if isinstance(t, mi.UnionType):
         members = [m for m in t.types if not isinstance(m, mi.NoneType)]
         if len(members) != 1:

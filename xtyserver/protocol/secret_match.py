@@ -19,6 +19,7 @@ those few blocks with ``in`` (C speed) before anything is mapped back.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Final
 
 from xtyserver.protocol.judged import judged
@@ -95,17 +96,8 @@ class SecretMatcher:
         if not runs:
             return []
         index = [i for i, c in enumerate(text) if c.isascii() and c.isalnum()]
-        out: list[tuple[int, int]] = []
-        for start, end in runs:
-            start, end = max(start - len(carry), 0), end - len(carry)
-            if end <= 0:
-                continue
-            span = (index[start], index[end - 1] + 1)
-            if out and span[0] <= out[-1][1]:
-                out[-1] = (out[-1][0], max(out[-1][1], span[1]))
-            else:
-                out.append(span)
-        return out
+        shifted = ((max(start - len(carry), 0), end - len(carry)) for start, end in runs)
+        return _merged((index[start], index[end - 1] + 1) for start, end in shifted if end > 0)
 
     def _runs(self, skel: str) -> list[tuple[int, int]]:
         """Runs of ``skel`` of at least :data:`PIECE_MIN` that are in a form, merged."""
@@ -119,14 +111,18 @@ class SecretMatcher:
                         found.append(_extend(skel, at, form, where))
                         where = form.find(block, where + 1)
                 at = skel.find(block, at + 1)
-        found = sorted(run for run in found if run[1] - run[0] >= PIECE_MIN)
-        merged: list[tuple[int, int]] = []
-        for start, end in found:
-            if merged and start <= merged[-1][1]:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-            else:
-                merged.append((start, end))
-        return merged
+        return _merged(sorted(run for run in found if run[1] - run[0] >= PIECE_MIN))
+
+
+def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` (by start) with those that overlap or touch joined."""
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
 
 
 def _extend(skel: str, at: int, form: str, where: int) -> tuple[int, int]:

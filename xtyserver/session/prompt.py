@@ -96,6 +96,7 @@ MEMORY_HEAD = "你记得的事：\n"
 DATA_TAG = "资料"
 """The default name of the fence around data (``Texts.data_tag``)."""
 
+
 # Every bracket that looks like the fence's own inside data becomes a plain
 # parenthesis, so no data can open or close a fence or seem to. The look-alikes
 # are TR39's (protocol/confusables.txt: ‹ ❮ ˂ ᐸ ⟨ 〈 ...), with the forms NFKC
