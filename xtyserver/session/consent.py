@@ -209,19 +209,20 @@ RESTORE_WORDS: Final[tuple[str, ...]] = (
 _AGREEING_NEGATIONS: Final = re.compile(r"没问题|没错|no problem|of course")
 
 
-def _alternation(words: tuple[str, ...]) -> str:
+def alternation(words: tuple[str, ...]) -> str:
+    """One regular-expression alternative per word, longest first."""
     return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
 
 
 # Words with a negation character that ask for a restore all the same ("不小心删了").
 _RESTORE_NOT_REFUSING: Final = re.compile(r"不小心|不是故意|没了")
 _NO: Final = re.compile(
-    f"{_alternation(NO_WORDS)}|(?<![a-z'])(?:{_alternation(NO_WORDS_EN)})(?![a-z'])"
+    f"{alternation(NO_WORDS)}|(?<![a-z'])(?:{alternation(NO_WORDS_EN)})(?![a-z'])"
 )
-_YES_CLAUSE: Final = re.compile(f"(?:{_alternation(YES_WORDS)}|{_alternation(FILLERS)})+")
-_YES: Final = re.compile(_alternation(YES_WORDS))
-_DELETE: Final = re.compile(_alternation(DELETE_WORDS))
-_RESTORE: Final = re.compile(_alternation(RESTORE_WORDS))
+_YES_CLAUSE: Final = re.compile(f"(?:{alternation(YES_WORDS)}|{alternation(FILLERS)})+")
+_YES: Final = re.compile(alternation(YES_WORDS))
+_DELETE: Final = re.compile(alternation(DELETE_WORDS))
+_RESTORE: Final = re.compile(alternation(RESTORE_WORDS))
 # Everything that separates clauses: punctuation, symbols and line breaks (the
 # normal form has ASCII punctuation for full-width ，。！ but not for 、…).
 _CLAUSE_BREAK: Final = re.compile(r"[^\w\s']+|\n")

@@ -181,9 +181,8 @@ class GameAgentSession:
     def handle(self, event: Event, now: float) -> list[Effect]:
         """Feed one event that happened at ``now``; return what the shell must do.
 
-        The state's row in :data:`TRANSITIONS` for the event's type handles it; an
-        event the state has no row for changes nothing (an answer for a turn or a
-        request that ended), a frame is answered with :data:`NOT_ACCEPTED`'s error.
+        The state's row in :data:`TRANSITIONS` handles it; an event without a row
+        changes nothing (an answer for a turn or a request that ended).
         """
         row = _row(self.state, type(event))
         return [] if row is None else row.handler(self, event, now)

@@ -27,6 +27,7 @@ import re
 from typing import Final
 
 from xtyserver.protocol.judged import judged
+from xtyserver.session.consent import alternation
 from xtyserver.session.tool_schemas import ALL, READ
 
 CHANGE_CUES: Final[tuple[str, ...]] = (
@@ -135,9 +136,6 @@ READ_CUES_EN: Final[tuple[str, ...]] = (
 
 
 def _pattern(cues: tuple[str, ...], english: tuple[str, ...]) -> re.Pattern[str]:
-    def alternation(words: tuple[str, ...]) -> str:
-        return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-
     return re.compile(f"{alternation(cues)}|(?<![a-z])(?:{alternation(english)})(?![a-z])")
 
 
@@ -154,8 +152,8 @@ def offered_tools(text: str, *, confirming: bool = False) -> tuple[str, ...]:
         confirming: The turn may answer the server's confirmation question.
 
     Returns:
-        :data:`~xtyserver.session.tool_schemas.ALL`, :data:`~xtyserver.session.tool_schemas.READ`
-        or ``()``, always one of these (so each offer has stable bytes).
+        ``ALL``, ``READ`` or ``()`` of :mod:`~xtyserver.session.tool_schemas`, always
+        one of these (so each offer has stable bytes).
     """
     plain = _SPACES.sub(" ", judged(text).casefold())
     if confirming or _CHANGE.search(plain):
