@@ -113,14 +113,8 @@ def _valid(match: re.Match[str], kind: str | None, *span: int) -> bool:
         if tld is None or tld.group().casefold() not in MAIL_TLDS:
             return False
         at = match.group("loose_email")
-        return (
-            "@" in at
-            or "艾特" in at
-            or "圈" in at
-            or "(" in at
-            or "[" in at
-            or (SPELLED_DOT.search(at) is not None)
-        )
+        spelled_at = any(mark in at for mark in ("@", "艾特", "圈", "(", "["))
+        return spelled_at or SPELLED_DOT.search(at) is not None
     if kind == "api_key" and match.group("spaced_key") is not None:
         squeezed = "".join(match.group().split())
         return PLAIN_KEY.fullmatch(squeezed) is not None
