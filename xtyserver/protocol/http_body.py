@@ -1,15 +1,12 @@
 """The body of a ``POST /v1/http`` call and its answer (v1.md "HTTP transport").
 
-Pure. :func:`decode_call` reads the request body: ``{"session": null | id,
-"frames": [client frames...], "waitMs": 0-25000}``, tolerating what Don't
-Starve Together's JSON encoder writes, in this transport only: ``\\'`` inside a
-string, and ``{}`` (an empty Lua table) anywhere a list is expected, the
-``frames`` list included. Each frame comes back re-encoded as compact JSON,
-ready for the one decoder (:func:`~xtyserver.protocol.codec.decode_client_frame`),
-which judges it exactly as it judges a WebSocket message. A body that is not
-such an object raises :class:`~xtyserver.errors.FrameError` (answered 400 with
-the ``error`` frame's shape). :func:`encode_answer` writes the answer around
-frames already encoded.
+Pure. :func:`decode_call` reads the request body (:class:`HttpCall`), tolerating
+what Don't Starve Together's JSON encoder writes, in this transport only: ``\\'``
+inside a string, and ``{}`` (an empty Lua table) anywhere a list is expected.
+Each frame comes back re-encoded as compact JSON for the one decoder
+(:func:`~xtyserver.protocol.codec.decode_client_frame`), which judges it exactly
+as a WebSocket message. :func:`encode_answer` writes the answer around frames
+already encoded.
 """
 
 from __future__ import annotations

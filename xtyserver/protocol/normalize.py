@@ -21,14 +21,10 @@ The character set is written out below rather than read from
 ``tests/protocol/test_normalize.py`` checks it against the running Python's
 Unicode database.
 
-Cost (measured with ``scripts/bench/decode.py``): the common cases build no
-new string. ASCII text (most in-game strings) costs an ``isascii`` (constant
-time in CPython) and an ``isprintable``; text made only of ASCII, kana, Hangul
-syllables, CJK ideographs and CJK punctuation costs one scan of a character set
-(:func:`is_plain`). A sentence whose only other characters are full-width
-forms (what a Chinese input method types by default) is folded with a few
-``str.replace`` calls. Anything else pays for the removal scan and
-``unicodedata.normalize``, whose composition step is dear for CJK text in CPython.
+Cost (``scripts/bench/decode.py``): the common cases build no new string. ASCII
+costs an ``isascii`` and an ``isprintable``, plain text (:func:`is_plain`) one
+scan of a character set, full-width forms a few ``str.replace`` calls; only the
+rest pays for the removal scan and ``unicodedata.normalize`` (dear for CJK text).
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """Find a known secret (the adapter token) however it is spelled. Pure code.
 
 A secret is looked for on its **skeleton**: the ASCII letters and digits of a
-judged text, lower-cased, everything else left out. So the token typed with
-spaces or dashes between its characters, upper-cased, or in look-alike letters
-(judging folds those) is the same skeleton as the token; its reverse is looked
-for too. A piece of the secret counts from :data:`PIECE_MIN` skeleton
-characters: a token split over two or three messages is caught in each, and a
-caller that keeps the skeleton's tail of the player's previous messages
-(:meth:`SecretMatcher.spans` ``carry``) catches shorter pieces once they add
-up across consecutive messages.
+judged text, lower-cased. So the token spaced, dashed, upper-cased or in
+look-alike letters has the token's skeleton; its reverse is looked for too. A
+piece counts from :data:`PIECE_MIN` skeleton characters, and a caller that
+keeps the skeleton's tail of the player's previous messages (``carry``) catches
+shorter pieces once they add up.
 
 Cost: the skeleton is one regular-expression substitution; the secret's
 skeleton is cut into blocks of :data:`BLOCK` characters, and any common run of

@@ -1,11 +1,9 @@
 """The upgrade guard: which HTTP requests may become a protocol/v1 connection (v1.md "Upgrade").
 
 Pure: a request's path and headers in, a refusal (status and reason) or None
-out. Checked before any handler runs, in this order: a wrong path (404), a
-``Host`` that is not this loopback server and port (403, DNS rebinding), an
-``Origin`` outside the allow-list (403, cross-site WebSocket hijacking), a
-wrong ``Authorization: Bearer`` token (401), a full server (503). A repeated
-``Host``, ``Origin`` or ``Authorization`` header is refused like a wrong one.
+out, before any handler runs. ``Host`` guards against DNS rebinding, ``Origin``
+against cross-site WebSocket hijacking; a repeated header is refused like a
+wrong one.
 
 Only an upgrade that carries the right token counts against ``max_connections``:
 one without a token is let through to the pre-auth pool, where its hello must

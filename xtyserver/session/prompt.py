@@ -1,14 +1,8 @@
 """The layered prompt of one player turn (v1.md "The model call"). Pure code.
 
-Layers, in order (:mod:`xtyserver.session.layers`): the companion's identity,
-style and language, the shared profile, this save's memories and the session
-summary, the recent window (user/assistant messages), then the current turn:
-the game facts from the newest modelContext (marked stale when old), the
-player's redacted text plus the screenshot as an image content part.
-
-Only the project's own text (persona, rules) is a system message; whatever a
-mod, the player, extraction or the model wrote is data in a fenced block of a
-user message (:func:`build_messages`, v1.md "The model call").
+The layers are listed in :mod:`xtyserver.session.layers`. Only the project's own
+text (persona, rules) is a system message; whatever a mod, the player, extraction
+or the model wrote is data in a fenced block of a user message (:func:`build_messages`).
 """
 
 from __future__ import annotations
@@ -183,17 +177,10 @@ def build_messages(
 ) -> list[Message]:
     """Assemble the chat-completions ``messages`` of one turn, layer by layer.
 
-    One system message holds only the project's own text (the persona and the
-    rules). Everything else is data, fenced (:func:`fence`) in user messages:
-
-    * the data that changes rarely (the companion's name and setting, style,
-      profile, the session summary) in an early user message, answered by
-      ``texts.ack``, so the prefix up to the window stays byte-identical;
-    * the window's rounds as they were;
-    * the data of this turn (the memories retrieved for it, the game facts) in
-      the final user message, before the player's text.
-
-    Roles alternate (system, then user and assistant in turn, ending with user).
+    The system message (persona and rules), then the data that changes rarely
+    fenced in an early user message answered by ``texts.ack`` (so the prefix up to
+    the window stays byte-identical), the window's rounds, and this turn's data
+    fenced before the player's text in the final user message. Roles alternate.
 
     Args:
         identity: Layer 1, the companion's persona (always sent, system).

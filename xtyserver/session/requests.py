@@ -2,11 +2,9 @@
 
 Pure. A management frame becomes a typed request effect with a number; the
 shell's answer event carries the same number, and the reply frame is built
-here, for the frame id the adapter used. Every rule is checked here: which
-fields a target needs, which save of this game a frame names, and the
-two-step forget's tokens (:class:`~xtyserver.memory.manage.Confirmations`:
-single-use, bound to this connection and target, expiring on the injected
-clock). Peer input never raises: a bad field is an ``error`` naming it.
+here, for the frame id the adapter used. Every rule is checked here (which
+fields a target needs, which save a frame names, the forget's tokens); a bad
+field is an ``error`` naming it.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Which save a session plays and what it last saw of it (v1.md "Save switch", "Freshness").
 
-Pure bookkeeping for :class:`~xtyserver.session.machine.GameAgentSession`: the
-identity from ``adapter.hello`` or a later switch, the player's time zone, the
-latest modelContext and when it was captured, the in-game day, and the last
-heartbeat (where a play session ends). It answers with the effects that open,
-close and park a save; the state machine decides when.
+Pure bookkeeping for :class:`~xtyserver.session.machine.GameAgentSession`: it
+answers with the effects that open, close and park a save; the state machine
+decides when.
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
 """The tool loop of one turn, sans-I/O (v1.md "Memory tools").
 
-When the model answers with tool calls, each call becomes a ``RunTool``
-effect (or, when refused here, an error result at once); once every call of
-the round has its result, the conversation goes back to the model with the
-assistant's calls and the ``tool`` results, and the model continues (each
-result fenced as data, like every text the model or a mod wrote:
-``xtyserver.session.prompt.fence``). At most
-:data:`~xtyserver.session.tools.MAX_CALLS_PER_TURN` calls run per turn: a
-further call gets an error result, and the next request offers no tools, so
-the model must answer. A failing tool is a result the model can explain;
-the turn never dies of it.
+Each tool call becomes a ``RunTool`` effect (or, when refused here, an error
+result at once); once every call of the round has its result, the conversation
+goes back to the model with the calls and their results, each fenced as data.
+Past :data:`~xtyserver.session.tools.MAX_CALLS_PER_TURN` calls a call gets an
+error result and the next request offers no tools, so the model must answer. A
+failing tool is a result the model can explain; the turn never dies of it.
 """
 
 from __future__ import annotations

@@ -12,13 +12,10 @@ about memory. So a turn offers:
   past (记得, 上次, 来着, remember, last time, ...);
 * **none** otherwise: the turn's memories are already in the prompt.
 
-The words are judged in their judged form (:func:`~xtyserver.protocol.judged.judged`:
-NFKC, look-alike letters folded), case-folded; English cues match whole
-words. A cue found wrongly costs tokens only; a cue missed costs the model its
-tools for that one turn (the player says it again with the cue, or uses the
-memory page). Each set goes out in the same order and the same bytes
-(:data:`~xtyserver.session.tool_schemas.OFFERS`): a provider's prefix cache
-keeps one prefix per set, and a turn that switches set starts a new one.
+The words are judged in their judged form, case-folded; English cues match
+whole words. A cue found wrongly costs tokens only; a cue missed costs the model
+its tools for that one turn (the player says it again with the cue, or uses the
+memory page).
 """
 
 from __future__ import annotations

@@ -8,12 +8,10 @@ parses a call's arguments into a typed operation the shell runs against the
 memory service and checks what the player's words allow.
 
 A forget is never done on the model's word alone: the first call returns a
-preview and a token; only a second call with that token, in a later turn whose
-player text is an explicit yes (:mod:`~xtyserver.session.consent`), deletes. A
-token is single-use, bound to this connection and this target, and expires
-after :data:`TOKEN_TTL` seconds. A shared-profile correction is written only
-when the player's words of the turn contain the new value and the value passes
-the shared-profile guard.
+preview and a single-use token (:data:`TOKEN_TTL`); only a second call with it,
+in a later turn whose player text is an explicit yes
+(:mod:`~xtyserver.session.consent`), deletes. A shared-profile correction is
+written only when the player said the new value and it passes the guard.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The turns of one session: the one in flight and the recent ones (v1.md "chat.send").
 
-Pure bookkeeping used by :class:`~xtyserver.session.machine.GameAgentSession`:
-a turn starts, waits for its inputs (the save's memory, the prepared
-screenshot), is planned once they are there, streams, and ends exactly once
-(done, failed, cancelled or refused). Each method returns the effects; the
-session applies the matching transition of its table.
+Pure bookkeeping: a turn starts, waits for its inputs, is planned, streams, and
+ends exactly once (done, failed, cancelled or refused). Each method returns the
+effects; the session applies the matching transition of its table.
 """
 
 from __future__ import annotations
