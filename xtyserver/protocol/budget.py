@@ -99,14 +99,11 @@ def check_hello(frame: Hello) -> None:
     check_identity(frame.identity)
 
 
-def check_state_update(frame: StateUpdate, *, size: int | None = None) -> int:
-    """Content checks of ``state.update``; returns the modelContext size.
-
-    ``size``: the length of the modelContext's msgspec encoding, when known.
-    """
+def check_state_update(frame: StateUpdate) -> int:
+    """Content checks of ``state.update``; returns the modelContext size."""
     if frame.identity is not None:
         check_identity(frame.identity)
-    return check_model_context(frame.model_context, size=size)
+    return check_model_context(frame.model_context)
 
 
 def check_chat_context(context: ChatContext, *, prefix: str, size: int | None = None) -> int:

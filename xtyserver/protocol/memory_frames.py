@@ -31,6 +31,10 @@ ProfileField = Literal[
     "notes",
     "autoShared",
 ]
+ProfileText = Annotated[str, Meta(max_length=PROFILE_TEXT_MAX)]
+ProfileItems = Annotated[
+    list[Annotated[str, Meta(max_length=PROFILE_ITEM_MAX)]], Meta(max_length=PROFILE_ITEMS_MAX)
+]
 ForgetTarget = Annotated[
     Literal["item", "save", "game", "profile", "all", "event"],
     Meta(description='"event" is the removed v1.0 name of "item": refused, naming target.'),
@@ -82,15 +86,7 @@ class ProfileUpdate(ClientBase, tag="profile.update"):
     """Correct one shared-profile field (v1.md "profile.update")."""
 
     field: ProfileField
-    value: (
-        Annotated[str, Meta(max_length=PROFILE_TEXT_MAX)]
-        | Annotated[
-            list[Annotated[str, Meta(max_length=PROFILE_ITEM_MAX)]],
-            Meta(max_length=PROFILE_ITEMS_MAX),
-        ]
-        | bool
-        | None
-    )
+    value: ProfileText | ProfileItems | bool | None
     id: FrameId | None = None
 
 

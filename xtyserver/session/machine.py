@@ -167,13 +167,10 @@ class GameAgentSession:
         self._requests = StoreRequests(Confirmations(f"{session_id}:menu"), settings.texts.ask)
         self._tools = ToolLoop(Confirmations(session_id), settings.texts)
 
-    def model_changed(
-        self, *, configured: bool, vision: bool, daily_budget: DailyBudget | None = None
-    ) -> None:
+    def model_changed(self, *, configured: bool, vision: bool, daily_budget: DailyBudget) -> None:
         """The server's model settings changed (the settings page): count from the next turn."""
-        budget = self._settings.daily_budget if daily_budget is None else daily_budget
         self._settings = msgspec.structs.replace(
-            self._settings, model_configured=configured, vision=vision, daily_budget=budget
+            self._settings, model_configured=configured, vision=vision, daily_budget=daily_budget
         )
 
     # -- the one entry point ---------------------------------------------------

@@ -209,9 +209,7 @@ class MemoryView(msgspec.Struct, frozen=True, rename="camel"):
     names: list[NameItem] = msgspec.field(default_factory=list)
 
 
-def memory_view(
-    overview: Overview, *, today: str, days: int = STATS_DAYS, current: Scope | None = None
-) -> MemoryView:
+def memory_view(overview: Overview, *, today: str, days: int = STATS_DAYS) -> MemoryView:
     """The :class:`MemoryView` of one overview (read in one snapshot).
 
     Args:
@@ -219,13 +217,12 @@ def memory_view(
         today: The local date of the machine (the chart ends on it, or on a later
             date that was played in another zone).
         days: The chart's length.
-        current: The save to mark ``current`` (none on the page and in MCP).
     """
     until = max([today, *(d.date for d in overview.daily)])
     first = (date.fromisoformat(until) - timedelta(days=days - 1)).isoformat()
     return MemoryView(
         profile=msgspec.to_builtins(overview.profile),
-        saves=[save_items(v, current) for v in overview.saves],
+        saves=[save_items(v, None) for v in overview.saves],
         stats=stats_result(overview.stats, None),
         daily=[d for d in overview.daily if d.date >= first],
         days=days,

@@ -24,7 +24,7 @@ import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
 from xtyserver.memory.types import MemoryKind
-from xtyserver.protocol.limits import PROFILE_ITEM_MAX, PROFILE_ITEMS_MAX, PROFILE_TEXT_MAX
+from xtyserver.protocol.memory_frames import ProfileItems, ProfileText
 
 VIEW = "xiaotangyuan_memory_view"
 SEARCH = "xiaotangyuan_memory_search"
@@ -64,13 +64,7 @@ class CorrectArgs(_Args, frozen=True):
     """Set a profile field to the player's words"""
 
     field: CorrectField
-    value: (
-        Annotated[str, Meta(max_length=PROFILE_TEXT_MAX)]
-        | Annotated[
-            list[Annotated[str, Meta(max_length=PROFILE_ITEM_MAX)]],
-            Meta(max_length=PROFILE_ITEMS_MAX),
-        ]
-    )
+    value: ProfileText | ProfileItems
 
 
 class ForgetArgs(_Args, frozen=True):
