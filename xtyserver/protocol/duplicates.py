@@ -5,32 +5,24 @@ that sends two values for one field has a bug worth hearing about, and an
 attacker gets no ambiguity. :func:`refuse_duplicate_keys` decides it in three
 steps, cheapest first, each exact where it answers:
 
-1. **Count**. Without a backslash, ``raw``
-   spells every string exactly as decoded, so its colons are one per key plus
-   those inside strings. The typed frame's compact re-encoding (which the
-   caller makes anyway) writes the same strings and each key holding a
-   non-default value once. Every key of ``raw`` that the encoding lacks (a
-   repeat, a default spelled out, an overwritten value's keys) adds a colon to
-   ``raw`` and none to the encoding, so equal counts mean no repeat. The one
-   string the re-encoding may spell differently is the timestamp: ``+00:00``
-   becomes ``Z`` (a colon fewer, which only sends us to step 2) and ``+0530``
-   becomes ``+05:30`` (a colon *more*, which could hide a repeat: that frame
-   goes to step 2 unless its offset is spelled with the colon in ``raw`` too).
-   A ``msgspec.Raw`` part is re-encoded verbatim, repeats and all, so a frame
-   carrying one skips this step.
-   Keys spelled with a value the encoding omits (``"menu": null``, and
-   ``"schemaVersion": 1``, whose only value is its default) are counted on
-   their own. The colons unaccounted for are never fewer than such keys (each
-   adds one; a repeat adds one more), and as many only when every repeated key
-   holds a default everywhere but maybe its last time: ``"menu": null`` then
-   ``"menu": ...``. So the frame repeats no key when the unaccounted colons
-   are matched exactly by such keys, none of whose names appears again later
-   in ``raw`` (for the literal keys: the first is a key, and a second would
-   leave a colon unmatched). The nulls are searched from the end, where a
-   frame's trailing optional fields are, and the search stops once every
-   colon is matched, which is only ever after the first such key.
-   This holds for frame types whose nullable fields all default to ``null``
-   and that hold no free-form object (checked once from the types at import).
+1. **Count**. Without a backslash, ``raw`` spells every string exactly as
+   decoded, so its colons are one per key plus those inside strings. The typed
+   frame's compact re-encoding writes the same strings and each key holding a
+   non-default value once, so every key of ``raw`` it lacks (a repeat, a default
+   spelled out) adds a colon to ``raw`` alone: equal counts mean no repeat. The
+   re-encoding may re-spell a timestamp (``+00:00`` as ``Z``: a colon fewer, which
+   only sends us to step 2; ``+0530`` as ``+05:30``: a colon *more*, so that frame
+   goes to step 2 unless ``raw`` spells the offset with the colon too). A
+   ``msgspec.Raw`` part is re-encoded verbatim, repeats and all, so a frame
+   carrying one skips this step. Keys spelled with a value the encoding omits
+   (``"menu": null``, ``"schemaVersion": 1``) are counted on their own: the
+   unaccounted colons are never fewer than such keys, and as many only when
+   every repeated key holds a default everywhere but maybe its last time. So
+   the frame repeats no key when those keys match the unaccounted colons
+   exactly and no null key's name appears again later in ``raw`` (a second
+   literal key would leave a colon unmatched). This holds
+   for frame types whose nullable fields all default to ``null`` and that hold
+   no free-form object (checked once from the types).
 2. **Count again against a generic decode** (a few µs), which keeps each
    distinct key of each object once: for a frame the first count cannot
    settle (a name spelled with a default appears twice, a ``false`` spelled

@@ -50,6 +50,7 @@ from typing import Any, Final
 
 import msgspec.inspect as mi
 
+from xtyserver.protocol.forbidden_shapes import LEVEL_IN_BRACKETS
 from xtyserver.protocol.frames import ModelContext
 from xtyserver.protocol.judged import NUMERALS
 from xtyserver.protocol.normalize import is_plain
@@ -213,12 +214,9 @@ _CJK_DIGIT_RUN: Final[re.Pattern[str]] = re.compile(
 # One search: a pattern with a literal first byte is scanned for that byte at
 # C speed, where nine substring searches would each walk the text.
 _A_LITERALS: Final[re.Pattern[bytes]] = re.compile(rb"A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA|Iza)")
-# Digit runs are found on a shape made by bytes.translate, then substring
-# searches: both at C speed, where a pattern starting with a character class
-# is tried at every position. Joins (spaces, dashes, dots) are deleted whatever
-# their number, which only makes a check stricter.
-# Every ASCII character but letters, digits and the line break joins digits
-# (forbidden_shapes.py: a separator inside a digit run hides nothing).
+# Digit runs are found on a shape made by bytes.translate, then substring searches
+# (both at C speed). Every ASCII character but letters, digits and the line break
+# joins digits, whatever their number, which only makes a check stricter.
 _JOINS: Final = bytes(b for b in range(0x80) if not chr(b).isalnum() and b != 0x0A)
 # Hex digits with their possible separators left out: twelve in a row may be
 # a MAC address written without separators, with spaces or dots.
@@ -237,10 +235,7 @@ _COLON: Final[re.Pattern[bytes]] = re.compile(
 )
 _HYPHEN: Final[re.Pattern[bytes]] = re.compile(rb"-(?:(?<=[a-z]-)|-|(?<= -) )")
 _LETTER_AFTER_BRACKET: Final[re.Pattern[bytes]] = re.compile(rb"\[[A-Za-z]")
-_LEVEL: Final[re.Pattern[bytes]] = re.compile(
-    rb"\[(?i:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL|SEVERE|ALERT|EMERG"
-    rb"|ERR|CRIT|INF|WRN|DBG|FTL|VRB|EXCEPTION)\]"
-)
+_LEVEL: Final[re.Pattern[bytes]] = re.compile(LEVEL_IN_BRACKETS.encode())
 
 
 def texts_clean(parts: list[str]) -> bool:
