@@ -192,8 +192,10 @@ _S = TypeVar("_S", bound=msgspec.Struct)
 _TEXT, _TEXTS, _PART, _PARTS = range(4)
 
 
-def _text_fields(info: mi.Type) -> tuple[tuple[str, int], ...]:
-    """The fields of a modelContext Struct that hold text, and how (read once)."""
+@functools.cache
+def _text_fields(cls: type[Any]) -> tuple[tuple[str, int], ...]:
+    """The fields of a modelContext Struct that hold text, and how (read once per type)."""
+    info = mi.type_info(cls)
     assert isinstance(info, mi.StructType)
     out = []
     for field in info.fields:
@@ -203,29 +205,17 @@ def _text_fields(info: mi.Type) -> tuple[tuple[str, int], ...]:
             out.append((field.name, _TEXT))
         elif isinstance(t, mi.StructType):
             out.append((field.name, _PART))
-            _TEXT_FIELDS[t.cls] = _text_fields(t)
         elif isinstance(item, mi.StrType):
             out.append((field.name, _TEXTS))
         elif isinstance(item, mi.StructType):
             out.append((field.name, _PARTS))
-            _TEXT_FIELDS[item.cls] = _text_fields(item)
     return tuple(out)
-
-
-_TEXT_FIELDS: dict[type[Any], tuple[tuple[str, int], ...]] = {}
 
 
 @functools.cache
 def _context_info() -> mi.Type:
     """The modelContext's msgspec description, built on first use rather than at import."""
     return mi.type_info(ModelContext)
-
-
-@functools.cache
-def _fields() -> dict[type[Any], tuple[tuple[str, int], ...]]:
-    """The text fields of every modelContext Struct (see :func:`_text_fields`)."""
-    _TEXT_FIELDS[ModelContext] = _text_fields(_context_info())
-    return _TEXT_FIELDS
 
 
 def _normal_struct(obj: _S, too_long: list[str]) -> _S:
@@ -237,7 +227,7 @@ def _normal_struct(obj: _S, too_long: list[str]) -> _S:
     measured; ``too_long`` collects those over it.
     """
     changes: dict[str, Any] = {}
-    for name, holds in _fields()[type(obj)]:
+    for name, holds in _text_fields(type(obj)):
         value = getattr(obj, name)
         if value is None:
             continue
