@@ -34,15 +34,10 @@ Freshness = Literal["fresh", "stale", "dropped"]
 
 
 def check_model_context(context: ModelContext, *, prefix: str = "", size: int | None = None) -> int:
-    """Refuse a modelContext over 6 KiB or carrying forbidden content.
+    """Refuse a modelContext over 6 KiB or carrying forbidden content; return its size.
 
-    Args:
-        prefix: Path of the modelContext's parent, for the ``fields`` of errors.
-        size: The length of ``context`` as msgspec encodes it, when the caller
-            has the encoding.
-
-    Returns:
-        The serialized size in bytes (the caller logs sizes over the 2 KiB target).
+    ``prefix`` is the path of its parent, for the ``fields`` of errors; ``size``
+    its msgspec encoding's length, when the caller has the encoding.
 
     Raises:
         BudgetError: over ``CONTEXT_MAX_BYTES``; the field is the modelContext.

@@ -74,12 +74,7 @@ DECODE_ERROR_CODES = frozenset(
 
 
 class Decoded(msgspec.Struct, frozen=True):
-    """A decoded client frame and what the budget check noticed on the way.
-
-    Attributes:
-        context_bytes: Serialized size of the frame's modelContext, 0 if none.
-        context_over_target: The modelContext is over the 2 KiB target (logged).
-    """
+    """A decoded frame with its modelContext's serialized size (0: none), flagged over 2 KiB."""
 
     frame: ClientFrame
     context_bytes: int = 0
@@ -93,9 +88,6 @@ def encode_frame(frame: ServerFrame) -> bytes:
 
 def decode_client_frame(data: bytes | str) -> Decoded:
     """Decode and validate one client text frame (v1.md "Frames").
-
-    Returns:
-        The typed frame with budget notes.
 
     Raises:
         PeerError: with ``code`` and ``fields`` for every refusal.

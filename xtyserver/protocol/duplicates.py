@@ -62,15 +62,10 @@ _ENCODER = msgspec.json.Encoder()
 
 
 def refuse_duplicate_keys(raw: bytes, frame: ClientFrame, encoded: bytes) -> None:
-    """Refuse ``raw`` if any of its objects repeats a key.
+    """Refuse ``raw`` (``invalid_json``, naming the key) if any of its objects repeats a key.
 
-    Args:
-        frame: ``raw`` decoded as a typed frame (before normalisation).
-        encoded: ``frame`` re-encoded by msgspec (compact, defaults omitted; a
-            screenshot's base64 may be left out, as it holds no colon).
-
-    Raises:
-        FrameError: ``invalid_json``, naming the repeated key in ``fields``.
+    ``frame`` is ``raw`` decoded (before normalisation), ``encoded`` its msgspec
+    encoding (a screenshot's base64 may be left out, as it holds no colon).
     """
     if 0x5C not in raw and (_counted(raw, frame, encoded) or _counted_generic(raw)):
         return

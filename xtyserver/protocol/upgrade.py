@@ -82,12 +82,9 @@ def check_upgrade(
 ) -> Refusal | None:
     """Decide whether an upgrade request may go on (None) or is refused.
 
-    Args:
-        path: The request target (a query string is ignored).
-        allowed_origins: Web origins allowed to connect (usually none).
-        connections: Authenticated connections open now.
-        max_connections: The most authenticated connections allowed at once.
-        accepts: Whether a bearer that is not the token is a paired mod's key.
+    ``path`` is the request target (a query string is ignored); ``connections``
+    the authenticated ones open now; ``accepts`` whether a bearer that is not the
+    token is a paired mod's key.
     """
     if path.split("?", 1)[0] != PATH:
         return Refusal(404, "not found; the endpoint is /v1")

@@ -37,10 +37,7 @@ LAYERS = ("identity", "style", "profile", "memory", "window", "current", "fence"
 class LayerBudget(msgspec.Struct, frozen=True, kw_only=True):
     """Per-layer limits in characters (the memory layer has its own ``MemoryBudget``).
 
-    Attributes:
-        identity_chars: The persona with the companion's name and setting.
-        style_chars: The style layer.
-        profile_chars: The profile layer.
+    ``identity_chars`` holds the persona with the companion's name and setting.
     """
 
     identity_chars: int = 1500
@@ -92,16 +89,11 @@ def profile_text(profile: SharedProfile | None, budget: LayerBudget) -> str:
         ("备注", "；".join(profile.notes)),
     )
     text = PROFILE_HEAD
-    added = False
     for label, value in candidates:
-        if not value:
-            continue
         line = f"\n- {label}：{value}"
-        if len(text) + len(line) > budget.profile_chars:
-            continue
-        text += line
-        added = True
-    return text if added else ""
+        if value and len(text) + len(line) <= budget.profile_chars:
+            text += line
+    return "" if text == PROFILE_HEAD else text
 
 
 class LayerCost(msgspec.Struct, frozen=True):
