@@ -29,6 +29,7 @@ import msgspec
 
 from xtyserver import errors
 from xtyserver.memory.aliases import read_naming
+from xtyserver.memory.manage import Confirmations
 from xtyserver.memory.shared_guard import context_names
 from xtyserver.memory.tokens import DailyBudget
 from xtyserver.protocol.budget import check_secrets
@@ -89,7 +90,7 @@ from xtyserver.session.requests import REFUSED as REQUEST_REFUSED
 from xtyserver.session.saves import SaveTracker
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.tool_loop import ToolLoop
-from xtyserver.session.tools import Confirmations, ToolCall
+from xtyserver.session.tools import ToolCall
 from xtyserver.session.turn import focus_terms
 from xtyserver.session.turns import Turns
 from xtyserver.token import matches as token_matches

@@ -16,6 +16,7 @@ import msgspec
 
 from xtyserver.memory.manage import (
     MAX_PENDING,
+    Confirmations,
     ForgetPreview,
     ForgetResult,
     ForgetSpec,
@@ -31,7 +32,6 @@ from xtyserver.session.settings import Texts
 from xtyserver.session.tool_schemas import OFFERS
 from xtyserver.session.tools import (
     ApplyOp,
-    Confirmations,
     Confirming,
     RestoreOp,
     ToolAnswer,

@@ -8,7 +8,7 @@ parses a call's arguments into a typed operation the shell runs against the
 memory service and checks what the player's words allow.
 
 A forget is never done on the model's word alone: the first call returns a
-preview and a single-use token (:data:`TOKEN_TTL`); only a second call with it,
+preview and a single-use token (``memory.manage.TOKEN_TTL``); only a second call with it,
 in a later turn whose player text is an explicit yes
 (:mod:`~xtyserver.session.consent`), deletes. A shared-profile correction is
 written only when the player said the new value and it passes the guard.
@@ -23,8 +23,6 @@ import msgspec
 from msgspec import UNSET
 
 from xtyserver.memory import shared_guard
-from xtyserver.memory.manage import TOKEN_TTL as TOKEN_TTL
-from xtyserver.memory.manage import Confirmations as Confirmations
 from xtyserver.memory.manage import (
     ForgetKind,
     ForgetPreview,
@@ -47,11 +45,6 @@ from xtyserver.session.tool_schemas import (
     SearchArgs,
     ViewArgs,
 )
-from xtyserver.session.tool_schemas import CORRECT as CORRECT
-from xtyserver.session.tool_schemas import FORGET as FORGET
-from xtyserver.session.tool_schemas import SEARCH as SEARCH
-from xtyserver.session.tool_schemas import TOOL_SPECS as TOOL_SPECS
-from xtyserver.session.tool_schemas import VIEW as VIEW
 
 MAX_CALLS_PER_TURN = 4
 MAX_SEARCH_RESULTS = 5
