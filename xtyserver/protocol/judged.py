@@ -14,17 +14,11 @@ and **judged** in a stricter form (:func:`judged`): the normal form
   ``confusables.txt`` beside this module (:data:`CONFUSABLES_FILE`), written by
   ``scripts/gen_confusables.py``.
 
-Both folds map one character to one character. Characters that
-:func:`~xtyserver.protocol.normalize.is_plain` calls inert (ASCII, kana, CJK,
-Hangul, CJK punctuation) are never folded (TR39 has katakana ``ノ`` and the
-ideograph ``丿`` as look-alikes of ``/``, which Japanese and Chinese text is
-full of), so a plain text is judged as it is and the byte prefilter stays
-sound.
-
-:class:`Judged` keeps, for one kept text, its judged form and an offset map
-from the judged form back to the kept text, built while normalising: a span
-found in the judged form maps to the characters of the kept text that
-produced it, which is what redaction replaces.
+Both folds map one character to one character. Inert characters (ASCII, kana,
+CJK, Hangul) are never folded (TR39 has ``ノ`` and ``丿`` as look-alikes of ``/``),
+so a plain text is judged as it is and the byte prefilter stays sound.
+:class:`Judged` maps a span of the judged form back to the characters of the
+kept text that produced it, which is what redaction replaces.
 """
 
 from __future__ import annotations
@@ -155,18 +149,12 @@ def numerals_folded(text: str) -> str:
 
 
 class Judged:
-    """One kept text, its judged form and the map between them.
+    """One kept text (invisible characters removed), its judged form ``text`` and the map."""
 
-    Attributes:
-        kept: The kept text (invisible characters already removed).
-        text: Its judged form, :func:`judged` of ``kept``.
-    """
-
-    __slots__ = ("_digits", "_ends", "_starts", "kept", "text")
+    __slots__ = ("_digits", "_ends", "_starts", "text")
 
     def __init__(self, kept: str, *, mapped: bool = True) -> None:
         """Judge ``kept``; ``mapped=False`` skips the map (only :attr:`text` is read)."""
-        self.kept = kept
         self._starts: list[int] | None = None
         self._ends: list[int] | None = None
         self._digits: tuple[str, list[int], list[int]] | None = None
