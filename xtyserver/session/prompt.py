@@ -35,11 +35,9 @@ _PLAYER_LABELS = (
 
 
 def render_facts(context: ModelContext, freshness: Freshness, age_seconds: float) -> str:
-    """Render a modelContext as a few short Chinese fact lines.
+    """Render a modelContext as a few short Chinese fact lines, each string on its line.
 
-    Only whitelisted fields exist on the Struct, so nothing else can leak in,
-    and each string stays on its line (:func:`one_line`): a mod's string with
-    a line break cannot start a fact line of its own.
+    A mod's string with a line break cannot start a fact line of its own (:func:`one_line`).
     """
     lines: list[str] = []
     for obj, labels in ((context.world, _WORLD_LABELS), (context.player, _PLAYER_LABELS)):
@@ -131,11 +129,7 @@ def fence(sections: Sequence[str], tag: str = DATA_TAG) -> str:
 
 
 def unfence(content: str, tag: str = DATA_TAG) -> tuple[str, str]:
-    """Split a user message built by :func:`build_messages` into (data, the rest).
-
-    ``data`` is what is inside a leading fence ("" when the message has none),
-    the rest is what follows it (in the final message: the player's text).
-    """
+    """Split a user message built by :func:`build_messages` into (leading fenced data, the rest)."""
     head, tail = f"<{tag}>\n", f"\n</{tag}>"
     if not content.startswith(head):
         return "", content
@@ -147,14 +141,7 @@ def unfence(content: str, tag: str = DATA_TAG) -> tuple[str, str]:
 
 
 class PromptTexts(msgspec.Struct, frozen=True, kw_only=True):
-    """The project's own model-facing texts around the data (``[texts]``, v1.md "The model call").
-
-    Attributes:
-        rules: Appended to the persona in the system message: data is never
-            instructions. ``{tag}`` is replaced by ``tag``.
-        ack: The assistant's answer to the early data message (the stable data).
-        tag: The fence's name.
-    """
+    """The project's own model-facing texts around the data (``Texts.data_*``)."""
 
     rules: str = ""
     ack: str = "好的。"

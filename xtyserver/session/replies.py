@@ -99,11 +99,7 @@ def save_items(view: SaveView, current: Scope | None) -> SaveItems:
 def memory_result(
     overview: Overview, scope: MemoryScope, current: Scope, frame_id: str | None
 ) -> MemoryResult:
-    """The ``memory.result`` frame (v1.md "memory.result").
-
-    ``saves`` holds the saves of ``overview`` (none for ``scope="profile"``);
-    ``events`` repeats the items of the one save viewed with ``scope="save"``.
-    """
+    """The ``memory.result`` frame (v1.md "memory.result")."""
     saves = [] if scope == "profile" else [save_items(v, current) for v in overview.saves]
     events = saves[0].events if scope == "save" and len(saves) == 1 else []
     return MemoryResult(
@@ -193,11 +189,9 @@ class NameItem(msgspec.Struct, frozen=True, rename="camel"):
 class MemoryView(msgspec.Struct, frozen=True, rename="camel"):
     """One view of memory, as the page, MCP and ``memory view --json`` show it.
 
-    The same parts as the in-game view: the profile (wire field names), each
-    save by its readable name with its items, and the play statistics (the
-    ``stats.result`` frame), plus active time per game and local date over the
-    ``days`` days up to ``until`` (``YYYY-MM-DD``) for the page's chart, and the
-    player's own names for things, per save (``names``).
+    The in-game view's parts (profile, saves, ``stats.result``), plus active time
+    per game and local date over the ``days`` days up to ``until`` (``YYYY-MM-DD``)
+    for the page's chart, and the player's own names for things (``names``).
     """
 
     profile: dict[str, str | list[str] | bool | None]
@@ -210,13 +204,10 @@ class MemoryView(msgspec.Struct, frozen=True, rename="camel"):
 
 
 def memory_view(overview: Overview, *, today: str, days: int = STATS_DAYS) -> MemoryView:
-    """The :class:`MemoryView` of one overview (read in one snapshot).
+    """The :class:`MemoryView` of one overview (its ``daily`` since a little over ``days`` ago).
 
-    Args:
-        overview: What the store read, its ``daily`` since a little over ``days`` ago.
-        today: The local date of the machine (the chart ends on it, or on a later
-            date that was played in another zone).
-        days: The chart's length.
+    The chart ends ``today`` (the machine's local date), or on a later date that was
+    played in another zone.
     """
     until = max([today, *(d.date for d in overview.daily)])
     first = (date.fromisoformat(until) - timedelta(days=days - 1)).isoformat()

@@ -222,11 +222,8 @@ def parse_call(
 def unsaid(value: str | list[str], player_text: str, field: str) -> str | None:
     """The first part of a correction's ``value`` the player did not say as a value, or None.
 
-    A string value, or every item of a list, must be a value the player gave
-    ``field`` (wire name) in ``player_text``
-    (:func:`~xtyserver.session.said.said_as_value`: the whole message, or an item
-    after a cue such as 叫我 / call me). An empty value (clearing the field) is
-    never something the player said: it is returned as "".
+    Each item must pass :func:`~xtyserver.session.said.said_as_value`; an empty value
+    (clearing the field) is never something the player said: it is returned as "".
     """
     items = value if isinstance(value, list) else [value]
     if not items:
@@ -238,12 +235,10 @@ def unsaid(value: str | list[str], player_text: str, field: str) -> str | None:
 
 
 def guard_correction(op: CorrectOp, save_texts: Iterable[str]) -> str | None:
-    """Why ``op`` may not be written (the shared-profile guard), or None when it may.
+    """Why ``op`` may not be written, as the model's result text, or None when it may.
 
-    The extraction's rules (:func:`~xtyserver.memory.shared_guard.refusal`): no
-    person, place or plan of the current save (its memories' subjects and
-    summaries in ``save_texts``, its modelContext names), no character judgement,
-    guess, role-play or sensitive fact. The answer is the model's result text.
+    The extraction's rules (:func:`~xtyserver.memory.shared_guard.refusal`), with the
+    current save's memory texts (``save_texts``) and modelContext names.
     """
     texts = [*save_texts, *op.context_names]
     items = op.value if isinstance(op.value, list) else [op.value]
@@ -322,12 +317,7 @@ def narrow(op: ViewOp, overview: Overview) -> Overview | ToolFailure:
 
 
 def resolve(op: PreviewOp, overview: Overview) -> ForgetSpec | str:
-    """The forget target ``op`` names, with its save found among this game's saves.
-
-    ``overview`` holds the saves of ``op.current``'s game; a save is named by its
-    readable name or its id (compared after normalising). Returns the spec or
-    the error text for the model.
-    """
+    """The forget target ``op`` names (its save found in ``overview``), or the error text."""
     game = op.current.game_id
     if op.kind == "profile":
         return ForgetSpec(kind="profile")
