@@ -64,11 +64,7 @@ def check_model_context(context: ModelContext, *, prefix: str = "", size: int | 
 
 
 def check_identity(identity: Identity, *, prefix: str = "") -> None:
-    """Refuse ids or a save name that carry an account id, key, path or e-mail.
-
-    The id patterns already exclude paths and e-mails; a Steam id or a key is
-    made of allowed characters, so it is caught here.
-    """
+    """Refuse ids or a save name that carry forbidden content (a Steam id fits the patterns)."""
     # A derived saveId may be twelve hex digits: an id, never a MAC address.
     _refuse_forbidden(
         [
@@ -82,11 +78,7 @@ def check_identity(identity: Identity, *, prefix: str = "") -> None:
 
 
 def check_hello(frame: Hello) -> None:
-    """Content checks of ``adapter.hello`` beyond its types.
-
-    ``adapter.version`` is a version: four numbers with dots (an assembly's
-    ``1.0.0.0``) are not judged as an IPv4 address (v1.md "Forbidden content").
-    """
+    """Content checks of ``adapter.hello`` beyond its types (``1.0.0.0`` is a version)."""
     _refuse_forbidden([("adapter.name", frame.adapter.name)])
     _refuse_forbidden(
         [("adapter.version", frame.adapter.version)], ignore=frozenset({"network_address"})
@@ -122,12 +114,8 @@ def check_chat_context(context: ChatContext, *, prefix: str, size: int | None = 
 def check_secrets(frame: ClientFrame, secrets: tuple[str, ...]) -> None:
     """Refuse a frame whose modelContext or save name holds one of ``secrets``.
 
-    The decoder cannot know the adapter token; the session can, and calls
-    this for every frame after the hello (v1.md "Forbidden content": the
-    token typed into a game string is refused like a key).
-
-    Raises:
-        ForbiddenContentError: naming every string that holds a secret.
+    The decoder cannot know the adapter token; the session can (v1.md "Forbidden
+    content"). Raises ForbiddenContentError naming every string that holds one.
     """
     secrets = tuple(s for s in secrets if len(s) >= 8)
     if not secrets:
@@ -165,11 +153,9 @@ def check_secrets(frame: ClientFrame, secrets: tuple[str, ...]) -> None:
 
 
 def freshness(age: float, *, stale_after: float, drop_after: float) -> Freshness:
-    """How a modelContext ``age`` seconds old (``now - capturedAt``) may be used.
+    """How a modelContext ``age`` seconds old may be used (v1.md "Freshness").
 
-    Older than ``stale_after`` seconds it is injected but marked stale; older
-    than ``drop_after`` it is not injected (v1.md "Freshness"). A negative age
-    (a skewed game clock) counts as fresh.
+    A negative age (a skewed game clock) counts as fresh.
     """
     if age > drop_after:
         return "dropped"

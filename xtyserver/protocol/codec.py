@@ -142,10 +142,8 @@ def _retyped(raw: bytes, message: str) -> ClientFrame:
 def _without_image_data(frame: ClientFrame) -> ClientFrame:
     """``frame`` with its screenshot's base64 blanked, for counting colons cheaply.
 
-    Valid base64 has no colon, so the count is the same without re-encoding a
-    megabyte of it. Data that does hold a colon only makes the raw
-    frame's count higher, which the duplicate check reads as "not sure" and
-    settles by decoding again (see :mod:`~xtyserver.protocol.duplicates`).
+    Valid base64 has no colon; data that holds one only makes the raw frame's
+    count higher, which the duplicate check settles by decoding again.
     """
     if isinstance(frame, ChatSend) and frame.image is not None:
         image = msgspec.structs.replace(frame.image, data="")
@@ -156,9 +154,8 @@ def _without_image_data(frame: ClientFrame) -> ClientFrame:
 def _check_semantics(frame: ClientFrame, encoded: bytes | None) -> int:
     """Checks beyond the types: sizes and forbidden content. Returns context bytes.
 
-    ``encoded`` is the frame's msgspec encoding when it is still current (no
-    string was normalised): a modelContext that is the frame's last field is
-    then measured on it instead of being encoded again.
+    ``encoded``: the frame's encoding while still current, to measure a trailing
+    modelContext on instead of encoding it again.
     """
     if type(frame) is StateUpdate:  # the frame sent most often: no match statement
         if frame.identity is None and frame.id is None and encoded is not None:

@@ -1,22 +1,15 @@
 """Detect and redact what must never leave the player's machine.
 
-Text is judged in its judged form (``protocol/v1.md`` "Normalisation",
-:mod:`~xtyserver.protocol.judged`: NFKC, digits of every script and TR39
-look-alike letters folded), so a full-width ``Ｃ：＼Ｕｓｅｒｓ``, a Steam id in
-Arabic-Indic digits or an e-mail with a Cyrillic ``о`` or a zero-width space
-inside is judged as its plain form. :func:`redact` maps the spans it finds back
-to the kept text (only invisible characters removed) and replaces just those:
-the rest stays as typed.
+Text is judged in its judged form (:mod:`~xtyserver.protocol.judged`), so a
+full-width path, a Steam id in Arabic-Indic digits or an e-mail with a Cyrillic
+``о`` or a zero-width space inside is judged as its plain form. The eleven kinds
+(:data:`KINDS`), and what is left undetected on purpose, are listed in
+``protocol/v1.md`` "Forbidden content".
 
-The eleven kinds (:data:`KINDS`) and what each covers, with what is left
-undetected on purpose, are listed in ``protocol/v1.md`` "Forbidden content".
-
-Everything is one combined regular expression, compiled once at import
-(:mod:`~xtyserver.protocol.forbidden_shapes`). Every quantifier that can be
-followed by something that may fail is bounded or possessive and each
-alternative may only start at the beginning of a token (a look-behind) or with
-a literal word, so a scan is linear in the length of the text: no input can
-make it backtrack catastrophically.
+The shapes are one combined regular expression
+(:mod:`~xtyserver.protocol.forbidden_shapes`) whose quantifiers are bounded or
+possessive and whose alternatives start at a token's start or with a literal, so
+a scan is linear in the text's length: nothing backtracks catastrophically.
 """
 
 from __future__ import annotations
@@ -254,19 +247,12 @@ def find_forbidden(
     ignore: frozenset[str] = frozenset(),
     strict: bool = False,
 ) -> Kind | None:
-    """Return the kind of the first forbidden match in ``text``'s judged form, or None.
+    """Return the kind of the leftmost forbidden match in ``text``'s judged form, or None.
 
     Args:
-        text: Any string a peer sent.
-        secrets: Strings that must not appear either (the adapter token),
-            found as ``api_key``.
-        ignore: Kinds not to report (``adapter.version`` is a version, never an
-            IPv4 address).
-        strict: Also refuse what a modelContext string never holds: a number
-            of 11 digits or more and any path shape (:data:`STRICT`).
-
-    Returns:
-        One of :data:`KINDS` for the leftmost match, or None.
+        secrets: Strings that must not appear either (the adapter token), as ``api_key``.
+        ignore: Kinds not to report (``adapter.version`` is never an IPv4 address).
+        strict: Also refuse what a modelContext string never holds (:data:`STRICT`).
     """
     if not (text.isascii() and text.isprintable()):
         text = visible(text)
@@ -327,7 +313,6 @@ def redact(
     contains a match of :func:`find_forbidden`, and redacting it again changes nothing.
 
     Args:
-        text: Any string, typically the player's chat text.
         placeholders: Replacement text per kind (every kind of :data:`KINDS`
             required, each in normal form).
         secrets: Strings redacted as ``api_key`` however spelled (the adapter
@@ -336,8 +321,7 @@ def redact(
             (:func:`~xtyserver.protocol.secret_match.skeleton`): a secret typed
             in pieces over consecutive messages is found once its pieces add up.
 
-    Returns:
-        The kept, redacted text and the distinct kinds found, first seen first.
+    Returns the kept, redacted text and the distinct kinds found, first seen first.
 
     Raises:
         UsageError: A custom placeholder is missing, not in normal form, or

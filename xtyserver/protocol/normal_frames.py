@@ -1,17 +1,11 @@
 """A decoded frame's free text, kept as sent and measured as judged (v1.md "Normalisation").
 
-The modelContext strings, ``chat.send`` text and ``identity.saveName``
-wherever they come, and ``profile.update`` values lose their invisible
-characters (:func:`~xtyserver.protocol.normalize.visible`); the frame then
-carries those kept strings, so that is what the server keeps, prompts and
-stores, full-width punctuation and all. Their normal form
-(:func:`~xtyserver.protocol.normalize.normalize`) is what is judged: it is
-measured here against the limits, and the forbidden-content checks normalise
-on their own. Ids, versions, tokens, time zones and image data are not
-touched: their patterns admit only ASCII letters, digits and a few marks,
-which normalisation never changes. A string that normalisation takes past its
-limit (NFKC can expand a character into several) or empties is refused like
-one sent that way, with "after normalisation" in the reason.
+The modelContext strings, ``chat.send`` text, ``identity.saveName`` and
+``profile.update`` values lose their invisible characters; the frame then
+carries those kept strings. Their normal form is what is judged, so it is
+measured here against the limits: a string that normalisation takes past its
+limit or empties is refused like one sent that way, "after normalisation". Ids,
+versions, tokens, time zones and image data are ASCII by their patterns, untouched.
 """
 
 from __future__ import annotations
@@ -221,10 +215,8 @@ def _context_info() -> mi.Type:
 def _normal_struct(obj: _S, too_long: list[str]) -> _S:
     """``obj`` (a modelContext or part of one) with its strings kept (invisibles removed).
 
-    Walks only the fields that hold text, as found once from the types, rather
-    than converting to builtins and back. Every string of a modelContext has
-    the same limit (v1.md "modelContext"), so a changed string is only
-    measured; ``too_long`` collects those over it.
+    Walks only the fields that hold text; every string of a modelContext has the
+    same limit, so ``too_long`` collects the changed ones over it.
     """
     changes: dict[str, Any] = {}
     for name, holds in _text_fields(type(obj)):

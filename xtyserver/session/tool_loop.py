@@ -45,13 +45,7 @@ TOO_MANY = "错误：这一轮已经调用了 4 次记忆工具，不能再调�
 
 
 class ToolLoop:
-    """Runs the tool rounds of the turns of one connection.
-
-    Args:
-        confirmations: The connection's forget tokens.
-        texts: The session's texts (the result of a confirm the player did not agree to,
-            the name of the data fence of tool results).
-    """
+    """Runs the tool rounds of the turns of one connection, with its forget tokens."""
 
     def __init__(self, confirmations: Confirmations, texts: Texts) -> None:
         self.confirmations = confirmations
@@ -167,10 +161,9 @@ class ToolLoop:
     def dialog(self, token: str, yes: bool, now: float) -> ForgetSpec | Refusal | None:
         """The player answered a ``memory.confirm.request`` dialog (v1.md "memory.confirm").
 
-        A yes is the player's own yes: it redeems the token at once, in any turn
-        (the target to delete is returned). A no voids the token (None). An
-        unknown, spent or expired token is refused. Either answer is remembered,
-        so a later confirming tool call learns what the player decided.
+        A yes redeems the token at once, in any turn (the target to delete is
+        returned); a no voids it (None); an unknown, spent or expired one is refused.
+        Either answer is remembered for a later confirming tool call.
         """
         if not yes:
             if not self.confirmations.withdraw(token):

@@ -85,9 +85,8 @@ class Turn(msgspec.Struct):
 class Turns:
     """The turn in flight, the turn counter, the rounds for the stage summary and working memory.
 
-    ``history`` holds the last :data:`SUMMARY_TURNS` rounds of this save since the
-    session (or its resume) began, for the end-of-session summary; ``working`` the
-    window and session summary sent with each request.
+    ``history``: the last :data:`SUMMARY_TURNS` rounds since the session (or its
+    resume) began, for the end-of-session summary.
     """
 
     def __init__(self, settings: SessionSettings) -> None:
@@ -188,11 +187,7 @@ class Turns:
     # -- working memory across the save's sessions ---------------------------------------------
 
     def park(self, save: Scope, day: int | None, now: float, summarize: bool) -> list[Effect]:
-        """The save's session ends: its stage summary, and its working memory parked.
-
-        The stage summary covers the rounds since the session (or its resume)
-        began, so a resumed session never summarises the same rounds twice.
-        """
+        """The save's session ends: its stage summary, and its working memory parked."""
         effects: list[Effect] = []
         if len(self.history) >= 2 and summarize:
             effects.append(Summarize(save, tuple(self.history), day, now))
@@ -241,8 +236,8 @@ class Turns:
     ) -> list[Effect] | None:
         """End the answer's turn with its reply; None when it is not the turn in flight.
 
-        Only the text the player saw (capped by the model shell) enters the
-        window; an ``incomplete`` reply is not handed to extraction.
+        Only the text the player saw enters the window; an ``incomplete`` reply is
+        not handed to extraction.
         """
         number, text, usage = answer.turn, answer.text, answer.usage
         turn = self.get(number)
