@@ -114,10 +114,7 @@ def _defaults_omitted(
 
 @functools.cache
 def _omitting() -> tuple[frozenset[type[Any]], frozenset[bytes]]:
-    """The frame types whose encoding omits what the peer may spell, and those keys.
-
-    Built on the first frame that needs it, not at import.
-    """
+    """The frame types whose encoding omits what the peer may spell, and those keys (lazily)."""
     keys: set[bytes] = set()
     info = client_frame_info()
     types = frozenset(t for t in CLIENT_FRAME_TYPES if _defaults_omitted(info[t], keys))
@@ -155,12 +152,7 @@ def _counted(raw: bytes, frame: ClientFrame, encoded: bytes) -> bool:
 
 
 def _colons(raw: bytes, frame: ClientFrame) -> int:
-    """``raw.count(b":")``, without counting through a screenshot's base64 byte by byte.
-
-    ``bytes.count`` walks a byte at a time; a span
-    that ``find`` (memchr) shows to hold no colon is left out of the count
-    instead, whatever it is: the result is exact either way.
-    """
+    """``raw.count(b":")``, skipping a screenshot's base64 once ``find`` (memchr) shows no colon."""
     if isinstance(frame, ChatSend) and frame.image is not None:
         key = _DATA_KEY.search(raw)
         if key is not None:

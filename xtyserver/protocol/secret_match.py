@@ -41,21 +41,12 @@ def skeleton(text: str) -> str:
 
 
 def carried(carry: str, text: str) -> str:
-    """The carry after the player's message ``text``: the tail of both skeletons.
-
-    Args:
-        carry: The carry before ``text`` ("" at the start of a session).
-        text: The player's message as sent; its judged form is read.
-    """
+    """The carry after the player's message ``text`` (as sent): the tail of both skeletons."""
     return (carry + skeleton(judged(visible(text))))[-CARRY_MAX:]
 
 
 class SecretMatcher:
-    """One secret's skeleton, its reverse and their blocks.
-
-    Args:
-        secret: The secret as issued (the adapter token).
-    """
+    """One secret's (the adapter token's) skeleton, its reverse and their blocks."""
 
     __slots__ = ("_blocks", "_bytes_blocks", "_forms")
 
@@ -76,15 +67,10 @@ class SecretMatcher:
         return any(block in skel for block in self._bytes_blocks)
 
     def spans(self, text: str, carry: str = "") -> list[tuple[int, int]]:
-        """Spans of ``text`` (a judged text) that spell a piece of the secret.
+        """Spans of ``text`` (a judged text) that spell a piece of the secret, by start.
 
-        Args:
-            carry: The skeleton of what came just before ``text`` (earlier
-                messages): a piece that starts there and ends in ``text`` counts
-                with its whole length, and only its part in ``text`` is returned.
-
-        Returns:
-            Spans of ``text``, by start, not overlapping.
+        ``carry``: the skeleton of earlier messages; a piece that starts there and
+        ends in ``text`` counts whole, and only its part in ``text`` is returned.
         """
         skel = carry + skeleton(text)
         if not any(block in skel for block in self._blocks):

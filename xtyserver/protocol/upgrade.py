@@ -114,9 +114,7 @@ def check_headers(
 ) -> Refusal | None:
     """The header checks shared by the upgrade and ``POST /v1/http``: Host, Origin, token.
 
-    ``POST /v1/http`` (v1.md "HTTP transport") runs these before its body is read;
-    its token is in ``adapter.hello``, but a wrong ``Authorization`` header is
-    refused there too.
+    ``POST /v1/http``'s token is in ``adapter.hello``; a wrong ``Authorization`` is refused too.
     """
     hosts = header_values(headers, "Host")
     if len(hosts) != 1 or hosts[0].lower() not in allowed_hosts(bind_host, port):

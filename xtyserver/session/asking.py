@@ -125,11 +125,7 @@ _ABOUT_DELETION: Final = re.compile(r"删|清空|清除|忘掉|抹掉|delete|era
 
 
 def asks_other(reply: str) -> bool:
-    """Whether the model's ``reply`` asks the player a question that is not about the deletion.
-
-    Such a question makes the server's pending question lapse: the player's
-    next yes might answer it instead.
-    """
+    """Whether the model's ``reply`` asks the player something not about the deletion."""
     for clause in _QUESTION_BREAK.split(normalize(reply).casefold()):
         if _ASKS.search(clause) and not _ABOUT_DELETION.search(clause):
             return True

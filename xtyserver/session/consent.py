@@ -239,11 +239,7 @@ def _clauses(plain: str) -> list[str]:
 
 
 def verdict(text: str) -> Verdict:
-    """Whether ``text`` (the player's own words of one turn) is an explicit yes.
-
-    Returns:
-        ``"yes"``, ``"no"`` or ``"unclear"`` (counts as no), as the module says.
-    """
+    """Whether ``text`` (the player's own words of one turn) is an explicit yes (see the module)."""
     plain = _plain(text)
     if _NO.search(_AGREEING_NEGATIONS.sub(" ", plain)):
         return "no"
@@ -267,11 +263,7 @@ def consents(text: str, kind: str) -> bool:
 
 
 def asks_restore(text: str) -> bool:
-    """Whether the player's ``text`` asks for a restore: a restore word, and no negation.
-
-    A question counts ("能恢复吗？" asks for it); a negation or hesitation
-    (不, 别, 算了, don't, wait, ...) does not.
-    """
+    """Whether ``text`` asks for a restore: a restore word, and no negation (a question counts)."""
     plain = _RESTORE_NOT_REFUSING.sub(" ", _AGREEING_NEGATIONS.sub(" ", _plain(text)))
     refusing = _NO.search(plain.replace("?", " ").replace("吗", " "))
     return bool(_RESTORE.search(_SPACE.sub("", plain))) and refusing is None

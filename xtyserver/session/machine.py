@@ -126,12 +126,9 @@ class GameAgentSession:
     """The protocol/v1 state machine of one adapter connection (v1.md "Session").
 
     Args:
-        session_id: The id reported in ``server.hello``.
-        settings: Limits, deadlines, switches and texts.
         authenticated: The upgrade request already carried the right token.
         zone_of: The IANA name of a zone name an adapter sent (IANA or Windows),
-            or None when it is unknown here (``accounting.resolve_zone`` with a table).
-        now: When the connection opened.
+            or None when it is unknown here.
         paired: Whether a hello's token is a paired mod's key (v1.md "Pairing");
             None: only ``token`` is accepted.
     """
@@ -563,11 +560,8 @@ Handler = Callable[[GameAgentSession, Any, float], list[Effect]]
 class Row(NamedTuple):
     """What one state does with one type of event or frame.
 
-    Attributes:
-        handler: Called with the session, the event (the frame, for a frame) and its time.
-        then: The state the session enters when the handler takes the event
-            (None: it stays). A handler that refuses it answers an error and stays;
-            any handler may close the connection (``CLOSED``).
+    ``then``: the state the session enters when ``handler`` takes the event (None:
+    it stays); a handler that refuses it stays, and any handler may close.
     """
 
     handler: Handler

@@ -142,15 +142,9 @@ _SPACES: Final = re.compile(r"\s+")
 
 
 def offered_tools(text: str, *, confirming: bool = False) -> tuple[str, ...]:
-    """The names of the tools to offer for a turn whose player text is ``text``.
+    """The tools to offer a turn: ``ALL``, ``READ`` or ``()``, so each offer has stable bytes.
 
-    Args:
-        text: The player's own words of the turn (redacted as sent to the model).
-        confirming: The turn may answer the server's confirmation question.
-
-    Returns:
-        ``ALL``, ``READ`` or ``()`` of :mod:`~xtyserver.session.tool_schemas`, always
-        one of these (so each offer has stable bytes).
+    ``confirming``: the turn may answer the server's confirmation question.
     """
     plain = _SPACES.sub(" ", judged(text).casefold())
     if confirming or _CHANGE.search(plain):

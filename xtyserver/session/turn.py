@@ -43,15 +43,7 @@ MAX_NAMES_NOTED = 3
 
 
 class TurnPlan(msgspec.Struct, frozen=True):
-    """What one turn sends to the model.
-
-    Attributes:
-        messages: The chat-completions ``messages``.
-        context_use: How the newest modelContext was used (``chat.done.context``).
-        used_ids: Memory ids injected into the prompt (to mark as used).
-        image_sent: Whether the screenshot is part of ``messages``.
-        injection: The turn's injection log record (sizes, ids, scores; no text).
-    """
+    """What one turn sends to the model, and the memory ids it used (to mark as used)."""
 
     messages: list[dict[str, Any]]
     context_use: ContextUse
