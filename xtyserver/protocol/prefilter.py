@@ -66,15 +66,9 @@ _NO_TEXT: Final = (mi.IntType, mi.FloatType, mi.BoolType, mi.DateTimeType, mi.Li
 def _source(info: mi.StructType, var: str, depth: int, *, flat: bool) -> list[str]:
     """Statements that add the strings of the Struct held by ``var`` to ``out``.
 
-    ``flat``: one item per string, None where unset. Otherwise in parts: a
-    part is one string, a Struct's own string fields, a list of strings or a
-    list of flat Structs' strings joined by newlines, with an unset string
-    written ``None`` (a word that holds nothing forbidden, so judging it
-    changes no verdict).
-
-    Raises:
-        TypeError: a field's type is one this gatherer does not read (so a new
-            kind of field fails at import instead of going unjudged).
+    ``flat``: one item per string, None where unset. Otherwise in parts (see the
+    module), an unset string written ``None`` (a word that changes no verdict). A
+    field type this gatherer does not read raises TypeError rather than go unjudged.
     """
     pad = "    " * (depth + 1)
     lines: list[str] = []
@@ -148,8 +142,8 @@ def bare_type(t: mi.Type) -> mi.Type:
 def _gatherer(cls: type[Any], *, flat: bool) -> tuple[Callable[[Any], list[Any]], str]:
     """A function listing every string field of a ``cls`` Struct, and its source.
 
-    Generated once from the types, as :mod:`dataclasses` generates methods: a
-    loop reading the types at every call costs several times more.
+    Generated once from the types, as :mod:`dataclasses` does: a loop reading the
+    types at every call costs several times more.
     """
     info = mi.type_info(cls)
     assert isinstance(info, mi.StructType)
@@ -170,19 +164,13 @@ def _gatherers() -> tuple[_Gatherer, _Gatherer]:
 
 
 def context_texts(context: ModelContext) -> list[str]:
-    """Every string field of a modelContext in parts, in field order: what texts_clean takes.
-
-    ``capturedAt`` is a checked datetime, not text.
-    """
+    """Every string field of a modelContext in parts, in field order: what texts_clean takes."""
     texts: list[str] = _gatherers()[0][0](context)
     return texts
 
 
 def context_strings(context: ModelContext) -> list[str | None]:
-    """The same strings one by one, None where unset: what the exact check judges.
-
-    For the contexts :func:`texts_clean` cannot vouch for.
-    """
+    """The same strings one by one, None where unset: what the exact check judges."""
     strings: list[str | None] = _gatherers()[1][0](context)
     return strings
 

@@ -71,10 +71,7 @@ class ViewOp(msgspec.Struct, frozen=True):
 
 
 class SearchOp(msgspec.Struct, frozen=True):
-    """Search ``scope``'s memories and the shared profile for ``query`` (never another save).
-
-    ``day``: the save's in-game day, when known (later-day memories stay out).
-    """
+    """Search ``scope``'s memories and the profile for ``query``; later-day ones stay out."""
 
     scope: Scope
     query: str
@@ -83,11 +80,7 @@ class SearchOp(msgspec.Struct, frozen=True):
 
 
 class CorrectOp(msgspec.Struct, frozen=True):
-    """Replace the shared-profile field ``field`` (snake_case) with ``value``.
-
-    The shell checks the value against ``save``'s memories and ``context_names``
-    with :func:`guard_correction` before writing it.
-    """
+    """Replace the profile field ``field`` (snake_case); the shell calls guard_correction first."""
 
     field: str
     value: str | list[str]
@@ -165,14 +158,8 @@ def parse_call(
 ) -> ToolOp | Confirming | str:
     """The operation a call asks for, or the error text to return as its result.
 
-    Args:
-        day: The save's in-game day, when known (a search leaves later memories out).
-        player_text: The player's own words of this turn: a correction's value
-            must be in them.
-        context_names: The names in the save's current modelContext (the guard).
-        offered: The tools the turn offered (:mod:`~xtyserver.session.tool_offer`);
-            None: every tool. Only what the turn offered runs, whatever the
-            model was talked into.
+    ``player_text`` (this turn's words) must hold a correction's value; ``offered``
+    (None: every tool) is all that runs, whatever the model was talked into.
     """
     kind = ARGUMENTS.get(call.name)
     if kind is None:
