@@ -1,10 +1,8 @@
 """msgspec Structs for every protocol/v1 frame (v1.md "Frames").
 
-Client frames form one tagged union on ``type`` (:data:`ClientFrame`); the
-server's frames form another (:data:`ServerFrame`). Field names are camelCase on
-the wire. Constraints live in the named ``Annotated`` aliases of ``frame_base`` so
-that the JSON Schemas in ``schemas/`` and the decoder enforce the same numbers. The
-memory-management frames live in ``memory_frames`` and are re-exported here.
+Client frames form one tagged union on ``type`` (:data:`ClientFrame`), the
+server's another (:data:`ServerFrame`); their pieces are in ``frame_base``, the
+memory and pairing frames in ``memory_frames`` and ``pair_frames``.
 """
 
 from __future__ import annotations

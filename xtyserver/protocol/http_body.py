@@ -108,11 +108,7 @@ class _Outline(msgspec.Struct):
 
 
 def _count_frames(text: bytes) -> None:
-    """Refuse a body with too many frames before the slow, exact decoding builds them all.
-
-    msgspec reads the outline in C; a body it cannot read this way is left to
-    the exact decoding, which names what is wrong.
-    """
+    """Refuse too many frames before the slow, exact decoding builds them (an outline read in C)."""
     try:
         outline = msgspec.json.decode(text, type=_Outline)
     except (msgspec.DecodeError, msgspec.ValidationError):

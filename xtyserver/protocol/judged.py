@@ -71,10 +71,9 @@ def confusables() -> dict[str, str]:
 
 
 def look_alikes(target: str) -> frozenset[str]:
-    """Every character TR39 lists as a look-alike of ``target``, inert ones too.
+    """Every character TR39 lists as a look-alike of ``target``, inert punctuation (``〈``) too.
 
-    Kana and CJK ideographs are left out (TR39 has ``く`` for ``<``): text in
-    the players' languages is full of them. Punctuation such as ``〈`` stays.
+    Kana and CJK ideographs (TR39 has ``く`` for ``<``) are left out: players' text is full of them.
     """
     return frozenset(
         char
@@ -114,10 +113,7 @@ _FOLD: Final = _Fold()
 
 
 def fold(normal: str) -> str:
-    """``normal`` (a normalised text) with digits and look-alike letters folded.
-
-    Same length as ``normal``: every character maps to one character.
-    """
+    """``normal`` (a normalised text) with digits and look-alike letters folded (same length)."""
     if normal.isascii() or is_plain(normal):
         return normal
     return normal.translate(_FOLD)
@@ -130,9 +126,8 @@ def judged(text: str) -> str:
     return fold(normalize(text))
 
 
-# Digits joined by up to four separators (anything but a letter, digit, CJK
-# character or line break: spaces, dashes, dots, underscores, commas, 、, emoji,
-# symbols) count as one number: a separator inside a digit run hides nothing.
+# Digits joined by up to four separators (anything but a letter, digit, CJK character
+# or line break) count as one number: a separator inside a digit run hides nothing.
 _JOIN: Final[re.Pattern[str]] = re.compile(r"[0-9]((?:[^\w\n]|_){1,4})(?=[0-9])")
 # Chinese numerals written digit by digit (七六五六…, 壹贰叁, 〇/零, 幺) are digits
 # in the joined view only: the judged text keeps them (一 is also "one"/"a").

@@ -15,13 +15,7 @@ Verdict = Literal["ok", "limited", "flood"]
 
 
 class TokenBucket:
-    """A token bucket refilled at ``rate`` tokens/second up to ``burst`` tokens.
-
-    Args:
-        rate: Tokens added per second.
-        burst: Bucket size: how many may pass at once after a quiet spell.
-        now: The time the bucket starts (full).
-    """
+    """A token bucket refilled at ``rate`` tokens/second up to ``burst``, full at ``now``."""
 
     def __init__(self, rate: float, burst: int, now: float) -> None:
         if rate <= 0 or burst < 1:

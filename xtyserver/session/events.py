@@ -56,9 +56,7 @@ PairingOutcome = Literal["pending", "busy", "refused", "granted", "denied", "exp
 class PairingAnswered(Event, frozen=True):
     """The shell's answer to ``AskPairing``.
 
-    ``pending`` carries the code and its life; ``granted`` the mod's new key;
-    ``busy`` (too many requests), ``refused`` (no pairing on this connection),
-    ``denied`` and ``expired`` nothing.
+    ``pending`` carries the code and its life, ``granted`` the mod's new key, the rest nothing.
     """
 
     outcome: PairingOutcome

@@ -52,11 +52,10 @@ def _clip(text: str, limit: int) -> str:
 def identity_parts(
     persona: str, profile: SharedProfile | None, budget: LayerBudget
 ) -> tuple[str, str]:
-    """Layer 1 as (the persona, the companion's name and setting), together within the budget.
+    """Layer 1 as (the persona, the companion's name and setting), within ``identity_chars``.
 
-    The persona is the project's (or the configured) text and goes into the
-    system message; the name and setting were written by the player and are
-    data (v1.md "The model call"). Together they keep ``identity_chars``.
+    The persona goes into the system message; the name and setting, which the
+    player wrote, are data (v1.md "The model call").
     """
     own = _clip(persona, budget.identity_chars)
     lines = []

@@ -23,12 +23,7 @@ from xtyserver.session.events import PairingAnswered
 
 
 class Pairing(msgspec.Struct):
-    """One connection's pairing: the ``adapter.pair`` it is answering, if any.
-
-    Attributes:
-        asked: The id of the ``adapter.pair`` under way (None: none).
-        key: The key ``pair.granted`` carried (its hello must bring it).
-    """
+    """One connection's pairing: the id of the ``adapter.pair`` under way, the key granted."""
 
     asked: str | None = None
     key: str = ""

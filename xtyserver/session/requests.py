@@ -72,12 +72,7 @@ class _Pending(msgspec.Struct, frozen=True):
 
 
 class StoreRequests:
-    """Requests in flight (request number -> what was asked) and the menu's forget tokens.
-
-    Args:
-        confirmations: The tokens of this connection's ``memory.forget`` frames.
-        texts: The announcements' texts (every deletion is announced with ``memory.notice``).
-    """
+    """Requests in flight (request number -> what was asked) and the menu's forget tokens."""
 
     def __init__(self, confirmations: Confirmations, texts: asking.AskTexts) -> None:
         self._count = 0

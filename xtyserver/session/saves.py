@@ -15,13 +15,7 @@ from xtyserver.session.turns import Turns
 
 
 class SaveTracker:
-    """The save of one session and its latest game state.
-
-    Args:
-        turns: The session's turns, which park a save's working memory.
-        summarize: Whether a save that ends is summarised into memory.
-        now: When the connection opened.
-    """
+    """The save of one session and its latest game state (``turns`` park its working memory)."""
 
     def __init__(self, turns: Turns, *, summarize: bool, now: float) -> None:
         self._turns = turns

@@ -34,15 +34,10 @@ _LABELS = (
 
 
 class WorkingSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """Sizes of working memory (config ``[server]``, README "Working memory").
+    """Sizes of working memory (README "Working memory"); ``item_chars`` caps one summary item.
 
-    Attributes:
-        window: Recent rounds sent as chat messages (the system prompt is always kept).
-        fold_every: Rounds that left the window after which they are folded.
-        fold_tokens: Estimated tokens of the rounds sent past which a fold is asked now.
-        summary_chars: The rendered session summary is at most this long.
-        item_chars: One summary item is at most this long.
-        resume_within: Seconds within which a reconnect of the same save resumes.
+    ``window``, ``fold_every`` and ``fold_tokens`` are ``[server]``'s
+    ``history_turns``, ``summary_every`` and ``summary_tokens``.
     """
 
     window: int
