@@ -41,9 +41,7 @@ def memory_line(event: MemoryEvent) -> str:
     return f"{LINE_PREFIX}{event.id} [{event.kind}] {event.subject}：{event.summary}"
 
 
-def build_enrichment_messages(
-    game_id: str, events: Sequence[MemoryEvent]
-) -> list[dict[str, str]]:
+def build_enrichment_messages(game_id: str, events: Sequence[MemoryEvent]) -> list[dict[str, str]]:
     """Chat messages asking for the search keys of ``events`` (one save's, at most BATCH)."""
     lines = [f"游戏：{game_id}", *(memory_line(e) for e in events[:BATCH])]
     return [

@@ -91,9 +91,7 @@ def fuzzy(syllable: str) -> str:
 _READINGS = _readings()
 READINGS = CharTable(_READINGS)
 """Toneless readings of each common character, the most common first."""
-HEARD = CharTable(
-    {char: tuple(dict.fromkeys(map(fuzzy, rs))) for char, rs in _READINGS.items()}
-)
+HEARD = CharTable({char: tuple(dict.fromkeys(map(fuzzy, rs))) for char, rs in _READINGS.items()})
 """Each common character's readings as fuzzy pinyin hears them (:func:`fuzzy`), once each."""
 SYLLABLES: frozenset[str] = frozenset(
     s for rs in _READINGS.values() for s in rs if VOWELS.intersection(s)

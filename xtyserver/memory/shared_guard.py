@@ -71,7 +71,6 @@ _SENSITIVE = (
 )
 
 
-
 # Sensitive whoever it is about: words ordinary game facts do not use.
 _EVENT_SENSITIVE = (
     r"抑郁|焦虑症|焦虑障碍|躁郁|双相|精神(?:病|疾病|分裂|科)|心理(?:医生|咨询|治疗|疾病)|"
