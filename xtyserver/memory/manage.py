@@ -37,7 +37,6 @@ from xtyserver.memory.types import (
 )
 
 ForgetKind = Literal["item", "save", "game", "profile", "all"]
-FORGET_KINDS: tuple[ForgetKind, ...] = ("item", "save", "game", "profile", "all")
 
 
 class ForgetSpec(msgspec.Struct, frozen=True, kw_only=True):
