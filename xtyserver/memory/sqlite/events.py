@@ -83,13 +83,8 @@ def _binding(event: MemoryEvent, column: str) -> Any:
 
 
 def bindings(event: MemoryEvent, columns: Sequence[str]) -> tuple[Any, ...]:
-    """The SQL bindings of ``columns`` for ``event`` (a row put back from the trash)."""
+    """The SQL bindings of ``columns`` for ``event``."""
     return tuple(_binding(event, column) for column in columns)
-
-
-def _params(event: MemoryEvent) -> tuple[Any, ...]:
-    """The bindings of :data:`_INSERT_COLUMNS` for ``event``."""
-    return tuple(_binding(event, column) for column in _INSERT_COLUMNS)
 
 
 def new_row(scope: Scope, event: NewEvent, now: float) -> MemoryEvent:
@@ -156,18 +151,18 @@ def upsert(conn: apsw.Connection, scope: Scope, event: NewEvent, now: float) -> 
     subject = _stored_subject(conn, scope, event)
     if subject != event.subject:
         event = msgspec.structs.replace(event, subject=subject)
-    rows = conn.execute(_UPSERT, _params(new_row(scope, event, now))).fetchall()
+    rows = conn.execute(_UPSERT, bindings(new_row(scope, event, now), _INSERT_COLUMNS)).fetchall()
     return from_row(rows[0])
 
 
 def merge_newer(conn: apsw.Connection, events: Iterable[MemoryEvent]) -> None:
     """Insert ``events`` (ids ignored); a stored fact is replaced only by a later copy."""
-    conn.executemany(_MERGE_NEWER, [_params(e) for e in events])
+    conn.executemany(_MERGE_NEWER, [bindings(e, _INSERT_COLUMNS) for e in events])
 
 
 def write_digest(conn: apsw.Connection, digest: MemoryEvent) -> None:
     """Insert a compaction digest, or update the save's digest of that kind."""
-    conn.execute(_DIGEST, _params(digest))
+    conn.execute(_DIGEST, bindings(digest, _INSERT_COLUMNS))
 
 
 def delete_ids(conn: apsw.Connection, scope: Scope, ids: Iterable[int]) -> int:

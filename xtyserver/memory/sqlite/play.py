@@ -31,6 +31,18 @@ def record_day(conn: apsw.Connection, game_id: str, save_id: str, date: str) -> 
     )
 
 
+def _unique_start(conn: apsw.Connection, scope: Scope, at: float, session_id: int = 0) -> float:
+    """``at``, nudged by 1 µs while another session of the save started then (started_at
+    is unique per save)."""
+    while conn.execute(
+        "SELECT 1 FROM play_session WHERE game_id = ? AND save_id = ? AND started_at = ? "
+        "AND id != ?",
+        (scope.game_id, scope.save_id, at, session_id),
+    ).fetchall():
+        at += 1e-6
+    return at
+
+
 def open_session(conn: apsw.Connection, scope: Scope, now: float, tz: str) -> int:
     """Start a session of ``scope`` at ``now`` and count today. Returns its id.
 
@@ -38,13 +50,7 @@ def open_session(conn: apsw.Connection, scope: Scope, now: float, tz: str) -> in
         UsageError: ``tz`` is not a known IANA timezone.
     """
     date = accounting.local_date(now, tz)
-    # started_at is unique per save; nudge a same-instant reopen by 1 µs.
-    started = now
-    while conn.execute(
-        "SELECT 1 FROM play_session WHERE game_id = ? AND save_id = ? AND started_at = ?",
-        (scope.game_id, scope.save_id, started),
-    ).fetchall():
-        started += 1e-6
+    started = _unique_start(conn, scope, now)
     conn.execute(
         "INSERT INTO play_session(game_id, save_id, tz, started_at, last_heartbeat_at, "
         "active_ms) VALUES (?, ?, ?, ?, ?, 0)",
@@ -64,11 +70,8 @@ def advance(
     end: bool,
     gap_cap_s: float,
 ) -> None:
-    """A heartbeat at ``now``: add the (capped) time since the last one, count the day.
-
-    Args:
-        conn: The writer, inside a transaction.
-        tz: The adapter's timezone now, or None for the one the session opened with.
+    """A heartbeat at ``now``: add the (capped) time since the last one, count the day
+    in ``tz`` (None: the one the session opened with).
 
     Raises:
         UsageError: Unknown or closed session, or unknown ``tz``.
@@ -134,12 +137,8 @@ def stats(conn: apsw.Connection) -> PlayStats:
 
 
 def daily(conn: apsw.Connection, since: float) -> list[DailyPlay]:
-    """Active time per game and local date since ``since``, with every play day in the window.
-
-    A session's active time counts on the local date it started (in its own
-    timezone); a play day with no session starting on it is listed with 0, so
-    every day played has an entry.
-    """
+    """Active time per game and local date since ``since`` (a session's on the local date it
+    started), and 0 for a play day on which no session started."""
     first = accounting.local_date(since, "UTC")
     totals: dict[tuple[str, str], int] = {}
     for game_id, tz, started, ms in conn.execute(
@@ -244,13 +243,7 @@ def delete_scope(conn: apsw.Connection, scope: Scope, now: float) -> None:
         "SELECT id, tz FROM play_session WHERE game_id = ? AND save_id = ?", key
     ).fetchall()
     for session_id, tz in open_rows:
-        started = now
-        while conn.execute(
-            "SELECT 1 FROM play_session WHERE game_id = ? AND save_id = ? AND started_at = ? "
-            "AND id != ?",
-            (*key, started, session_id),
-        ).fetchall():
-            started += 1e-6
+        started = _unique_start(conn, scope, now, cast(int, session_id))
         conn.execute(
             "UPDATE play_session SET started_at = ?, last_heartbeat_at = ?, active_ms = 0 "
             "WHERE id = ?",
