@@ -1,12 +1,9 @@
 """The memory export document (``docs/memory-export.md``).
 
-``xtyserver memory export`` writes one JSON document holding the whole store;
-``xtyserver memory import FILE`` loads it back. Decoding validates every limit
-of every field; a bad document raises :class:`~xtyserver.errors.StoreError`
-with code ``invalid_import`` and the store is left unchanged. Decoding also
-puts the profile and event texts in normal form (``protocol/v1.md``
-"Normalisation"), as everything else the store keeps; the store checks their
-limits and content again before writing.
+Decoding validates every limit of every field (a bad document raises
+:class:`~xtyserver.errors.StoreError` code ``invalid_import``, the store is left
+unchanged) and puts the texts in normal form; the store checks them again
+before writing.
 """
 
 from __future__ import annotations

@@ -2,19 +2,11 @@
 
 Pure, and the one management path: every way in (the companion's tools, a
 mod's menu frames, the memory page, MCP and the command line) says what it
-wants with these types and the one vocabulary of targets (``item``, ``save``,
-``game``, ``profile``, ``all``), and the store carries them out in one
-snapshot or one transaction (``MemoryStore.overview``, ``preview_forget``,
-``forget``). Nothing here does I/O. What the surfaces show is built from these
-by :mod:`xtyserver.session.replies` (times in RFC 3339).
-
-A forget names its target and whether play statistics go too. Statistics are
-never deleted unless ``include_stats`` is set (its own option, its own
-confirmation), and deleting memory never touches a game's save files.
-
-:class:`Confirmations` holds the tokens of two-step forgets for every surface,
-under one rule: single-use, bound to the target and to who asked, valid for
-:data:`TOKEN_TTL` seconds (v1.md "Memory tools", "memory.forget").
+wants with these types and one vocabulary of targets, and the store carries
+them out in one snapshot or one transaction. Statistics are never deleted
+unless ``include_stats`` is set, and deleting memory never touches a game's
+save files. :class:`Confirmations` holds the tokens of two-step forgets for
+every surface (v1.md "Memory tools", "memory.forget").
 """
 
 from __future__ import annotations

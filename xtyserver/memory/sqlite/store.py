@@ -1,16 +1,9 @@
 """The memory store: one SQLite file per player profile, behind one synchronous facade.
 
-:class:`MemoryStore` composes the parts, each owning one concern:
-
-* ``database``: connections, pragmas, migrations, transactions, error codes;
-* ``validation``: normalising and checking every value before a write;
-* ``shared_profile``, ``events``, ``play``: the SQL of each table;
-* ``compaction``: which events to merge (pure planning);
-* ``transfer``: export, import and backup.
-
-Every public method is one read snapshot or one ``BEGIN IMMEDIATE``
-transaction, run on the calling thread (see ``database`` for the threading
-model), so related rows are saved together or not at all.
+:class:`MemoryStore` composes the modules of this package (connections,
+validation, the SQL of each table, compaction, transfer). Every public method
+is one read snapshot or one ``BEGIN IMMEDIATE`` transaction, run on the calling
+thread, so related rows are saved together or not at all.
 """
 
 from __future__ import annotations

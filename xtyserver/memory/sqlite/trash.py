@@ -1,14 +1,11 @@
 """The ``memory_trash`` table: what a forget deleted, restorable for a while.
 
 Functions take an open connection and run inside the caller's transaction. A
-forget of an item, save, game or profile (or all) puts the rows it deletes here
-in the same transaction; the live tables no longer hold them, so a trashed item
-is never injected into a prompt, never exported and never shown as memory.
-Tombstones are left by the forget as before, so extraction does not form a
-trashed memory again. Restoring puts the events back (under their old ids when
-free), lifts their tombstones, and refills the profile fields that were not
-set again since. Deleted play statistics (a forget with ``include_stats``) are
-kept and put back the same way.
+forget puts the rows it deletes (events, profile fields, play statistics, the
+player's names) here in the same transaction, so a trashed item is never
+injected, exported or shown; its tombstones stay. Restoring puts the events
+back (under their old ids when free), lifts their tombstones, and refills
+what was not set again since.
 """
 
 from __future__ import annotations
