@@ -8,7 +8,7 @@ enforced wherever a value is decoded or passed through :func:`validated`
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Literal, TypeVar, get_args
 
 import msgspec
 
@@ -17,15 +17,8 @@ from xtyserver.memory.tokens import TokenUsage
 MemoryKind = Literal["goal", "decision", "promise", "relationship", "milestone", "event"]
 MemoryStatus = Literal["active", "done", "dropped"]
 
-KINDS: tuple[MemoryKind, ...] = (
-    "goal",
-    "decision",
-    "promise",
-    "relationship",
-    "milestone",
-    "event",
-)
-STATUSES: tuple[MemoryStatus, ...] = ("active", "done", "dropped")
+KINDS: tuple[MemoryKind, ...] = get_args(MemoryKind)
+STATUSES: tuple[MemoryStatus, ...] = get_args(MemoryStatus)
 
 SUBJECT_MAX = 80
 SUMMARY_MAX = 160
@@ -184,10 +177,7 @@ class GamePlayStats(msgspec.Struct, frozen=True, rename="camel"):
 
 
 class PlayStats(msgspec.Struct, frozen=True, rename="camel"):
-    """What ``xtyserver stats`` and the ``stats.get`` frame report.
-
-    ``tokens`` is the token bill, newest local date first (``memory/usage.py``).
-    """
+    """What ``xtyserver stats`` and the ``stats.get`` frame report (``tokens``: newest first)."""
 
     games: list[GamePlayStats]
     saves: list[SavePlayStats]

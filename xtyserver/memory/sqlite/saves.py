@@ -19,7 +19,7 @@ from xtyserver.memory.aliases import PlayerAlias, alias_key
 from xtyserver.memory.export import SaveNameRecord, TombstoneRecord
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview, SaveView
 from xtyserver.memory.sqlite import aliases, events, play, shared_profile, usage
-from xtyserver.memory.types import PROFILE_FIELDS, MemoryEvent, Scope, SharedProfile
+from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
 
 _NAME_UPSERT = (
     "INSERT INTO save_name(game_id, save_id, name, updated_at) VALUES (?, ?, ?, ?) "
@@ -218,12 +218,7 @@ def preview(conn: apsw.Connection, spec: ForgetSpec) -> ForgetPreview:
     doomed = doomed_events(conn, spec)
     fields: tuple[str, ...] = ()
     if spec.kind in ("profile", "all"):
-        profile = shared_profile.load(conn)
-        fields = tuple(
-            name
-            for name in PROFILE_FIELDS
-            if name != shared_profile.KEPT_ON_CLEAR and getattr(profile, name)
-        )
+        fields = tuple(shared_profile.cleared_fields(shared_profile.load(conn)))
     labels = names(conn)
     stats = tuple(stats_scopes(conn, spec))
     return ForgetPreview(

@@ -53,6 +53,15 @@ def set_all(conn: apsw.Connection, profile: SharedProfile, now: float) -> None:
     )
 
 
+def cleared_fields(profile: SharedProfile) -> dict[str, Any]:
+    """The fields of ``profile`` a clear would empty that hold a value."""
+    return {
+        name: getattr(profile, name)
+        for name in PROFILE_FIELDS
+        if name != KEPT_ON_CLEAR and getattr(profile, name)
+    }
+
+
 def clear(conn: apsw.Connection) -> None:
     """Reset every field to its default, except the ``autoShared`` setting."""
     conn.execute("DELETE FROM shared_profile WHERE field != ?", (KEPT_ON_CLEAR,))

@@ -327,7 +327,7 @@ class MemoryStore:
                 stats: dict[str, Any],
                 names: list[PlayerAlias],
             ) -> int | None:
-                fields = trash.cleared_fields(was) if was is not None else {}
+                fields = shared_profile.cleared_fields(was) if was is not None else {}
                 return trash.put(conn, spec, doomed, fields, now, stats, names)
 
             return saves.forget(conn, spec, now, keep if self.trash_window > 0 else None)

@@ -18,7 +18,7 @@ import msgspec
 from xtyserver.memory.aliases import PlayerAlias
 from xtyserver.memory.manage import ForgetSpec, RestoreResult, TrashEntry, restorable_here
 from xtyserver.memory.sqlite import aliases, events, play, saves, shared_profile
-from xtyserver.memory.types import PROFILE_FIELDS, MemoryEvent, SharedProfile
+from xtyserver.memory.types import PROFILE_FIELDS, MemoryEvent
 
 _EVENTS = msgspec.json.Decoder(list[MemoryEvent])
 _SPEC = msgspec.json.Decoder(ForgetSpec)
@@ -31,16 +31,12 @@ def put(
     doomed: list[MemoryEvent],
     profile: dict[str, Any],
     now: float,
-    stats: dict[str, Any] | None = None,
-    names: list[PlayerAlias] | None = None,
+    stats: dict[str, Any],
+    names: list[PlayerAlias],
 ) -> int | None:
     """Keep what a forget of ``spec`` deletes (events, profile fields, play rows, the
-    player's names).
-
-    Returns the new trash id (None when nothing goes).
-    """
-    stats = stats if stats is not None and any(stats.values()) else {}
-    names = names or []
+    player's names); the new trash id (None when nothing goes)."""
+    stats = stats if any(stats.values()) else {}
     if not doomed and not profile and not stats and not names:
         return None
     conn.execute(
@@ -56,15 +52,6 @@ def put(
         ),
     )
     return conn.last_insert_rowid()
-
-
-def cleared_fields(profile: SharedProfile) -> dict[str, Any]:
-    """The profile fields a clear would empty that hold a value (what the trash keeps)."""
-    return {
-        name: getattr(profile, name)
-        for name in PROFILE_FIELDS
-        if name != shared_profile.KEPT_ON_CLEAR and getattr(profile, name)
-    }
 
 
 def _entry(row: tuple[Any, ...], labels: dict[Any, str], window: float) -> TrashEntry:
