@@ -31,13 +31,8 @@ _ELLIPSIS = "…"
 
 
 class CompactionPlan(msgspec.Struct, frozen=True):
-    """What to do to one save.
-
-    Attributes:
-        merged_ids: The events to delete; each is named in its kind's digest.
-        digests: The digest rows to write, one per kind merged; a digest that
-            already exists keeps its id, creation and last-use times.
-    """
+    """What to do to one save: delete ``merged_ids``, write ``digests`` (one per kind
+    merged; one that exists keeps its id, creation and last-use times)."""
 
     merged_ids: tuple[int, ...] = ()
     digests: tuple[MemoryEvent, ...] = ()
@@ -75,17 +70,11 @@ def plan_compaction(
     *,
     max_importance: int = DEFAULT_MAX_IMPORTANCE,
 ) -> CompactionPlan:
-    """Plan the compaction of one save holding ``events``.
+    """Plan the compaction of one save holding ``events`` (digests updated at ``now``).
 
     Past the cap, the ``excess + len(KINDS)`` first candidates are merged: room
     for one new digest per kind, so the save ends at or under the cap whenever
     enough candidates exist, and does not need compacting again at once.
-
-    Args:
-        now: Epoch seconds, the digests' update time.
-
-    Returns:
-        The plan; empty when the save is within the cap or nothing may be merged.
 
     Raises:
         UsageError: ``events`` span more than one save, or ``cap`` is negative.
