@@ -18,7 +18,6 @@ from xtyserver.errors import UsageError
 from xtyserver.memory.accounting import timezone
 
 Purpose = Literal["chat", "extraction", "summary"]
-PURPOSES: tuple[Purpose, ...] = ("chat", "extraction", "summary")
 BudgetState = Literal["ok", "low", "spent"]
 DEFAULT_LOW_SHARE = 0.2
 

@@ -46,11 +46,8 @@ def set_vectors(
     model: str,
     vectors: Iterable[tuple[int, str, array[float]]],
 ) -> list[int]:
-    """Store vectors ``(event id, the text embedded, vector)`` of events of ``scope``.
-
-    A vector is stored only while its event still exists in ``scope`` with the
-    same text (the event may have been forgotten or rewritten meanwhile). The ids stored.
-    """
+    """Store vectors ``(event id, the text embedded, vector)`` of events still in ``scope``
+    with that text (not forgotten or rewritten meanwhile); the ids stored."""
     stored: list[int] = []
     for event_id, text, vector in vectors:
         row = conn.execute(
