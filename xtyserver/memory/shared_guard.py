@@ -117,17 +117,17 @@ class _Patterns(NamedTuple):
 def _patterns() -> _Patterns:
     """The patterns above, compiled for the first fact judged rather than at import."""
 
-    def compiled(source: tuple[str, re.RegexFlag]) -> re.Pattern[str]:
-        return re.compile(*source)
-
     kinds: tuple[tuple[Refusal, re.Pattern[str]], ...] = (
-        ("sensitive", compiled(_SENSITIVE)),
-        ("roleplay", compiled(_ROLEPLAY)),
-        ("character", compiled(_CHARACTER)),
-        ("inference", compiled(_INFERENCE)),
+        ("sensitive", re.compile(*_SENSITIVE)),
+        ("roleplay", re.compile(*_ROLEPLAY)),
+        ("character", re.compile(*_CHARACTER)),
+        ("inference", re.compile(*_INFERENCE)),
     )
     return _Patterns(
-        kinds, compiled(_EVENT_SENSITIVE), compiled(_PLAYER_SENSITIVE), compiled(_PLAYER_CHARACTER)
+        kinds,
+        re.compile(*_EVENT_SENSITIVE),
+        re.compile(*_PLAYER_SENSITIVE),
+        re.compile(*_PLAYER_CHARACTER),
     )
 
 
