@@ -23,16 +23,8 @@ DEFAULT_GAP_CAP_S = 120.0
 def heartbeat_increment_ms(
     previous: float, now: float, *, gap_cap_s: float = DEFAULT_GAP_CAP_S
 ) -> int:
-    """Active milliseconds a heartbeat at ``now`` adds after one at ``previous``.
-
-    Args:
-        previous: Epoch seconds of the previous heartbeat (or the session start).
-        gap_cap_s: The most one gap may add, in seconds.
-
-    Returns:
-        ``min(now - previous, gap_cap_s)`` in whole milliseconds; 0 when time
-        went backward.
-    """
+    """Active milliseconds a heartbeat at ``now`` adds after one (or the session start) at
+    ``previous``: ``min(now - previous, gap_cap_s)``, 0 when time went backward."""
     if gap_cap_s < 0:
         raise UsageError("gap_cap_s must be >= 0")
     delta = max(0.0, now - previous)

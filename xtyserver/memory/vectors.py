@@ -81,7 +81,7 @@ def fuse(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> dict[int, float]:
 
 
 def vector_candidates(
-    similar: Mapping[int, float] | Sequence[tuple[int, float]],
+    similar: Sequence[tuple[int, float]],
     *,
     min_similarity: float,
     margin: float,
@@ -93,10 +93,7 @@ def vector_candidates(
     at most ``limit``: a vector ranking always has a nearest neighbour, and
     better recall must not come from injecting more.
     """
-    pairs = sorted(
-        similar.items() if isinstance(similar, Mapping) else similar,
-        key=lambda kv: (-kv[1], kv[0]),
-    )
+    pairs = sorted(similar, key=lambda kv: (-kv[1], kv[0]))
     if not pairs:
         return []
     floor = max(min_similarity, pairs[0][1] - margin)
