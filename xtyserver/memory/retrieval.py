@@ -568,16 +568,12 @@ def select_memories(
     cut = _cut(selection, budget.total_chars)
     from_vectors.intersection_update(ev.id for ev in cut.relevant)
     kept = tuple((i, scored[i]) for i in cut.used_ids)
-    via = tuple(
-        (
-            ev.id,
-            "+".join(
-                (*(index.explain(ev, asked | around) if ev.id in raw else ()),)
-                + (("vectors",) if ev.id in from_vectors else ())
-            ),
-        )
-        for ev in (*cut.goals, *cut.relevant, *cut.recent)
-    )
+
+    def how(ev: MemoryEvent) -> str:
+        found = index.explain(ev, asked | around) if ev.id in raw else ()
+        return "+".join((*found, "vectors") if ev.id in from_vectors else found)
+
+    via = tuple((ev.id, how(ev)) for ev in (*cut.goals, *cut.relevant, *cut.recent))
     return msgspec.structs.replace(cut, scores=kept, via=via)
 
 
