@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import msgspec
 
 from xtyserver.errors import UsageError
-from xtyserver.memory.types import KINDS, SUMMARY_MAX, MemoryEvent, MemoryKind
+from xtyserver.memory.types import KINDS, SUMMARY_MAX, MemoryEvent, MemoryKind, NewEvent, new_row
 
 DIGEST_PREFIX = "往事汇总"
 DEFAULT_MAX_IMPORTANCE = 2
@@ -112,19 +112,5 @@ def _digest(
     day = max(days) if days else None
     if old is not None:
         return msgspec.structs.replace(old, summary=summary, day=day, updated_at=now)
-    first = merged[0]
-    return MemoryEvent(
-        id=0,
-        game_id=first.game_id,
-        save_id=first.save_id,
-        kind=kind,
-        subject=subject,
-        summary=summary,
-        importance=1,
-        status="done",
-        pinned=False,
-        day=day,
-        created_at=now,
-        updated_at=now,
-        last_used_at=now,
-    )
+    digest = NewEvent(kind, subject, summary, importance=1, status="done", day=day)
+    return new_row(merged[0].scope, digest, now)

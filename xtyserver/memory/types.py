@@ -92,6 +92,26 @@ class MemoryEvent(msgspec.Struct, frozen=True, rename="camel"):
         return Scope(self.game_id, self.save_id)
 
 
+def new_row(scope: Scope, event: NewEvent, now: float) -> MemoryEvent:
+    """The row ``event`` becomes when first remembered at ``now`` (its id not yet known)."""
+    return MemoryEvent(
+        id=0,
+        game_id=scope.game_id,
+        save_id=scope.save_id,
+        kind=event.kind,
+        subject=event.subject,
+        summary=event.summary,
+        importance=event.importance,
+        status=event.status,
+        pinned=event.pinned,
+        day=event.day,
+        created_at=now,
+        updated_at=now,
+        last_used_at=now,
+        search_keys=event.search_keys,
+    )
+
+
 ShortText = Annotated[str, msgspec.Meta(max_length=32)]
 ItemText = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
 NoteText = Annotated[str, msgspec.Meta(min_length=1, max_length=80)]

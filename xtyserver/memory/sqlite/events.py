@@ -16,7 +16,7 @@ from typing import Any, cast
 import apsw
 import msgspec
 
-from xtyserver.memory.types import MemoryEvent, NewEvent, Scope
+from xtyserver.memory.types import MemoryEvent, NewEvent, Scope, new_row
 from xtyserver.protocol.normalize import normalize
 
 # The one column list of game_memory: MemoryEvent's fields, in table order.
@@ -85,26 +85,6 @@ def _binding(event: MemoryEvent, column: str) -> Any:
 def bindings(event: MemoryEvent, columns: Sequence[str]) -> tuple[Any, ...]:
     """The SQL bindings of ``columns`` for ``event``."""
     return tuple(_binding(event, column) for column in columns)
-
-
-def new_row(scope: Scope, event: NewEvent, now: float) -> MemoryEvent:
-    """The row ``event`` becomes when first remembered at ``now`` (its id not yet known)."""
-    return MemoryEvent(
-        id=0,
-        game_id=scope.game_id,
-        save_id=scope.save_id,
-        kind=event.kind,
-        subject=event.subject,
-        summary=event.summary,
-        importance=event.importance,
-        status=event.status,
-        pinned=event.pinned,
-        day=event.day,
-        created_at=now,
-        updated_at=now,
-        last_used_at=now,
-        search_keys=event.search_keys,
-    )
 
 
 def load(conn: apsw.Connection, scope: Scope) -> list[MemoryEvent]:
