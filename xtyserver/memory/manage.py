@@ -86,11 +86,8 @@ class SaveView(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Overview(msgspec.Struct, frozen=True, kw_only=True):
-    """The shared profile, some saves with their items, and the play statistics.
-
-    Read in one snapshot. ``daily`` is active time per game and local date since
-    the time the caller asked for (empty when it asked for none).
-    """
+    """The shared profile, some saves with their items, and the play statistics (one
+    snapshot); ``daily``: active time per game and local date since when the caller asked."""
 
     profile: SharedProfile
     saves: tuple[SaveView, ...]
@@ -123,10 +120,8 @@ class ForgetPreview(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ForgetResult(msgspec.Struct, frozen=True, kw_only=True):
-    """What a forget deleted; ``trash_id`` is where it can be restored from (None: not kept).
-
-    ``expires_at``: until when the trash keeps it (epoch seconds; None: not kept).
-    """
+    """What a forget deleted; ``trash_id`` is where it can be restored from until
+    ``expires_at`` (None: not kept)."""
 
     items: int
     profile_cleared: bool
@@ -142,16 +137,8 @@ TRASH_HOURS = 24.0
 
 
 class TrashEntry(msgspec.Struct, frozen=True, kw_only=True):
-    """One forget's content in the trash, as the player sees it.
-
-    Attributes:
-        id: The trash id (restore it with this).
-        spec: What was forgotten (``include_stats``: its play statistics are kept too).
-        trashed_at: When (epoch seconds).
-        expires_at: When it is purged and can no longer be restored.
-        saves: The forgotten items by save, with readable names.
-        profile_fields: Shared-profile fields that held a value and were cleared.
-    """
+    """One forget's content in the trash, as the player sees it (restored by ``id``, purged
+    at ``expires_at``; ``spec.include_stats``: its play statistics are kept too)."""
 
     id: int
     spec: ForgetSpec

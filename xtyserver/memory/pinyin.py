@@ -21,12 +21,7 @@ MAX_PINYIN = 40
 
 
 class CharTable(Mapping[str, tuple[str, ...]]):
-    """Values by character, for characters of one span of code points.
-
-    Args:
-        items: Each character (one code point) and its value; a value of ``()``
-            counts as no entry.
-    """
+    """Values by character, for characters of one span of code points (``()``: no entry)."""
 
     __slots__ = ("_first", "_index", "_len", "_size", "_values")
 

@@ -49,20 +49,8 @@ class GlossaryError(ValueError):
 
 
 class Entry(msgspec.Struct, frozen=True):
-    """One entity of one game.
-
-    Attributes:
-        key: Unique within its game (``abigail``).
-        kind: The table it is listed under (``npc``, ``item``, ...).
-        en: The official English name.
-        zh: The official Simplified Chinese name.
-        ids: Internal ids as mods send them.
-        aliases: What players call it.
-        broader: The key of a more general entity, or "".
-        related: Keys of entities players connect with it (both ways).
-        unverified: The Chinese name is not checked against the official localisation.
-        source: The file it came from (for messages).
-    """
+    """One entity of one game: its ``key`` (unique in the game), the ``kind`` (table) it is
+    listed under, the fields of the module docstring, and the ``source`` file it came from."""
 
     key: str
     kind: str
