@@ -204,13 +204,9 @@ class Confirmations:
 
     def __init__(self, secret: str, ttl: float = TOKEN_TTL) -> None:
         self._secret = secret
-        self._ttl = ttl
+        self.ttl = ttl
         self._count = 0
         self._pending: dict[str, _Pending] = {}
-
-    @property
-    def ttl(self) -> float:
-        return self._ttl
 
     def issue(
         self, preview: ForgetPreview, now: float, turn: int | None = None, *, asker: str = ""
@@ -238,21 +234,13 @@ class Confirmations:
         asker: str = "",
         agreed: bool = True,
     ) -> ForgetSpec | Refusal:
-        """The target a valid token confirms (the token is then spent), or why it is refused.
-
-        Args:
-            matches: Whether the caller names the token's target.
-            turn: The turn of a tool call: a token from the same turn is refused
-                (the player must say yes first).
-            asker: Who confirms; a token issued to another asker is ``unknown``.
-            agreed: Whether the player agreed (tools: their own words of this
-                turn). False refuses with ``not_agreed`` and spends nothing: the
-                token stays valid until it is used or expires.
-        """
+        """The target a valid token confirms (the token is then spent), or why it is refused
+        (:data:`Refusal`): ``matches`` says whether the caller names the token's target,
+        ``turn`` is a tool call's, ``agreed`` whether the player said yes (tools)."""
         pending = self._pending.get(token)
         if pending is None or pending.asker != asker:
             return "unknown"
-        if now - pending.issued > self._ttl:
+        if now - pending.issued > self.ttl:
             del self._pending[token]
             return "expired"
         if not matches(pending.preview):
@@ -266,7 +254,7 @@ class Confirmations:
 
     def waiting(self, now: float, *, asker: str = "") -> bool:
         """Whether a token issued to ``asker`` is still valid at ``now`` (a preview awaits)."""
-        return any(p.asker == asker and now - p.issued <= self._ttl for p in self._pending.values())
+        return any(p.asker == asker and now - p.issued <= self.ttl for p in self._pending.values())
 
     def withdraw(self, token: str, *, asker: str = "") -> bool:
         """Void ``token`` (the player said no); True if it was pending for ``asker``."""

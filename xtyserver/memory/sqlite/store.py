@@ -356,10 +356,7 @@ class MemoryStore:
         def write(conn: apsw.Connection) -> RestoreResult | None:
             wanted = trash_id
             if wanted is None:
-                newest = trash.newest(conn, now, window, game_id) if game_id else None
-                if newest is None and game_id is None:
-                    found = trash.entries(conn, now, window)
-                    newest = found[0] if found else None
+                newest = trash.newest(conn, now, window, game_id)
                 if newest is None:
                     return None
                 wanted = newest.id

@@ -77,12 +77,12 @@ def entries(conn: apsw.Connection, now: float, window: float) -> list[TrashEntry
     return [_entry(row, labels, window) for row in rows]
 
 
-def newest(conn: apsw.Connection, now: float, window: float, game_id: str) -> TrashEntry | None:
-    """The newest restorable entry a chat in ``game_id`` may restore (its game or the profile)."""
-    for entry in entries(conn, now, window):
-        if restorable_here(entry.spec, game_id):
-            return entry
-    return None
+def newest(
+    conn: apsw.Connection, now: float, window: float, game_id: str | None
+) -> TrashEntry | None:
+    """The newest restorable entry (of a chat in ``game_id``: its game's or the profile's)."""
+    found = entries(conn, now, window)
+    return next((e for e in found if game_id is None or restorable_here(e.spec, game_id)), None)
 
 
 def restore(
