@@ -1,8 +1,6 @@
 """The ``player_alias`` table: the player's own names for things, per save.
 
-Functions take an open connection and run inside the caller's transaction;
-values are checked before they get here (``MemoryStore.learn_alias``). One
-row per save and name (compared normalised and case-folded); saying a name
+One row per save and name (compared normalised and case-folded); saying a name
 again replaces what it means. A save keeps at most ``cap`` names: past it the
 one said longest ago goes, in the same transaction.
 """

@@ -1,10 +1,7 @@
 """The ``game_memory`` table: every read and write of stored events.
 
-Functions take an open connection and run inside the caller's transaction
-(:meth:`~xtyserver.memory.sqlite.database.Database.write` or ``read``); they do not
-validate: the store checks values first (``memory/validation.py``). The column
-list is :class:`~xtyserver.memory.types.MemoryEvent`'s field list, so the table,
-the record and the export document cannot drift apart.
+The column list is :class:`~xtyserver.memory.types.MemoryEvent`'s field list,
+so the table, the record and the export document cannot drift apart.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """The ``play_session`` and ``play_day`` tables: play time, play days and their statistics.
 
-Functions take an open connection and run inside the caller's transaction.
-The rules of what a heartbeat adds and which date it counts for are pure, in
-``memory/accounting.py``. The column lists are those of the export records,
-so the tables and the export document cannot drift apart.
+What a heartbeat adds and which date it counts for is ``memory/accounting.py``'s.
+The column lists are those of the export records, so the tables and the export
+document cannot drift apart.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The ``save_name`` and ``memory_tombstone`` tables, and forgetting by target.
 
-Functions take an open connection and run inside the caller's transaction;
-values are checked before they get here. A forgotten event leaves a
-tombstone (its scope, kind and subject; never its summary) so that background
-extraction does not form the same memory again from the next turn's words
-(v1.md "Memory management").
+A forgotten event leaves a tombstone (its scope, kind and subject; never its
+summary) so that background extraction does not form the same memory again
+from the next turn's words (v1.md "Memory management").
 """
 
 from __future__ import annotations

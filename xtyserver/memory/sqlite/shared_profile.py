@@ -1,8 +1,4 @@
-"""The ``shared_profile`` table: one row per set field, the value as JSON.
-
-Functions take an open connection and run inside the caller's transaction;
-values are checked before they get here (``memory/validation.py``).
-"""
+"""The ``shared_profile`` table: one row per set field, the value as JSON."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """The ``memory_trash`` table: what a forget deleted, restorable for a while.
 
-Functions take an open connection and run inside the caller's transaction. A
-forget puts the rows it deletes (events, profile fields, play statistics, the
+A forget puts the rows it deletes (events, profile fields, play statistics, the
 player's names) here in the same transaction, so a trashed item is never
 injected, exported or shown; its tombstones stay. Restoring puts the events
 back (under their old ids when free), lifts their tombstones, and refills

@@ -1,6 +1,5 @@
 """The ``memory_vector`` table: one float32 vector per event.
 
-Functions take an open connection and run inside the caller's transaction.
 A vector is read only for the model that formed it; a row goes with its event
 (``ON DELETE CASCADE``) and with a change of its text (a trigger).
 """
