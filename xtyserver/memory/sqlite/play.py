@@ -20,6 +20,11 @@ from xtyserver.memory.types import DailyPlay, GamePlayStats, PlayStats, SavePlay
 SESSION_COLUMNS: tuple[str, ...] = PlaySessionRecord.__struct_fields__
 DAY_COLUMNS: tuple[str, ...] = PlayDayRecord.__struct_fields__
 _SESSION_INSERT_COLUMNS = SESSION_COLUMNS[1:]  # id is the row id SQLite assigns
+_SESSIONS = (
+    f"INTO play_session({', '.join(_SESSION_INSERT_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in _SESSION_INSERT_COLUMNS)})"
+)
+_DAYS = f"INTO play_day({', '.join(DAY_COLUMNS)}) VALUES ({', '.join('?' for _ in DAY_COLUMNS)})"
 
 
 def record_day(conn: apsw.Connection, game_id: str, save_id: str, date: str) -> None:
@@ -170,14 +175,11 @@ def merge(
 ) -> None:
     """Add sessions (keyed by save and start time; ids ignored) and days not yet stored."""
     conn.executemany(
-        f"INSERT OR IGNORE INTO play_session({', '.join(_SESSION_INSERT_COLUMNS)}) "
-        f"VALUES ({', '.join('?' for _ in _SESSION_INSERT_COLUMNS)})",
+        f"INSERT OR IGNORE {_SESSIONS}",
         [tuple(getattr(s, c) for c in _SESSION_INSERT_COLUMNS) for s in sessions],
     )
     conn.executemany(
-        f"INSERT OR IGNORE INTO play_day({', '.join(DAY_COLUMNS)}) "
-        f"VALUES ({', '.join('?' for _ in DAY_COLUMNS)})",
-        [tuple(getattr(d, c) for c in DAY_COLUMNS) for d in days],
+        f"INSERT OR IGNORE {_DAYS}", [tuple(getattr(d, c) for c in DAY_COLUMNS) for d in days]
     )
 
 
@@ -209,19 +211,10 @@ def scope_rows(conn: apsw.Connection, scope: Scope) -> dict[str, list[list[Any]]
 def put_back_rows(conn: apsw.Connection, rows: dict[str, list[list[Any]]]) -> int:
     """Insert play rows kept by the trash again (rows formed since win); the saves put back."""
     saves: set[tuple[Any, Any]] = set()
-    for row in rows.get("sessions", []):
-        conn.execute(
-            "INSERT INTO play_session(game_id, save_id, tz, started_at, last_heartbeat_at, "
-            "ended_at, active_ms) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            tuple(row),
-        )
-        saves.add((row[0], row[1]))
-    for row in rows.get("days", []):
-        conn.execute(
-            "INSERT INTO play_day(game_id, save_id, date) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-            tuple(row),
-        )
-        saves.add((row[0], row[1]))
+    for table, sql in (("sessions", _SESSIONS), ("days", _DAYS)):
+        for row in rows.get(table, []):
+            conn.execute(f"INSERT {sql} ON CONFLICT DO NOTHING", tuple(row))
+            saves.add((row[0], row[1]))
     return len(saves)
 
 
