@@ -9,10 +9,11 @@ takes part in one. Ranking follows Generative Agents (Park et al., 2023)::
 
     score = w_rel * bm25 / max_bm25 + w_rec * decay ** hours_since_used + w_imp * importance / 5
 
-Relevance weighs double so that what the player just said wins over what
-merely happened lately. With a game glossary the index also holds the entities
-each memory names (``@abigail``), so names meet across languages, ids and
-aliases; terms found only in the modelContext's names count ``context_weight``.
+A memory unused for a day keeps 0.89 of its recency, for a week 0.43; relevance
+weighs double so that what the player just said wins over what merely happened
+lately. With a game glossary the index also holds the entities each memory
+names (``@abigail``), so names meet across languages, ids and aliases; terms
+found only in the modelContext's names count ``context_weight``.
 An event is relevant when its score reaches ``min_relevance`` of the best one
 among the events not injected already: better recall must not come from
 injecting more, and a goal sharing a common word does not push real matches out.
@@ -87,18 +88,23 @@ class MemoryBudget(msgspec.Struct, frozen=True):
         goals: Active goals injected.
         relevant: Memories relevant to what the player said and what is near.
         recent: Recent and important memories.
-        total_chars: Characters of the whole memory block (a small context window lowers it).
+        total_chars: Characters of the whole memory block; past it whole items
+            go, lowest priority first (a small context window lowers it).
         w_relevance: Weight of relevance (BM25, or fused with the vectors) in the rank.
         w_recency: Weight of recency in the rank.
         w_importance: Weight of importance in the rank.
-        recency_decay: Recency kept per hour unused (a day keeps 0.89, a week 0.43).
+        recency_decay: Recency kept per hour unused.
         min_relevance: Share of the best match's score a memory needs to be relevant.
-        context_weight: What a word found only in the modelContext's names counts.
+        context_weight: What a word found only in the modelContext's names counts
+            (the player's own words count 1).
         min_similarity: Memory vectors: the least cosine a memory needs to be proposed.
         similarity_margin: Memory vectors: how far below the best cosine it may be.
         vector_places: Relevant places vector candidates may take beyond the
-            words' (each one from "recent and important").
-        lexical_discount: Memory vectors: see :func:`~xtyserver.memory.vectors.unseen_first`.
+            words' (each one from "recent and important", so never more
+            memories in all).
+        lexical_discount: Memory vectors: what the cosine of a memory the words did
+            not pick loses per unit of its shared words' BM25 score over the
+            best score, when the vectors order those.
     """
 
     profile_tokens: int = 300
