@@ -7,12 +7,16 @@
     python3 dev.py lint            # ruff + mypy --strict
     python3 dev.py build           # the wheel, into dist/ (only the `build` tool is installed)
     python3 dev.py run ARGS        # any `xtyserver ARGS`
+    python3 dev.py eval [ARGS]     # the memory evaluation (xtyeval/, README "Memory evaluation")
 
 On Windows run it as `py dev.py ...` (or `python dev.py ...`): `python3` there
 may open the Microsoft Store.
 
+`eval` runs the developers' memory evaluation, which lives beside its set in
+this checkout (xtyeval/, eval/) and is not part of the wheel.
+
 The virtual environment is created in .venv next to this file and (re)installed
-whenever pyproject.toml changes. `serve`, `demo` and `run` install the package
+whenever pyproject.toml changes. `serve`, `demo`, `run` and `eval` install the package
 alone; `test` and `lint` add the test tools (each has its own stamp, and the test
 install also serves the others); `build` installs only PyPA's `build` (the wheel
 is pure Python: nothing else is needed to make it).
@@ -82,8 +86,10 @@ def main(argv: list[str]) -> int:
         workers = [] if any(a == "-n" or a.startswith("-n") for a in rest) else WORKERS
         return subprocess.call([str(PY), "-m", "pytest", *workers, *rest], cwd=ROOT, env=env)
     if command == "lint":
-        code = subprocess.call([str(PY), "-m", "ruff", "check", "xtyserver", "tests"], cwd=ROOT)
-        return code or subprocess.call([str(PY), "-m", "mypy", "--strict", "xtyserver"], cwd=ROOT)
+        lint = ["ruff", "check", "xtyserver", "xtyeval", "tests"]
+        code = subprocess.call([str(PY), "-m", *lint], cwd=ROOT)
+        typed = ["mypy", "--strict", "xtyserver", "xtyeval"]
+        return code or subprocess.call([str(PY), "-m", *typed], cwd=ROOT)
     if command == "build":
         out = ["--outdir", str(ROOT / "dist")]
         return subprocess.call([str(PY), "-m", "build", "--wheel", *out, *rest, str(ROOT)])
@@ -91,6 +97,9 @@ def main(argv: list[str]) -> int:
         return subprocess.call([str(PY), "-m", "xtyserver", command, *rest], cwd=ROOT, env=env)
     if command == "run":
         return subprocess.call([str(PY), "-m", "xtyserver", *rest], cwd=ROOT, env=env)
+    if command == "eval":
+        # In the checkout's folder: the package is found there (it is not installed).
+        return subprocess.call([str(PY), "-m", "xtyeval", *rest], cwd=ROOT, env=env)
     print(__doc__)
     return 2
 

@@ -4,7 +4,7 @@ The set was written by someone who had read none of the retrieval code or the
 glossary (``eval/heldout/README.md``); it is never used for tuning. Each case
 becomes a save of its own (its memories, loaded as an upgrade leaves them:
 without search keys) plus the other save its leak bait sits in; the question is
-asked through ``xtyserver.evaluation.runner.run_set`` (the real server, the
+asked through ``xtyeval.runner.run_set`` (the real server, the
 scripted model, one adapter connection per save) and scored from the request
 the model received. Small-talk cases (no expected memory) count only what they
 inject.
@@ -30,12 +30,14 @@ from typing import Any
 import anyio
 import msgspec
 
-from xtyserver import log
-from xtyserver.evaluation.evalset import EvalSet
-from xtyserver.evaluation.runner import run_set
-from xtyserver.evaluation.scoring import QuestionResult, score
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the evaluation (xtyeval/) is in the checkout, not installed
+
+from xtyeval.evalset import EvalSet  # noqa: E402
+from xtyeval.runner import run_set  # noqa: E402
+from xtyeval.scoring import QuestionResult, score  # noqa: E402
+from xtyserver import log  # noqa: E402
+
 SET = ROOT / "eval" / "heldout" / "heldout_players_words.json"
 START = 1_790_000_000.0
 

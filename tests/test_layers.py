@@ -8,6 +8,10 @@ without editing this file:
   through another module, in a fresh interpreter;
 * no module imports from a higher layer than its own (a static read of every
   ``import`` in the package, including imports inside functions).
+
+The memory evaluation (``xtyeval/``) is a developers' package outside the layers:
+it drives the real server from a checkout, and no ``xtyserver`` module imports it
+(it is not in the wheel). Its pure parts are checked like the core.
 """
 
 from __future__ import annotations
@@ -20,7 +24,10 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "xtyserver"
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "xtyserver"
+# Developers' packages beside xtyserver/ in the checkout, never in the wheel.
+DEVELOPER_PACKAGES = ("xtyeval",)
 IO_LIBRARIES = {
     "openai",
     "anyio",
@@ -48,7 +55,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("xtyserver.config",),
     ("xtyserver.serve", "xtyserver.replay", "xtyserver.testing", "xtyserver.adapter"),
     ("xtyserver.manage",),
-    ("xtyserver.server", "xtyserver.ports", "xtyserver.evaluation"),
+    ("xtyserver.server", "xtyserver.ports"),
     ("xtyserver.cli", "xtyserver.__main__"),
 )
 CORE_FOLDERS = ("protocol", "session", "memory")
@@ -60,9 +67,10 @@ PURE_OUTSIDE_CORE = (
     "xtyserver.replay.recording",
     "xtyserver.replay.lint",
     "xtyserver.replay.check",
-    "xtyserver.evaluation.evalset",
-    "xtyserver.evaluation.scoring",
-    "xtyserver.evaluation.table",
+    # The evaluation's, in its developers' package.
+    "xtyeval.evalset",
+    "xtyeval.scoring",
+    "xtyeval.table",
 )
 
 
@@ -137,7 +145,7 @@ def test_core_module_imports_no_io_library_in_a_fresh_interpreter(module: str) -
         "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
     ).stdout
     loaded = json.loads(out)
     assert IO_LIBRARIES.isdisjoint(loaded), sorted(IO_LIBRARIES.intersection(loaded))
@@ -153,6 +161,41 @@ def test_no_import_runs_up_a_layer() -> None:
                 rel = path.relative_to(PACKAGE.parent)
                 wrong.append(f"{rel}:{line} {module} -> {target}")
     assert not wrong, "imports from a higher layer:\n" + "\n".join(wrong)
+
+
+def _developer_imports(path: Path) -> list[tuple[int, str]]:
+    """Every import of a developers' package in one file (relative ones stay inside xtyserver)."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.append((node.lineno, node.module))
+    return [(line, name) for line, name in found if name.split(".")[0] in DEVELOPER_PACKAGES]
+
+
+def test_no_xtyserver_module_imports_a_developers_package() -> None:
+    wrong = [
+        f"{path.relative_to(ROOT)}:{line} -> {target}"
+        for path in _all_modules()
+        for line, target in _developer_imports(path)
+    ]
+    assert not wrong, "the wheel would not hold these:\n" + "\n".join(wrong)
+
+
+def test_the_developers_packages_are_outside_the_layers() -> None:
+    for name in DEVELOPER_PACKAGES:
+        assert (ROOT / name / "__init__.py").exists(), name
+        assert not (PACKAGE / name).exists(), name
+        owners = [owner for layer in LAYERS for owner in layer]
+        assert not [o for o in owners if o.split(".")[0] == name], name
+
+
+def test_the_developers_package_check_sees_an_import(tmp_path: Path) -> None:
+    fake = tmp_path / "xtyserver" / "cli" / "bad.py"
+    fake.parent.mkdir(parents=True)
+    fake.write_text("def f():\n    from xtyeval import command\n    import xtyeval.runner\n")
+    assert _developer_imports(fake) == [(2, "xtyeval"), (3, "xtyeval.runner")]
 
 
 def test_the_layer_check_sees_an_upward_import(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from tests.conftest import NO_GRACE, chat, is_job_request, running
-from xtyserver.evaluation.scoring import message_text
+from xtyeval.scoring import message_text
 from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.model.embedding import BATCH

@@ -33,7 +33,7 @@ from tests.conftest import (
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.session.fold import FOLD_MARKER
 from xtyserver.session.prompt import unfence
-from xtyserver.session.tools import VIEW
+from xtyserver.session.tool_schemas import VIEW
 from xtyserver.testing import RecordedRequest, Reply, ToolCallScript
 
 pytestmark = pytest.mark.anyio

@@ -15,10 +15,10 @@ import anyio
 import pytest
 
 from tests.conftest import TOKEN, chat, model_context, running, send
+from xtyeval.scoring import message_text
 from xtyserver.clock import ManualClock
 from xtyserver.config import load_settings
 from xtyserver.errors import UsageError
-from xtyserver.evaluation.scoring import message_text
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.server import serving
 from xtyserver.session.prompt import MEMORY_HEAD

@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from tests.conftest import NO_GRACE, chat, is_job_request, running
-from xtyserver.evaluation.scoring import message_text
+from xtyeval.scoring import message_text
 from xtyserver.memory.enrichment import BATCH, ENRICHMENT_SYSTEM_PROMPT
 from xtyserver.memory.extraction import EXTRACTION_SYSTEM_PROMPT
 from xtyserver.memory.types import NewEvent, Scope

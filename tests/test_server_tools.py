@@ -20,8 +20,7 @@ from tests.memory.conftest import buried
 from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.session.prompt import unfence
-from xtyserver.session.tool_schemas import OFFERS, READ, TOOL_SPECS
-from xtyserver.session.tools import CORRECT, FORGET, SEARCH, VIEW
+from xtyserver.session.tool_schemas import CORRECT, FORGET, OFFERS, READ, SEARCH, TOOL_SPECS, VIEW
 from xtyserver.testing import Reply, ToolCallScript
 
 pytestmark = pytest.mark.anyio

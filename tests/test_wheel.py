@@ -4,7 +4,8 @@ tests/wheel_env.py), then run.
 
 It ships the page files (``xtyserver/manage/ui``) and the frame schemas
 (``<env>/share/xtyserver/schemas``); ``xtyserver --version`` and ``xtyserver
-demo`` work from it alone. Slow: the install resolves every dependency.
+demo`` work from it alone. The developers' memory evaluation (``xtyeval/``) is not
+in it; ``dev.py eval`` runs it from a clone. Slow: the install resolves every dependency.
 """
 
 from __future__ import annotations
@@ -61,27 +62,38 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_version_and_demo(
     assert (schemas / "adapter.hello.json").read_bytes() == (
         ROOT / "schemas" / "adapter.hello.json"
     ).read_bytes()
-    for tool in ("pytest", "hypothesis", "mypy", "selenium"):
-        probe = subprocess.run([str(python), "-c", f"import {tool}"], capture_output=True, env=env)
+    # Nor did the developers' memory evaluation (it lives in the checkout, beside eval/).
+    for tool in ("pytest", "hypothesis", "mypy", "selenium", "xtyeval"):
+        probe = subprocess.run(
+            [str(python), "-c", f"import {tool}"], capture_output=True, env=env, cwd=tmp_path
+        )
         assert probe.returncode != 0, f"{tool} came with the wheel"
+    listed = subprocess.run(
+        [exe, "eval"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60
+    )
+    assert listed.returncode == 2 and "invalid choice: 'eval'" in listed.stderr, listed
 
 
 def test_dev_py_serve_installs_the_package_without_the_test_tools(tmp_path: Path) -> None:
-    """``python3 dev.py serve|demo|run`` in a fresh clone: its own stamp, no pytest in .venv."""
+    """``python3 dev.py serve|demo|run|eval`` in a fresh clone: its own stamp, no pytest."""
     clone = tmp_path / "clone"
     skip = shutil.ignore_patterns(
         ".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", "artifacts", ".*_cache"
     )
     shutil.copytree(ROOT, clone, ignore=skip)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("XTY_", "PYTHON"))}
-    done = subprocess.run(
-        [sys.executable, str(clone / "dev.py"), "run", "--version"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-        cwd=clone,
-    )
+
+    def dev(*args: str, timeout: float, cwd: Path = clone) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, str(clone / "dev.py"), *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            cwd=cwd,
+        )
+
+    done = dev("run", "--version", timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "installing xtyserver into .venv" in done.stdout
     assert done.stdout.strip().endswith("xtyserver 0.1.0")
@@ -92,12 +104,10 @@ def test_dev_py_serve_installs_the_package_without_the_test_tools(tmp_path: Path
     probe = subprocess.run([str(python), "-c", "import pytest"], capture_output=True, env=env)
     assert probe.returncode != 0, "dev.py serve installed the test tools"
     # A second run installs nothing.
-    again = subprocess.run(
-        [sys.executable, str(clone / "dev.py"), "run", "--version"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        cwd=clone,
-    )
+    again = dev("run", "--version", timeout=120)
     assert "installing" not in again.stdout and again.returncode == 0
+    # The memory evaluation runs from the clone with that install (it is not in the wheel),
+    # whatever the folder it is started from.
+    evaluation = dev("eval", "--help", timeout=120, cwd=tmp_path)
+    assert evaluation.returncode == 0, evaluation.stderr[-3000:]
+    assert "installing" not in evaluation.stdout and "--update-baseline" in evaluation.stdout

@@ -60,8 +60,6 @@ class PeerError(XtyError):
 class FrameError(PeerError):
     """A frame that cannot be decoded or does not match its type (v1.md "Frames")."""
 
-    code = "invalid_frame"
-
 
 class BudgetError(PeerError):
     """A frame or modelContext over its budget (v1.md "modelContext budget")."""
@@ -83,8 +81,6 @@ class ImageError(PeerError):
 
 class UsageError(XtyError):
     """Our own code called an API wrongly. Always a bug in xtyserver."""
-
-    code = "internal"
 
 
 class StoreError(XtyError):

@@ -43,20 +43,27 @@ def private_dir(path: Path) -> Path:
     return path
 
 
+def _private_fd(path: Path) -> int:
+    """``path`` opened for writing as a new or truncated owner-only file."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+    try:
+        if _POSIX:
+            os.fchmod(fd, PRIVATE_FILE)  # an existing file keeps its mode through O_CREAT
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def open_private(path: Path, mode: str = "w", **kwargs: object) -> IO[str]:
     """Open ``path`` for writing as a new or truncated owner-only file (text mode)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
-    if _POSIX:
-        os.fchmod(fd, PRIVATE_FILE)  # an existing file keeps its mode through O_CREAT
-    return os.fdopen(fd, mode, **kwargs)  # type: ignore[call-overload,no-any-return]
+    return os.fdopen(_private_fd(path), mode, **kwargs)  # type: ignore[call-overload,no-any-return]
 
 
 def write_private(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` as an owner-only file."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+    fd = _private_fd(path)
     try:
-        if _POSIX:
-            os.fchmod(fd, PRIVATE_FILE)
         os.write(fd, data)
     finally:
         os.close(fd)
@@ -69,10 +76,8 @@ def replace_private(path: Path, data: bytes) -> None:
     it: a crash or a full disk leaves the old file or the new one, never a mix.
     """
     tmp = path.with_name(f".{path.name}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+    fd = _private_fd(tmp)
     try:
-        if _POSIX:
-            os.fchmod(fd, PRIVATE_FILE)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]

@@ -17,12 +17,7 @@ import structlog
 def configure(
     *, stream: TextIO | None = None, json: bool | None = None, level: str = "info"
 ) -> None:
-    """Set up structlog once for the process.
-
-    Args:
-        stream: Where log lines go (default stderr).
-        json: Force JSON lines (True) or console output (False); default by tty.
-    """
+    """Set up structlog once for the process: to ``stream`` (stderr), JSON unless a tty."""
     out = stream or sys.stderr
     use_json = not out.isatty() if json is None else json
     renderer: Any = (

@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from xtyserver.errors import UsageError
-from xtyserver.files import private_dir
+from xtyserver.files import private_dir, write_private
 
 TOKEN_BYTES = 32  # 256 bits
 TOKEN_FILE = "token"
@@ -76,10 +76,8 @@ class TokenSource:
 
     ``xtyserver token rotate`` writes a new file; the next upgrade, hello or page
     request reads it (one ``stat`` each), so the old token stops working at once
-    without a restart (v1.md "Authentication").
-
-    Args:
-        path: Its file, or None when it came from ``XTY_TOKEN`` or the config.
+    without a restart (v1.md "Authentication"). ``path`` is None for a token
+    from ``XTY_TOKEN`` or the config.
     """
 
     def __init__(self, token: str, path: Path | None = None) -> None:
@@ -138,11 +136,7 @@ def rotate(data_dir: Path) -> str:
     path = token_path(data_dir)
     token = secrets.token_urlsafe(TOKEN_BYTES)
     tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, token.encode("ascii"))
-    finally:
-        os.close(fd)
+    write_private(tmp, token.encode("ascii"))
     os.replace(tmp, path)
     return token
 

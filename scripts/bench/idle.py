@@ -4,13 +4,17 @@
 * **Start**: ``python -m xtyserver serve`` is started as a process over a data
   folder holding a 30,000-event store (100 saves x 300); the time from the
   spawn to its ``listening ws://...`` line, median of ``--starts`` runs (each
-  includes the interpreter start and every import, as a player would see it).
+  includes the interpreter start and every import, as a player would see it);
+  for a tree that builds what turns need after that line (``serve/warm.py``),
+  also the time to its ``server.warmed`` log line.
   With ``--baseline REF`` the starts alternate with those of another commit
   (exported with ``git archive``, first on ``PYTHONPATH``; see rss.py).
 * **Idle connections**: against the last of those servers, ``--connections``
   adapter clients (each its own new save) say hello (``max_connections`` is
   raised to 1,000 in a config file) and then only send
-  heartbeats. The server's RSS (``/proc/PID/status`` VmRSS) is read after 10
+  heartbeats. The server's RSS (``/proc/PID/status`` VmRSS) is read idle (once
+  warmed, for a tree that logs it, and steady for half a second: what a server
+  builds and loads after listening is not a connection's), after 10
   warm-up connections and again after all of them have been up for two
   heartbeat periods; the difference over the added connections is the cost
   of one idle connection. With ``--baseline`` the baseline's last server is
@@ -42,12 +46,21 @@ from xtyserver.adapter import AdapterClient, AdapterInfo, Identity  # noqa: E402
 
 TOKEN = "bench-token-idle-9fK2mQ7xLp3VtR8wZ4nB6cH1jD5sG0aE"
 WARM = 10
+WARM_WAIT = 5.0
+"""Seconds a start waits for ``server.warmed``; a tree that logs none is not waited for again."""
 CONFIG = "[server]\nmax_connections = 1000\nheartbeat_ms = {beat_ms}\n"
 
 
-def _start(data_dir: str, beat_ms: int, tree: Path | None = None) -> serving.Started:
+def _start(
+    data_dir: str, beat_ms: int, tree: Path | None = None, warms: list[bool] | None = None
+) -> serving.Started:
+    """A started server; waits for its ``server.warmed`` too while ``warms`` holds True
+    (made False when a start's line did not come)."""
     config = CONFIG.format(beat_ms=beat_ms)
-    return serving.start(Path(data_dir), config, env={"XTY_TOKEN": TOKEN}, tree=tree)
+    server = serving.start(Path(data_dir), config, env={"XTY_TOKEN": TOKEN}, tree=tree)
+    if warms is not None and warms[0]:
+        warms[0] = server.wait_warmed(WARM_WAIT)
+    return server
 
 
 async def _idle(
@@ -94,18 +107,19 @@ def main() -> None:
         base_starts: list[serving.Started] = []
         base = export_tree(args.baseline, Path(tmp) / "base") if args.baseline else None
         base_data = str(Path(tmp) / "base-data")
+        warms, base_warms = [True], [True]
         if base is not None:  # once untimed: the exported tree compiles its bytecode
             seed_store(Path(base_data), 100, 300, base)  # in the store format it reads
-            serving.stop(_start(base_data, args.heartbeat_ms, base))
+            serving.stop(_start(base_data, args.heartbeat_ms, base, base_warms))
         same = "one" if args.same_save else None
         base_idle = None
         for n in range(args.starts):
             if base is not None:
-                base_starts.append(_start(base_data, args.heartbeat_ms, base))
+                base_starts.append(_start(base_data, args.heartbeat_ms, base, base_warms))
                 if n == args.starts - 1:  # the baseline's idle connections, before ours
                     base_idle = _measure(base_starts[-1], args.connections, same)
                 serving.stop(base_starts[-1])
-            starts.append(_start(tmp, args.heartbeat_ms))
+            starts.append(_start(tmp, args.heartbeat_ms, None, warms))
             if n < args.starts - 1:
                 serving.stop(starts[-1])
         measured = _measure(starts[-1], args.connections, same)
@@ -122,6 +136,14 @@ def main() -> None:
             f"  (min {min(times):.3f}, max {max(times):.3f}, n={len(times)});"
             f" server CPU {statistics.median(r.cpu_s for r in runs):.3f} s"
         )
+        warmed = [(r.warmed_s, r.warmed_cpu_s) for r in runs if r.warmed_s is not None]
+        if len(warmed) == len(runs):
+            print(
+                f"{'start to server.warmed' + label:52s}"
+                f" {statistics.median(w for w, _ in warmed):7.3f} s"
+                f"  (min {min(w for w, _ in warmed):.3f}, max {max(w for w, _ in warmed):.3f});"
+                f" server CPU {statistics.median(c or 0.0 for _, c in warmed):.3f} s"
+            )
     print("(median ± IQR/2; server CPU: user + system from /proc at `listening`, median)")
     idle_rows = [("", measured)]
     if base_idle is not None:
@@ -137,9 +159,10 @@ def main() -> None:
 def _measure(
     server: serving.Started, connections: int, same_save: str | None
 ) -> tuple[int, int, int, int, float]:
-    """RSS before, after 10 and after all idle connections to ``server``, which is then stopped."""
+    """RSS before (after the warmed line, which ``_start`` waited for, once steady),
+    after 10 and after all idle connections to ``server``, which is then stopped."""
     try:
-        before = serving.memory_kib(server.proc.pid)["VmRSS"]
+        before = serving.settled_rss_kib(server.proc.pid)
         warm, full, added, beat = anyio.run(
             _idle, server.url, server.proc.pid, connections, same_save
         )

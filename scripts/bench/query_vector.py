@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import statistics
+import sys
 import time
 from functools import partial
 from pathlib import Path
@@ -25,11 +26,14 @@ from typing import Any
 import anyio
 from structlog.testing import capture_logs
 
-from xtyserver.evaluation.evalset import parse_set
-from xtyserver.evaluation.runner import run_set
-from xtyserver.model import local_embedding
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))  # the evaluation (xtyeval/) is in the checkout, not installed
 
-SET = Path(__file__).resolve().parents[2] / "eval" / "memory-v2.json"
+from xtyeval.evalset import parse_set  # noqa: E402
+from xtyeval.runner import run_set  # noqa: E402
+from xtyserver.model import local_embedding  # noqa: E402
+
+SET = ROOT / "eval" / "memory-v2.json"
 
 
 def _burn(stop: Any) -> None:

@@ -3,8 +3,10 @@
 ``python -m xtyserver serve`` started as a player starts it, over a given data
 folder and config text, with ``--port 0``; ready once it prints its
 ``listening ws://...`` line. ``tree`` (a baseline's package from
-:func:`baseline.export_tree`) goes first on ``PYTHONPATH``. Not a benchmark
-itself; shared by ``idle.py`` and ``rss.py``.
+:func:`baseline.export_tree`) goes first on ``PYTHONPATH``. A tree that builds
+what turns need after that line (``serve/warm.py``) logs ``server.warmed`` when
+done; :attr:`Started.warmed` is set then. Not a benchmark itself; shared by
+``idle.py``, ``rss.py`` and ``first_turn.py``.
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+WARMED = '"server.warmed"'
 
 
-@dataclass(frozen=True)
+@dataclass
 class Started:
     """A running server: its process, URL, and what its start cost."""
 
@@ -32,6 +35,16 @@ class Started:
     """Wall clock from the spawn to the ``listening`` line (interpreter start included)."""
     cpu_s: float
     """The server's own CPU (user + system) when it printed ``listening``."""
+    warmed: threading.Event = field(default_factory=threading.Event)
+    """Set at its ``server.warmed`` log line (never, for a tree that logs none)."""
+    warmed_s: float | None = None
+    """Wall clock from the spawn to that line."""
+    warmed_cpu_s: float | None = None
+    """The server's CPU then."""
+
+    def wait_warmed(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` s for ``server.warmed``; False for a tree that logs none."""
+        return self.warmed.wait(timeout)
 
 
 def start(
@@ -60,15 +73,31 @@ def start(
     )
     assert proc.stdout is not None
     seen = []
+    warmed: tuple[float, float] | None = None  # a worker thread may log it first
     for line in proc.stdout:
         seen.append(line)
+        if warmed is None and WARMED in line:
+            warmed = (time.perf_counter() - t, cpu_s(proc.pid))
         if line.startswith("listening "):
-            elapsed = time.perf_counter() - t
-            cpu = cpu_s(proc.pid)
-            threading.Thread(target=proc.stdout.read, daemon=True).start()
-            return Started(proc, line.split()[1], elapsed, cpu)
+            started = Started(proc, line.split()[1], time.perf_counter() - t, cpu_s(proc.pid))
+            if warmed is not None:
+                started.warmed_s, started.warmed_cpu_s = warmed
+                started.warmed.set()
+            threading.Thread(target=_drain, args=(started, t), daemon=True).start()
+            return started
     proc.wait(timeout=30)
     raise SystemExit("the server did not start:\n" + "".join(seen[-30:]))
+
+
+def _drain(server: Started, spawned: float) -> None:
+    """Read the server's output to its end (a full pipe would block it), noting ``warmed``."""
+    assert server.proc.stdout is not None
+    for line in server.proc.stdout:
+        if not server.warmed.is_set() and WARMED in line:
+            server.warmed_s = time.perf_counter() - spawned
+            with contextlib.suppress(OSError):
+                server.warmed_cpu_s = cpu_s(server.proc.pid)
+            server.warmed.set()
 
 
 def stop(server: Started) -> None:
@@ -115,6 +144,25 @@ def mappings_kib(pid: int, top: int = 15) -> list[tuple[int, int, str]]:
             totals[name][1] += int(line.split()[1])
     rows = sorted(((rss, anon, n) for n, (rss, anon) in totals.items()), reverse=True)
     return rows[:top]
+
+
+def settled_rss_kib(pid: int, quiet_s: float = 0.5, at_most_s: float = 10.0) -> int:
+    """``pid``'s VmRSS once it has stayed within 64 KiB for ``quiet_s`` (at most ``at_most_s``).
+
+    What a server loads on its own after it listens and warms (the local
+    embedding model, on a worker thread of its own) is no connection's.
+    """
+    deadline = time.perf_counter() + at_most_s
+    steady = memory_kib(pid)["VmRSS"]
+    since = time.perf_counter()
+    while time.perf_counter() < deadline:
+        time.sleep(0.05)
+        now = memory_kib(pid)["VmRSS"]
+        if abs(now - steady) > 64:
+            steady, since = now, time.perf_counter()
+        elif time.perf_counter() - since >= quiet_s:
+            break
+    return steady
 
 
 def memory_kib(pid: int) -> dict[str, int]:

@@ -32,9 +32,19 @@ def _mark(label: str) -> None:
         _current.append((label, time.thread_time(), time.process_time()))
 
 
-def _wrap(module: str, owner: str | None, name: str, label: str) -> None:
-    target: Any = importlib.import_module(module)
-    if owner is not None:
+def _module(*names: str) -> Any:
+    """The first of ``names`` the tree has (a module moved between trees), or None."""
+    for name in names:
+        try:
+            return importlib.import_module(name)
+        except ModuleNotFoundError:
+            continue
+    return None
+
+
+def _wrap(modules: tuple[str, ...], owner: str | None, name: str, label: str) -> None:
+    target: Any = _module(*modules)
+    if target is not None and owner is not None:
         target = getattr(target, owner, None)
     fn = getattr(target, name, None) if target is not None else None
     if fn is None:
@@ -71,7 +81,8 @@ def _is_async(fn: object) -> bool:
 
 def install() -> None:
     """Wrap the server's steps (call before the server starts)."""
-    import xtyserver.serve.connection as connection
+    # Before serve/ the connection runtime and its helpers were at the package's top.
+    connection = _module("xtyserver.serve.connection", "xtyserver.connection")
 
     sender: Any
     try:  # the wire's WebSocket; older trees sent through websockets' asyncio connection
@@ -110,19 +121,30 @@ def install() -> None:
             _current = None
 
     sender.send = send_marked
-    for module, owner, name, label in (
-        ("xtyserver.session.machine", "GameAgentSession", "handle", "handle"),
-        ("xtyserver.session.turns", None, "plan_turn", "plan_turn"),
-        ("xtyserver.serve.turn_tasks", "TurnTasks", "load_memory", "load_memory"),
-        ("xtyserver.serve.turn_tasks", "TurnTasks", "cached_memory", "cached_memory"),
-        ("xtyserver.serve.turn_tasks", "TurnTasks", "model_call", "model_call"),
-        ("xtyserver.serve.memory_service", "MemoryService", "turn_memory", "turn_memory"),
-        ("xtyserver.serve.meter", "TokenMeter", "spent_today", "spent_today"),
-        ("xtyserver.model.client", None, "post_chat", "post_chat"),
-        ("xtyserver.model.client", "_Progress", "take", "chunk"),
-        ("xtyserver.serve.connection", None, "encode_frame", "encode"),
+    tasks = ("xtyserver.serve.turn_tasks", "xtyserver.turn_tasks")
+    for modules, owner, name, label in (
+        (("xtyserver.session.machine",), "GameAgentSession", "handle", "handle"),
+        (("xtyserver.session.turns",), None, "plan_turn", "plan_turn"),
+        (tasks, "TurnTasks", "load_memory", "load_memory"),
+        (tasks, "TurnTasks", "cached_memory", "cached_memory"),
+        (tasks, "TurnTasks", "model_call", "model_call"),
+        (
+            ("xtyserver.serve.memory_service", "xtyserver.memory.service"),
+            "MemoryService",
+            "turn_memory",
+            "turn_memory",
+        ),
+        (
+            ("xtyserver.serve.meter", "xtyserver.memory.meter"),
+            "TokenMeter",
+            "spent_today",
+            "spent_today",
+        ),
+        (("xtyserver.model.client",), None, "post_chat", "post_chat"),
+        (("xtyserver.model.client",), "_Progress", "take", "chunk"),
+        (("xtyserver.serve.connection", "xtyserver.connection"), None, "encode_frame", "encode"),
     ):
-        _wrap(module, owner, name, label)
+        _wrap(modules, owner, name, label)
 
 
 def table(skip: int) -> str:

@@ -69,6 +69,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 if os.environ.get("XTY_BENCH_TREE"):  # a baseline server child: its own package first
     sys.path.insert(0, os.environ["XTY_BENCH_TREE"])
+    # And only it: an editable install's finder would fill a module the older tree
+    # lacks (``xtyserver.serve``) in from this checkout, so that a fallback import
+    # below would run the candidate's code in the baseline's server.
+    sys.meta_path[:] = [f for f in sys.meta_path if not f.__module__.startswith("__editable__")]
 
 from baseline import export_tree, seed_store  # noqa: E402
 from stats import nearest_rank  # noqa: E402
@@ -79,7 +83,6 @@ from xtyserver.adapter.support import captured_at, screenshot  # noqa: E402
 from xtyserver.clock import SystemClock  # noqa: E402
 from xtyserver.config import load_settings  # noqa: E402
 from xtyserver.model.request import post_chat  # noqa: E402
-from xtyserver.serve.image import ImageLimits, check_and_prepare  # noqa: E402
 
 TOKEN = "bench-token-turn-7gQ3nV9tK1zM5xR2pW8cH4bF6jL0sDaE"
 SAVE = Identity(game_id="stardew", save_id="save-42")
@@ -326,14 +329,15 @@ async def _bench(
         "image": screenshot(jpeg, "image/jpeg"),
         "image720": screenshot(screenshot_jpeg(size=(1280, 720)), "image/jpeg"),
     }
+    # Imported here: a baseline server child of an older tree runs this file too.
+    from xtyserver.model.tls import provider_client
+    from xtyserver.serve.image import ImageLimits, check_and_prepare
+
     # What the model receives for each screenshot, for the direct baselines.
     urls = {
         f"model+{k}": check_and_prepare("image/jpeg", v.data, ImageLimits()).data_url()
         for k, v in images.items()
     }
-    # Imported here: a baseline server child of an older tree runs this file too.
-    from xtyserver.model.tls import provider_client
-
     direct = provider_client(model_url, "", timeout=60.0)
     models = ["model", "model+image", "model+image720"]
     turns = [(label, kind) for label in servers for kind in ("text", "image", "image720")]

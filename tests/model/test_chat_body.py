@@ -20,7 +20,8 @@ from openai.types.chat import completion_create_params
 
 from xtyserver.model.request import chat_body, post_chat
 from xtyserver.model.tls import provider_client
-from xtyserver.session.tools import TOOL_SPECS, ToolCall, assistant_message, tool_message
+from xtyserver.session.tool_schemas import TOOL_SPECS
+from xtyserver.session.tools import ToolCall, assistant_message, tool_message
 from xtyserver.testing import FakeModelServer, Reply
 
 

@@ -24,7 +24,7 @@ from xtyserver.model.client import (
     _Progress,
     strip_images,
 )
-from xtyserver.model.provider import ProviderAnswerError
+from xtyserver.model.provider_errors import ProviderAnswerError
 from xtyserver.model.request import RawChunk, chat_body, post_chat
 from xtyserver.model.tls import provider_client
 from xtyserver.session.tools import ToolCall

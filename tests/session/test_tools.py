@@ -6,18 +6,19 @@ import json
 
 import pytest
 
-from xtyserver.memory.manage import ForgetPreview, ForgetSpec, Overview, SaveView
+from xtyserver.memory.manage import (
+    TOKEN_TTL,
+    Confirmations,
+    ForgetPreview,
+    ForgetSpec,
+    Overview,
+    SaveView,
+)
 from xtyserver.memory.types import MemoryEvent, PlayStats, Scope, SharedProfile
 from xtyserver.session.tool_results import render
-from xtyserver.session.tool_schemas import ForgetArgs
+from xtyserver.session.tool_schemas import CORRECT, FORGET, SEARCH, VIEW, ForgetArgs
 from xtyserver.session.tools import (
-    CORRECT,
-    FORGET,
     REFUSED,
-    SEARCH,
-    TOKEN_TTL,
-    VIEW,
-    Confirmations,
     Confirming,
     CorrectOp,
     PreviewOp,
@@ -206,7 +207,7 @@ def test_a_correction_passes_the_shared_profile_guard() -> None:
 
 
 def test_a_search_call_searches_the_current_save_only() -> None:
-    from xtyserver.session.tools import SEARCH, SearchOp, ToolCall, parse_call
+    from xtyserver.session.tools import SearchOp, ToolCall, parse_call
 
     here = Scope("stardew-valley", "farm-a")
 

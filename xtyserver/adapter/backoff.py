@@ -31,12 +31,7 @@ class Backoff(msgspec.Struct, frozen=True, kw_only=True):
     def delay(self, attempt: int, rand: Callable[[], float] = random.random) -> float:
         """Seconds to wait before attempt number ``attempt`` (1 = the first retry).
 
-        Args:
-            attempt: Which attempt this is, from 1.
-            rand: A source of numbers in [0, 1) (injected so tests are exact).
-
-        Raises:
-            ValueError: ``attempt`` is below 1.
+        ``rand`` gives numbers in [0, 1) (injected so tests are exact).
         """
         if attempt < 1:
             raise ValueError("attempts count from 1")

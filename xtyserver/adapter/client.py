@@ -14,7 +14,7 @@ import itertools
 from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 import anyio
 import anyio.abc
@@ -53,44 +53,18 @@ _DECODER = msgspec.json.Decoder(ServerFrame)
 _HEARTBEAT = b'{"type":"heartbeat"}'
 THREAD_CHECK_BYTES = 64 * 1024  # a screenshot frame is checked off the event loop
 ContextArg = ModelContext | Mapping[str, Any]
-T = TypeVar("T")
 
 
 class AdapterClient:
     """One adapter's session with xtyserver; use as ``async with AdapterClient(...) as client``.
 
-    Entering connects, says hello and waits for ``server.hello`` (a refusal raises
-    :class:`Refused`; a connection failure raises ``OSError`` or a websockets error).
-    When an established connection drops with a code worth retrying
-    (v1.md "Close codes"), the client reconnects with ``backoff`` and says hello again
-    with the current identity, then re-sends the last accepted modelContext; replies
-    and requests in flight end with :data:`CONNECTION_LOST` / :class:`ConnectionLost`.
-
-    Args:
-        url: ``ws://127.0.0.1:PORT/v1``.
-        token: The adapter token or a paired key (sent as ``Authorization: Bearer``,
-            never in the URL); "" with ``key_file``: the key kept there.
-        identity: Game and save of this session.
-        adapter: The mod's name and version.
-        timezone: The player's IANA zone (play days are counted in it).
-        capabilities: Informational capabilities for the hello.
-        token_in_hello: Send the token in ``adapter.hello`` instead of the header.
-        backoff: Reconnect delays; ``None`` = never reconnect.
-        clock: Time for the heartbeat loop and backoff waits (injected in tests).
-        heartbeat: Run the heartbeat loop (turn off only to test the server's deadline).
-        timeout: Seconds for the handshake, each send and each request's answer.
-        on_error: Called with each ``error`` that answers no request of this client
-            (e.g. a refused ``state.update``); the last 64 are kept in ``refusals`` too.
-        key_file: Where this mod keeps its paired key (v1.md "Pairing"). Without a
-            token and without a key there yet, entering asks to pair and waits for
-            the player's click on the memory page (``pair_denied`` / ``pair_expired``
-            raise :class:`Refused`); the granted key is stored there.
-        on_pair_code: Called with the pairing code, for the mod to show in game.
-        on_confirm: Called with each ``memory.confirm.request`` (the server's
-            question about a forget the companion previewed): show it as a dialog
-            and answer with :meth:`answer_confirm`. The last 16 are in ``confirms``.
-        on_notice: Called with each ``memory.notice`` (something was deleted or
-            restored: show its ``text``). The last 64 are in ``notices``.
+    Entering connects (pairing first with ``key_file`` and no token), says hello and
+    waits for ``server.hello``; a refusal raises :class:`Refused`. With ``backoff``
+    a dropped connection is opened again (v1.md "Close codes"). Every parameter and
+    callback is described in docs/adapter-client.md "What the client does";
+    ``timezone`` is the player's IANA zone (play days are counted in it),
+    ``heartbeat=False`` only tests the server's deadline, and ``timeout`` bounds the
+    handshake, each send and each request's answer.
     """
 
     def __init__(
@@ -144,8 +118,6 @@ class AdapterClient:
         self._last_state: bytes | None = None
         self._stack = contextlib.AsyncExitStack()
 
-    # -- lifetime --------------------------------------------------------------------------------
-
     async def __aenter__(self) -> AdapterClient:
         tg = await self._stack.enter_async_context(anyio.create_task_group())
         self._stack.callback(tg.cancel_scope.cancel)
@@ -183,20 +155,13 @@ class AdapterClient:
                 raise self._gone
             await self._changed.wait()
 
-    # -- frames ----------------------------------------------------------------------------------
-
     async def update_state(
         self, model_context: ContextArg, *, identity: Identity | None = None
     ) -> None:
         """Send ``state.update``; a refusal the server would give is raised here first.
 
-        Args:
-            model_context: The modelContext, as a Struct or a camelCase mapping.
-            identity: Another save's identity: a save switch (v1.md "Save switch").
-
-        Raises:
-            Refused: the frame breaks a type, budget or forbidden-content rule, or
-                switches saves while a reply streams (``reply_in_progress``).
+        ``identity``: another save's, a save switch (v1.md "Save switch"), refused
+        (``reply_in_progress``) while a reply streams.
         """
         frame: dict[str, Any] = {"type": "state.update", "id": self._next("state")}
         frame["modelContext"] = model_context
@@ -228,8 +193,7 @@ class AdapterClient:
     ) -> ChatReply:
         """Send one player turn; iterate the returned reply for deltas, await ``result()``.
 
-        Raises:
-            Refused: the frame would be refused (``text`` too long, a bad modelContext, ...).
+        Refused when the server would refuse the frame (``text`` too long, a bad modelContext).
         """
         frame: dict[str, Any] = {
             "type": "chat.send",
@@ -299,14 +263,10 @@ class AdapterClient:
         return expect(await self._request(frame), MemoryForgotten)
 
     async def answer_confirm(self, confirm_id: str, yes: bool) -> MemoryForgotten | None:
-        """The player answered a ``memory.confirm.request`` dialog (v1.md "memory.confirm").
+        """Answer a ``memory.confirm.request`` dialog (v1.md "memory.confirm").
 
-        Returns:
-            The ``memory.forgotten`` of a yes (the deletion is done); None for a no
-            (it has no answer: the token is void).
-
-        Raises:
-            Refused: The ``confirmId`` is unknown, used or expired.
+        A yes returns the ``memory.forgotten`` (the deletion is done); a no has no
+        answer (None: the token is void).
         """
         frame: dict[str, Any] = {"type": "memory.confirm", "confirmId": confirm_id}
         if not yes:
@@ -324,8 +284,6 @@ class AdapterClient:
         """``profile.update`` of one shared-profile field; returns the memory after it."""
         frame = {"type": "profile.update", "field": field, "value": value}
         return expect(await self._request(frame), MemoryResult)
-
-    # -- internals -------------------------------------------------------------------------------
 
     def _next(self, kind: str) -> str:
         return f"{kind}-{next(self._ids)}"
@@ -387,10 +345,7 @@ class AdapterClient:
         self._changed = anyio.Event()
 
     async def _open(self) -> ClientConnection:
-        """Connect and say hello; returns once ``server.hello`` has come.
-
-        Without a token, the connection first asks to pair (``key_file``).
-        """
+        """Connect (pairing first without a token) and say hello; wait for ``server.hello``."""
         pairing = not self._token
         if pairing and self._key_file is None:
             raise Refused("unauthorized", "no token and no key_file to pair with")

@@ -60,9 +60,7 @@ async def pair(
 ) -> str:
     """Ask to pair on ``ws`` (a connection without a token) and return the granted key.
 
-    Raises:
-        Refused: ``pair_denied``, ``pair_expired``, or the server's ``error``
-            (``pair_busy``, ``unauthorized``).
+    Refused: ``pair_denied``, ``pair_expired``, or the server's ``error`` (``pair_busy``, ...).
     """
     data = encode(AdapterPair(id="pair", adapter=adapter, game_id=game_id))
     precheck(data)

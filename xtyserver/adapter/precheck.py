@@ -56,11 +56,8 @@ def encode(frame: Mapping[str, Any] | msgspec.Struct) -> bytes:
 def precheck(data: bytes) -> Decoded:
     """Run the server's decoder and budget checks on one encoded frame.
 
-    Returns:
-        The decoded frame (with its modelContext size, for an "over target" hint).
-
-    Raises:
-        Refused: with ``local=True`` and the server's code and fields.
+    Returns it decoded (with its modelContext size, for an "over target" hint), or
+    raises Refused with ``local=True`` and the server's code and fields.
     """
     try:
         return decode_client_frame(data)

@@ -1,29 +1,10 @@
 """The adapter's half of the design: project a full observation into a small modelContext.
 
-Pure and deterministic, no model call (docs/adapter-client.md
-"Projection"). The rules are data, ``projection.json`` beside this module,
-and the C# and Lua reference adapters carry a copy of the same file
-(``adapters/*/``; a test keeps the copies equal).
-
-The **observation** is the modelContext's sections at full size (``world``,
-``player``, ``focus``, ``nearby`` of any length, ``relevantItems`` of any
-length, ``ui``, ``capturedAt``) plus ``inventory`` (items: ``name``,
-``count``, ``tags``) and ``quests`` (``name``, ``items``: item names the quest
-asks for). :func:`project` keeps, by the question's topics:
-
-1. the topic fields of every topic found in the question (the game's rules in
-   order; a question with no topic gets the ``general`` fields), then
-2. the ``always`` fields (day, location, time, season, ui), then
-3. the nearby entities of the topics' kinds or names (closest first; with no
-   topic, the closest few), then
-4. the items (``relevantItems``, then ``inventory``) whose name or tag matches
-   a topic (with no topic, the first few), then items a quest asks for.
-
-Pieces are taken in that priority order, and each is kept only when the
-context still fits the 2 KiB target with it: the lowest-priority pieces are
-the ones left out, and a value is never cut. A value the server would refuse
-(a string over 200 chars, forbidden content, a number out of range) is left
-out too, and the result is checked with the server's own decoder.
+Pure and deterministic, no model call; the observation, the topics and the
+priority order of the pieces kept within the 2 KiB target are described in
+docs/adapter-client.md "Projection". The rules are data, ``projection.json``
+beside this module, and the C# and Lua reference adapters carry a copy of the
+same file (``adapters/*/``; a test keeps the copies equal).
 """
 
 from __future__ import annotations
@@ -31,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -94,20 +75,14 @@ def topics(question: str, game: str) -> list[str]:
 def project(observation: Mapping[str, Any], question: str, game: str) -> dict[str, Any]:
     """The modelContext (wire form) for ``question`` from a full ``observation``.
 
-    Args:
-        observation: The game's full state (see the module docstring).
-        question: The player's question (Chinese or English).
-        game: The ``gameId`` (``stardew-valley``, ``dont-starve-together``,
-            ``oxygen-not-included``; another game gets the general rules).
-
-    Returns:
-        A modelContext that the server accepts, within the 2 KiB target.
+    A ``game`` without rules of its own gets the general rules; the result is one
+    the server accepts, within the 2 KiB target.
     """
     r = rules()
     found = [t for t in r["games"].get(game, []) if t["topic"] in topics(question, game)]
     pieces: list[tuple[str, Any]] = []
     fields = [f for t in found for f in t["fields"]] if found else list(r["general"]["fields"])
-    for path in _unique([*fields, *r["always"]]):
+    for path in dict.fromkeys([*fields, *r["always"]]):
         value = _field(observation, path)
         if value is not None:
             pieces.append((path, value))
@@ -120,21 +95,14 @@ def project(observation: Mapping[str, Any], question: str, game: str) -> dict[st
         context["capturedAt"] = stamp
     for path, value in pieces:
         trial = _with(context, path, value, r)
-        if trial is not None and _size(trial) <= r["targetBytes"]:
+        if trial is not None and context_bytes(trial) <= r["targetBytes"]:
             context = trial
     return _accepted(_ordered(context))
 
 
 def context_bytes(context: Mapping[str, Any]) -> int:
     """The compact UTF-8 JSON size of a modelContext, as the server measures it."""
-    return _size(context)
-
-
-# -- pieces ----------------------------------------------------------------------------------
-
-
-def _unique(paths: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(paths))
+    return len(_ENCODER.encode(context))
 
 
 def _field(observation: Mapping[str, Any], path: str) -> Any:
@@ -263,9 +231,6 @@ def _quest_items(observation: Mapping[str, Any]) -> set[str]:
     return names
 
 
-# -- assembling ------------------------------------------------------------------------------
-
-
 def _with(
     context: dict[str, Any], path: str, value: Any, r: Mapping[str, Any]
 ) -> dict[str, Any] | None:
@@ -296,10 +261,6 @@ def _ordered(context: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _size(context: Mapping[str, Any]) -> int:
-    return len(_ENCODER.encode(context))
-
-
 def _accepted(context: dict[str, Any]) -> dict[str, Any]:
     """Check with the server's decoder; leave out whatever it names (never expected to)."""
     for _ in range(8):
@@ -323,4 +284,3 @@ def _without(context: dict[str, Any], fields: Sequence[str]) -> dict[str, Any]:
         else:
             out.get(head, {}).pop(rest.split("[", 1)[0], None)
     return out if fields else {"schemaVersion": 1}
-

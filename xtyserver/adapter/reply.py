@@ -24,10 +24,8 @@ class ChatReply:
 
     ``async for piece in reply`` yields each ``chat.delta`` text in order and
     stops at the end of the turn; :meth:`result` returns how it ended (it takes
-    any deltas not iterated yet, so awaiting it alone is fine too).
-
-    Attributes:
-        text: The deltas taken so far, joined.
+    any deltas not iterated yet, so awaiting it alone is fine too). ``text``
+    holds the deltas taken so far, joined.
     """
 
     def __init__(self, chat_id: str, cancel: Callable[[str], Awaitable[None]]) -> None:
@@ -62,8 +60,6 @@ class ChatReply:
         """Send ``chat.cancel`` for this reply (it then ends with ``chat.error`` ``cancelled``)."""
         if not self.ended:
             await self._cancel(self.id)
-
-    # -- fed by the client's reader ---------------------------------------------------------------
 
     async def _delta(self, text: str) -> None:
         if not self.ended:

@@ -36,14 +36,9 @@ def save_id_message(features: Mapping[str, str]) -> bytes:
 def derive_save_id(features: Mapping[str, str], salt: str) -> str:
     """The saveId of a save, e.g. ``{"farm": "Sunny", "created": "1714700000", "seed": "42"}``.
 
-    Args:
-        features: Stable features of the save (farm name, creation time, seed,
-            DST's session id, ONI's colony name and seed): never a path, a user
-            name or an account id.
-        salt: The install's salt (:func:`new_salt`), as kept in the config.
-
-    Raises:
-        ValueError: with no features or an empty salt.
+    ``features`` are stable features of the save (farm name, creation time, seed,
+    DST's session id, ONI's colony name and seed), never a path, a user name or an
+    account id; ``salt`` is the install's (:func:`new_salt`).
     """
     if not features or not salt:
         raise ValueError("derive_save_id needs at least one feature and a salt")

@@ -1,17 +1,11 @@
 """``xtyserver autostart on|off|status``: start the server at login, for this user only.
 
-* Windows: a ``XiaoTangYuan.cmd`` in the user's Startup folder
-  (``%APPDATA%\\Microsoft\\Windows\\Start Menu\\Programs\\Startup``) that starts
-  ``xtyserver serve`` in a minimized console window: the window is how the
-  player sees it runs, and closing it stops the server cleanly.
-* Linux and other XDG desktops: ``$XDG_CONFIG_HOME/autostart/xiaotangyuan.desktop``
-  (default ``~/.config/autostart``).
-* macOS: a LaunchAgent, ``~/Library/LaunchAgents/com.xiaotangyuan.server.plist``
-  (``RunAtLoad``), loaded at the next login.
-
-The entry runs this Python (``sys.executable -m xtyserver serve``), so it works
-the same for a pipx/uv tool install and a repository's ``.venv``. Nothing needs
-administrator rights; ``off`` removes exactly the file ``on`` wrote.
+Where each OS keeps the entry is in :func:`entry_path` (README "Stop it, start it
+with Windows"). On Windows it starts ``xtyserver serve`` in a minimized console
+window: the window is how the player sees it runs, and closing it stops the
+server cleanly. The entry runs this Python (``sys.executable -m xtyserver
+serve``), so it works the same for a pipx/uv tool install and a repository's
+``.venv``; ``off`` removes exactly the file ``on`` wrote.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
-"""Output every console can take (a GBK console and an emoji save name).
+"""Output every console can take (a GBK console and an emoji save name; README "Commands").
 
-Python writes to a redirected stdout in the locale's encoding (GBK on a
-Chinese Windows, also under ``PYTHONIOENCODING=gbk``) and, by default, fails
-with ``UnicodeEncodeError`` on a character it cannot encode: a save named
-with an emoji crashed ``memory view`` and ``stats``. Every command therefore:
-
-* keeps the console's encoding (so Chinese stays readable on a GBK console)
-  and replaces what it cannot show (``?`` on stdout, ``\\U0001f33b`` on stderr);
-* writes JSON with ``\\u`` escapes for those characters instead (lossless:
-  the document decodes to the same text), and plain UTF-8 JSON where stdout
-  is UTF-8.
-
-A Windows console window itself (not redirected) takes every character:
-Python writes it through the console's UTF-16 API.
+Python writes to a redirected stdout in the locale's encoding (GBK on a Chinese
+Windows) and by default fails on a character it cannot encode. Every command
+keeps the console's encoding, so Chinese stays readable, and replaces what it
+cannot show (``?`` on stdout, a backslash escape on stderr, ``\\u`` escapes in JSON).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Command line: ``xtyserver [COMMAND]`` (serve, doctor, ui, mcp, demo, eval, replay, stats, ...).
+"""Command line: ``xtyserver [COMMAND]`` (serve, doctor, ui, mcp, demo, replay, stats, ...).
 
 ``xtyserver`` alone starts the server with the player's settings and opens the
 memory page once (``--no-browser`` or ``XTY_NO_BROWSER=1`` leave the browser
@@ -96,29 +96,6 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for answers")
     replay.add_argument("--json", action="store_true", help="one JSON object per file")
 
-    ev = sub.add_parser("eval", help="run the memory evaluation set against its baseline")
-    ev.add_argument("--set", type=Path, help="evaluation set (default: eval/memory-v2.json)")
-    ev.add_argument("--baseline", type=Path, help="default: <set>.baseline.json next to it")
-    ev.add_argument("--json", action="store_true", help="one JSON document")
-    ev.add_argument("--update-baseline", action="store_true", help="write this run as baseline")
-    ev.add_argument(
-        "--without",
-        action="append",
-        default=[],
-        metavar="PART",
-        help="leave a part of retrieval out (glossary, keys); no baseline comparison",
-    )
-    ev.add_argument(
-        "--parts",
-        action="store_true",
-        help="run words only, then add each part (embeddings last); print recall per kind",
-    )
-    ev.add_argument(
-        "--embeddings",
-        action="store_true",
-        help="add memory vectors from the scripted embedding route; no baseline comparison",
-    )
-
     ui = sub.add_parser("ui", help="open the memory page of a running server in the browser")
     _common(ui)
     ui.add_argument("--host", help="the server's address (default: from the configuration)")
@@ -178,15 +155,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    overrides: dict[str, Any] = {
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    return {
         "data_dir": getattr(args, "data_dir", None),
         "profile": getattr(args, "profile", None),
         "server.host": getattr(args, "host", None),
         "server.port": getattr(args, "port", None),
         "server.ui_port": getattr(args, "ui_port", None),
     }
-    return load_settings(getattr(args, "config", None), overrides=overrides)
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return load_settings(getattr(args, "config", None), overrides=_overrides(args))
 
 
 def _player(config: Path | None, overrides: dict[str, Any] | None = None) -> PlayerSettings:
@@ -195,16 +175,6 @@ def _player(config: Path | None, overrides: dict[str, Any] | None = None) -> Pla
 
     first = load_settings(config, overrides=overrides)
     return PlayerSettings(first.data_path, config=config, overrides=overrides)
-
-
-def _serve_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "data_dir": args.data_dir,
-        "profile": args.profile,
-        "server.host": args.host,
-        "server.port": args.port,
-        "server.ui_port": args.ui_port,
-    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -240,7 +210,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             return anyio.run(_start, effective, opening, player)
         case "serve":
             log.configure(json=True if args.log_json else None)
-            player = _player(args.config, _serve_overrides(args))
+            player = _player(args.config, _overrides(args))
             return anyio.run(
                 _serve, player.effective(), args.record, args.record_images, args.open, player
             )
@@ -252,20 +222,6 @@ def _dispatch(args: argparse.Namespace) -> int:
             from xtyserver.replay.command import main as replay_main
 
             return replay_main(args)
-        case "eval":
-            from xtyserver.evaluation import command
-
-            log.configure(json=True, level="warning")
-            if args.parts:
-                return command.run_parts(args.set or command.default_set())
-            return command.run(
-                args.set or command.default_set(),
-                baseline=args.baseline,
-                as_json=args.json,
-                update_baseline=args.update_baseline,
-                without=args.without,
-                embeddings=args.embeddings,
-            )
         case "ui":
             given = args.port if args.ui_port is None else args.ui_port
             return _ui(_running_port(_settings(args), given=given), print_only=args.print)
@@ -480,12 +436,7 @@ def _forwarded(args: argparse.Namespace) -> list[str]:
 
 
 def _ui(settings: Settings, *, print_only: bool, say: Say | None = None) -> int:
-    """Ask the running server for a fresh launch key and open (or print) the page.
-
-    The key travels in a 0600 file the browser opens (``open-page.html`` in the
-    data folder), never on a command line, where another local user would read
-    it with ``ps``, nor in a URL (README "Memory page").
-    """
+    """Ask the running server for a fresh launch key and open (or print) the page."""
     port = settings.server.page_port
     try:
         key = _launch_key(settings)
@@ -500,11 +451,7 @@ def _ui(settings: Settings, *, print_only: bool, say: Say | None = None) -> int:
 
 
 def _launch_key(settings: Settings) -> str:
-    """A fresh launch key from the memory page of ``settings``'s running server.
-
-    Raises:
-        OSError: no page answered, or not with a key.
-    """
+    """A fresh launch key from the running server's page (OSError: none answered with one)."""
     import urllib.request
 
     from xtyserver.manage.access import LAUNCH_KEY_PATH, SECRET_HEADER
@@ -559,10 +506,7 @@ def _hand_to_browser(data_dir: Path, link: str) -> bool:
 async def _fake_model(host: str, port: int) -> int:
     from xtyserver.testing import run_fake_model
 
-    def ready(url: str) -> None:
-        print(f"listening {url}", flush=True)
-
-    await run_fake_model(host, port, on_ready=ready)
+    await run_fake_model(host, port, on_ready=lambda url: print(f"listening {url}", flush=True))
     return 0
 
 

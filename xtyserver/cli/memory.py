@@ -1,13 +1,9 @@
 """``xtyserver memory view|forget|forget-name|correct|pin|set-auto-shared`` (README "Commands").
 
-The command line's way into memory management (v1.md "Memory tools" for the
-rules), with the targets, field names and JSON shapes of every other way in
-(:mod:`xtyserver.memory.manage`, :mod:`xtyserver.session.replies`; times in
-RFC 3339): human-readable tables by default, ``--json`` for scripts.
-``forget`` previews first and asks on a terminal (the person at the terminal
-is who asked; no token is needed within one command); without a terminal it
-refuses unless ``--yes``. Statistics are kept unless ``--include-stats``.
-Nothing here asks the model anything.
+The command line's way into memory management, with the targets, field names
+and JSON shapes of every other way in (:mod:`xtyserver.memory.manage`,
+:mod:`xtyserver.session.replies`). ``forget`` needs no token: the person at the
+terminal is who asked, within one command.
 """
 
 from __future__ import annotations
@@ -79,7 +75,10 @@ def run(store: MemoryStore, args: argparse.Namespace) -> int:
     """Run one of this module's ``memory`` subcommands; returns the exit code."""
     match args.memory_command:
         case "view":
-            return _view(store, args)
+            if args.save is not None and args.game is None:
+                raise UsageError("--save needs --game")
+            scope = Scope(args.game, args.save) if args.save is not None else None
+            _print_overview(_overview(store, game_id=args.game, scope=scope), args.json)
         case "forget":
             return _forget(store, args)
         case "restore":
@@ -91,20 +90,17 @@ def run(store: MemoryStore, args: argparse.Namespace) -> int:
             _print_profile(store.set_profile_field(field.name, value), args.json)
         case "set-auto-shared":
             _print_profile(store.set_profile_field("auto_shared", args.state == "on"), args.json)
-        case "forget-name":
+        case "forget-name" | "pin":
             scope = Scope(args.game, args.save)
-            if not store.forget_aliases(scope, [args.name]):
-                print(
-                    f"xtyserver: no name {args.name} in {args.game} / {args.save}", file=sys.stderr
+            if args.memory_command == "pin":
+                found, what = (
+                    store.set_pinned(scope, args.item, not args.unpin),
+                    f"item {args.item}",
                 )
-                return 1
-            _print_overview(_overview(store, scope=scope), args.json)
-        case "pin":
-            scope = Scope(args.game, args.save)
-            if not store.set_pinned(scope, args.item, not args.unpin):
-                print(
-                    f"xtyserver: no item {args.item} in {args.game} / {args.save}", file=sys.stderr
-                )
+            else:
+                found, what = bool(store.forget_aliases(scope, [args.name])), f"name {args.name}"
+            if not found:
+                print(f"xtyserver: no {what} in {args.game} / {args.save}", file=sys.stderr)
                 return 1
             _print_overview(_overview(store, scope=scope), args.json)
     return 0
@@ -124,14 +120,6 @@ def _value(field: str, values: list[str]) -> str | list[str]:
     if len(values) > 1:
         raise UsageError(f"{field} takes one value (quote it if it has spaces)")
     return values[0] if values else ""
-
-
-def _view(store: MemoryStore, args: argparse.Namespace) -> int:
-    if args.save is not None and args.game is None:
-        raise UsageError("--save needs --game")
-    scope = Scope(args.game, args.save) if args.save is not None else None
-    _print_overview(_overview(store, game_id=args.game, scope=scope), args.json)
-    return 0
 
 
 def _print_profile(profile: SharedProfile, as_json: bool) -> None:

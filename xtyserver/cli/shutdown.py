@@ -1,25 +1,13 @@
 """How a player stops the server: Ctrl+C, SIGTERM, and on Windows Ctrl+Break or closing the window.
 
 Each of them sets one event; ``xtyserver serve`` then leaves
-:func:`xtyserver.server.serving` the ordinary way: connections close, every
-open play session ends at its last heartbeat, queued memory jobs get
-``memory.drain_timeout`` seconds, ``server.json`` goes (v1.md "Heartbeats and
-play accounting"). The same code runs for Ctrl+C on every OS (plain
-``signal.signal`` handlers, tested with SIGINT on Linux); Windows adds:
-
-* **Ctrl+Break** (``SIGBREAK``), which would otherwise end the process at once;
-* **closing the console window**, logging off, shutting down: Windows calls a
-  console control handler (``SetConsoleCtrlHandler``) on a thread of its own
-  and ends the process when it returns or after about 5 s, so the handler
-  asks for the stop and waits (at most 4.5 s) for the shutdown to finish. What
-  does not finish in time is done at the next start: a session left open is
-  closed at its last heartbeat then (crash recovery), the same figures.
-
-The stop itself is bounded (``server.stop_timeout``, :mod:`xtyserver.server`),
-whatever the peers do. Should it still not end, :func:`hard_exit_after` ends
-the process a little later: ``server.json`` removed, exit code 1; the OS
-releases ``server.lock`` with the process, and the next start closes any play
-session left open at its last heartbeat.
+:func:`xtyserver.server.serving` the ordinary way. Plain ``signal.signal``
+handlers on every OS (``SIGBREAK`` too on Windows); closing the console window,
+logging off or shutting down calls a console control handler on a thread of
+Windows' own, which ends the process when it returns or after about 5 s, so the
+handler asks for the stop and waits (at most 4.5 s) for the shutdown to finish
+(README "Windows notes"). The stop itself is bounded (``server.stop_timeout``);
+should it still not end, :func:`hard_exit_after` ends the process.
 """
 
 from __future__ import annotations

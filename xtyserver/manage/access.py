@@ -23,19 +23,9 @@ sessions and the time in; a :class:`Decision` out. The shell
    cross-site form cannot send that type without a CORS preflight, which is
    never answered); other methods are refused (405).
 
-Launch keys are random, single-use and short-lived (``server.page_key_ttl``,
-10 minutes): one is minted at each ``serve`` start for the link it prints, and
-``xtyserver ui`` asks the running server for a fresh one with ``POST
-/ui/api/launch-key`` carrying the page secret in ``X-XTY-Page-Secret`` (read
-from the owner-only ``page-secret`` file the running server wrote in its data
-folder, never from a command line; refused when an ``Origin`` or
-``Sec-Fetch-Site`` header shows a browser sent it). The page secret is not the
-adapter token: mods hold that one (pasted into their configs, outside the
-owner-only folder), and it opens no page. ``xtyserver`` and ``xtyserver ui``
-hand the key to the browser in a 0600 file whose form posts it to ``/ui/open``
-(so it is in no URL, hence in no browser history); the printed link carries it
-in the fragment instead. A key opens one session and is gone; minting one does
-not void the others.
+Launch keys (random, single-use, ``server.page_key_ttl``) and the page secret
+that mints them (``POST /ui/api/launch-key`` with ``X-XTY-Page-Secret``, from a
+local program only) are described in README "Memory page".
 """
 
 from __future__ import annotations
@@ -88,15 +78,9 @@ class UiSession(msgspec.Struct, frozen=True):
 
 
 class Decision(msgspec.Struct, frozen=True):
-    """What to do with one request.
-
-    Attributes:
-        kind: ``refused``, or what the request may do.
-        status: The HTTP status of a refusal (0 when allowed).
-        reason: Why it was refused (safe to show; names no secret).
-        session_id: The caller's open session, for ``read`` and ``write``.
-        key: The launch key an ``exchange`` uses up.
-    """
+    """What to do with one request: ``refused`` (its status and a reason safe to show),
+    or what it may do; ``session_id`` for ``read`` and ``write``, the ``key`` an
+    ``exchange`` uses up."""
 
     kind: Kind
     status: int = 0
@@ -109,13 +93,15 @@ def refuse(status: int, reason: str) -> Decision:
     return Decision("refused", status, reason)
 
 
-def _matching_key(given: str | None, keys: Mapping[str, float], now: float) -> str | None:
-    """The unexpired launch key equal to ``given`` (each compared in constant time)."""
+def _exchange(given: str | None, keys: Mapping[str, float], now: float) -> Decision:
+    """Trade the unexpired launch key equal to ``given`` (each compared in constant time)."""
     found = None
     for key, expires_at in keys.items():
         if _same(given, key) and expires_at > now:
             found = key
-    return found
+    if found is None:
+        return refuse(401, "wrong, used or expired launch key")
+    return Decision("exchange", key=found)
 
 
 def open_link(host: str, port: int, key: str) -> str:
@@ -167,8 +153,7 @@ def _open_form(
         return refuse(403, "not a page navigation")
     if len(origins) > 1 or (origins and origins[0] not in ("null", own)):
         return refuse(403, "origin not allowed")  # a web site's form: never the hand-off
-    kind = _single(headers, "Content-Type") or ""
-    if kind.split(";", 1)[0].strip().lower() != FORM_TYPE:
+    if _content_type(headers) != FORM_TYPE:
         return refuse(415, f"content-type must be {FORM_TYPE}")
     return Decision("open")
 
@@ -180,10 +165,7 @@ def open_with_form(body: bytes, keys: Mapping[str, float], now: float) -> Decisi
     except (UnicodeDecodeError, ValueError):
         fields = {}
     given = fields.get("key", [])
-    used = _matching_key(given[0], keys, now) if len(given) == 1 else None
-    if used is None:
-        return refuse(401, "wrong, used or expired launch key")
-    return Decision("exchange", key=used)
+    return _exchange(given[0] if len(given) == 1 else None, keys, now)
 
 
 def _navigation(headers: Sequence[tuple[str, str]]) -> bool:
@@ -198,6 +180,10 @@ def _single(headers: Sequence[tuple[str, str]], name: str) -> str | None:
     return values[0] if len(values) == 1 else None
 
 
+def _content_type(headers: Sequence[tuple[str, str]]) -> str:
+    return (_single(headers, "Content-Type") or "").split(";", 1)[0].strip().lower()
+
+
 def check_ui_request(
     method: str,
     path: str,
@@ -210,13 +196,7 @@ def check_ui_request(
     sessions: Mapping[str, UiSession],
     now: float,
 ) -> Decision:
-    """Decide what a request under ``/ui`` may do.
-
-    Args:
-        path: The request target (a query string is ignored here).
-        keys: Unused launch keys and when each expires (epoch seconds).
-        secret: The page secret (``xtyserver ui`` proves it to mint a key).
-    """
+    """Decide what a request under ``/ui`` may do (``keys``: unused launch keys' expiry)."""
     route = path.split("?", 1)[0]
     hosts = header_values(headers, "Host")
     if len(hosts) != 1 or hosts[0].lower() not in allowed_hosts(bind_host, port):
@@ -247,18 +227,13 @@ def check_ui_request(
     if method not in ("GET", "POST"):
         return refuse(405, "method not allowed")
     if route == SESSION_PATH and method == "POST":
-        used = _matching_key(_single(headers, LAUNCH_HEADER), keys, now)
-        if used is None:
-            return refuse(401, "wrong, used or expired launch key")
-        return Decision("exchange", key=used)
+        return _exchange(_single(headers, LAUNCH_HEADER), keys, now)
     session_id = cookie(headers, COOKIE)
     session = sessions.get(session_id) if session_id is not None else None
     if session_id is None or session is None or session.expires_at <= now:
         return refuse(401, "no session")
     if not _same(_single(headers, CSRF_HEADER), session.csrf):
         return refuse(403, "csrf token missing or wrong")
-    if method == "POST":
-        kind = _single(headers, "Content-Type") or ""
-        if kind.split(";", 1)[0].strip().lower() != "application/json":
-            return refuse(415, "content-type must be application/json")
+    if method == "POST" and _content_type(headers) != "application/json":
+        return refuse(415, "content-type must be application/json")
     return Decision("read" if method == "GET" else "write", session_id=session_id)

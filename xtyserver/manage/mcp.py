@@ -1,39 +1,20 @@
-"""``xtyserver mcp``: the memory tools for a general assistant, over MCP on stdio.
+"""``xtyserver mcp``: the memory tools for a general assistant, over MCP on stdio (README "MCP").
 
-Three of the four tools of in-game chat, with the same vocabulary (the search
-tool needs a current save, so it stays in-game):
-``xiaotangyuan_memory_view`` (the profile, each save's memories by readable
-name, and the statistics: what the in-game view shows), ``..._correct_shared``
-and ``..._forget`` (targets ``item``, ``save``, ``game``, ``profile``, ``all``;
-two steps: a preview with a ``confirmToken``, then the same target with it;
-single-use, for this client only, two minutes), and ``..._forget_name`` (one
-of the player's own names for a thing, one step as on the page: saying the
-name again brings it back). Built on the ``mcp`` package's
-``MCPServer``; every operation goes through :mod:`xtyserver.manage.ops`, like
-the page's, and answers with the same JSON shapes (RFC 3339 times).
-
-A forget is confirmed by the person, not by the assistant: the confirming call
-asks the client's user through MCP elicitation where the client declares it.
-Where it does not (or the ask fails), only a **single item** may be deleted,
-and only into the trash: the confirm must come at least :data:`CONFIRM_DELAY`
-seconds after its preview and quote the preview's target back
-(:class:`ConfirmGate`, on the injected clock) — a gate an assistant alone can
-pass, so it guards against haste, not against the assistant. A save, a game,
-the profile, everything and play statistics need the person's answer through
-elicitation, or the memory page or the CLI (:func:`needs_person`).
-
-It manages memory; it never pushes the companion's memory into the
-assistant's conversation: no resources, no prompts, nothing but the results of
-the tool calls the assistant makes. It opens the profile's store like any
-other process, so it works while ``xtyserver serve`` runs on the same store
-(SQLite WAL; a write waits up to ``memory.busy_timeout_ms`` for the other
-process's lock).
+Built on the ``mcp`` package's ``MCPServer``; every operation goes through
+:mod:`xtyserver.manage.ops`, like the page's, and answers with the same JSON
+shapes. A forget is confirmed by the person through MCP elicitation where the
+client declares it; elsewhere only a single item may go, into the trash, past
+:class:`ConfirmGate` (:func:`needs_person`). The profile's store is opened like
+any other process's, so it works while ``xtyserver serve`` runs on it (SQLite
+WAL; a write waits up to ``memory.busy_timeout_ms`` for the other's lock).
 """
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -79,12 +60,7 @@ NEEDS_PERSON = (
 
 
 def needs_person(request: ForgetRequest, trash_window: float) -> str | None:
-    """What of ``request`` only the person may confirm, or None when the 5 s gate may do.
-
-    A single item into the trash may go through the gate; a save, a game, the
-    profile, everything, play statistics, or anything while the trash is off
-    needs the person.
-    """
+    """What of ``request`` only the person may confirm, or None when the 5 s gate may do."""
     if request.include_stats:
         return "play statistics"
     if request.target != "item":
@@ -100,13 +76,7 @@ _MAX_SHOWN = 32
 
 
 class ConfirmGate:
-    """MCP asks the person, not the assistant (pure; the caller passes the time).
-
-    Remembers when each preview's token was shown and the target text it must
-    be quoted with. A confirm the client could not put to its user passes only
-    ``delay`` seconds or more after its preview and with the quote given back
-    (compared normalised, case-folded).
-    """
+    """When each preview's token was shown and the quote it must be confirmed with (pure)."""
 
     def __init__(self, delay: float = CONFIRM_DELAY) -> None:
         self.delay = delay
@@ -157,8 +127,7 @@ def target_quote(request: ForgetRequest) -> str:
 
 async def ask_person(ctx: Context[Any, Any], preview_text: str) -> bool | None:
     """Ask the client's user through elicitation: True/False, or None when it cannot ask."""
-    caps = ctx.client_capabilities
-    if caps is None or caps.elicitation is None:
+    if not _can_ask(ctx):
         return None
     message = f"小汤圆的记忆：确定要删除「{preview_text}」吗？(XiaoTangYuan memory: delete it?)"
     try:
@@ -170,6 +139,17 @@ async def ask_person(ctx: Context[Any, Any], preview_text: str) -> bool | None:
 
 def _json(value: Any) -> str:
     return msgspec.json.encode(value).decode("utf-8")
+
+
+@contextlib.contextmanager
+def _tool_errors(invalid: str) -> Iterator[None]:
+    """A refusal as the ToolError the assistant reads; a bad argument as ``invalid: why``."""
+    try:
+        yield
+    except msgspec.ValidationError as exc:
+        raise ToolError(f"{invalid}: {exc}") from exc
+    except ops.Refused as exc:
+        raise ToolError(exc.message) from exc
 
 
 FIELD_NAMES = ", ".join(f.wire for f in EDITABLE_FIELDS)
@@ -201,26 +181,20 @@ def build(
         things per save (id, name, means); stats holds days, sessions and
         active time per game and save, and the token bill.
         """
-        try:
+        with _tool_errors("not a save"):
             scope = None
             if saveId is not None:
                 if gameId is None:
                     raise ops.Refused("saveId needs gameId", 400, ["gameId"])
                 scope = msgspec.convert({"gameId": gameId, "saveId": saveId}, Scope)
             found = await ops.view(memory, clock, timezone, game_id=gameId, scope=scope)
-        except msgspec.ValidationError as exc:
-            raise ToolError(f"not a save: {exc}") from exc
-        except ops.Refused as exc:
-            raise ToolError(exc.message) from exc
         return _json(found)
 
     @server.tool(name="xiaotangyuan_memory_correct_shared", structured_output=False)
     async def correct_shared(field: str, value: str | list[str]) -> str:
         """Correct one field of the shared player profile; returns the updated profile."""
-        try:
+        with _tool_errors("not a field"):
             return _json(await ops.correct(memory, field, value))
-        except ops.Refused as exc:
-            raise ToolError(exc.message) from exc
 
     assert correct_shared.__doc__ is not None
     correct_shared.__doc__ += (
@@ -252,7 +226,7 @@ def build(
         token works once, for two minutes. Play statistics are kept unless
         includeStats is true.
         """
-        try:
+        with _tool_errors("not a forget target"):
             request = msgspec.convert(
                 {
                     "target": target,
@@ -271,10 +245,6 @@ def build(
             if confirmToken is not None:
                 await _person_agrees(gate, ctx, confirmToken, quote, clock.now(), broad)
             done = await ops.forget(memory, confirmations, request, asker=ASKER, now=clock.now())
-        except msgspec.ValidationError as exc:
-            raise ToolError(f"not a forget target: {exc}") from exc
-        except ops.Refused as exc:
-            raise ToolError(exc.message) from exc
         if isinstance(done, MemoryPreview):
             shown = target_quote(request)
             gate.shown(done.confirm_token, shown, clock.now())
@@ -287,13 +257,9 @@ def build(
     async def forget_name(gameId: str, saveId: str, nameId: int) -> str:
         """Delete one of the player's own names for a thing (the view's names: id, name,
         means). One step, like the page's: the player brings it back by saying it again."""
-        try:
+        with _tool_errors("not a save"):
             scope = msgspec.convert({"gameId": gameId, "saveId": saveId}, Scope)
             await ops.forget_name(memory, scope, nameId)
-        except msgspec.ValidationError as exc:
-            raise ToolError(f"not a save: {exc}") from exc
-        except ops.Refused as exc:
-            raise ToolError(exc.message) from exc
         return _json({"deleted": nameId})
 
     del view, correct_shared, forget, forget_name

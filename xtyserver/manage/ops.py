@@ -12,7 +12,8 @@ snapshot.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from xtyserver.clock import Clock
@@ -32,10 +33,8 @@ DAY = 86400.0
 class Refused(Exception):
     """A management call that cannot be done; ``message`` is safe to show.
 
-    Attributes:
-        status: The HTTP status the page answers with.
-        fields: The request's fields at fault (wire names), if any.
-        os_error: The OS's reason (``strerror``) when the OS refused the work.
+    ``status`` is the page's HTTP answer, ``fields`` the wire names at fault and
+    ``os_error`` the OS's reason (``strerror``) when the OS refused the work.
     """
 
     def __init__(
@@ -45,15 +44,18 @@ class Refused(Exception):
         self.message = message
         self.status = status
         self.fields = tuple(fields)
-        # The OS's reason when the OS refused (the page shows it in its language).
         self.os_error = os_error
 
 
-def refused_by(exc: XtyError) -> Refused:
-    """The :class:`Refused` for a store or usage error (a store failure is 503)."""
-    if isinstance(exc, StoreContentError):
-        return Refused(exc.message, 400, ["value"])
-    return Refused(exc.message, 503 if exc.code.startswith("store") else 400)
+@contextlib.contextmanager
+def _refusing() -> Iterator[None]:
+    """A store or usage error as its :class:`Refused` (a store failure is 503)."""
+    try:
+        yield
+    except StoreContentError as exc:
+        raise Refused(exc.message, 400, ["value"]) from exc
+    except XtyError as exc:
+        raise Refused(exc.message, 503 if exc.code.startswith("store") else 400) from exc
 
 
 async def view(
@@ -69,10 +71,8 @@ async def view(
     statistics: one read."""
     now = clock.now()
     since = now - (days + 1) * DAY
-    try:
+    with _refusing():
         overview = await memory.overview(game_id=game_id, scope=scope, since=since)
-    except XtyError as exc:
-        raise refused_by(exc) from exc
     return replies.memory_view(overview, today=local_date(now, timezone), days=days)
 
 
@@ -84,18 +84,14 @@ async def correct(memory: MemoryService, field: str, value: Any) -> SharedProfil
         raise Refused(f"unknown shared field {field[:40]!r}; one of {names}", 400, ["field"])
     if not known.editable and not isinstance(value, bool):
         raise Refused(f"{field} takes true or false", 400, ["value"])
-    try:
+    with _refusing():
         return await memory.set_profile_field(known.name, value)
-    except XtyError as exc:
-        raise refused_by(exc) from exc
 
 
 async def pin(memory: MemoryService, scope: Scope, event_id: int, pinned: bool) -> None:
     """Pin (compaction never merges it) or unpin one item."""
-    try:
+    with _refusing():
         found = await memory.set_pinned(scope, event_id, pinned)
-    except XtyError as exc:
-        raise refused_by(exc) from exc
     if not found:
         raise Refused("no item with this eventId in that save", 404, ["eventId"])
 
@@ -103,10 +99,8 @@ async def pin(memory: MemoryService, scope: Scope, event_id: int, pinned: bool) 
 async def forget_name(memory: MemoryService, scope: Scope, name_id: int) -> None:
     """Delete one of the player's own names for a thing (one step, like a pin: saying the
     name again brings it back)."""
-    try:
+    with _refusing():
         gone = await memory.forget_aliases(scope, [name_id])
-    except XtyError as exc:
-        raise refused_by(exc) from exc
     if not gone:
         raise Refused("no name with this nameId in that save", 404, ["nameId"])
 
@@ -121,15 +115,13 @@ async def forget(
 ) -> MemoryPreview | MemoryForgotten:
     """Step one (no token): what would go and a token; step two (the token): delete it.
 
-    Raises:
-        Refused: A field is missing or extra (400), the item does not exist
-            (404), or the token is refused (409: unknown, spent, another
-            asker's, expired or for another target).
+    Refused: 400 for a missing or extra field, 404 for no such item, 409 for a
+    token unknown, spent, another asker's, expired or for another target.
     """
     spec = request.spec()
     if isinstance(spec, tuple):
         raise Refused("; ".join(f"{f}: {why}" for f, why in spec), 400, [f for f, _ in spec])
-    try:
+    with _refusing():
         if request.confirm_token is None:
             preview = await memory.preview_forget(spec)
             if not preview.found:
@@ -144,18 +136,14 @@ async def forget(
         if isinstance(redeemed, str):
             raise Refused(REFUSED[redeemed], 409, ["confirmToken"])
         result = await memory.forget(redeemed)
-    except XtyError as exc:
-        raise refused_by(exc) from exc
     return replies.memory_forgotten(result, request.target, None)
 
 
 async def export(memory: MemoryService, scope: Scope | None = None) -> ExportDocument:
     """The export document of the whole store, or of the one save ``scope``
     (docs/memory-export.md; ``xtyserver memory import`` loads either)."""
-    try:
+    with _refusing():
         doc = await memory.export()
-    except XtyError as exc:
-        raise refused_by(exc) from exc
     if scope is None:
         return doc
     one = save_document(doc, scope.game_id, scope.save_id)
@@ -166,23 +154,18 @@ async def export(memory: MemoryService, scope: Scope | None = None) -> ExportDoc
 
 async def trash(memory: MemoryService, clock: Clock) -> replies.TrashView:
     """What the trash holds and can still restore, newest first, and its window."""
-    try:
+    with _refusing():
         entries = await memory.trash_entries()
-    except XtyError as exc:
-        raise refused_by(exc) from exc
     return replies.trash_view(entries, memory.trash_window, clock.now())
 
 
 async def restore(memory: MemoryService, trash_id: int) -> replies.Restored:
-    """Put one trash entry back (no confirmation: restoring deletes nothing).
-
-    Raises:
-        Refused: No such entry, or past its window (404).
-    """
-    try:
-        result = await memory.restore(trash_id)
-    except XtyError as exc:
-        if exc.code == "not_found":
+    """Put one trash entry back (no confirmation: restoring deletes nothing)."""
+    with _refusing():
+        try:
+            result = await memory.restore(trash_id)
+        except XtyError as exc:
+            if exc.code != "not_found":
+                raise
             raise Refused(exc.message, 404, ["trashId"]) from exc
-        raise refused_by(exc) from exc
     return replies.restored(result)

@@ -56,10 +56,6 @@ def handoff_page(origin: str, key: str) -> bytes:
     session restore unless the form held a password (Chromium writes it into
     its ``Sessions`` log otherwise). The form is sent while the file loads,
     which replaces its history entry instead of adding one.
-
-    Args:
-        origin: The page's origin (``http://127.0.0.1:8766``).
-        key: A single-use launch key.
     """
     action = html.escape(origin + OPEN_PATH)
     return (

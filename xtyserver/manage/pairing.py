@@ -35,12 +35,7 @@ class RevokeBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename
 
 
 class PagePairing:
-    """The pairing section's steps for one running server.
-
-    Args:
-        desk: The server's pending requests and paired keys.
-        revoke: Forgets a key and closes its connections (``Sessions.revoke_key``).
-    """
+    """The pairing section's steps for one running server (``revoke``: ``Sessions.revoke_key``)."""
 
     def __init__(self, desk: PairingDesk, revoke: Callable[[str], Awaitable[bool]]) -> None:
         self.desk = desk

@@ -88,7 +88,7 @@ class PageSettings:
     ) -> None:
         self.player = player
         self.apply = apply
-        self.env = env
+        self.env = os.environ if env is None else env
         self.configured = configured
         self.embedder = embedder
 
@@ -102,12 +102,11 @@ class PageSettings:
         view, settings = await anyio.to_thread.run_sync(
             lambda: (self.player.view(), self.player.effective())
         )
-        env = os.environ if self.env is None else self.env
         return {
             "editable": list(EDITABLE),
             "presets": presets(),
             "modelConfigured": self.configured(),
-            "embedding": embedding.view(settings, self.embedder(), env),
+            "embedding": embedding.view(settings, self.embedder(), self.env),
             **msgspec.to_builtins(view),
         }
 
@@ -139,7 +138,7 @@ class PageSettings:
             try:
                 self.player.set_many(changes)
             except OSError as exc:
-                raise Refused(_not_written(exc), 500, os_error=_reason(exc)) from None
+                raise _not_written(exc) from None
             return before, effective
 
         before, effective = await anyio.to_thread.run_sync(store)
@@ -162,27 +161,22 @@ class PageSettings:
             except UsageError as exc:
                 raise Refused(exc.message, 400, ["apiKey"]) from None
             except OSError as exc:
-                raise Refused(_not_written(exc), 500, os_error=_reason(exc)) from None
+                raise _not_written(exc) from None
 
         await anyio.to_thread.run_sync(store)
-        await self._apply()
+        await self.apply(await anyio.to_thread.run_sync(self.player.effective))
         return await self.view()
 
     async def doctor(self) -> DoctorReport:
         """The model check of the effective settings (``xtyserver doctor``'s table)."""
         settings = await anyio.to_thread.run_sync(self.player.effective)
-        env = os.environ if self.env is None else self.env
-        routing = resolve(settings.model, settings.models, env)
+        routing = resolve(settings.model, settings.models, self.env)
         return await check_routing(routing, seconds=DOCTOR_SECONDS)
 
-    async def _apply(self) -> None:
-        await self.apply(await anyio.to_thread.run_sync(self.player.effective))
 
-
-def _reason(exc: OSError) -> str:
-    return exc.strerror or type(exc).__name__
-
-
-def _not_written(exc: OSError) -> str:
+def _not_written(exc: OSError) -> Refused:
     """What the page says of a write that failed (the OS's reason, no path)."""
-    return f"the settings could not be written ({_reason(exc)}); nothing was changed"
+    reason = exc.strerror or type(exc).__name__
+    return Refused(
+        f"the settings could not be written ({reason}); nothing was changed", 500, os_error=reason
+    )

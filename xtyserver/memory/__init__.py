@@ -1,11 +1,6 @@
 """Long-term memory and play statistics.
 
-Pure parts (importable by the sans-I/O core): ``types``, ``retrieval``,
-``tokenize``, ``accounting``, ``extraction``, ``compaction``. Shells:
-``MemoryStore`` (``store.py``), the one entry to the SQLite file, composing
-``database`` (connections, migrations, transactions), ``validation``, the table
-repositories ``shared_profile``, ``events`` and ``play``, and ``transfer``
-(export, import, backup); and ``service`` / ``jobs``, the async memory service
-of the running server. This package imports none of them by itself, so
-importing a pure part never loads ``apsw`` or ``anyio``.
+The pure parts are importable by the sans-I/O core; the SQLite store lives in
+``memory/sqlite`` and the async service in ``xtyserver.serve``. This package
+imports none of them by itself, so importing a pure part never loads ``apsw``.
 """

@@ -1,16 +1,11 @@
 """Play-time accounting (pure): heartbeat increments and local play dates.
 
-Rules ("play_session" / "play_day"):
-
-* Each heartbeat adds the time since the previous one, but a gap over
-  ``gap_cap_s`` (default 120 s) adds only ``gap_cap_s``: a suspended PC or a
-  crash must not inflate play time.
-* A play day is the local date of a timestamp in the adapter's IANA timezone.
-  One row per (game, save, local date), recorded at session open and on every
-  heartbeat, so a session crossing midnight counts both days.
-* An unknown timezone is a bug of the caller (the server validates it at
-  hello), so it raises :class:`~xtyserver.errors.UsageError`; there is no
-  silent UTC fallback that would shift days.
+Each heartbeat adds the time since the previous one, capped at ``gap_cap_s``
+(a suspended PC must not inflate play time). A play day is the local date in
+the adapter's IANA timezone, recorded at session open and on every heartbeat,
+so a session crossing midnight counts both days. An unknown timezone is the
+caller's bug (validated at hello): :class:`~xtyserver.errors.UsageError`, no
+silent UTC fallback that would shift days.
 """
 
 from __future__ import annotations
@@ -28,16 +23,8 @@ DEFAULT_GAP_CAP_S = 120.0
 def heartbeat_increment_ms(
     previous: float, now: float, *, gap_cap_s: float = DEFAULT_GAP_CAP_S
 ) -> int:
-    """Active milliseconds a heartbeat at ``now`` adds after one at ``previous``.
-
-    Args:
-        previous: Epoch seconds of the previous heartbeat (or the session start).
-        gap_cap_s: The most one gap may add, in seconds.
-
-    Returns:
-        ``min(now - previous, gap_cap_s)`` in whole milliseconds; 0 when time
-        went backward.
-    """
+    """Active milliseconds a heartbeat at ``now`` adds after one (or the session start) at
+    ``previous``: ``min(now - previous, gap_cap_s)``, 0 when time went backward."""
     if gap_cap_s < 0:
         raise UsageError("gap_cap_s must be >= 0")
     delta = max(0.0, now - previous)

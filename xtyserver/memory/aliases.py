@@ -1,22 +1,10 @@
 """The player's own names for things, learnt from what they say, per save (pure).
 
-A player says "我管暖石叫小暖", "小黄是我的狗", "以后说'大锅'就是烹饪锅" or
-"I call the crock pot 'big pot'": from then on, on that save, a question
-naming 小暖 asks for what 暖石 would (its words and glossary entities), and a
-question naming 暖石 also asks for 小暖's words, so memories written either
-way meet (:func:`alias_terms`, used by
-:meth:`~xtyserver.memory.retrieval.SaveIndex.query_terms`).
-
-:func:`read_naming` reads one chat message the player typed (never a model's
-text): a naming (:class:`Naming`), an un-naming ("别再把暖石叫小暖了",
-"忘掉小暖这个叫法", "stop calling it big pot": :class:`Unnaming`), or
-nothing. It judges the message in its normal form (NFKC, invisible
-characters removed) and hands back the parts as the player typed them.
-Questions ("我管暖石叫什么来着？") and pronouns ("把他叫来") name nothing.
-
-The store keeps at most :data:`MAX_ALIASES` names per save (the oldest said
-goes first), each checked against the forbidden-content rules like every
-memory text (``memory/sqlite/aliases.py``).
+After "我管暖石叫小暖" or "I call the crock pot 'big pot'", on that save a question
+naming 小暖 asks for what 暖石 would, and one naming 暖石 also asks for 小暖's
+words (:func:`alias_terms`). :func:`read_naming` reads one chat message the
+player typed (never a model's text) in its normal form and hands back the
+parts as typed; questions and pronouns name nothing.
 """
 
 from __future__ import annotations
@@ -239,15 +227,8 @@ def _fits(alias: str, means: str | None) -> bool:
 
 
 def read_naming(text: str) -> Naming | Unnaming | None:
-    """Whether the player's message names something or takes a name back (first clause wins).
-
-    Args:
-        text: The chat message as the player typed it.
-
-    Returns:
-        The naming or un-naming with its parts as typed (quotes and particles
-        trimmed), or None.
-    """
+    """The naming or un-naming in the player's message (first clause wins), its parts
+    as typed (quotes and particles trimmed), or None."""
     normal, where = _normal_map(text)
     for match in _CLAUSES.finditer(normal):
         raw = match.group(0)
@@ -301,18 +282,9 @@ def alias_terms(
     asked: AbstractSet[str],
     terms_of: Callable[[str], set[str]],
 ) -> set[str]:
-    """The query terms a question gains from the player's names of its save.
-
-    Args:
-        aliases: The save's names.
-        said: The question's tokens (:func:`~xtyserver.memory.tokenize.tokenize`).
-        asked: The terms the question is searched by already.
-        terms_of: The terms a text is searched by (words, glossary entities, respellings).
-
-    Returns:
-        For a name the question says: the terms of what it means; for a thing the
-        question names (its words in a row, or an entity it names): the name's words.
-    """
+    """The query terms a question (tokens ``said``, terms ``asked``) gains from its save's
+    names: for a name it says, the terms (``terms_of``) of what it means; for a thing it
+    names (its words in a row, or an entity), the name's words."""
     out: set[str] = set()
     for each in aliases:
         name = tokenize(each.alias)

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import msgspec
 
 from xtyserver.errors import UsageError
-from xtyserver.memory.types import KINDS, SUMMARY_MAX, MemoryEvent, MemoryKind
+from xtyserver.memory.types import KINDS, SUMMARY_MAX, MemoryEvent, MemoryKind, NewEvent, new_row
 
 DIGEST_PREFIX = "往事汇总"
 DEFAULT_MAX_IMPORTANCE = 2
@@ -31,13 +31,8 @@ _ELLIPSIS = "…"
 
 
 class CompactionPlan(msgspec.Struct, frozen=True):
-    """What to do to one save.
-
-    Attributes:
-        merged_ids: The events to delete; each is named in its kind's digest.
-        digests: The digest rows to write, one per kind merged; a digest that
-            already exists keeps its id, creation and last-use times.
-    """
+    """What to do to one save: delete ``merged_ids``, write ``digests`` (one per kind
+    merged; one that exists keeps its id, creation and last-use times)."""
 
     merged_ids: tuple[int, ...] = ()
     digests: tuple[MemoryEvent, ...] = ()
@@ -75,17 +70,11 @@ def plan_compaction(
     *,
     max_importance: int = DEFAULT_MAX_IMPORTANCE,
 ) -> CompactionPlan:
-    """Plan the compaction of one save holding ``events``.
+    """Plan the compaction of one save holding ``events`` (digests updated at ``now``).
 
     Past the cap, the ``excess + len(KINDS)`` first candidates are merged: room
     for one new digest per kind, so the save ends at or under the cap whenever
     enough candidates exist, and does not need compacting again at once.
-
-    Args:
-        now: Epoch seconds, the digests' update time.
-
-    Returns:
-        The plan; empty when the save is within the cap or nothing may be merged.
 
     Raises:
         UsageError: ``events`` span more than one save, or ``cap`` is negative.
@@ -123,19 +112,5 @@ def _digest(
     day = max(days) if days else None
     if old is not None:
         return msgspec.structs.replace(old, summary=summary, day=day, updated_at=now)
-    first = merged[0]
-    return MemoryEvent(
-        id=0,
-        game_id=first.game_id,
-        save_id=first.save_id,
-        kind=kind,
-        subject=subject,
-        summary=summary,
-        importance=1,
-        status="done",
-        pinned=False,
-        day=day,
-        created_at=now,
-        updated_at=now,
-        last_used_at=now,
-    )
+    digest = NewEvent(kind, subject, summary, importance=1, status="done", day=day)
+    return new_row(merged[0].scope, digest, now)

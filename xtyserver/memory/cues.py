@@ -1,14 +1,10 @@
 """What a question asks of time and of plans, when it names neither (pure).
 
 "下一步干嘛" / "what next?" shares no word with the goal that answers it, and
-"上个季节" / "last season" none with what happened then: no lexical path, no
-name in the glossary. :func:`read_cues` finds the two in the player's text
-(its normal form, lowercased): a **next-step** question asks for the active
-plans (goals, promises, decisions); a **time reference** gives a window of
-in-game days (``world.day`` counts days played), from the current day and, for
-seasons, the game's season length. Retrieval then prefers the memories that
-fit (:func:`fits`), in the place "recent and important" would take: a cue
-reorders, it never makes a turn inject more.
+"上个季节" / "last season" none with what happened then. :func:`read_cues` finds
+a **next-step** question (the active plans) or a **time reference** (a window
+of in-game days); retrieval prefers the memories that fit (:func:`fits`) in the
+place of "recent and important": a cue reorders, it never injects more.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """Search keys for memories that have none (pure): build the call, parse the answer.
 
-Memories formed before search keys existed, or imported, have none
-(``search_keys`` is None). A background job (:mod:`xtyserver.serve.jobs`) asks
-the quick model for them, :data:`BATCH` memories of one save per call, within
-the daily token budget. The stored keys are the job's progress: a stopped job
-(budget spent, shutdown) resumes with the memories still without keys. A
-memory the model gave no usable keys gets ``()`` and is not asked again.
-
-The answer must be strict JSON ``{"keys": {"<id>": ["key", ...]}}``; anything
-else yields nothing (never raises), and ids that were not asked are ignored.
+A background job (:mod:`xtyserver.serve.jobs`) asks the quick model for the
+keys of memories formed before search keys existed, or imported, :data:`BATCH`
+of one save per call; the stored keys are its progress, and a memory given no
+usable keys gets ``()``. The answer must be strict JSON
+``{"keys": {"<id>": ["key", ...]}}``; anything else yields nothing.
 """
 
 from __future__ import annotations
@@ -41,9 +37,7 @@ def memory_line(event: MemoryEvent) -> str:
     return f"{LINE_PREFIX}{event.id} [{event.kind}] {event.subject}：{event.summary}"
 
 
-def build_enrichment_messages(
-    game_id: str, events: Sequence[MemoryEvent]
-) -> list[dict[str, str]]:
+def build_enrichment_messages(game_id: str, events: Sequence[MemoryEvent]) -> list[dict[str, str]]:
     """Chat messages asking for the search keys of ``events`` (one save's, at most BATCH)."""
     lines = [f"游戏：{game_id}", *(memory_line(e) for e in events[:BATCH])]
     return [

@@ -1,12 +1,9 @@
 """The memory export document (``docs/memory-export.md``).
 
-``xtyserver memory export`` writes one JSON document holding the whole store;
-``xtyserver memory import FILE`` loads it back. Decoding validates every limit
-of every field; a bad document raises :class:`~xtyserver.errors.StoreError`
-with code ``invalid_import`` and the store is left unchanged. Decoding also
-puts the profile and event texts in normal form (``protocol/v1.md``
-"Normalisation"), as everything else the store keeps; the store checks their
-limits and content again before writing.
+Decoding validates every limit of every field (a bad document raises
+:class:`~xtyserver.errors.StoreError` code ``invalid_import``, the store is left
+unchanged) and puts the texts in normal form; the store checks them again
+before writing.
 """
 
 from __future__ import annotations
@@ -18,7 +15,6 @@ import msgspec
 from xtyserver.errors import StoreError
 from xtyserver.memory.aliases import PlayerAlias
 from xtyserver.memory.types import (
-    PROFILE_FIELDS,
     GameIdText,
     MemoryEvent,
     MemoryKind,
@@ -26,7 +22,7 @@ from xtyserver.memory.types import (
     SharedProfile,
     Subject,
 )
-from xtyserver.protocol.normalize import visible
+from xtyserver.memory.validation import normalized_event, normalized_profile
 
 FORMAT_NAME: Literal["xtyserver.memory-export"] = "xtyserver.memory-export"
 FORMAT_VERSION: Literal[3] = 3
@@ -80,7 +76,7 @@ class TombstoneRecord(msgspec.Struct, frozen=True, rename="camel"):
 
 
 class ExportDocument(msgspec.Struct, frozen=True, rename="camel", forbid_unknown_fields=True):
-    """The whole store as one document (format ``xtyserver.memory-export`` v2; v1 decodes)."""
+    """The whole store as one document (format ``xtyserver.memory-export`` v3; v1 and v2 decode)."""
 
     format: Literal["xtyserver.memory-export"]
     version: Literal[1, 2, 3]
@@ -101,25 +97,11 @@ def save_document(doc: ExportDocument, game_id: str, save_id: str) -> ExportDocu
     The shared profile stays (it belongs to every save, and an import merges it
     field by field as for a whole export); every other save's rows go.
     """
-
-    def mine(
-        row: MemoryEvent
-        | PlaySessionRecord
-        | PlayDayRecord
-        | SaveNameRecord
-        | TombstoneRecord
-        | PlayerAlias,
-    ) -> bool:
-        return row.game_id == game_id and row.save_id == save_id
-
+    key = (game_id, save_id)
+    rows = ("events", "sessions", "days", "save_names", "tombstones", "names")
     return msgspec.structs.replace(
         doc,
-        events=[e for e in doc.events if mine(e)],
-        sessions=[s for s in doc.sessions if mine(s)],
-        days=[d for d in doc.days if mine(d)],
-        save_names=[n for n in doc.save_names if mine(n)],
-        tombstones=[t for t in doc.tombstones if mine(t)],
-        names=[n for n in doc.names if mine(n)],
+        **{f: [r for r in getattr(doc, f) if (r.game_id, r.save_id) == key] for f in rows},
     )
 
 
@@ -138,32 +120,14 @@ def decode_document(data: bytes | str) -> ExportDocument:
     if len(data) > MAX_DOCUMENT_BYTES:
         raise StoreError("the export document is too large", code="invalid_import")
     try:
-        return _normalized(msgspec.json.decode(data, type=ExportDocument))
+        doc = msgspec.json.decode(data, type=ExportDocument)
+        # What normalisation empties or lengthens past a limit, the import refuses.
+        return msgspec.structs.replace(
+            doc,
+            profile=normalized_profile(doc.profile),
+            events=[normalized_event(e) for e in doc.events],
+        )
     except msgspec.ValidationError as exc:
         raise StoreError(f"not a valid memory export: {exc}", code="invalid_import") from exc
     except msgspec.DecodeError as exc:
         raise StoreError("the memory export is not valid JSON", code="invalid_import") from exc
-
-
-def _normalized(doc: ExportDocument) -> ExportDocument:
-    """``doc`` with its profile and event texts kept: invisible characters removed.
-
-    Ids and dates passed their ASCII patterns and are already normal; a text
-    that normalisation empties or lengthens past its limit is refused by
-    ``MemoryStore.import_document``, which validates the document again.
-    """
-    changes: dict[str, object] = {}
-    for name in PROFILE_FIELDS:
-        value = getattr(doc.profile, name)
-        if isinstance(value, str):
-            changes[name] = visible(value)
-        elif isinstance(value, list):
-            changes[name] = [visible(item) for item in value]
-    events = [
-        msgspec.structs.replace(
-            event, subject=visible(event.subject), summary=visible(event.summary)
-        )
-        for event in doc.events
-    ]
-    profile = msgspec.structs.replace(doc.profile, **changes)
-    return msgspec.structs.replace(doc, profile=profile, events=events)

@@ -2,31 +2,17 @@
 
 Two jobs, both run by the server after the player's turn is answered:
 
-* **Turn extraction** — from the player's text and the final reply, at most
-  one shared-profile field change and at most two game events, low-risk
-  facts only. No profile change when ``SharedProfile.auto_shared`` is False.
-  The model may propose only nickname, language, reply style and a hobby;
-  a value naming something of the current save, an inference about the
-  player's character, possible role-play or a sensitive fact is refused
-  (:mod:`xtyserver.memory.shared_guard`) and the refusal reported. An event
-  that states a sensitive fact or judges the player's character
-  (:func:`~xtyserver.memory.shared_guard.event_refusal`) is dropped, here and
-  in the session summary.
-* Each event comes with 3-8 **search keys** (names in both languages, aliases,
-  synonyms, the topic), stored beside it and indexed with a lower weight
-  (:mod:`xtyserver.memory.retrieval`); bad keys are dropped one by one, never
-  the event.
-* **Session summary** — at the end of a session, from at most the last 12
-  turns, at most two durable events of the kinds in :data:`SUMMARY_KINDS`
-  (never a plain ``event``). Fewer than 2 turns: no model call
-  (:func:`build_summary_messages` returns None).
+* **Turn extraction**: at most one shared-profile change (only nickname,
+  language, reply style or a hobby, and none when ``auto_shared`` is off) and
+  at most two game events, low-risk facts only; what
+  :mod:`xtyserver.memory.shared_guard` refuses is dropped and reported.
+* **Session summary**: at most two durable events (:data:`SUMMARY_KINDS`) from
+  the last turns; fewer than 2 turns make no model call.
 
-The model must answer strict JSON. Anything else (bad JSON, wrong shape, a
-field over its limit, forbidden content such as a path or an e-mail) is
-dropped silently: parsing never raises, the worst case is an empty result.
-Candidate texts are normalised (``protocol/v1.md`` "Normalisation") before
-their limits and content are checked, and kept in that form, so what is stored
-is what was judged.
+Each event comes with 3-8 search keys (bad keys are dropped one by one, never
+the event). The model must answer strict JSON; anything else is dropped
+silently, so parsing never raises. Texts are normalised before they are
+checked and kept in that form, so what is stored is what was judged.
 """
 
 from __future__ import annotations
@@ -63,13 +49,7 @@ MAX_INPUT_CHARS = 2000  # per text handed to the extractor, so a long reply stay
 AUTO_PROFILE_FIELDS: tuple[str, ...] = ("nickname", "language", "reply_style", "hobbies")
 _LIST_FIELDS = frozenset({"hobbies"})
 # What an end-of-session summary may record: durable kinds only, never a plain event.
-SUMMARY_KINDS: tuple[MemoryKind, ...] = (
-    "goal",
-    "decision",
-    "promise",
-    "relationship",
-    "milestone",
-)
+SUMMARY_KINDS: tuple[MemoryKind, ...] = ("goal", "decision", "promise", "relationship", "milestone")
 
 
 class ProfileChange(msgspec.Struct, frozen=True):
@@ -189,10 +169,7 @@ def build_extraction_messages(player_text: str, reply: str) -> list[dict[str, st
 
 
 def build_summary_messages(turns: Sequence[Turn]) -> list[dict[str, str]] | None:
-    """Chat messages for the end-of-session summary, or None when under 2 turns.
-
-    Only the last 12 turns are read.
-    """
+    """Chat messages for the end-of-session summary of the last 12 turns (None: under 2)."""
     if len(turns) < MIN_SUMMARY_TURNS:
         return None
     lines: list[str] = []
@@ -256,9 +233,8 @@ def _clean_events(
 
 
 def clean_keys(raw: object) -> tuple[str, ...]:
-    """At most 8 usable search keys of a model's answer: normalised, 1-40 characters,
-    no forbidden content, nothing the event guard refuses (a sensitive fact, a
-    judgement of the player), no repeats (case-insensitive). Anything else is dropped."""
+    """At most 8 usable search keys of a model's answer: normalised, within limits,
+    nothing forbidden or refused by the event guard, no repeats (case-insensitive)."""
     if not isinstance(raw, list):
         return ()
     out: list[str] = []
@@ -288,15 +264,15 @@ def _clean_profile(raw: _RawProfile | None, profile: SharedProfile) -> ProfileCh
     field = known.name if known is not None else field
     if field not in AUTO_PROFILE_FIELDS or not value or find_forbidden(value):
         return None
-    current = getattr(profile, field)
-    new_value: object = [*current, value] if field in _LIST_FIELDS else value
-    if field in _LIST_FIELDS and normalize(value) in {normalize(item) for item in current}:
+    if field in _LIST_FIELDS and normalize(value) in map(normalize, getattr(profile, field)):
         return None
+    change = ProfileChange(field=field, value=value)
+    name, new_value = profile_update(profile, change)
     try:
-        validated(msgspec.structs.replace(profile, **{field: new_value}))
+        validated(msgspec.structs.replace(profile, **{name: new_value}))
     except msgspec.ValidationError:
         return None
-    return ProfileChange(field=field, value=value)
+    return change
 
 
 def parse_extraction(

@@ -16,7 +16,8 @@ MAX_ANSWER_CHARS = 32_000
 """Longer answers are read only this far (a background answer is ~300 tokens)."""
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|json5)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
-_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+# A JSON string (kept whole) or a comma before a closing bracket (group 1: what follows it).
+_STRING_OR_TRAILING_COMMA = re.compile(r'"(?:\\.|[^"\\])*"|,(\s*[}\]])', re.DOTALL)
 
 
 def json_object(answer: str) -> dict[str, Any] | None:
@@ -97,29 +98,6 @@ def _load(candidate: str) -> dict[str, Any] | None:
 
 def _without_trailing_commas(text: str) -> str:
     """``text`` with each comma before a closing bracket removed, outside strings."""
-    out: list[str] = []
-    for literal, outside in _split_strings(text):
-        out.append(literal if not outside else _TRAILING_COMMA.sub(r"\1", literal))
-    return "".join(out)
-
-
-def _split_strings(text: str) -> list[tuple[str, bool]]:
-    """``text`` cut into (piece, outside-a-string) runs."""
-    runs: list[tuple[str, bool]] = []
-    i = start = 0
-    in_string = False
-    while i < len(text):
-        ch = text[i]
-        if in_string:
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == '"':
-                runs.append((text[start : i + 1], False))
-                start, in_string = i + 1, False
-        elif ch == '"':
-            runs.append((text[start:i], True))
-            start, in_string = i, True
-        i += 1
-    runs.append((text[start:], not in_string))
-    return runs
+    return _STRING_OR_TRAILING_COMMA.sub(
+        lambda m: m.group(0) if m.group(1) is None else m.group(1), text
+    )

@@ -66,14 +66,10 @@ def entries(word: str) -> Iterator[tuple[str, Hashable]]:
 
 
 class Lexicon:
-    """A save's words by sound, by initials and by spelling.
+    """A save's words (and how many memories use each) by sound, initials and spelling.
 
     Kept current word by word (:meth:`add`, :meth:`discard`) as a save's memories
     change, so no turn waits for it to be made again.
-
-    Args:
-        counts: Each word (a token) and how many memories use it; the more used
-            wins where a sound has more candidates than a column keeps.
     """
 
     def __init__(self, counts: Mapping[str, int] | None = None) -> None:
@@ -145,9 +141,6 @@ class FrozenLexicon:
     process's own (``str`` hashing is salted), never stored. Two keys of one
     hash (for some 20,000 entries, odds of about 10**-11) would only propose
     one candidate more.
-
-    Args:
-        counts: Each word and how many names use it.
     """
 
     def __init__(self, counts: Mapping[str, int]) -> None:

@@ -2,19 +2,11 @@
 
 Pure, and the one management path: every way in (the companion's tools, a
 mod's menu frames, the memory page, MCP and the command line) says what it
-wants with these types and the one vocabulary of targets (``item``, ``save``,
-``game``, ``profile``, ``all``), and the store carries them out in one
-snapshot or one transaction (``MemoryStore.overview``, ``preview_forget``,
-``forget``). Nothing here does I/O. What the surfaces show is built from these
-by :mod:`xtyserver.session.replies` (times in RFC 3339).
-
-A forget names its target and whether play statistics go too. Statistics are
-never deleted unless ``include_stats`` is set (its own option, its own
-confirmation), and deleting memory never touches a game's save files.
-
-:class:`Confirmations` holds the tokens of two-step forgets for every surface,
-under one rule: single-use, bound to the target and to who asked, valid for
-:data:`TOKEN_TTL` seconds (v1.md "Memory tools", "memory.forget").
+wants with these types and one vocabulary of targets, and the store carries
+them out in one snapshot or one transaction. Statistics are never deleted
+unless ``include_stats`` is set, and deleting memory never touches a game's
+save files. :class:`Confirmations` holds the tokens of two-step forgets for
+every surface (v1.md "Memory tools", "memory.forget").
 """
 
 from __future__ import annotations
@@ -37,7 +29,6 @@ from xtyserver.memory.types import (
 )
 
 ForgetKind = Literal["item", "save", "game", "profile", "all"]
-FORGET_KINDS: tuple[ForgetKind, ...] = ("item", "save", "game", "profile", "all")
 
 
 class ForgetSpec(msgspec.Struct, frozen=True, kw_only=True):
@@ -95,11 +86,8 @@ class SaveView(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Overview(msgspec.Struct, frozen=True, kw_only=True):
-    """The shared profile, some saves with their items, and the play statistics.
-
-    Read in one snapshot. ``daily`` is active time per game and local date since
-    the time the caller asked for (empty when it asked for none).
-    """
+    """The shared profile, some saves with their items, and the play statistics (one
+    snapshot); ``daily``: active time per game and local date since when the caller asked."""
 
     profile: SharedProfile
     saves: tuple[SaveView, ...]
@@ -132,10 +120,8 @@ class ForgetPreview(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ForgetResult(msgspec.Struct, frozen=True, kw_only=True):
-    """What a forget deleted; ``trash_id`` is where it can be restored from (None: not kept).
-
-    ``expires_at``: until when the trash keeps it (epoch seconds; None: not kept).
-    """
+    """What a forget deleted; ``trash_id`` is where it can be restored from until
+    ``expires_at`` (None: not kept)."""
 
     items: int
     profile_cleared: bool
@@ -151,16 +137,8 @@ TRASH_HOURS = 24.0
 
 
 class TrashEntry(msgspec.Struct, frozen=True, kw_only=True):
-    """One forget's content in the trash, as the player sees it.
-
-    Attributes:
-        id: The trash id (restore it with this).
-        spec: What was forgotten (``include_stats``: its play statistics are kept too).
-        trashed_at: When (epoch seconds).
-        expires_at: When it is purged and can no longer be restored.
-        saves: The forgotten items by save, with readable names.
-        profile_fields: Shared-profile fields that held a value and were cleared.
-    """
+    """One forget's content in the trash, as the player sees it (restored by ``id``, purged
+    at ``expires_at``; ``spec.include_stats``: its play statistics are kept too)."""
 
     id: int
     spec: ForgetSpec
@@ -226,13 +204,9 @@ class Confirmations:
 
     def __init__(self, secret: str, ttl: float = TOKEN_TTL) -> None:
         self._secret = secret
-        self._ttl = ttl
+        self.ttl = ttl
         self._count = 0
         self._pending: dict[str, _Pending] = {}
-
-    @property
-    def ttl(self) -> float:
-        return self._ttl
 
     def issue(
         self, preview: ForgetPreview, now: float, turn: int | None = None, *, asker: str = ""
@@ -260,21 +234,13 @@ class Confirmations:
         asker: str = "",
         agreed: bool = True,
     ) -> ForgetSpec | Refusal:
-        """The target a valid token confirms (the token is then spent), or why it is refused.
-
-        Args:
-            matches: Whether the caller names the token's target.
-            turn: The turn of a tool call: a token from the same turn is refused
-                (the player must say yes first).
-            asker: Who confirms; a token issued to another asker is ``unknown``.
-            agreed: Whether the player agreed (tools: their own words of this
-                turn). False refuses with ``not_agreed`` and spends nothing: the
-                token stays valid until it is used or expires.
-        """
+        """The target a valid token confirms (the token is then spent), or why it is refused
+        (:data:`Refusal`): ``matches`` says whether the caller names the token's target,
+        ``turn`` is a tool call's, ``agreed`` whether the player said yes (tools)."""
         pending = self._pending.get(token)
         if pending is None or pending.asker != asker:
             return "unknown"
-        if now - pending.issued > self._ttl:
+        if now - pending.issued > self.ttl:
             del self._pending[token]
             return "expired"
         if not matches(pending.preview):
@@ -288,7 +254,7 @@ class Confirmations:
 
     def waiting(self, now: float, *, asker: str = "") -> bool:
         """Whether a token issued to ``asker`` is still valid at ``now`` (a preview awaits)."""
-        return any(p.asker == asker and now - p.issued <= self._ttl for p in self._pending.values())
+        return any(p.asker == asker and now - p.issued <= self.ttl for p in self._pending.values())
 
     def withdraw(self, token: str, *, asker: str = "") -> bool:
         """Void ``token`` (the player said no); True if it was pending for ``asker``."""

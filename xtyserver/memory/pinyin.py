@@ -21,12 +21,7 @@ MAX_PINYIN = 40
 
 
 class CharTable(Mapping[str, tuple[str, ...]]):
-    """Values by character, for characters of one span of code points.
-
-    Args:
-        items: Each character (one code point) and its value; a value of ``()``
-            counts as no entry.
-    """
+    """Values by character, for characters of one span of code points (``()``: no entry)."""
 
     __slots__ = ("_first", "_index", "_len", "_size", "_values")
 
@@ -91,9 +86,7 @@ def fuzzy(syllable: str) -> str:
 _READINGS = _readings()
 READINGS = CharTable(_READINGS)
 """Toneless readings of each common character, the most common first."""
-HEARD = CharTable(
-    {char: tuple(dict.fromkeys(map(fuzzy, rs))) for char, rs in _READINGS.items()}
-)
+HEARD = CharTable({char: tuple(dict.fromkeys(map(fuzzy, rs))) for char, rs in _READINGS.items()})
 """Each common character's readings as fuzzy pinyin hears them (:func:`fuzzy`), once each."""
 SYLLABLES: frozenset[str] = frozenset(
     s for rs in _READINGS.values() for s in rs if VOWELS.intersection(s)

@@ -1,74 +1,36 @@
 """Per-turn memory selection under a hard budget (pure).
 
-Relevance is Okapi BM25 over :func:`~xtyserver.memory.tokenize.tokenize`
-tokens (character bigrams for Chinese, words for English) with the usual
-``k1 = 1.2`` (term-frequency saturation) and ``b = 0.75`` (length
-normalization); IDF is ``ln(1 + (N - df + 0.5) / (df + 0.5))``, never negative.
-
-:class:`SaveIndex` holds the events of ONE save in memory: it is built from
-``MemoryStore.load_scope`` (whose SQL filters by game and save) when a session
-says hello, and kept current by ``upsert``/``remove`` on each write. So every
-search is confined to the current save by construction; the shared profile
-never takes part in a search (``scripts/bench/retrieval.py`` measures a full
-save's selection).
-
-Ranking follows Generative Agents (Park et al., 2023)::
+Relevance is Okapi BM25 (``k1 = 1.2``, ``b = 0.75``, IDF never negative) over
+:func:`~xtyserver.memory.tokenize.tokenize` tokens, a memory's search keys
+counting :data:`KEY_WEIGHT` per occurrence. :class:`SaveIndex` holds the events
+of ONE save (``MemoryStore.load_scope``, kept current by ``upsert``/``remove``),
+so every search is confined to the current save; the shared profile never
+takes part in one. Ranking follows Generative Agents (Park et al., 2023)::
 
     score = w_rel * bm25 / max_bm25 + w_rec * decay ** hours_since_used + w_imp * importance / 5
 
-with ``w_rel = 1.0``, ``w_rec = 0.5``, ``w_imp = 0.5`` and ``decay = 0.995``
-per hour (the paper's per-hour factor: a memory unused for a day keeps 0.89
-of its recency, for a week 0.43). Relevance weighs double so that what the
-player just said wins over what merely happened lately. "Used" is the later
-of the last-used and last-updated times.
+A memory unused for a day keeps 0.89 of its recency, for a week 0.43; relevance
+weighs double so that what the player just said wins over what merely happened
+lately. With a game glossary the index also holds the entities each memory
+names (``@abigail``), so names meet across languages, ids and aliases; terms
+found only in the modelContext's names count ``context_weight``.
+An event is relevant when its score reaches ``min_relevance`` of the best one
+among the events not injected already: better recall must not come from
+injecting more, and a goal sharing a common word does not push real matches out.
 
-A memory's search keys (written with it by the extraction call, or by the
-enrichment job) are indexed beside its words at :data:`KEY_WEIGHT` (0.5) per
-occurrence, the glossary mapping them too.
+With memory vectors (similarities computed by the shell), the candidates are
+the lexical ones and the events near the query's cosine
+(:func:`~xtyserver.memory.vectors.vector_candidates`), ordered by
+:func:`~xtyserver.memory.vectors.unseen_first` and fused by reciprocal rank
+(:func:`~xtyserver.memory.vectors.fuse`). Vectors reorder and replace (taking a
+place of "recent and important"), they never make a turn inject more. A
+question about what to do next or naming a time (:mod:`xtyserver.memory.cues`)
+puts the active plans or the memories of those days in that place instead.
 
-With a game glossary (:mod:`xtyserver.memory.glossary`) the index also holds
-the entities each memory names (``@abigail``) and a query searches for the
-entities it names, so names meet across languages, ids and aliases. The
-player's words count fully; terms found only in the modelContext names (focus,
-nearby, location) count ``context_weight`` (0.3), so what the player says
-outranks what merely stands nearby. An event enters the relevant section only
-when its BM25 score reaches ``min_relevance`` (0.8) of the best one among the
-events not injected already (the active goals are): a better match does not
-drag weak ones in with it (better recall must not come from injecting more),
-and a goal sharing a common word with the question does not push the real
-matches out.
-
-With memory vectors (the in-process model, a ``[models.embedding]`` route; the
-vectors and the query's similarities are inputs, computed by the shell), the
-relevant section's candidates are the lexical ones above and the events whose
-cosine with the query reaches ``min_similarity`` and lies within
-``similarity_margin`` of the best (at most ``relevant`` of them). Among those
-the words did not pick, the vectors' order is by cosine less
-``lexical_discount`` (0.08) times the BM25 score of the memory's shared words
-(glossary entities left out: they are meaning, not surface) over the best
-score (:func:`~xtyserver.memory.vectors.unseen_first`): a word shared with the
-question raises a memory's cosine too, so the vectors' place goes to what the
-words could not see unless a word match is clearly nearer (measured on the
-development sets of ``eval/dev/``); the words' picks keep their ranks. The two
-rankings are fused by reciprocal rank fusion (:func:`~xtyserver.memory.vectors.fuse`).
-The section holds no more than words alone would have put in it, or one when
-they found none, and that one takes a place of "recent and important": vectors
-reorder and replace, they never make a turn inject more. Without similarities
-nothing changes.
-
-A question about what to do next, or naming a time ("上个季节", "yesterday"),
-shares no word with the memories it asks for: :mod:`xtyserver.memory.cues`
-reads it, and the active plans or the memories of those in-game days take the
-place of "recent and important" (and keep it from the vectors' extra place).
-
-Sections, in priority order (higher survives the character cut):
-profile lines (about 300 tokens) > active goals (2) > relevant events (4,
-for the player's text + focus + nearby names) > recent and important (2). No
-event appears twice. Events stamped with an in-game day later than the
-current day (an older save was loaded) are left out, never deleted; an event
-without a day stamp is always eligible. Past ``total_chars`` (1,200) whole
-items are dropped, lowest priority first and within a section the
-lowest-ranked first, never half a sentence.
+Sections, in priority order: profile lines > active goals > relevant events >
+recent and important; no event appears twice. Events of an in-game day later
+than the current one (an older save was loaded) are left out, never deleted.
+Past ``total_chars`` whole items are dropped, lowest priority first.
 """
 
 from __future__ import annotations
@@ -112,6 +74,10 @@ KEY_WEIGHT = 0.5
 """What one occurrence of a term in a memory's search keys counts (a summary's: 1)."""
 QUERY_CACHE = 32
 """Texts whose query terms a :class:`SaveIndex` keeps (the context's names recur each turn)."""
+K1 = 1.2
+"""BM25 term-frequency saturation."""
+B = 0.75
+"""BM25 length normalization."""
 
 
 class MemoryBudget(msgspec.Struct, frozen=True):
@@ -164,15 +130,11 @@ class SaveIndex:
     Args:
         scope: The save this index serves; events of any other scope are refused.
         events: Initial events (``MemoryStore.load_scope(scope)``).
-        glossary: The glossary of the save's game: the entities a memory names
-            are indexed as terms (``@abigail``) beside its words, and the
-            entities a query names are searched for, so ``Abigail``,
-            ``阿比盖尔`` and ``紫发女孩`` meet. None: words alone.
+        glossary: The save's game glossary, so ``Abigail``, ``阿比盖尔`` and
+            ``紫发女孩`` meet. None: words alone.
         key_weight: What a term of a memory's search keys counts (0: keys unused).
         spelling: Whether a query's misspelt, same-sounding and pinyin words are
             matched to the save's and the glossary's words (:mod:`~xtyserver.memory.spelling`).
-        k1: BM25 term-frequency saturation.
-        b: BM25 length normalization.
     """
 
     def __init__(
@@ -183,8 +145,6 @@ class SaveIndex:
         glossary: GameGlossary | None = None,
         key_weight: float = KEY_WEIGHT,
         spelling: bool = True,
-        k1: float = 1.2,
-        b: float = 0.75,
     ) -> None:
         self.scope = scope
         self.glossary = glossary or EMPTY_GAME
@@ -195,8 +155,6 @@ class SaveIndex:
         # Query terms by text, valid while the save's words stay as they were.
         self._queries: dict[str, frozenset[str]] = {}
         self._queries_of = 0
-        self.k1 = k1
-        self.b = b
         self._events: dict[int, MemoryEvent] = {}
         self._tf: dict[int, dict[str, float]] = {}
         # Terms an event has only through its search keys (for explain()).
@@ -204,11 +162,9 @@ class SaveIndex:
         self._len: dict[int, float] = {}
         self._postings: dict[str, dict[int, float]] = {}
         self._total_len = 0.0
-        # Each event's BM25 length norm, k1 * (1 - b + b * len / avg_len): made once
-        # per change of the index, not per posting of every turn's query.
+        # Each event's BM25 length norm, made once per change of the index.
         self._norm: dict[int, float] | None = None
-        # Unit float32 vectors by event id, when an embedding model
-        # formed them; dropped with the event or when its text changes.
+        # Unit vectors by event id, dropped with the event or when its text changes.
         self._vectors: dict[int, array[float]] = {}
         # The player's own names for things on this save (memory/aliases.py).
         self.aliases: tuple[PlayerAlias, ...] = ()
@@ -242,7 +198,6 @@ class SaveIndex:
         tf: dict[str, float] = dict(Counter(words))
         if keys:
             self._key_only[event.id] = frozenset(keys).difference(tf)
-        # Search keys count KEY_WEIGHT each: they help find a memory, the summary decides.
         for term in keys if self.key_weight > 0 else ():
             tf[term] = tf.get(term, 0.0) + self.key_weight
         self._events[event.id] = event
@@ -256,8 +211,7 @@ class SaveIndex:
                 self._lexicon.add(term)
 
     def _terms(self, event: MemoryEvent) -> tuple[list[str], list[str]]:
-        """The terms of an event's subject and summary (words and glossary entities),
-        and those of its search keys (each key on its own)."""
+        """The terms of an event's subject and summary, and those of its search keys."""
         words = tokenize(f"{event.subject} {event.summary}")
         if self.glossary.entries:
             words += [TERM_PREFIX + key for key in self.glossary.entities(words, related=True)]
@@ -296,7 +250,6 @@ class SaveIndex:
         return list(self._vectors.items())
 
     def has_vectors(self) -> bool:
-        """Whether any event has a vector (without the snapshot :meth:`vectors` makes)."""
         return bool(self._vectors)
 
     def touch(self, ids: Iterable[int], now: float) -> None:
@@ -307,18 +260,15 @@ class SaveIndex:
                 self._events[i] = msgspec.structs.replace(ev, last_used_at=now)
 
     def query_terms(self, text: str) -> set[str]:
-        """The terms ``text`` is searched by: its words and the glossary entities it
-        names, and the save's or glossary's words its unknown ones stand for
-        (misspelt, same-sounding, pinyin), and what the player's own names it says
-        mean (:func:`~xtyserver.memory.aliases.alias_terms`)."""
+        """The terms ``text`` is searched by: its words, the glossary entities it names,
+        the known words its unknown ones stand for, and what the player's own names mean."""
         terms = self._own_terms(text)
         if self.aliases:
             terms |= alias_terms(self.aliases, tokenize(text), terms, self._own_terms)
         return terms
 
     def _own_terms(self, text: str) -> set[str]:
-        """The terms of ``text``'s own words, kept for the last :data:`QUERY_CACHE`
-        texts while the save's words stay as they were."""
+        """The terms of ``text``'s own words, cached while the save's words are unchanged."""
         if self._queries_of != self._lexicon.version:
             self._queries.clear()
             self._queries_of = self._lexicon.version
@@ -349,11 +299,8 @@ class SaveIndex:
     def scores(
         self, text: str, context: str = "", *, context_weight: float = 1.0
     ) -> dict[int, float]:
-        """BM25 score of every event matching ``text`` (events scoring 0 are absent).
-
-        Terms found only in ``context`` (the game's names, not the player's
-        words) count ``context_weight`` times.
-        """
+        """BM25 score of every event matching ``text``; terms found only in ``context``
+        count ``context_weight`` times."""
         asked = self.query_terms(text)
         around = self.query_terms(context) if context else set()
         return self.term_scores(asked, around, context_weight=context_weight)
@@ -365,13 +312,11 @@ class SaveIndex:
         *,
         context_weight: float = 1.0,
     ) -> dict[int, float]:
-        """:meth:`scores` of terms already made (``asked`` count 1, ``around`` only
-        ``context_weight``)."""
+        """:meth:`scores` of terms already made."""
         n_docs = len(self._events)
         if not n_docs:
             return {}
         norm = self._norms()
-        k1 = self.k1
         weights = dict.fromkeys(around, context_weight)
         weights.update(dict.fromkeys(asked, 1.0))
         out: dict[int, float] = {}
@@ -382,22 +327,17 @@ class SaveIndex:
             df = len(posting)
             idf = weight * math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
             for doc_id, tf in posting.items():
-                out[doc_id] = out.get(doc_id, 0.0) + idf * tf * (k1 + 1.0) / (tf + norm[doc_id])
+                out[doc_id] = out.get(doc_id, 0.0) + idf * tf * (K1 + 1.0) / (tf + norm[doc_id])
         return out
 
     def _norms(self) -> dict[int, float]:
-        """Each event's BM25 length norm (cached until the index changes)."""
         if self._norm is None:
             avg_len = self._total_len / len(self._events) or 1.0
-            k1, b = self.k1, self.b
-            self._norm = {i: k1 * (1.0 - b + b * n / avg_len) for i, n in self._len.items()}
+            self._norm = {i: K1 * (1.0 - B + B * n / avg_len) for i, n in self._len.items()}
         return self._norm
 
     def explain(self, event: MemoryEvent, asked: set[str]) -> tuple[str, ...]:
-        """How ``event`` matched a query of terms ``asked`` (:meth:`query_terms`):
-        ``words``, ``glossary`` (entity terms), ``keys`` (only through its search
-        keys), or ().
-        """
+        """How ``event`` matched terms ``asked``: ``words``, ``glossary``, ``keys``, or ()."""
         tf = self._tf.get(event.id, {})
         key_only = self._key_only.get(event.id, frozenset())
         found = asked.intersection(tf)
@@ -498,16 +438,10 @@ def _cut(selection: MemorySelection, max_chars: int) -> MemorySelection:
     """Drop whole items, lowest priority first, until the render fits."""
     sel = selection
     while len(sel.render()) > max_chars:
-        if sel.recent:
-            sel = msgspec.structs.replace(sel, recent=sel.recent[:-1])
-        elif sel.relevant:
-            sel = msgspec.structs.replace(sel, relevant=sel.relevant[:-1])
-        elif sel.goals:
-            sel = msgspec.structs.replace(sel, goals=sel.goals[:-1])
-        elif sel.profile:
-            sel = msgspec.structs.replace(sel, profile=sel.profile[:-1])
-        else:  # pragma: no cover - an empty selection renders as ""
+        name = next((n for n in ("recent", "relevant", "goals", "profile") if getattr(sel, n)), "")
+        if not name:  # pragma: no cover - an empty selection renders as ""
             break
+        sel = msgspec.structs.replace(sel, **{name: getattr(sel, name)[:-1]})
     return sel
 
 
@@ -640,16 +574,12 @@ def select_memories(
     cut = _cut(selection, budget.total_chars)
     from_vectors.intersection_update(ev.id for ev in cut.relevant)
     kept = tuple((i, scored[i]) for i in cut.used_ids)
-    via = tuple(
-        (
-            ev.id,
-            "+".join(
-                (*(index.explain(ev, asked | around) if ev.id in raw else ()),)
-                + (("vectors",) if ev.id in from_vectors else ())
-            ),
-        )
-        for ev in (*cut.goals, *cut.relevant, *cut.recent)
-    )
+
+    def how(ev: MemoryEvent) -> str:
+        found = index.explain(ev, asked | around) if ev.id in raw else ()
+        return "+".join((*found, "vectors") if ev.id in from_vectors else found)
+
+    via = tuple((ev.id, how(ev)) for ev in (*cut.goals, *cut.relevant, *cut.recent))
     return msgspec.structs.replace(cut, scores=kept, via=via)
 
 

@@ -1,25 +1,17 @@
 """What may enter the shared profile automatically (pure).
 
 The shared profile is injected into every save of every game, so a value the
-extraction model proposes for it is refused when it
+extraction model proposes for it is refused when it names something of the
+current save (``save_specific``), is an inference about the player's character
+(``character``), a guess (``inference``), possibly role-play (``roleplay``), or
+a sensitive fact (``sensitive``). The patterns recognise the common Chinese and
+English phrasings; what they miss is still bounded by the four allowed fields
+and their length limits.
 
-* names something of the current save (``save_specific``): a person, place or
-  plan that appears in the save's events, in the names of its current
-  modelContext, or in the events the same extraction records for this save;
-* is an inference about the player's character, kind or negative
-  (``character``), a guess (``inference``), possibly role-play (``roleplay``),
-  or a sensitive fact — health, beliefs, money, where the player lives, age
-  (``sensitive``).
-
-The patterns recognise the common Chinese and English phrasings; what they miss
-is still bounded by the four allowed fields and their length limits.
-
-Game events pass a narrower guard (:func:`event_refusal`):
-a game is full of NPCs' birthdays and tempers, potions, hospitals and the
-Joja company, so an event is refused only for a sensitive fact in words games
-rarely use (depression, a diagnosis, a salary, a religion, ...) or, said of the
-player ("玩家", "我", "the player", "I"), their health, age, where they live or
-a judgement of their character.
+Game events pass a narrower guard (:func:`event_refusal`): a game is full of
+NPCs' birthdays, potions and hospitals, so an event is refused only for a
+sensitive fact in words games rarely use or, said of the player, their health,
+age, home or a judgement of their character.
 """
 
 from __future__ import annotations
@@ -69,7 +61,6 @@ _SENSITIVE = (
     r"employer|ethnic\w*)\b",
     re.IGNORECASE,
 )
-
 
 
 # Sensitive whoever it is about: words ordinary game facts do not use.
@@ -126,17 +117,17 @@ class _Patterns(NamedTuple):
 def _patterns() -> _Patterns:
     """The patterns above, compiled for the first fact judged rather than at import."""
 
-    def compiled(source: tuple[str, re.RegexFlag]) -> re.Pattern[str]:
-        return re.compile(*source)
-
     kinds: tuple[tuple[Refusal, re.Pattern[str]], ...] = (
-        ("sensitive", compiled(_SENSITIVE)),
-        ("roleplay", compiled(_ROLEPLAY)),
-        ("character", compiled(_CHARACTER)),
-        ("inference", compiled(_INFERENCE)),
+        ("sensitive", re.compile(*_SENSITIVE)),
+        ("roleplay", re.compile(*_ROLEPLAY)),
+        ("character", re.compile(*_CHARACTER)),
+        ("inference", re.compile(*_INFERENCE)),
     )
     return _Patterns(
-        kinds, compiled(_EVENT_SENSITIVE), compiled(_PLAYER_SENSITIVE), compiled(_PLAYER_CHARACTER)
+        kinds,
+        re.compile(*_EVENT_SENSITIVE),
+        re.compile(*_PLAYER_SENSITIVE),
+        re.compile(*_PLAYER_CHARACTER),
     )
 
 

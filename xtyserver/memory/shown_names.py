@@ -1,20 +1,11 @@
 """Names the game itself shows, beside the ids a mod sends (pure).
 
-A mod may send the held item's id (``player.heldItem``: ``(O)128``,
-``Pufferfish``) and its name as the game shows it in the player's language
-(``player.heldItemName``: 河豚). What the game shows is what the player reads
-and says, so it beats the glossary's own names where they disagree:
-
-* the shown name is a query term of every turn while the item is held
-  (beside the id; :func:`~xtyserver.session.turn.focus_terms`);
-* for the rest of the session on that save (:class:`ShownNames`, kept by the
-  session, never stored) it is an alias of the glossary entry its id names:
-  a question naming the shown name also asks for that entry (``@pufferfish``),
-  and a question naming the entry also asks for the shown name's words, so
-  memories written either way meet (:func:`alias_terms`).
-
-Only the glossary of the save's game is read, so one game's names never
-become another game's aliases.
+A mod may send the held item's id (``player.heldItem``: ``(O)128``) and its
+name as the game shows it in the player's language (``player.heldItemName``:
+河豚). That is what the player reads and says, so for the rest of the session
+on that save (:class:`ShownNames`, never stored) it is an alias of the glossary
+entry its id names, both ways (:func:`alias_terms`). Only the glossary of the
+save's game is read, so one game's names never become another game's aliases.
 """
 
 from __future__ import annotations
@@ -59,17 +50,9 @@ def alias_terms(
     asked: AbstractSet[str],
     pairs: Iterable[tuple[str, str]],
 ) -> set[str]:
-    """The query terms a turn's text gains from the shown names of ``pairs``.
-
-    Args:
-        asked: The terms ``text`` is searched by already (words and entity terms).
-        pairs: ``(id, shown name)`` pairs of this save (:meth:`ShownNames.pairs`).
-
-    Returns:
-        For each pair whose id names a glossary entry: that entry's term (and the
-        broader entries') when ``text`` says the shown name, the shown name's
-        words when ``text`` names the entry. Nothing for an id the glossary lacks.
-    """
+    """The query terms ``text`` (searched by ``asked`` already) gains from ``(id, shown
+    name)`` pairs whose id names a glossary entry: the entry's terms when it says the
+    shown name, the shown name's words when it names the entry."""
     out: set[str] = set()
     if not glossary.entries:
         return out

@@ -1,35 +1,14 @@
 """A player's misspelt, same-sounding and pinyin words, matched to a save's own words (pure).
 
 Chinese players type through a pinyin IME: a typo is most often another
-character of the same sound (火推 for 火腿), and a player too lazy to pick
-characters types the Latin letters themselves, in full (``huotui``) or as
-initials (``sqzx`` for 社区中心). English typos are a letter or two off
-(``stardorp``). None of these shares a token with the memory it means.
-
-A lexicon (:mod:`xtyserver.memory.lexicon`) holds the words (the tokens of
-:func:`~xtyserver.memory.tokenize.tokenize`) that a save's memories or its game's
-glossary use, keyed by their toneless sound, their initials and their spelling.
-:func:`respell` reads a question and gives back the vocabulary words its
-unknown words stand for, as runs of tokens in order (so a glossary name spread
-over several bigrams still matches them). Known words are never respelt, and
-each path is narrow enough that small talk finds nothing:
-
-* **same sound** (Chinese): a bigram the vocabulary lacks becomes a vocabulary
-  bigram of the same toneless pinyin (of the same fuzzy pinyin,
-  :func:`~xtyserver.memory.pinyin.fuzzy`, when none has it) that keeps one of
-  its two characters (one character picked wrong in the IME); a longer run of
-  same-sounding bigrams linked character to character (three characters or
-  more) needs no shared one;
-* **full pinyin**: Latin words that split wholly into pinyin syllables (and are
-  not words of the vocabulary) become the linked vocabulary bigrams of those
-  syllables, two syllables at least;
-* **initials**: a Latin word of 3-6 consonants becomes the vocabulary
-  characters whose initials it spells, the whole word linked;
-* **English typos**: a word of 5 letters or more the vocabulary lacks becomes
-  the vocabulary words within one edit (two of a vocabulary word of 10 letters
-  or more; a swap of two neighbours counts one).
-
-The pinyin of common characters is :mod:`xtyserver.memory.pinyin`'s.
+character of the same sound (火推 for 火腿), or the Latin letters themselves, in
+full (``huotui``) or as initials (``sqzx`` for 社区中心); English typos are a
+letter or two off (``stardorp``). None of these shares a token with the memory
+it means. :func:`respell` gives back the words of a lexicon
+(:mod:`xtyserver.memory.lexicon`: a save's memories, its game's glossary) that a
+question's unknown words stand for, as runs of tokens in order; known words are
+never respelt, and each path (same sound, full pinyin, initials, English typos:
+README "Game glossary") is narrow enough that small talk finds nothing.
 """
 
 from __future__ import annotations
@@ -178,15 +157,8 @@ def _typos(word: str, lexicons: Sequence[Vocabulary]) -> list[str]:
 
 
 def respell(text: str, lexicons: Sequence[Vocabulary]) -> list[list[str]]:
-    """The vocabulary words ``text``'s unknown words stand for (see the module docstring).
-
-    Args:
-        text: The player's words (normalised here).
-        lexicons: The vocabularies to match (a save's memories, its game's glossary).
-
-    Returns:
-        Runs of vocabulary tokens, each in the order a name would be tokenized.
-    """
+    """Runs of ``lexicons``' tokens (each in the order a name would be tokenized) that
+    ``text``'s unknown words stand for."""
     spans: list[list[str]] = []
     pending: list[str] = []  # consecutive Latin words that split into syllables
 

@@ -1,17 +1,11 @@
 """A tokenizer for mixed Chinese/English memory text (pure).
 
-Text is tokenized in its normal form (``protocol/v1.md`` "Normalisation"), so a
-query typed in full-width forms (``Ｆｉｓｈ Ｔａｎｋ``) finds ``fish tank`` and a
-zero-width space inside a Chinese word (``鱼\u200b缸``) does not split it.
-
-* Latin letters and digits form words, lowercased, with a light plural
-  stemmer (``bundles`` -> ``bundle``, ``berries`` -> ``berry``) and a small
-  English stop-word list dropped.
-* Runs of CJK characters become overlapping character bigrams
-  (``社区中心`` -> ``社区 区中 中心``); a one-character run yields the character
-  itself. Bigrams need no dictionary and find two-character words that a
-  trigram index misses.
-* Everything else (punctuation, spaces, emoji) separates tokens.
+Text is tokenized in its normal form (``protocol/v1.md`` "Normalisation"), so
+``Ｆｉｓｈ Ｔａｎｋ`` finds ``fish tank`` and a zero-width space does not split a
+word. Latin words are lowercased, lightly stemmed (``berries`` -> ``berry``)
+and stop words dropped; runs of CJK characters become overlapping bigrams
+(``社区中心`` -> ``社区 区中 中心``; one character alone stays itself), which
+need no dictionary. Everything else separates tokens.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """The player's token bill and context budgets (pure).
 
-* Every model call's tokens, as the provider reported them (``usage``), are
-  counted per local date, save and purpose (``chat``, ``extraction``,
-  ``summary``) in the ``token_usage`` table.
-* An optional daily budget, decided in one place, :class:`DailyBudget`: it says
-  ``low`` once no more than ``low_share`` of it is left (background jobs stop),
-  ``spent`` once it is used up (``chat.send`` answers ``chat.error``
-  ``budget_exhausted``). The shells only count what was spent (the token
-  meter) and hand that number in; the session decides a turn, the job worker
-  asks the same object. The budget resets at local midnight (:func:`next_midnight`).
-* :func:`budget_for` shrinks the recent window, the session summary and the
-  memory block to fit a model's context window.
+Every model call's tokens are counted per local date, save and purpose in the
+``token_usage`` table. :class:`DailyBudget` is the one rule of the optional
+daily budget (``low``: background jobs stop; ``spent``: ``chat.send`` answers
+``budget_exhausted``), reset at local midnight; the shells only count what was
+spent. :func:`budget_for` fits a turn's parts to a model's context window.
 """
 
 from __future__ import annotations
@@ -24,7 +18,6 @@ from xtyserver.errors import UsageError
 from xtyserver.memory.accounting import timezone
 
 Purpose = Literal["chat", "extraction", "summary"]
-PURPOSES: tuple[Purpose, ...] = ("chat", "extraction", "summary")
 BudgetState = Literal["ok", "low", "spent"]
 DEFAULT_LOW_SHARE = 0.2
 

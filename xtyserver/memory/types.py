@@ -8,7 +8,7 @@ enforced wherever a value is decoded or passed through :func:`validated`
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Literal, TypeVar, get_args
 
 import msgspec
 
@@ -17,15 +17,8 @@ from xtyserver.memory.tokens import TokenUsage
 MemoryKind = Literal["goal", "decision", "promise", "relationship", "milestone", "event"]
 MemoryStatus = Literal["active", "done", "dropped"]
 
-KINDS: tuple[MemoryKind, ...] = (
-    "goal",
-    "decision",
-    "promise",
-    "relationship",
-    "milestone",
-    "event",
-)
-STATUSES: tuple[MemoryStatus, ...] = ("active", "done", "dropped")
+KINDS: tuple[MemoryKind, ...] = get_args(MemoryKind)
+STATUSES: tuple[MemoryStatus, ...] = get_args(MemoryStatus)
 
 SUBJECT_MAX = 80
 SUMMARY_MAX = 160
@@ -97,6 +90,26 @@ class MemoryEvent(msgspec.Struct, frozen=True, rename="camel"):
     @property
     def scope(self) -> Scope:
         return Scope(self.game_id, self.save_id)
+
+
+def new_row(scope: Scope, event: NewEvent, now: float) -> MemoryEvent:
+    """The row ``event`` becomes when first remembered at ``now`` (its id not yet known)."""
+    return MemoryEvent(
+        id=0,
+        game_id=scope.game_id,
+        save_id=scope.save_id,
+        kind=event.kind,
+        subject=event.subject,
+        summary=event.summary,
+        importance=event.importance,
+        status=event.status,
+        pinned=event.pinned,
+        day=event.day,
+        created_at=now,
+        updated_at=now,
+        last_used_at=now,
+        search_keys=event.search_keys,
+    )
 
 
 ShortText = Annotated[str, msgspec.Meta(max_length=32)]
@@ -184,10 +197,7 @@ class GamePlayStats(msgspec.Struct, frozen=True, rename="camel"):
 
 
 class PlayStats(msgspec.Struct, frozen=True, rename="camel"):
-    """What ``xtyserver stats`` and the ``stats.get`` frame report.
-
-    ``tokens`` is the token bill, newest local date first (``memory/usage.py``).
-    """
+    """What ``xtyserver stats`` and the ``stats.get`` frame report (``tokens``: newest first)."""
 
     games: list[GamePlayStats]
     saves: list[SavePlayStats]

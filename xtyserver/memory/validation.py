@@ -1,17 +1,11 @@
 """What the memory store checks before anything is written.
 
-Every text loses its invisible characters first
-(:func:`~xtyserver.protocol.normalize.visible`) and is stored as typed otherwise
-(v1.md "Normalisation": full-width punctuation stays); a limit counts the
-stored form, and ``find_forbidden`` judges its normal form, so a full-width or
-zero-width-split account id is caught.
-Then ``msgspec.Meta`` limits are checked (``StoreError`` code
-``invalid_memory`` naming the field), then every text passes ``find_forbidden``
-(paths, account ids, keys, e-mails) or is refused with
-:class:`~xtyserver.errors.StoreContentError` naming the field.
-
-Game and save ids are not normalised: they are identities matched by pattern,
-and folding them would silently merge two saves.
+Every text loses its invisible characters and is stored as typed otherwise
+(v1.md "Normalisation"); a limit counts the stored form (``StoreError`` code
+``invalid_memory``), and ``find_forbidden`` judges its normal form, so a
+full-width or zero-width-split account id is caught
+(:class:`~xtyserver.errors.StoreContentError`). Game and save ids are not
+normalised: they are identities, and folding them would merge two saves.
 """
 
 from __future__ import annotations

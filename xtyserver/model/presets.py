@@ -111,11 +111,10 @@ def preset_name(name: str) -> str | None:
 
 
 def fill(table: dict[str, Any], *, route: bool = False) -> str | None:
-    """Fill ``table``'s missing keys from its ``preset``; return an error text or None.
+    """Fill a parsed ``[model]`` (or, ``route``, ``[models.*]``) table from its ``preset``.
 
-    Args:
-        table: A ``[model]`` or ``[models.*]`` table as parsed (changed in place).
-        route: Whether it is a route (fills only :data:`ROUTE_KEYS`).
+    Changes ``table`` in place (a route only its :data:`ROUTE_KEYS`); returns an
+    error text or None.
     """
     given = table.get("preset")
     if given is None or given == "":

@@ -33,16 +33,7 @@ from xtyserver.model.provider_errors import (
     ProviderTimeout,
 )
 
-__all__ = [
-    "ERROR_BODY_BYTES",
-    "TRANSPORT_ERRORS",
-    "Provider",
-    "ProviderAnswerError",
-    "ProviderConnection",
-    "ProviderError",
-    "ProviderStatus",
-    "ProviderTimeout",
-]
+__all__ = ["ERROR_BODY_BYTES", "TRANSPORT_ERRORS", "Provider"]
 
 ERROR_BODY_BYTES = 64 * 1024
 """The most of an error answer's body that is read (it is only ever classified)."""
@@ -56,11 +47,9 @@ TRANSPORT_ERRORS = (httpx2.RequestError, ssl.SSLError, anyio.EndOfStream)
 
 
 class Provider:
-    """One provider route: its base URL, key and HTTP connections.
+    """One provider route: its base URL, key (never in a repr, log or error) and connections.
 
-    Args:
-        http: The HTTP client (:func:`xtyserver.model.tls.http_client`), owned from here on.
-        api_key: Sent as ``Authorization: Bearer``; never in a repr, log or error.
+    Owns ``http`` (:func:`xtyserver.model.tls.http_client`) from here on.
     """
 
     def __init__(self, http: httpx2.AsyncClient, api_key: str) -> None:
@@ -80,12 +69,9 @@ class Provider:
         await self._client.aclose()
 
     async def open_stream(self, path: str, body: dict[str, Any]) -> httpx2.Response:
-        """POST ``body`` and return the answer with its body not yet read (status checked).
+        """POST ``body`` and return the answer, status checked, its body for the caller to read.
 
-        The caller reads ``aiter_bytes()`` and must ``aclose()`` the answer.
-
-        Raises:
-            ProviderError: An error status, a timeout or a broken connection.
+        The caller must ``aclose()`` the answer.
         """
         request = self._client.build_request(
             "POST",
@@ -104,18 +90,14 @@ class Provider:
         return response
 
     async def post_json(self, path: str, body: dict[str, Any]) -> object:
-        """POST ``body`` and return the answer's JSON.
-
-        Raises:
-            ProviderError: An error status, a timeout, a broken connection or no JSON.
-        """
+        """POST ``body`` and return the answer's JSON."""
         content = _ENCODER.encode(body)
         headers = {**self._headers, "Content-Type": "application/json"}
         request = self._client.build_request("POST", path, content=content, headers=headers)
         return await self._json(request)
 
     async def get_json(self, path: str) -> object:
-        """GET ``path`` and return the answer's JSON (see :meth:`post_json`)."""
+        """GET ``path`` and return the answer's JSON."""
         return await self._json(self._client.build_request("GET", path, headers=self._headers))
 
     async def _json(self, request: httpx2.Request) -> object:

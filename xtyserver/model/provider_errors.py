@@ -27,13 +27,7 @@ class ProviderError(Exception):
 
 
 class ProviderStatus(ProviderError):
-    """An HTTP error answer (status 400 or more).
-
-    Attributes:
-        status: The HTTP status.
-        headers: The answer's headers (``Retry-After`` is read from them).
-        body: The parsed JSON body, or its text when it is not JSON.
-    """
+    """An HTTP error answer (status 400 or more); ``body`` is its JSON, or its text."""
 
     def __init__(self, status: int, headers: httpx2.Headers, body: object) -> None:
         super().__init__(f"HTTP {status}")

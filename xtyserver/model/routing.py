@@ -1,21 +1,9 @@
-"""Which model does which call (pure).
+"""Which model does which call (pure); the roles are :class:`ModelRoutes`' fields.
 
-The ``[model]`` table names one OpenAI-compatible model, and with it alone
-everything uses that model. ``[models.chat]``, ``[models.vision]`` and
-``[models.quick]`` may each name another one:
-
-* image turns go to the vision model when one is named and takes images;
-* background work (extraction, summaries) goes to the quick model
-  (else ``model.extraction_model``, else the chat model);
-* every other turn goes to the chat model;
-* ``[models.embedding]``, when named, computes memory vectors (``/v1/embeddings``);
-  without it retrieval is lexical alone and nothing is embedded.
-
-A route names the **environment variable** holding its key (``api_key_env``),
-never the key: config files hold no secrets. Unset fields fall back to ``[model]``,
-except the key: ``[model]``'s key goes only to a route at the same provider
-(:func:`origin`: scheme, host and port of the base URL); a route at another
-provider without its own ``api_key_env`` gets none.
+With ``[model]`` alone everything uses that model. Unset fields of a route fall
+back to ``[model]``, except the key: a route names the environment variable
+holding its own (config files hold no secrets), and ``[model]``'s goes only to a
+route at the same provider (:func:`origin`: scheme, host and port of the base URL).
 """
 
 from __future__ import annotations

@@ -71,11 +71,7 @@ def lane_key(base_url: str) -> str:
 
 
 class Scheduler:
-    """Every lane of the process.
-
-    Args:
-        grace: Seconds after a chat's end before a background call may start.
-    """
+    """Every lane of the process; ``grace``: seconds after a chat before a background call."""
 
     def __init__(self, grace: float = GRACE_S) -> None:
         self.grace = grace

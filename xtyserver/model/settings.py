@@ -35,7 +35,7 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
         backoff_base: First backoff in seconds; doubled per retry.
         backoff_cap: Longest backoff in seconds.
         retry_after_cap: Longest ``Retry-After`` honoured; a longer one fails at once.
-        extraction_model: Model for background calls (:meth:`ModelClient.complete`);
+        extraction_model: Model for background calls (:meth:`ModelClient.complete_done`);
             unset: ``model``. A ``[models.quick]`` route replaces it.
         context_window: Tokens the model accepts; a small window shrinks the
             history and the memory block (``memory.tokens.budget_for``).
@@ -109,23 +109,12 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
 
     def __repr__(self) -> str:
         # The key stays out of every repr (and so out of logs and tracebacks).
-        return (
-            f"ModelSettings(base_url={self.base_url!r}, api_key="
-            f"{'<set>' if self.api_key else '<empty>'}, model={self.model!r}, "
-            f"vision={self.vision}, first_token_timeout={self.first_token_timeout}, "
-            f"idle_timeout={self.idle_timeout}, max_retries={self.max_retries}, "
-            f"backoff_base={self.backoff_base}, backoff_cap={self.backoff_cap}, "
-            f"retry_after_cap={self.retry_after_cap}, "
-            f"extraction_model={self.extraction_model!r}, "
-            f"context_window={self.context_window}, "
-            f"daily_token_budget={self.daily_token_budget}, "
-            f"budget_low_share={self.budget_low_share}, preset={self.preset!r}, "
-            f"max_tokens={self.max_tokens}, "
-            f"background_max_tokens={self.background_max_tokens}, "
-            f"token_field={self.token_field!r}, json_mode={self.json_mode}, "
-            f"max_concurrency={self.max_concurrency}, reply_chars={self.reply_chars}, "
-            f"reply_seconds={self.reply_seconds}, line_bytes={self.line_bytes})"
+        key = "<set>" if self.api_key else "<empty>"
+        fields = ", ".join(
+            f"{name}={key if name == 'api_key' else repr(getattr(self, name))}"
+            for name in self.__struct_fields__
         )
+        return f"ModelSettings({fields})"
 
     __str__ = __repr__
 

@@ -1,24 +1,10 @@
 """The HTTP client under every model client, on one TLS context per process (shell).
 
-Left to itself, each httpx2 client builds its own ``ssl.SSLContext``, loading
-the CA bundle again, in memory and CPU, for every client.
-:func:`http_client` gives every model client of the process (the chat, vision
-and quick routes, the embedding route, ``xtyserver doctor`` and the page's model
-check) an HTTP client (the connection limits the openai SDK used, redirects
-followed) on a shared context:
-
-* a route to another machine, or over ``https``, verifies with the context
-  httpx2 would have built (:func:`httpx2.create_ssl_context`: ``SSL_CERT_FILE``
-  or ``SSL_CERT_DIR`` when set, else the system's store), built once, when the
-  first such client is made;
-* a plain ``http://`` route on a loopback host (Ollama, LM Studio, llama.cpp on
-  this PC) never does TLS, so its context loads no CA at all. Certificate and
-  host name checks stay required: a redirect to ``https`` (redirects are
-  followed) fails closed instead of going unverified.
-
-The contexts live as long as the process (cached here, the one owner): what they
-hold depends on the process's environment only, never on a route's settings, so
-a route changed on the memory page reuses them.
+Left to itself, each httpx2 client builds its own ``ssl.SSLContext``, loading the
+CA bundle again for every client. Which context a route gets is in README
+"Configuration" ("Certificates"). The contexts live as long as the process (cached
+here, the one owner): what they hold depends on the process's environment only,
+never on a route's settings, so a route changed on the memory page reuses them.
 """
 
 from __future__ import annotations
@@ -58,12 +44,7 @@ def context_for(base_url: str) -> ssl.SSLContext:
 
 
 def http_client(base_url: str, *, timeout: float) -> httpx2.AsyncClient:
-    """An HTTP client of ``base_url`` on the process's context for it.
-
-    Args:
-        base_url: The route's base URL; request paths are relative to it.
-        timeout: The backstop in seconds, for every phase of a request.
-    """
+    """An HTTP client of ``base_url`` on the process's context for it (``timeout``: a backstop)."""
     return httpx2.AsyncClient(
         base_url=base_url.strip(),
         timeout=timeout,
@@ -74,8 +55,5 @@ def http_client(base_url: str, *, timeout: float) -> httpx2.AsyncClient:
 
 
 def provider_client(base_url: str, api_key: str, *, timeout: float) -> Provider:
-    """The provider client of one route, on :func:`http_client`.
-
-    No retries here: the callers retry by their own rules.
-    """
+    """The provider client of one route, on :func:`http_client` (the callers retry)."""
     return Provider(http_client(base_url, timeout=timeout), api_key)

@@ -34,15 +34,10 @@ Freshness = Literal["fresh", "stale", "dropped"]
 
 
 def check_model_context(context: ModelContext, *, prefix: str = "", size: int | None = None) -> int:
-    """Refuse a modelContext over 6 KiB or carrying forbidden content.
+    """Refuse a modelContext over 6 KiB or carrying forbidden content; return its size.
 
-    Args:
-        prefix: Path of the modelContext's parent, for the ``fields`` of errors.
-        size: The length of ``context`` as msgspec encodes it, when the caller
-            has the encoding.
-
-    Returns:
-        The serialized size in bytes (the caller logs sizes over the 2 KiB target).
+    ``prefix`` is the path of its parent, for the ``fields`` of errors; ``size``
+    its msgspec encoding's length, when the caller has the encoding.
 
     Raises:
         BudgetError: over ``CONTEXT_MAX_BYTES``; the field is the modelContext.
@@ -69,11 +64,7 @@ def check_model_context(context: ModelContext, *, prefix: str = "", size: int | 
 
 
 def check_identity(identity: Identity, *, prefix: str = "") -> None:
-    """Refuse ids or a save name that carry an account id, key, path or e-mail.
-
-    The id patterns already exclude paths and e-mails; a Steam id or a key is
-    made of allowed characters, so it is caught here.
-    """
+    """Refuse ids or a save name that carry forbidden content (a Steam id fits the patterns)."""
     # A derived saveId may be twelve hex digits: an id, never a MAC address.
     _refuse_forbidden(
         [
@@ -87,11 +78,7 @@ def check_identity(identity: Identity, *, prefix: str = "") -> None:
 
 
 def check_hello(frame: Hello) -> None:
-    """Content checks of ``adapter.hello`` beyond its types.
-
-    ``adapter.version`` is a version: four numbers with dots (an assembly's
-    ``1.0.0.0``) are not judged as an IPv4 address (v1.md "Forbidden content").
-    """
+    """Content checks of ``adapter.hello`` beyond its types (``1.0.0.0`` is a version)."""
     _refuse_forbidden([("adapter.name", frame.adapter.name)])
     _refuse_forbidden(
         [("adapter.version", frame.adapter.version)], ignore=frozenset({"network_address"})
@@ -99,14 +86,11 @@ def check_hello(frame: Hello) -> None:
     check_identity(frame.identity)
 
 
-def check_state_update(frame: StateUpdate, *, size: int | None = None) -> int:
-    """Content checks of ``state.update``; returns the modelContext size.
-
-    ``size``: the length of the modelContext's msgspec encoding, when known.
-    """
+def check_state_update(frame: StateUpdate) -> int:
+    """Content checks of ``state.update``; returns the modelContext size."""
     if frame.identity is not None:
         check_identity(frame.identity)
-    return check_model_context(frame.model_context, size=size)
+    return check_model_context(frame.model_context)
 
 
 def check_chat_context(context: ChatContext, *, prefix: str, size: int | None = None) -> int:
@@ -130,12 +114,8 @@ def check_chat_context(context: ChatContext, *, prefix: str, size: int | None = 
 def check_secrets(frame: ClientFrame, secrets: tuple[str, ...]) -> None:
     """Refuse a frame whose modelContext or save name holds one of ``secrets``.
 
-    The decoder cannot know the adapter token; the session can, and calls
-    this for every frame after the hello (v1.md "Forbidden content": the
-    token typed into a game string is refused like a key).
-
-    Raises:
-        ForbiddenContentError: naming every string that holds a secret.
+    The decoder cannot know the adapter token; the session can (v1.md "Forbidden
+    content"). Raises ForbiddenContentError naming every string that holds one.
     """
     secrets = tuple(s for s in secrets if len(s) >= 8)
     if not secrets:
@@ -173,11 +153,9 @@ def check_secrets(frame: ClientFrame, secrets: tuple[str, ...]) -> None:
 
 
 def freshness(age: float, *, stale_after: float, drop_after: float) -> Freshness:
-    """How a modelContext ``age`` seconds old (``now - capturedAt``) may be used.
+    """How a modelContext ``age`` seconds old may be used (v1.md "Freshness").
 
-    Older than ``stale_after`` seconds it is injected but marked stale; older
-    than ``drop_after`` it is not injected (v1.md "Freshness"). A negative age
-    (a skewed game clock) counts as fresh.
+    A negative age (a skewed game clock) counts as fresh.
     """
     if age > drop_after:
         return "dropped"

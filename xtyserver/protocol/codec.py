@@ -7,20 +7,14 @@ is the property the fuzz harness and the hypothesis tests check.
 
 Decoding runs in this order, each step in its own module:
 
-1. One typed msgspec decode. Only when it fails does :func:`~xtyserver.
-   protocol.explain.explain` decode the frame generically and walk it against
-   the same types to name *all* the offending fields (msgspec stops at the
-   first); a frame refused only for an integral float (``45.0``) in a
-   whole-number field is decoded again with those made integers
-   (:func:`~xtyserver.protocol.explain.integral`), and bytes that are not JSON
-   are refused with the byte position and an excerpt.
+1. One typed msgspec decode. Only when it fails does
+   :mod:`~xtyserver.protocol.explain` name *all* the offending fields (msgspec
+   stops at the first), retry a frame whose whole numbers were written as
+   integral floats (``45.0``), or place the error in bytes that are not JSON.
 2. Duplicate keys (:mod:`~xtyserver.protocol.duplicates`), counted against
    the frame's re-encoding.
-3. Free text normalised (:mod:`~xtyserver.protocol.normal_frames`, v1.md
-   "Normalisation"): the decoded frame carries the normal strings, so that
-   is what the server keeps, prompts and stores; an id is never touched, so
-   a look-alike one is refused by its pattern instead of being merged with
-   another save.
+3. Free text normalised (:mod:`~xtyserver.protocol.normal_frames`): the
+   decoded frame carries the normal strings; ids are never touched.
 4. Sizes and forbidden content (:mod:`~xtyserver.protocol.budget`).
 """
 
@@ -80,12 +74,7 @@ DECODE_ERROR_CODES = frozenset(
 
 
 class Decoded(msgspec.Struct, frozen=True):
-    """A decoded client frame and what the budget check noticed on the way.
-
-    Attributes:
-        context_bytes: Serialized size of the frame's modelContext, 0 if none.
-        context_over_target: The modelContext is over the 2 KiB target (logged).
-    """
+    """A decoded frame with its modelContext's serialized size (0: none), flagged over 2 KiB."""
 
     frame: ClientFrame
     context_bytes: int = 0
@@ -99,9 +88,6 @@ def encode_frame(frame: ServerFrame) -> bytes:
 
 def decode_client_frame(data: bytes | str) -> Decoded:
     """Decode and validate one client text frame (v1.md "Frames").
-
-    Returns:
-        The typed frame with budget notes.
 
     Raises:
         PeerError: with ``code`` and ``fields`` for every refusal.
@@ -156,10 +142,8 @@ def _retyped(raw: bytes, message: str) -> ClientFrame:
 def _without_image_data(frame: ClientFrame) -> ClientFrame:
     """``frame`` with its screenshot's base64 blanked, for counting colons cheaply.
 
-    Valid base64 has no colon, so the count is the same without re-encoding a
-    megabyte of it. Data that does hold a colon only makes the raw
-    frame's count higher, which the duplicate check reads as "not sure" and
-    settles by decoding again (see :mod:`~xtyserver.protocol.duplicates`).
+    Valid base64 has no colon; data that holds one only makes the raw frame's
+    count higher, which the duplicate check settles by decoding again.
     """
     if isinstance(frame, ChatSend) and frame.image is not None:
         image = msgspec.structs.replace(frame.image, data="")
@@ -170,9 +154,8 @@ def _without_image_data(frame: ClientFrame) -> ClientFrame:
 def _check_semantics(frame: ClientFrame, encoded: bytes | None) -> int:
     """Checks beyond the types: sizes and forbidden content. Returns context bytes.
 
-    ``encoded`` is the frame's msgspec encoding when it is still current (no
-    string was normalised): a modelContext that is the frame's last field is
-    then measured on it instead of being encoded again.
+    ``encoded``: the frame's encoding while still current, to measure a trailing
+    modelContext on instead of encoding it again.
     """
     if type(frame) is StateUpdate:  # the frame sent most often: no match statement
         if frame.identity is None and frame.id is None and encoded is not None:

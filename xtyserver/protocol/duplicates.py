@@ -5,32 +5,24 @@ that sends two values for one field has a bug worth hearing about, and an
 attacker gets no ambiguity. :func:`refuse_duplicate_keys` decides it in three
 steps, cheapest first, each exact where it answers:
 
-1. **Count**. Without a backslash, ``raw``
-   spells every string exactly as decoded, so its colons are one per key plus
-   those inside strings. The typed frame's compact re-encoding (which the
-   caller makes anyway) writes the same strings and each key holding a
-   non-default value once. Every key of ``raw`` that the encoding lacks (a
-   repeat, a default spelled out, an overwritten value's keys) adds a colon to
-   ``raw`` and none to the encoding, so equal counts mean no repeat. The one
-   string the re-encoding may spell differently is the timestamp: ``+00:00``
-   becomes ``Z`` (a colon fewer, which only sends us to step 2) and ``+0530``
-   becomes ``+05:30`` (a colon *more*, which could hide a repeat: that frame
-   goes to step 2 unless its offset is spelled with the colon in ``raw`` too).
-   A ``msgspec.Raw`` part is re-encoded verbatim, repeats and all, so a frame
-   carrying one skips this step.
-   Keys spelled with a value the encoding omits (``"menu": null``, and
-   ``"schemaVersion": 1``, whose only value is its default) are counted on
-   their own. The colons unaccounted for are never fewer than such keys (each
-   adds one; a repeat adds one more), and as many only when every repeated key
-   holds a default everywhere but maybe its last time: ``"menu": null`` then
-   ``"menu": ...``. So the frame repeats no key when the unaccounted colons
-   are matched exactly by such keys, none of whose names appears again later
-   in ``raw`` (for the literal keys: the first is a key, and a second would
-   leave a colon unmatched). The nulls are searched from the end, where a
-   frame's trailing optional fields are, and the search stops once every
-   colon is matched, which is only ever after the first such key.
-   This holds for frame types whose nullable fields all default to ``null``
-   and that hold no free-form object (checked once from the types at import).
+1. **Count**. Without a backslash, ``raw`` spells every string exactly as
+   decoded, so its colons are one per key plus those inside strings. The typed
+   frame's compact re-encoding writes the same strings and each key holding a
+   non-default value once, so every key of ``raw`` it lacks (a repeat, a default
+   spelled out) adds a colon to ``raw`` alone: equal counts mean no repeat. The
+   re-encoding may re-spell a timestamp (``+00:00`` as ``Z``: a colon fewer, which
+   only sends us to step 2; ``+0530`` as ``+05:30``: a colon *more*, so that frame
+   goes to step 2 unless ``raw`` spells the offset with the colon too). A
+   ``msgspec.Raw`` part is re-encoded verbatim, repeats and all, so a frame
+   carrying one skips this step. Keys spelled with a value the encoding omits
+   (``"menu": null``, ``"schemaVersion": 1``) are counted on their own: the
+   unaccounted colons are never fewer than such keys, and as many only when
+   every repeated key holds a default everywhere but maybe its last time. So
+   the frame repeats no key when those keys match the unaccounted colons
+   exactly and no null key's name appears again later in ``raw`` (a second
+   literal key would leave a colon unmatched). This holds
+   for frame types whose nullable fields all default to ``null`` and that hold
+   no free-form object (checked once from the types).
 2. **Count again against a generic decode** (a few µs), which keeps each
    distinct key of each object once: for a frame the first count cannot
    settle (a name spelled with a default appears twice, a ``false`` spelled
@@ -63,22 +55,17 @@ from xtyserver.protocol.frames import (
     client_frame_info,
 )
 
-__all__ = ["refuse_duplicate_keys"]
+__all__ = ["RepeatedKey", "no_repeats", "refuse_duplicate_keys"]
 
 _GENERIC = msgspec.json.Decoder()
 _ENCODER = msgspec.json.Encoder()
 
 
 def refuse_duplicate_keys(raw: bytes, frame: ClientFrame, encoded: bytes) -> None:
-    """Refuse ``raw`` if any of its objects repeats a key.
+    """Refuse ``raw`` (``invalid_json``, naming the key) if any of its objects repeats a key.
 
-    Args:
-        frame: ``raw`` decoded as a typed frame (before normalisation).
-        encoded: ``frame`` re-encoded by msgspec (compact, defaults omitted; a
-            screenshot's base64 may be left out, as it holds no colon).
-
-    Raises:
-        FrameError: ``invalid_json``, naming the repeated key in ``fields``.
+    ``frame`` is ``raw`` decoded (before normalisation), ``encoded`` its msgspec
+    encoding (a screenshot's base64 may be left out, as it holds no colon).
     """
     if 0x5C not in raw and (_counted(raw, frame, encoded) or _counted_generic(raw)):
         return
@@ -127,10 +114,7 @@ def _defaults_omitted(
 
 @functools.cache
 def _omitting() -> tuple[frozenset[type[Any]], frozenset[bytes]]:
-    """The frame types whose encoding omits what the peer may spell, and those keys.
-
-    Built on the first frame that needs it, not at import.
-    """
+    """The frame types whose encoding omits what the peer may spell, and those keys (lazily)."""
     keys: set[bytes] = set()
     info = client_frame_info()
     types = frozenset(t for t in CLIENT_FRAME_TYPES if _defaults_omitted(info[t], keys))
@@ -168,12 +152,7 @@ def _counted(raw: bytes, frame: ClientFrame, encoded: bytes) -> bool:
 
 
 def _colons(raw: bytes, frame: ClientFrame) -> int:
-    """``raw.count(b":")``, without counting through a screenshot's base64 byte by byte.
-
-    ``bytes.count`` walks a byte at a time; a span
-    that ``find`` (memchr) shows to hold no colon is left out of the count
-    instead, whatever it is: the result is exact either way.
-    """
+    """``raw.count(b":")``, skipping a screenshot's base64 once ``find`` (memchr) shows no colon."""
     if isinstance(frame, ChatSend) and frame.image is not None:
         key = _DATA_KEY.search(raw)
         if key is not None:
@@ -246,20 +225,30 @@ def _counted_generic(raw: bytes) -> bool:
     return _ENCODER.encode(generic).count(b":") == raw.count(b":")
 
 
-def _name_duplicate_key(raw: bytes) -> None:
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _Duplicate(key)
-            seen.add(key)
-        return dict(pairs)
+class RepeatedKey(ValueError):
+    """A JSON object repeats ``key``."""
 
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A ``json`` ``object_pairs_hook`` that refuses a repeated key."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise RepeatedKey(key)
+        out[key] = value
+    return out
+
+
+def _name_duplicate_key(raw: bytes) -> None:
     try:
-        json.loads(raw, object_pairs_hook=hook)
-    except _Duplicate as dup:
+        json.loads(raw, object_pairs_hook=no_repeats)
+    except RepeatedKey as dup:
         raise FrameError(
-            f"duplicate key {dup.args[0]!r}", code="invalid_json", fields=[str(dup.args[0])]
+            f"duplicate key {dup.key!r}", code="invalid_json", fields=[dup.key]
         ) from None
     except RecursionError:
         # Deep nesting inside the opaque legacy observation (json's own limit).
@@ -267,7 +256,3 @@ def _name_duplicate_key(raw: bytes) -> None:
     except ValueError:
         # Python's limit on the digits of an integer, inside the observation.
         raise FrameError("frame has a number with too many digits", code="invalid_json") from None
-
-
-class _Duplicate(Exception):
-    pass

@@ -57,10 +57,8 @@ def not_json(raw: bytes, decode_message: str) -> FrameError:
 def integral(raw: bytes) -> bytes | None:
     """``raw`` with every integral float at a whole-number field made an integer, or None.
 
-    C# serializers write a ``double`` day as ``45.0`` and Lua has one number type,
-    so ``45.0`` and ``4.5e1`` mean 45 where a whole number is expected (v1.md
-    "JSON rules"). Only a frame the typed decode refused pays for this: None when
-    nothing changed (the refusal stands and :func:`explain` names it).
+    C# writes a ``double`` day as ``45.0`` and Lua has one number type (v1.md "JSON
+    rules"). Only a frame the typed decode refused pays for this.
     """
     try:
         value = _GENERIC.decode(raw)

@@ -1,62 +1,15 @@
 """Detect and redact what must never leave the player's machine.
 
-Text is judged in its judged form (``protocol/v1.md`` "Normalisation",
-:mod:`~xtyserver.protocol.judged`: NFKC, digits of every script and TR39
-look-alike letters folded), so a full-width ``Ｃ：＼Ｕｓｅｒｓ``, a Steam id in
-Arabic-Indic digits or an e-mail with a Cyrillic ``о`` or a zero-width space
-inside is judged as its plain form. :func:`redact` maps the spans it finds back
-to the kept text (only invisible characters removed) and replaces just those:
-the rest stays as typed.
+Text is judged in its judged form (:mod:`~xtyserver.protocol.judged`), so a
+full-width path, a Steam id in Arabic-Indic digits or an e-mail with a Cyrillic
+``о`` or a zero-width space inside is judged as its plain form. The eleven kinds
+(:data:`KINDS`), and what is left undetected on purpose, are listed in
+``protocol/v1.md`` "Forbidden content".
 
-Eleven kinds of content are looked for (``protocol/v1.md`` "Forbidden content"):
-
-- ``path``: Windows drive paths (``C:\\...``, ``D:/...``, also URL-encoded), UNC
-  paths (``\\\\server\\share``), home and system directories (``/home/<user>``,
-  ``/Users/<user>``, ``~/...``, ``\\Users\\...``), ``file://`` URLs and
-  environment-variable paths (``%USERPROFILE%``, ``%APPDATA%``, ``$HOME``).
-- ``account_id``: Steam ids (17-digit ``7656119...``, ``STEAM_0:1:123``,
-  ``[U:1:123]``, ``steam:1100001...``, ``steamid=...``, community profile URLs).
-- ``api_key``: ``sk-...`` style keys (OpenAI, Anthropic, DeepSeek, ...), bearer
-  tokens, AWS ``AKIA...``, Google ``AIza...``, GitHub, Slack, Hugging Face,
-  Stripe, JWTs, PEM private keys and ``key=``/``token=``/``secret=`` values that
-  look generated (20+ characters mixing letters and digits).
-- ``email``: e-mail addresses.
-- ``process_id``: a number right after ``pid``, ``PID``, ``process id``,
-  ``进程ID``/``进程号`` (any number) or a bare ``进程`` (three digits or more).
-- ``traceback``: a Python traceback (``Traceback (most recent call last):``,
-  its ``File "...", line N`` frames and exception line), a Python frame line on
-  its own, a Lua ``stack traceback:`` block, .NET and Java ``at A.B(...)``
-  frames (with .NET's ``in <file>:line N``).
-- ``log_line``: a whole line that starts like a log line: a level in brackets
-  (``[ERROR]``, ``[Warning]``, ``[INF]``), a timestamp with a level
-  (``2026-11-30 12:00:01,123 WARNING``, SMAPI's ``[12:00:01 ERROR SMAPI]``),
-  Don't Starve Together's ``[00:01:23]:``, or an upper-case level and a colon
-  (``ERROR:``).
-- ``network_address``: IPv4 (not a version number) and MAC addresses.
-- ``machine_name``: ``DESKTOP-7KQ2M3P`` and the like.
-- ``phone``: mainland China mobile numbers.
-- ``id_card``: 18-digit id card numbers with a valid checksum.
-
-Also: Chinese-style, drive-less and NAS paths, Explorer address
-bars, Windows SIDs, QQ numbers and WeChat ids after their label, spelled-out
-e-mails (``name [at] example [dot] com``) and ``。`` as their dot, digit groups
-joined by spaces, dashes or dots, a Steam id split over two digit runs, base64
-runs judged on their decoded text, and caller-given secrets (the adapter token).
-
-Everything is one combined regular expression, compiled once at import
-(:mod:`~xtyserver.protocol.forbidden_shapes`). Every quantifier that can be
-followed by something that may fail is bounded or possessive and each
-alternative may only start at the beginning of a token (a look-behind) or with
-a literal word, so a scan is linear in the length of the text: no input can
-make it backtrack catastrophically.
-
-Known limits (by design, to keep in-game text intact): a path segment after a
-space is only taken as part of the path when it is followed by another
-separator (``C:\\Users\\Ann Lee`` leaves ``Lee``); bare user names, bare
-numbers that merely might be ids, and keys shorter than 16 characters are not
-detected; a log level in mixed case without brackets (``Error: ...``) is the
-player's own words, not a log line. Look-alike letters outside TR39's
-one-character Latin mappings are not folded.
+The shapes are one combined regular expression
+(:mod:`~xtyserver.protocol.forbidden_shapes`) whose quantifiers are bounded or
+possessive and whose alternatives start at a token's start or with a literal, so
+a scan is linear in the text's length: nothing backtracks catastrophically.
 """
 
 from __future__ import annotations
@@ -153,14 +106,8 @@ def _valid(match: re.Match[str], kind: str | None, *span: int) -> bool:
         if tld is None or tld.group().casefold() not in MAIL_TLDS:
             return False
         at = match.group("loose_email")
-        return (
-            "@" in at
-            or "艾特" in at
-            or "圈" in at
-            or "(" in at
-            or "[" in at
-            or (SPELLED_DOT.search(at) is not None)
-        )
+        spelled_at = any(mark in at for mark in ("@", "艾特", "圈", "(", "["))
+        return spelled_at or SPELLED_DOT.search(at) is not None
     if kind == "api_key" and match.group("spaced_key") is not None:
         squeezed = "".join(match.group().split())
         return PLAIN_KEY.fullmatch(squeezed) is not None
@@ -300,21 +247,12 @@ def find_forbidden(
     ignore: frozenset[str] = frozenset(),
     strict: bool = False,
 ) -> Kind | None:
-    """Return the kind of the first forbidden match in ``text``'s judged form, or None.
+    """Return the kind of the leftmost forbidden match in ``text``'s judged form, or None.
 
     Args:
-        text: Any string a peer sent; it is judged in its judged form (v1.md
-            "Normalisation": normal form, digits and look-alike letters folded).
-        secrets: Strings that must not appear either (the adapter token),
-            found as ``api_key``.
-        ignore: Kinds not to report (``adapter.version`` is a version, never an
-            IPv4 address).
-        strict: Also refuse what a modelContext string never holds: a number
-            of 11 digits or more and any path shape (:data:`STRICT`).
-
-    Returns:
-        One of :data:`KINDS` for the leftmost match, or None when the text is
-        clean.
+        secrets: Strings that must not appear either (the adapter token), as ``api_key``.
+        ignore: Kinds not to report (``adapter.version`` is never an IPv4 address).
+        strict: Also refuse what a modelContext string never holds (:data:`STRICT`).
     """
     if not (text.isascii() and text.isprintable()):
         text = visible(text)
@@ -370,28 +308,20 @@ def redact(
 ) -> tuple[str, list[str]]:
     """Replace every forbidden span of ``text`` with a placeholder; keep the rest.
 
-    Spans are found in the judged form (v1.md "Normalisation") and mapped back
-    to the kept text (``text`` without its invisible characters), whose other
-    characters stay as typed: full-width punctuation, ``～``, emoji, kana. The
-    result never contains a match of :func:`find_forbidden`, and redacting it
-    again changes nothing.
+    Spans found in the judged form are mapped back to the kept text (``text``
+    without its invisible characters); the rest stays as typed. The result never
+    contains a match of :func:`find_forbidden`, and redacting it again changes nothing.
 
     Args:
-        text: Any string, typically the player's chat text.
         placeholders: Replacement text per kind (every kind of :data:`KINDS`
-            required, each in normal form). The defaults are Chinese, e.g.
-            ``[已隐去:路径]``.
-        secrets: Strings redacted as ``api_key`` wherever they appear (the
-            adapter token typed into chat, also spaced, dashed, upper-cased,
-            reversed or a piece of it); shorter than 8 characters ignored.
+            required, each in normal form).
+        secrets: Strings redacted as ``api_key`` however spelled (the adapter
+            token); shorter than 8 characters ignored.
         carry: The skeleton of the player's messages just before this one
-            (:func:`~xtyserver.protocol.secret_match.skeleton`, at most
-            ``CARRY_MAX`` characters): a secret typed in pieces over
-            consecutive messages is found once its pieces add up.
+            (:func:`~xtyserver.protocol.secret_match.skeleton`): a secret typed
+            in pieces over consecutive messages is found once its pieces add up.
 
-    Returns:
-        The kept, redacted text and the distinct kinds found, in order of
-        first appearance (empty when nothing was redacted).
+    Returns the kept, redacted text and the distinct kinds found, first seen first.
 
     Raises:
         UsageError: A custom placeholder is missing, not in normal form, or

@@ -15,21 +15,17 @@ from typing import Final
 from xtyserver.protocol.judged import NUMERALS
 
 # Characters that end a path: whitespace, quotes, characters Windows forbids in
-# names, and the CJK punctuation that survives normalisation, so that a path
-# inside a Chinese sentence does not swallow the rest of it.
+# names, and CJK punctuation (a path inside a Chinese sentence ends there).
 _PATH_STOP = r"\s\"'<>|*?。、「」『』【】《》"
-# Full-width ，：；！（） become ASCII under NFKC; they end a path only when a
-# non-ASCII character follows (Chinese text after Chinese punctuation) and stay
-# part of it otherwise ("Program Files (x86)", "a,b.txt").
+# These end a path only before a non-ASCII character ("Program Files (x86)" stays whole).
 _PATH_SOFT = r",:;!()"
 
 
 def _path_run(stop: str) -> str:
     """One path character other than ``stop``, soft stops handled (see above).
 
-    Runs of plain path characters are taken possessively: what follows a run
-    always starts with a character the run cannot hold, so giving some back
-    could never help a match, and forbidding it keeps the scan linear.
+    Runs are possessive: what follows a run starts with a character the run
+    cannot hold, so giving some back never helps, and forbidding it keeps the scan linear.
     """
     return rf"(?:[^{stop}{_PATH_SOFT}]++|[{_PATH_SOFT}](?![^\x00-\x7f]))"
 
@@ -142,10 +138,8 @@ _PREFIXED_KEYS = [
 PLAIN_KEY: Final[re.Pattern[str]] = re.compile("|".join(_PREFIXED_KEYS))
 _API_KEY = "|".join(
     [
-        # A prefixed key split by spaces ("sk-proj-AbC1 dEf2 ..."): each later group
-        # looks generated (a digit or a capital), so "sk-learn is fun" is prose;
-        # _valid checks the key without its spaces. First, so that
-        # the whole key is taken, not just its first group.
+        # A prefixed key split by spaces ("sk-proj-AbC1 dEf2 ..."): each later group has a
+        # digit or a capital ("sk-learn is fun" is prose); first, so the whole key is taken.
         rf"(?P<spaced_key>(?<![{_KEYCHARS}])(?:{_KEY_PREFIXES})[{_KEYCHARS}]{{0,64}}+"
         rf"(?:[ \t]{{1,2}}(?=[{_KEYCHARS}]{{0,63}}[0-9A-Z])[{_KEYCHARS}]{{2,64}}+){{1,31}})",
         *_PREFIXED_KEYS,
@@ -164,9 +158,8 @@ _API_KEY = "|".join(
     ]
 )
 
-# An e-mail is any "@"-like or "at ... dot" shape between a local part and a
-# domain. Letters of Latin, Greek and Cyrillic count in both, so a look-alike
-# TR39 does not list (Greek ε) still leaves the address whole.
+# An e-mail is any "@"-like or "at ... dot" shape between a local part and a domain;
+# Latin, Greek and Cyrillic letters count, so a look-alike TR39 misses keeps it whole.
 _LETTERS = r"A-Za-z0-9\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"
 _LOCAL = rf"[{_LETTERS}._%+-]"
 # "@" (＠ and ﹫ are "@" after NFKC) or a spelled one in brackets; the strict form.
@@ -174,16 +167,14 @@ _AT = r"(?:@|\s{0,2}[\[({<]\s?(?i:at)\s?[\])}>]\s{0,2})"
 _DOT = r"(?:[.。]|\s{0,2}[\[({<]\s?(?i:dot|点)\s?[\])}>]\s{0,2}|\s(?i:dot)\s)"
 _LABEL = rf"[{_LETTERS}](?:[{_LETTERS}-]{{0,62}}[{_LETTERS}])?"
 _TLD = rf"[A-Za-z\u0370-\u03ff\u0400-\u04ff]{{2,24}}(?![{_LETTERS}-])"
-# The loose shapes: spaces around "@", 艾特 or a bare word "at", and 点, "dot"
-# or a dot with spaces around it; _valid then asks for a known e-mail TLD (or
-# a spelled dot after a bare "at"), so "meet at pierre.shop" stays prose.
+# The loose shapes (spaced "@", 艾特, a bare "at"; 点, "dot"): _valid then asks for a
+# mail TLD (or a spelled dot after a bare "at"), so "meet at pierre.shop" stays prose.
 _LOOSE_AT = r"(?:\s{0,3}(?:@|艾特|圈a|[\[({<]\s?(?i:at)\s?[\])}>])\s{0,3}|\s{1,3}(?i:at)\s{1,3})"
 _LOOSE_DOT = (
     r"(?:\s{0,3}(?:[.。]|点|點|[\[({<]\s?(?i:dot|点)\s?[\])}>])\s{0,3}|\s{1,3}(?i:dot)\s{1,3})"
 )
 _EMAIL = (
-    # The local part may only start where a run of local-part characters
-    # starts, so a long run without "@" is scanned once, not once per character.
+    # Only at the start of a local-part run: a long run without "@" is scanned once.
     rf"(?<![{_LETTERS}._%+-]){_LOCAL}{{1,64}}+(?:{_AT}"
     rf"{_LABEL}(?:{_DOT}{_LABEL}){{0,8}}{_DOT}{_TLD}"
     rf"|(?P<loose_email>{_LOOSE_AT}{_LABEL}(?:{_LOOSE_DOT}{_LABEL}){{0,8}}{_LOOSE_DOT}"
@@ -210,15 +201,12 @@ _NETWORK_ADDRESS = "|".join(
     [
         # IPv4 (a version number after v/ver/version/版本 is not one; see _valid).
         rf"(?<![A-Za-z0-9.])(?:{_OCTET}\.){{3}}{_OCTET}(?![0-9]|\.[0-9])",
-        # MAC addresses: six hex pairs with one separator throughout (":", "-",
-        # ".", "_", a space) or none, or Cisco's three dotted quads. Without ":"
-        # or "-" a pair needs a hex letter somewhere (_valid), so a run of
-        # twelve digits or six two-digit numbers is not one.
+        # MAC addresses: six hex pairs with one separator throughout or none (then with
+        # a hex letter: _valid), or Cisco's three dotted quads.
         rf"(?<![0-9A-Za-z_-]){_HEX2}(?P<mac_sep>[:\-._ ]?+){_HEX2}(?:(?P=mac_sep){_HEX2}){{4}}"
         rf"(?![0-9A-Za-z_]|[:-][0-9A-Fa-f])",
         r"(?<![0-9A-Za-z_-])[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}(?![0-9A-Za-z_])",
-        # IPv6: eight groups, or fewer with "::" (three groups at least, so
-        # "a::b" and clock times are not one), a zone (%eth0) after it.
+        # IPv6: eight groups, or three or more with "::" ("a::b" is not one), a zone after.
         rf"(?<![0-9A-Za-z])(?<![0-9A-Fa-f]:)(?:{_HEX4}:){{7}}{_HEX4}(?![0-9A-Za-z]|:[0-9A-Fa-f])",
         rf"(?<![0-9A-Za-z])(?<![0-9A-Fa-f]:)(?=(?:[0-9A-Fa-f]{{0,4}}:){{3}})"
         rf"(?:{_HEX4}(?::{_HEX4}){{0,6}})?::(?:{_HEX4}(?::{_HEX4}){{0,6}})?"
@@ -242,11 +230,9 @@ _ID_CARD = (
 
 # -- raw logs and crash stacks ------------------------------------------------
 
-# A number is a process id only right after a label that says so, and not a
-# decimal, a percentage, a fraction or the start of a longer word (a derived
-# base32 saveId may begin "pid2…": tests/protocol/test_forbidden_round3.py).
-# A bare 进程 ("process", but also "progress": 游戏进程) needs three digits, as
-# real process ids have.
+# A process id only right after a label that says so, and not a decimal, percentage,
+# fraction or the start of a longer word (a saveId may begin "pid2…"). A bare 进程
+# (also "progress": 游戏进程) needs three digits, as real process ids have.
 _PID_SEP = r"\s{0,3}(?:[:=#]|(?i:is)(?![A-Za-z])|是|为)?\s{0,3}"
 _PROCESS_ID = (
     r"(?:(?<![A-Za-z0-9_])(?i:p?pid|process[ _-]?id)|进程\s{0,3}(?i:id|号|编号))"
@@ -257,10 +243,9 @@ _PROCESS_ID = (
 _PY_FRAME = r'File "[^"\n]{1,1024}", line [0-9]{1,9}(?:, in [^\s,]{1,256})?'
 _TRACEBACK = "|".join(
     [
-        # Python: the header, its frames (each maybe followed by its indented
-        # source line) and the exception line; also pasted onto one line. The
-        # indent is possessive so that a frame line without a source line
-        # before it is read as the next frame, not as a source line.
+        # Python: the header, its frames (each maybe with its indented source line) and
+        # the exception line, also pasted onto one line. The possessive indent reads a
+        # frame line after a frame as the next frame, not as a source line.
         r"Traceback \(most recent call last\):"
         rf"(?:\s{{0,16}}{_PY_FRAME}(?:\n[ \t]++(?!File \")[^\n]{{0,1024}})?){{0,256}}"
         r"(?:\s{1,16}[A-Za-z_][\w.]{0,128}(?:Error|Exception|Exit|Interrupt|Warning)\b[^\n]{0,1024})?",
@@ -269,9 +254,8 @@ _TRACEBACK = "|".join(
         # Lua (Don't Starve Together): "stack traceback:", the rest of its line
         # and the indented lines below it.
         r"(?i:stack traceback):[^\n]{0,1024}(?:\n[ \t]+[^\n]{0,1024}){0,256}",
-        # .NET and Java frames: "at Name.Space.Method(args)", with .NET's
-        # " in C:\\...\\File.cs:line 12". A dotted name and the parentheses are
-        # required, so "meet at Pierre's (9am)" is prose.
+        # .NET and Java frames "at Name.Space.Method(args)" (.NET's " in ...:line 12");
+        # the dotted name and parentheses keep "meet at Pierre's (9am)" prose.
         r"(?<![A-Za-z0-9_])at\s{1,4}[A-Za-z_$<][\w$<>`+/]{0,256}\.[\w$<>`+/.\[\],]{1,512}"
         r"\([^()\n]{0,512}\)(?:\s{1,4}in\s{1,4}[^\n]{1,1024}?:line\s{1,4}[0-9]{1,9})?",
     ]
@@ -281,7 +265,7 @@ _TRACEBACK = "|".join(
 # level, or an upper-case level and a colon, then the whole line.
 _LEVELS = r"TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL|SEVERE|ALERT|EMERG"
 # Bracketed levels may be in any case and abbreviated (Serilog's [INF], [WRN]).
-_LEVEL_IN_BRACKETS = rf"\[(?i:{_LEVELS}|ERR|CRIT|INF|WRN|DBG|FTL|VRB|EXCEPTION)\]"
+LEVEL_IN_BRACKETS = rf"\[(?i:{_LEVELS}|ERR|CRIT|INF|WRN|DBG|FTL|VRB|EXCEPTION)\]"
 _BARE_LEVEL = rf"(?<![A-Za-z])(?:{_LEVELS})(?![A-Za-z])"
 _TIME = r"[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?"
 _DATE = r"[0-9]{4}[-/.][0-9]{2}[-/.][0-9]{2}"
@@ -290,13 +274,13 @@ _LOG_LINE = (
     r"(?<![^\n])[ \t]*(?:"
     + "|".join(
         [
-            _LEVEL_IN_BRACKETS,
+            LEVEL_IN_BRACKETS,
             # SMAPI (Stardew): [12:00:01 ERROR SMAPI]; Serilog: [12:00:01 INF].
             rf"\[{_TIME}\s{{1,4}}(?i:{_LEVELS}|ERR|INF|WRN|DBG|FTL|VRB)\b[^\]\n]{{0,64}}\]",
             # Don't Starve Together: [00:01:23]: message.
             rf"\[{_TIME}\]:",
             # 2026-11-30 12:00:01,123 WARNING ..., [2026-11-30 12:00:01.000] [1] [ERR] ...
-            rf"\[?{_DATE_TIME}\]?[^\n]{{0,64}}?(?:{_BARE_LEVEL}|{_LEVEL_IN_BRACKETS})",
+            rf"\[?{_DATE_TIME}\]?[^\n]{{0,64}}?(?:{_BARE_LEVEL}|{LEVEL_IN_BRACKETS})",
             rf"{_TIME}\s{{1,4}}{_BARE_LEVEL}",
             # ERROR: ..., WARNING - ... (Python logging's default format).
             rf"(?:{_LEVELS})(?::|\s-\s)",
@@ -313,9 +297,7 @@ _COMBINED: Final = (
     f"|(?P<network_address>{_NETWORK_ADDRESS})|(?P<machine_name>{_MACHINE_NAME})"
     f"|(?P<phone>{_PHONE})|(?P<id_card>{_ID_CARD})"
 )
-# The kinds made of digits, searched again with digit groups joined ("7656 1198
-# 0123 4567 8", "138-1234-5678"): up to two spaces, dashes or dots between two
-# digits count as one number.
+# The kinds made of digits, searched again with digit groups joined ("138-1234-5678").
 _DIGITS: Final = f"(?P<account_id>{_ACCOUNT_ID})|(?P<phone>{_PHONE})|(?P<id_card>{_ID_CARD})"
 
 
@@ -335,20 +317,12 @@ def compile_patterns() -> None:
     full_scan()
 
 
-# A superset of everything below, cheap to search: every alternative above
-# needs one of these characters or literals somewhere in the judged text (a
-# Unix path needs "/", an e-mail "@" or a bracketed "at", a drive path or a
-# labelled key a ":" after a letter, a log line "[", "-", "LEVEL:" or a time
-# with seconds, a MAC address two hex digits between colons, a Python frame
-# '"', a .NET or Java frame "at ", a process id its label, an Explorer
-# address ">", a QQ or WeChat id its label, an IPv4 address three dots
-# between digits, a Steam id, phone or id card number 11 digits or more
-# (their groups joined by spaces, dashes or dots), the first half of a split
-# Steam id "7656", a base64 run 16 characters). Most in-game
-# strings, clock times such as "08:10" included, contain none, so they skip
-# the big scan. Every alternative starts with a literal or a character set,
-# which the regex engine skips over quickly; a look-behind comes after its
-# literal for that reason.
+# A superset of everything above, cheap to search: every alternative needs one of
+# these characters or literals somewhere in the judged text (a Unix path "/", an
+# e-mail "@", a Steam id "7656", a number 11 digits, a base64 run 16 characters...).
+# Most in-game strings, clock times such as "08:10" included, contain none, so they
+# skip the big scan. Each alternative starts with a literal or a character set, which
+# the engine skips over quickly; a look-behind comes after its literal for that reason.
 _N = f"[0-9{NUMERALS}]"  # a digit, also a Chinese numeral
 _J = r"(?:[^\w\n]|_){0,4}"  # what may join the digits of one number
 TRIGGER: Final[re.Pattern[str]] = re.compile(
@@ -362,10 +336,8 @@ TRIGGER: Final[re.Pattern[str]] = re.compile(
     r"|[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]|[A-Za-z0-9+]{16}"
 )
 
-# What a modelContext string (game names and numbers) never holds, refused
-# there outright: a number of 11 digits or more however its digits are
-# separated (a clock's ":" and a line break end it), and any path shape: a
-# backslash, or a segment with a letter between two slashes (a/b/c).
+# What a modelContext string never holds (v1.md "Forbidden content"): a number of 11
+# digits or more however separated, and any path shape.
 STRICT: Final[re.Pattern[str]] = re.compile(
     r"(?P<account_id>[0-9](?:(?:[^\w\n:]|_){0,4}[0-9]){10})"
     r"|(?P<path>\\|(?<![:/])/[^\s/]{0,64}?[^\W\d_][^\s/]{0,64}?/)"

@@ -66,7 +66,6 @@ ChatText = Annotated[str, Meta(min_length=1, max_length=CHAT_TEXT_MAX)]
 ImageData = Annotated[
     str, Meta(min_length=1, max_length=IMAGE_MAX_B64_CHARS, description="Base64 image bytes.")
 ]
-ErrorCode = Annotated[str, Meta(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
 
 
 def frame_type(frame: msgspec.Struct | type[msgspec.Struct]) -> str:

@@ -1,17 +1,15 @@
 """msgspec Structs for every protocol/v1 frame (v1.md "Frames").
 
-Client frames form one tagged union on ``type`` (:data:`ClientFrame`); the
-server's frames form another (:data:`ServerFrame`). Field names are camelCase on
-the wire. Constraints live in the named ``Annotated`` aliases of ``frame_base`` so
-that the JSON Schemas in ``schemas/`` and the decoder enforce the same numbers. The
-memory-management frames live in ``memory_frames`` and are re-exported here.
+Client frames form one tagged union on ``type`` (:data:`ClientFrame`), the
+server's another (:data:`ServerFrame`); their pieces are in ``frame_base``, the
+memory and pairing frames in ``memory_frames`` and ``pair_frames``.
 """
 
 from __future__ import annotations
 
 import functools
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 import msgspec
 import msgspec.inspect as mi
@@ -45,15 +43,11 @@ from xtyserver.protocol.memory_frames import (
     MemoryForget,
     MemoryForgotten,
     MemoryGet,
-    MemoryItem,
     MemoryNotice,
     MemoryPin,
     MemoryPreview,
     MemoryResult,
-    ProfileField,
     ProfileUpdate,
-    SaveItems,
-    SaveRef,
 )
 from xtyserver.protocol.pair_frames import (
     AdapterPair,
@@ -70,20 +64,14 @@ __all__ = [
     "MemoryConfirmRequest",
     "MemoryForget",
     "MemoryForgotten",
-    "MemoryGet",
-    "MemoryItem",
     "MemoryNotice",
-    "MemoryPin",
     "MemoryPreview",
     "MemoryResult",
     "PairDenied",
     "PairExpired",
     "PairGranted",
     "PairPending",
-    "ProfileField",
     "ProfileUpdate",
-    "SaveItems",
-    "SaveRef",
     "frame_type",
 ]
 
@@ -240,20 +228,7 @@ ClientFrame = (
     | MemoryConfirm
     | AdapterPair
 )
-CLIENT_FRAME_TYPES: tuple[type[_Client], ...] = (
-    Hello,
-    Heartbeat,
-    StateUpdate,
-    ChatSend,
-    ChatCancel,
-    StatsGet,
-    MemoryGet,
-    MemoryForget,
-    MemoryPin,
-    ProfileUpdate,
-    MemoryConfirm,
-    AdapterPair,
-)
+CLIENT_FRAME_TYPES: tuple[type[_Client], ...] = get_args(ClientFrame)
 
 
 @functools.cache
@@ -372,20 +347,4 @@ ServerFrame = (
     | PairExpired
     | MemoryNotice
 )
-SERVER_FRAME_TYPES: tuple[type[_Server], ...] = (
-    ServerHello,
-    ChatDelta,
-    ChatDone,
-    ChatError,
-    Error,
-    StatsResult,
-    MemoryResult,
-    MemoryPreview,
-    MemoryForgotten,
-    MemoryConfirmRequest,
-    PairPending,
-    PairGranted,
-    PairDenied,
-    PairExpired,
-    MemoryNotice,
-)
+SERVER_FRAME_TYPES: tuple[type[_Server], ...] = get_args(ServerFrame)

@@ -1,15 +1,12 @@
 """The body of a ``POST /v1/http`` call and its answer (v1.md "HTTP transport").
 
-Pure. :func:`decode_call` reads the request body: ``{"session": null | id,
-"frames": [client frames...], "waitMs": 0-25000}``, tolerating what Don't
-Starve Together's JSON encoder writes, in this transport only: ``\\'`` inside a
-string, and ``{}`` (an empty Lua table) anywhere a list is expected, the
-``frames`` list included. Each frame comes back re-encoded as compact JSON,
-ready for the one decoder (:func:`~xtyserver.protocol.codec.decode_client_frame`),
-which judges it exactly as it judges a WebSocket message. A body that is not
-such an object raises :class:`~xtyserver.errors.FrameError` (answered 400 with
-the ``error`` frame's shape). :func:`encode_answer` writes the answer around
-frames already encoded.
+Pure. :func:`decode_call` reads the request body (:class:`HttpCall`), tolerating
+what Don't Starve Together's JSON encoder writes, in this transport only: ``\\'``
+inside a string, and ``{}`` (an empty Lua table) anywhere a list is expected.
+Each frame comes back re-encoded as compact JSON for the one decoder
+(:func:`~xtyserver.protocol.codec.decode_client_frame`), which judges it exactly
+as a WebSocket message. :func:`encode_answer` writes the answer around frames
+already encoded.
 """
 
 from __future__ import annotations
@@ -22,6 +19,7 @@ import msgspec
 import msgspec.inspect as mi
 
 from xtyserver.errors import FrameError
+from xtyserver.protocol.duplicates import RepeatedKey, no_repeats
 from xtyserver.protocol.frame_base import Obj
 from xtyserver.protocol.frames import CLIENT_FRAME_TYPES, client_frame_info, frame_type
 
@@ -77,8 +75,8 @@ def decode_call(raw: bytes) -> Call:
     text = _ESCAPED_QUOTE.sub(rb"\1'", raw) if b"\\'" in raw else raw
     _count_frames(text)
     try:
-        value = json.loads(text, object_pairs_hook=_no_repeats, parse_constant=_no_constant)
-    except _Repeated as exc:
+        value = json.loads(text, object_pairs_hook=no_repeats, parse_constant=_no_constant)
+    except RepeatedKey as exc:
         key = exc.key[:64]
         raise FrameError(f"duplicate key {key!r}", code="invalid_json", fields=[key]) from None
     except (ValueError, RecursionError) as exc:
@@ -110,11 +108,7 @@ class _Outline(msgspec.Struct):
 
 
 def _count_frames(text: bytes) -> None:
-    """Refuse a body with too many frames before the slow, exact decoding builds them all.
-
-    msgspec reads the outline in C; a body it cannot read this way is left to
-    the exact decoding, which names what is wrong.
-    """
+    """Refuse too many frames before the slow, exact decoding builds them (an outline read in C)."""
     try:
         outline = msgspec.json.decode(text, type=_Outline)
     except (msgspec.DecodeError, msgspec.ValidationError):
@@ -131,21 +125,6 @@ def encode_answer(session: str, frames: list[bytes], closed: tuple[int, str] | N
     if closed is not None:
         head += b',"closed":' + _ENCODER.encode({"code": closed[0], "reason": closed[1]})
     return head + b"}"
-
-
-class _Repeated(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _Repeated(key)
-        out[key] = value
-    return out
 
 
 def _no_constant(name: str) -> Any:

@@ -42,13 +42,7 @@ class ImageLimits(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class PreparedImage(msgspec.Struct, frozen=True, kw_only=True):
-    """A checked, cleaned, downscaled screenshot, ready for the model.
-
-    Attributes:
-        mime: The mime type of ``data`` (the same as the one received).
-        data: The re-encoded image file.
-        original_bytes: Size of the image file received, in bytes.
-    """
+    """A checked, cleaned, downscaled screenshot, re-encoded as ``data`` in the mime it came in."""
 
     mime: Mime
     data: bytes
@@ -64,11 +58,7 @@ class PreparedImage(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def check_pixels(width: int, height: int, limits: ImageLimits, field: str) -> None:
-    """Refuse a picture with no pixels or more than ``max_pixels``, before any is decoded.
-
-    Raises:
-        ImageError: ``invalid_image`` (no pixels) or ``image_too_large``, naming ``field``.
-    """
+    """Refuse (naming ``field``) a picture without pixels or over ``max_pixels`` before decoding."""
     if width <= 0 or height <= 0:
         raise ImageError("image has no pixels", code=INVALID, fields=[field])
     if width * height > limits.max_pixels:

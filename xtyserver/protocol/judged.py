@@ -9,25 +9,16 @@ and **judged** in a stricter form (:func:`judged`): the normal form
   ``٧٦٥``, Devanagari ``७६५``, ...) folded to its ASCII digit, and
 - every letter that Unicode TR39 lists as confusable with one ASCII letter,
   digit or separator (``- . / : \\``) folded to it: Cyrillic ``о`` and Greek
-  ``ο`` become ``o``, Cyrillic ``ѕ`` becomes ``s``. The data is
-  ``confusables.txt`` beside this module: the 1,369 single characters TR39
-  maps to one of those targets, written from the ``confusable_homoglyphs``
-  package's table by ``scripts/gen_confusables.py`` (reading the package's
-  JSON at import would cost megabytes of resident memory). It is read once at
-  import; where TR39's prototype is ``l`` for an upper-case letter (Greek
-  ``Ι``) the fold gives ``I``.
+  ``ο`` become ``o``, Cyrillic ``ѕ`` becomes ``s``; where TR39's prototype is
+  ``l`` for an upper-case letter (Greek ``Ι``) the fold gives ``I``. The data is
+  ``confusables.txt`` beside this module (:data:`CONFUSABLES_FILE`), written by
+  ``scripts/gen_confusables.py``.
 
-Both folds map one character to one character. Characters that
-:func:`~xtyserver.protocol.normalize.is_plain` calls inert (ASCII, kana, CJK,
-Hangul, CJK punctuation) are never folded (TR39 has katakana ``ノ`` and the
-ideograph ``丿`` as look-alikes of ``/``, which Japanese and Chinese text is
-full of), so a plain text is judged as it is and the byte prefilter stays
-sound.
-
-:class:`Judged` keeps, for one kept text, its judged form and an offset map
-from the judged form back to the kept text, built while normalising: a span
-found in the judged form maps to the characters of the kept text that
-produced it, which is what redaction replaces.
+Both folds map one character to one character. Inert characters (ASCII, kana,
+CJK, Hangul) are never folded (TR39 has ``ノ`` and ``丿`` as look-alikes of ``/``),
+so a plain text is judged as it is and the byte prefilter stays sound.
+:class:`Judged` maps a span of the judged form back to the characters of the
+kept text that produced it, which is what redaction replaces.
 """
 
 from __future__ import annotations
@@ -42,7 +33,6 @@ from typing import Final
 from xtyserver.protocol.normalize import inert_sets, is_plain, normalize
 
 __all__ = ["NUMERALS", "Judged", "judged", "look_alikes", "numerals_folded"]
-
 
 
 CONFUSABLES_FILE: Final = os.path.join(os.path.dirname(__file__), "confusables.txt")
@@ -60,20 +50,6 @@ def _read_confusables() -> dict[str, str]:
     return out
 
 
-def _load_confusables(table: dict[str, str]) -> dict[str, str]:
-    """Non-inert characters TR39 lists as look-alikes of one ASCII target.
-
-    The filters that depend on the Unicode version (NFKC, which characters
-    are inert) run here, on the Python that serves, not in the generator.
-    """
-    out: dict[str, str] = {}
-    for char, target in table.items():
-        if inert_sets().inert.match(char) or normalize(char) != char:
-            continue
-        out[char] = "I" if target == "l" and char.isupper() else target
-    return out
-
-
 # Read at import: judging a text never opens a file (a flood of connections may
 # have taken every descriptor). What is made of it waits for the first use.
 _TABLE: Final[dict[str, str]] = _read_confusables()
@@ -81,15 +57,23 @@ _TABLE: Final[dict[str, str]] = _read_confusables()
 
 @functools.cache
 def confusables() -> dict[str, str]:
-    """The table's non-inert look-alikes (:func:`_load_confusables`), made on first use."""
-    return _load_confusables(_TABLE)
+    """Non-inert characters TR39 lists as look-alikes of one ASCII target, made on first use.
+
+    The filters that depend on the Unicode version (NFKC, which characters
+    are inert) run here, on the Python that serves, not in the generator.
+    """
+    out: dict[str, str] = {}
+    for char, target in _TABLE.items():
+        if inert_sets().inert.match(char) or normalize(char) != char:
+            continue
+        out[char] = "I" if target == "l" and char.isupper() else target
+    return out
 
 
 def look_alikes(target: str) -> frozenset[str]:
-    """Every character TR39 lists as a look-alike of ``target``, inert ones too.
+    """Every character TR39 lists as a look-alike of ``target``, inert punctuation (``〈``) too.
 
-    Kana and CJK ideographs are left out (TR39 has ``く`` for ``<``): text in
-    the players' languages is full of them. Punctuation such as ``〈`` stays.
+    Kana and CJK ideographs (TR39 has ``く`` for ``<``) are left out: players' text is full of them.
     """
     return frozenset(
         char
@@ -129,10 +113,7 @@ _FOLD: Final = _Fold()
 
 
 def fold(normal: str) -> str:
-    """``normal`` (a normalised text) with digits and look-alike letters folded.
-
-    Same length as ``normal``: every character maps to one character.
-    """
+    """``normal`` (a normalised text) with digits and look-alike letters folded (same length)."""
     if normal.isascii() or is_plain(normal):
         return normal
     return normal.translate(_FOLD)
@@ -145,9 +126,8 @@ def judged(text: str) -> str:
     return fold(normalize(text))
 
 
-# Digits joined by up to four separators (anything but a letter, digit, CJK
-# character or line break: spaces, dashes, dots, underscores, commas, 、, emoji,
-# symbols) count as one number: a separator inside a digit run hides nothing.
+# Digits joined by up to four separators (anything but a letter, digit, CJK character
+# or line break) count as one number: a separator inside a digit run hides nothing.
 _JOIN: Final[re.Pattern[str]] = re.compile(r"[0-9]((?:[^\w\n]|_){1,4})(?=[0-9])")
 # Chinese numerals written digit by digit (七六五六…, 壹贰叁, 〇/零, 幺) are digits
 # in the joined view only: the judged text keeps them (一 is also "one"/"a").
@@ -164,18 +144,12 @@ def numerals_folded(text: str) -> str:
 
 
 class Judged:
-    """One kept text, its judged form and the map between them.
+    """One kept text (invisible characters removed), its judged form ``text`` and the map."""
 
-    Attributes:
-        kept: The kept text (invisible characters already removed).
-        text: Its judged form, :func:`judged` of ``kept``.
-    """
-
-    __slots__ = ("_digits", "_ends", "_starts", "kept", "text")
+    __slots__ = ("_digits", "_ends", "_starts", "text")
 
     def __init__(self, kept: str, *, mapped: bool = True) -> None:
         """Judge ``kept``; ``mapped=False`` skips the map (only :attr:`text` is read)."""
-        self.kept = kept
         self._starts: list[int] | None = None
         self._ends: list[int] | None = None
         self._digits: tuple[str, list[int], list[int]] | None = None
@@ -187,8 +161,7 @@ class Judged:
             return
         normal = normalize(kept)
         if len(normal) == len(kept) and (
-            inert_sets().not_inert_nor_full_width.search(kept) is None
-            or _per_char(kept) == normal
+            inert_sets().not_inert_nor_full_width.search(kept) is None or _per_char(kept) == normal
         ):
             # Every changed character became one character, alone: the offsets
             # are the kept text's own (full-width forms, the common case).
@@ -250,8 +223,6 @@ class Judged:
             return src[k] + (i - at[k])
 
         return back(start), back(end - 1) + 1
-
-
 
 
 def _per_char(kept: str) -> str:

@@ -1,13 +1,10 @@
 """The memory-management frames of a mod's menu (v1.md "memory.get" ... "memory.forgotten").
 
-View (the current save, another save of this game, the whole game, the
-profile), correct a shared field (``profile.update``), pin or unpin an item,
-and forget in two steps: ``memory.forget`` without ``confirmToken`` answers
-``memory.preview`` with a token; the same frame again with that token deletes
-and answers ``memory.forgotten``. When the companion previews a forget, the
-server shows it to the player through the mod (``memory.confirm.request``),
-and the mod may answer with the player's yes or no (``memory.confirm``).
-Saves are shown with their readable names.
+View, correct a shared field, pin or unpin an item, and forget in two steps:
+``memory.forget`` without ``confirmToken`` answers ``memory.preview`` with a
+token; the same frame again with that token deletes. A companion's preview is
+shown to the player through the mod (``memory.confirm.request``), which may
+answer with the player's yes or no (``memory.confirm``).
 """
 
 from __future__ import annotations
@@ -33,6 +30,10 @@ ProfileField = Literal[
     "companionPersona",
     "notes",
     "autoShared",
+]
+ProfileText = Annotated[str, Meta(max_length=PROFILE_TEXT_MAX)]
+ProfileItems = Annotated[
+    list[Annotated[str, Meta(max_length=PROFILE_ITEM_MAX)]], Meta(max_length=PROFILE_ITEMS_MAX)
 ]
 ForgetTarget = Annotated[
     Literal["item", "save", "game", "profile", "all", "event"],
@@ -85,15 +86,7 @@ class ProfileUpdate(ClientBase, tag="profile.update"):
     """Correct one shared-profile field (v1.md "profile.update")."""
 
     field: ProfileField
-    value: (
-        Annotated[str, Meta(max_length=PROFILE_TEXT_MAX)]
-        | Annotated[
-            list[Annotated[str, Meta(max_length=PROFILE_ITEM_MAX)]],
-            Meta(max_length=PROFILE_ITEMS_MAX),
-        ]
-        | bool
-        | None
-    )
+    value: ProfileText | ProfileItems | bool | None
     id: FrameId | None = None
 
 

@@ -1,17 +1,11 @@
 """A decoded frame's free text, kept as sent and measured as judged (v1.md "Normalisation").
 
-The modelContext strings, ``chat.send`` text and ``identity.saveName``
-wherever they come, and ``profile.update`` values lose their invisible
-characters (:func:`~xtyserver.protocol.normalize.visible`); the frame then
-carries those kept strings, so that is what the server keeps, prompts and
-stores, full-width punctuation and all. Their normal form
-(:func:`~xtyserver.protocol.normalize.normalize`) is what is judged: it is
-measured here against the limits, and the forbidden-content checks normalise
-on their own. Ids, versions, tokens, time zones and image data are not
-touched: their patterns admit only ASCII letters, digits and a few marks,
-which normalisation never changes. A string that normalisation takes past its
-limit (NFKC can expand a character into several) or empties is refused like
-one sent that way, with "after normalisation" in the reason.
+The modelContext strings, ``chat.send`` text, ``identity.saveName`` and
+``profile.update`` values lose their invisible characters; the frame then
+carries those kept strings. Their normal form is what is judged, so it is
+measured here against the limits: a string that normalisation takes past its
+limit or empties is refused like one sent that way, "after normalisation". Ids,
+versions, tokens, time zones and image data are ASCII by their patterns, untouched.
 """
 
 from __future__ import annotations
@@ -42,6 +36,7 @@ from xtyserver.protocol.limits import (
     SMALL_FRAME_MAX_BYTES,
 )
 from xtyserver.protocol.normalize import is_plain, keeps_length, normalize, visible
+from xtyserver.protocol.prefilter import bare_type
 
 _ENCODER = msgspec.json.Encoder()
 
@@ -49,12 +44,9 @@ _ENCODER = msgspec.json.Encoder()
 def plain_json(encoded: bytes) -> bool:
     """Whether JSON bytes can only hold strings that are already normal.
 
-    Bytes of printable ASCII, whitespace, kana, Hangul, CJK ideographs and
-    punctuation (see :func:`~xtyserver.protocol.normalize.is_plain`) without a
-    ``\\u`` or ``\\b`` escape hold only strings that normalisation leaves as
-    they are. (An escaped backslash before ``u`` or ``b`` also says no: a false
-    alarm only costs the slower walk.) Single-byte searches first: they are
-    several times faster than a two-byte one, and most frames have no backslash.
+    Plain bytes (:func:`~xtyserver.protocol.normalize.is_plain`) without a ``\\u``
+    or ``\\b`` escape hold only normal strings (an escaped backslash before ``u``
+    or ``b`` is a false alarm, which only costs the slower walk).
     """
     if encoded.isascii():
         if 0x7F in encoded:
@@ -194,33 +186,24 @@ _S = TypeVar("_S", bound=msgspec.Struct)
 _TEXT, _TEXTS, _PART, _PARTS = range(4)
 
 
-def _text_fields(info: mi.Type) -> tuple[tuple[str, int], ...]:
-    """The fields of a modelContext Struct that hold text, and how (read once)."""
+@functools.cache
+def _text_fields(cls: type[Any]) -> tuple[tuple[str, int], ...]:
+    """The fields of a modelContext Struct that hold text, and how (read once per type)."""
+    info = mi.type_info(cls)
     assert isinstance(info, mi.StructType)
     out = []
     for field in info.fields:
-        t = field.type
-        if isinstance(t, mi.UnionType):  # X | None
-            t = next(m for m in t.types if not isinstance(m, mi.NoneType))
-        if isinstance(t, mi.Metadata):
-            t = t.type
-        item = t.item_type if isinstance(t, mi.ListType) else None
-        if isinstance(item, mi.Metadata):
-            item = item.type
+        t = bare_type(field.type)
+        item = bare_type(t.item_type) if isinstance(t, mi.ListType) else None
         if isinstance(t, mi.StrType):
             out.append((field.name, _TEXT))
         elif isinstance(t, mi.StructType):
             out.append((field.name, _PART))
-            _TEXT_FIELDS[t.cls] = _text_fields(t)
         elif isinstance(item, mi.StrType):
             out.append((field.name, _TEXTS))
         elif isinstance(item, mi.StructType):
             out.append((field.name, _PARTS))
-            _TEXT_FIELDS[item.cls] = _text_fields(item)
     return tuple(out)
-
-
-_TEXT_FIELDS: dict[type[Any], tuple[tuple[str, int], ...]] = {}
 
 
 @functools.cache
@@ -229,23 +212,14 @@ def _context_info() -> mi.Type:
     return mi.type_info(ModelContext)
 
 
-@functools.cache
-def _fields() -> dict[type[Any], tuple[tuple[str, int], ...]]:
-    """The text fields of every modelContext Struct (see :func:`_text_fields`)."""
-    _TEXT_FIELDS[ModelContext] = _text_fields(_context_info())
-    return _TEXT_FIELDS
-
-
 def _normal_struct(obj: _S, too_long: list[str]) -> _S:
     """``obj`` (a modelContext or part of one) with its strings kept (invisibles removed).
 
-    Walks only the fields that hold text, as found once from the types, rather
-    than converting to builtins and back. Every string of a modelContext has
-    the same limit (v1.md "modelContext"), so a changed string is only
-    measured; ``too_long`` collects those over it.
+    Walks only the fields that hold text; every string of a modelContext has the
+    same limit, so ``too_long`` collects the changed ones over it.
     """
     changes: dict[str, Any] = {}
-    for name, holds in _fields()[type(obj)]:
+    for name, holds in _text_fields(type(obj)):
         value = getattr(obj, name)
         if value is None:
             continue

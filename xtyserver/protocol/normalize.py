@@ -4,35 +4,23 @@ v1.md "Normalisation" is the contract. :func:`normalize` removes invisible
 characters, then applies Unicode NFKC:
 
 - **Removed**: every format character (general category ``Cf``: zero-width
-  space, joiners and non-joiner, word joiner, BOM, the bidi embeddings,
-  overrides, isolates and marks, soft hyphen, tag characters, ...), the rest
-  of the ``Default_Ignorable_Code_Point`` set (combining grapheme joiner,
-  variation selectors, Hangul fillers U+115F/U+1160/U+3164/U+FFA0, Mongolian
-  free variation selectors and vowel separator, Khmer inherent vowels,
-  reserved ignorables) and the C0/C1 control characters that are not
-  whitespace (NUL, ESC, DEL, ...). All of them render as nothing, so they can
-  hide inside a Steam id or an e-mail address without the player seeing them.
+  space, joiners, BOM, bidi controls, soft hyphen, tag characters, ...), the
+  rest of the ``Default_Ignorable_Code_Point`` set (listed with ``_INVISIBLE_BMP``
+  below) and the C0/C1 control characters that are not whitespace. All of them
+  render as nothing, so they can hide inside a Steam id or an e-mail address
+  without the player seeing them.
 - **NFKC** then folds compatibility forms onto their plain form: full-width
-  ``Ｃ：＼`` becomes ``C:\\``, ``７６５６１１９`` becomes ``7656119``, the
-  ideographic space becomes a space, ``＠`` becomes ``@``.
+  ``Ｃ：＼`` becomes ``C:\\``, ``７６５６１１９`` becomes ``7656119``.
 
 Removal comes first so that a removed character cannot stand between a letter
-and its combining mark: the result is always in NFKC and contains no removed
-character, so ``normalize(normalize(t)) == normalize(t)``.
+and its combining mark, so ``normalize(normalize(t)) == normalize(t)``. The
+character set is written out below rather than read from :mod:`unicodedata` at
+import (1.1 million code points); the tests check it against the running Python's.
 
-The character set is written out below rather than read from
-:mod:`unicodedata` at import (that would walk 1.1 million code points);
-``tests/protocol/test_normalize.py`` checks it against the running Python's
-Unicode database.
-
-Cost (measured with ``scripts/bench/decode.py``): the common cases build no
-new string. ASCII text (most in-game strings) costs an ``isascii`` (constant
-time in CPython) and an ``isprintable``; text made only of ASCII, kana, Hangul
-syllables, CJK ideographs and CJK punctuation costs one scan of a character set
-(:func:`is_plain`). A sentence whose only other characters are full-width
-forms (what a Chinese input method types by default) is folded with a few
-``str.replace`` calls. Anything else pays for the removal scan and
-``unicodedata.normalize``, whose composition step is dear for CJK text in CPython.
+Cost (``scripts/bench/decode.py``): the common cases build no new string. ASCII
+costs an ``isascii`` and an ``isprintable``, plain text (:func:`is_plain`) one
+scan of a character set, full-width forms a few ``str.replace`` calls; only the
+rest pays for the removal scan and ``unicodedata.normalize`` (dear for CJK text).
 """
 
 from __future__ import annotations
@@ -77,14 +65,11 @@ _INVISIBLE_ASTRAL = (
 _REMOVE: Final[re.Pattern[str]] = re.compile(f"[{_CONTROLS}{_INVISIBLE_BMP}{_INVISIBLE_ASTRAL}]+")
 _ASCII_REMOVE: Final[re.Pattern[str]] = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]+")
 
-# Characters that NFKC leaves as they are and that never combine with the
-# character before them (combining class 0, no decomposition, never the second
-# half of a composition), none of them removed above: a text made only of these
-# is already normal. They cover printable ASCII and whitespace, common
-# punctuation, kana, Hangul syllables and CJK ideographs, i.e. nearly all of a
-# Chinese player's text except its full-width punctuation, and one scan for
-# anything else is about ten times cheaper than the removal scan plus NFKC's
-# quick check. tests/protocol/test_normalize.py checks every one of them.
+# Inert characters: NFKC leaves them as they are and they never combine with the
+# character before them, none of them removed above, so a text made only of these
+# (ASCII, kana, Hangul, CJK: nearly all of a Chinese player's text but its
+# full-width punctuation) is already normal; one scan for anything else is ten times
+# cheaper than the removal scan plus NFKC's quick check. The tests check every one.
 _INERT = (
     r"\t-\r\x1c-\x7e\xb7\u2010\u2012-\u2016\u2018-\u2023\u2027"
     r"\u3001-\u3003\u3008-\u3011\u3014-\u301f\u3041-\u3096\u30a1-\u30fa\u30fc-\u30fe"
@@ -97,14 +82,11 @@ _FULL_WIDTH_CHAR: Final[re.Pattern[str]] = re.compile(f"[{_FULL_WIDTH}]")
 
 
 class InertSets(NamedTuple):
-    """The inert characters as patterns (see above)."""
+    """One character that is inert (see above), one that is not, one neither nor full-width."""
 
     inert: re.Pattern[str]
-    """One inert character."""
     not_inert: re.Pattern[str]
-    """One character that is not inert."""
     not_inert_nor_full_width: re.Pattern[str]
-    """One character that is neither inert nor a full-width form."""
 
 
 @functools.cache
@@ -120,27 +102,17 @@ def inert_sets() -> InertSets:
         re.compile(f"[^{_INERT}{_FULL_WIDTH}]"),
     )
 
+
 _TO_ASCII: Final[dict[str, str]] = {chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)}
 _TO_ASCII["\u3000"] = " "
 _SHORT: Final = 16
 
 
 def normalize(text: str) -> str:
-    """Return ``text`` without invisible characters, in Unicode NFKC.
+    """Return ``text`` without invisible characters, in Unicode NFKC (see the module).
 
-    The form every peer-given text is judged and kept in (v1.md
-    "Normalisation"): format characters (zero-width spaces and joiners, bidi
-    controls, soft hyphen, BOM, ...), other default-ignorable characters
-    (variation selectors, Hangul fillers) and non-whitespace control
-    characters are removed, then NFKC folds full-width and other compatibility
-    forms onto plain ones. Idempotent.
-
-    Args:
-        text: Any string.
-
-    Returns:
-        The normalised text. When ``text`` is already normal this is usually
-        ``text`` itself (no copy), so comparing the two is cheap.
+    When ``text`` is already normal this is usually ``text`` itself (no copy),
+    so comparing the two is cheap.
     """
     if text.isascii():
         # NFKC leaves ASCII alone; only the few ASCII controls can go.
@@ -183,11 +155,8 @@ def visible(text: str) -> str:
 def keeps_length(text: str) -> bool:
     """Whether normalising ``text`` removes nothing and maps each character to one.
 
-    True for text made only of the characters :func:`is_plain` allows and
-    full-width forms (what a Chinese input method types): then
-    ``visible(text) is text`` and ``len(normalize(text)) == len(text)``, so
-    limits measured on ``text`` hold for its normal form, which need not be
-    built. One scan of a character set; False means "look closer".
+    True for plain text and full-width forms: limits measured on ``text`` then
+    hold for its normal form, which need not be built. False means "look closer".
     """
     return (text.isascii() and text.isprintable()) or (
         inert_sets().not_inert_nor_full_width.search(text) is None
@@ -195,11 +164,9 @@ def keeps_length(text: str) -> bool:
 
 
 def is_plain(text: str) -> bool:
-    """Whether ``text`` is made only of characters normalisation never touches.
+    """Whether ``text`` is made only of inert characters: then ``normalize(text) is text``.
 
-    Printable ASCII, whitespace, kana, Hangul syllables, CJK ideographs and CJK
-    punctuation: then ``normalize(text) is text``. One scan of a character
-    set, so a caller can check a whole JSON document at once (a False only
-    means "look closer", not "not normal").
+    One scan of a character set, so a caller can check a whole JSON document at
+    once (a False only means "look closer", not "not normal").
     """
     return inert_sets().not_inert.search(text) is None

@@ -1,10 +1,7 @@
 """The pairing frames (v1.md "Pairing"): a mod without a key asks, the player allows.
 
-A connection without a token sends ``adapter.pair`` as its first frame; the
-server answers ``pair.pending`` with a four-digit code at once, then, on the
-same connection, ``pair.granted`` with the mod's own key when the player
-allows it on the memory page, or ``pair.denied`` / ``pair.expired`` before
-closing it (4001). Ids and names only: no free text to normalise.
+``pair.pending`` answers at once, then ``pair.granted``, ``pair.denied`` or
+``pair.expired`` on the same connection. Ids and names only: no free text to normalise.
 """
 
 from __future__ import annotations

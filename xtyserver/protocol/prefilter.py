@@ -1,18 +1,13 @@
 """A cheap, sound pre-check of every free-text string of a modelContext, in one pass.
 
 :func:`context_texts` gathers the strings of a modelContext straight from its
-Struct (code generated once from the types, so a new field cannot be
-forgotten), in parts: each Struct's own strings joined, each list's.
-:func:`texts_clean` answers "could any of them hold forbidden content?" with a
-handful of C-speed byte operations on the strings joined by newlines, instead
-of running :func:`~xtyserver.protocol.forbidden.find_forbidden` once per
-string; the parts equal to those of the last modelContext it found clean (in
-the same place) are not judged again, so a frame whose names changed pays
-only for its names. The joined text is about a fifth of the modelContext's JSON
-(no keys, no syntax), and nothing in it is JSON: every character is one a
-string holds. :func:`texts_clean` may say False for clean strings (the caller
-then runs the exact per-string check); it never says True when some string
-would be refused.
+Struct (code generated once from the types, so a new field cannot be forgotten),
+in parts: each Struct's own strings joined, each list's. :func:`texts_clean`
+answers "could any of them hold forbidden content?" with a handful of C-speed
+byte operations on the strings joined by newlines, instead of running
+:func:`~xtyserver.protocol.forbidden.find_forbidden` once per string. It may say
+False for clean strings (the caller then runs the exact per-string check); it
+never says True when some string would be refused.
 
 Why it is sound. It only answers True for a text that is plain: nothing
 outside printable ASCII and whitespace but the inert characters of
@@ -55,11 +50,12 @@ from typing import Any, Final
 
 import msgspec.inspect as mi
 
+from xtyserver.protocol.forbidden_shapes import LEVEL_IN_BRACKETS
 from xtyserver.protocol.frames import ModelContext
 from xtyserver.protocol.judged import NUMERALS
 from xtyserver.protocol.normalize import is_plain
 
-__all__ = ["context_strings", "context_texts", "texts_clean"]
+__all__ = ["bare_type", "context_strings", "context_texts", "texts_clean"]
 
 # -- gathering the strings ----------------------------------------------------
 
@@ -70,22 +66,16 @@ _NO_TEXT: Final = (mi.IntType, mi.FloatType, mi.BoolType, mi.DateTimeType, mi.Li
 def _source(info: mi.StructType, var: str, depth: int, *, flat: bool) -> list[str]:
     """Statements that add the strings of the Struct held by ``var`` to ``out``.
 
-    ``flat``: one item per string, None where unset. Otherwise in parts: a
-    part is one string, a Struct's own string fields, a list of strings or a
-    list of flat Structs' strings joined by newlines, with an unset string
-    written ``None`` (a word that holds nothing forbidden, so judging it
-    changes no verdict).
-
-    Raises:
-        TypeError: a field's type is one this gatherer does not read (so a new
-            kind of field fails at import instead of going unjudged).
+    ``flat``: one item per string, None where unset. Otherwise in parts (see the
+    module), an unset string written ``None`` (a word that changes no verdict). A
+    field type this gatherer does not read raises TypeError rather than go unjudged.
     """
     pad = "    " * (depth + 1)
     lines: list[str] = []
     texts: list[str] = []
     for n, field in enumerate(info.fields):
-        t = _bare(field.type)
-        item = _bare(t.item_type) if isinstance(t, mi.ListType) else None
+        t = bare_type(field.type)
+        item = bare_type(t.item_type) if isinstance(t, mi.ListType) else None
         local = f"v{depth}_{n}"
         if isinstance(t, mi.StrType):
             texts.append(f"{var}.{field.name}")
@@ -121,7 +111,7 @@ def _spelled(texts: list[str]) -> str:
 def _list_source(info: mi.StructType, var: str, depth: int, *, flat: bool) -> list[str]:
     """Statements adding the strings of a list of Structs: one comprehension when flat."""
     pad = "    " * (depth + 1)
-    kinds = [_bare(field.type) for field in info.fields]
+    kinds = [bare_type(field.type) for field in info.fields]
     item = f"i{depth}"
     if not all(isinstance(t, (mi.StrType, *_NO_TEXT)) for t in kinds):
         return [f"{pad}for {item} in {var}:", *_source(info, item, depth + 1, flat=flat)]
@@ -139,8 +129,8 @@ def _list_source(info: mi.StructType, var: str, depth: int, *, flat: bool) -> li
     return [f"{pad}out += [x for {item} in {var} for x in ({', '.join(texts)})]"]
 
 
-def _bare(t: mi.Type) -> mi.Type:
-    """``t`` without ``| None`` and without its constraints."""
+def bare_type(t: mi.Type) -> mi.Type:
+    """``t`` without ``| None`` and without its constraints (a modelContext field's type)."""
     if isinstance(t, mi.UnionType):
         members = [m for m in t.types if not isinstance(m, mi.NoneType)]
         if len(members) != 1:
@@ -152,8 +142,8 @@ def _bare(t: mi.Type) -> mi.Type:
 def _gatherer(cls: type[Any], *, flat: bool) -> tuple[Callable[[Any], list[Any]], str]:
     """A function listing every string field of a ``cls`` Struct, and its source.
 
-    Generated once from the types, as :mod:`dataclasses` generates methods: a
-    loop reading the types at every call costs several times more.
+    Generated once from the types, as :mod:`dataclasses` does: a loop reading the
+    types at every call costs several times more.
     """
     info = mi.type_info(cls)
     assert isinstance(info, mi.StructType)
@@ -174,19 +164,13 @@ def _gatherers() -> tuple[_Gatherer, _Gatherer]:
 
 
 def context_texts(context: ModelContext) -> list[str]:
-    """Every string field of a modelContext in parts, in field order: what texts_clean takes.
-
-    ``capturedAt`` is a checked datetime, not text.
-    """
+    """Every string field of a modelContext in parts, in field order: what texts_clean takes."""
     texts: list[str] = _gatherers()[0][0](context)
     return texts
 
 
 def context_strings(context: ModelContext) -> list[str | None]:
-    """The same strings one by one, None where unset: what the exact check judges.
-
-    For the contexts :func:`texts_clean` cannot vouch for.
-    """
+    """The same strings one by one, None where unset: what the exact check judges."""
     strings: list[str | None] = _gatherers()[1][0](context)
     return strings
 
@@ -218,12 +202,9 @@ _CJK_DIGIT_RUN: Final[re.Pattern[str]] = re.compile(
 # One search: a pattern with a literal first byte is scanned for that byte at
 # C speed, where nine substring searches would each walk the text.
 _A_LITERALS: Final[re.Pattern[bytes]] = re.compile(rb"A(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA|Iza)")
-# Digit runs are found on a shape made by bytes.translate, then substring
-# searches: both at C speed, where a pattern starting with a character class
-# is tried at every position. Joins (spaces, dashes, dots) are deleted whatever
-# their number, which only makes a check stricter.
-# Every ASCII character but letters, digits and the line break joins digits
-# (forbidden_shapes.py: a separator inside a digit run hides nothing).
+# Digit runs are found on a shape made by bytes.translate, then substring searches
+# (both at C speed). Every ASCII character but letters, digits and the line break
+# joins digits, whatever their number, which only makes a check stricter.
 _JOINS: Final = bytes(b for b in range(0x80) if not chr(b).isalnum() and b != 0x0A)
 # Hex digits with their possible separators left out: twelve in a row may be
 # a MAC address written without separators, with spaces or dots.
@@ -242,23 +223,17 @@ _COLON: Final[re.Pattern[bytes]] = re.compile(
 )
 _HYPHEN: Final[re.Pattern[bytes]] = re.compile(rb"-(?:(?<=[a-z]-)|-|(?<= -) )")
 _LETTER_AFTER_BRACKET: Final[re.Pattern[bytes]] = re.compile(rb"\[[A-Za-z]")
-_LEVEL: Final[re.Pattern[bytes]] = re.compile(
-    rb"\[(?i:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL|SEVERE|ALERT|EMERG"
-    rb"|ERR|CRIT|INF|WRN|DBG|FTL|VRB|EXCEPTION)\]"
-)
+_LEVEL: Final[re.Pattern[bytes]] = re.compile(LEVEL_IN_BRACKETS.encode())
 
 
 def texts_clean(parts: list[str]) -> bool:
     """Whether no string in ``parts`` can hold forbidden content (see the module).
 
-    A game sends the same strings again and again (the state's numbers and
-    ``capturedAt`` change every frame, the clock and a place's names now and
-    then), so the parts of the last modelContext found clean are kept: a
-    part equal to the one in the same place there holds only clean strings
-    (the verdict on a text is a function of the text alone), and only the
-    other parts are judged, joined as all of them would be. Comparing a few
-    parts in place is a few memcmp calls; hashing each new string for a set
-    of them would cost more than judging them.
+    A game sends the same strings again and again, so the parts of the last
+    modelContext found clean are kept: a part equal to the one in the same place
+    there is clean (the verdict is a function of the text alone), and only the
+    other parts are judged. Comparing parts in place is a few memcmp calls;
+    hashing each new string for a set would cost more than judging them.
 
     Args:
         parts: Strings as kept (invisible characters removed), in parts as

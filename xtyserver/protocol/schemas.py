@@ -27,15 +27,13 @@ def generate() -> dict[str, str]:
     types: list[tuple[str, Any]] = [
         (frame_type(cls), cls) for cls in (*CLIENT_FRAME_TYPES, *SERVER_FRAME_TYPES)
     ]
-    types.append(("modelContext", ModelContext))
-    # The bodies of POST /v1/http (v1.md "HTTP transport").
-    types += [("http.call", HttpCall), ("http.answer", HttpAnswer)]
+    # The modelContext alone, and the bodies of POST /v1/http (v1.md "HTTP transport").
+    types += [("modelContext", ModelContext), ("http.call", HttpCall), ("http.answer", HttpAnswer)]
     for name, cls in types:
-        schema = msgspec.json.schema(cls)
         schema = {
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "$id": f"https://xtyserver.local/schemas/v1/{name}.json",
-            **schema,
+            **msgspec.json.schema(cls),
         }
         out[f"{name}.json"] = (
             json.dumps(schema, indent=2, ensure_ascii=False, sort_keys=True) + "\n"

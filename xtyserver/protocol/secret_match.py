@@ -1,14 +1,11 @@
 """Find a known secret (the adapter token) however it is spelled. Pure code.
 
 A secret is looked for on its **skeleton**: the ASCII letters and digits of a
-judged text, lower-cased, everything else left out. So the token typed with
-spaces or dashes between its characters, upper-cased, or in look-alike letters
-(judging folds those) is the same skeleton as the token; its reverse is looked
-for too. A piece of the secret counts from :data:`PIECE_MIN` skeleton
-characters: a token split over two or three messages is caught in each, and a
-caller that keeps the skeleton's tail of the player's previous messages
-(:meth:`SecretMatcher.spans` ``carry``) catches shorter pieces once they add
-up across consecutive messages.
+judged text, lower-cased. So the token spaced, dashed, upper-cased or in
+look-alike letters has the token's skeleton; its reverse is looked for too. A
+piece counts from :data:`PIECE_MIN` skeleton characters, and a caller that
+keeps the skeleton's tail of the player's previous messages (``carry``) catches
+shorter pieces once they add up.
 
 Cost: the skeleton is one regular-expression substitution; the secret's
 skeleton is cut into blocks of :data:`BLOCK` characters, and any common run of
@@ -19,6 +16,7 @@ those few blocks with ``in`` (C speed) before anything is mapped back.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Final
 
 from xtyserver.protocol.judged import judged
@@ -43,21 +41,12 @@ def skeleton(text: str) -> str:
 
 
 def carried(carry: str, text: str) -> str:
-    """The carry after the player's message ``text``: the tail of both skeletons.
-
-    Args:
-        carry: The carry before ``text`` ("" at the start of a session).
-        text: The player's message as sent; its judged form is read.
-    """
+    """The carry after the player's message ``text`` (as sent): the tail of both skeletons."""
     return (carry + skeleton(judged(visible(text))))[-CARRY_MAX:]
 
 
 class SecretMatcher:
-    """One secret's skeleton, its reverse and their blocks.
-
-    Args:
-        secret: The secret as issued (the adapter token).
-    """
+    """One secret's (the adapter token's) skeleton, its reverse and their blocks."""
 
     __slots__ = ("_blocks", "_bytes_blocks", "_forms")
 
@@ -78,15 +67,10 @@ class SecretMatcher:
         return any(block in skel for block in self._bytes_blocks)
 
     def spans(self, text: str, carry: str = "") -> list[tuple[int, int]]:
-        """Spans of ``text`` (a judged text) that spell a piece of the secret.
+        """Spans of ``text`` (a judged text) that spell a piece of the secret, by start.
 
-        Args:
-            carry: The skeleton of what came just before ``text`` (earlier
-                messages): a piece that starts there and ends in ``text`` counts
-                with its whole length, and only its part in ``text`` is returned.
-
-        Returns:
-            Spans of ``text``, by start, not overlapping.
+        ``carry``: the skeleton of earlier messages; a piece that starts there and
+        ends in ``text`` counts whole, and only its part in ``text`` is returned.
         """
         skel = carry + skeleton(text)
         if not any(block in skel for block in self._blocks):
@@ -95,17 +79,8 @@ class SecretMatcher:
         if not runs:
             return []
         index = [i for i, c in enumerate(text) if c.isascii() and c.isalnum()]
-        out: list[tuple[int, int]] = []
-        for start, end in runs:
-            start, end = max(start - len(carry), 0), end - len(carry)
-            if end <= 0:
-                continue
-            span = (index[start], index[end - 1] + 1)
-            if out and span[0] <= out[-1][1]:
-                out[-1] = (out[-1][0], max(out[-1][1], span[1]))
-            else:
-                out.append(span)
-        return out
+        shifted = ((max(start - len(carry), 0), end - len(carry)) for start, end in runs)
+        return _merged((index[start], index[end - 1] + 1) for start, end in shifted if end > 0)
 
     def _runs(self, skel: str) -> list[tuple[int, int]]:
         """Runs of ``skel`` of at least :data:`PIECE_MIN` that are in a form, merged."""
@@ -119,14 +94,18 @@ class SecretMatcher:
                         found.append(_extend(skel, at, form, where))
                         where = form.find(block, where + 1)
                 at = skel.find(block, at + 1)
-        found = sorted(run for run in found if run[1] - run[0] >= PIECE_MIN)
-        merged: list[tuple[int, int]] = []
-        for start, end in found:
-            if merged and start <= merged[-1][1]:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
-            else:
-                merged.append((start, end))
-        return merged
+        return _merged(sorted(run for run in found if run[1] - run[0] >= PIECE_MIN))
+
+
+def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` (by start) with those that overlap or touch joined."""
+    out: list[tuple[int, int]] = []
+    for start, end in spans:
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
 
 
 def _extend(skel: str, at: int, form: str, where: int) -> tuple[int, int]:

@@ -1,11 +1,9 @@
 """The upgrade guard: which HTTP requests may become a protocol/v1 connection (v1.md "Upgrade").
 
 Pure: a request's path and headers in, a refusal (status and reason) or None
-out. Checked before any handler runs, in this order: a wrong path (404), a
-``Host`` that is not this loopback server and port (403, DNS rebinding), an
-``Origin`` outside the allow-list (403, cross-site WebSocket hijacking), a
-wrong ``Authorization: Bearer`` token (401), a full server (503). A repeated
-``Host``, ``Origin`` or ``Authorization`` header is refused like a wrong one.
+out, before any handler runs. ``Host`` guards against DNS rebinding, ``Origin``
+against cross-site WebSocket hijacking; a repeated header is refused like a
+wrong one.
 
 Only an upgrade that carries the right token counts against ``max_connections``:
 one without a token is let through to the pre-auth pool, where its hello must
@@ -84,12 +82,9 @@ def check_upgrade(
 ) -> Refusal | None:
     """Decide whether an upgrade request may go on (None) or is refused.
 
-    Args:
-        path: The request target (a query string is ignored).
-        allowed_origins: Web origins allowed to connect (usually none).
-        connections: Authenticated connections open now.
-        max_connections: The most authenticated connections allowed at once.
-        accepts: Whether a bearer that is not the token is a paired mod's key.
+    ``path`` is the request target (a query string is ignored); ``connections``
+    the authenticated ones open now; ``accepts`` whether a bearer that is not the
+    token is a paired mod's key.
     """
     if path.split("?", 1)[0] != PATH:
         return Refusal(404, "not found; the endpoint is /v1")
@@ -119,9 +114,7 @@ def check_headers(
 ) -> Refusal | None:
     """The header checks shared by the upgrade and ``POST /v1/http``: Host, Origin, token.
 
-    ``POST /v1/http`` (v1.md "HTTP transport") runs these before its body is read;
-    its token is in ``adapter.hello``, but a wrong ``Authorization`` header is
-    refused there too.
+    ``POST /v1/http``'s token is in ``adapter.hello``; a wrong ``Authorization`` is refused too.
     """
     hosts = header_values(headers, "Host")
     if len(hosts) != 1 or hosts[0].lower() not in allowed_hosts(bind_host, port):

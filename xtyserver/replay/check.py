@@ -1,13 +1,9 @@
 """``xtyserver replay --check``: compare what a replay got back with the recording (pure).
 
-* every ``chat.send`` ends in exactly one ``chat.done``, ``chat.error`` or refusing ``error``;
-* the deltas of each reply join to its ``chat.done`` text;
-* every refused frame is refused with the recorded code and fields (answers are
-  compared per frame ``id``; ``error`` frames without an ``id`` in order);
-* with ``replies=True`` (the scripted model), reply texts equal the recorded ones.
-
-Answers that depend on time or history (``stats.result`` and ``memory.result``
-contents, ``chat.done.context`` and ``usage``) are compared by type only.
+What is checked is listed in README "Record and replay". Answers are compared per
+frame ``id`` (``error`` frames without one in order); those that depend on time or
+history (``stats.result`` and ``memory.result`` contents, ``chat.done.context`` and
+``usage``) by type only.
 """
 
 from __future__ import annotations
@@ -36,11 +32,7 @@ class CheckResult(msgspec.Struct, frozen=True):
 
 
 def check(recording: Recording, received: list[dict[str, Any]], *, replies: bool) -> CheckResult:
-    """Compare the frames a replay received with the recording's.
-
-    Args:
-        replies: Also compare reply texts (true against the scripted model).
-    """
+    """Compare the frames a replay received with the recording's (``replies``: texts too)."""
     problems = _streams(received)
     sends = Counter(
         frame["id"]

@@ -27,15 +27,11 @@ TERMINAL = frozenset({"chat.done", "chat.error"})
 
 
 class Finding(msgspec.Struct, frozen=True):
-    """One thing the adapter did wrong.
+    """One thing the adapter did wrong, ``t`` seconds into the recording.
 
-    Attributes:
-        rule: ``over_budget``, ``forbidden_content``, ``invalid_frame``,
-            ``sparse_heartbeats``, ``state_too_often``, ``switch_while_streaming``
-            or ``redacted_text``.
-        t: Seconds into the recording.
-        message: What happened, for a person.
-        fields: The offending fields, when the rule has them.
+    ``rule`` is ``over_budget``, ``forbidden_content``, ``invalid_frame``,
+    ``sparse_heartbeats``, ``state_too_often``, ``switch_while_streaming`` or
+    ``redacted_text``; ``message`` says what happened, for a person.
     """
 
     rule: str
@@ -59,13 +55,9 @@ def _frames(recording: Recording) -> list[Finding]:
         try:
             decoded = decode_client_frame(entry.raw)
         except PeerError as exc:
-            rule = (
-                "over_budget"
-                if exc.code in BUDGET_CODES
-                else "forbidden_content"
-                if exc.code == "forbidden_content"
-                else "invalid_frame"
-            )
+            rule = "over_budget" if exc.code in BUDGET_CODES else "invalid_frame"
+            if exc.code == "forbidden_content":
+                rule = exc.code
             out.append(Finding(rule, entry.t, f"{exc.code}: {exc.message}", list(exc.fields)))
             continue
         text = getattr(decoded.frame, "text", None)

@@ -1,13 +1,9 @@
 """Play the client side of a recording against a running server (a shell: websockets, Pillow).
 
-The recorded client frames are sent in order, never before the server frames
-that came before them in the recording have come (a mod waits for ``chat.done``
-before the next chat), and as they were (the same bytes, so a broken
-frame is broken the same way) with three substitutions: the real token for the
-redacted one, a generated image of the recorded format and size for a described
-screenshot, and every ``capturedAt`` moved by the time since the recording
-(so a modelContext is as fresh as it was). It drives a raw WebSocket, not the
-adapter client, because it must send frames the client would refuse to send.
+What is sent, when, and with which substitutions is in README "Record and replay":
+the same bytes otherwise, so a broken frame is broken the same way. It drives a
+raw WebSocket, not the adapter client, because it must send frames the client
+would refuse to send.
 """
 
 from __future__ import annotations
@@ -37,13 +33,7 @@ Progress = Callable[[int, int], None]
 
 
 class Played(msgspec.Struct, frozen=True):
-    """What a replay sent and got back.
-
-    Attributes:
-        received: Server frames received, in order (JSON objects).
-        seconds: How long the replay took.
-        close_code: How the connection ended (``None``: still open when the replay stopped).
-    """
+    """What a replay sent and got back (``close_code`` None: still open at the end)."""
 
     sent: int
     received: list[dict[str, Any]]
@@ -63,13 +53,9 @@ async def play(
 ) -> Played:
     """Send a recording's client frames and collect the answers.
 
-    Args:
-        url: The server's ``ws://HOST:PORT/v1``.
-        token: The server's adapter token (as the recording's adapter gave it).
-        speed: Keep the recorded timing divided by this; ``None`` sends as fast as possible.
-        timeout: Seconds to wait for the answers once everything is sent.
-        clock: Wall clock for ``capturedAt`` (injected in tests).
-        progress: Called with (frames sent, frames in total) after each frame.
+    ``speed`` divides the recorded timing (None: as fast as possible); ``timeout``
+    bounds the wait for the answers once everything is sent; ``progress`` gets
+    (frames sent, frames in total) after each frame.
     """
     clock = clock or SystemClock()
     shift = clock.now() - recording.header.started_at

@@ -2,11 +2,8 @@
 
 A shell (files, Pillow). The connection runtime calls a :class:`ConnectionRecorder`
 from its reader (every message received) and writer (every frame sent); the format
-is :mod:`xtyserver.replay.recording`. Tokens are never written: the hello's
-``token`` is redacted, the server's token (the one at start and every one a
-rotation made since) is blanked out of any line, and the
-upgrade's headers are not recorded. Screenshots are described (hash, size,
-dimensions), not kept, unless ``keep_images``.
+is :mod:`xtyserver.replay.recording`, what is redacted in README "Record and
+replay". The tokens blanked out are the one at start and every one rotated in since.
 """
 
 from __future__ import annotations
@@ -40,11 +37,8 @@ _TOKEN_FIELD = re.compile(r'("token"\s*:\s*")(?:[^"\\]|\\.)*(")')
 class Recorder:
     """Where and how connections are recorded; one per server.
 
-    Args:
-        folder: The folder for the files (created when missing).
-        clock: The server's clock (time offsets and the file name).
-        token: The server's token, blanked out of anything written.
-        keep_images: Keep screenshots as sent (``--record-images``).
+    ``token`` is blanked out of anything written; ``keep_images``
+    (``--record-images``) keeps screenshots as sent.
     """
 
     def __init__(self, folder: Path, *, clock: Clock, token: str, keep_images: bool) -> None:

@@ -97,11 +97,7 @@ class Recording(msgspec.Struct, frozen=True):
 
 
 def parse(name: str, lines: Iterable[str]) -> Recording:
-    """Read a recording from its lines.
-
-    Raises:
-        ValueError: a line is not a recording line.
-    """
+    """Read a recording from its lines (ValueError: a line is not a recording line)."""
     rows = [line for line in lines if line.strip()]
     if not rows:
         raise ValueError(f"{name}: empty recording")

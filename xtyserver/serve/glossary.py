@@ -3,7 +3,8 @@
 Packaged ``xtyserver/memory/glossary/*.toml`` first, then the player's
 ``<data_dir>/glossary/*.toml`` (:mod:`xtyserver.memory.glossary`), each in name
 order, so a player's entry replaces a packaged one. A bad file stops the start.
-The core receives the finished, immutable :class:`~xtyserver.memory.glossary.Glossary`.
+Only shells (``serving()``, its warm-up, the scripted model) import this module;
+the core receives the finished, immutable :class:`~xtyserver.memory.glossary.Glossary`.
 """
 
 from __future__ import annotations

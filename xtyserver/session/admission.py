@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from xtyserver.session.ratelimit import TokenBucket, WindowCounter
 from xtyserver.session.settings import SessionSettings
 
 FLOOD_WINDOW_S = 10.0
@@ -15,23 +14,48 @@ FLOOD_WINDOW_S = 10.0
 Verdict = Literal["ok", "limited", "flood"]
 
 
+class TokenBucket:
+    """A token bucket refilled at ``rate`` tokens/second up to ``burst``, full at ``now``."""
+
+    def __init__(self, rate: float, burst: int, now: float) -> None:
+        if rate <= 0 or burst < 1:
+            raise ValueError("a token bucket needs rate > 0 and burst >= 1")
+        self.rate = rate
+        self.burst = float(burst)
+        self._tokens = float(burst)
+        self._at = now
+
+    def take(self, now: float) -> bool:
+        """Take one token at ``now``; False when the bucket is empty."""
+        elapsed = max(0.0, now - self._at)
+        self._tokens = min(self.burst, self._tokens + elapsed * self.rate)
+        self._at = max(self._at, now)
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return True
+        return False
+
+
 class Admission:
-    """Token buckets for frames and for ``chat.send``, and a window of refusals."""
+    """Token buckets for frames and for ``chat.send``, and refusals counted per flood window."""
 
     def __init__(self, settings: SessionSettings, now: float) -> None:
         limits = settings.limits
         self._frames = TokenBucket(limits.frames_per_second, limits.frame_burst, now)
         self._chats = TokenBucket(limits.chat_per_minute / 60, limits.chat_burst, now)
-        self._refusals = WindowCounter(FLOOD_WINDOW_S)
         self._flood = settings.flood_refusals
+        # Refusals in fixed windows of FLOOD_WINDOW_S, the current one since _window.
+        self._window = float("-inf")
+        self._refusals = 0
 
     def frame(self, now: float) -> Verdict:
         """Admit one frame: ok, limited (refuse it), or flood (close the connection)."""
         if self._frames.take(now):
             return "ok"
-        if self._refusals.add(now) > self._flood:
-            return "flood"
-        return "limited"
+        if now - self._window >= FLOOD_WINDOW_S:
+            self._window, self._refusals = now, 0
+        self._refusals += 1
+        return "flood" if self._refusals > self._flood else "limited"
 
     def chat(self, now: float) -> bool:
         """Admit one ``chat.send``."""

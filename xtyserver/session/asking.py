@@ -1,18 +1,13 @@
 """The server's own confirmation question and the announcements of deletions, sans-I/O.
 
 A companion's forget preview is answered by a question the **server** writes,
-not the model (v1.md "Memory tools"): in the player's language, naming what
-goes ("要删掉全部记忆（3 个存档、41 条）吗？"). It is put at the end of the
-preview turn's reply (the last ``chat.delta`` and ``chat.done``'s ``text``,
-and ``chat.done``'s ``question``) and in ``memory.confirm.request``. A chat yes
-counts for that question only in the next player turn, and only when the
-preview turn's reply asked nothing else (:func:`asks_other`): the model asking
-"要不要去钓鱼？" after its preview makes the pending question lapse, so a "好"
-to the fishing trip deletes nothing.
+not the model (v1.md "Memory tools"), in the player's language, naming what
+goes; it ends the preview turn's reply and goes in ``memory.confirm.request``.
+A chat yes counts for it only in the next player turn, and only when the
+preview turn's reply asked nothing else (:func:`asks_other`): a "好" to the
+model's "要不要去钓鱼？" deletes nothing.
 
-Every deletion and restore of a connection's player is announced with a
-``memory.notice`` frame (:func:`forgotten_notice`, :func:`restored_notice`):
-what went, how to undo it, until when.
+Every deletion and restore is announced with a ``memory.notice`` frame.
 """
 
 from __future__ import annotations
@@ -130,11 +125,7 @@ _ABOUT_DELETION: Final = re.compile(r"删|清空|清除|忘掉|抹掉|delete|era
 
 
 def asks_other(reply: str) -> bool:
-    """Whether the model's ``reply`` asks the player a question that is not about the deletion.
-
-    Such a question makes the server's pending question lapse: the player's
-    next yes might answer it instead.
-    """
+    """Whether the model's ``reply`` asks the player something not about the deletion."""
     for clause in _QUESTION_BREAK.split(normalize(reply).casefold()):
         if _ASKS.search(clause) and not _ABOUT_DELETION.search(clause):
             return True

@@ -7,20 +7,17 @@ model's word never counts, nor does anything a mod or the game put in front
 of the model. :func:`verdict` is the one judge of a yes, a pure function of
 the text:
 
-* the text is judged on its normal form (:func:`~xtyserver.protocol.normalize.normalize`:
-  NFKC, invisible characters removed), case-folded;
-* any negation or hesitation anywhere in it (不, 别, 算了, 等等, 先别, no,
-  don't, wait, cancel, a question, ...) refuses: ``"no"``;
+* the text is judged on its normal form, case-folded;
+* any negation, hesitation or question anywhere in it (:data:`NO_WORDS`,
+  :data:`NO_WORDS_EN`) refuses: ``"no"``;
 * otherwise it is ``"yes"`` only when **every** clause (split at punctuation)
-  is made of nothing but yes words (是, 是的, 对, 好的, 确认, 删吧, 可以, 嗯, yes,
-  ok, sure, confirm, do it, ...) and a few fillers (吧, 啊, 小汤圆, please,
-  ...). A yes inside another statement ("好的，谢谢", "嗯，今天去矿洞") is no
-  yes to a deletion: its other clause says something else;
+  is made of nothing but :data:`YES_WORDS` and :data:`FILLERS`: a yes inside
+  another statement ("好的，谢谢", "嗯，今天去矿洞") is no yes to a deletion;
 * anything else is ``"unclear"`` (it counts as no).
 
 :func:`consents` adds the rule of broad targets: a save, a game, the profile
-or everything needs words that name the deletion (确认删除, 删吧, 全部删掉,
-delete it, yes delete, ...); a bare 好/嗯/ok/是的 is enough for one item only.
+or everything needs words that name the deletion (:data:`DELETE_WORDS`); a
+bare 好/嗯/ok/是的 is enough for one item only.
 :func:`asks_restore` judges a restore the same way: the player's own words
 must ask for it.
 
@@ -36,6 +33,20 @@ from typing import Final, Literal
 from xtyserver.protocol.normalize import normalize
 
 Verdict = Literal["yes", "no", "unclear"]
+
+DELETE_WORDS: Final[tuple[str, ...]] = (
+    "删",
+    "清空",
+    "清除",
+    "忘掉",
+    "抹掉",
+    "去掉",
+    "delete",
+    "erase",
+    "wipe",
+    "remove",
+)
+"""Words that name the deletion itself: a broad target's yes needs one of them."""
 
 YES_WORDS: Final[tuple[str, ...]] = (
     # Chinese
@@ -56,18 +67,12 @@ YES_WORDS: Final[tuple[str, ...]] = (
     "确定",
     "同意",
     "没问题",
-    "删",
     "删吧",
     "删掉",
     "删掉吧",
     "删了",
     "删了吧",
     "删除",
-    "清空",
-    "清除",
-    "忘掉",
-    "抹掉",
-    "去掉",
     "就这样",
     "没错",
     # English (spaces are removed inside a clause before matching)
@@ -82,14 +87,11 @@ YES_WORDS: Final[tuple[str, ...]] = (
     "confirmed",
     "doit",
     "goahead",
-    "delete",
-    "erase",
-    "wipe",
-    "remove",
     "right",
     "correct",
     "noproblem",
     "ofcourse",
+    *DELETE_WORDS,
 )
 """Words that say yes on their own (a clause of only these and fillers agrees)."""
 
@@ -180,20 +182,6 @@ NO_WORDS_EN: Final[tuple[str, ...]] = (
 )
 """Negation and hesitation, English (whole words anywhere in the text: refuse)."""
 
-DELETE_WORDS: Final[tuple[str, ...]] = (
-    "删",
-    "清空",
-    "清除",
-    "忘掉",
-    "抹掉",
-    "去掉",
-    "delete",
-    "erase",
-    "wipe",
-    "remove",
-)
-"""Words that name the deletion itself: a broad target's yes needs one of them."""
-
 BROAD_KINDS: Final[tuple[str, ...]] = ("save", "game", "profile", "all")
 """Forget targets that take more than one item: a bare yes is not enough for them."""
 
@@ -221,19 +209,20 @@ RESTORE_WORDS: Final[tuple[str, ...]] = (
 _AGREEING_NEGATIONS: Final = re.compile(r"没问题|没错|no problem|of course")
 
 
-def _alternation(words: tuple[str, ...]) -> str:
+def alternation(words: tuple[str, ...]) -> str:
+    """One regular-expression alternative per word, longest first."""
     return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
 
 
 # Words with a negation character that ask for a restore all the same ("不小心删了").
 _RESTORE_NOT_REFUSING: Final = re.compile(r"不小心|不是故意|没了")
 _NO: Final = re.compile(
-    f"{_alternation(NO_WORDS)}|(?<![a-z'])(?:{_alternation(NO_WORDS_EN)})(?![a-z'])"
+    f"{alternation(NO_WORDS)}|(?<![a-z'])(?:{alternation(NO_WORDS_EN)})(?![a-z'])"
 )
-_YES_CLAUSE: Final = re.compile(f"(?:{_alternation(YES_WORDS)}|{_alternation(FILLERS)})+")
-_YES: Final = re.compile(_alternation(YES_WORDS))
-_DELETE: Final = re.compile(_alternation(DELETE_WORDS))
-_RESTORE: Final = re.compile(_alternation(RESTORE_WORDS))
+_YES_CLAUSE: Final = re.compile(f"(?:{alternation(YES_WORDS)}|{alternation(FILLERS)})+")
+_YES: Final = re.compile(alternation(YES_WORDS))
+_DELETE: Final = re.compile(alternation(DELETE_WORDS))
+_RESTORE: Final = re.compile(alternation(RESTORE_WORDS))
 # Everything that separates clauses: punctuation, symbols and line breaks (the
 # normal form has ASCII punctuation for full-width ，。！ but not for 、…).
 _CLAUSE_BREAK: Final = re.compile(r"[^\w\s']+|\n")
@@ -250,14 +239,7 @@ def _clauses(plain: str) -> list[str]:
 
 
 def verdict(text: str) -> Verdict:
-    """Whether ``text`` (the player's own words of one turn) is an explicit yes.
-
-    Returns:
-        ``"yes"``: every clause is only yes words and fillers (one yes word at
-        least), and nothing refuses;
-        ``"no"``: a negation, hesitation or question is in the text;
-        ``"unclear"``: neither (counts as no).
-    """
+    """Whether ``text`` (the player's own words of one turn) is an explicit yes (see the module)."""
     plain = _plain(text)
     if _NO.search(_AGREEING_NEGATIONS.sub(" ", plain)):
         return "no"
@@ -268,34 +250,20 @@ def verdict(text: str) -> Verdict:
     return "unclear"
 
 
-def agrees(text: str) -> bool:
-    """``verdict(text) == "yes"``."""
-    return verdict(text) == "yes"
-
-
 def names_deletion(text: str) -> bool:
-    """Whether ``text`` names the deletion (删, 清空, delete, erase, ...), normal form."""
+    """Whether ``text`` names the deletion (:data:`DELETE_WORDS`), in normal form."""
     return bool(_DELETE.search(_SPACE.sub("", _plain(text))))
 
 
 def consents(text: str, kind: str) -> bool:
-    """Whether the player's ``text`` agrees to forgetting a target of ``kind``.
-
-    One item takes any explicit yes; a broad target (:data:`BROAD_KINDS`) a yes
-    that also names the deletion ("确认删除", "删吧", "delete it"), never a bare
-    好/嗯/ok.
-    """
-    if not agrees(text):
+    """Whether ``text`` agrees to forgetting ``kind``: a broad target's yes names the deletion."""
+    if verdict(text) != "yes":
         return False
     return kind not in BROAD_KINDS or names_deletion(text)
 
 
 def asks_restore(text: str) -> bool:
-    """Whether the player's ``text`` asks for a restore: a restore word, and no negation.
-
-    A question counts ("能恢复吗？" asks for it); a negation or hesitation
-    (不, 别, 算了, don't, wait, ...) does not.
-    """
+    """Whether ``text`` asks for a restore: a restore word, and no negation (a question counts)."""
     plain = _RESTORE_NOT_REFUSING.sub(" ", _AGREEING_NEGATIONS.sub(" ", _plain(text)))
     refusing = _NO.search(plain.replace("?", " ").replace("吗", " "))
     return bool(_RESTORE.search(_SPACE.sub("", plain))) and refusing is None

@@ -110,11 +110,7 @@ class PlayBeat(Effect, frozen=True):
 
 
 class LoadTurnMemory(Effect, frozen=True):
-    """Read what turn ``turn`` needs from the store; answer TurnMemoryReady.
-
-    The profile and ``save``'s memory (unless ``read_memory`` is False: memory
-    is off) and whether today's token budget is spent.
-    """
+    """Read the profile, ``save``'s memory (unless off), today's spent tokens; TurnMemoryReady."""
 
     turn: int
     save: Scope
@@ -134,8 +130,7 @@ class PrepareImage(Effect, frozen=True):
 class CallModel(Effect, frozen=True):
     """Stream one model call; answer ModelDelta..., then ModelDone or ModelFailed.
 
-    ``tools`` are offered to the model (v1.md "Memory tools"); a ``ModelDone``
-    may then carry tool calls instead of the final answer.
+    With ``tools`` offered (v1.md "Memory tools") a ModelDone may carry tool calls.
     """
 
     turn: int
@@ -167,8 +162,7 @@ class TouchMemories(Effect, frozen=True):
 class Remember(Effect, frozen=True):
     """Background extraction after a finished reply (never blocks the player).
 
-    ``context_names`` are the names in the save's current modelContext
-    (location, focus, nearby, items): a shared-profile value naming one is refused.
+    A shared-profile value naming one of ``context_names`` (the modelContext's) is refused.
     """
 
     save: Scope

@@ -56,9 +56,7 @@ PairingOutcome = Literal["pending", "busy", "refused", "granted", "denied", "exp
 class PairingAnswered(Event, frozen=True):
     """The shell's answer to ``AskPairing``.
 
-    ``pending`` carries the code and its life; ``granted`` the mod's new key;
-    ``busy`` (too many requests), ``refused`` (no pairing on this connection),
-    ``denied`` and ``expired`` nothing.
+    ``pending`` carries the code and its life, ``granted`` the mod's new key, the rest nothing.
     """
 
     outcome: PairingOutcome
@@ -79,8 +77,7 @@ class SeatAnswered(Event, frozen=True):
 class SaveMemory(msgspec.Struct, frozen=True):
     """One save's long-term memory as the turn planner reads it.
 
-    ``index`` belongs to the memory service; the session reads it only while
-    handling the one :class:`TurnMemoryReady` that carries it and never keeps it.
+    ``index`` is the memory service's: read only while handling its event, never kept.
     """
 
     profile: SharedProfile | None
@@ -91,12 +88,9 @@ class SaveMemory(msgspec.Struct, frozen=True):
 
 
 class TurnMemoryReady(Event, frozen=True):
-    """Answer to ``LoadTurnMemory``.
+    """Answer to ``LoadTurnMemory``: ``memory`` None when the store failed or memory is off.
 
-    ``memory`` is None when the store failed or memory is off; ``spent`` is
-    the tokens spent today, as counted (None when unknown). The session decides
-    with its :class:`~xtyserver.memory.tokens.DailyBudget` whether the turn may
-    call the model (v1.md "Token budget").
+    ``spent``: the tokens spent today (None when unknown), for the daily budget.
     """
 
     turn: int

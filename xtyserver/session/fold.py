@@ -1,12 +1,9 @@
 """The stateless call that folds rounds into the session summary: its prompt and its answer.
 
 Pure code. The call sees only the previous summary and the rounds to fold in
-(no persona, no memory, no game facts) and is asked for one JSON object. The
-answer is read leniently (:mod:`xtyserver.memory.lenient`):
-a fenced block, an object in prose, trailing commas and a BOM are read; a
-plain-text answer with no JSON in it becomes the summary's free text (kept
-within the same cap); an answer that tries to be JSON and cannot be read, or
-has fields of the wrong shape, is a failed fold (the rounds wait for the next one).
+and is asked for one JSON object, read leniently (:mod:`xtyserver.memory.lenient`);
+a plain-text answer becomes the summary's free text, and an answer that tries to
+be JSON and cannot be read, or has fields of the wrong shape, is a failed fold.
 """
 
 from __future__ import annotations

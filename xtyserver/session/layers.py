@@ -9,14 +9,9 @@ Pure code. The layers, in their fixed order:
 5. ``window``: the recent rounds as chat messages;
 6. ``current``: the newest modelContext as facts, the player's text, the screenshot.
 
-Only the persona (with the rules) is a system message; the companion's name
-and setting, style, profile and session summary are fenced data in an early
-user message, this turn's memories and game facts fenced data in the final
-one (:func:`xtyserver.session.prompt.build_messages`). The early part changes
-only when the profile, the persona or the summary changes, so consecutive
-requests start with the same bytes (a provider's prompt cache reuses them).
-The injection log record of a turn holds sizes, memory ids and scores, never
-any text.
+Which of them is a system message and which fenced data is said in
+:mod:`xtyserver.session.prompt`. The injection log record of a turn holds
+sizes, memory ids and scores, never any text.
 """
 
 from __future__ import annotations
@@ -42,10 +37,7 @@ LAYERS = ("identity", "style", "profile", "memory", "window", "current", "fence"
 class LayerBudget(msgspec.Struct, frozen=True, kw_only=True):
     """Per-layer limits in characters (the memory layer has its own ``MemoryBudget``).
 
-    Attributes:
-        identity_chars: The persona with the companion's name and setting.
-        style_chars: The style layer.
-        profile_chars: The profile layer.
+    ``identity_chars`` holds the persona with the companion's name and setting.
     """
 
     identity_chars: int = 1500
@@ -60,11 +52,10 @@ def _clip(text: str, limit: int) -> str:
 def identity_parts(
     persona: str, profile: SharedProfile | None, budget: LayerBudget
 ) -> tuple[str, str]:
-    """Layer 1 as (the persona, the companion's name and setting), together within the budget.
+    """Layer 1 as (the persona, the companion's name and setting), within ``identity_chars``.
 
-    The persona is the project's (or the configured) text and goes into the
-    system message; the name and setting were written by the player and are
-    data (v1.md "The model call"). Together they keep ``identity_chars``.
+    The persona goes into the system message; the name and setting, which the
+    player wrote, are data (v1.md "The model call").
     """
     own = _clip(persona, budget.identity_chars)
     lines = []
@@ -97,16 +88,11 @@ def profile_text(profile: SharedProfile | None, budget: LayerBudget) -> str:
         ("备注", "；".join(profile.notes)),
     )
     text = PROFILE_HEAD
-    added = False
     for label, value in candidates:
-        if not value:
-            continue
         line = f"\n- {label}：{value}"
-        if len(text) + len(line) > budget.profile_chars:
-            continue
-        text += line
-        added = True
-    return text if added else ""
+        if value and len(text) + len(line) <= budget.profile_chars:
+            text += line
+    return "" if text == PROFILE_HEAD else text
 
 
 class LayerCost(msgspec.Struct, frozen=True):

@@ -29,6 +29,7 @@ import msgspec
 
 from xtyserver import errors
 from xtyserver.memory.aliases import read_naming
+from xtyserver.memory.manage import Confirmations
 from xtyserver.memory.shared_guard import context_names
 from xtyserver.memory.tokens import DailyBudget
 from xtyserver.protocol.budget import check_secrets
@@ -89,7 +90,7 @@ from xtyserver.session.requests import REFUSED as REQUEST_REFUSED
 from xtyserver.session.saves import SaveTracker
 from xtyserver.session.settings import SessionSettings
 from xtyserver.session.tool_loop import ToolLoop
-from xtyserver.session.tools import Confirmations, ToolCall
+from xtyserver.session.tools import ToolCall
 from xtyserver.session.turn import focus_terms
 from xtyserver.session.turns import Turns
 from xtyserver.token import matches as token_matches
@@ -125,12 +126,9 @@ class GameAgentSession:
     """The protocol/v1 state machine of one adapter connection (v1.md "Session").
 
     Args:
-        session_id: The id reported in ``server.hello``.
-        settings: Limits, deadlines, switches and texts.
         authenticated: The upgrade request already carried the right token.
         zone_of: The IANA name of a zone name an adapter sent (IANA or Windows),
-            or None when it is unknown here (``accounting.resolve_zone`` with a table).
-        now: When the connection opened.
+            or None when it is unknown here.
         paired: Whether a hello's token is a paired mod's key (v1.md "Pairing");
             None: only ``token`` is accepted.
     """
@@ -167,13 +165,10 @@ class GameAgentSession:
         self._requests = StoreRequests(Confirmations(f"{session_id}:menu"), settings.texts.ask)
         self._tools = ToolLoop(Confirmations(session_id), settings.texts)
 
-    def model_changed(
-        self, *, configured: bool, vision: bool, daily_budget: DailyBudget | None = None
-    ) -> None:
+    def model_changed(self, *, configured: bool, vision: bool, daily_budget: DailyBudget) -> None:
         """The server's model settings changed (the settings page): count from the next turn."""
-        budget = self._settings.daily_budget if daily_budget is None else daily_budget
         self._settings = msgspec.structs.replace(
-            self._settings, model_configured=configured, vision=vision, daily_budget=budget
+            self._settings, model_configured=configured, vision=vision, daily_budget=daily_budget
         )
 
     # -- the one entry point ---------------------------------------------------
@@ -181,9 +176,8 @@ class GameAgentSession:
     def handle(self, event: Event, now: float) -> list[Effect]:
         """Feed one event that happened at ``now``; return what the shell must do.
 
-        The state's row in :data:`TRANSITIONS` for the event's type handles it; an
-        event the state has no row for changes nothing (an answer for a turn or a
-        request that ended), a frame is answered with :data:`NOT_ACCEPTED`'s error.
+        The state's row in :data:`TRANSITIONS` handles it; an event without a row
+        changes nothing (an answer for a turn or a request that ended).
         """
         row = _row(self.state, type(event))
         return [] if row is None else row.handler(self, event, now)
@@ -566,11 +560,8 @@ Handler = Callable[[GameAgentSession, Any, float], list[Effect]]
 class Row(NamedTuple):
     """What one state does with one type of event or frame.
 
-    Attributes:
-        handler: Called with the session, the event (the frame, for a frame) and its time.
-        then: The state the session enters when the handler takes the event
-            (None: it stays). A handler that refuses it answers an error and stays;
-            any handler may close the connection (``CLOSED``).
+    ``then``: the state the session enters when ``handler`` takes the event (None:
+    it stays); a handler that refuses it stays, and any handler may close.
     """
 
     handler: Handler

@@ -1,11 +1,9 @@
 """A tokenless connection asks to pair (v1.md "Pairing"): the session's side. Pure.
 
-``adapter.pair`` as the first frame of a connection without a token becomes
-``AskPairing``; the shell puts it before the player and answers with
-``PairingAnswered`` events, which become the ``pair.*`` frames here. While the
-request waits, the hello deadline does not run (the request has its own life);
-after ``pair.granted`` the connection goes on as if it had just connected
-with that key: its ``adapter.hello`` must come within the hello deadline.
+``adapter.pair`` becomes ``AskPairing``; the shell's ``PairingAnswered`` events
+become the ``pair.*`` frames here. While the request waits the hello deadline
+does not run; after ``pair.granted`` the ``adapter.hello`` with the key must come
+within it.
 """
 
 from __future__ import annotations
@@ -25,12 +23,7 @@ from xtyserver.session.events import PairingAnswered
 
 
 class Pairing(msgspec.Struct):
-    """One connection's pairing: the ``adapter.pair`` it is answering, if any.
-
-    Attributes:
-        asked: The id of the ``adapter.pair`` under way (None: none).
-        key: The key ``pair.granted`` carried (its hello must bring it).
-    """
+    """One connection's pairing: the id of the ``adapter.pair`` under way, the key granted."""
 
     asked: str | None = None
     key: str = ""

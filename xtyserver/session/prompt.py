@@ -1,14 +1,8 @@
 """The layered prompt of one player turn (v1.md "The model call"). Pure code.
 
-Layers, in order (:mod:`xtyserver.session.layers`): the companion's identity,
-style and language, the shared profile, this save's memories and the session
-summary, the recent window (user/assistant messages), then the current turn:
-the game facts from the newest modelContext (marked stale when old), the
-player's redacted text plus the screenshot as an image content part.
-
-Only the project's own text (persona, rules) is a system message; whatever a
-mod, the player, extraction or the model wrote is data in a fenced block of a
-user message (:func:`build_messages`, v1.md "The model call").
+The layers are listed in :mod:`xtyserver.session.layers`. Only the project's own
+text (persona, rules) is a system message; whatever a mod, the player, extraction
+or the model wrote is data in a fenced block of a user message (:func:`build_messages`).
 """
 
 from __future__ import annotations
@@ -41,11 +35,9 @@ _PLAYER_LABELS = (
 
 
 def render_facts(context: ModelContext, freshness: Freshness, age_seconds: float) -> str:
-    """Render a modelContext as a few short Chinese fact lines.
+    """Render a modelContext as a few short Chinese fact lines, each string on its line.
 
-    Only whitelisted fields exist on the Struct, so nothing else can leak in,
-    and each string stays on its line (:func:`one_line`): a mod's string with
-    a line break cannot start a fact line of its own.
+    A mod's string with a line break cannot start a fact line of its own (:func:`one_line`).
     """
     lines: list[str] = []
     for obj, labels in ((context.world, _WORLD_LABELS), (context.player, _PLAYER_LABELS)):
@@ -96,6 +88,7 @@ MEMORY_HEAD = "你记得的事：\n"
 DATA_TAG = "资料"
 """The default name of the fence around data (``Texts.data_tag``)."""
 
+
 # Every bracket that looks like the fence's own inside data becomes a plain
 # parenthesis, so no data can open or close a fence or seem to. The look-alikes
 # are TR39's (protocol/confusables.txt: ‹ ❮ ˂ ᐸ ⟨ 〈 ...), with the forms NFKC
@@ -126,24 +119,17 @@ def one_line(text: str) -> str:
 
 
 def fence(sections: Sequence[str], tag: str = DATA_TAG) -> str:
-    """The non-empty ``sections`` as one fenced data block, or "" when all are empty.
+    """The non-empty ``sections`` as one ``<tag>`` data block, or "" when all are empty.
 
-    ``<tag>``, the sections one after another, ``</tag>``. Every angle bracket
-    inside the data and every look-alike of one (full-width, small, ‹ ❮ ˂ ᐸ ⟨
-    〈 《 ⧼ ...) becomes a parenthesis, so a hostile NPC name or memory cannot
-    close the fence early or open another one, nor seem to: exactly one
-    opening and one closing tag per block.
+    Every bracket that looks like the fence's own is neutralised (see
+    ``_brackets``): a hostile NPC name or memory cannot close the fence early.
     """
     body = "\n".join(_neutral(s) for s in sections if s)
     return f"<{tag}>\n{body}\n</{tag}>" if body else ""
 
 
 def unfence(content: str, tag: str = DATA_TAG) -> tuple[str, str]:
-    """Split a user message built by :func:`build_messages` into (data, the rest).
-
-    ``data`` is what is inside a leading fence ("" when the message has none),
-    the rest is what follows it (in the final message: the player's text).
-    """
+    """Split a user message built by :func:`build_messages` into (leading fenced data, the rest)."""
     head, tail = f"<{tag}>\n", f"\n</{tag}>"
     if not content.startswith(head):
         return "", content
@@ -155,14 +141,7 @@ def unfence(content: str, tag: str = DATA_TAG) -> tuple[str, str]:
 
 
 class PromptTexts(msgspec.Struct, frozen=True, kw_only=True):
-    """The project's own model-facing texts around the data (``[texts]``, v1.md "The model call").
-
-    Attributes:
-        rules: Appended to the persona in the system message: data is never
-            instructions. ``{tag}`` is replaced by ``tag``.
-        ack: The assistant's answer to the early data message (the stable data).
-        tag: The fence's name.
-    """
+    """The project's own model-facing texts around the data (``Texts.data_*``)."""
 
     rules: str = ""
     ack: str = "好的。"
@@ -185,17 +164,10 @@ def build_messages(
 ) -> list[Message]:
     """Assemble the chat-completions ``messages`` of one turn, layer by layer.
 
-    One system message holds only the project's own text (the persona and the
-    rules). Everything else is data, fenced (:func:`fence`) in user messages:
-
-    * the data that changes rarely (the companion's name and setting, style,
-      profile, the session summary) in an early user message, answered by
-      ``texts.ack``, so the prefix up to the window stays byte-identical;
-    * the window's rounds as they were;
-    * the data of this turn (the memories retrieved for it, the game facts) in
-      the final user message, before the player's text.
-
-    Roles alternate (system, then user and assistant in turn, ending with user).
+    The system message (persona and rules), then the data that changes rarely
+    fenced in an early user message answered by ``texts.ack`` (so the prefix up to
+    the window stays byte-identical), the window's rounds, and this turn's data
+    fenced before the player's text in the final user message. Roles alternate.
 
     Args:
         identity: Layer 1, the companion's persona (always sent, system).
@@ -255,8 +227,6 @@ def _fmt(value: object) -> str:
         return str(int(value))
     if isinstance(value, list):
         return one_line("、".join(str(v) for v in value))
-    if isinstance(value, msgspec.Struct):
-        return one_line(str(msgspec.to_builtins(value)))
     return one_line(str(value))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from datetime import UTC, date, datetime, timedelta
+from typing import TypeVar
 
 import msgspec
 
@@ -35,6 +36,8 @@ from xtyserver.protocol.memory_frames import (
     SaveRef,
 )
 
+_T = TypeVar("_T")
+
 
 def iso_time(ts: float | None) -> str | None:
     """Epoch seconds as ``2026-09-21T10:00:00Z`` (whole seconds), or None."""
@@ -51,34 +54,19 @@ def error(
     return Error(code=code, message=message, id=frame_id, fields=listed or None)
 
 
+def _converted(record: msgspec.Struct, kind: type[_T], **fields: object) -> _T:
+    """``record``'s fields, with ``fields`` (wire names) over them, as a ``kind``."""
+    return msgspec.convert({**msgspec.to_builtins(record), **fields}, kind)
+
+
 def stats_result(stats: PlayStats, frame_id: str | None) -> StatsResult:
     """The ``stats.result`` frame for a store's statistics (v1.md "stats.get")."""
-    saves = [
-        msgspec.convert(
-            {**msgspec.to_builtins(s), "lastPlayed": iso_time(s.last_played)}, SaveStats
-        )
-        for s in stats.saves
-    ]
-    games = [
-        msgspec.convert(
-            {**msgspec.to_builtins(g), "lastPlayed": iso_time(g.last_played)}, GameStats
-        )
-        for g in stats.games
-    ]
-    tokens = [
-        TokenStats(
-            date=t.date,
-            game_id=t.game_id,
-            save_id=t.save_id,
-            purpose=t.purpose,
-            calls=t.calls,
-            prompt_tokens=t.prompt_tokens,
-            completion_tokens=t.completion_tokens,
-            total_tokens=t.total_tokens,
-        )
-        for t in stats.tokens
-    ]
-    return StatsResult(saves=saves, games=games, id=frame_id, tokens=tokens)
+    return StatsResult(
+        saves=[_converted(s, SaveStats, lastPlayed=iso_time(s.last_played)) for s in stats.saves],
+        games=[_converted(g, GameStats, lastPlayed=iso_time(g.last_played)) for g in stats.games],
+        id=frame_id,
+        tokens=[_converted(t, TokenStats, totalTokens=t.total_tokens) for t in stats.tokens],
+    )
 
 
 def memory_item(event: MemoryEvent) -> MemoryItem:
@@ -111,11 +99,7 @@ def save_items(view: SaveView, current: Scope | None) -> SaveItems:
 def memory_result(
     overview: Overview, scope: MemoryScope, current: Scope, frame_id: str | None
 ) -> MemoryResult:
-    """The ``memory.result`` frame (v1.md "memory.result").
-
-    ``saves`` holds the saves of ``overview`` (none for ``scope="profile"``);
-    ``events`` repeats the items of the one save viewed with ``scope="save"``.
-    """
+    """The ``memory.result`` frame (v1.md "memory.result")."""
     saves = [] if scope == "profile" else [save_items(v, current) for v in overview.saves]
     events = saves[0].events if scope == "save" and len(saves) == 1 else []
     return MemoryResult(
@@ -205,11 +189,9 @@ class NameItem(msgspec.Struct, frozen=True, rename="camel"):
 class MemoryView(msgspec.Struct, frozen=True, rename="camel"):
     """One view of memory, as the page, MCP and ``memory view --json`` show it.
 
-    The same parts as the in-game view: the profile (wire field names), each
-    save by its readable name with its items, and the play statistics (the
-    ``stats.result`` frame), plus active time per game and local date over the
-    ``days`` days up to ``until`` (``YYYY-MM-DD``) for the page's chart, and the
-    player's own names for things, per save (``names``).
+    The in-game view's parts (profile, saves, ``stats.result``), plus active time
+    per game and local date over the ``days`` days up to ``until`` (``YYYY-MM-DD``)
+    for the page's chart, and the player's own names for things (``names``).
     """
 
     profile: dict[str, str | list[str] | bool | None]
@@ -221,23 +203,17 @@ class MemoryView(msgspec.Struct, frozen=True, rename="camel"):
     names: list[NameItem] = msgspec.field(default_factory=list)
 
 
-def memory_view(
-    overview: Overview, *, today: str, days: int = STATS_DAYS, current: Scope | None = None
-) -> MemoryView:
-    """The :class:`MemoryView` of one overview (read in one snapshot).
+def memory_view(overview: Overview, *, today: str, days: int = STATS_DAYS) -> MemoryView:
+    """The :class:`MemoryView` of one overview (its ``daily`` since a little over ``days`` ago).
 
-    Args:
-        overview: What the store read, its ``daily`` since a little over ``days`` ago.
-        today: The local date of the machine (the chart ends on it, or on a later
-            date that was played in another zone).
-        days: The chart's length.
-        current: The save to mark ``current`` (none on the page and in MCP).
+    The chart ends ``today`` (the machine's local date), or on a later date that was
+    played in another zone.
     """
     until = max([today, *(d.date for d in overview.daily)])
     first = (date.fromisoformat(until) - timedelta(days=days - 1)).isoformat()
     return MemoryView(
         profile=msgspec.to_builtins(overview.profile),
-        saves=[save_items(v, current) for v in overview.saves],
+        saves=[save_items(v, None) for v in overview.saves],
         stats=stats_result(overview.stats, None),
         daily=[d for d in overview.daily if d.date >= first],
         days=days,

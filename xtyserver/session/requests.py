@@ -2,11 +2,9 @@
 
 Pure. A management frame becomes a typed request effect with a number; the
 shell's answer event carries the same number, and the reply frame is built
-here, for the frame id the adapter used. Every rule is checked here: which
-fields a target needs, which save of this game a frame names, and the
-two-step forget's tokens (:class:`~xtyserver.memory.manage.Confirmations`:
-single-use, bound to this connection and target, expiring on the injected
-clock). Peer input never raises: a bad field is an ``error`` naming it.
+here, for the frame id the adapter used. Every rule is checked here (which
+fields a target needs, which save a frame names, the forget's tokens); a bad
+field is an ``error`` naming it.
 """
 
 from __future__ import annotations
@@ -74,18 +72,13 @@ class _Pending(msgspec.Struct, frozen=True):
 
 
 class StoreRequests:
-    """Requests in flight (request number -> what was asked) and the menu's forget tokens.
+    """Requests in flight (request number -> what was asked) and the menu's forget tokens."""
 
-    Args:
-        confirmations: The tokens of this connection's ``memory.forget`` frames.
-        texts: The announcements' texts (every deletion is announced with ``memory.notice``).
-    """
-
-    def __init__(self, confirmations: Confirmations, texts: asking.AskTexts | None = None) -> None:
+    def __init__(self, confirmations: Confirmations, texts: asking.AskTexts) -> None:
         self._count = 0
         self._pending: dict[int, _Pending] = {}
         self.confirmations = confirmations
-        self._texts = texts or asking.AskTexts()
+        self._texts = texts
 
     def ask_for(self, frame: ManagementFrame, save: Scope, now: float) -> Effect:
         """The store request for a management frame of the session on ``save``, or a refusal."""

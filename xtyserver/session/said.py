@@ -9,11 +9,9 @@ case-folded, spaces ignored:
 * the value is the **whole message** (fillers and punctuation aside: "小明吧。"
   answers "what should I call you?"), or
 * the value is a **whole item of a value span**: the text after a cue of the
-  field (叫我, 我叫, 称呼我, call me, my name is; 用 … 回复, 说, reply in;
-  风格, 说话, 回复; 喜欢, 爱好, i like; or any field's 改成, 换成, 设为, change to,
-  set to) up to the end of its clause, split into items at 和, 跟, 与, 、, and,
-  or, with connecting words (是, 为, 成, to, is) and particles (吧, 啊, 了, 就行,
-  please) trimmed from its ends.
+  field (:data:`CUES`, or any field's 改成, change to, ...) up to the end of its
+  clause, split into items at 和, 、, and, or, ..., with connecting words and
+  particles trimmed from its ends.
 """
 
 from __future__ import annotations

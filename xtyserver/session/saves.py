@@ -1,10 +1,8 @@
 """Which save a session plays and what it last saw of it (v1.md "Save switch", "Freshness").
 
-Pure bookkeeping for :class:`~xtyserver.session.machine.GameAgentSession`: the
-identity from ``adapter.hello`` or a later switch, the player's time zone, the
-latest modelContext and when it was captured, the in-game day, and the last
-heartbeat (where a play session ends). It answers with the effects that open,
-close and park a save; the state machine decides when.
+Pure bookkeeping for :class:`~xtyserver.session.machine.GameAgentSession`: it
+answers with the effects that open, close and park a save; the state machine
+decides when.
 """
 
 from __future__ import annotations
@@ -17,13 +15,7 @@ from xtyserver.session.turns import Turns
 
 
 class SaveTracker:
-    """The save of one session and its latest game state.
-
-    Args:
-        turns: The session's turns, which park a save's working memory.
-        summarize: Whether a save that ends is summarised into memory.
-        now: When the connection opened.
-    """
+    """The save of one session and its latest game state (``turns`` park its working memory)."""
 
     def __init__(self, turns: Turns, *, summarize: bool, now: float) -> None:
         self._turns = turns

@@ -102,24 +102,12 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
     """Deadlines, limits and switches of one session (v1.md "Deadlines", "Rate limits").
 
     ``hello_timeout``, ``preauth_hello_timeout``, ``heartbeat_ms`` and
-    ``flood_refusals`` are the ``[server]`` settings of those names.
-
-    Attributes:
-        working: The window, the session summary and resuming after a reconnect.
-        layers: Budgets of the identity, style and profile layers.
-        default_timezone: The zone of an adapter that sends no ``timezone`` (the PC's own).
-        model_configured: Whether a model is configured at all.
-        vision: Whether the model accepts images.
-        memory: Whether long-term memory is read and written.
-        extraction: Whether finished replies are handed to background extraction.
-        daily_budget: The daily token budget and its rule: when one is set each
-            turn reads what was spent today and is refused once it is spent
-            (v1.md "Token budget").
-        budget: The per-turn memory budget.
-        limits: The budget reported in ``server.hello`` and enforced: the rate
-            buckets, the heartbeat misses and the modelContext's freshness.
-        server: Name and version for ``server.hello``.
-        texts: Player-facing texts.
+    ``flood_refusals`` are the ``[server]`` settings of those names;
+    ``default_timezone`` is the zone of an adapter that sends none (the PC's own).
+    With a ``daily_budget`` set, each turn reads what was spent today and is refused
+    once it is spent (v1.md "Token budget"). ``limits`` is what ``server.hello``
+    reports and what the session enforces (rate buckets, heartbeat, freshness);
+    ``budget`` is the per-turn memory budget, ``layers`` the other layers'.
     """
 
     hello_timeout: float

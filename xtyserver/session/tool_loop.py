@@ -1,15 +1,11 @@
 """The tool loop of one turn, sans-I/O (v1.md "Memory tools").
 
-When the model answers with tool calls, each call becomes a ``RunTool``
-effect (or, when refused here, an error result at once); once every call of
-the round has its result, the conversation goes back to the model with the
-assistant's calls and the ``tool`` results, and the model continues (each
-result fenced as data, like every text the model or a mod wrote:
-``xtyserver.session.prompt.fence``). At most
-:data:`~xtyserver.session.tools.MAX_CALLS_PER_TURN` calls run per turn: a
-further call gets an error result, and the next request offers no tools, so
-the model must answer. A failing tool is a result the model can explain;
-the turn never dies of it.
+Each tool call becomes a ``RunTool`` effect (or, when refused here, an error
+result at once); once every call of the round has its result, the conversation
+goes back to the model with the calls and their results, each fenced as data.
+Past :data:`~xtyserver.session.tools.MAX_CALLS_PER_TURN` calls a call gets an
+error result and the next request offers no tools, so the model must answer. A
+failing tool is a result the model can explain; the turn never dies of it.
 """
 
 from __future__ import annotations
@@ -20,6 +16,7 @@ import msgspec
 
 from xtyserver.memory.manage import (
     MAX_PENDING,
+    Confirmations,
     ForgetPreview,
     ForgetResult,
     ForgetSpec,
@@ -35,7 +32,6 @@ from xtyserver.session.settings import Texts
 from xtyserver.session.tool_schemas import OFFERS
 from xtyserver.session.tools import (
     ApplyOp,
-    Confirmations,
     Confirming,
     RestoreOp,
     ToolAnswer,
@@ -49,17 +45,10 @@ TOO_MANY = "错误：这一轮已经调用了 4 次记忆工具，不能再调�
 
 
 class ToolLoop:
-    """Runs the tool rounds of the turns of one connection.
+    """Runs the tool rounds of the turns of one connection, with its forget tokens."""
 
-    Args:
-        confirmations: The connection's forget tokens.
-        texts: The session's texts (the result of a confirm the player did not agree to,
-            the name of the data fence of tool results).
-    """
-
-    def __init__(self, confirmations: Confirmations, texts: Texts | None = None) -> None:
+    def __init__(self, confirmations: Confirmations, texts: Texts) -> None:
         self.confirmations = confirmations
-        texts = texts or Texts()
         self._texts = texts
         self._refused = {**tools.REFUSED, "not_agreed": texts.forget_not_agreed}
         self._tag = texts.data_tag  # the data fence each tool result is put in
@@ -72,10 +61,7 @@ class ToolLoop:
         self._decided.clear()
 
     def offered(self, turn: Turn) -> list[dict[str, Any]] | None:
-        """The tools to offer with the turn's next model request (none once the limit is hit).
-
-        The same set as the turn's first request (``turn.tools``), or None.
-        """
+        """The turn's tools (``turn.tools``) for its next model request; None past the limit."""
         return OFFERS.get(turn.tools) if turn.tools_used < tools.MAX_CALLS_PER_TURN else None
 
     def round(
@@ -88,8 +74,7 @@ class ToolLoop:
     ) -> list[Effect]:
         """The model asked for ``calls`` (after ``text``): run them or answer them here.
 
-        ``context_names`` are the names in the save's current modelContext (a
-        shared-profile correction may not name them).
+        ``context_names``: the save's modelContext names, which a correction may not name.
         """
         turn.round_text, turn.round_calls = text, calls
         turn.results, turn.pending = {}, {}
@@ -176,10 +161,9 @@ class ToolLoop:
     def dialog(self, token: str, yes: bool, now: float) -> ForgetSpec | Refusal | None:
         """The player answered a ``memory.confirm.request`` dialog (v1.md "memory.confirm").
 
-        A yes is the player's own yes: it redeems the token at once, in any turn
-        (the target to delete is returned). A no voids the token (None). An
-        unknown, spent or expired token is refused. Either answer is remembered,
-        so a later confirming tool call learns what the player decided.
+        A yes redeems the token at once, in any turn (the target to delete is
+        returned); a no voids it (None); an unknown, spent or expired one is refused.
+        Either answer is remembered for a later confirming tool call.
         """
         if not yes:
             if not self.confirmations.withdraw(token):

@@ -12,13 +12,10 @@ about memory. So a turn offers:
   past (记得, 上次, 来着, remember, last time, ...);
 * **none** otherwise: the turn's memories are already in the prompt.
 
-The words are judged in their judged form (:func:`~xtyserver.protocol.judged.judged`:
-NFKC, look-alike letters folded), case-folded; English cues match whole
-words. A cue found wrongly costs tokens only; a cue missed costs the model its
-tools for that one turn (the player says it again with the cue, or uses the
-memory page). Each set goes out in the same order and the same bytes
-(:data:`~xtyserver.session.tool_schemas.OFFERS`): a provider's prefix cache
-keeps one prefix per set, and a turn that switches set starts a new one.
+The words are judged in their judged form, case-folded; English cues match
+whole words. A cue found wrongly costs tokens only; a cue missed costs the model
+its tools for that one turn (the player says it again with the cue, or uses the
+memory page).
 """
 
 from __future__ import annotations
@@ -27,6 +24,7 @@ import re
 from typing import Final
 
 from xtyserver.protocol.judged import judged
+from xtyserver.session.consent import alternation
 from xtyserver.session.tool_schemas import ALL, READ
 
 CHANGE_CUES: Final[tuple[str, ...]] = (
@@ -135,9 +133,6 @@ READ_CUES_EN: Final[tuple[str, ...]] = (
 
 
 def _pattern(cues: tuple[str, ...], english: tuple[str, ...]) -> re.Pattern[str]:
-    def alternation(words: tuple[str, ...]) -> str:
-        return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-
     return re.compile(f"{alternation(cues)}|(?<![a-z])(?:{alternation(english)})(?![a-z])")
 
 
@@ -147,15 +142,9 @@ _SPACES: Final = re.compile(r"\s+")
 
 
 def offered_tools(text: str, *, confirming: bool = False) -> tuple[str, ...]:
-    """The names of the tools to offer for a turn whose player text is ``text``.
+    """The tools to offer a turn: ``ALL``, ``READ`` or ``()``, so each offer has stable bytes.
 
-    Args:
-        text: The player's own words of the turn (redacted as sent to the model).
-        confirming: The turn may answer the server's confirmation question.
-
-    Returns:
-        :data:`~xtyserver.session.tool_schemas.ALL`, :data:`~xtyserver.session.tool_schemas.READ`
-        or ``()``, always one of these (so each offer has stable bytes).
+    ``confirming``: the turn may answer the server's confirmation question.
     """
     plain = _SPACES.sub(" ", judged(text).casefold())
     if confirming or _CHANGE.search(plain):

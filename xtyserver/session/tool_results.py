@@ -111,27 +111,22 @@ def render(
                     "只有玩家紧接着的下一句明确同意（删除存档、游戏、共同记忆或全部时要说出“删除”），"
                     "带确认码的调用才会删除。"
                 )
-        case ForgetResult():
+        case ForgetResult(trash_id=trash):
+            cleared = "，共同记忆已清空" if answer.profile_cleared else ""
+            stats = (
+                f"，{answer.stats_saves} 个存档的游玩统计"
+                if answer.stats_saves
+                else "，游玩统计保留"
+            )
+            undo = "" if trash is None else f"放进了回收站 #{trash}：玩家反悔时可以用恢复工具恢复。"
             lines.append(
-                f"已删除 {answer.items} 条记忆"
-                + ("，共同记忆已清空" if answer.profile_cleared else "")
-                + (
-                    f"，{answer.stats_saves} 个存档的游玩统计"
-                    if answer.stats_saves
-                    else "，游玩统计保留"
-                )
-                + "。游戏存档文件不受影响。"
-                + (
-                    f"放进了回收站 #{answer.trash_id}：玩家反悔时可以用恢复工具恢复。"
-                    if answer.trash_id is not None
-                    else ""
-                )
+                f"已删除 {answer.items} 条记忆{cleared}{stats}。游戏存档文件不受影响。{undo}"
             )
         case RestoreResult():
-            fields = "、".join(answer.profile_fields)
-            lines.append(
-                f"已从回收站 #{answer.trash_id} 恢复 {answer.items} 条记忆"
-                + (f"，共同记忆字段：{fields}" if fields else "")
-                + "。"
+            fields = (
+                f"，共同记忆字段：{'、'.join(answer.profile_fields)}"
+                if answer.profile_fields
+                else ""
             )
+            lines.append(f"已从回收站 #{answer.trash_id} 恢复 {answer.items} 条记忆{fields}。")
     return redact("\n".join(lines))[0]

@@ -8,12 +8,10 @@ parses a call's arguments into a typed operation the shell runs against the
 memory service and checks what the player's words allow.
 
 A forget is never done on the model's word alone: the first call returns a
-preview and a token; only a second call with that token, in a later turn whose
-player text is an explicit yes (:mod:`~xtyserver.session.consent`), deletes. A
-token is single-use, bound to this connection and this target, and expires
-after :data:`TOKEN_TTL` seconds. A shared-profile correction is written only
-when the player's words of the turn contain the new value and the value passes
-the shared-profile guard.
+preview and a single-use token (``memory.manage.TOKEN_TTL``); only a second call with it,
+in a later turn whose player text is an explicit yes
+(:mod:`~xtyserver.session.consent`), deletes. A shared-profile correction is
+written only when the player said the new value and it passes the guard.
 """
 
 from __future__ import annotations
@@ -25,8 +23,6 @@ import msgspec
 from msgspec import UNSET
 
 from xtyserver.memory import shared_guard
-from xtyserver.memory.manage import TOKEN_TTL as TOKEN_TTL
-from xtyserver.memory.manage import Confirmations as Confirmations
 from xtyserver.memory.manage import (
     ForgetKind,
     ForgetPreview,
@@ -49,11 +45,6 @@ from xtyserver.session.tool_schemas import (
     SearchArgs,
     ViewArgs,
 )
-from xtyserver.session.tool_schemas import CORRECT as CORRECT
-from xtyserver.session.tool_schemas import FORGET as FORGET
-from xtyserver.session.tool_schemas import SEARCH as SEARCH
-from xtyserver.session.tool_schemas import TOOL_SPECS as TOOL_SPECS
-from xtyserver.session.tool_schemas import VIEW as VIEW
 
 MAX_CALLS_PER_TURN = 4
 MAX_SEARCH_RESULTS = 5
@@ -80,10 +71,7 @@ class ViewOp(msgspec.Struct, frozen=True):
 
 
 class SearchOp(msgspec.Struct, frozen=True):
-    """Search ``scope``'s memories and the shared profile for ``query`` (never another save).
-
-    ``day``: the save's in-game day, when known (later-day memories stay out).
-    """
+    """Search ``scope``'s memories and the profile for ``query``; later-day ones stay out."""
 
     scope: Scope
     query: str
@@ -92,11 +80,7 @@ class SearchOp(msgspec.Struct, frozen=True):
 
 
 class CorrectOp(msgspec.Struct, frozen=True):
-    """Replace the shared-profile field ``field`` (snake_case) with ``value``.
-
-    The shell checks the value against ``save``'s memories and ``context_names``
-    with :func:`guard_correction` before writing it.
-    """
+    """Replace the profile field ``field`` (snake_case); the shell calls guard_correction first."""
 
     field: str
     value: str | list[str]
@@ -174,14 +158,8 @@ def parse_call(
 ) -> ToolOp | Confirming | str:
     """The operation a call asks for, or the error text to return as its result.
 
-    Args:
-        day: The save's in-game day, when known (a search leaves later memories out).
-        player_text: The player's own words of this turn: a correction's value
-            must be in them.
-        context_names: The names in the save's current modelContext (the guard).
-        offered: The tools the turn offered (:mod:`~xtyserver.session.tool_offer`);
-            None: every tool. Only what the turn offered runs, whatever the
-            model was talked into.
+    ``player_text`` (this turn's words) must hold a correction's value; ``offered``
+    (None: every tool) is all that runs, whatever the model was talked into.
     """
     kind = ARGUMENTS.get(call.name)
     if kind is None:
@@ -231,11 +209,8 @@ def parse_call(
 def unsaid(value: str | list[str], player_text: str, field: str) -> str | None:
     """The first part of a correction's ``value`` the player did not say as a value, or None.
 
-    A string value, or every item of a list, must be a value the player gave
-    ``field`` (wire name) in ``player_text``
-    (:func:`~xtyserver.session.said.said_as_value`: the whole message, or an item
-    after a cue such as 叫我 / call me). An empty value (clearing the field) is
-    never something the player said: it is returned as "".
+    Each item must pass :func:`~xtyserver.session.said.said_as_value`; an empty value
+    (clearing the field) is never something the player said: it is returned as "".
     """
     items = value if isinstance(value, list) else [value]
     if not items:
@@ -247,12 +222,10 @@ def unsaid(value: str | list[str], player_text: str, field: str) -> str | None:
 
 
 def guard_correction(op: CorrectOp, save_texts: Iterable[str]) -> str | None:
-    """Why ``op`` may not be written (the shared-profile guard), or None when it may.
+    """Why ``op`` may not be written, as the model's result text, or None when it may.
 
-    The extraction's rules (:func:`~xtyserver.memory.shared_guard.refusal`): no
-    person, place or plan of the current save (its memories' subjects and
-    summaries in ``save_texts``, its modelContext names), no character judgement,
-    guess, role-play or sensitive fact. The answer is the model's result text.
+    The extraction's rules (:func:`~xtyserver.memory.shared_guard.refusal`), with the
+    current save's memory texts (``save_texts``) and modelContext names.
     """
     texts = [*save_texts, *op.context_names]
     items = op.value if isinstance(op.value, list) else [op.value]
@@ -331,12 +304,7 @@ def narrow(op: ViewOp, overview: Overview) -> Overview | ToolFailure:
 
 
 def resolve(op: PreviewOp, overview: Overview) -> ForgetSpec | str:
-    """The forget target ``op`` names, with its save found among this game's saves.
-
-    ``overview`` holds the saves of ``op.current``'s game; a save is named by its
-    readable name or its id (compared after normalising). Returns the spec or
-    the error text for the model.
-    """
+    """The forget target ``op`` names (its save found in ``overview``), or the error text."""
     game = op.current.game_id
     if op.kind == "profile":
         return ForgetSpec(kind="profile")

@@ -43,15 +43,7 @@ MAX_NAMES_NOTED = 3
 
 
 class TurnPlan(msgspec.Struct, frozen=True):
-    """What one turn sends to the model.
-
-    Attributes:
-        messages: The chat-completions ``messages``.
-        context_use: How the newest modelContext was used (``chat.done.context``).
-        used_ids: Memory ids injected into the prompt (to mark as used).
-        image_sent: Whether the screenshot is part of ``messages``.
-        injection: The turn's injection log record (sizes, ids, scores; no text).
-    """
+    """What one turn sends to the model, and the memory ids it used (to mark as used)."""
 
     messages: list[dict[str, Any]]
     context_use: ContextUse
@@ -141,7 +133,6 @@ def plan_turn(
             names_note = NAMES_HEAD + "；".join(f"{a.alias} = {a.means}" for a in said)
         # The profile has its own layer; the memory layer holds this save's events (and
         # the names), in what the cap on all long-term memory (total_chars) leaves after it.
-        budget = budget or MemoryBudget()
         left = budget.total_chars - len(shared) - (len(names_note) + 1 if names_note else 0)
         budget = msgspec.structs.replace(budget, total_chars=max(left, 0))
         aliases = (

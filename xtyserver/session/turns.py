@@ -1,10 +1,8 @@
 """The turns of one session: the one in flight and the recent ones (v1.md "chat.send").
 
-Pure bookkeeping used by :class:`~xtyserver.session.machine.GameAgentSession`:
-a turn starts, waits for its inputs (the save's memory, the prepared
-screenshot), is planned once they are there, streams, and ends exactly once
-(done, failed, cancelled or refused). Each method returns the effects; the
-session applies the matching transition of its table.
+Pure bookkeeping: a turn starts, waits for its inputs, is planned, streams, and
+ends exactly once (done, failed, cancelled or refused). Each method returns the
+effects; the session applies the matching transition of its table.
 """
 
 from __future__ import annotations
@@ -48,75 +46,47 @@ from xtyserver.session.working import SessionSummary, WorkingMemory, WorkingSnap
 SUMMARY_TURNS = 12
 
 
-class Turn:
+class Turn(msgspec.Struct):
     """The one turn in flight on a connection."""
 
-    __slots__ = (
-        "answers",
-        "asked",
-        "calling",
-        "chat_id",
-        "context_use",
-        "day",
-        "image",
-        "image_ready",
-        "image_sent",
-        "language",
-        "memory",
-        "memory_ready",
-        "messages",
-        "number",
-        "parts",
-        "pending",
-        "results",
-        "round_calls",
-        "round_text",
-        "save",
-        "text",
-        "tools",
-        "tools_used",
-    )
-
-    def __init__(self, number: int, chat_id: str, text: str, save: Scope) -> None:
-        self.number = number
-        # The save the turn was asked in: its memory goes there even if the save
-        # switches while the reply streams.
-        self.save = save
-        # The save's in-game day when the turn was planned (the search tool's filter).
-        self.day: int | None = None
-        self.chat_id = chat_id
-        self.text = text
-        self.parts: list[str] = []
-        self.memory: SaveMemory | None = None
-        self.memory_ready = False
-        self.image: PreparedImage | None = None
-        self.image_ready = True
-        self.calling = False
-        self.image_sent = False
-        self.context_use: ContextUse = "none"
-        # The shared profile's language, for a notice in the player's language.
-        self.language = ""
-        # The tool loop (v1.md "Memory tools"): the request so far and the round in flight.
-        self.messages: list[dict[str, Any]] = []
-        # The names of the tools this turn offers (tool_offer.offered_tools), decided once.
-        self.tools: tuple[str, ...] = ()
-        self.tools_used = 0
-        self.round_text = ""
-        self.round_calls: tuple[ToolCall, ...] = ()
-        self.pending: dict[str, ToolOp] = {}
-        self.results: dict[str, str] = {}
-        # The server's question this turn's words may answer (asked at the end of the
-        # turn before), and the question this turn's own preview asks.
-        self.answers: Question | None = None
-        self.asked: Question | None = None
+    number: int
+    chat_id: str
+    text: str
+    # The save the turn was asked in: its memory goes there even if the save
+    # switches while the reply streams.
+    save: Scope
+    # The save's in-game day when the turn was planned (the search tool's filter).
+    day: int | None = None
+    parts: list[str] = msgspec.field(default_factory=list)
+    memory: SaveMemory | None = None
+    memory_ready: bool = False
+    image: PreparedImage | None = None
+    image_ready: bool = True
+    calling: bool = False
+    image_sent: bool = False
+    context_use: ContextUse = "none"
+    # The shared profile's language, for a notice in the player's language.
+    language: str = ""
+    # The tool loop (v1.md "Memory tools"): the request so far and the round in flight.
+    messages: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    # The names of the tools this turn offers (tool_offer.offered_tools), decided once.
+    tools: tuple[str, ...] = ()
+    tools_used: int = 0
+    round_text: str = ""
+    round_calls: tuple[ToolCall, ...] = ()
+    pending: dict[str, ToolOp] = msgspec.field(default_factory=dict)
+    results: dict[str, str] = msgspec.field(default_factory=dict)
+    # The server's question this turn's words may answer (asked at the end of the
+    # turn before), and the question this turn's own preview asks.
+    answers: Question | None = None
+    asked: Question | None = None
 
 
 class Turns:
     """The turn in flight, the turn counter, the rounds for the stage summary and working memory.
 
-    ``history`` holds the last :data:`SUMMARY_TURNS` rounds of this save since the
-    session (or its resume) began, for the end-of-session summary; ``working`` the
-    window and session summary sent with each request.
+    ``history``: the last :data:`SUMMARY_TURNS` rounds since the session (or its
+    resume) began, for the end-of-session summary.
     """
 
     def __init__(self, settings: SessionSettings) -> None:
@@ -163,15 +133,9 @@ class Turns:
     ) -> list[Effect]:
         """Plan and start the model call once the turn's memory and image are there.
 
-        Args:
-            now: The time of the event that completed the inputs.
-            save: The session's current save (the context belongs to it).
-            context: The newest modelContext of ``save``.
-            captured: When ``context`` was captured (or received, without ``capturedAt``).
-            day: ``save``'s in-game day, when known.
-            shown: ``save``'s ``(id, shown name)`` pairs (glossary aliases).
-
-        The turn offers every tool while it may answer a question of the server's.
+        ``save`` is the session's current save, which ``context``, ``captured``,
+        ``day`` and ``shown`` belong to (see :func:`~xtyserver.session.turn.plan_turn`);
+        the turn's own save may be another one.
         """
         turn = self.current
         if turn is None or turn.calling or not (turn.memory_ready and turn.image_ready):
@@ -223,11 +187,7 @@ class Turns:
     # -- working memory across the save's sessions ---------------------------------------------
 
     def park(self, save: Scope, day: int | None, now: float, summarize: bool) -> list[Effect]:
-        """The save's session ends: its stage summary, and its working memory parked.
-
-        The stage summary covers the rounds since the session (or its resume)
-        began, so a resumed session never summarises the same rounds twice.
-        """
+        """The save's session ends: its stage summary, and its working memory parked."""
         effects: list[Effect] = []
         if len(self.history) >= 2 and summarize:
             effects.append(Summarize(save, tuple(self.history), day, now))
@@ -276,8 +236,8 @@ class Turns:
     ) -> list[Effect] | None:
         """End the answer's turn with its reply; None when it is not the turn in flight.
 
-        Only the text the player saw (capped by the model shell) enters the
-        window; an ``incomplete`` reply is not handed to extraction.
+        Only the text the player saw enters the window; an ``incomplete`` reply is
+        not handed to extraction.
         """
         number, text, usage = answer.turn, answer.text, answer.usage
         turn = self.get(number)

@@ -2,20 +2,11 @@
 
 Pure bookkeeping (v1.md "Working memory"). The last ``window`` rounds go into
 each request as chat messages. A round that leaves the window waits in
-``pending`` (still sent as chat messages, so nothing is lost in between) until
-it is folded into the rolling :class:`SessionSummary` by a stateless call to
-the background model that sees only the previous summary and those rounds.
-A fold is asked for every ``fold_every`` rounds that left the window, or as
-soon as the rounds sent pass ``fold_tokens`` (then the window shrinks, down to
-:data:`MIN_WINDOW` rounds, to let more rounds go). A failed fold is asked
-again ``fold_every`` rounds later, not on the next round. One fold at a time; an
-answer for an older generation (the session was cleared or restored since)
-is ignored. The rounds waiting are bounded at :data:`WAITING_FOLDS` times
-``fold_every`` whether or not a fold is in flight: a player typing back to back
-on a one-at-a-time local model leaves the background no moment to fold, and the
-oldest waiting rounds then go (counted in ``dropped``) rather than grow every
-request; a fold in flight still folds the rounds it was given. The summary is
-working memory: never stored as long-term memory.
+``pending`` (still sent, so nothing is lost in between) until a stateless
+background call folds it into the rolling :class:`SessionSummary`: every
+``fold_every`` rounds, or as soon as the rounds sent pass ``fold_tokens``. One
+fold at a time; an answer for an older generation (the session was cleared or
+restored since) is ignored. The summary is never stored as long-term memory.
 """
 
 from __future__ import annotations
@@ -43,15 +34,10 @@ _LABELS = (
 
 
 class WorkingSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """Sizes of working memory (config ``[server]``, README "Working memory").
+    """Sizes of working memory (README "Working memory"); ``item_chars`` caps one summary item.
 
-    Attributes:
-        window: Recent rounds sent as chat messages (the system prompt is always kept).
-        fold_every: Rounds that left the window after which they are folded.
-        fold_tokens: Estimated tokens of the rounds sent past which a fold is asked now.
-        summary_chars: The rendered session summary is at most this long.
-        item_chars: One summary item is at most this long.
-        resume_within: Seconds within which a reconnect of the same save resumes.
+    ``window``, ``fold_every`` and ``fold_tokens`` are ``[server]``'s
+    ``history_turns``, ``summary_every`` and ``summary_tokens``.
     """
 
     window: int

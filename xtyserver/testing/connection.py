@@ -40,13 +40,7 @@ REASONS = {
 
 
 class Request(msgspec.Struct, frozen=True, kw_only=True):
-    """One whole request.
-
-    Attributes:
-        target: Request target (path and query) as sent.
-        headers: Header names lower-cased; a repeated header keeps its last value.
-        body: The whole body (``Content-Length`` or chunked).
-    """
+    """One whole request: header names lower-cased (a repeated one keeps its last value)."""
 
     method: str
     target: str
@@ -55,11 +49,7 @@ class Request(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class HttpConnection:
-    """The server side of one HTTP/1.1 connection.
-
-    Args:
-        stream: The accepted client socket; the caller closes it.
-    """
+    """The server side of one HTTP/1.1 connection (the caller closes ``stream``)."""
 
     def __init__(self, stream: anyio.abc.SocketStream) -> None:
         self._stream = stream
@@ -67,12 +57,7 @@ class HttpConnection:
 
     async def read_request(self) -> Request | None:
         """The next request with its whole body; ``None`` when the client closed the
-        connection between requests.
-
-        Raises:
-            BadRequest: The bytes are not an acceptable HTTP/1.x request.
-            PausedError: Called before :meth:`next_cycle`.
-        """
+        connection between requests; BadRequest for anything but an HTTP/1.x request."""
         try:
             head = await self._http.read_head()
             if head is None:

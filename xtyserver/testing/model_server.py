@@ -36,6 +36,7 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable
 from functools import partial
@@ -114,13 +115,8 @@ class FakeModelServer:
     """A scripted OpenAI-compatible model server, run inside the caller's structured scope.
 
     Use as ``async with FakeModelServer() as fake:``; leaving the block stops the
-    listener and every connection task.
-
-    Args:
-        host: Address to bind (loopback by default).
-        port: Port to bind; ``0`` picks a free one (see :attr:`port`).
-        serial: Serve one chat request at a time (the rest wait), as a local server does.
-        vision: Accept image parts; False answers HTTP 400 naming the image.
+    listener and every connection task. ``port`` 0 picks a free one (:attr:`port`);
+    ``serial`` and ``vision`` as in the module docstring.
     """
 
     def __init__(
@@ -151,8 +147,6 @@ class FakeModelServer:
         self._tg: anyio.abc.TaskGroup | None = None
         self._connections = _Count()
         self._streams = _Count()
-
-    # -- public API ---------------------------------------------------------
 
     @property
     def port(self) -> int:
@@ -189,12 +183,7 @@ class FakeModelServer:
 
     @property
     def open_streams(self) -> int:
-        """How many streamed (SSE) chat answers are open right now.
-
-        A stream counts from its request until its last chunk was sent (the
-        connection stays open for the next request) or, when it was cut or its
-        client hung up, until its connection is closed.
-        """
+        """Streamed chat answers open now: until the last chunk, or the socket's close if cut."""
         return self._streams.value
 
     async def wait_open_connections(self, count: int) -> None:
@@ -244,8 +233,6 @@ class FakeModelServer:
                 with anyio.CancelScope(shield=True):
                     await listener.aclose()
 
-    # -- connection handling ------------------------------------------------
-
     async def _serve_connection(self, stream: anyio.abc.SocketStream) -> None:
         # One task per connection; a misbehaving client must never take the server down.
         self._connections.add(1)
@@ -276,10 +263,8 @@ class FakeModelServer:
         path = request.target.split("?")[0]
         parsed: Any = None
         if request.body:
-            try:
+            with contextlib.suppress(msgspec.DecodeError):
                 parsed = msgspec.json.decode(request.body)
-            except msgspec.DecodeError:
-                parsed = None
 
         if path.startswith("/v1/"):
             self.requests.append(
@@ -481,13 +466,10 @@ class FakeModelServer:
         head = b'data: {"choices":[{"index":0,"delta":{"content":"'
         await conn.send_data(head)
         self.bytes_streamed += len(head)
-        block = b"a" * 65536
-        left = size
-        while left > 0:
-            part = block[: min(left, len(block))]
+        for start in range(0, size, 65536):
+            part = b"a" * min(65536, size - start)
             await conn.send_data(part)
             self.bytes_streamed += len(part)
-            left -= len(part)
         tail = b'"},"finish_reason":null}]}\n\n'
         await conn.send_data(tail)
         self.bytes_streamed += len(tail)
@@ -506,11 +488,7 @@ def _has_image(payload: dict[str, Any]) -> bool:
 async def run_fake_model(
     host: str = "127.0.0.1", port: int = 0, *, on_ready: Callable[[str], None]
 ) -> None:
-    """Run the fake model server until cancelled (``xtyserver fake-model``).
-
-    Args:
-        on_ready: Called once with the base URL (``http://HOST:PORT/v1``) when listening.
-    """
+    """Run the fake model server until cancelled; ``on_ready`` gets its base URL."""
     async with FakeModelServer(host, port) as fake:
         on_ready(fake.base_url)
         await anyio.sleep_forever()

@@ -5,6 +5,7 @@ Pure code, no I/O: :mod:`xtyserver.testing.model_server` puts these on the wire.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
@@ -96,13 +97,8 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 
 
 class RecordedRequest(msgspec.Struct, frozen=True, kw_only=True):
-    """A request as the fake received it.
-
-    Attributes:
-        path: Request target (path and query) as sent.
-        headers: Header names lower-cased; a repeated header keeps its last value.
-        json: The body parsed as JSON, ``None`` when it is not JSON.
-    """
+    """A request as the fake received it: ``path`` with its query, header names
+    lower-cased (a repeated one keeps its last value), ``json`` None for no JSON."""
 
     method: str
     path: str
@@ -114,10 +110,6 @@ class RecordedRequest(msgspec.Struct, frozen=True, kw_only=True):
     def text(self) -> str:
         """All message text of a chat request, joined by newlines (empty otherwise)."""
         return message_text(self.json)
-
-
-# ---------------------------------------------------------------------------
-# Reading a chat request
 
 
 def message_text(payload: object) -> str:
@@ -174,23 +166,14 @@ def pick_reply(queue: list[Reply], text: str) -> Reply | None:
     return None
 
 
-# ---------------------------------------------------------------------------
-# Building the answer
-
-
 def split_chunks(text: str, parts: int = 4) -> list[str]:
     """Split ``text`` into at most ``parts`` non-empty pieces of near-equal length, in order."""
     if not text:
         return []
     parts = max(1, min(parts, len(text)))
     size, extra = divmod(len(text), parts)
-    out: list[str] = []
-    start = 0
-    for i in range(parts):
-        end = start + size + (1 if i < extra else 0)
-        out.append(text[start:end])
-        start = end
-    return out
+    bounds = [i * size + min(i, extra) for i in range(parts + 1)]
+    return [text[start:end] for start, end in itertools.pairwise(bounds)]
 
 
 def reply_pieces(reply: Reply, payload: object) -> list[str]:
@@ -275,10 +258,8 @@ def stream_events(
 ) -> tuple[list[tuple[float, bytes]], bool]:
     """The SSE ``data:`` payloads of a streamed answer, each with the delay before it.
 
-    Returns:
-        ``(events, complete)``: ``(seconds to wait, payload)`` pairs in order, and
-        whether the stream ends properly (``False`` when ``cut_after`` cuts it, and
-        then there is no finish chunk, no usage and no ``[DONE]``).
+    Also whether the stream ends properly: not when ``cut_after`` cuts it (no finish
+    chunk, no usage, no ``[DONE]``) or it is ``endless``.
     """
     # The role chunk comes at once, like OpenAI's; it carries no token.
     events = [(0.0, _chunk(model, 0, {"role": "assistant", "content": ""}, None, want_usage))]

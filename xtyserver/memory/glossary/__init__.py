@@ -1,38 +1,23 @@
 """The game glossary: entity names in English, Chinese, internal ids and player aliases (pure).
 
-Players and mods name the same thing many ways: a mod sends ``Abigail`` or
-``MineralDeoxidizer``, a Chinese player says 阿比盖尔 or 氧气扩散器, a friend
-says 紫发女孩. A :class:`Glossary` maps each of those names to one entity key
-of its game, and :meth:`GameGlossary.terms` turns a text into the entity terms
-it mentions (``@abigail``). Memory retrieval adds these terms to a memory's
-index tokens and to a turn's query, so the names meet
-(:mod:`xtyserver.memory.retrieval`).
+A :class:`Glossary` maps each name of a thing (``Abigail``, 阿比盖尔, 紫发女孩) to
+one entity key of its game, and :meth:`GameGlossary.entities` finds the
+entities a text's :func:`~xtyserver.memory.tokenize.tokenize` tokens name
+(longest name first, non-overlapping), so memory retrieval meets them across
+languages; README "Game glossary" tells how names match. This module builds a
+glossary from already-parsed TOML (:func:`parse_documents`);
+:mod:`xtyserver.serve.glossary` reads the files
+``xtyserver/memory/glossary/<game-id>.toml``, one table per kind::
 
-Matching works on the tokens of :func:`~xtyserver.memory.tokenize.tokenize`:
-each name is tokenized once, and a text's tokens are scanned left to right for
-the longest name starting at each token (non-overlapping). Chinese names thus
-match inside a longer run of characters (鸡舍还差 contains 鸡舍), English
-names match whole words, plurals included (``Coops`` finds ``Coop``). An
-English name of three words or more is found by its head word and one more of
-its words nearby too (``gas generator``: :func:`partial_names`). A
-matched entity also yields the entity it is a kind of (``broader``:
-Fiberglass Rod -> Fishing Rod).
-
-This module is pure: it builds a glossary from already-parsed TOML documents
-(:func:`parse_documents`); :mod:`xtyserver.serve.glossary` reads the
-files. Data files: ``xtyserver/memory/glossary/<game-id>.toml``, one table per
-kind (``[npc]``, ``[item]``, ...) holding one inline table per entity::
-
+    game = "stardew-valley"
     [npc]
     abigail = { en = "Abigail", zh = "阿比盖尔", ids = ["Abigail"], aliases = ["紫发女孩"] }
 
-Fields: ``en`` and ``zh`` (required: the official English and Simplified
-Chinese names), ``ids`` (internal ids as mods send them), ``aliases`` (what
-players say), ``broader`` (the key of a more general entity of the same
-file), ``related`` (keys of entities players connect with it, both ways: a
-memory naming one is found by a question about the other), ``unverified``
-(true when the Chinese name is not checked against the game's official
-localisation). A top-level ``game = "<game-id>"`` names the game.
+Fields: ``en`` and ``zh`` (required: the official names), ``ids`` (internal ids
+as mods send them), ``aliases`` (what players say), ``broader`` (the key of a
+more general entity), ``related`` (keys of entities players connect with it,
+both ways), ``unverified`` (the Chinese name is not checked against the game's
+official localisation).
 """
 
 from __future__ import annotations
@@ -64,21 +49,8 @@ class GlossaryError(ValueError):
 
 
 class Entry(msgspec.Struct, frozen=True):
-    """One entity of one game.
-
-    Attributes:
-        key: Unique within its game (``abigail``).
-        kind: The table it is listed under (``npc``, ``item``, ...).
-        en: The official English name.
-        zh: The official Simplified Chinese name.
-        ids: Internal ids as mods send them.
-        aliases: What players call it.
-        broader: The key of a more general entity, or "".
-        related: Keys of entities players connect with it (a source and what it gives,
-            clothing and the weather it is for); both ways.
-        unverified: The Chinese name is not checked against the official localisation.
-        source: The file it came from (for messages).
-    """
+    """One entity of one game: its ``key`` (unique in the game), the ``kind`` (table) it is
+    listed under, the fields of the module docstring, and the ``source`` file it came from."""
 
     key: str
     kind: str
@@ -139,10 +111,8 @@ class GameGlossary(msgspec.Struct, frozen=True):
         """Entity keys named in ``tokens`` (of :func:`tokenize`), in order, with repeats.
 
         ``related``: each named entity's related ones too (a memory's index holds
-        them, so a question about either finds it; a query does not add them).
-
-        A one-character Chinese name (牛, 鸡) is found inside a run of bigrams too
-        (我的牛呢 -> 的牛 牛呢), where no longer name starting at that bigram matched.
+        them; a query does not). A one-character Chinese name (牛) is found inside
+        a run of bigrams too (我的牛呢 -> 的牛 牛呢).
         """
         out: list[str] = []
         patterns = self.patterns
@@ -379,40 +349,38 @@ def parse_document(source: str, doc: Mapping[str, Any]) -> tuple[str, list[Entry
     return game, entries
 
 
+def _known(by_key: Mapping[str, Entry], game_id: str, entry: Entry, field: str, key: str) -> str:
+    """``key``, named in ``entry``'s ``field``, if it is an entry of the game."""
+    if key not in by_key:
+        raise GlossaryError(
+            f"{entry.source}: entry {entry.kind}.{entry.key}: field {field!r} "
+            f"names {key!r}, which is no entry of {game_id}"
+        )
+    return key
+
+
 def build(entries_by_game: Mapping[str, Iterable[Entry]]) -> Glossary:
     """A :class:`Glossary` of the given entries; a later entry with a known key replaces it.
 
     Raises:
-        GlossaryError: An entry's ``broader`` names no entry of its game.
+        GlossaryError: An entry's ``broader`` or ``related`` names no entry of its game.
     """
     games: dict[str, GameGlossary] = {}
     for game_id, entries in entries_by_game.items():
-        by_key: dict[str, Entry] = {}
-        for entry in entries:
-            by_key[entry.key] = entry
+        by_key = {entry.key: entry for entry in entries}
         broader: dict[str, tuple[str, ...]] = {}
         for entry in by_key.values():
             chain: list[str] = []
             up = entry.broader
             while up and up not in chain and up != entry.key:
-                if up not in by_key:
-                    raise GlossaryError(
-                        f"{entry.source}: entry {entry.kind}.{entry.key}: field 'broader' "
-                        f"names {up!r}, which is no entry of {game_id}"
-                    )
-                chain.append(up)
+                chain.append(_known(by_key, game_id, entry, "broader", up))
                 up = by_key[up].broader
             if chain:
                 broader[entry.key] = tuple(chain)
         related: dict[str, set[str]] = {}
         for entry in by_key.values():
             for other in entry.related:
-                if other not in by_key:
-                    raise GlossaryError(
-                        f"{entry.source}: entry {entry.kind}.{entry.key}: field 'related' "
-                        f"names {other!r}, which is no entry of {game_id}"
-                    )
-                if other != entry.key:
+                if _known(by_key, game_id, entry, "related", other) != entry.key:
                     related.setdefault(entry.key, set()).add(other)
                     related.setdefault(other, set()).add(entry.key)
         patterns: dict[str, set[tuple[tuple[str, ...], str]]] = {}

@@ -1,8 +1,6 @@
 """The ``player_alias`` table: the player's own names for things, per save.
 
-Functions take an open connection and run inside the caller's transaction;
-values are checked before they get here (``MemoryStore.learn_alias``). One
-row per save and name (compared normalised and case-folded); saying a name
+One row per save and name (compared normalised and case-folded); saying a name
 again replaces what it means. A save keeps at most ``cap`` names: past it the
 one said longest ago goes, in the same transaction.
 """
@@ -17,6 +15,14 @@ from xtyserver.memory.aliases import PlayerAlias, alias_key
 from xtyserver.memory.types import Scope
 
 _COLUMNS = "id, game_id, save_id, alias, means, said_at"
+_INSERT = (
+    "INSERT INTO player_alias(game_id, save_id, alias, alias_key, means, said_at) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT"
+)
+_UPSERT = (
+    f"{_INSERT}(game_id, save_id, alias_key) DO UPDATE SET "
+    "alias=excluded.alias, means=excluded.means, said_at=excluded.said_at"
+)
 
 
 def _rows(cursor: Iterable[tuple[object, ...]]) -> list[PlayerAlias]:
@@ -28,12 +34,7 @@ def learn(
 ) -> PlayerAlias:
     """Keep ``alias`` as the player's name of ``means`` in ``scope``; the oldest past ``cap`` go."""
     key = (scope.game_id, scope.save_id)
-    conn.execute(
-        "INSERT INTO player_alias(game_id, save_id, alias, alias_key, means, said_at) "
-        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(game_id, save_id, alias_key) DO UPDATE SET "
-        "alias=excluded.alias, means=excluded.means, said_at=excluded.said_at",
-        (*key, alias, alias_key(alias), means, now),
-    )
+    conn.execute(_UPSERT, (*key, alias, alias_key(alias), means, now))
     _trim(conn, key, cap)
     (row,) = _rows(
         conn.execute(
@@ -75,12 +76,6 @@ def delete_ids(conn: apsw.Connection, scope: Scope, ids: Sequence[int]) -> int:
     return gone
 
 
-_INSERT = (
-    "INSERT INTO player_alias(game_id, save_id, alias, alias_key, means, said_at) "
-    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT"
-)
-
-
 def _values(each: PlayerAlias) -> tuple[object, ...]:
     return (each.game_id, each.save_id, each.alias, alias_key(each.alias), each.means, each.said_at)
 
@@ -89,12 +84,7 @@ def merge(conn: apsw.Connection, found: Iterable[PlayerAlias], cap: int) -> None
     """Import names (the one said later wins), then keep the ``cap`` newest per save."""
     scopes: set[tuple[str, str]] = set()
     for each in found:
-        conn.execute(
-            f"{_INSERT}(game_id, save_id, alias_key) DO UPDATE SET "
-            "alias=excluded.alias, means=excluded.means, said_at=excluded.said_at "
-            "WHERE excluded.said_at > player_alias.said_at",
-            _values(each),
-        )
+        conn.execute(f"{_UPSERT} WHERE excluded.said_at > player_alias.said_at", _values(each))
         scopes.add((each.game_id, each.save_id))
     for key in scopes:
         _trim(conn, key, cap)
@@ -113,9 +103,6 @@ def put_back(conn: apsw.Connection, found: Iterable[PlayerAlias]) -> int:
     """Insert names the trash kept (a name said again since wins); how many came back."""
     count = 0
     for each in found:
-        conn.execute(
-            f"{_INSERT} DO NOTHING",
-            _values(each),
-        )
+        conn.execute(f"{_INSERT} DO NOTHING", _values(each))
         count += conn.changes()
     return count

@@ -3,13 +3,10 @@
 Threading model: ONE writer connection guarded by a lock. A write runs
 ``fn(writer)`` on the calling thread while it holds that lock, inside one
 ``BEGIN IMMEDIATE`` transaction, so writes are serialized and an async caller
-pays exactly one thread hop (``anyio.to_thread.run_sync`` with a limiter of 1
-runs the write itself, it does not wait on another thread). Reads use one read
-connection per calling thread; WAL lets them run beside the writer. apsw
-connections may be used from any thread as long as no two use one at once,
-which the locks guarantee. ``read(fn, wait=False)`` uses a second read
-connection of the thread that never waits for another connection's lock
-(``store_busy`` at once instead): small enough for an event loop's thread.
+pays exactly one thread hop. Reads use one read connection per calling thread
+(WAL lets them run beside the writer); ``read(fn, wait=False)`` uses a second
+one that never waits for another connection's lock (``store_busy`` at once
+instead): small enough for an event loop's thread.
 
 No raw apsw exception leaves this module: disk full becomes
 ``StoreError(code="store_full")``, an exhausted busy timeout ``store_busy``,
@@ -40,39 +37,14 @@ DEFAULT_BUSY_TIMEOUT_MS = 5000
 _MAX_PAGE_COUNT = 4_294_967_294
 
 
-# --- pragmas: one small function each ----------------------------------------------------
-
-
-def pragma_wal(conn: apsw.Connection) -> None:
-    """Write-ahead log: readers never block the writer and vice versa."""
-    conn.execute("PRAGMA journal_mode=WAL").fetchall()
-
-
-def pragma_synchronous_normal(conn: apsw.Connection) -> None:
-    """NORMAL is durable across process crashes in WAL mode and much faster than FULL."""
-    conn.execute("PRAGMA synchronous=NORMAL")
-
-
-def pragma_foreign_keys(conn: apsw.Connection) -> None:
-    """Enforce foreign keys (off by default in SQLite)."""
-    conn.execute("PRAGMA foreign_keys=ON")
-
-
-def pragma_busy_timeout(conn: apsw.Connection, ms: int) -> None:
-    """Wait up to ``ms`` for another process's lock before failing with ``store_busy``."""
-    conn.set_busy_timeout(ms)
-
-
 def pragma_max_bytes(conn: apsw.Connection, max_bytes: int | None) -> None:
     """Cap the database size (``store_full`` past it); None restores SQLite's maximum."""
-    pages = _MAX_PAGE_COUNT if max_bytes is None else max(1, max_bytes // _page_size(conn))
+    pages = _MAX_PAGE_COUNT
+    if max_bytes is not None:
+        row = conn.execute("PRAGMA page_size").fetchone()
+        pages = max(1, max_bytes // (int(row[0]) if row else 4096))
     # A pragma takes no bindings; ``pages`` is an int computed here.
     conn.execute(f"PRAGMA max_page_count={int(pages)}").fetchall()
-
-
-def _page_size(conn: apsw.Connection) -> int:
-    row = conn.execute("PRAGMA page_size").fetchone()
-    return int(row[0]) if row else 4096
 
 
 # --- migrations ----------------------------------------------------------------------------
@@ -204,7 +176,8 @@ class Database:
                 create_private_file(self.path)
             self._writer = self._connect()
             try:
-                pragma_wal(self._writer)
+                # Write-ahead log: readers never block the writer and vice versa.
+                self._writer.execute("PRAGMA journal_mode=WAL").fetchall()
                 pragma_max_bytes(self._writer, max_bytes)
                 migrate(self._writer)
             except BaseException:
@@ -226,11 +199,10 @@ class Database:
         conn = apsw.Connection(
             str(self.path), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
         )
-        pragma_busy_timeout(
-            conn, self._busy_timeout_ms if busy_timeout_ms is None else busy_timeout_ms
-        )
-        pragma_synchronous_normal(conn)
-        pragma_foreign_keys(conn)
+        conn.set_busy_timeout(self._busy_timeout_ms if busy_timeout_ms is None else busy_timeout_ms)
+        # NORMAL is durable across process crashes in WAL mode and much faster than FULL.
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA foreign_keys=ON")
         return conn
 
     def write(self, fn: Callable[[apsw.Connection], T]) -> T:
@@ -243,10 +215,7 @@ class Database:
         return self._with_writer(fn, transaction=True)
 
     def maintain(self, fn: Callable[[apsw.Connection], T]) -> T:
-        """Run ``fn(writer)`` holding the write lock but outside a transaction.
-
-        For what a transaction must not wrap: pragmas and the online backup.
-        """
+        """Run ``fn(writer)`` holding the write lock but outside a transaction (pragmas, backup)."""
         return self._with_writer(fn, transaction=False)
 
     def _with_writer(self, fn: Callable[[apsw.Connection], T], *, transaction: bool) -> T:

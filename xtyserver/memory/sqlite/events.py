@@ -1,10 +1,7 @@
 """The ``game_memory`` table: every read and write of stored events.
 
-Functions take an open connection and run inside the caller's transaction
-(:meth:`~xtyserver.memory.sqlite.database.Database.write` or ``read``); they do not
-validate: the store checks values first (``memory/validation.py``). The column
-list is :class:`~xtyserver.memory.types.MemoryEvent`'s field list, so the table,
-the record and the export document cannot drift apart.
+The column list is :class:`~xtyserver.memory.types.MemoryEvent`'s field list,
+so the table, the record and the export document cannot drift apart.
 """
 
 from __future__ import annotations
@@ -16,7 +13,7 @@ from typing import Any, cast
 import apsw
 import msgspec
 
-from xtyserver.memory.types import MemoryEvent, NewEvent, Scope
+from xtyserver.memory.types import MemoryEvent, NewEvent, Scope, new_row
 from xtyserver.protocol.normalize import normalize
 
 # The one column list of game_memory: MemoryEvent's fields, in table order.
@@ -83,33 +80,8 @@ def _binding(event: MemoryEvent, column: str) -> Any:
 
 
 def bindings(event: MemoryEvent, columns: Sequence[str]) -> tuple[Any, ...]:
-    """The SQL bindings of ``columns`` for ``event`` (a row put back from the trash)."""
+    """The SQL bindings of ``columns`` for ``event``."""
     return tuple(_binding(event, column) for column in columns)
-
-
-def _params(event: MemoryEvent) -> tuple[Any, ...]:
-    """The bindings of :data:`_INSERT_COLUMNS` for ``event``."""
-    return tuple(_binding(event, column) for column in _INSERT_COLUMNS)
-
-
-def new_row(scope: Scope, event: NewEvent, now: float) -> MemoryEvent:
-    """The row ``event`` becomes when first remembered at ``now`` (its id not yet known)."""
-    return MemoryEvent(
-        id=0,
-        game_id=scope.game_id,
-        save_id=scope.save_id,
-        kind=event.kind,
-        subject=event.subject,
-        summary=event.summary,
-        importance=event.importance,
-        status=event.status,
-        pinned=event.pinned,
-        day=event.day,
-        created_at=now,
-        updated_at=now,
-        last_used_at=now,
-        search_keys=event.search_keys,
-    )
 
 
 def load(conn: apsw.Connection, scope: Scope) -> list[MemoryEvent]:
@@ -156,18 +128,18 @@ def upsert(conn: apsw.Connection, scope: Scope, event: NewEvent, now: float) -> 
     subject = _stored_subject(conn, scope, event)
     if subject != event.subject:
         event = msgspec.structs.replace(event, subject=subject)
-    rows = conn.execute(_UPSERT, _params(new_row(scope, event, now))).fetchall()
+    rows = conn.execute(_UPSERT, bindings(new_row(scope, event, now), _INSERT_COLUMNS)).fetchall()
     return from_row(rows[0])
 
 
 def merge_newer(conn: apsw.Connection, events: Iterable[MemoryEvent]) -> None:
     """Insert ``events`` (ids ignored); a stored fact is replaced only by a later copy."""
-    conn.executemany(_MERGE_NEWER, [_params(e) for e in events])
+    conn.executemany(_MERGE_NEWER, [bindings(e, _INSERT_COLUMNS) for e in events])
 
 
 def write_digest(conn: apsw.Connection, digest: MemoryEvent) -> None:
     """Insert a compaction digest, or update the save's digest of that kind."""
-    conn.execute(_DIGEST, _params(digest))
+    conn.execute(_DIGEST, bindings(digest, _INSERT_COLUMNS))
 
 
 def delete_ids(conn: apsw.Connection, scope: Scope, ids: Iterable[int]) -> int:

@@ -1,9 +1,8 @@
 """The ``play_session`` and ``play_day`` tables: play time, play days and their statistics.
 
-Functions take an open connection and run inside the caller's transaction.
-The rules of what a heartbeat adds and which date it counts for are pure, in
-``memory/accounting.py``. The column lists are those of the export records,
-so the tables and the export document cannot drift apart.
+What a heartbeat adds and which date it counts for is ``memory/accounting.py``'s.
+The column lists are those of the export records, so the tables and the export
+document cannot drift apart.
 """
 
 from __future__ import annotations
@@ -21,6 +20,11 @@ from xtyserver.memory.types import DailyPlay, GamePlayStats, PlayStats, SavePlay
 SESSION_COLUMNS: tuple[str, ...] = PlaySessionRecord.__struct_fields__
 DAY_COLUMNS: tuple[str, ...] = PlayDayRecord.__struct_fields__
 _SESSION_INSERT_COLUMNS = SESSION_COLUMNS[1:]  # id is the row id SQLite assigns
+_SESSIONS = (
+    f"INTO play_session({', '.join(_SESSION_INSERT_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in _SESSION_INSERT_COLUMNS)})"
+)
+_DAYS = f"INTO play_day({', '.join(DAY_COLUMNS)}) VALUES ({', '.join('?' for _ in DAY_COLUMNS)})"
 
 
 def record_day(conn: apsw.Connection, game_id: str, save_id: str, date: str) -> None:
@@ -31,6 +35,18 @@ def record_day(conn: apsw.Connection, game_id: str, save_id: str, date: str) -> 
     )
 
 
+def _unique_start(conn: apsw.Connection, scope: Scope, at: float, session_id: int = 0) -> float:
+    """``at``, nudged by 1 µs while another session of the save started then (started_at
+    is unique per save)."""
+    while conn.execute(
+        "SELECT 1 FROM play_session WHERE game_id = ? AND save_id = ? AND started_at = ? "
+        "AND id != ?",
+        (scope.game_id, scope.save_id, at, session_id),
+    ).fetchall():
+        at += 1e-6
+    return at
+
+
 def open_session(conn: apsw.Connection, scope: Scope, now: float, tz: str) -> int:
     """Start a session of ``scope`` at ``now`` and count today. Returns its id.
 
@@ -38,13 +54,7 @@ def open_session(conn: apsw.Connection, scope: Scope, now: float, tz: str) -> in
         UsageError: ``tz`` is not a known IANA timezone.
     """
     date = accounting.local_date(now, tz)
-    # started_at is unique per save; nudge a same-instant reopen by 1 µs.
-    started = now
-    while conn.execute(
-        "SELECT 1 FROM play_session WHERE game_id = ? AND save_id = ? AND started_at = ?",
-        (scope.game_id, scope.save_id, started),
-    ).fetchall():
-        started += 1e-6
+    started = _unique_start(conn, scope, now)
     conn.execute(
         "INSERT INTO play_session(game_id, save_id, tz, started_at, last_heartbeat_at, "
         "active_ms) VALUES (?, ?, ?, ?, ?, 0)",
@@ -64,11 +74,8 @@ def advance(
     end: bool,
     gap_cap_s: float,
 ) -> None:
-    """A heartbeat at ``now``: add the (capped) time since the last one, count the day.
-
-    Args:
-        conn: The writer, inside a transaction.
-        tz: The adapter's timezone now, or None for the one the session opened with.
+    """A heartbeat at ``now``: add the (capped) time since the last one, count the day
+    in ``tz`` (None: the one the session opened with).
 
     Raises:
         UsageError: Unknown or closed session, or unknown ``tz``.
@@ -134,12 +141,8 @@ def stats(conn: apsw.Connection) -> PlayStats:
 
 
 def daily(conn: apsw.Connection, since: float) -> list[DailyPlay]:
-    """Active time per game and local date since ``since``, with every play day in the window.
-
-    A session's active time counts on the local date it started (in its own
-    timezone); a play day with no session starting on it is listed with 0, so
-    every day played has an entry.
-    """
+    """Active time per game and local date since ``since`` (a session's on the local date it
+    started), and 0 for a play day on which no session started."""
     first = accounting.local_date(since, "UTC")
     totals: dict[tuple[str, str], int] = {}
     for game_id, tz, started, ms in conn.execute(
@@ -172,14 +175,11 @@ def merge(
 ) -> None:
     """Add sessions (keyed by save and start time; ids ignored) and days not yet stored."""
     conn.executemany(
-        f"INSERT OR IGNORE INTO play_session({', '.join(_SESSION_INSERT_COLUMNS)}) "
-        f"VALUES ({', '.join('?' for _ in _SESSION_INSERT_COLUMNS)})",
+        f"INSERT OR IGNORE {_SESSIONS}",
         [tuple(getattr(s, c) for c in _SESSION_INSERT_COLUMNS) for s in sessions],
     )
     conn.executemany(
-        f"INSERT OR IGNORE INTO play_day({', '.join(DAY_COLUMNS)}) "
-        f"VALUES ({', '.join('?' for _ in DAY_COLUMNS)})",
-        [tuple(getattr(d, c) for c in DAY_COLUMNS) for d in days],
+        f"INSERT OR IGNORE {_DAYS}", [tuple(getattr(d, c) for c in DAY_COLUMNS) for d in days]
     )
 
 
@@ -211,19 +211,10 @@ def scope_rows(conn: apsw.Connection, scope: Scope) -> dict[str, list[list[Any]]
 def put_back_rows(conn: apsw.Connection, rows: dict[str, list[list[Any]]]) -> int:
     """Insert play rows kept by the trash again (rows formed since win); the saves put back."""
     saves: set[tuple[Any, Any]] = set()
-    for row in rows.get("sessions", []):
-        conn.execute(
-            "INSERT INTO play_session(game_id, save_id, tz, started_at, last_heartbeat_at, "
-            "ended_at, active_ms) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-            tuple(row),
-        )
-        saves.add((row[0], row[1]))
-    for row in rows.get("days", []):
-        conn.execute(
-            "INSERT INTO play_day(game_id, save_id, date) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-            tuple(row),
-        )
-        saves.add((row[0], row[1]))
+    for table, sql in (("sessions", _SESSIONS), ("days", _DAYS)):
+        for row in rows.get(table, []):
+            conn.execute(f"INSERT {sql} ON CONFLICT DO NOTHING", tuple(row))
+            saves.add((row[0], row[1]))
     return len(saves)
 
 
@@ -244,13 +235,7 @@ def delete_scope(conn: apsw.Connection, scope: Scope, now: float) -> None:
         "SELECT id, tz FROM play_session WHERE game_id = ? AND save_id = ?", key
     ).fetchall()
     for session_id, tz in open_rows:
-        started = now
-        while conn.execute(
-            "SELECT 1 FROM play_session WHERE game_id = ? AND save_id = ? AND started_at = ? "
-            "AND id != ?",
-            (*key, started, session_id),
-        ).fetchall():
-            started += 1e-6
+        started = _unique_start(conn, scope, now, cast(int, session_id))
         conn.execute(
             "UPDATE play_session SET started_at = ?, last_heartbeat_at = ?, active_ms = 0 "
             "WHERE id = ?",

@@ -1,10 +1,8 @@
 """The ``save_name`` and ``memory_tombstone`` tables, and forgetting by target.
 
-Functions take an open connection and run inside the caller's transaction;
-values are checked before they get here. A forgotten event leaves a
-tombstone (its scope, kind and subject; never its summary) so that background
-extraction does not form the same memory again from the next turn's words
-(v1.md "Memory management").
+A forgotten event leaves a tombstone (its scope, kind and subject; never its
+summary) so that background extraction does not form the same memory again
+from the next turn's words (v1.md "Memory management").
 """
 
 from __future__ import annotations
@@ -15,22 +13,27 @@ from typing import Any
 import apsw
 import msgspec
 
-from xtyserver.memory.aliases import PlayerAlias
+from xtyserver.memory.aliases import PlayerAlias, alias_key
 from xtyserver.memory.export import SaveNameRecord, TombstoneRecord
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, ForgetSpec, Overview, SaveView
 from xtyserver.memory.sqlite import aliases, events, play, shared_profile, usage
-from xtyserver.memory.types import PROFILE_FIELDS, MemoryEvent, Scope, SharedProfile
-from xtyserver.protocol.normalize import normalize
+from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
+
+_NAME_UPSERT = (
+    "INSERT INTO save_name(game_id, save_id, name, updated_at) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT(game_id, save_id) DO UPDATE SET name=excluded.name, "
+    "updated_at=excluded.updated_at"
+)
+_BURY = (
+    "INSERT INTO memory_tombstone(game_id, save_id, kind, subject, forgotten_at) "
+    "VALUES (?, ?, ?, ?, ?) ON CONFLICT(game_id, save_id, subject) DO UPDATE SET "
+    "kind=excluded.kind, forgotten_at=excluded.forgotten_at"
+)
 
 
 def set_name(conn: apsw.Connection, scope: Scope, name: str, now: float) -> None:
     """Remember ``name`` as the readable name of ``scope`` (the newest one wins)."""
-    conn.execute(
-        "INSERT INTO save_name(game_id, save_id, name, updated_at) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT(game_id, save_id) DO UPDATE SET name=excluded.name, "
-        "updated_at=excluded.updated_at",
-        (scope.game_id, scope.save_id, name, now),
-    )
+    conn.execute(_NAME_UPSERT, (scope.game_id, scope.save_id, name, now))
 
 
 def names(conn: apsw.Connection) -> dict[Scope, str]:
@@ -39,18 +42,13 @@ def names(conn: apsw.Connection) -> dict[Scope, str]:
     return {Scope(g, s): n for g, s, n in rows}
 
 
-def tomb_key(subject: str) -> str:
-    """How tombstones compare subjects: normalised, trimmed, case-folded."""
-    return normalize(subject).strip().casefold()
+# Tombstones compare subjects as names compare: normalised, trimmed, case-folded.
+tomb_key = alias_key
 
 
 def _bury(conn: apsw.Connection, doomed: Iterable[MemoryEvent], now: float) -> None:
-    conn.executemany(
-        "INSERT INTO memory_tombstone(game_id, save_id, kind, subject, forgotten_at) "
-        "VALUES (?, ?, ?, ?, ?) ON CONFLICT(game_id, save_id, subject) DO UPDATE SET "
-        "kind=excluded.kind, forgotten_at=excluded.forgotten_at",
-        [(e.game_id, e.save_id, e.kind, tomb_key(e.subject), now) for e in doomed],
-    )
+    rows = [(e.game_id, e.save_id, e.kind, tomb_key(e.subject), now) for e in doomed]
+    conn.executemany(_BURY, rows)
 
 
 def is_buried(conn: apsw.Connection, scope: Scope, subject: str) -> bool:
@@ -90,16 +88,11 @@ def merge(
 ) -> None:
     """Import save names (the newer one wins) and tombstones (the later forget wins)."""
     conn.executemany(
-        "INSERT INTO save_name(game_id, save_id, name, updated_at) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT(game_id, save_id) DO UPDATE SET name=excluded.name, "
-        "updated_at=excluded.updated_at WHERE excluded.updated_at > save_name.updated_at",
+        f"{_NAME_UPSERT} WHERE excluded.updated_at > save_name.updated_at",
         [(r.game_id, r.save_id, r.name, r.updated_at) for r in names],
     )
     conn.executemany(
-        "INSERT INTO memory_tombstone(game_id, save_id, kind, subject, forgotten_at) "
-        "VALUES (?, ?, ?, ?, ?) ON CONFLICT(game_id, save_id, subject) DO UPDATE SET "
-        "kind=excluded.kind, forgotten_at=excluded.forgotten_at "
-        "WHERE excluded.forgotten_at > memory_tombstone.forgotten_at",
+        f"{_BURY} WHERE excluded.forgotten_at > memory_tombstone.forgotten_at",
         [(r.game_id, r.save_id, r.kind, tomb_key(r.subject), r.forgotten_at) for r in buried],
     )
 
@@ -164,6 +157,13 @@ def group(
     )
 
 
+def _ids_by_save(rows: Iterable[MemoryEvent | PlayerAlias]) -> dict[Scope, list[int]]:
+    out: dict[Scope, list[int]] = {}
+    for row in rows:
+        out.setdefault(Scope(row.game_id, row.save_id), []).append(row.id)
+    return out
+
+
 def forget(
     conn: apsw.Connection,
     spec: ForgetSpec,
@@ -198,16 +198,8 @@ def forget(
                 rows[name] += found
         trash_id = keep(doomed, was, rows, names)
     _bury(conn, doomed, now)
-    count = 0
-    by_scope: dict[Scope, list[int]] = {}
-    for event in doomed:
-        by_scope.setdefault(event.scope, []).append(event.id)
-    for scope, ids in by_scope.items():
-        count += events.delete_ids(conn, scope, ids)
-    named: dict[Scope, list[int]] = {}
-    for each in names:
-        named.setdefault(Scope(each.game_id, each.save_id), []).append(each.id)
-    for scope, ids in named.items():
+    count = sum(events.delete_ids(conn, scope, ids) for scope, ids in _ids_by_save(doomed).items())
+    for scope, ids in _ids_by_save(names).items():
         aliases.delete_ids(conn, scope, ids)
     profile_cleared = spec.kind in ("profile", "all")
     if profile_cleared:
@@ -224,12 +216,7 @@ def preview(conn: apsw.Connection, spec: ForgetSpec) -> ForgetPreview:
     doomed = doomed_events(conn, spec)
     fields: tuple[str, ...] = ()
     if spec.kind in ("profile", "all"):
-        profile = shared_profile.load(conn)
-        fields = tuple(
-            name
-            for name in PROFILE_FIELDS
-            if name != shared_profile.KEPT_ON_CLEAR and getattr(profile, name)
-        )
+        fields = tuple(shared_profile.cleared_fields(shared_profile.load(conn)))
     labels = names(conn)
     stats = tuple(stats_scopes(conn, spec))
     return ForgetPreview(
@@ -245,10 +232,7 @@ def preview(conn: apsw.Connection, spec: ForgetSpec) -> ForgetPreview:
 def overview(
     conn: apsw.Connection, *, game_id: str | None, scope: Scope | None, since: float | None
 ) -> Overview:
-    """The profile, the saves asked for with their items, and every statistic (read only).
-
-    ``since``: also active time per game and local date from then on (else none).
-    """
+    """The profile, the saves asked for with their items, and every statistic (read only)."""
     labels = names(conn)
     if scope is not None:
         found = events.load(conn, scope)

@@ -1,8 +1,4 @@
-"""The ``shared_profile`` table: one row per set field, the value as JSON.
-
-Functions take an open connection and run inside the caller's transaction;
-values are checked before they get here (``memory/validation.py``).
-"""
+"""The ``shared_profile`` table: one row per set field, the value as JSON."""
 
 from __future__ import annotations
 
@@ -51,6 +47,15 @@ def set_all(conn: apsw.Connection, profile: SharedProfile, now: float) -> None:
             for name in PROFILE_FIELDS
         ],
     )
+
+
+def cleared_fields(profile: SharedProfile) -> dict[str, Any]:
+    """The fields of ``profile`` a clear would empty that hold a value."""
+    return {
+        name: getattr(profile, name)
+        for name in PROFILE_FIELDS
+        if name != KEPT_ON_CLEAR and getattr(profile, name)
+    }
 
 
 def clear(conn: apsw.Connection) -> None:

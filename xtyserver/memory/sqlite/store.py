@@ -1,16 +1,9 @@
 """The memory store: one SQLite file per player profile, behind one synchronous facade.
 
-:class:`MemoryStore` composes the parts, each owning one concern:
-
-* ``database``: connections, pragmas, migrations, transactions, error codes;
-* ``validation``: normalising and checking every value before a write;
-* ``shared_profile``, ``events``, ``play``: the SQL of each table;
-* ``compaction``: which events to merge (pure planning);
-* ``transfer``: export, import and backup.
-
-Every public method is one read snapshot or one ``BEGIN IMMEDIATE``
-transaction, run on the calling thread (see ``database`` for the threading
-model), so related rows are saved together or not at all.
+:class:`MemoryStore` composes the modules of this package (connections,
+validation, the SQL of each table, compaction, transfer). Every public method
+is one read snapshot or one ``BEGIN IMMEDIATE`` transaction, run on the calling
+thread, so related rows are saved together or not at all.
 """
 
 from __future__ import annotations
@@ -125,7 +118,6 @@ class MemoryStore:
         self._gap_cap_s = gap_cap_s
         self.soft_cap = soft_cap
         self.trash_window = trash_window
-        self.alias_cap = MAX_ALIASES
 
     @classmethod
     def open_profile(
@@ -177,8 +169,7 @@ class MemoryStore:
         return self._db.read(shared_profile.load)
 
     def set_profile_field(self, name: str, value: Any) -> SharedProfile:
-        """Set one shared-profile field (a ``SharedProfile`` attribute name) after
-        normalising and validating its value; the updated profile.
+        """Set one shared-profile field after normalising and validating its value.
 
         Raises:
             UsageError: Unknown field name.
@@ -216,11 +207,8 @@ class MemoryStore:
         return self._db.read(lambda conn: events.load(conn, scope))
 
     def upsert_event(self, scope: Scope, event: NewEvent, now: float) -> MemoryEvent:
-        """Remember ``event`` (its texts normalised) in ``scope``.
-
-        A fact with the same scope, kind and subject updates that row in place
-        (summary, importance, status, day and times), so conflicting facts never
-        reach a prompt together. A pinned row stays pinned.
+        """Remember ``event`` in ``scope``; one with the same kind and subject is updated
+        in place (so conflicting facts never reach a prompt together), staying pinned.
 
         Raises:
             StoreError: code ``invalid_memory`` when a field breaks its limit.
@@ -231,8 +219,7 @@ class MemoryStore:
         return self._db.write(lambda conn: events.upsert(conn, scope, event, now))
 
     def set_search_keys(self, scope: Scope, keys: Mapping[int, Sequence[str]]) -> list[MemoryEvent]:
-        """Store the search keys of events of ``scope`` (normalised; ids of other saves
-        are left). Returns the events changed.
+        """Store the search keys of events of ``scope``; the events changed.
 
         Raises:
             StoreError: code ``invalid_memory`` when a key breaks its limits.
@@ -265,8 +252,7 @@ class MemoryStore:
     def set_vectors(
         self, scope: Scope, model: str, found: Sequence[tuple[int, str, array[float]]]
     ) -> list[int]:
-        """Store vectors ``(event id, text embedded, vector)``; those whose event is gone or
-        was rewritten since are left out. The ids stored."""
+        """Store vectors ``(event id, text embedded, vector)`` of events unchanged; ids stored."""
         scope = checked_scope(scope)
         return self._db.write(lambda conn: vectors.set_vectors(conn, scope, model, found))
 
@@ -286,9 +272,8 @@ class MemoryStore:
     # --- the player's own names for things --------------------------------------------------
 
     def learn_alias(self, scope: Scope, alias: str, means: str, now: float) -> PlayerAlias:
-        """Keep the player's name ``alias`` of ``means`` in ``scope`` (as typed, invisibles
-        removed); the same name said again means the new thing. At most
-        :data:`~xtyserver.memory.aliases.MAX_ALIASES` per save: the one said longest ago goes.
+        """Keep the player's name ``alias`` of ``means`` in ``scope`` (the same name said
+        again means the new thing; past ``MAX_ALIASES`` the one said longest ago goes).
 
         Raises:
             StoreError: code ``invalid_memory`` when a part is empty or too long.
@@ -296,10 +281,11 @@ class MemoryStore:
         """
         scope = checked_scope(scope)
         alias, means = checked_alias(alias, means)
-        cap = self.alias_cap
         # No generation bump: only the server playing the save learns names, and it
         # updates its own index (a bump would reload every save it holds).
-        return self._db.write(lambda conn: aliases.learn(conn, scope, alias, means, now, cap))
+        return self._db.write(
+            lambda conn: aliases.learn(conn, scope, alias, means, now, MAX_ALIASES)
+        )
 
     def aliases(self, scope: Scope) -> list[PlayerAlias]:
         """The player's names of one save, oldest said first."""
@@ -326,9 +312,7 @@ class MemoryStore:
         return spec
 
     def forget(self, spec: ForgetSpec) -> ForgetResult:
-        """Delete what ``spec`` names in one transaction, leaving tombstones.
-
-        Play statistics are deleted only with ``spec.include_stats``.
+        """Delete what ``spec`` names (statistics only with ``include_stats``), leaving tombstones.
 
         Raises:
             UsageError: ``spec`` lacks a field its kind needs.
@@ -343,7 +327,7 @@ class MemoryStore:
                 stats: dict[str, Any],
                 names: list[PlayerAlias],
             ) -> int | None:
-                fields = trash.cleared_fields(was) if was is not None else {}
+                fields = shared_profile.cleared_fields(was) if was is not None else {}
                 return trash.put(conn, spec, doomed, fields, now, stats, names)
 
             return saves.forget(conn, spec, now, keep if self.trash_window > 0 else None)
@@ -361,10 +345,8 @@ class MemoryStore:
         return self._db.read(lambda conn: trash.entries(conn, now, window))
 
     def restore(self, trash_id: int | None = None, *, game_id: str | None = None) -> RestoreResult:
-        """Put a trash entry back (``trash_id``, else the newest one ``game_id`` may restore).
-
-        With ``game_id`` (a game's chat) only entries of that game or of the
-        profile are restorable.
+        """Put a trash entry back (``trash_id``, else the newest one); with ``game_id`` (a
+        game's chat) only entries of that game or of the profile.
 
         Raises:
             StoreError: ``not_found`` when there is no such restorable entry.
@@ -374,10 +356,7 @@ class MemoryStore:
         def write(conn: apsw.Connection) -> RestoreResult | None:
             wanted = trash_id
             if wanted is None:
-                newest = trash.newest(conn, now, window, game_id) if game_id else None
-                if newest is None and game_id is None:
-                    found = trash.entries(conn, now, window)
-                    newest = found[0] if found else None
+                newest = trash.newest(conn, now, window, game_id)
                 if newest is None:
                     return None
                 wanted = newest.id
@@ -418,10 +397,8 @@ class MemoryStore:
         scope: Scope | None = None,
         since: float | None = None,
     ) -> Overview:
-        """The profile, the saves (only ``scope``, or those of ``game_id``, or all), statistics.
-
-        One snapshot. ``since``: also active time per game and local date from then on.
-        """
+        """The profile, the saves (only ``scope``, or those of ``game_id``, or all), statistics;
+        ``since``: also active time per game and local date from then on."""
         if scope is not None:
             scope = checked_scope(scope)
         return self._db.read(
@@ -462,16 +439,8 @@ class MemoryStore:
         max_importance: int = DEFAULT_MAX_IMPORTANCE,
         cap: int | None = None,
     ) -> int:
-        """Merge old low-importance events of a save past its soft cap.
-
-        The policy is :func:`~xtyserver.memory.compaction.plan_compaction`: only
-        ended, unpinned events of importance <= ``max_importance`` fold into one
-        digest per kind; active and pinned events are never touched. The plan is
-        made and applied in one transaction. ``cap`` None: the store's ``soft_cap``.
-
-        Returns:
-            How many events were merged away.
-        """
+        """Merge old low-importance events of a save past ``cap`` (default ``soft_cap``)
+        as :func:`~xtyserver.memory.compaction.plan_compaction` plans; how many went."""
         scope = checked_scope(scope)
         limit = self.soft_cap if cap is None else cap
 
@@ -563,12 +532,7 @@ class MemoryStore:
         return self._db.read(lambda conn: transfer.export_document(conn, now))
 
     def import_document(self, doc: ExportDocument) -> None:
-        """Merge an export document (texts normalised) into this store, all or nothing.
-
-        Profile fields in the document overwrite this store's; an event with
-        the same scope, kind and subject keeps whichever copy was updated
-        later; sessions (keyed by save and start time) and days already present
-        are skipped, so importing twice changes nothing the second time.
+        """Merge an export document into this store, all or nothing (``transfer.import_checked``).
 
         Raises:
             StoreError: code ``invalid_import`` when a value breaks a limit.

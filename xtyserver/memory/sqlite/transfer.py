@@ -108,15 +108,8 @@ def checked_document(doc: ExportDocument) -> ExportDocument:
             raise StoreError(f"not a valid memory export: {exc}", code="invalid_import") from exc
         names.append(msgspec.structs.replace(each, alias=alias, means=means))
     doc = msgspec.structs.replace(doc, names=names)
-    records: list[
-        PlaySessionRecord | PlayDayRecord | SaveNameRecord | TombstoneRecord | PlayerAlias
-    ] = [
-        *doc.sessions,
-        *doc.days,
-        *doc.save_names,
-        *doc.tombstones,
-        *doc.names,
-    ]
+    Record = PlaySessionRecord | PlayDayRecord | SaveNameRecord | TombstoneRecord | PlayerAlias
+    records: list[Record] = [*doc.sessions, *doc.days, *doc.save_names, *doc.tombstones, *doc.names]
     for scope in {Scope(r.game_id, r.save_id) for r in records}:
         checked_scope(scope)
     for s in doc.sessions:

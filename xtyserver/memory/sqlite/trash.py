@@ -1,14 +1,10 @@
 """The ``memory_trash`` table: what a forget deleted, restorable for a while.
 
-Functions take an open connection and run inside the caller's transaction. A
-forget of an item, save, game or profile (or all) puts the rows it deletes here
-in the same transaction; the live tables no longer hold them, so a trashed item
-is never injected into a prompt, never exported and never shown as memory.
-Tombstones are left by the forget as before, so extraction does not form a
-trashed memory again. Restoring puts the events back (under their old ids when
-free), lifts their tombstones, and refills the profile fields that were not
-set again since. Deleted play statistics (a forget with ``include_stats``) are
-kept and put back the same way.
+A forget puts the rows it deletes (events, profile fields, play statistics, the
+player's names) here in the same transaction, so a trashed item is never
+injected, exported or shown; its tombstones stay. Restoring puts the events
+back (under their old ids when free), lifts their tombstones, and refills
+what was not set again since.
 """
 
 from __future__ import annotations
@@ -21,7 +17,7 @@ import msgspec
 from xtyserver.memory.aliases import PlayerAlias
 from xtyserver.memory.manage import ForgetSpec, RestoreResult, TrashEntry, restorable_here
 from xtyserver.memory.sqlite import aliases, events, play, saves, shared_profile
-from xtyserver.memory.types import PROFILE_FIELDS, MemoryEvent, SharedProfile
+from xtyserver.memory.types import PROFILE_FIELDS, MemoryEvent
 
 _EVENTS = msgspec.json.Decoder(list[MemoryEvent])
 _SPEC = msgspec.json.Decoder(ForgetSpec)
@@ -34,16 +30,12 @@ def put(
     doomed: list[MemoryEvent],
     profile: dict[str, Any],
     now: float,
-    stats: dict[str, Any] | None = None,
-    names: list[PlayerAlias] | None = None,
+    stats: dict[str, Any],
+    names: list[PlayerAlias],
 ) -> int | None:
     """Keep what a forget of ``spec`` deletes (events, profile fields, play rows, the
-    player's names).
-
-    Returns the new trash id (None when nothing goes).
-    """
-    stats = stats if stats is not None and any(stats.values()) else {}
-    names = names or []
+    player's names); the new trash id (None when nothing goes)."""
+    stats = stats if any(stats.values()) else {}
     if not doomed and not profile and not stats and not names:
         return None
     conn.execute(
@@ -59,15 +51,6 @@ def put(
         ),
     )
     return conn.last_insert_rowid()
-
-
-def cleared_fields(profile: SharedProfile) -> dict[str, Any]:
-    """The profile fields a clear would empty that hold a value (what the trash keeps)."""
-    return {
-        name: getattr(profile, name)
-        for name in PROFILE_FIELDS
-        if name != shared_profile.KEPT_ON_CLEAR and getattr(profile, name)
-    }
 
 
 def _entry(row: tuple[Any, ...], labels: dict[Any, str], window: float) -> TrashEntry:
@@ -93,12 +76,12 @@ def entries(conn: apsw.Connection, now: float, window: float) -> list[TrashEntry
     return [_entry(row, labels, window) for row in rows]
 
 
-def newest(conn: apsw.Connection, now: float, window: float, game_id: str) -> TrashEntry | None:
-    """The newest restorable entry a chat in ``game_id`` may restore (its game or the profile)."""
-    for entry in entries(conn, now, window):
-        if restorable_here(entry.spec, game_id):
-            return entry
-    return None
+def newest(
+    conn: apsw.Connection, now: float, window: float, game_id: str | None
+) -> TrashEntry | None:
+    """The newest restorable entry (of a chat in ``game_id``: its game's or the profile's)."""
+    found = entries(conn, now, window)
+    return next((e for e in found if game_id is None or restorable_here(e.spec, game_id)), None)
 
 
 def restore(

@@ -1,6 +1,5 @@
 """The ``memory_vector`` table: one float32 vector per event.
 
-Functions take an open connection and run inside the caller's transaction.
 A vector is read only for the model that formed it; a row goes with its event
 (``ON DELETE CASCADE``) and with a change of its text (a trigger).
 """
@@ -46,11 +45,8 @@ def set_vectors(
     model: str,
     vectors: Iterable[tuple[int, str, array[float]]],
 ) -> list[int]:
-    """Store vectors ``(event id, the text embedded, vector)`` of events of ``scope``.
-
-    A vector is stored only while its event still exists in ``scope`` with the
-    same text (the event may have been forgotten or rewritten meanwhile). The ids stored.
-    """
+    """Store vectors ``(event id, the text embedded, vector)`` of events still in ``scope``
+    with that text (not forgotten or rewritten meanwhile); the ids stored."""
     stored: list[int] = []
     for event_id, text, vector in vectors:
         row = conn.execute(

@@ -33,11 +33,11 @@ from typing import Any
 import anyio
 import msgspec
 
+from xtyeval.evalset import EvalSave, EvalSet, question_context
+from xtyeval.scoring import Loaded, Turn
 from xtyserver.adapter import AdapterClient, AdapterInfo, ChatDone, Identity
 from xtyserver.clock import ManualClock
 from xtyserver.config import load_settings
-from xtyserver.evaluation.evalset import EvalSave, EvalSet, question_context
-from xtyserver.evaluation.scoring import Loaded, Turn
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import PROFILE_FIELDS, SharedProfile
 from xtyserver.serve.jobs import EnrichKeys

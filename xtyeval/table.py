@@ -1,11 +1,11 @@
-"""The printed table of ``xtyserver eval`` (pure)."""
+"""The printed table of ``dev.py eval`` (pure)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xtyserver.evaluation.evalset import QUESTION_KINDS
-from xtyserver.evaluation.scoring import (
+from xtyeval.evalset import QUESTION_KINDS
+from xtyeval.scoring import (
     LAYERS,
     PATHS,
     Finding,

@@ -1,4 +1,4 @@
-"""``xtyserver eval`` on the committed set, and on modified copies that must fail."""
+"""``dev.py eval`` (``python -m xtyeval``) on the committed set, and on copies that must fail."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from typing import Any
 import msgspec
 import pytest
 
+from xtyeval import command
+from xtyeval.scoring import Baseline
 from xtyserver.errors import UsageError
-from xtyserver.evaluation import command
-from xtyserver.evaluation.scoring import Baseline
 
 ROOT = Path(__file__).resolve().parents[2]
 SET = ROOT / "eval" / "memory-v1.json"
@@ -43,9 +43,12 @@ def _save(doc: dict[str, Any], label: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def default_run() -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
-    """``xtyserver eval --json`` on the default set (v2, all parts): run once, read by two tests."""
+    """``dev.py eval --json`` on the default set (v2, all parts): run once, read by two tests.
+
+    What ``dev.py eval`` runs, in the checkout's folder: ``python -m xtyeval``.
+    """
     done = subprocess.run(
-        [sys.executable, "-m", "xtyserver", "eval", "--json"],
+        [sys.executable, "-m", "xtyeval", "--json"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -55,7 +58,7 @@ def default_run() -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     return done, json.loads(done.stdout) if done.stdout.strip() else {}
 
 
-def test_xtyserver_eval_holds_up_against_the_committed_baseline(
+def test_dev_py_eval_holds_up_against_the_committed_baseline(
     default_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
 ) -> None:
     done, doc = default_run
@@ -131,6 +134,24 @@ def test_an_inconsistent_set_is_refused_before_running(tmp_path: Path) -> None:
         command.run(_copy(tmp_path, dangling), out=io.StringIO())
 
 
+def test_a_usage_error_exits_2_with_its_message(tmp_path: Path) -> None:
+    missing = tmp_path / "none.json"
+    for args, said in (
+        (["--set", str(missing)], "cannot read the evaluation set"),
+        (["--without", "wishes"], "unknown part"),
+        (["--no-such-flag"], "unrecognized arguments"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "xtyeval", *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 2 and said in done.stderr, (args, done.stderr)
+
+
 def _kinds(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {row["save"]: row for row in doc["summary"]["kinds"]}
 
@@ -191,8 +212,8 @@ def test_every_save_of_a_set_larger_than_the_job_queue_has_its_vectors_before_it
     # and their questions went without vectors.
     import anyio
 
-    from xtyserver.evaluation.evalset import EvalSet
-    from xtyserver.evaluation.runner import run_set
+    from xtyeval.evalset import EvalSet
+    from xtyeval.runner import run_set
 
     saves = [
         {

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from xtyserver.evaluation.evalset import EvalSet, Question, check_set
-from xtyserver.evaluation.scoring import (
+from xtyeval.evalset import EvalSet, Question, check_set
+from xtyeval.scoring import (
     Baseline,
     Loaded,
     Turn,

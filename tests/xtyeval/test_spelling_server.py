@@ -7,9 +7,9 @@ import anyio
 import msgspec
 import pytest
 
-from xtyserver.evaluation.evalset import EvalSet
-from xtyserver.evaluation.runner import run_set
-from xtyserver.evaluation.scoring import score
+from xtyeval.evalset import EvalSet
+from xtyeval.runner import run_set
+from xtyeval.scoring import score
 
 SV = "stardew-valley"
 

@@ -1,4 +1,4 @@
-"""``xtyserver eval``: run the memory evaluation set, print the table, compare with the baseline."""
+"""``dev.py eval``: run the memory evaluation set, print the table, compare with the baseline."""
 
 from __future__ import annotations
 
@@ -12,10 +12,9 @@ from typing import Any, TextIO
 import anyio
 import msgspec
 
-from xtyserver.errors import UsageError
-from xtyserver.evaluation.evalset import EvalSet, parse_set
-from xtyserver.evaluation.runner import run_set
-from xtyserver.evaluation.scoring import (
+from xtyeval.evalset import EvalSet, parse_set
+from xtyeval.runner import run_set
+from xtyeval.scoring import (
     Baseline,
     Finding,
     Summary,
@@ -24,7 +23,8 @@ from xtyserver.evaluation.scoring import (
     score,
     summarize,
 )
-from xtyserver.evaluation.table import render, render_parts
+from xtyeval.table import render, render_parts
+from xtyserver.errors import UsageError
 
 HOW = "real server over loopback, scripted model, one connection per save"
 
@@ -53,9 +53,8 @@ PLAIN: dict[str, Any] = {
 
 
 def default_set() -> Path:
-    """``eval/memory-v2.json`` of this checkout, else of the working folder."""
-    here = Path(__file__).resolve().parents[2] / "eval" / DEFAULT_SET
-    return here if here.exists() else Path("eval") / DEFAULT_SET
+    """``eval/memory-v2.json`` of this checkout (the package lives only in one)."""
+    return Path(__file__).resolve().parents[1] / "eval" / DEFAULT_SET
 
 
 def without_parts(parts: Sequence[str]) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-from xtyserver.evaluation.evalset import PROFILE_PREFIX, QUESTION_KINDS, EvalSet, Question
+from xtyeval.evalset import PROFILE_PREFIX, QUESTION_KINDS, EvalSet, Question
 from xtyserver.memory.tokenize import approx_tokens
 from xtyserver.memory.types import SharedProfile
 from xtyserver.session.layers import COMPANION_NAME_HEAD, COMPANION_PERSONA_HEAD
