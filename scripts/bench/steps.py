@@ -109,12 +109,12 @@ def install() -> None:
     connection.decode_client_frame = decode_marked  # type: ignore[assignment]
     send = sender.send
 
-    async def send_marked(self: Any, message: Any, text: bool | None = None) -> None:
+    async def send_marked(self: Any, message: Any, *args: Any, **kwargs: Any) -> None:
         global _current
         first = _current is not None and isinstance(message, bytes) and b'"chat.delta"' in message
         if first:
             _mark("ws.send >")
-        await send(self, message, text=text)
+        await send(self, message, *args, **kwargs)  # older trees' send took ``text=``
         if first and _current is not None:
             _mark("ws.send <")
             _turns.append(_current)

@@ -95,6 +95,8 @@ async def fill(h: Harness) -> None:
                     assert (await recv(ws))["type"] == "memory.result"
             with anyio.fail_after(10):
                 await h.server.memory.wait_idle()
+        with anyio.fail_after(10):  # its play session ends once the connection is gone
+            await h.server.wait_connections(at_most=0)
 
 
 class HttpAnswer:
