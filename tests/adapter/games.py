@@ -143,8 +143,12 @@ DEADLINE_S = 300
 
 
 def serve(tmp: Path, port: int, clock: ManualClock) -> AbstractAsyncContextManager[Harness]:
-    """The real server on `port` with the test's clock (the same data folder every time)."""
-    return running(tmp / "data", clock=clock, overrides={**FAST_BEATS, "server.port": port})
+    """The real server on `port` with the test's clock (the same data folder every time).
+
+    The page takes any free port: ``port + 1`` may be another worker's.
+    """
+    overrides = {**FAST_BEATS, "server.port": port, "server.ui_port": 0}
+    return running(tmp / "data", clock=clock, overrides=overrides)
 
 
 async def until(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
