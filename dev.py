@@ -4,7 +4,7 @@
     python3 dev.py test            # create .venv, install with the test tools, run the tests
     python3 dev.py demo            # create .venv, install, run the end-to-end demo
     python3 dev.py serve [ARGS]    # create .venv, install, run `xtyserver serve ARGS`
-    python3 dev.py lint            # ruff + mypy --strict
+    python3 dev.py lint            # ruff check, ruff format --check, mypy --strict
     python3 dev.py build           # the wheel, into dist/ (only the `build` tool is installed)
     python3 dev.py run ARGS        # any `xtyserver ARGS`
     python3 dev.py eval [ARGS]     # the memory evaluation (xtyeval/, README "Memory evaluation")
@@ -86,8 +86,12 @@ def main(argv: list[str]) -> int:
         workers = [] if any(a == "-n" or a.startswith("-n") for a in rest) else WORKERS
         return subprocess.call([str(PY), "-m", "pytest", *workers, *rest], cwd=ROOT, env=env)
     if command == "lint":
-        lint = ["ruff", "check", "xtyserver", "xtyeval", "tests"]
-        code = subprocess.call([str(PY), "-m", *lint], cwd=ROOT)
+        where = ["xtyserver", "xtyeval", "tests", "scripts", "dev.py"]
+        code = subprocess.call([str(PY), "-m", "ruff", "check", *where[:3]], cwd=ROOT)
+        # Layout is ruff format's: a change that drifts from it fails here, not in review.
+        code = code or subprocess.call(
+            [str(PY), "-m", "ruff", "format", "--check", *where], cwd=ROOT
+        )
         typed = ["mypy", "--strict", "xtyserver", "xtyeval"]
         return code or subprocess.call([str(PY), "-m", *typed], cwd=ROOT)
     if command == "build":

@@ -49,7 +49,9 @@ def pinyin_text() -> str:
                 readings.append(r)
         for rank, r in enumerate(readings[:READINGS]):
             ranks[rank][r].append(char)
-    lines = [f"{s}:{''.join(cs)}\n" for by_syllable in ranks for s, cs in sorted(by_syllable.items())]
+    lines = [
+        f"{s}:{''.join(cs)}\n" for by_syllable in ranks for s, cs in sorted(by_syllable.items())
+    ]
     return HEADER + "".join(lines)
 
 

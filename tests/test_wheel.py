@@ -30,8 +30,10 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_version_and_demo(
 ) -> None:
     wheel, env_dir, python = installed_wheel.wheel, installed_wheel.env_dir, installed_wheel.python
     env = player_env(tmp_path / "home")
-    print(f"\nwheel {wheel.stat().st_size / 1e6:.2f} MB; the install added "
-          f"{installed_wheel.added_mb:.0f} MB")
+    print(
+        f"\nwheel {wheel.stat().st_size / 1e6:.2f} MB; the install added "
+        f"{installed_wheel.added_mb:.0f} MB"
+    )
 
     exe = str(installed_wheel.xtyserver)
     version = subprocess.run(

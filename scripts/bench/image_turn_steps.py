@@ -100,9 +100,7 @@ def main() -> None:
     pixels = simplejpeg.decode_jpeg(data, colorspace="RGB", strict=True, **scaled)
 
     steps: dict[str, Callable[[], Any]] = {
-        "receive: UTF-8 decode to str + re-encode (old)": lambda: decode_client_frame(
-            raw.decode()
-        ),
+        "receive: UTF-8 decode to str + re-encode (old)": lambda: decode_client_frame(raw.decode()),
         "receive: valid_utf8 + decode_client_frame(bytes)": lambda: (
             valid_utf8(raw),
             decode_client_frame(raw),

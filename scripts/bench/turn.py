@@ -180,6 +180,7 @@ async def _child_server(data_dir: str, model_url: str) -> None:
                 collections.append((started[0], info["generation"], now - started[0]))
                 if info["generation"] == 2 and os.environ.get("XTY_BENCH_GC_TYPES"):
                     import collections as _c
+
                     kinds = _c.Counter(type(o).__name__ for o in gc.get_objects())
                     print("GC2", len(gc.get_objects()), kinds.most_common(12), file=sys.stderr)
 
@@ -476,9 +477,7 @@ def main() -> None:
                 )
                 children.append(server)
                 servers[label] = (url, server.pid)
-            anyio.run(
-                _bench, servers, model_url, args.rounds, args.warmup, args.only, args.samples
-            )
+            anyio.run(_bench, servers, model_url, args.rounds, args.warmup, args.only, args.samples)
         finally:
             for proc in reversed(children):
                 assert proc.stdin is not None

@@ -307,8 +307,10 @@ def test_stats_table_names_games_and_saves_and_aligns_chinese_by_display_width(
     assert "天数" in out and "上次游玩" in out
     plays, saves, bill = (b.splitlines() for b in out.strip().split("\n\n"))
     for rows in (plays, saves):  # the right-aligned days column ends in one terminal cell
-        assert len({cells(line[: list(re.finditer(r"\S+(?: \S+)*", line))[1].end()])
-                    for line in rows}) == 1, rows
+        assert (
+            len({cells(line[: list(re.finditer(r"\S+(?: \S+)*", line))[1].end()]) for line in rows})
+            == 1
+        ), rows
     assert len({cells(line) for line in bill}) == 1, bill  # tokens, right-aligned, last
 
 

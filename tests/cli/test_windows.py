@@ -285,7 +285,9 @@ def test_memory_view_and_stats_under_a_gbk_console_with_an_emoji_save_name(
     seed(data)
     with MemoryStore.open_profile(data, "default", clock=ManualClock(0)) as store:
         sid = store.open_play_session(
-            Scope("stardew-valley", "farm-a"), 1_790_000_000.0, "Asia/Shanghai",
+            Scope("stardew-valley", "farm-a"),
+            1_790_000_000.0,
+            "Asia/Shanghai",
             save_name="阳光农场🌻",
         )
         store.close_play_session(sid, 1_790_000_060.0)
