@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import io
 import json
 import os
@@ -23,6 +24,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from tests.wheel_env import installed_wheel  # noqa: F401 - the session's one wheel
 from xtyserver.clock import ManualClock
 from xtyserver.config import Settings, load_settings
+from xtyserver.memory.accounting import timezone
 from xtyserver.memory.enrichment import ENRICHMENT_SYSTEM_PROMPT
 from xtyserver.memory.extraction import EXTRACTION_SYSTEM_PROMPT, SUMMARY_SYSTEM_PROMPT
 from xtyserver.memory.sqlite.store import MemoryStore
@@ -261,3 +263,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         path = item.path.resolve().relative_to(root).as_posix()
         item.add_marker(pytest.mark.xdist_group(SHARED_WORKER.get(path, path)))
+
+
+def next_midnight(now: float, tz: str) -> float:
+    """Epoch seconds of the next local midnight after ``now`` in ``tz`` (a new bill's day)."""
+    zone = timezone(tz)
+    today = dt.datetime.fromtimestamp(now, tz=zone).date()
+    midnight = dt.datetime.combine(today + dt.timedelta(days=1), dt.time(0), tzinfo=zone)
+    return midnight.timestamp()

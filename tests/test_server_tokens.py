@@ -9,8 +9,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import NO_GRACE, chat, png_b64, running, send
-from xtyserver.memory.tokens import next_midnight
+from tests.conftest import NO_GRACE, chat, next_midnight, png_b64, running, send
 from xtyserver.memory.types import NewEvent, Scope
 
 pytestmark = pytest.mark.anyio

@@ -1,8 +1,7 @@
-"""The token bill (pure): budget states at their edges, local midnight, context budgets."""
+"""The token bill (pure): budget states at their edges, context budgets (the reset at
+local midnight: tests/serve/test_turn_memory_cache.py, tests/test_server_tokens.py)."""
 
 from __future__ import annotations
-
-import datetime as dt
 
 import pytest
 
@@ -12,7 +11,6 @@ from xtyserver.memory.tokens import (
     MIN_CONTEXT_WINDOW,
     budget_for,
     budget_state,
-    next_midnight,
 )
 
 
@@ -28,14 +26,6 @@ def test_no_budget_is_always_ok_and_a_zero_budget_is_spent() -> None:
     assert budget_state(10**9, None) == "ok"
     assert budget_state(0, 0) == "spent"
     assert budget_state(0, 10, low_share=1.0) == "low"
-
-
-def test_the_budget_resets_at_local_midnight() -> None:
-    shanghai = dt.datetime(2026, 5, 3, 23, 59, 59, tzinfo=dt.timezone(dt.timedelta(hours=8)))
-    reset = next_midnight(shanghai.timestamp(), "Asia/Shanghai")
-    assert reset - shanghai.timestamp() == 1
-    midnight = dt.datetime(2026, 5, 4, 0, 0, 0, tzinfo=dt.timezone(dt.timedelta(hours=8)))
-    assert next_midnight(midnight.timestamp(), "Asia/Shanghai") == midnight.timestamp() + 86400
 
 
 def test_a_large_window_keeps_the_defaults() -> None:

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import next_midnight
 from xtyserver.clock import ManualClock
 from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.sqlite.store import MemoryStore
-from xtyserver.memory.tokens import next_midnight
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.protocol.frames import Usage
 from xtyserver.serve.memory_service import MemoryService

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from xtyserver.memory.manage import Confirmations, ForgetPreview, ForgetSpec
 from xtyserver.memory.tokenize import approx_tokens
 from xtyserver.session.tool_offer import offered_tools
 from xtyserver.session.tool_schemas import ALL, OFFER_TEXTS, READ
@@ -70,20 +69,6 @@ def test_a_question_about_the_game_offers_no_tool(text: str) -> None:
 def test_a_waiting_preview_offers_every_tool_to_any_words() -> None:
     assert offered_tools("好", confirming=True) == ALL
     assert offered_tools("今天天气不错", confirming=True) == ALL
-
-
-def test_a_preview_waits_until_its_token_expires_at_120_s() -> None:
-    confirmations = Confirmations("s")
-    assert not confirmations.waiting(100.0)
-    preview = ForgetPreview(
-        spec=ForgetSpec(kind="all"), saves=(), profile_fields=(), stats_saves=()
-    )
-    token = confirmations.issue(preview, 100.0, turn=1)
-    assert confirmations.waiting(100.0) and confirmations.waiting(220.0)  # valid at exactly 120 s
-    assert not confirmations.waiting(220.001)
-    assert not confirmations.waiting(150.0, asker="page")  # another asker's tokens are not ours
-    confirmations.withdraw(token)
-    assert not confirmations.waiting(150.0)
 
 
 def test_the_largest_offer_keeps_to_150_tokens() -> None:

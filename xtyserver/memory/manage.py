@@ -252,10 +252,6 @@ class Confirmations:
         del self._pending[token]
         return pending.preview.spec
 
-    def waiting(self, now: float, *, asker: str = "") -> bool:
-        """Whether a token issued to ``asker`` is still valid at ``now`` (a preview awaits)."""
-        return any(p.asker == asker and now - p.issued <= self.ttl for p in self._pending.values())
-
     def withdraw(self, token: str, *, asker: str = "") -> bool:
         """Void ``token`` (the player said no); True if it was pending for ``asker``."""
         pending = self._pending.get(token)

@@ -9,13 +9,11 @@ spent. :func:`budget_for` fits a turn's parts to a model's context window.
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Literal
 
 import msgspec
 
 from xtyserver.errors import UsageError
-from xtyserver.memory.accounting import timezone
 
 Purpose = Literal["chat", "extraction", "summary"]
 BudgetState = Literal["ok", "low", "spent"]
@@ -84,14 +82,6 @@ class DailyBudget(msgspec.Struct, frozen=True):
     def allows_background(self, spent: int | None) -> bool:
         """Whether a background job (extraction, summaries) may call the model."""
         return self.state(spent) == "ok"
-
-
-def next_midnight(now: float, tz: str) -> float:
-    """Epoch seconds of the next local midnight after ``now`` in ``tz`` (when a budget resets)."""
-    zone = timezone(tz)
-    today = dt.datetime.fromtimestamp(now, tz=zone).date()
-    midnight = dt.datetime.combine(today + dt.timedelta(days=1), dt.time(0), tzinfo=zone)
-    return midnight.timestamp()
 
 
 class ContextBudget(msgspec.Struct, frozen=True):
