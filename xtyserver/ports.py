@@ -34,6 +34,7 @@ from xtyserver.serve.jobs import MemoryJobs
 from xtyserver.serve.localzone import detect_local_timezone, server_zone
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
+from xtyserver.serve.on_demand import Gauge
 from xtyserver.serve.paired_keys import PairedKeys
 from xtyserver.serve.pairing import PairingDesk
 from xtyserver.serve.player_settings import PlayerSettings
@@ -45,7 +46,6 @@ from xtyserver.serve.runtime_settings import (
     wire_limits,
 )
 from xtyserver.serve.wire.adapter_port import AdapterPort, Gate
-from xtyserver.serve.wire.listen import Gauge
 from xtyserver.serve.wire.sessions import Sessions
 from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, injection_log_path
 from xtyserver.token import TokenSource

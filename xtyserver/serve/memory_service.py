@@ -43,8 +43,7 @@ from xtyserver.memory.types import (
     SharedProfile,
 )
 from xtyserver.memory.vectors import embedding_text
-from xtyserver.serve.on_demand import LazyLock
-from xtyserver.serve.wire.listen import Gauge
+from xtyserver.serve.on_demand import Gauge, LazyLock
 from xtyserver.session.events import SaveMemory
 
 T = TypeVar("T")

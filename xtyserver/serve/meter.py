@@ -19,7 +19,7 @@ from xtyserver.memory.tokens import Purpose
 from xtyserver.memory.types import Scope
 from xtyserver.protocol.frames import Usage
 from xtyserver.serve.memory_service import MemoryService
-from xtyserver.serve.wire.listen import Gauge
+from xtyserver.serve.on_demand import Gauge
 
 BILL_QUEUE = 256
 _Bill = tuple[str, Scope, Purpose, int, int]

@@ -1,4 +1,5 @@
-"""Tasks that run while there is work (a connection's writer and store lane), and a lazy lock.
+"""Tasks that run while there is work (a connection's writer and store lane), a lazy lock,
+and a count to wait on.
 
 A shell. An idle connection keeps no task waiting on an empty queue: the first
 item starts the task, which ends after :data:`LINGER` idle seconds.
@@ -61,3 +62,20 @@ class LazyLock:
         if self._free is not None:
             self._free.set()
             self._free = None
+
+
+class Gauge:
+    """A count with a condition to wait on (open connections, rows not written yet)."""
+
+    def __init__(self) -> None:
+        self.value = 0
+        self._changed = anyio.Event()
+
+    def add(self, n: int) -> None:
+        self.value += n
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    async def wait_at_most(self, n: int) -> None:
+        while self.value > n:
+            await self._changed.wait()

@@ -18,7 +18,7 @@ import msgspec
 from xtyserver import log
 from xtyserver.memory.types import Scope
 from xtyserver.serve.jobs import MemoryJobs, Reply
-from xtyserver.serve.wire.listen import Gauge
+from xtyserver.serve.on_demand import Gauge
 from xtyserver.session.effects import FoldWorking, ParkWorking, RecordInjection, ResumeWorking
 from xtyserver.session.events import Event, WorkingFolded, WorkingResumed
 from xtyserver.session.layers import InjectionRecord

@@ -29,9 +29,10 @@ from xtyserver.protocol.upgrade import (
     header_values,
 )
 from xtyserver.serve.http_transport import HttpPeer, HttpTransport, broken_answer
+from xtyserver.serve.on_demand import Gauge
 from xtyserver.serve.wire.http import DISCONNECTED, BadRequest, HttpStream
 from xtyserver.serve.wire.limits import WireLimits
-from xtyserver.serve.wire.listen import Gauge, accept_forever
+from xtyserver.serve.wire.listen import accept_forever
 from xtyserver.serve.wire.sessions import Sessions
 from xtyserver.serve.wire.websocket import WsPeer, encode_response, handshake, raw_response
 from xtyserver.session.machine import CLOSE_SERVER_FULL

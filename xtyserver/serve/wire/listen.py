@@ -41,20 +41,3 @@ async def accept_forever(
             await anyio.sleep(ACCEPT_RETRY)
             continue
         tg.start_soon(handle, stream)
-
-
-class Gauge:
-    """A count with a condition to wait on (open connections, rows not written yet)."""
-
-    def __init__(self) -> None:
-        self.value = 0
-        self._changed = anyio.Event()
-
-    def add(self, n: int) -> None:
-        self.value += n
-        self._changed.set()
-        self._changed = anyio.Event()
-
-    async def wait_at_most(self, n: int) -> None:
-        while self.value > n:
-            await self._changed.wait()

@@ -22,8 +22,8 @@ from xtyserver.protocol.upgrade import hello_token
 from xtyserver.serve.connection import Connection, Peer, Services
 from xtyserver.serve.gate import FailedTokens, GateLimits, Seats
 from xtyserver.serve.localzone import zone_resolver
+from xtyserver.serve.on_demand import Gauge
 from xtyserver.serve.pairing import PairingDesk
-from xtyserver.serve.wire.listen import Gauge
 from xtyserver.session.machine import CLOSE_SERVER_FULL, CLOSE_UNAUTHORIZED, GameAgentSession
 from xtyserver.session.settings import SessionSettings
 from xtyserver.token import TokenSource
