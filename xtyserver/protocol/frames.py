@@ -56,6 +56,15 @@ from xtyserver.protocol.pair_frames import (
     PairGranted,
     PairPending,
 )
+from xtyserver.protocol.voice_frames import (
+    VoiceAudio,
+    VoiceCancel,
+    VoiceError,
+    VoiceSpeech,
+    VoiceStart,
+    VoiceStop,
+    VoiceTranscript,
+)
 
 __all__ = [
     "AdapterInfo",
@@ -72,6 +81,13 @@ __all__ = [
     "PairGranted",
     "PairPending",
     "ProfileUpdate",
+    "VoiceAudio",
+    "VoiceCancel",
+    "VoiceError",
+    "VoiceSpeech",
+    "VoiceStart",
+    "VoiceStop",
+    "VoiceTranscript",
     "frame_type",
 ]
 
@@ -227,6 +243,10 @@ ClientFrame = (
     | ProfileUpdate
     | MemoryConfirm
     | AdapterPair
+    | VoiceStart
+    | VoiceStop
+    | VoiceCancel
+    | VoiceAudio
 )
 CLIENT_FRAME_TYPES: tuple[type[_Client], ...] = get_args(ClientFrame)
 
@@ -346,5 +366,8 @@ ServerFrame = (
     | PairDenied
     | PairExpired
     | MemoryNotice
+    | VoiceTranscript
+    | VoiceError
+    | VoiceSpeech
 )
 SERVER_FRAME_TYPES: tuple[type[_Server], ...] = get_args(ServerFrame)
