@@ -244,7 +244,12 @@ def click_allow(link: str, shots: list[Path]) -> None:
         assert len(css(d, "#s-preset option")) > 1  # the view was drawn
         assert "操作失败" not in css(d, "#status")[0].text
         css(d, "#s-save")[0].click()
-        wait(d, lambda d: "已保存" in css(d, "#status")[0].text or "操作失败" in css(d, "#status")[0].text)
+        wait(
+            d,
+            lambda d: (
+                "已保存" in css(d, "#status")[0].text or "操作失败" in css(d, "#status")[0].text
+            ),
+        )
         assert css(d, "#status")[0].text.startswith("已保存"), css(d, "#status")[0].text
 
 
