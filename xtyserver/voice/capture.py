@@ -8,6 +8,7 @@ thread; the lock guards the buffer between it and the event loop.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from typing import Any
 
@@ -37,6 +38,14 @@ def find_device(name: str, *, output: bool) -> int | None:
 
     kind = "max_output_channels" if output else "max_input_channels"
     devices: list[dict[str, Any]] = [dict(d) for d in sd.query_devices()]
+    if (name and not any(name.lower() in str(d["name"]).lower() for d in devices)) or (
+        not name and not any(d[kind] > 0 for d in devices)
+    ):
+        # PortAudio lists the devices once: a microphone plugged in since needs a new look.
+        with contextlib.suppress(sd.PortAudioError):
+            sd._terminate()
+            sd._initialize()
+        devices = [dict(d) for d in sd.query_devices()]
     if not name:
         default = sd.default.device[1 if output else 0]
         if default is None or default < 0:

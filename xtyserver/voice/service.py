@@ -184,13 +184,11 @@ class VoiceService:
         if self._mic_owner is not None:
             return False
         self._mic_owner = owner
-        self.listening += 1
         return True
 
     def give_microphone(self, owner: object) -> None:
         if self._mic_owner is owner:
             self._mic_owner = None
-            self.listening -= 1
 
     # -- the voice ---------------------------------------------------------------------------------
 
@@ -306,10 +304,12 @@ class VoiceLink:
             except (ImportError, OSError):
                 await self._post(VoiceFailed(utterance.id, "voice_unavailable"))
                 return
+            service.listening += 1
             try:
                 lost = await self._partials(utterance, mic.audio, lambda: mic.lost)
             finally:
                 pcm = await anyio.to_thread.run_sync(mic.close)
+                service.listening -= 1
         finally:
             service.give_microphone(self)
         if lost or mic.lost:
