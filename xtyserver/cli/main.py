@@ -238,7 +238,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             from xtyserver.cli.doctor import doctor
 
             log.configure(json=True, level="error")
-            return anyio.run(doctor, _settings(args), args.json)
+            return anyio.run(doctor, _player(args.config, _overrides(args)).effective(), args.json)
         case "fake-model":
             return anyio.run(_fake_model, args.host, args.port)
         case "schemas":

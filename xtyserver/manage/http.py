@@ -145,15 +145,20 @@ def json_answer(status: int, value: Any, headers: tuple[tuple[str, str], ...] = 
     return Answer(status, msgspec.json.encode(value), "application/json; charset=utf-8", headers)
 
 
-def error(status: int, message: str, fields: Sequence[str] = (), os_error: str = "") -> Answer:
+def error(
+    status: int, message: str, fields: Sequence[str] = (), os_error: str = "", code: str = ""
+) -> Answer:
     """``{"error": message}``, with ``fields`` naming what was wrong when there are any.
 
     ``os_error`` (the OS refused): ``code`` ``os_error`` and its reason as ``detail``,
     the same answer as any other OS error of a page request (:meth:`UiHttp._answer`).
+    ``code``: what the page says instead, in its language (i18n.js ``refused``).
     """
     value: dict[str, Any] = {"error": message}
     if fields:
         value["fields"] = list(fields)
+    if code:
+        value["code"] = code
     if os_error:
         value.update(code="os_error", detail=os_error)
     return json_answer(status, value)
@@ -352,7 +357,7 @@ class UiHttp:
         except Refused as exc:
             if exc.status >= 500:
                 self._log.info("ui.failed", call=name, status=exc.status)
-            return error(exc.status, exc.message, exc.fields, exc.os_error)
+            return error(exc.status, exc.message, exc.fields, exc.os_error, exc.code)
         return json_answer(200, {"ok": True, "result": result})
 
     async def api(

@@ -33,18 +33,26 @@ DAY = 86400.0
 class Refused(Exception):
     """A management call that cannot be done; ``message`` is safe to show.
 
-    ``status`` is the page's HTTP answer, ``fields`` the wire names at fault and
-    ``os_error`` the OS's reason (``strerror``) when the OS refused the work.
+    ``status`` is the page's HTTP answer, ``fields`` the wire names at fault,
+    ``os_error`` the OS's reason (``strerror``) when the OS refused the work and
+    ``code`` what the page says in the player's language instead of ``message``.
     """
 
     def __init__(
-        self, message: str, status: int = 400, fields: Sequence[str] = (), *, os_error: str = ""
+        self,
+        message: str,
+        status: int = 400,
+        fields: Sequence[str] = (),
+        *,
+        os_error: str = "",
+        code: str = "",
     ) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
         self.fields = tuple(fields)
         self.os_error = os_error
+        self.code = code
 
 
 @contextlib.contextmanager
