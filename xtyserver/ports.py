@@ -15,6 +15,7 @@ from pathlib import Path
 import anyio
 import anyio.abc
 import msgspec
+from anyio.streams.stapled import MultiListener
 
 from xtyserver import log
 from xtyserver.clock import Clock
@@ -221,14 +222,20 @@ class Server:
     async def serve(
         self,
         sockets: Sequence[socket.socket],
+        page: MultiListener[anyio.abc.SocketStream] | None = None,
         *,
         task_status: anyio.abc.TaskStatus[str] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
-        """Listen on ``sockets`` (the adapter port) and on the page's port until cancelled."""
+        """Listen on ``sockets`` (the adapter port) and on the page's port until cancelled.
+
+        ``page``: the page's listener, bound by the caller (``UiHttp.listen``); None: bound here.
+        """
+        if page is None:
+            page = await self.ui.listen(self.settings.server.page_port)
         async with anyio.create_task_group() as tg:
             url = await tg.start(self.adapters.serve, sockets)
             await tg.start(self.bands.run)
-            await tg.start(self.ui.serve, self.settings.server.page_port)
+            await tg.start(self.ui.serve, page)
             task_status.started(url)
 
     def log_stopped(self) -> None:

@@ -154,6 +154,9 @@ async def serving(
             page_secret=page_secret,
         )
         try:
+            # Bound before any task group: a busy page port is one PortBusy for the
+            # player's console (nothing was served yet), not a group of errors.
+            page_listener = await server.ui.listen(srv.page_port)
             async with anyio.create_task_group() as background:
                 background.start_soon(jobs.run)
                 background.start_soon(memory.write_touches)
@@ -163,7 +166,7 @@ async def serving(
                 background.start_soon(purge_trash_every, memory, mem.trash_purge_every)
                 try:
                     async with anyio.create_task_group() as listener:
-                        await listener.start(server.serve, sockets)
+                        await listener.start(server.serve, sockets, page_listener)
                         # After the listener: importing numpy holds the GIL.
                         background.start_soon(model.warm_embedder)
                         chat = routing.chat.base_url if routing.chat.configured else ""

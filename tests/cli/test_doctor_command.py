@@ -25,14 +25,15 @@ pytestmark = pytest.mark.anyio
 KEY = "sk-doctor-reads-the-page-0123456789"
 
 
-def doctor(data: Path, **env: str) -> subprocess.CompletedProcess[str]:
+def doctor(data: Path, *command: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``xtyserver doctor`` (or ``COMMAND``) on ``data`` in a Chinese console."""
     return subprocess.run(
-        [sys.executable, "-m", "xtyserver", "doctor", "--data-dir", str(data)],
+        [sys.executable, "-m", "xtyserver", *(command or ["doctor"]), "--data-dir", str(data)],
         capture_output=True,
         encoding="gbk",
         timeout=120,
         cwd=ROOT,
-        env=env_for(data, **env),
+        env=env_for(data, **{"XTY_LANG": "zh", **env}),
     )
 
 
@@ -59,6 +60,13 @@ async def test_doctor_checks_the_provider_and_key_the_page_saved_in_chinese(
 
         english = await anyio.to_thread.run_sync(lambda: doctor(data, XTY_LANG="en"))
         assert "chat route can answer: yes" in english.stdout, english.stdout
+
+        # Uninstalling: `xtyserver key forget` takes the key out of its store.
+        forget = await anyio.to_thread.run_sync(lambda: doctor(data, "key", "forget"))
+        assert forget.returncode == 0 and forget.stdout.startswith("已删除保存的 API 密钥")
+        assert (await page.get("settings"))["key"]["source"] == "none"
+        again = await anyio.to_thread.run_sync(lambda: doctor(data, "key", "forget"))
+        assert again.stdout.strip() == "没有保存的 API 密钥。"
 
 
 async def test_doctor_without_a_model_says_where_to_set_one_in_chinese(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ from xtyserver.cli.console import console_json, stdout_is_utf8
 from xtyserver.clock import SystemClock
 from xtyserver.config import Settings, load_settings
 from xtyserver.files import private_dir, write_private
-from xtyserver.serve.instance import NotStarted, remove_server_file
+from xtyserver.serve.instance import NotStarted, PortBusy, remove_server_file
 
 WINNER_WAIT = 20.0  # seconds a start that lost the race waits for the winner's server.json
 
@@ -60,6 +60,22 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="with no command: a TOML configuration file",
     )
+    parser.add_argument(
+        "--port",
+        dest="start_port",
+        type=int,
+        metavar="N",
+        help="with no command: the port mods connect to (default 8765; the page takes N + 1)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        dest="start_data_dir",
+        metavar="FOLDER",
+        help="with no command: the data folder (default: the OS's per-user data folder)",
+    )
+    parser.add_argument(
+        "--profile", dest="start_profile", help="with no command: memory profile id"
+    )
     sub = parser.add_subparsers(dest="command")
 
     serve = sub.add_parser("serve", help="run the protocol/v1 WebSocket server")
@@ -76,9 +92,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--open", action="store_true", help="open the memory page once listening")
 
-    auto = sub.add_parser("autostart", help="start the server at login (this user), or stop that")
+    auto = sub.add_parser("autostart", help="start xtyserver at login (this user), or stop that")
     auto.add_argument("state", choices=("on", "off", "status"))
     _common(auto)
+    auto.add_argument("--port", type=int, metavar="N", help="the port to start on (--port N)")
+
+    key = sub.add_parser("key", help="the provider's API key the page saved")
+    ksub = key.add_subparsers(dest="key_command", required=True)
+    _common(ksub.add_parser("forget", help="delete it from the credential store (or its file)"))
 
     replay = sub.add_parser("replay", help="replay recorded sessions, or lint them")
     replay.add_argument("files", nargs="+", metavar="FILE")
@@ -166,15 +187,55 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    return load_settings(getattr(args, "config", None), overrides=_overrides(args))
+    return _usable(load_settings(getattr(args, "config", None), overrides=_overrides(args)))
 
 
 def _player(config: Path | None, overrides: dict[str, Any] | None = None) -> PlayerSettings:
     """The data folder's stored choices and key (the page's settings view), under the rest."""
     from xtyserver.serve.player_settings import PlayerSettings
 
-    first = load_settings(config, overrides=overrides)
+    first = _usable(load_settings(config, overrides=overrides))
     return PlayerSettings(first.data_path, config=config, overrides=overrides)
+
+
+def _usable(settings: Settings) -> Settings:
+    """``settings`` once its data folder exists (owner-only) and takes a file.
+
+    Raises:
+        NotStarted: the folder cannot be made or written: a line in Chinese and one
+            in English naming it and why (no traceback).
+    """
+    from xtyserver.cli.say import Say
+
+    path = settings.data_path
+    try:
+        private_dir(path)
+        probe = path / f".write-test-{os.getpid()}"
+        write_private(probe, b"")
+        probe.unlink()
+    except OSError as exc:
+        lines = []
+        for language in ("zh", "en"):  # before any setting is sure: Chinese, then English
+            say = Say(settings.console, language)
+            reason = say(_why(exc), detail=exc.strerror or type(exc).__name__)
+            lines.append(say("data_dir_unusable", path=path, reason=reason))
+        raise NotStarted("\n".join(lines)) from None
+    return settings
+
+
+def _why(exc: OSError) -> str:
+    """The console line's key for why a folder cannot be used."""
+    import errno
+
+    if isinstance(exc, (NotADirectoryError, FileExistsError)):
+        return "reason_file"
+    if isinstance(exc, PermissionError):
+        return "reason_denied"
+    if exc.errno == errno.ENOSPC:
+        return "reason_full"
+    if exc.errno == errno.EROFS:
+        return "reason_readonly"
+    return "reason_other"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -201,7 +262,12 @@ def _dispatch(args: argparse.Namespace) -> int:
             # A desktop program: the player's settings, the page opened once, and a
             # console that speaks to the player; the log goes to a file unless -v.
             opening = not (args.no_browser or os.environ.get("XTY_NO_BROWSER"))
-            player = _player(args.start_config)
+            given = {
+                "server.port": args.start_port,
+                "data_dir": args.start_data_dir,
+                "profile": args.start_profile,
+            }
+            player = _player(args.start_config, {k: v for k, v in given.items() if v is not None})
             effective = player.effective()
             if args.verbose:
                 log.configure()
@@ -216,8 +282,13 @@ def _dispatch(args: argparse.Namespace) -> int:
             )
         case "autostart":
             from xtyserver.cli.autostart import autostart
+            from xtyserver.cli.say import Say
 
-            return autostart(args.state, _forwarded(args))
+            say = Say(load_settings(args.config).console)
+            return autostart(args.state, _forwarded(args), say=say)
+        case "key":
+            log.configure(json=True, level="error")
+            return _forget_key(_player(args.config, _overrides(args)))
         case "replay":
             from xtyserver.replay.command import main as replay_main
 
@@ -289,6 +360,10 @@ async def _start(settings: Settings, opening: bool, player: PlayerSettings | Non
     say = Say(settings.console)
     try:
         return await _serve(settings, None, False, opening, player, say=say)
+    except PortBusy as busy:  # this folder's lock was ours: another program has the port
+        line = "page_port_busy" if busy.what == "page" else "port_busy"
+        print(say(line, port=busy.port, other=_free_port(settings, busy.port)), flush=True)
+        return 1
     except NotStarted:
         lock = InstanceLock(settings.data_path)
         if not opening or lock.acquire():  # nobody holds the folder: the port was busy
@@ -312,6 +387,21 @@ async def _start(settings: Settings, opening: bool, player: PlayerSettings | Non
         if anyio.current_time() > deadline:
             return _ui(found, print_only=False, say=say)  # says what did not answer
         await anyio.sleep(0.1)
+
+
+DST_PORTS = (18765, 8767, 8766, 8765)
+"""The ports the DST mod's configuration offers (adapters/dst/modinfo.lua), best first."""
+
+
+def _free_port(settings: Settings, busy: int) -> int:
+    """A port to suggest: one the DST mod offers whose next one (the page's) is free too."""
+    from xtyserver.serve.instance import port_free
+
+    host = settings.server.host
+    for port in DST_PORTS:
+        if busy not in (port, port + 1) and port_free(host, port) and port_free(host, port + 1):
+            return port
+    return DST_PORTS[0]
 
 
 async def _serve(
@@ -432,7 +522,25 @@ def _forwarded(args: argparse.Namespace) -> list[str]:
         out += ["--data-dir", str(Path(args.data_dir).resolve())]
     if args.profile:
         out += ["--profile", args.profile]
+    if args.port is not None:
+        out += ["--port", str(args.port)]
     return out
+
+
+def _forget_key(player: PlayerSettings) -> int:
+    """``xtyserver key forget``: the stored key out of the credential store (uninstalling)."""
+    from xtyserver.cli.say import Say
+    from xtyserver.serve.key_store import backend_name
+
+    say = Say(player.effective().console)
+    where = player.keys.where()
+    if where == "none":
+        print(say("key_none"))
+        return 0
+    shown = backend_name(player.keys.backend) if where == "keyring" else say("key_file")
+    player.clear_api_key()
+    print(say("key_forgotten", where=shown))
+    return 0
 
 
 def _ui(settings: Settings, *, print_only: bool, say: Say | None = None) -> int:

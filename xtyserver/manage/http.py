@@ -10,6 +10,7 @@ goes through :mod:`xtyserver.manage.ops` like MCP's tools.
 from __future__ import annotations
 
 import email.utils
+import errno
 import http as http_status
 import importlib.resources
 import secrets
@@ -22,10 +23,10 @@ import anyio
 import anyio.abc
 import h11
 import msgspec
+from anyio.streams.stapled import MultiListener
 
 from xtyserver import log
 from xtyserver.clock import Clock
-from xtyserver.errors import UsageError
 from xtyserver.manage import ops
 from xtyserver.manage.access import (
     API,
@@ -45,6 +46,7 @@ from xtyserver.manage.pairing import DecideBody, PagePairing, RevokeBody
 from xtyserver.manage.settings import KeyBody, PageSettings, SettingsBody
 from xtyserver.memory.manage import Confirmations, ForgetRequest
 from xtyserver.memory.types import GameIdText, SaveIdText, Scope, error_field
+from xtyserver.serve.instance import NotStarted, PortBusy
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.wire.http import BadRequest, HttpStream
 from xtyserver.serve.wire.listen import accept_forever
@@ -205,17 +207,34 @@ class UiHttp:
         self._slots = anyio.CapacityLimiter(MAX_CONNECTIONS)
         self._reading: OrderedDict[anyio.CancelScope, None] = OrderedDict()
 
-    async def serve(
-        self, port: int, *, task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED
-    ) -> None:
-        """Listen on ``bind_host:port`` until cancelled; ``task_status`` gets the port."""
+    async def listen(self, port: int) -> MultiListener[anyio.abc.SocketStream]:
+        """The page's listener on ``bind_host:port``, bound before anything is served.
+
+        Raises:
+            PortBusy: another program holds the port (said to the player, no traceback).
+            NotStarted: the OS refused it for another reason.
+        """
         try:
-            listener = await anyio.create_tcp_listener(local_host=self.bind_host, local_port=port)
+            return await anyio.create_tcp_listener(local_host=self.bind_host, local_port=port)
         except OSError as exc:
-            raise UsageError(
+            if exc.errno in (errno.EADDRINUSE, 10048, 10013):  # POSIX, Windows
+                raise PortBusy(port, "page") from None
+            raise NotStarted(
                 f"cannot listen for the memory page on port {port} ({exc.strerror}); "
                 "set server.ui_port (--ui-port)"
-            ) from exc
+            ) from None
+
+    async def serve(
+        self,
+        port: int | MultiListener[anyio.abc.SocketStream],
+        *,
+        task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Listen on ``bind_host:port`` (or a :meth:`listen` listener) until cancelled.
+
+        ``task_status`` gets the port.
+        """
+        listener = await self.listen(port) if isinstance(port, int) else port
         async with listener, anyio.create_task_group() as tg:
             self.port = int(listener.extra(anyio.abc.SocketAttribute.local_port))
             self._log.info("ui.listening", port=self.port)
