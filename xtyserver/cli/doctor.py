@@ -1,4 +1,4 @@
-"""``xtyserver doctor [--json]``: check each configured model once (README "Commands")."""
+"""``xtyserver doctor [--json]``: check each configured model once (docs/commands.md "Commands")."""
 
 from __future__ import annotations
 
