@@ -185,7 +185,7 @@ class Server:
 
     @property
     def ui_port(self) -> int:
-        """The memory page's port (its own listener; README "Memory page")."""
+        """The memory page's port (its own listener; docs/memory-page.md "Memory page")."""
         assert self.ui.port is not None
         return self.ui.port
 

@@ -1,7 +1,7 @@
 """The login entries of the other OSes, and the Windows ACL command, as files and arguments.
 
 What runs only on Windows or macOS (the Startup folder's .cmd at login, launchd,
-icacls) is not run here; README "Windows notes" says so. The Linux entry is run
+icacls) is not run here; docs/windows.md "Windows notes" says so. The Linux entry is run
 for real in tests/cli/test_windows.py.
 """
 

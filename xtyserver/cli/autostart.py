@@ -1,6 +1,6 @@
 """``xtyserver autostart on|off|status``: start the server at login, for this user only.
 
-Where each OS keeps the entry is in :func:`entry_path` (README "Stop it, start it
+Where each OS keeps the entry is in :func:`entry_path` (docs/install.md "Stop it, start it
 with Windows"). On Windows it starts ``xtyserver serve`` in a minimized console
 window: the window is how the player sees it runs, and closing it stops the
 server cleanly. The entry runs this Python (``sys.executable -m xtyserver

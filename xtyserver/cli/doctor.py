@@ -1,4 +1,5 @@
-"""``xtyserver doctor [--json]``: check each model once, as the running server would use it.
+"""``xtyserver doctor [--json]``: check each model once, as the running server would use it
+(docs/commands.md).
 
 The settings are the player's: what the page's 设置 stored and the key in the
 credential store, under the TOML file, the environment and flags (the same

@@ -3,7 +3,7 @@
 ``xtyserver`` alone starts the server with the player's settings and opens the
 memory page once (``--no-browser`` or ``XTY_NO_BROWSER=1`` leave the browser
 alone); its console speaks to the player (``cli/say.py``) and its log goes to
-``logs/`` in the data folder unless ``-v``. See README "Commands".
+``logs/`` in the data folder unless ``-v``. See docs/commands.md "Commands".
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the console says to a player, in the player's language (README "玩家指南").
+"""What the console says to a player, in the player's language (docs/players.md "玩家指南").
 
 A player runs ``xtyserver`` from a shortcut or a PowerShell window and reads a
 few short lines: that the companion runs, where its page is, what to do next

@@ -1,4 +1,4 @@
-"""Access decisions for the memory page under ``/ui/`` (README "Memory page"). Pure.
+"""Access decisions for the memory page under ``/ui/`` (docs/memory-page.md "Memory page"). Pure.
 
 A request's method, path and headers, the page's launch key, the open page
 sessions and the time in; a :class:`Decision` out. The shell
@@ -25,7 +25,7 @@ sessions and the time in; a :class:`Decision` out. The shell
 
 Launch keys (random, single-use, ``server.page_key_ttl``) and the page secret
 that mints them (``POST /ui/api/launch-key`` with ``X-XTY-Page-Secret``, from a
-local program only) are described in README "Memory page".
+local program only) are described in docs/memory-page.md "Memory page".
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The memory page's HTTP server: its files and its JSON API under ``/ui/`` (h11 over anyio).
 
 Its own listener (``server.ui_port``), one request per connection read by the
-wire's h11 loop (:mod:`xtyserver.serve.wire`) within the limits below (README
+wire's h11 loop (:mod:`xtyserver.serve.wire`) within the limits below (docs/memory-page.md
 "Memory page"). Who may do what is decided by the pure
 :func:`xtyserver.manage.access.check_ui_request`; the API (:meth:`UiHttp.api`)
 goes through :mod:`xtyserver.manage.ops` like MCP's tools.

@@ -1,4 +1,4 @@
-"""``xtyserver doctor``: the model check a player runs once (the checks: README "Commands").
+"""``xtyserver doctor``: the model check a player runs once (docs/commands.md).
 
 Each configured route is checked once, however many roles share it. What a check
 saw and what to change are stable codes with parameters

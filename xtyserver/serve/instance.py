@@ -73,12 +73,12 @@ def port_free(host: str, port: int) -> bool:
 
 
 class ServerFile(msgspec.Struct, rename="camel", frozen=True):
-    """``server.json``: where a running server listens (README "For mod authors")."""
+    """``server.json``: where a running server listens (docs/mod-authors.md "For mod authors")."""
 
     url: str
     port: int
     addresses: tuple[str, ...]
-    # The memory page's own listener (README "Memory page"); its link needs the launch key.
+    # The memory page's own listener (docs/memory-page.md); its link needs the launch key.
     ui_port: int
     page_url: str
     token_file: str | None

@@ -449,7 +449,8 @@
   // -- settings: the provider, the key (never shown back), the models, the check ------------------
 
   let settingsView = null;
-  const KEYED = () => [...document.querySelectorAll("#settings-view [data-key]")];
+  // Only the form fields: other rows in the view (the paired mods' table) carry ids of their own.
+  const KEYED = () => [...document.querySelectorAll("#settings-view :is(input, select, textarea)[data-key]")];
 
   function renderSettings(sv, profile) {
     const t = T();

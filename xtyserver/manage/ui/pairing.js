@@ -33,7 +33,7 @@
     $("paired-title").textContent = p.title;
     const row = (cells, head) => el("tr", {}, ...cells.map((c) => el(head ? "th" : "td", {}, c)));
     $("paired-keys").replaceChildren(row(p.cols, true), ...(view.keys.length
-      ? view.keys.map((k) => el("tr", { "data-key": k.id }, el("td", {}, k.adapter), el("td", {}, game(k.gameId)),
+      ? view.keys.map((k) => el("tr", { "data-paired-key": k.id }, el("td", {}, k.adapter), el("td", {}, game(k.gameId)),
         el("td", {}, at(k.pairedAt)), el("td", {}, at(k.lastUsed)),
         el("td", {}, el("button", { type: "button", class: "pair-revoke delete", onclick: () => act("revoke", { keyId: k.id }) }, p.revoke))))
       : [row([p.none, "", "", "", ""])]));
