@@ -37,6 +37,7 @@ from xtyserver.manage.access import (
     Decision,
     UiSession,
     check_ui_request,
+    free_slot,
     open_with_form,
     set_cookie,
 )
@@ -482,9 +483,10 @@ class UiHttp:
             del self.sessions[oldest]
         session_id = secrets.token_urlsafe(32)
         csrf = secrets.token_urlsafe(32)
-        self.sessions[session_id] = UiSession(csrf, now + SESSION_SECONDS)
+        slot = free_slot(self.sessions)  # its own cookie: the tabs open already keep theirs
+        self.sessions[session_id] = UiSession(csrf, now + SESSION_SECONDS, slot)
         self._log.info("ui.session_opened", sessions=len(self.sessions))
-        return csrf, ("Set-Cookie", set_cookie(session_id))
+        return csrf, ("Set-Cookie", set_cookie(session_id, slot))
 
 
 def _for_navigation(request: h11.Request, answer: Answer) -> Answer:
