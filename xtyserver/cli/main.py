@@ -34,6 +34,24 @@ if TYPE_CHECKING:
     from xtyserver.serve.player_settings import PlayerSettings
 
 
+HELP_TOP = """\
+小汤圆（XiaoTangYuan）的本机服务：陪你玩星露谷物语、饥荒联机版、缺氧的 AI 伙伴的记忆和模型。
+The local server of XiaoTangYuan, the AI companion for Stardew Valley, Don't Starve Together
+and Oxygen Not Included: its memory and its model calls."""
+
+HELP_END = """\
+玩家常用 · for players:
+  xtyserver                    启动小汤圆并打开记忆页 · start and open the memory page
+  xtyserver --port 18765       换一个端口启动 · start on another port (the page: 18766)
+  xtyserver ui                 再打开记忆页 · open the memory page again
+  xtyserver doctor             检查模型设置 · check the model settings
+  xtyserver stats              游玩统计和 token 用量 · play statistics and tokens
+  xtyserver memory backup 文件  备份记忆 · back up the memory to a file
+  xtyserver autostart on|off   开机自动启动 · start at login, or not
+  xtyserver key forget         删除保存的 API 密钥 · delete the saved API key
+玩家指南 · players' guide: docs/players.md"""
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", type=Path, help="TOML configuration file")
     p.add_argument("--data-dir", help="data folder (default: the OS's per-user data folder)")
@@ -41,7 +59,12 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="xtyserver", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="xtyserver",
+        description=HELP_TOP,
+        epilog=HELP_END,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"xtyserver {__version__}")
     parser.add_argument(
         "--no-browser",
@@ -58,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--config",
         dest="start_config",
         type=Path,
+        metavar="FILE",
         help="with no command: a TOML configuration file",
     )
     parser.add_argument(
@@ -74,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="with no command: the data folder (default: the OS's per-user data folder)",
     )
     parser.add_argument(
-        "--profile", dest="start_profile", help="with no command: memory profile id"
+        "--profile", dest="start_profile", metavar="ID", help="with no command: memory profile id"
     )
     sub = parser.add_subparsers(dest="command")
 
@@ -295,7 +319,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             return replay_main(args)
         case "ui":
             given = args.port if args.ui_port is None else args.ui_port
-            return _ui(_running_port(_settings(args), given=given), print_only=args.print)
+            settings = _running_port(_settings(args), given=given)
+            return _ui(settings, print_only=args.print, say=_say(settings))
         case "mcp":
             from xtyserver.manage.mcp import run_mcp
 
@@ -543,17 +568,19 @@ def _forget_key(player: PlayerSettings) -> int:
     return 0
 
 
+def _say(settings: Settings) -> Say:
+    from xtyserver.cli.say import Say
+
+    return Say(settings.console)
+
+
 def _ui(settings: Settings, *, print_only: bool, say: Say | None = None) -> int:
     """Ask the running server for a fresh launch key and open (or print) the page."""
     port = settings.server.page_port
     try:
         key = _launch_key(settings)
-    except OSError as exc:
-        reason = getattr(exc, "code", None) or type(exc).__name__
-        print(
-            f"no memory page answered on port {port} ({reason}): is `xtyserver serve` running?",
-            file=sys.stderr,
-        )
+    except OSError:
+        print((say or _say(settings))("ui_no_answer", port=port), file=sys.stderr)
         return 1
     return _open_page(settings, key, print_only=print_only, say=say)
 
@@ -636,10 +663,14 @@ def _stats(settings: Settings, *, as_json: bool) -> int:
     if not frame.saves:
         print(say("stats_none"))
         return 0
-    names = {(s.game_id, s.save_id): s.save_name or s.save_id for s in frame.saves}
+    names = {(s.game_id, s.save_id): s.save_name for s in frame.saves if s.save_name}
+
+    def save_label(game_id: str, save_id: str) -> str:
+        # as the page shows it: the name, or "未命名存档 · 5e7196" (a short id)
+        return names.get((game_id, save_id)) or say("unnamed_save", short=save_id[:6])
 
     def where(game_id: str, save_id: str) -> str:
-        return f"{game_name(game_id, say.language)} / {names.get((game_id, save_id), save_id)}"
+        return f"{game_name(game_id, say.language)} / {save_label(game_id, save_id)}"
 
     counts = [say(k) for k in ("stats_days", "stats_sessions", "stats_active", "stats_last")]
     right = (False, True, True, True, False)
@@ -657,7 +688,13 @@ def _stats(settings: Settings, *, as_json: bool) -> int:
         header = [say(k) for k in ("stats_date", "stats_save", "stats_purpose")]
         header += [say("stats_calls"), say("stats_tokens")]
         bill = [
-            [t.date, where(t.game_id, t.save_id), t.purpose, str(t.calls), str(t.total_tokens)]
+            [
+                t.date,
+                where(t.game_id, t.save_id),
+                say(f"purpose_{t.purpose}"),
+                str(t.calls),
+                str(t.total_tokens),
+            ]
             for t in frame.tokens
         ]
         print(table(header, bill, (False, False, False, True, True)))
@@ -698,10 +735,10 @@ def _memory(args: argparse.Namespace) -> int:
             case "import":
                 doc = decode_document(args.file.read_bytes())
                 store.import_document(doc)
-                print(f"imported {len(doc.events)} events")
+                print(_say(settings)("imported", count=len(doc.events)))
             case "backup":
                 store.backup(args.file)
-                print(f"backed up to {args.file}")
+                print(_say(settings)("backed_up", file=args.file))
             case _:
                 from xtyserver.cli.memory import run
 

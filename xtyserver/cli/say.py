@@ -48,6 +48,17 @@ CATALOG: dict[Language, dict[str, str]] = {
         "stats_calls": "调用",
         "stats_tokens": "token 数",
         "stats_none": "还没有游戏记录。",
+        "ui_no_answer": (
+            "记忆页（端口 {port}）没有回应：小汤圆没在运行吗？"
+            "运行 xtyserver 启动它，它会打开记忆页。"
+        ),
+        "backed_up": "已把记忆备份到 {file}（游玩统计也在里面）。",
+        "imported": "已导入 {count} 条记忆。",
+        "unnamed_save": "未命名存档 · {short}",
+        "purpose_chat": "聊天",
+        "purpose_extraction": "整理记忆",
+        "purpose_summary": "总结对话",
+        "stats_cost": "约合（元）",
         "autostart_is_on": "开机自动启动：已开启（{path}）",
         "autostart_is_off": "开机自动启动：没有开启（{path}）",
         "autostart_removed": "已关闭开机自动启动：删除了 {path}",
@@ -104,6 +115,17 @@ CATALOG: dict[Language, dict[str, str]] = {
         "stats_calls": "calls",
         "stats_tokens": "tokens",
         "stats_none": "Nothing played yet.",
+        "ui_no_answer": (
+            "The memory page (port {port}) did not answer: is XiaoTangYuan running? Run"
+            " xtyserver to start it; it opens the page."
+        ),
+        "backed_up": "Memory backed up to {file} (play statistics included).",
+        "imported": "Imported {count} memories.",
+        "unnamed_save": "Unnamed save · {short}",
+        "purpose_chat": "chat",
+        "purpose_extraction": "sorting memories",
+        "purpose_summary": "summarising",
+        "stats_cost": "about (CNY)",
         "autostart_is_on": "Start at login: on ({path})",
         "autostart_is_off": "Start at login: off ({path})",
         "autostart_removed": "Start at login is off: removed {path}",
