@@ -152,67 +152,63 @@ async def test_take_me_to_the_pond_runs_walk_to_and_the_reply_says_so(tmp_path: 
 async def test_an_unreachable_target_is_refused_by_the_mod_and_the_model_hears_why(
     tmp_path: Path,
 ) -> None:
-    async with running(tmp_path, overrides=QUIET) as h:
-        async with h.client() as ws:
-            await _hello(h, ws, ACTIONS)
-            h.fake.enqueue(
-                Reply(tool_calls=[_call(WALK, place="矿洞")]),
-                Reply(text="矿洞还没开放，去不了哦。"),
-            )
-            refusal = {"status": "refused", "text": "矿洞入口被落石挡住了"}
-            done, requests = await _turn(h, ws, "带我去矿洞", "c1", lambda r: refusal)
-            assert done["type"] == "chat.done"
-            assert len(requests) == 1
-            [result] = _results(h)
-            assert "游戏拒绝了这个动作" in result and "矿洞入口被落石挡住了" in result
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        h.fake.enqueue(
+            Reply(tool_calls=[_call(WALK, place="矿洞")]),
+            Reply(text="矿洞还没开放，去不了哦。"),
+        )
+        refusal = {"status": "refused", "text": "矿洞入口被落石挡住了"}
+        done, requests = await _turn(h, ws, "带我去矿洞", "c1", lambda r: refusal)
+        assert done["type"] == "chat.done"
+        assert len(requests) == 1
+        [result] = _results(h)
+        assert "游戏拒绝了这个动作" in result and "矿洞入口被落石挡住了" in result
 
 
 async def test_no_actions_declared_offers_no_tools_and_a_game_call_runs_nothing(
     tmp_path: Path,
 ) -> None:
-    async with running(tmp_path, overrides=QUIET) as h:
-        async with h.adapter() as ws:
-            h.fake.enqueue(Reply(text="我带不了路哦", tool_calls=[_call(WALK, place="鱼塘")]))
-            done, requests = await _turn(h, ws, "带我去鱼塘", "c1")
-            assert done["type"] == "chat.done" and requests == []
-            assert "tools" not in h.fake.chat_requests[-1].json
-            assert len(h.fake.chat_requests) == 1
+    async with running(tmp_path, overrides=QUIET) as h, h.adapter() as ws:
+        h.fake.enqueue(Reply(text="我带不了路哦", tool_calls=[_call(WALK, place="鱼塘")]))
+        done, requests = await _turn(h, ws, "带我去鱼塘", "c1")
+        assert done["type"] == "chat.done" and requests == []
+        assert "tools" not in h.fake.chat_requests[-1].json
+        assert len(h.fake.chat_requests) == 1
 
 
 async def test_small_talk_offers_no_actions(tmp_path: Path) -> None:
-    async with running(tmp_path, overrides=QUIET) as h:
-        async with h.client() as ws:
-            await _hello(h, ws, ACTIONS)
-            h.fake.enqueue(Reply(text="嗯嗯"))
-            done, _ = await _turn(h, ws, "今天天气真好", "c1")
-            assert done["type"] == "chat.done"
-            assert "tools" not in h.fake.chat_requests[-1].json
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        h.fake.enqueue(Reply(text="嗯嗯"))
+        done, _ = await _turn(h, ws, "今天天气真好", "c1")
+        assert done["type"] == "chat.done"
+        assert "tools" not in h.fake.chat_requests[-1].json
 
 
 async def test_arguments_outside_the_schema_and_undeclared_actions_run_nothing(
     tmp_path: Path,
 ) -> None:
-    async with running(tmp_path, overrides=QUIET) as h:
-        async with h.client() as ws:
-            await _hello(h, ws, ACTIONS)
-            h.fake.enqueue(
-                Reply(
-                    tool_calls=[
-                        _call(WALK, place="火山"),
-                        _call(WALK, place="鱼塘", speed=3),
-                        _call("game_fly_to", place="月亮"),
-                        _call(DROP, item="斧头", count=99),
-                    ]
-                ),
-                Reply(text="这些都做不了"),
-            )
-            done, requests = await _turn(h, ws, "带我去火山", "c1")
-            assert done["type"] == "chat.done" and requests == []
-            results = _results(h)
-            assert "place 必须是 鱼塘、矿洞、小镇 之一" in results[0]
-            assert "没有参数 speed" in results[1]
-            assert "游戏没有提供动作 'game_fly_to'" in results[2]
-            assert "count 必须在 1 到 40 之间" in results[3]
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        h.fake.enqueue(
+            Reply(
+                tool_calls=[
+                    _call(WALK, place="火山"),
+                    _call(WALK, place="鱼塘", speed=3),
+                    _call("game_fly_to", place="月亮"),
+                    _call(DROP, item="斧头", count=99),
+                ]
+            ),
+            Reply(text="这些都做不了"),
+        )
+        done, requests = await _turn(h, ws, "带我去火山", "c1")
+        assert done["type"] == "chat.done" and requests == []
+        results = _results(h)
+        assert "place 必须是 鱼塘、矿洞、小镇 之一" in results[0]
+        assert "没有参数 speed" in results[1]
+        assert "游戏没有提供动作 'game_fly_to'" in results[2]
+        assert "count 必须在 1 到 40 之间" in results[3]
 
 
 async def test_a_mod_that_never_answers_times_out_and_a_late_answer_is_refused(
@@ -259,99 +255,90 @@ async def test_a_mod_that_never_answers_times_out_and_a_late_answer_is_refused(
 
 
 async def test_an_answer_given_twice_is_used_once(tmp_path: Path) -> None:
-    async with running(tmp_path, overrides=QUIET) as h:
-        async with h.client() as ws:
-            await _hello(h, ws, ACTIONS)
-            h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="走啦"))
-            sent: list[str] = []
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="走啦"))
+        sent: list[str] = []
 
-            def twice(request: dict[str, Any]) -> dict[str, Any]:
-                sent.append(request["id"])
-                return {"status": "done", "text": "出发"}
+        def twice(request: dict[str, Any]) -> dict[str, Any]:
+            sent.append(request["id"])
+            return {"status": "done", "text": "出发"}
 
-            done, _ = await _turn(h, ws, "带我去鱼塘", "c1", twice)
-            assert done["type"] == "chat.done"
-            await send(ws, {"type": "action.result", "id": sent[0], "status": "done"})
-            error = await recv(ws)
-            assert error["code"] == "unknown_action"
-            assert len(h.fake.chat_requests) == 2
+        done, _ = await _turn(h, ws, "带我去鱼塘", "c1", twice)
+        assert done["type"] == "chat.done"
+        await send(ws, {"type": "action.result", "id": sent[0], "status": "done"})
+        error = await recv(ws)
+        assert error["code"] == "unknown_action"
+        assert len(h.fake.chat_requests) == 2
 
 
 async def test_a_model_calling_actions_in_a_loop_gets_three(tmp_path: Path) -> None:
-    async with running(tmp_path, overrides=QUIET) as h:
-        async with h.client() as ws:
-            await _hello(h, ws, ACTIONS)
-            looping = [
-                Reply(tool_calls=[_call("game_highlight", target=f"树{n}")]) for n in range(4)
-            ]
-            h.fake.enqueue(*looping, Reply(text="标好了"))
-            done, requests = await _turn(
-                h, ws, "帮我标出附近的树", "c1", lambda r: {"status": "done"}
-            )
-            assert done["type"] == "chat.done"
-            assert len(requests) == 3
-            # After the third action no action is offered; the fourth call is refused.
-            last = h.fake.chat_requests[-1].json
-            assert "tools" not in last or all(
-                not t["function"]["name"].startswith("game_") for t in last["tools"]
-            )
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        looping = [Reply(tool_calls=[_call("game_highlight", target=f"树{n}")]) for n in range(4)]
+        h.fake.enqueue(*looping, Reply(text="标好了"))
+        done, requests = await _turn(h, ws, "帮我标出附近的树", "c1", lambda r: {"status": "done"})
+        assert done["type"] == "chat.done"
+        assert len(requests) == 3
+        # After the third action no action is offered; the fourth call is refused.
+        last = h.fake.chat_requests[-1].json
+        assert "tools" not in last or all(
+            not t["function"]["name"].startswith("game_") for t in last["tools"]
+        )
 
 
 async def test_no_action_on_a_stale_or_missing_game_state(tmp_path: Path) -> None:
-    async with running(tmp_path, overrides=QUIET) as h:
-        async with h.client() as ws:
-            await _hello(h, ws, ACTIONS)
-            h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="看不到游戏"))
-            done, requests = await _turn(h, ws, "带我去鱼塘", "c1", context=False)
-            assert done["type"] == "chat.done" and requests == []
-            assert "游戏状态太旧或还没有收到" in _results(h)[0]
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="看不到游戏"))
+        done, requests = await _turn(h, ws, "带我去鱼塘", "c1", context=False)
+        assert done["type"] == "chat.done" and requests == []
+        assert "游戏状态太旧或还没有收到" in _results(h)[0]
 
 
 async def test_a_forbidden_outcome_text_is_left_out_and_the_mod_is_told(tmp_path: Path) -> None:
-    async with running(tmp_path, overrides=QUIET) as h:
-        async with h.client() as ws:
-            await _hello(h, ws, ACTIONS)
-            h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="到了"))
-            leak = {"status": "failed", "text": r"存档在 C:\Users\bob\AppData\Roaming 出错"}
-            await send(
-                ws,
-                {
-                    "type": "chat.send",
-                    "id": "c1",
-                    "text": "带我去鱼塘",
-                    "source": "text",
-                    "context": {"modelContext": model_context(h.clock)},
-                },
-            )
-            request = await recv(ws)
-            await send(ws, {"type": "action.result", "id": request["id"], **leak})
-            error = await recv(ws)
-            assert error["code"] == "forbidden_content" and error["fields"] == ["text"]
-            assert (await _end(ws))["type"] == "chat.done"
-            body = json.dumps(h.fake.chat_requests[-1].json, ensure_ascii=False)
-            assert "bob" not in body and "已省略" in body
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="到了"))
+        leak = {"status": "failed", "text": r"存档在 C:\Users\bob\AppData\Roaming 出错"}
+        await send(
+            ws,
+            {
+                "type": "chat.send",
+                "id": "c1",
+                "text": "带我去鱼塘",
+                "source": "text",
+                "context": {"modelContext": model_context(h.clock)},
+            },
+        )
+        request = await recv(ws)
+        await send(ws, {"type": "action.result", "id": request["id"], **leak})
+        error = await recv(ws)
+        assert error["code"] == "forbidden_content" and error["fields"] == ["text"]
+        assert (await _end(ws))["type"] == "chat.done"
+        body = json.dumps(h.fake.chat_requests[-1].json, ensure_ascii=False)
+        assert "bob" not in body and "已省略" in body
 
 
 async def test_a_declaration_with_a_bad_field_is_refused_whole_naming_it(tmp_path: Path) -> None:
-    async with running(tmp_path, overrides=QUIET) as h:
-        async with h.client() as ws:
-            await _hello(h, ws, ACTIONS)
-            bad = [
-                {**ACTIONS[0], "description": r"看 C:\Users\bob\save.txt"},
-                {**ACTIONS[1], "risk": "dangerous"},
-            ]
-            await send(ws, {"type": "actions.declare", "id": "d1", "actions": bad[:1]})
-            error = await recv(ws)
-            assert error["code"] == "forbidden_content"
-            assert error["fields"] == ["actions[0].description"]
-            await send(ws, {"type": "actions.declare", "id": "d2", "actions": bad[1:]})
-            error = await recv(ws)
-            assert error["code"] == "invalid_frame" and error["fields"] == ["actions[0].risk"]
-            twice = [ACTIONS[1], ACTIONS[1]]
-            await send(ws, {"type": "actions.declare", "id": "d3", "actions": twice})
-            error = await recv(ws)
-            assert error["fields"] == ["actions[1].name"]
-            # The declaration in force is still the hello's; replacing it works whole.
-            await send(ws, {"type": "actions.declare", "id": "d4", "actions": ACTIONS[:1]})
-            declared = await recv(ws)
-            assert declared == {"type": "actions.declared", "names": ["highlight"], "id": "d4"}
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        bad = [
+            {**ACTIONS[0], "description": r"看 C:\Users\bob\save.txt"},
+            {**ACTIONS[1], "risk": "dangerous"},
+        ]
+        await send(ws, {"type": "actions.declare", "id": "d1", "actions": bad[:1]})
+        error = await recv(ws)
+        assert error["code"] == "forbidden_content"
+        assert error["fields"] == ["actions[0].description"]
+        await send(ws, {"type": "actions.declare", "id": "d2", "actions": bad[1:]})
+        error = await recv(ws)
+        assert error["code"] == "invalid_frame" and error["fields"] == ["actions[0].risk"]
+        twice = [ACTIONS[1], ACTIONS[1]]
+        await send(ws, {"type": "actions.declare", "id": "d3", "actions": twice})
+        error = await recv(ws)
+        assert error["fields"] == ["actions[1].name"]
+        # The declaration in force is still the hello's; replacing it works whole.
+        await send(ws, {"type": "actions.declare", "id": "d4", "actions": ACTIONS[:1]})
+        declared = await recv(ws)
+        assert declared == {"type": "actions.declared", "names": ["highlight"], "id": "d4"}
