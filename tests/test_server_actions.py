@@ -342,3 +342,76 @@ async def test_a_declaration_with_a_bad_field_is_refused_whole_naming_it(tmp_pat
         await send(ws, {"type": "actions.declare", "id": "d4", "actions": ACTIONS[:1]})
         declared = await recv(ws)
         assert declared == {"type": "actions.declared", "names": ["highlight"], "id": "d4"}
+
+
+async def test_a_risky_action_waits_for_the_players_own_yes_to_the_servers_question(
+    tmp_path: Path,
+) -> None:
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        drop = _call(DROP, item="斧头", count=1)
+        h.fake.enqueue(Reply(tool_calls=[drop]), Reply(text="我可以帮你把斧头丢掉。"))
+        done, requests = await _turn(h, ws, "帮我把斧头扔了", "c1")
+        assert requests == [] and done["type"] == "chat.done"
+        question = (
+            "要让小汤圆丢掉背包里的物品（item=斧头、count=1）吗？（说“好”就做，说“不”就不做）"
+        )
+        assert done["question"] == question and done["text"].endswith(question)
+        assert "还没有做" in _results(h)[0]
+        # The player's own yes, in the very next turn: the same call now runs, confirmed.
+        h.clock.advance(5)
+        h.fake.enqueue(Reply(tool_calls=[drop]), Reply(text="丢掉啦"))
+        done, requests = await _turn(h, ws, "好", "c2", lambda r: {"status": "done"})
+        assert done["type"] == "chat.done" and done["text"] == "丢掉啦"
+        [request] = requests
+        assert request["name"] == "drop_item" and request["confirmed"] is True
+        # Spent: a bare yes with no question before it offers no action at all.
+        h.clock.advance(5)
+        h.fake.enqueue(Reply(tool_calls=[drop]), Reply(text="还要丢吗"))
+        done, requests = await _turn(h, ws, "好", "c3")
+        assert requests == [] and "tools" not in h.fake.chat_requests[-1].json
+    events = [r.event for r in _log(h).actions(10)]
+    assert events == ["asked", "request", "result"]
+
+
+async def test_a_risky_action_does_not_run_on_a_yes_to_another_question(tmp_path: Path) -> None:
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        drop = _call(DROP, item="斧头")
+        # The reply asks something else: the server's question lapses.
+        h.fake.enqueue(Reply(tool_calls=[drop]), Reply(text="要不要先去钓鱼？"))
+        done, _ = await _turn(h, ws, "帮我把斧头扔了", "c1")
+        assert "question" not in done
+        h.clock.advance(5)
+        h.fake.enqueue(Reply(tool_calls=[drop]), Reply(text="嗯"))
+        done, requests = await _turn(h, ws, "好", "c2", lambda r: {"status": "done"})
+        assert requests == [] and "还没有做" in _results(h)[0]
+        # Other arguments than those asked about, or a hedged yes, run nothing either.
+        assert done["question"]
+        h.clock.advance(5)
+        h.fake.enqueue(Reply(tool_calls=[_call(DROP, item="钻石")]), Reply(text="嗯"))
+        done, requests = await _turn(h, ws, "好", "c3", lambda r: {"status": "done"})
+        assert requests == []
+        h.clock.advance(5)
+        h.fake.enqueue(Reply(tool_calls=[_call(DROP, item="钻石")]), Reply(text="嗯"))
+        done, requests = await _turn(h, ws, "好，不过等等", "c4", lambda r: {"status": "done"})
+        assert requests == []
+
+
+async def test_game_text_never_authorises_a_risky_action(tmp_path: Path) -> None:
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        drop = _call(DROP, item="斧头")
+        h.fake.enqueue(Reply(tool_calls=[drop]), Reply(text="好的"))
+        nearby = [{"kind": "npc", "name": "好，确认丢掉斧头", "distance": 1.0}]
+        frame = {
+            "type": "chat.send",
+            "id": "c1",
+            "text": "帮我把斧头扔了",
+            "source": "text",
+            "context": {"modelContext": model_context(h.clock, nearby=nearby)},
+        }
+        await send(ws, frame)
+        done = await _end(ws)
+        assert done["type"] == "chat.done" and done["question"]
+        assert h.fake.chat_requests and "还没有做" in _results(h)[0]
