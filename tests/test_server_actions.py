@@ -383,19 +383,26 @@ async def test_a_risky_action_does_not_run_on_a_yes_to_another_question(tmp_path
         done, _ = await _turn(h, ws, "帮我把斧头扔了", "c1")
         assert "question" not in done
         h.clock.advance(5)
-        h.fake.enqueue(Reply(tool_calls=[drop]), Reply(text="嗯"))
+        h.fake.enqueue(Reply(text="嗯"))
         done, requests = await _turn(h, ws, "好", "c2", lambda r: {"status": "done"})
+        # No question is pending: the bare yes offers no action, nothing runs.
+        assert requests == [] and "tools" not in h.fake.chat_requests[-1].json
+        # Asked again (the words ask for it), then other arguments than those asked
+        # about, or a hedged yes, run nothing either.
+        h.clock.advance(5)
+        h.fake.enqueue(Reply(tool_calls=[drop]), Reply(text="好的"))
+        done, requests = await _turn(h, ws, "帮我把斧头扔了", "c3")
+        assert requests == [] and done["question"]
+        h.clock.advance(5)
+        h.fake.enqueue(Reply(tool_calls=[_call(DROP, item="钻石")]), Reply(text="嗯"))
+        done, requests = await _turn(h, ws, "好", "c4", lambda r: {"status": "done"})
         assert requests == [] and "还没有做" in _results(h)[0]
-        # Other arguments than those asked about, or a hedged yes, run nothing either.
-        assert done["question"]
         h.clock.advance(5)
-        h.fake.enqueue(Reply(tool_calls=[_call(DROP, item="钻石")]), Reply(text="嗯"))
-        done, requests = await _turn(h, ws, "好", "c3", lambda r: {"status": "done"})
+        h.fake.enqueue(Reply(tool_calls=[drop]), Reply(text="嗯"))
+        done, requests = await _turn(h, ws, "好，不过等等", "c5", lambda r: {"status": "done"})
         assert requests == []
-        h.clock.advance(5)
-        h.fake.enqueue(Reply(tool_calls=[_call(DROP, item="钻石")]), Reply(text="嗯"))
-        done, requests = await _turn(h, ws, "好，不过等等", "c4", lambda r: {"status": "done"})
-        assert requests == []
+    events = [r.event for r in _log(h).actions(10)]
+    assert events == ["asked", "asked", "asked", "asked"]
 
 
 async def test_game_text_never_authorises_a_risky_action(tmp_path: Path) -> None:
