@@ -471,7 +471,8 @@ class Actions:
         self.in_flight = None
         text = frame.text
         forbidden = bool(text) and find_forbidden(text) is not None
-        shown = "" if forbidden else redact(normalize(text).strip()[:ACTION_RESULT_TEXT_MAX])[0]
+        # Kept as the game wrote it (invisibles removed), judged on its normal form.
+        shown = "" if forbidden else redact(text.strip())[0][:ACTION_RESULT_TEXT_MAX]
         return self._answer(flight, frame.status, shown, now, game_id, save_id, forbidden)
 
     def expire(self, now: float, game_id: str, save_id: str) -> Answered | None:
@@ -492,7 +493,7 @@ class Actions:
         flight = self._late.pop(frame.id, None)
         if flight is None:
             return None
-        text = "" if find_forbidden(frame.text) else redact(normalize(frame.text).strip())[0]
+        text = "" if find_forbidden(frame.text) else redact(frame.text.strip())[0]
         return ActionRecord(
             at=now,
             game_id=game_id,
