@@ -15,6 +15,13 @@ import msgspec
 import msgspec.inspect as mi
 from msgspec import Meta
 
+from xtyserver.protocol.action_frames import (
+    ActionList,
+    ActionRequest,
+    ActionResult,
+    ActionsDeclare,
+    ActionsDeclared,
+)
 from xtyserver.protocol.frame_base import (
     AdapterInfo,
     ChatText,
@@ -58,6 +65,10 @@ from xtyserver.protocol.pair_frames import (
 )
 
 __all__ = [
+    "ActionRequest",
+    "ActionResult",
+    "ActionsDeclare",
+    "ActionsDeclared",
     "AdapterInfo",
     "AdapterPair",
     "MemoryConfirm",
@@ -176,6 +187,8 @@ class Hello(_Client, tag="adapter.hello"):
     token: Token | None = None
     capabilities: Capabilities | None = None
     timezone: Timezone | None = None
+    # What the companion may do in this game (v1.md "Actions"); actions.declare replaces it.
+    actions: ActionList | None = None
 
 
 class Heartbeat(_Client, tag="heartbeat"):
@@ -226,6 +239,8 @@ ClientFrame = (
     | MemoryPin
     | ProfileUpdate
     | MemoryConfirm
+    | ActionsDeclare
+    | ActionResult
     | AdapterPair
 )
 CLIENT_FRAME_TYPES: tuple[type[_Client], ...] = get_args(ClientFrame)
@@ -346,5 +361,7 @@ ServerFrame = (
     | PairDenied
     | PairExpired
     | MemoryNotice
+    | ActionsDeclared
+    | ActionRequest
 )
 SERVER_FRAME_TYPES: tuple[type[_Server], ...] = get_args(ServerFrame)

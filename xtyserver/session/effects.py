@@ -15,6 +15,7 @@ from xtyserver.memory.aliases import Naming, Unnaming
 from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.types import Scope
 from xtyserver.protocol.frames import ImageInput, ServerFrame
+from xtyserver.session.actions import ActionRecord
 from xtyserver.session.events import TimerKind
 from xtyserver.session.layers import InjectionRecord
 from xtyserver.session.tools import ToolOp
@@ -213,6 +214,12 @@ class RecordInjection(Effect, frozen=True):
     """Append one turn to the injection log (sizes, ids, scores; never text)."""
 
     record: InjectionRecord
+
+
+class RecordAction(Effect, frozen=True):
+    """Append one action's request, question, refusal or result to the injection log."""
+
+    record: ActionRecord
 
 
 # -- store requests of a mod's menu frames (answered by a StoreAnswer with the same number) -----

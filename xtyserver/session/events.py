@@ -21,7 +21,7 @@ from xtyserver.protocol.images import PreparedImage
 from xtyserver.session.tools import ToolAnswer, ToolCall
 from xtyserver.session.working import SessionSummary, WorkingSnapshot
 
-TimerKind = Literal["hello", "heartbeat"]
+TimerKind = Literal["hello", "heartbeat", "action"]
 
 
 class Event(msgspec.Struct, frozen=True):

@@ -32,10 +32,14 @@ from xtyserver.memory.aliases import read_naming
 from xtyserver.memory.manage import Confirmations
 from xtyserver.memory.shared_guard import context_names
 from xtyserver.memory.tokens import DailyBudget
-from xtyserver.protocol.budget import check_secrets
+from xtyserver.memory.types import Scope
+from xtyserver.protocol.budget import check_secrets, freshness
 from xtyserver.protocol.codec import Decoded
 from xtyserver.protocol.forbidden import redact
 from xtyserver.protocol.frames import (
+    ActionResult,
+    ActionsDeclare,
+    ActionsDeclared,
     AdapterPair,
     ChatCancel,
     ChatError,
@@ -49,6 +53,7 @@ from xtyserver.protocol.frames import (
 )
 from xtyserver.protocol.secret_match import carried
 from xtyserver.session import replies
+from xtyserver.session.actions import QUESTION_KIND, ActionMode, Actions
 from xtyserver.session.admission import Admission
 from xtyserver.session.effects import (
     ArmTimer,
@@ -61,6 +66,7 @@ from xtyserver.session.effects import (
     Log,
     NameSaid,
     PrepareImage,
+    RecordAction,
     Remember,
     Send,
 )
@@ -131,6 +137,8 @@ class GameAgentSession:
             or None when it is unknown here.
         paired: Whether a hello's token is a paired mod's key (v1.md "Pairing");
             None: only ``token`` is accepted.
+        action_mode: The page's per-game switch of game actions (v1.md "Actions"):
+            ``all``, ``look`` (only), ``off``; None: ``all``.
     """
 
     def __init__(
@@ -143,6 +151,7 @@ class GameAgentSession:
         zone_of: Callable[[str], str | None],
         now: float,
         paired: Callable[[str], bool] | None = None,
+        action_mode: Callable[[str], ActionMode] | None = None,
     ) -> None:
         self.session_id = session_id
         self.state = State.AWAIT_HELLO
@@ -163,7 +172,8 @@ class GameAgentSession:
         self._turns = Turns(settings)
         self._saves = SaveTracker(self._turns, summarize=settings.extraction, now=now)
         self._requests = StoreRequests(Confirmations(f"{session_id}:menu"), settings.texts.ask)
-        self._tools = ToolLoop(Confirmations(session_id), settings.texts)
+        self._actions = Actions(mode_of=action_mode)
+        self._tools = ToolLoop(Confirmations(session_id), settings.texts, self._actions)
 
     def model_changed(self, *, configured: bool, vision: bool, daily_budget: DailyBudget) -> None:
         """The server's model settings changed (the settings page): count from the next turn."""
@@ -294,9 +304,14 @@ class GameAgentSession:
             server=self._settings.server,
             id=frame.id,
         )
+        declared: list[Effect] = []
+        if frame.actions is not None:
+            names = self._actions.declare(frame.actions)
+            declared.append(Send(ActionsDeclared(names=names, id=frame.id)))
         return [
             CancelTimer("hello"),
             Send(hello),
+            *declared,
             *opened,
             ArmTimer("heartbeat", self._heartbeat_deadline()),
             Log("session.hello", {"game": frame.identity.game_id, "adapter": frame.adapter.name}),
@@ -371,6 +386,10 @@ class GameAgentSession:
         if kinds:
             effects.append(Log("chat.redacted", {"kinds": sorted(set(kinds))}))
         turn = self._turns.start(frame.id, text, self._saves.save)
+        answers = turn.answers
+        confirming = answers is not None and answers.kind == QUESTION_KIND
+        game = turn.save.game_id
+        self._actions.offer(turn.number, text, game, confirming=confirming)
         # The player's own names for things: from their typed words only, and never from
         # a message that had something redacted (what must not be stored stays out).
         said = read_naming(frame.text) if self._settings.memory and not kinds else None
@@ -392,6 +411,7 @@ class GameAgentSession:
 
     def _plan(self, now: float) -> list[Effect]:
         saves = self._saves
+        current = self._turns.current
         return self._turns.plan(
             now=now,
             save=saves.save,
@@ -399,6 +419,7 @@ class GameAgentSession:
             captured=saves.context_at,
             day=saves.day,
             shown=saves.shown.pairs(),
+            actions=self._actions.offered(current.number) if current is not None else None,
         )
 
     def _turn_memory(self, event: TurnMemoryReady, now: float) -> list[Effect]:
@@ -484,7 +505,55 @@ class GameAgentSession:
             # No tools were offered: whatever it asked for, this is its final answer.
             return self._done(ModelDone(number, text), now)
         names = context_names(self._saves.context) if turn.save == self._saves.save else ()
-        return self._tools.round(turn, text, calls, now, names)
+        return self._tools.round(turn, text, calls, now, names, self._action_gate(turn.save, now))
+
+    # -- game actions (v1.md "Actions") ------------------------------------------------------
+
+    def _action_gate(self, save: Scope, now: float) -> str | None:
+        """Why no game action may run now (the save switched, the state is stale), or None."""
+        saves = self._saves
+        if save != saves.save:
+            return "switched"
+        if saves.context is None:
+            return "stale"
+        limits = self._settings.limits
+        fresh = freshness(
+            now - saves.context_at,
+            stale_after=limits.context_stale_after_ms / 1000,
+            drop_after=limits.context_drop_after_ms / 1000,
+        )
+        return None if fresh == "fresh" else "stale"
+
+    def _declare(self, frame: ActionsDeclare, now: float) -> list[Effect]:
+        names = self._actions.declare(frame.actions)
+        log = Log("actions.declared", {"count": len(names)})
+        return [Send(ActionsDeclared(names=names, id=frame.id)), log]
+
+    def _action_result(self, frame: ActionResult, now: float) -> list[Effect]:
+        """The mod answered an ``action.request``; an id nothing waits on is refused."""
+        save = self._saves.save
+        answered = self._actions.result(frame, now, save.game_id, save.save_id)
+        if answered is None:
+            late = self._actions.late(frame, now, save.game_id, save.save_id)
+            message = "no action.request with this id is waiting (answered, timed out or unknown)"
+            error = Send(replies.error("unknown_action", message, frame.id, ["id"]))
+            return [error] if late is None else [error, RecordAction(late)]
+        effects = self._tools.action_answered(self._turns.current, answered)
+        if answered.forbidden:
+            message = "the outcome text holds content that must stay on this machine; left out"
+            effects.append(Send(replies.error("forbidden_content", message, frame.id, ["text"])))
+        return effects
+
+    def _timer(self, event: TimerFired, now: float) -> list[Effect]:
+        if event.kind == "action":
+            save = self._saves.save
+            answered = self._actions.expire(now, save.game_id, save.save_id)
+            return (
+                []
+                if answered is None
+                else self._tools.action_answered(self._turns.current, answered)
+            )
+        return self._heartbeat_timer(event, now)
 
     def _confirm_dialog(self, frame: MemoryConfirm, now: float) -> list[Effect]:
         """The mod's dialog answered a ``memory.confirm.request`` (v1.md "memory.confirm")."""
@@ -540,7 +609,11 @@ class GameAgentSession:
     def _teardown(self, now: float) -> list[Effect]:
         if self.state is State.CLOSED:
             return []
-        effects: list[Effect] = [CancelTimer("hello"), CancelTimer("heartbeat")]
+        effects: list[Effect] = [
+            CancelTimer("hello"),
+            CancelTimer("heartbeat"),
+            CancelTimer("action"),
+        ]
         turn = self._turns.end()
         if turn is not None:
             effects.append(CancelModel(turn.number))
@@ -578,11 +651,13 @@ _SESSION: dict[type[Any], Row] = {
     Heartbeat: Row(_S._heartbeat),
     StateUpdate: Row(_S._state_update),
     MemoryConfirm: Row(_S._confirm_dialog),
+    ActionsDeclare: Row(_S._declare),
+    ActionResult: Row(_S._action_result),
     **{kind: Row(_S._request) for kind in MANAGEMENT_FRAMES},
     StoreAnswer: Row(_S._store_answer),
     WorkingFolded: Row(_S._folded),
     WorkingResumed: Row(_S._resumed),
-    TimerFired: Row(_S._heartbeat_timer),
+    TimerFired: Row(_S._timer),
     Disconnected: Row(_S._disconnected, State.CLOSED),
 }
 

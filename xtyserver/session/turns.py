@@ -13,6 +13,7 @@ import msgspec
 
 from xtyserver.memory.types import Scope
 from xtyserver.protocol.frames import (
+    ActionRequest,
     ChatDelta,
     ChatDone,
     ChatError,
@@ -74,7 +75,8 @@ class Turn(msgspec.Struct):
     tools_used: int = 0
     round_text: str = ""
     round_calls: tuple[ToolCall, ...] = ()
-    pending: dict[str, ToolOp] = msgspec.field(default_factory=dict)
+    # Calls sent and not answered: a memory operation, or a game action (v1.md "Actions").
+    pending: dict[str, ToolOp | ActionRequest] = msgspec.field(default_factory=dict)
     results: dict[str, str] = msgspec.field(default_factory=dict)
     # The server's question this turn's words may answer (asked at the end of the
     # turn before), and the question this turn's own preview asks.
@@ -130,12 +132,14 @@ class Turns:
         captured: float | None,
         day: int | None,
         shown: tuple[tuple[str, str], ...] = (),
+        actions: list[dict[str, Any]] | None = None,
     ) -> list[Effect]:
         """Plan and start the model call once the turn's memory and image are there.
 
         ``save`` is the session's current save, which ``context``, ``captured``,
         ``day`` and ``shown`` belong to (see :func:`~xtyserver.session.turn.plan_turn`);
-        the turn's own save may be another one.
+        the turn's own save may be another one. ``actions``: the game action tools
+        the turn offers (v1.md "Actions"), after the memory tools.
         """
         turn = self.current
         if turn is None or turn.calling or not (turn.memory_ready and turn.image_ready):
@@ -174,9 +178,14 @@ class Turns:
         if self._settings.memory:
             turn.tools = offered_tools(turn.text, confirming=turn.answers is not None)
         tools = cost("tools", [OFFER_TEXTS.get(turn.tools, "")])
-        injection = msgspec.structs.replace(plan.injection, layers=(*plan.injection.layers, tools))
+        layers = (*plan.injection.layers, tools)
+        offered = OFFERS.get(turn.tools)
+        if actions:
+            layers += (cost("actions", [msgspec.json.encode(actions).decode()]),)
+            offered = [*(offered or ()), *actions]
+        injection = msgspec.structs.replace(plan.injection, layers=layers)
         effects: list[Effect] = [
-            CallModel(turn.number, plan.messages, plan.image_sent, OFFERS.get(turn.tools)),
+            CallModel(turn.number, plan.messages, plan.image_sent, offered),
             RecordInjection(injection),
         ]
         if plan.used_ids:

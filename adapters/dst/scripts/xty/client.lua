@@ -103,6 +103,7 @@ function Client:hello_frame()
         type = "adapter.hello", id = self:id("hello"), protocol = "v1",
         adapter = self.adapter, identity = self.identity, token = self.token,
         capabilities = { image = false, voice = false }, timezone = self.timezone,
+        actions = self.actions,   -- xty.actions: what the companion may do (v1.md "Actions")
     }
 end
 

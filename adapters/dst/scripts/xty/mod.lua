@@ -6,6 +6,7 @@
 -- game is paused: heartbeats go on and a pause does not end the session (4003). The state is
 -- observed on the world's own scheduler (DoPeriodicTask): nothing changes while paused.
 local Client = require("xty.client")
+local Actions = require("xty.actions")
 local projection = require("xty.projection")
 local saveid = require("xty.saveid")
 
@@ -37,7 +38,8 @@ end
 -- env: sim, world, now (GetStaticTime), host, port, token (a pasted token; else the kept key;
 -- else the mod pairs), features() (the world's stable features), observe() (the full
 -- observation), log(line), say(text) (shown to the player), adapter, timezone, save_name,
--- client_options (extra Client.new options). Returns the mod: mod.ask(question, on_text, source)
+-- client_options (extra Client.new options), game (xty.actions' hands on the world: with it the
+-- mod declares point_to, craft and drop_item), on_action(name, args, status, text). Returns the mod: mod.ask(question, on_text, source)
 -- and mod.stop().
 function M.start(env)
     local mod = { log = env.log or function() end }
@@ -56,6 +58,7 @@ function M.start(env)
         }
         for k, v in pairs(env.client_options or {}) do options[k] = v end
         mod.client = Client.new(options)
+        if env.game then Actions.attach(mod.client, env.game, env.on_action) end
         mod.log("saveId " .. save_id .. ", server " .. url)
         mod.client:connect()
         env.world:DoStaticPeriodicTask(M.PUMP_SECONDS, function() mod.client:pump(M.WAIT_MS) end)
