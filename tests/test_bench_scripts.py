@@ -38,7 +38,7 @@ CASES = {
     "start_to_page": (["--runs", "1"], "page answered"),
     "rss": (
         [
-            *("--turns", "4", "--repeat", "1", "--saves", "3", "--per-save", "30"),
+            *("--turns", "4", "--repeat", "1", "--saves", "43", "--per-save", "10"),
             *("--settle", "0.2", "--baseline", "HEAD", "--mappings", "--routes"),
         ],
         "idle after 4 turns (1 with screenshots)",
