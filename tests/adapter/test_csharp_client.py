@@ -9,6 +9,7 @@ on the wire (its answer to a close, a voice chat), against a scripted WebSocket 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from tests.adapter.mono import NO_MONO, NO_MONO_REASON
 from tests.conftest import TOKEN, ServerProcess
+from xtyserver.adapter.saveid import derive_save_id
 from xtyserver.testing import FakeModelServer, Reply
 
 pytestmark = pytest.mark.skipif(NO_MONO, reason=NO_MONO_REASON)
@@ -135,10 +137,47 @@ async def test_callbacks_run_on_the_game_thread_and_a_throwing_one_ends_nothing(
 
 
 KEY = "k" * 43
+OLD_SALT = "0123456789abcdef0123456789abcdef"
+
+
+def keep(probe: Path, mod: Path, store: Path) -> dict[str, str]:
+    """ModFolder(mod, store) as a mod builds it at start: what moved, the saveId, the key."""
+    env = {**os.environ, "XDG_DATA_HOME": str(mod.parent / "no-server")}
+    args = ["mono", str(probe), "keep", str(mod), str(store)]
+    out = subprocess.run(args, capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return dict(line.split(": ", 1) for line in out.stdout.splitlines())
+
+
+def test_an_older_versions_salt_and_key_move_out_of_the_mods_folder(
+    probe: Path, tmp_path: Path
+) -> None:
+    """ONI's way (a FolderStore in mods/config): moved once, the saveId unchanged, the mod's
+    folder replaced by an update changes nothing; a value already kept wins over a stray file."""
+    mod, store = tmp_path / "mods" / "Steam" / "123", tmp_path / "mods" / "config" / "XTY"
+    mod.mkdir(parents=True)
+    (mod / "xiaotangyuan-salt.txt").write_text(OLD_SALT)
+    (mod / "xiaotangyuan-key.txt").write_text(KEY)
+    save_id = derive_save_id({"colony": "Bubbles", "seed": "1845874684"}, OLD_SALT)
+    first = keep(probe, mod, store)
+    assert first == {
+        "moved": "xiaotangyuan-salt,xiaotangyuan-key",
+        "saveId": save_id,
+        "key": KEY,
+    }
+    assert list(mod.iterdir()) == []
+    assert (store / "xiaotangyuan-salt.txt").read_text() == OLD_SALT
+    mod.rmdir()  # the update replaces the mod's folder
+    mod.mkdir()
+    assert keep(probe, mod, store) == {"moved": "", "saveId": save_id, "key": KEY}
+    # A stray older salt in a copy's folder does not replace the kept one (nor is it deleted).
+    (mod / "xiaotangyuan-salt.txt").write_text("f" * 32)
+    assert keep(probe, mod, store)["saveId"] == save_id
+    assert (mod / "xiaotangyuan-salt.txt").read_text() == "f" * 32
 
 
 class PairingPeer:
-    """The server's side of pairing as PAIRING.md fixes it, scripted: pair.pending at once,
+    """The server's side of pairing as v1.md "Pairing" fixes it, scripted: pair.pending at once,
     then pair.granted (or pair.denied and close 4001); the hello must carry the key."""
 
     def __init__(self, grant: bool) -> None:

@@ -163,15 +163,17 @@ namespace XiaoTangYuan.Adapter
         /// <summary>Called from Poll() with the key pairing gave this mod: keep it (ModFolder.SaveKey)
         /// and pass it as the token from then on. The session goes on with it at once.</summary>
         public Action<string> OnPaired;
-        /// <summary>Called from Poll() when the server refused this mod's key (revoked on the page,
-        /// or wrong): forget it (ModFolder.ForgetKey), and the next Start() pairs again.</summary>
-        public Action OnKeyRefused;
+        /// <summary>Called from Poll() with the key the server refused (revoked on the page, or
+        /// wrong): forget it (ModFolder.ForgetKey(key): only that key, not one another copy of the
+        /// mod kept since), and the next Start() pairs again.</summary>
+        public Action<string> OnKeyRefused;
         private ConcurrentQueue<JsonObject> pairFrames;
 
         private void KeyRefused()
         {
+            string refused = token;
             token = null;
-            Post(() => { var f = OnKeyRefused; if (f != null) f(); });
+            Post(() => { var f = OnKeyRefused; if (f != null) f(refused); });
         }
         private SemaphoreSlim pairSignal;
 

@@ -2,9 +2,10 @@
 // Unity has it (a single-threaded SynchronizationContext that runs only when the loop turns),
 // which drains client.Poll() on every tick.
 //   mono Probe.exe json                                   (prints a frame's JSON)
-//   mono Probe.exe session URL TOKEN [--throw] [--voice] [--until-closed] [--chats N] [--pair DIR]
-//       (TOKEN "" with --pair DIR: the key kept in DIR, else pair first and keep the key in DIR,
-//       as a mod's config folder)
+//   mono Probe.exe keep MODDIR KEEPDIR                    (ModFolder over a FolderStore: what moved, the saveId)
+//   mono Probe.exe session URL TOKEN [--throw] [--voice] [--until-closed] [--chats N] [--pair DIR [--keep KEEP]]
+//       (TOKEN "" with --pair DIR: the mod's folder DIR; the key kept in KEEP (default DIR), else
+//       pair first and keep the key there, as a mod keeps it where its updates do not reach)
 using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
@@ -44,12 +45,26 @@ public static class Probe
             Say("budget ok");
             return 0;
         }
+        if (args[0] == "keep")
+        {
+            var kept = new ModFolder(args[1], args[2]);
+            Say("moved: " + string.Join(",", kept.Moved));
+            Say("saveId: " + SaveId.Derive(new Dictionary<string, string> { { "colony", "Bubbles" }, { "seed", "1845874684" } }, kept.Salt()));
+            Say("key: " + (kept.Key() ?? "none"));
+            return 0;
+        }
         mainThread = Thread.CurrentThread.ManagedThreadId;
         var loop = new GameLoopContext();
         SynchronizationContext.SetSynchronizationContext(loop);
         var flags = new HashSet<string>(args);
-        // TOKEN "" with --pair DIR: the key kept in DIR from an earlier pairing, as a mod's Start() reads it.
-        string token = args[2] == "" && flags.Contains("--pair") ? new ModFolder(Option(args, "--pair", ".")).Key() : args[2];
+        // TOKEN "" with --pair DIR: the key kept from an earlier pairing, as a mod's Start() reads it.
+        ModFolder folder = null;
+        if (flags.Contains("--pair"))
+        {
+            string dir = Option(args, "--pair", ".");
+            folder = new ModFolder(dir, Option(args, "--keep", dir));
+        }
+        string token = args[2] == "" && folder != null ? folder.Key() : args[2];
         var client = new XtyClient(new Uri(args[1]), token,
             new JsonObject().Add("gameId", "stardew-valley").Add("saveId", Option(args, "--save", "5qerlvpodf25qawmxprrvkd4qe")).Add("saveName", Option(args, "--save-name", "Sunny Farm")),
             "XTY Probe", "0.1.0", "Asia/Shanghai");
@@ -69,12 +84,11 @@ public static class Probe
             Say("[xty] " + line);
         };
 
-        if (flags.Contains("--pair"))
+        if (folder != null)
         {
-            var folder = new ModFolder(Option(args, "--pair", "."));
             client.OnPairCode = (code, seconds) => Say("pair code " + code + " for " + seconds + " s");
             client.OnPaired = key => { folder.SaveKey(key); Say("paired, key kept"); };
-            client.OnKeyRefused = () => { folder.ForgetKey(); Say("key refused, forgotten"); };
+            client.OnKeyRefused = refused => { folder.ForgetKey(refused); Say("key refused, forgotten"); };
         }
         if (flags.Contains("--control")) return Controlled(client, loop, args[Array.IndexOf(args, "--control") + 1]);
         // What a Unity mod does in Start(): block on the connect (a deadlock without ConfigureAwait(false)).

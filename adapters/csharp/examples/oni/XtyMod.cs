@@ -20,7 +20,10 @@ namespace XiaoTangYuan.Oni
         public override void OnLoad(Harmony harmony)
         {
             base.OnLoad(harmony);
-            Folder = new ModFolder(path);
+            // The salt and the key live in mods/config/XiaoTangYuan (where PLib keeps shared
+            // configs), which a mod update does not replace; an older version's files move there.
+            Folder = new ModFolder(path, System.IO.Path.Combine(Manager.GetDirectory(), "config", "XiaoTangYuan"));
+            foreach (var name in Folder.Moved) Debug.Log("[XiaoTangYuan] moved " + name + " out of the mod's folder into mods/config");
             var driver = new GameObject("XiaoTangYuan");
             UnityEngine.Object.DontDestroyOnLoad(driver);
             driver.AddComponent<XtyDriver>();
@@ -67,7 +70,7 @@ namespace XiaoTangYuan.Oni
             // No key yet: the client pairs; the player allows the code on the memory page once.
             client.OnPairCode = (code, seconds) => Debug.Log("[XiaoTangYuan] 在小汤圆页面上确认配对码 " + code + " / Confirm code " + code + " on the XiaoTangYuan page");
             client.OnPaired = key => folder.SaveKey(key);   // folder.Key() returns it from the next start on
-            client.OnKeyRefused = () => folder.ForgetKey();   // revoked on the page: pair again next time
+            client.OnKeyRefused = refused => folder.ForgetKey(refused);   // revoked on the page: pair again next time
             client.Start();   // connects in the background (and keeps trying): Update() must return
         }
 

@@ -19,6 +19,13 @@ namespace KMod
         public string path;
         public virtual void OnLoad(HarmonyLib.Harmony harmony) { }
     }
+
+    public static class Manager
+    {
+        /// <summary>The game's mods folder (Documents/Klei/OxygenNotIncluded/mods); a mod's own
+        /// folder is below it (Steam/&lt;id&gt;, Local/&lt;name&gt;), and mods/config is shared.</summary>
+        public static string GetDirectory() { return Environment.GetEnvironmentVariable("ONI_MODS") ?? "mods"; }
+    }
 }
 
 namespace UnityEngine
