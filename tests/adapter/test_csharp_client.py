@@ -236,3 +236,33 @@ async def test_a_mod_without_a_key_pairs_and_keeps_the_key(
         assert result.returncode == 1, out
         assert "refused: pair_denied" in out
         assert not key_file.exists() and len(peer.frames) == 1
+
+
+@pytest.mark.anyio
+async def test_the_game_thread_never_touches_the_socket(probe: Path, tmp_path: Path) -> None:
+    """Issue 36 item 10: Probe's game loop at 60 ticks a second calls Start(), Poll(), a state
+    update every sixth tick, a question a second, stats and a cancel, from the game's thread and
+    never awaited there, against the real server; the socket records the thread of every call
+    into it. None came from the game's thread (the network is the client's own task's)."""
+    async with FakeModelServer() as fake:
+        for _ in range(6):
+            fake.enqueue(Reply(chunks=["晴天，", "适合钓鱼！"], chunk_delay=0.02))
+        server = ServerProcess(
+            tmp_path / "data", XTY_MODEL_BASE_URL=fake.base_url, XTY_MODEL="fake-vl"
+        )
+        try:
+            out = await run_probe(probe, "gameloop", server.url, TOKEN, "300")
+        finally:
+            server.stop()
+    lines = out.splitlines()
+    counts = next(line for line in lines if line.startswith("socket calls "))
+    states = next(line for line in lines if line.startswith("state updates "))
+    # Enough happened on the socket for the count to mean something: every state update and
+    # question went out (a heartbeat or two besides), each question ended with its reply.
+    sent = int(counts.split(", sends ")[1].split(",")[0])
+    n_states = int(states.split()[2].rstrip(","))
+    assert n_states >= 30 and sent >= n_states + 1, out
+    assert states.endswith("calls failed 0"), out
+    assert out.count("chat end done") >= 3, out
+    assert counts.endswith("on the game thread 0 ()"), out
+    assert "after close, on the game thread 0" in lines, out
