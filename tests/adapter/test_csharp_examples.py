@@ -9,7 +9,9 @@ main thread against a real `xtyserver serve` and the scripted model.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import anyio
@@ -27,6 +29,39 @@ EXAMPLES = CSHARP / "examples"
 def test_the_oni_mod_compiles_against_the_oni_surface(tmp_path: Path) -> None:
     game = compile_cs(tmp_path / "OniStandins.dll", EXAMPLES / "standins" / "Oni.cs", library=False)
     compile_cs(tmp_path / "XtyOni.dll", EXAMPLES / "oni" / "XtyMod.cs", refs=(f"-r:{game}",))
+    # The saveId names the colony and its world seed, never the name alone.
+    oni = (EXAMPLES / "oni" / "XtyMod.cs").read_text()
+    assert '{ "colony", loaded.BaseName }, { "seed", seed }' in oni
+    assert "GetCurrentQualitySetting(CustomGameSettingConfigs.WorldgenSeed).id" in oni
+
+
+# Mono's reference assemblies of .NET Framework 4.7.1 (Debian's mono-devel installs them here).
+NET471 = Path(os.environ.get("XTY_NET471_API", "/usr/lib/mono/4.7.1-api"))
+
+
+def mcs_net471(out: Path, *sources: Path, refs: tuple[Path, ...] = ()) -> None:
+    """mcs with only .NET Framework 4.7.1's API (no newer type or member compiles)."""
+    std = [f"-r:{NET471 / name}" for name in ("mscorlib.dll", "System.dll", "System.Core.dll")]
+    args = ["mcs", "-warnaserror+", "-nostdlib", "-noconfig", "-target:library", *std]
+    args += [f"-r:{r}" for r in refs] + [f"-out:{out}", *map(str, sources)]
+    result = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.skipif(
+    not (NET471 / "mscorlib.dll").exists(),
+    reason="needs .NET Framework 4.7.1 reference assemblies (mono-devel's /usr/lib/mono/4.7.1-api "
+    "or XTY_NET471_API)",
+)
+def test_the_library_and_the_oni_mod_build_for_net471(tmp_path: Path) -> None:
+    """ONI mods target net471: the library and the ONI mod compile against 4.7.1's API alone."""
+    project = (CSHARP / "XiaoTangYuan.Adapter.csproj").read_text()
+    assert "<TargetFrameworks>net471;net6.0</TargetFrameworks>" in project
+    library = tmp_path / "XiaoTangYuan.Adapter.dll"
+    mcs_net471(library, *sorted((CSHARP / "src").glob("*.cs")))
+    game = tmp_path / "OniStandins.dll"
+    mcs_net471(game, EXAMPLES / "standins" / "Oni.cs")
+    mcs_net471(tmp_path / "XtyOni.dll", EXAMPLES / "oni" / "XtyMod.cs", refs=(library, game))
 
 
 def smapi_build(tmp_path: Path) -> tuple[Path, Path]:

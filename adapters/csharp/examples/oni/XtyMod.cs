@@ -60,7 +60,10 @@ namespace XiaoTangYuan.Oni
             colony = loaded;
             if (loaded == null) return;
             var folder = XtyMod.Folder;
-            var features = new Dictionary<string, string> { { "colony", loaded.BaseName } };
+            // The colony's name and its world seed (the worldgen seed setting the save was made with):
+            // two colonies of the same name have different seeds, so different saveIds.
+            string seed = CustomGameSettings.Instance.GetCurrentQualitySetting(CustomGameSettingConfigs.WorldgenSeed).id;
+            var features = new Dictionary<string, string> { { "colony", loaded.BaseName }, { "seed", seed } };
             var identity = new JsonObject().Add("gameId", Game)
                 .Add("saveId", SaveId.Derive(features, folder.Salt())).Add("saveName", loaded.BaseName);
             client = new XtyClient(folder.Url(), folder.Key(), identity, "XTY ONI", "0.1.0", null);
