@@ -140,9 +140,10 @@ KEY = "k" * 43
 OLD_SALT = "0123456789abcdef0123456789abcdef"
 
 
-def keep(probe: Path, mod: Path, store: Path) -> dict[str, str]:
-    """ModFolder(mod, store) as a mod builds it at start: what moved, the saveId, the key."""
-    env = {**os.environ, "XDG_DATA_HOME": str(mod.parent / "no-server")}
+def keep(probe: Path, mod: Path, store: Path, data_home: Path | None = None) -> dict[str, str]:
+    """ModFolder(mod, store) as a mod builds it at start: what moved, the saveId, the key, the
+    address (XDG_DATA_HOME: where a running server's server.json would be)."""
+    env = {**os.environ, "XDG_DATA_HOME": str(data_home or mod.parent / "no-server")}
     args = ["mono", str(probe), "keep", str(mod), str(store)]
     out = subprocess.run(args, capture_output=True, text=True, timeout=60, env=env)
     assert out.returncode == 0, out.stdout + out.stderr
@@ -164,16 +165,35 @@ def test_an_older_versions_salt_and_key_move_out_of_the_mods_folder(
         "moved": "xiaotangyuan-salt,xiaotangyuan-key",
         "saveId": save_id,
         "key": KEY,
+        "url": "ws://127.0.0.1:8765/v1",
     }
     assert list(mod.iterdir()) == []
     assert (store / "xiaotangyuan-salt.txt").read_text() == OLD_SALT
     mod.rmdir()  # the update replaces the mod's folder
     mod.mkdir()
-    assert keep(probe, mod, store) == {"moved": "", "saveId": save_id, "key": KEY}
+    assert keep(probe, mod, store)["moved"] == ""
+    assert keep(probe, mod, store)["saveId"] == save_id
     # A stray older salt in a copy's folder does not replace the kept one (nor is it deleted).
     (mod / "xiaotangyuan-salt.txt").write_text("f" * 32)
     assert keep(probe, mod, store)["saveId"] == save_id
     assert (mod / "xiaotangyuan-salt.txt").read_text() == "f" * 32
+
+
+def test_the_address_is_the_players_file_else_the_running_servers(
+    probe: Path, tmp_path: Path
+) -> None:
+    """A server started with --port is found through its server.json; a file the player wrote
+    wins, and is kept when an update removes it."""
+    mod, store, home = tmp_path / "mod", tmp_path / "keep", tmp_path / "home"
+    mod.mkdir()
+    (home / "xiaotangyuan").mkdir(parents=True)
+    running = {"url": "ws://127.0.0.1:18765/v1", "port": 18765}
+    (home / "xiaotangyuan" / "server.json").write_text(json.dumps(running))
+    assert keep(probe, mod, store, home)["url"] == "ws://127.0.0.1:18765/v1"
+    (mod / "xiaotangyuan-url.txt").write_text("ws://[::1]:8766/v1")
+    assert keep(probe, mod, store, home)["url"] == "ws://[::1]:8766/v1"
+    (mod / "xiaotangyuan-url.txt").unlink()  # the update replaced the folder
+    assert keep(probe, mod, store, home)["url"] == "ws://[::1]:8766/v1"
 
 
 class PairingPeer:

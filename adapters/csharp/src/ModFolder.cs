@@ -158,13 +158,30 @@ namespace XiaoTangYuan.Adapter
         }
 
         /// <summary>The server's address: xiaotangyuan-url.txt in the mod's folder when the player
-        /// wrote one, else the one kept (an update removed the file), else the default.</summary>
+        /// wrote one, else the one kept (an update removed the file), else the url of the server
+        /// running now (server.json in its data folder: a server started with --port is found),
+        /// else the default. Read it when a save loads, not once per game.</summary>
         public Uri Url()
         {
             string url = ReadText(Path.Combine(Directory, UrlFile));
             if (!string.IsNullOrEmpty(url) && url != Keep.Read(UrlName)) Keep.Write(UrlName, url);
             if (string.IsNullOrEmpty(url)) url = Keep.Read(UrlName);
+            if (string.IsNullOrEmpty(url)) url = RunningServerUrl();
             return new Uri(string.IsNullOrEmpty(url) ? DefaultUrl : url);
+        }
+
+        /// <summary>The "url" of server.json, which a running xtyserver writes in its data folder; null
+        /// when no server runs there (or the file is unreadable).</summary>
+        public static string RunningServerUrl()
+        {
+            try
+            {
+                string text = ReadText(Path.Combine(ServerDataFolder(), "server.json"));
+                var file = text == null ? null : Json.Parse(text) as JsonObject;
+                string url = file == null ? null : file.Str("url");
+                return url != null && url.StartsWith("ws://", StringComparison.Ordinal) ? url : null;
+            }
+            catch (Exception) { return null; } // half-written or foreign: the default address then
         }
 
         /// <summary>Where xtyserver keeps its data by default on this OS.</summary>

@@ -460,7 +460,7 @@ namespace XiaoTangYuan.Adapter
                     catch (Exception e)
                     {
                         // The same failure again is the same outage: said once.
-                        if (e.Message != lastFailure) Log("no server yet, trying again with backoff: " + e.Message);
+                        if (e.Message != lastFailure) Log("no server yet at " + url + ", trying again with backoff: " + e.Message);
                         lastFailure = e.Message;
                         var stale = ws;
                         if (stale != null && stale.State != WebSocketState.Open) { try { stale.Abort(); } catch (Exception) { } }

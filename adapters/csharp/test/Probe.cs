@@ -83,6 +83,7 @@ public static class Probe
             Say("moved: " + string.Join(",", kept.Moved));
             Say("saveId: " + SaveId.Derive(new Dictionary<string, string> { { "colony", "Bubbles" }, { "seed", "1845874684" } }, kept.Salt()));
             Say("key: " + (kept.Key() ?? "none"));
+            Say("url: " + kept.Url());
             return 0;
         }
         mainThread = Thread.CurrentThread.ManagedThreadId;
