@@ -163,7 +163,7 @@ function Client:end_chats(keep, code)
     for _, id in ipairs(ids) do self:finish(id, { type = "chat.error", id = id, code = code }) end
 end
 
--- Pairing answers (PAIRING.md): the code to show, then the key (the session goes on with a
+-- Pairing answers (protocol/v1.md "Pairing"): the code to show, then the key (the session goes on with a
 -- hello carrying it) or a refusal (a close 4001 follows).
 function Client:paired(frame)
     if frame.type == "pair.pending" then

@@ -14,7 +14,7 @@ local M = {}
 M.GAME = "dont-starve-together"
 M.SALT_KEY = "xiaotangyuan_salt"   -- the per-install salt of saveId (never sent)
 M.URL_KEY = "xiaotangyuan_url"     -- optional: a base URL that replaces host and port
-M.KEY_KEY = "xiaotangyuan_key"     -- the key pairing gave this mod (PAIRING.md)
+M.KEY_KEY = "xiaotangyuan_key"     -- the key pairing gave this mod (protocol/v1.md "Pairing")
 M.PUMP_SECONDS, M.OBSERVE_SECONDS, M.WAIT_MS = 0.25, 2, 1000
 
 function M.base_url(host, port)
@@ -35,7 +35,8 @@ function M.load_salt(sim, entropy, done)
     end)
 end
 
--- env: sim, world, now (GetStaticTime), host, port, token (a pasted token; else the kept key;
+-- env: sim, world, now (GetStaticTime), host, port, token (tests and tools only: a DST mod cannot
+-- read the server's token; else the kept key;
 -- else the mod pairs), features() (the world's stable features), observe() (the full
 -- observation), log(line), say(text) (shown to the player), adapter, timezone, save_name,
 -- client_options (extra Client.new options), game (xty.actions' hands on the world: with it the
