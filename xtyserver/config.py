@@ -225,6 +225,49 @@ class ConsoleSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     texts: dict[Literal["zh", "en"], dict[str, str]] = msgspec.field(default_factory=dict)
 
 
+class VoiceSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Push-to-talk and spoken replies (docs/voice.md; needs ``xtyserver[voice]``).
+
+    Attributes:
+        enabled: Mods may open the microphone with ``voice.start``; off: nothing of
+            the speech libraries is even imported.
+        input_device: The microphone: a part of its name or its PortAudio index;
+            "": the system's default.
+        output_device: The speakers for spoken replies, likewise.
+        language: What the player speaks: ``zh`` (Mandarin, English game names
+            mixed in), ``yue`` (Cantonese), ``en`` or ``auto`` (detected, slower).
+        model_dir: A folder with a faster-whisper (CTranslate2) model the player
+            chose; "": the ``base`` model the extra installs.
+        threads: CPU threads of one transcription.
+        beam_size: Beam width of the final transcript (1: greedy, fastest).
+        partial_every: Seconds between partial transcripts while the player
+            speaks; 0: none.
+        idle_release: Seconds without use after which the speech model leaves memory.
+        max_seconds: The longest utterance: a ``voice.start`` with no stop is
+            ended (and answered) then; a mod's streamed audio past it is refused.
+        speak: Replies to voice turns are spoken (false: muted, text only).
+        tts_engine: ``auto`` (Windows' own voice through SAPI, elsewhere
+            espeak-ng), ``sapi``, ``espeak-ng`` or ``none``.
+        tts_voice: A voice's name (a part of it); "": by the reply's language.
+        speed: Speaking speed, 1.0 the voice's normal.
+    """
+
+    enabled: bool = False
+    input_device: str = ""
+    output_device: str = ""
+    language: Literal["zh", "yue", "en", "auto"] = "zh"
+    model_dir: str = ""
+    threads: Annotated[int, msgspec.Meta(ge=1, le=16)] = 2
+    beam_size: Annotated[int, msgspec.Meta(ge=1, le=5)] = 1
+    partial_every: Annotated[float, msgspec.Meta(ge=0)] = 1.0
+    idle_release: Annotated[float, msgspec.Meta(gt=0)] = 300.0
+    max_seconds: Annotated[float, msgspec.Meta(gt=0, le=120)] = 30.0
+    speak: bool = True
+    tts_engine: Literal["auto", "sapi", "espeak-ng", "none"] = "auto"
+    tts_voice: str = ""
+    speed: Annotated[float, msgspec.Meta(ge=0.5, le=2.0)] = 1.0
+
+
 class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Everything the server needs; the defaults are the documented limits.
 
@@ -244,6 +287,7 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         images: Screenshot limits.
         texts: Every player- and model-facing text.
         console: What the console window says.
+        voice: Push-to-talk and spoken replies.
     """
 
     data_dir: str = ""
@@ -256,6 +300,7 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     images: ImageLimits = msgspec.field(default_factory=ImageLimits)
     texts: Texts = msgspec.field(default_factory=Texts)
     console: ConsoleSettings = msgspec.field(default_factory=ConsoleSettings)
+    voice: VoiceSettings = msgspec.field(default_factory=VoiceSettings)
 
     @property
     def data_path(self) -> Path:

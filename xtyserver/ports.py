@@ -50,6 +50,7 @@ from xtyserver.serve.wire.adapter_port import AdapterPort, Gate
 from xtyserver.serve.wire.sessions import Sessions
 from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, injection_log_path
 from xtyserver.token import TokenSource
+from xtyserver.voice.service import VoiceService
 
 
 class Server:
@@ -74,6 +75,7 @@ class Server:
         token: str,
         clock: Clock,
         recorder: Recorder | None = None,
+        voice: VoiceService | None = None,
         token_file: Path | None = None,
         player: PlayerSettings | None = None,
         env: Mapping[str, str] | None = None,
@@ -84,6 +86,7 @@ class Server:
         self.jobs = jobs
         self.model = model
         self.meter = meter
+        self.voice = voice
         tokens = TokenSource(token, token_file)
         if recorder is not None:
             recorder.follow(tokens.current)  # a rotated token is blanked out too
@@ -126,6 +129,7 @@ class Server:
                 working=self.working,
                 bands=self.bands,
                 recorder=recorder,
+                voice=voice,
             ),
             tokens=tokens,
             pairing=self.pairing,

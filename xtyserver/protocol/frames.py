@@ -63,6 +63,15 @@ from xtyserver.protocol.pair_frames import (
     PairGranted,
     PairPending,
 )
+from xtyserver.protocol.voice_frames import (
+    VoiceAudio,
+    VoiceCancel,
+    VoiceError,
+    VoiceSpeech,
+    VoiceStart,
+    VoiceStop,
+    VoiceTranscript,
+)
 
 __all__ = [
     "ActionRequest",
@@ -83,6 +92,13 @@ __all__ = [
     "PairGranted",
     "PairPending",
     "ProfileUpdate",
+    "VoiceAudio",
+    "VoiceCancel",
+    "VoiceError",
+    "VoiceSpeech",
+    "VoiceStart",
+    "VoiceStop",
+    "VoiceTranscript",
     "frame_type",
 ]
 
@@ -242,6 +258,10 @@ ClientFrame = (
     | ActionsDeclare
     | ActionResult
     | AdapterPair
+    | VoiceStart
+    | VoiceStop
+    | VoiceCancel
+    | VoiceAudio
 )
 CLIENT_FRAME_TYPES: tuple[type[_Client], ...] = get_args(ClientFrame)
 
@@ -363,5 +383,8 @@ ServerFrame = (
     | MemoryNotice
     | ActionsDeclared
     | ActionRequest
+    | VoiceTranscript
+    | VoiceError
+    | VoiceSpeech
 )
 SERVER_FRAME_TYPES: tuple[type[_Server], ...] = get_args(ServerFrame)

@@ -271,3 +271,45 @@ class ApplyForget(StoreRequest, frozen=True):
 
 
 Job = Remember | Summarize | FoldWorking
+
+
+# -- voice (v1.md "Voice"): the microphone, the recogniser and the voice ------------------------
+
+
+class Listen(Effect, frozen=True):
+    """Open utterance ``utterance``: record the microphone, or (``stream``) take ``AudioIn``.
+
+    Answered by ``VoiceHeard`` (partial transcripts, then the final one after
+    ``EndListening``) or ``VoiceFailed``. The audio stays in memory, never on disk.
+    """
+
+    utterance: str
+    stream: bool
+
+
+class AudioIn(Effect, frozen=True):
+    """A mod's PCM chunk of the open ``stream`` utterance."""
+
+    utterance: str
+    pcm: bytes
+
+
+class EndListening(Effect, frozen=True):
+    """Close the utterance: transcribe it (``transcribe``) or drop it unheard."""
+
+    utterance: str
+    transcribe: bool
+
+
+class Speak(Effect, frozen=True):
+    """Say sentence ``seq`` of reply ``chat_id``: on the speakers, or (``frames``) answer
+    ``SpeechReady`` with its audio. Sentences are spoken in the order they come."""
+
+    chat_id: str
+    seq: int
+    text: str
+    frames: bool = False
+
+
+class Hush(Effect, frozen=True):
+    """Stop speaking now: what plays and every sentence still waiting."""

@@ -21,7 +21,7 @@ from xtyserver.protocol.images import PreparedImage
 from xtyserver.session.tools import ToolAnswer, ToolCall
 from xtyserver.session.working import SessionSummary, WorkingSnapshot
 
-TimerKind = Literal["hello", "heartbeat", "action"]
+TimerKind = Literal["hello", "heartbeat", "action", "voice"]
 
 
 class Event(msgspec.Struct, frozen=True):
@@ -197,3 +197,31 @@ class StoreFailed(StoreAnswer, frozen=True):
 
     code: str
     message: str
+
+
+# -- voice (v1.md "Voice") -----------------------------------------------------------------------
+
+
+class VoiceHeard(Event, frozen=True):
+    """A transcript of utterance ``utterance``: partial while listening, then final once."""
+
+    utterance: str
+    text: str
+    final: bool
+
+
+class VoiceFailed(Event, frozen=True):
+    """The utterance (or the speaking of reply ``utterance``) failed; ``code`` says why."""
+
+    utterance: str
+    code: str
+
+
+class SpeechReady(Event, frozen=True):
+    """A sentence of reply ``chat_id`` synthesised for a mod that plays sound itself."""
+
+    chat_id: str
+    seq: int
+    text: str
+    rate: int
+    pcm: bytes

@@ -50,6 +50,10 @@ from xtyserver.protocol.frames import (
     MemoryConfirm,
     ServerHello,
     StateUpdate,
+    VoiceAudio,
+    VoiceCancel,
+    VoiceStart,
+    VoiceStop,
 )
 from xtyserver.protocol.secret_match import carried
 from xtyserver.session import replies
@@ -83,10 +87,13 @@ from xtyserver.session.events import (
     ModelFailed,
     PairingAnswered,
     SeatAnswered,
+    SpeechReady,
     StoreAnswer,
     TimerFired,
     ToolAnswered,
     TurnMemoryReady,
+    VoiceFailed,
+    VoiceHeard,
     WorkingFolded,
     WorkingResumed,
 )
@@ -99,6 +106,7 @@ from xtyserver.session.tool_loop import ToolLoop
 from xtyserver.session.tools import ToolCall
 from xtyserver.session.turn import focus_terms
 from xtyserver.session.turns import Turns
+from xtyserver.session.voice import VoiceDesk
 from xtyserver.token import matches as token_matches
 
 # -- close codes (v1.md "Close codes") -----------------------------------------
@@ -174,6 +182,7 @@ class GameAgentSession:
         self._requests = StoreRequests(Confirmations(f"{session_id}:menu"), settings.texts.ask)
         self._actions = Actions(mode_of=action_mode)
         self._tools = ToolLoop(Confirmations(session_id), settings.texts, self._actions)
+        self._voice = VoiceDesk(settings.voice, settings.texts.voice)
 
     def model_changed(self, *, configured: bool, vision: bool, daily_budget: DailyBudget) -> None:
         """The server's model settings changed (the settings page): count from the next turn."""
@@ -190,7 +199,10 @@ class GameAgentSession:
         changes nothing (an answer for a turn or a request that ended).
         """
         row = _row(self.state, type(event))
-        return [] if row is None else row.handler(self, event, now)
+        if row is None:
+            return []
+        # A voice turn's reply is spoken sentence by sentence as its frames go out.
+        return self._voice.spoken(row.handler(self, event, now))
 
     @property
     def identity(self) -> Identity | None:
@@ -409,6 +421,50 @@ class GameAgentSession:
             effects.append(PrepareImage(turn.number, frame.image))
         return effects + self._plan(now)
 
+    # -- voice (v1.md "Voice") -------------------------------------------------------------------
+
+    def _voice_start(self, frame: VoiceStart, now: float) -> list[Effect]:
+        return self._voice.refuses(frame) or self._voice.start(frame)
+
+    def _voice_barge(self, frame: VoiceStart, now: float) -> list[Effect]:
+        """Push-to-talk while a reply streams: it ends as cancelled, its speech stops now."""
+        refusal = self._voice.refuses(frame)
+        if refusal is not None:
+            return refusal
+        turn = self._turns.end()
+        self._move(VoiceStart)
+        effects: list[Effect] = [Log("voice.barge_in", {})]
+        if turn is not None:
+            message = self._texts.cancelled
+            cancelled = ChatError(id=turn.chat_id, code="cancelled", message=message)
+            effects += [CancelModel(turn.number), Send(cancelled)]
+        return effects + self._voice.start(frame)
+
+    def _voice_stop(self, frame: VoiceStop, now: float) -> list[Effect]:
+        return self._voice.stop(frame)
+
+    def _voice_cancel(self, frame: VoiceCancel, now: float) -> list[Effect]:
+        return self._voice.cancel(frame)
+
+    def _voice_audio(self, frame: VoiceAudio, now: float) -> list[Effect]:
+        return self._voice.audio(frame)
+
+    def _voice_heard(self, event: VoiceHeard, now: float) -> list[Effect]:
+        """A transcript; a final one with words is the player's turn, as if typed."""
+        effects, text = self._voice.heard(event)
+        if text is None:
+            return effects
+        said = ChatSend(id=event.utterance, text=text, source="voice")
+        turn = self._busy(said, now) if self.state is State.TURN else self._chat(said, now)
+        return effects + turn
+
+    def _voice_failed(self, event: VoiceFailed, now: float) -> list[Effect]:
+        return self._voice.failed(event) or self._voice.speech_failed(event)
+
+    def _speech_ready(self, event: SpeechReady, now: float) -> list[Effect]:
+        return self._voice.speech_frame(event)
+
+
     def _plan(self, now: float) -> list[Effect]:
         saves = self._saves
         current = self._turns.current
@@ -545,6 +601,8 @@ class GameAgentSession:
         return effects
 
     def _timer(self, event: TimerFired, now: float) -> list[Effect]:
+        if event.kind == "voice":
+            return self._voice.timed_out()
         if event.kind == "action":
             save = self._saves.save
             answered = self._actions.expire(now, save.game_id, save.save_id)
@@ -586,7 +644,7 @@ class GameAgentSession:
         self._turns.end()
         self._move(ChatCancel)
         cancelled = ChatError(id=turn.chat_id, code="cancelled", message=self._texts.cancelled)
-        return [CancelModel(turn.number), Send(cancelled)]
+        return [CancelModel(turn.number), Send(cancelled), *self._voice.hush()]
 
     # -- deadlines and closing -------------------------------------------------
 
@@ -623,6 +681,8 @@ class GameAgentSession:
             effects += self._saves.end(now)
         self._requests.clear()
         self._tools.clear()
+        if had_save:
+            effects += self._voice.close()
         effects.append(Log("session.closed", {}))
         return effects
 
@@ -659,6 +719,11 @@ _SESSION: dict[type[Any], Row] = {
     WorkingResumed: Row(_S._resumed),
     TimerFired: Row(_S._timer),
     Disconnected: Row(_S._disconnected, State.CLOSED),
+    VoiceStop: Row(_S._voice_stop),
+    VoiceCancel: Row(_S._voice_cancel),
+    VoiceAudio: Row(_S._voice_audio),
+    VoiceFailed: Row(_S._voice_failed),
+    SpeechReady: Row(_S._speech_ready),
 }
 
 # The one table: state -> event or frame type -> its handler and the state it leads to
@@ -679,11 +744,17 @@ TRANSITIONS: dict[State, dict[type[Any], Row]] = {
         **_SESSION,
         ChatSend: Row(_S._chat, State.TURN),
         ChatCancel: Row(_S._no_reply),
+        VoiceStart: Row(_S._voice_start),
+        # A final transcript with words is a chat.send of the player's.
+        VoiceHeard: Row(_S._voice_heard, State.TURN),
     },
     State.TURN: {
         **_SESSION,
         ChatSend: Row(_S._busy),
         ChatCancel: Row(_S._cancel, State.READY),
+        # Barge-in: push-to-talk ends the streaming reply as cancelled.
+        VoiceStart: Row(_S._voice_barge, State.READY),
+        VoiceHeard: Row(_S._voice_heard),
         TurnMemoryReady: Row(_S._turn_memory, State.READY),
         ImageReady: Row(_S._image_ready),
         ImageRefused: Row(_S._image_refused, State.READY),

@@ -15,6 +15,7 @@ from xtyserver.protocol.frames import ServerInfo
 from xtyserver.protocol.limits import Limits
 from xtyserver.session.asking import AskTexts
 from xtyserver.session.layers import LayerBudget
+from xtyserver.session.voice import VoiceRules, VoiceTexts
 from xtyserver.session.working import WorkingSettings
 
 
@@ -48,6 +49,7 @@ class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             deletion question.
         restore_not_asked: Told the model when the player did not ask for a restore.
         ask: The server's own deletion question and announcements (``[texts.ask]``).
+        voice: What a mod shows for each ``voice.error`` (``[texts.voice]``).
     """
 
     persona: str = (
@@ -96,6 +98,7 @@ class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         "没有恢复：玩家这一轮没有说要恢复（恢复、撤销、找回、删错了、restore、undo）。"
     )
     ask: AskTexts = msgspec.field(default_factory=AskTexts)
+    voice: VoiceTexts = msgspec.field(default_factory=VoiceTexts)
 
 
 class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -126,3 +129,4 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
     limits: Limits
     server: ServerInfo
     texts: Texts
+    voice: VoiceRules = msgspec.field(default_factory=VoiceRules)

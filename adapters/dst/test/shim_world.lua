@@ -11,6 +11,7 @@ function M.play(arg, query_now, socket)
     local started = socket.gettime()
     local paused, world_time, last = false, 0, started
     local blip_until = 0
+    local talking = nil   -- the push-to-talk utterance held down ("talk" ... "release")
     local function static_time() return socket.gettime() - started end
 
     local tasks = {}
@@ -143,6 +144,13 @@ function M.play(arg, query_now, socket)
                     if finished then out((code and "said (" .. code .. "): " or "reply: ") .. text) end
                 end)
             elseif verb == "menu" then menu_open = rest == "open"
+            elseif verb == "talk" then
+                talking = mod.talk(function(text, final)
+                    out((final and "heard: " or "hearing: ") .. text)
+                end, function(text, finished, code)
+                    if finished then out((code and "said (" .. code .. "): " or "reply: ") .. text) end
+                end)
+            elseif verb == "release" then mod.release(talking)
             elseif verb == "leave" then mod.stop()
             elseif verb == "quit" then return 0
             end

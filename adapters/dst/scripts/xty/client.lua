@@ -146,6 +146,33 @@ end
 
 function Client:cancel(id) self:send({ type = "chat.cancel", id = id }) end
 
+-- Push-to-talk (v1.md "Voice"): DST's Lua has no audio, so the server records the PC's
+-- microphone from voice_start (the key pressed) to voice_stop (released), answers what it heard
+-- with handlers.transcript(text, final), then runs the turn with the same id: handlers.delta,
+-- done and error as for chat (error also for a failed utterance: frame.code, Client.explain).
+-- The reply is spoken on the PC's speakers unless speech is "none". Returns the id.
+local VOICE_GOES_ON = { voice_timeout = true, audio_too_long = true, speech_unavailable = true }
+function Client:voice_start(handlers, speech)
+    local id = self:id("voice")
+    local frame = { type = "voice.start", id = id }
+    if speech and speech ~= "speakers" then frame.speech = speech end
+    -- The utterance (at most 30 s) comes before the reply's own time.
+    local deadline = self.now() + self.chat_timeout + 30
+    self.chats[id] = { handlers = handlers or {}, frame = frame, deadline = deadline, voice = true }
+    if self.stopped then
+        local code = FINAL[self.stopped] and (self.pair_refused or "unauthorized") or "closed"
+        self:finish(id, { type = "chat.error", id = id, code = code })
+    elseif self.outage and not self.hello then
+        self:finish(id, { type = "chat.error", id = id, code = "no_server" })
+    else
+        self:send(frame)
+    end
+    return id
+end
+
+function Client:voice_stop(id) self:send({ type = "voice.stop", id = id }) end
+function Client:voice_cancel(id) self:send({ type = "voice.cancel", id = id }) end
+
 function Client:finish(id, frame)
     local chat = self.chats[id]
     if not chat then return end
@@ -198,6 +225,12 @@ function Client:dispatch(frame)
     if chat then
         if frame.type == "chat.delta" then
             self:call(chat.handlers.delta, frame.text)
+        elseif frame.type == "voice.transcript" then
+            self:call(chat.handlers.transcript and function()
+                chat.handlers.transcript(frame.text, frame.final == true)
+            end)
+        elseif frame.type == "voice.error" and not VOICE_GOES_ON[frame.code] then
+            self:finish(frame.id, { type = "chat.error", id = frame.id, code = frame.code, message = frame.message })
         elseif frame.type == "chat.done" or frame.type == "chat.error" or frame.type == "error" then
             self:finish(frame.id, frame)
         end

@@ -40,8 +40,9 @@ end
 -- else the mod pairs), features() (the world's stable features), observe() (the full
 -- observation), log(line), say(text) (shown to the player), adapter, timezone, save_name,
 -- client_options (extra Client.new options), game (xty.actions' hands on the world: with it the
--- mod declares point_to, craft and drop_item), on_action(name, args, status, text). Returns the mod: mod.ask(question, on_text, source)
--- and mod.stop().
+-- mod declares point_to, craft and drop_item), on_action(name, args, status, text). Returns the mod:
+-- mod.ask(question, on_text, source), mod.talk(on_heard, on_text) and mod.release(id)
+-- (push-to-talk), and mod.stop().
 function M.start(env)
     local mod = { log = env.log or function() end }
     local say = env.say or mod.log
@@ -93,6 +94,27 @@ function M.start(env)
             done = function(frame) on_text(frame.text or table.concat(reply), true) end,
             error = function(frame) on_text(Client.explain(frame), true, frame.code) end,
         }, source)
+    end
+
+    -- Push-to-talk pressed: on_heard(text, final) with what the server's microphone heard,
+    -- then on_text as for mod.ask. Returns the id for mod.release(id) when the key goes up.
+    function mod.talk(on_heard, on_text)
+        if not mod.client then
+            on_text(Client.explain("no_server"), true, "no_server")
+            return nil
+        end
+        mod.client:update_state(projection.project(env.observe(), "", M.GAME))
+        local reply = {}
+        return mod.client:voice_start({
+            transcript = on_heard,
+            delta = function(text) reply[#reply + 1] = text; on_text(table.concat(reply), false) end,
+            done = function(frame) on_text(frame.text or table.concat(reply), true) end,
+            error = function(frame) on_text(Client.explain(frame), true, frame.code) end,
+        })
+    end
+
+    function mod.release(id)
+        if mod.client and id then mod.client:voice_stop(id) end
     end
 
     function mod.stop()
