@@ -20,12 +20,8 @@ import pytest
 
 from tests.adapter.mono import CSHARP, NO_MONO, NO_MONO_REASON, compile_cs
 from tests.conftest import TOKEN, ServerProcess
-<<<<<<< HEAD
-from xtyserver.testing import FakeModelServer, Reply, ToolCallScript
-=======
 from xtyserver.adapter.saveid import derive_save_id
-from xtyserver.testing import FakeModelServer, Reply
->>>>>>> modauthor
+from xtyserver.testing import FakeModelServer, Reply, ToolCallScript
 
 pytestmark = pytest.mark.skipif(NO_MONO, reason=NO_MONO_REASON)
 EXAMPLES = CSHARP / "examples"
@@ -83,10 +79,13 @@ def smapi_build(tmp_path: Path) -> tuple[Path, Path]:
     return host, mod
 
 
-async def play_smapi(host: Path, mod: Path, folder: Path, data: Path, question: str) -> str:
+async def play_smapi(
+    host: Path, mod: Path, folder: Path, data: Path, question: str, scenario: str = ""
+) -> str:
     """The game started with the mod in `folder`, a save loaded, one question, back to the title."""
     with anyio.fail_after(120):
         args = ["mono", str(host), str(mod), str(folder), question, str(data)]
+        args += [scenario] if scenario else []
         result = await anyio.run_process(args, check=False)
     out = result.stdout.decode()
     assert result.returncode == 0, out + result.stderr.decode()
@@ -123,27 +122,12 @@ async def test_the_smapi_mod_plays_a_turn_on_the_games_main_thread(tmp_path: Pat
         assert "体力：72.3；手持：河豚（(O)128）\n" in turn.json["messages"][-1]["content"]
 
 
-<<<<<<< HEAD
-def _smapi(tmp_path: Path) -> tuple[Path, Path, Path]:
-    """The SMAPI host, the mod DLL and the mod's folder (with the key)."""
-    host = compile_cs(
-        tmp_path / "SmapiHost.exe",
-        EXAMPLES / "standins" / "Smapi.cs",
-        CSHARP / "test" / "SmapiHost.cs",
-        library=False,
-    )
-    mod = compile_cs(
-        tmp_path / "XtyStardew.dll", EXAMPLES / "smapi" / "ModEntry.cs", refs=(f"-r:{host}",)
-    )
+async def _play(tmp_path: Path, question: str, scenario: str, *replies: Reply) -> tuple[str, Any]:
+    """One question in the SMAPI host's world; the game's output and the scripted model."""
+    host, mod = smapi_build(tmp_path)
     folder = tmp_path / "Mods" / "XiaoTangYuan"
     folder.mkdir(parents=True)
     (folder / "xiaotangyuan-key.txt").write_text(TOKEN)
-    return host, mod, folder
-
-
-async def _play(tmp_path: Path, question: str, scenario: str, *replies: Reply) -> tuple[str, Any]:
-    """One question in the SMAPI host's world; the game's output and the scripted model."""
-    host, mod, folder = _smapi(tmp_path)
     async with FakeModelServer() as fake:
         fake.enqueue(*replies)
         server = ServerProcess(
@@ -151,15 +135,9 @@ async def _play(tmp_path: Path, question: str, scenario: str, *replies: Reply) -
         )
         (folder / "xiaotangyuan-url.txt").write_text(server.url)
         try:
-            with anyio.fail_after(120):
-                result = await anyio.run_process(
-                    ["mono", str(host), str(mod), str(folder), question, scenario], check=False
-                )
+            out = await play_smapi(host, mod, folder, tmp_path / "StardewValley", question, scenario)
         finally:
             server.stop()
-        out = result.stdout.decode()
-        assert result.returncode == 0, out + result.stderr.decode()
-        assert "OFF THE MAIN THREAD" not in out
         return out, fake
 
 
@@ -207,7 +185,8 @@ async def test_an_unreachable_pond_is_refused_by_the_mod_and_the_reply_says_why(
     assert "[Info] XiaoTangYuan: 鱼塘被围住了，走不过去！" in out
     [result] = _tool_results(fake)
     assert "游戏拒绝了这个动作" in result and "走不到鱼塘：路被挡住了" in result
-=======
+
+
 OLD_SALT = "0123456789abcdef0123456789abcdef"
 
 
@@ -247,4 +226,3 @@ async def test_a_mod_update_keeps_the_saves_and_the_key(tmp_path: Path) -> None:
     assert f"[Trace] saveId {save_id}" in second  # the same save, the same memories
     assert "pair" not in second and "moved" not in second  # the kept key, the kept address
     assert "XiaoTangYuan: 又见面了！" in second and "back at the title" in second
->>>>>>> modauthor

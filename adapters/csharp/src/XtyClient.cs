@@ -167,13 +167,9 @@ namespace XiaoTangYuan.Adapter
                 .Add("token", token)
                 .Add("capabilities", new JsonObject().Add("image", true).Add("voice", false))
                 .Add("timezone", timezone);
-<<<<<<< HEAD
             var declared = Declarations();
             if (declared.Count > 0) frame["actions"] = declared;   // v1.md "Actions"
-            await SendRawAsync(Json.Write(frame)).ConfigureAwait(false);
-=======
             await Send(Json.Write(frame), true).ConfigureAwait(false);
->>>>>>> modauthor
             var answer = await WithTimeout(hello.Task, "server.hello").ConfigureAwait(false);
             if (answer.Str("type") != "server.hello")
             {

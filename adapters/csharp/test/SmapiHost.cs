@@ -2,14 +2,10 @@
 // stand-ins (examples/standins/Smapi.cs, compiled into this host). It loads the mod DLL, calls
 // Entry, raises SaveLoaded, ticks UpdateTicked 60 times a second on its one main thread, asks
 // one question once the mod logged its connection, and returns to the title once the reply ended.
-<<<<<<< HEAD
-//   mono SmapiHost.exe XtyStardew.dll MOD_FOLDER "question" [farm|walled]
+//   mono SmapiHost.exe XtyStardew.dll MOD_FOLDER "question" DATA_FOLDER [farm|walled]
+// (DATA_FOLDER: the game's app data folder, where SMAPI keeps global mod data: %AppData%\StardewValley)
 // farm: the player stands on the farm, the pond in reach; walled: the pond is walled in. The
 // host then prints where the player's path finder leads (the walk_to action's effect).
-=======
-//   mono SmapiHost.exe XtyStardew.dll MOD_FOLDER "question" DATA_FOLDER
-// (DATA_FOLDER: the game's app data folder, where SMAPI keeps global mod data: %AppData%\StardewValley)
->>>>>>> modauthor
 using System;
 using System.IO;
 using System.Linq;
@@ -98,7 +94,7 @@ namespace StardewModdingAPI
             Game1.player.farmName.Value = "Sunny Farm";
             Game1.uniqueIDForThisGame = 18000000000000000001UL;
             Game1.currentLocation = new GameLocation { Name = "Mine" };
-            string scenario = args.Length > 3 ? args[3] : "";
+            string scenario = args.Length > 4 ? args[4] : "";
             if (scenario == "farm" || scenario == "walled")
             {
                 Game1.currentLocation = new GameLocation { Name = "Farm" };

@@ -75,8 +75,7 @@ namespace XiaoTangYuan.Oni
             // No key yet: the client pairs; the player allows the code on the memory page once.
             client.OnPairCode = (code, seconds) => Debug.Log("[XiaoTangYuan] 在小汤圆页面上确认配对码 " + code + " / Confirm code " + code + " on the XiaoTangYuan page");
             client.OnPaired = key => folder.SaveKey(key);   // folder.Key() returns it from the next start on
-<<<<<<< HEAD
-            client.OnKeyRefused = () => folder.ForgetKey();   // revoked on the page: pair again next time
+            client.OnKeyRefused = refused => folder.ForgetKey(refused);   // revoked on the page: pair again next time
             client.AddAction(new XtyAction
             {
                 Name = "pan_camera", Risk = "look",
@@ -95,9 +94,6 @@ namespace XiaoTangYuan.Oni
                     .Add("required", new List<object> { "priority" }),
                 Run = (args, confirmed) => SetPriority(args["priority"] is long ? (int)(long)args["priority"] : 0),
             });
-=======
-            client.OnKeyRefused = refused => folder.ForgetKey(refused);   // revoked on the page: pair again next time
->>>>>>> modauthor
             client.Start();   // connects in the background (and keeps trying): Update() must return
         }
 
