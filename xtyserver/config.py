@@ -34,6 +34,7 @@ from xtyserver.protocol.limits import (
     HEARTBEAT_MISSES,
 )
 from xtyserver.session.settings import Texts
+from xtyserver.session.speakup import SpeakUpSettings
 
 APP_DIR_NAME = "XiaoTangYuan"
 
@@ -244,6 +245,9 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         images: Screenshot limits.
         texts: Every player- and model-facing text.
         console: What the console window says.
+        speakup: When the companion speaks up about a game event, per game
+            (``[speakup.games.<gameId>]``, else ``[speakup.default]``): off by
+            default (docs/speakup.md).
     """
 
     data_dir: str = ""
@@ -256,6 +260,7 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     images: ImageLimits = msgspec.field(default_factory=ImageLimits)
     texts: Texts = msgspec.field(default_factory=Texts)
     console: ConsoleSettings = msgspec.field(default_factory=ConsoleSettings)
+    speakup: SpeakUpSettings = msgspec.field(default_factory=SpeakUpSettings)
 
     @property
     def data_path(self) -> Path:

@@ -32,12 +32,14 @@ from xtyserver.protocol.budget import (
     check_state_update,
 )
 from xtyserver.protocol.duplicates import refuse_duplicate_keys
+from xtyserver.protocol.event_checks import check_event
 from xtyserver.protocol.explain import explain, integral, not_json
 from xtyserver.protocol.frames import (
     CLIENT_FRAME_TYPES,
     ChatContext,
     ChatSend,
     ClientFrame,
+    GameEvent,
     Hello,
     ProfileUpdate,
     ServerFrame,
@@ -57,7 +59,13 @@ _STATE_HEAD = len(b'{"type":"state.update","modelContext":')
 _CHAT_CONTEXT_HEAD = b'"context":{"modelContext":'
 # Frame types with no free text (ids and enums only) and no content checks:
 # normalized() and _check_semantics() leave them as they are.
-_WITHOUT_TEXT: Final = frozenset(CLIENT_FRAME_TYPES) - {Hello, StateUpdate, ChatSend, ProfileUpdate}
+_WITHOUT_TEXT: Final = frozenset(CLIENT_FRAME_TYPES) - {
+    Hello,
+    StateUpdate,
+    ChatSend,
+    ProfileUpdate,
+    GameEvent,
+}
 
 
 DECODE_ERROR_CODES = frozenset(
@@ -175,6 +183,9 @@ def _check_semantics(frame: ClientFrame, encoded: bytes | None) -> int:
             return check_chat_context(context, prefix="context.")
         case Hello():
             check_hello(frame)
+            return 0
+        case GameEvent():
+            check_event(frame)
             return 0
         case _:
             return 0

@@ -15,6 +15,7 @@ import msgspec
 import msgspec.inspect as mi
 from msgspec import Meta
 
+from xtyserver.protocol.event_frames import GameEvent
 from xtyserver.protocol.frame_base import (
     AdapterInfo,
     ChatText,
@@ -60,6 +61,7 @@ from xtyserver.protocol.pair_frames import (
 __all__ = [
     "AdapterInfo",
     "AdapterPair",
+    "GameEvent",
     "MemoryConfirm",
     "MemoryConfirmRequest",
     "MemoryForget",
@@ -132,6 +134,8 @@ class RelevantItem(_Obj):
 class UiState(_Obj):
     busy: bool | None = None
     menu: ContextStr | None = None
+    # The player is typing to the companion (the chat box is open): it does not speak up.
+    typing: bool | None = None
 
 
 class ModelContext(_Obj):
@@ -226,6 +230,7 @@ ClientFrame = (
     | MemoryPin
     | ProfileUpdate
     | MemoryConfirm
+    | GameEvent
     | AdapterPair
 )
 CLIENT_FRAME_TYPES: tuple[type[_Client], ...] = get_args(ClientFrame)
@@ -260,9 +265,15 @@ class Usage(_Obj):
     total_tokens: int | None = None
 
 
+# Who started the turn a reply belongs to: the player's chat.send, or the companion
+# speaking up about a game.event (omitted on the wire for the player: v1.md "chat.delta").
+Origin = Literal["player", "companion"]
+
+
 class ChatDelta(_Server, tag="chat.delta"):
     id: str
     text: str
+    origin: Origin = "player"
 
 
 ContextUse = Literal["fresh", "stale", "dropped", "none"]
@@ -279,12 +290,14 @@ class ChatDone(_Server, tag="chat.done"):
     notice: str | None = None
     question: str | None = None
     confirm_id: str | None = None
+    origin: Origin = "player"
 
 
 class ChatError(_Server, tag="chat.error"):
     id: str
     code: str
     message: str
+    origin: Origin = "player"
 
 
 class Error(_Server, tag="error"):

@@ -105,6 +105,7 @@ def session_settings(
         limits=protocol_limits(settings),
         server=ServerInfo(name="xtyserver", version=__version__),
         texts=settings.texts,
+        speakup=settings.speakup,
     )
 
 
