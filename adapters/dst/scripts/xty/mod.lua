@@ -6,6 +6,7 @@
 -- game is paused: heartbeats go on and a pause does not end the session (4003). The state is
 -- observed on the world's own scheduler (DoPeriodicTask): nothing changes while paused.
 local Client = require("xty.client")
+local Events = require("xty.events")
 local projection = require("xty.projection")
 local saveid = require("xty.saveid")
 
@@ -37,11 +38,13 @@ end
 -- env: sim, world, now (GetStaticTime), host, port, token (a pasted token; else the kept key;
 -- else the mod pairs), features() (the world's stable features), observe() (the full
 -- observation), log(line), say(text) (shown to the player), adapter, timezone, save_name,
--- client_options (extra Client.new options). Returns the mod: mod.ask(question, on_text, source)
--- and mod.stop().
+-- client_options (extra Client.new options), speak(text) (the companion speaking up; default:
+-- say). Returns the mod: mod.ask(question, on_text, source) and mod.stop().
 function M.start(env)
     local mod = { log = env.log or function() end }
     local say = env.say or mod.log
+    local speak = env.speak or say
+    local watch = Events.new()
     local function begin(url, salt, key)
         local save_id = saveid.derive(env.features(), salt)
         local options = {
@@ -53,6 +56,14 @@ function M.start(env)
             adapter = env.adapter or { name = "XTY DST", version = "0.1.0" },
             timezone = env.timezone, now = env.now, log = mod.log,
             query = function(u, cb, method, body) env.sim:QueryServer(u, cb, method, body) end,
+            -- The companion speaking up about an event: shown once its line is whole.
+            on_companion = function(text, finished) if finished and text ~= "" then speak(text) end end,
+            -- A refused frame is the mod author's to fix: in the log, with the fields named.
+            on_frame = function(frame)
+                if frame.type == "error" then
+                    mod.log("refused: " .. tostring(frame.code) .. " " .. tostring(frame.message))
+                end
+            end,
         }
         for k, v in pairs(env.client_options or {}) do options[k] = v end
         mod.client = Client.new(options)
@@ -60,7 +71,12 @@ function M.start(env)
         mod.client:connect()
         env.world:DoStaticPeriodicTask(M.PUMP_SECONDS, function() mod.client:pump(M.WAIT_MS) end)
         env.world:DoPeriodicTask(M.OBSERVE_SECONDS, function()
-            mod.client:update_state(projection.project(env.observe(), "", M.GAME))
+            local observation = env.observe()
+            mod.client:update_state(projection.project(observation, "", M.GAME))
+            -- Dusk, low health or sanity, a boss near: the server decides whether to speak up.
+            for _, event in ipairs(watch:changes(observation)) do
+                if mod.client:event(event.kind, event.facts) then mod.log("event " .. event.kind) end
+            end
         end)
     end
     env.sim:GetPersistentString(M.URL_KEY, function(ok, stored)
