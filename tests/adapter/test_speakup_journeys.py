@@ -85,9 +85,8 @@ async def minutes(h: Harness, count: int) -> None:
     (a longer step would outrun the heartbeat deadline)."""
     for _ in range(count):
         h.clock.advance(60)
-        await until(
-            lambda at=h.clock.now(): any((s.last_played or 0) >= at for s in h.store.stats().saves)
-        )
+        at = h.clock.now()
+        await until(lambda at=at: any((s.last_played or 0) >= at for s in h.store.stats().saves))
 
 
 async def test_dusk_in_dst_makes_the_companion_speak_once_within_its_cooldown(
