@@ -34,6 +34,7 @@ from xtyserver.protocol.limits import (
     HEARTBEAT_MISSES,
 )
 from xtyserver.session.settings import Texts
+from xtyserver.session.speakup import SpeakUpSettings
 
 APP_DIR_NAME = "XiaoTangYuan"
 
@@ -288,6 +289,9 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         texts: Every player- and model-facing text.
         console: What the console window says.
         voice: Push-to-talk and spoken replies.
+        speakup: When the companion speaks up about a game event, per game
+            (``[speakup.games.<gameId>]``, else ``[speakup.default]``): off by
+            default (docs/speakup.md).
     """
 
     data_dir: str = ""
@@ -301,6 +305,7 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     texts: Texts = msgspec.field(default_factory=Texts)
     console: ConsoleSettings = msgspec.field(default_factory=ConsoleSettings)
     voice: VoiceSettings = msgspec.field(default_factory=VoiceSettings)
+    speakup: SpeakUpSettings = msgspec.field(default_factory=SpeakUpSettings)
 
     @property
     def data_path(self) -> Path:

@@ -204,7 +204,8 @@ class Server:
     async def apply_settings(
         self, settings: Settings, env: Mapping[str, str] | None = None
     ) -> None:
-        """Take changed model settings and the daily budget for the next turn, without a restart.
+        """Take changed model settings, the daily budget and the speak-up settings for the next
+        turn or event, without a restart.
 
         Open sessions learn whether a model is configured and takes images; turns
         under way finish on the client they started on (:meth:`ModelRouter.reroute`).
@@ -214,7 +215,12 @@ class Server:
         vision = routing.chat.vision or routing.vision.vision
         configured = self.model.configured
         budget = daily_budget(settings)
-        self.sessions.reconfigure(model_configured=configured, vision=vision, daily_budget=budget)
+        self.sessions.reconfigure(
+            model_configured=configured,
+            vision=vision,
+            daily_budget=budget,
+            speakup=settings.speakup,
+        )
         self.jobs.set_budget(budget)
         self.memory.set_trash_window(settings.memory.trash_window)
         self._log.info("settings.applied", model_configured=configured, vision=vision)

@@ -109,6 +109,7 @@ def session_settings(
         server=ServerInfo(name="xtyserver", version=__version__),
         texts=settings.texts,
         voice=voice_rules(settings),
+        speakup=settings.speakup,
     )
 
 

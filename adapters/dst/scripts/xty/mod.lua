@@ -7,6 +7,7 @@
 -- observed on the world's own scheduler (DoPeriodicTask): nothing changes while paused.
 local Client = require("xty.client")
 local Actions = require("xty.actions")
+local Events = require("xty.events")
 local projection = require("xty.projection")
 local saveid = require("xty.saveid")
 
@@ -40,12 +41,14 @@ end
 -- else the mod pairs), features() (the world's stable features), observe() (the full
 -- observation), log(line), say(text) (shown to the player), adapter, timezone, save_name,
 -- client_options (extra Client.new options), game (xty.actions' hands on the world: with it the
--- mod declares point_to, craft and drop_item), on_action(name, args, status, text). Returns the mod:
--- mod.ask(question, on_text, source), mod.talk(on_heard, on_text) and mod.release(id)
--- (push-to-talk), and mod.stop().
+-- mod declares point_to, craft and drop_item), on_action(name, args, status, text), speak(text)
+-- (the companion speaking up; default: say). Returns the mod: mod.ask(question, on_text, source),
+-- mod.talk(on_heard, on_text) and mod.release(id) (push-to-talk), and mod.stop().
 function M.start(env)
     local mod = { log = env.log or function() end }
     local say = env.say or mod.log
+    local speak = env.speak or say
+    local watch = Events.new()
     local function begin(url, salt, key)
         local save_id = saveid.derive(env.features(), salt)
         local options = {
@@ -57,6 +60,14 @@ function M.start(env)
             adapter = env.adapter or { name = "XTY DST", version = "0.1.0" },
             timezone = env.timezone, now = env.now, log = mod.log,
             query = function(u, cb, method, body) env.sim:QueryServer(u, cb, method, body) end,
+            -- The companion speaking up about an event: shown once its line is whole.
+            on_companion = function(text, finished) if finished and text ~= "" then speak(text) end end,
+            -- A refused frame is the mod author's to fix: in the log, with the fields named.
+            on_frame = function(frame)
+                if frame.type == "error" then
+                    mod.log("refused: " .. tostring(frame.code) .. " " .. tostring(frame.message))
+                end
+            end,
         }
         for k, v in pairs(env.client_options or {}) do options[k] = v end
         mod.client = Client.new(options)
@@ -65,7 +76,12 @@ function M.start(env)
         mod.client:connect()
         env.world:DoStaticPeriodicTask(M.PUMP_SECONDS, function() mod.client:pump(M.WAIT_MS) end)
         env.world:DoPeriodicTask(M.OBSERVE_SECONDS, function()
-            mod.client:update_state(projection.project(env.observe(), "", M.GAME))
+            local observation = env.observe()
+            mod.client:update_state(projection.project(observation, "", M.GAME))
+            -- Dusk, low health or sanity, a boss near: the server decides whether to speak up.
+            for _, event in ipairs(watch:changes(observation)) do
+                if mod.client:event(event.kind, event.facts) then mod.log("event " .. event.kind) end
+            end
         end)
     end
     env.sim:GetPersistentString(M.URL_KEY, function(ok, stored)
