@@ -134,7 +134,9 @@ async def serving(
             daily_budget(settings),
             queue_size=mem.job_queue,
             enrich=mem.enabled and mem.search_keys and mem.enrich_keys,
+            timezone=server_zone(srv.default_timezone),
         )
+        memory.on_bulk_change = jobs.vectors.rescan
         recorder = None
         if record is not None:
             recorder = Recorder(record, clock=clock, token=token, keep_images=record_images)
@@ -166,6 +168,8 @@ async def serving(
                         await listener.start(server.serve, sockets)
                         # After the listener: importing numpy holds the GIL.
                         background.start_soon(model.warm_embedder)
+                        # The memories without vectors, as the store holds them.
+                        background.start_soon(jobs.vectors.run)
                         chat = routing.chat.base_url if routing.chat.configured else ""
                         background.start_soon(warm, glossary, chat)
                         pid = os.getpid()
