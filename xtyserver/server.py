@@ -114,6 +114,9 @@ async def serving(
             Scheduler(grace=mem.background_grace),
             local_embedding=mem.enabled and mem.local_embedding,
             provider_embedding=mem.enabled and mem.provider_embedding,
+            local_engine=mem.local_engine,
+            models=data / "models",
+            indexes=mem.embedding_indexes,
         )
         memory = MemoryService(
             store,

@@ -62,6 +62,7 @@ class VectorBacklog:
         self._wake = anyio.Event()
         self._rescan = False  # the store is read at the start and after bulk changes
         self._closed = False
+        self._waiting = anyio.CancelScope()
         self.embedded = 0  # vectors stored since the start
         self.rescan()
 
@@ -103,6 +104,7 @@ class VectorBacklog:
     def close(self) -> None:
         """Stop after the batch under way; what is left stays in the store for the next start."""
         self._closed = True
+        self._waiting.cancel()  # a model still loading is not waited for
         self._wake.set()
 
     async def run(self) -> None:
@@ -110,6 +112,8 @@ class VectorBacklog:
         if not self.active:
             return
         try:
+            with anyio.CancelScope() as self._waiting:
+                await self._model.wait_warm()
             while not self._closed:
                 if self._rescan:
                     try:
