@@ -16,8 +16,10 @@ the text:
 * anything else is ``"unclear"`` (it counts as no).
 
 :func:`consents` adds the rule of broad targets: a save, a game, the profile
-or everything needs words that name the deletion (:data:`DELETE_WORDS`); a
-bare 好/嗯/ok/是的 is enough for one item only.
+or everything is confirmed in chat only by the exact words the server's
+question asked for, naming the target (``asking.expected_words``: 「确认删除全部记忆」),
+an answer that answers nothing else; a yes, even one naming a deletion
+(「好，清除吧」 may answer 「要不要把杂草清除掉」), is enough for one item only.
 :func:`asks_restore` judges a restore the same way: the player's own words
 must ask for it.
 
@@ -30,6 +32,7 @@ from __future__ import annotations
 import re
 from typing import Final, Literal
 
+from xtyserver.memory.commands import BROAD_KINDS
 from xtyserver.protocol.normalize import normalize
 
 Verdict = Literal["yes", "no", "unclear"]
@@ -46,7 +49,7 @@ DELETE_WORDS: Final[tuple[str, ...]] = (
     "wipe",
     "remove",
 )
-"""Words that name the deletion itself: a broad target's yes needs one of them."""
+"""Words that name the deletion itself (each a yes to one item on its own)."""
 
 YES_WORDS: Final[tuple[str, ...]] = (
     # Chinese
@@ -182,9 +185,6 @@ NO_WORDS_EN: Final[tuple[str, ...]] = (
 )
 """Negation and hesitation, English (whole words anywhere in the text: refuse)."""
 
-BROAD_KINDS: Final[tuple[str, ...]] = ("save", "game", "profile", "all")
-"""Forget targets that take more than one item: a bare yes is not enough for them."""
-
 RESTORE_WORDS: Final[tuple[str, ...]] = (
     "恢复",
     "撤销",
@@ -221,7 +221,6 @@ _NO: Final = re.compile(
 )
 _YES_CLAUSE: Final = re.compile(f"(?:{alternation(YES_WORDS)}|{alternation(FILLERS)})+")
 _YES: Final = re.compile(alternation(YES_WORDS))
-_DELETE: Final = re.compile(alternation(DELETE_WORDS))
 _RESTORE: Final = re.compile(alternation(RESTORE_WORDS))
 # Everything that separates clauses: punctuation, symbols and line breaks (the
 # normal form has ASCII punctuation for full-width ，。！ but not for 、…).
@@ -250,16 +249,24 @@ def verdict(text: str) -> Verdict:
     return "unclear"
 
 
-def names_deletion(text: str) -> bool:
-    """Whether ``text`` names the deletion (:data:`DELETE_WORDS`), in normal form."""
-    return bool(_DELETE.search(_SPACE.sub("", _plain(text))))
+def _bare(text: str) -> str:
+    """``text``'s words alone: normal form, case-folded, without spaces or punctuation."""
+    return _SPACE.sub("", _CLAUSE_BREAK.sub("", _plain(text)))
 
 
-def consents(text: str, kind: str) -> bool:
-    """Whether ``text`` agrees to forgetting ``kind``: a broad target's yes names the deletion."""
-    if verdict(text) != "yes":
-        return False
-    return kind not in BROAD_KINDS or names_deletion(text)
+def consents(text: str, kind: str, expected: tuple[str, ...] = ()) -> bool:
+    """Whether ``text`` agrees to forgetting ``kind``.
+
+    One item: an explicit yes (:func:`verdict`). A broad target: ``text`` is,
+    but for spaces, punctuation and case, one of the ``expected`` words the
+    server asked for (none given: nothing confirms it in chat).
+    """
+    if kind in BROAD_KINDS:
+        if "?" in _plain(text):
+            return False  # 「确认删除全部记忆？」 asks back
+        said = _bare(text)
+        return bool(said) and any(said == _bare(words) for words in expected)
+    return verdict(text) == "yes"
 
 
 def asks_restore(text: str) -> bool:

@@ -121,7 +121,11 @@ class ToolLoop:
         # question asked at the end of the turn before; a refusal spends nothing.
         question = turn.answers
         answering = question is not None and question.token == op.token
-        agreed = answering and question is not None and consents(turn.text, question.kind)
+        agreed = (
+            answering
+            and question is not None
+            and consents(turn.text, question.kind, question.expected)
+        )
         redeemed = self.confirmations.redeem(op.token, same_target, now, turn.number, agreed=agreed)
         if redeemed == "not_agreed" and not answering:
             return self._texts.forget_lapsed
@@ -139,8 +143,9 @@ class ToolLoop:
         if isinstance(answer, ForgetPreview) and answer.found:
             token = self.confirmations.issue(answer, now, turn.number)
             # The server asks the player, in its own words; the last preview of a turn asks.
-            question = asking.question(answer, ask, turn.language)
-            turn.asked = asking.Question(token, answer.spec.kind, question)
+            asked = asking.question(answer, ask, turn.language)
+            turn.asked = msgspec.structs.replace(asked, token=token)
+            question = asked.text
             ttl = self.confirmations.ttl
             frame = replies.memory_confirm_request(answer, token, ttl, turn.save, turn.chat_id)
             shown.append(Send(msgspec.structs.replace(frame, question=question)))
