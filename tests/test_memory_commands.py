@@ -1,4 +1,5 @@
-"""The memory command vocabulary: one tagged union, round-tripped on the wire."""
+"""The memory command vocabulary: one tagged union, round-tripped on the wire (the answers
+too); whether a command is admitted is tests/session/test_admit.py's."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ EVERY = [
     c.Correct(field="nickname", value="阿汤"),
     c.Pin(scope=SAVE, event_id=3),
     c.Forget(target=ForgetSpec(kind="all")),
+    c.Preview(target=ForgetSpec(kind="profile")),
     c.Restore(game_id="stardew"),
     c.ForgetName(scope=SAVE, alias="大锅"),
     c.Export(),
@@ -33,21 +35,17 @@ def test_an_unknown_command_names_the_field() -> None:
         msgspec.json.decode(b'{"command": "drop_table"}', type=c.MemoryCommand)
 
 
-def test_only_forget_and_restore_need_consent_and_only_broad_forgets_are_broad() -> None:
-    assert [c.needs_consent(x) for x in EVERY] == [False] * 4 + [True, True, False, False]
-    assert c.is_broad(c.Forget(target=ForgetSpec(kind="save", game_id="g", save_id="s")))
-    item = ForgetSpec(kind="item", game_id="g", save_id="s", item_id=1)
-    assert not c.is_broad(c.Forget(target=item))
+ANSWERS = [
+    c.Words(token="t", text="确认删除全部记忆", asked="q", expected=("确认删除全部记忆",)),
+    c.Dialog(token="t", yes=False),
+    c.Menu(token="t"),
+    c.Page(token="t", session="s"),
+    c.Elicited(token="t", accepted=True),
+    c.Unasked(token="t", quote="item g s #1"),
+    c.Terminal(token="t"),
+]
 
 
-def test_chat_words_and_an_unasked_echo_never_answer_only_this() -> None:
-    assert not c.answers_only_this(c.Words(token="t", text="好"))
-    assert not c.answers_only_this(c.Unasked(token="t"))
-    for answer in (
-        c.Dialog(token="t", yes=True),
-        c.Menu(token="t"),
-        c.Page(token="t", session="s"),
-        c.Elicited(token="t", accepted=True),
-        c.Terminal(token="t"),
-    ):
-        assert c.answers_only_this(answer)
+@pytest.mark.parametrize("answer", ANSWERS, ids=lambda x: type(x).__name__)
+def test_every_answer_round_trips_through_its_tag(answer: c.Answer) -> None:
+    assert msgspec.json.decode(msgspec.json.encode(answer), type=c.Answer) == answer

@@ -8,12 +8,8 @@ command (:func:`xtyserver.session.consent.admit`), the memory service and the
 store each have one ``execute`` over this union. Risky game actions (the
 ``actions`` work) take their consent in the same :data:`Answer` shapes.
 
-Which commands need consent is decided here, once (:func:`needs_consent`):
-a forget of anything, a restore, a forgotten name; a broad forget
-(:data:`BROAD_KINDS`) further needs an answer that answers nothing else
-(:func:`answers_only_this`): the server's exact words, the mod's dialog, the
-page, an MCP elicitation or the terminal — never a yes read from chat words
-that could answer another question.
+Whether a command is admitted with its answer is judged in
+:mod:`xtyserver.session.consent` alone.
 """
 
 from __future__ import annotations
@@ -22,8 +18,17 @@ from typing import Final, Literal
 
 import msgspec
 
-from xtyserver.memory.manage import ForgetKind, ForgetSpec
-from xtyserver.memory.types import Scope
+from xtyserver.memory.export import ExportDocument
+from xtyserver.memory.manage import (
+    ForgetKind,
+    ForgetPreview,
+    ForgetResult,
+    ForgetSpec,
+    Overview,
+    RestoreResult,
+)
+from xtyserver.memory.retrieval import SearchResult
+from xtyserver.memory.types import Scope, SharedProfile
 
 BROAD_KINDS: Final[tuple[ForgetKind, ...]] = ("save", "game", "profile", "all")
 """Forget targets of more than one item: a bare yes in chat never confirms them."""
@@ -36,11 +41,13 @@ class _Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="command", r
 
 
 class View(_Command, frozen=True, tag="view"):
-    """Read memory: the overview of ``game_id`` (None: every game), or of ``scope`` alone."""
+    """Read memory: the overview of ``game_id`` (None: every game), or of ``scope`` alone;
+    ``since``: also active time per game and local date from then on."""
 
     game_id: str | None = None
     scope: Scope | None = None
     what: ViewWhat = "all"
+    since: float | None = None
 
 
 class Search(_Command, frozen=True, tag="search"):
@@ -50,13 +57,15 @@ class Search(_Command, frozen=True, tag="search"):
     query: str
     kind: str | None = None
     day: int | None = None
+    limit: int = 5
 
 
 class Correct(_Command, frozen=True, tag="correct"):
-    """Set the shared profile's ``field`` (snake_case) to ``value``."""
+    """Set the shared profile's ``field`` (snake_case) to ``value`` (``auto_shared``: a bool;
+    ``""``, ``[]`` or None clear a field)."""
 
     field: str
-    value: str | list[str]
+    value: str | list[str] | bool | None
 
 
 class Pin(_Command, frozen=True, tag="pin"):
@@ -69,6 +78,12 @@ class Pin(_Command, frozen=True, tag="pin"):
 
 class Forget(_Command, frozen=True, tag="forget"):
     """Forget what ``target`` names (an item, a save, a game, the profile, everything)."""
+
+    target: ForgetSpec
+
+
+class Preview(_Command, frozen=True, tag="preview"):
+    """What forgetting ``target`` would delete (nothing changes): an unanswered forget."""
 
     target: ForgetSpec
 
@@ -92,17 +107,35 @@ class Export(_Command, frozen=True, tag="export"):
     """Everything the player's memory holds, as the export document."""
 
 
-MemoryCommand = View | Search | Correct | Pin | Forget | Restore | ForgetName | Export
+MemoryCommand = View | Search | Correct | Pin | Forget | Preview | Restore | ForgetName | Export
 """One memory command; ``command`` names its kind on the wire."""
+
+Outcome = (
+    Overview
+    | SearchResult
+    | SharedProfile
+    | bool
+    | ForgetPreview
+    | ForgetResult
+    | RestoreResult
+    | int
+    | ExportDocument
+    | None
+)
+"""What executing a command gave: the overview (view), the search's result (search,
+None when memory is off), the profile (correct), whether the item exists (pin), the
+preview (preview), what went (forget), what came back (restore), how many names went
+(forget_name), the export document (export)."""
 
 
 # -- how a surface's person answered ----------------------------------------------------------
 
 
 class _Answer(msgspec.Struct, frozen=True, kw_only=True, tag_field="by", rename="camel"):
-    """Base of every answer (tagged by ``by``): the token of the preview it answers."""
+    """Base of every answer (tagged by ``by``): the token of the preview it answers (none for
+    an answer to no preview: the player's words asking for a restore or giving a value)."""
 
-    token: str
+    token: str = ""
 
 
 class Words(_Answer, frozen=True, tag="words"):
@@ -110,12 +143,13 @@ class Words(_Answer, frozen=True, tag="words"):
 
     ``asked``: the server's question those words may answer (None: none was
     pending, or it lapsed because the model's reply asked something else);
-    ``expected``: the exact words that question asked for, for a broad target.
+    ``expected``: the exact words that question asked for (either language), for a
+    broad target.
     """
 
     text: str
     asked: str | None = None
-    expected: str | None = None
+    expected: tuple[str, ...] = ()
 
 
 class Dialog(_Answer, frozen=True, tag="dialog"):
@@ -141,7 +175,10 @@ class Elicited(_Answer, frozen=True, tag="elicited"):
 
 
 class Unasked(_Answer, frozen=True, tag="unasked"):
-    """An MCP client without elicitation echoes the token: nobody was asked."""
+    """An MCP client without elicitation echoes the token and the preview's ``quote``:
+    nobody was asked."""
+
+    quote: str = ""
 
 
 class Terminal(_Answer, frozen=True, tag="terminal"):
@@ -152,21 +189,11 @@ Answer = Words | Dialog | Menu | Page | Elicited | Unasked | Terminal
 """How a surface's person answered a preview; ``by`` names the way."""
 
 
-def needs_consent(command: MemoryCommand) -> bool:
-    """Whether ``command`` changes memory in a way only its person may allow."""
-    return isinstance(command, (Forget, Restore))
-
-
-def is_broad(command: MemoryCommand) -> bool:
-    """Whether ``command`` forgets more than one item."""
-    return isinstance(command, Forget) and command.target.kind in BROAD_KINDS
-
-
-def answers_only_this(answer: Answer) -> bool:
-    """Whether ``answer`` can answer nothing but this question (enough for a broad target).
-
-    Chat words qualify only when they are the exact words the server asked for
-    (judged by the admission); a dialog, a menu, the page, an elicitation and a
-    terminal each ask about this preview alone. An unasked echo never does.
-    """
-    return not isinstance(answer, (Words, Unasked))
+def quote(spec: ForgetSpec) -> str:
+    """The words an unasked confirm quotes back: the target as its preview names it."""
+    parts = [spec.kind, spec.game_id, spec.save_id]
+    if spec.item_id is not None:
+        parts.append(f"#{spec.item_id}")
+    if spec.include_stats:
+        parts.append("+stats")
+    return " ".join(p for p in parts if p)

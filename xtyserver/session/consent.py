@@ -1,4 +1,8 @@
-"""Whether the player's own words of a turn are an explicit yes, sans-I/O (v1.md "Memory tools").
+"""Consent, sans-I/O: the one door that admits a memory command, and the judges of the
+player's own words (v1.md "Memory tools").
+
+:func:`admit` is where every surface's command is admitted or refused, with
+how its person answered (:data:`~xtyserver.memory.commands.Answer`).
 
 A confirming forget call of the companion's tools deletes only when the
 player's text of the turn right after the server's question agrees
@@ -30,10 +34,25 @@ player one more sentence; agreeing wrongly costs their memory.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Final, Literal
 
-from xtyserver.memory.commands import BROAD_KINDS
+from xtyserver.memory.commands import (
+    BROAD_KINDS,
+    Answer,
+    Dialog,
+    Elicited,
+    Forget,
+    MemoryCommand,
+    Preview,
+    Restore,
+    Unasked,
+    Words,
+    quote,
+)
+from xtyserver.memory.manage import Confirmations, ForgetSpec, Refusal
 from xtyserver.protocol.normalize import normalize
+from xtyserver.session.said import said_as_value
 
 Verdict = Literal["yes", "no", "unclear"]
 
@@ -274,3 +293,122 @@ def asks_restore(text: str) -> bool:
     plain = _RESTORE_NOT_REFUSING.sub(" ", _AGREEING_NEGATIONS.sub(" ", _plain(text)))
     refusing = _NO.search(plain.replace("?", " ").replace("吗", " "))
     return bool(_RESTORE.search(_SPACE.sub("", plain))) and refusing is None
+
+
+def unsaid(value: str | list[str], player_text: str, field: str) -> str | None:
+    """The first part of a correction's ``value`` the player did not say as a value, or None.
+
+    Each item must pass :func:`~xtyserver.session.said.said_as_value`; an empty value
+    (clearing the field) is never something the player said: it is returned as "".
+    """
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        return ""
+    for item in items:
+        if not said_as_value(field, item, player_text):
+            return item
+    return None
+
+
+# -- the one door: whether a command is admitted --------------------------------------------
+
+UNASKED_DELAY: Final = 5.0
+"""Seconds between a preview and an unasked confirm (an MCP client that cannot ask)."""
+UNASKED_PER_HOUR: Final = 3
+"""Single items an unasked surface may delete in any hour (every surface's trash counts)."""
+
+
+def admit(
+    command: MemoryCommand,
+    answer: Answer | None,
+    tokens: Confirmations,
+    now: float,
+    *,
+    asker: str = "",
+    turn: int | None = None,
+    trash_on: bool = True,
+    recent: Sequence[float] = (),
+) -> MemoryCommand | Refusal:
+    """The one place a memory command is admitted: the command to execute, or why not.
+
+    Every surface translates its input into ``command`` and says how its person
+    answered (``answer``). A forget without an answer becomes its
+    :class:`~xtyserver.memory.commands.Preview` (the caller issues the token);
+    with one, the token (from ``tokens``, ``asker``'s, unexpired, for this very
+    target) must be answered:
+
+    * the player's chat words (:class:`Words`) agree only as the answer to the
+      server's question (``asked``) in a later tool turn than the preview's
+      (``turn``), by :func:`consents` (a broad target: the exact ``expected`` words);
+    * a no in the mod's dialog voids the token (one in an elicitation refuses this call);
+    * an unasked echo (:class:`Unasked`, MCP without elicitation) deletes one
+      item only, into the trash, :data:`UNASKED_DELAY` s after its preview, with
+      the preview's quote, and at most :data:`UNASKED_PER_HOUR` items an hour
+      (``recent``: when the trash's entries were made);
+    * a yes in the mod's dialog, the mod's menu, the page, an elicitation and a
+      terminal each asked their person about this preview alone.
+
+    A restore asked in chat needs words that ask for it (:func:`asks_restore`);
+    every other command is the person's own act on their surface.
+    """
+    match command:
+        case Forget(target=spec) if answer is None:
+            return Preview(target=spec)
+        case Forget(target=spec) if answer is not None:
+            return _forget(spec, answer, tokens, now, asker, turn, trash_on, recent)
+        case Restore() if isinstance(answer, Words) and not asks_restore(answer.text):
+            return "not_asked"
+    return command
+
+
+def _forget(
+    spec: ForgetSpec,
+    answer: Answer,
+    tokens: Confirmations,
+    now: float,
+    asker: str,
+    turn: int | None,
+    trash_on: bool,
+    recent: Sequence[float],
+) -> Forget | Refusal:
+    pending = tokens.peek(answer.token, now, asker=asker)
+    if isinstance(pending, str):
+        return pending
+    if pending.preview.spec != spec:
+        return "other_target"
+    match answer:
+        case Words(text=text, asked=asked, expected=expected):
+            if turn is not None and pending.turn is not None and turn <= pending.turn:
+                return "too_soon"
+            if asked is None or not consents(text, spec.kind, expected):
+                return "not_agreed"  # the token stays valid
+        case Dialog(yes=False):
+            tokens.spend(answer.token)  # the dialog is gone: its token with it
+            return "declined"
+        case Elicited(accepted=False):
+            return "declined"  # asked again on the next call
+        case Unasked(quote=said):
+            refused = unasked_refusal(spec, trash_on, recent, now)
+            if refused is not None:
+                return refused
+            if now - pending.issued < UNASKED_DELAY:
+                return "too_soon"
+            if _bare(said) != _bare(quote(spec)):
+                return "unquoted"
+    tokens.spend(answer.token)
+    return Forget(target=spec)
+
+
+def unasked_refusal(
+    spec: ForgetSpec, trash_on: bool, recent: Sequence[float], now: float
+) -> Refusal | None:
+    """Why nobody's answer cannot forget ``spec`` (MCP without elicitation), or None.
+
+    One item, into the trash, and at most :data:`UNASKED_PER_HOUR` in any hour
+    (``recent``: when the trash's entries were made, by any surface).
+    """
+    if spec.kind in BROAD_KINDS or spec.include_stats or not trash_on:
+        return "needs_person"
+    if sum(1 for at in recent if now - at < 3600) >= UNASKED_PER_HOUR:
+        return "too_many"
+    return None
