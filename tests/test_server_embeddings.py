@@ -14,6 +14,7 @@ from structlog.testing import capture_logs
 
 from tests.conftest import NO_GRACE, chat, is_job_request, running
 from xtyeval.scoring import message_text
+from xtyserver.memory.commands import Forget
 from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.model.embedding import BATCH
@@ -143,7 +144,7 @@ async def test_a_forgotten_memory_loses_its_vector_and_is_never_found_by_one(
             spec = ForgetSpec(
                 kind="item", game_id=FARM.game_id, save_id=FARM.save_id, item_id=abigail.id
             )
-            await h.server.memory.forget(spec)
+            await h.server.memory.execute(Forget(target=spec))
             assert [r[0] for r in vector_rows(h)] == [kept.id]
             h.fake.enqueue(Reply(text="不记得"))
             _, done = await chat(ws, QUESTION)

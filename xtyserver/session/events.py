@@ -12,7 +12,7 @@ from typing import Literal
 import msgspec
 
 from xtyserver import errors
-from xtyserver.memory.manage import ForgetPreview, ForgetResult, Overview
+from xtyserver.memory.commands import Outcome
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.types import PlayStats, Scope, SharedProfile
 from xtyserver.protocol.codec import Decoded
@@ -180,19 +180,10 @@ class StatsLoaded(StoreAnswer, frozen=True):
     stats: PlayStats
 
 
-class OverviewLoaded(StoreAnswer, frozen=True):
-    """The profile and saves asked for, after a read or a change (``found``: pin target)."""
+class CommandsDone(StoreAnswer, frozen=True):
+    """What each command of a ``RunCommands`` gave, in order."""
 
-    overview: Overview
-    found: bool = True
-
-
-class ForgetPreviewed(StoreAnswer, frozen=True):
-    preview: ForgetPreview
-
-
-class Forgotten(StoreAnswer, frozen=True):
-    result: ForgetResult
+    outcomes: tuple[Outcome, ...]
 
 
 class StoreFailed(StoreAnswer, frozen=True):

@@ -92,7 +92,7 @@ class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     )
     forget_not_agreed: str = (
         "玩家没有明确同意，什么都没删。删除一条记忆要玩家说“好/确认”；删除一个存档、一个游戏、"
-        "共同记忆或全部记忆要玩家说出删除（“确认删除”“删吧”）。"
+        "共同记忆或全部记忆要玩家一字不差地说出服务器问题里要求的话（如“确认删除全部记忆”）。"
     )
     forget_lapsed: str = (
         "这句话不是在回答服务器的删除确认问题（那个问题只在紧接着的下一句有效，而且那一轮回复"
