@@ -135,7 +135,9 @@ async def _play(tmp_path: Path, question: str, scenario: str, *replies: Reply) -
         )
         (folder / "xiaotangyuan-url.txt").write_text(server.url)
         try:
-            out = await play_smapi(host, mod, folder, tmp_path / "StardewValley", question, scenario)
+            out = await play_smapi(
+                host, mod, folder, tmp_path / "StardewValley", question, scenario
+            )
         finally:
             server.stop()
         return out, fake

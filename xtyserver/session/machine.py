@@ -546,7 +546,6 @@ class GameAgentSession:
     def _speech_ready(self, event: SpeechReady, now: float) -> list[Effect]:
         return self._voice.speech_frame(event)
 
-
     def _plan(self, now: float) -> list[Effect]:
         saves = self._saves
         current = self._turns.current

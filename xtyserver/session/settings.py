@@ -15,8 +15,8 @@ from xtyserver.protocol.frames import ServerInfo
 from xtyserver.protocol.limits import Limits
 from xtyserver.session.asking import AskTexts
 from xtyserver.session.layers import LayerBudget
-from xtyserver.session.voice import VoiceRules, VoiceTexts
 from xtyserver.session.speakup import SpeakUpSettings
+from xtyserver.session.voice import VoiceRules, VoiceTexts
 from xtyserver.session.working import WorkingSettings
 
 
