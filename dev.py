@@ -7,7 +7,7 @@
     python3 dev.py lint            # ruff check, ruff format --check, mypy --strict
     python3 dev.py build           # the wheel, into dist/ (only the `build` tool is installed)
     python3 dev.py run ARGS        # any `xtyserver ARGS`
-    python3 dev.py eval [ARGS]     # the memory evaluation (xtyeval/, README "Memory evaluation")
+    python3 dev.py eval [ARGS]     # the memory evaluation (xtyeval/, docs/evaluation.md "Memory evaluation")
 
 On Windows run it as `py dev.py ...` (or `python dev.py ...`): `python3` there
 may open the Microsoft Store.

@@ -115,6 +115,9 @@ async def serving(
             Scheduler(grace=mem.background_grace),
             local_embedding=mem.enabled and mem.local_embedding,
             provider_embedding=mem.enabled and mem.provider_embedding,
+            local_engine=mem.local_engine,
+            models=data / "models",
+            indexes=mem.embedding_indexes,
         )
         memory = MemoryService(
             store,
@@ -135,9 +138,11 @@ async def serving(
             daily_budget(settings),
             queue_size=mem.job_queue,
             enrich=mem.enabled and mem.search_keys and mem.enrich_keys,
+            timezone=server_zone(srv.default_timezone),
         )
         # Voice off: no voice service, and no speech library is ever imported.
         voice = VoiceService(voice_options(settings), clock) if settings.voice.enabled else None
+        memory.on_bulk_change = jobs.vectors.rescan
         recorder = None
         if record is not None:
             recorder = Recorder(record, clock=clock, token=token, keep_images=record_images)
@@ -158,6 +163,9 @@ async def serving(
             page_secret=page_secret,
         )
         try:
+            # Bound before any task group: a busy page port is one PortBusy for the
+            # player's console (nothing was served yet), not a group of errors.
+            page_listener = await server.ui.listen(srv.page_port)
             async with anyio.create_task_group() as background:
                 background.start_soon(jobs.run)
                 background.start_soon(memory.write_touches)
@@ -169,9 +177,11 @@ async def serving(
                     background.start_soon(voice.run)
                 try:
                     async with anyio.create_task_group() as listener:
-                        await listener.start(server.serve, sockets)
+                        await listener.start(server.serve, sockets, page_listener)
                         # After the listener: importing numpy holds the GIL.
                         background.start_soon(model.warm_embedder)
+                        # The memories without vectors, as the store holds them.
+                        background.start_soon(jobs.vectors.run)
                         chat = routing.chat.base_url if routing.chat.configured else ""
                         background.start_soon(warm, glossary, chat)
                         pid = os.getpid()

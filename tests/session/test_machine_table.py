@@ -32,11 +32,10 @@ from xtyserver.memory.types import PlayStats, SharedProfile
 from xtyserver.protocol.codec import decode_client_frame
 from xtyserver.protocol.frames import CLIENT_FRAME_TYPES, Error
 from xtyserver.session.events import (
+    CommandsDone,
     Connected,
     Disconnected,
     Event,
-    ForgetPreviewed,
-    Forgotten,
     FrameIn,
     FrameRefused,
     ImageReady,
@@ -44,7 +43,6 @@ from xtyserver.session.events import (
     ModelDelta,
     ModelDone,
     ModelFailed,
-    OverviewLoaded,
     PairingAnswered,
     SaveMemory,
     SeatAnswered,
@@ -121,21 +119,17 @@ KINDS: dict[type[Any], st.SearchStrategy[Event]] = {
     ),
     ModelFailed: st.builds(ModelFailed, TURNS, st.sampled_from(["model_error", "x"])),
     StatsLoaded: st.builds(StatsLoaded, REQUESTS, st.just(PlayStats([], []))),
-    OverviewLoaded: st.builds(
-        OverviewLoaded,
+    CommandsDone: st.builds(
+        CommandsDone,
         REQUESTS,
-        st.just(Overview(profile=SharedProfile(), saves=(), stats=PlayStats([], []))),
-        found=st.booleans(),
-    ),
-    ForgetPreviewed: st.builds(
-        ForgetPreviewed,
-        REQUESTS,
-        st.just(ForgetPreview(spec=SPEC, saves=(), profile_fields=(), stats_saves=())),
-    ),
-    Forgotten: st.builds(
-        Forgotten,
-        REQUESTS,
-        st.just(ForgetResult(items=1, profile_cleared=False, stats_saves=0)),
+        st.sampled_from(
+            [
+                (Overview(profile=SharedProfile(), saves=(), stats=PlayStats([], [])),),
+                (False, Overview(profile=SharedProfile(), saves=(), stats=PlayStats([], []))),
+                (ForgetPreview(spec=SPEC, saves=(), profile_fields=(), stats_saves=()),),
+                (ForgetResult(items=1, profile_cleared=False, stats_saves=0),),
+            ]
+        ),
     ),
     StoreFailed: st.builds(StoreFailed, REQUESTS, st.just("store_busy"), st.just("busy")),
     WorkingFolded: st.builds(WorkingFolded, st.integers(0, 2), st.none()),

@@ -463,7 +463,7 @@ class Connection:
                     # In the background: search keys, then vectors (keys are embedded too).
                     if self._jobs.enrich:
                         self._jobs.submit(EnrichKeys(effect.save))
-                    self._jobs.embed_later(effect.save)
+                    self._jobs.embed_later(effect.save, first=True)
         return None
 
     async def _call_model(

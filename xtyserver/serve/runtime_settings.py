@@ -1,7 +1,7 @@
 """The Structs the server runs by, each derived from the one :class:`~xtyserver.config.Settings`.
 
 Nothing else builds one from the configuration, so each default lives only in
-its Settings field (README "Configuration"); no part reads the configuration.
+its Settings field (docs/configuration.md "Configuration"); no part reads the configuration.
 """
 
 from __future__ import annotations
@@ -109,6 +109,7 @@ def session_settings(
         server=ServerInfo(name="xtyserver", version=__version__),
         texts=settings.texts,
         voice=voice_rules(settings),
+        speakup=settings.speakup,
     )
 
 

@@ -57,6 +57,10 @@ function Client.new(opts)
     self.query, self.now = opts.query, opts.now
     self.log = opts.log or function() end
     self.on_frame = opts.on_frame or function() end   -- every server frame no chat claimed
+    -- The companion speaking up (v1.md "game.event"): on_companion(text, finished) with its line
+    -- so far, then once with finished = true (a line the player's chat cut short ends there too).
+    self.on_companion = opts.on_companion
+    self.lines = {}
     -- Pairing (no token): on_pair(code, seconds) to show the code, on_key(key) to keep the key,
     -- on_key_refused() to forget a key the server refused (revoked on the page): pair next time.
     self.on_pair, self.on_key, self.on_key_refused = opts.on_pair, opts.on_key, opts.on_key_refused
@@ -103,6 +107,7 @@ function Client:hello_frame()
         type = "adapter.hello", id = self:id("hello"), protocol = "v1",
         adapter = self.adapter, identity = self.identity, token = self.token,
         capabilities = { image = false, voice = false }, timezone = self.timezone,
+        actions = self.actions,   -- xty.actions: what the companion may do (v1.md "Actions")
     }
 end
 
@@ -171,6 +176,30 @@ end
 
 function Client:voice_stop(id) self:send({ type = "voice.stop", id = id }) end
 function Client:voice_cancel(id) self:send({ type = "voice.cancel", id = id }) end
+-- Something just happened in the game (v1.md "game.event"): kind from the documented list,
+-- facts = { subject, place, value, maxValue, count } (each optional). No answer unless refused.
+-- Only sent while a session is open: an event is news now or never.
+function Client:event(kind, facts)
+    if not self.session or self.stopped then return false end
+    local frame = { type = "game.event", kind = kind, saveId = self.identity.saveId }
+    if facts and next(facts) then frame.facts = facts end
+    self:send(frame)
+    return true
+end
+
+-- A chat.delta / chat.done / chat.error of the companion's own line.
+function Client:companion(frame)
+    local parts = self.lines[frame.id] or {}
+    self.lines[frame.id] = parts
+    if frame.type == "chat.delta" then
+        parts[#parts + 1] = frame.text
+        self:call(self.on_companion and function() self.on_companion(table.concat(parts), false) end)
+    else
+        self.lines[frame.id] = nil
+        local text = frame.type == "chat.done" and (frame.text or table.concat(parts)) or table.concat(parts)
+        self:call(self.on_companion and function() self.on_companion(text, true) end)
+    end
+end
 
 function Client:finish(id, frame)
     local chat = self.chats[id]
@@ -189,7 +218,7 @@ function Client:end_chats(keep, code)
     for _, id in ipairs(ids) do self:finish(id, { type = "chat.error", id = id, code = code }) end
 end
 
--- Pairing answers (PAIRING.md): the code to show, then the key (the session goes on with a
+-- Pairing answers (protocol/v1.md "Pairing"): the code to show, then the key (the session goes on with a
 -- hello carrying it) or a refusal (a close 4001 follows).
 function Client:paired(frame)
     if frame.type == "pair.pending" then
@@ -220,6 +249,7 @@ function Client:dispatch(frame)
         self.last_beat = self.now()
         self.log("server.hello, heartbeat every " .. frame.heartbeatMs .. " ms")
     end
+    if frame.origin == "companion" then return self:companion(frame) end
     local chat = frame.id and self.chats[frame.id]
     if chat then
         if frame.type == "chat.delta" then
