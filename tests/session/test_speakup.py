@@ -274,3 +274,20 @@ def test_a_proactive_lines_prompt_stays_under_600_tokens_at_its_worst() -> None:
     user = call.messages[-1]["content"]
     # What happened, the state and a memory all made it in.
     assert "玩家体力快用完了" in user and "数值：12.5/270" in user and "体力多" in user
+
+
+def test_push_to_talk_over_the_companions_line_cuts_it_as_the_companions() -> None:
+    from xtyserver.session.effects import Hush, Listen
+    from xtyserver.session.voice import VoiceRules
+
+    session = speaking(voice=VoiceRules(enabled=True))
+    effects = session.handle(game_event(), NOON)
+    [load] = of(effects, LoadTurnMemory)
+    [call] = of(session.handle(TurnMemoryReady(load.turn, SaveMemory(None, None)), NOON), CallModel)
+    session.handle(ModelDelta(call.turn, "天黑"), NOON)
+    effects = session.handle(frame(type="voice.start", id="v1"), NOON + 1)
+    [hushed] = [f for f in sent(effects) if isinstance(f, ChatError)]
+    assert (hushed.code, hushed.origin, hushed.id) == ("cancelled", "companion", "companion-1")
+    assert CancelModel(call.turn) in effects and of(effects, Hush)
+    assert of(effects, Listen) == [Listen("v1", stream=False)]
+    assert state_of(session) is State.READY
