@@ -234,6 +234,10 @@ class ConsoleSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     texts: dict[Literal["zh", "en"], dict[str, str]] = msgspec.field(default_factory=dict)
 
 
+VOICE_MODEL_SOURCE = "https://www.modelscope.cn"
+"""ModelScope: the larger speech models' home that players in mainland China reach."""
+
+
 class VoiceSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Push-to-talk and spoken replies (docs/voice.md; needs ``xtyserver[voice]``).
 
@@ -245,8 +249,13 @@ class VoiceSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         output_device: The speakers for spoken replies, likewise.
         language: What the player speaks: ``zh`` (Mandarin, English game names
             mixed in), ``yue`` (Cantonese), ``en`` or ``auto`` (detected, slower).
+        model: The speech model: ``base`` (installed with the extra), or ``small``,
+            ``medium``, ``large-v3-turbo`` (better Chinese, slower; downloaded once
+            from ``model_source`` when chosen on the page).
+        model_source: Where the larger models are downloaded from: ModelScope,
+            reachable from mainland China, or a mirror of its API.
         model_dir: A folder with a faster-whisper (CTranslate2) model the player
-            chose; "": the ``base`` model the extra installs.
+            chose; it wins over ``model``. "": none.
         threads: CPU threads of one transcription.
         beam_size: Beam width of the final transcript (1: greedy, fastest).
         partial_every: Seconds between partial transcripts while the player
@@ -265,6 +274,8 @@ class VoiceSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     input_device: str = ""
     output_device: str = ""
     language: Literal["zh", "yue", "en", "auto"] = "zh"
+    model: Literal["base", "small", "medium", "large-v3-turbo"] = "base"
+    model_source: str = VOICE_MODEL_SOURCE
     model_dir: str = ""
     threads: Annotated[int, msgspec.Meta(ge=1, le=16)] = 2
     beam_size: Annotated[int, msgspec.Meta(ge=1, le=5)] = 1

@@ -24,6 +24,7 @@ from xtyserver.manage.access import open_link
 from xtyserver.manage.http import UiHttp
 from xtyserver.manage.pairing import PagePairing
 from xtyserver.manage.settings import PageSettings
+from xtyserver.manage.voice import PageVoice
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.model.router import ModelRouter
 from xtyserver.model.routing import resolve
@@ -44,6 +45,8 @@ from xtyserver.serve.runtime_settings import (
     gate_limits,
     runtime_limits,
     session_settings,
+    voice_options,
+    voice_rules,
     wire_limits,
 )
 from xtyserver.serve.wire.adapter_port import AdapterPort, Gate
@@ -150,6 +153,13 @@ class Server:
             timezone=default_zone or local or "UTC",
         )
         self.ui.pairing = PagePairing(self.pairing, self.sessions.revoke_key)
+        if voice is not None:
+            sessions = self.sessions
+            self.ui.voice = PageVoice(
+                voice,
+                lambda: sessions.session_settings.voice.enabled,
+                settings.texts.voice,
+            )
         if player is not None:
             self.ui.settings = PageSettings(
                 player,
@@ -204,8 +214,8 @@ class Server:
     async def apply_settings(
         self, settings: Settings, env: Mapping[str, str] | None = None
     ) -> None:
-        """Take changed model settings, the daily budget and the speak-up settings for the next
-        turn or event, without a restart.
+        """Take changed model settings, the daily budget, the speak-up and the voice settings for
+        the next turn, event or utterance, without a restart.
 
         Open sessions learn whether a model is configured and takes images; turns
         under way finish on the client they started on (:meth:`ModelRouter.reroute`).
@@ -220,7 +230,10 @@ class Server:
             vision=vision,
             daily_budget=budget,
             speakup=settings.speakup,
+            voice=voice_rules(settings),
         )
+        if self.voice is not None:
+            self.voice.reconfigure(voice_options(settings))
         self.jobs.set_budget(budget)
         self.memory.set_trash_window(settings.memory.trash_window)
         self._log.info("settings.applied", model_configured=configured, vision=vision)

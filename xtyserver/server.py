@@ -140,8 +140,9 @@ async def serving(
             enrich=mem.enabled and mem.search_keys and mem.enrich_keys,
             timezone=server_zone(srv.default_timezone),
         )
-        # Voice off: no voice service, and no speech library is ever imported.
-        voice = VoiceService(voice_options(settings), clock) if settings.voice.enabled else None
+        # Always there (the page may turn voice on); it imports no speech library until a
+        # mod's voice.start, the page's test or a model fetch needs one.
+        voice = VoiceService(voice_options(settings), clock)
         memory.on_bulk_change = jobs.vectors.rescan
         recorder = None
         if record is not None:
@@ -173,8 +174,7 @@ async def serving(
                 background.start_soon(server.working.write_injections)
                 # Whatever the window: the page may raise it from 0 while running.
                 background.start_soon(purge_trash_every, memory, mem.trash_purge_every)
-                if voice is not None:
-                    background.start_soon(voice.run)
+                background.start_soon(voice.run)
                 try:
                     async with anyio.create_task_group() as listener:
                         await listener.start(server.serve, sockets, page_listener)
@@ -209,8 +209,7 @@ async def serving(
                         jobs.close()
                         memory.close_touches()
                         server.working.close_injections()
-                        if voice is not None:
-                            voice.close()
+                        voice.close()
                         model.scheduler.stopping()  # the connections are closed: no chat follows
                         with anyio.move_on_after(_drain_time(settings, server.stopping_at)):
                             await memory.wait_idle()

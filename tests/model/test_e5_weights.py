@@ -8,15 +8,15 @@ from __future__ import annotations
 import hashlib
 import io
 import random
-import threading
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
+from tests.local_http import local_http
 from xtyserver.model import e5_weights
 from xtyserver.model.e5_weights import Pin, WeightsError
 
@@ -89,14 +89,8 @@ def index() -> Iterator[tuple[str, Index]]:
                 return
             self.wfile.write(body)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/simple", state
-    finally:
-        server.shutdown()
-        server.server_close()
+    with local_http(Handler) as url:
+        yield f"{url}/simple", state
 
 
 def test_the_file_is_fetched_checked_and_kept_with_progress(

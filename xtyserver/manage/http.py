@@ -45,6 +45,7 @@ from xtyserver.manage.ops import Refused
 from xtyserver.manage.pages import problem_page
 from xtyserver.manage.pairing import DecideBody, PagePairing, RevokeBody
 from xtyserver.manage.settings import KeyBody, PageSettings, SettingsBody
+from xtyserver.manage.voice import FetchBody, PageVoice
 from xtyserver.memory.commands import Page
 from xtyserver.memory.manage import Confirmations, ForgetRequest
 from xtyserver.memory.types import GameIdText, SaveIdText, Scope, error_field
@@ -202,6 +203,7 @@ class UiHttp:
         self.port: int | None = None
         self.settings: PageSettings | None = None  # the settings view's steps (Server sets them)
         self.pairing: PagePairing | None = None  # the pairing section's (Server sets them)
+        self.voice: PageVoice | None = None  # the voice section's (Server sets them)
         self.sessions: dict[str, UiSession] = {}
         self.refused: Counter[str] = Counter()
         self._log = log.get("xtyserver.ui")
@@ -407,6 +409,12 @@ class UiHttp:
                 return await self._settings().key(decode_body(body, KeyBody))
             case ("doctor", True):
                 return await self._settings().doctor()
+            case ("voice", False):
+                return await self._voice().view()
+            case ("voice-fetch", True):
+                return await self._voice().fetch(decode_body(body, FetchBody))
+            case ("voice-test", True):
+                return await self._voice().test()
             case ("pairing", False):
                 return self._pairing().view()
             case ("pair", True):
@@ -454,6 +462,11 @@ class UiHttp:
         if self.settings is None:
             raise Refused("this server has no stored settings", 404)
         return self.settings
+
+    def _voice(self) -> PageVoice:
+        if self.voice is None:
+            raise Refused("this server has no voice", 404)
+        return self.voice
 
     def _static(self, name: str) -> Answer:
         entry = STATIC.get(name)

@@ -47,6 +47,16 @@ EDITABLE: tuple[str, ...] = (
     "memory.provider_embedding",
     "models.embedding.base_url",
     "models.embedding.model",
+    # Voice (语音): from the next utterance or sentence (docs/voice.md "The page").
+    "voice.enabled",
+    "voice.input_device",
+    "voice.output_device",
+    "voice.language",
+    "voice.model",
+    "voice.model_dir",
+    "voice.speak",
+    "voice.tts_voice",
+    "voice.speed",
 )
 
 

@@ -127,6 +127,8 @@ def voice_options(settings: Settings) -> VoiceOptions:
         input_device=v.input_device,
         output_device=v.output_device,
         language=v.language,
+        model=v.model,
+        model_source=v.model_source,
         model_dir=v.model_dir,
         threads=v.threads,
         beam_size=v.beam_size,

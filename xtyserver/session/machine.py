@@ -109,7 +109,7 @@ from xtyserver.session.tool_loop import ToolLoop
 from xtyserver.session.tools import ToolCall
 from xtyserver.session.turn import focus_terms
 from xtyserver.session.turns import Turns
-from xtyserver.session.voice import VoiceDesk
+from xtyserver.session.voice import VoiceDesk, VoiceRules
 from xtyserver.token import matches as token_matches
 
 # -- close codes (v1.md "Close codes") -----------------------------------------
@@ -198,6 +198,12 @@ class GameAgentSession:
     def speakup_changed(self, speakup: SpeakUpSettings) -> None:
         """The player changed the speak-up settings (the page): they count from the next event."""
         self._settings = msgspec.structs.replace(self._settings, speakup=speakup)
+
+    def voice_changed(self, voice: VoiceRules) -> None:
+        """The player turned voice on or off or muted it (the page): from the next ``voice.start``
+        (an utterance under way ends as it began)."""
+        self._settings = msgspec.structs.replace(self._settings, voice=voice)
+        self._voice.rules = voice
 
     # -- the one entry point ---------------------------------------------------
 

@@ -60,6 +60,11 @@ class VoiceTexts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         audio_invalid: A ``voice.audio`` chunk out of order or not 16-bit PCM in base64.
         voice_unavailable: The speech model could not be loaded (files, checksum).
         speech_unavailable: No voice to speak the reply with on this PC.
+        model_missing: The chosen speech model is not here (not downloaded, no wheels).
+        model_source: The model source sent no usable file list.
+        model_download: A model download broke (it resumes on the next try).
+        model_checksum: A downloaded model file failed its checksum (deleted).
+        test_line: What the page's test button speaks.
     """
 
     voice_off: str = (
@@ -102,6 +107,23 @@ class VoiceTexts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         "这台电脑上没有可用的朗读声音，回答只显示文字。"
         "No voice to speak with on this PC: replies are text only."
     )
+    model_missing: str = (
+        "这个语音模型还没下载：请在「设置 > 语音」里点「下载」，或选「base」。"
+        "This speech model is not downloaded yet: download it in 设置 > 语音 or choose base."
+    )
+    model_source: str = (
+        "模型下载源没有给出文件列表，请稍后再试或换一个下载源。"
+        "The model source sent no file list; try later or another source."
+    )
+    model_download: str = (
+        "模型下载中断了，再点一次「下载」会接着下载。"
+        "The model download broke; download again to resume it."
+    )
+    model_checksum: str = (
+        "下载的模型文件校验不通过，已删除；原来的模型照常使用，请重新下载。"
+        "A downloaded model file failed its checksum and was deleted; the old model is still used."
+    )
+    test_line: str = "你好，我是小汤圆，我能听到你说话。"
 
 
 class VoiceRules(msgspec.Struct, frozen=True, kw_only=True):

@@ -32,13 +32,22 @@ class ModelFilesError(XtyError):
     (``model_checksum``)."""
 
 
-def model_folder(data_dir: Path, named: str = "") -> Path:
-    """The folder faster-whisper loads: the player's ``named`` one, else the joined base model.
+def model_folder(data_dir: Path, named: str = "", model: str = "base") -> Path:
+    """The folder faster-whisper loads: the player's ``named`` one, else the chosen ``model``:
+    ``base`` joined from its wheels, another one as :mod:`xtyserver.voice.fetch` left it.
 
     Raises:
-        ModelFilesError: ``model_missing`` (no wheels, no usable folder) or
-            ``model_checksum`` (the join does not hash to :data:`BASE_SHA256`).
+        ModelFilesError: ``model_missing`` (no wheels, no usable folder, a model not
+            downloaded yet) or ``model_checksum`` (the join does not hash to
+            :data:`BASE_SHA256`).
     """
+    if not named and model != "base":
+        folder = fetched_folder(data_dir, model)
+        if not (folder / "model.bin").is_file():
+            raise ModelFilesError(
+                f"the speech model {model!r} is not downloaded yet", code="model_missing"
+            )
+        return folder
     if named:
         folder = Path(named).expanduser()
         missing = [n for n in ("model.bin", *SIDE_FILES[:1]) if not (folder / n).is_file()]
@@ -48,6 +57,11 @@ def model_folder(data_dir: Path, named: str = "") -> Path:
             )
         return folder
     return joined_base(data_dir / "voice" / "whisper-base")
+
+
+def fetched_folder(data_dir: Path, model: str) -> Path:
+    """Where a downloaded model lives: whole and verified, or not there at all."""
+    return data_dir / "voice" / "models" / model
 
 
 def _part_folders() -> list[Path]:

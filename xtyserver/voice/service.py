@@ -46,6 +46,8 @@ class VoiceOptions:
     input_device: str = ""
     output_device: str = ""
     language: str = "zh"
+    model: str = "base"
+    model_source: str = "https://www.modelscope.cn"
     model_dir: str = ""
     threads: int = 2
     beam_size: int = 1
@@ -66,11 +68,33 @@ def silent(pcm: bytes) -> bool:
     return samples.size == 0 or int(np.abs(samples.astype(np.int32)).max()) < SILENCE_PEAK
 
 
+# What, changed, makes the loaded model stale.
+_MODEL_KEYS = ("data_dir", "language", "model", "model_dir", "threads", "beam_size")
+_VOICE_KEYS = ("tts_engine", "tts_voice", "speed")
+
+
+@dataclass
+class Download:
+    """A larger speech model being fetched, as the page shows it.
+
+    ``state``: ``idle``, ``running``, ``done`` or ``failed`` (then ``code``, one of
+    :class:`~xtyserver.voice.model_files.ModelFilesError`'s, and ``error``, why in English).
+    """
+
+    model: str = ""
+    state: str = "idle"
+    done: int = 0
+    total: int = 0
+    code: str = ""
+    error: str = ""
+
+
 @dataclass
 class _Model:
     recognizer: Recognizer | None = None
     last_used: float = 0.0
     users: int = 0
+    stale: bool = False
 
 
 class VoiceService:
@@ -106,6 +130,29 @@ class VoiceService:
         """The page's view: ``idle`` (model not loaded), ``loading``, ``ready``, ``failed``."""
         self.listening = 0
         """Utterances recording the microphone now (the page's microphone-open light)."""
+        self.download = Download()
+        """The last fetch of a larger model (the page's progress bar)."""
+        self._fetches_in, self._fetches = anyio.create_memory_object_stream[str](1)
+        self._stopping = False
+
+    def reconfigure(self, options: VoiceOptions) -> None:
+        """The page changed the voice settings: they count from the next utterance or sentence.
+
+        A changed model (its choice, folder, language or threads) is released, or, when a
+        transcription uses it, released once it is done; a changed voice is made anew and
+        a changed output device opened anew.
+        """
+        before, self.options = self.options, options
+        if any(getattr(before, k) != getattr(options, k) for k in _MODEL_KEYS):
+            self._release_soon()
+        if any(getattr(before, k) != getattr(options, k) for k in _VOICE_KEYS):
+            self._synth = None
+        if self._speaker is not None:
+            if before.output_device != options.output_device:
+                self._speaker.close()
+                self._speaker = None
+            else:
+                self._speaker.muted = options.muted
 
     # -- the model -------------------------------------------------------------------------------
 
@@ -115,7 +162,7 @@ class VoiceService:
 
         opts = self.options
         return WhisperRecognizer(
-            model_folder(opts.data_dir, opts.model_dir),
+            model_folder(opts.data_dir, opts.model_dir, opts.model),
             language=opts.language,
             threads=opts.threads,
             beam_size=opts.beam_size,
@@ -131,6 +178,10 @@ class VoiceService:
                 except (XtyError, OSError, RuntimeError, ValueError, ImportError) as exc:
                     self.status = "failed"
                     self._log.warning("voice.model_failed", error=type(exc).__name__)
+                    opts = self.options
+                    if getattr(exc, "code", "") == "model_missing" and not opts.model_dir:
+                        # A larger model chosen but not here: fetched now, once.
+                        self.fetch(opts.model)
                     raise
                 self.status = "ready"
                 self._log.info("voice.model_loaded")
@@ -152,6 +203,8 @@ class VoiceService:
         finally:
             self._model.users -= 1
             self._model.last_used = self._clock.now()
+            if self._model.stale:
+                self.release()
 
     def release(self) -> bool:
         """Free the model now unless a transcription uses it; whether it was freed."""
@@ -159,13 +212,20 @@ class VoiceService:
         if model.recognizer is None or model.users:
             return False
         recognizer, model.recognizer = model.recognizer, None
+        model.stale = False
         recognizer.close()
         self.status = "idle"
         self._log.info("voice.model_released")
         return True
 
     async def run(self) -> None:
-        """Release the model after ``idle_release`` seconds unused (a task of the server)."""
+        """The server's task: release the model after ``idle_release`` seconds unused, and
+        fetch the larger models the page asks for, one at a time."""
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._fetching)
+            await self._releasing()
+
+    async def _releasing(self) -> None:
         while True:
             await self._used.wait()
             self._used = anyio.Event()
@@ -177,6 +237,111 @@ class VoiceService:
                     continue
                 if self._clock.now() >= self._model.last_used + self.options.idle_release:
                     self.release()
+
+    # -- the page's test button -----------------------------------------------------------------
+
+    async def try_out(self, seconds: float, line: str) -> tuple[str, str]:
+        """Record ``seconds`` of the microphone, transcribe it and speak ``line``.
+
+        Returns the transcript and "" or the ``voice.error`` code of what failed
+        (the transcript is kept when only the speech failed). The audio is held in
+        memory for the call only, as a mod's utterance is.
+        """
+        from xtyserver.voice.capture import DeviceError, Microphone
+
+        owner = object()
+        if not self.take_microphone(owner):
+            return "", "device_busy"
+        try:
+            mic = Microphone(self.options.input_device, int(seconds * VOICE_SAMPLE_RATE) * 2)
+            try:
+                await anyio.to_thread.run_sync(mic.open)
+            except DeviceError as exc:
+                return "", exc.code
+            except (ImportError, OSError):
+                return "", "voice_unavailable"
+            self.listening += 1
+            try:
+                await self._clock.sleep(seconds)
+            finally:
+                pcm = await anyio.to_thread.run_sync(mic.close)
+                self.listening -= 1
+        finally:
+            self.give_microphone(owner)
+        if mic.lost:
+            return "", "device_lost"
+        try:
+            text = await self.transcribe(pcm, final=True)
+        except (XtyError, OSError, RuntimeError, ValueError, ImportError):
+            return "", "voice_unavailable"
+        finally:
+            del pcm
+        try:
+            spoken, rate = await anyio.to_thread.run_sync(self.synthesize, line)
+            await anyio.to_thread.run_sync(self.play, spoken, rate)
+        except (XtyError, OSError, ImportError, ValueError):
+            return text, "speech_unavailable"
+        return text, "" if text else "no_speech"
+
+    # -- the larger models ---------------------------------------------------------------------
+
+    def fetch(self, model: str) -> bool:
+        """Ask for ``model`` to be downloaded; False when a fetch is already under way."""
+        if self.download.state == "running":
+            return False
+        try:
+            self._fetches_in.send_nowait(model)
+        except anyio.WouldBlock:
+            return False
+        self.download = Download(model, "running")
+        return True
+
+    async def _fetching(self) -> None:
+        async with self._fetches:
+            async for model in self._fetches:
+                await self._fetch_one(model)
+
+    async def _fetch_one(self, model: str) -> None:
+        from xtyserver.voice import fetch
+
+        state = self.download = Download(model, "running")
+        shown = -1
+
+        def progress(done: int, total: int) -> None:
+            nonlocal shown
+            state.done, state.total = done, total
+            percent = done * 100 // total if total else 0
+            if percent // 10 != shown:  # the console's line every 10 percent
+                shown = percent // 10
+                self._log.info("voice.model_download", model=model, percent=percent)
+
+        opts = self.options
+        try:
+            await anyio.to_thread.run_sync(
+                lambda: fetch.fetch(
+                    opts.data_dir,
+                    model,
+                    source=opts.model_source,
+                    progress=progress,
+                    stop=lambda: self._stopping,
+                ),
+                abandon_on_cancel=True,
+            )
+        except XtyError as exc:
+            state.state, state.code, state.error = "failed", exc.code, exc.message
+            self._log.warning("voice.model_download_failed", model=model, code=exc.code)
+            return
+        except fetch.Stopped:
+            return
+        state.state = "done"
+        self._log.info("voice.model_downloaded", model=model)
+        if self.options.model == model and not self.options.model_dir:
+            self._release_soon()  # chosen before it was here: the next utterance loads it
+
+    def _release_soon(self) -> None:
+        """Release the model now, or once the transcription using it is done."""
+        if not self.release():
+            self._model.stale = True
 
     # -- the microphone ----------------------------------------------------------------------------
 
@@ -220,6 +385,7 @@ class VoiceService:
         return self._speaker is not None and bool(self._speaker.playing)
 
     def close(self) -> None:
+        self._stopping = True
         if self._speaker is not None:
             self._speaker.close()
             self._speaker = None
