@@ -12,10 +12,12 @@ tests skip, saying which is missing.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import ctypes.util
 import importlib.util
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -136,3 +138,16 @@ def pulse(
             except ProcessLookupError:
                 break
             time.sleep(0.05)
+
+
+def assert_no_raw_audio(data_dir: Path, logged: str, pcm: bytes) -> None:
+    """No slice of ``pcm`` in any file of the data folder, as bytes or in base64 (the wire's
+    spelling), and no long base64 run in the log."""
+    probes = [pcm[i : i + 64] for i in range(len(pcm) // 4, len(pcm) - 64, len(pcm) // 5)]
+    spelled = [base64.b64encode(p)[8:72] for p in probes]
+    for path in data_dir.rglob("*"):
+        if path.is_file():
+            body = path.read_bytes()
+            assert not any(p in body for p in probes + spelled), path.name
+    assert not re.search(r"[A-Za-z0-9+/]{120,}", logged), "a long base64 run in the log"
+    assert not any(p.decode() in logged for p in spelled)

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import TOKEN, Harness, player_text, running
-from tests.voice.conftest import CLIPS, Pulse, wav_pcm
+from tests.voice.conftest import CLIPS, Pulse, assert_no_raw_audio, wav_pcm
 from xtyserver.adapter import AdapterClient, AdapterInfo, ChatDone, Identity
 from xtyserver.testing import Reply
 
@@ -87,8 +87,29 @@ def assert_spoken_before_done(h: Harness, recorded: Path, done_at: float) -> Non
     assert loud > 0.3 and peak > 2000, (loud, peak)
 
 
+def drive_the_voice_section(link: str) -> tuple[list[str], str, str]:
+    """The player opens 设置, sees the voice section and presses the test button (a worker
+    thread beside the server); the microphones listed, the light while testing, the result."""
+    from tests import browser
+    from tests.manage.test_browser import css, ready, wait
+
+    with browser.chromium() as d:
+        d.get(link)
+        ready(d, "memory")
+        css(d, "#tab-settings")[0].click()
+        ready(d, "settings")
+        wait(d, lambda d: d.execute_script("return document.body.dataset.voice") == "drawn")
+        listed = css(d, '[data-voice-key="voice.input_device"] option')
+        mics = [str(o.get_attribute("value")) for o in listed]
+        css(d, "#v-test")[0].click()
+        wait(d, lambda d: d.execute_script("return document.body.dataset.microphone") == "open")
+        light = css(d, "#v-mic")[0].text
+        wait(d, lambda d: d.execute_script("return document.body.dataset.voiceTest") == "done")
+        return mics, light, css(d, "#v-test-result")[0].text
+
+
 async def test_push_to_talk_over_websocket_transcribes_answers_and_speaks(
-    tmp_path: Path, pulse: Pulse
+    tmp_path: Path, pulse: Pulse, capfd: pytest.CaptureFixture[str]
 ) -> None:
     async with running(tmp_path / "data", overrides=VOICE) as h:
         h.fake.enqueue(REPLY)
@@ -115,6 +136,32 @@ async def test_push_to_talk_over_websocket_transcribes_answers_and_speaks(
         assert not turn.errors
         assert_text_only(h, heard)
         assert_spoken_before_done(h, tmp_path / "spoken.wav", done_at)
+        # The page's test button, with the model this server has loaded already.
+        from tests import browser
+
+        if browser.find() is not None:
+            voice = h.server.voice
+            assert voice is not None
+            spoken = len(voice.first_samples)
+            with anyio.fail_after(120):
+                async with anyio.create_task_group() as tg:
+                    result: list[Any] = []
+
+                    async def drive() -> None:
+                        page = h.server.ui_link
+                        result.append(await anyio.to_thread.run_sync(drive_the_voice_section, page))
+
+                    tg.start_soon(drive)
+                    await speak_into_the_microphone(h, pulse, CLIPS / "zh-zazijidejiao.wav")
+                    await anyio.sleep(1.2)  # one poll of the page's light while it is open
+                    h.clock.advance(3.0)  # the test records three seconds of the injected clock
+            mics, light, shown = result[0]
+            assert "pulse" in mics, mics
+            assert "麦克风正在录音" in light
+            assert "自己的" in shown, shown
+            await until(lambda: len(voice.first_samples) > spoken)  # the sample line was spoken
+    clip, _ = wav_pcm(CLIPS / "zh-zazijidejiao.wav")
+    assert_no_raw_audio(tmp_path / "data", capfd.readouterr().out, clip)
 
 
 async def test_push_to_talk_from_the_dst_mod_over_http(tmp_path: Path, pulse: Pulse) -> None:

@@ -8,6 +8,7 @@ the list. The player's side is the page's API over its real HTTP port.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import http.server
 import json
@@ -22,6 +23,7 @@ import pytest
 from tests.conftest import running
 from tests.local_http import local_http
 from tests.manage.test_http import Page
+from tests.voice.conftest import assert_no_raw_audio
 from xtyserver.voice import fetch
 from xtyserver.voice.model_files import ModelFilesError, fetched_folder, model_folder
 
@@ -173,7 +175,7 @@ def test_a_source_without_a_usable_list_is_named(body: bytes) -> None:
 
 @pytest.mark.anyio
 async def test_the_page_downloads_a_model_with_progress_and_turns_voice_on_for_open_mods(
-    tmp_path: Path, source: tuple[Source, str]
+    tmp_path: Path, source: tuple[Source, str], capfd: pytest.CaptureFixture[str]
 ) -> None:
     state, url = source
     async with running(tmp_path / "data", overrides={"voice.model_source": url}) as h:
@@ -228,4 +230,17 @@ async def test_the_page_downloads_a_model_with_progress_and_turns_voice_on_for_o
                 )
             # Only the second cancel is answered: the start was taken this time.
             assert json.loads(await ws.recv())["code"] == "unknown_voice"
+            # A mod's own audio, then dropped: held in memory only, never on disk or in a log.
+            pcm = os.urandom(12_000)
+            data = base64.b64encode(pcm).decode()
+            frames: list[dict[str, Any]] = [
+                {"type": "voice.start", "id": "v3", "audio": "stream"},
+                {"type": "voice.audio", "id": "v3", "seq": 0, "data": data},
+                {"type": "voice.cancel", "id": "v3"},
+                {"type": "voice.cancel", "id": "v3"},
+            ]
+            for frame in frames:
+                await ws.send(json.dumps(frame))
+            assert json.loads(await ws.recv())["code"] == "unknown_voice"
+        assert_no_raw_audio(h.settings.data_path, capfd.readouterr().out, pcm)
         assert (await page.get("settings"))["values"]["voice.model"] == "small"

@@ -61,6 +61,7 @@ STATIC = {
     "i18n.js": ("i18n.js", "text/javascript; charset=utf-8"),
     "app.css": ("app.css", "text/css; charset=utf-8"),
     "pairing.js": ("pairing.js", "text/javascript; charset=utf-8"),
+    "voice.js": ("voice.js", "text/javascript; charset=utf-8"),
 }
 MAX_HEAD = 16 * 1024
 MAX_BODY = 16 * 1024
