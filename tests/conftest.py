@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +31,7 @@ from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.server import Server, serving
 from xtyserver.session.fold import FOLD_MARKER
 from xtyserver.testing import FakeModelServer, RecordedRequest
+from xtyserver.voice.asr import Recognizer
 
 TOKEN = "test-token-0123456789abcdef0123456789abcdef"
 START = 1_790_000_000.0  # 2026-09-21T...Z, a fixed wall-clock start
@@ -168,6 +169,7 @@ async def running(
     record: Path | None = None,
     record_images: bool = False,
     fake_options: dict[str, Any] | None = None,
+    recognizer: Callable[[], Recognizer] | None = None,
 ) -> AsyncIterator[Harness]:
     clock = clock or ManualClock(START)
     async with FakeModelServer(**(fake_options or {})) as fake:
@@ -192,7 +194,12 @@ async def running(
         values.update(overrides or {})
         settings = load_settings(None, env={}, overrides=values)
         async with serving(
-            settings, token=TOKEN, clock=clock, record=record, record_images=record_images
+            settings,
+            token=TOKEN,
+            clock=clock,
+            record=record,
+            record_images=record_images,
+            recognizer=recognizer,
         ) as server:
             yield Harness(server.url, fake, server, server.store, clock, settings)
 

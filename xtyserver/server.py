@@ -8,7 +8,7 @@ ports and what they share are :class:`~xtyserver.ports.Server`.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from functools import partial
 from pathlib import Path
@@ -49,6 +49,7 @@ from xtyserver.serve.trash_purge import purge_trash_every
 from xtyserver.serve.warm import warm
 from xtyserver.serve.wire.adapter_port import AFTER_ABORT
 from xtyserver.token import token_path
+from xtyserver.voice.asr import Recognizer
 from xtyserver.voice.service import VoiceService
 
 
@@ -64,6 +65,7 @@ async def serving(
     token_file: Path | None = None,
     tighten: bool = False,
     player: PlayerSettings | None = None,
+    recognizer: Callable[[], Recognizer] | None = None,
 ) -> AsyncIterator[Server]:
     """Open the profile's store and the model client, and run a :class:`Server`.
 
@@ -73,7 +75,8 @@ async def serving(
     the client and the store close. ``record``: every connection written to a
     JSON-lines file there (:mod:`xtyserver.replay.recorder`). ``env``: where the
     routed models' keys are read (None: the process environment). ``tighten``
-    (``xtyserver serve``): the data folder made owner-only.
+    (``xtyserver serve``): the data folder made owner-only. ``recognizer``: builds the
+    speech recogniser (tests share one loaded model; None: faster-whisper on first use).
 
     Raises:
         NotStarted: another server holds the data folder or the port is busy
@@ -142,7 +145,7 @@ async def serving(
         )
         # Always there (the page may turn voice on); it imports no speech library until a
         # mod's voice.start, the page's test or a model fetch needs one.
-        voice = VoiceService(voice_options(settings), clock)
+        voice = VoiceService(voice_options(settings), clock, recognizer)
         memory.on_bulk_change = jobs.vectors.rescan
         recorder = None
         if record is not None:

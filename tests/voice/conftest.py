@@ -24,11 +24,13 @@ import subprocess
 import time
 import tomllib
 import wave
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from xtyserver.voice.asr import Recognizer
 
 CLIPS = Path(__file__).parent / "clips"
 PROGRAMS = ("pulseaudio", "paplay", "parecord", "pactl")
@@ -93,6 +95,46 @@ class Pulse:
 def wav_pcm(path: Path) -> tuple[bytes, int]:
     with wave.open(str(path)) as w:
         return w.readframes(w.getnframes()), w.getframerate()
+
+
+class Lent:
+    """A recogniser over the session's one loaded model: its ``close`` keeps the model."""
+
+    def __init__(self, recognizer: Recognizer) -> None:
+        self.recognizer = recognizer
+
+    def transcribe(self, pcm: bytes, *, final: bool) -> str:
+        return self.recognizer.transcribe(pcm, final=final)
+
+    def close(self) -> None:
+        pass  # the next test's server uses it too
+
+
+@pytest.fixture(scope="session")
+def speech_model(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Callable[[str], Callable[[], Recognizer]]:
+    """faster-whisper ``base`` joined from its wheels and loaded once per test session (per
+    worker), as a server loads it on first use; ``speech_model(language)`` is what a server
+    builds its recogniser with."""
+    if MISSING is not None:
+        pytest.skip(MISSING)
+    from xtyserver.voice.asr import WhisperRecognizer
+    from xtyserver.voice.model_files import model_folder
+
+    loaded: list[WhisperRecognizer] = []
+
+    def for_language(language: str) -> Callable[[], Recognizer]:
+        def build() -> Recognizer:
+            if not loaded:
+                folder = model_folder(tmp_path_factory.mktemp("voice-model"))
+                loaded.append(WhisperRecognizer(folder, language=language))
+            first = loaded[0]
+            return Lent(WhisperRecognizer(Path(), language=language, model=first.model))
+
+        return build
+
+    return for_language
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +26,10 @@ from tests.conftest import TOKEN, Harness, player_text, running
 from tests.voice.conftest import CLIPS, Pulse, assert_no_raw_audio, wav_pcm
 from xtyserver.adapter import AdapterClient, AdapterInfo, ChatDone, Identity
 from xtyserver.testing import Reply
+from xtyserver.voice.asr import Recognizer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+SpeechModel = Callable[[str], Callable[[], Recognizer]]
 
 # The first sentence streams at once; the rest only after a pause, so the first is spoken
 # while the reply is still streaming.
@@ -109,9 +112,9 @@ def drive_the_voice_section(link: str) -> tuple[list[str], str, str]:
 
 
 async def test_push_to_talk_over_websocket_transcribes_answers_and_speaks(
-    tmp_path: Path, pulse: Pulse, capfd: pytest.CaptureFixture[str]
+    tmp_path: Path, pulse: Pulse, speech_model: SpeechModel, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    async with running(tmp_path / "data", overrides=VOICE) as h:
+    async with running(tmp_path / "data", overrides=VOICE, recognizer=speech_model("zh")) as h:
         h.fake.enqueue(REPLY)
         client = AdapterClient(
             h.url,
@@ -164,14 +167,16 @@ async def test_push_to_talk_over_websocket_transcribes_answers_and_speaks(
     assert_no_raw_audio(tmp_path / "data", capfd.readouterr().out, clip)
 
 
-async def test_push_to_talk_from_the_dst_mod_over_http(tmp_path: Path, pulse: Pulse) -> None:
+async def test_push_to_talk_from_the_dst_mod_over_http(
+    tmp_path: Path, pulse: Pulse, speech_model: SpeechModel
+) -> None:
     from tests.adapter.games import NO_LUA, dst_game, free_port, has_luasocket
 
     if NO_LUA or not has_luasocket():
         pytest.skip("needs lua5.1 and lua-socket")
     port = free_port()
     overrides = {**VOICE, "server.port": port, "server.ui_port": 0, "voice.language": "en"}
-    async with running(tmp_path / "data", overrides=overrides) as h:
+    async with running(tmp_path / "data", overrides=overrides, recognizer=speech_model("en")) as h:
         h.fake.enqueue(REPLY)
         async with dst_game(tmp_path, port) as game:
             await game.expect("session open")
@@ -190,3 +195,52 @@ async def test_push_to_talk_from_the_dst_mod_over_http(tmp_path: Path, pulse: Pu
         assert_spoken_before_done(h, tmp_path / "spoken.wav", done_at)
         # The HTTP transport carried the transcript frames like any other.
         assert json.dumps("voice") not in heard
+
+
+async def test_push_to_talk_from_the_smapi_mod_in_its_60_hz_loop(
+    tmp_path: Path, pulse: Pulse, speech_model: SpeechModel
+) -> None:
+    """The C# library in the example SMAPI mod: V held and released on the game's main thread
+    (SmapiHost ticks 60 times a second), the transcript and the reply shown in the game."""
+    from tests.adapter.mono import NO_MONO, NO_MONO_REASON
+    from tests.adapter.test_csharp_examples import smapi_build
+
+    if NO_MONO:
+        pytest.skip(NO_MONO_REASON)
+    host, mod = smapi_build(tmp_path)
+    folder = tmp_path / "Mods" / "XiaoTangYuan"
+    folder.mkdir(parents=True)
+    (folder / "xiaotangyuan-key.txt").write_text(TOKEN)
+    async with running(tmp_path / "data", overrides=VOICE, recognizer=speech_model("zh")) as h:
+        h.fake.enqueue(REPLY)
+        (folder / "xiaotangyuan-url.txt").write_text(h.url)
+        args = ["mono", str(host), str(mod), str(folder), "", str(tmp_path / "StardewValley")]
+        async with await anyio.open_process([*args, "voice"]) as game:
+            assert game.stdin is not None and game.stdout is not None
+            out = bytearray()
+
+            async def read() -> None:
+                assert game.stdout is not None
+                async for chunk in game.stdout:
+                    out.extend(chunk)
+
+            with anyio.fail_after(180):
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(read)
+                    await until(lambda: b"connected, session" in out)
+                    with pulse.recording(tmp_path / "spoken.wav"):
+                        await game.stdin.send(b"press\n")
+                        await speak_into_the_microphone(h, pulse, CLIPS / "zh-zazijidejiao.wav")
+                        await game.stdin.send(b"release\n")
+                        await game.wait()
+                        done_at = time.monotonic()
+                        await until(lambda: not h.server.voice.speaking)  # type: ignore[union-attr]
+        text = out.decode()
+        assert game.returncode == 0, text
+        assert "OFF THE MAIN THREAD" not in text  # every callback ran in UpdateTicked
+        heard = text.split("[Info] heard: ", 1)[1].split("\n", 1)[0]
+        assert "自己的" in heard, text
+        assert "[Info] XiaoTangYuan: 好的，我们一起去。记得带上鱼竿和鱼饵！" in text
+        assert "back at the title" in text
+        assert_text_only(h, heard)
+        assert_spoken_before_done(h, tmp_path / "spoken.wav", done_at)

@@ -37,6 +37,7 @@ class WhisperRecognizer:
         threads: CPU threads of one transcription.
         beam_size: Of the final transcript (partials use 1).
         compute_type: CTranslate2's, ``int8`` on a CPU.
+        model: A ``WhisperModel`` loaded already (the tests share one); None: loaded here.
     """
 
     def __init__(
@@ -47,12 +48,15 @@ class WhisperRecognizer:
         threads: int = 2,
         beam_size: int = 1,
         compute_type: str = "int8",
+        model: Any = None,
     ) -> None:
-        from faster_whisper import WhisperModel
+        if model is None:
+            from faster_whisper import WhisperModel
 
-        self._model: Any = WhisperModel(
-            str(folder), device="cpu", compute_type=compute_type, cpu_threads=threads
-        )
+            model = WhisperModel(
+                str(folder), device="cpu", compute_type=compute_type, cpu_threads=threads
+            )
+        self._model: Any = model
         self._language = None if language == "auto" else language
         self._prompt = PROMPTS.get(language)
         self._beam = beam_size
@@ -73,6 +77,11 @@ class WhisperRecognizer:
         # Whisper invents words in silence; its own no-speech estimate drops them.
         kept = (s.text for s in segments if not (s.no_speech_prob > 0.6 and s.avg_logprob < -1))
         return "".join(kept).strip()
+
+    @property
+    def model(self) -> Any:
+        """The loaded ``WhisperModel``."""
+        return self._model
 
     def close(self) -> None:
         self._model = None

@@ -6,9 +6,12 @@
 // (DATA_FOLDER: the game's app data folder, where SMAPI keeps global mod data: %AppData%\StardewValley)
 // farm: the player stands on the farm, the pond in reach; walled: the pond is walled in. The
 // host then prints where the player's path finder leads (the walk_to action's effect).
+// voice: no question; the player presses and releases the talk key (V) when this host reads
+// "press" and "release" on its standard input, each raised on the main thread at the next tick.
 using System;
 using System.IO;
 using System.Linq;
+using System.Collections.Concurrent;
 using System.Reflection;
 using System.Threading;
 using StardewModdingAPI;
@@ -74,9 +77,19 @@ namespace StardewModdingAPI
         }
     }
 
+    public sealed class HostInput : Events.IInputEvents
+    {
+        public event EventHandler<ButtonPressedEventArgs> ButtonPressed;
+        public event EventHandler<ButtonReleasedEventArgs> ButtonReleased;
+        public void Press(SButton b) { ButtonPressed(this, new ButtonPressedEventArgs { Button = b }); }
+        public void Release(SButton b) { ButtonReleased(this, new ButtonReleasedEventArgs { Button = b }); }
+    }
+
     public sealed class HostHelper : IModHelper, Events.IModEvents
     {
         public readonly HostLoop Loop = new HostLoop();
+        public readonly HostInput Keys = new HostInput();
+        public Events.IInputEvents Input { get { return Keys; } }
         public readonly HostData DataFolder = new HostData();
         public IDataHelper Data { get { return DataFolder; } }
         public string DirectoryPath { get; set; }
@@ -117,13 +130,28 @@ namespace StardewModdingAPI
             mod.Monitor = monitor;
             mod.Entry(helper);
             helper.Loop.Loaded();
+            bool voice = scenario == "voice";
+            var typed = new ConcurrentQueue<string>();
+            if (voice)
+            {
+                var reader = new Thread(() => { string line; while ((line = Console.In.ReadLine()) != null) typed.Enqueue(line.Trim()); });
+                reader.IsBackground = true;
+                reader.Start();
+            }
             bool asked = false, left = false;
-            var deadline = DateTime.UtcNow.AddSeconds(60);
+            var deadline = DateTime.UtcNow.AddSeconds(voice ? 120 : 60);
             for (uint tick = 1; DateTime.UtcNow < deadline; tick++)
             {
                 helper.Loop.Tick(tick);
+                string key;
+                while (typed.TryDequeue(out key))
+                {
+                    if (key == "press") helper.Keys.Press(SButton.V);
+                    if (key == "release") helper.Keys.Release(SButton.V);
+                    asked = true;
+                }
                 string last = monitor.Last;
-                if (!asked && last.StartsWith("connected, session", StringComparison.Ordinal))
+                if (!asked && !voice && last.StartsWith("connected, session", StringComparison.Ordinal))
                 {
                     asked = true;
                     type.GetMethod("Ask").Invoke(mod, new object[] { args[2], "text" });

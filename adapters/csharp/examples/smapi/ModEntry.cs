@@ -3,6 +3,8 @@
 // SMAPI runs UpdateTicked on the game's main thread, so every callback below may touch the game.
 // Three actions XiaoTangYuan may take (v1.md "Actions"): highlight and set_waypoint (look),
 // walk_to (act); each checks its preconditions against the game itself and refuses with why.
+// Push-to-talk (v1.md "Voice"): hold V to speak; the server listens to the PC's microphone,
+// the mod shows what was heard and the reply, which the server also reads aloud.
 using System;
 using System.Collections.Generic;
 using System.Threading.Tasks;
@@ -23,6 +25,8 @@ namespace XiaoTangYuan.Stardew
         private string reply = "";
         private volatile string problem;   // set by a background task, logged on the main thread
         private string waypoint;           // drawn on the map by the mod (RenderedHud in a real mod)
+        private string talking;            // the utterance while the talk key is held
+        private const SButton TalkKey = SButton.V;
 
         // The places walk_to and set_waypoint know: the location they are in and a tile there.
         private static readonly Dictionary<string, KeyValuePair<string, Point>> Places = new Dictionary<string, KeyValuePair<string, Point>>
@@ -52,6 +56,8 @@ namespace XiaoTangYuan.Stardew
             helper.Events.GameLoop.SaveLoaded += OnSaveLoaded;
             helper.Events.GameLoop.UpdateTicked += OnUpdateTicked;
             helper.Events.GameLoop.ReturnedToTitle += OnReturnedToTitle;
+            helper.Events.Input.ButtonPressed += OnButtonPressed;
+            helper.Events.Input.ButtonReleased += OnButtonReleased;
         }
 
         private void OnSaveLoaded(object sender, SaveLoadedEventArgs e)
@@ -71,6 +77,10 @@ namespace XiaoTangYuan.Stardew
             client.OnPairCode = (code, seconds) => ShowBubble("在小汤圆页面上确认配对码 " + code + " / Confirm code " + code + " on the XiaoTangYuan page");
             client.OnPaired = key => folder.SaveKey(key);   // folder.Key() returns it from the next start on
             client.OnKeyRefused = refused => folder.ForgetKey(refused);   // revoked on the page: pair again next time
+            // What the server heard while the talk key is held, then all of it; a voice problem
+            // (no microphone, only silence...) comes with a message for the player.
+            client.OnTranscript = (id, text, final) => Monitor.Log((final ? "heard: " : "hearing: ") + text, LogLevel.Info);
+            client.OnVoiceError = (id, code, message) => ShowBubble(message);
             AddActions(client);
             client.OnActionRun = (name, args, outcome) => Monitor.Log("action " + name + ": " + outcome.Status + " " + outcome.Text, LogLevel.Info);
             // Never wait on the main thread: Start() connects in the background, and keeps trying
@@ -95,8 +105,24 @@ namespace XiaoTangYuan.Stardew
             Watch(client.ChatAsync(question, null, null, Projection.Project(Observe(), question, Game), source));
         }
 
+        // Push-to-talk: VoiceStart and VoiceStop return at once, so the game never waits.
+        private void OnButtonPressed(object sender, ButtonPressedEventArgs e)
+        {
+            if (e.Button != TalkKey || client == null || client.ServerHello == null || talking != null) return;
+            reply = "";
+            talking = client.VoiceStart();
+        }
+
+        private void OnButtonReleased(object sender, ButtonReleasedEventArgs e)
+        {
+            if (e.Button != TalkKey || talking == null) return;
+            Watch(client.VoiceStop(talking));
+            talking = null;
+        }
+
         private void OnReturnedToTitle(object sender, ReturnedToTitleEventArgs e)
         {
+            talking = null;
             var c = client;
             client = null;
             if (c != null) c.CloseAsync().ContinueWith(_ => c.Dispose());

@@ -10,6 +10,9 @@ namespace StardewModdingAPI
 {
     public enum LogLevel { Trace, Debug, Info, Warn, Error, Alert }
 
+    /// <summary>SMAPI's buttons: a key, a mouse or a controller button (only what the example uses).</summary>
+    public enum SButton { None = 0, V = 86 }
+
     public interface IMonitor { void Log(string message, LogLevel level = LogLevel.Trace); }
 
     public interface IModHelper
@@ -38,7 +41,17 @@ namespace StardewModdingAPI
 
 namespace StardewModdingAPI.Events
 {
-    public interface IModEvents { IGameLoopEvents GameLoop { get; } }
+    public interface IModEvents { IGameLoopEvents GameLoop { get; } IInputEvents Input { get; } }
+
+    /// <summary>SMAPI's helper.Events.Input: raised on the main thread before the game handles the button.</summary>
+    public interface IInputEvents
+    {
+        event EventHandler<ButtonPressedEventArgs> ButtonPressed;
+        event EventHandler<ButtonReleasedEventArgs> ButtonReleased;
+    }
+
+    public class ButtonPressedEventArgs : EventArgs { public SButton Button { get; set; } }
+    public class ButtonReleasedEventArgs : EventArgs { public SButton Button { get; set; } }
 
     public interface IGameLoopEvents
     {
