@@ -13,23 +13,18 @@ tests skip, saying which is missing.
 from __future__ import annotations
 
 import base64
-import contextlib
 import ctypes.util
 import importlib.util
-import os
 import re
 import shutil
-import signal
-import subprocess
-import time
 import tomllib
 import wave
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.voice.pulse import Pulse, virtual_sound
 from xtyserver.voice.asr import Recognizer
 
 CLIPS = Path(__file__).parent / "clips"
@@ -56,40 +51,6 @@ def missing() -> str | None:
 
 
 MISSING = missing()
-
-
-@dataclass
-class Pulse:
-    """The running daemon: play a clip into the microphone, record the speaker."""
-
-    runtime: Path
-    env: dict[str, str]
-
-    def play(self, clip: Path) -> subprocess.Popen[bytes]:
-        """Start playing ``clip`` into the virtual microphone."""
-        return subprocess.Popen(["paplay", "--device=mic", str(clip)], env=self.env)
-
-    @contextlib.contextmanager
-    def recording(self, into: Path) -> Iterator[None]:
-        """Record the virtual speaker into ``into`` (16 kHz mono WAV) while inside."""
-        proc = subprocess.Popen(
-            [
-                "parecord",
-                "--device=spk.monitor",
-                "--rate=16000",
-                "--channels=1",
-                "--format=s16le",
-                "--file-format=wav",
-                str(into),
-            ],
-            env=self.env,
-        )
-        try:
-            yield
-        finally:
-            time.sleep(0.3)  # the last buffered samples
-            proc.send_signal(signal.SIGINT)
-            proc.wait(timeout=10)
 
 
 def wav_pcm(path: Path) -> tuple[bytes, int]:
@@ -138,48 +99,11 @@ def speech_model(
 
 
 @pytest.fixture
-def pulse(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Pulse]:
+def pulse(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pulse]:
     if MISSING is not None:
         pytest.skip(MISSING)
-    runtime = tmp_path_factory.mktemp("pulse")
-    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "HOME": str(runtime)}
-    subprocess.run(
-        [
-            "pulseaudio",
-            "-D",
-            "-n",
-            "--exit-idle-time=-1",
-            "--load=module-native-protocol-unix",
-            "--load=module-null-sink sink_name=spk",
-            "--load=module-null-sink sink_name=mic",
-            "--load=module-remap-source source_name=micin master=mic.monitor",
-        ],
-        env=env,
-        check=True,
-        capture_output=True,
-        timeout=30,
-    )
-    pid_file = runtime / "pulse" / "pid"
-    pid = int(pid_file.read_text().strip())
-    try:
-        # This process's PortAudio talks to it through ALSA's pulse plugin.
-        socket = runtime / "pulse" / "native"
-        monkeypatch.setenv("PULSE_SERVER", f"unix:{socket}")
-        monkeypatch.setenv("PULSE_SOURCE", "micin")
-        monkeypatch.setenv("PULSE_SINK", "spk")
-        env.update(PULSE_SERVER=f"unix:{socket}")
-        yield Pulse(runtime, env)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGTERM)
-        for _ in range(100):
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.05)
+    with virtual_sound(tmp_path_factory.mktemp("pulse")) as sound:
+        yield sound
 
 
 def assert_no_raw_audio(data_dir: Path, logged: str, pcm: bytes) -> None:

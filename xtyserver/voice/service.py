@@ -13,6 +13,7 @@ order. The speech model loads on first use and is released after
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,6 +127,8 @@ class VoiceService:
         self._log = log.get("xtyserver.voice")
         self.first_samples: list[float] = []
         """``time.monotonic()`` of each sentence's first sample on the device (the bench)."""
+        self.first_sentences: list[float] = []
+        """``time.monotonic()`` at which each spoken reply's first sentence was complete."""
         self.status = "idle"
         """The page's view: ``idle`` (model not loaded), ``loading``, ``ready``, ``failed``."""
         self.listening = 0
@@ -528,6 +531,8 @@ class VoiceLink:
     # -- speaking ---------------------------------------------------------------------------------
 
     async def _speak(self, effect: Speak) -> None:
+        if effect.seq == 0:
+            self._service.first_sentences.append(time.monotonic())
         if self._speech_in is None:
             self._speech_in, out = anyio.create_memory_object_stream[tuple[int, Speak]](
                 SPEECH_QUEUE
