@@ -11,13 +11,15 @@ plays into the microphone. Side by side in the same run:
   test clips, 5.5 s), p50 / p95 over ``--rounds``: the default greedy decode
   (``voice.beam_size`` 1) beside faster-whisper's own default, beam 5;
 * **character error rate** of each Chinese clip against its reference
-  (tests/voice/clips/clips.toml), both decodes;
+  (tests/voice/clips/clips.toml), both decodes, judged in normal form (no
+  punctuation, numerals as digits);
 * **first sentence complete -> first sample on the output device**, p50 / p95:
   spoken sentence by sentence as the reply streams (what the server does) beside
   the baseline that speaks the whole reply once ``chat.done`` came; and how many
   replies had their first sentence spoken before ``chat.done``;
 * **RSS**: the server idle with voice on (no speech library imported), with the
-  model loaded, after the idle release; and the voice extra's install size.
+  model loaded, after the idle release (glibc's mmap threshold fixed as ``xtyserver
+  serve`` does); and the voice extra's install size.
 
 Usage: ``python scripts/bench/voice.py [--rounds 5] [--threads 2]``
 """
@@ -48,6 +50,7 @@ from tests.voice.pulse import Pulse, virtual_sound  # noqa: E402
 from xtyserver.adapter import AdapterClient, AdapterInfo, ChatDone, Identity  # noqa: E402
 from xtyserver.clock import SystemClock  # noqa: E402
 from xtyserver.config import load_settings  # noqa: E402
+from xtyserver.serve.heap import fix_mmap_threshold  # noqa: E402
 from xtyserver.server import serving  # noqa: E402
 from xtyserver.testing import FakeModelServer, Reply  # noqa: E402
 
@@ -79,9 +82,18 @@ def edit_distance(a: str, b: str) -> int:
     return row[-1]
 
 
+NUMERALS = str.maketrans("〇一二三四五六七八九", "0123456789")
+
+
+def normal(text: str) -> str:
+    """What is compared: no punctuation or spaces, Chinese numerals as digits (十 as 10)."""
+    text = re.sub(r"[\W_]", "", text)
+    return re.sub(r"(?<![0-9])十", "10", text).translate(NUMERALS)
+
+
 def error_rate(heard: str, reference: str) -> float:
-    """The character error rate, punctuation and spaces dropped from both."""
-    a, b = re.sub(r"[\W_]", "", heard), re.sub(r"[\W_]", "", reference)
+    """The character error rate of ``heard``, both in :func:`normal` form."""
+    a, b = normal(heard), normal(reference)
     return edit_distance(a, b) / max(1, len(b))
 
 
@@ -254,15 +266,16 @@ async def run(args: argparse.Namespace, pulse: Pulse, work: Path) -> dict[str, A
                 assert voice is not None
                 await voice.recognizer()  # loaded before the clock starts, as after a first use
                 out["rss model loaded"] = rss_mib()
+                voice.release()  # what the idle release gives back
+                await anyio.sleep(0.5)
+                out["rss after release"] = rss_mib()
+                await voice.recognizer()
                 out["beam 1"] = await recognition(server, pulse, client, fake, args.rounds, work)
                 voice.reconfigure(dataclasses.replace(voice.options, beam_size=5))
                 await voice.recognizer()
                 out["beam 5"] = await recognition(server, pulse, client, fake, args.rounds, work)
                 voice.reconfigure(dataclasses.replace(voice.options, beam_size=1))
                 out["sound"] = await first_sound(server, pulse, client, fake, args.rounds)
-                voice.release()
-                await anyio.sleep(0.5)
-                out["rss after release"] = rss_mib()
         return out
 
 
@@ -275,6 +288,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
+    fix_mmap_threshold()  # as `xtyserver serve` does
     start = rss_mib()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

@@ -232,9 +232,11 @@ async def test_push_to_talk_from_the_smapi_mod_in_its_60_hz_loop(
                         await game.stdin.send(b"press\n")
                         await speak_into_the_microphone(h, pulse, CLIPS / "zh-zazijidejiao.wav")
                         await game.stdin.send(b"release\n")
-                        await game.wait()
+                        await until(lambda: "鱼饵！".encode() in out)
                         done_at = time.monotonic()
                         await until(lambda: not h.server.voice.speaking)  # type: ignore[union-attr]
+                        await game.stdin.send(b"leave\n")  # to the title once it was heard out
+                        await game.wait()
         text = out.decode()
         assert game.returncode == 0, text
         assert "OFF THE MAIN THREAD" not in text  # every callback ran in UpdateTicked

@@ -61,6 +61,17 @@ class VoiceOptions:
     muted: bool = False
 
 
+PARTIAL_STEP = 0.25
+"""Seconds between two looks at an utterance's audio (for a pause or a partial's turn)."""
+PAUSE = VOICE_SAMPLE_RATE * 2 * 3 // 10
+"""Bytes of 0.3 s of 16-bit audio: this much silence after speech is a pause."""
+
+
+def _paused(pcm: bytes, heard: int) -> bool:
+    """Whether the audio after ``heard`` holds speech and then ends in :data:`PAUSE` of silence."""
+    return silent(pcm[-PAUSE:]) and not silent(pcm[heard : len(pcm) - PAUSE])
+
+
 def silent(pcm: bytes) -> bool:
     """Whether ``pcm`` (16-bit) holds nothing louder than :data:`SILENCE_PEAK`."""
     import numpy as np
@@ -403,6 +414,9 @@ class _Utterance:
     ended: anyio.Event = field(default_factory=anyio.Event)
     transcribe: bool = False
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    # The last partial transcript and how many bytes of the audio it heard.
+    covered: int = 0
+    covered_text: str = ""
 
 
 class VoiceLink:
@@ -492,40 +506,63 @@ class VoiceLink:
         audio: Callable[[], bytes],
         lost: Callable[[], bool] = lambda: False,
     ) -> bool:
-        """Partial transcripts while the utterance is open; whether the device went away."""
+        """Partial transcripts while the utterance is open; whether the device went away.
+
+        One every ``partial_every`` seconds with a second or more of new audio, and one as
+        soon as the player pauses (:data:`PAUSE` of silence after new speech): a player
+        usually lets go of the key after a pause, and the final transcript is then the
+        partial one already made (:meth:`_answer`). Never in the model's way: a stop that
+        comes meanwhile waits for at most the one under way.
+        """
         service = self._service
         every = service.options.partial_every
-        heard = 0
+        heard, last = 0, -every
         while not utterance.ended.is_set():
-            with anyio.move_on_after(every):
+            with anyio.move_on_after(PARTIAL_STEP):
                 await utterance.ended.wait()
             if utterance.ended.is_set():
                 break
             if lost():
                 return True
             pcm = audio()
-            # A partial only for a second or more of new audio, and never in the
-            # model's way: a stop that comes meanwhile waits for at most this one.
-            if len(pcm) - heard >= VOICE_SAMPLE_RATE * 2 and every > 0:
-                heard = len(pcm)
-                try:
-                    text = await service.transcribe(pcm, final=False)
-                except (XtyError, OSError, RuntimeError, ValueError, ImportError):
-                    continue  # the final transcript reports it
-                if text and not utterance.ended.is_set():
-                    await self._post(VoiceHeard(utterance.id, text, final=False))
+            new = len(pcm) - heard
+            if every <= 0 or new < PAUSE:
+                continue
+            due = new >= VOICE_SAMPLE_RATE * 2 and anyio.current_time() - last >= every
+            if not due and not await anyio.to_thread.run_sync(_paused, pcm, heard):
+                continue
+            heard, last = len(pcm), anyio.current_time()
+            try:
+                text = await service.transcribe(pcm, final=False)
+            except (XtyError, OSError, RuntimeError, ValueError, ImportError):
+                continue  # the final transcript reports it
+            utterance.covered, utterance.covered_text = len(pcm), text
+            if text and not utterance.ended.is_set():
+                await self._post(VoiceHeard(utterance.id, text, final=False))
         return False
 
     async def _answer(self, utterance: _Utterance, pcm: bytes) -> None:
         if not utterance.transcribe:
             return  # cancelled or superseded: the audio goes unheard
+        service = self._service
         try:
-            text = await self._service.transcribe(pcm, final=True)
+            # Nothing but silence since the last partial (greedy, as the final one is by
+            # default): that partial is the final transcript, with no second decode.
+            covered = utterance.covered
+            if (
+                covered
+                and service.options.beam_size == 1
+                and await anyio.to_thread.run_sync(silent, pcm[covered:])
+            ):
+                text = utterance.covered_text
+            else:
+                text = await service.transcribe(pcm, final=True)
         except (XtyError, OSError, RuntimeError, ValueError, ImportError):
             await self._post(VoiceFailed(utterance.id, "voice_unavailable"))
             return
         finally:
             del pcm
+            utterance.covered_text = ""
         await self._post(VoiceHeard(utterance.id, text, final=True))
 
     # -- speaking ---------------------------------------------------------------------------------

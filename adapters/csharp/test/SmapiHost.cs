@@ -7,7 +7,8 @@
 // farm: the player stands on the farm, the pond in reach; walled: the pond is walled in. The
 // host then prints where the player's path finder leads (the walk_to action's effect).
 // voice: no question; the player presses and releases the talk key (V) when this host reads
-// "press" and "release" on its standard input, each raised on the main thread at the next tick.
+// "press" and "release" on its standard input, each raised on the main thread at the next tick;
+// it returns to the title after the reply once it reads "leave" (the reply is heard out).
 using System;
 using System.IO;
 using System.Linq;
@@ -138,7 +139,7 @@ namespace StardewModdingAPI
                 reader.IsBackground = true;
                 reader.Start();
             }
-            bool asked = false, left = false;
+            bool asked = false, left = false, leave = !voice;
             var deadline = DateTime.UtcNow.AddSeconds(voice ? 120 : 60);
             for (uint tick = 1; DateTime.UtcNow < deadline; tick++)
             {
@@ -148,6 +149,7 @@ namespace StardewModdingAPI
                 {
                     if (key == "press") helper.Keys.Press(SButton.V);
                     if (key == "release") helper.Keys.Release(SButton.V);
+                    if (key == "leave") leave = true;
                     asked = true;
                 }
                 string last = monitor.Last;
@@ -156,7 +158,7 @@ namespace StardewModdingAPI
                     asked = true;
                     type.GetMethod("Ask").Invoke(mod, new object[] { args[2], "text" });
                 }
-                if (asked && !left && last.StartsWith("XiaoTangYuan: ", StringComparison.Ordinal) && last.EndsWith("！", StringComparison.Ordinal))
+                if (asked && leave && !left && last.StartsWith("XiaoTangYuan: ", StringComparison.Ordinal) && last.EndsWith("！", StringComparison.Ordinal))
                 {
                     left = true;
                     helper.Loop.Title();
