@@ -15,8 +15,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.conftest import TOKEN, running
+from tests.conftest import TOKEN, Harness, running
 from xtyserver.adapter import AdapterClient, AdapterInfo, ChatDone, Identity
+from xtyserver.adapter.voice import VoiceTurn
 from xtyserver.testing import Reply
 
 pytestmark = pytest.mark.anyio
@@ -47,6 +48,17 @@ class Counting:
         pass
 
 
+async def speak_and_pause(h: Harness, client: AdapterClient) -> VoiceTurn:
+    """Push-to-talk held: 0.8 s of speech, then 0.5 s of silence, until the partial came."""
+    h.fake.enqueue(Reply(text="好。"))
+    turn = await client.voice_start(audio="stream", speech="none")
+    await turn.audio(tone(0.8) + quiet(0.5))
+    with anyio.fail_after(30):
+        while not turn.partials:
+            await anyio.sleep(0.02)
+    return turn
+
+
 async def test_a_stop_after_a_pause_answers_with_the_partial_and_new_speech_is_decoded(
     tmp_path: Path,
 ) -> None:
@@ -61,12 +73,7 @@ async def test_a_stop_after_a_pause_answers_with_the_partial_and_new_speech_is_d
         )
         async with client:
             # Speech, then a pause: the partial comes while the key is still held.
-            h.fake.enqueue(Reply(text="好。"))
-            turn = await client.voice_start(audio="stream", speech="none")
-            await turn.audio(tone(0.8) + quiet(0.5))
-            with anyio.fail_after(30):
-                while not turn.partials:
-                    await anyio.sleep(0.02)
+            turn = await speak_and_pause(h, client)
             assert turn.partials == ["听到13"]
             await turn.stop()
             assert await turn.transcript() == "听到13"
@@ -74,12 +81,7 @@ async def test_a_stop_after_a_pause_answers_with_the_partial_and_new_speech_is_d
             assert counting.calls == [(len(tone(0.8) + quiet(0.5)), False)]  # decoded once
             # New speech after the partial, released at once: the whole is decoded again.
             counting.calls.clear()
-            h.fake.enqueue(Reply(text="好。"))
-            turn = await client.voice_start(audio="stream", speech="none")
-            await turn.audio(tone(0.8) + quiet(0.5))
-            with anyio.fail_after(30):
-                while not turn.partials:
-                    await anyio.sleep(0.02)
+            turn = await speak_and_pause(h, client)
             await turn.audio(tone(0.4))
             await turn.stop()
             assert await turn.transcript() == "听到17"
