@@ -546,11 +546,12 @@ class VoiceLink:
             return  # cancelled or superseded: the audio goes unheard
         service = self._service
         try:
-            # Nothing but silence since the last partial (greedy, as the final one is by
-            # default): that partial is the final transcript, with no second decode.
+            # Nothing but silence since the last partial that heard words (greedy, as the
+            # final one is by default): it is the final transcript, with no second decode.
             covered = utterance.covered
             if (
                 covered
+                and utterance.covered_text
                 and service.options.beam_size == 1
                 and await anyio.to_thread.run_sync(silent, pcm[covered:])
             ):
