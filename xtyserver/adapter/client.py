@@ -28,7 +28,10 @@ from xtyserver.adapter.precheck import Refused, encode, precheck
 from xtyserver.adapter.reply import CONNECTION_LOST, ChatReply
 from xtyserver.adapter.support import Answer, ConnectionLost, Waiter, expect, same_save
 from xtyserver.clock import Clock, SystemClock
+from xtyserver.protocol.action_frames import ActionSpec
 from xtyserver.protocol.frames import (
+    ActionRequest,
+    ActionsDeclared,
     AdapterInfo,
     Capabilities,
     ChatDelta,
@@ -86,6 +89,8 @@ class AdapterClient:
         on_pair_code: Callable[[str], None] | None = None,
         on_confirm: Callable[[MemoryConfirmRequest], None] | None = None,
         on_notice: Callable[[MemoryNotice], None] | None = None,
+        actions: list[ActionSpec] | None = None,
+        on_action: Callable[[ActionRequest], tuple[ActionStatus, str]] | None = None,
     ) -> None:
         self.url = url
         self._key_file = key_file
@@ -100,6 +105,10 @@ class AdapterClient:
         self.sessions: list[str] = []
         self._token = token
         self._hello_parts = (adapter, timezone, capabilities, token_in_hello)
+        # Game actions (v1.md "Actions"): declared in the hello; on_action checks and runs one.
+        self._actions = actions
+        self._on_action = on_action
+        self.action_requests: deque[ActionRequest] = deque(maxlen=64)
         self._hello_frame()  # refuse a bad identity or adapter name here, not on the wire
         self._backoff = backoff if backoff is not None else Backoff()
         self._reconnect = backoff is not None
@@ -285,8 +294,30 @@ class AdapterClient:
         frame = {"type": "profile.update", "field": field, "value": value}
         return expect(await self._request(frame), MemoryResult)
 
+    async def declare_actions(self, actions: list[ActionSpec]) -> ActionsDeclared:
+        """Replace the declared actions (``actions.declare``); kept for the next hello too."""
+        frame = {"type": "actions.declare", "actions": msgspec.to_builtins(actions)}
+        answer = expect(await self._request(frame), ActionsDeclared)
+        self._actions = actions
+        return answer
+
     def _next(self, kind: str) -> str:
         return f"{kind}-{next(self._ids)}"
+
+    async def _act(self, request: ActionRequest) -> None:
+        """Answer one ``action.request``: ``on_action`` checks and runs it (none: refused)."""
+        self.action_requests.append(request)
+        if self._on_action is None:
+            status: ActionStatus = "refused"
+            text = "this mod runs no actions"
+        else:
+            try:
+                status, text = self._on_action(request)
+            except Exception as exc:  # the mod's own code: a failure, never a dead reader
+                status, text = "failed", type(exc).__name__
+        result = {"type": "action.result", "id": request.id, "status": status, "text": text[:200]}
+        with contextlib.suppress(ConnectionLost, TimeoutError):
+            await self._send(await self._check(result))
 
     def _hello_frame(self, token_in_hello: bool = False) -> bytes:
         adapter, timezone, capabilities, in_hello = self._hello_parts
@@ -298,6 +329,7 @@ class AdapterClient:
             token=self._token if (in_hello or token_in_hello) and self._token else None,
             capabilities=capabilities,
             timezone=timezone,
+            actions=self._actions,
         )
         data = encode(hello)
         precheck(data)
@@ -468,8 +500,11 @@ class AdapterClient:
                 | MemoryResult(id=frame_id)
                 | MemoryPreview(id=frame_id)
                 | MemoryForgotten(id=frame_id)
+                | ActionsDeclared(id=frame_id)
             ) if frame_id in self._requests:
                 self._requests[frame_id].set(frame)
+            case ActionRequest():
+                await self._act(frame)
             case MemoryConfirmRequest():
                 self.confirms.append(frame)
                 if self._on_confirm is not None:
@@ -485,6 +520,9 @@ class AdapterClient:
                 self.refusals.append(refusal)
                 if self._on_error is not None:
                     self._on_error(refusal)
+
+
+ActionStatus = Literal["done", "refused", "failed"]
 
 
 def _forget_frame(
