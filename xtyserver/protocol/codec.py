@@ -33,6 +33,7 @@ from xtyserver.protocol.budget import (
     check_state_update,
 )
 from xtyserver.protocol.duplicates import refuse_duplicate_keys
+from xtyserver.protocol.event_checks import check_event
 from xtyserver.protocol.explain import explain, integral, not_json
 from xtyserver.protocol.frames import (
     CLIENT_FRAME_TYPES,
@@ -40,6 +41,7 @@ from xtyserver.protocol.frames import (
     ChatContext,
     ChatSend,
     ClientFrame,
+    GameEvent,
     Hello,
     ProfileUpdate,
     ServerFrame,
@@ -65,6 +67,7 @@ _WITHOUT_TEXT: Final = frozenset(CLIENT_FRAME_TYPES) - {
     ChatSend,
     ProfileUpdate,
     ActionsDeclare,
+    GameEvent,
 }
 
 
@@ -188,6 +191,9 @@ def _check_semantics(frame: ClientFrame, encoded: bytes | None) -> int:
             return 0
         case ActionsDeclare():
             check_actions(frame.actions, "actions")
+            return 0
+        case GameEvent():
+            check_event(frame)
             return 0
         case _:
             return 0

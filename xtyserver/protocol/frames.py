@@ -22,6 +22,7 @@ from xtyserver.protocol.action_frames import (
     ActionsDeclare,
     ActionsDeclared,
 )
+from xtyserver.protocol.event_frames import GameEvent
 from xtyserver.protocol.frame_base import (
     AdapterInfo,
     ChatText,
@@ -63,6 +64,15 @@ from xtyserver.protocol.pair_frames import (
     PairGranted,
     PairPending,
 )
+from xtyserver.protocol.voice_frames import (
+    VoiceAudio,
+    VoiceCancel,
+    VoiceError,
+    VoiceSpeech,
+    VoiceStart,
+    VoiceStop,
+    VoiceTranscript,
+)
 
 __all__ = [
     "ActionRequest",
@@ -71,6 +81,7 @@ __all__ = [
     "ActionsDeclared",
     "AdapterInfo",
     "AdapterPair",
+    "GameEvent",
     "MemoryConfirm",
     "MemoryConfirmRequest",
     "MemoryForget",
@@ -83,6 +94,13 @@ __all__ = [
     "PairGranted",
     "PairPending",
     "ProfileUpdate",
+    "VoiceAudio",
+    "VoiceCancel",
+    "VoiceError",
+    "VoiceSpeech",
+    "VoiceStart",
+    "VoiceStop",
+    "VoiceTranscript",
     "frame_type",
 ]
 
@@ -143,6 +161,8 @@ class RelevantItem(_Obj):
 class UiState(_Obj):
     busy: bool | None = None
     menu: ContextStr | None = None
+    # The player is typing to the companion (the chat box is open): it does not speak up.
+    typing: bool | None = None
 
 
 class ModelContext(_Obj):
@@ -241,7 +261,12 @@ ClientFrame = (
     | MemoryConfirm
     | ActionsDeclare
     | ActionResult
+    | GameEvent
     | AdapterPair
+    | VoiceStart
+    | VoiceStop
+    | VoiceCancel
+    | VoiceAudio
 )
 CLIENT_FRAME_TYPES: tuple[type[_Client], ...] = get_args(ClientFrame)
 
@@ -275,9 +300,15 @@ class Usage(_Obj):
     total_tokens: int | None = None
 
 
+# Who started the turn a reply belongs to: the player's chat.send, or the companion
+# speaking up about a game.event (omitted on the wire for the player: v1.md "chat.delta").
+Origin = Literal["player", "companion"]
+
+
 class ChatDelta(_Server, tag="chat.delta"):
     id: str
     text: str
+    origin: Origin = "player"
 
 
 ContextUse = Literal["fresh", "stale", "dropped", "none"]
@@ -294,12 +325,14 @@ class ChatDone(_Server, tag="chat.done"):
     notice: str | None = None
     question: str | None = None
     confirm_id: str | None = None
+    origin: Origin = "player"
 
 
 class ChatError(_Server, tag="chat.error"):
     id: str
     code: str
     message: str
+    origin: Origin = "player"
 
 
 class Error(_Server, tag="error"):
@@ -363,5 +396,8 @@ ServerFrame = (
     | MemoryNotice
     | ActionsDeclared
     | ActionRequest
+    | VoiceTranscript
+    | VoiceError
+    | VoiceSpeech
 )
 SERVER_FRAME_TYPES: tuple[type[_Server], ...] = get_args(ServerFrame)

@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from xtyserver.memory.commands import Dialog, Forget, Restore, Words
 from xtyserver.memory.manage import (
     MAX_PENDING,
     Confirmations,
@@ -26,7 +27,7 @@ from xtyserver.memory.manage import (
 from xtyserver.protocol.forbidden import redact
 from xtyserver.session import asking, replies, tool_results, tools
 from xtyserver.session.actions import Actions, Answered, Asked, Sent
-from xtyserver.session.consent import asks_restore, consents
+from xtyserver.session.consent import admit
 from xtyserver.session.effects import (
     ArmTimer,
     CallModel,
@@ -40,9 +41,7 @@ from xtyserver.session.prompt import fence
 from xtyserver.session.settings import Texts
 from xtyserver.session.tool_schemas import OFFERS
 from xtyserver.session.tools import (
-    ApplyOp,
     Confirming,
-    RestoreOp,
     ToolAnswer,
     ToolCall,
     ToolOp,
@@ -166,28 +165,35 @@ class ToolLoop:
             context_names=context_names,
             offered=turn.tools,
         )
-        if isinstance(op, RestoreOp) and not asks_restore(turn.text):
+        words = Words(text=turn.text)
+        if isinstance(op, Restore):
             # Restoring lifts tombstones: only the player's own words ask for it.
-            return self._texts.restore_not_asked
+            restore = admit(op, words, self.confirmations, now)
+            return self._texts.restore_not_asked if restore == "not_asked" else op
         if not isinstance(op, Confirming):
             return op
         decided = self._decided.get(op.token)
         if decided is not None:
             return tools.DIALOG_DECIDED[decided]
-        args = op.args
-
-        def same_target(preview: ForgetPreview) -> bool:
-            return tools.names_target(args, turn.save, preview)
-
+        pending = self.confirmations.peek(op.token, now)
+        if isinstance(pending, str):
+            return self._refused[pending]
+        if not tools.names_target(op.args, turn.save, pending.preview):
+            return self._refused["other_target"]
         # The player's words of this turn agree only as the answer to the server's
         # question asked at the end of the turn before; a refusal spends nothing.
         question = turn.answers
-        answering = question is not None and question.token == op.token
-        agreed = answering and question is not None and consents(turn.text, question.kind)
-        redeemed = self.confirmations.redeem(op.token, same_target, now, turn.number, agreed=agreed)
-        if redeemed == "not_agreed" and not answering:
+        if question is not None and question.token == op.token:
+            words = Words(
+                token=op.token, text=turn.text, asked=question.text, expected=question.expected
+            )
+        else:
+            words = Words(token=op.token, text=turn.text)
+        forget = Forget(target=pending.preview.spec)
+        admitted = admit(forget, words, self.confirmations, now, turn=turn.number)
+        if admitted == "not_agreed" and words.asked is None:
             return self._texts.forget_lapsed
-        return self._refused[redeemed] if isinstance(redeemed, str) else ApplyOp(redeemed)
+        return self._refused[admitted] if isinstance(admitted, str) else forget
 
     def answered(self, turn: Turn, call_id: str, answer: ToolAnswer, now: float) -> list[Effect]:
         """The shell ran the call ``call_id``; render its result and continue when all are in."""
@@ -201,14 +207,15 @@ class ToolLoop:
         if isinstance(answer, ForgetPreview) and answer.found:
             token = self.confirmations.issue(answer, now, turn.number)
             # The server asks the player, in its own words; the last preview of a turn asks.
-            question = asking.question(answer, ask, turn.language)
-            turn.asked = asking.Question(token, answer.spec.kind, question)
+            asked = asking.question(answer, ask, turn.language)
+            turn.asked = msgspec.structs.replace(asked, token=token)
+            question = asked.text
             ttl = self.confirmations.ttl
             frame = replies.memory_confirm_request(answer, token, ttl, turn.save, turn.chat_id)
             shown.append(Send(msgspec.structs.replace(frame, question=question)))
-        elif isinstance(answer, ForgetResult) and isinstance(op, ApplyOp):
+        elif isinstance(answer, ForgetResult) and isinstance(op, Forget):
             notice = asking.forgotten_notice(
-                answer, op.spec.kind, ask, turn.language, now=now, chat_id=turn.chat_id
+                answer, op.target.kind, ask, turn.language, now=now, chat_id=turn.chat_id
             )
             shown.append(Send(notice))
         elif isinstance(answer, RestoreResult):
@@ -227,15 +234,15 @@ class ToolLoop:
         returned); a no voids it (None); an unknown, spent or expired one is refused.
         Either answer is remembered for a later confirming tool call.
         """
-        if not yes:
-            if not self.confirmations.withdraw(token):
-                return "unknown"
-            self._decide(token, "no")
-            return None
-        redeemed = self.confirmations.redeem(token, lambda _: True, now)
-        if not isinstance(redeemed, str):
-            self._decide(token, "yes")
-        return redeemed
+        pending = self.confirmations.peek(token, now)
+        if isinstance(pending, str):
+            return pending
+        forget = Forget(target=pending.preview.spec)
+        admitted = admit(forget, Dialog(token=token, yes=yes), self.confirmations, now)
+        if isinstance(admitted, str) and admitted != "declined":
+            return admitted
+        self._decide(token, "yes" if yes else "no")
+        return forget.target if yes else None
 
     def _decide(self, token: str, answer: str) -> None:
         self._decided[token] = answer

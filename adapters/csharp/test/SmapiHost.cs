@@ -2,10 +2,12 @@
 // stand-ins (examples/standins/Smapi.cs, compiled into this host). It loads the mod DLL, calls
 // Entry, raises SaveLoaded, ticks UpdateTicked 60 times a second on its one main thread, asks
 // one question once the mod logged its connection, and returns to the title once the reply ended.
-//   mono SmapiHost.exe XtyStardew.dll MOD_FOLDER "question" [farm|walled]
+//   mono SmapiHost.exe XtyStardew.dll MOD_FOLDER "question" DATA_FOLDER [farm|walled]
+// (DATA_FOLDER: the game's app data folder, where SMAPI keeps global mod data: %AppData%\StardewValley)
 // farm: the player stands on the farm, the pond in reach; walled: the pond is walled in. The
 // host then prints where the player's path finder leads (the walk_to action's effect).
 using System;
+using System.IO;
 using System.Linq;
 using System.Reflection;
 using System.Threading;
@@ -38,9 +40,45 @@ namespace StardewModdingAPI
         public void Title() { ReturnedToTitle(this, new ReturnedToTitleEventArgs()); }
     }
 
+    /// <summary>SMAPI's global data in miniature: one JSON file per key of the public string fields
+    /// (SMAPI writes the whole model with Json.NET), under DATA/.smapi/mod-data/MOD_ID/.</summary>
+    public sealed class HostData : IDataHelper
+    {
+        public string Folder;
+
+        private string PathOf(string key) { return Path.Combine(Folder, key.ToLowerInvariant() + ".json"); }
+
+        public TModel ReadGlobalData<TModel>(string key) where TModel : class
+        {
+            string file = PathOf(key);
+            if (!File.Exists(file)) return null;
+            string text = File.ReadAllText(file);
+            var model = Activator.CreateInstance<TModel>();
+            foreach (var field in typeof(TModel).GetFields())
+            {
+                string marker = "\"" + field.Name + "\":\"";
+                int at = text.IndexOf(marker, StringComparison.Ordinal);
+                if (at < 0) continue;
+                int start = at + marker.Length;
+                field.SetValue(model, text.Substring(start, text.IndexOf('"', start) - start));
+            }
+            return model;
+        }
+
+        public void WriteGlobalData<TModel>(string key, TModel data) where TModel : class
+        {
+            if (data == null) { File.Delete(PathOf(key)); return; }
+            Directory.CreateDirectory(Folder);
+            var fields = typeof(TModel).GetFields().Select(f => "\"" + f.Name + "\":\"" + f.GetValue(data) + "\"");
+            File.WriteAllText(PathOf(key), "{" + string.Join(",", fields) + "}");
+        }
+    }
+
     public sealed class HostHelper : IModHelper, Events.IModEvents
     {
         public readonly HostLoop Loop = new HostLoop();
+        public readonly HostData DataFolder = new HostData();
+        public IDataHelper Data { get { return DataFolder; } }
         public string DirectoryPath { get; set; }
         public Events.IModEvents Events { get { return this; } }
         public Events.IGameLoopEvents GameLoop { get { return Loop; } }
@@ -56,7 +94,7 @@ namespace StardewModdingAPI
             Game1.player.farmName.Value = "Sunny Farm";
             Game1.uniqueIDForThisGame = 18000000000000000001UL;
             Game1.currentLocation = new GameLocation { Name = "Mine" };
-            string scenario = args.Length > 3 ? args[3] : "";
+            string scenario = args.Length > 4 ? args[4] : "";
             if (scenario == "farm" || scenario == "walled")
             {
                 Game1.currentLocation = new GameLocation { Name = "Farm" };
@@ -73,6 +111,7 @@ namespace StardewModdingAPI
             var type = Assembly.LoadFrom(args[0]).GetTypes().Single(t => typeof(Mod).IsAssignableFrom(t));
             var mod = (Mod)Activator.CreateInstance(type);
             var helper = new HostHelper { DirectoryPath = args[1] };
+            helper.DataFolder.Folder = Path.Combine(args[3], ".smapi", "mod-data", "xiaotangyuan.stardew");
             var monitor = new HostMonitor();
             mod.Helper = helper;
             mod.Monitor = monitor;

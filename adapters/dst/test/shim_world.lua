@@ -11,6 +11,7 @@ function M.play(arg, query_now, socket)
     local started = socket.gettime()
     local paused, world_time, last = false, 0, started
     local blip_until = 0
+    local talking = nil   -- the push-to-talk utterance held down ("talk" ... "release")
     local function static_time() return socket.gettime() - started end
 
     local tasks = {}
@@ -39,7 +40,8 @@ function M.play(arg, query_now, socket)
         if callback then callback(true) end
     end
 
-    local observation = require("xty.example").observation()
+    local observation, looked = require("xty.example").observation(), nil
+    observation.world.time = "day"   -- "phase dusk" makes the evening come
     -- The world the mod's actions act on (xty.actions' game): an inventory, recipes, a menu.
     local menu_open = false
     local inventory = {
@@ -78,14 +80,23 @@ function M.play(arg, query_now, socket)
     }
     local Mod = require("xty.mod")
     -- Short long-polls: this QueryServer blocks the loop while it waits, the game's does not.
-    Mod.WAIT_MS = 100
+    -- The state is observed every half second of world time (the game: every 2 s).
+    Mod.WAIT_MS, Mod.OBSERVE_SECONDS = 100, 0.5
     local mod = Mod.start({
         sim = Sim, world = World, now = static_time, host = host, port = port, token = token,
         timezone = "Asia/Shanghai", save_name = "Wilson's world",
         features = function() return { session = "A1B2C3D4E5F60789", seed = seed } end,
-        observe = function() return observation end,
+        observe = function()
+            -- Said when the mod first sees another phase: a test knows what it has seen.
+            if looked ~= observation.world.time then
+                looked = observation.world.time
+                out("the mod sees " .. looked)
+            end
+            return observation
+        end,
         log = function(line) out("[xty] " .. line) end,
         say = function(text) out("said: " .. text) end,
+        speak = function(text) out("companion: " .. text) end,
         client_options = { backoff_base = 0.2, backoff_cap = 2, outage_grace = 3, chat_timeout = 30 },
         game = game,
         on_action = function(name, _, status, text) out("action " .. name .. ": " .. status .. " " .. text) end,
@@ -143,6 +154,15 @@ function M.play(arg, query_now, socket)
                     if finished then out((code and "said (" .. code .. "): " or "reply: ") .. text) end
                 end)
             elseif verb == "menu" then menu_open = rest == "open"
+            elseif verb == "talk" then
+                talking = mod.talk(function(text, final)
+                    out((final and "heard: " or "hearing: ") .. text)
+                end, function(text, finished, code)
+                    if finished then out((code and "said (" .. code .. "): " or "reply: ") .. text) end
+                end)
+            elseif verb == "release" then mod.release(talking)
+            elseif verb == "phase" then observation.world.time = rest
+            elseif verb == "health" then observation.player.health = tonumber(rest)
             elseif verb == "leave" then mod.stop()
             elseif verb == "quit" then return 0
             end

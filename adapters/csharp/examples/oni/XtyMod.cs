@@ -22,7 +22,10 @@ namespace XiaoTangYuan.Oni
         public override void OnLoad(Harmony harmony)
         {
             base.OnLoad(harmony);
-            Folder = new ModFolder(path);
+            // The salt and the key live in mods/config/XiaoTangYuan (where PLib keeps shared
+            // configs), which a mod update does not replace; an older version's files move there.
+            Folder = new ModFolder(path, System.IO.Path.Combine(Manager.GetDirectory(), "config", "XiaoTangYuan"));
+            foreach (var name in Folder.Moved) Debug.Log("[XiaoTangYuan] moved " + name + " out of the mod's folder into mods/config");
             var driver = new GameObject("XiaoTangYuan");
             UnityEngine.Object.DontDestroyOnLoad(driver);
             driver.AddComponent<XtyDriver>();
@@ -59,7 +62,10 @@ namespace XiaoTangYuan.Oni
             colony = loaded;
             if (loaded == null) return;
             var folder = XtyMod.Folder;
-            var features = new Dictionary<string, string> { { "colony", loaded.BaseName } };
+            // The colony's name and its world seed (the worldgen seed setting the save was made with):
+            // two colonies of the same name have different seeds, so different saveIds.
+            string seed = CustomGameSettings.Instance.GetCurrentQualitySetting(CustomGameSettingConfigs.WorldgenSeed).id;
+            var features = new Dictionary<string, string> { { "colony", loaded.BaseName }, { "seed", seed } };
             var identity = new JsonObject().Add("gameId", Game)
                 .Add("saveId", SaveId.Derive(features, folder.Salt())).Add("saveName", loaded.BaseName);
             client = new XtyClient(folder.Url(), folder.Key(), identity, "XTY ONI", "0.1.0", null);
@@ -69,7 +75,7 @@ namespace XiaoTangYuan.Oni
             // No key yet: the client pairs; the player allows the code on the memory page once.
             client.OnPairCode = (code, seconds) => Debug.Log("[XiaoTangYuan] 在小汤圆页面上确认配对码 " + code + " / Confirm code " + code + " on the XiaoTangYuan page");
             client.OnPaired = key => folder.SaveKey(key);   // folder.Key() returns it from the next start on
-            client.OnKeyRefused = () => folder.ForgetKey();   // revoked on the page: pair again next time
+            client.OnKeyRefused = refused => folder.ForgetKey(refused);   // revoked on the page: pair again next time
             client.AddAction(new XtyAction
             {
                 Name = "pan_camera", Risk = "look",

@@ -19,6 +19,7 @@ namespace XiaoTangYuan.Stardew
     {
         private const string Game = "stardew-valley";
         private XtyClient client;
+        private ModFolder folder;
         private string reply = "";
         private volatile string problem;   // set by a background task, logged on the main thread
         private string waypoint;           // drawn on the map by the mod (RenderedHud in a real mod)
@@ -36,8 +37,18 @@ namespace XiaoTangYuan.Stardew
             { "Farm", "农场" }, { "Mountain", "山区" }, { "Town", "鹈鹕镇" }, { "Mine", "矿井" },
         };
 
+        /// <summary>One kept value as SMAPI's global data stores it (a JSON file per key).</summary>
+        public sealed class Kept { public string Value; }
+
         public override void Entry(IModHelper helper)
         {
+            // The salt and the key live in SMAPI's global data (the game's app data folder), which
+            // a mod update does not replace; an older version's files in this folder move there.
+            var keep = new DelegateStore(
+                name => { var kept = helper.Data.ReadGlobalData<Kept>(name); return kept == null ? null : kept.Value; },
+                (name, text) => helper.Data.WriteGlobalData(name, text == null ? null : new Kept { Value = text }));
+            folder = new ModFolder(helper.DirectoryPath, keep);
+            foreach (var name in folder.Moved) Monitor.Log("moved " + name + " out of the mod's folder into SMAPI's global data", LogLevel.Info);
             helper.Events.GameLoop.SaveLoaded += OnSaveLoaded;
             helper.Events.GameLoop.UpdateTicked += OnUpdateTicked;
             helper.Events.GameLoop.ReturnedToTitle += OnReturnedToTitle;
@@ -45,11 +56,12 @@ namespace XiaoTangYuan.Stardew
 
         private void OnSaveLoaded(object sender, SaveLoadedEventArgs e)
         {
-            var folder = new ModFolder(Helper.DirectoryPath);
             var features = new Dictionary<string, string> {
                 { "farm", Game1.player.farmName.Value }, { "id", Game1.uniqueIDForThisGame.ToString() } };
+            string saveId = SaveId.Derive(features, folder.Salt());
+            Monitor.Log("saveId " + saveId, LogLevel.Trace);   // opaque: nothing of the save can be read back
             var identity = new JsonObject().Add("gameId", Game)
-                .Add("saveId", SaveId.Derive(features, folder.Salt())).Add("saveName", Game1.player.farmName.Value);
+                .Add("saveId", saveId).Add("saveName", Game1.player.farmName.Value);
             client = new XtyClient(folder.Url(), folder.Key(), identity, "XTY Stardew", "0.1.0", null);
             client.OnDelta = (id, text) => { reply += text; ShowBubble(reply); };
             client.OnChatEnd = r => { if (!r.Done) ShowBubble("小汤圆没有回答（" + r.Code + "）/ no answer (" + r.Code + ")"); };
@@ -58,7 +70,7 @@ namespace XiaoTangYuan.Stardew
             // No key yet: the client pairs; the player allows the code on the memory page once.
             client.OnPairCode = (code, seconds) => ShowBubble("在小汤圆页面上确认配对码 " + code + " / Confirm code " + code + " on the XiaoTangYuan page");
             client.OnPaired = key => folder.SaveKey(key);   // folder.Key() returns it from the next start on
-            client.OnKeyRefused = () => folder.ForgetKey();   // revoked on the page: pair again next time
+            client.OnKeyRefused = refused => folder.ForgetKey(refused);   // revoked on the page: pair again next time
             AddActions(client);
             client.OnActionRun = (name, args, outcome) => Monitor.Log("action " + name + ": " + outcome.Status + " " + outcome.Text, LogLevel.Info);
             // Never wait on the main thread: Start() connects in the background, and keeps trying

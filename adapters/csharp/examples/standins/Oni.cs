@@ -19,6 +19,13 @@ namespace KMod
         public string path;
         public virtual void OnLoad(HarmonyLib.Harmony harmony) { }
     }
+
+    public static class Manager
+    {
+        /// <summary>The game's mods folder (Documents/Klei/OxygenNotIncluded/mods); a mod's own
+        /// folder is below it (Steam/&lt;id&gt;, Local/&lt;name&gt;), and mods/config is shared.</summary>
+        public static string GetDirectory() { return Environment.GetEnvironmentVariable("ONI_MODS") ?? "mods"; }
+    }
 }
 
 namespace UnityEngine
@@ -77,6 +84,29 @@ public class SaveGame : UnityEngine.MonoBehaviour
 {
     public static SaveGame Instance;
     public string BaseName;
+}
+
+/// <summary>A game setting (ONI's SettingConfig); WorldgenSeed is the one holding the world seed.</summary>
+public class SettingConfig { public string id; public SettingConfig(string id) { this.id = id; } }
+
+/// <summary>One setting's value: for WorldgenSeed, id is the seed as text ("1845874684").</summary>
+public class SettingLevel { public string id; }
+
+public static class CustomGameSettingConfigs
+{
+    public static readonly SettingConfig WorldgenSeed = new SettingConfig("WorldgenSeed");
+}
+
+/// <summary>The loaded save's game settings (ONI keeps them in the save).</summary>
+public class CustomGameSettings : UnityEngine.MonoBehaviour
+{
+    public static CustomGameSettings Instance;
+    public readonly Dictionary<string, string> Levels = new Dictionary<string, string>();
+    public SettingLevel GetCurrentQualitySetting(SettingConfig setting)
+    {
+        string id;
+        return new SettingLevel { id = Levels.TryGetValue(setting.id, out id) ? id : "0" };
+    }
 }
 
 public class GameClock : UnityEngine.MonoBehaviour

@@ -16,6 +16,16 @@ namespace StardewModdingAPI
     {
         string DirectoryPath { get; }
         Events.IModEvents Events { get; }
+        IDataHelper Data { get; }
+    }
+
+    /// <summary>SMAPI's helper.Data: global data is kept in the game's app data folder
+    /// (.smapi/mod-data/&lt;mod id&gt;/&lt;key&gt;.json), which a mod update does not touch; a null
+    /// value deletes it. Keys are letters, digits, '_', '.', '-'.</summary>
+    public interface IDataHelper
+    {
+        TModel ReadGlobalData<TModel>(string key) where TModel : class;
+        void WriteGlobalData<TModel>(string key, TModel data) where TModel : class;
     }
 
     public abstract class Mod
