@@ -79,6 +79,12 @@ async def _hello(h: Harness, ws: ClientConnection, actions: list[dict[str, Any]]
     assert declared["names"] == [a["name"] for a in actions]
 
 
+async def _start(h: Harness, ws: ClientConnection, text: str, chat_id: str) -> None:
+    """Send a chat.send with a fresh modelContext; the test reads what comes back."""
+    frame = {"type": "chat.send", "id": chat_id, "text": text, "source": "text"}
+    await send(ws, {**frame, "context": {"modelContext": model_context(h.clock)}})
+
+
 async def _turn(
     h: Harness,
     ws: ClientConnection,
@@ -191,15 +197,12 @@ async def test_arguments_outside_the_schema_and_undeclared_actions_run_nothing(
 ) -> None:
     async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
         await _hello(h, ws, ACTIONS)
+        # One call a round: in one round the first refusal would stop the steps after it.
         h.fake.enqueue(
-            Reply(
-                tool_calls=[
-                    _call(WALK, place="火山"),
-                    _call(WALK, place="鱼塘", speed=3),
-                    _call("game_fly_to", place="月亮"),
-                    _call(DROP, item="斧头", count=99),
-                ]
-            ),
+            Reply(tool_calls=[_call(WALK, place="火山")]),
+            Reply(tool_calls=[_call(WALK, place="鱼塘", speed=3)]),
+            Reply(tool_calls=[_call("game_fly_to", place="月亮")]),
+            Reply(tool_calls=[_call(DROP, item="斧头", count=99)]),
             Reply(text="这些都做不了"),
         )
         done, requests = await _turn(h, ws, "带我去火山", "c1")
@@ -211,6 +214,71 @@ async def test_arguments_outside_the_schema_and_undeclared_actions_run_nothing(
         assert "count 必须在 1 到 40 之间" in results[3]
 
 
+async def test_steps_of_one_round_run_in_order_one_at_a_time(tmp_path: Path) -> None:
+    """带我去鱼塘，到了再把鱼塘标出来: the model's two calls of one round are a chain."""
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        chain = [_call(WALK, place="鱼塘"), _call("game_highlight", target="鱼塘")]
+        h.fake.enqueue(Reply(tool_calls=chain), Reply(text="到鱼塘了，也标出来了"))
+        await _start(h, ws, "带我去鱼塘，到了再把鱼塘标出来", "c1")
+        walk = await recv(ws)
+        assert walk["type"] == "action.request" and walk["name"] == "walk_to"
+        # Nothing else is sent while walk_to is in flight: the highlight waits its turn.
+        await send(ws, {"type": "heartbeat"})
+        await send(ws, {"type": "action.result", "id": walk["id"], "status": "done"})
+        highlight = await recv(ws)
+        assert highlight["type"] == "action.request" and highlight["name"] == "highlight"
+        await send(ws, {"type": "action.result", "id": highlight["id"], "status": "done"})
+        done = await _end(ws)
+        assert done["type"] == "chat.done" and done["text"] == "到鱼塘了，也标出来了"
+        results = _results(h)
+        assert len(results) == 2 and all("游戏执行了这个动作" in r for r in results)
+    events = [(r.event, r.name) for r in _log(h).actions(10)]
+    assert events == [
+        ("request", "walk_to"),
+        ("result", "walk_to"),
+        ("request", "highlight"),
+        ("result", "highlight"),
+    ]
+
+
+@pytest.mark.parametrize("outcome", ["refused", "failed", "timed_out"])
+async def test_a_step_that_was_not_done_stops_the_steps_after_it(
+    tmp_path: Path, outcome: str
+) -> None:
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        chain = [
+            _call(WALK, place="矿洞"),
+            _call("game_highlight", target="矿石"),
+            _call("game_highlight", target="梯子"),
+        ]
+        h.fake.enqueue(Reply(tool_calls=chain), Reply(text="矿洞去不了"))
+        await _start(h, ws, "带我去矿洞，再标出矿石和梯子", "c1")
+        walk = await recv(ws)
+        assert walk["name"] == "walk_to"
+        if outcome == "timed_out":
+            h.clock.advance(8.0)  # the deadline, to the millisecond
+        else:
+            await send(ws, {"type": "action.result", "id": walk["id"], "status": outcome})
+        done = await _end(ws)  # no second action.request came before the end
+        assert done["type"] == "chat.done"
+        _, second, third = _results(h)
+        assert "没有做：前一步 walk_to 没有做成" in second and "没有做：前一步 walk_to" in third
+    assert [r.name for r in _log(h).actions(10) if r.event == "request"] == ["walk_to"]
+
+
+async def test_a_step_the_server_refuses_stops_the_chain_too(tmp_path: Path) -> None:
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        chain = [_call(WALK, place="火山"), _call("game_highlight", target="岩浆")]
+        h.fake.enqueue(Reply(tool_calls=chain), Reply(text="火山去不了"))
+        done, requests = await _turn(h, ws, "带我去火山再标出岩浆", "c1")
+        assert done["type"] == "chat.done" and requests == []
+        first, second = _results(h)
+        assert "place 必须是" in first and "前一步 walk_to 没有做成" in second
+
+
 async def test_a_mod_that_never_answers_times_out_and_a_late_answer_is_refused(
     tmp_path: Path,
 ) -> None:
@@ -220,16 +288,7 @@ async def test_a_mod_that_never_answers_times_out_and_a_late_answer_is_refused(
             h.fake.enqueue(
                 Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="游戏好像没反应")
             )
-            await send(
-                ws,
-                {
-                    "type": "chat.send",
-                    "id": "c1",
-                    "text": "带我去鱼塘",
-                    "source": "text",
-                    "context": {"modelContext": model_context(h.clock)},
-                },
-            )
+            await _start(h, ws, "带我去鱼塘", "c1")
             request = await recv(ws)
             assert request["type"] == "action.request" and request["deadlineMs"] == 8000
             h.clock.advance(7.9)
@@ -301,16 +360,7 @@ async def test_a_forbidden_outcome_text_is_left_out_and_the_mod_is_told(tmp_path
         await _hello(h, ws, ACTIONS)
         h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="到了"))
         leak = {"status": "failed", "text": r"存档在 C:\Users\bob\AppData\Roaming 出错"}
-        await send(
-            ws,
-            {
-                "type": "chat.send",
-                "id": "c1",
-                "text": "带我去鱼塘",
-                "source": "text",
-                "context": {"modelContext": model_context(h.clock)},
-            },
-        )
+        await _start(h, ws, "带我去鱼塘", "c1")
         request = await recv(ws)
         await send(ws, {"type": "action.result", "id": request["id"], **leak})
         error = await recv(ws)

@@ -58,7 +58,7 @@ from xtyserver.protocol.frames import (
 )
 from xtyserver.protocol.secret_match import carried
 from xtyserver.session import replies
-from xtyserver.session.actions import QUESTION_KIND, ActionMode, Actions
+from xtyserver.session.actions import QUESTION_KIND, ActionMode, Actions, Answered
 from xtyserver.session.admission import Admission
 from xtyserver.session.companion import event_query
 from xtyserver.session.effects import (
@@ -683,7 +683,7 @@ class GameAgentSession:
             message = "no action.request with this id is waiting (answered, timed out or unknown)"
             error = Send(replies.error("unknown_action", message, frame.id, ["id"]))
             return [error] if late is None else [error, RecordAction(late)]
-        effects = self._tools.action_answered(self._turns.current, answered)
+        effects = self._answered(answered, now)
         if answered.forbidden:
             message = "the outcome text holds content that must stay on this machine; left out"
             effects.append(Send(replies.error("forbidden_content", message, frame.id, ["text"])))
@@ -695,12 +695,14 @@ class GameAgentSession:
         if event.kind == "action":
             save = self._saves.save
             answered = self._actions.expire(now, save.game_id, save.save_id)
-            return (
-                []
-                if answered is None
-                else self._tools.action_answered(self._turns.current, answered)
-            )
+            return [] if answered is None else self._answered(answered, now)
         return self._heartbeat_timer(event, now)
+
+    def _answered(self, answered: Answered, now: float) -> list[Effect]:
+        """An action's outcome goes to its turn; a chain's next step is judged as of now."""
+        turn = self._turns.current
+        gate = None if turn is None else self._action_gate(turn.save, now)
+        return self._tools.action_answered(turn, answered, now, gate)
 
     def _confirm_dialog(self, frame: MemoryConfirm, now: float) -> list[Effect]:
         """The mod's dialog answered a ``memory.confirm.request`` (v1.md "memory.confirm")."""

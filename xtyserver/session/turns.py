@@ -81,6 +81,10 @@ class Turn(msgspec.Struct):
     # Calls sent and not answered: a memory operation, or a game action (v1.md "Actions").
     pending: dict[str, ToolOp | ActionRequest] = msgspec.field(default_factory=dict)
     results: dict[str, str] = msgspec.field(default_factory=dict)
+    # The round's game actions not run yet: steps of a chain, one at a time, in order;
+    # ``broken``: the step that did not get done (the ones after it are not run).
+    steps: list[ToolCall] = msgspec.field(default_factory=list)
+    broken: str | None = None
     # The server's question this turn's words may answer (asked at the end of the
     # turn before), and the question this turn's own preview asks.
     answers: Question | None = None
