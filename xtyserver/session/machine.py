@@ -33,6 +33,7 @@ from xtyserver.memory.manage import Confirmations
 from xtyserver.memory.shared_guard import context_names
 from xtyserver.memory.tokens import DailyBudget
 from xtyserver.memory.types import Scope
+from xtyserver.protocol.action_frames import ActionSpec
 from xtyserver.protocol.budget import check_secrets, freshness
 from xtyserver.protocol.codec import Decoded
 from xtyserver.protocol.forbidden import redact
@@ -194,6 +195,13 @@ class GameAgentSession:
         self._settings = msgspec.structs.replace(
             self._settings, model_configured=configured, vision=vision, daily_budget=daily_budget
         )
+
+    def declared_actions(self) -> tuple[str, list[ActionSpec]] | None:
+        """The game and the actions its mod declared now (the page lists them); None before
+        the hello, after the end, or when the mod declared none."""
+        if self.state in (State.AWAIT_HELLO, State.CLOSED) or not self._actions.specs:
+            return None
+        return self._saves.save.game_id, list(self._actions.specs.values())
 
     def speakup_changed(self, speakup: SpeakUpSettings) -> None:
         """The player changed the speak-up settings (the page): they count from the next event."""

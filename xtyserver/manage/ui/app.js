@@ -48,7 +48,7 @@
     throw failure("refused", T().failed + (answer.error || String(r.status)));
   }
 
-  window.XTY_PAGE = { call, el };  // for pairing.js: one session, one way to call the API
+  window.XTY_PAGE = { call, el, say };  // for pairing.js and actions.js: one session, one way to call the API
 
 
   // An error whose message is already in the page's language and says what to do.
@@ -780,12 +780,14 @@
       renderSettings(await call("GET", "settings"), view.profile);
       if (lastReport && document.body.dataset.doctor !== "running") renderDoctor(lastReport);
     }
+    else if (tab === "actions") await window.XTY_ACTIONS.render();
     else renderTrash(trash);
     $("memory-view").hidden = tab !== "memory";
     $("stats-view").hidden = tab !== "stats";
     $("trash-view").hidden = tab !== "trash";
     $("settings-view").hidden = tab !== "settings";
-    for (const [id, name] of [["tab-memory", "memory"], ["tab-stats", "stats"], ["tab-trash", "trash"], ["tab-settings", "settings"]]) {
+    $("actions-view").hidden = tab !== "actions";
+    for (const [id, name] of [["tab-memory", "memory"], ["tab-stats", "stats"], ["tab-trash", "trash"], ["tab-actions", "actions"], ["tab-settings", "settings"]]) {
       $(id).classList.toggle("active", tab === name);
       $(id).setAttribute("aria-pressed", String(tab === name));
     }
@@ -822,6 +824,7 @@
     $("tab-stats").addEventListener("click", () => show("stats"));
     $("tab-trash").addEventListener("click", () => show("trash"));
     $("tab-settings").addEventListener("click", () => show("settings"));
+    $("tab-actions").addEventListener("click", () => show("actions"));
     $("s-preset").addEventListener("change", fillFromPreset);
     $("s-vision").addEventListener("change", () => { $("s-vision-route").hidden = $("s-vision").checked; });
     $("s-save").addEventListener("click", saveSettings);

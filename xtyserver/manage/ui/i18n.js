@@ -4,6 +4,9 @@
 // a game not listed here is shown by its id.
 window.XTY_TEXTS = {
   zh: {
+    tabActions: "动作", actionModes: "小汤圆在每个游戏里能做什么", actionLog: "动作记录",
+    actionModesNote: "游戏的 mod 提供动作（比如带路、标出东西）；这里按游戏选：全部动作、只做查看类动作，或者关闭。高风险动作（比如丢掉、卖掉东西）每次都要你亲口说“好”才会做。",
+    actionLogNote: "小汤圆请游戏做过的每件事、游戏的回答，以及没有做的原因（最新的在最上面）。",
     title: "小汤圆的记忆", tabMemory: "记忆", tabStats: "游玩统计", switchLang: "English", switchLangLabel: "Switch to English",
     skip: "跳到正文", tabs: "页面",
     shared: "共享记忆", autoShared: "自动形成共享记忆", games: "游戏记忆",
@@ -62,6 +65,17 @@ window.XTY_TEXTS = {
     pinnedBy: { env: "由环境变量设置，优先于本页（在这里改不生效）", config: "由配置文件设置，优先于本页（在这里改不生效）", flag: "由命令行参数设置，优先于本页（在这里改不生效）" },
     keyStatus: { keyring: (shown, backend) => `已保存在系统凭据库（${backend}）：${shown}`, file: (shown) => `已保存：${shown}`, env: (shown) => `来自环境变量 XTY_MODEL_API_KEY：${shown}`, config: (shown) => `来自配置文件：${shown}`, none: () => "还没有保存密钥。" },
     keyFile: "这台电脑没有系统凭据库：密钥保存在数据文件夹里只有你能读的文件中。",
+    actions: {
+      modeCols: ["游戏", "它的 mod 提供的动作", "小汤圆可以"], noGames: "还没有游戏提供过动作（游戏连上小汤圆后，这里会列出它的动作）。",
+      mode: { all: "做全部动作（高风险的要你同意）", look: "只做查看类动作", off: "什么都不做" },
+      risk: { look: "查看", act: "会改变游戏", risky: "高风险" },
+      notConnected: "（现在没有连接）", modeSaved: (g, m) => `已保存：${g}——${m}。从下一句对话起生效。`,
+      logCols: ["时间", "游戏", "动作", "发生了什么", "详情"], noLog: "小汤圆还没有请游戏做过什么。",
+      event: { request: "请游戏执行", asked: "等你同意（高风险）", timed_out: "游戏没有及时回答", late: "超时之后游戏才回答", refused: "没有执行" },
+      status: { done: "完成", refused: "游戏拒绝了", failed: "游戏执行失败", timed_out: "游戏没有及时回答" },
+      confirmed: "你已同意",
+      reason: { not_offered: "这句话没有提供动作", look_only: "这个游戏只允许查看类动作", too_many: "一句话里最多 3 个动作", bad_arguments: "参数不对", stale: "游戏状态太旧", switched: "存档刚切换", busy: "上一个动作还没有结果", cooldown: "冷却中", asking: "已经在问你别的事" },
+    },
     pairing: {
       request: (g, a, c) => `${g}的 mod（${a}）想连接小汤圆，配对码 ${c}：允许？`, allow: "允许", deny: "拒绝",
       title: "已配对的 mod", cols: ["mod", "游戏", "配对于", "上次使用", ""], none: "还没有配对的 mod。", revoke: "撤销",
@@ -140,6 +154,9 @@ window.XTY_TEXTS = {
     hours: (h, m) => `${h} 小时 ${m} 分`
   },
   en: {
+    tabActions: "Actions", actionModes: "What XiaoTangYuan may do in each game", actionLog: "Action log",
+    actionModesNote: "A game's mod offers actions (lead the way, highlight a thing); choose per game: every action, look actions only, or none. A risky action (drop or sell things) runs only after your own yes, every time.",
+    actionLogNote: "Everything XiaoTangYuan asked a game to do, the game's answer, and why something was not done (newest first).",
     title: "XiaoTangYuan's memory", tabMemory: "Memory", tabStats: "Play statistics", switchLang: "中文", switchLangLabel: "切换到中文",
     skip: "Skip to content", tabs: "Views",
     shared: "Shared memory", autoShared: "Form shared memory automatically", games: "Game memory",
@@ -198,6 +215,17 @@ window.XTY_TEXTS = {
     pinnedBy: { env: "Set by an environment variable, which wins over this page", config: "Set by the config file, which wins over this page", flag: "Set by a command-line flag, which wins over this page" },
     keyStatus: { keyring: (shown, backend) => `Stored in the credential store (${backend}): ${shown}`, file: (shown) => `Stored: ${shown}`, env: (shown) => `From XTY_MODEL_API_KEY: ${shown}`, config: (shown) => `From the config file: ${shown}`, none: () => "No key stored yet." },
     keyFile: "This PC has no credential store: the key is kept in a file in the data folder that only you can read.",
+    actions: {
+      modeCols: ["Game", "Actions its mod offers", "XiaoTangYuan may"], noGames: "No game has offered actions yet (once a game connects, its actions are listed here).",
+      mode: { all: "do every action (risky ones only with your yes)", look: "only look (point at, highlight)", off: "do nothing" },
+      risk: { look: "look", act: "changes the game", risky: "risky" },
+      notConnected: "(not connected now)", modeSaved: (g, m) => `Saved: ${g}: ${m}. Counts from your next message.`,
+      logCols: ["Time", "Game", "Action", "What happened", "Details"], noLog: "XiaoTangYuan has not asked a game to do anything yet.",
+      event: { request: "asked the game", asked: "waiting for your yes (risky)", timed_out: "the game did not answer in time", late: "the game answered after the deadline", refused: "not done" },
+      status: { done: "done", refused: "the game refused", failed: "the game failed", timed_out: "no answer in time" },
+      confirmed: "you said yes",
+      reason: { not_offered: "no actions were offered for those words", look_only: "this game allows look actions only", too_many: "at most 3 actions a message", bad_arguments: "wrong arguments", stale: "the game state was too old", switched: "the save had just switched", busy: "the action before had no result yet", cooldown: "cooling down", asking: "already asking you something else" },
+    },
     pairing: {
       request: (g, a, c) => `The ${g} mod (${a}) wants to connect, code ${c}: allow?`, allow: "Allow", deny: "Deny",
       title: "Paired mods", cols: ["Mod", "Game", "Paired", "Last used", ""], none: "No paired mods yet.", revoke: "Revoke",
