@@ -103,3 +103,48 @@ async def test_a_client_without_a_hook_refuses_every_request(tmp_path: Path) -> 
         tool = [m["content"] for m in h.turn_request().json["messages"] if m["role"] == "tool"]
         assert any("拒绝" in t and "this mod runs no actions" in t for t in tool)
         assert [r.name for r in mod.action_requests] == ["wave"]
+
+
+async def test_a_yes_to_the_models_other_question_never_runs_the_risky_action(
+    tmp_path: Path,
+) -> None:
+    """The model asks something else before the player's yes: that yes runs nothing."""
+    bag = {"斧头": 1}
+
+    def act(request: ActionRequest) -> tuple[str, str]:
+        bag[str(request.args["item"])] -= 1
+        return "done", "丢下了"
+
+    drop = ToolCallScript(name="game_drop_item", arguments={"item": "斧头"})
+    async with (
+        running(tmp_path, overrides=QUIET) as h,
+        client(h, actions=SPECS, on_action=act) as mod,
+    ):
+
+        async def say(text: str, *replies: Reply) -> ChatDone:
+            h.clock.advance(5)
+            h.fake.enqueue(*replies)
+            reply = await mod.chat(text, model_context=model_context(h.clock))
+            done = await reply.result()
+            assert isinstance(done, ChatDone)
+            return done
+
+        # In the same reply: the model's own question makes the server's lapse.
+        asked = await say("把斧头丢了吧", Reply(tool_calls=[drop]), Reply(text="要不要先去钓鱼？"))
+        assert asked.question is None
+        # No action is offered to a bare yes; a call made anyway is no call.
+        await say("好", Reply(text="好嘞", tool_calls=[drop]))
+        assert "tools" not in h.turn_request().json
+        assert bag == {"斧头": 1} and not mod.action_requests
+
+        # A turn between: the server asked, the player asked something else, the model
+        # asked its own question, and the player's yes answers that one.
+        asked = await say("把斧头丢了吧", Reply(tool_calls=[drop]), Reply(text="可以丢。"))
+        assert asked.question and "丢掉物品" in asked.question
+        await say("鱼塘在哪", Reply(text="在东边，要我带你去吗？"))
+        await say("好", Reply(text="走吧", tool_calls=[drop]))
+        assert "tools" not in h.turn_request().json
+        assert bag == {"斧头": 1} and not mod.action_requests
+        await h.server.working.wait_written()
+        events = [r.event for r in h.server.working.injections.actions(20)]
+        assert events == ["asked", "asked"]  # asked twice, run never
