@@ -189,6 +189,32 @@ async def test_an_unreachable_pond_is_refused_by_the_mod_and_the_reply_says_why(
     assert "游戏拒绝了这个动作" in result and "走不到鱼塘：路被挡住了" in result
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("scenario", ["farm", "walled"])
+async def test_two_steps_of_one_round_run_in_order_in_the_game_loop(
+    tmp_path: Path, scenario: str
+) -> None:
+    """带我去鱼塘，再在地图上标出来: a chain; a walled pond stops it before the waypoint."""
+    steps = [
+        ToolCallScript(name="game_walk_to", arguments={"place": "鱼塘"}),
+        ToolCallScript(name="game_set_waypoint", arguments={"place": "鱼塘"}),
+    ]
+    out, fake = await _play(
+        tmp_path,
+        "带我去鱼塘，再在地图上标出来",
+        scenario,
+        Reply(tool_calls=steps),
+        Reply(text="说好了！"),
+    )
+    walk, waypoint = _tool_results(fake)
+    if scenario == "farm":
+        assert out.index("action walk_to: done") < out.index("action set_waypoint: done")
+        assert "游戏执行了这个动作" in walk and "游戏执行了这个动作" in waypoint
+    else:
+        assert "action walk_to: refused 走不到鱼塘" in out and "set_waypoint" not in out
+        assert "前一步 walk_to 没有做成" in waypoint
+
+
 OLD_SALT = "0123456789abcdef0123456789abcdef"
 
 
