@@ -146,6 +146,7 @@ async def test_take_me_to_the_pond_runs_walk_to_and_the_reply_says_so(tmp_path: 
             [result] = _results(h)
             assert "游戏执行了这个动作" in result and "开始走向鱼塘" in result
             assert result.startswith("<资料>")
+        await h.server.working.wait_written()  # the log is written behind
         records = _log(h).actions(10)
         assert [(r.event, r.name) for r in records] == [
             ("request", "walk_to"),
@@ -309,6 +310,7 @@ async def test_a_mod_that_never_answers_times_out_and_a_late_answer_is_refused(
             h.fake.enqueue(Reply(text="还在"))
             done, _ = await _turn(h, ws, "你还在吗", "c2")
             assert done["type"] == "chat.done"
+        await h.server.working.wait_written()
         events = [(r.event, r.status) for r in _log(h).actions(10)]
         assert events == [("request", ""), ("timed_out", "timed_out"), ("late", "done")]
 
@@ -472,3 +474,157 @@ async def test_game_text_never_authorises_a_risky_action(tmp_path: Path) -> None
         done = await _end(ws)
         assert done["type"] == "chat.done" and done["question"]
         assert h.fake.chat_requests and "还没有做" in _results(h)[0]
+
+
+# -- the numbers of the issue, at their edges ----------------------------------------------------
+
+
+async def test_an_answer_just_inside_the_8_s_deadline_is_used(tmp_path: Path) -> None:
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="走啦"))
+        await _start(h, ws, "带我去鱼塘", "c1")
+        request = await recv(ws)
+        h.clock.advance(7.999)
+        await send(ws, {"type": "action.result", "id": request["id"], "status": "done"})
+        assert (await _end(ws))["type"] == "chat.done"
+        assert "游戏执行了这个动作" in _results(h)[0]
+
+
+@pytest.mark.parametrize(("age", "runs"), [(4.999, True), (5.001, False)])
+async def test_an_action_needs_a_game_state_at_most_5_s_old(
+    tmp_path: Path, age: float, runs: bool
+) -> None:
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="嗯"))
+        frame = {"type": "chat.send", "id": "c1", "text": "带我去鱼塘", "source": "text"}
+        frame["context"] = {"modelContext": model_context(h.clock, age=age)}
+        await send(ws, frame)
+        got = await recv(ws)
+        if runs:
+            assert got["type"] == "action.request"
+            await send(ws, {"type": "action.result", "id": got["id"], "status": "done"})
+        if got["type"] != "chat.done":
+            got = await _end(ws)
+        assert got["type"] == "chat.done"
+        assert ("游戏状态太旧" in _results(h)[0]) is not runs
+
+
+async def test_a_cooldown_refuses_a_call_until_it_is_over(tmp_path: Path) -> None:
+    cooled = [{**ACTIONS[1], "cooldownMs": 3000}]
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, cooled)
+        done = lambda r: {"status": "done"}  # noqa: E731
+        h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="走"))
+        _, requests = await _turn(h, ws, "带我去鱼塘", "c1", done)
+        assert len(requests) == 1
+        h.clock.advance(2.999)
+        h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="矿洞")]), Reply(text="等等"))
+        _, requests = await _turn(h, ws, "带我去矿洞", "c2", done)
+        assert requests == [] and "秒后才能再做" in _results(h)[0]
+        h.clock.advance(0.001)  # 3 s after the request: over
+        h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="矿洞")]), Reply(text="走"))
+        _, requests = await _turn(h, ws, "带我去矿洞", "c3", done)
+        assert len(requests) == 1
+
+
+def _action(n: int, **parts: Any) -> dict[str, Any]:
+    return {"name": f"act_{n}", "description": "动作", "risk": "look", **parts}
+
+
+@pytest.mark.parametrize(
+    ("declared", "field"),
+    [
+        ([_action(n) for n in range(17)], "actions"),
+        ([_action(0, description="很" * 121)], "actions[0].description"),
+        ([_action(0, descriptionEn="x" * 121)], "actions[0].descriptionEn"),
+        ([_action(0, cooldownMs=3_600_001)], "actions[0].cooldownMs"),
+        (
+            [
+                _action(
+                    0,
+                    parameters={
+                        "properties": {f"a{i}": {"type": "boolean"} for i in range(7)},
+                    },
+                )
+            ],
+            "actions[0].parameters.properties",
+        ),
+        (
+            [
+                _action(
+                    0,
+                    parameters={
+                        "properties": {
+                            "x": {"type": "string", "enum": [f"v{i}" for i in range(33)]}
+                        }
+                    },
+                )
+            ],
+            "actions[0].parameters.properties.x.enum",
+        ),
+        (
+            [_action(0, parameters={"properties": {"x": {"type": "string", "maxLength": 101}}})],
+            "actions[0].parameters.properties.x.maxLength",
+        ),
+    ],
+)
+async def test_a_declaration_one_past_a_bound_is_refused_whole(
+    tmp_path: Path, declared: list[dict[str, Any]], field: str
+) -> None:
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        await send(ws, {"type": "actions.declare", "id": "d1", "actions": declared})
+        error = await recv(ws)
+        assert error["type"] == "error" and error["id"] == "d1"
+        assert error["code"] in ("budget_exceeded", "invalid_frame")
+        assert error["fields"] == [field]
+
+
+async def test_a_declaration_at_every_bound_is_taken(tmp_path: Path) -> None:
+    widest = _action(
+        0,
+        description="很" * 120,
+        descriptionEn="x" * 120,
+        cooldownMs=3_600_000,
+        parameters={
+            "properties": {
+                "s": {"type": "string", "enum": [f"v{i}" for i in range(32)]},
+                "t": {"type": "string", "maxLength": 100},
+                **{f"b{i}": {"type": "boolean"} for i in range(4)},
+            }
+        },
+    )
+    declared = [widest, *(_action(n) for n in range(1, 16))]
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, declared)
+
+
+async def test_an_outcome_text_past_200_characters_is_refused_and_the_mod_may_answer_again(
+    tmp_path: Path,
+) -> None:
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="走啦"))
+        await _start(h, ws, "带我去鱼塘", "c1")
+        request = await recv(ws)
+        answer = {"type": "action.result", "id": request["id"], "status": "done"}
+        await send(ws, {**answer, "text": "走" * 201})
+        error = await recv(ws)
+        assert error["code"] == "budget_exceeded" and error["fields"] == ["text"]
+        await send(ws, {**answer, "text": "走" * 200})
+        assert (await _end(ws))["type"] == "chat.done"
+        assert "走" * 200 in _results(h)[0]
+
+
+async def test_a_bad_argument_type_is_named_by_its_key(tmp_path: Path) -> None:
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        params = {"properties": {"spot": {"type": "number"}, "far": {"type": "boolean"}}}
+        await send(
+            ws, {"type": "actions.declare", "id": "d1", "actions": [_action(0, parameters=params)]}
+        )
+        error = await recv(ws)
+        assert error["code"] == "invalid_frame"
+        assert error["fields"] == ["actions[0].parameters.properties.spot.type"]

@@ -185,6 +185,9 @@ def _accepts_kind(value: object, t: mi.Type) -> bool:
             return isinstance(value, int | float) and not isinstance(value, bool)
         case mi.ListType():
             return isinstance(value, list)
+        case mi.StructType() if t.tag_field is not None and isinstance(value, dict):
+            # A tagged union's member is the one its tag names (an argument's "type").
+            return value.get(t.tag_field) == t.tag
         case mi.StructType() | mi.DictType():
             return isinstance(value, dict)
         case mi.LiteralType():
@@ -212,9 +215,23 @@ def walk(value: object, t: mi.Type, path: str, depth: int = 0) -> Iterable[tuple
             if isinstance(value, float) and any(_int_member(m) for m in members):
                 yield path, f"expected a whole number, got {value!r}"
                 return
+            tagged = [m for m in members if isinstance(m, mi.StructType) and m.tag is not None]
+            if isinstance(value, dict) and tagged and len(tagged) == len(members):
+                allowed = ", ".join(json.dumps(m.tag) for m in tagged)
+                yield _join(path, str(tagged[0].tag_field)), f"must be one of {allowed}"
+                return
             yield path, f"expected {_describe(t)}, got {_json_kind(value)}"
         case mi.StructType():
             yield from __walk_struct(value, t, path, depth)
+        case mi.DictType():
+            if not isinstance(value, dict):
+                yield path, f"expected object, got {_json_kind(value)}"
+                return
+            if t.max_length is not None and len(value) > t.max_length:
+                yield path, f"too many keys ({len(value)}; at most {t.max_length})"
+            for key, item in value.items():
+                yield from walk(key, t.key_type, _join(path, key), depth + 1)
+                yield from walk(item, t.value_type, _join(path, key), depth + 1)
         case mi.ListType():
             if not isinstance(value, list):
                 yield path, f"expected array, got {_json_kind(value)}"
@@ -260,8 +277,8 @@ def __walk_struct(
         return
     fields = {f.encode_name: f for f in t.fields}
     for key, item in value.items():
-        if key == t.tag_field and depth == 0:
-            continue
+        if key == t.tag_field and (depth == 0 or t.tag is not None):
+            continue  # the frame's type, or a tagged member's tag (its union chose it)
         field = fields.get(key)
         if field is None:
             yield _join(path, key), _unknown(key, t, depth)
