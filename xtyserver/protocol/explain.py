@@ -223,23 +223,8 @@ def walk(value: object, t: mi.Type, path: str, depth: int = 0) -> Iterable[tuple
             yield path, f"expected {_describe(t)}, got {_json_kind(value)}"
         case mi.StructType():
             yield from __walk_struct(value, t, path, depth)
-        case mi.DictType():
-            if not isinstance(value, dict):
-                yield path, f"expected object, got {_json_kind(value)}"
-                return
-            if t.max_length is not None and len(value) > t.max_length:
-                yield path, f"too many keys ({len(value)}; at most {t.max_length})"
-            for key, item in value.items():
-                yield from walk(key, t.key_type, _join(path, key), depth + 1)
-                yield from walk(item, t.value_type, _join(path, key), depth + 1)
-        case mi.ListType():
-            if not isinstance(value, list):
-                yield path, f"expected array, got {_json_kind(value)}"
-                return
-            if t.max_length is not None and len(value) > t.max_length:
-                yield path, f"too many items ({len(value)}; at most {t.max_length})"
-            for i, item in enumerate(value):
-                yield from walk(item, t.item_type, _join(path, i), depth + 1)
+        case mi.DictType() | mi.ListType():
+            yield from __walk_collection(value, t, path, depth)
         case mi.StrType():
             if not isinstance(value, str):
                 yield path, f"expected string, got {_json_kind(value)}"
@@ -267,6 +252,26 @@ def walk(value: object, t: mi.Type, path: str, depth: int = 0) -> Iterable[tuple
             yield from __walk_datetime(value, t, path)
         case _:
             return
+
+
+def __walk_collection(
+    value: object, t: mi.DictType | mi.ListType, path: str, depth: int
+) -> Iterable[tuple[str, str]]:
+    """An object with keys of one type (an action's arguments by name) or an array."""
+    kind, container = ("object", dict) if isinstance(t, mi.DictType) else ("array", list)
+    if not isinstance(value, container):
+        yield path, f"expected {kind}, got {_json_kind(value)}"
+        return
+    if t.max_length is not None and len(value) > t.max_length:
+        what = "keys" if kind == "object" else "items"
+        yield path, f"too many {what} ({len(value)}; at most {t.max_length})"
+    if isinstance(t, mi.DictType):
+        for key, item in value.items():  # type: ignore[union-attr]
+            yield from walk(key, t.key_type, _join(path, key), depth + 1)
+            yield from walk(item, t.value_type, _join(path, key), depth + 1)
+    else:
+        for i, item in enumerate(value):
+            yield from walk(item, t.item_type, _join(path, i), depth + 1)
 
 
 def __walk_struct(
