@@ -628,3 +628,26 @@ async def test_a_bad_argument_type_is_named_by_its_key(tmp_path: Path) -> None:
         error = await recv(ws)
         assert error["code"] == "invalid_frame"
         assert error["fields"] == ["actions[0].parameters.properties.spot.type"]
+
+
+async def test_a_yes_given_on_another_save_runs_nothing(tmp_path: Path) -> None:
+    """The question was about farm-a's axe; the player switches to farm-b and says 好."""
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        drop = _call(DROP, item="斧头")
+        h.fake.enqueue(Reply(tool_calls=[drop]), Reply(text="可以丢。"))
+        done, _ = await _turn(h, ws, "帮我把斧头扔了", "c1")
+        assert done["question"]
+        h.clock.advance(5)
+        h.fake.enqueue(Reply(tool_calls=[drop]), Reply(text="嗯"))
+        frame = {"type": "chat.send", "id": "c2", "text": "好", "source": "text"}
+        frame["context"] = {
+            "identity": {"gameId": "stardew-valley", "saveId": "farm-b"},
+            "modelContext": model_context(h.clock),
+        }
+        await send(ws, frame)
+        got = await recv(ws)
+        assert got["type"] != "action.request"
+        if got["type"] != "chat.done":
+            got = await _end(ws)
+        assert got["type"] == "chat.done" and "还没有做" in _results(h)[0]

@@ -198,6 +198,8 @@ class Pending(msgspec.Struct, frozen=True):
     token: str
     name: str
     args: dict[str, Any]
+    # The save it was asked on: a yes after a save switch is about another world.
+    save: tuple[str, str] = ("", "")
 
 
 class Sent(msgspec.Struct, frozen=True):
@@ -372,7 +374,7 @@ class Actions:
             return refused("cooldown", f"没有做：{name} 刚做过，{wait} 秒后才能再做。")
         confirmed = False
         if spec.risk == "risky":
-            waiting = self._answered(answers, name, args, player_text)
+            waiting = self._answered(answers, name, args, player_text, (game_id, save_id))
             if waiting is None:
                 if asking:
                     return refused(
@@ -408,13 +410,19 @@ class Actions:
         return Sent(frame, self.deadline, record)
 
     def _answered(
-        self, answers: Question | None, name: str, args: dict[str, Any], player_text: str
+        self,
+        answers: Question | None,
+        name: str,
+        args: dict[str, Any],
+        player_text: str,
+        save: tuple[str, str],
     ) -> Pending | None:
-        """The risky call this turn's words agree to, when it is this very call; spent once."""
+        """The risky call this turn's words agree to, when it is this very call on the very
+        save it was asked on; spent once."""
         if answers is None or answers.kind != QUESTION_KIND:
             return None
         pending = self._pending.get(answers.token)
-        if pending is None or pending.name != name or pending.args != args:
+        if pending is None or (pending.name, pending.args, pending.save) != (name, args, save):
             return None
         if verdict(player_text) != "yes":
             return None
@@ -431,7 +439,7 @@ class Actions:
         language: str,
     ) -> Asked:
         token = f"risky-{next(self._ids)}"
-        self._pending[token] = Pending(token, spec.name, args)
+        self._pending[token] = Pending(token, spec.name, args, (game_id, save_id))
         while len(self._pending) > MAX_PENDING:
             del self._pending[next(iter(self._pending))]
         english = is_english(language)
