@@ -1,4 +1,4 @@
-"""A new player's first hour, walked end to end on real parts (README "玩家指南").
+"""A new player's first hour, walked end to end on real parts (docs/players.md "玩家指南").
 
 The wheel installed into a fresh venv (tests/wheel_env.py); its ``xtyserver``
 started with no arguments, a headless Chromium as ``BROWSER``

@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -20,7 +21,7 @@ import pytest
 from tests.adapter.mono import CSHARP, NO_MONO, NO_MONO_REASON, compile_cs
 from tests.conftest import TOKEN, ServerProcess
 from xtyserver.adapter.saveid import derive_save_id
-from xtyserver.testing import FakeModelServer, Reply
+from xtyserver.testing import FakeModelServer, Reply, ToolCallScript
 
 pytestmark = pytest.mark.skipif(NO_MONO, reason=NO_MONO_REASON)
 EXAMPLES = CSHARP / "examples"
@@ -78,10 +79,13 @@ def smapi_build(tmp_path: Path) -> tuple[Path, Path]:
     return host, mod
 
 
-async def play_smapi(host: Path, mod: Path, folder: Path, data: Path, question: str) -> str:
+async def play_smapi(
+    host: Path, mod: Path, folder: Path, data: Path, question: str, scenario: str = ""
+) -> str:
     """The game started with the mod in `folder`, a save loaded, one question, back to the title."""
     with anyio.fail_after(120):
         args = ["mono", str(host), str(mod), str(folder), question, str(data)]
+        args += [scenario] if scenario else []
         result = await anyio.run_process(args, check=False)
     out = result.stdout.decode()
     assert result.returncode == 0, out + result.stderr.decode()
@@ -116,6 +120,73 @@ async def test_the_smapi_mod_plays_a_turn_on_the_games_main_thread(tmp_path: Pat
         # The float stamina reached the model as the player's 72.3 (not 72.300003051757813),
         # the held item as the game shows it (Item.DisplayName) beside its qualified id.
         assert "体力：72.3；手持：河豚（(O)128）\n" in turn.json["messages"][-1]["content"]
+
+
+async def _play(tmp_path: Path, question: str, scenario: str, *replies: Reply) -> tuple[str, Any]:
+    """One question in the SMAPI host's world; the game's output and the scripted model."""
+    host, mod = smapi_build(tmp_path)
+    folder = tmp_path / "Mods" / "XiaoTangYuan"
+    folder.mkdir(parents=True)
+    (folder / "xiaotangyuan-key.txt").write_text(TOKEN)
+    async with FakeModelServer() as fake:
+        fake.enqueue(*replies)
+        server = ServerProcess(
+            tmp_path / "data", XTY_MODEL_BASE_URL=fake.base_url, XTY_MODEL="fake-vl"
+        )
+        (folder / "xiaotangyuan-url.txt").write_text(server.url)
+        try:
+            out = await play_smapi(
+                host, mod, folder, tmp_path / "StardewValley", question, scenario
+            )
+        finally:
+            server.stop()
+        return out, fake
+
+
+def _tool_results(fake: Any) -> list[str]:
+    """The tool results of the turn's second request (extraction may call the model after)."""
+    turn = fake.chat_requests[1].json
+    return [m["content"] for m in turn["messages"] if m["role"] == "tool"]
+
+
+@pytest.mark.anyio
+async def test_take_me_to_the_pond_walks_there_in_the_game_loop(tmp_path: Path) -> None:
+    walk = ToolCallScript(name="game_walk_to", arguments={"place": "鱼塘"})
+    out, fake = await _play(
+        tmp_path,
+        "带我去鱼塘",
+        "farm",
+        Reply(tool_calls=[walk]),
+        Reply(chunks=["好，我们", "走去鱼塘！"]),
+    )
+    # The game's path finder now leads to the pond's tile, set on the main thread.
+    assert "PATH TO 35,20" in out
+    assert "[Info] action walk_to: done 开始走向鱼塘" in out
+    assert "[Info] XiaoTangYuan: 好，我们走去鱼塘！" in out
+    # The mod declared its three actions in the hello; the model was offered them.
+    tools = [t["function"]["name"] for t in fake.chat_requests[0].json["tools"]]
+    assert tools == ["game_highlight", "game_set_waypoint", "game_walk_to"]
+    [result] = _tool_results(fake)
+    assert "游戏执行了这个动作" in result and "开始走向鱼塘" in result
+
+
+@pytest.mark.anyio
+async def test_an_unreachable_pond_is_refused_by_the_mod_and_the_reply_says_why(
+    tmp_path: Path,
+) -> None:
+    walk = ToolCallScript(name="game_walk_to", arguments={"place": "鱼塘"})
+    out, fake = await _play(
+        tmp_path,
+        "带我去鱼塘",
+        "walled",
+        Reply(tool_calls=[walk]),
+        Reply(text="鱼塘被围住了，走不过去！"),
+    )
+    assert "PATH TO" not in out
+    assert "[Info] action walk_to: refused 走不到鱼塘：路被挡住了" in out
+    assert "[Info] XiaoTangYuan: 鱼塘被围住了，走不过去！" in out
+    [result] = _tool_results(fake)
+    assert "游戏拒绝了这个动作" in result and "走不到鱼塘：路被挡住了" in result
 
 
 OLD_SALT = "0123456789abcdef0123456789abcdef"

@@ -179,6 +179,8 @@ namespace XiaoTangYuan.Adapter
                 .Add("token", token)
                 .Add("capabilities", new JsonObject().Add("image", true).Add("voice", false))
                 .Add("timezone", timezone);
+            var declared = Declarations();
+            if (declared.Count > 0) frame["actions"] = declared;   // v1.md "Actions"
             await Send(Json.Write(frame), true).ConfigureAwait(false);
             var answer = await WithTimeout(hello.Task, "server.hello").ConfigureAwait(false);
             if (answer.Str("type") != "server.hello")
@@ -387,7 +389,7 @@ namespace XiaoTangYuan.Adapter
                 pairSignal.Release();
                 return;
             }
-            if (DispatchMemory(frame)) return;
+            if (DispatchMemory(frame) || DispatchAction(frame)) return;
             var h = hello;
             if (ServerHello == null && h != null && (type == "server.hello" || type == "error"))
             {

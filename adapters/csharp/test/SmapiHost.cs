@@ -2,8 +2,10 @@
 // stand-ins (examples/standins/Smapi.cs, compiled into this host). It loads the mod DLL, calls
 // Entry, raises SaveLoaded, ticks UpdateTicked 60 times a second on its one main thread, asks
 // one question once the mod logged its connection, and returns to the title once the reply ended.
-//   mono SmapiHost.exe XtyStardew.dll MOD_FOLDER "question" DATA_FOLDER
+//   mono SmapiHost.exe XtyStardew.dll MOD_FOLDER "question" DATA_FOLDER [farm|walled]
 // (DATA_FOLDER: the game's app data folder, where SMAPI keeps global mod data: %AppData%\StardewValley)
+// farm: the player stands on the farm, the pond in reach; walled: the pond is walled in. The
+// host then prints where the player's path finder leads (the walk_to action's effect).
 using System;
 using System.IO;
 using System.Linq;
@@ -92,6 +94,16 @@ namespace StardewModdingAPI
             Game1.player.farmName.Value = "Sunny Farm";
             Game1.uniqueIDForThisGame = 18000000000000000001UL;
             Game1.currentLocation = new GameLocation { Name = "Mine" };
+            string scenario = args.Length > 4 ? args[4] : "";
+            if (scenario == "farm" || scenario == "walled")
+            {
+                Game1.currentLocation = new GameLocation { Name = "Farm" };
+                Game1.player.TilePoint = new Microsoft.Xna.Framework.Point(30, 20);
+                Game1.currentLocation.characters.Add(new NPC { Name = "Robin", displayName = "罗宾" });
+                if (scenario == "walled")
+                    foreach (var d in new[] { new[] { 1, 0 }, new[] { -1, 0 }, new[] { 0, 1 }, new[] { 0, -1 } })
+                        Game1.currentLocation.Block(35 + d[0], 20 + d[1]);
+            }
             Game1.timeOfDay = 1330;
             Game1.dayOfMonth = 12;
             Game1.currentSeason = "summer";
@@ -124,6 +136,9 @@ namespace StardewModdingAPI
                 }
                 Thread.Sleep(16);
             }
+            var walking = Game1.player.controller;
+            if (walking != null) Console.WriteLine("PATH TO " + walking.endPoint.X + "," + walking.endPoint.Y);
+            foreach (var m in Game1.HudMessages) Console.WriteLine("HUD " + m);
             Console.WriteLine(left ? "back at the title" : "no reply");
             return left ? 0 : 1;
         }
