@@ -72,3 +72,22 @@ def test_every_markdown_file_the_adapters_name_exists() -> None:
             if not ((path.parent / name).exists() or (ROOT / name).exists() or name in here):
                 missing.append(f"{path.relative_to(ROOT)}: {name}")
     assert missing == []
+
+
+def test_the_mod_authors_links_lead_somewhere() -> None:
+    """Every relative link of the pages a mod author reads names a file that exists (the
+    README's move to docs/ had left `protocol/v1.md` links that only worked from the root)."""
+    pages = [
+        ROOT / "docs" / "mod-authors.md",
+        ROOT / "docs" / "adapter-client.md",
+        *sorted((ROOT / "adapters").glob("*/README.md")),
+    ]
+    broken = []
+    for page in pages:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
+            if (
+                not target.startswith(("http://", "https://"))
+                and not (page.parent / target).exists()
+            ):
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert broken == []
