@@ -41,7 +41,7 @@ async def test_two_oni_colonies_of_one_name_are_two_saves(tmp_path: Path) -> Non
     loop) plays three colonies against the real server: "Bubbles" with seed 1845874684,
     another "Bubbles" with another seed, and the first again. Two saves, not one: each saveId
     is the colony's name and its world seed under the salt the mod keeps in mods/config, and
-    the first colony's comes back the same."""
+    the first colony's comes back the same, also after a mod update (item 9)."""
     host = compile_cs(
         tmp_path / "OniHost.exe",
         EXAMPLES / "standins" / "Oni.cs",
@@ -53,22 +53,37 @@ async def test_two_oni_colonies_of_one_name_are_two_saves(tmp_path: Path) -> Non
     folder, keep = mods / "Steam" / "2854869130", mods / "config" / "XiaoTangYuan"
     folder.mkdir(parents=True)
     keep.mkdir(parents=True)
-    (keep / "xiaotangyuan-key.txt").write_text(TOKEN)  # paired before
+    # An older version kept its salt and key in the mod's own folder.
+    (folder / "xiaotangyuan-salt.txt").write_text(OLD_SALT)
+    (folder / "xiaotangyuan-key.txt").write_text(TOKEN)  # paired before
     port = free_port()
     (folder / "xiaotangyuan-url.txt").write_text(f"ws://127.0.0.1:{port}/v1")
     seeds = ["1845874684", "20260601", "1845874684"]
-    async with serve(tmp_path, port, ManualClock(EVENING)) as h:
+    expected = {derive_save_id({"colony": "Bubbles", "seed": s}, OLD_SALT) for s in seeds}
+    assert len(expected) == 2
+
+    async def play(*colonies: str) -> str:
         args = ["mono", str(host), str(mod), str(folder), str(mods), "今天适合挖矿吗？"]
         with anyio.fail_after(180):
-            result = await anyio.run_process([*args, *(f"Bubbles:{s}" for s in seeds)], check=False)
+            result = await anyio.run_process([*args, *colonies], check=False)
         out = result.stdout.decode()
         assert result.returncode == 0, out + result.stderr.decode()
+        return out
+
+    async with serve(tmp_path, port, ManualClock(EVENING)) as h:
+        out = await play(*(f"Bubbles:{s}" for s in seeds))
+        for seed in seeds:
+            assert f"answered in Bubbles (seed {seed})" in out
+        assert "moved xiaotangyuan-salt out of the mod's folder" in out
+        assert (keep / "xiaotangyuan-salt.txt").read_text(encoding="utf-8") == OLD_SALT
+        # Item 9 on ONI: the update replaces the mod's folder (the address file with it); the
+        # first colony is still the same save, with the kept key and the kept address.
+        shutil.rmtree(folder)
+        folder.mkdir()
+        again = await play(f"Bubbles:{seeds[0]}")
+        assert "answered in Bubbles (seed 1845874684)" in again
+        assert "pair" not in again and "moved" not in again
         saves = [s for s in h.store.stats().saves if s.game_id == "oxygen-not-included"]
-    for seed in seeds:
-        assert f"answered in Bubbles (seed {seed})" in out
-    salt = (keep / "xiaotangyuan-salt.txt").read_text(encoding="utf-8")
-    expected = {derive_save_id({"colony": "Bubbles", "seed": s}, salt) for s in seeds}
-    assert len(expected) == 2
     assert {s.save_id for s in saves} == expected
     assert [s.save_name for s in saves] == ["Bubbles", "Bubbles"]
 
