@@ -7,7 +7,8 @@ lists; the player's click is made through the page API as the page's script make
 (tests/test_server_pairing.py); the mod keeps the key, says hello with it and chats. The next
 start uses the kept key without a pair request; a key revoked on the page is forgotten, so the
 start after asks again; a Deny, and a code nobody allowed in time, end in the refusal the mod
-reports.
+reports. Each test waits for the mod's own pair prompt (a mono or lua5.1 start may take long on a
+busy machine) before it looks at the page.
 """
 
 from __future__ import annotations
@@ -102,8 +103,8 @@ async def test_the_csharp_mod_pairs_keeps_its_key_and_reports_refusals(
         page = Page(h)
         await page.open()
         async with csharp_mod(tmp_path, probe, port, folder) as mod:
-            [request] = await pending(page)
             shown = mod.lines[await mod.expect("pair code ")]
+            [request] = await pending(page)
             assert shown == f"pair code {request['code']} for {PAIR_SECONDS} s"
             assert (request["adapter"], request["gameId"]) == ("XTY Probe", "stardew-valley")
             assert not (folder / KEY_FILE).exists()  # nothing without the click
@@ -133,6 +134,7 @@ async def test_the_csharp_mod_pairs_keeps_its_key_and_reports_refusals(
 
         # Its next start asks again, and the player clicks Deny: refused, no key kept.
         async with csharp_mod(tmp_path, probe, port, folder) as mod:
+            await mod.expect("pair code ")
             await deny(page)
             await mod.expect("[xty] reconnect refused: refused by the server: pair_denied: ")
             assert "session open" not in mod.output
@@ -142,6 +144,7 @@ async def test_the_csharp_mod_pairs_keeps_its_key_and_reports_refusals(
         # And nobody clicks: the code expires on the server's clock.
         late = tmp_path / "late-mod"
         async with csharp_mod(tmp_path, probe, port, late) as mod:
+            await mod.expect("pair code ")
             await pending(page)
             h.clock.advance(PAIR_SECONDS)
             await mod.expect("[xty] reconnect refused: refused by the server: pair_expired: ")
@@ -163,8 +166,8 @@ async def test_two_copies_of_a_mod_on_one_pc_share_one_key(tmp_path: Path, probe
         page = Page(h)
         await page.open()
         async with csharp_mod(tmp_path, probe, port, steam, keep) as first:
-            [request] = await pending(page)
             await first.expect("pair code ")
+            [request] = await pending(page)
             async with csharp_mod(tmp_path, probe, port, gog, keep) as second:
                 await second.expect("[xty] another copy of this mod is pairing")
                 assert len(await pending(page)) == 1  # the player sees one request, not two
@@ -202,8 +205,8 @@ async def test_a_waiting_copy_takes_the_key_another_copy_kept(tmp_path: Path, pr
         page = Page(h)
         await page.open()
         async with csharp_mod(tmp_path, probe, port, tmp_path / "late-copy", keep) as late:
-            await pending(page)
             await late.expect("pair code ")
+            await pending(page)
             keep.mkdir()
             (keep / KEY_FILE).write_text(TOKEN, encoding="utf-8")  # the other copy kept its key
             await late.expect("[xty] another copy of this mod paired meanwhile")
@@ -223,8 +226,8 @@ async def test_the_dst_mod_pairs_keeps_its_key_and_reports_refusals(tmp_path: Pa
         page = Page(h)
         await page.open()
         async with dst_game(tmp_path, port, store=store, token="") as world:
-            [request] = await pending(page)
             said = world.lines[await world.expect("said: 在小汤圆页面上确认配对码 ")]
+            [request] = await pending(page)
             assert said == (
                 f"said: 在小汤圆页面上确认配对码 {request['code']}"
                 f" / Confirm code {request['code']} on the XiaoTangYuan page"
@@ -257,6 +260,7 @@ async def test_the_dst_mod_pairs_keeps_its_key_and_reports_refusals(tmp_path: Pa
 
         # Its next start asks again, and the player clicks Deny: the mod tells the player why.
         async with dst_game(tmp_path, port, store=store, token="") as world:
+            await world.expect("said: 在小汤圆页面上确认配对码 ")
             await deny(page)
             await world.expect("session closed 4001")
             world.do("chat 你好")
@@ -268,6 +272,7 @@ async def test_the_dst_mod_pairs_keeps_its_key_and_reports_refusals(tmp_path: Pa
         # And nobody clicks: the code expires on the server's clock.
         late = tmp_path / "late-install"
         async with dst_game(tmp_path, port, store=late, token="") as world:
+            await world.expect("said: 在小汤圆页面上确认配对码 ")
             await pending(page)
             h.clock.advance(PAIR_SECONDS)
             await world.expect("session closed 4001")
@@ -288,8 +293,8 @@ async def test_two_dst_clients_on_one_pc_share_one_key(tmp_path: Path) -> None:
         page = Page(h)
         await page.open()
         async with dst_game(tmp_path, port, store=store, token="") as first:
-            [request] = await pending(page)
             await first.expect("said: 在小汤圆页面上确认配对码 ")
+            [request] = await pending(page)
             async with dst_game(tmp_path, port, store=store, token="") as second:
                 await second.expect("[xty] another copy of this mod is pairing")
                 assert len(await pending(page)) == 1
