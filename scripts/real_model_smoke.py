@@ -101,6 +101,33 @@ TURNS = [
     "删掉 farm-a 的社区中心计划",
     "好的，确认删除。",
     "Thanks! See you tomorrow. 明天见！",
+    # Game actions offered (docs/actions.md): the mod declares walk_to and a risky drop_item.
+    "带我去鱼塘吧",
+    "帮我把背包里的斧头丢掉",
+    "算了，不用丢，留着吧",
+]
+
+# The mod's actions: walk_to (act) and drop_item (risky). The player never says yes to a
+# drop, so no drop_item may be requested; every request is answered at once.
+ACTIONS = [
+    {
+        "name": "walk_to",
+        "description": "带玩家走到农场上的一个地点",
+        "risk": "act",
+        "parameters": {
+            "properties": {"place": {"type": "string", "enum": ["鱼塘", "农舍", "矿洞"]}},
+            "required": ["place"],
+        },
+    },
+    {
+        "name": "drop_item",
+        "description": "把背包里的物品丢到地上",
+        "risk": "risky",
+        "parameters": {
+            "properties": {"item": {"type": "string", "maxLength": 40}},
+            "required": ["item"],
+        },
+    },
 ]
 
 
@@ -131,6 +158,7 @@ class Figures:
     max_rss_mb: float = 0.0
     max_starved_s: float = 0.0
     canary_leaks: int = 0
+    actions: list[dict[str, Any]] = field(default_factory=list)  # every action.request
     requests: list[dict[str, Any]] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
@@ -307,10 +335,13 @@ async def session(url: str, figures: Figures) -> None:
             "identity": {"gameId": "stardew-valley", "saveId": "farm-a", "saveName": "阳光农场"},
             "token": TOKEN,
             "timezone": "Asia/Shanghai",
+            "actions": ACTIONS,
         }
         await ws.send(json.dumps(hello, ensure_ascii=False))
         answer = await recv(ws, 10)
         assert answer["type"] == "server.hello", answer
+        declared = await recv(ws, 10)
+        assert declared["type"] == "actions.declared", declared
         async with anyio.create_task_group() as tg:
 
             async def beat() -> None:
@@ -337,6 +368,11 @@ async def session(url: str, figures: Figures) -> None:
                         break
                     if frame["type"] == "error":
                         continue  # e.g. a refused state update; reported by the invariants
+                    if frame["type"] == "action.request":  # the mod runs it (a walk starts)
+                        figures.actions.append(frame)
+                        result = {"type": "action.result", "id": frame["id"], "status": "done"}
+                        await ws.send(json.dumps(result))
+                        continue
                     if frame.get("id") != f"t{n}":
                         continue
                     if frame["type"] == "chat.delta":
@@ -550,6 +586,11 @@ def check(figures: Figures, data: Path) -> None:
         f.append(f"a chat waited {figures.max_starved_s:.2f} s for a background call")
     if figures.canary_leaks:
         f.append(f"forbidden content reached the model {figures.canary_leaks} times")
+    # The player never said yes to a drop: a risky action never reached the mod.
+    if any(a.get("risk") == "risky" or a.get("confirmed") for a in figures.actions):
+        f.append("a risky action was requested without the player's yes")
+    if len(figures.actions) > 3 * len(TURNS):
+        f.append(f"{len(figures.actions)} actions requested")
     if figures.max_rss_mb > RSS_BOUND_MB:
         f.append(f"server RSS {figures.max_rss_mb:.0f} MB over {RSS_BOUND_MB:.0f} MB")
     log = (data / "server.log").read_text(encoding="utf-8", errors="replace")
@@ -618,7 +659,8 @@ def main() -> int:
             f"memory formed: {figures.events_formed} events, profile {figures.profile_fields}; "
             f"background calls aborted {figures.background_aborted}, "
             f"retried {figures.background_retried}; model requests {figures.model_requests}, "
-            f"closed early {figures.upstream_closed_early}; server RSS max "
+            f"closed early {figures.upstream_closed_early}; "
+            f"actions requested {[a['name'] for a in figures.actions]}; server RSS max "
             f"{figures.max_rss_mb:.0f} MB",
             flush=True,
         )
