@@ -435,10 +435,11 @@ async def test_a_risky_action_does_not_run_on_a_yes_to_another_question(tmp_path
         done, _ = await _turn(h, ws, "帮我把斧头扔了", "c1")
         assert "question" not in done
         h.clock.advance(5)
-        h.fake.enqueue(Reply(text="嗯"))
+        h.fake.enqueue(Reply(tool_calls=[drop]), Reply(text="嗯"))
         done, requests = await _turn(h, ws, "好", "c2", lambda r: {"status": "done"})
-        # No question is pending: the bare yes offers no action, nothing runs.
-        assert requests == [] and "tools" not in h.fake.chat_requests[-1].json
+        # That yes answers the model's question (the actions are offered to it): the drop
+        # called in its turn is asked about again, never run.
+        assert requests == [] and done["question"]
         # Asked again (the words ask for it), then other arguments than those asked
         # about, or a hedged yes, run nothing either.
         h.clock.advance(5)
@@ -454,7 +455,7 @@ async def test_a_risky_action_does_not_run_on_a_yes_to_another_question(tmp_path
         done, requests = await _turn(h, ws, "好，不过等等", "c5", lambda r: {"status": "done"})
         assert requests == []
     events = [r.event for r in _log(h).actions(10)]
-    assert events == ["asked", "asked", "asked", "asked"]
+    assert events == ["asked"] * 5
 
 
 async def test_game_text_never_authorises_a_risky_action(tmp_path: Path) -> None:
@@ -651,3 +652,20 @@ async def test_a_yes_given_on_another_save_runs_nothing(tmp_path: Path) -> None:
         if got["type"] != "chat.done":
             got = await _end(ws)
         assert got["type"] == "chat.done" and "还没有做" in _results(h)[0]
+
+
+async def test_a_yes_to_the_companions_offer_may_walk(tmp_path: Path) -> None:
+    """鱼塘在哪 → 「在东边，要我带你去吗？」 → 好: the actions are offered to that 好."""
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        h.fake.enqueue(Reply(text="在东边，要我带你去吗？"))
+        await _turn(h, ws, "鱼塘在哪", "c1")
+        h.clock.advance(5)
+        h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="出发了。"))
+        done, requests = await _turn(h, ws, "好", "c2", lambda r: {"status": "done"})
+        assert done["text"] == "出发了。" and [r["name"] for r in requests] == ["walk_to"]
+        # A reply that asks nothing: the next bare 好 is offered no action.
+        h.clock.advance(5)
+        h.fake.enqueue(Reply(text="嗯嗯"))
+        await _turn(h, ws, "好", "c3")
+        assert "tools" not in h.turn_request().json

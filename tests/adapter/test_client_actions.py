@@ -132,19 +132,21 @@ async def test_a_yes_to_the_models_other_question_never_runs_the_risky_action(
         # In the same reply: the model's own question makes the server's lapse.
         asked = await say("把斧头丢了吧", Reply(tool_calls=[drop]), Reply(text="要不要先去钓鱼？"))
         assert asked.question is None
-        # No action is offered to a bare yes; a call made anyway is no call.
-        await say("好", Reply(text="好嘞", tool_calls=[drop]))
-        assert "tools" not in h.turn_request().json
+        # The reply asked something: the bare yes is offered the actions again, and the
+        # drop is only asked about once more, never run.
+        again = await say("好", Reply(tool_calls=[drop]), Reply(text="好嘞"))
+        assert again.question and "丢掉物品" in again.question
         assert bag == {"斧头": 1} and not mod.action_requests
+        # A no to that: nothing.
+        await say("不要", Reply(text="好的，不丢"))
 
         # A turn between: the server asked, the player asked something else, the model
         # asked its own question, and the player's yes answers that one.
         asked = await say("把斧头丢了吧", Reply(tool_calls=[drop]), Reply(text="可以丢。"))
         assert asked.question and "丢掉物品" in asked.question
         await say("鱼塘在哪", Reply(text="在东边，要我带你去吗？"))
-        await say("好", Reply(text="走吧", tool_calls=[drop]))
-        assert "tools" not in h.turn_request().json
+        await say("好", Reply(tool_calls=[drop]), Reply(text="走吧"))
         assert bag == {"斧头": 1} and not mod.action_requests
         await h.server.working.wait_written()
         events = [r.event for r in h.server.working.injections.actions(20)]
-        assert events == ["asked", "asked"]  # asked twice, run never
+        assert events == ["asked"] * 4  # asked each time, run never

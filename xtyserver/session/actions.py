@@ -259,6 +259,9 @@ class Actions:
         self._turn = 0
         self._offered: list[dict[str, Any]] | None = None
         self._used = 0
+        # The turn whose reply, with actions offered, asked the player something
+        # (「要我带你去吗？」): the next turn's bare 「好」 is offered the actions again.
+        self._proposed: int | None = None
 
     # -- the declaration ---------------------------------------------------------------------
 
@@ -289,18 +292,28 @@ class Actions:
     ) -> list[dict[str, Any]] | None:
         """The action tools turn ``turn`` offers (None: none), decided once per turn.
 
-        ``confirming``: the turn answers the server's question about a risky action.
+        ``confirming``: the turn answers the server's question about a risky action. The
+        turn right after a reply that offered actions and asked the player something is
+        offered them too (its 「好」 may answer 「要我带你去吗？」); a risky call in it is
+        still only asked about.
         """
-        self._turn, self._offered, self._used = turn, None, 0
+        following = self._proposed is not None and self._proposed == turn - 1
+        self._turn, self._offered, self._used, self._proposed = turn, None, 0, None
         if not self.specs:
             return None
         mode = self._mode_of(game_id)
         if mode == "off":
             return None
         plain = _SPACES.sub(" ", judged(text).casefold())
-        if confirming or _CUE.search(plain) or any(w in plain for w in self._words):
+        cued = _CUE.search(plain) or any(w in plain for w in self._words)
+        if confirming or following or cued:
             self._offered = self._specs(mode) or None
         return self._offered
+
+    def ended(self, turn: int, asked_player: bool) -> None:
+        """Turn ``turn`` ended; ``asked_player``: its reply asks or proposes something."""
+        if asked_player and turn == self._turn and self._offered is not None:
+            self._proposed = turn
 
     def offered(self, turn: int) -> list[dict[str, Any]] | None:
         """The action tools of ``turn``'s next request: none once its limit is reached."""

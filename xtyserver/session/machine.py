@@ -61,6 +61,7 @@ from xtyserver.protocol.secret_match import carried
 from xtyserver.session import replies
 from xtyserver.session.actions import QUESTION_KIND, ActionMode, Actions, Answered
 from xtyserver.session.admission import Admission
+from xtyserver.session.asking import asks_other
 from xtyserver.session.companion import event_query
 from xtyserver.session.effects import (
     ArmTimer,
@@ -109,7 +110,7 @@ from xtyserver.session.speakup import SpeakUp, SpeakUpSettings
 from xtyserver.session.tool_loop import ToolLoop
 from xtyserver.session.tools import ToolCall
 from xtyserver.session.turn import focus_terms
-from xtyserver.session.turns import Turns
+from xtyserver.session.turns import Turns, shown_reply
 from xtyserver.session.voice import VoiceDesk
 from xtyserver.token import matches as token_matches
 
@@ -637,6 +638,8 @@ class GameAgentSession:
         effects = self._turns.finish(done, now=now, save=here, day=self._saves.day)
         if effects is None:
             return []
+        if turn is not None and turn.event is None:
+            self._actions.ended(number, asks_other(shown_reply(turn, done.text)))
         self._move(ModelDone)
         # The save's modelContext names never reach the shared profile.
         names = context_names(self._saves.context)

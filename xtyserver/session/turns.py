@@ -316,7 +316,7 @@ class Turns:
         self.current = None
         if turn.event is not None:
             return self._line_said(turn, answer, save)
-        reply = "".join(turn.parts) if turn.tools_used else text or "".join(turn.parts)
+        reply = shown_reply(turn, text)
         if not reply and turn.tools_used:
             reply = self._texts.memory_tools_exhausted
         effects: list[Effect] = []
@@ -385,3 +385,8 @@ class Turns:
         message = getattr(self._texts, code, self._texts.model_error)
         error = ChatError(id=turn.chat_id, code=code, message=str(message), origin=turn.origin)
         return [Send(error)]
+
+
+def shown_reply(turn: Turn, text: str) -> str:
+    """What the player saw of ``turn``'s reply, the model's last answer being ``text``."""
+    return "".join(turn.parts) if turn.tools_used else text or "".join(turn.parts)
