@@ -274,3 +274,24 @@ def test_a_proactive_lines_prompt_stays_under_600_tokens_at_its_worst() -> None:
     user = call.messages[-1]["content"]
     # What happened, the state and a memory all made it in.
     assert "玩家体力快用完了" in user and "数值：12.5/270" in user and "体力多" in user
+
+
+def test_a_line_says_why_it_spoke_and_how_to_stop_in_the_players_language() -> None:
+    [done] = lines(speak(speaking(), NOON, kind="night_falling"))
+    assert done.why is not None
+    assert "天快黑了" in done.why and "主动说话" in done.why and "关掉" in done.why
+    english = SaveMemory(SharedProfile(language="English"), None)
+    [done] = lines(speak(speaking(), NOON, kind="boss_near", memory=english))
+    assert done.why is not None and "a boss is near" in done.why and "turn it off" in done.why
+    # A player's reply carries no why.
+    assert b"why" not in msgspec.json.encode(ChatDone(id="c", text="t", context="none"))
+
+
+def test_the_player_can_stop_a_line_as_it_streams() -> None:
+    session = speaking()
+    [load] = of(session.handle(game_event(), NOON), LoadTurnMemory)
+    [call] = of(session.handle(TurnMemoryReady(load.turn, SaveMemory(None, None)), NOON), CallModel)
+    effects = session.handle(frame(type="chat.cancel", id="companion-1"), NOON + 1)
+    [cancelled] = [f for f in sent(effects) if isinstance(f, ChatError)]
+    assert (cancelled.code, cancelled.origin) == ("cancelled", "companion")
+    assert CancelModel(call.turn) in effects and state_of(session) is State.READY
