@@ -81,6 +81,19 @@ class SpeakUpSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return self.games.get(game_id, self.default)
 
 
+PAGE_GAMES: tuple[str, ...] = ("stardew-valley", "dont-starve-together", "oxygen-not-included")
+"""The games whose speak-up settings the page shows (the reference adapters' ``gameId``)."""
+
+
+def page_keys() -> tuple[str, ...]:
+    """The dotted settings the page stores for speaking up: every field of each page game."""
+    return tuple(
+        f"speakup.games.{game}.{field}"
+        for game in PAGE_GAMES
+        for field in GameSpeakUp.__struct_fields__
+    )
+
+
 def local_hour(now: float, zone: str) -> int:
     """The hour (0–23) of epoch seconds ``now`` in the IANA zone ``zone``."""
     return dt.datetime.fromtimestamp(now, tz=timezone(zone)).hour
