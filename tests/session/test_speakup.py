@@ -295,3 +295,13 @@ def test_the_player_can_stop_a_line_as_it_streams() -> None:
     [cancelled] = [f for f in sent(effects) if isinstance(f, ChatError)]
     assert (cancelled.code, cancelled.origin) == ("cancelled", "companion")
     assert CancelModel(call.turn) in effects and state_of(session) is State.READY
+
+
+def test_a_line_the_budget_share_kept_quiet_costs_no_cooldown_nor_hour() -> None:
+    rules = GameSpeakUp(enabled=True, cooldown_minutes=10, lines_per_hour=1, token_share=0.2)
+    session = speaking(rules, daily_budget=DailyBudget(10_000))
+    assert verdicts(speak(session, NOON, spent=2_000))[-1] == "budget_share"
+    # The player raises the day's budget on the page; a minute later the same kind speaks.
+    session.model_changed(configured=True, vision=True, daily_budget=DailyBudget(100_000))
+    assert len(lines(speak(session, NOON + 60, spent=2_000))) == 1
+    assert verdicts(speak(session, NOON + 120, spent=2_000)) == ["cooldown"]

@@ -569,7 +569,8 @@ class GameAgentSession:
         if turn is not None and turn.event is not None and not turn.memory_ready:
             rules = self._settings.speakup.of(turn.save.game_id)
             if not self._speakup.within_share(rules, self._settings.daily_budget, event.spent):
-                # The mod never asked: the line ends without a frame.
+                # The mod never asked: the line ends without a frame, and counts for nothing.
+                self._speakup.unsaid()
                 self._turns.end()
                 self._move(TurnMemoryReady)
                 fields = {"game": turn.save.game_id, "verdict": "budget_share"}
