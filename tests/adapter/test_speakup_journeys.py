@@ -169,6 +169,18 @@ def turn_on_dst_on_the_page(link: str) -> dict[str, bool]:
         hour.send_keys("99")
         css(d, "#s-save-speakup")[0].click()
         wait(d, lambda d: hour.get_attribute("aria-invalid") == "true")
+        assert "超出了允许的范围" in css(d, "#status")[0].text
+        # The same settings in English.
+        css(d, "#lang")[0].click()
+        ready(d, "settings")
+        wait(d, lambda d: css(d, "#s-speakup-games legend")[0].text == "Stardew Valley")
+        assert [e.text for e in css(d, "#s-speakup-games legend")][1:] == [
+            "Don't Starve Together",
+            "Oxygen Not Included",
+        ]
+        label = css(d, f"label:has(#s-speakup-{DST}-enabled)")[0].text
+        assert label == "Let XiaoTangYuan speak up in this game"
+        assert css(d, f"#s-speakup-{DST}-enabled")[0].is_selected()
         return shown
 
 
