@@ -305,3 +305,20 @@ def test_a_line_the_budget_share_kept_quiet_costs_no_cooldown_nor_hour() -> None
     session.model_changed(configured=True, vision=True, daily_budget=DailyBudget(100_000))
     assert len(lines(speak(session, NOON + 60, spent=2_000))) == 1
     assert verdicts(speak(session, NOON + 120, spent=2_000)) == ["cooldown"]
+
+
+def test_push_to_talk_over_the_companions_line_cuts_it_as_the_companions() -> None:
+    from xtyserver.session.effects import Hush, Listen
+    from xtyserver.session.voice import VoiceRules
+
+    session = speaking(voice=VoiceRules(enabled=True))
+    effects = session.handle(game_event(), NOON)
+    [load] = of(effects, LoadTurnMemory)
+    [call] = of(session.handle(TurnMemoryReady(load.turn, SaveMemory(None, None)), NOON), CallModel)
+    session.handle(ModelDelta(call.turn, "天黑"), NOON)
+    effects = session.handle(frame(type="voice.start", id="v1"), NOON + 1)
+    [hushed] = [f for f in sent(effects) if isinstance(f, ChatError)]
+    assert (hushed.code, hushed.origin, hushed.id) == ("cancelled", "companion", "companion-1")
+    assert CancelModel(call.turn) in effects and of(effects, Hush)
+    assert of(effects, Listen) == [Listen("v1", stream=False)]
+    assert state_of(session) is State.READY

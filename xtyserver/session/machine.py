@@ -520,6 +520,7 @@ class GameAgentSession:
         self._move(VoiceStart)
         effects: list[Effect] = [Log("voice.barge_in", {})]
         if turn is not None:
+            # The companion's own line (speak-up) is cut the same way, and says whose it was.
             message = self._texts.cancelled
             cancelled = ChatError(
                 id=turn.chat_id, code="cancelled", message=message, origin=turn.origin
