@@ -11,11 +11,12 @@ once, with why, on the game's main thread.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.adapter.mono import NO_MONO, NO_MONO_REASON
+from tests.adapter.mono import CSHARP, NO_MONO, NO_MONO_REASON, compile_cs
 from tests.adapter.test_csharp_examples import play_smapi, smapi_build
 from tests.conftest import TOKEN, ServerProcess
 from xtyserver.session.settings import Texts
@@ -75,3 +76,17 @@ async def test_turned_on_the_companion_speaks_once_about_the_first_and_says_why(
     [asked] = lines_asked(fake)
     assert "玩家体力快用完了" in asked and "数值：20/270" in asked
     assert events.count("speakup.event") == 4 and "frame.refused" not in events
+
+
+def test_edges_report_once_per_start_and_bad_events_are_refused_before_sending(
+    tmp_path: Path,
+) -> None:
+    probe = compile_cs(tmp_path / "EventsProbe.exe", CSHARP / "test" / "EventsProbe.cs")
+    out = subprocess.run(["mono", str(probe)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.splitlines() == [
+        "edges .R...R.",
+        "kind invalid_frame kind local",
+        "subject budget_exceeded facts.subject local",
+        "facts budget_exceeded facts local",
+    ]
