@@ -193,5 +193,5 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
     limits: Limits
     server: ServerInfo
     texts: Texts
-    voice: VoiceRules = msgspec.field(default_factory=VoiceRules)
-    speakup: SpeakUpSettings = msgspec.field(default_factory=SpeakUpSettings)
+    voice: VoiceRules
+    speakup: SpeakUpSettings
