@@ -669,3 +669,13 @@ async def test_a_yes_to_the_companions_offer_may_walk(tmp_path: Path) -> None:
         h.fake.enqueue(Reply(text="嗯嗯"))
         await _turn(h, ws, "好", "c3")
         assert "tools" not in h.turn_request().json
+
+
+async def test_the_risky_question_is_the_players_configured_text(tmp_path: Path) -> None:
+    asked = "小汤圆想{action}：{args}。可以吗？（回答“好”或“不”）"
+    overrides = {**QUIET, "texts.actions.question": asked}
+    async with running(tmp_path, overrides=overrides) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        h.fake.enqueue(Reply(tool_calls=[_call(DROP, item="斧头")]), Reply(text="可以丢。"))
+        done, _ = await _turn(h, ws, "帮我把斧头扔了", "c1")
+        assert done["question"] == "小汤圆想丢掉背包里的物品：item=斧头。可以吗？（回答“好”或“不”）"

@@ -185,7 +185,7 @@ class GameAgentSession:
         self._turns = Turns(settings)
         self._saves = SaveTracker(self._turns, summarize=settings.extraction, now=now)
         self._requests = StoreRequests(Confirmations(f"{session_id}:menu"), settings.texts.ask)
-        self._actions = Actions(mode_of=action_mode)
+        self._actions = Actions(mode_of=action_mode, texts=settings.texts.actions)
         self._tools = ToolLoop(Confirmations(session_id), settings.texts, self._actions)
         self._voice = VoiceDesk(settings.voice, settings.texts.voice)
         self._speakup = SpeakUp()

@@ -13,6 +13,7 @@ from xtyserver.memory.retrieval import MemoryBudget
 from xtyserver.memory.tokens import DailyBudget
 from xtyserver.protocol.frames import ServerInfo
 from xtyserver.protocol.limits import Limits
+from xtyserver.session.actions import ActionTexts
 from xtyserver.session.asking import AskTexts
 from xtyserver.session.layers import LayerBudget
 from xtyserver.session.speakup import SpeakUpSettings
@@ -60,6 +61,7 @@ class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         speakup_what_en: The same in English.
         ask: The server's own deletion question and announcements (``[texts.ask]``).
         voice: What a mod shows for each ``voice.error`` (``[texts.voice]``).
+        actions: The server's question before a risky game action (``[texts.actions]``).
     """
 
     persona: str = (
@@ -162,6 +164,7 @@ class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     )
     ask: AskTexts = msgspec.field(default_factory=AskTexts)
     voice: VoiceTexts = msgspec.field(default_factory=VoiceTexts)
+    actions: ActionTexts = msgspec.field(default_factory=ActionTexts)
 
 
 class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
