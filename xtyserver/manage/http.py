@@ -41,6 +41,7 @@ from xtyserver.manage.access import (
     open_with_form,
     set_cookie,
 )
+from xtyserver.manage.actions import ModeBody, PageActions
 from xtyserver.manage.ops import Refused
 from xtyserver.manage.pages import problem_page
 from xtyserver.manage.pairing import DecideBody, PagePairing, RevokeBody
@@ -62,6 +63,7 @@ STATIC = {
     "app.css": ("app.css", "text/css; charset=utf-8"),
     "pairing.js": ("pairing.js", "text/javascript; charset=utf-8"),
     "voice.js": ("voice.js", "text/javascript; charset=utf-8"),
+    "actions.js": ("actions.js", "text/javascript; charset=utf-8"),
 }
 MAX_HEAD = 16 * 1024
 MAX_BODY = 16 * 1024
@@ -205,6 +207,7 @@ class UiHttp:
         self.settings: PageSettings | None = None  # the settings view's steps (Server sets them)
         self.pairing: PagePairing | None = None  # the pairing section's (Server sets them)
         self.voice: PageVoice | None = None  # the voice section's (Server sets them)
+        self.actions: PageActions | None = None  # the actions view's (Server sets them)
         self.sessions: dict[str, UiSession] = {}
         self.refused: Counter[str] = Counter()
         self._log = log.get("xtyserver.ui")
@@ -416,6 +419,10 @@ class UiHttp:
                 return await self._voice().fetch(decode_body(body, FetchBody))
             case ("voice-test", True):
                 return await self._voice().test()
+            case ("actions", False):
+                return await self._actions().view()
+            case ("actions", True):
+                return await self._actions().set(decode_body(body, ModeBody))
             case ("pairing", False):
                 return self._pairing().view()
             case ("pair", True):
@@ -453,6 +460,11 @@ class UiHttp:
         key = secrets.token_urlsafe(32)
         self.launch_keys[key] = now + self._key_ttl
         return key
+
+    def _actions(self) -> PageActions:
+        if self.actions is None:
+            raise Refused("this server runs no game actions", 404)
+        return self.actions
 
     def _pairing(self) -> PagePairing:
         if self.pairing is None:

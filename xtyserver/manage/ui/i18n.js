@@ -4,6 +4,9 @@
 // a game not listed here is shown by its id.
 window.XTY_TEXTS = {
   zh: {
+    tabActions: "动作", actionModes: "小汤圆在每个游戏里能做什么", actionLog: "动作记录",
+    actionModesNote: "游戏的 mod 提供动作（比如带路、标出东西）；这里按游戏选：全部动作、只做查看类动作，或者关闭。高风险动作（比如丢掉、卖掉东西）每次都要你亲口说“好”才会做。",
+    actionLogNote: "小汤圆请游戏做过的每件事、游戏的回答，以及没有做的原因（最新的在最上面）。",
     title: "小汤圆的记忆", tabMemory: "记忆", tabStats: "游玩统计", switchLang: "English", switchLangLabel: "Switch to English",
     skip: "跳到正文", tabs: "页面",
     shared: "共享记忆", autoShared: "自动形成共享记忆", games: "游戏记忆",
@@ -48,6 +51,13 @@ window.XTY_TEXTS = {
     visionBaseUrl: "看图模型的接口地址（留空：同上）", apiKey: "API 密钥", apiKeyHint: "粘贴新的密钥；留空则不修改",
     saveSettings: "保存", forgetKey: "删除保存的密钥", testConnection: "测试连接", testing: "正在测试连接…",
     nextTurn: "保存后从下一轮对话起生效，不用重启。", settingsSaved: "已保存，下一轮对话起生效。",
+    speakup: "主动说话", speakupSaved: "已保存，从游戏里的下一件事起生效。",
+    speakupWhy: "打开后，游戏里发生要紧的事（天快黑了、体力快用完、明天过节……）时，小汤圆会主动说一句，并说明为什么开口。每句都要花 token，所以默认关闭；每个游戏分开设置。",
+    speakupField: {
+      enabled: "让小汤圆在这个游戏里主动说话", cooldown_minutes: "同一类事至少隔几分钟再提",
+      lines_per_hour: "每小时最多说几句", token_share: "每天 token 上限里最多用多少来主动说话（0–1，0.2 即 20%）",
+      quiet_from: "免打扰从几点开始（0–23 时）", quiet_until: "免打扰到几点结束（和开始相同：不设免打扰）",
+    },
     companion: "小汤圆", companionName: "小汤圆的名字", companionPersona: "小汤圆的设定", replyLanguage: "回复语言",
     languages: { "": "跟随玩家", "zh-CN": "中文", "en": "English" },
     keyWhere: (name) => `${name} 的 API 密钥在这里创建：`, noKeyNeeded: "这台电脑上的服务，不需要 API 密钥。",
@@ -56,12 +66,24 @@ window.XTY_TEXTS = {
     urlCompleted: (url) => `已保存，下一轮对话起生效。接口地址已补全为 ${url}。`,
     refused: {
       needs_base_url: "请先选一个「服务商」（选「其他 OpenAI 兼容服务」时要填「接口地址」），再保存 API 密钥：密钥只会发给这个地址。没有保存密钥。",
-      bad_base_url: "「接口地址」不是网址：请填服务商给的地址，例如 https://api.deepseek.com/v1。没有保存任何内容。"
+      bad_base_url: "「接口地址」不是网址：请填服务商给的地址，例如 https://api.deepseek.com/v1。没有保存任何内容。",
+      bad_value: "标出的这一项超出了允许的范围，请改一下。没有保存任何内容。"
     },
     presetName: { "": "— 请选择服务商 —", deepseek: "DeepSeek", qwen: "通义千问（阿里云百炼 DashScope）", doubao: "豆包（火山方舟）", ollama: "本机 Ollama", lmstudio: "本机 LM Studio", llamacpp: "本机 llama.cpp", openai: "OpenAI", other: "其他 OpenAI 兼容服务" },
     pinnedBy: { env: "由环境变量设置，优先于本页（在这里改不生效）", config: "由配置文件设置，优先于本页（在这里改不生效）", flag: "由命令行参数设置，优先于本页（在这里改不生效）" },
     keyStatus: { keyring: (shown, backend) => `已保存在系统凭据库（${backend}）：${shown}`, file: (shown) => `已保存：${shown}`, env: (shown) => `来自环境变量 XTY_MODEL_API_KEY：${shown}`, config: (shown) => `来自配置文件：${shown}`, none: () => "还没有保存密钥。" },
     keyFile: "这台电脑没有系统凭据库：密钥保存在数据文件夹里只有你能读的文件中。",
+    actions: {
+      modeCols: ["游戏", "它的 mod 提供的动作", "小汤圆可以"], noGames: "还没有游戏提供过动作（游戏连上小汤圆后，这里会列出它的动作）。",
+      mode: { all: "做全部动作（高风险的要你同意）", look: "只做查看类动作", off: "什么都不做" },
+      risk: { look: "查看", act: "会改变游戏", risky: "高风险" },
+      notConnected: "（现在没有连接）", modeSaved: (g, m) => `已保存：${g}——${m}。从下一句对话起生效。`,
+      logCols: ["时间", "游戏", "动作", "发生了什么", "详情"], noLog: "小汤圆还没有请游戏做过什么。",
+      event: { request: "请游戏执行", asked: "等你同意（高风险）", timed_out: "游戏没有及时回答", late: "超时之后游戏才回答", refused: "没有执行" },
+      status: { done: "完成", refused: "游戏拒绝了", failed: "游戏执行失败", timed_out: "游戏没有及时回答" },
+      confirmed: "你已同意",
+      reason: { not_offered: "这句话没有提供动作", look_only: "这个游戏只允许查看类动作", too_many: "一句话里最多 3 个动作", bad_arguments: "参数不对", stale: "游戏状态太旧", switched: "存档刚切换", busy: "上一个动作还没有结果", cooldown: "冷却中", asking: "已经在问你别的事" },
+    },
     pairing: {
       request: (g, a, c) => `${g}的 mod（${a}）想连接小汤圆，配对码 ${c}：允许？`, allow: "允许", deny: "拒绝",
       title: "已配对的 mod", cols: ["mod", "游戏", "配对于", "上次使用", ""], none: "还没有配对的 mod。", revoke: "撤销",
@@ -140,6 +162,9 @@ window.XTY_TEXTS = {
     hours: (h, m) => `${h} 小时 ${m} 分`
   },
   en: {
+    tabActions: "Actions", actionModes: "What XiaoTangYuan may do in each game", actionLog: "Action log",
+    actionModesNote: "A game's mod offers actions (lead the way, highlight a thing); choose per game: every action, look actions only, or none. A risky action (drop or sell things) runs only after your own yes, every time.",
+    actionLogNote: "Everything XiaoTangYuan asked a game to do, the game's answer, and why something was not done (newest first).",
     title: "XiaoTangYuan's memory", tabMemory: "Memory", tabStats: "Play statistics", switchLang: "中文", switchLangLabel: "切换到中文",
     skip: "Skip to content", tabs: "Views",
     shared: "Shared memory", autoShared: "Form shared memory automatically", games: "Game memory",
@@ -184,6 +209,13 @@ window.XTY_TEXTS = {
     visionBaseUrl: "Vision model's base URL (empty: the same)", apiKey: "API key", apiKeyHint: "Paste a new key; leave empty to keep it",
     saveSettings: "Save", forgetKey: "Forget the stored key", testConnection: "Test connection", testing: "Testing the connection…",
     nextTurn: "Saved settings count from the next turn, no restart needed.", settingsSaved: "Saved; counts from the next turn.",
+    speakup: "Speaking up", speakupSaved: "Saved; counts from the game's next event.",
+    speakupWhy: "When on, XiaoTangYuan says a line by itself when something in the game matters (night falling, stamina nearly gone, a festival tomorrow…) and says why it spoke. Each line costs tokens, so it is off by default; set it per game.",
+    speakupField: {
+      enabled: "Let XiaoTangYuan speak up in this game", cooldown_minutes: "Minutes before mentioning the same kind of thing again",
+      lines_per_hour: "Lines at most per hour", token_share: "Share of the daily token budget speaking up may use (0–1, 0.2 = 20%)",
+      quiet_from: "Quiet hours start at (hour, 0–23)", quiet_until: "Quiet hours end at (the same hour: no quiet hours)",
+    },
     companion: "XiaoTangYuan", companionName: "Companion's name", companionPersona: "Companion's persona", replyLanguage: "Reply language",
     languages: { "": "Same as the player", "zh-CN": "中文", "en": "English" },
     keyWhere: (name) => `Create a ${name} API key here:`, noKeyNeeded: "A server on this PC: no API key needed.",
@@ -192,12 +224,24 @@ window.XTY_TEXTS = {
     urlCompleted: (url) => `Saved; counts from the next turn. The address was completed to ${url}.`,
     refused: {
       needs_base_url: "Choose a provider first (with “Other OpenAI-compatible”, fill in its address), then save the API key: the key only ever goes to that address. The key was not saved.",
-      bad_base_url: "The address is not a web address: enter the one your provider gives, e.g. https://api.deepseek.com/v1. Nothing was saved."
+      bad_base_url: "The address is not a web address: enter the one your provider gives, e.g. https://api.deepseek.com/v1. Nothing was saved.",
+      bad_value: "The marked value is outside what it allows: change it. Nothing was saved."
     },
     presetName: { "": "— choose a provider —", deepseek: "DeepSeek", qwen: "Qwen (Alibaba Cloud DashScope)", doubao: "Doubao (Volcano Engine Ark)", ollama: "Ollama on this PC", lmstudio: "LM Studio on this PC", llamacpp: "llama.cpp on this PC", openai: "OpenAI", other: "Other OpenAI-compatible" },
     pinnedBy: { env: "Set by an environment variable, which wins over this page", config: "Set by the config file, which wins over this page", flag: "Set by a command-line flag, which wins over this page" },
     keyStatus: { keyring: (shown, backend) => `Stored in the credential store (${backend}): ${shown}`, file: (shown) => `Stored: ${shown}`, env: (shown) => `From XTY_MODEL_API_KEY: ${shown}`, config: (shown) => `From the config file: ${shown}`, none: () => "No key stored yet." },
     keyFile: "This PC has no credential store: the key is kept in a file in the data folder that only you can read.",
+    actions: {
+      modeCols: ["Game", "Actions its mod offers", "XiaoTangYuan may"], noGames: "No game has offered actions yet (once a game connects, its actions are listed here).",
+      mode: { all: "do every action (risky ones only with your yes)", look: "only look (point at, highlight)", off: "do nothing" },
+      risk: { look: "look", act: "changes the game", risky: "risky" },
+      notConnected: "(not connected now)", modeSaved: (g, m) => `Saved: ${g}: ${m}. Counts from your next message.`,
+      logCols: ["Time", "Game", "Action", "What happened", "Details"], noLog: "XiaoTangYuan has not asked a game to do anything yet.",
+      event: { request: "asked the game", asked: "waiting for your yes (risky)", timed_out: "the game did not answer in time", late: "the game answered after the deadline", refused: "not done" },
+      status: { done: "done", refused: "the game refused", failed: "the game failed", timed_out: "no answer in time" },
+      confirmed: "you said yes",
+      reason: { not_offered: "no actions were offered for those words", look_only: "this game allows look actions only", too_many: "at most 3 actions a message", bad_arguments: "wrong arguments", stale: "the game state was too old", switched: "the save had just switched", busy: "the action before had no result yet", cooldown: "cooling down", asking: "already asking you something else" },
+    },
     pairing: {
       request: (g, a, c) => `The ${g} mod (${a}) wants to connect, code ${c}: allow?`, allow: "Allow", deny: "Deny",
       title: "Paired mods", cols: ["Mod", "Game", "Paired", "Last used", ""], none: "No paired mods yet.", revoke: "Revoke",
