@@ -102,6 +102,8 @@ def drive_the_voice_section(link: str) -> tuple[list[str], str, str]:
         css(d, "#tab-settings")[0].click()
         ready(d, "settings")
         wait(d, lambda d: d.execute_script("return document.body.dataset.voice") == "drawn")
+        d.execute_script("document.getElementById('voice-title').scrollIntoView()")
+        print("screenshot:", browser.screenshot(d, "ui-voice.png", 1280))
         listed = css(d, '[data-voice-key="voice.input_device"] option')
         mics = [str(o.get_attribute("value")) for o in listed]
         css(d, "#v-test")[0].click()
