@@ -145,7 +145,9 @@ class Server:
             clock=clock,
             timezone=default_zone or local or "UTC",
         )
-        self.ui.pairing = PagePairing(self.pairing, self.sessions.revoke_key)
+        self.ui.pairing = PagePairing(
+            self.pairing, self.sessions.revoke_key, self.sessions.connected
+        )
         if player is not None:
             self.ui.settings = PageSettings(
                 player,
@@ -153,6 +155,7 @@ class Server:
                 env,
                 configured=lambda: self.model.configured,
                 embedder=lambda: self.model.embedder,
+                secrets=lambda: (tokens.current(),),
             )
 
     @property

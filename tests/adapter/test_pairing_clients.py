@@ -132,7 +132,7 @@ async def test_the_csharp_mod_pairs_keeps_its_key_and_reports_refusals(
             await mod.expect("[xty] reconnect refused: refused by the server: pair_denied: ")
             assert "session open" not in mod.output
         assert not (folder / KEY_FILE).exists()
-        assert (await page.get("pairing")) == {"pending": [], "keys": []}
+        assert (await page.get("pairing")) == {"pending": [], "keys": [], "connected": []}
 
         # And nobody clicks: the code expires on the server's clock.
         late = tmp_path / "late-mod"
@@ -191,7 +191,7 @@ async def test_the_dst_mod_pairs_keeps_its_key_and_reports_refusals(tmp_path: Pa
             await world.expect("said (pair_denied): 配对被拒绝了：请在小汤圆页面上点“允许”。")
             assert "session open" not in world.output
         assert (store / DST_KEY).read_text(encoding="utf-8") == ""
-        assert (await page.get("pairing")) == {"pending": [], "keys": []}
+        assert (await page.get("pairing")) == {"pending": [], "keys": [], "connected": []}
 
         # And nobody clicks: the code expires on the server's clock.
         late = tmp_path / "late-install"

@@ -62,6 +62,10 @@ STATIC = {
 }
 MAX_HEAD = 16 * 1024
 MAX_BODY = 16 * 1024
+IMPORT_PATH = "/ui/api/import"
+IMPORT_BODY = 16 * 1024 * 1024
+"""An export document the page imports (its 导出全部 file); read only once the head is
+allowed (:meth:`UiHttp._body_limit`), every other body is at most :data:`MAX_BODY`."""
 REQUEST_SECONDS = 10.0
 HEAD_SECONDS = 2.0  # a request's head must be in this soon after the connection opens
 MAX_CONNECTIONS = 16  # requests handled at once
@@ -295,12 +299,35 @@ class UiHttp:
                 return None if http.eof else error(exc.status, "bad HTTP request")
         if request is None:
             return None  # no request head in time, or none at all: nothing to answer
+        limit = self._body_limit(request)
         try:
-            return request, await http.read_body(request, MAX_BODY)
+            return request, await http.read_body(request, limit)
         except BadRequest as exc:
             if exc.status == 413:
-                return error(413, f"request body over {MAX_BODY} bytes")
+                return error(413, f"request body over {limit} bytes")
             return error(exc.status, "bad HTTP request")
+
+    def _body_limit(self, request: h11.Request) -> int:
+        """:data:`IMPORT_BODY` for an import its session may write, else :data:`MAX_BODY`."""
+        if request.target.split(b"?", 1)[0] != IMPORT_PATH.encode():
+            return MAX_BODY
+        decision = self._decide(request, self.clock.now())
+        return IMPORT_BODY if decision.kind == "write" else MAX_BODY
+
+    def _decide(self, request: h11.Request, now: float) -> Decision:
+        """The access decision on a request's head (:func:`check_ui_request`)."""
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers]
+        return check_ui_request(
+            request.method.decode("ascii", "replace"),
+            request.target.decode("ascii", "replace"),
+            headers,
+            bind_host=self.bind_host,
+            port=self.port or 0,
+            keys=self.launch_keys,
+            secret=self._secret,
+            sessions=self.sessions,
+            now=now,
+        )
 
     def _encode(self, http: HttpStream, answer: Answer) -> bytes:
         headers = [
@@ -332,7 +359,6 @@ class UiHttp:
 
     async def handle(self, request: h11.Request, body: bytes) -> Answer:
         """Answer one request (its whole body read)."""
-        method = request.method.decode("ascii", "replace")
         target = request.target.decode("ascii", "replace")
         path = target.split("?", 1)[0]
         if path == "/ui":
@@ -340,18 +366,7 @@ class UiHttp:
         if not path.startswith(PREFIX):
             return error(404, "not found")
         now = self.clock.now()
-        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers]
-        decision = check_ui_request(
-            method,
-            target,
-            headers,
-            bind_host=self.bind_host,
-            port=self.port or 0,
-            keys=self.launch_keys,
-            secret=self._secret,
-            sessions=self.sessions,
-            now=now,
-        )
+        decision = self._decide(request, now)
         if decision.kind == "refused":
             if decision.reason == "wrong page secret" and self._punish is not None:
                 await self._punish("page")
@@ -395,6 +410,8 @@ class UiHttp:
                 return await ops.export(self.memory, scope)
             case ("trash", False):
                 return await ops.trash(self.memory, self.clock)
+            case ("import", True):
+                return await ops.import_document(self.memory, body)
             case ("restore", True):
                 wanted = decode_body(body, RestoreBody)
                 return await ops.restore(self.memory, wanted.trash_id)
@@ -406,6 +423,8 @@ class UiHttp:
                 return await self._settings().key(decode_body(body, KeyBody))
             case ("doctor", True):
                 return await self._settings().doctor()
+            case ("diagnostics", False):
+                return await self._settings().diagnostics()
             case ("pairing", False):
                 return self._pairing().view()
             case ("pair", True):

@@ -17,9 +17,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from xtyserver.clock import Clock
-from xtyserver.errors import StoreContentError, XtyError
+from xtyserver.errors import StoreContentError, StoreError, XtyError
 from xtyserver.memory.accounting import local_date
-from xtyserver.memory.export import ExportDocument, save_document
+from xtyserver.memory.export import ExportDocument, decode_document, save_document
 from xtyserver.memory.manage import Confirmations, ForgetRequest
 from xtyserver.memory.types import PROFILE_TABLE, Scope, SharedProfile, profile_field
 from xtyserver.protocol.memory_frames import MemoryForgotten, MemoryPreview
@@ -158,6 +158,21 @@ async def export(memory: MemoryService, scope: Scope | None = None) -> ExportDoc
     if not (one.events or one.sessions or one.days or one.save_names or one.tombstones):
         raise Refused("no such save", 404, ["saveId"])
     return one
+
+
+async def import_document(memory: MemoryService, body: bytes) -> dict[str, int]:
+    """Merge an export document (the page's 导出全部 file) into the store, all or nothing.
+
+    Nothing is deleted, so no confirmation is asked. A file that is no export
+    document, or breaks a limit, is refused (400, ``not_an_export``) and nothing changes.
+    """
+    try:
+        doc = decode_document(body)
+    except StoreError as exc:
+        raise Refused(exc.message, 400, ["file"], code="not_an_export") from None
+    with _refusing():
+        await memory.import_document(doc)
+    return {"items": len(doc.events)}
 
 
 async def trash(memory: MemoryService, clock: Clock) -> replies.TrashView:

@@ -462,6 +462,18 @@ class MemoryService:
         """The whole store as one export document (one snapshot; docs/memory-export.md)."""
         return await self._read(self.store.export)
 
+    async def import_document(self, doc: ExportDocument) -> None:
+        """Merge an export document into the store, all or nothing; caches follow.
+
+        Raises:
+            StoreError: ``invalid_import`` (a value breaks a limit), or not written.
+            StoreContentError: A text carries forbidden content.
+        """
+        await self._write(self.store.import_document, doc)
+        for each in list(self._saves):
+            await self._reload(each)
+        self._profile = None
+
     async def set_pinned(self, save: Scope, event_id: int, pinned: bool) -> bool:
         """Pin ("记住这个": compaction never merges it) or unpin one event. True if it exists."""
         found = await self._write(self.store.set_pinned, save, event_id, pinned)

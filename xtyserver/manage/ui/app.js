@@ -362,6 +362,21 @@
     say(T().exported + file);
   }
 
+  // -- import: an export file (导出全部) merged back, all or nothing; nothing is deleted ----------
+
+  async function importFile(file) {
+    const t = T();
+    let doc;
+    try {
+      doc = JSON.parse(await file.text());
+    } catch (e) { say(t.notAnExport, true); return; }
+    try {
+      const done = await call("POST", "import", doc);
+      await refresh();
+      say(t.imported(done.items));
+    } catch (e) { say(shownError(e), true); }
+  }
+
   const exportSave = (gameId, saveId, label) => download(
     `?gameId=${encodeURIComponent(gameId)}&saveId=${encodeURIComponent(saveId)}`,
     `${T().filePrefix}-${gameLabel(gameId)}-${label}`);
@@ -687,6 +702,33 @@
     } finally { $("s-test").disabled = false; }
   }
 
+  // 「复制诊断信息」: the server's version, OS and redacted log lines, with this page's test table.
+  async function copyDiagnostics() {
+    const t = T();
+    let info;
+    try {
+      info = await call("GET", "diagnostics");
+    } catch (e) { say(shownError(e), true); return; }
+    const table = [...document.querySelectorAll("#doctor tr")].map((r) => [...r.cells].map((c) => c.textContent).join(" | "));
+    const text = [
+      `xtyserver ${info.version} · ${info.os} · Python ${info.python}`,
+      `${t.diagBrowser}: ${navigator.userAgent}`,
+      "",
+      `${t.testConnection}:`,
+      ...(table.length ? [$("doctor").querySelector("p")?.textContent || "", ...table] : [t.diagNoTest]),
+      "",
+      `${t.diagLog}:`,
+      ...info.log,
+    ].join("\n");
+    const box = $("s-diagnostics-text");
+    box.value = text;
+    box.hidden = false;
+    let copied = false;
+    try { await navigator.clipboard.writeText(text); copied = true; } catch (e) { copied = false; }
+    if (!copied) { box.focus(); box.select(); }
+    say(copied ? t.diagCopied : t.diagSelect);
+  }
+
   // -- statistics view ---------------------------------------------------------------------
 
   function row(cells, head) {
@@ -826,6 +868,7 @@
     $("s-vision").addEventListener("change", () => { $("s-vision-route").hidden = $("s-vision").checked; });
     $("s-save").addEventListener("click", saveSettings);
     $("s-test").addEventListener("click", testConnection);
+    $("s-diagnostics").addEventListener("click", copyDiagnostics);
     $("s-save-embedding").addEventListener("click", saveEmbedding);
     for (const radio of document.querySelectorAll('input[name="s-emb"]')) radio.addEventListener("change", showServerFields);
     $("s-forget-key").addEventListener("click", async () => {
@@ -853,6 +896,12 @@
       if (lastView) { fillFilters(lastView); refilter(); }
     });
     $("export-all").addEventListener("click", () => download("", `${T().fileAll}-${new Date().toISOString().slice(0, 10)}`));
+    $("import").addEventListener("click", () => $("import-file").click());
+    $("import-file").addEventListener("change", async (e) => {
+      const file = e.target.files[0];
+      e.target.value = "";  // the same file may be chosen again
+      if (file) await importFile(file);
+    });
     $("confirm-no").addEventListener("click", () => { pendingForget = null; $("confirm").close(); });
     $("auto-shared").addEventListener("change", async (e) => {
       try {

@@ -56,7 +56,8 @@ window.XTY_TEXTS = {
     urlCompleted: (url) => `已保存，下一轮对话起生效。接口地址已补全为 ${url}。`,
     refused: {
       needs_base_url: "请先选一个「服务商」（选「其他 OpenAI 兼容服务」时要填「接口地址」），再保存 API 密钥：密钥只会发给这个地址。没有保存密钥。",
-      bad_base_url: "「接口地址」不是网址：请填服务商给的地址，例如 https://api.deepseek.com/v1。没有保存任何内容。"
+      bad_base_url: "「接口地址」不是网址：请填服务商给的地址，例如 https://api.deepseek.com/v1。没有保存任何内容。",
+      not_an_export: "这个文件不是小汤圆导出的记忆文件，或者里面有超出限制的内容：什么也没有导入。"
     },
     presetName: { "": "— 请选择服务商 —", deepseek: "DeepSeek", qwen: "通义千问（阿里云百炼 DashScope）", doubao: "豆包（火山方舟）", ollama: "本机 Ollama", lmstudio: "本机 LM Studio", llamacpp: "本机 llama.cpp", openai: "OpenAI", other: "其他 OpenAI 兼容服务" },
     pinnedBy: { env: "由环境变量设置，优先于本页（在这里改不生效）", config: "由配置文件设置，优先于本页（在这里改不生效）", flag: "由命令行参数设置，优先于本页（在这里改不生效）" },
@@ -65,6 +66,8 @@ window.XTY_TEXTS = {
     pairing: {
       request: (g, a, c) => `${g}的 mod（${a}）想连接小汤圆，配对码 ${c}：允许？`, allow: "允许", deny: "拒绝",
       title: "已配对的 mod", cols: ["mod", "游戏", "配对于", "上次使用", ""], none: "还没有配对的 mod。", revoke: "撤销",
+      connected: (list) => `现在连着：${list.join("、")}`, gameSave: (g, s) => `${g}（${s}）`,
+      noneConnected: "现在没有游戏连着小汤圆：进入游戏后，mod 会自己连上。",
     },
     keyOtherProvider: (o, p) => `保存的密钥属于 ${o}，不会发给现在的服务商 ${p || "（未填写）"}：请在上面粘贴这个服务商自己的密钥。`,
     embedding: "记忆向量", embeddingWhy: "记忆向量让小汤圆按意思找回记忆（换个说法也能找到）。", embeddingChoice: "用哪个模型生成记忆向量",
@@ -128,6 +131,11 @@ window.XTY_TEXTS = {
     checkName: { reachable: "能连上", model: "模型名", streaming: "流式回答", usage: "用量统计", tools: "工具调用", json_mode: "JSON 模式", image: "图片", latency: "首字延迟" },
     checkStatus: { ok: "通过", fail: "失败", warn: "注意", skip: "跳过" },
     exportAll: "导出全部", exportSave: "导出这个存档", exported: "已导出：",
+    copyDiagnostics: "复制诊断信息", diagnosticsNote: "把版本、系统、上面的测试结果和最近的日志复制下来，发给 mod 作者；不含密钥、文件路径和用户名。",
+    diagBrowser: "浏览器", diagNoTest: "（还没有按「测试连接」）", diagLog: "最近的日志",
+    diagCopied: "诊断信息已复制：可以直接粘贴给 mod 作者。", diagSelect: "诊断信息在下面的框里，已全部选中：按 Ctrl+C 复制。",
+    importFile: "导入", imported: (n) => `已导入 ${n} 条记忆（已有的记忆都还在）。`,
+    notAnExport: "这个文件不是小汤圆导出的记忆文件（用「导出全部」得到的 .json 文件）：什么也没有导入。",
     fileAll: "小汤圆记忆-全部", filePrefix: "小汤圆记忆",
     chartOf: (game) => `${game}：最近 30 天每天的游玩时间`,
     gameName: { "stardew-valley": "星露谷物语", "dont-starve-together": "饥荒联机版", "oxygen-not-included": "缺氧", "minecraft": "我的世界", "terraria": "泰拉瑞亚" },
@@ -192,7 +200,8 @@ window.XTY_TEXTS = {
     urlCompleted: (url) => `Saved; counts from the next turn. The address was completed to ${url}.`,
     refused: {
       needs_base_url: "Choose a provider first (with “Other OpenAI-compatible”, fill in its address), then save the API key: the key only ever goes to that address. The key was not saved.",
-      bad_base_url: "The address is not a web address: enter the one your provider gives, e.g. https://api.deepseek.com/v1. Nothing was saved."
+      bad_base_url: "The address is not a web address: enter the one your provider gives, e.g. https://api.deepseek.com/v1. Nothing was saved.",
+      not_an_export: "This file is not a XiaoTangYuan memory export, or something in it breaks a limit: nothing was imported."
     },
     presetName: { "": "— choose a provider —", deepseek: "DeepSeek", qwen: "Qwen (Alibaba Cloud DashScope)", doubao: "Doubao (Volcano Engine Ark)", ollama: "Ollama on this PC", lmstudio: "LM Studio on this PC", llamacpp: "llama.cpp on this PC", openai: "OpenAI", other: "Other OpenAI-compatible" },
     pinnedBy: { env: "Set by an environment variable, which wins over this page", config: "Set by the config file, which wins over this page", flag: "Set by a command-line flag, which wins over this page" },
@@ -201,6 +210,8 @@ window.XTY_TEXTS = {
     pairing: {
       request: (g, a, c) => `The ${g} mod (${a}) wants to connect, code ${c}: allow?`, allow: "Allow", deny: "Deny",
       title: "Paired mods", cols: ["Mod", "Game", "Paired", "Last used", ""], none: "No paired mods yet.", revoke: "Revoke",
+      connected: (list) => `Connected now: ${list.join(", ")}`, gameSave: (g, s) => `${g} (${s})`,
+      noneConnected: "No game is connected now: the mod connects by itself once you are in the game.",
     },
     keyOtherProvider: (o, p) => `The stored key belongs to ${o} and is not sent to the provider now, ${p || "(none)"}: paste this provider's own key above.`,
     embedding: "Memory vectors", embeddingWhy: "Memory vectors let XiaoTangYuan find memories by meaning (said another way, still found).", embeddingChoice: "Which model makes the memory vectors",
@@ -263,6 +274,11 @@ window.XTY_TEXTS = {
     checkName: { reachable: "reachable", model: "model name", streaming: "streaming", usage: "usage", tools: "tool calls", json_mode: "JSON mode", image: "images", latency: "first token" },
     checkStatus: { ok: "ok", fail: "FAIL", warn: "warn", skip: "skipped" },
     exportAll: "Export everything", exportSave: "Export this save", exported: "Exported: ",
+    copyDiagnostics: "Copy diagnostics", diagnosticsNote: "Copies the version, the system, the test table above and the last log lines, to send to the mod's author; no key, file path or user name.",
+    diagBrowser: "Browser", diagNoTest: "(Test connection not run yet)", diagLog: "Last log lines",
+    diagCopied: "Diagnostics copied: paste them to the mod's author.", diagSelect: "The diagnostics are in the box below, all selected: press Ctrl+C to copy.",
+    importFile: "Import", imported: (n) => `Imported ${n} memories (what was here stays).`,
+    notAnExport: "This file is not a XiaoTangYuan memory export (the .json file “Export everything” gives): nothing was imported.",
     fileAll: "xiaotangyuan-memory-all", filePrefix: "xiaotangyuan-memory",
     chartOf: (game) => `${game}: active time per day, last 30 days`,
     gameName: { "stardew-valley": "Stardew Valley", "dont-starve-together": "Don't Starve Together", "oxygen-not-included": "Oxygen Not Included", "minecraft": "Minecraft", "terraria": "Terraria" },

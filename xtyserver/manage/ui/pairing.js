@@ -38,6 +38,11 @@
         el("td", {}, el("button", { type: "button", class: "pair-revoke delete", onclick: () => act("revoke", { keyId: k.id }) }, p.revoke))))
       : [row([p.none, "", "", "", ""])]));
     document.body.dataset.pairing = String(view.pending.length);
+    const now = view.connected || [];
+    $("connected").textContent = now.length
+      ? p.connected(now.map((c) => (c.saveName ? p.gameSave(game(c.gameId), c.saveName) : game(c.gameId))))
+      : p.noneConnected;
+    document.body.dataset.connected = String(now.length);
   }
 
   // Only once app.js has a page session and has drawn a tab (never "locked").

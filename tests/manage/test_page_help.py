@@ -1,0 +1,128 @@
+"""The page's help for a player who asks for it (Debian's chromium, the real server).
+
+Which mod is connected now (a real adapter connection with a save name), the
+「复制诊断信息」 button (version, OS, the 测试连接 table and the last log lines,
+with no key, token, path or user name in it, though the log has all four), and
+importing an export file on the page (merged, what was there kept).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tests import browser
+from tests.conftest import TOKEN, Harness, running
+from tests.manage.test_browser import css, ready, wait
+from tests.manage.test_http import Page
+from xtyserver import __version__
+from xtyserver.clock import ManualClock
+from xtyserver.memory.export import encode_document
+from xtyserver.memory.sqlite.store import MemoryStore
+from xtyserver.memory.types import NewEvent, Scope
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.skipif(browser.find() is None, reason=browser.MISSING),
+]
+KEY = "sk-diagnostics-never-0123456789abcdef"
+USER = "xiaoming-player"
+WINDOWS_PATH = rf"C:\Users\{USER}\AppData\Local\XiaoTangYuan\profiles\default"
+
+
+def seed_log(data: Path) -> None:
+    """A player's log as the console writes it (JSON lines), with what must not be copied."""
+    logs = data / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    lines = [
+        {"timestamp": "2026-12-07T07:00:00Z", "level": "info", "event": "server.listening"},
+        {"event": "keys.stored_in_file", "level": "warning", "path": str(data / "model-key")},
+        {"event": "model.failed", "level": "warning", "detail": f"Incorrect API key: {KEY}"},
+        {"event": "adapter.refused", "level": "info", "reason": f"bad token {TOKEN}"},
+        {"event": "store.opened", "level": "info", "where": WINDOWS_PATH, "user": USER},
+        {"event": "turn.done", "level": "info", "ms": 812},
+    ]
+    text = "\n".join(json.dumps(line, ensure_ascii=False) for line in lines) + "\n"
+    (logs / "xtyserver.log").write_text(text, encoding="utf-8")
+
+
+def export_file(folder: Path) -> Path:
+    """An export document of another PC's store: one memory of a save this one lacks."""
+    with MemoryStore.open_profile(folder / "old-pc", "default", clock=ManualClock(1e9)) as store:
+        scope = Scope("dont-starve-together", "world-9")
+        store.upsert_event(scope, NewEvent("decision", "基地", "基地建在猪王旁边，靠近池塘"), 1e9)
+        doc = store.export()
+    path = folder / "小汤圆记忆-全部.json"
+    path.write_bytes(encode_document(doc))
+    return path
+
+
+def drive(h: Harness, exported: Path) -> str:
+    with browser.chromium() as d:
+        d.get(h.server.ui_link)
+        ready(d, "memory")
+        wait(d, lambda d: "现在连着：星露谷物语（阳光农场）" in css(d, "#connected")[0].text)
+
+        # Import another PC's export: merged, shown, nothing here lost.
+        before = len(css(d, "li.event"))
+        d.execute_script("document.getElementById('import-file').hidden = false")
+        css(d, "#import-file")[0].send_keys(str(exported))
+        wait(d, lambda d: css(d, "#status")[0].text.startswith("已导入 1 条记忆"))
+        wait(d, lambda d: len(css(d, "li.event")) == before + 1)
+        assert (
+            "基地建在猪王旁边" in css(d, 'article.game[data-game="dont-starve-together"]')[0].text
+        )
+        not_export = exported.with_name("notes.json")
+        not_export.write_text('{"hello": 1}', encoding="utf-8")
+        css(d, "#import-file")[0].send_keys(str(not_export))
+        wait(d, lambda d: "不是小汤圆导出的记忆文件" in css(d, "#status")[0].text)
+        assert len(css(d, "li.event")) == before + 1
+
+        css(d, "#tab-settings")[0].click()
+        ready(d, "settings")
+        css(d, "#s-test")[0].click()
+        wait(d, lambda d: d.execute_script("return document.body.dataset.doctor") in ("ok", "fail"))
+        css(d, "#s-diagnostics")[0].click()
+        box = css(d, "#s-diagnostics-text")[0]
+        wait(d, lambda d: box.is_displayed() and box.get_attribute("value"))
+        return str(box.get_attribute("value"))
+
+
+async def test_connected_line_diagnostics_without_secrets_and_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("USERNAME", USER)  # Windows' variable: this PC's user name
+    data = tmp_path / "data"
+    seed_log(data)
+    exported = export_file(tmp_path)
+    async with running(data, model=False) as h:
+        page = Page(h)
+        await page.open()
+        await page.post("settings", changes={"model.base_url": h.fake.base_url, "model.model": "m"})
+        await page.post("key", apiKey=KEY)
+        identity = {"gameId": "stardew-valley", "saveId": "farm-a", "saveName": "阳光农场"}
+        async with h.adapter(identity=identity):
+            text = await anyio.to_thread.run_sync(drive, h, exported)
+    assert text.startswith(f"xtyserver {__version__} · "), text
+    assert "能连上" in text and "最近的日志" in text
+    assert "server.listening" in text and "turn.done" in text and "ms=812" in text
+    for secret in (KEY, TOKEN, USER, str(data), str(tmp_path), WINDOWS_PATH, str(Path.home())):
+        assert secret not in text, secret
+    print(text)
+
+
+def test_the_log_tail_reads_json_lines_only(tmp_path: Path) -> None:
+    from xtyserver.manage.diagnostics import diagnostics
+
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "xtyserver.log").write_text(
+        'Traceback (most recent call last):\n  File "/home/x/a.py"\n{"event": "ok"}\n',
+        encoding="utf-8",
+    )
+    got: dict[str, Any] = diagnostics(tmp_path)
+    assert got["log"] == ["ok"] and got["version"] == __version__
+    assert diagnostics(tmp_path / "none")["log"] == []
