@@ -55,7 +55,8 @@ def ensure_env(test_tools: bool) -> None:
     print(f"installing {what} into .venv ...", flush=True)
     pip = [str(PY), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
     subprocess.run([*pip, "--upgrade", "pip"], check=True)
-    subprocess.run([*pip, "-e", f"{ROOT}[test]" if test_tools else str(ROOT)], check=True)
+    # The test tools bring the voice extra too: its tests run on real speech parts.
+    subprocess.run([*pip, "-e", f"{ROOT}[test,voice]" if test_tools else str(ROOT)], check=True)
     (TEST_STAMP if test_tools else SERVE_STAMP).write_text(want)
 
 

