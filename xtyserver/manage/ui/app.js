@@ -641,7 +641,8 @@
       await refresh();
       const saved = settingsView.values["model.base_url"] || "";
       say(typed && saved && typed !== saved ? T().urlCompleted(saved) : T().settingsSaved);
-    } catch (e) { say(shownError(e), true); markFields(e.fields); }
+      return true;
+    } catch (e) { say(shownError(e), true); markFields(e.fields); return false; }
   }
 
   async function saveCompanion(profile) {
@@ -685,8 +686,12 @@
     $("doctor").replaceChildren(el("p", { class: report.ok ? "ok" : "bad" }, report.ok ? t.doctorOk : t.doctorFail), ...tables);
   }
 
+  // Tests what the form shows: unsaved changes (a pasted address, a new key) are saved first,
+  // so the test never runs on the old settings while the fields show new ones.
   async function testConnection() {
     const t = T();
+    const unsaved = Object.keys(settingsChanges()).length > 0 || $("s-key").value.trim() !== "";
+    if (unsaved && !(await saveSettings())) return;
     $("s-test").disabled = true;
     $("doctor").replaceChildren(el("p", { class: "note" }, t.testing));
     document.body.dataset.doctor = "running";
