@@ -48,6 +48,13 @@ def active_id(d: Any) -> str:
     return str(d.execute_script("return document.activeElement.id"))
 
 
+def player_console(tmp_path: Path, **env: str) -> Serve:
+    """The player's ``xtyserver`` (no browser opened) on free ports, ``env`` added."""
+    config = tmp_path / "xty.toml"
+    config.write_text("[server]\nport = 0\n", encoding="utf-8")
+    return Serve(tmp_path / "data", "--no-browser", "--config", str(config), **env)
+
+
 def drive(link: str) -> None:
     with browser.chromium() as d:
         d.get(link)
@@ -111,10 +118,7 @@ def drive(link: str) -> None:
 async def test_a_key_before_a_provider_names_the_field_and_addresses_are_made_whole(
     tmp_path: Path,
 ) -> None:
-    data = tmp_path / "data"
-    config = tmp_path / "xty.toml"
-    config.write_text("[server]\nport = 0\n", encoding="utf-8")
-    server = Serve(data, "--no-browser", "--config", str(config))
+    server = player_console(tmp_path)
     try:
         await anyio.to_thread.run_sync(drive, server.link)
     finally:
@@ -162,16 +166,10 @@ def drive_test_button(link: str, pasted: str) -> dict[str, dict[str, list[str]]]
 async def test_the_test_button_saves_a_pasted_endpoint_whole_and_blames_the_proxy_for_deepseek(
     tmp_path: Path,
 ) -> None:
-    data = tmp_path / "data"
-    config = tmp_path / "xty.toml"
-    config.write_text("[server]\nport = 0\n", encoding="utf-8")
     proxy = f"http://127.0.0.1:{closed_port()}"
     async with FakeModelServer() as fake:
-        server = Serve(
-            data,
-            "--no-browser",
-            "--config",
-            str(config),
+        server = player_console(
+            tmp_path,
             HTTPS_PROXY=proxy,
             https_proxy=proxy,
             NO_PROXY="127.0.0.1,localhost",
