@@ -16,7 +16,7 @@ import anyio
 import pytest
 
 from tests import browser
-from tests.conftest import TOKEN, Harness, running
+from tests.conftest import TOKEN, Harness, chat, running
 from tests.manage.test_browser import css, ready, wait
 from tests.manage.test_http import Page
 from xtyserver import __version__
@@ -126,3 +126,63 @@ def test_the_log_tail_reads_json_lines_only(tmp_path: Path) -> None:
     got: dict[str, Any] = diagnostics(tmp_path)
     assert got["log"] == ["ok"] and got["version"] == __version__
     assert diagnostics(tmp_path / "none")["log"] == []
+
+
+def drive_stats(link: str) -> dict[str, Any]:
+    """游玩统计 on a 390 px phone: before any price, then with prices typed on 设置."""
+    seen: dict[str, Any] = {}
+    with browser.chromium() as d:
+        d.get(link)
+        ready(d, "memory")
+        d.set_window_size(390, 1200)
+        css(d, "#tab-stats")[0].click()
+        ready(d, "stats")
+        seen["before"] = [c.text for c in css(d, "#stats-tokens tr:nth-child(2) td")]
+        seen["note"] = css(d, "#cost-note")[0].text
+        # Nothing runs off the phone: no table wider than its box, no cell past the screen.
+        seen["overflow"] = d.execute_script(
+            "const w = window.innerWidth; return [...document.querySelectorAll("
+            "'#stats-view table.stats')].filter((t) => t.scrollWidth > t.parentElement.clientWidth"
+            " || [...t.querySelectorAll('td')].some((c) => c.getBoundingClientRect().right > w))"
+            ".map((t) => t.id)"
+        )
+        seen["labels"] = d.execute_script(
+            "return getComputedStyle(document.querySelector('#stats-saves td'), '::before').content"
+        )
+        browser.screenshot(d, "ui-stats-cost-390.png", 390)
+
+        css(d, "#tab-settings")[0].click()
+        ready(d, "settings")
+        css(d, "#s-price-input")[0].send_keys("1000")
+        css(d, "#s-price-output")[0].send_keys("3000")
+        css(d, "#s-save")[0].click()
+        wait(d, lambda d: css(d, "#status")[0].text.startswith("已保存"))
+        css(d, "#tab-stats")[0].click()
+        ready(d, "stats")
+        seen["after"] = [c.text for c in css(d, "#stats-tokens tr:nth-child(2) td")]
+        seen["priced_note"] = css(d, "#cost-note")[0].text
+    return seen
+
+
+async def test_stats_fit_a_phone_and_show_the_days_cost_in_yuan(tmp_path: Path) -> None:
+    async with running(tmp_path / "data") as h:
+        identity = {"gameId": "stardew-valley", "saveId": "farm-a", "saveName": "阳光农场"}
+        async with h.adapter(identity=identity) as ws:
+            _, done = await chat(ws, "今天去钓鱼")
+            assert done["type"] == "chat.done", done
+        await h.server.memory.wait_idle()  # the turn's extraction spent its tokens too
+        page = Page(h)
+        await page.open()
+        view = await page.get("view")
+        rows = view["stats"]["tokens"]
+        prompt = sum(r["promptTokens"] for r in rows)
+        completion = sum(r["completionTokens"] for r in rows)
+        assert len({r["date"] for r in rows}) == 1 and prompt > 0 and completion > 0, rows
+        seen = await anyio.to_thread.run_sync(drive_stats, h.server.ui_link)
+    assert seen["overflow"] == [], seen
+    assert seen["labels"] == '"游戏"', seen  # each stacked cell says its column
+    assert seen["before"][2:4] == [str(prompt), str(completion)] and seen["before"][4] == "—"
+    assert "在「设置」里填上服务商的价格" in seen["note"], seen
+    yuan = (prompt * 1000 + completion * 3000) / 1e6
+    assert seen["after"][4] == f"¥{yuan:.2f}", (seen, yuan)
+    assert "¥1000" in seen["priced_note"] and "¥3000" in seen["priced_note"], seen

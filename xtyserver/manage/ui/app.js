@@ -740,6 +740,26 @@
     return el("tr", {}, ...cells.map((c) => el(head ? "th" : "td", {}, c)));
   }
 
+  // A statistics table that stacks on a narrow screen: each row a card of "label value" lines
+  // (app.css, table.stack), so no column runs off a phone's 390 px.
+  function stacked(table, heads, rows) {
+    const labelled = rows.map((cells) => {
+      const line = row(cells);
+      [...line.cells].forEach((cell, i) => { cell.dataset.label = heads[i]; });
+      return line;
+    });
+    table.classList.add("stack");
+    table.replaceChildren(row(heads, true), ...labelled);
+  }
+
+  // Yuan for a day's tokens at the prices set on 设置 (yuan per million), or null without them.
+  function cost(day, prices) {
+    const [input, output] = prices;
+    if (input == null || output == null) return null;
+    const yuan = (day.promptTokens * input + day.completionTokens * output) / 1e6;
+    return yuan < 0.01 && yuan > 0 ? "<0.01" : yuan.toFixed(2);
+  }
+
   // Active time per day of the last `count` days: bars over a time axis (0, half, the most),
   // the first, middle and last dates under it, and each played day's value in text beside.
   function chart(gameId, days, until, count) {
@@ -796,17 +816,19 @@
     return [...days.values()].sort((a, b) => (a.date < b.date ? 1 : -1));
   }
 
-  function renderStats(view) {
+  function renderStats(view, prices) {
     const stats = { ...view.stats, daily: view.daily, until: view.until, days: view.days };
     const t = T();
-    $("stats-games").replaceChildren(row([t.game, t.days, t.sessions, t.active, t.last], true),
-      ...stats.games.map((g) => row([gameLabel(g.gameId), String(g.days), String(g.sessions), hm(g.activeMs), when(g.lastPlayed)])));
-    $("stats-saves").replaceChildren(row([t.game, t.saveCol, t.days, t.sessions, t.active, t.last], true),
-      ...stats.saves.map((s) => row([gameLabel(s.gameId), saveLabel(s.gameId, s.saveId, s.saveName), String(s.days), String(s.sessions), hm(s.activeMs), when(s.lastPlayed)])));
+    stacked($("stats-games"), [t.game, t.days, t.sessions, t.active, t.last],
+      stats.games.map((g) => [gameLabel(g.gameId), String(g.days), String(g.sessions), hm(g.activeMs), when(g.lastPlayed)]));
+    stacked($("stats-saves"), [t.game, t.saveCol, t.days, t.sessions, t.active, t.last],
+      stats.saves.map((s) => [gameLabel(s.gameId), saveLabel(s.gameId, s.saveId, s.saveName), String(s.days), String(s.sessions), hm(s.activeMs), when(s.lastPlayed)]));
     const tokens = tokenDays(stats.tokens || []);
-    $("stats-tokens").replaceChildren(row([t.date, t.calls, t.promptTokens, t.completionTokens], true),
-      ...(tokens.length ? tokens.map((d) => row([d.date, String(d.calls), String(d.promptTokens), String(d.completionTokens)]))
-        : [row([t.noTokens, "", "", ""])]));
+    const priced = cost({ promptTokens: 0, completionTokens: 0 }, prices) !== null;
+    stacked($("stats-tokens"), [t.date, t.calls, t.promptTokens, t.completionTokens, t.cost],
+      tokens.length ? tokens.map((d) => [d.date, String(d.calls), String(d.promptTokens), String(d.completionTokens), priced ? t.yuan(cost(d, prices)) : "—"])
+        : [[t.noTokens, "", "", "", ""]]);
+    $("cost-note").textContent = priced ? t.costNote(prices[0], prices[1]) : t.noPrice;
     $("charts").replaceChildren(...stats.games.map((g) => el("figure", { class: "chart-box" },
       el("figcaption", {}, gameLabel(g.gameId)),
       ...chart(g.gameId, stats.daily.filter((d) => d.gameId === g.gameId), stats.until, stats.days))));
@@ -815,6 +837,14 @@
 
   // -- wiring ------------------------------------------------------------------------------
 
+  // The prices 设置 holds (yuan per million tokens), [null, null] where the page has no 设置.
+  async function prices() {
+    try {
+      const s = await call("GET", "settings");
+      return [s.values["model.price_input"] ?? null, s.values["model.price_output"] ?? null];
+    } catch (e) { return [null, null]; }
+  }
+
   async function refresh() {
     applyTexts();
     const view = await call("GET", "view");  // one store snapshot for either tab
@@ -822,7 +852,7 @@
     trashHours = trash.hours;
     learnNames(view);
     if (tab === "memory") renderMemory(view);
-    else if (tab === "stats") renderStats(view);
+    else if (tab === "stats") renderStats(view, await prices());
     else if (tab === "settings") {
       renderSettings(await call("GET", "settings"), view.profile);
       if (lastReport && document.body.dataset.doctor !== "running") renderDoctor(lastReport);
