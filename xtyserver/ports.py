@@ -149,6 +149,7 @@ class Server:
             clock=clock,
             timezone=default_zone or local or "UTC",
         )
+        self.ui.page_texts = settings.console.page_texts
         self.ui.pairing = PagePairing(
             self.pairing, self.sessions.revoke_key, self.sessions.connected
         )

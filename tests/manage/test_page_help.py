@@ -186,3 +186,51 @@ async def test_stats_fit_a_phone_and_show_the_days_cost_in_yuan(tmp_path: Path) 
     yuan = (prompt * 1000 + completion * 3000) / 1e6
     assert seen["after"][4] == f"¥{yuan:.2f}", (seen, yuan)
     assert "¥1000" in seen["priced_note"] and "¥3000" in seen["priced_note"], seen
+
+
+def drive_own_words(link: str) -> dict[str, str]:
+    with browser.chromium() as d:
+        d.get(link)
+        ready(d, "settings")  # no model yet: the page opens on 设置
+        seen = {
+            "tab": css(d, "#tab-stats")[0].text,
+            "memory": css(d, "#tab-memory")[0].text,
+            "page": d.find_element("tag name", "body").text,
+            "test": css(d, "#s-test")[0].text,
+            "preset": d.execute_script(
+                "const s = document.getElementById('s-preset');"
+                "return s.options[s.selectedIndex].text"
+            ),
+            "other": d.execute_script(
+                "return document.querySelector('#s-preset option[value=other]').text"
+            ),
+        }
+        css(d, "#lang")[0].click()
+        ready(d, "settings")
+        seen["tab_en"] = css(d, "#tab-stats")[0].text
+    return seen
+
+
+async def test_the_player_words_the_page_through_the_config_file(tmp_path: Path) -> None:
+    """``[console.page_texts.zh]`` in the TOML file: the page says the player's words."""
+    from tests.cli.test_windows import Serve
+
+    config = tmp_path / "xty.toml"
+    config.write_text(
+        "[server]\nport = 0\n"
+        '[console.page_texts.zh]\ntabStats = "我玩了多久"\n"tabMemory.x" = "不该出现"\n'
+        'noSuchText = "不该出现"\n'
+        '"presetName.other" = "别的服务"\ntestConnection = "试一试</script>"\n'
+        'chartOf = "函数文本不被替换"\n'
+        '[console.page_texts.en]\ntabStats = "My play time"\n',
+        encoding="utf-8",
+    )
+    server = Serve(tmp_path / "data", "--no-browser", "--config", str(config))
+    try:
+        seen = await anyio.to_thread.run_sync(drive_own_words, server.link)
+    finally:
+        server.stop()
+    assert seen["tab"] == "我玩了多久" and seen["tab_en"] == "My play time", seen
+    assert seen["test"] == "试一试</script>", seen  # shown as typed, never run
+    assert seen["preset"] == "— 请选择服务商 —" and seen["other"] == "别的服务", seen
+    assert seen["memory"] == "记忆" and "不该出现" not in seen["page"], seen  # no such text

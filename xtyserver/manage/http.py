@@ -13,11 +13,12 @@ import email.utils
 import errno
 import http as http_status
 import importlib.resources
+import json
 import secrets
 import urllib.parse
 from collections import Counter, OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Annotated, Any, TypeVar
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 import anyio.abc
@@ -205,6 +206,8 @@ class UiHttp:
         self.clock = clock
         self.port: int | None = None
         self.settings: PageSettings | None = None  # the settings view's steps (Server sets them)
+        # console.page_texts: the player's own wording of the page's texts (Server sets it).
+        self.page_texts: Mapping[Literal["zh", "en"], Mapping[str, str]] = {}
         self.pairing: PagePairing | None = None  # the pairing section's (Server sets them)
         self.sessions: dict[str, UiSession] = {}
         self.refused: Counter[str] = Counter()
@@ -479,7 +482,10 @@ class UiHttp:
         if entry is None:
             return error(404, "not found")
         file, content_type = entry
-        return Answer(200, (self._files / file).read_bytes(), content_type)
+        body = (self._files / file).read_bytes()
+        if file == "i18n.js" and self.page_texts:
+            body += _overrides(self.page_texts)
+        return Answer(200, body, content_type)
 
     def _page(self, csrf: str, cookie: tuple[str, str]) -> Answer:
         """The page itself, its new session's CSRF token in its ``xty-session`` meta tag.
@@ -530,3 +536,24 @@ def _for_navigation(request: h11.Request, answer: Answer) -> Answer:
         return answer
     reason = str(msgspec.json.decode(answer.body).get("error", ""))
     return Answer(answer.status, problem_page(reason), "text/html; charset=utf-8", answer.headers)
+
+
+_OVERRIDE_JS = b"""
+// console.page_texts (the player's configuration): a plain text named there replaces its own.
+(function (wanted) {
+  for (const [lang, texts] of Object.entries(wanted)) {
+    for (const [name, text] of Object.entries(texts)) {
+      const path = name.split(".");
+      let group = window.XTY_TEXTS[lang];
+      for (const part of path.slice(0, -1)) group = group ? group[part] : undefined;
+      const last = path[path.length - 1];
+      if (group && typeof group[last] === "string") group[last] = text;
+    }
+  }
+})(%s);
+"""
+
+
+def _overrides(texts: Mapping[Literal["zh", "en"], Mapping[str, str]]) -> bytes:
+    """The script appended to i18n.js that puts ``texts`` in place (JSON, ASCII-escaped)."""
+    return _OVERRIDE_JS % json.dumps(texts, ensure_ascii=True).encode("ascii")
