@@ -61,6 +61,16 @@ def export_file(folder: Path) -> Path:
     return path
 
 
+def backup_file(folder: Path) -> Path:
+    """What ``xtyserver memory backup`` wrote on another PC: a store with one ONI memory."""
+    with MemoryStore.open_profile(folder / "old-pc-2", "default", clock=ManualClock(1e9)) as store:
+        scope = Scope("oxygen-not-included", "colony-7")
+        store.upsert_event(scope, NewEvent("goal", "水", "先造水筛再扩建基地"), 1e9)
+        path = folder / "小汤圆备份.sqlite"
+        store.backup(path)
+    return path
+
+
 def drive(h: Harness, exported: Path) -> str:
     with browser.chromium() as d:
         d.get(h.server.ui_link)
@@ -79,8 +89,15 @@ def drive(h: Harness, exported: Path) -> str:
         not_export = exported.with_name("notes.json")
         not_export.write_text('{"hello": 1}', encoding="utf-8")
         css(d, "#import-file")[0].send_keys(str(not_export))
-        wait(d, lambda d: "不是小汤圆导出的记忆文件" in css(d, "#status")[0].text)
+        wait(d, lambda d: "不是小汤圆的记忆文件" in css(d, "#status")[0].text)
         assert len(css(d, "li.event")) == before + 1
+
+        # The .sqlite copy `xtyserver memory backup` wrote: merged the same way.
+        css(d, "#import-file")[0].send_keys(str(exported.with_name("小汤圆备份.sqlite")))
+        wait(d, lambda d: len(css(d, "li.event")) == before + 2)
+        assert css(d, "#status")[0].text.startswith("已导入 1 条记忆")
+        oni = css(d, 'article.game[data-game="oxygen-not-included"]')[0].text
+        assert "先造水筛再扩建基地" in oni and "基地建在猪王旁边" in css(d, "main")[0].text
 
         css(d, "#tab-settings")[0].click()
         ready(d, "settings")
@@ -99,6 +116,7 @@ async def test_connected_line_diagnostics_without_secrets_and_import(
     data = tmp_path / "data"
     seed_log(data)
     exported = export_file(tmp_path)
+    backup_file(tmp_path)
     async with running(data, model=False) as h:
         page = Page(h)
         await page.open()

@@ -65,8 +65,8 @@ STATIC = {
 MAX_HEAD = 16 * 1024
 MAX_BODY = 16 * 1024
 IMPORT_PATH = "/ui/api/import"
-IMPORT_BODY = 16 * 1024 * 1024
-"""An export document the page imports (its 导出全部 file); read only once the head is
+IMPORT_BODY = 64 * 1024 * 1024
+"""An export document or ``memory backup`` copy the page imports; read only once the head is
 allowed (:meth:`UiHttp._body_limit`), every other body is at most :data:`MAX_BODY`."""
 REQUEST_SECONDS = 10.0
 HEAD_SECONDS = 2.0  # a request's head must be in this soon after the connection opens
@@ -415,7 +415,7 @@ class UiHttp:
             case ("trash", False):
                 return await ops.trash(self.memory, self.clock)
             case ("import", True):
-                return await ops.import_document(self.memory, body)
+                return await ops.import_document(self.memory, body, self.clock)
             case ("restore", True):
                 wanted = decode_body(body, RestoreBody)
                 return await ops.restore(self.memory, wanted.trash_id)

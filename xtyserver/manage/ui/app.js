@@ -364,11 +364,19 @@
 
   // -- import: an export file (导出全部) merged back, all or nothing; nothing is deleted ----------
 
+  // An export file (JSON) goes as it is; a `memory backup` copy (an SQLite file) as base64.
+  const SQLITE = "SQLite format 3\0";
+
   async function importFile(file) {
     const t = T();
     let doc;
     try {
-      doc = JSON.parse(await file.text());
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      if ([...SQLITE].every((c, i) => bytes[i] === c.charCodeAt(0))) {
+        let text = "";
+        for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+        doc = { backup: btoa(text) };
+      } else doc = JSON.parse(new TextDecoder().decode(bytes));
     } catch (e) { say(t.notAnExport, true); return; }
     try {
       const done = await call("POST", "import", doc);

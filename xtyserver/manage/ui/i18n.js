@@ -59,7 +59,7 @@ window.XTY_TEXTS = {
     refused: {
       needs_base_url: "请先选一个「服务商」（选「其他 OpenAI 兼容服务」时要填「接口地址」），再保存 API 密钥：密钥只会发给这个地址。没有保存密钥。",
       bad_base_url: "「接口地址」不是网址：请填服务商给的地址，例如 https://api.deepseek.com/v1。没有保存任何内容。",
-      not_an_export: "这个文件不是小汤圆导出的记忆文件，或者里面有超出限制的内容：什么也没有导入。"
+      not_an_export: "这个文件不是小汤圆的记忆文件（导出的 .json 或备份的 .sqlite），或者里面有超出限制的内容：什么也没有导入。"
     },
     presetName: { "": "— 请选择服务商 —", deepseek: "DeepSeek", qwen: "通义千问（阿里云百炼 DashScope）", doubao: "豆包（火山方舟）", ollama: "本机 Ollama", lmstudio: "本机 LM Studio", llamacpp: "本机 llama.cpp", openai: "OpenAI", other: "其他 OpenAI 兼容服务" },
     pinnedBy: { env: "由环境变量设置，优先于本页（在这里改不生效）", config: "由配置文件设置，优先于本页（在这里改不生效）", flag: "由命令行参数设置，优先于本页（在这里改不生效）" },
@@ -137,7 +137,7 @@ window.XTY_TEXTS = {
     diagBrowser: "浏览器", diagNoTest: "（还没有按「测试连接」）", diagLog: "最近的日志",
     diagCopied: "诊断信息已复制：可以直接粘贴给 mod 作者。", diagSelect: "诊断信息在下面的框里，已全部选中：按 Ctrl+C 复制。",
     importFile: "导入", imported: (n) => `已导入 ${n} 条记忆（已有的记忆都还在）。`,
-    notAnExport: "这个文件不是小汤圆导出的记忆文件（用「导出全部」得到的 .json 文件）：什么也没有导入。",
+    notAnExport: "这个文件不是小汤圆的记忆文件（「导出全部」得到的 .json 文件，或 xtyserver memory backup 得到的 .sqlite 备份）：什么也没有导入。",
     fileAll: "小汤圆记忆-全部", filePrefix: "小汤圆记忆",
     chartOf: (game) => `${game}：最近 30 天每天的游玩时间`,
     gameName: { "stardew-valley": "星露谷物语", "dont-starve-together": "饥荒联机版", "oxygen-not-included": "缺氧", "minecraft": "我的世界", "terraria": "泰拉瑞亚" },
@@ -282,7 +282,7 @@ window.XTY_TEXTS = {
     diagBrowser: "Browser", diagNoTest: "(Test connection not run yet)", diagLog: "Last log lines",
     diagCopied: "Diagnostics copied: paste them to the mod's author.", diagSelect: "The diagnostics are in the box below, all selected: press Ctrl+C to copy.",
     importFile: "Import", imported: (n) => `Imported ${n} memories (what was here stays).`,
-    notAnExport: "This file is not a XiaoTangYuan memory export (the .json file “Export everything” gives): nothing was imported.",
+    notAnExport: "This file is not a XiaoTangYuan memory file (the .json file “Export everything” gives, or the .sqlite backup of xtyserver memory backup): nothing was imported.",
     fileAll: "xiaotangyuan-memory-all", filePrefix: "xiaotangyuan-memory",
     chartOf: (game) => `${game}: active time per day, last 30 days`,
     gameName: { "stardew-valley": "Stardew Valley", "dont-starve-together": "Don't Starve Together", "oxygen-not-included": "Oxygen Not Included", "minecraft": "Minecraft", "terraria": "Terraria" },
