@@ -70,6 +70,7 @@ namespace XiaoTangYuan.Stardew
             // No key yet: the client pairs; the player allows the code on the memory page once.
             client.OnPairCode = (code, seconds) => ShowBubble("在小汤圆页面上确认配对码 " + code + " / Confirm code " + code + " on the XiaoTangYuan page");
             client.OnPaired = key => folder.SaveKey(key);   // folder.Key() returns it from the next start on
+            client.KeySource = folder.Key;   // another copy of the mod may have paired: its key, no second pairing
             client.OnKeyRefused = refused => folder.ForgetKey(refused);   // revoked on the page: pair again next time
             AddActions(client);
             client.OnActionRun = (name, args, outcome) => Monitor.Log("action " + name + ": " + outcome.Status + " " + outcome.Text, LogLevel.Info);

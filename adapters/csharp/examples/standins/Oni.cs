@@ -64,7 +64,9 @@ namespace UnityEngine
     {
         public readonly List<Component> Components = new List<Component>();
         public string name;
-        public GameObject(string name) { this.name = name; }
+        // Stand-in: every GameObject made, so a test's host can find the mod's and drive its Update().
+        public static readonly List<GameObject> All = new List<GameObject>();
+        public GameObject(string name) { this.name = name; All.Add(this); }
         public T AddComponent<T>() where T : Component, new()
         {
             var c = new T { gameObject = this };

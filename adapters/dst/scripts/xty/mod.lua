@@ -36,6 +36,16 @@ function M.load_salt(sim, entropy, done)
     end)
 end
 
+-- The key kept in the game's persistent strings (shared by every copy of the mod), or nil.
+-- GetPersistentString answers at once (a local file); one that answers later counts as none.
+function M.kept_key(sim)
+    local key
+    sim:GetPersistentString(M.KEY_KEY, function(found, kept)
+        if found and type(kept) == "string" and kept:match("^[%w_-]+$") then key = kept end
+    end)
+    return key
+end
+
 -- env: sim, world, now (GetStaticTime), host, port, token (tests and tools only: a DST mod cannot
 -- read the server's token; else the kept key;
 -- else the mod pairs), features() (the world's stable features), observe() (the full
@@ -55,7 +65,16 @@ function M.start(env)
             url = url, token = key,
             on_pair = function(code) say(Client.pair_prompt(code)) end,
             on_key = function(k) env.sim:SetPersistentString(M.KEY_KEY, k, false, function() end) end,
-            on_key_refused = function() env.sim:SetPersistentString(M.KEY_KEY, "", false, function() end) end,
+            -- Only the refused key: persistent strings are shared by every mod of this game, and
+            -- another copy of this mod may have kept a newer key since.
+            on_key_refused = function(refused)
+                env.sim:GetPersistentString(M.KEY_KEY, function(ok, kept)
+                    if not ok or kept == refused or refused == nil then
+                        env.sim:SetPersistentString(M.KEY_KEY, "", false, function() end)
+                    end
+                end)
+            end,
+            key_source = function() return M.kept_key(env.sim) end,
             identity = { gameId = M.GAME, saveId = save_id, saveName = env.save_name },
             adapter = env.adapter or { name = "XTY DST", version = "0.1.0" },
             timezone = env.timezone, now = env.now, log = mod.log,
@@ -89,11 +108,7 @@ function M.start(env)
             or M.base_url(env.host, env.port)
         M.load_salt(env.sim, tostring(env.now()), function(salt, made)
             if made then mod.log("made this install's salt") end
-            env.sim:GetPersistentString(M.KEY_KEY, function(found, kept)
-                local key = (found and type(kept) == "string" and kept:match("^[%w_-]+$")) and kept
-                    or (env.token ~= "" and env.token) or nil
-                begin(url, salt, key)
-            end)
+            begin(url, salt, M.kept_key(env.sim) or (env.token ~= "" and env.token) or nil)
         end)
     end)
 
