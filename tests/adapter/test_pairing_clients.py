@@ -213,7 +213,10 @@ async def test_a_waiting_copy_takes_the_key_another_copy_kept(tmp_path: Path, pr
             await late.expect("session open")
             late.do("chat 你好")
             await late.expect("chat end done 小汤圆收到：你好")
-            assert (await page.get("pairing")) == {"pending": [], "keys": []}
+            view = await page.get("pairing")
+            assert view["pending"] == [] and view["keys"] == []
+            # the page's 「现在连着……」 names the copy that plays
+            assert [c["gameId"] for c in view["connected"]] == ["stardew-valley"], view
         assert "paired, key kept" not in late.output
         assert (keep / KEY_FILE).read_text(encoding="utf-8") == TOKEN
 
