@@ -308,7 +308,7 @@ class UiHttp:
             return request, await http.read_body(request, limit)
         except BadRequest as exc:
             if exc.status == 413:
-                return error(413, f"request body over {limit} bytes")
+                return error(413, f"request body over {limit} bytes", code="too_large")
             return error(exc.status, "bad HTTP request")
 
     def _body_limit(self, request: h11.Request) -> int:

@@ -59,7 +59,8 @@ window.XTY_TEXTS = {
     refused: {
       needs_base_url: "请先选一个「服务商」（选「其他 OpenAI 兼容服务」时要填「接口地址」），再保存 API 密钥：密钥只会发给这个地址。没有保存密钥。",
       bad_base_url: "「接口地址」不是网址：请填服务商给的地址，例如 https://api.deepseek.com/v1。没有保存任何内容。",
-      not_an_export: "这个文件不是小汤圆的记忆文件（导出的 .json 或备份的 .sqlite），或者里面有超出限制的内容：什么也没有导入。"
+      not_an_export: "这个文件不是小汤圆的记忆文件（导出的 .json 或备份的 .sqlite），或者里面有超出限制的内容：什么也没有导入。",
+      too_large: "文件太大，小汤圆一次收不下（最多 64 MB）：什么也没有导入。很大的 .sqlite 备份请按玩家指南「恢复」一节直接换文件。"
     },
     presetName: { "": "— 请选择服务商 —", deepseek: "DeepSeek", qwen: "通义千问（阿里云百炼 DashScope）", doubao: "豆包（火山方舟）", ollama: "本机 Ollama", lmstudio: "本机 LM Studio", llamacpp: "本机 llama.cpp", openai: "OpenAI", other: "其他 OpenAI 兼容服务" },
     pinnedBy: { env: "由环境变量设置，优先于本页（在这里改不生效）", config: "由配置文件设置，优先于本页（在这里改不生效）", flag: "由命令行参数设置，优先于本页（在这里改不生效）" },
@@ -205,7 +206,8 @@ window.XTY_TEXTS = {
     refused: {
       needs_base_url: "Choose a provider first (with “Other OpenAI-compatible”, fill in its address), then save the API key: the key only ever goes to that address. The key was not saved.",
       bad_base_url: "The address is not a web address: enter the one your provider gives, e.g. https://api.deepseek.com/v1. Nothing was saved.",
-      not_an_export: "This file is not a XiaoTangYuan memory export, or something in it breaks a limit: nothing was imported."
+      not_an_export: "This file is not a XiaoTangYuan memory export, or something in it breaks a limit: nothing was imported.",
+      too_large: "The file is too large to take in one go (64 MB at most): nothing was imported. Restore a very large .sqlite backup by swapping the file (players' guide, Restore)."
     },
     presetName: { "": "— choose a provider —", deepseek: "DeepSeek", qwen: "Qwen (Alibaba Cloud DashScope)", doubao: "Doubao (Volcano Engine Ark)", ollama: "Ollama on this PC", lmstudio: "LM Studio on this PC", llamacpp: "llama.cpp on this PC", openai: "OpenAI", other: "Other OpenAI-compatible" },
     pinnedBy: { env: "Set by an environment variable, which wins over this page", config: "Set by the config file, which wins over this page", flag: "Set by a command-line flag, which wins over this page" },
