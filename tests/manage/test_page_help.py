@@ -175,6 +175,13 @@ def drive_stats(link: str) -> dict[str, Any]:
         css(d, "#s-price-output")[0].send_keys("3000")
         css(d, "#s-save")[0].click()
         wait(d, lambda d: css(d, "#status")[0].text.startswith("已保存"))
+        wait(d, lambda d: len(css(d, "#paired-keys tr")) >= 2)  # drawn by its first poll
+        seen["paired_overflow"] = d.execute_script(
+            "const t = document.getElementById('paired-keys');"
+            "const right = Math.max(...[...t.querySelectorAll('th, td')]"
+            ".map((c) => c.getBoundingClientRect().right));"
+            "return t.scrollWidth > t.parentElement.clientWidth || right > window.innerWidth"
+        )
         css(d, "#tab-stats")[0].click()
         ready(d, "stats")
         seen["after"] = [c.text for c in css(d, "#stats-tokens tr:nth-child(2) td")]
@@ -197,7 +204,7 @@ async def test_stats_fit_a_phone_and_show_the_days_cost_in_yuan(tmp_path: Path) 
         completion = sum(r["completionTokens"] for r in rows)
         assert len({r["date"] for r in rows}) == 1 and prompt > 0 and completion > 0, rows
         seen = await anyio.to_thread.run_sync(drive_stats, h.server.ui_link)
-    assert seen["overflow"] == [], seen
+    assert seen["overflow"] == [] and seen["paired_overflow"] is False, seen
     assert seen["labels"] == '"游戏"', seen  # each stacked cell says its column
     assert seen["before"][2:4] == [str(prompt), str(completion)] and seen["before"][4] == "—"
     assert "在「设置」里填上服务商的价格" in seen["note"], seen
