@@ -492,6 +492,7 @@ def drive_settings(h: Harness, link: str) -> list[Path]:
         css(d, "#tab-settings")[0].click()
         ready(d, "settings")
         presets = [o.text for o in css(d, "#s-preset option")]
+        # Nothing chosen at first: a key pasted before a provider is refused by name.
         assert presets[0] == "— 请选择服务商 —" and presets[1] == "DeepSeek"
         assert presets[-1] == "其他 OpenAI 兼容服务"
         assert "本机 Ollama" in presets and "豆包（火山方舟）" in presets

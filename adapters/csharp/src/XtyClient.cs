@@ -389,7 +389,7 @@ namespace XiaoTangYuan.Adapter
                 pairSignal.Release();
                 return;
             }
-            if (DispatchMemory(frame) || DispatchAction(frame)) return;
+            if (DispatchMemory(frame) || DispatchAction(frame) || DispatchCompanion(frame)) return;
             var h = hello;
             if (ServerHello == null && h != null && (type == "server.hello" || type == "error"))
             {

@@ -57,7 +57,7 @@ function Client.new(opts)
     self.query, self.now = opts.query, opts.now
     self.log = opts.log or function() end
     self.on_frame = opts.on_frame or function() end   -- every server frame no chat claimed
-    -- The companion speaking up (v1.md "game.event"): on_companion(text, finished) with its line
+    -- The companion speaking up (v1.md "game.event"): on_companion(text, finished, why) with its line
     -- so far, then once with finished = true (a line the player's chat cut short ends there too).
     self.on_companion = opts.on_companion
     self.lines = {}
@@ -200,7 +200,9 @@ function Client:companion(frame)
     else
         self.lines[frame.id] = nil
         local text = frame.type == "chat.done" and (frame.text or table.concat(parts)) or table.concat(parts)
-        self:call(self.on_companion and function() self.on_companion(text, true) end)
+        -- why: the server's line saying why it spoke and how to stop it (chat.done only).
+        local why = frame.type == "chat.done" and frame.why or nil
+        self:call(self.on_companion and function() self.on_companion(text, true, why) end)
     end
 end
 

@@ -51,13 +51,13 @@ end
 -- else the mod pairs), features() (the world's stable features), observe() (the full
 -- observation), log(line), say(text) (shown to the player), adapter, timezone, save_name,
 -- client_options (extra Client.new options), game (xty.actions' hands on the world: with it the
--- mod declares point_to, craft and drop_item), on_action(name, args, status, text), speak(text)
--- (the companion speaking up; default: say). Returns the mod: mod.ask(question, on_text, source),
+-- mod declares point_to, craft and drop_item), on_action(name, args, status, text), speak(text, why)
+-- (the companion speaking up, why it spoke; default: say). Returns the mod: mod.ask(question, on_text, source),
 -- mod.talk(on_heard, on_text) and mod.release(id) (push-to-talk), and mod.stop().
 function M.start(env)
     local mod = { log = env.log or function() end }
     local say = env.say or mod.log
-    local speak = env.speak or say
+    local speak = env.speak or function(text, why) say(text); if why then say(why) end end
     local watch = Events.new()
     local function begin(url, salt, key)
         local save_id = saveid.derive(env.features(), salt)
@@ -79,8 +79,9 @@ function M.start(env)
             adapter = env.adapter or { name = "XTY DST", version = "0.1.0" },
             timezone = env.timezone, now = env.now, log = mod.log,
             query = function(u, cb, method, body) env.sim:QueryServer(u, cb, method, body) end,
-            -- The companion speaking up about an event: shown once its line is whole.
-            on_companion = function(text, finished) if finished and text ~= "" then speak(text) end end,
+            -- The companion speaking up about an event: shown once its line is whole, with why
+            -- it spoke and how to turn it off (show it smaller, under the line).
+            on_companion = function(text, finished, why) if finished and text ~= "" then speak(text, why) end end,
             -- A refused frame is the mod author's to fix: in the log, with the fields named.
             on_frame = function(frame)
                 if frame.type == "error" then
