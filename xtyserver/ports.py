@@ -152,7 +152,10 @@ class Server:
             clock=clock,
             timezone=default_zone or local or "UTC",
         )
-        self.ui.pairing = PagePairing(self.pairing, self.sessions.revoke_key)
+        self.ui.page_texts = settings.console.page_texts
+        self.ui.pairing = PagePairing(
+            self.pairing, self.sessions.revoke_key, self.sessions.connected
+        )
         self.ui.actions = PageActions(self.action_modes, injections, self.sessions.declared_actions)
         if player is not None:
             self.ui.settings = PageSettings(
@@ -161,6 +164,7 @@ class Server:
                 env,
                 configured=lambda: self.model.configured,
                 embedder=lambda: self.model.embedder,
+                secrets=lambda: (tokens.current(),),
             )
 
     @property
