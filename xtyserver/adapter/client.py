@@ -218,6 +218,10 @@ class AdapterClient:
             self.identity = identity
         return reply
 
+    async def typing(self, text: str) -> None:
+        """Send ``chat.typing``: the player is typing ``text`` (no answer; v1.md "chat.typing")."""
+        await self._send(await self._check({"type": "chat.typing", "text": text}))
+
     async def cancel(self, chat_id: str) -> None:
         """Send ``chat.cancel`` for a streaming reply."""
         await self._send(encode({"type": "chat.cancel", "id": chat_id}))

@@ -120,6 +120,14 @@ class LoadTurnMemory(Effect, frozen=True):
     query: str = ""
 
 
+class PrepareQuery(Effect, frozen=True):
+    """Embed a turn's query before its chat.send comes (a chat.typing), where that costs
+    no tokens; the turn then finds its vector ready. Nothing answers it."""
+
+    save: Scope
+    query: str
+
+
 class PrepareImage(Effect, frozen=True):
     """Check and downscale a screenshot off the event loop; answer ImageReady/ImageRefused."""
 

@@ -40,6 +40,7 @@ from xtyserver.protocol.frames import (
     ChatCancel,
     ChatError,
     ChatSend,
+    ChatTyping,
     Heartbeat,
     Hello,
     Identity,
@@ -61,6 +62,7 @@ from xtyserver.session.effects import (
     Log,
     NameSaid,
     PrepareImage,
+    PrepareQuery,
     Remember,
     Send,
 )
@@ -349,6 +351,18 @@ class GameAgentSession:
 
     # -- turns -----------------------------------------------------------------
 
+    def _query(self, text: str) -> str:
+        """What a turn's query vector is computed from: the (redacted) text and the
+        modelContext names, so a chat.typing hint and its chat.send agree."""
+        return " ".join([text, *focus_terms(self._saves.context)])
+
+    def _typing(self, frame: ChatTyping, now: float) -> list[Effect]:
+        """A hint with no reply: the query the chat.send would embed, embedded now."""
+        if not self._settings.memory or self._saves.identity is None:
+            return []
+        text, _ = redact(frame.text, secrets=(self._token,), carry=self._carry)
+        return [PrepareQuery(self._saves.save, self._query(text))]
+
     def _busy(self, frame: ChatSend, now: float) -> list[Effect]:
         return [Send(ChatError(id=frame.id, code="busy", message=self._texts.busy))]
 
@@ -377,7 +391,7 @@ class GameAgentSession:
         if said is not None:
             effects.append(NameSaid(turn.save, said, now))
         if self._settings.memory or self._settings.daily_budget.limited:
-            query = " ".join([text, *focus_terms(self._saves.context)])
+            query = self._query(text)
             effects.append(
                 LoadTurnMemory(turn.number, turn.save, self._settings.memory, query=query)
             )
@@ -577,6 +591,7 @@ _SESSION: dict[type[Any], Row] = {
     Hello: Row(_S._already_hello),
     Heartbeat: Row(_S._heartbeat),
     StateUpdate: Row(_S._state_update),
+    ChatTyping: Row(_S._typing),
     MemoryConfirm: Row(_S._confirm_dialog),
     **{kind: Row(_S._request) for kind in MANAGEMENT_FRAMES},
     StoreAnswer: Row(_S._store_answer),
