@@ -23,7 +23,7 @@ from xtyserver import errors
 from xtyserver.errors import StoreError
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.types import Scope
-from xtyserver.memory.vectors import similarities
+from xtyserver.memory.vectors import embedding_text, similarities
 from xtyserver.model.client import Delta, Done
 from xtyserver.model.embedding import QUERY_BUDGET_MS
 from xtyserver.model.router import ModelRouter
@@ -33,6 +33,7 @@ from xtyserver.serve.image import BandHelper, check_and_prepare
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
 from xtyserver.serve.store_lane import run_tool
+from xtyserver.serve.vector_backlog import LOCAL_BATCH
 from xtyserver.session.events import (
     Event,
     ImageReady,
@@ -72,6 +73,11 @@ def similar(
     out = list(zip((event_id for event_id, _ in kept), scores.tolist(), strict=True))
     out.sort(key=lambda kv: (-kv[1], kv[0]))
     return out
+
+
+CATCH_UP = 48
+"""Memories without a vector a turn embeds itself, within its latency budget, when the
+backlog has not reached its save yet (an import asked about at once); the rest wait."""
 
 
 class TurnTasks:
@@ -185,6 +191,7 @@ class TurnTasks:
         vector: list[array[float] | None] = [None]
         memory = None
         spent: int | None = None
+        budget_end = anyio.current_time() + self.query_budget()
         async with anyio.create_task_group() as group:
             if embed:
                 group.start_soon(self._query_vector, save, query, vector)
@@ -194,12 +201,19 @@ class TurnTasks:
                 except StoreError as exc:
                     # The store failing must not cost the player the conversation.
                     self._log.warning("store.failed", code=exc.code, effect="LoadTurnMemory")
+                if embed and memory is not None and memory.index is not None:
+                    group.start_soon(self._catch_up, save, memory.index, budget_end)
             try:  # read on its own: a failed memory read must not skip the budget
                 spent = await self._meter.spent_today()
             except StoreError as exc:  # an unreadable bill must not cost the player the turn
                 self._log.warning("store.failed", code=exc.code, effect="ReadUsage")
         query_vector = vector[0]
         index = memory.index if memory is not None else None
+        if memory is not None and index is not None and embed:
+            missing = len(index) - len(index.vectors())
+            if missing:
+                self._log.info("memory.vectors_missing", count=missing)
+                memory = msgspec.structs.replace(memory, unembedded=missing)
         if memory is not None and query_vector is not None and index and index.has_vectors():
             # A dot product per vector: off the event loop (a few ms for 300 x 384
             # without numpy).
@@ -209,13 +223,40 @@ class TurnTasks:
         await self._post(TurnMemoryReady(turn, memory, spent))
 
     def _embeds(self, index: SaveIndex | None, query: str) -> bool:
-        """Whether the turn's query is embedded: a query, an embedder, and saved vectors
-        (an index not loaded yet may have them)."""
+        """Whether the turn's query is embedded: a query, an embedder, and memories (an
+        index not loaded yet may have them; those without a vector get one first)."""
         return (
             bool(query.strip())
             and self._model.embedder is not None
-            and (index is None or index.has_vectors())
+            and self._memory.vector_model is not None
+            and (index is None or len(index) > 0)
         )
+
+    async def _catch_up(self, save: Scope, index: SaveIndex, budget_end: float) -> None:
+        """Vectors for up to :data:`CATCH_UP` memories of ``save`` that lack one, the most
+        important first, until the turn's latency budget ends (after its query: the
+        in-process model takes a waiting query first); what is left the backlog does."""
+        embedder = self._model.embedder
+        waiting = index.without_vector()[:CATCH_UP]
+        if embedder is None or not waiting:
+            return
+        step = LOCAL_BATCH if embedder.kind == "in_process" else CATCH_UP
+        with anyio.move_on_after(max(budget_end - anyio.current_time(), 0.0)):
+            for at in range(0, len(waiting), step):
+                events = waiting[at : at + step]
+                texts = [embedding_text(event) for event in events]
+                try:
+                    done = await embedder.embed(texts)
+                except errors.ModelError as exc:
+                    self._log.info("memory.embedding_skipped", reason=exc.code)
+                    return
+                with anyio.CancelScope(shield=True):  # formed: kept, whatever the deadline
+                    if done.usage is not None:
+                        await self._bill(save, done.usage)
+                    found = list(zip((ev.id for ev in events), texts, done.vectors, strict=True))
+                    vectors = {event_id: vector for event_id, _, vector in found}
+                    for event_id in await self._memory.set_vectors(save, found):
+                        index.set_vector(event_id, vectors[event_id])
 
     def query_budget(self) -> float:
         """Seconds a turn waits for its query's vector: as configured, else by the
