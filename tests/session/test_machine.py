@@ -678,10 +678,11 @@ def test_a_typing_hint_prepares_the_query_its_chat_send_will_embed_and_nothing_e
     session = ready_session()
     session.handle(frame(type="state.update", modelContext=context(world={"location": "Farm"})), T0)
     effects = session.handle(frame(type="chat.typing", text="她喜欢什么"), T0)
-    assert effects == [PrepareQuery(FARM_A, "她喜欢什么 Farm")]
+    # The player's words: the context's names steer the lexical side, not the vector.
+    assert effects == [PrepareQuery(FARM_A, "她喜欢什么")]
     assert state_of(session) is State.READY  # a hint is no turn, and has no answer
     [load] = of(session.handle(chat_send("她喜欢什么"), T0 + 1), LoadTurnMemory)
-    assert load.query == "她喜欢什么 Farm"  # the very text the hint embedded
+    assert load.query == "她喜欢什么"  # the very text the hint embedded
 
 
 def test_a_typing_hint_is_redacted_like_its_chat_send_and_ignored_without_memory() -> None:

@@ -398,17 +398,12 @@ class GameAgentSession:
 
     # -- turns -----------------------------------------------------------------
 
-    def _query(self, text: str) -> str:
-        """What a turn's query vector is computed from: the (redacted) text and the
-        modelContext names, so a chat.typing hint and its chat.send agree."""
-        return " ".join([text, *focus_terms(self._saves.context)])
-
     def _typing(self, frame: ChatTyping, now: float) -> list[Effect]:
         """A hint with no reply: the query the chat.send would embed, embedded now."""
         if not self._settings.memory or self._saves.identity is None:
             return []
         text, _ = redact(frame.text, secrets=(self._token,), carry=self._carry)
-        return [PrepareQuery(self._saves.save, self._query(text))]
+        return [PrepareQuery(self._saves.save, text)]
 
     def _busy(self, frame: ChatSend, now: float) -> list[Effect]:
         current = self._turns.current
@@ -459,7 +454,7 @@ class GameAgentSession:
         self._move(GameEvent)
         self._lines += 1
         turn = self._turns.start_line(f"companion-{self._lines}", saves.save, frame)
-        query = self._query(event_query(frame))
+        query = " ".join([event_query(frame), *focus_terms(saves.context)])
         load = LoadTurnMemory(turn.number, turn.save, settings.memory, query=query)
         return [log, load]
 
@@ -504,9 +499,11 @@ class GameAgentSession:
         if said is not None:
             effects.append(NameSaid(turn.save, said, now))
         if self._settings.memory or self._settings.daily_budget.limited:
-            query = self._query(text)
+            # The vector is the player's words: the modelContext's names steer the
+            # lexical side (focus terms); in the vector they doubled the tokens and
+            # the CPU of every query and found no more (docs/benchmarks.md).
             effects.append(
-                LoadTurnMemory(turn.number, turn.save, self._settings.memory, query=query)
+                LoadTurnMemory(turn.number, turn.save, self._settings.memory, query=text)
             )
         else:
             turn.memory_ready = True
