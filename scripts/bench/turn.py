@@ -252,10 +252,18 @@ async def _child_server(data_dir: str, model_url: str, vectors: bool) -> None:
     with open(os.devnull, "w") as devnull:
         log.configure(stream=devnull, json=True)
         settings = _settings(data_dir, model_url, vectors)
-        async with serving(settings, token=TOKEN, clock=SystemClock()) as server:
+        async with (
+            serving(settings, token=TOKEN, clock=SystemClock()) as server,
+            anyio.create_task_group() as probes,
+        ):
             settle_heap()  # as ``xtyserver serve`` does once it listens
+            if os.environ.get("XTY_BENCH_STALL"):  # idle_cpu.py: the event loop's stalls
+                from idle_cpu import probe_stalls
+
+                probes.start_soon(probe_stalls(os.environ["XTY_BENCH_STALL"]))
             print(f"\n{server.url}", flush=True)
             await anyio.to_thread.run_sync(sys.stdin.read)
+            probes.cancel_scope.cancel()
     if gc_file:
         Path(gc_file).write_text(json.dumps(collections))
     if steps_file:
