@@ -501,7 +501,7 @@ class GameAgentSession:
         if self._settings.memory or self._settings.daily_budget.limited:
             # The vector is the player's words: the modelContext's names steer the
             # lexical side (focus terms); in the vector they doubled the tokens and
-            # the CPU of every query and found no more (docs/benchmarks.md).
+            # the CPU of every query and recalled less (docs/benchmarks.md).
             effects.append(
                 LoadTurnMemory(turn.number, turn.save, self._settings.memory, query=text)
             )
