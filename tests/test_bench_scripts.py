@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "scripts" / "bench"
 
 CASES = {
+    "action": (["--rounds", "3", "--warmup", "1"], "tool call -> action.request"),
     "decode": (["--repeat", "3", "--number", "20"], "state.update"),
     "prompt_size": (["--sizes", "10", "30"], "inject all"),
     "retrieval": (["--saves", "3", "--per-save", "30", "--queries", "20"], "p99"),

@@ -79,6 +79,12 @@ async def _hello(h: Harness, ws: ClientConnection, actions: list[dict[str, Any]]
     assert declared["names"] == [a["name"] for a in actions]
 
 
+async def _start(h: Harness, ws: ClientConnection, text: str, chat_id: str) -> None:
+    """Send a chat.send with a fresh modelContext; the test reads what comes back."""
+    frame = {"type": "chat.send", "id": chat_id, "text": text, "source": "text"}
+    await send(ws, {**frame, "context": {"modelContext": model_context(h.clock)}})
+
+
 async def _turn(
     h: Harness,
     ws: ClientConnection,
@@ -140,6 +146,7 @@ async def test_take_me_to_the_pond_runs_walk_to_and_the_reply_says_so(tmp_path: 
             [result] = _results(h)
             assert "游戏执行了这个动作" in result and "开始走向鱼塘" in result
             assert result.startswith("<资料>")
+        await h.server.working.wait_written()  # the log is written behind
         records = _log(h).actions(10)
         assert [(r.event, r.name) for r in records] == [
             ("request", "walk_to"),
@@ -191,15 +198,12 @@ async def test_arguments_outside_the_schema_and_undeclared_actions_run_nothing(
 ) -> None:
     async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
         await _hello(h, ws, ACTIONS)
+        # One call a round: in one round the first refusal would stop the steps after it.
         h.fake.enqueue(
-            Reply(
-                tool_calls=[
-                    _call(WALK, place="火山"),
-                    _call(WALK, place="鱼塘", speed=3),
-                    _call("game_fly_to", place="月亮"),
-                    _call(DROP, item="斧头", count=99),
-                ]
-            ),
+            Reply(tool_calls=[_call(WALK, place="火山")]),
+            Reply(tool_calls=[_call(WALK, place="鱼塘", speed=3)]),
+            Reply(tool_calls=[_call("game_fly_to", place="月亮")]),
+            Reply(tool_calls=[_call(DROP, item="斧头", count=99)]),
             Reply(text="这些都做不了"),
         )
         done, requests = await _turn(h, ws, "带我去火山", "c1")
@@ -211,6 +215,71 @@ async def test_arguments_outside_the_schema_and_undeclared_actions_run_nothing(
         assert "count 必须在 1 到 40 之间" in results[3]
 
 
+async def test_steps_of_one_round_run_in_order_one_at_a_time(tmp_path: Path) -> None:
+    """带我去鱼塘，到了再把鱼塘标出来: the model's two calls of one round are a chain."""
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        chain = [_call(WALK, place="鱼塘"), _call("game_highlight", target="鱼塘")]
+        h.fake.enqueue(Reply(tool_calls=chain), Reply(text="到鱼塘了，也标出来了"))
+        await _start(h, ws, "带我去鱼塘，到了再把鱼塘标出来", "c1")
+        walk = await recv(ws)
+        assert walk["type"] == "action.request" and walk["name"] == "walk_to"
+        # Nothing else is sent while walk_to is in flight: the highlight waits its turn.
+        await send(ws, {"type": "heartbeat"})
+        await send(ws, {"type": "action.result", "id": walk["id"], "status": "done"})
+        highlight = await recv(ws)
+        assert highlight["type"] == "action.request" and highlight["name"] == "highlight"
+        await send(ws, {"type": "action.result", "id": highlight["id"], "status": "done"})
+        done = await _end(ws)
+        assert done["type"] == "chat.done" and done["text"] == "到鱼塘了，也标出来了"
+        results = _results(h)
+        assert len(results) == 2 and all("游戏执行了这个动作" in r for r in results)
+    events = [(r.event, r.name) for r in _log(h).actions(10)]
+    assert events == [
+        ("request", "walk_to"),
+        ("result", "walk_to"),
+        ("request", "highlight"),
+        ("result", "highlight"),
+    ]
+
+
+@pytest.mark.parametrize("outcome", ["refused", "failed", "timed_out"])
+async def test_a_step_that_was_not_done_stops_the_steps_after_it(
+    tmp_path: Path, outcome: str
+) -> None:
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        chain = [
+            _call(WALK, place="矿洞"),
+            _call("game_highlight", target="矿石"),
+            _call("game_highlight", target="梯子"),
+        ]
+        h.fake.enqueue(Reply(tool_calls=chain), Reply(text="矿洞去不了"))
+        await _start(h, ws, "带我去矿洞，再标出矿石和梯子", "c1")
+        walk = await recv(ws)
+        assert walk["name"] == "walk_to"
+        if outcome == "timed_out":
+            h.clock.advance(8.0)  # the deadline, to the millisecond
+        else:
+            await send(ws, {"type": "action.result", "id": walk["id"], "status": outcome})
+        done = await _end(ws)  # no second action.request came before the end
+        assert done["type"] == "chat.done"
+        _, second, third = _results(h)
+        assert "没有做：前一步 walk_to 没有做成" in second and "没有做：前一步 walk_to" in third
+    assert [r.name for r in _log(h).actions(10) if r.event == "request"] == ["walk_to"]
+
+
+async def test_a_step_the_server_refuses_stops_the_chain_too(tmp_path: Path) -> None:
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        chain = [_call(WALK, place="火山"), _call("game_highlight", target="岩浆")]
+        h.fake.enqueue(Reply(tool_calls=chain), Reply(text="火山去不了"))
+        done, requests = await _turn(h, ws, "带我去火山再标出岩浆", "c1")
+        assert done["type"] == "chat.done" and requests == []
+        first, second = _results(h)
+        assert "place 必须是" in first and "前一步 walk_to 没有做成" in second
+
+
 async def test_a_mod_that_never_answers_times_out_and_a_late_answer_is_refused(
     tmp_path: Path,
 ) -> None:
@@ -220,16 +289,7 @@ async def test_a_mod_that_never_answers_times_out_and_a_late_answer_is_refused(
             h.fake.enqueue(
                 Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="游戏好像没反应")
             )
-            await send(
-                ws,
-                {
-                    "type": "chat.send",
-                    "id": "c1",
-                    "text": "带我去鱼塘",
-                    "source": "text",
-                    "context": {"modelContext": model_context(h.clock)},
-                },
-            )
+            await _start(h, ws, "带我去鱼塘", "c1")
             request = await recv(ws)
             assert request["type"] == "action.request" and request["deadlineMs"] == 8000
             h.clock.advance(7.9)
@@ -250,6 +310,7 @@ async def test_a_mod_that_never_answers_times_out_and_a_late_answer_is_refused(
             h.fake.enqueue(Reply(text="还在"))
             done, _ = await _turn(h, ws, "你还在吗", "c2")
             assert done["type"] == "chat.done"
+        await h.server.working.wait_written()
         events = [(r.event, r.status) for r in _log(h).actions(10)]
         assert events == [("request", ""), ("timed_out", "timed_out"), ("late", "done")]
 
@@ -301,16 +362,7 @@ async def test_a_forbidden_outcome_text_is_left_out_and_the_mod_is_told(tmp_path
         await _hello(h, ws, ACTIONS)
         h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="到了"))
         leak = {"status": "failed", "text": r"存档在 C:\Users\bob\AppData\Roaming 出错"}
-        await send(
-            ws,
-            {
-                "type": "chat.send",
-                "id": "c1",
-                "text": "带我去鱼塘",
-                "source": "text",
-                "context": {"modelContext": model_context(h.clock)},
-            },
-        )
+        await _start(h, ws, "带我去鱼塘", "c1")
         request = await recv(ws)
         await send(ws, {"type": "action.result", "id": request["id"], **leak})
         error = await recv(ws)
@@ -383,10 +435,11 @@ async def test_a_risky_action_does_not_run_on_a_yes_to_another_question(tmp_path
         done, _ = await _turn(h, ws, "帮我把斧头扔了", "c1")
         assert "question" not in done
         h.clock.advance(5)
-        h.fake.enqueue(Reply(text="嗯"))
+        h.fake.enqueue(Reply(tool_calls=[drop]), Reply(text="嗯"))
         done, requests = await _turn(h, ws, "好", "c2", lambda r: {"status": "done"})
-        # No question is pending: the bare yes offers no action, nothing runs.
-        assert requests == [] and "tools" not in h.fake.chat_requests[-1].json
+        # That yes answers the model's question (the actions are offered to it): the drop
+        # called in its turn is asked about again, never run.
+        assert requests == [] and done["question"]
         # Asked again (the words ask for it), then other arguments than those asked
         # about, or a hedged yes, run nothing either.
         h.clock.advance(5)
@@ -402,7 +455,7 @@ async def test_a_risky_action_does_not_run_on_a_yes_to_another_question(tmp_path
         done, requests = await _turn(h, ws, "好，不过等等", "c5", lambda r: {"status": "done"})
         assert requests == []
     events = [r.event for r in _log(h).actions(10)]
-    assert events == ["asked", "asked", "asked", "asked"]
+    assert events == ["asked"] * 5
 
 
 async def test_game_text_never_authorises_a_risky_action(tmp_path: Path) -> None:
@@ -422,3 +475,207 @@ async def test_game_text_never_authorises_a_risky_action(tmp_path: Path) -> None
         done = await _end(ws)
         assert done["type"] == "chat.done" and done["question"]
         assert h.fake.chat_requests and "还没有做" in _results(h)[0]
+
+
+# -- the numbers of the issue, at their edges ----------------------------------------------------
+
+
+async def test_an_answer_just_inside_the_8_s_deadline_is_used(tmp_path: Path) -> None:
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="走啦"))
+        await _start(h, ws, "带我去鱼塘", "c1")
+        request = await recv(ws)
+        h.clock.advance(7.999)
+        await send(ws, {"type": "action.result", "id": request["id"], "status": "done"})
+        assert (await _end(ws))["type"] == "chat.done"
+        assert "游戏执行了这个动作" in _results(h)[0]
+
+
+@pytest.mark.parametrize(("age", "runs"), [(4.999, True), (5.001, False)])
+async def test_an_action_needs_a_game_state_at_most_5_s_old(
+    tmp_path: Path, age: float, runs: bool
+) -> None:
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="嗯"))
+        frame = {"type": "chat.send", "id": "c1", "text": "带我去鱼塘", "source": "text"}
+        frame["context"] = {"modelContext": model_context(h.clock, age=age)}
+        await send(ws, frame)
+        got = await recv(ws)
+        if runs:
+            assert got["type"] == "action.request"
+            await send(ws, {"type": "action.result", "id": got["id"], "status": "done"})
+        if got["type"] != "chat.done":
+            got = await _end(ws)
+        assert got["type"] == "chat.done"
+        assert ("游戏状态太旧" in _results(h)[0]) is not runs
+
+
+async def test_a_cooldown_refuses_a_call_until_it_is_over(tmp_path: Path) -> None:
+    cooled = [{**ACTIONS[1], "cooldownMs": 3000}]
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, cooled)
+        done = lambda r: {"status": "done"}  # noqa: E731
+        h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="走"))
+        _, requests = await _turn(h, ws, "带我去鱼塘", "c1", done)
+        assert len(requests) == 1
+        h.clock.advance(2.999)
+        h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="矿洞")]), Reply(text="等等"))
+        _, requests = await _turn(h, ws, "带我去矿洞", "c2", done)
+        assert requests == [] and "秒后才能再做" in _results(h)[0]
+        h.clock.advance(0.001)  # 3 s after the request: over
+        h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="矿洞")]), Reply(text="走"))
+        _, requests = await _turn(h, ws, "带我去矿洞", "c3", done)
+        assert len(requests) == 1
+
+
+def _action(n: int, **parts: Any) -> dict[str, Any]:
+    return {"name": f"act_{n}", "description": "动作", "risk": "look", **parts}
+
+
+@pytest.mark.parametrize(
+    ("declared", "field"),
+    [
+        ([_action(n) for n in range(17)], "actions"),
+        ([_action(0, description="很" * 121)], "actions[0].description"),
+        ([_action(0, descriptionEn="x" * 121)], "actions[0].descriptionEn"),
+        ([_action(0, cooldownMs=3_600_001)], "actions[0].cooldownMs"),
+        (
+            [
+                _action(
+                    0,
+                    parameters={
+                        "properties": {f"a{i}": {"type": "boolean"} for i in range(7)},
+                    },
+                )
+            ],
+            "actions[0].parameters.properties",
+        ),
+        (
+            [
+                _action(
+                    0,
+                    parameters={
+                        "properties": {
+                            "x": {"type": "string", "enum": [f"v{i}" for i in range(33)]}
+                        }
+                    },
+                )
+            ],
+            "actions[0].parameters.properties.x.enum",
+        ),
+        (
+            [_action(0, parameters={"properties": {"x": {"type": "string", "maxLength": 101}}})],
+            "actions[0].parameters.properties.x.maxLength",
+        ),
+    ],
+)
+async def test_a_declaration_one_past_a_bound_is_refused_whole(
+    tmp_path: Path, declared: list[dict[str, Any]], field: str
+) -> None:
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        await send(ws, {"type": "actions.declare", "id": "d1", "actions": declared})
+        error = await recv(ws)
+        assert error["type"] == "error" and error["id"] == "d1"
+        assert error["code"] in ("budget_exceeded", "invalid_frame")
+        assert error["fields"] == [field]
+
+
+async def test_a_declaration_at_every_bound_is_taken(tmp_path: Path) -> None:
+    widest = _action(
+        0,
+        description="很" * 120,
+        descriptionEn="x" * 120,
+        cooldownMs=3_600_000,
+        parameters={
+            "properties": {
+                "s": {"type": "string", "enum": [f"v{i}" for i in range(32)]},
+                "t": {"type": "string", "maxLength": 100},
+                **{f"b{i}": {"type": "boolean"} for i in range(4)},
+            }
+        },
+    )
+    declared = [widest, *(_action(n) for n in range(1, 16))]
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, declared)
+
+
+async def test_an_outcome_text_past_200_characters_is_refused_and_the_mod_may_answer_again(
+    tmp_path: Path,
+) -> None:
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="走啦"))
+        await _start(h, ws, "带我去鱼塘", "c1")
+        request = await recv(ws)
+        answer = {"type": "action.result", "id": request["id"], "status": "done"}
+        await send(ws, {**answer, "text": "走" * 201})
+        error = await recv(ws)
+        assert error["code"] == "budget_exceeded" and error["fields"] == ["text"]
+        await send(ws, {**answer, "text": "走" * 200})
+        assert (await _end(ws))["type"] == "chat.done"
+        assert "走" * 200 in _results(h)[0]
+
+
+async def test_a_bad_argument_type_is_named_by_its_key(tmp_path: Path) -> None:
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        params = {"properties": {"spot": {"type": "number"}, "far": {"type": "boolean"}}}
+        await send(
+            ws, {"type": "actions.declare", "id": "d1", "actions": [_action(0, parameters=params)]}
+        )
+        error = await recv(ws)
+        assert error["code"] == "invalid_frame"
+        assert error["fields"] == ["actions[0].parameters.properties.spot.type"]
+
+
+async def test_a_yes_given_on_another_save_runs_nothing(tmp_path: Path) -> None:
+    """The question was about farm-a's axe; the player switches to farm-b and says 好."""
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        drop = _call(DROP, item="斧头")
+        h.fake.enqueue(Reply(tool_calls=[drop]), Reply(text="可以丢。"))
+        done, _ = await _turn(h, ws, "帮我把斧头扔了", "c1")
+        assert done["question"]
+        h.clock.advance(5)
+        h.fake.enqueue(Reply(tool_calls=[drop]), Reply(text="嗯"))
+        frame = {"type": "chat.send", "id": "c2", "text": "好", "source": "text"}
+        frame["context"] = {
+            "identity": {"gameId": "stardew-valley", "saveId": "farm-b"},
+            "modelContext": model_context(h.clock),
+        }
+        await send(ws, frame)
+        got = await recv(ws)
+        assert got["type"] != "action.request"
+        if got["type"] != "chat.done":
+            got = await _end(ws)
+        assert got["type"] == "chat.done" and "还没有做" in _results(h)[0]
+
+
+async def test_a_yes_to_the_companions_offer_may_walk(tmp_path: Path) -> None:
+    """鱼塘在哪 → 「在东边，要我带你去吗？」 → 好: the actions are offered to that 好."""
+    async with running(tmp_path, overrides=QUIET) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        h.fake.enqueue(Reply(text="在东边，要我带你去吗？"))
+        await _turn(h, ws, "鱼塘在哪", "c1")
+        h.clock.advance(5)
+        h.fake.enqueue(Reply(tool_calls=[_call(WALK, place="鱼塘")]), Reply(text="出发了。"))
+        done, requests = await _turn(h, ws, "好", "c2", lambda r: {"status": "done"})
+        assert done["text"] == "出发了。" and [r["name"] for r in requests] == ["walk_to"]
+        # A reply that asks nothing: the next bare 好 is offered no action.
+        h.clock.advance(5)
+        h.fake.enqueue(Reply(text="嗯嗯"))
+        await _turn(h, ws, "好", "c3")
+        assert "tools" not in h.turn_request().json
+
+
+async def test_the_risky_question_is_the_players_configured_text(tmp_path: Path) -> None:
+    asked = "小汤圆想{action}：{args}。可以吗？（回答“好”或“不”）"
+    overrides = {**QUIET, "texts.actions.question": asked}
+    async with running(tmp_path, overrides=overrides) as h, h.client() as ws:
+        await _hello(h, ws, ACTIONS)
+        h.fake.enqueue(Reply(tool_calls=[_call(DROP, item="斧头")]), Reply(text="可以丢。"))
+        done, _ = await _turn(h, ws, "帮我把斧头扔了", "c1")
+        assert done["question"] == "小汤圆想丢掉背包里的物品：item=斧头。可以吗？（回答“好”或“不”）"

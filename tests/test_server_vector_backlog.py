@@ -58,7 +58,8 @@ def cli_import(data_dir: Path, document: Path) -> None:
         cwd=ROOT,
     )
     assert done.returncode == 0, done.stderr
-    assert f"imported {PER_SAVE * len(SAVES)} events" in done.stdout
+    # The console speaks Chinese first.
+    assert f"已导入 {PER_SAVE * len(SAVES)} 条记忆" in done.stdout
 
 
 def count_vectors(store: MemoryStore) -> int:

@@ -21,6 +21,7 @@ from xtyserver import log
 from xtyserver.clock import Clock
 from xtyserver.config import Settings
 from xtyserver.manage.access import open_link
+from xtyserver.manage.actions import PageActions
 from xtyserver.manage.http import UiHttp
 from xtyserver.manage.pairing import PagePairing
 from xtyserver.manage.settings import PageSettings
@@ -28,6 +29,7 @@ from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.model.router import ModelRouter
 from xtyserver.model.routing import resolve
 from xtyserver.replay.recorder import Recorder
+from xtyserver.serve.action_modes import ActionModes
 from xtyserver.serve.connection import Peer, Services
 from xtyserver.serve.gate import Seats
 from xtyserver.serve.image import BandHelper
@@ -93,6 +95,8 @@ class Server:
         srv = settings.server
         # Paired mods' keys (v1.md "Pairing"), and the open connections of each.
         self.pairing = PairingDesk(PairedKeys(settings.data_path, clock), clock)
+        # The player's per-game switch of game actions (the page's actions view).
+        self.action_modes = ActionModes(settings.data_path)
         self._log = log.get("xtyserver.server")
         local = detect_local_timezone()
         configured_zone = settings.server.default_timezone
@@ -103,11 +107,9 @@ class Server:
             settings,
             server=msgspec.structs.replace(settings.server, default_timezone=default_zone),
         )
+        injections = InjectionLog(injection_log_path(settings.data_path, settings.profile))
         self.working = WorkingShell(
-            ParkedWork(settings.server.resume_within),
-            jobs,
-            InjectionLog(injection_log_path(settings.data_path, settings.profile)),
-            settings.model.model,
+            ParkedWork(settings.server.resume_within), jobs, injections, settings.model.model
         )
         self.bands = BandHelper()  # its thread is a task of serve()
         self.sessions = Sessions(
@@ -133,6 +135,7 @@ class Server:
             ),
             tokens=tokens,
             pairing=self.pairing,
+            action_mode=self.action_modes.mode,
         )
         self.adapters = AdapterPort(
             Gate(srv.host, srv.allowed_origins),
@@ -149,7 +152,11 @@ class Server:
             clock=clock,
             timezone=default_zone or local or "UTC",
         )
-        self.ui.pairing = PagePairing(self.pairing, self.sessions.revoke_key)
+        self.ui.page_texts = settings.console.page_texts
+        self.ui.pairing = PagePairing(
+            self.pairing, self.sessions.revoke_key, self.sessions.connected
+        )
+        self.ui.actions = PageActions(self.action_modes, injections, self.sessions.declared_actions)
         if player is not None:
             self.ui.settings = PageSettings(
                 player,
@@ -157,6 +164,7 @@ class Server:
                 env,
                 configured=lambda: self.model.configured,
                 embedder=lambda: self.model.embedder,
+                secrets=lambda: (tokens.current(),),
             )
 
     @property

@@ -50,15 +50,17 @@ async def test_a_yes_to_another_question_drops_nothing_over_http(tmp_path: Path)
         h.fake.enqueue(Reply(tool_calls=[DROP]), Reply(text="要不要先去砍树？"))
         world.do("chat 帮我把斧头扔了")
         at = await world.expect("reply: 要不要先去砍树？")
-        h.fake.enqueue(Reply(text="那我们去砍树"))
+        # That 好 answers the model's question: a drop called in its turn is only asked about.
+        h.fake.enqueue(Reply(tool_calls=[DROP]), Reply(text="那我们去砍树"))
         world.do("chat 好")
-        await world.expect("reply: 那我们去砍树", after=at)
-        # 「好，扔吧」 asks for it again: the server asks again; nothing is dropped meanwhile.
-        h.fake.enqueue(Reply(tool_calls=[DROP]), Reply(text="嗯"))
-        world.do("chat 好，扔吧")
-        await world.expect(QUESTION, after=at)
+        at = await world.expect("reply: 那我们去砍树", after=at)
+        await world.expect(QUESTION, after=at)  # asked again
         assert "DROPPED" not in world.output
-        assert "tools" not in h.fake.chat_requests[2].json
+        # A no to the server's question: nothing is dropped either.
+        h.fake.enqueue(Reply(tool_calls=[DROP]), Reply(text="好的，不扔"))
+        world.do("chat 不，先砍树")
+        await world.expect("reply: 好的，不扔", after=at)
+        assert "DROPPED" not in world.output and "action drop_item" not in world.output
 
 
 async def test_craft_and_point_check_the_world_and_say_why_not(tmp_path: Path) -> None:

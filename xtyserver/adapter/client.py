@@ -25,11 +25,14 @@ from websockets.asyncio.client import ClientConnection, connect
 from xtyserver.adapter.backoff import Backoff, should_reconnect
 from xtyserver.adapter.pairing import pair, read_key, store_key
 from xtyserver.adapter.precheck import Refused, encode, precheck
-from xtyserver.adapter.reply import CONNECTION_LOST, ChatReply
+from xtyserver.adapter.reply import CONNECTION_LOST, ChatReply, CompanionLine
 from xtyserver.adapter.support import Answer, ConnectionLost, Waiter, expect, same_save
 from xtyserver.adapter.voice import VoiceTurn
 from xtyserver.clock import Clock, SystemClock
+from xtyserver.protocol.action_frames import ActionSpec
 from xtyserver.protocol.frames import (
+    ActionRequest,
+    ActionsDeclared,
     AdapterInfo,
     Capabilities,
     ChatDelta,
@@ -90,6 +93,9 @@ class AdapterClient:
         on_pair_code: Callable[[str], None] | None = None,
         on_confirm: Callable[[MemoryConfirmRequest], None] | None = None,
         on_notice: Callable[[MemoryNotice], None] | None = None,
+        actions: list[ActionSpec] | None = None,
+        on_action: Callable[[ActionRequest], tuple[ActionStatus, str]] | None = None,
+        on_companion: Callable[[CompanionLine], None] | None = None,
     ) -> None:
         self.url = url
         self._key_file = key_file
@@ -101,9 +107,18 @@ class AdapterClient:
         self.notices: deque[MemoryNotice] = deque(maxlen=64)
         self._on_confirm = on_confirm
         self._on_notice = on_notice
+        # The companion's own lines (speaking up about a game.event): the last ones, and the
+        # pieces of the one streaming.
+        self.lines: deque[CompanionLine] = deque(maxlen=64)
+        self._on_companion = on_companion
+        self._line_parts: dict[str, str] = {}
         self.sessions: list[str] = []
         self._token = token
         self._hello_parts = (adapter, timezone, capabilities, token_in_hello)
+        # Game actions (v1.md "Actions"): declared in the hello; on_action checks and runs one.
+        self._actions = actions
+        self._on_action = on_action
+        self.action_requests: deque[ActionRequest] = deque(maxlen=64)
         self._hello_frame()  # refuse a bad identity or adapter name here, not on the wire
         self._backoff = backoff if backoff is not None else Backoff()
         self._reconnect = backoff is not None
@@ -250,6 +265,28 @@ class AdapterClient:
         await self._send(data)
         return turn
 
+    async def event(
+        self, kind: str, facts: Mapping[str, Any] | None = None, *, captured_at: str | None = None
+    ) -> None:
+        """Report what just happened in the game (v1.md "game.event"), once when it starts.
+
+        ``facts``: any of ``subject``, ``place``, ``value``, ``maxValue``, ``count``;
+        ``captured_at``: when the game saw it (:func:`~xtyserver.adapter.support.captured_at`).
+        Refused here when the server would refuse it (an unknown kind, facts too large); the
+        server answers only a refusal (:attr:`refusals`). A line the companion says about it
+        arrives in :attr:`lines` and ``on_companion``.
+        """
+        frame: dict[str, Any] = {
+            "type": "game.event",
+            "kind": kind,
+            "saveId": self.identity.save_id,
+        }
+        if facts:
+            frame["facts"] = dict(facts)
+        if captured_at is not None:
+            frame["capturedAt"] = captured_at
+        await self._send(await self._check(frame))
+
     async def _send_frame(self, frame: dict[str, Any]) -> None:
         await self._send(await self._check(frame))
 
@@ -320,8 +357,30 @@ class AdapterClient:
         frame = {"type": "profile.update", "field": field, "value": value}
         return expect(await self._request(frame), MemoryResult)
 
+    async def declare_actions(self, actions: list[ActionSpec]) -> ActionsDeclared:
+        """Replace the declared actions (``actions.declare``); kept for the next hello too."""
+        frame = {"type": "actions.declare", "actions": msgspec.to_builtins(actions)}
+        answer = expect(await self._request(frame), ActionsDeclared)
+        self._actions = actions
+        return answer
+
     def _next(self, kind: str) -> str:
         return f"{kind}-{next(self._ids)}"
+
+    async def _act(self, request: ActionRequest) -> None:
+        """Answer one ``action.request``: ``on_action`` checks and runs it (none: refused)."""
+        self.action_requests.append(request)
+        if self._on_action is None:
+            status: ActionStatus = "refused"
+            text = "this mod runs no actions"
+        else:
+            try:
+                status, text = self._on_action(request)
+            except Exception as exc:  # the mod's own code: a failure, never a dead reader
+                status, text = "failed", type(exc).__name__
+        result = {"type": "action.result", "id": request.id, "status": status, "text": text[:200]}
+        with contextlib.suppress(ConnectionLost, TimeoutError):
+            await self._send(await self._check(result))
 
     def _hello_frame(self, token_in_hello: bool = False) -> bytes:
         adapter, timezone, capabilities, in_hello = self._hello_parts
@@ -333,6 +392,7 @@ class AdapterClient:
             token=self._token if (in_hello or token_in_hello) and self._token else None,
             capabilities=capabilities,
             timezone=timezone,
+            actions=self._actions,
         )
         data = encode(hello)
         precheck(data)
@@ -491,6 +551,12 @@ class AdapterClient:
         except msgspec.DecodeError:
             return  # a frame type newer than this client: not ours to answer
         match frame:
+            case ChatDelta(id=line_id, text=text, origin="companion"):
+                if len(self._line_parts) >= 4:  # one line at a time: old pieces are ended ones
+                    self._line_parts.clear()
+                self._line_parts[line_id] = self._line_parts.get(line_id, "") + text
+            case ChatDone(origin="companion") | ChatError(origin="companion"):
+                self._said(frame)
             case ChatDelta(id=chat_id, text=text) if chat_id in self._chats:
                 await self._chats[chat_id]._delta(text)
             case ChatDone(id=chat_id) | ChatError(id=chat_id) if chat_id in self._chats:
@@ -503,8 +569,11 @@ class AdapterClient:
                 | MemoryResult(id=frame_id)
                 | MemoryPreview(id=frame_id)
                 | MemoryForgotten(id=frame_id)
+                | ActionsDeclared(id=frame_id)
             ) if frame_id in self._requests:
                 self._requests[frame_id].set(frame)
+            case ActionRequest():
+                await self._act(frame)
             case VoiceTranscript(id=vid) | VoiceError(id=vid) | VoiceSpeech(id=vid) if (
                 vid in self._voices
             ):
@@ -526,6 +595,19 @@ class AdapterClient:
                 self.refusals.append(refusal)
                 if self._on_error is not None:
                     self._on_error(refusal)
+
+    def _said(self, frame: ChatDone | ChatError) -> None:
+        streamed = self._line_parts.pop(frame.id, "")
+        if isinstance(frame, ChatDone):
+            line = CompanionLine(frame.id, frame.text or streamed, frame.why, frame)
+        else:
+            line = CompanionLine(frame.id, streamed, None, frame)
+        self.lines.append(line)
+        if self._on_companion is not None:
+            self._on_companion(line)
+
+
+ActionStatus = Literal["done", "refused", "failed"]
 
 
 def _forget_frame(

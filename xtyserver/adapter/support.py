@@ -11,6 +11,7 @@ import anyio
 from xtyserver.adapter.precheck import Refused
 from xtyserver.clock import Clock, SystemClock
 from xtyserver.protocol.frames import (
+    ActionsDeclared,
     Error,
     Identity,
     ImageInput,
@@ -43,7 +44,7 @@ def captured_at(clock: Clock | None = None) -> str:
     return datetime.fromtimestamp(now, UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
-Answer = StatsResult | MemoryResult | MemoryPreview | MemoryForgotten | Error
+Answer = StatsResult | MemoryResult | MemoryPreview | MemoryForgotten | ActionsDeclared | Error
 """A server frame that answers one management request."""
 
 

@@ -185,6 +185,9 @@ def _accepts_kind(value: object, t: mi.Type) -> bool:
             return isinstance(value, int | float) and not isinstance(value, bool)
         case mi.ListType():
             return isinstance(value, list)
+        case mi.StructType() if t.tag_field is not None and isinstance(value, dict):
+            # A tagged union's member is the one its tag names (an argument's "type").
+            return value.get(t.tag_field) == t.tag
         case mi.StructType() | mi.DictType():
             return isinstance(value, dict)
         case mi.LiteralType():
@@ -212,17 +215,16 @@ def walk(value: object, t: mi.Type, path: str, depth: int = 0) -> Iterable[tuple
             if isinstance(value, float) and any(_int_member(m) for m in members):
                 yield path, f"expected a whole number, got {value!r}"
                 return
+            tagged = [m for m in members if isinstance(m, mi.StructType) and m.tag is not None]
+            if isinstance(value, dict) and tagged and len(tagged) == len(members):
+                allowed = ", ".join(json.dumps(m.tag) for m in tagged)
+                yield _join(path, str(tagged[0].tag_field)), f"must be one of {allowed}"
+                return
             yield path, f"expected {_describe(t)}, got {_json_kind(value)}"
         case mi.StructType():
             yield from __walk_struct(value, t, path, depth)
-        case mi.ListType():
-            if not isinstance(value, list):
-                yield path, f"expected array, got {_json_kind(value)}"
-                return
-            if t.max_length is not None and len(value) > t.max_length:
-                yield path, f"too many items ({len(value)}; at most {t.max_length})"
-            for i, item in enumerate(value):
-                yield from walk(item, t.item_type, _join(path, i), depth + 1)
+        case mi.DictType() | mi.ListType():
+            yield from __walk_collection(value, t, path, depth)
         case mi.StrType():
             if not isinstance(value, str):
                 yield path, f"expected string, got {_json_kind(value)}"
@@ -252,6 +254,26 @@ def walk(value: object, t: mi.Type, path: str, depth: int = 0) -> Iterable[tuple
             return
 
 
+def __walk_collection(
+    value: object, t: mi.DictType | mi.ListType, path: str, depth: int
+) -> Iterable[tuple[str, str]]:
+    """An object with keys of one type (an action's arguments by name) or an array."""
+    kind, container = ("object", dict) if isinstance(t, mi.DictType) else ("array", list)
+    if not isinstance(value, container):
+        yield path, f"expected {kind}, got {_json_kind(value)}"
+        return
+    if t.max_length is not None and len(value) > t.max_length:
+        what = "keys" if kind == "object" else "items"
+        yield path, f"too many {what} ({len(value)}; at most {t.max_length})"
+    if isinstance(t, mi.DictType):
+        for key, item in value.items():  # type: ignore[union-attr]
+            yield from walk(key, t.key_type, _join(path, key), depth + 1)
+            yield from walk(item, t.value_type, _join(path, key), depth + 1)
+    else:
+        for i, item in enumerate(value):
+            yield from walk(item, t.item_type, _join(path, i), depth + 1)
+
+
 def __walk_struct(
     value: object, t: mi.StructType, path: str, depth: int
 ) -> Iterable[tuple[str, str]]:
@@ -260,8 +282,8 @@ def __walk_struct(
         return
     fields = {f.encode_name: f for f in t.fields}
     for key, item in value.items():
-        if key == t.tag_field and depth == 0:
-            continue
+        if key == t.tag_field and (depth == 0 or t.tag is not None):
+            continue  # the frame's type, or a tagged member's tag (its union chose it)
         field = fields.get(key)
         if field is None:
             yield _join(path, key), _unknown(key, t, depth)

@@ -198,6 +198,8 @@ class Pending(msgspec.Struct, frozen=True):
     token: str
     name: str
     args: dict[str, Any]
+    # The save it was asked on: a yes after a save switch is about another world.
+    save: tuple[str, str] = ("", "")
 
 
 class Sent(msgspec.Struct, frozen=True):
@@ -257,6 +259,9 @@ class Actions:
         self._turn = 0
         self._offered: list[dict[str, Any]] | None = None
         self._used = 0
+        # The turn whose reply, with actions offered, asked the player something
+        # (「要我带你去吗？」): the next turn's bare 「好」 is offered the actions again.
+        self._proposed: int | None = None
 
     # -- the declaration ---------------------------------------------------------------------
 
@@ -287,18 +292,28 @@ class Actions:
     ) -> list[dict[str, Any]] | None:
         """The action tools turn ``turn`` offers (None: none), decided once per turn.
 
-        ``confirming``: the turn answers the server's question about a risky action.
+        ``confirming``: the turn answers the server's question about a risky action. The
+        turn right after a reply that offered actions and asked the player something is
+        offered them too (its 「好」 may answer 「要我带你去吗？」); a risky call in it is
+        still only asked about.
         """
-        self._turn, self._offered, self._used = turn, None, 0
+        following = self._proposed is not None and self._proposed == turn - 1
+        self._turn, self._offered, self._used, self._proposed = turn, None, 0, None
         if not self.specs:
             return None
         mode = self._mode_of(game_id)
         if mode == "off":
             return None
         plain = _SPACES.sub(" ", judged(text).casefold())
-        if confirming or _CUE.search(plain) or any(w in plain for w in self._words):
+        cued = _CUE.search(plain) or any(w in plain for w in self._words)
+        if confirming or following or cued:
             self._offered = self._specs(mode) or None
         return self._offered
+
+    def ended(self, turn: int, asked_player: bool) -> None:
+        """Turn ``turn`` ended; ``asked_player``: its reply asks or proposes something."""
+        if asked_player and turn == self._turn and self._offered is not None:
+            self._proposed = turn
 
     def offered(self, turn: int) -> list[dict[str, Any]] | None:
         """The action tools of ``turn``'s next request: none once its limit is reached."""
@@ -372,7 +387,7 @@ class Actions:
             return refused("cooldown", f"没有做：{name} 刚做过，{wait} 秒后才能再做。")
         confirmed = False
         if spec.risk == "risky":
-            waiting = self._answered(answers, name, args, player_text)
+            waiting = self._answered(answers, name, args, player_text, (game_id, save_id))
             if waiting is None:
                 if asking:
                     return refused(
@@ -408,13 +423,19 @@ class Actions:
         return Sent(frame, self.deadline, record)
 
     def _answered(
-        self, answers: Question | None, name: str, args: dict[str, Any], player_text: str
+        self,
+        answers: Question | None,
+        name: str,
+        args: dict[str, Any],
+        player_text: str,
+        save: tuple[str, str],
     ) -> Pending | None:
-        """The risky call this turn's words agree to, when it is this very call; spent once."""
+        """The risky call this turn's words agree to, when it is this very call on the very
+        save it was asked on; spent once."""
         if answers is None or answers.kind != QUESTION_KIND:
             return None
         pending = self._pending.get(answers.token)
-        if pending is None or pending.name != name or pending.args != args:
+        if pending is None or (pending.name, pending.args, pending.save) != (name, args, save):
             return None
         if verdict(player_text) != "yes":
             return None
@@ -431,7 +452,7 @@ class Actions:
         language: str,
     ) -> Asked:
         token = f"risky-{next(self._ids)}"
-        self._pending[token] = Pending(token, spec.name, args)
+        self._pending[token] = Pending(token, spec.name, args, (game_id, save_id))
         while len(self._pending) > MAX_PENDING:
             del self._pending[next(iter(self._pending))]
         english = is_english(language)

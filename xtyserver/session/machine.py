@@ -33,6 +33,7 @@ from xtyserver.memory.manage import Confirmations
 from xtyserver.memory.shared_guard import context_names
 from xtyserver.memory.tokens import DailyBudget
 from xtyserver.memory.types import Scope
+from xtyserver.protocol.action_frames import ActionSpec
 from xtyserver.protocol.budget import check_secrets, freshness
 from xtyserver.protocol.codec import Decoded
 from xtyserver.protocol.forbidden import redact
@@ -59,8 +60,9 @@ from xtyserver.protocol.frames import (
 )
 from xtyserver.protocol.secret_match import carried
 from xtyserver.session import replies
-from xtyserver.session.actions import QUESTION_KIND, ActionMode, Actions
+from xtyserver.session.actions import QUESTION_KIND, ActionMode, Actions, Answered
 from xtyserver.session.admission import Admission
+from xtyserver.session.asking import asks_other
 from xtyserver.session.companion import event_query
 from xtyserver.session.effects import (
     ArmTimer,
@@ -110,7 +112,7 @@ from xtyserver.session.speakup import SpeakUp, SpeakUpSettings
 from xtyserver.session.tool_loop import ToolLoop
 from xtyserver.session.tools import ToolCall
 from xtyserver.session.turn import focus_terms
-from xtyserver.session.turns import Turns
+from xtyserver.session.turns import Turns, shown_reply
 from xtyserver.session.voice import VoiceDesk
 from xtyserver.token import matches as token_matches
 
@@ -185,7 +187,7 @@ class GameAgentSession:
         self._turns = Turns(settings)
         self._saves = SaveTracker(self._turns, summarize=settings.extraction, now=now)
         self._requests = StoreRequests(Confirmations(f"{session_id}:menu"), settings.texts.ask)
-        self._actions = Actions(mode_of=action_mode)
+        self._actions = Actions(mode_of=action_mode, texts=settings.texts.actions)
         self._tools = ToolLoop(Confirmations(session_id), settings.texts, self._actions)
         self._voice = VoiceDesk(settings.voice, settings.texts.voice)
         self._speakup = SpeakUp()
@@ -196,6 +198,13 @@ class GameAgentSession:
         self._settings = msgspec.structs.replace(
             self._settings, model_configured=configured, vision=vision, daily_budget=daily_budget
         )
+
+    def declared_actions(self) -> tuple[str, list[ActionSpec]] | None:
+        """The game and the actions its mod declared now (the page lists them); None before
+        the hello, after the end, or when the mod declared none."""
+        if self.state in (State.AWAIT_HELLO, State.CLOSED) or not self._actions.specs:
+            return None
+        return self._saves.save.game_id, list(self._actions.specs.values())
 
     def speakup_changed(self, speakup: SpeakUpSettings) -> None:
         """The player changed the speak-up settings (the page): they count from the next event."""
@@ -421,7 +430,7 @@ class GameAgentSession:
         cancelled = ChatError(
             id=turn.chat_id, code="cancelled", message=self._texts.cancelled, origin="companion"
         )
-        return [CancelModel(turn.number), Send(cancelled)]
+        return [CancelModel(turn.number), Send(cancelled), *self._voice.hush_reply(turn.chat_id)]
 
     # -- game events: the companion speaks up (docs/speakup.md) ---------------------------
 
@@ -454,6 +463,7 @@ class GameAgentSession:
         self._move(GameEvent)
         self._lines += 1
         turn = self._turns.start_line(f"companion-{self._lines}", saves.save, frame)
+        self._voice.speak_line(turn.chat_id)
         query = " ".join([event_query(frame), *focus_terms(saves.context)])
         load = LoadTurnMemory(turn.number, turn.save, settings.memory, query=query)
         return [log, load]
@@ -484,6 +494,8 @@ class GameAgentSession:
             refusal = ChatError(id=frame.id, code="model_not_configured", message=message)
             return [*effects, Send(refusal)]
         self._move(ChatSend)
+        if frame.source != "voice":
+            self._voice.typed()
         text, kinds = redact(frame.text, secrets=(self._token,), carry=self._carry)
         self._carry = carried(self._carry, frame.text)
         if kinds:
@@ -528,8 +540,11 @@ class GameAgentSession:
         self._move(VoiceStart)
         effects: list[Effect] = [Log("voice.barge_in", {})]
         if turn is not None:
+            # The companion's own line (speak-up) is cut the same way, and says whose it was.
             message = self._texts.cancelled
-            cancelled = ChatError(id=turn.chat_id, code="cancelled", message=message)
+            cancelled = ChatError(
+                id=turn.chat_id, code="cancelled", message=message, origin=turn.origin
+            )
             effects += [CancelModel(turn.number), Send(cancelled)]
         return effects + self._voice.start(frame)
 
@@ -575,7 +590,8 @@ class GameAgentSession:
         if turn is not None and turn.event is not None and not turn.memory_ready:
             rules = self._settings.speakup.of(turn.save.game_id)
             if not self._speakup.within_share(rules, self._settings.daily_budget, event.spent):
-                # The mod never asked: the line ends without a frame.
+                # The mod never asked: the line ends without a frame, and counts for nothing.
+                self._speakup.unsaid()
                 self._turns.end()
                 self._move(TurnMemoryReady)
                 fields = {"game": turn.save.game_id, "verdict": "budget_share"}
@@ -640,6 +656,8 @@ class GameAgentSession:
         effects = self._turns.finish(done, now=now, save=here, day=self._saves.day)
         if effects is None:
             return []
+        if turn is not None and turn.event is None:
+            self._actions.ended(number, asks_other(shown_reply(turn, done.text)))
         self._move(ModelDone)
         # The save's modelContext names never reach the shared profile.
         names = context_names(self._saves.context)
@@ -694,7 +712,7 @@ class GameAgentSession:
             message = "no action.request with this id is waiting (answered, timed out or unknown)"
             error = Send(replies.error("unknown_action", message, frame.id, ["id"]))
             return [error] if late is None else [error, RecordAction(late)]
-        effects = self._tools.action_answered(self._turns.current, answered)
+        effects = self._answered(answered, now)
         if answered.forbidden:
             message = "the outcome text holds content that must stay on this machine; left out"
             effects.append(Send(replies.error("forbidden_content", message, frame.id, ["text"])))
@@ -706,12 +724,14 @@ class GameAgentSession:
         if event.kind == "action":
             save = self._saves.save
             answered = self._actions.expire(now, save.game_id, save.save_id)
-            return (
-                []
-                if answered is None
-                else self._tools.action_answered(self._turns.current, answered)
-            )
+            return [] if answered is None else self._answered(answered, now)
         return self._heartbeat_timer(event, now)
+
+    def _answered(self, answered: Answered, now: float) -> list[Effect]:
+        """An action's outcome goes to its turn; a chain's next step is judged as of now."""
+        turn = self._turns.current
+        gate = None if turn is None else self._action_gate(turn.save, now)
+        return self._tools.action_answered(turn, answered, now, gate)
 
     def _confirm_dialog(self, frame: MemoryConfirm, now: float) -> list[Effect]:
         """The mod's dialog answered a ``memory.confirm.request`` (v1.md "memory.confirm")."""

@@ -24,9 +24,10 @@ from xtyserver.memory.manage import (
     Refusal,
     RestoreResult,
 )
+from xtyserver.protocol.action_frames import ActionRequest
 from xtyserver.protocol.forbidden import redact
 from xtyserver.session import asking, replies, tool_results, tools
-from xtyserver.session.actions import Actions, Answered, Asked, Sent
+from xtyserver.session.actions import PREFIX, Actions, Answered, Asked, Sent
 from xtyserver.session.consent import admit
 from xtyserver.session.effects import (
     ArmTimer,
@@ -49,6 +50,11 @@ from xtyserver.session.tools import (
 )
 from xtyserver.session.turns import Turn
 
+CHAIN_BROKEN = (
+    "没有做：前一步 {step} 没有做成，这一步就没有执行（它可能要靠前一步）。"
+    "先告诉玩家前一步的结果，需要的话再试。"
+)
+"""A step of a chain after one that did not get done (v1.md "Actions")."""
 TOO_MANY = "错误：这一轮已经调用了 4 次记忆工具，不能再调用了。请直接回答玩家。"
 
 
@@ -98,7 +104,7 @@ class ToolLoop:
         ``gate``: why no game action may run now (v1.md "Actions"), or None.
         """
         turn.round_text, turn.round_calls = text, calls
-        turn.results, turn.pending = {}, {}
+        turn.results, turn.pending, turn.steps, turn.broken = {}, {}, [], None
         effects: list[Effect] = []
         for call in calls:
             turn.tools_used += 1
@@ -106,7 +112,7 @@ class ToolLoop:
                 turn.results[call.id] = TOO_MANY
                 continue
             if self.actions.owns(call.name):
-                effects += self._action(turn, call, now, gate)
+                turn.steps.append(call)  # run in order below, one in flight at a time
                 continue
             op = self._op(turn, call, now, context_names)
             if isinstance(op, str):
@@ -115,7 +121,22 @@ class ToolLoop:
             else:
                 turn.pending[call.id] = op
                 effects.append(RunTool(turn.number, call.id, op))
-        return effects + self._continue(turn)
+        return effects + self._steps(turn, now, gate) + self._continue(turn)
+
+    def _steps(self, turn: Turn, now: float, gate: str | None) -> list[Effect]:
+        """Run the round's game actions as a chain: in the model's order, each after the one
+        before has its result; a step that did not get done (refused, failed, timed out,
+        waiting for the player's yes) stops the steps after it, which may depend on it."""
+        effects: list[Effect] = []
+        while turn.steps and not any(isinstance(p, ActionRequest) for p in turn.pending.values()):
+            call = turn.steps.pop(0)
+            if turn.broken is not None:
+                turn.results[call.id] = CHAIN_BROKEN.format(step=turn.broken)
+                continue
+            effects += self._action(turn, call, now, gate)
+            if call.id not in turn.pending:  # answered here: nothing was done in the game
+                turn.broken = call.name.removeprefix(PREFIX)
+        return effects
 
     def _action(self, turn: Turn, call: ToolCall, now: float, gate: str | None) -> list[Effect]:
         """A game action call: sent to the mod, asked of the player, or answered here."""
@@ -144,15 +165,20 @@ class ToolLoop:
                 turn.results[call.id] = redact(text)[0]
                 return [] if record is None else [RecordAction(record)]
 
-    def action_answered(self, turn: Turn | None, answered: Answered) -> list[Effect]:
-        """The mod answered the action in flight (or its deadline passed): the loop goes on."""
+    def action_answered(
+        self, turn: Turn | None, answered: Answered, now: float, gate: str | None
+    ) -> list[Effect]:
+        """The mod answered the action in flight (or its deadline passed): the next step of
+        the chain runs, or the loop goes on. ``gate``: as for :meth:`round`, judged now."""
         effects: list[Effect] = [CancelTimer("action"), RecordAction(answered.record)]
         if turn is None or turn.number != answered.turn:
             return effects  # its turn ended (cancelled): logged, nothing else waits on it
         if turn.pending.pop(answered.call_id, None) is None:
             return effects
         turn.results[answered.call_id] = answered.result
-        return effects + self._continue(turn)
+        if answered.record.status != "done":
+            turn.broken = answered.record.name
+        return effects + self._steps(turn, now, gate) + self._continue(turn)
 
     def _op(
         self, turn: Turn, call: ToolCall, now: float, context_names: tuple[str, ...]
@@ -250,7 +276,7 @@ class ToolLoop:
             del self._decided[next(iter(self._decided))]
 
     def _continue(self, turn: Turn) -> list[Effect]:
-        if turn.pending:
+        if turn.pending or turn.steps:
             return []
         calls = turn.round_calls
         turn.messages = [

@@ -81,6 +81,10 @@ class Turn(msgspec.Struct):
     # Calls sent and not answered: a memory operation, or a game action (v1.md "Actions").
     pending: dict[str, ToolOp | ActionRequest] = msgspec.field(default_factory=dict)
     results: dict[str, str] = msgspec.field(default_factory=dict)
+    # The round's game actions not run yet: steps of a chain, one at a time, in order;
+    # ``broken``: the step that did not get done (the ones after it are not run).
+    steps: list[ToolCall] = msgspec.field(default_factory=list)
+    broken: str | None = None
     # The server's question this turn's words may answer (asked at the end of the
     # turn before), and the question this turn's own preview asks.
     answers: Question | None = None
@@ -312,7 +316,7 @@ class Turns:
         self.current = None
         if turn.event is not None:
             return self._line_said(turn, answer, save)
-        reply = "".join(turn.parts) if turn.tools_used else text or "".join(turn.parts)
+        reply = shown_reply(turn, text)
         if not reply and turn.tools_used:
             reply = self._texts.memory_tools_exhausted
         effects: list[Effect] = []
@@ -369,8 +373,17 @@ class Turns:
             truncated=answer.truncated,
             incomplete=answer.incomplete,
             origin="companion",
+            why=self.why(turn.event.kind, turn.language),
         )
         return [Send(done)]
+
+    def why(self, kind: str, language: str) -> str:
+        """Why the companion spoke up about ``kind`` and how to stop it, in ``language``."""
+        texts = self._texts
+        if is_english(language):
+            what = texts.speakup_what_en.get(kind, kind.replace("_", " "))
+            return texts.speakup_why_en.replace("{what}", what)
+        return texts.speakup_why.replace("{what}", texts.speakup_what.get(kind, kind))
 
     def fail(self, number: int, code: str) -> list[Effect] | None:
         """End turn ``number`` with ``chat.error``; None when it is not the turn in flight."""
@@ -381,3 +394,8 @@ class Turns:
         message = getattr(self._texts, code, self._texts.model_error)
         error = ChatError(id=turn.chat_id, code=code, message=str(message), origin=turn.origin)
         return [Send(error)]
+
+
+def shown_reply(turn: Turn, text: str) -> str:
+    """What the player saw of ``turn``'s reply, the model's last answer being ``text``."""
+    return "".join(turn.parts) if turn.tools_used else text or "".join(turn.parts)

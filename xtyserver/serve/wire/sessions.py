@@ -17,6 +17,8 @@ import anyio
 import msgspec
 
 from xtyserver import log
+from xtyserver.protocol.action_frames import ActionSpec
+from xtyserver.protocol.frames import Identity
 from xtyserver.protocol.limits import SMALL_FRAME_MAX_BYTES
 from xtyserver.protocol.upgrade import hello_token
 from xtyserver.serve.connection import Connection, Peer, Services
@@ -24,7 +26,13 @@ from xtyserver.serve.gate import FailedTokens, GateLimits, Seats
 from xtyserver.serve.localzone import zone_resolver
 from xtyserver.serve.on_demand import Gauge
 from xtyserver.serve.pairing import PairingDesk
-from xtyserver.session.machine import CLOSE_SERVER_FULL, CLOSE_UNAUTHORIZED, GameAgentSession
+from xtyserver.session.actions import ActionMode
+from xtyserver.session.machine import (
+    CLOSE_SERVER_FULL,
+    CLOSE_UNAUTHORIZED,
+    GameAgentSession,
+    State,
+)
 from xtyserver.session.settings import SessionSettings
 from xtyserver.token import TokenSource
 from xtyserver.token import matches as token_matches
@@ -39,6 +47,7 @@ class Sessions:
         services: What each connection's runtime is given.
         tokens: The adapter token (a rotated one takes effect at once).
         pairing: The pairing desk and the paired mods' keys.
+        action_mode: The player's per-game switch of game actions (v1.md "Actions").
     """
 
     def __init__(
@@ -49,11 +58,13 @@ class Sessions:
         *,
         tokens: TokenSource,
         pairing: PairingDesk,
+        action_mode: Callable[[str], ActionMode] | None = None,
     ) -> None:
         self.session_settings = session_settings
         self.services = services
         self.tokens = tokens
         self.pairing = pairing
+        self.action_mode = action_mode  # the page's per-game switch of game actions
         self.max_connections = gate.max_connections
         self.seats: Seats[Peer] = Seats(gate)
         self.failed = FailedTokens(gate)
@@ -65,6 +76,13 @@ class Sessions:
         self._sessions: weakref.WeakSet[GameAgentSession] = weakref.WeakSet()
         self._by_key: dict[str, set[Peer]] = {}  # a paired key's open connections
 
+    def connected(self) -> list[Identity]:
+        """The game and save each session that said hello speaks for now (the page's line)."""
+        live = (State.READY, State.TURN)
+        return [
+            s.identity for s in list(self._sessions) if s.state in live and s.identity is not None
+        ]
+
     def reconfigure(self, **changes: object) -> None:
         """New sessions get ``changes`` of the session settings; open ones are told of the model
         and of the speak-up settings."""
@@ -75,6 +93,15 @@ class Sessions:
                 configured=now.model_configured, vision=now.vision, daily_budget=now.daily_budget
             )
             session.speakup_changed(now.speakup)
+
+    def declared_actions(self) -> dict[str, list[ActionSpec]]:
+        """The actions the open connections' mods declared, by game (the page's list)."""
+        found: dict[str, list[ActionSpec]] = {}
+        for session in list(self._sessions):
+            declared = session.declared_actions()
+            if declared is not None:
+                found.setdefault(declared[0], declared[1])
+        return found
 
     def proves_token(self, message: bytes | str, peer: Peer) -> bool:
         """Whether ``message`` is a hello with the right token or a paired mod's key.
@@ -140,6 +167,7 @@ class Sessions:
             zone_of=self._zone_of,
             now=run.clock.now(),
             paired=self.key_check(ws),
+            action_mode=self.action_mode,
         )
         self._sessions.add(session)
         auth = "header" if by_header else "hello"
