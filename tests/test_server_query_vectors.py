@@ -1,15 +1,19 @@
-"""A turn's query vector over the real server: a question asked again costs no second
-embedding, and the similarities the shell computes with numpy are the core's."""
+"""A turn's query vector over the real server: a question typed (chat.typing) is embedded
+before its chat.send and not again, a question asked again costs no second embedding,
+a draft's vector is never another text's, and the similarities the shell computes with
+numpy are the core's."""
 
 from __future__ import annotations
 
 import random
 from array import array
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 
-from tests.conftest import chat, running
+from tests.conftest import chat, running, send
 from tests.test_server_embeddings import (
     ABIGAIL,
     EMBED,
@@ -18,6 +22,7 @@ from tests.test_server_embeddings import (
     embedded_texts,
     idle,
     injected,
+    turn_text,
 )
 from xtyserver.memory.types import NewEvent
 from xtyserver.memory.vectors import normalized, similarities
@@ -25,6 +30,53 @@ from xtyserver.serve.turn_tasks import RECENT_QUERIES, similar
 from xtyserver.testing import Reply
 
 pytestmark = pytest.mark.anyio
+
+PLACE = {"schemaVersion": 1, "world": {"location": "Pierre's General Store"}}
+
+
+async def embedded(h: Any, texts: int) -> None:
+    """Until the scripted route has embedded ``texts`` texts (a hint has no answer to await)."""
+    with anyio.fail_after(10):
+        while len(embedded_texts(h)) < texts:
+            await anyio.sleep(0.01)
+
+
+@pytest.mark.parametrize(
+    ("hint", "embeds"),
+    [
+        (QUESTION, [QUESTION]),  # typed: embedded before its chat.send, and not again
+        ("What does", ["What does", QUESTION]),  # a draft's vector is never the sent text's
+    ],
+)
+async def test_a_typed_question_is_embedded_before_its_send(
+    tmp_path: Path, hint: str, embeds: list[str]
+) -> None:
+    async with running(tmp_path, overrides=EMBED) as h:
+        abigail = h.store.upsert_event(FARM, NewEvent("relationship", "阿比盖尔", ABIGAIL), 0)
+        async with h.adapter() as ws:
+            await idle(h)
+            background = len(embedded_texts(h))
+            await send(ws, {"type": "state.update", "modelContext": PLACE})
+            await send(ws, {"type": "chat.typing", "text": hint})
+            await embedded(h, background + 1)  # embedded while the player "typed"
+            h.fake.enqueue(Reply(text="紫水晶"))
+            _, done = await chat(ws, QUESTION)
+            assert done["type"] == "chat.done", done
+            await idle(h)
+        # The player's words alone, though the modelContext names a place (lexical).
+        assert "Pierre's General Store" in turn_text(h)
+        assert embedded_texts(h)[background:] == embeds
+        assert injected(h)[-1] == {abigail.id: "vectors"}
+
+
+async def test_a_hint_with_memory_off_embeds_nothing(tmp_path: Path) -> None:
+    async with running(tmp_path, overrides={**EMBED, "memory.enabled": False}) as h:
+        async with h.adapter() as ws:
+            await send(ws, {"type": "chat.typing", "text": QUESTION})
+            h.fake.enqueue(Reply(text="嗯"))
+            _, done = await chat(ws, "你好")  # the hint had no answer; the turn still runs
+            assert done["type"] == "chat.done", done
+        assert embedded_texts(h) == []
 
 
 async def test_a_question_asked_again_is_embedded_once(tmp_path: Path) -> None:

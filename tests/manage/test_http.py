@@ -25,7 +25,8 @@ from xtyserver.manage.access import (
     SECRET_HEADER,
     SESSION_SECONDS,
 )
-from xtyserver.manage.http import MAX_BODY
+from xtyserver.manage.http import IMPORT_BODY, MAX_BODY
+from xtyserver.memory.export import encode_document
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.server import serving
 
@@ -249,7 +250,19 @@ async def test_bodies_are_json_named_by_byte_or_field_and_limited_in_size(
         refused = await page.raw("profile", at_limit, 400)  # read whole, refused by the store
         assert "413" not in json.dumps(refused)
         over = await page.raw("profile", at_limit + b" ", 413)
-        assert str(MAX_BODY) in over["error"]
+        assert str(MAX_BODY) in over["error"] and over["code"] == "too_large"
+
+        # An import (导入) may be larger than any other body, once its head passed the checks.
+        scope = Scope("stardew-valley", "farm-big")
+        for n in range(200):
+            h.store.upsert_event(scope, NewEvent("goal", f"目标{n}", f"第 {n} 个长目标" * 8), 1.0)
+        big = encode_document(h.store.export())
+        assert MAX_BODY < len(big) < IMPORT_BODY
+        assert (await page.raw("import", big, 200)) == {"items": 200}
+        page.csrf, csrf = "wrong", page.csrf
+        refused = await page.raw("import", big, 413)  # no session's write: the small limit
+        assert refused["code"] == "too_large"
+        page.csrf = csrf
         headers = [*page.auth(), page.origin]  # a form's type, not JSON
         answer = await http(page.port, "POST", "/ui/api/profile", headers, b"field=nickname")
         assert answer.status == 415

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.abc
 import pytest
 
 from xtyserver.model.doctor import check_routing, render_table
@@ -194,6 +195,7 @@ def test_an_unreachable_host_blames_the_network_unless_it_is_local() -> None:
     from xtyserver.model.doctor import _unreachable_hint
 
     assert _unreachable_hint("https://api.deepseek.com/v1") == "check_network"
+    assert _unreachable_hint("https://api.deepseek.com") == "check_network"  # typed without /v1
     assert _unreachable_hint("https://api.example.com/v1") == "check_network_or_url"
     assert _unreachable_hint("http://127.0.0.1:11434/v1") == "check_base_url_at"
     assert _unreachable_hint("http://192.168.1.20:1234/v1") == "check_base_url_at"
@@ -209,3 +211,36 @@ def test_a_model_file_path_is_shown_by_its_name_only() -> None:
     assert shown_model("/home/me/models/qwen2.5-7b.gguf") == "qwen2.5-7b.gguf"
     assert shown_model("C:\\Users\\me\\models\\q.gguf") == "q.gguf"
     assert shown_model("Qwen/Qwen2.5-VL-7B-Instruct") == "Qwen/Qwen2.5-VL-7B-Instruct"
+
+
+async def test_deepseek_behind_a_silent_proxy_blames_the_network_not_the_address(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A proxy (or firewall) that takes the connection and never answers: every row that
+    failed says network or proxy, none sends the player to the address field."""
+    held: list[anyio.abc.SocketStream] = []
+
+    async def hold(stream: anyio.abc.SocketStream) -> None:
+        held.append(stream)  # accepted, never read or answered
+        await anyio.sleep_forever()
+
+    async with await anyio.create_tcp_listener(local_host="127.0.0.1") as listener:
+        port = listener.extra(anyio.abc.SocketAttribute.local_port)
+        for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+            monkeypatch.setenv(name, f"http://127.0.0.1:{port}")
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        settings = ModelSettings(base_url="https://api.deepseek.com/v1", model="deepseek-chat")
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(listener.serve, hold)
+            report = await check_routing(resolve(settings, ModelRoutes(), {}), seconds=0.5)
+            tg.cancel_scope.cancel()
+    assert held, "the check never reached the proxy"
+    checks = {c.name: c for c in report.routes[0].checks}
+    assert not report.ok
+    assert checks["reachable"].detail_code == "no_answer"
+    assert checks["streaming"].detail_code == "timeout"
+    for name in ("reachable", "streaming"):
+        assert checks[name].hint_code == "check_network", checks[name]
+    table = render_table(report, "zh")
+    assert "网络或代理" in table and "接口地址" not in table, table

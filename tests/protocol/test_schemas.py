@@ -26,6 +26,7 @@ def test_schemas_cover_every_frame_type_and_model_context() -> None:
         "heartbeat",
         "state.update",
         "chat.send",
+        "chat.typing",
         "chat.cancel",
         "stats.get",
         "memory.get",

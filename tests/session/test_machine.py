@@ -42,6 +42,7 @@ from xtyserver.session.effects import (
     OpenSave,
     PlayBeat,
     PrepareImage,
+    PrepareQuery,
     RecordInjection,
     Remember,
     RunCommands,
@@ -671,6 +672,27 @@ def test_session_after_switch_by_chat_context_plans_only_once_the_new_saves_memo
     # Marking memories as used comes after the call, never before it.
     assert [type(e) for e in effects] == [CallModel, RecordInjection, TouchMemories]
     assert of(effects, TouchMemories) == [TouchMemories(farm_b, (7,), T0 + 2)]
+
+
+def test_a_typing_hint_prepares_the_query_its_chat_send_will_embed_and_nothing_else() -> None:
+    session = ready_session()
+    session.handle(frame(type="state.update", modelContext=context(world={"location": "Farm"})), T0)
+    effects = session.handle(frame(type="chat.typing", text="她喜欢什么"), T0)
+    # The player's words: the context's names steer the lexical side, not the vector.
+    assert effects == [PrepareQuery(FARM_A, "她喜欢什么")]
+    assert state_of(session) is State.READY  # a hint is no turn, and has no answer
+    [load] = of(session.handle(chat_send("她喜欢什么"), T0 + 1), LoadTurnMemory)
+    assert load.query == "她喜欢什么"  # the very text the hint embedded
+
+
+def test_a_typing_hint_is_redacted_like_its_chat_send_and_ignored_without_memory() -> None:
+    session = ready_session()
+    [prepare] = session.handle(frame(type="chat.typing", text=f"我的 token 是 {TOKEN}"), T0)
+    assert TOKEN not in prepare.query
+    assert not ready_session(memory=False).handle(frame(type="chat.typing", text="你好"), T0)
+    before = make_session()
+    before.handle(Connected(), T0)
+    assert not of(before.handle(frame(type="chat.typing", text="你好"), T0), PrepareQuery)
 
 
 def test_session_with_an_image_waits_for_both_the_image_and_the_memory() -> None:

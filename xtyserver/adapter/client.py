@@ -238,6 +238,10 @@ class AdapterClient:
             self.identity = identity
         return reply
 
+    async def typing(self, text: str) -> None:
+        """Send ``chat.typing``: the player is typing ``text`` (no answer; v1.md "chat.typing")."""
+        await self._send_frame({"type": "chat.typing", "text": text})
+
     async def voice_start(
         self,
         *,

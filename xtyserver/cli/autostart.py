@@ -1,11 +1,12 @@
 """``xtyserver autostart on|off|status``: start the server at login, for this user only.
 
 Where each OS keeps the entry is in :func:`entry_path` (docs/install.md "Stop it, start it
-with Windows"). On Windows it starts ``xtyserver serve`` in a minimized console
-window: the window is how the player sees it runs, and closing it stops the
-server cleanly. The entry runs this Python (``sys.executable -m xtyserver
-serve``), so it works the same for a pipx/uv tool install and a repository's
-``.venv``; ``off`` removes exactly the file ``on`` wrote.
+with Windows"). It starts the player's console (``xtyserver --no-browser``, the
+Chinese lines, not the developer's JSON of ``serve``); on Windows in a minimized
+console window: the window is how the player sees it runs, and closing it stops
+the server cleanly. The entry runs this Python (``sys.executable -m xtyserver``),
+so it works the same for a pipx/uv tool install, the Windows download's own
+Python and a repository's ``.venv``; ``off`` removes exactly the file ``on`` wrote.
 """
 
 from __future__ import annotations

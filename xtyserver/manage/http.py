@@ -13,11 +13,12 @@ import email.utils
 import errno
 import http as http_status
 import importlib.resources
+import json
 import secrets
 import urllib.parse
 from collections import Counter, OrderedDict
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Annotated, Any, TypeVar
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 import anyio.abc
@@ -67,6 +68,10 @@ STATIC = {
 }
 MAX_HEAD = 16 * 1024
 MAX_BODY = 16 * 1024
+IMPORT_PATH = "/ui/api/import"
+IMPORT_BODY = 64 * 1024 * 1024
+"""An export document or ``memory backup`` copy the page imports; read only once the head is
+allowed (:meth:`UiHttp._body_limit`), every other body is at most :data:`MAX_BODY`."""
 REQUEST_SECONDS = 10.0
 HEAD_SECONDS = 2.0  # a request's head must be in this soon after the connection opens
 MAX_CONNECTIONS = 16  # requests handled at once
@@ -205,6 +210,8 @@ class UiHttp:
         self.clock = clock
         self.port: int | None = None
         self.settings: PageSettings | None = None  # the settings view's steps (Server sets them)
+        # console.page_texts: the player's own wording of the page's texts (Server sets it).
+        self.page_texts: Mapping[Literal["zh", "en"], Mapping[str, str]] = {}
         self.pairing: PagePairing | None = None  # the pairing section's (Server sets them)
         self.voice: PageVoice | None = None  # the voice section's (Server sets them)
         self.actions: PageActions | None = None  # the actions view's (Server sets them)
@@ -302,12 +309,35 @@ class UiHttp:
                 return None if http.eof else error(exc.status, "bad HTTP request")
         if request is None:
             return None  # no request head in time, or none at all: nothing to answer
+        limit = self._body_limit(request)
         try:
-            return request, await http.read_body(request, MAX_BODY)
+            return request, await http.read_body(request, limit)
         except BadRequest as exc:
             if exc.status == 413:
-                return error(413, f"request body over {MAX_BODY} bytes")
+                return error(413, f"request body over {limit} bytes", code="too_large")
             return error(exc.status, "bad HTTP request")
+
+    def _body_limit(self, request: h11.Request) -> int:
+        """:data:`IMPORT_BODY` for an import its session may write, else :data:`MAX_BODY`."""
+        if request.target.split(b"?", 1)[0] != IMPORT_PATH.encode():
+            return MAX_BODY
+        decision = self._decide(request, self.clock.now())
+        return IMPORT_BODY if decision.kind == "write" else MAX_BODY
+
+    def _decide(self, request: h11.Request, now: float) -> Decision:
+        """The access decision on a request's head (:func:`check_ui_request`)."""
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers]
+        return check_ui_request(
+            request.method.decode("ascii", "replace"),
+            request.target.decode("ascii", "replace"),
+            headers,
+            bind_host=self.bind_host,
+            port=self.port or 0,
+            keys=self.launch_keys,
+            secret=self._secret,
+            sessions=self.sessions,
+            now=now,
+        )
 
     def _encode(self, http: HttpStream, answer: Answer) -> bytes:
         headers = [
@@ -339,7 +369,6 @@ class UiHttp:
 
     async def handle(self, request: h11.Request, body: bytes) -> Answer:
         """Answer one request (its whole body read)."""
-        method = request.method.decode("ascii", "replace")
         target = request.target.decode("ascii", "replace")
         path = target.split("?", 1)[0]
         if path == "/ui":
@@ -347,18 +376,7 @@ class UiHttp:
         if not path.startswith(PREFIX):
             return error(404, "not found")
         now = self.clock.now()
-        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers]
-        decision = check_ui_request(
-            method,
-            target,
-            headers,
-            bind_host=self.bind_host,
-            port=self.port or 0,
-            keys=self.launch_keys,
-            secret=self._secret,
-            sessions=self.sessions,
-            now=now,
-        )
+        decision = self._decide(request, now)
         if decision.kind == "refused":
             if decision.reason == "wrong page secret" and self._punish is not None:
                 await self._punish("page")
@@ -402,6 +420,8 @@ class UiHttp:
                 return await ops.export(self.memory, scope)
             case ("trash", False):
                 return await ops.trash(self.memory, self.clock)
+            case ("import", True):
+                return await ops.import_document(self.memory, body, self.clock)
             case ("restore", True):
                 wanted = decode_body(body, RestoreBody)
                 return await ops.restore(self.memory, wanted.trash_id)
@@ -423,6 +443,8 @@ class UiHttp:
                 return await self._actions().view()
             case ("actions", True):
                 return await self._actions().set(decode_body(body, ModeBody))
+            case ("diagnostics", False):
+                return await self._settings().diagnostics()
             case ("pairing", False):
                 return self._pairing().view()
             case ("pair", True):
@@ -486,7 +508,10 @@ class UiHttp:
         if entry is None:
             return error(404, "not found")
         file, content_type = entry
-        return Answer(200, (self._files / file).read_bytes(), content_type)
+        body = (self._files / file).read_bytes()
+        if file == "i18n.js" and self.page_texts:
+            body += _overrides(self.page_texts)
+        return Answer(200, body, content_type)
 
     def _page(self, csrf: str, cookie: tuple[str, str]) -> Answer:
         """The page itself, its new session's CSRF token in its ``xty-session`` meta tag.
@@ -537,3 +562,24 @@ def _for_navigation(request: h11.Request, answer: Answer) -> Answer:
         return answer
     reason = str(msgspec.json.decode(answer.body).get("error", ""))
     return Answer(answer.status, problem_page(reason), "text/html; charset=utf-8", answer.headers)
+
+
+_OVERRIDE_JS = b"""
+// console.page_texts (the player's configuration): a plain text named there replaces its own.
+(function (wanted) {
+  for (const [lang, texts] of Object.entries(wanted)) {
+    for (const [name, text] of Object.entries(texts)) {
+      const path = name.split(".");
+      let group = window.XTY_TEXTS[lang];
+      for (const part of path.slice(0, -1)) group = group ? group[part] : undefined;
+      const last = path[path.length - 1];
+      if (group && typeof group[last] === "string") group[last] = text;
+    }
+  }
+})(%s);
+"""
+
+
+def _overrides(texts: Mapping[Literal["zh", "en"], Mapping[str, str]]) -> bytes:
+    """The script appended to i18n.js that puts ``texts`` in place (JSON, ASCII-escaped)."""
+    return _OVERRIDE_JS % json.dumps(texts, ensure_ascii=True).encode("ascii")

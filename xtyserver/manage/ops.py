@@ -17,10 +17,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, cast
 
+import anyio
+
 from xtyserver.clock import Clock
-from xtyserver.errors import StoreContentError, XtyError
+from xtyserver.errors import StoreContentError, StoreError, XtyError
+from xtyserver.manage.backup_file import backup_bytes, backup_document, is_backup
 from xtyserver.memory.accounting import local_date
 from xtyserver.memory.commands import (
     Answer,
@@ -28,6 +32,7 @@ from xtyserver.memory.commands import (
     Export,
     Forget,
     ForgetName,
+    Import,
     MemoryCommand,
     Outcome,
     Pin,
@@ -35,7 +40,7 @@ from xtyserver.memory.commands import (
     Unasked,
     View,
 )
-from xtyserver.memory.export import ExportDocument, save_document
+from xtyserver.memory.export import ExportDocument, decode_document, save_document
 from xtyserver.memory.manage import (
     Confirmations,
     ForgetPreview,
@@ -189,6 +194,26 @@ async def export(memory: MemoryService, scope: Scope | None = None) -> ExportDoc
     if not (one.events or one.sessions or one.days or one.save_names or one.tombstones):
         raise Refused("no such save", 404, ["saveId"])
     return one
+
+
+async def import_document(memory: MemoryService, body: bytes, clock: Clock) -> dict[str, int]:
+    """Merge an export document (the page's 导出全部 file) or a ``memory backup`` copy
+    (:mod:`xtyserver.manage.backup_file`) into the store, all or nothing.
+
+    Nothing is deleted, so no confirmation is asked. A file that is neither, or
+    breaks a limit, is refused (400, ``not_an_export``) and nothing changes.
+    """
+    try:
+        body = backup_bytes(body)
+        if is_backup(body):
+            folder = Path(memory.store.path).parent
+            doc = await anyio.to_thread.run_sync(backup_document, body, folder, clock)
+        else:
+            doc = decode_document(body)
+    except StoreError as exc:
+        raise Refused(exc.message, 400, ["file"], code="not_an_export") from None
+    await _execute(memory, Import(document=doc))
+    return {"items": len(doc.events)}
 
 
 async def trash(memory: MemoryService, clock: Clock) -> replies.TrashView:

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import msgspec
 
 from xtyserver.manage.ops import Refused
+from xtyserver.protocol.frames import Identity
 from xtyserver.serve.pairing import PairingDesk
 
 _Id = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{16}$")]
@@ -35,11 +36,21 @@ class RevokeBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename
 
 
 class PagePairing:
-    """The pairing section's steps for one running server (``revoke``: ``Sessions.revoke_key``)."""
+    """The pairing section's steps for one running server (``revoke``: ``Sessions.revoke_key``).
 
-    def __init__(self, desk: PairingDesk, revoke: Callable[[str], Awaitable[bool]]) -> None:
+    ``connected``: the games and saves the open sessions speak for (``Sessions.connected``):
+    the page's line 「现在连着……」, polled with the pairing view.
+    """
+
+    def __init__(
+        self,
+        desk: PairingDesk,
+        revoke: Callable[[str], Awaitable[bool]],
+        connected: Callable[[], list[Identity]] = list,
+    ) -> None:
         self.desk = desk
         self._revoke = revoke
+        self._connected = connected
 
     def view(self) -> dict[str, Any]:
         keys = [
@@ -52,7 +63,14 @@ class PagePairing:
             }
             for k in self.desk.keys.listing()
         ]
-        return {"pending": msgspec.to_builtins(self.desk.pending()), "keys": keys}
+        connected = [
+            {"gameId": i.game_id, "saveName": i.save_name or ""} for i in self._connected()
+        ]
+        return {
+            "pending": msgspec.to_builtins(self.desk.pending()),
+            "keys": keys,
+            "connected": connected,
+        }
 
     async def decide(self, body: DecideBody) -> dict[str, Any]:
         if not self.desk.decide(body.request_id, body.allow):

@@ -22,6 +22,7 @@ import msgspec
 from xtyserver.config import Settings
 from xtyserver.errors import UsageError
 from xtyserver.manage import embedding
+from xtyserver.manage.diagnostics import diagnostics
 from xtyserver.manage.ops import Refused
 from xtyserver.model.doctor import DoctorReport, check_routing
 from xtyserver.model.embedding import Embedder
@@ -112,6 +113,7 @@ class PageSettings:
         configured: Whether the running server has a chat model now (its router's
             answer, not the stored file's: the page opens on 设置 without one).
         embedder: The running server's memory-vector embedder, or None.
+        secrets: What diagnostics must never show besides the key (the adapter token).
     """
 
     def __init__(
@@ -121,12 +123,14 @@ class PageSettings:
         env: Mapping[str, str] | None = None,
         configured: Callable[[], bool] = lambda: True,
         embedder: Callable[[], Embedder | None] = lambda: None,
+        secrets: Callable[[], tuple[str, ...]] = tuple,
     ) -> None:
         self.player = player
         self.apply = apply
         self.env = os.environ if env is None else env
         self.configured = configured
         self.embedder = embedder
+        self.secrets = secrets
 
     async def view(self) -> dict[str, Any]:
         """The effective values, what is pinned and by whom, the key's status, the presets.
@@ -213,6 +217,12 @@ class PageSettings:
         settings = await anyio.to_thread.run_sync(self.player.effective)
         routing = resolve(settings.model, settings.models, self.env)
         return await check_routing(routing, seconds=DOCTOR_SECONDS)
+
+    async def diagnostics(self) -> dict[str, Any]:
+        """「复制诊断信息」's server part (:mod:`xtyserver.manage.diagnostics`): never the key."""
+        settings = await anyio.to_thread.run_sync(self.player.effective)
+        secrets = (settings.model.api_key, *self.secrets())
+        return await anyio.to_thread.run_sync(diagnostics, self.player.data_dir, secrets)
 
 
 def _not_written(exc: OSError) -> Refused:

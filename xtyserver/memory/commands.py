@@ -107,7 +107,15 @@ class Export(_Command, frozen=True, tag="export"):
     """Everything the player's memory holds, as the export document."""
 
 
-MemoryCommand = View | Search | Correct | Pin | Forget | Preview | Restore | ForgetName | Export
+class Import(_Command, frozen=True, tag="import"):
+    """Merge an export document into the store, all or nothing (nothing is deleted)."""
+
+    document: ExportDocument
+
+
+MemoryCommand = (
+    View | Search | Correct | Pin | Forget | Preview | Restore | ForgetName | Export | Import
+)
 """One memory command; ``command`` names its kind on the wire."""
 
 Outcome = (
@@ -125,7 +133,7 @@ Outcome = (
 """What executing a command gave: the overview (view), the search's result (search,
 None when memory is off), the profile (correct), whether the item exists (pin), the
 preview (preview), what went (forget), what came back (restore), how many names went
-(forget_name), the export document (export)."""
+(forget_name), the export document (export), how many items came (import)."""
 
 
 # -- how a surface's person answered ----------------------------------------------------------

@@ -186,7 +186,9 @@ async def _models(
         with anyio.fail_after(min(seconds, 15.0)):
             page = await raw.get_json("/models")
     except TimeoutError:
-        reachable = check("reachable", "fail", "no_answer", "check_base_url", setting=key)
+        url = settings.base_url
+        hint = _unreachable_hint(url)
+        reachable = check("reachable", "fail", "no_answer", hint, setting=key, url=url)
     except ProviderStatus as err:
         status = err.status
         if status not in (401, 403):
@@ -211,14 +213,16 @@ def _unreachable_hint(base_url: str) -> str:
     """What to change when ``base_url``'s host cannot be reached.
 
     A server on this PC or the home network: is it running (the address may be
-    wrong too)? A provider's own address (a preset's): the network or a proxy,
-    not the address. Any other cloud address: the network first, then the address.
+    wrong too)? A provider's own host (a preset's, whatever path was typed after
+    it): the network or a proxy, not the address. Any other cloud address: the
+    network first, then the address. Refused, silent or timed out alike: a
+    firewall or a dead proxy often just never answers.
     """
     host = (urllib.parse.urlsplit(base_url).hostname or "").lower()
     if local_host(host):
         return "check_base_url_at"
-    wanted = base_url.strip().rstrip("/").lower()
-    if any(str(p.get("base_url", "")).lower() == wanted for p in PRESETS.values()):
+    known = {urllib.parse.urlsplit(str(p.get("base_url", ""))).hostname for p in PRESETS.values()}
+    if host in known:
         return "check_network"
     return "check_network_or_url"
 
@@ -277,13 +281,21 @@ async def _streaming(
     try:
         done, first = await _stream(client, messages, seconds)
     except (ModelError, TimeoutError) as err:
-        hint = {
-            "model_auth_failed": "check_key",
-            "model_bad_request": "check_model",
-            "model_unavailable": "check_base_url",
-        }.get(getattr(err, "code", ""), "check_url_and_model")
+        code = getattr(err, "code", "")
+        if isinstance(err, TimeoutError) or (
+            code in ("model_unavailable", "model_timeout") and getattr(err, "status", None) is None
+        ):
+            hint = _unreachable_hint(settings.base_url)  # never reached: no HTTP answer at all
+        else:
+            hint = {
+                "model_auth_failed": "check_key",
+                "model_bad_request": "check_model",
+                "model_unavailable": "check_base_url",
+            }.get(code, "check_url_and_model")
         return (
-            _failed("streaming", err, hint, setting=key, model=settings.model),
+            _failed(
+                "streaming", err, hint, setting=key, model=settings.model, url=settings.base_url
+            ),
             Check("usage", "skip"),
             Check("latency", "skip"),
             None,

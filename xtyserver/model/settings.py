@@ -41,6 +41,9 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
             history and the memory block (``memory.tokens.budget_for``).
         daily_token_budget: Tokens all calls may use per local day; unset: no limit.
         budget_low_share: Share of the daily budget left at which background jobs stop.
+        price_input: Yuan per million prompt tokens, as the provider's price page
+            says (the page's 游玩统计 shows each day's cost from it); unset: tokens only.
+        price_output: Yuan per million completion tokens; unset: tokens only.
         preset: The provider preset that fills what the table does not set itself:
             ``base_url``, ``model``, ``vision``, ``json_mode`` (docs/configuration.md "Providers").
         max_tokens: Tokens a chat answer may have (sent as ``token_field``; the
@@ -74,6 +77,8 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
     context_window: Annotated[int, msgspec.Meta(ge=2048)] = 32_768
     daily_token_budget: Annotated[int, msgspec.Meta(ge=0)] | None = None
     budget_low_share: Annotated[float, msgspec.Meta(ge=0, le=1)] = DEFAULT_LOW_SHARE
+    price_input: Annotated[float, msgspec.Meta(ge=0, le=10_000)] | None = None
+    price_output: Annotated[float, msgspec.Meta(ge=0, le=10_000)] | None = None
     preset: str = ""
     max_tokens: Annotated[int, msgspec.Meta(ge=16, le=32_768)] = 400
     background_max_tokens: Annotated[int, msgspec.Meta(ge=16, le=32_768)] = 300

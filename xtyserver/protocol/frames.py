@@ -235,6 +235,12 @@ class ChatSend(_Client, tag="chat.send"):
     context: ChatContext | None = None
 
 
+class ChatTyping(_Client, tag="chat.typing"):
+    """The player is typing (or saying) this; a chat.send may follow (v1.md "chat.typing")."""
+
+    text: ChatText
+
+
 class ChatCancel(_Client, tag="chat.cancel"):
     """Stop the reply to the chat.send with this id (v1.md "chat.cancel")."""
 
@@ -252,6 +258,7 @@ ClientFrame = (
     | Heartbeat
     | StateUpdate
     | ChatSend
+    | ChatTyping
     | ChatCancel
     | StatsGet
     | MemoryGet

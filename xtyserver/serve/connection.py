@@ -58,6 +58,7 @@ from xtyserver.session.effects import (
     OpenSave,
     PlayBeat,
     PrepareImage,
+    PrepareQuery,
     Remember,
     RunTool,
     Send,
@@ -436,6 +437,9 @@ class Connection:
                 self._spawn(self._tasks.load_memory, turn, save, read_memory, query)
             case PrepareImage(turn=turn, image=image):
                 self._spawn(self._tasks.prepare_image, turn, image.mime, image.data)
+            case PrepareQuery(save=save, query=query):
+                if self._tasks.want_query(save, query):  # none under way: one task
+                    self._spawn(self._tasks.prepare_queries)
             case CallModel(turn=turn, messages=messages, image_sent=image_sent, tools=tools):
                 cancel_scope = anyio.CancelScope()
                 self._model_calls[turn] = cancel_scope

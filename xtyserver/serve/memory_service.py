@@ -27,6 +27,7 @@ from xtyserver.memory.commands import (
     Export,
     Forget,
     ForgetName,
+    Import,
     MemoryCommand,
     Outcome,
     Pin,
@@ -457,6 +458,11 @@ class MemoryService:
                 self._profile = None
                 if isinstance(outcome, RestoreResult):
                     self._bulk_change()  # restored memories may lack vectors: the backlog looks
+            case Import(), _:
+                for each in list(self._saves):
+                    await self._reload(each)
+                self._profile = None
+                self._bulk_change()  # imported memories come without vectors: the backlog looks
         return outcome
 
     async def _reload(self, save: Scope) -> None:

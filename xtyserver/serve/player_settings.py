@@ -35,6 +35,8 @@ KEY_SETTING = "model.api_key"
 # (Server.apply_settings: extend the two together). The key goes through set_api_key.
 EDITABLE: tuple[str, ...] = (
     "model.daily_token_budget",
+    "model.price_input",  # only the page's statistics read the prices
+    "model.price_output",
     "memory.trash_hours",
     "model.base_url",
     "model.model",

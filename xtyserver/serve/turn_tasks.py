@@ -112,6 +112,9 @@ class TurnTasks:
         self._post = post
         self._log = logger
         self._recent: OrderedDict[str, array[float]] = OrderedDict()
+        # chat.typing: the latest query hinted, and the one being embedded for it.
+        self._wanted: str | None = None
+        self._preparing: tuple[str, anyio.Event] | None = None
 
     def cached_memory(
         self, turn: int, save: Scope, read_memory: bool, query: str = ""
@@ -137,6 +140,45 @@ class TurnTasks:
         if spent is None:
             return None
         return TurnMemoryReady(turn, memory, spent)
+
+    def want_query(self, save: Scope, query: str) -> bool:
+        """A chat.typing's query to embed ahead of its turn; True when a task must start
+        (:meth:`prepare_queries`, one per connection at most).
+
+        Only where embedding costs no tokens (the in-process model, a server on
+        this machine) and the save's vectors are not known to be missing: a draft
+        is embedded on the player's machine or not at all.
+        """
+        embedder = self._model.embedder
+        if embedder is None or embedder.kind == "cloud" or not query.strip():
+            return False
+        cached = self._memory.cached_turn_memory(save)
+        if not self._embeds(cached.index if cached else None, query) or query in self._recent:
+            return False
+        starting = self._wanted is None and self._preparing is None
+        self._wanted = query  # a newer draft replaces one not yet started
+        return starting
+
+    async def prepare_queries(self) -> None:
+        """Embed the latest hinted query until no newer one waits (one text at a time)."""
+        embedder = self._model.embedder
+        try:
+            while embedder is not None and self._wanted is not None:
+                query, self._wanted = self._wanted, None
+                if query in self._recent:
+                    continue
+                self._preparing = (query, anyio.Event())
+                try:
+                    done = await embedder.embed([query], query=True)
+                except errors.ModelError as exc:
+                    self._log.info("memory.embedding_skipped", reason=exc.code, typing=True)
+                    continue
+                finally:
+                    self._preparing[1].set()
+                    self._preparing = None
+                self._keep(query, done.vectors[0])
+        finally:
+            self._wanted = None
 
     async def load_memory(self, turn: int, save: Scope, read_memory: bool, query: str = "") -> None:
         """Read the turn's memory and the day's bill while the query is embedded beside them.
@@ -230,13 +272,15 @@ class TurnTasks:
         embedder = self._model.embedder
         if embedder is None:  # checked by _embeds; narrows the type
             return
-        known = self._recent.get(query)
-        if known is not None:
-            self._recent.move_to_end(query)
-            out[0] = known
-            return
         started = anyio.current_time()
         with anyio.move_on_after(self.query_budget()) as deadline:
+            if self._preparing is not None and self._preparing[0] == query:
+                await self._preparing[1].wait()  # typed: its embedding is under way
+            known = self._recent.get(query)
+            if known is not None:
+                self._recent.move_to_end(query)
+                out[0] = known
+                return
             try:
                 done = await embedder.embed([query], query=True)
             except errors.ModelError as exc:

@@ -116,9 +116,18 @@ class LoadTurnMemory(Effect, frozen=True):
     turn: int
     save: Scope
     read_memory: bool = True
-    # What the query vector is computed from, with a [models.embedding] route
-    # (the player's text and the modelContext names); unused without one.
+    # What the query vector is computed from, with an embedder: the player's
+    # (redacted) text; a game.event's line adds the modelContext names. Unused without one.
     query: str = ""
+
+
+class PrepareQuery(Effect, frozen=True):
+    """Embed a turn's query (the redacted text typed so far) before its chat.send comes
+    (a chat.typing), where that costs no tokens; the turn then finds its vector ready.
+    Nothing answers it."""
+
+    save: Scope
+    query: str
 
 
 class PrepareImage(Effect, frozen=True):

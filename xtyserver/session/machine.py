@@ -45,6 +45,7 @@ from xtyserver.protocol.frames import (
     ChatCancel,
     ChatError,
     ChatSend,
+    ChatTyping,
     GameEvent,
     Heartbeat,
     Hello,
@@ -74,6 +75,7 @@ from xtyserver.session.effects import (
     Log,
     NameSaid,
     PrepareImage,
+    PrepareQuery,
     RecordAction,
     Remember,
     Send,
@@ -411,6 +413,13 @@ class GameAgentSession:
 
     # -- turns -----------------------------------------------------------------
 
+    def _typing(self, frame: ChatTyping, now: float) -> list[Effect]:
+        """A hint with no reply: the query the chat.send would embed, embedded now."""
+        if not self._settings.memory or self._saves.identity is None:
+            return []
+        text, _ = redact(frame.text, secrets=(self._token,), carry=self._carry)
+        return [PrepareQuery(self._saves.save, text)]
+
     def _busy(self, frame: ChatSend, now: float) -> list[Effect]:
         current = self._turns.current
         if current is not None and current.event is not None:
@@ -508,9 +517,11 @@ class GameAgentSession:
         if said is not None:
             effects.append(NameSaid(turn.save, said, now))
         if self._settings.memory or self._settings.daily_budget.limited:
-            query = " ".join([text, *focus_terms(self._saves.context)])
+            # The vector is the player's words: the modelContext's names steer the
+            # lexical side (focus terms); in the vector they doubled the tokens and
+            # the CPU of every query and recalled less (docs/benchmarks.md).
             effects.append(
-                LoadTurnMemory(turn.number, turn.save, self._settings.memory, query=query)
+                LoadTurnMemory(turn.number, turn.save, self._settings.memory, query=text)
             )
         else:
             turn.memory_ready = True
@@ -827,6 +838,7 @@ _SESSION: dict[type[Any], Row] = {
     Hello: Row(_S._already_hello),
     Heartbeat: Row(_S._heartbeat),
     StateUpdate: Row(_S._state_update),
+    ChatTyping: Row(_S._typing),
     MemoryConfirm: Row(_S._confirm_dialog),
     ActionsDeclare: Row(_S._declare),
     ActionResult: Row(_S._action_result),

@@ -362,6 +362,29 @@
     say(T().exported + file);
   }
 
+  // -- import: an export file (导出全部) merged back, all or nothing; nothing is deleted ----------
+
+  // An export file (JSON) goes as it is; a `memory backup` copy (an SQLite file) as base64.
+  const SQLITE = "SQLite format 3\0";
+
+  async function importFile(file) {
+    const t = T();
+    let doc;
+    try {
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      if ([...SQLITE].every((c, i) => bytes[i] === c.charCodeAt(0))) {
+        let text = "";
+        for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+        doc = { backup: btoa(text) };
+      } else doc = JSON.parse(new TextDecoder().decode(bytes));
+    } catch (e) { say(t.notAnExport, true); return; }
+    try {
+      const done = await call("POST", "import", doc);
+      await refresh();
+      say(t.imported(done.items));
+    } catch (e) { say(shownError(e), true); }
+  }
+
   const exportSave = (gameId, saveId, label) => download(
     `?gameId=${encodeURIComponent(gameId)}&saveId=${encodeURIComponent(saveId)}`,
     `${T().filePrefix}-${gameLabel(gameId)}-${label}`);
@@ -665,7 +688,8 @@
       await refresh();
       const saved = settingsView.values["model.base_url"] || "";
       say(typed && saved && typed !== saved ? T().urlCompleted(saved) : T().settingsSaved);
-    } catch (e) { say(shownError(e), true); markFields(e.fields); }
+      return true;
+    } catch (e) { say(shownError(e), true); markFields(e.fields); return false; }
   }
 
   async function saveCompanion(profile) {
@@ -709,8 +733,12 @@
     $("doctor").replaceChildren(el("p", { class: report.ok ? "ok" : "bad" }, report.ok ? t.doctorOk : t.doctorFail), ...tables);
   }
 
+  // Tests what the form shows: unsaved changes (a pasted address, a new key) are saved first,
+  // so the test never runs on the old settings while the fields show new ones.
   async function testConnection() {
     const t = T();
+    const unsaved = Object.keys(settingsChanges()).length > 0 || $("s-key").value.trim() !== "";
+    if (unsaved && !(await saveSettings())) return;
     $("s-test").disabled = true;
     $("doctor").replaceChildren(el("p", { class: "note" }, t.testing));
     document.body.dataset.doctor = "running";
@@ -726,10 +754,57 @@
     } finally { $("s-test").disabled = false; }
   }
 
+  // 「复制诊断信息」: the server's version, OS and redacted log lines, with this page's test table.
+  async function copyDiagnostics() {
+    const t = T();
+    let info;
+    try {
+      info = await call("GET", "diagnostics");
+    } catch (e) { say(shownError(e), true); return; }
+    const table = [...document.querySelectorAll("#doctor tr")].map((r) => [...r.cells].map((c) => c.textContent).join(" | "));
+    const text = [
+      `xtyserver ${info.version} · ${info.os} · Python ${info.python}`,
+      `${t.diagBrowser}: ${navigator.userAgent}`,
+      "",
+      `${t.testConnection}:`,
+      ...(table.length ? [$("doctor").querySelector("p")?.textContent || "", ...table] : [t.diagNoTest]),
+      "",
+      `${t.diagLog}:`,
+      ...info.log,
+    ].join("\n");
+    const box = $("s-diagnostics-text");
+    box.value = text;
+    box.hidden = false;
+    let copied = false;
+    try { await navigator.clipboard.writeText(text); copied = true; } catch (e) { copied = false; }
+    if (!copied) { box.focus(); box.select(); }
+    say(copied ? t.diagCopied : t.diagSelect);
+  }
+
   // -- statistics view ---------------------------------------------------------------------
 
   function row(cells, head) {
     return el("tr", {}, ...cells.map((c) => el(head ? "th" : "td", {}, c)));
+  }
+
+  // A statistics table that stacks on a narrow screen: each row a card of "label value" lines
+  // (app.css, table.stack), so no column runs off a phone's 390 px.
+  function stacked(table, heads, rows) {
+    const labelled = rows.map((cells) => {
+      const line = row(cells);
+      [...line.cells].forEach((cell, i) => { cell.dataset.label = heads[i]; });
+      return line;
+    });
+    table.classList.add("stack");
+    table.replaceChildren(row(heads, true), ...labelled);
+  }
+
+  // Yuan for a day's tokens at the prices set on 设置 (yuan per million), or null without them.
+  function cost(day, prices) {
+    const [input, output] = prices;
+    if (input == null || output == null) return null;
+    const yuan = (day.promptTokens * input + day.completionTokens * output) / 1e6;
+    return yuan < 0.01 && yuan > 0 ? "<0.01" : yuan.toFixed(2);
   }
 
   // Active time per day of the last `count` days: bars over a time axis (0, half, the most),
@@ -788,17 +863,19 @@
     return [...days.values()].sort((a, b) => (a.date < b.date ? 1 : -1));
   }
 
-  function renderStats(view) {
+  function renderStats(view, prices) {
     const stats = { ...view.stats, daily: view.daily, until: view.until, days: view.days };
     const t = T();
-    $("stats-games").replaceChildren(row([t.game, t.days, t.sessions, t.active, t.last], true),
-      ...stats.games.map((g) => row([gameLabel(g.gameId), String(g.days), String(g.sessions), hm(g.activeMs), when(g.lastPlayed)])));
-    $("stats-saves").replaceChildren(row([t.game, t.saveCol, t.days, t.sessions, t.active, t.last], true),
-      ...stats.saves.map((s) => row([gameLabel(s.gameId), saveLabel(s.gameId, s.saveId, s.saveName), String(s.days), String(s.sessions), hm(s.activeMs), when(s.lastPlayed)])));
+    stacked($("stats-games"), [t.game, t.days, t.sessions, t.active, t.last],
+      stats.games.map((g) => [gameLabel(g.gameId), String(g.days), String(g.sessions), hm(g.activeMs), when(g.lastPlayed)]));
+    stacked($("stats-saves"), [t.game, t.saveCol, t.days, t.sessions, t.active, t.last],
+      stats.saves.map((s) => [gameLabel(s.gameId), saveLabel(s.gameId, s.saveId, s.saveName), String(s.days), String(s.sessions), hm(s.activeMs), when(s.lastPlayed)]));
     const tokens = tokenDays(stats.tokens || []);
-    $("stats-tokens").replaceChildren(row([t.date, t.calls, t.promptTokens, t.completionTokens], true),
-      ...(tokens.length ? tokens.map((d) => row([d.date, String(d.calls), String(d.promptTokens), String(d.completionTokens)]))
-        : [row([t.noTokens, "", "", ""])]));
+    const priced = cost({ promptTokens: 0, completionTokens: 0 }, prices) !== null;
+    stacked($("stats-tokens"), [t.date, t.calls, t.promptTokens, t.completionTokens, t.cost],
+      tokens.length ? tokens.map((d) => [d.date, String(d.calls), String(d.promptTokens), String(d.completionTokens), priced ? t.yuan(cost(d, prices)) : "—"])
+        : [[t.noTokens, "", "", "", ""]]);
+    $("cost-note").textContent = priced ? t.costNote(prices[0], prices[1]) : t.noPrice;
     $("charts").replaceChildren(...stats.games.map((g) => el("figure", { class: "chart-box" },
       el("figcaption", {}, gameLabel(g.gameId)),
       ...chart(g.gameId, stats.daily.filter((d) => d.gameId === g.gameId), stats.until, stats.days))));
@@ -807,6 +884,14 @@
 
   // -- wiring ------------------------------------------------------------------------------
 
+  // The prices 设置 holds (yuan per million tokens), [null, null] where the page has no 设置.
+  async function prices() {
+    try {
+      const s = await call("GET", "settings");
+      return [s.values["model.price_input"] ?? null, s.values["model.price_output"] ?? null];
+    } catch (e) { return [null, null]; }
+  }
+
   async function refresh() {
     applyTexts();
     const view = await call("GET", "view");  // one store snapshot for either tab
@@ -814,7 +899,7 @@
     trashHours = trash.hours;
     learnNames(view);
     if (tab === "memory") renderMemory(view);
-    else if (tab === "stats") renderStats(view);
+    else if (tab === "stats") renderStats(view, await prices());
     else if (tab === "settings") {
       renderSettings(await call("GET", "settings"), view.profile);
       if (lastReport && document.body.dataset.doctor !== "running") renderDoctor(lastReport);
@@ -868,6 +953,7 @@
     $("s-vision").addEventListener("change", () => { $("s-vision-route").hidden = $("s-vision").checked; });
     $("s-save").addEventListener("click", saveSettings);
     $("s-test").addEventListener("click", testConnection);
+    $("s-diagnostics").addEventListener("click", copyDiagnostics);
     $("s-save-embedding").addEventListener("click", saveEmbedding);
     $("s-save-speakup").addEventListener("click", saveSpeakup);
     for (const radio of document.querySelectorAll('input[name="s-emb"]')) radio.addEventListener("change", showServerFields);
@@ -896,6 +982,12 @@
       if (lastView) { fillFilters(lastView); refilter(); }
     });
     $("export-all").addEventListener("click", () => download("", `${T().fileAll}-${new Date().toISOString().slice(0, 10)}`));
+    $("import").addEventListener("click", () => $("import-file").click());
+    $("import-file").addEventListener("change", async (e) => {
+      const file = e.target.files[0];
+      e.target.value = "";  // the same file may be chosen again
+      if (file) await importFile(file);
+    });
     $("confirm-no").addEventListener("click", () => { pendingForget = null; $("confirm").close(); });
     $("auto-shared").addEventListener("change", async (e) => {
       try {

@@ -37,7 +37,15 @@
         el("td", {}, at(k.pairedAt)), el("td", {}, at(k.lastUsed)),
         el("td", {}, el("button", { type: "button", class: "pair-revoke delete", onclick: () => act("revoke", { keyId: k.id }) }, p.revoke))))
       : [row([p.none, "", "", "", ""])]));
+    // Stacked on a phone like the statistics (app.css table.stack): each cell says its column.
+    $("paired-keys").classList.add("stack");
+    for (const line of [...$("paired-keys").rows].slice(1)) [...line.cells].forEach((c, i) => { c.dataset.label = p.cols[i]; });
     document.body.dataset.pairing = String(view.pending.length);
+    const now = view.connected || [];
+    $("connected").textContent = now.length
+      ? p.connected(now.map((c) => (c.saveName ? p.gameSave(game(c.gameId), c.saveName) : game(c.gameId))))
+      : p.noneConnected;
+    document.body.dataset.connected = String(now.length);
   }
 
   // Only once app.js has a page session and has drawn a tab (never "locked").

@@ -28,6 +28,7 @@ from xtyserver.memory.commands import (
     Export,
     Forget,
     ForgetName,
+    Import,
     MemoryCommand,
     Outcome,
     Pin,
@@ -369,6 +370,9 @@ class MemoryStore:
                 return 0
             case Export():
                 return self.export()
+            case Import(document=doc):
+                self.import_document(doc)
+                return len(doc.events)
         raise UsageError(f"the store does not run {type(command).__name__}")
 
     # --- the trash ---------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import msgspec
 
 from xtyserver import log
 from xtyserver.protocol.action_frames import ActionSpec
+from xtyserver.protocol.frames import Identity
 from xtyserver.protocol.limits import SMALL_FRAME_MAX_BYTES
 from xtyserver.protocol.upgrade import hello_token
 from xtyserver.serve.connection import Connection, Peer, Services
@@ -26,7 +27,12 @@ from xtyserver.serve.localzone import zone_resolver
 from xtyserver.serve.on_demand import Gauge
 from xtyserver.serve.pairing import PairingDesk
 from xtyserver.session.actions import ActionMode
-from xtyserver.session.machine import CLOSE_SERVER_FULL, CLOSE_UNAUTHORIZED, GameAgentSession
+from xtyserver.session.machine import (
+    CLOSE_SERVER_FULL,
+    CLOSE_UNAUTHORIZED,
+    GameAgentSession,
+    State,
+)
 from xtyserver.session.settings import SessionSettings
 from xtyserver.token import TokenSource
 from xtyserver.token import matches as token_matches
@@ -69,6 +75,13 @@ class Sessions:
         self._zone_of = zone_resolver()
         self._sessions: weakref.WeakSet[GameAgentSession] = weakref.WeakSet()
         self._by_key: dict[str, set[Peer]] = {}  # a paired key's open connections
+
+    def connected(self) -> list[Identity]:
+        """The game and save each session that said hello speaks for now (the page's line)."""
+        live = (State.READY, State.TURN)
+        return [
+            s.identity for s in list(self._sessions) if s.state in live and s.identity is not None
+        ]
 
     def reconfigure(self, **changes: object) -> None:
         """New sessions get ``changes`` of the session settings; open ones are told of the model,
