@@ -244,3 +244,34 @@ async def test_the_page_downloads_a_model_with_progress_and_turns_voice_on_for_o
             assert json.loads(await ws.recv())["code"] == "unknown_voice"
         assert_no_raw_audio(h.settings.data_path, capfd.readouterr().out, pcm)
         assert (await page.get("settings"))["values"]["voice.model"] == "small"
+
+
+@pytest.mark.anyio
+async def test_a_chosen_model_not_here_is_fetched_on_first_use(
+    tmp_path: Path, source: tuple[Source, str]
+) -> None:
+    """The player chose ``small`` in the config and speaks before downloading it: the mod hears
+    that the model could not be loaded, and the model is fetched once, meanwhile."""
+    state, url = source
+    overrides = {"voice.enabled": True, "voice.model": "small", "voice.model_source": url}
+    async with running(tmp_path / "data", overrides=overrides) as h:
+        async with h.adapter() as ws:
+            speech = base64.b64encode(bytes(range(256)) * 40).decode()  # loud, not silence
+            for frame in (
+                {"type": "voice.start", "id": "v1", "audio": "stream", "speech": "none"},
+                {"type": "voice.audio", "id": "v1", "seq": 0, "data": speech},
+                {"type": "voice.stop", "id": "v1"},
+            ):
+                await ws.send(json.dumps(frame))
+            answer = json.loads(await ws.recv())
+            assert (answer["type"], answer["code"]) == ("voice.error", "voice_unavailable")
+            assert "设置" in answer["message"]
+        voice = h.server.voice
+        assert voice is not None and voice.download.model == "small"
+        with anyio.fail_after(30):
+            while voice.download.state == "running":
+                await anyio.sleep(0.05)
+        assert voice.download.state == "done"
+        assert fetch.present(h.settings.data_path, "small")
+        listed = [r for r in state.requests if "/repo/files?" in r]
+        assert len(listed) == 1  # once
