@@ -7,14 +7,14 @@ lists; the player's click is made through the page API as the page's script make
 (tests/test_server_pairing.py); the mod keeps the key, says hello with it and chats. The next
 start uses the kept key without a pair request; a key revoked on the page is forgotten, so the
 start after asks again; a Deny, and a code nobody allowed in time, end in the refusal the mod
-reports.
+reports; 50 processes squatting under the DST mod's name do not keep it from pairing.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -30,8 +30,9 @@ from tests.adapter.games import (
     serve,
 )
 from tests.adapter.mono import NO_MONO, NO_MONO_REASON
+from tests.conftest import recv, send
 from tests.manage.test_http import Page
-from tests.test_server_pairing import pending
+from tests.test_server_pairing import SQUATTERS, pair_frame, pending
 from xtyserver.clock import ManualClock
 from xtyserver.serve.pairing import PAIR_SECONDS
 
@@ -202,3 +203,32 @@ async def test_the_dst_mod_pairs_keeps_its_key_and_reports_refusals(tmp_path: Pa
             world.do("chat 你好")
             await world.expect("said (pair_expired): 配对码过期了：重新进入世界再试一次。")
         assert not (late / DST_KEY).exists()
+
+
+@NEEDS_LUA
+async def test_the_dst_mod_pairs_while_fifty_processes_squat_under_its_name(
+    tmp_path: Path,
+) -> None:
+    """S5-3 with the real DST mod (POST /v1/http in the lua5.1 shim): 50 tokenless
+    connections ask to pair as XTY DST first and hold it; the mod still gets its own code
+    (unique among the 51), and the player allows the request of the code the game shows."""
+    port = free_port()
+    store = tmp_path / "persistent"
+    async with serve(tmp_path, port, ManualClock(EVENING)) as h, AsyncExitStack() as stack:
+        page = Page(h)
+        await page.open()
+        for _ in range(SQUATTERS):
+            ws = await stack.enter_async_context(h.client())
+            await send(ws, pair_frame(name="XTY DST"))
+            assert (await recv(ws))["type"] == "pair.pending"
+        async with dst_game(tmp_path, port, store=store, token="") as world:
+            said = world.lines[await world.expect("said: 在小汤圆页面上确认配对码 ")]
+            listed = await pending(page, SQUATTERS + 1)
+            assert {r["adapter"] for r in listed} == {"XTY DST"}
+            [mine] = [r for r in listed if f"配对码 {r['code']} " in said]
+            await page.post("pair", requestId=mine["id"], allow=True)
+            await world.expect(f"persisted {DST_KEY}")
+            await world.expect("session open")
+            world.do("chat 附近危险吗？")
+            await world.expect("reply: 小汤圆收到：附近危险吗？")
+        await kept(page, store / DST_KEY, "XTY DST", "dont-starve-together")

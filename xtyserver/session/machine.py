@@ -34,7 +34,7 @@ from xtyserver.memory.shared_guard import context_names
 from xtyserver.memory.tokens import DailyBudget
 from xtyserver.protocol.budget import check_secrets
 from xtyserver.protocol.codec import Decoded
-from xtyserver.protocol.forbidden import redact
+from xtyserver.protocol.forbidden import redact, tail
 from xtyserver.protocol.frames import (
     AdapterPair,
     ChatCancel,
@@ -152,6 +152,8 @@ class GameAgentSession:
         # The skeleton of the player's last messages: the token typed in pieces
         # over consecutive messages is redacted once the pieces add up.
         self._carry = ""
+        # The end of the player's last message (a path completed in the next one).
+        self._tail = ""
         self._authenticated = authenticated
         self._paired = paired
         self._pairing = Pairing()
@@ -366,8 +368,13 @@ class GameAgentSession:
             refusal = ChatError(id=frame.id, code="model_not_configured", message=message)
             return [*effects, Send(refusal)]
         self._move(ChatSend)
-        text, kinds = redact(frame.text, secrets=(self._token,), carry=self._carry)
+        # The adapter token, and the paired key this connection said hello with; a path
+        # begun at the end of the message before is judged with it.
+        text, kinds = redact(
+            frame.text, secrets=self._secrets, carry=self._carry, before=self._tail
+        )
         self._carry = carried(self._carry, frame.text)
+        self._tail = tail(frame.text)
         if kinds:
             effects.append(Log("chat.redacted", {"kinds": sorted(set(kinds))}))
         turn = self._turns.start(frame.id, text, self._saves.save)

@@ -56,6 +56,8 @@ window.XTY_TEXTS = {
     keyFile: "这台电脑没有系统凭据库：密钥保存在数据文件夹里只有你能读的文件中。",
     pairing: {
       request: (g, a, c) => `${g}的 mod（${a}）想连接小汤圆，配对码 ${c}：允许？`, allow: "允许", deny: "拒绝",
+      ask: "有 mod 想连接小汤圆：请输入游戏里显示的四位配对码。",
+      noMatch: "没有这个配对码的请求：请看看游戏里显示的码。",
       title: "已配对的 mod", cols: ["mod", "游戏", "配对于", "上次使用", ""], none: "还没有配对的 mod。", revoke: "撤销",
     },
     keyOtherProvider: (o, p) => `保存的密钥属于 ${o}，不会发给现在的服务商 ${p || "（未填写）"}：请在上面粘贴这个服务商自己的密钥。`,
@@ -182,6 +184,8 @@ window.XTY_TEXTS = {
     keyFile: "This PC has no credential store: the key is kept in a file in the data folder that only you can read.",
     pairing: {
       request: (g, a, c) => `The ${g} mod (${a}) wants to connect, code ${c}: allow?`, allow: "Allow", deny: "Deny",
+      ask: "A mod wants to connect to XiaoTangYuan: type the four-digit code the game shows.",
+      noMatch: "No request has this code: check the code the game shows.",
       title: "Paired mods", cols: ["Mod", "Game", "Paired", "Last used", ""], none: "No paired mods yet.", revoke: "Revoke",
     },
     keyOtherProvider: (o, p) => `The stored key belongs to ${o} and is not sent to the provider now, ${p || "(none)"}: paste this provider's own key above.`,
