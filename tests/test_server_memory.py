@@ -99,3 +99,29 @@ async def test_past_the_soft_cap_ended_low_importance_events_are_merged(tmp_path
         assert "修好温室" in summaries and "完成鱼缸收集包" in summaries  # kept
         assert not any(s.startswith("第") for s in summaries)  # the small ended ones merged
         assert len(events) < 8
+
+
+@pytest.mark.parametrize(("total_chars", "all_shown"), [(3000, True), (1200, False)])
+async def test_a_raised_memory_budget_injects_more_than_1200_characters(
+    tmp_path: Path, total_chars: int, all_shown: bool
+) -> None:
+    """``memory.budget.total_chars`` raised past 1,200 is what the turn gets (the context
+    window used to clip it back to 1,200 silently); the default still cuts at 1,200."""
+    overrides = {
+        "memory.extraction": False,
+        "memory.budget.relevant": 10,
+        "memory.budget.recent": 0,
+        "memory.budget.total_chars": total_chars,
+    }
+    async with running(tmp_path, overrides=overrides) as h:
+        chatter = "需要在春天的雨天去河边钓鲶鱼，然后交给法师" * 6
+        lines = [f"鱼缸收集包第{n}件：{chatter}" for n in range(10)]
+        for line in lines:
+            h.store.upsert_event(FARM, NewEvent("event", line[:7], line), h.clock.now())
+        async with h.adapter() as ws:
+            _, done = await chat(ws, "鱼缸收集包的事还记得吗？")
+            assert done["type"] == "chat.done"
+        text = h.turn_request().text
+        shown = [line for line in lines if line in text]
+        assert len(shown) == 10 if all_shown else 0 < len(shown) < 10
+        assert sum(map(len, shown)) > 1200 if all_shown else sum(map(len, shown)) <= 1200

@@ -7,8 +7,10 @@ import pytest
 
 from xtyserver.errors import UsageError
 from xtyserver.memory.tokens import (
-    DEFAULT_BUDGET,
     MIN_CONTEXT_WINDOW,
+    REPLY_TOKENS,
+    SUMMARY_TOKENS,
+    WINDOW_ROUNDS,
     budget_for,
     budget_state,
 )
@@ -28,16 +30,22 @@ def test_no_budget_is_always_ok_and_a_zero_budget_is_spent() -> None:
     assert budget_state(0, 10, low_share=1.0) == "low"
 
 
-def test_a_large_window_keeps_the_defaults() -> None:
-    assert budget_for(128_000) == DEFAULT_BUDGET
-    assert budget_for(16_000) == DEFAULT_BUDGET
+def test_a_large_window_keeps_the_defaults_and_holds_more_memory_than_1200_chars() -> None:
+    for window in (16_000, 128_000):
+        b = budget_for(window)
+        assert (b.window_rounds, b.summary_tokens, b.reply_tokens) == (
+            WINDOW_ROUNDS,
+            SUMMARY_TOKENS,
+            REPLY_TOKENS,
+        )
+        assert b.memory_chars == (window - REPLY_TOKENS - 700) // 4
 
 
 def test_a_4k_model_gets_a_smaller_window_summary_and_memory() -> None:
     small = budget_for(4096)
-    assert small.window_rounds < DEFAULT_BUDGET.window_rounds
-    assert small.summary_tokens < DEFAULT_BUDGET.summary_tokens
-    assert small.memory_chars < DEFAULT_BUDGET.memory_chars
+    assert small.window_rounds < WINDOW_ROUNDS
+    assert small.summary_tokens < SUMMARY_TOKENS
+    assert small.memory_chars < budget_for(16_000).memory_chars
     used = (
         small.reply_tokens
         + 700
@@ -53,9 +61,9 @@ def test_every_budget_fits_its_window_and_never_grows_past_the_defaults(window: 
     b = budget_for(window)
     used = b.reply_tokens + 700 + b.window_rounds * 160 + b.summary_tokens + b.memory_chars
     assert used <= window
-    assert b.window_rounds >= 2 and b.window_rounds <= DEFAULT_BUDGET.window_rounds
-    assert b.summary_tokens <= DEFAULT_BUDGET.summary_tokens
-    assert b.memory_chars <= DEFAULT_BUDGET.memory_chars
+    assert b.window_rounds >= 2 and b.window_rounds <= WINDOW_ROUNDS
+    assert b.summary_tokens <= SUMMARY_TOKENS
+    assert b.memory_chars >= 400
 
 
 def test_the_smallest_window_is_accepted_and_a_smaller_one_refused() -> None:

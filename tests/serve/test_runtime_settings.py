@@ -139,6 +139,13 @@ def test_a_small_context_window_shrinks_only_down_to_what_it_leaves() -> None:
     assert working_settings(tiny).window == 1
 
 
+def test_a_raised_memory_budget_stands_where_the_window_holds_it() -> None:
+    raised = {"memory.budget.total_chars": 5000}
+    assert memory_budget(load_settings(None, env={}, overrides=raised)).total_chars == 5000
+    small = load_settings(None, env={}, overrides={**raised, "model.context_window": 8192})
+    assert memory_budget(small).total_chars == (8192 - 1024 - 700) // 4
+
+
 def test_a_4k_model_shrinks_the_window_and_the_session_summary() -> None:
     """Where a model's context window is small, working memory shrinks to fit."""
     default = session_settings(load_settings(None, env={}), model_configured=True)

@@ -25,8 +25,9 @@ from websockets.asyncio.client import ClientConnection, connect
 from xtyserver.adapter.backoff import Backoff, should_reconnect
 from xtyserver.adapter.pairing import pair, read_key, store_key
 from xtyserver.adapter.precheck import Refused, encode, precheck
-from xtyserver.adapter.reply import CONNECTION_LOST, ChatReply
+from xtyserver.adapter.reply import CONNECTION_LOST, ChatReply, CompanionLine
 from xtyserver.adapter.support import Answer, ConnectionLost, Waiter, expect, same_save
+from xtyserver.adapter.voice import VoiceTurn
 from xtyserver.clock import Clock, SystemClock
 from xtyserver.protocol.frames import (
     AdapterInfo,
@@ -47,6 +48,9 @@ from xtyserver.protocol.frames import (
     ServerFrame,
     ServerHello,
     StatsResult,
+    VoiceError,
+    VoiceSpeech,
+    VoiceTranscript,
 )
 
 _DECODER = msgspec.json.Decoder(ServerFrame)
@@ -86,6 +90,7 @@ class AdapterClient:
         on_pair_code: Callable[[str], None] | None = None,
         on_confirm: Callable[[MemoryConfirmRequest], None] | None = None,
         on_notice: Callable[[MemoryNotice], None] | None = None,
+        on_companion: Callable[[CompanionLine], None] | None = None,
     ) -> None:
         self.url = url
         self._key_file = key_file
@@ -97,6 +102,11 @@ class AdapterClient:
         self.notices: deque[MemoryNotice] = deque(maxlen=64)
         self._on_confirm = on_confirm
         self._on_notice = on_notice
+        # The companion's own lines (speaking up about a game.event): the last ones, and the
+        # pieces of the one streaming.
+        self.lines: deque[CompanionLine] = deque(maxlen=64)
+        self._on_companion = on_companion
+        self._line_parts: dict[str, str] = {}
         self.sessions: list[str] = []
         self._token = token
         self._hello_parts = (adapter, timezone, capabilities, token_in_hello)
@@ -114,6 +124,7 @@ class AdapterClient:
         self._changed = anyio.Event()
         self._send_lock = anyio.Lock()
         self._chats: dict[str, ChatReply] = {}
+        self._voices: dict[str, VoiceTurn] = {}
         self._requests: dict[str, Waiter] = {}
         self._last_state: bytes | None = None
         self._stack = contextlib.AsyncExitStack()
@@ -217,6 +228,54 @@ class AdapterClient:
         if identity is not None:
             self.identity = identity
         return reply
+
+    async def voice_start(
+        self,
+        *,
+        audio: Literal["microphone", "stream"] = "microphone",
+        speech: Literal["speakers", "frames", "none"] = "speakers",
+    ) -> VoiceTurn:
+        """Push-to-talk pressed (v1.md "voice.start"): the server records the PC's microphone
+        (``audio="microphone"``) or takes :meth:`VoiceTurn.audio`; ``speech``: where the
+        reply is spoken. Release with :meth:`VoiceTurn.stop`."""
+        frame: dict[str, Any] = {"type": "voice.start", "id": self._next("voice")}
+        if audio != "microphone":
+            frame["audio"] = audio
+        if speech != "speakers":
+            frame["speech"] = speech
+        data = await self._check(frame)
+        reply = ChatReply(frame["id"], self.cancel)
+        turn = VoiceTurn(frame["id"], reply, self._send_frame)
+        self._chats[reply.id], self._voices[turn.id] = reply, turn
+        while len(self._voices) > 16:  # speech frames may trail chat.done: keep the last few
+            self._voices.pop(next(iter(self._voices)))
+        await self._send(data)
+        return turn
+
+    async def event(
+        self, kind: str, facts: Mapping[str, Any] | None = None, *, captured_at: str | None = None
+    ) -> None:
+        """Report what just happened in the game (v1.md "game.event"), once when it starts.
+
+        ``facts``: any of ``subject``, ``place``, ``value``, ``maxValue``, ``count``;
+        ``captured_at``: when the game saw it (:func:`~xtyserver.adapter.support.captured_at`).
+        Refused here when the server would refuse it (an unknown kind, facts too large); the
+        server answers only a refusal (:attr:`refusals`). A line the companion says about it
+        arrives in :attr:`lines` and ``on_companion``.
+        """
+        frame: dict[str, Any] = {
+            "type": "game.event",
+            "kind": kind,
+            "saveId": self.identity.save_id,
+        }
+        if facts:
+            frame["facts"] = dict(facts)
+        if captured_at is not None:
+            frame["capturedAt"] = captured_at
+        await self._send(await self._check(frame))
+
+    async def _send_frame(self, frame: dict[str, Any]) -> None:
+        await self._send(await self._check(frame))
 
     async def cancel(self, chat_id: str) -> None:
         """Send ``chat.cancel`` for a streaming reply."""
@@ -456,6 +515,12 @@ class AdapterClient:
         except msgspec.DecodeError:
             return  # a frame type newer than this client: not ours to answer
         match frame:
+            case ChatDelta(id=line_id, text=text, origin="companion"):
+                if len(self._line_parts) >= 4:  # one line at a time: old pieces are ended ones
+                    self._line_parts.clear()
+                self._line_parts[line_id] = self._line_parts.get(line_id, "") + text
+            case ChatDone(origin="companion") | ChatError(origin="companion"):
+                self._said(frame)
             case ChatDelta(id=chat_id, text=text) if chat_id in self._chats:
                 await self._chats[chat_id]._delta(text)
             case ChatDone(id=chat_id) | ChatError(id=chat_id) if chat_id in self._chats:
@@ -470,6 +535,12 @@ class AdapterClient:
                 | MemoryForgotten(id=frame_id)
             ) if frame_id in self._requests:
                 self._requests[frame_id].set(frame)
+            case VoiceTranscript(id=vid) | VoiceError(id=vid) | VoiceSpeech(id=vid) if (
+                vid in self._voices
+            ):
+                self._voices[vid]._frame(frame)
+                if isinstance(frame, VoiceError) and self._voices[vid].reply.ended:
+                    self._chats.pop(vid, None)
             case MemoryConfirmRequest():
                 self.confirms.append(frame)
                 if self._on_confirm is not None:
@@ -485,6 +556,16 @@ class AdapterClient:
                 self.refusals.append(refusal)
                 if self._on_error is not None:
                     self._on_error(refusal)
+
+    def _said(self, frame: ChatDone | ChatError) -> None:
+        streamed = self._line_parts.pop(frame.id, "")
+        if isinstance(frame, ChatDone):
+            line = CompanionLine(frame.id, frame.text or streamed, frame.why, frame)
+        else:
+            line = CompanionLine(frame.id, streamed, None, frame)
+        self.lines.append(line)
+        if self._on_companion is not None:
+            self._on_companion(line)
 
 
 def _forget_frame(

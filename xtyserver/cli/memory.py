@@ -1,4 +1,4 @@
-"""``xtyserver memory view|forget|forget-name|correct|pin|set-auto-shared`` (README "Commands").
+"""``xtyserver memory view|forget|forget-name|correct|pin|set-auto-shared`` (docs/commands.md).
 
 The command line's way into memory management, with the targets, field names
 and JSON shapes of every other way in (:mod:`xtyserver.memory.manage`,

@@ -1,4 +1,4 @@
-"""``xtyserver mcp``: the memory tools for a general assistant, over MCP on stdio (README "MCP").
+"""``xtyserver mcp``: the memory tools for a general assistant, over MCP on stdio (docs/mcp.md).
 
 Built on the ``mcp`` package's ``MCPServer``; every operation goes through
 :mod:`xtyserver.manage.ops`, like the page's, and answers with the same JSON

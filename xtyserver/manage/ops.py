@@ -59,6 +59,7 @@ class Refused(Exception):
 
     ``status`` is the page's HTTP answer, ``fields`` the wire names at fault,
     ``os_error`` the OS's reason (``strerror``) when the OS refused the work and
+    ``code`` what the page says in the player's language instead of ``message``.
     ``reason`` the :data:`~xtyserver.memory.manage.Refusal` of a forget not admitted.
     """
 
@@ -69,6 +70,7 @@ class Refused(Exception):
         fields: Sequence[str] = (),
         *,
         os_error: str = "",
+        code: str = "",
         reason: str = "",
     ) -> None:
         super().__init__(message)
@@ -77,6 +79,7 @@ class Refused(Exception):
         self.status = status
         self.fields = tuple(fields)
         self.os_error = os_error
+        self.code = code
 
 
 @contextlib.contextmanager

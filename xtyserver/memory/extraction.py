@@ -17,16 +17,20 @@ checked and kept in that form, so what is stored is what was judged.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import msgspec
 
-from xtyserver.memory import lenient, shared_guard
+from xtyserver.memory import dates, lenient, private_facts, shared_guard
+from xtyserver.memory.tokenize import tokenize
 from xtyserver.memory.types import (
     SEARCH_KEY_MAX,
     SEARCH_KEYS_MAX,
+    SUMMARY_MAX,
+    MemoryEvent,
     MemoryKind,
     NewEvent,
     SharedProfile,
@@ -119,6 +123,19 @@ KEYS_RULE = (
 
 _SUMMARY_SHAPE = _EVENT_SHAPE.replace("|milestone|event", "|milestone")
 
+# One privacy rule for every background model that reads the player's words: the
+# turn's extraction and the session's summary alike.
+PRIVACY_RULES = (
+    "- 不要推断玩家的性格或为人（无论好坏），不要记录可能是角色扮演的内容，"
+    "不要记录健康、信仰、政治、收入、住址、年龄等敏感信息。",
+    "- 绝不记录路径、账号、密钥、邮箱、真实姓名、住址、电话等个人信息；"
+    "文中的「[…已隐去 … removed]」是已经去掉的隐私，不要猜，也不要记录它。",
+)
+DATES_RULE = (
+    "- 相对的时间（明天、下周二、next spring）按「今天」写成确定的日期，或照原话写，"
+    "服务器会补上日期。"
+)
+
 EXTRACTION_SYSTEM_PROMPT = "\n".join(
     (
         "你是游戏陪玩伙伴的记忆整理员。根据玩家这一轮说的话和伙伴的回复，"
@@ -132,10 +149,9 @@ EXTRACTION_SYSTEM_PROMPT = "\n".join(
         "不要写 notes、personality、games 或伙伴自己的设定。",
         "- profile 是所有游戏、所有存档共享的：绝不把这个存档里的人物、地点、"
         "计划、约定写进 profile，这些只能作为 events 记录。",
-        "- 不要推断玩家的性格或为人（无论好坏），不要记录可能是角色扮演的内容，"
-        "不要记录健康、信仰、政治、收入、住址、年龄等敏感信息。",
+        *PRIVACY_RULES,
         "- 只记玩家明确说出的事实、目标、决定、约定、人物关系和里程碑；不要猜测，不要记闲聊。",
-        "- 绝不记录路径、账号、密钥、邮箱、真实姓名、住址、电话等个人信息。",
+        DATES_RULE,
         KEYS_RULE,
         '- 没有值得记的就输出 {"profile": null, "events": []}。',
     )
@@ -149,35 +165,72 @@ SUMMARY_SYSTEM_PROMPT = "\n".join(
         "只输出一个 JSON 对象，不要输出任何其他文字：",
         '{"events": [最多两个事件]}',
         f"事件格式：{_SUMMARY_SHAPE}",
+        "规则：",
+        *PRIVACY_RULES,
+        "- 「已经记住的」是这个存档已有的记忆：同一件事（哪怕换了说法）要沿用它原来的 kind 和"
+        " subject 来更新，不要换个主题再记一条；已经记住且没有变化的不要再输出。",
+        DATES_RULE,
         KEYS_RULE,
-        '绝不记录路径、账号、密钥、邮箱或任何个人隐私。没有值得记的就输出 {"events": []}。',
+        '- 没有值得记的就输出 {"events": []}。',
     )
 )
+HELD_MAX = 30
+"""Memories of the save the summariser is shown (the most important and newest)."""
 
 
 def _clip(text: str) -> str:
-    return text[:MAX_INPUT_CHARS]
+    """What a background model reads of one text: the player's health, address and real
+    name blanked out (:mod:`~xtyserver.memory.private_facts`), then cut to size."""
+    return private_facts.redact(text)[:MAX_INPUT_CHARS]
 
 
-def build_extraction_messages(player_text: str, reply: str) -> list[dict[str, str]]:
+def _today(today: dt.date | None, day: int | None) -> str:
+    if today is None:
+        return ""
+    game = f"，游戏第{day}天" if day is not None else ""
+    return f"今天：{today.isoformat()}（{_WEEKDAYS[today.weekday()]}{game}）\n\n"
+
+
+_WEEKDAYS = ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日")
+
+
+def build_extraction_messages(
+    player_text: str, reply: str, *, today: dt.date | None = None, day: int | None = None
+) -> list[dict[str, str]]:
     """Chat messages for the turn extractor (OpenAI ``messages`` shape)."""
-    user = f"玩家说：\n{_clip(player_text)}\n\n伙伴回复：\n{_clip(reply)}"
+    said = f"玩家说：\n{_clip(player_text)}\n\n伙伴回复：\n{_clip(reply)}"
     return [
         {"role": "system", "content": EXTRACTION_SYSTEM_PROMPT},
-        {"role": "user", "content": user},
+        {"role": "user", "content": _today(today, day) + said},
     ]
 
 
-def build_summary_messages(turns: Sequence[Turn]) -> list[dict[str, str]] | None:
-    """Chat messages for the end-of-session summary of the last 12 turns (None: under 2)."""
+def build_summary_messages(
+    turns: Sequence[Turn],
+    held: Sequence[MemoryEvent] = (),
+    *,
+    today: dt.date | None = None,
+    day: int | None = None,
+) -> list[dict[str, str]] | None:
+    """Chat messages for the end-of-session summary of the last 12 turns (None: under 2).
+
+    ``held``: the save's memories, of which the summariser is shown the
+    :data:`HELD_MAX` most important and newest, to update rather than repeat.
+    """
     if len(turns) < MIN_SUMMARY_TURNS:
         return None
     lines: list[str] = []
+    kept = sorted(held, key=lambda e: (-e.importance, -e.updated_at))[:HELD_MAX]
+    if kept:
+        lines.append("已经记住的：")
+        lines += [f"- [{e.kind}] {e.subject}：{_clip(e.summary)}" for e in kept]
+        lines.append("")
+    lines.append("这次的对话：")
     for n, turn in enumerate(turns[-MAX_SUMMARY_TURNS:], start=1):
         lines.append(f"第{n}轮 玩家：{_clip(turn.player)}\n第{n}轮 伙伴：{_clip(turn.reply)}")
     return [
         {"role": "system", "content": SUMMARY_SYSTEM_PROMPT},
-        {"role": "user", "content": "\n".join(lines)},
+        {"role": "user", "content": _today(today, day) + "\n".join(lines)},
     ]
 
 
@@ -192,13 +245,54 @@ def _decode(raw: str) -> _RawAnswer | None:
         return None
 
 
+SAME_SUBJECT = 0.5
+"""Share of the shorter subject's words another subject of the same kind must share
+to be taken as the same memory (reworded: 「鱼缸收集包」 and 「完成鱼缸收集包」)."""
+
+
+def same_memory(kind: str, subject: str, held: Iterable[MemoryEvent]) -> MemoryEvent | None:
+    """The memory of ``held`` that a proposed ``kind`` and ``subject`` restate, if any."""
+    mine = normalize(subject).casefold().strip()
+    words = set(tokenize(mine))
+    for event in held:
+        if event.kind != kind:
+            continue
+        theirs = normalize(event.subject).casefold().strip()
+        if not theirs or not mine:
+            continue
+        inside = theirs in mine or mine in theirs
+        if theirs == mine or (min(len(theirs), len(mine)) >= 2 and inside):
+            return event
+        other = set(tokenize(theirs))
+        if words and other and len(words & other) / min(len(words), len(other)) >= SAME_SUBJECT:
+            return event
+    return None
+
+
+def _resolved(summary: str, today: dt.date | None, day: int | None) -> str:
+    """``summary`` with its relative dates resolved (:mod:`~xtyserver.memory.dates`), as
+    long as it still fits a summary; else as said."""
+    if today is None:
+        return summary
+    resolved = dates.resolve(summary, today, day)
+    return resolved if len(resolved) <= SUMMARY_MAX else summary
+
+
 def _clean_events(
     raw: Sequence[_RawEvent],
     day: int | None,
     limit: int,
     kinds: tuple[MemoryKind, ...] | None = None,
+    *,
+    today: dt.date | None = None,
+    held: Sequence[MemoryEvent] = (),
 ) -> tuple[tuple[NewEvent, ...], tuple[shared_guard.Refusal, ...]]:
-    """The valid events (at most ``limit``) and why each refused by the event guard was."""
+    """The valid events (at most ``limit``) and why each refused by the event guard was.
+
+    A relative date in a summary is resolved against ``today`` and the in-game ``day``;
+    an event that restates one of ``held`` (same kind, the same subject reworded)
+    takes that memory's subject, so storing it updates that memory.
+    """
     out: list[NewEvent] = []
     refused: list[shared_guard.Refusal] = []
     for item in raw:
@@ -206,12 +300,16 @@ def _clean_events(
             break
         if kinds is not None and item.kind not in kinds:
             continue
+        subject = visible(item.subject).strip()
+        same = same_memory(item.kind, subject, held)
+        if same is not None:
+            subject = same.subject
         try:
             event = msgspec.convert(
                 {
                     "kind": item.kind,
-                    "subject": visible(item.subject).strip(),
-                    "summary": visible(item.summary).strip(),
+                    "subject": subject,
+                    "summary": _resolved(visible(item.summary).strip(), today, day),
                     "importance": item.importance,
                     "status": item.status,
                     "day": day,
@@ -281,6 +379,8 @@ def parse_extraction(
     profile: SharedProfile,
     day: int | None,
     save_texts: Iterable[str] = (),
+    today: dt.date | None = None,
+    held: Sequence[MemoryEvent] = (),
 ) -> Extraction:
     """Validate the turn extractor's answer; never raises.
 
@@ -290,11 +390,15 @@ def parse_extraction(
         save_texts: What names the current save: its events' subjects and
             summaries and its modelContext names. A shared value naming any of
             them, or the events proposed in this answer, is refused.
+        today: The local date the turn was on (relative dates resolved against it).
+        held: The save's memories (an event restating one updates it).
     """
     answer = _decode(raw)
     if answer is None:
         return Extraction()
-    events, events_refused = _clean_events(answer.events, day, MAX_TURN_EVENTS)
+    events, events_refused = _clean_events(
+        answer.events, day, MAX_TURN_EVENTS, today=today, held=held
+    )
     change = _clean_profile(answer.profile, profile)
     if change is None:
         return Extraction(events=events, events_refused=events_refused)
@@ -305,13 +409,20 @@ def parse_extraction(
     return Extraction(profile=change, events=events, events_refused=events_refused)
 
 
-def parse_summary(raw: str, *, day: int | None) -> tuple[NewEvent, ...]:
+def parse_summary(
+    raw: str,
+    *,
+    day: int | None,
+    today: dt.date | None = None,
+    held: Sequence[MemoryEvent] = (),
+) -> tuple[NewEvent, ...]:
     """Validate the session summarizer's answer (at most 2 events of
-    :data:`SUMMARY_KINDS`); never raises."""
+    :data:`SUMMARY_KINDS`, as :func:`parse_extraction` does); never raises."""
     answer = _decode(raw)
     if answer is None:
         return ()
-    return _clean_events(answer.events, day, MAX_SUMMARY_EVENTS, SUMMARY_KINDS)[0]
+    kinds = SUMMARY_KINDS
+    return _clean_events(answer.events, day, MAX_SUMMARY_EVENTS, kinds, today=today, held=held)[0]
 
 
 def profile_update(profile: SharedProfile, change: ProfileChange) -> tuple[str, object]:

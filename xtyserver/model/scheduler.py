@@ -128,6 +128,15 @@ class Scheduler:
             lane.retried += 1
             _log.info("model.background_retry", lane=lane.key)
 
+    async def wait_no_chat(self) -> None:
+        """Until no chat is waiting or streaming on any lane (the vector backlog's turn;
+        it holds no lane, so a chat never has to abort it)."""
+        while True:
+            busy = next((lane for lane in self._lanes.values() if lane.chats), None)
+            if busy is None:
+                return
+            await busy.changed()
+
     async def _wait_quiet(self, lane: Lane) -> None:
         """Until ``lane`` is quiet and its last chat ended ``grace`` seconds ago."""
         while True:

@@ -1,5 +1,6 @@
 """Background jobs: extraction after a reply, a summary when a session ends, session folds,
-search keys for memories without them, memory vectors (with a ``[models.embedding]`` route).
+search keys for memories without them; memory vectors are the backlog beside them
+(:mod:`xtyserver.serve.vector_backlog`), which the store keeps and nothing drops.
 
 One worker runs the jobs one at a time, never blocking a player (v1.md
 "Memory"); a job that does not fit the bounded queue is dropped with a log line.
@@ -10,6 +11,7 @@ and is skipped once the daily token budget runs low.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Awaitable, Callable
 
 import anyio
@@ -18,13 +20,13 @@ import msgspec
 from xtyserver import errors, log
 from xtyserver.config import MemorySettings
 from xtyserver.memory import enrichment, extraction
+from xtyserver.memory.accounting import local_date
 from xtyserver.memory.tokens import DailyBudget
-from xtyserver.memory.types import NewEvent, Scope
-from xtyserver.memory.vectors import embedding_text
-from xtyserver.model import embedding
+from xtyserver.memory.types import MemoryEvent, NewEvent, Scope
 from xtyserver.model.router import ModelRouter
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
+from xtyserver.serve.vector_backlog import VectorBacklog
 from xtyserver.session import fold
 from xtyserver.session.effects import FoldWorking, Job, Remember, Summarize
 from xtyserver.session.events import Event, WorkingFolded
@@ -36,8 +38,6 @@ DEFAULT_QUEUE = MemorySettings().job_queue
 """``memory.job_queue``'s default."""
 ENRICH_BATCHES = 8
 """Calls one enrichment job makes at most (8 x 8 memories); the rest waits for the next."""
-EMBED_BATCHES = 10
-"""Requests one embedding job makes at most (10 x 32 memories: a full save)."""
 
 
 class EnrichKeys(msgspec.Struct, frozen=True):
@@ -47,14 +47,7 @@ class EnrichKeys(msgspec.Struct, frozen=True):
     save: Scope
 
 
-class EmbedVectors(msgspec.Struct, frozen=True):
-    """Compute the memory vectors ``save`` lacks (a ``[models.embedding]`` route); the
-    stored vectors are the progress."""
-
-    save: Scope
-
-
-AnyJob = Job | EnrichKeys | EmbedVectors
+AnyJob = Job | EnrichKeys
 _Queued = tuple[AnyJob, Reply | None]
 
 
@@ -77,30 +70,31 @@ class MemoryJobs:
         *,
         queue_size: int = DEFAULT_QUEUE,
         enrich: bool = False,
+        timezone: str = "UTC",
     ) -> None:
         self.enrich = enrich
+        self._timezone = timezone  # the local date relative dates are resolved against
         self._memory = memory
         self._model = model
         self._meter = meter
         self._budget = budget or DailyBudget()
         self._log = log.get("xtyserver.memory")
         self._in, self._out = anyio.create_memory_object_stream[_Queued](queue_size)
-        # Saves with an EmbedVectors job queued (one at a time per save).
-        self._embedding: set[Scope] = set()
+        self.vectors = VectorBacklog(memory, model, meter, self._budget)
 
     @property
     def embed(self) -> bool:
-        """Whether memory vectors are formed (a ``[models.embedding]`` route and memory on)."""
-        return self._model.embedder is not None and self._memory.vector_model is not None
+        """Whether memory vectors are formed (an embedder and memory on)."""
+        return self.vectors.active
 
-    def embed_later(self, save: Scope) -> None:
-        """Queue an :class:`EmbedVectors` job for ``save`` unless one is waiting already."""
-        if self.embed and save not in self._embedding and self.submit(EmbedVectors(save)):
-            self._embedding.add(save)
+    def embed_later(self, save: Scope, *, first: bool = False) -> None:
+        """Put ``save`` on the vector backlog (``first``: a player opened it)."""
+        self.vectors.want(save, first=first)
 
     def set_budget(self, budget: DailyBudget) -> None:
         """The daily budget changed (the settings page): the next job decides by it."""
         self._budget = budget
+        self.vectors.budget = budget
 
     def submit(self, job: AnyJob, reply: Reply | None = None) -> bool:
         """Queue ``job`` without waiting; False (and a log line) when it was dropped.
@@ -122,8 +116,10 @@ class MemoryJobs:
         return False
 
     def close(self) -> None:
-        """Accept no more jobs; :meth:`run` returns once the queued ones are done."""
+        """Accept no more jobs; :meth:`run` returns once the queued ones are done (the
+        vector backlog stops after its batch: the store keeps the rest)."""
         self._in.close()
+        self.vectors.close()
 
     async def run(self) -> None:
         """Run queued jobs one at a time until :meth:`close`."""
@@ -137,9 +133,6 @@ class MemoryJobs:
                         await self._fold(job, reply)
                     elif isinstance(job, EnrichKeys):
                         await self._enrich(job)
-                    elif isinstance(job, EmbedVectors):
-                        self._embedding.discard(job.save)
-                        await self._embed(job)
                     else:
                         await self._summarize(job)
                     failed = False
@@ -160,15 +153,22 @@ class MemoryJobs:
         if not await self._may_run():
             return
         profile = await self._memory.profile()
-        messages = extraction.build_extraction_messages(job.player_text, job.reply)
+        today = self._today(job.at)
+        messages = extraction.build_extraction_messages(
+            job.player_text, job.reply, today=today, day=job.day
+        )
         done = await self._model.complete(messages)
         await self._meter.record(job.save, "extraction", done.usage)
         answer = done.text
-        index = (await self._memory.turn_memory(job.save)).index
-        events = index.events() if index is not None else []
+        events = await self._held(job.save)
         save_texts = [t for e in events for t in (e.subject, e.summary)]
         result = extraction.parse_extraction(
-            answer, profile=profile, day=job.day, save_texts=[*save_texts, *job.context_names]
+            answer,
+            profile=profile,
+            day=job.day,
+            save_texts=[*save_texts, *job.context_names],
+            today=today,
+            held=events,
         )
         if result.refused is not None:
             # The kind of refusal only: the value itself may be private.
@@ -183,12 +183,27 @@ class MemoryJobs:
 
     async def _summarize(self, job: Summarize) -> None:
         turns = [extraction.Turn(player, reply) for player, reply in job.turns]
-        messages = extraction.build_summary_messages(turns)
-        if messages is None or not await self._may_run():
+        if len(turns) < extraction.MIN_SUMMARY_TURNS or not await self._may_run():
+            return
+        held, today = await self._held(job.save), self._today(job.at)
+        messages = extraction.build_summary_messages(turns, held, today=today, day=job.day)
+        if messages is None:
             return
         done = await self._model.complete(messages)
         await self._meter.record(job.save, "summary", done.usage)
-        await self._store(job.save, extraction.parse_summary(done.text, day=job.day), job.at)
+        found = extraction.parse_summary(done.text, day=job.day, today=today, held=held)
+        await self._store(job.save, found, job.at)
+
+    async def _held(self, save: Scope) -> list[MemoryEvent]:
+        """What ``save`` already holds (the summariser updates it rather than repeat it)."""
+        index = (await self._memory.turn_memory(save)).index
+        return index.events() if index is not None else []
+
+    def _today(self, at: float) -> dt.date | None:
+        try:
+            return dt.date.fromisoformat(local_date(at, self._timezone))
+        except errors.UsageError:
+            return None
 
     async def _fold(self, job: FoldWorking, reply: Reply | None) -> None:
         """A stateless call that sees only the previous summary and the rounds to fold."""
@@ -221,28 +236,6 @@ class MemoryJobs:
                 return  # asked again next time
             await self._memory.set_search_keys(job.save, keys)
             self.embed_later(job.save)  # their text changed: vectors follow
-
-    async def _embed(self, job: EmbedVectors) -> None:
-        """Vectors for up to EMBED_BATCHES x BATCH memories of one save without one."""
-        embedder = self._model.embedder
-        if embedder is None:
-            return
-        for _ in range(EMBED_BATCHES):
-            batch = await self._memory.without_vectors(job.save, embedding.BATCH)
-            if not batch or not await self._budget_allows():
-                return
-            texts = [embedding_text(event) for event in batch]
-            done = await embedder.embed(texts)
-            # Billed with the background calls (the bill has no purpose of its own for them).
-            await self._meter.record(job.save, "extraction", done.usage)
-            found = [
-                (event.id, text, vector)
-                for event, text, vector in zip(batch, texts, done.vectors, strict=True)
-            ]
-            stored = await self._memory.set_vectors(job.save, found)
-            self._log.info("memory.embedded", count=len(stored))
-            if not stored:
-                return  # every one changed meanwhile: asked again next time
 
     async def _budget_allows(self) -> bool:
         if not self._budget.limited:

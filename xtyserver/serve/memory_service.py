@@ -125,6 +125,9 @@ class MemoryService:
         self._generation: int | None = None
         # Called when the trash window changes: the purge job's wake-up (serve/trash_purge.py).
         self.on_trash_window: Callable[[], None] | None = None
+        # Called when memories may have come without vectors in bulk (a restore, another
+        # process's import): the vector backlog reads the store again.
+        self.on_bulk_change: Callable[[], None] | None = None
         self._count = MemoryStatistics()
         self._unfinished = Gauge()  # jobs queued or running, and "used" marks not written
         self._touch_in, self._touch_out = anyio.create_memory_object_stream[_Touch](TOUCH_QUEUE)
@@ -256,7 +259,12 @@ class MemoryService:
             self._profile = None
             for save in list(self._saves):
                 await self._reload(save)
+            self._bulk_change()
         self._generation = generation
+
+    def _bulk_change(self) -> None:
+        if self.on_bulk_change is not None:
+            self.on_bulk_change()
 
     def touch(self, save: Scope, ids: Iterable[int], at: float) -> None:
         """Mark memories as used now; the SQLite write follows in the background."""
@@ -337,6 +345,13 @@ class MemoryService:
         if self.vector_model is None:
             return []
         return await self._read(self.store.without_vectors, save, self.vector_model, limit)
+
+    async def saves_without_vectors(self) -> list[Scope]:
+        """Every save with memories lacking a vector from the embedding model, largest first."""
+        if self.vector_model is None:
+            return []
+        found = await self._read(self.store.saves_without_vectors, self.vector_model)
+        return [save for save, _ in found]
 
     async def set_vectors(
         self, save: Scope, found: list[tuple[int, str, array[float]]]
@@ -440,6 +455,8 @@ class MemoryService:
                     if spec.kind == "all" or each.game_id == spec.game_id:
                         await self._reload(each)
                 self._profile = None
+                if isinstance(outcome, RestoreResult):
+                    self._bulk_change()  # restored memories may lack vectors: the backlog looks
         return outcome
 
     async def _reload(self, save: Scope) -> None:

@@ -8,8 +8,10 @@ outcome, failure included, is an answer, so no turn is left hanging.
 from __future__ import annotations
 
 import contextlib
+import sys
 from array import array
-from collections.abc import Awaitable, Callable
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from typing import Any
 
@@ -21,7 +23,7 @@ from xtyserver import errors
 from xtyserver.errors import StoreError
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.types import Scope
-from xtyserver.memory.vectors import similarities
+from xtyserver.memory.vectors import embedding_text, similarities
 from xtyserver.model.client import Delta, Done
 from xtyserver.model.embedding import QUERY_BUDGET_MS
 from xtyserver.model.router import ModelRouter
@@ -31,6 +33,7 @@ from xtyserver.serve.image import BandHelper, check_and_prepare
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
 from xtyserver.serve.store_lane import run_tool
+from xtyserver.serve.vector_backlog import LOCAL_BATCH
 from xtyserver.session.events import (
     Event,
     ImageReady,
@@ -42,6 +45,39 @@ from xtyserver.session.events import (
     TurnMemoryReady,
 )
 from xtyserver.session.tools import ToolFailure, ToolOp
+
+RECENT_QUERIES = 16
+"""Query vectors a connection keeps, by their text: a question asked again, or
+embedded while the player typed it, costs no second embedding."""
+
+
+def similar(
+    query: array[float], vectors: Iterable[tuple[int, array[float]]]
+) -> list[tuple[int, float]]:
+    """:func:`~xtyserver.memory.vectors.similarities`, with numpy when it is loaded.
+
+    The in-process embedder brings numpy: a save of 300 x 384 is then one matrix
+    product, ~0.05 ms rather than ~3.5 ms of Python (docs/benchmarks.md). Without
+    it (a provider's vectors) nothing imports numpy for this.
+    """
+    np: Any = sys.modules.get("numpy")
+    if np is None:
+        return similarities(query, vectors)
+    size = len(query)
+    kept = [(event_id, vec) for event_id, vec in vectors if len(vec) == size]
+    if not kept:
+        return []
+    blob = b"".join(vec.tobytes() for _, vec in kept)
+    matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(kept), size)
+    scores = matrix.astype(np.float64) @ np.asarray(query, dtype=np.float64)
+    out = list(zip((event_id for event_id, _ in kept), scores.tolist(), strict=True))
+    out.sort(key=lambda kv: (-kv[1], kv[0]))
+    return out
+
+
+CATCH_UP = 48
+"""Memories without a vector a turn embeds itself, within its latency budget, when the
+backlog has not reached its save yet (an import asked about at once); the rest wait."""
 
 
 class TurnTasks:
@@ -75,6 +111,7 @@ class TurnTasks:
         self._bands = bands
         self._post = post
         self._log = logger
+        self._recent: OrderedDict[str, array[float]] = OrderedDict()
 
     def cached_memory(
         self, turn: int, save: Scope, read_memory: bool, query: str = ""
@@ -87,7 +124,15 @@ class TurnTasks:
         if read_memory and memory is None:
             return None
         if memory is not None and self._embeds(memory.index, query):
-            return None  # the query's vector comes from the embedder
+            vector = self._recent.get(query)
+            # A vector at hand (asked again, or embedded while typed) with numpy's
+            # product is no work to speak of; anything else is a task's.
+            if vector is None or memory.index is None or "numpy" not in sys.modules:
+                return None
+            self._recent.move_to_end(query)
+            memory = msgspec.structs.replace(
+                memory, similar=tuple(similar(vector, memory.index.vectors()))
+            )
         spent = self._meter.cached_spent_today()
         if spent is None:
             return None
@@ -104,6 +149,7 @@ class TurnTasks:
         vector: list[array[float] | None] = [None]
         memory = None
         spent: int | None = None
+        budget_end = anyio.current_time() + self.query_budget()
         async with anyio.create_task_group() as group:
             if embed:
                 group.start_soon(self._query_vector, save, query, vector)
@@ -113,27 +159,62 @@ class TurnTasks:
                 except StoreError as exc:
                     # The store failing must not cost the player the conversation.
                     self._log.warning("store.failed", code=exc.code, effect="LoadTurnMemory")
+                if embed and memory is not None and memory.index is not None:
+                    group.start_soon(self._catch_up, save, memory.index, budget_end)
             try:  # read on its own: a failed memory read must not skip the budget
                 spent = await self._meter.spent_today()
             except StoreError as exc:  # an unreadable bill must not cost the player the turn
                 self._log.warning("store.failed", code=exc.code, effect="ReadUsage")
         query_vector = vector[0]
         index = memory.index if memory is not None else None
+        if memory is not None and index is not None and embed:
+            missing = len(index) - len(index.vectors())
+            if missing:
+                self._log.info("memory.vectors_missing", count=missing)
+                memory = msgspec.structs.replace(memory, unembedded=missing)
         if memory is not None and query_vector is not None and index and index.has_vectors():
-            # A dot product per vector: off the event loop (a few ms for 300 x 384).
-            cosine = partial(similarities, query_vector, index.vectors())
-            similar = tuple(await anyio.to_thread.run_sync(cosine))
-            memory = msgspec.structs.replace(memory, similar=similar)
+            # A dot product per vector: off the event loop (a few ms for 300 x 384
+            # without numpy).
+            cosine = partial(similar, query_vector, index.vectors())
+            found = tuple(await anyio.to_thread.run_sync(cosine))
+            memory = msgspec.structs.replace(memory, similar=found)
         await self._post(TurnMemoryReady(turn, memory, spent))
 
     def _embeds(self, index: SaveIndex | None, query: str) -> bool:
-        """Whether the turn's query is embedded: a query, an embedder, and saved vectors
-        (an index not loaded yet may have them)."""
+        """Whether the turn's query is embedded: a query, an embedder, and memories (an
+        index not loaded yet may have them; those without a vector get one first)."""
         return (
             bool(query.strip())
             and self._model.embedder is not None
-            and (index is None or index.has_vectors())
+            and self._memory.vector_model is not None
+            and (index is None or len(index) > 0)
         )
+
+    async def _catch_up(self, save: Scope, index: SaveIndex, budget_end: float) -> None:
+        """Vectors for up to :data:`CATCH_UP` memories of ``save`` that lack one, the most
+        important first, until the turn's latency budget ends (after its query: the
+        in-process model takes a waiting query first); what is left the backlog does."""
+        embedder = self._model.embedder
+        waiting = index.without_vector()[:CATCH_UP]
+        if embedder is None or not waiting:
+            return
+        step = LOCAL_BATCH if embedder.kind == "in_process" else CATCH_UP
+        with anyio.move_on_after(max(budget_end - anyio.current_time(), 0.0)):
+            for at in range(0, len(waiting), step):
+                events = waiting[at : at + step]
+                texts = [embedding_text(event) for event in events]
+                try:
+                    done = await embedder.embed(texts)
+                except errors.ModelError as exc:
+                    self._log.info("memory.embedding_skipped", reason=exc.code)
+                    return
+                with anyio.CancelScope(shield=True):  # formed: kept, whatever the deadline
+                    if done.usage is not None:
+                        await self._bill(save, done.usage)
+                    found = list(zip((ev.id for ev in events), texts, done.vectors, strict=True))
+                    vectors = {event_id: vector for event_id, _, vector in found}
+                    for event_id in await self._memory.set_vectors(save, found):
+                        index.set_vector(event_id, vectors[event_id])
 
     def query_budget(self) -> float:
         """Seconds a turn waits for its query's vector: as configured, else by the
@@ -148,6 +229,11 @@ class TurnTasks:
         """This turn's query vector into ``out[0]``; nothing past the budget or on failure."""
         embedder = self._model.embedder
         if embedder is None:  # checked by _embeds; narrows the type
+            return
+        known = self._recent.get(query)
+        if known is not None:
+            self._recent.move_to_end(query)
+            out[0] = known
             return
         started = anyio.current_time()
         with anyio.move_on_after(self.query_budget()) as deadline:
@@ -164,7 +250,15 @@ class TurnTasks:
         if done.usage is not None:
             with anyio.CancelScope(shield=True):
                 await self._bill(save, done.usage)
-        out[0] = done.vectors[0]
+        out[0] = self._keep(query, done.vectors[0])
+
+    def _keep(self, query: str, vector: array[float]) -> array[float]:
+        """``vector`` among the connection's :data:`RECENT_QUERIES`, the oldest let go."""
+        self._recent[query] = vector
+        self._recent.move_to_end(query)
+        while len(self._recent) > RECENT_QUERIES:
+            self._recent.popitem(last=False)
+        return vector
 
     async def run_tool(self, turn: int, call_id: str, op: ToolOp) -> None:
         """Run one memory tool operation; every outcome is an answer (v1.md "Memory tools")."""

@@ -15,6 +15,7 @@ from xtyserver.memory.aliases import Naming, Unnaming
 from xtyserver.memory.commands import MemoryCommand
 from xtyserver.memory.types import Scope
 from xtyserver.protocol.frames import ImageInput, ServerFrame
+from xtyserver.session.actions import ActionRecord
 from xtyserver.session.events import TimerKind
 from xtyserver.session.layers import InjectionRecord
 from xtyserver.session.tools import ToolOp
@@ -215,6 +216,12 @@ class RecordInjection(Effect, frozen=True):
     record: InjectionRecord
 
 
+class RecordAction(Effect, frozen=True):
+    """Append one action's request, question, refusal or result to the injection log."""
+
+    record: ActionRecord
+
+
 # -- store requests of a mod's menu frames (answered by a StoreAnswer with the same number) -----
 
 
@@ -236,3 +243,45 @@ class RunCommands(StoreRequest, frozen=True):
 
 
 Job = Remember | Summarize | FoldWorking
+
+
+# -- voice (v1.md "Voice"): the microphone, the recogniser and the voice ------------------------
+
+
+class Listen(Effect, frozen=True):
+    """Open utterance ``utterance``: record the microphone, or (``stream``) take ``AudioIn``.
+
+    Answered by ``VoiceHeard`` (partial transcripts, then the final one after
+    ``EndListening``) or ``VoiceFailed``. The audio stays in memory, never on disk.
+    """
+
+    utterance: str
+    stream: bool
+
+
+class AudioIn(Effect, frozen=True):
+    """A mod's PCM chunk of the open ``stream`` utterance."""
+
+    utterance: str
+    pcm: bytes
+
+
+class EndListening(Effect, frozen=True):
+    """Close the utterance: transcribe it (``transcribe``) or drop it unheard."""
+
+    utterance: str
+    transcribe: bool
+
+
+class Speak(Effect, frozen=True):
+    """Say sentence ``seq`` of reply ``chat_id``: on the speakers, or (``frames``) answer
+    ``SpeechReady`` with its audio. Sentences are spoken in the order they come."""
+
+    chat_id: str
+    seq: int
+    text: str
+    frames: bool = False
+
+
+class Hush(Effect, frozen=True):
+    """Stop speaking now: what plays and every sentence still waiting."""

@@ -21,7 +21,7 @@ from xtyserver.protocol.images import PreparedImage
 from xtyserver.session.tools import ToolAnswer, ToolCall
 from xtyserver.session.working import SessionSummary, WorkingSnapshot
 
-TimerKind = Literal["hello", "heartbeat"]
+TimerKind = Literal["hello", "heartbeat", "action", "voice"]
 
 
 class Event(msgspec.Struct, frozen=True):
@@ -85,6 +85,9 @@ class SaveMemory(msgspec.Struct, frozen=True):
     # (event id, cosine with this turn's query), best first, when the query was embedded
     # within its latency budget (a [models.embedding] route); None: words alone.
     similar: tuple[tuple[int, float], ...] | None = None
+    # Memories of the save still without a vector when the turn was planned (an embedder
+    # runs, and neither the backlog nor the turn's own catch-up reached them).
+    unembedded: int = 0
 
 
 class TurnMemoryReady(Event, frozen=True):
@@ -188,3 +191,31 @@ class StoreFailed(StoreAnswer, frozen=True):
 
     code: str
     message: str
+
+
+# -- voice (v1.md "Voice") -----------------------------------------------------------------------
+
+
+class VoiceHeard(Event, frozen=True):
+    """A transcript of utterance ``utterance``: partial while listening, then final once."""
+
+    utterance: str
+    text: str
+    final: bool
+
+
+class VoiceFailed(Event, frozen=True):
+    """The utterance (or the speaking of reply ``utterance``) failed; ``code`` says why."""
+
+    utterance: str
+    code: str
+
+
+class SpeechReady(Event, frozen=True):
+    """A sentence of reply ``chat_id`` synthesised for a mod that plays sound itself."""
+
+    chat_id: str
+    seq: int
+    text: str
+    rate: int
+    pcm: bytes

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from xtyserver.memory import lenient
+from xtyserver.memory import lenient, private_facts
 from xtyserver.session.working import Round, SessionSummary
 
 FOLD_MARKER = "【会话摘要整理】"
@@ -39,9 +39,9 @@ def build_fold_messages(
     """The chat-completions ``messages`` of one fold call."""
     before = msgspec.json.encode(previous).decode()
     lines = [f"之前的摘要：{before}", "要并入的对话："]
-    for player, reply in rounds:
-        lines.append(f"玩家：{player}")
-        lines.append(f"小汤圆：{reply}")
+    for player, reply in rounds:  # the player's health, address and real name blanked out
+        lines.append(f"玩家：{private_facts.redact(player)}")
+        lines.append(f"小汤圆：{private_facts.redact(reply)}")
     return [
         {"role": "system", "content": FOLD_PROMPT},
         {"role": "user", "content": "\n".join(lines)},

@@ -129,6 +129,8 @@ class InjectionRecord(msgspec.Struct, frozen=True, kw_only=True):
         summary: Whether the session summary went in.
         image: Whether the screenshot went in.
         model: The model the request was sent to (filled in by the shell).
+        unembedded: Memories of the save that had no vector yet for this turn
+            (vectors on): what the turn could not compare by meaning.
     """
 
     at: float
@@ -141,6 +143,7 @@ class InjectionRecord(msgspec.Struct, frozen=True, kw_only=True):
     summary: bool
     image: bool
     model: str = ""
+    unembedded: int = 0
 
 
 def cost(name: str, texts: Sequence[str]) -> LayerCost:

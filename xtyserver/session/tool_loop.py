@@ -26,8 +26,17 @@ from xtyserver.memory.manage import (
 )
 from xtyserver.protocol.forbidden import redact
 from xtyserver.session import asking, replies, tool_results, tools
+from xtyserver.session.actions import Actions, Answered, Asked, Sent
 from xtyserver.session.consent import admit
-from xtyserver.session.effects import CallModel, Effect, RunTool, Send
+from xtyserver.session.effects import (
+    ArmTimer,
+    CallModel,
+    CancelTimer,
+    Effect,
+    RecordAction,
+    RunTool,
+    Send,
+)
 from xtyserver.session.prompt import fence
 from xtyserver.session.settings import Texts
 from xtyserver.session.tool_schemas import OFFERS
@@ -46,8 +55,12 @@ TOO_MANY = "错误：这一轮已经调用了 4 次记忆工具，不能再调�
 class ToolLoop:
     """Runs the tool rounds of the turns of one connection, with its forget tokens."""
 
-    def __init__(self, confirmations: Confirmations, texts: Texts) -> None:
+    def __init__(
+        self, confirmations: Confirmations, texts: Texts, actions: Actions | None = None
+    ) -> None:
         self.confirmations = confirmations
+        # The mod's declared actions (v1.md "Actions"): tools of the same loop.
+        self.actions = actions or Actions()
         self._texts = texts
         self._refused = {**tools.REFUSED, "not_agreed": texts.forget_not_agreed}
         self._tag = texts.data_tag  # the data fence each tool result is put in
@@ -58,10 +71,17 @@ class ToolLoop:
         """The connection ends: every token and dialog answer goes."""
         self.confirmations.clear()
         self._decided.clear()
+        self.actions.clear()
 
     def offered(self, turn: Turn) -> list[dict[str, Any]] | None:
-        """The turn's tools (``turn.tools``) for its next model request; None past the limit."""
-        return OFFERS.get(turn.tools) if turn.tools_used < tools.MAX_CALLS_PER_TURN else None
+        """The turn's tools (``turn.tools``, then its actions) for its next request; None: none."""
+        if turn.tools_used >= tools.MAX_CALLS_PER_TURN:
+            return None
+        memory = OFFERS.get(turn.tools)
+        acts = self.actions.offered(turn.number)
+        if acts is None:
+            return memory
+        return [*(memory or ()), *acts]
 
     def round(
         self,
@@ -70,10 +90,12 @@ class ToolLoop:
         calls: tuple[ToolCall, ...],
         now: float,
         context_names: tuple[str, ...] = (),
+        gate: str | None = None,
     ) -> list[Effect]:
         """The model asked for ``calls`` (after ``text``): run them or answer them here.
 
-        ``context_names``: the save's modelContext names, which a correction may not name.
+        ``context_names``: the save's modelContext names, which a correction may not name;
+        ``gate``: why no game action may run now (v1.md "Actions"), or None.
         """
         turn.round_text, turn.round_calls = text, calls
         turn.results, turn.pending = {}, {}
@@ -83,6 +105,9 @@ class ToolLoop:
             if turn.tools_used > tools.MAX_CALLS_PER_TURN:
                 turn.results[call.id] = TOO_MANY
                 continue
+            if self.actions.owns(call.name):
+                effects += self._action(turn, call, now, gate)
+                continue
             op = self._op(turn, call, now, context_names)
             if isinstance(op, str):
                 # An error text may quote the model's arguments: redacted like any result.
@@ -90,6 +115,43 @@ class ToolLoop:
             else:
                 turn.pending[call.id] = op
                 effects.append(RunTool(turn.number, call.id, op))
+        return effects + self._continue(turn)
+
+    def _action(self, turn: Turn, call: ToolCall, now: float, gate: str | None) -> list[Effect]:
+        """A game action call: sent to the mod, asked of the player, or answered here."""
+        outcome = self.actions.call(
+            turn=turn.number,
+            call=call,
+            now=now,
+            game_id=turn.save.game_id,
+            save_id=turn.save.save_id,
+            chat_id=turn.chat_id,
+            player_text=turn.text,
+            answers=turn.answers,
+            asking=turn.asked is not None,
+            language=turn.language,
+            gate=gate,
+        )
+        match outcome:
+            case Sent(frame=frame, seconds=seconds, record=record):
+                turn.pending[call.id] = frame
+                return [Send(frame), ArmTimer("action", seconds), RecordAction(record)]
+            case Asked(result=result, question=question, record=record):
+                turn.asked = question
+                turn.results[call.id] = result
+                return [RecordAction(record)]
+            case (text, record):
+                turn.results[call.id] = redact(text)[0]
+                return [] if record is None else [RecordAction(record)]
+
+    def action_answered(self, turn: Turn | None, answered: Answered) -> list[Effect]:
+        """The mod answered the action in flight (or its deadline passed): the loop goes on."""
+        effects: list[Effect] = [CancelTimer("action"), RecordAction(answered.record)]
+        if turn is None or turn.number != answered.turn:
+            return effects  # its turn ended (cancelled): logged, nothing else waits on it
+        if turn.pending.pop(answered.call_id, None) is None:
+            return effects
+        turn.results[answered.call_id] = answered.result
         return effects + self._continue(turn)
 
     def _op(

@@ -195,5 +195,6 @@ def plan_turn(
         window_rounds=len(history),
         summary=bool(summary),
         image=image is not None,
+        unembedded=memory.unembedded if memory is not None else 0,
     )
     return TurnPlan(messages, use, tuple(selection.used_ids), image is not None, record)

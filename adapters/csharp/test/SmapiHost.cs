@@ -2,8 +2,16 @@
 // stand-ins (examples/standins/Smapi.cs, compiled into this host). It loads the mod DLL, calls
 // Entry, raises SaveLoaded, ticks UpdateTicked 60 times a second on its one main thread, asks
 // one question once the mod logged its connection, and returns to the title once the reply ended.
-//   mono SmapiHost.exe XtyStardew.dll MOD_FOLDER "question"
+//   mono SmapiHost.exe XtyStardew.dll MOD_FOLDER "question" DATA_FOLDER [farm|walled]
+// (DATA_FOLDER: the game's app data folder, where SMAPI keeps global mod data: %AppData%\StardewValley)
+// farm: the player stands on the farm, the pond in reach; walled: the pond is walled in. The
+// host then prints where the player's path finder leads (the walk_to action's effect).
+// evening: no question; the player is tired (stamina 20 of 270) on summer 10, the Luau tomorrow;
+// once the mod reported that, the day ends (DayEnding) and the next is summer 12, Alex's birthday
+// tomorrow. The host leaves once the mod reported all four events (evening-on: and once
+// XiaoTangYuan spoke up about one, with why).
 using System;
+using System.IO;
 using System.Linq;
 using System.Reflection;
 using System.Threading;
@@ -23,7 +31,10 @@ namespace StardewModdingAPI
             Console.WriteLine("[" + level + "] " + message);
             Console.Out.Flush();
             Last = message;
+            Lines.Add(message);
         }
+        public readonly System.Collections.Generic.List<string> Lines = new System.Collections.Generic.List<string>();
+        public bool Saw(string start) { return Lines.Exists(l => l.StartsWith(start, StringComparison.Ordinal)); }
     }
 
     public sealed class HostLoop : Events.IGameLoopEvents
@@ -31,14 +42,52 @@ namespace StardewModdingAPI
         public event EventHandler<SaveLoadedEventArgs> SaveLoaded;
         public event EventHandler<UpdateTickedEventArgs> UpdateTicked;
         public event EventHandler<ReturnedToTitleEventArgs> ReturnedToTitle;
+        public event EventHandler<DayEndingEventArgs> DayEnding;
+        public void EndDay() { DayEnding(this, new DayEndingEventArgs()); }
         public void Loaded() { SaveLoaded(this, new SaveLoadedEventArgs()); }
         public void Tick(uint n) { UpdateTicked(this, new UpdateTickedEventArgs { Ticks = n }); }
         public void Title() { ReturnedToTitle(this, new ReturnedToTitleEventArgs()); }
     }
 
+    /// <summary>SMAPI's global data in miniature: one JSON file per key of the public string fields
+    /// (SMAPI writes the whole model with Json.NET), under DATA/.smapi/mod-data/MOD_ID/.</summary>
+    public sealed class HostData : IDataHelper
+    {
+        public string Folder;
+
+        private string PathOf(string key) { return Path.Combine(Folder, key.ToLowerInvariant() + ".json"); }
+
+        public TModel ReadGlobalData<TModel>(string key) where TModel : class
+        {
+            string file = PathOf(key);
+            if (!File.Exists(file)) return null;
+            string text = File.ReadAllText(file);
+            var model = Activator.CreateInstance<TModel>();
+            foreach (var field in typeof(TModel).GetFields())
+            {
+                string marker = "\"" + field.Name + "\":\"";
+                int at = text.IndexOf(marker, StringComparison.Ordinal);
+                if (at < 0) continue;
+                int start = at + marker.Length;
+                field.SetValue(model, text.Substring(start, text.IndexOf('"', start) - start));
+            }
+            return model;
+        }
+
+        public void WriteGlobalData<TModel>(string key, TModel data) where TModel : class
+        {
+            if (data == null) { File.Delete(PathOf(key)); return; }
+            Directory.CreateDirectory(Folder);
+            var fields = typeof(TModel).GetFields().Select(f => "\"" + f.Name + "\":\"" + f.GetValue(data) + "\"");
+            File.WriteAllText(PathOf(key), "{" + string.Join(",", fields) + "}");
+        }
+    }
+
     public sealed class HostHelper : IModHelper, Events.IModEvents
     {
         public readonly HostLoop Loop = new HostLoop();
+        public readonly HostData DataFolder = new HostData();
+        public IDataHelper Data { get { return DataFolder; } }
         public string DirectoryPath { get; set; }
         public Events.IModEvents Events { get { return this; } }
         public Events.IGameLoopEvents GameLoop { get { return Loop; } }
@@ -54,13 +103,35 @@ namespace StardewModdingAPI
             Game1.player.farmName.Value = "Sunny Farm";
             Game1.uniqueIDForThisGame = 18000000000000000001UL;
             Game1.currentLocation = new GameLocation { Name = "Mine" };
+            string scenario = args.Length > 4 ? args[4] : "";
+            if (scenario == "farm" || scenario == "walled")
+            {
+                Game1.currentLocation = new GameLocation { Name = "Farm" };
+                Game1.player.TilePoint = new Microsoft.Xna.Framework.Point(30, 20);
+                Game1.currentLocation.characters.Add(new NPC { Name = "Robin", displayName = "罗宾" });
+                if (scenario == "walled")
+                    foreach (var d in new[] { new[] { 1, 0 }, new[] { -1, 0 }, new[] { 0, 1 }, new[] { 0, -1 } })
+                        Game1.currentLocation.Block(35 + d[0], 20 + d[1]);
+            }
             Game1.timeOfDay = 1330;
             Game1.dayOfMonth = 12;
             Game1.currentSeason = "summer";
+            Game1.season = Season.Summer;
+            Game1.player.MaxStamina = 270;
+            bool evening = scenario.StartsWith("evening", StringComparison.Ordinal);
+            if (evening)
+            {
+                Utility.Villagers.Add(new NPC { Name = "Alex", displayName = "亚历克斯", Birthday_Season = "summer", Birthday_Day = 13 });
+                Utility.Villagers.Add(new NPC { Name = "Maru", displayName = "玛鲁", Birthday_Season = "summer", Birthday_Day = 10 });
+                Game1.timeOfDay = 1810;
+                Game1.dayOfMonth = 10;
+                Game1.player.Stamina = 20f;
+            }
 
             var type = Assembly.LoadFrom(args[0]).GetTypes().Single(t => typeof(Mod).IsAssignableFrom(t));
             var mod = (Mod)Activator.CreateInstance(type);
             var helper = new HostHelper { DirectoryPath = args[1] };
+            helper.DataFolder.Folder = Path.Combine(args[3], ".smapi", "mod-data", "xiaotangyuan.stardew");
             var monitor = new HostMonitor();
             mod.Helper = helper;
             mod.Monitor = monitor;
@@ -71,13 +142,29 @@ namespace StardewModdingAPI
             for (uint tick = 1; DateTime.UtcNow < deadline; tick++)
             {
                 helper.Loop.Tick(tick);
-                string last = monitor.Last;
-                if (!asked && last.StartsWith("connected, session", StringComparison.Ordinal))
+                if (!asked && monitor.Saw("connected, session"))
                 {
                     asked = true;
-                    type.GetMethod("Ask").Invoke(mod, new object[] { args[2], "text" });
+                    if (args[2] != "") type.GetMethod("Ask").Invoke(mod, new object[] { args[2], "text" });
                 }
-                if (asked && !left && last.StartsWith("XiaoTangYuan: ", StringComparison.Ordinal) && last.EndsWith("！", StringComparison.Ordinal))
+                if (evening && !left)
+                {
+                    if (monitor.Saw("event festival_tomorrow") && Game1.dayOfMonth == 10)
+                    {
+                        helper.Loop.EndDay();
+                        Game1.dayOfMonth = 12;
+                        Game1.timeOfDay = 600;
+                    }
+                    bool spoke = scenario != "evening-on" || (monitor.Saw("XiaoTangYuan: ") && monitor.Saw("(小汤圆主动说话"));
+                    if (monitor.Saw("event birthday_tomorrow") && spoke)
+                    {
+                        left = true;
+                        deadline = DateTime.UtcNow.AddSeconds(2);   // the frames queued go out first
+                    }
+                    Thread.Sleep(16);
+                    continue;
+                }
+                if (asked && !left && monitor.Lines.Exists(l => l.StartsWith("XiaoTangYuan: ", StringComparison.Ordinal) && l.EndsWith("！", StringComparison.Ordinal)))
                 {
                     left = true;
                     helper.Loop.Title();
@@ -85,6 +172,10 @@ namespace StardewModdingAPI
                 }
                 Thread.Sleep(16);
             }
+            var walking = Game1.player.controller;
+            if (walking != null) Console.WriteLine("PATH TO " + walking.endPoint.X + "," + walking.endPoint.Y);
+            foreach (var m in Game1.HudMessages) Console.WriteLine("HUD " + m);
+            if (evening && left) helper.Loop.Title();
             Console.WriteLine(left ? "back at the title" : "no reply");
             return left ? 0 : 1;
         }

@@ -260,6 +260,10 @@ class MemoryStore:
         scope = checked_scope(scope)
         return self._db.read(lambda conn: vectors.without_vectors(conn, scope, model, limit))
 
+    def saves_without_vectors(self, model: str) -> list[tuple[Scope, int]]:
+        """Every save with events lacking a vector from ``model``, with their count."""
+        return self._db.read(lambda conn: vectors.saves_without_vectors(conn, model))
+
     def set_vectors(
         self, scope: Scope, model: str, found: Sequence[tuple[int, str, array[float]]]
     ) -> list[int]:

@@ -39,6 +39,18 @@ def without_vectors(
     return [from_row(r) for r in rows]
 
 
+def saves_without_vectors(conn: apsw.Connection, model: str) -> list[tuple[Scope, int]]:
+    """Every save with events lacking a vector from ``model``, and how many, largest first
+    (the vector backlog after a start, an import or a restore)."""
+    rows = conn.execute(
+        "SELECT game_id, save_id, count(*) AS n FROM game_memory WHERE NOT EXISTS "
+        "(SELECT 1 FROM memory_vector v WHERE v.event_id = game_memory.id AND v.model = ?) "
+        "GROUP BY game_id, save_id ORDER BY n DESC, game_id, save_id",
+        (model,),
+    )
+    return [(Scope(str(game), str(save)), int(n)) for game, save, n in rows]
+
+
 def set_vectors(
     conn: apsw.Connection,
     scope: Scope,

@@ -57,9 +57,16 @@ function Client.new(opts)
     self.query, self.now = opts.query, opts.now
     self.log = opts.log or function() end
     self.on_frame = opts.on_frame or function() end   -- every server frame no chat claimed
+    -- The companion speaking up (v1.md "game.event"): on_companion(text, finished, why) with its line
+    -- so far, then once with finished = true (a line the player's chat cut short ends there too).
+    self.on_companion = opts.on_companion
+    self.lines = {}
     -- Pairing (no token): on_pair(code, seconds) to show the code, on_key(key) to keep the key,
-    -- on_key_refused() to forget a key the server refused (revoked on the page): pair next time.
+    -- on_key_refused(key) to forget the key the server refused (revoked on the page): pair next time.
     self.on_pair, self.on_key, self.on_key_refused = opts.on_pair, opts.on_key, opts.on_key_refused
+    -- key_source() returns the kept key (or nil), read again before each pair request: another
+    -- copy of the mod sharing the game's persistent strings may have paired meanwhile.
+    self.key_source = opts.key_source
     self.random = opts.random or math.random
     -- A chat without its end after this many seconds ends as "timeout".
     self.chat_timeout = opts.chat_timeout or 90
@@ -103,6 +110,7 @@ function Client:hello_frame()
         type = "adapter.hello", id = self:id("hello"), protocol = "v1",
         adapter = self.adapter, identity = self.identity, token = self.token,
         capabilities = { image = false, voice = false }, timezone = self.timezone,
+        actions = self.actions,   -- xty.actions: what the companion may do (v1.md "Actions")
     }
 end
 
@@ -145,6 +153,59 @@ end
 
 function Client:cancel(id) self:send({ type = "chat.cancel", id = id }) end
 
+-- Push-to-talk (v1.md "Voice"): DST's Lua has no audio, so the server records the PC's
+-- microphone from voice_start (the key pressed) to voice_stop (released), answers what it heard
+-- with handlers.transcript(text, final), then runs the turn with the same id: handlers.delta,
+-- done and error as for chat (error also for a failed utterance: frame.code, Client.explain).
+-- The reply is spoken on the PC's speakers unless speech is "none". Returns the id.
+local VOICE_GOES_ON = { voice_timeout = true, audio_too_long = true, speech_unavailable = true }
+function Client:voice_start(handlers, speech)
+    local id = self:id("voice")
+    local frame = { type = "voice.start", id = id }
+    if speech and speech ~= "speakers" then frame.speech = speech end
+    -- The utterance (at most 30 s) comes before the reply's own time.
+    local deadline = self.now() + self.chat_timeout + 30
+    self.chats[id] = { handlers = handlers or {}, frame = frame, deadline = deadline, voice = true }
+    if self.stopped then
+        local code = FINAL[self.stopped] and (self.pair_refused or "unauthorized") or "closed"
+        self:finish(id, { type = "chat.error", id = id, code = code })
+    elseif self.outage and not self.hello then
+        self:finish(id, { type = "chat.error", id = id, code = "no_server" })
+    else
+        self:send(frame)
+    end
+    return id
+end
+
+function Client:voice_stop(id) self:send({ type = "voice.stop", id = id }) end
+function Client:voice_cancel(id) self:send({ type = "voice.cancel", id = id }) end
+-- Something just happened in the game (v1.md "game.event"): kind from the documented list,
+-- facts = { subject, place, value, maxValue, count } (each optional). No answer unless refused.
+-- Only sent while a session is open: an event is news now or never.
+function Client:event(kind, facts)
+    if not self.session or self.stopped then return false end
+    local frame = { type = "game.event", kind = kind, saveId = self.identity.saveId }
+    if facts and next(facts) then frame.facts = facts end
+    self:send(frame)
+    return true
+end
+
+-- A chat.delta / chat.done / chat.error of the companion's own line.
+function Client:companion(frame)
+    local parts = self.lines[frame.id] or {}
+    self.lines[frame.id] = parts
+    if frame.type == "chat.delta" then
+        parts[#parts + 1] = frame.text
+        self:call(self.on_companion and function() self.on_companion(table.concat(parts), false) end)
+    else
+        self.lines[frame.id] = nil
+        local text = frame.type == "chat.done" and (frame.text or table.concat(parts)) or table.concat(parts)
+        -- why: the server's line saying why it spoke and how to stop it (chat.done only).
+        local why = frame.type == "chat.done" and frame.why or nil
+        self:call(self.on_companion and function() self.on_companion(text, true, why) end)
+    end
+end
+
 function Client:finish(id, frame)
     local chat = self.chats[id]
     if not chat then return end
@@ -162,7 +223,7 @@ function Client:end_chats(keep, code)
     for _, id in ipairs(ids) do self:finish(id, { type = "chat.error", id = id, code = code }) end
 end
 
--- Pairing answers (PAIRING.md): the code to show, then the key (the session goes on with a
+-- Pairing answers (protocol/v1.md "Pairing"): the code to show, then the key (the session goes on with a
 -- hello carrying it) or a refusal (a close 4001 follows).
 function Client:paired(frame)
     if frame.type == "pair.pending" then
@@ -188,15 +249,36 @@ function Client:dispatch(frame)
     if self.pairing and type(frame.type) == "string" and frame.type:sub(1, 5) == "pair." then
         return self:paired(frame)
     end
+    if self.pairing and frame.type == "error" and frame.id == self.pairing then
+        -- pair_busy: another copy of this mod is pairing now (its key comes to the shared
+        -- persistent strings, key_source finds it); any other refusal: try again the same way.
+        if frame.code == "pair_busy" then
+            if not self.pair_busy then self.log("another copy of this mod is pairing; trying again with backoff") end
+            self.pair_busy = true
+        else
+            self.log("pair request refused: " .. tostring(frame.code))
+        end
+        -- This session is left to its hello deadline; the next call opens a new one.
+        self.pairing, self.session, self.want_hello = nil, nil, true
+        self:backoff()
+        return
+    end
     if frame.type == "server.hello" then
-        self.hello, self.attempt = frame, 0
+        self.hello, self.attempt, self.pair_busy = frame, 0, nil
         self.last_beat = self.now()
         self.log("server.hello, heartbeat every " .. frame.heartbeatMs .. " ms")
     end
+    if frame.origin == "companion" then return self:companion(frame) end
     local chat = frame.id and self.chats[frame.id]
     if chat then
         if frame.type == "chat.delta" then
             self:call(chat.handlers.delta, frame.text)
+        elseif frame.type == "voice.transcript" then
+            self:call(chat.handlers.transcript and function()
+                chat.handlers.transcript(frame.text, frame.final == true)
+            end)
+        elseif frame.type == "voice.error" and not VOICE_GOES_ON[frame.code] then
+            self:finish(frame.id, { type = "chat.error", id = frame.id, code = frame.code, message = frame.message })
         elseif frame.type == "chat.done" or frame.type == "chat.error" or frame.type == "error" then
             self:finish(frame.id, frame)
         end
@@ -222,8 +304,9 @@ function Client:ended(code, reason)
         self.want_hello, self.stopped = false, code
         local why = code == 4001 and (self.pair_refused or "unauthorized") or "closed"
         if why == "unauthorized" then
+            local refused = self.token
             self.token = nil
-            self:call(self.on_key_refused)
+            self:call(self.on_key_refused, refused)
         end
         self:end_chats(function() return true end, why)
         return
@@ -249,10 +332,17 @@ end
 -- The frames of the next call: with no session, a hello first, the last state and the chats
 -- still waiting (a state.update or cancel of the old session is not carried over).
 function Client:frames()
-    if self.pairing then return {} end   -- polls until the player's click; the queue waits
+    if self.pairing then
+        -- Polls until the player's click; the queue waits. Meanwhile another copy of this mod
+        -- sharing the persistent strings may keep a key (the server answers each copy's request
+        -- with its own code): then this request is left to lapse and the next call says hello.
+        if not self:kept_key() then return {} end
+        self.pairing, self.session = nil, nil
+    end
     local frames = self.queue
     self.queue = {}
     if self.session then return frames end
+    self:kept_key()
     if not self.token or self.token == "" then
         -- No key yet: this call asks to pair; the queued frames wait for the hello.
         self.queue = frames
@@ -265,6 +355,18 @@ function Client:frames()
         elseif frame.type ~= "state.update" and frame.type ~= "chat.cancel" then opening[#opening + 1] = frame end
     end
     return opening
+end
+
+-- With no key yet, the key another copy of this mod kept (key_source), taken as this one's.
+function Client:kept_key()
+    if (self.token and self.token ~= "") or not self.key_source then return false end
+    local ok, kept = pcall(self.key_source)
+    if ok and type(kept) == "string" and kept ~= "" then
+        self.token = kept
+        self.log("another copy of this mod paired: its key, no second pairing")
+        return true
+    end
+    return false
 end
 
 -- Make one call if none is in flight and none is due later: the queued frames (and a

@@ -1,0 +1,199 @@
+"""Memory vectors as a backlog: every memory gets its vector, however it came (shell).
+
+The backlog is the store itself: the memories without a vector from the current
+embedder (``memory_vector``). What this keeps in memory is only the saves known
+to have some, in order, one entry per save however many memories wait, so it is
+bounded by the saves, never by the memories, and nothing is ever dropped: a
+start reads the saves from the store (an import, a restore or a merge done while
+the server was stopped, or a backlog a stop cut short, resumes there), and every
+change after that names its save again (:meth:`VectorBacklog.want`).
+
+One task works through it, one batch of one save at a time, and yields to the
+player: before each batch it waits until no chat is waiting or streaming on any
+lane (:meth:`~xtyserver.model.scheduler.Scheduler.wait_no_chat`), and the
+in-process embedder lets a turn's query go before its next passage. A save a
+player opens goes to the front. A batch that fails leaves its save out until it
+is named again (its next opening, change or the next start), so a broken
+embedder is not asked in a loop; nothing it lacked is lost, the store still
+says so.
+"""
+
+from __future__ import annotations
+
+import anyio
+
+from xtyserver import errors, log
+from xtyserver.memory.tokens import DailyBudget
+from xtyserver.memory.types import Scope
+from xtyserver.memory.vectors import embedding_text
+from xtyserver.model import embedding
+from xtyserver.model.router import ModelRouter
+from xtyserver.serve.memory_service import MemoryService
+from xtyserver.serve.meter import TokenMeter
+
+LOCAL_BATCH = 8
+"""Passages the in-process embedder takes between two looks at the turns (a few
+tens of ms of CPU); a route takes :data:`~xtyserver.model.embedding.BATCH` a request."""
+
+
+class VectorBacklog:
+    """The saves whose memories still lack vectors, worked through in the background.
+
+    Args:
+        memory: The memory service (the store's one door).
+        model: The router: its embedder and the scheduler whose chats it yields to.
+        meter: The bill of an embedding route's tokens.
+        budget: The daily budget (a route's tokens count; the in-process model's do not).
+    """
+
+    def __init__(
+        self,
+        memory: MemoryService,
+        model: ModelRouter,
+        meter: TokenMeter,
+        budget: DailyBudget | None = None,
+    ) -> None:
+        self._memory = memory
+        self._model = model
+        self._meter = meter
+        self.budget = budget or DailyBudget()
+        self._log = log.get("xtyserver.memory")
+        self._saves: dict[Scope, None] = {}  # in order; the first is worked on next
+        self._wake = anyio.Event()
+        self._rescan = False  # the store is read at the start and after bulk changes
+        self._closed = False
+        self._waiting = anyio.CancelScope()
+        self.embedded = 0  # vectors stored since the start
+        self.rescan()
+
+    @property
+    def active(self) -> bool:
+        """Whether vectors are formed at all (an embedder and memory on)."""
+        return self._model.embedder is not None and self._memory.vector_model is not None
+
+    @property
+    def pending(self) -> tuple[Scope, ...]:
+        """The saves waiting, next first."""
+        return tuple(self._saves)
+
+    def want(self, save: Scope, *, first: bool = False) -> None:
+        """Note that ``save`` may have memories without vectors (``first``: a player is
+        on it, so it goes before the others)."""
+        if not self.active or self._closed:
+            return
+        if save in self._saves:
+            if first:
+                self._saves.pop(save)
+                self._saves = {save: None, **self._saves}
+            return
+        self._memory.job_queued()  # counted until done, so wait_idle waits for it
+        if first:
+            self._saves = {save: None, **self._saves}
+        else:
+            self._saves[save] = None
+        self._wake.set()
+
+    def rescan(self) -> None:
+        """Read the store again for saves with memories lacking vectors (a restore, or
+        another process's import: the memory service's ``on_bulk_change``)."""
+        if self.active and not self._closed and not self._rescan:
+            self._memory.job_queued()  # a start's wait_idle waits for the read too
+            self._rescan = True
+            self._wake.set()
+
+    def close(self) -> None:
+        """Stop after the batch under way; what is left stays in the store for the next start."""
+        self._closed = True
+        self._waiting.cancel()  # a model still loading is not waited for
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Read the backlog from the store, then work through it until :meth:`close`."""
+        if not self.active:
+            return
+        try:
+            with anyio.CancelScope() as self._waiting:
+                await self._model.wait_warm()
+            while not self._closed:
+                if self._rescan:
+                    try:
+                        await self._scan()
+                    finally:
+                        self._rescan = False
+                        self._memory.job_finished(failed=False)
+                    continue
+                if not self._saves:
+                    await self._wake.wait()
+                    self._wake = anyio.Event()
+                    continue
+                save = next(iter(self._saves))
+                more, failed = False, True
+                try:
+                    more, failed = await self._batch(save), False
+                except errors.XtyError as exc:
+                    self._log.info("memory.embedding_failed", code=exc.code)
+                except Exception:
+                    # A bug of ours must not stop the backlog; log the kind, not the data.
+                    self._log.exception("memory.job_crashed")
+                if not more and save in self._saves:
+                    self._done(save, failed=failed)
+        finally:
+            for save in list(self._saves):
+                self._done(save, failed=False)
+            if self._rescan:
+                self._rescan = False
+                self._memory.job_finished(failed=False)
+
+    async def _scan(self) -> None:
+        try:
+            found = await self._memory.saves_without_vectors()
+        except errors.StoreError as exc:
+            self._log.warning("store.failed", code=exc.code, effect="VectorBacklog")
+            return
+        for save in found:
+            self.want(save)
+        if found:
+            self._log.info("memory.vector_backlog", saves=len(found))
+
+    def _done(self, save: Scope, *, failed: bool) -> None:
+        del self._saves[save]
+        self._memory.job_finished(failed=failed)
+
+    async def _batch(self, save: Scope) -> bool:
+        """Vectors for one batch of ``save``'s memories without one; whether more may wait."""
+        embedder = self._model.embedder
+        if embedder is None:
+            return False
+        await self._model.scheduler.wait_no_chat()
+        if self._closed:
+            return False
+        size = LOCAL_BATCH if embedder.kind == "in_process" else embedding.BATCH
+        batch = await self._memory.without_vectors(save, size)
+        if not batch:
+            return False
+        if embedder.kind != "in_process" and not await self._budget_allows():
+            return False
+        texts = [embedding_text(event) for event in batch]
+        done = await embedder.embed(texts)
+        if done.usage is not None:
+            # Billed with the background calls (the bill has no purpose of its own for them).
+            await self._meter.record(save, "extraction", done.usage)
+        found = [
+            (event.id, text, vector)
+            for event, text, vector in zip(batch, texts, done.vectors, strict=True)
+        ]
+        stored = await self._memory.set_vectors(save, found)
+        self.embedded += len(stored)
+        self._log.debug("memory.embedded", count=len(stored))
+        # None stored: every one changed meanwhile; the change names the save again.
+        return bool(stored) and len(batch) == size
+
+    async def _budget_allows(self) -> bool:
+        if not self.budget.limited:
+            return True
+        spent = await self._meter.spent_today()
+        if self.budget.allows_background(spent):
+            return True
+        state = self.budget.state(spent)
+        self._log.info("memory.job_skipped", reason="token_budget", budget=state)
+        return False
