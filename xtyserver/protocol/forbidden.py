@@ -169,6 +169,24 @@ _SHAPE_KINDS: Final[dict[re.Pattern[str], str]] = {
 }
 
 
+def _coverage(named: list[_Span], size: int) -> bytearray:
+    """1 at each position some ``named`` span covers."""
+    covered = bytearray(size)
+    reach = 0  # spans mostly follow one another: each position is marked about once
+    for start, end, _ in sorted(named):
+        begin = max(start, reach)
+        if end > begin:
+            covered[begin:end] = b"\x01" * (end - begin)
+            reach = end
+    return covered
+
+
+def _covered(span: _Span, covered: bytearray, text: str) -> bool:
+    """Whether every letter and digit of ``span`` lies in a named span."""
+    start, end, _ = span
+    return all(covered[i] for i in range(start, end) if text[i].isalnum())
+
+
 @functools.lru_cache(maxsize=16)
 def _encodings(secret: str) -> tuple[str, ...]:
     """``secret`` as typed, and as base64 (the standard alphabet and URL-safe) and hex."""
@@ -220,10 +238,16 @@ def _spans(
             out += [(*judged.joined_span(start, end), kind) for start, end, kind in more]
         if "7656" in joined:
             _split_steam_id(judged, joined, out)
-        # Privacy by shape (forbidden_by_shape.py), on the numerals as digits (same length).
+        # Privacy by shape (forbidden_by_shape.py), on the numerals as digits (same length);
+        # a shape whose letters and digits the named rules cover already adds nothing, and
+        # would hide their kinds ("192.168.31.77、13812345678" is an address and a phone).
         folded = numerals_folded(text)
+        shaped: list[_Span] = []
         for shape in (LONG_NUMBER, HEX_NUMBER, CUE_ID):
-            _scan(shape, folded, out)
+            _scan(shape, folded, shaped)
+        if shaped:
+            covered = _coverage(out, len(text))
+            out += [span for span in shaped if not _covered(span, covered, text)]
         if depth == 0:
             for match in BASE64.finditer(text):
                 decoded = _decoded_base64(match.group())
