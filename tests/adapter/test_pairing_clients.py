@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from pathlib import Path
 
+import anyio
 import pytest
 
 from tests.adapter.games import (
@@ -33,9 +35,9 @@ from tests.adapter.games import (
     serve,
 )
 from tests.adapter.mono import NO_MONO, NO_MONO_REASON
-from tests.conftest import TOKEN, recv, send
+from tests.conftest import TOKEN
 from tests.manage.test_http import Page
-from tests.test_server_pairing import SQUATTERS, pair_frame, pending
+from tests.test_server_pairing import SQUATTERS, pending
 from xtyserver.clock import ManualClock
 from xtyserver.serve.pairing import PAIR_SECONDS
 
@@ -59,6 +61,23 @@ async def kept(page: Page, file: Path, adapter: str, game: str) -> str:
     assert len(key) == 43
     await one_key(page, adapter, game)
     return key
+
+
+# Another local process that asks to pair as the DST mod on many connections and holds them.
+SQUAT = """
+import json, sys
+from websockets.sync.client import connect
+url, n = sys.argv[1], int(sys.argv[2])
+held = []
+for _ in range(n):
+    ws = connect(url)
+    ws.send(json.dumps({"type": "adapter.pair", "id": "p1", "gameId": "dont-starve-together",
+                        "adapter": {"name": "XTY DST", "version": "0.1.0"}}))
+    assert json.loads(ws.recv())["type"] == "pair.pending"
+    held.append(ws)
+print("squatting", n, flush=True)
+sys.stdin.read()
+"""
 
 
 def code_in(line: str) -> str:
@@ -325,26 +344,30 @@ async def test_two_dst_clients_on_one_pc_share_one_key(tmp_path: Path) -> None:
 async def test_the_dst_mod_pairs_while_fifty_processes_squat_under_its_name(
     tmp_path: Path,
 ) -> None:
-    """S5-3 with the real DST mod (POST /v1/http in the lua5.1 shim): 50 tokenless
-    connections ask to pair as XTY DST first and hold it; the mod still gets its own code
-    (unique among the 51), and the player allows the request of the code the game shows."""
+    """S5-3 with the real DST mod (POST /v1/http in the lua5.1 shim) against a squatter
+    process: 50 tokenless connections of another OS process ask to pair as XTY DST first and
+    hold them; the mod still gets its own code (unique among the 51), and the player allows
+    the request of the code the game shows. The squatter ends when its stdin closes."""
     port = free_port()
     store = tmp_path / "persistent"
-    async with serve(tmp_path, port, ManualClock(EVENING)) as h, AsyncExitStack() as stack:
-        page = Page(h)
-        await page.open()
-        for _ in range(SQUATTERS):
-            ws = await stack.enter_async_context(h.client())
-            await send(ws, pair_frame(name="XTY DST"))
-            assert (await recv(ws))["type"] == "pair.pending"
-        async with dst_game(tmp_path, port, store=store, token="") as world:
-            said = world.lines[await world.expect("said: 在小汤圆页面上确认配对码 ")]
-            listed = await pending(page, SQUATTERS + 1)
-            assert {r["adapter"] for r in listed} == {"XTY DST"}
-            [mine] = [r for r in listed if r["code"] == code_in(said)]
-            await page.post("pair", requestId=mine["id"], allow=True)
-            await world.expect(f"persisted {DST_KEY}")
-            await world.expect("session open")
-            world.do("chat 附近危险吗？")
-            await world.expect("reply: 小汤圆收到：附近危险吗？")
-        await kept(page, store / DST_KEY, "XTY DST", "dont-starve-together")
+    async with serve(tmp_path, port, ManualClock(EVENING)) as h:
+        squat = await anyio.open_process([sys.executable, "-c", SQUAT, h.url, str(SQUATTERS)])
+        async with squat:
+            said_by_squatter = b""
+            assert squat.stdout is not None
+            with anyio.fail_after(60):
+                while b"squatting" not in said_by_squatter:
+                    said_by_squatter += await squat.stdout.receive()
+            page = Page(h)
+            await page.open()
+            async with dst_game(tmp_path, port, store=store, token="") as world:
+                said = world.lines[await world.expect("said: 在小汤圆页面上确认配对码 ")]
+                listed = await pending(page, SQUATTERS + 1)
+                assert {r["adapter"] for r in listed} == {"XTY DST"}
+                [mine] = [r for r in listed if r["code"] == code_in(said)]
+                await page.post("pair", requestId=mine["id"], allow=True)
+                await world.expect(f"persisted {DST_KEY}")
+                await world.expect("session open")
+                world.do("chat 附近危险吗？")
+                await world.expect("reply: 小汤圆收到：附近危险吗？")
+            await kept(page, store / DST_KEY, "XTY DST", "dont-starve-together")
