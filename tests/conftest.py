@@ -33,7 +33,9 @@ from xtyserver.session.fold import FOLD_MARKER
 from xtyserver.testing import FakeModelServer, RecordedRequest
 from xtyserver.voice.asr import Recognizer
 
-TOKEN = "test-token-0123456789abcdef0123456789abcdef"
+# A token as the server makes them (43 URL-safe characters): a configured one must pass the
+# strength rule (S5-6), which refuses sequences such as "0123456789abcdef".
+TOKEN = "tT7kQ2vN9xL4mP8rZ3wB6yC1dF5gH0jKsUeA2iO7qW"
 START = 1_790_000_000.0  # 2026-09-21T...Z, a fixed wall-clock start
 # The scheduler's grace after a chat (1.5 s, tests/test_server_yield.py) is dead time in a
 # test that waits for the background jobs after each turn and sends no chat meanwhile.

@@ -150,6 +150,12 @@ def test_the_pool_drops_the_oldest_and_seats_stop_at_the_limit() -> None:
         ("ab" * 16, "too regular"),
         ("0123456789abcdef" * 2, "too regular"),  # 64 bits: a pattern twice
         ("abcabcabcabcabcabcabcabcabcabcabcx", "too regular"),  # three letters and one more
+        # S5-6: sequences, keyboard walks and passphrases (about 20, 71, 92 and 89 bits)
+        ("abcdefghijklmnopqrstuvwxyz012345", "a keyboard walk"),
+        ("qwertyuiopasdfghjklzxcvbnm123456", "too regular"),
+        ("1qaz2wsx3edc4rfv5tgb6yhn7ujm8ik,", "too regular"),
+        ("correct horse battery staple purple", "too regular"),
+        ("correcthorsebatterystaplepurplemonkey", "too regular"),
     ],
 )
 def test_a_configured_token_that_is_short_or_regular_is_refused_at_start(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import stat
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -167,28 +168,71 @@ async def test_pair_requests_are_limited(tmp_path: Path) -> None:
         await page.open()
         async with h.client() as one, h.client() as same:
             await send(one, pair_frame())
-            assert (await recv(one))["type"] == "pair.pending"
-            await send(same, pair_frame(frame_id="p2"))  # the same mod again
-            busy = await recv(same)
-            assert (busy["type"], busy["code"], busy["id"]) == ("error", "pair_busy", "p2")
-            await send(one, pair_frame(frame_id="p3"))  # twice on one connection
+            first = await recv(one)
+            assert first["type"] == "pair.pending"
+            # The same name again: it waits too, with its own code (any process may claim
+            # any name; the player compares the code the game shows).
+            await send(same, pair_frame(frame_id="p2"))
+            second = await recv(same)
+            assert second["type"] == "pair.pending" and second["code"] != first["code"]
+            await send(one, pair_frame(frame_id="p3"))  # twice on one connection: never renewed
             assert (await recv(one))["code"] == "pair_busy"
-            others = [h.client() for _ in range(4)]
-            opened = [await o.__aenter__() for o in others]
-            try:
-                for n, ws in enumerate(opened):
-                    await send(ws, pair_frame(name=f"mod-{n}"))
-                answers = [(await recv(ws))["type"] for ws in opened]
-                assert answers == ["pair.pending"] * 3 + ["error"]  # at most 4 at once
-                assert len(await pending(page, 4)) == 4
-            finally:
-                for o in others:
-                    await o.__aexit__(None, None, None)
+            assert len(await pending(page, 2)) == 2
         # a connection that already proved the token does not pair
         bearer = {"Authorization": "Bearer " + hello_frame()["token"]}
         async with h.client(additional_headers=bearer) as ws:
             await send(ws, pair_frame())
             assert (await recv(ws))["code"] == "hello_required"
+
+
+SQUATTERS = 50
+
+
+async def _squat(h: Harness, stack: AsyncExitStack, n: int) -> list[Any]:
+    """``n`` tokenless connections that each ask to pair as the DST mod and hold it."""
+    squatters = []
+    for _ in range(n):
+        ws = await stack.enter_async_context(h.client())
+        await send(ws, pair_frame())
+        assert (await recv(ws))["type"] == "pair.pending"
+        squatters.append(ws)
+    return squatters
+
+
+async def test_fifty_squatting_connections_cannot_keep_the_real_mod_from_pairing(
+    tmp_path: Path,
+) -> None:
+    """S5-3 as measured, with 50: tokenless processes ask to pair under the real mod's name
+    and renew as they expire, a flood of idle tokenless connections fills the pre-auth pool,
+    and the real mod still pairs: the player allows the request whose code its game shows."""
+    async with running(tmp_path) as h, AsyncExitStack() as stack:
+        page = Page(h)
+        await page.open()
+        squatters = await _squat(h, stack, SQUATTERS)
+        h.clock.advance(PAIR_SECONDS)  # they expire, are closed 4001, and ask again at once
+        for ws in squatters:
+            assert (await recv(ws))["type"] == "pair.expired"
+        await _squat(h, stack, SQUATTERS)
+        idle = h.settings.server.preauth_pool * 2
+        for _ in range(idle):  # tokenless connections that never ask push out only each other
+            await stack.enter_async_context(h.client())
+        key_file = tmp_path / "mod" / "xiaotangyuan_key"
+        codes: list[str] = []
+        async with anyio.create_task_group() as tg:
+
+            async def play() -> None:
+                async with client(h, key_file, codes) as mod:
+                    assert isinstance(await (await mod.chat("你好")).result(), ChatDone)
+
+            tg.start_soon(play)
+            listed = await pending(page, SQUATTERS + 1)
+            assert {r["adapter"] for r in listed} == {"xty-dst"}
+            assert len({r["code"] for r in listed}) == SQUATTERS + 1  # every code tells one apart
+            [mine] = [r for r in listed if r["code"] == codes[0]]
+            await page.post("pair", requestId=mine["id"], allow=True)
+        assert len(key_file.read_text(encoding="ascii")) == 43
+        [paired] = (await page.get("pairing"))["keys"]
+        assert (paired["adapter"], paired["gameId"]) == ("xty-dst", DST)
 
 
 async def test_the_http_transport_carries_pairing(tmp_path: Path) -> None:
@@ -215,20 +259,28 @@ async def test_the_http_transport_carries_pairing(tmp_path: Path) -> None:
             assert end["type"] == "chat.done"
 
 
-def click_allow(link: str, shots: list[Path]) -> None:
-    """In Chromium: the request shows on the page (its code too); the player clicks Allow."""
+def click_allow(link: str, codes: list[str], shots: list[Path]) -> None:
+    """In Chromium: two requests wait as xty-dst (a squatter's and the mod's); the page names
+    neither until the player types the code the game shows, then only the mod's; Allow."""
     from tests import browser
     from tests.manage.test_browser import css, ready, wait
 
     with browser.chromium() as d:
         d.get(link)
         ready(d, "memory")
-        wait(d, lambda d: d.execute_script("return document.body.dataset.pairing") == "1")
+        wait(d, lambda d: d.execute_script("return document.body.dataset.pairing") == "2")
+        ask = css(d, "#pair-requests .pair-ask")[0].text
+        assert ask.startswith("有 mod 想连接小汤圆：请输入游戏里显示的四位配对码")
+        assert css(d, "#pair-requests .pair-request") == []  # no name before the code
+        wait(d, lambda d: len(codes) == 1)
+        css(d, "#pair-code")[0].send_keys(codes[0])
+        wait(d, lambda d: len(css(d, "#pair-requests .pair-request")) == 1)
         text = css(d, "#pair-requests .pair-request p")[0].text
-        assert text.startswith("饥荒联机版的 mod（xty-dst）想连接小汤圆，配对码 ")
+        assert text == f"饥荒联机版的 mod（xty-dst）想连接小汤圆，配对码 {codes[0]}：允许？"
         shots.append(browser.screenshot(d, "ui-pair-request-390.png", 390))
         css(d, "#pair-requests .pair-allow")[0].click()
-        wait(d, lambda d: d.execute_script("return document.body.dataset.pairing") == "0")
+        wait(d, lambda d: d.execute_script("return document.body.dataset.pairing") == "1")
+        assert css(d, "#pair-requests .pair-request") == []  # the squatter's is still unnamed
         css(d, "#tab-settings")[0].click()
         ready(d, "settings")
         wait(d, lambda d: len(css(d, "#paired-keys tr[data-paired-key]")) == 1)
@@ -258,7 +310,9 @@ async def test_the_player_allows_a_mod_in_the_browser(tmp_path: Path) -> None:
 
     if browser.find() is None:
         pytest.skip(browser.MISSING)
-    async with running(tmp_path) as h:
+    async with running(tmp_path) as h, h.client() as squatter:
+        await send(squatter, pair_frame())  # a local process claims the mod's name first
+        assert (await recv(squatter))["type"] == "pair.pending"
         key_file = tmp_path / "key"
         codes: list[str] = []
         shots: list[Path] = []
@@ -269,7 +323,7 @@ async def test_the_player_allows_a_mod_in_the_browser(tmp_path: Path) -> None:
                     assert isinstance(await (await mod.chat("你好")).result(), ChatDone)
 
             tg.start_soon(pair_and_play)
-            await anyio.to_thread.run_sync(click_allow, h.server.ui_link, shots)
+            await anyio.to_thread.run_sync(click_allow, h.server.ui_link, codes, shots)
         assert len(key_file.read_text(encoding="ascii")) == 43 and len(codes) == 1
         for shot in shots:
             print(f"screenshot: {shot}")

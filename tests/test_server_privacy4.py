@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,6 +53,14 @@ def _absent(secret: str, requests: str, stored: bytes) -> None:
         assert piece.encode() not in stored, piece
 
 
+async def refused(h: Harness, ws: Any, field: str, location: str = "Farm", **frame: Any) -> None:
+    """A state.update with ``location`` (and ``frame``'s fields) is refused naming ``field``."""
+    context = model_context(h.clock, world={"location": location})
+    await send(ws, {"type": "state.update", "modelContext": context, **frame})
+    error = await recv(ws)
+    assert (error["code"], error["fields"]) == ("forbidden_content", [field]), location
+
+
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 async def test_no_spelling_of_a_family_reaches_the_model_or_the_sqlite_file(
     tmp_path: Path, family: str
@@ -60,18 +69,7 @@ async def test_no_spelling_of_a_family_reaches_the_model_or_the_sqlite_file(
     async with running(tmp_path, overrides=OFF) as h:
         async with h.adapter() as ws:
             for text, _, _ in rows:  # a mod's string: refused, the frame's context unused
-                await send(
-                    ws,
-                    {
-                        "type": "state.update",
-                        "modelContext": model_context(h.clock, world={"location": text}),
-                    },
-                )
-                error = await recv(ws)
-                assert (error["code"], error["fields"]) == (
-                    "forbidden_content",
-                    ["modelContext.world.location"],
-                ), text
+                await refused(h, ws, "modelContext.world.location", location=text)
             # The player's words: each redacted, the rest kept.
             said = " ；".join(text for text, _, _ in rows)
             _, done = await chat(ws, f"记一下：{said} 。好吗")

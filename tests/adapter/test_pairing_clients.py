@@ -7,17 +7,21 @@ lists; the player's click is made through the page API as the page's script make
 (tests/test_server_pairing.py); the mod keeps the key, says hello with it and chats. The next
 start uses the kept key without a pair request; a key revoked on the page is forgotten, so the
 start after asks again; a Deny, and a code nobody allowed in time, end in the refusal the mod
-reports. Each test waits for the mod's own pair prompt (a mono or lua5.1 start may take long on a
-busy machine) before it looks at the page.
+reports; 50 processes squatting under the DST mod's name do not keep it from pairing. Each test
+waits for the mod's own pair prompt (a mono or lua5.1 start may take long on a busy machine)
+before it looks at the page.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import anyio
 import pytest
 
 from tests.adapter.games import (
@@ -33,7 +37,7 @@ from tests.adapter.games import (
 from tests.adapter.mono import NO_MONO, NO_MONO_REASON
 from tests.conftest import TOKEN
 from tests.manage.test_http import Page
-from tests.test_server_pairing import pending
+from tests.test_server_pairing import SQUATTERS, pending
 from xtyserver.clock import ManualClock
 from xtyserver.serve.pairing import PAIR_SECONDS
 
@@ -57,6 +61,30 @@ async def kept(page: Page, file: Path, adapter: str, game: str) -> str:
     assert len(key) == 43
     await one_key(page, adapter, game)
     return key
+
+
+# Another local process that asks to pair as the DST mod on many connections and holds them.
+SQUAT = """
+import json, sys
+from websockets.sync.client import connect
+url, n = sys.argv[1], int(sys.argv[2])
+held = []
+for _ in range(n):
+    ws = connect(url)
+    ws.send(json.dumps({"type": "adapter.pair", "id": "p1", "gameId": "dont-starve-together",
+                        "adapter": {"name": "XTY DST", "version": "0.1.0"}}))
+    assert json.loads(ws.recv())["type"] == "pair.pending"
+    held.append(ws)
+print("squatting", n, flush=True)
+sys.stdin.read()
+"""
+
+
+def code_in(line: str) -> str:
+    """The four-digit pair code a game's line shows."""
+    found = re.search(r"(?:pair code|配对码) ?([0-9]{4})", line)
+    assert found is not None, line
+    return found.group(1)
 
 
 async def deny(page: Page) -> None:
@@ -156,9 +184,9 @@ async def test_two_copies_of_a_mod_on_one_pc_share_one_key(tmp_path: Path, probe
     """Issue 36 item 13: two copies of one mod on one PC (say Stardew from Steam and from GOG,
     one SMAPI global data folder) keep their key in the same store. A second pairing would
     replace the first's key on the server and the two would take turns revoking each other, so:
-    the copy that starts while the other's request waits is answered pair_busy and tries again
-    until the other's key is kept, then says hello with it; both play at once; restarting both
-    pairs nothing and nobody is refused."""
+    the copy that starts while the other's request waits gets its own code (a name reserves
+    nothing, S5-3), and once the other's key is kept it leaves its request and says hello with
+    it; both play at once; restarting both pairs nothing and nobody is refused."""
     port = free_port()
     keep = tmp_path / "StardewValley" / ".smapi" / "mod-data" / "xiaotangyuan"
     steam, gog = tmp_path / "steam-mod", tmp_path / "gog-mod"
@@ -166,18 +194,21 @@ async def test_two_copies_of_a_mod_on_one_pc_share_one_key(tmp_path: Path, probe
         page = Page(h)
         await page.open()
         async with csharp_mod(tmp_path, probe, port, steam, keep) as first:
-            await first.expect("pair code ")
-            [request] = await pending(page)
+            shown = first.lines[await first.expect("pair code ")]
+            await pending(page)
             async with csharp_mod(tmp_path, probe, port, gog, keep) as second:
-                await second.expect("[xty] another copy of this mod is pairing")
-                assert len(await pending(page)) == 1  # the player sees one request, not two
+                # Its own request and code (a name reserves nothing: S5-3); the player types
+                # the first game's code, and the second copy takes the key the first kept.
+                await second.expect("pair code ")
+                [request] = [r for r in await pending(page, 2) if r["code"] == code_in(shown)]
                 await page.post("pair", requestId=request["id"], allow=True)
                 for copy in (first, second):
                     await copy.expect("session open")
                     copy.do("chat 你好")
                     await copy.expect("chat end done 小汤圆收到：你好")
                 assert "paired, key kept" in first.output
-                assert "pair code" not in second.output and "paired" not in second.output
+                assert "another copy of this mod paired meanwhile" in second.output
+                assert "paired, key kept" not in second.output
         key = await kept(page, keep / KEY_FILE, "XTY Probe", "stardew-valley")
         async with (  # both again: the kept key, no pairing, nobody refused
             csharp_mod(tmp_path, probe, port, steam, keep) as one,
@@ -287,20 +318,20 @@ async def test_the_dst_mod_pairs_keeps_its_key_and_reports_refusals(tmp_path: Pa
 @NEEDS_LUA
 async def test_two_dst_clients_on_one_pc_share_one_key(tmp_path: Path) -> None:
     """Issue 36 item 13 in DST: two game clients on one PC (or two installs of the mod) share
-    the game's persistent strings. The one that starts while the other's request waits is
-    answered pair_busy, tries again, and says hello with the key the other kept: one request on
-    the page, one key, both play."""
+    the game's persistent strings. The one that starts while the other's request waits gets its
+    own code; the player allows the first game's, and the second leaves its request and says
+    hello with the key the first kept: one key, both play."""
     port = free_port()
     store = tmp_path / "persistent"
     async with serve(tmp_path, port, ManualClock(EVENING)) as h:
         page = Page(h)
         await page.open()
         async with dst_game(tmp_path, port, store=store, token="") as first:
-            await first.expect("said: 在小汤圆页面上确认配对码 ")
-            [request] = await pending(page)
+            shown = first.lines[await first.expect("said: 在小汤圆页面上确认配对码 ")]
+            await pending(page)
             async with dst_game(tmp_path, port, store=store, token="") as second:
-                await second.expect("[xty] another copy of this mod is pairing")
-                assert len(await pending(page)) == 1
+                await second.expect("said: 在小汤圆页面上确认配对码 ")  # its own code
+                [request] = [r for r in await pending(page, 2) if r["code"] == code_in(shown)]
                 await page.post("pair", requestId=request["id"], allow=True)
                 await first.expect("session open")
                 await second.expect("[xty] another copy of this mod paired: its key")
@@ -308,6 +339,38 @@ async def test_two_dst_clients_on_one_pc_share_one_key(tmp_path: Path) -> None:
                 for world in (first, second):
                     world.do("chat 你好")
                     await world.expect("reply: 小汤圆收到：你好")
-                assert "配对码" not in second.output
+        # One key: the second copy's request was left to lapse, never allowed.
         await kept(page, store / DST_KEY, "XTY DST", "dont-starve-together")
-        assert (await page.get("pairing"))["pending"] == []
+
+
+@NEEDS_LUA
+async def test_the_dst_mod_pairs_while_fifty_processes_squat_under_its_name(
+    tmp_path: Path,
+) -> None:
+    """S5-3 with the real DST mod (POST /v1/http in the lua5.1 shim) against a squatter
+    process: 50 tokenless connections of another OS process ask to pair as XTY DST first and
+    hold them; the mod still gets its own code (unique among the 51), and the player allows
+    the request of the code the game shows. The squatter ends when its stdin closes."""
+    port = free_port()
+    store = tmp_path / "persistent"
+    async with serve(tmp_path, port, ManualClock(EVENING)) as h:
+        squat = await anyio.open_process([sys.executable, "-c", SQUAT, h.url, str(SQUATTERS)])
+        async with squat:
+            said_by_squatter = b""
+            assert squat.stdout is not None
+            with anyio.fail_after(60):
+                while b"squatting" not in said_by_squatter:
+                    said_by_squatter += await squat.stdout.receive()
+            page = Page(h)
+            await page.open()
+            async with dst_game(tmp_path, port, store=store, token="") as world:
+                said = world.lines[await world.expect("said: 在小汤圆页面上确认配对码 ")]
+                listed = await pending(page, SQUATTERS + 1)
+                assert {r["adapter"] for r in listed} == {"XTY DST"}
+                [mine] = [r for r in listed if r["code"] == code_in(said)]
+                await page.post("pair", requestId=mine["id"], allow=True)
+                await world.expect(f"persisted {DST_KEY}")
+                await world.expect("session open")
+                world.do("chat 附近危险吗？")
+                await world.expect("reply: 小汤圆收到：附近危险吗？")
+            await kept(page, store / DST_KEY, "XTY DST", "dont-starve-together")

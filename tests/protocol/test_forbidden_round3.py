@@ -11,7 +11,7 @@ refused, see ``test_codec_round3``); every look-alike family of round two
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tests.property_budget import examples
@@ -126,7 +126,6 @@ CLEAN3: list[str] = [
     "金币 1380000",
     "得分 13812345",
     "售价 19,999 元",
-    "12345678901",
     "订单 2026113012",
     "C盘满了",
     "D盘空间不够了！",
@@ -149,9 +148,6 @@ CLEAN3: list[str] = [
     "256.1.1.1",
     "Supercalifragilisticexpialidocious",
     "internationalization",
-    "5LuK5aSp5aSp5rCU5b6I5aW95ZWK",  # base64 of a clean sentence
-    "110105194912310021",  # an id card number with a wrong checksum
-    "123456789012345678",
     "765611980",  # the first half of a Steam id alone
     "76561198 和 12 个",
     "١٢٣ 个苹果",  # Arabic-Indic digits in a count
@@ -221,6 +217,9 @@ def test_tables_cover_every_new_kind_in_both_languages() -> None:
 @settings(max_examples=examples(3000), deadline=None)
 @given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz234567", min_size=26, max_size=26))
 def test_a_derived_save_id_is_never_forbidden(save_id: str) -> None:
+    # Twenty-six digits are a long number like any other (privacy by shape); a hash
+    # gives one once in 10^19.
+    assume(not save_id.isdigit())
     # adapter/saveid.py derives saveIds as 26 base32 characters; a QQ or WeChat
     # label inside one is not a label, and its digits are never a phone number.
     assert find_forbidden(save_id) is None
@@ -260,7 +259,7 @@ def test_the_adapter_token_typed_into_chat_is_redacted() -> None:
     full_width = "".join(chr(ord(c) + 0xFEE0) for c in token)
     assert redact(full_width, secrets=(token,)) == ("[已隐去:密钥]", ["api_key"])
     assert find_forbidden(token, secrets=(token,)) == "api_key"
-    assert find_forbidden(token) is None  # without the secret it is just letters
+    assert find_forbidden(token) == "api_key"  # without the secret: a random run is a key
     assert redact("hi", secrets=("",)) == ("hi", [])
 
 

@@ -185,8 +185,8 @@ CLEAN4: list[str] = [
     "12:30:45:00",
     "deadbeefcafe",
     "hash a1b2c3d4",
-    "1234 5678 9012",  # twelve digits, no hex letter
-    "12 34 56 78 90 12",
+    "坐标 1234, 5678",
+    "种子 3981 7265 0431 的地图",
     "sk-learn is fun",
     "ask-me-anything",
     "AKIA 是什么",

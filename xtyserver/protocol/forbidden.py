@@ -15,12 +15,21 @@ a scan is linear in the text's length: nothing backtracks catastrophically.
 from __future__ import annotations
 
 import base64
+import functools
 import itertools
 import re
 from collections.abc import Mapping
 from typing import Any, Final, Literal, get_args
 
 from xtyserver.errors import UsageError
+from xtyserver.protocol.forbidden_by_shape import (
+    CUE_ID,
+    HEX_NUMBER,
+    LONG_NUMBER,
+    hex_digits_enough,
+    is_game_number,
+    looks_random,
+)
 from xtyserver.protocol.forbidden_shapes import (
     BASE64,
     BASE64_MAX,
@@ -40,10 +49,12 @@ from xtyserver.protocol.secret_match import matcher
 __all__ = [
     "DEFAULT_PLACEHOLDERS",
     "KINDS",
+    "TAIL_MAX",
     "Kind",
     "compile_patterns",
     "find_forbidden",
     "redact",
+    "tail",
 ]
 
 Kind = Literal[
@@ -94,6 +105,14 @@ _Span = tuple[int, int, str]
 def _valid(match: re.Match[str], kind: str | None, *span: int) -> bool:
     """Checks a pattern cannot make: checksums, versions, TLDs, squeezed keys."""
     text, start, end = match.string, match.start(), match.end()
+    if match.re is STRICT and kind == "account_id":
+        return not is_game_number(text, start, end)  # a seed in modelContext is game state
+    if match.re is LONG_NUMBER:
+        return not is_game_number(text, start, end)
+    if match.re is HEX_NUMBER:
+        return hex_digits_enough(match.group())
+    if match.re is CUE_ID:
+        return True
     if kind == "id_card_at":  # a span given by the caller (_joined_numbers)
         kind, (start, end) = "id_card", span
     if kind == "id_card":
@@ -106,7 +125,7 @@ def _valid(match: re.Match[str], kind: str | None, *span: int) -> bool:
         if tld is None or tld.group().casefold() not in MAIL_TLDS:
             return False
         at = match.group("loose_email")
-        spelled_at = any(mark in at for mark in ("@", "艾特", "圈", "(", "["))
+        spelled_at = any(mark in at for mark in ("@", "艾特", "圈", "(", "[", "{", "<", "#"))
         return spelled_at or SPELLED_DOT.search(at) is not None
     if kind == "api_key" and match.group("spaced_key") is not None:
         squeezed = "".join(match.group().split())
@@ -134,12 +153,47 @@ def _scan(pattern: re.Pattern[str], text: str, out: list[_Span]) -> None:
         match = pattern.search(text, pos)
         if match is None:
             return
-        start, end, kind = match.start(), match.end(), match.lastgroup
+        start, end = match.start(), match.end()
+        kind = match.lastgroup or _SHAPE_KINDS.get(match.re)
         if kind is not None and _valid(match, kind):
             out.append((start, end, kind))
             pos = max(end, start + 1)
         else:
             pos = start + 1
+
+
+_SHAPE_KINDS: Final[dict[re.Pattern[str], str]] = {
+    LONG_NUMBER: "account_id",
+    HEX_NUMBER: "account_id",
+    CUE_ID: "account_id",
+}
+
+
+def _coverage(named: list[_Span], size: int) -> bytearray:
+    """1 at each position some ``named`` span covers."""
+    covered = bytearray(size)
+    reach = 0  # spans mostly follow one another: each position is marked about once
+    for start, end, _ in sorted(named):
+        begin = max(start, reach)
+        if end > begin:
+            covered[begin:end] = b"\x01" * (end - begin)
+            reach = end
+    return covered
+
+
+def _covered(span: _Span, covered: bytearray, text: str) -> bool:
+    """Whether every letter and digit of ``span`` lies in a named span."""
+    start, end, _ = span
+    return all(covered[i] for i in range(start, end) if text[i].isalnum())
+
+
+@functools.lru_cache(maxsize=16)
+def _encodings(secret: str) -> tuple[str, ...]:
+    """``secret`` as typed, and as base64 (the standard alphabet and URL-safe) and hex."""
+    raw = secret.encode("utf-8")
+    b64 = base64.b64encode(raw).decode("ascii").rstrip("=")
+    url = base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+    return tuple(dict.fromkeys((secret, b64, url, raw.hex())))
 
 
 def _decoded_base64(run: str) -> str | None:
@@ -184,20 +238,37 @@ def _spans(
             out += [(*judged.joined_span(start, end), kind) for start, end, kind in more]
         if "7656" in joined:
             _split_steam_id(judged, joined, out)
+        # Privacy by shape (forbidden_by_shape.py), on the numerals as digits (same length);
+        # a shape whose letters and digits the named rules cover already adds nothing, and
+        # would hide their kinds ("192.168.31.77、13812345678" is an address and a phone).
+        folded = numerals_folded(text)
+        shaped: list[_Span] = []
+        for shape in (LONG_NUMBER, HEX_NUMBER, CUE_ID):
+            _scan(shape, folded, shaped)
+        if shaped:
+            covered = _coverage(out, len(text))
+            out += [span for span in shaped if not _covered(span, covered, text)]
         if depth == 0:
             for match in BASE64.finditer(text):
                 decoded = _decoded_base64(match.group())
-                if decoded is not None:
-                    inner = _spans(Judged(visible(decoded)), secrets, depth=1)
-                    if inner:
-                        out.append((match.start(), match.end(), inner[0][2]))
+                inner = (
+                    [] if decoded is None else _spans(Judged(visible(decoded)), secrets, depth=1)
+                )
+                if inner:
+                    out.append((match.start(), match.end(), inner[0][2]))
+                elif looks_random(match.group()):  # a generated key, whatever it decodes to
+                    out.append((match.start(), match.end(), "api_key"))
         if strict:  # last: a span the other rules name keeps their kind (sort is stable)
             _scan(STRICT, numerals_folded(text), out)
+    known: list[_Span] = []  # first: a known secret names a span a shape finds too
     for secret in secrets:
         if len(secret) < _SECRET_MIN:
             continue
-        # Spaced, dashed, upper-cased, reversed or in pieces (secret_match.py).
-        out += [(a, b, "api_key") for a, b in matcher(secret).spans(text, carry)]
+        # Spaced, dashed, upper-cased, reversed or in pieces (secret_match.py), and
+        # encoded: base64, base64url and hex.
+        for form in _encodings(secret):
+            known += [(a, b, "api_key") for a, b in matcher(form).spans(text, carry)]
+    out = known + out
     out.sort(key=lambda span: span[0])
     return out
 
@@ -299,12 +370,44 @@ def _kept_spans(kept: str, secrets: tuple[str, ...], carry: str = "") -> list[_S
     return [(a, b, k) for a, b, k in merged]
 
 
+# A message that ends a path unfinished (a drive, a separator), or one that starts
+# with a separator: only then are the two judged as one text.
+_OPEN_END: Final[re.Pattern[str]] = re.compile(r"(?:[A-Za-z]:|[\\/]|盘)\s{0,2}$")
+_OPEN_START: Final[re.Pattern[str]] = re.compile(r"^\s{0,2}[\\/]")
+TAIL_MAX: Final = 64
+
+
+def tail(text: str) -> str:
+    """What :func:`redact`'s ``before`` keeps of a message: its last characters, as kept."""
+    return visible(text)[-TAIL_MAX:]
+
+
+def _completed(
+    kept: str,
+    before: str,
+    placeholders: Mapping[str, str],
+    secrets: tuple[str, ...],
+    found: list[str],
+) -> str:
+    """``kept`` with the part of a span begun in ``before`` (a path) redacted."""
+    if not (_OPEN_END.search(before) or _OPEN_START.search(kept)):
+        return kept
+    cut = len(before)
+    for start, end, kind in _kept_spans(before + kept, secrets):
+        if start < cut < end:  # begun in the message before, completed in this one
+            if kind not in found:
+                found.append(kind)
+            return placeholders[kind] + kept[end - cut :]
+    return kept
+
+
 def redact(
     text: str,
     *,
     placeholders: Mapping[str, str] = DEFAULT_PLACEHOLDERS,
     secrets: tuple[str, ...] = (),
     carry: str = "",
+    before: str = "",
 ) -> tuple[str, list[str]]:
     """Replace every forbidden span of ``text`` with a placeholder; keep the rest.
 
@@ -320,6 +423,9 @@ def redact(
         carry: The skeleton of the player's messages just before this one
             (:func:`~xtyserver.protocol.secret_match.skeleton`): a secret typed
             in pieces over consecutive messages is found once its pieces add up.
+        before: The end of the player's message just before this one (see
+            :func:`tail`): a path begun there and completed here ("在 C:\\Users\\",
+            then "zhangwei\\Documents") is judged whole, and its part here redacted.
 
     Returns the kept, redacted text and the distinct kinds found, first seen first.
 
@@ -331,6 +437,8 @@ def redact(
         _check_placeholders(placeholders)
     found: list[str] = []
     kept = visible(text)
+    if before:
+        kept = _completed(kept, before, placeholders, secrets, found)
     if not secrets and kept.isascii() and TRIGGER.search(kept) is None:
         return kept, found
     for _ in range(_MAX_PASSES):

@@ -167,9 +167,11 @@ _AT = r"(?:@|\s{0,2}[\[({<]\s?(?i:at)\s?[\])}>]\s{0,2})"
 _DOT = r"(?:[.。]|\s{0,2}[\[({<]\s?(?i:dot|点)\s?[\])}>]\s{0,2}|\s(?i:dot)\s)"
 _LABEL = rf"[{_LETTERS}](?:[{_LETTERS}-]{{0,62}}[{_LETTERS}])?"
 _TLD = rf"[A-Za-z\u0370-\u03ff\u0400-\u04ff]{{2,24}}(?![{_LETTERS}-])"
-# The loose shapes (spaced "@", 艾特, a bare "at"; 点, "dot"): _valid then asks for a
+# The loose shapes (spaced "@", 艾特, 圈a, "#", "(a)", a bare "at"; 点, "dot"): _valid asks for a
 # mail TLD (or a spelled dot after a bare "at"), so "meet at pierre.shop" stays prose.
-_LOOSE_AT = r"(?:\s{0,3}(?:@|艾特|圈a|[\[({<]\s?(?i:at)\s?[\])}>])\s{0,3}|\s{1,3}(?i:at)\s{1,3})"
+_LOOSE_AT = (
+    r"(?:\s{0,3}(?:@|艾特|圈a|#|[\[({<]\s?(?i:at|a)\s?[\])}>])\s{0,3}|\s{1,3}(?i:at)\s{1,3})"
+)
 _LOOSE_DOT = (
     r"(?:\s{0,3}(?:[.。]|点|點|[\[({<]\s?(?i:dot|点)\s?[\])}>])\s{0,3}|\s{1,3}(?i:dot)\s{1,3})"
 )
@@ -271,6 +273,10 @@ _TIME = r"[0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,9})?"
 _DATE = r"[0-9]{4}[-/.][0-9]{2}[-/.][0-9]{2}"
 _DATE_TIME = rf"{_DATE}[ T]{_TIME}(?:Z|[+-][0-9]{{2}}:?[0-9]{{2}})?"
 _LOG_LINE = (
+    # A bracketed level or a SMAPI/Serilog head anywhere in a line (pasted after words
+    # of the player's: 刚才日志 [12:00:01 ERROR SMAPI] ...), then the rest of the line.
+    rf"(?:{LEVEL_IN_BRACKETS}|\[{_TIME}\s{{1,4}}(?i:{_LEVELS}|ERR|INF|WRN|DBG|FTL|VRB)\b"
+    r"[^\]\n]{0,64}\])[^\n]*|"
     r"(?<![^\n])[ \t]*(?:"
     + "|".join(
         [
@@ -333,6 +339,10 @@ TRIGGER: Final[re.Pattern[str]] = re.compile(
     # A labelled Steam id whose label ends in a digit ("steamid64:123...") has no
     # other trigger: its colon follows a digit, like a clock time's.
     r"|[Ss](?i:team)|[Qq][Qq]|扣扣|微信|[Ww](?i:x|echat|eixin)"
+    # The account cues of privacy by shape (forbidden_by_shape.py), an "@" spelled "#",
+    # a 0x number, twelve hex digits.
+    r"|企鹅|[Qq]号|[Vv]信|[Vv][Xx]|威信|薇信|[Dd](?i:iscord|c)|好友代?码|(?i:friend|uid)"
+    r"|[账帐][号户]|手机|电话|联系方式|#|0[xX]|[0-9A-Fa-f]{12}"
     r"|[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]|[A-Za-z0-9+]{16}"
 )
 

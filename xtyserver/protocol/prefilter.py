@@ -50,6 +50,7 @@ from typing import Any, Final
 
 import msgspec.inspect as mi
 
+from xtyserver.protocol.forbidden_by_shape import CUE
 from xtyserver.protocol.forbidden_shapes import LEVEL_IN_BRACKETS
 from xtyserver.protocol.frames import ModelContext
 from xtyserver.protocol.judged import NUMERALS
@@ -185,7 +186,7 @@ def gatherer_sources() -> tuple[str, str]:
 
 # Deleted by the first translation: any of them makes the text unclean. The
 # controls are the ones normalisation removes (the others are whitespace).
-_SPECIAL: Final = b'\\/%$~@_=<>"' + bytes([*range(0x00, 0x09), *range(0x0E, 0x1C), 0x7F])
+_SPECIAL: Final = b'\\/%$~@_=<>"#' + bytes([*range(0x00, 0x09), *range(0x0E, 0x1C), 0x7F])
 # Lower case for the case-blind literals; ] and } as ) for a spelled "(at)";
 # every whitespace character as a space, for the rules that read one.
 _TO_LOWER: Final = bytes.maketrans(
@@ -193,6 +194,8 @@ _TO_LOWER: Final = bytes.maketrans(
     b"abcdefghijklmnopqrstuvwxyz))" + b" " * 9,
 )
 _CJK_LITERALS: Final = ("进程", "微信", "扣扣", "艾特", "圈a")
+# An account cue of privacy by shape: an identifier may follow (forbidden_by_shape.py).
+_ACCOUNT_CUE: Final[re.Pattern[str]] = re.compile(CUE)
 # A Chinese numeral, or a digit joined to another by CJK punctuation (、，：):
 # then a 4-run of digits and numerals with any joins is looked for on the str.
 _CJK_DIGIT_RISK: Final[re.Pattern[str]] = re.compile(f"[{NUMERALS}]|[0-9][^\\x00-\\x7f\\w]")
@@ -217,7 +220,7 @@ _RUN_SHAPE: Final = bytes(
     0x61 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+:-") else 0x2E for b in range(256)
 )
 _RUN: Final = "a" * 16
-_SPELLED_AT: Final = ("at)", "at )", "dot)", "dot )")
+_SPELLED_AT: Final = ("at)", "at )", "dot)", "dot )", "a)", "a )")
 _COLON: Final[re.Pattern[bytes]] = re.compile(
     rb":(?:(?<![0-9]:)|[0-9A-Fa-f]{2}:|[0-9A-Fa-f]{1,4}:[0-9A-Fa-f]{1,4}:)"
 )
@@ -291,6 +294,8 @@ def _judged_clean(texts: str) -> bool:
         if "00000" in digits and ("steam" in low or "qq" in low):
             return False
     if 0x2E in raw and _IPV4.search(raw) is not None:  # "."
+        return False
+    if "0x" in low or _ACCOUNT_CUE.search(texts) is not None:  # a 0x number; QQ, UID, 账号...
         return False
     if _RUN in raw.translate(_RUN_SHAPE).decode("latin-1"):
         return False

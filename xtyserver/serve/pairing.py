@@ -1,9 +1,17 @@
 """The pairing desk (v1.md "Pairing"): pending requests, the player's answer, the keys.
 
 A shell between the connections and the memory page. An ``AskPairing`` becomes
-a pending request with a four-digit code (at most :data:`MAX_PENDING`, one per
-adapter name and game), listed on the page until allowed, denied, expired
-(:data:`PAIR_SECONDS`) or withdrawn by the connection going away.
+a pending request with a four-digit code, unique among those waiting, listed
+on the page until allowed, denied, expired (:data:`PAIR_SECONDS`, never
+extended) or withdrawn by the connection going away.
+
+Nobody can block pairing by asking first: any name may wait more than once
+(a process without the token may claim to be ``xty-dst``; the page names no
+request until the player types the code the game shows, which picks the real one),
+a waiting request leaves the pre-auth pool (tokenless connections that never
+ask cannot push it out), and :data:`MAX_PENDING` requests may wait at once,
+each holding its own connection. A connection asks once:
+its request is never renewed; after ``pair.expired`` it is closed (4001).
 """
 
 from __future__ import annotations
@@ -20,8 +28,9 @@ from xtyserver.serve.paired_keys import PairedKeys
 from xtyserver.session.effects import AskPairing
 from xtyserver.session.events import PairingAnswered
 
-MAX_PENDING = 4
+MAX_PENDING = 256
 PAIR_SECONDS = 120
+CODES = 10_000  # four digits
 
 
 class PendingPair(msgspec.Struct, rename="camel"):
@@ -56,6 +65,7 @@ class PairingDesk:
         self._log = log.get("xtyserver.pairing")
 
     def pending(self) -> list[PendingPair]:
+        """The waiting requests, oldest first."""
         return [w.request for w in self._waiting.values()]
 
     def decide(self, request_id: str, allow: bool) -> bool:
@@ -71,19 +81,20 @@ class PairingDesk:
         self, ask: AskPairing, post: Callable[[PairingAnswered], Awaitable[None]]
     ) -> None:
         """Answer one connection's request: pending at once, then the outcome."""
-        mod = (ask.adapter, ask.game_id)
-        if len(self._waiting) >= MAX_PENDING or any(
-            (w.request.adapter, w.request.game_id) == mod for w in self._waiting.values()
-        ):
+        if len(self._waiting) >= MAX_PENDING:
             self._log.info("pairing.busy", adapter=ask.adapter, waiting=len(self._waiting))
             await post(PairingAnswered("busy"))
             return
         now = self._clock.now()
+        taken = {w.request.code for w in self._waiting.values()}
+        code = f"{secrets.randbelow(CODES):04d}"
+        while code in taken:  # two waiting requests never show the same code
+            code = f"{secrets.randbelow(CODES):04d}"
         request = PendingPair(
             id=secrets.token_hex(8),
             adapter=ask.adapter,
             game_id=ask.game_id,
-            code=f"{secrets.randbelow(10_000):04d}",
+            code=code,
             asked_at=now,
             expires_at=now + PAIR_SECONDS,
         )

@@ -36,7 +36,7 @@ from xtyserver.memory.types import Scope
 from xtyserver.protocol.action_frames import ActionSpec
 from xtyserver.protocol.budget import check_secrets, freshness
 from xtyserver.protocol.codec import Decoded
-from xtyserver.protocol.forbidden import redact
+from xtyserver.protocol.forbidden import redact, tail
 from xtyserver.protocol.frames import (
     ActionResult,
     ActionsDeclare,
@@ -176,6 +176,8 @@ class GameAgentSession:
         # The skeleton of the player's last messages: the token typed in pieces
         # over consecutive messages is redacted once the pieces add up.
         self._carry = ""
+        # The end of the player's last message (a path completed in the next one).
+        self._tail = ""
         self._authenticated = authenticated
         self._paired = paired
         self._pairing = Pairing()
@@ -502,8 +504,13 @@ class GameAgentSession:
         self._move(ChatSend)
         if frame.source != "voice":
             self._voice.typed()
-        text, kinds = redact(frame.text, secrets=(self._token,), carry=self._carry)
+        # The adapter token, and the paired key this connection said hello with; a path
+        # begun at the end of the message before is judged with it.
+        text, kinds = redact(
+            frame.text, secrets=self._secrets, carry=self._carry, before=self._tail
+        )
         self._carry = carried(self._carry, frame.text)
+        self._tail = tail(frame.text)
         if kinds:
             effects.append(Log("chat.redacted", {"kinds": sorted(set(kinds))}))
         turn = self._turns.start(frame.id, text, self._saves.save)

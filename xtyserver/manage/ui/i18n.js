@@ -90,6 +90,8 @@ window.XTY_TEXTS = {
     },
     pairing: {
       request: (g, a, c) => `${g}的 mod（${a}）想连接小汤圆，配对码 ${c}：允许？`, allow: "允许", deny: "拒绝",
+      ask: "有 mod 想连接小汤圆：请输入游戏里显示的四位配对码。",
+      noMatch: "没有这个配对码的请求：请看看游戏里显示的码。",
       title: "已配对的 mod", cols: ["mod", "游戏", "配对于", "上次使用", ""], none: "还没有配对的 mod。", revoke: "撤销",
       connected: (list) => `现在连着：${list.join("、")}`, gameSave: (g, s) => `${g}（${s}）`,
       noneConnected: "现在没有游戏连着小汤圆：进入游戏后，mod 会自己连上。",
@@ -259,6 +261,8 @@ window.XTY_TEXTS = {
     },
     pairing: {
       request: (g, a, c) => `The ${g} mod (${a}) wants to connect, code ${c}: allow?`, allow: "Allow", deny: "Deny",
+      ask: "A mod wants to connect to XiaoTangYuan: type the four-digit code the game shows.",
+      noMatch: "No request has this code: check the code the game shows.",
       title: "Paired mods", cols: ["Mod", "Game", "Paired", "Last used", ""], none: "No paired mods yet.", revoke: "Revoke",
       connected: (list) => `Connected now: ${list.join(", ")}`, gameSave: (g, s) => `${g} (${s})`,
       noneConnected: "No game is connected now: the mod connects by itself once you are in the game.",

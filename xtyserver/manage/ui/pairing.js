@@ -20,16 +20,55 @@
     try { render(await call("POST", name, body)); } catch (e) { $("status").textContent = T().failed + e.message; }
   }
 
+  // Any local process may ask under any mod's name, so no request is shown under its name
+  // until the player types the code the game shows: codes are unique among waiting requests,
+  // so the typed code picks the real mod's request and never a squatter's.
+  let pending = [];
+
+  function codeInput() {
+    let input = $("pair-code");
+    if (!input) {
+      input = el("input", { id: "pair-code", inputmode: "numeric", maxlength: "4", autocomplete: "off", "aria-labelledby": "pair-ask" });
+      input.addEventListener("input", () => showMatch());
+    }
+    return input;
+  }
+
+  function showMatch() {
+    const p = P();
+    const typed = codeInput().value.trim();
+    const r = pending.find((x) => x.code === typed);
+    const match = $("pair-match");
+    if (!match) return;
+    if (!r) {
+      match.replaceChildren(...(typed.length === 4 ? [el("p", { class: "pair-nomatch" }, p.noMatch)] : []));
+      return;
+    }
+    match.replaceChildren(el("div", { class: "pair-request", "data-request": r.id },
+      el("p", {}, p.request(game(r.gameId), r.adapter, r.code)),
+      el("div", { class: "actions" },
+        el("button", { type: "button", class: "pair-allow", onclick: () => decide(r.id, true) }, p.allow),
+        el("button", { type: "button", class: "pair-deny delete", onclick: () => decide(r.id, false) }, p.deny))));
+  }
+
+  function decide(requestId, allow) {
+    codeInput().value = "";
+    act("pair", { requestId, allow });
+  }
+
   function render(view) {
     if (!view) return;
     const p = P();
+    pending = view.pending;
     const requests = $("pair-requests");
-    requests.hidden = !view.pending.length;
-    requests.replaceChildren(...view.pending.map((r) => el("div", { class: "pair-request", "data-request": r.id },
-      el("p", {}, p.request(game(r.gameId), r.adapter, r.code)),
-      el("div", { class: "actions" },
-        el("button", { type: "button", class: "pair-allow", onclick: () => act("pair", { requestId: r.id, allow: true }) }, p.allow),
-        el("button", { type: "button", class: "pair-deny delete", onclick: () => act("pair", { requestId: r.id, allow: false }) }, p.deny)))));
+    requests.hidden = !pending.length;
+    const input = codeInput();
+    if (!pending.length) input.value = "";
+    if (!$("pair-match") || requests.dataset.lang !== lang()) {
+      requests.dataset.lang = lang();
+      requests.replaceChildren(el("p", { id: "pair-ask", class: "pair-ask" }, p.ask), input, el("div", { id: "pair-match" }));
+    }
+    showMatch();
     $("paired-title").textContent = p.title;
     const row = (cells, head) => el("tr", {}, ...cells.map((c) => el(head ? "th" : "td", {}, c)));
     $("paired-keys").replaceChildren(row(p.cols, true), ...(view.keys.length

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import secrets
 import weakref
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import anyio
 import msgspec
@@ -27,6 +27,8 @@ from xtyserver.serve.localzone import zone_resolver
 from xtyserver.serve.on_demand import Gauge
 from xtyserver.serve.pairing import PairingDesk
 from xtyserver.session.actions import ActionMode
+from xtyserver.session.effects import AskPairing
+from xtyserver.session.events import PairingAnswered
 from xtyserver.session.machine import (
     CLOSE_SERVER_FULL,
     CLOSE_UNAUTHORIZED,
@@ -182,7 +184,7 @@ class Sessions:
             recorder=recorder,
             claim_seat=lambda: self._seat(ws),
             on_unauthorized=lambda: self.failed.punish(_remote(ws)),
-            pairing=self.pairing.serve if may_pair else None,
+            pairing=(lambda ask, post: self._pair(ws, ask, post)) if may_pair else None,
         )
         if not seated:
             await self._wait_preauth(ws)
@@ -216,6 +218,19 @@ class Sessions:
             with anyio.move_on_after(1):
                 await oldest.close(CLOSE_SERVER_FULL, "too many connections without a token")
             oldest.transport.abort()
+
+    async def _pair(
+        self, ws: Peer, ask: AskPairing, post: Callable[[PairingAnswered], Awaitable[None]]
+    ) -> None:
+        """Serve a pair request; once it waits for the player it leaves the pre-auth pool, so
+        tokenless connections that never ask cannot push it out."""
+
+        async def answer(event: PairingAnswered) -> None:
+            if event.outcome == "pending":
+                self.seats.leave(ws)
+            await post(event)
+
+        await self.pairing.serve(ask, answer)
 
     def _seat(self, ws: Peer) -> bool:
         """A pre-auth connection's hello proved the token: seat it if one is free."""

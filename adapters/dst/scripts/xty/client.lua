@@ -332,17 +332,17 @@ end
 -- The frames of the next call: with no session, a hello first, the last state and the chats
 -- still waiting (a state.update or cancel of the old session is not carried over).
 function Client:frames()
-    if self.pairing then return {} end   -- polls until the player's click; the queue waits
+    if self.pairing then
+        -- Polls until the player's click; the queue waits. Meanwhile another copy of this mod
+        -- sharing the persistent strings may keep a key (the server answers each copy's request
+        -- with its own code): then this request is left to lapse and the next call says hello.
+        if not self:kept_key() then return {} end
+        self.pairing, self.session = nil, nil
+    end
     local frames = self.queue
     self.queue = {}
     if self.session then return frames end
-    if (not self.token or self.token == "") and self.key_source then
-        local ok, kept = pcall(self.key_source)
-        if ok and type(kept) == "string" and kept ~= "" then
-            self.token = kept
-            self.log("another copy of this mod paired: its key, no second pairing")
-        end
-    end
+    self:kept_key()
     if not self.token or self.token == "" then
         -- No key yet: this call asks to pair; the queued frames wait for the hello.
         self.queue = frames
@@ -355,6 +355,18 @@ function Client:frames()
         elseif frame.type ~= "state.update" and frame.type ~= "chat.cancel" then opening[#opening + 1] = frame end
     end
     return opening
+end
+
+-- With no key yet, the key another copy of this mod kept (key_source), taken as this one's.
+function Client:kept_key()
+    if (self.token and self.token ~= "") or not self.key_source then return false end
+    local ok, kept = pcall(self.key_source)
+    if ok and type(kept) == "string" and kept ~= "" then
+        self.token = kept
+        self.log("another copy of this mod paired: its key, no second pairing")
+        return true
+    end
+    return false
 end
 
 -- Make one call if none is in flight and none is due later: the queued frames (and a
