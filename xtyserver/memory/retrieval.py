@@ -168,6 +168,9 @@ class SaveIndex:
         self._vectors: dict[int, array[float]] = {}
         # The player's own names for things on this save (memory/aliases.py).
         self.aliases: tuple[PlayerAlias, ...] = ()
+        # The save's latest ended play sessions, (started, ended) epoch seconds, oldest
+        # first: what "上次玩的时候" and "下线前" refer to (cues.read_cues).
+        self.sessions: tuple[tuple[float, float], ...] = ()
         for ev in events:
             self.upsert(ev)
 
@@ -521,7 +524,12 @@ def select_memories(
     )
     # "What next?" and "last season" name nothing: the memories they ask for (active
     # plans, the days referred to) take the place of "recent and important".
-    cues = read_cues(query_text, game_id=index.scope.game_id, current_day=current_day)
+    cues = read_cues(
+        query_text,
+        game_id=index.scope.game_id,
+        current_day=current_day,
+        sessions=index.sessions,
+    )
     cued = [ev for ev in eligible if ev.id not in taken and fits(cues, ev)] if cues else []
     from_vectors: set[int] = set()
     added = 0  # relevant places the vectors added: "recent and important" gives them up

@@ -200,6 +200,7 @@ class MemoryService:
             for event_id, vector in self.store.load_vectors(save, self.vector_model).items():
                 index.set_vector(event_id, vector)
         index.aliases = tuple(self.store.aliases(save))
+        index.sessions = tuple(self.store.ended_sessions(save))
         return index
 
     async def profile(self) -> SharedProfile:
