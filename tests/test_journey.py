@@ -1,4 +1,4 @@
-"""A new player's first hour, walked end to end on real parts (README "玩家指南").
+"""A new player's first hour, walked end to end on real parts (docs/players.md "玩家指南").
 
 The wheel installed into a fresh venv (tests/wheel_env.py); its ``xtyserver``
 started with no arguments, a headless Chromium as ``BROWSER``
@@ -49,7 +49,12 @@ STOP_BOUND = 10.0  # seconds from Ctrl+C to the process gone
 SAID = "我要完成鱼缸收集包"
 FORMED = "完成鱼缸收集包"
 FARM_CS = "5qerlvpodf25qawmxprrvkd4qe"
-URL = "ws://127.0.0.1:8765/v1"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def taken_ports() -> list[int]:
@@ -190,7 +195,16 @@ class Journey:
         self.env = player_env(
             tmp / "home", XTY_DATA_DIR=str(self.data), XTY_LANG="zh", BROWSER=str(handed.program)
         )
-        self.command = [str(wheel.xtyserver)]  # no arguments, as a shortcut starts it
+        # No arguments, as a shortcut starts it; where another program holds the default
+        # ports, the configuration file a player would write chooses two free ones.
+        self.command = [str(wheel.xtyserver)]
+        port = PORTS[0]
+        if taken_ports():
+            port = free_port()
+            config = tmp / "xtyserver.toml"
+            config.write_text(f"[server]\nport = {port}\nui_port = {free_port()}\n")
+            self.command += ["--config", str(config)]
+        self.url = f"ws://127.0.0.1:{port}/v1"
         self.figures: list[str] = []
         self.shots: list[Path] = []
 
@@ -232,7 +246,7 @@ class Journey:
     async def python_mod_chats(self) -> int:
         """The Python adapter client chats; the id of the memory the model formed of it."""
         mod = AdapterClient(
-            URL,
+            self.url,
             token=self.token,
             identity=Identity(game_id="stardew-valley", save_id="farm-a"),
             adapter=AdapterInfo(name="xty-journey", version="0.1.0"),
@@ -256,8 +270,6 @@ class Journey:
 async def test_a_new_players_first_hour(
     tmp_path: Path, installed_wheel: InstalledWheel, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    if taken := taken_ports():
-        pytest.skip(f"the default ports {taken} are taken here; `xtyserver` needs 8765 and 8766")
     probe = await anyio.to_thread.run_sync(
         compile_cs, tmp_path / "Probe.exe", CSHARP / "test" / "Probe.cs"
     )
@@ -283,7 +295,7 @@ async def walk(me: Journey, fake: FakeModelServer, probe: Path) -> None:
         event_id = await me.python_mod_chats()
         me.shots += await anyio.to_thread.run_sync(delete_and_undo, tab, event_id)
 
-        game = csharp_game(me.tmp, probe, URL, save=FARM_CS, name="阳光农场", token=me.token)
+        game = csharp_game(me.tmp, probe, me.url, save=FARM_CS, name="阳光农场", token=me.token)
         async with game as farm:
             opened = await farm.expect("session open")
             farm.do("chat 今天适合钓鱼吗？")

@@ -10,9 +10,11 @@ from typing import Any
 
 import anyio
 import pytest
+import structlog
 
 from tests.conftest import NO_GRACE, chat, is_job_request, running
 from xtyserver.memory.extraction import EXTRACTION_SYSTEM_PROMPT
+from xtyserver.model.bounds import REPLY_CHARS
 from xtyserver.session.settings import Texts
 from xtyserver.testing import Reply
 
@@ -114,12 +116,14 @@ async def test_an_endless_stream_ends_truncated_within_the_reply_deadline(tmp_pa
     async with running(tmp_path, overrides={"model.reply_seconds": 1.0}) as h:
         h.fake.enqueue(Reply(chunks=["嗯"], chunk_delay=0.05, endless=True))
         async with h.adapter() as ws:
-            start = anyio.current_time()
-            deltas, done = await chat(ws, "说下去")
-            elapsed = anyio.current_time() - start
+            with structlog.testing.capture_logs() as logs:
+                deltas, done = await chat(ws, "说下去")
         assert done["type"] == "chat.done" and done["truncated"] is True
         assert done["text"] == "".join(d["text"] for d in deltas) and deltas
-        assert elapsed < 3.0
+        # The reply deadline ended it: not the character cap, not the model's finish_reason.
+        [bounded] = [e for e in logs if e["event"] == "model.reply_bounded"]
+        assert bounded["truncated"] and bounded["finish_reason"] is None
+        assert bounded["chars"] == len(done["text"]) < REPLY_CHARS
         with anyio.fail_after(5):
             await h.fake.wait_open_streams(0)
 

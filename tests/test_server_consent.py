@@ -135,7 +135,9 @@ async def test_no_dont_delete_deletes_nothing_and_the_token_still_expires(
             for n, refusal in enumerate(("不要！千万别删", "好，不过先等等", "嗯？", "wait, no")):
                 # Each refusal answers the server's question of a fresh preview.
                 h.clock.advance(30)  # the chat rate limit
-                h.fake.enqueue(Reply(tool_calls=[_call(FORGET, **item)]), Reply(text="要删吗？"))
+                h.fake.enqueue(
+                    Reply(tool_calls=[_call(FORGET, **item)]), Reply(text="这条会删掉。")
+                )
                 await chat(ws, "删掉社区中心计划", f"p{n}")
                 token = _token(_results(h)[-1])
                 h.fake.enqueue(
@@ -147,7 +149,7 @@ async def test_no_dont_delete_deletes_nothing_and_the_token_still_expires(
                 _everything_kept(h, plan)
                 assert NOT_AGREED in _results(h)[-1]
             # Valid at exactly 120 s after its preview, refused after: it expires unused.
-            h.fake.enqueue(Reply(tool_calls=[_call(FORGET, **item)]), Reply(text="要删吗？"))
+            h.fake.enqueue(Reply(tool_calls=[_call(FORGET, **item)]), Reply(text="会删掉。"))
             await chat(ws, "删掉社区中心计划", "p")
             token = _token(_results(h)[-1])
             h.clock.advance(120.001)
@@ -164,7 +166,7 @@ async def test_a_yes_spoken_by_voice_counts_like_a_typed_one(tmp_path: Path) -> 
         plan = _seed(h)
         item = {"target": "item", "item": plan}
         async with h.adapter() as ws:
-            h.fake.enqueue(Reply(tool_calls=[_call(FORGET, **item)]), Reply(text="要删吗？"))
+            h.fake.enqueue(Reply(tool_calls=[_call(FORGET, **item)]), Reply(text="会删掉。"))
             await chat(ws, "删掉社区中心计划", "c1", source="voice")
             token = _token(_results(h)[-1])
             h.clock.advance(120)  # accepted at exactly the token's lifetime
@@ -295,7 +297,7 @@ async def test_the_preview_is_shown_by_the_server_and_a_dialog_yes_deletes(
         plan = _seed(h)
         item = {"target": "item", "item": plan}
         async with h.adapter() as ws:
-            h.fake.enqueue(Reply(tool_calls=[_call(FORGET, **item)]), Reply(text="要删吗？"))
+            h.fake.enqueue(Reply(tool_calls=[_call(FORGET, **item)]), Reply(text="会删掉。"))
             frames = await _chat_frames(ws, "删掉社区中心计划", "c1")
             (ask,) = [f for f in frames if f["type"] == "memory.confirm.request"]
             assert frames[-1]["type"] == "chat.done"
@@ -359,7 +361,9 @@ async def test_a_dialog_no_voids_the_token(tmp_path: Path) -> None:
     async with running(tmp_path, overrides=NO_EXTRACTION) as h:
         plan = _seed(h)
         async with h.adapter() as ws:
-            h.fake.enqueue(Reply(tool_calls=[_call(FORGET, target="all")]), Reply(text="要删吗？"))
+            h.fake.enqueue(
+                Reply(tool_calls=[_call(FORGET, target="all")]), Reply(text="这条会删掉。")
+            )
             frames = await _chat_frames(ws, "全部删掉", "c1")
             (ask,) = [f for f in frames if f["type"] == "memory.confirm.request"]
             assert {"nickname", "hobbies"} <= set(ask["profileFields"])

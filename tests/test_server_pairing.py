@@ -231,9 +231,26 @@ def click_allow(link: str, shots: list[Path]) -> None:
         wait(d, lambda d: d.execute_script("return document.body.dataset.pairing") == "0")
         css(d, "#tab-settings")[0].click()
         ready(d, "settings")
-        wait(d, lambda d: len(css(d, "#paired-keys tr[data-key]")) == 1)
-        assert css(d, "#paired-keys tr[data-key] td")[0].text == "xty-dst"
+        wait(d, lambda d: len(css(d, "#paired-keys tr[data-paired-key]")) == 1)
+        assert css(d, "#paired-keys tr[data-paired-key] td")[0].text == "xty-dst"
         shots.append(browser.screenshot(d, "ui-paired-mods-1280.png", 1280))
+        # 设置 still works once a mod is paired, after a reload too (issue 36, item 1): its
+        # fields show the saved values and saving says so, with no failure on the status line.
+        d.refresh()
+        ready(d, "memory")
+        css(d, "#tab-settings")[0].click()
+        ready(d, "settings")
+        wait(d, lambda d: len(css(d, "#paired-keys tr[data-paired-key]")) == 1)
+        assert len(css(d, "#s-preset option")) > 1  # the view was drawn
+        assert "操作失败" not in css(d, "#status")[0].text
+        css(d, "#s-save")[0].click()
+        wait(
+            d,
+            lambda d: (
+                "已保存" in css(d, "#status")[0].text or "操作失败" in css(d, "#status")[0].text
+            ),
+        )
+        assert css(d, "#status")[0].text.startswith("已保存"), css(d, "#status")[0].text
 
 
 async def test_the_player_allows_a_mod_in_the_browser(tmp_path: Path) -> None:

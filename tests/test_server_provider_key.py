@@ -95,7 +95,8 @@ async def test_a_key_needs_a_provider_first(tmp_path: Path) -> None:
         page = Page(h)
         await page.open()
         answer = await page.post("key", status=400, apiKey=KEY)
-        assert answer["fields"] == ["apiKey"] and "model.base_url" in answer["error"]
+        assert answer["fields"] == ["model.base_url"] and answer["code"] == "needs_base_url"
+        assert "「接口地址」" in answer["error"] and "choose the provider" not in answer["error"]
         assert (await page.get("settings"))["key"]["source"] == "none"
 
 

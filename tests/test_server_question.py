@@ -1,13 +1,14 @@
-"""A yes counts only for the server's question it answers, over the real server.
+"""A yes counts only for the server's question it answers, over the real server (S5-1, S5-2).
 
 The scripted model plays the confusion as measured: the player asks to delete
 some memory, the model previews ``forget {"target": "all"}`` and then asks
 "要不要去钓鱼？", the player answers "好", the model confirms with the token:
 nothing may go. The server writes the question itself (naming what goes, in
 the player's language); a yes counts in the next turn only, a broad target
-needs words that name the deletion, a yes inside another statement is none,
-a restore needs the player's words, and every deletion and restore is
-announced with ``memory.notice``.
+needs the exact words the question asked for (naming the target), any
+question or proposal of the model's lapses the server's question, a yes
+inside another statement is none, a restore needs the player's words, and
+every deletion and restore is announced with ``memory.notice``.
 """
 
 from __future__ import annotations
@@ -107,15 +108,21 @@ async def test_the_server_asks_its_own_question_naming_what_goes(tmp_path: Path)
             (ask,) = [f for f in frames if f["type"] == "memory.confirm.request"]
             done = frames[-1]
             deltas = "".join(f["text"] for f in frames if f["type"] == "chat.delta")
-            assert done["question"].startswith(ALL_QUESTION) and "确认删除" in done["question"]
+            assert (
+                done["question"].startswith(ALL_QUESTION)
+                and "“确认删除全部记忆”" in done["question"]
+            )
             assert done["text"] == f"这些都会删掉。\n\n{done['question']}" == deltas
             assert done["confirmId"] == ask["confirmId"] and ask["question"] == done["question"]
-            # A bare 好 is not enough for everything.
+            # A bare 好 is not enough for everything, nor are words naming a deletion.
             await _confirm(h, ws, {"target": "all"}, ask["confirmId"], "好", 2)
             assert "玩家没有明确同意" in _results(h)[-1] and _count(h) == 3
-            # Words that name the deletion, right after the question, delete (into the trash).
+            token = await _preview(h, ws, {"target": "all"}, "这些都会删掉。", 4)
+            await _confirm(h, ws, {"target": "all"}, token, "确认删除", 4)
+            assert "玩家没有明确同意" in _results(h)[-1] and _count(h) == 3
+            # The exact words the question asked for, right after it, delete (into the trash).
             token = await _preview(h, ws, {"target": "all"}, "这些都会删掉。", 3)
-            frames = await _confirm(h, ws, {"target": "all"}, token, "确认删除", 3)
+            frames = await _confirm(h, ws, {"target": "all"}, token, "确认删除全部记忆", 3)
             (notice,) = [f for f in frames if f["type"] == "memory.notice"]
             assert notice["action"] == "forgotten" and notice["target"] == "all"
             assert notice["items"] == 3 and notice["profileCleared"] is True
@@ -156,13 +163,17 @@ YES_VARIANTS = [
     ("ok", True, False),
     ("是的", True, False),
     ("ｙｅｓ", True, False),
-    ("确认删除", True, True),
-    ("删吧", True, True),
-    ("删掉吧", True, True),
-    ("全部删掉", True, True),
-    ("delete it", True, True),
-    ("yes delete", True, True),
-    ("删\u200b吧", True, True),
+    ("确认删除", True, False),
+    ("删吧", True, False),
+    ("删掉吧", True, False),
+    ("全部删掉", True, False),
+    ("delete it", True, False),
+    ("yes delete", True, False),
+    ("删\u200b吧", True, False),
+    ("确认删除存档记忆", False, True),
+    ("确认删除\u200b存档记忆！", False, True),
+    ("Delete save memory", False, True),
+    ("确认删除全部记忆", False, False),
     ("好的，谢谢", False, False),
     ("嗯，今天去矿洞", False, False),
     ("是的，我在农场", False, False),
@@ -249,3 +260,59 @@ async def test_a_restore_through_the_companion_needs_the_players_words(tmp_path:
             assert notice["action"] == "restored" and notice["items"] == 1
             assert notice["text"].startswith("已从回收站恢复 1 条记忆")
         assert len(h.store.load_scope(FARM_A)) == 2
+
+
+async def test_a_deletion_worded_answer_to_the_models_own_question_deletes_nothing(
+    tmp_path: Path,
+) -> None:
+    """S5-1 as measured: preview all, the model asks about weeds, the player says 好，清除吧."""
+    async with running(tmp_path, overrides=QUIET) as h:
+        _seed(h)
+        async with h.adapter() as ws:
+            for n, (then, said) in enumerate(
+                (
+                    ("要不要把鱼塘边的杂草都清除掉？", "好，清除吧"),
+                    ("要不要把鱼塘边的杂草都清除掉", "清除"),
+                    ("这些都会删掉。", "好，清除吧"),  # the server asked; a yes is not its words
+                    ("Shall we remove the debris by the pond", "yes, remove it"),
+                )
+            ):
+                token = await _preview(h, ws, {"target": "all"}, then, n)
+                frames = await _confirm(h, ws, {"target": "all"}, token, said, n)
+                assert not [f for f in frames if f["type"] == "memory.notice"], said
+                assert _count(h) == 3 and h.store.get_profile().nickname == "小明", said
+        assert not h.store.trash_entries()
+
+
+# The model's question, in the forms that escaped a question-mark check.
+UNMARKED = [
+    "明天一起去钓鱼咋样～",
+    "明天去钓鱼如何",
+    "去钓鱼好伐",
+    "去钓鱼不",
+    "钓鱼行不行",
+    "去不去钓鱼",
+    "how about fishing",
+    "fishing tomorrow, ok",
+    "fishing tomorrow ok?",
+    "明天去矿洞吧",
+]
+
+
+async def test_a_question_without_a_question_mark_lapses_the_servers(tmp_path: Path) -> None:
+    """S5-2: the model asks without ?, the player says 好: the previewed item stays put."""
+    async with running(tmp_path, overrides=QUIET) as h:
+        _seed(h)
+        async with h.adapter() as ws:
+            for n, then in enumerate(UNMARKED):
+                item = h.store.upsert_event(
+                    FARM_A, NewEvent("event", f"事{n}", "一件事"), h.clock.now()
+                )
+                args = {"target": "item", "item": item.id}
+                h.clock.advance(30)
+                h.fake.reset()
+                done = (await _preview_turn(ws, h, args, then, f"p{n}"))[-1]
+                assert "question" not in done and done["text"] == then, then
+                await _confirm(h, ws, args, _token(_results(h)[-1]), "好", n)
+                assert _lapsed(h), then
+        assert _count(h) == 3 + len(UNMARKED) and not h.store.trash_entries()

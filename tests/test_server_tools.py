@@ -65,7 +65,7 @@ async def test_a_turn_offers_only_the_tools_its_words_or_a_waiting_preview_need(
             assert done["type"] == "chat.done" and "tools" not in h.fake.chat_requests[-1].json
             # Words about forgetting: every tool, the same bytes as ever.
             forget = _call(FORGET, target="item", item=plan)
-            h.fake.enqueue(Reply(tool_calls=[forget]), Reply(text="要删吗？"))
+            h.fake.enqueue(Reply(tool_calls=[forget]), Reply(text="这条会删掉。"))
             await chat(ws, "把社区中心的计划删掉", "f")
             assert h.fake.chat_requests[-2].json["tools"] == TOOL_SPECS
             assert h.fake.chat_requests[-1].json["tools"] == TOOL_SPECS
@@ -129,7 +129,7 @@ async def test_delete_farm_a_plan_from_farm_b_needs_a_preview_naming_the_save_an
         forget = {"target": "item", "save": "阳光农场", "item": plan}
         h.fake.enqueue(
             Reply(tool_calls=[_call(FORGET, **forget)]),
-            Reply(text="要删掉「阳光农场」的社区中心计划吗？"),
+            Reply(text="「阳光农场」的社区中心计划会删掉。"),
         )
         async with h.adapter(save="farm-b") as ws:
             _, done = await chat(ws, "删掉 farm-a 的社区中心计划", "c1")

@@ -62,7 +62,7 @@ async def test_a_forgotten_item_waits_in_the_trash_and_is_restored_in_game(
         plan = _seed(h.store, h.clock.now())
         item = {"target": "item", "item": plan}
         async with h.adapter() as ws:
-            h.fake.enqueue(Reply(tool_calls=[_call(FORGET, **item)]), Reply(text="要删吗？"))
+            h.fake.enqueue(Reply(tool_calls=[_call(FORGET, **item)]), Reply(text="这条会删掉。"))
             await chat(ws, "删掉社区中心计划", "c1")
             token = re.search(r"确认码[:：]\s*([b-z]+)", _results(h)[-1])
             assert token is not None

@@ -1,4 +1,4 @@
-"""README's settings table is written from the Settings Structs (scripts/settings_table.py)."""
+"""docs/configuration.md's settings table is written from the Settings Structs."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def generator() -> dict[str, Any]:
 
 
 def test_readme_holds_the_table_the_structs_write(generator: dict[str, Any]) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     assert generator["with_table"](readme) == readme, "run: python scripts/settings_table.py"
 
 
@@ -59,15 +59,16 @@ def test_a_setting_documented_nowhere_stops_the_generator(generator: dict[str, A
 
 
 def test_check_fails_on_a_stale_readme(tmp_path: Path) -> None:
-    """``--check`` exits 1 when README.md is not what the generator writes."""
+    """``--check`` exits 1 when docs/configuration.md is not what the generator writes."""
     copy = tmp_path / "scripts"
     copy.mkdir()
     (copy / "settings_table.py").write_text(GENERATOR.read_text(encoding="utf-8"))
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    readme = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     stale = readme.replace("| `server.port` | `8765` |", "| `server.port` | `8000` |")
-    (tmp_path / "README.md").write_text(stale, encoding="utf-8")
+    (tmp_path / "docs" / "configuration.md").write_text(stale, encoding="utf-8")
     run = [sys.executable, str(copy / "settings_table.py"), "--check"]
     assert subprocess.run(run, capture_output=True, check=False).returncode == 1
-    (tmp_path / "README.md").write_text(readme, encoding="utf-8")
+    (tmp_path / "docs" / "configuration.md").write_text(readme, encoding="utf-8")
     assert subprocess.run(run, capture_output=True, check=False).returncode == 0
     assert Settings().server.port == 8765

@@ -1,4 +1,4 @@
-"""The memory evaluation set and ``dev.py eval`` (README "Memory evaluation").
+"""The memory evaluation set and ``dev.py eval`` (docs/evaluation.md "Memory evaluation").
 
 A developer's tool beside the set it runs (``eval/``): it drives the real server
 (``xtyserver``), lives only in a checkout and is not in the wheel; ``xtyserver``

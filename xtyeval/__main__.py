@@ -1,4 +1,4 @@
-"""``python3 dev.py eval``: the memory evaluation from a checkout (README "Memory evaluation").
+"""``python3 dev.py eval``: the memory evaluation from a checkout (docs/evaluation.md).
 
 ``dev.py eval [ARGS]`` runs ``python -m xtyeval [ARGS]`` in the checkout's .venv.
 Exit codes: 0 the run holds up against the baseline, 1 it does not (recall

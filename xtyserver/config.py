@@ -3,7 +3,7 @@
 Precedence (lowest to highest): defaults, the TOML file given with ``--config``,
 environment variables (``XTY_MODEL_PRESET``, ``XTY_MODEL_BASE_URL``, ``XTY_MODEL_API_KEY``,
 ``XTY_MODEL``, ``XTY_TOKEN``, ``XTY_DATA_DIR``), then command-line flags. See
-README "Configuration" for every key.
+docs/configuration.md "Configuration" for every key.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from xtyserver.protocol.limits import (
     HEARTBEAT_MISSES,
 )
 from xtyserver.session.settings import Texts
+from xtyserver.session.speakup import SpeakUpSettings
 
 APP_DIR_NAME = "XiaoTangYuan"
 
@@ -48,7 +49,7 @@ class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         port: The mods' WebSocket and HTTP port; 0: a free one.
         ipv6_loopback: With a loopback ``host``, listen on [::1] too; false:
             127.0.0.1 only.
-        ui_port: The memory page's own HTTP port (README "Memory page"); unset:
+        ui_port: The memory page's own HTTP port (docs/memory-page.md "Memory page"); unset:
             ``port`` + 1, or a free one when ``port`` is 0.
         allowed_origins: Web pages (``Origin``) allowed to connect; empty: none.
         max_connections: Connections that proved the token (in the upgrade or by
@@ -86,7 +87,7 @@ class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             connection is a flood and is closed (4008).
         stale_after: Seconds after which a ``modelContext`` is marked stale.
         drop_after: Seconds after which a ``modelContext`` is not used at all.
-        history_turns: Working memory (README "Working memory"): recent rounds
+        history_turns: Working memory (docs/memory.md "Working memory"): recent rounds
             sent as chat messages; a small context window sends fewer.
         summary_every: Rounds that left the window are folded into the session
             summary every this many rounds.
@@ -142,7 +143,7 @@ class ServerSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Long-term memory switches and budget (README "Memory").
+    """Long-term memory switches and budget (docs/memory.md "Memory").
 
     Attributes:
         enabled: Whether long-term memory is read and written at all.
@@ -162,15 +163,15 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             restorable in the trash; 0: no trash.
         trash_purge_every: Seconds between two purges of the expired trash (also
             purged at start and when the window changes).
-        glossary: The game glossary (README "Game glossary"): packaged entries
+        glossary: The game glossary (docs/memory.md "Game glossary"): packaged entries
             plus ``<data_dir>/glossary/*.toml``; false: words alone.
-        search_keys: Index each memory's search keys beside its summary (README
+        search_keys: Index each memory's search keys beside its summary (docs/memory.md
             "Search keys"); false: they are ignored.
         enrich_keys: Ask the quick model in the background for the keys of
             memories without them when a save opens (within the daily budget,
             64 memories per save and session at most).
         spelling: Match a question's misspelt, same-sounding and pinyin words
-            to the save's and the glossary's words (README "Game glossary":
+            to the save's and the glossary's words (docs/memory.md "Game glossary":
             火推 -> 火腿, huotui, sqzx, stardorp).
         local_embedding: Without a ``[models.embedding]`` route, memory vectors
             from the in-process model (multilingual-e5-small, docs/memory.md
@@ -219,7 +220,7 @@ class MemorySettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class ConsoleSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """What the console window says to a player (README "Configuration").
+    """What the console window says to a player (docs/configuration.md "Configuration").
 
     Attributes:
         language: ``auto`` (the OS's display language; ``XTY_LANG`` wins),
@@ -231,6 +232,49 @@ class ConsoleSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     language: Literal["auto", "zh", "en"] = "auto"
     texts: dict[Literal["zh", "en"], dict[str, str]] = msgspec.field(default_factory=dict)
+
+
+class VoiceSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Push-to-talk and spoken replies (docs/voice.md; needs ``xtyserver[voice]``).
+
+    Attributes:
+        enabled: Mods may open the microphone with ``voice.start``; off: nothing of
+            the speech libraries is even imported.
+        input_device: The microphone: a part of its name or its PortAudio index;
+            "": the system's default.
+        output_device: The speakers for spoken replies, likewise.
+        language: What the player speaks: ``zh`` (Mandarin, English game names
+            mixed in), ``yue`` (Cantonese), ``en`` or ``auto`` (detected, slower).
+        model_dir: A folder with a faster-whisper (CTranslate2) model the player
+            chose; "": the ``base`` model the extra installs.
+        threads: CPU threads of one transcription.
+        beam_size: Beam width of the final transcript (1: greedy, fastest).
+        partial_every: Seconds between partial transcripts while the player
+            speaks; 0: none.
+        idle_release: Seconds without use after which the speech model leaves memory.
+        max_seconds: The longest utterance: a ``voice.start`` with no stop is
+            ended (and answered) then; a mod's streamed audio past it is refused.
+        speak: Replies to voice turns are spoken (false: muted, text only).
+        tts_engine: ``auto`` (Windows' own voice through SAPI, elsewhere
+            espeak-ng), ``sapi``, ``espeak-ng`` or ``none``.
+        tts_voice: A voice's name (a part of it); "": by the reply's language.
+        speed: Speaking speed, 1.0 the voice's normal.
+    """
+
+    enabled: bool = False
+    input_device: str = ""
+    output_device: str = ""
+    language: Literal["zh", "yue", "en", "auto"] = "zh"
+    model_dir: str = ""
+    threads: Annotated[int, msgspec.Meta(ge=1, le=16)] = 2
+    beam_size: Annotated[int, msgspec.Meta(ge=1, le=5)] = 1
+    partial_every: Annotated[float, msgspec.Meta(ge=0)] = 1.0
+    idle_release: Annotated[float, msgspec.Meta(gt=0)] = 300.0
+    max_seconds: Annotated[float, msgspec.Meta(gt=0, le=120)] = 30.0
+    speak: bool = True
+    tts_engine: Literal["auto", "sapi", "espeak-ng", "none"] = "auto"
+    tts_voice: str = ""
+    speed: Annotated[float, msgspec.Meta(ge=0.5, le=2.0)] = 1.0
 
 
 class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -245,13 +289,17 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             characters and about 128 bits (no repeats of a few characters), else
             the start is refused saying why.
         server: The listeners, the connections' deadlines and rate limits.
-        model: The provider and the chat model (README "Providers").
+        model: The provider and the chat model (docs/configuration.md "Providers").
         models: Optional routes: other models for chat, screenshots, background
             work and memory vectors.
         memory: Long-term memory.
         images: Screenshot limits.
         texts: Every player- and model-facing text.
         console: What the console window says.
+        voice: Push-to-talk and spoken replies.
+        speakup: When the companion speaks up about a game event, per game
+            (``[speakup.games.<gameId>]``, else ``[speakup.default]``): off by
+            default (docs/speakup.md).
     """
 
     data_dir: str = ""
@@ -264,6 +312,8 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     images: ImageLimits = msgspec.field(default_factory=ImageLimits)
     texts: Texts = msgspec.field(default_factory=Texts)
     console: ConsoleSettings = msgspec.field(default_factory=ConsoleSettings)
+    voice: VoiceSettings = msgspec.field(default_factory=VoiceSettings)
+    speakup: SpeakUpSettings = msgspec.field(default_factory=SpeakUpSettings)
 
     @property
     def data_path(self) -> Path:
@@ -387,7 +437,7 @@ def load_settings(
 
 
 def _fill_presets(raw: dict[str, Any]) -> None:
-    """``preset = "..."`` fills what a table does not set itself (README "Providers")."""
+    """``preset = "..."`` fills what a table does not set itself (docs/configuration.md)."""
     tables: list[tuple[str, Any, bool]] = [("model", raw.get("model"), False)]
     routes = raw.get("models")
     if isinstance(routes, dict):

@@ -3,7 +3,7 @@
 A foundation (v1.md "Privacy"): the data folder, every folder and file under it,
 ``memory export --out`` files and ``serve --record`` folders and files are made
 readable by their owner only (0700 folders, 0600 files). On Windows, where POSIX
-modes mean little, these calls change nothing (README "Windows notes").
+modes mean little, these calls change nothing (docs/windows.md "Windows notes").
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Never log screenshot bytes, player text, tokens or keys: callers pass only
 codes, sizes, ids and timings. Logs go to stderr; stdout carries only the
-``listening`` line (README "Running").
+``listening`` line (docs/developing.md "Running").
 """
 
 from __future__ import annotations

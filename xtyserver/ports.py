@@ -15,6 +15,7 @@ from pathlib import Path
 import anyio
 import anyio.abc
 import msgspec
+from anyio.streams.stapled import MultiListener
 
 from xtyserver import log
 from xtyserver.clock import Clock
@@ -49,6 +50,7 @@ from xtyserver.serve.wire.adapter_port import AdapterPort, Gate
 from xtyserver.serve.wire.sessions import Sessions
 from xtyserver.serve.working import InjectionLog, ParkedWork, WorkingShell, injection_log_path
 from xtyserver.token import TokenSource
+from xtyserver.voice.service import VoiceService
 
 
 class Server:
@@ -73,6 +75,7 @@ class Server:
         token: str,
         clock: Clock,
         recorder: Recorder | None = None,
+        voice: VoiceService | None = None,
         token_file: Path | None = None,
         player: PlayerSettings | None = None,
         env: Mapping[str, str] | None = None,
@@ -83,6 +86,7 @@ class Server:
         self.jobs = jobs
         self.model = model
         self.meter = meter
+        self.voice = voice
         tokens = TokenSource(token, token_file)
         if recorder is not None:
             recorder.follow(tokens.current)  # a rotated token is blanked out too
@@ -125,6 +129,7 @@ class Server:
                 working=self.working,
                 bands=self.bands,
                 recorder=recorder,
+                voice=voice,
             ),
             tokens=tokens,
             pairing=self.pairing,
@@ -184,7 +189,7 @@ class Server:
 
     @property
     def ui_port(self) -> int:
-        """The memory page's port (its own listener; README "Memory page")."""
+        """The memory page's port (its own listener; docs/memory-page.md "Memory page")."""
         assert self.ui.port is not None
         return self.ui.port
 
@@ -199,7 +204,8 @@ class Server:
     async def apply_settings(
         self, settings: Settings, env: Mapping[str, str] | None = None
     ) -> None:
-        """Take changed model settings and the daily budget for the next turn, without a restart.
+        """Take changed model settings, the daily budget and the speak-up settings for the next
+        turn or event, without a restart.
 
         Open sessions learn whether a model is configured and takes images; turns
         under way finish on the client they started on (:meth:`ModelRouter.reroute`).
@@ -209,7 +215,12 @@ class Server:
         vision = routing.chat.vision or routing.vision.vision
         configured = self.model.configured
         budget = daily_budget(settings)
-        self.sessions.reconfigure(model_configured=configured, vision=vision, daily_budget=budget)
+        self.sessions.reconfigure(
+            model_configured=configured,
+            vision=vision,
+            daily_budget=budget,
+            speakup=settings.speakup,
+        )
         self.jobs.set_budget(budget)
         self.memory.set_trash_window(settings.memory.trash_window)
         self._log.info("settings.applied", model_configured=configured, vision=vision)
@@ -221,14 +232,20 @@ class Server:
     async def serve(
         self,
         sockets: Sequence[socket.socket],
+        page: MultiListener[anyio.abc.SocketStream] | None = None,
         *,
         task_status: anyio.abc.TaskStatus[str] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
-        """Listen on ``sockets`` (the adapter port) and on the page's port until cancelled."""
+        """Listen on ``sockets`` (the adapter port) and on the page's port until cancelled.
+
+        ``page``: the page's listener, bound by the caller (``UiHttp.listen``); None: bound here.
+        """
+        if page is None:
+            page = await self.ui.listen(self.settings.server.page_port)
         async with anyio.create_task_group() as tg:
             url = await tg.start(self.adapters.serve, sockets)
             await tg.start(self.bands.run)
-            await tg.start(self.ui.serve, self.settings.server.page_port)
+            await tg.start(self.ui.serve, page)
             task_status.started(url)
 
     def log_stopped(self) -> None:

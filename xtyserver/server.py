@@ -44,11 +44,12 @@ from xtyserver.serve.localzone import server_zone
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
 from xtyserver.serve.player_settings import PlayerSettings
-from xtyserver.serve.runtime_settings import daily_budget
+from xtyserver.serve.runtime_settings import daily_budget, voice_options
 from xtyserver.serve.trash_purge import purge_trash_every
 from xtyserver.serve.warm import warm
 from xtyserver.serve.wire.adapter_port import AFTER_ABORT
 from xtyserver.token import token_path
+from xtyserver.voice.service import VoiceService
 
 
 @asynccontextmanager
@@ -139,6 +140,8 @@ async def serving(
             enrich=mem.enabled and mem.search_keys and mem.enrich_keys,
             timezone=server_zone(srv.default_timezone),
         )
+        # Voice off: no voice service, and no speech library is ever imported.
+        voice = VoiceService(voice_options(settings), clock) if settings.voice.enabled else None
         memory.on_bulk_change = jobs.vectors.rescan
         recorder = None
         if record is not None:
@@ -152,6 +155,7 @@ async def serving(
             token=token,
             clock=clock,
             recorder=recorder,
+            voice=voice,
             token_file=token_file,
             # The page's settings view: the player's stored choices under the rest.
             player=player or PlayerSettings(data, env=os.environ if env is None else env),
@@ -159,6 +163,9 @@ async def serving(
             page_secret=page_secret,
         )
         try:
+            # Bound before any task group: a busy page port is one PortBusy for the
+            # player's console (nothing was served yet), not a group of errors.
+            page_listener = await server.ui.listen(srv.page_port)
             async with anyio.create_task_group() as background:
                 background.start_soon(jobs.run)
                 background.start_soon(memory.write_touches)
@@ -166,9 +173,11 @@ async def serving(
                 background.start_soon(server.working.write_injections)
                 # Whatever the window: the page may raise it from 0 while running.
                 background.start_soon(purge_trash_every, memory, mem.trash_purge_every)
+                if voice is not None:
+                    background.start_soon(voice.run)
                 try:
                     async with anyio.create_task_group() as listener:
-                        await listener.start(server.serve, sockets)
+                        await listener.start(server.serve, sockets, page_listener)
                         # After the listener: importing numpy holds the GIL.
                         background.start_soon(model.warm_embedder)
                         # The memories without vectors, as the store holds them.
@@ -200,6 +209,8 @@ async def serving(
                         jobs.close()
                         memory.close_touches()
                         server.working.close_injections()
+                        if voice is not None:
+                            voice.close()
                         model.scheduler.stopping()  # the connections are closed: no chat follows
                         with anyio.move_on_after(_drain_time(settings, server.stopping_at)):
                             await memory.wait_idle()

@@ -6,7 +6,6 @@ local Mod = G.require("xty.mod")
 
 local HOST = GetModConfigData("host") or "localhost"
 local PORT = GetModConfigData("port") or 8765
-local TOKEN = GetModConfigData("token")   -- xtyserver token show (or %LOCALAPPDATA%\XiaoTangYuan\token)
 
 local mod
 
@@ -48,7 +47,9 @@ end
 AddSimPostInit(function()
     mod = Mod.start({
         sim = G.TheSim, world = G.TheWorld, now = G.GetStaticTime,   -- real time, also while paused
-        host = HOST, port = PORT, token = TOKEN, timezone = nil,
+        -- No token: the mod pairs once (the player allows its code on the XiaoTangYuan page) and
+        -- keeps its own key with TheSim:SetPersistentString (protocol/v1.md "Pairing").
+        host = HOST, port = PORT, timezone = nil,
         -- The world's own stable features; the salt is made on first run and kept by TheSim.
         features = function() return { session = G.TheNet:GetSessionIdentifier(), seed = tostring(G.TheWorld.meta.seed) } end,
         observe = observe,

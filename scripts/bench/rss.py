@@ -19,9 +19,11 @@ released.
 
 The candidate is this checkout. The baseline is another commit (``--baseline
 REF``, default ``main``) exported with ``git archive`` to a temporary folder
-and put first on ``PYTHONPATH``, run by the same interpreter and packages; the
-two alternate, ``--repeat`` times each. RSS is hardly disturbed by a busy
-machine, so the medians are close to exact.
+and put first on ``PYTHONPATH``, run by the same interpreter and packages.
+Each runs in two states (``--states``, see turn.py): the save's memories with
+their vectors (checked before the runs) and the default embedder, and without
+(``memory.local_embedding = false``); all alternate, ``--repeat``
+times each. RSS is hardly disturbed by a busy machine, so the medians are close to exact.
 
 ``--routes`` adds distinct ``[models.vision]`` and ``[models.quick]`` models (of
 the same scripted server) to the chat model: three model clients.
@@ -51,14 +53,15 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import serving  # noqa: E402
-from baseline import export_tree, seed_store  # noqa: E402
+from baseline import STATES, variants  # noqa: E402
+from stats import machine  # noqa: E402
 from turn import model_context, screenshot_jpeg  # noqa: E402
 
 from xtyserver.adapter import AdapterClient, AdapterInfo, Capabilities, Identity  # noqa: E402
 from xtyserver.adapter.support import screenshot  # noqa: E402
 
 TOKEN = "bench-token-rss-4hT8pW2qZ6vN1cX9mB3kR7yF5dL0sJaG"
-SAVE = Identity(game_id="stardew", save_id="save-42")
+SAVE = Identity(game_id="stardew-valley", save_id="save-42")  # baseline.SAVE: 300 memories
 IMAGE_EVERY = 4
 SHOW_MAPPINGS = "--mappings" in sys.argv
 CONFIG = """\
@@ -124,12 +127,15 @@ def run_one(
     settle: float,
     heartbeat_row: bool,
     routes: bool = False,
+    vectors: bool = True,
 ) -> list[dict[str, int]]:
     with tempfile.TemporaryDirectory(prefix="xty-rss-") as tmp:
         data = Path(tmp) / "data"
         shutil.copytree(template, data)
         env = {"XTY_TOKEN": TOKEN, "XTY_MODEL_BASE_URL": model_url, "XTY_MODEL": "scripted-vl"}
         config = CONFIG + ROUTES if routes else CONFIG
+        if not vectors:  # no embedder: no turn embeds its question
+            config = config.replace("[memory]\n", "[memory]\nlocal_embedding = false\n")
         with serving.running(data, config, env=env, tree=tree) as server:
             return anyio.run(
                 _play, server.url, server.proc.pid, checkpoints, image, settle, heartbeat_row
@@ -168,6 +174,13 @@ def main() -> None:
         "--routes", action="store_true", help="distinct chat, vision and quick models (3 clients)"
     )
     ap.add_argument("--baseline", default="main", help="git ref of the baseline ('' for none)")
+    ap.add_argument(
+        "--states",
+        nargs="+",
+        choices=STATES,
+        default=list(STATES),
+        help="the save with its vectors (the player's steady state), without, or both",
+    )
     ap.add_argument("--saves", type=int, default=100)
     ap.add_argument("--per-save", type=int, default=300)
     args = ap.parse_args()
@@ -176,38 +189,34 @@ def main() -> None:
     heartbeat_row = not args.no_heartbeat_row
     image = screenshot(screenshot_jpeg(), "image/jpeg")
     with tempfile.TemporaryDirectory(prefix="xty-rss-") as tmp:
-        template = Path(tmp) / "store"
+        print(f"machine: {machine()}")
         t = time.perf_counter()
-        seed_store(template, args.saves, args.per_save)
+        baselines = [args.baseline] if args.baseline else []
+        runs = variants(Path(tmp), baselines, tuple(args.states), args.saves, args.per_save)
         events = args.saves * args.per_save
         print(
-            f"store: {events:,} events in {args.saves} saves, built in "
+            f"stores: {events:,} events in {args.saves} saves, built in "
             f"{time.perf_counter() - t:.1f} s"
         )
-        variants: dict[str, Path | None] = {"candidate": None}
-        templates = {"candidate": template}
-        if args.baseline:
-            variants = {"baseline": export_tree(args.baseline, Path(tmp) / "base"), **variants}
-            # In the store format the baseline reads: an older one refuses a newer schema.
-            templates["baseline"] = Path(tmp) / "base-store"
-            seed_store(templates["baseline"], args.saves, args.per_save, variants["baseline"])
         model, model_url = _spawn_model()
-        results: dict[str, list[list[dict[str, int]]]] = {name: [] for name in variants}
+        results: dict[str, list[list[dict[str, int]]]] = {r.label.strip(" []"): [] for r in runs}
         try:
             for _ in range(args.repeat):
-                for name, tree in variants.items():
-                    results[name].append(
+                for run in runs:
+                    results[run.label.strip(" []")].append(
                         run_one(
-                            templates[name],
+                            run.data,
                             model_url,
-                            tree,
+                            run.tree,
                             checkpoints,
                             image,
                             args.settle,
                             heartbeat_row,
                             args.routes,
+                            run.vectors,
                         )
                     )
+            print(f"after the runs: {machine()}")
         finally:
             assert model.stdin is not None
             model.stdin.close()
@@ -217,12 +226,11 @@ def main() -> None:
     ]
     if heartbeat_row:
         points.append("  the same, one heartbeat later")
-    label = f"baseline {args.baseline}" if args.baseline else ""
     print(
         f"\nserver memory, MiB, median of {args.repeat} (min-max); VmRSS / RssAnon / Private_Dirty;"
         f" read {args.settle:g} s after the turn"
     )
-    print(f"{'what':44s} " + " ".join(f"{n if n != 'baseline' else label:>30s}" for n in results))
+    print(f"{'what':44s} " + " ".join(f"{n:>30s}" for n in results))
     for i, point in enumerate(points):
         cells = []
         for runs in results.values():

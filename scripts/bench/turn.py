@@ -1,12 +1,22 @@
 #!/usr/bin/env python3
 """Benchmark: harness overhead of a chat turn, text and with a 1920x1080 JPEG screenshot.
 
-Three processes: the scripted model server, ``xtyserver`` (a 300-event save in a
-30,000-event store, memory extraction off, logging at info as ``xtyserver serve``
+Three kinds of process: the scripted model server, ``xtyserver`` (the default
+install over a 30,000-event store whose save ``stardew-valley/save-42`` holds
+300 memories, memory extraction off, logging at info as ``xtyserver serve``
 does; the working-memory fold runs every few rounds, answered by the scripted
 model as a real one would) and this script, which is the adapter and, side by
 side, a plain model client (``model/provider.py``) talking to the same scripted model. The scripted
 model keeps connections alive, as real providers do.
+
+Two states of each tree, side by side (``--states``): ``vectors``, the player's
+steady state, where every memory of the save has its vector from the default
+embedder (written before the server starts, as its embedding backlog would
+have; checked before anything is timed, and the run refuses otherwise), so
+every turn embeds its question; and ``no vectors``, the same install with
+``memory.local_embedding = false`` (no embedder: no turn embeds). Each round's
+question is new (a cache of query vectors would otherwise answer every turn
+after the first); every server gets the same one.
 
 Per round, interleaved:
 
@@ -20,10 +30,12 @@ Overhead = turn time minus the median direct time of the same request (with
 the prepared screenshot for the image turns), measured in the same run. The server's
 CPU time per turn is read from ``/proc`` (less disturbed by a busy machine).
 
-With ``--baseline REF`` a second server runs another commit (exported with
-``git archive`` and put first on its ``sys.path``, see rss.py) over a copy of
-the same store, and every round plays each kind on both, in shuffled order:
-the rows marked ``[baseline]`` are that commit, under the same load.
+With ``--baseline REF`` (repeatable) more servers run another commit (exported
+with ``git archive`` and put first on its ``sys.path``, see rss.py) over a copy
+of the same store, in both states when the commit has memory vectors (one
+server when it has none: its turns never embed), and every round plays each
+kind on every server, in shuffled order: the rows marked ``[REF ...]`` are that
+commit, under the same load.
 
 With ``--steps`` each server also marks the CPU time of the steps from a text
 turn's ``chat.send`` to its first ``chat.delta`` (:mod:`steps`) and the tables
@@ -39,8 +51,9 @@ The p99 is the nearest-rank one (of 100 rounds the 99th value); the largest
 is printed beside it as "max".
 
 Usage: ``python scripts/bench/turn.py [--rounds 200] [--warmup 20] [--only KIND...]
-[--baseline REF] [--steps] [--samples FILE]`` (``--only text`` also runs the direct
-model request the text turn is measured against).
+[--states vectors novectors] [--baseline REF]... [--steps] [--samples FILE]``
+(``--only text`` also runs the direct model request the text turn is measured
+against).
 """
 
 from __future__ import annotations
@@ -74,8 +87,8 @@ if os.environ.get("XTY_BENCH_TREE"):  # a baseline server child: its own package
     # below would run the candidate's code in the baseline's server.
     sys.meta_path[:] = [f for f in sys.meta_path if not f.__module__.startswith("__editable__")]
 
-from baseline import export_tree, seed_store  # noqa: E402
-from stats import nearest_rank  # noqa: E402
+from baseline import STATES, variants  # noqa: E402
+from stats import machine, nearest_rank  # noqa: E402
 
 from xtyserver.adapter import AdapterClient, AdapterInfo, Capabilities, Identity  # noqa: E402
 from xtyserver.adapter.reply import ChatReply  # noqa: E402
@@ -85,7 +98,48 @@ from xtyserver.config import load_settings  # noqa: E402
 from xtyserver.model.request import post_chat  # noqa: E402
 
 TOKEN = "bench-token-turn-7gQ3nV9tK1zM5xR2pW8cH4bF6jL0sDaE"
-SAVE = Identity(game_id="stardew", save_id="save-42")
+SAVE = Identity(game_id="stardew-valley", save_id="save-42")  # baseline.SAVE: 300 memories
+
+# A new question each round, all about as long (the query's embedding grows with its tokens).
+_ASKS = (
+    "今天适合去钓鱼吗？{}",
+    "{}那件事我们说到哪了",
+    "明天去{}要准备什么",
+    "我之前跟你说过{}吗",
+    "{}现在该怎么办？",
+    "还记得{}的事情吗",
+    "What should I do about {} today?",
+    "{}还差几样东西",
+    "你觉得{}值得做吗",
+    "上次{}是哪天来着",
+    "提醒我一下{}的计划",
+    "{}和矿井哪个先做",
+)
+_TOPICS = (
+    "社区中心的鱼缸",
+    "温室",
+    "法师塔",
+    "矿井第四十层",
+    "秋天的南瓜",
+    "阿比盖尔的生日",
+    "鸡舍升级",
+    "草莓种子",
+    "夜市",
+    "酿酒桶",
+    "the Community Center",
+    "铱矿",
+    "海莉的礼物",
+    "鱼塘",
+    "沙漠商人",
+    "冬天的种子",
+    "Willy's boat",
+    "地窖",
+    "蓝莓田",
+    "骷髅洞穴",
+)
+_OPENINGS = ("", "小汤圆，", "话说，")
+QUESTIONS = tuple(o + a.format(t) for o in _OPENINGS for t in _TOPICS for a in _ASKS)
+"""720 questions: a round's three turns take three, so 240 rounds never repeat one."""
 
 
 def screenshot_jpeg(seed: int = 3, size: tuple[int, int] = (1920, 1080)) -> bytes:
@@ -155,7 +209,7 @@ async def _child_model() -> None:
         tg.cancel_scope.cancel()
 
 
-async def _child_server(data_dir: str, model_url: str) -> None:
+async def _child_server(data_dir: str, model_url: str, vectors: bool) -> None:
     from xtyserver import log
     from xtyserver.server import serving
 
@@ -191,7 +245,7 @@ async def _child_server(data_dir: str, model_url: str) -> None:
         steps.install()
     with open(os.devnull, "w") as devnull:
         log.configure(stream=devnull, json=True)
-        settings = _settings(data_dir, model_url)
+        settings = _settings(data_dir, model_url, vectors)
         async with serving(settings, token=TOKEN, clock=SystemClock()) as server:
             settle_heap()  # as ``xtyserver serve`` does once it listens
             print(f"\n{server.url}", flush=True)
@@ -202,20 +256,19 @@ async def _child_server(data_dir: str, model_url: str) -> None:
         Path(steps_file).write_text(steps.table(int(os.environ["XTY_BENCH_STEPS_SKIP"])))
 
 
-def _settings(data_dir: str, model_url: str) -> Any:
-    return load_settings(
-        None,
-        env={},
-        overrides={
-            "data_dir": data_dir,
-            "server.port": 0,
-            "server.chat_burst": 1_000_000,
-            "server.frame_burst": 1_000_000,
-            "memory.extraction": False,
-            "model.base_url": model_url,
-            "model.model": "scripted-vl",
-        },
-    )
+def _settings(data_dir: str, model_url: str, vectors: bool = True) -> Any:
+    overrides: dict[str, Any] = {
+        "data_dir": data_dir,
+        "server.port": 0,
+        "server.chat_burst": 1_000_000,
+        "server.frame_burst": 1_000_000,
+        "memory.extraction": False,
+        "model.base_url": model_url,
+        "model.model": "scripted-vl",
+    }
+    if not vectors:  # a tree without the setting has no embedder anyway
+        overrides["memory.local_embedding"] = False
+    return load_settings(None, env={}, overrides=overrides)
 
 
 def _spawn(
@@ -280,11 +333,11 @@ async def _direct_ttft(client: Any, image_url: str | None) -> float:
     return first
 
 
-async def _turn(client: AdapterClient, image: Any | None) -> float:
+async def _turn(client: AdapterClient, image: Any | None, text: str) -> float:
     frame: dict[str, Any] = {
         "type": "chat.send",
         "id": client._next("chat"),
-        "text": "今天适合去钓鱼吗？社区中心的鱼缸",
+        "text": text,
         "source": "text",
     }
     if image is not None:
@@ -378,7 +431,9 @@ async def _bench(
                     pid = servers[label][1]
                     before, faults_before = _cpu_s(pid), _faults(pid)
                     started = time.perf_counter()
-                    value = await _turn(clients[label], images.get(kind))
+                    nth = 3 * i + ("text", "image", "image720").index(kind)
+                    text = QUESTIONS[nth % len(QUESTIONS)]
+                    value = await _turn(clients[label], images.get(kind), text)
                     if i >= warmup:
                         starts.append((f"{kind}{label}", started, value))
                     await anyio.sleep(0.02)  # let the turn's tail (memory touch) finish
@@ -426,8 +481,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--rounds", type=int, default=200)
     ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--saves", type=int, default=100, help="saves in the store (at least 43)")
+    ap.add_argument("--per-save", type=int, default=300, help="memories of each save")
     ap.add_argument("--only", nargs="*", default=[], help="kinds to run (default: all)")
-    ap.add_argument("--baseline", default="", help="git ref of a second, baseline server")
+    ap.add_argument(
+        "--baseline", action="append", default=[], help="git ref of baseline servers (repeatable)"
+    )
+    ap.add_argument(
+        "--states",
+        nargs="+",
+        choices=STATES,
+        default=list(STATES),
+        help="the save with its vectors (the player's steady state), without, or both",
+    )
     ap.add_argument(
         "--steps", action="store_true", help="also the CPU of each step to a text turn's delta"
     )
@@ -435,29 +501,27 @@ def main() -> None:
     ap.add_argument("--child", choices=["model", "server"], help=argparse.SUPPRESS)
     ap.add_argument("--data-dir", help=argparse.SUPPRESS)
     ap.add_argument("--model-url", help=argparse.SUPPRESS)
+    ap.add_argument("--no-vectors", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child == "model":
         anyio.run(_child_model)
         return
     if args.child == "server":
-        anyio.run(_child_server, args.data_dir, args.model_url)
+        anyio.run(_child_server, args.data_dir, args.model_url, not args.no_vectors)
         return
     with tempfile.TemporaryDirectory(prefix="xty-bench-") as tmp:
         t = time.perf_counter()
-        seed_store(Path(tmp), 100, 300)
-        print(f"store: 30,000 events in 100 saves, built in {time.perf_counter() - t:.1f} s")
-        trees: dict[str, tuple[str, Path | None]] = {"": (tmp, None)}
-        if args.baseline:
-            base_data = Path(tmp) / "baseline-data"
-            tree = export_tree(args.baseline, Path(tmp) / "baseline-tree")
-            seed_store(base_data, 100, 300, tree)  # in the store format it reads
-            trees[" [baseline]"] = (str(base_data), tree)
+        print(f"machine: {machine()}")
+        runs = variants(Path(tmp), args.baseline, tuple(args.states), args.saves, args.per_save)
+        built = time.perf_counter() - t
+        print(f"stores: {args.saves} saves x {args.per_save} memories each, built in {built:.1f} s")
         model, model_url = _spawn("--child", "model")
         children = [model]
         servers: dict[str, tuple[str, int]] = {}
-        tables = {label: Path(tmp) / f"steps{i}.txt" for i, label in enumerate(trees)}
+        tables = {run.label: Path(tmp) / f"steps{i}.txt" for i, run in enumerate(runs)}
         try:
-            for label, (data_dir, tree) in trees.items():
+            for run in runs:
+                label = run.label
                 env: dict[str, str] = {}
                 if args.steps:
                     env["XTY_BENCH_STEPS"] = str(tables[label])
@@ -469,22 +533,25 @@ def main() -> None:
                     "--child",
                     "server",
                     "--data-dir",
-                    data_dir,
+                    str(run.data),
                     "--model-url",
                     model_url,
-                    tree=tree,
+                    *([] if run.vectors else ["--no-vectors"]),
+                    tree=run.tree,
                     env=env,
                 )
                 children.append(server)
                 servers[label] = (url, server.pid)
+            print(f"before the rounds: {machine()}")
             anyio.run(_bench, servers, model_url, args.rounds, args.warmup, args.only, args.samples)
+            print(f"after the rounds: {machine()}")
         finally:
             for proc in reversed(children):
                 assert proc.stdin is not None
                 proc.stdin.close()
                 proc.wait(timeout=30)
         for label, path in tables.items() if args.steps else ():
-            print(f"\nCPU of each step, chat.send -> first chat.delta{label or ' [candidate]'}:")
+            print(f"\nCPU of each step, chat.send -> first chat.delta{label}:")
             print(path.read_text() if path.exists() else "(no table written)", end="")
 
 

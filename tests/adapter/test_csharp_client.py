@@ -9,6 +9,7 @@ on the wire (its answer to a close, a voice chat), against a scripted WebSocket 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from tests.adapter.mono import NO_MONO, NO_MONO_REASON
 from tests.conftest import TOKEN, ServerProcess
+from xtyserver.adapter.saveid import derive_save_id
 from xtyserver.testing import FakeModelServer, Reply
 
 pytestmark = pytest.mark.skipif(NO_MONO, reason=NO_MONO_REASON)
@@ -135,10 +137,67 @@ async def test_callbacks_run_on_the_game_thread_and_a_throwing_one_ends_nothing(
 
 
 KEY = "k" * 43
+OLD_SALT = "0123456789abcdef0123456789abcdef"
+
+
+def keep(probe: Path, mod: Path, store: Path, data_home: Path | None = None) -> dict[str, str]:
+    """ModFolder(mod, store) as a mod builds it at start: what moved, the saveId, the key, the
+    address (XDG_DATA_HOME: where a running server's server.json would be)."""
+    env = {**os.environ, "XDG_DATA_HOME": str(data_home or mod.parent / "no-server")}
+    args = ["mono", str(probe), "keep", str(mod), str(store)]
+    out = subprocess.run(args, capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return dict(line.split(": ", 1) for line in out.stdout.splitlines())
+
+
+def test_an_older_versions_salt_and_key_move_out_of_the_mods_folder(
+    probe: Path, tmp_path: Path
+) -> None:
+    """ONI's way (a FolderStore in mods/config): moved once, the saveId unchanged, the mod's
+    folder replaced by an update changes nothing; a value already kept wins over a stray file."""
+    mod, store = tmp_path / "mods" / "Steam" / "123", tmp_path / "mods" / "config" / "XTY"
+    mod.mkdir(parents=True)
+    (mod / "xiaotangyuan-salt.txt").write_text(OLD_SALT)
+    (mod / "xiaotangyuan-key.txt").write_text(KEY)
+    save_id = derive_save_id({"colony": "Bubbles", "seed": "1845874684"}, OLD_SALT)
+    first = keep(probe, mod, store)
+    assert first == {
+        "moved": "xiaotangyuan-salt,xiaotangyuan-key",
+        "saveId": save_id,
+        "key": KEY,
+        "url": "ws://127.0.0.1:8765/v1",
+    }
+    assert list(mod.iterdir()) == []
+    assert (store / "xiaotangyuan-salt.txt").read_text() == OLD_SALT
+    mod.rmdir()  # the update replaces the mod's folder
+    mod.mkdir()
+    assert keep(probe, mod, store)["moved"] == ""
+    assert keep(probe, mod, store)["saveId"] == save_id
+    # A stray older salt in a copy's folder does not replace the kept one (nor is it deleted).
+    (mod / "xiaotangyuan-salt.txt").write_text("f" * 32)
+    assert keep(probe, mod, store)["saveId"] == save_id
+    assert (mod / "xiaotangyuan-salt.txt").read_text() == "f" * 32
+
+
+def test_the_address_is_the_players_file_else_the_running_servers(
+    probe: Path, tmp_path: Path
+) -> None:
+    """A server started with --port is found through its server.json; a file the player wrote
+    wins, and is kept when an update removes it."""
+    mod, store, home = tmp_path / "mod", tmp_path / "keep", tmp_path / "home"
+    mod.mkdir()
+    (home / "xiaotangyuan").mkdir(parents=True)
+    running = {"url": "ws://127.0.0.1:18765/v1", "port": 18765}
+    (home / "xiaotangyuan" / "server.json").write_text(json.dumps(running))
+    assert keep(probe, mod, store, home)["url"] == "ws://127.0.0.1:18765/v1"
+    (mod / "xiaotangyuan-url.txt").write_text("ws://[::1]:8766/v1")
+    assert keep(probe, mod, store, home)["url"] == "ws://[::1]:8766/v1"
+    (mod / "xiaotangyuan-url.txt").unlink()  # the update replaced the folder
+    assert keep(probe, mod, store, home)["url"] == "ws://[::1]:8766/v1"
 
 
 class PairingPeer:
-    """The server's side of pairing as PAIRING.md fixes it, scripted: pair.pending at once,
+    """The server's side of pairing as v1.md "Pairing" fixes it, scripted: pair.pending at once,
     then pair.granted (or pair.denied and close 4001); the hello must carry the key."""
 
     def __init__(self, grant: bool) -> None:
@@ -197,3 +256,33 @@ async def test_a_mod_without_a_key_pairs_and_keeps_the_key(
         assert result.returncode == 1, out
         assert "refused: pair_denied" in out
         assert not key_file.exists() and len(peer.frames) == 1
+
+
+@pytest.mark.anyio
+async def test_the_game_thread_never_touches_the_socket(probe: Path, tmp_path: Path) -> None:
+    """Issue 36 item 10: Probe's game loop at 60 ticks a second calls Start(), Poll(), a state
+    update every sixth tick, a question a second, stats and a cancel, from the game's thread and
+    never awaited there, against the real server; the socket records the thread of every call
+    into it. None came from the game's thread (the network is the client's own task's)."""
+    async with FakeModelServer() as fake:
+        for _ in range(6):
+            fake.enqueue(Reply(chunks=["晴天，", "适合钓鱼！"], chunk_delay=0.02))
+        server = ServerProcess(
+            tmp_path / "data", XTY_MODEL_BASE_URL=fake.base_url, XTY_MODEL="fake-vl"
+        )
+        try:
+            out = await run_probe(probe, "gameloop", server.url, TOKEN, "300")
+        finally:
+            server.stop()
+    lines = out.splitlines()
+    counts = next(line for line in lines if line.startswith("socket calls "))
+    states = next(line for line in lines if line.startswith("state updates "))
+    # Enough happened on the socket for the count to mean something: every state update and
+    # question went out (a heartbeat or two besides), each question ended with its reply.
+    sent = int(counts.split(", sends ")[1].split(",")[0])
+    n_states = int(states.split()[2].rstrip(","))
+    assert n_states >= 30 and sent >= n_states + 1, out
+    assert states.endswith("calls failed 0"), out
+    assert out.count("chat end done") >= 3, out
+    assert counts.endswith("on the game thread 0 ()"), out
+    assert "after close, on the game thread 0" in lines, out

@@ -99,7 +99,7 @@ KEY = "k" * 43
 
 
 class PairingTransport:
-    """POST /v1/http's side of pairing as PAIRING.md fixes it, scripted: pair.pending to the
+    """POST /v1/http's side of pairing as v1.md "Pairing" fixes it, scripted: pair.pending to the
     first call, pair.granted in the next poll, then server.hello to a hello with the key."""
 
     def __init__(self) -> None:

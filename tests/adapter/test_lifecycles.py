@@ -76,7 +76,8 @@ async def test_game_before_server(tmp_path: Path, probe: Path) -> None:
         csharp_game(tmp_path, probe, ws_url(port), save=FARM, name="Sunny Farm") as farm,
         dst_game(tmp_path, port) as world,
     ):
-        await farm.expect("[xty] no server yet, trying again with backoff")
+        # The line names the address it tried (a wrong port is seen at once).
+        await farm.expect(f"[xty] no server yet at {ws_url(port)}, trying again with backoff")
         await world.expect("[xty] no server at")
         async with serve(tmp_path, port, ManualClock(EVENING)) as h:
             await farm.expect("session open")

@@ -40,7 +40,7 @@ def dialog_exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-QUESTION = "要清空共同记忆（1 项）吗？（确定的话请说“确认删除”，说“不”就不删）"
+QUESTION = "要清空共同记忆（1 项）吗？（确定的话请一字不差地说“确认清空共同记忆”，说别的都不删）"
 """The server's question (the profile holds one field: the game the hello recorded)."""
 DST = CSHARP.parent / "dst"
 LUA_DRIVER = Path(__file__).parent / "lua" / "dialog_driver.lua"

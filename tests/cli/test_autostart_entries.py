@@ -1,7 +1,7 @@
 """The login entries of the other OSes, and the Windows ACL command, as files and arguments.
 
 What runs only on Windows or macOS (the Startup folder's .cmd at login, launchd,
-icacls) is not run here; README "Windows notes" says so. The Linux entry is run
+icacls) is not run here; docs/windows.md "Windows notes" says so. The Linux entry is run
 for real in tests/cli/test_windows.py.
 """
 
@@ -27,7 +27,7 @@ def test_windows_entry_is_a_utf8_cmd_in_the_startup_folder_starting_a_minimized_
     lines = text.decode("utf-8").split("\r\n")
     assert lines[:2] == ["@echo off", "chcp 65001 >nul"]
     assert lines[2] == (
-        f'start "XiaoTangYuan" /min "{PY}" -m xtyserver serve --data-dir "D:\\小汤圆 数据"'
+        f'start "XiaoTangYuan" /min "{PY}" -m xtyserver --no-browser --data-dir "D:\\小汤圆 数据"'
     )
 
 
@@ -35,7 +35,7 @@ def test_macos_entry_is_a_launch_agent_run_at_load() -> None:
     path = entry_path("darwin", {"HOME": "/Users/p"})
     assert path == Path("/Users/p/Library/LaunchAgents/com.xiaotangyuan.server.plist")
     plist = plistlib.loads(entry_text("darwin", command(python="/usr/bin/python3")))
-    assert plist["ProgramArguments"] == ["/usr/bin/python3", "-m", "xtyserver", "serve"]
+    assert plist["ProgramArguments"] == ["/usr/bin/python3", "-m", "xtyserver", "--no-browser"]
     assert plist["RunAtLoad"] is True and plist["Label"] == "com.xiaotangyuan.server"
 
 

@@ -211,9 +211,9 @@ def test_memory_export_then_import_into_another_data_dir_round_trips(tmp_path: P
     written = json.loads(out.read_text(encoding="utf-8"))
     assert written["format"] == "xtyserver.memory-export" and written["version"] == 3
 
-    done = xty(target, "memory", "import", str(out))
+    done = xty(target, "memory", "import", str(out), XTY_LANG="zh")
     assert done.returncode == 0, done.stderr
-    assert "imported 3 events" in done.stdout
+    assert "已导入 3 条记忆。" in done.stdout
     assert _comparable(export(target)) == _comparable(written)
 
     # Importing the same document again changes nothing.
@@ -284,7 +284,7 @@ def test_stats_json_prints_per_save_and_per_game_rows(tmp_path: Path) -> None:
 
     table = xty(data, "stats", XTY_LANG="en")
     assert table.returncode == 0, table.stderr
-    assert "Stardew Valley / farm-b" in table.stdout
+    assert "Stardew Valley / Unnamed save · farm-b" in table.stdout
 
 
 def test_stats_table_names_games_and_saves_and_aligns_chinese_by_display_width(
@@ -303,7 +303,7 @@ def test_stats_table_names_games_and_saves_and_aligns_chinese_by_display_width(
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "k3J9xQ2mPa" not in out  # the player's name for the save, not its id
-    assert "星露谷物语 / 阳光农场 ·二号" in out and "星露谷物语 / farm-b" in out
+    assert "星露谷物语 / 阳光农场 ·二号" in out and "星露谷物语 / 未命名存档 · farm-b" in out
     assert "天数" in out and "上次游玩" in out
     plays, saves, bill = (b.splitlines() for b in out.strip().split("\n\n"))
     for rows in (plays, saves):  # the right-aligned days column ends in one terminal cell
@@ -332,7 +332,11 @@ def test_stats_shows_the_token_bill_per_day_save_and_purpose(tmp_path: Path) -> 
         ("2026-05-03", "extraction", 1, 40),
     ]
     table = xty(data, "stats", XTY_LANG="zh")
-    assert "2026-05-03  星露谷物语 / farm-a" in table.stdout and " 175" in table.stdout
+    out = table.stdout
+    assert "2026-05-03  星露谷物语 / 未命名存档 · farm-a  聊天" in out and " 175" in out
+    assert (
+        "整理记忆" in out and "总结对话" in out and "extraction" not in out and "summary" not in out
+    )
 
 
 # --- token -------------------------------------------------------------------------------------

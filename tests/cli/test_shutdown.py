@@ -1,4 +1,4 @@
-"""A stop ends ``xtyserver serve`` within its bound, whatever the peers do (README "Stop it").
+"""A stop ends ``xtyserver serve`` within its bound, whatever the peers do (docs/install.md).
 
 Each peer misbehaves over a real socket against a real ``python -m xtyserver
 serve`` process: a WebSocket peer that never reads and never answers the close,

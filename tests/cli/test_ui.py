@@ -71,9 +71,11 @@ def test_serve_prints_a_working_page_link_once_and_ui_opens_it(tmp_path: Path) -
         assert exchange(fresh.split("#token=", 1)[1]) == 200
         # nothing answers on the server's port + 1 = 9001: a clear line, exit 1
         derived = [sys.executable, "-m", "xtyserver", "ui", "--port", "9000", "--print"]
-        printed = subprocess.run(derived, capture_output=True, encoding="gbk", env=env)
+        printed = subprocess.run(
+            derived, capture_output=True, encoding="gbk", env={**env, "XTY_LANG": "zh"}
+        )
         assert printed.returncode == 1
-        assert "is `xtyserver serve` running?" in printed.stderr
+        assert "没有回应：小汤圆没在运行吗？运行 xtyserver 启动它" in printed.stderr
         opened = tmp_path / "opened.txt"
         fake_browser = tmp_path / "fake-browser"
         record = f"pathlib.Path({str(opened)!r}).write_text(sys.argv[1])"

@@ -177,8 +177,8 @@ def test_a_busy_port_prints_one_line_and_exits_1(tmp_path: Path) -> None:
         done = second_serve(other, "--port", str(first.port), "--ui-port", str(first.ui_port))
         assert done.returncode == 1
         assert done.stderr.splitlines() == [
-            f"port {first.port} is in use: is xtyserver already running? the memory page of"
-            f" the running one: http://127.0.0.1:{first.ui_port}/ui/ (`xtyserver ui` opens it)"
+            f"port {first.port} is in use by another program (no xtyserver on this data"
+            " folder holds it): choose another port with --port"
         ]
         assert not (other / "profiles").exists()  # no store was opened
         assert not (other / "server.json").exists()
@@ -384,7 +384,7 @@ def test_autostart_on_writes_an_xdg_entry_that_starts_this_server_and_off_remove
 ) -> None:
     data = tmp_path / "data"
     config = tmp_path / "xdg config"
-    env = env_for(data, XDG_CONFIG_HOME=str(config))
+    env = env_for(data, XDG_CONFIG_HOME=str(config), XTY_LANG="zh")
     run = [sys.executable, "-m", "xtyserver", "autostart"]
 
     def autostart(*args: str) -> subprocess.CompletedProcess[str]:
@@ -392,35 +392,42 @@ def test_autostart_on_writes_an_xdg_entry_that_starts_this_server_and_off_remove
             [*run, *args], capture_output=True, encoding="gbk", cwd=ROOT, env=env, timeout=30
         )
 
-    assert "autostart is off" in autostart("status").stdout
-    done = autostart("on", "--data-dir", str(data))
+    assert "开机自动启动：没有开启" in autostart("status").stdout
+    done = autostart("on", "--data-dir", str(data), "--port", "0")
     assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("已开启开机自动启动：") and "autostart off" in done.stdout
     entry = config / "autostart" / "xiaotangyuan.desktop"
     text = entry.read_text(encoding="utf-8")
     assert "[Desktop Entry]" in text and "Type=Application" in text
     [exec_line] = [line for line in text.splitlines() if line.startswith("Exec=")]
     argv = shlex.split(exec_line.removeprefix("Exec="))
-    assert argv == [sys.executable, "-m", "xtyserver", "serve", "--data-dir", str(data)]
-    assert "autostart is on" in autostart("status").stdout
+    assert argv == [
+        sys.executable,
+        *("-m", "xtyserver", "--no-browser", "--data-dir", str(data), "--port", "0"),
+    ]
+    assert "开机自动启动：已开启" in autostart("status").stdout
 
-    # The entry's command starts the server on that folder (the path with spaces and 汉字).
+    # The entry's command starts the player's console on that folder (a path with spaces
+    # and 汉字), its lines in Chinese, no browser.
     started = subprocess.Popen(
-        [*argv, "--port", "0"],
+        argv,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         encoding="gbk",
         cwd=ROOT,
-        env={**env, "XTY_DATA_DIR": ""},
+        env={**env, "XTY_DATA_DIR": "", "XTY_LANG": "zh", "BROWSER": "false"},
     )
     try:
         assert started.stdout is not None
-        assert started.stdout.readline().startswith("listening ws://127.0.0.1:")
+        assert started.stdout.readline().startswith("小汤圆已启动")
+        assert started.stdout.readline().startswith("记忆页：")
         assert (data / "server.json").exists()
     finally:
         started.send_signal(signal.SIGINT)
-        started.communicate(timeout=20)
+        rest, _ = started.communicate(timeout=20)
+    assert "已在浏览器中打开" not in rest and "小汤圆已停止。" in rest
     assert started.returncode == 0
 
     done = autostart("off")
     assert done.returncode == 0 and not entry.exists()
-    assert "already off" in autostart("off").stdout
+    assert "本来就没有开启" in autostart("off").stdout

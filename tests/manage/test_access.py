@@ -10,9 +10,12 @@ from xtyserver.manage.access import (
     LAUNCH_HEADER,
     LAUNCH_KEY_PATH,
     SECRET_HEADER,
+    Decision,
     UiSession,
     check_ui_request,
     cookie,
+    cookie_name,
+    free_slot,
     open_link,
     open_with_form,
     set_cookie,
@@ -378,7 +381,18 @@ CASES: list[tuple[str, str, str, list[tuple[str, str]], tuple[str, int, str]]] =
 def test_decision(
     method: str, path: str, headers: list[tuple[str, str]], expected: tuple[str, int, str]
 ) -> None:
-    got = check_ui_request(
+    got = check(method, path, headers)
+    assert (got.kind, got.status, got.reason) == expected
+
+
+def check(
+    method: str,
+    path: str,
+    headers: list[tuple[str, str]],
+    sessions: dict[str, UiSession] = SESSIONS,
+) -> Decision:
+    """The decision at time 1000 with this table's keys and secret."""
+    return check_ui_request(
         method,
         path,
         headers,
@@ -386,10 +400,9 @@ def test_decision(
         port=PORT,
         keys=KEYS,
         secret=PAGE_SECRET,
-        sessions=SESSIONS,
+        sessions=sessions,
         now=1000.0,
     )
-    assert (got.kind, got.status, got.reason) == expected
 
 
 def test_allowed_calls_name_their_session() -> None:
@@ -439,3 +452,33 @@ def test_the_hand_off_form_opens_with_an_unused_key_only(
     assert (got.kind, got.key) == expected
     if got.kind == "refused":
         assert (got.status, got.reason) == (401, WRONG_KEY)
+
+
+def test_each_session_has_its_own_cookie_and_its_tab_s_csrf_token_picks_it() -> None:
+    tabs = {
+        "a": UiSession("csrf-a", 2000.0, 0),
+        "b": UiSession("csrf-b", 2000.0, 1),
+        "gone": UiSession("csrf-gone", 500.0, 2),
+    }
+    assert set_cookie("b", 1).startswith(f"{cookie_name(1)}=b;") and cookie_name(0) == COOKIE
+    assert free_slot(tabs) == 3 and free_slot({}) == 0
+    jar = ("Cookie", f"{cookie_name(0)}=a; {cookie_name(1)}=b; {cookie_name(2)}=gone")
+
+    def decide(*headers: tuple[str, str]) -> tuple[str, int, str | None]:
+        got = check("GET", "/ui/api/view", [HOST, *headers], tabs)
+        return got.kind, got.status, got.session_id
+
+    # the browser sends every tab's cookie; each tab's token names its own session
+    assert decide(jar, (CSRF_HEADER, "csrf-a")) == ("read", 0, "a")
+    assert decide(jar, (CSRF_HEADER, "csrf-b")) == ("read", 0, "b")
+    assert decide(jar, (CSRF_HEADER, "csrf-gone"))[:2] == ("refused", 403)  # ended
+    assert decide(jar, (CSRF_HEADER, "csrf-x"))[:2] == ("refused", 403)
+    # a session's id under another slot's cookie opens nothing
+    assert decide(("Cookie", f"{cookie_name(1)}=a"), (CSRF_HEADER, "csrf-a"))[:2] == (
+        "refused",
+        401,
+    )
+    assert decide(("Cookie", f"{cookie_name(2)}=gone"), (CSRF_HEADER, "csrf-gone"))[:2] == (
+        "refused",
+        401,
+    )

@@ -16,7 +16,7 @@ from mcp import Client, types
 from mcp.types import TextContent
 
 from xtyserver.clock import ManualClock
-from xtyserver.manage.mcp import ConfirmGate, build
+from xtyserver.manage.mcp import build
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.serve.memory_service import MemoryService
@@ -46,7 +46,7 @@ async def _preview(client: Client, event_id: int) -> dict[str, Any]:
 def _setup(tmp_path: Path, clock: ManualClock) -> tuple[MemoryStore, int, Any]:
     store = MemoryStore(tmp_path / "m.sqlite", clock=clock)
     plan = store.upsert_event(FARM, NewEvent("goal", "鱼缸", "完成鱼缸收集包"), clock.now()).id
-    return store, plan, build(MemoryService(store), clock, gate=ConfirmGate())
+    return store, plan, build(MemoryService(store), clock)
 
 
 async def test_without_elicitation_the_confirm_waits_5_s_and_quotes_the_target(
@@ -153,7 +153,7 @@ async def test_an_agent_alone_cannot_delete_broadly_or_statistics(tmp_path: Path
     clock = ManualClock()
     store = MemoryStore(tmp_path / "m.sqlite", clock=clock, trash_window=24 * 3600)
     _seed_many(store, clock, saves=4, per_save=3)
-    server = build(MemoryService(store), clock, gate=ConfirmGate())
+    server = build(MemoryService(store), clock)
     with store:
         async with Client(server, mode="legacy") as client:
             for target in BROAD:
@@ -187,7 +187,7 @@ async def test_the_person_answering_an_elicitation_may_delete_everything(tmp_pat
     clock = ManualClock()
     store = MemoryStore(tmp_path / "m.sqlite", clock=clock, trash_window=24 * 3600)
     _seed_many(store, clock, saves=2, per_save=2)
-    server = build(MemoryService(store), clock, gate=ConfirmGate())
+    server = build(MemoryService(store), clock)
     asked: list[str] = []
 
     async def person(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
@@ -209,7 +209,7 @@ async def test_statistics_the_person_deletes_wait_in_the_trash(tmp_path: Path) -
     clock = ManualClock()
     store = MemoryStore(tmp_path / "m.sqlite", clock=clock, trash_window=24 * 3600)
     _seed_many(store, clock, saves=3, per_save=1)
-    server = build(MemoryService(store), clock, gate=ConfirmGate())
+    server = build(MemoryService(store), clock)
 
     async def person(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
         return types.ElicitResult(action="accept", content={"delete": True})
@@ -228,3 +228,47 @@ async def test_statistics_the_person_deletes_wait_in_the_trash(tmp_path: Path) -
         restored = store.restore(done["trashId"])
         assert restored.stats_saves == 3 and restored.items == 3
         assert store.stats().saves == before.saves
+
+
+async def test_an_agent_alone_deletes_at_most_3_items_an_hour_even_across_restarts(
+    tmp_path: Path,
+) -> None:
+    """S5-4 as measured: preview all 12 items, wait once, echo each quote: 3 go, not 12."""
+    clock = ManualClock()
+    store = MemoryStore(tmp_path / "m.sqlite", clock=clock, trash_window=24 * 3600)
+    _seed_many(store, clock, saves=1, per_save=12)
+    farm = Scope("stardew-valley", "farm-0")
+    ids = [e.id for e in store.load_scope(farm)]
+    assert len(ids) == 12
+
+    async def sweep(server: Any) -> list[str]:
+        async with Client(server, mode="legacy") as client:
+            kept = [i for i in ids if _kept(store, farm, i)]
+            previews = [await _preview_item(client, i) for i in kept]
+            clock.advance(5.0)
+            answers = []
+            for preview, event_id in zip(previews, kept, strict=True):
+                confirm = {**_target(event_id), "saveId": "farm-0"}
+                result = await client.call_tool(
+                    FORGET,
+                    {**confirm, "confirmToken": preview["confirmToken"], "quote": preview["quote"]},
+                )
+                answers.append("error: " + _text(result) if result.is_error else "deleted")
+            return answers
+
+    with store:
+        answers = await sweep(build(MemoryService(store), clock))
+        assert answers.count("deleted") == 3 and len(store.load_scope(farm)) == 9
+        assert all("at most 3 items an hour" in a for a in answers if a != "deleted")
+        # A new `xtyserver mcp` process (a new server over the same store) starts no new hour.
+        clock.advance(3590)
+        again = await sweep(build(MemoryService(store), clock))
+        assert "deleted" not in again and len(store.load_scope(farm)) == 9
+        clock.advance(10)  # an hour after the first three: three more
+        later = await sweep(build(MemoryService(store), clock))
+        assert later.count("deleted") == 3 and len(store.load_scope(farm)) == 6
+        assert len(store.trash_entries()) == 6
+
+
+def _kept(store: MemoryStore, scope: Scope, event_id: int) -> bool:
+    return any(e.id == event_id for e in store.load_scope(scope))

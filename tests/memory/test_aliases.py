@@ -18,8 +18,9 @@ from xtyserver.memory.aliases import (
     read_naming,
     unnamed,
 )
+from xtyserver.memory.commands import ForgetName, Preview
 from xtyserver.memory.glossary import Entry, build
-from xtyserver.memory.manage import ForgetSpec
+from xtyserver.memory.manage import ForgetPreview, ForgetSpec
 from xtyserver.memory.retrieval import SaveIndex, select_memories
 from xtyserver.memory.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
 from xtyserver.memory.sqlite.store import MemoryStore
@@ -156,8 +157,9 @@ def test_the_store_keeps_names_per_save_replaces_a_name_and_caps_them(tmp_path: 
         kept = store.aliases(WORLD)
         # The 33rd name pushed out the one said longest ago (小暖).
         assert len(kept) == MAX_ALIASES and "小暖" not in {a.alias for a in kept}
-        assert store.forget_aliases(OTHER, [kept[0].id]) == 0  # another save's id: left
-        assert store.forget_aliases(WORLD, [kept[0].id]) == 1
+        # Another save's id: left.
+        assert store.execute(ForgetName(scope=OTHER, ids=(kept[0].id,))) == 0
+        assert store.execute(ForgetName(scope=WORLD, ids=(kept[0].id,))) == 1
         with pytest.raises(StoreError) as too_long:
             store.learn_alias(WORLD, "名" * 17, "物", NOW)
         assert too_long.value.fields == ("alias",)
@@ -174,7 +176,8 @@ def test_forgetting_a_game_takes_its_names_to_the_trash(tmp_path: Path) -> None:
         store.learn_alias(WORLD, "小暖", "暖石", NOW)
         store.learn_alias(Scope("stardew-valley", "farm-a"), "小鸡", "鸡舍", NOW)
         spec = ForgetSpec(kind="game", game_id=WORLD.game_id)
-        preview = store.preview_forget(spec)
+        preview = store.execute(Preview(target=spec))
+        assert isinstance(preview, ForgetPreview)
         assert [a.alias for v in preview.saves for a in v.aliases] == ["小暖"]
         done = store.forget(spec)
         assert store.aliases(WORLD) == []

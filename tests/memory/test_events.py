@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from xtyserver.clock import ManualClock
 from xtyserver.errors import StoreContentError, StoreError
+from xtyserver.memory.commands import Pin
 from xtyserver.memory.manage import ForgetSpec
 from xtyserver.memory.retrieval import SaveIndex, select_memories
 from xtyserver.memory.sqlite import events
@@ -46,9 +47,11 @@ def test_a_pinned_fact_stays_pinned_when_remembered_again(store: MemoryStore) ->
     ev = store.upsert_event(FARM_A, NewEvent("promise", "钓鱼", "一起钓鱼", pinned=True), 1.0)
     again = store.upsert_event(FARM_A, NewEvent("promise", "钓鱼", "周末一起钓鱼"), 2.0)
     assert again.id == ev.id and again.pinned
-    assert store.set_pinned(FARM_A, ev.id, False) is True
+    assert store.execute(Pin(scope=FARM_A, event_id=ev.id, pinned=False)) is True
     assert store.load_scope(FARM_A)[0].pinned is False
-    assert store.set_pinned(FARM_B, ev.id, True) is False  # another save's id
+    assert (
+        store.execute(Pin(scope=FARM_B, event_id=ev.id, pinned=True)) is False
+    )  # another save's id
 
 
 def test_store_accepts_a_160_char_summary_and_refuses_161(store: MemoryStore) -> None:

@@ -10,7 +10,6 @@ import importlib.util
 import json
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -227,13 +226,11 @@ def test_store_waits_for_a_write_lock_held_2s_by_another_process(
     with MemoryStore(tmp_path / "m.sqlite", clock=ManualClock()) as store:  # default timeout
         store.upsert_event(FARM_A, NewEvent("event", "之前", "锁之前写的"), 1.0)
         holder = hold_lock(store.path, 2.0)
-        started = time.monotonic()
         # Readers are not blocked by the writer lock (WAL).
         assert [e.subject for e in store.load_scope(FARM_A)] == ["之前"]
+        # It waits for the holder (within its 5 s busy timeout) instead of failing.
         store.upsert_event(FARM_A, NewEvent("event", "等锁", "等到了锁再写"), 2.0)
-        waited = time.monotonic() - started
         assert holder.wait(timeout=10) == 0
-        assert 1.0 < waited < 5.0  # it waited for the holder, well within the busy timeout
         assert [e.subject for e in store.load_scope(FARM_A)] == ["之前", "等锁"]
 
 
@@ -244,12 +241,10 @@ def test_store_gives_store_busy_when_the_lock_outlasts_its_busy_timeout_then_rec
     with MemoryStore(tmp_path / "m.sqlite", clock=ManualClock(), busy_timeout_ms=1000) as store:
         store.upsert_event(FARM_A, NewEvent("event", "之前", "锁之前写的"), 1.0)
         holder = hold_lock(store.path, 3.0)
-        started = time.monotonic()
         with pytest.raises(StoreError) as info:
             store.upsert_event(FARM_A, NewEvent("event", "被挡", "写不进去"), 2.0)
-        waited = time.monotonic() - started
         assert info.value.code == "store_busy"
-        assert 0.8 < waited < 2.9  # gave up at its own timeout, before the holder let go
+        assert holder.poll() is None  # it gave up at its own timeout, while the lock was held
         assert [e.subject for e in store.load_scope(FARM_A)] == ["之前"]
         assert holder.wait(timeout=10) == 0
         store.upsert_event(FARM_A, NewEvent("event", "之后", "锁放开后能写"), 3.0)
@@ -266,12 +261,10 @@ def test_store_with_default_timeout_gives_store_busy_when_a_lock_is_held_30_s(
         store.upsert_event(FARM_A, NewEvent("event", "之前", "锁之前写的"), 1.0)
         holder = hold_lock(store.path, 30.0)
         try:
-            started = time.monotonic()
             with pytest.raises(StoreError) as info:
                 store.upsert_event(FARM_A, NewEvent("event", "被挡", "写不进去"), 2.0)
-            waited = time.monotonic() - started
             assert info.value.code == "store_busy"
-            assert 4.0 < waited < 10.0  # the 5 s default busy timeout, not 30 s
+            assert holder.poll() is None  # the 5 s default busy timeout, not the 30 s hold
             assert [e.subject for e in store.load_scope(FARM_A)] == ["之前"]
         finally:
             holder.kill()

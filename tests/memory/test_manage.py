@@ -10,8 +10,9 @@ import pytest
 from tests.memory.conftest import buried
 from xtyserver.clock import ManualClock
 from xtyserver.errors import StoreContentError, UsageError
+from xtyserver.memory.commands import Preview
 from xtyserver.memory.extraction import is_deliberate
-from xtyserver.memory.manage import ForgetSpec
+from xtyserver.memory.manage import ForgetPreview, ForgetSpec
 from xtyserver.memory.sqlite.schema import MIGRATIONS
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import NewEvent, Scope
@@ -63,19 +64,25 @@ def test_overview_of_a_game_lists_its_saves_with_names_and_items(
     assert [s.label for s in everything.saves] == ["world-a", "阳光农场", "月光农场"]
 
 
+def _preview(store: MemoryStore, spec: ForgetSpec) -> ForgetPreview:
+    preview = store.execute(Preview(target=spec))
+    assert isinstance(preview, ForgetPreview)
+    return preview
+
+
 def test_forget_preview_names_the_save_and_changes_nothing(
     store: MemoryStore, clock: ManualClock
 ) -> None:
     _fill(store, clock)
     item = next(e for e in store.load_scope(FARM_A) if e.subject == "社区中心")
     spec = ForgetSpec(kind="item", game_id="stardew-valley", save_id="farm-a", item_id=item.id)
-    preview = store.preview_forget(spec)
+    preview = _preview(store, spec)
     assert preview.found and preview.item_count == 1
     assert preview.saves[0].label == "阳光农场"
     assert preview.stats_saves == ()
     assert len(store.load_scope(FARM_A)) == 2
-    missing = store.preview_forget(
-        ForgetSpec(kind="item", game_id="stardew-valley", save_id="farm-a", item_id=9999)
+    missing = _preview(
+        store, ForgetSpec(kind="item", game_id="stardew-valley", save_id="farm-a", item_id=9999)
     )
     assert not missing.found
 
@@ -101,9 +108,7 @@ def test_forget_a_game_with_statistics_deletes_only_that_game(
     store: MemoryStore, clock: ManualClock
 ) -> None:
     _fill(store, clock)
-    preview = store.preview_forget(
-        ForgetSpec(kind="game", game_id="stardew-valley", include_stats=True)
-    )
+    preview = _preview(store, ForgetSpec(kind="game", game_id="stardew-valley", include_stats=True))
     assert preview.stats_saves == (FARM_A, FARM_B)
     result = store.forget(ForgetSpec(kind="game", game_id="stardew-valley", include_stats=True))
     assert (result.items, result.stats_saves, result.profile_cleared) == (3, 2, False)
@@ -213,10 +218,11 @@ def test_a_token_is_bound_to_who_asked_and_stays_valid_for_them() -> None:
     preview = ForgetPreview(spec=spec, saves=(), profile_fields=(), stats_saves=())
     tokens = Confirmations("page")
     token = tokens.issue(preview, 0.0, asker="session-a")
-    same = lambda p: p.spec == spec  # noqa: E731
-    assert tokens.redeem(token, same, 1.0, asker="session-b") == "unknown"
-    assert tokens.redeem(token, same, 1.0) == "unknown"
-    assert tokens.redeem(token, same, TOKEN_TTL, asker="session-a") == spec
-    assert tokens.redeem(token, same, TOKEN_TTL, asker="session-a") == "unknown"  # spent
+    assert tokens.peek(token, 1.0, asker="session-b") == "unknown"
+    assert tokens.peek(token, 1.0) == "unknown"
+    pending = tokens.peek(token, TOKEN_TTL, asker="session-a")
+    assert not isinstance(pending, str) and pending.preview.spec == spec
+    tokens.spend(token)
+    assert tokens.peek(token, TOKEN_TTL, asker="session-a") == "unknown"  # spent
     late = tokens.issue(preview, 0.0, asker="session-a")
-    assert tokens.redeem(late, same, TOKEN_TTL + 0.001, asker="session-a") == "expired"
+    assert tokens.peek(late, TOKEN_TTL + 0.001, asker="session-a") == "expired"

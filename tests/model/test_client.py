@@ -90,14 +90,12 @@ class Outcome:
         self.deltas: list[str] = []
         self.done: Done | None = None
         self.error: ModelError | None = None
-        self.elapsed = 0.0
 
 
 async def consume(
     client: ModelClient, messages: Sequence[Mapping[str, Any]], **kwargs: Any
 ) -> Outcome:
     out = Outcome()
-    start = anyio.current_time()
     try:
         async with contextlib.aclosing(client.stream_chat(messages, **kwargs)) as events:
             async for event in events:
@@ -108,8 +106,12 @@ async def consume(
                     out.done = event
     except ModelError as err:
         out.error = err
-    out.elapsed = anyio.current_time() - start
     return out
+
+
+def retry_delays(logs: list[dict[str, Any]]) -> list[float]:
+    """The waits the client chose before each retry (what it decided, not the clock)."""
+    return [e["delay_s"] for e in logs if e["event"] == "model.retry"]
 
 
 # ---------------------------------------------------------------------------
@@ -225,13 +227,14 @@ async def test_client_consumer_leaving_early_closes_stream_and_next_call_works(
 @pytest.mark.anyio
 async def test_client_honours_retry_after_on_429_then_succeeds(fake: FakeModelServer) -> None:
     fake.enqueue(Reply(status=429, retry_after=0.3), Reply(text="终于轮到我了"))
-    async with client_for(fake) as client:
-        out = await consume(client, user("你好"))
+    with structlog.testing.capture_logs() as logs:
+        async with client_for(fake) as client:
+            out = await consume(client, user("你好"))
     assert out.error is None
     assert out.done is not None and out.done.text == "终于轮到我了"
     assert len(fake.chat_requests) == 2
-    # Backoff alone would be 0.01 s: the wait came from Retry-After.
-    assert out.elapsed >= 0.3
+    # Backoff alone would be 0.01 s: the wait it chose came from Retry-After.
+    assert retry_delays(logs) == [0.3]
 
 
 @pytest.mark.anyio
@@ -260,10 +263,11 @@ async def test_client_does_not_sleep_a_retry_after_it_will_not_honour(
 ) -> None:
     # A minute over the cap: waiting it out would be unmistakable on any machine.
     fake.enqueue(Reply(status=429, retry_after=60), Reply(text="不该到这里"))
-    async with client_for(fake, retry_after_cap=0.25) as client:
-        out = await consume(client, user("你好"))
+    with structlog.testing.capture_logs() as logs:
+        async with client_for(fake, retry_after_cap=0.25) as client:
+            out = await consume(client, user("你好"))
     assert out.error is not None and out.error.code == "model_rate_limited"
-    assert out.elapsed < 30
+    assert retry_delays(logs) == []  # it decided not to wait at all
 
 
 @pytest.mark.anyio
@@ -278,8 +282,7 @@ async def test_client_gives_up_on_429_forever_with_rate_limited_within_cap(
     assert out.error.code == "model_rate_limited"
     assert out.error.status == 429
     assert len(fake.chat_requests) == 3
-    assert out.elapsed < 2 * 1.0 + 1.0  # max_retries waits, each at most the cap
-    assert [e["event"] for e in logs].count("model.retry") == 2
+    assert retry_delays(logs) == [0.1, 0.1]  # max_retries waits, each the Retry-After
     assert CANARY_KEY not in repr(logs)
 
 
@@ -340,12 +343,14 @@ async def test_client_reports_unavailable_when_connection_is_refused() -> None:
     )
     client = ModelClient(settings)
     try:
-        out = await consume(client, user("你好"))
+        with structlog.testing.capture_logs() as logs:
+            out = await consume(client, user("你好"))
     finally:
         await client.aclose()
     assert out.error is not None
     assert out.error.code == "model_unavailable"
-    assert out.elapsed < 30  # two short backoffs, not a hang
+    delays = retry_delays(logs)  # short backoffs that grow, each within the cap, not a hang
+    assert delays and all(0 < d <= 0.05 for d in delays) and delays == sorted(delays)
 
 
 # ---------------------------------------------------------------------------
@@ -423,7 +428,6 @@ async def test_client_times_out_when_first_token_never_comes_then_next_call_work
         assert out.error is not None
         assert out.error.code == "model_timeout"
         assert out.deltas == []
-        assert FIRST_TOKEN_S - 0.05 <= out.elapsed < FIRST_TOKEN_S + 2.0
         assert len(fake.chat_requests) == 1, "a timeout is not retried"
         again = await consume(client, user("再试一次"))
     assert again.done is not None and again.done.text == "我来了"
@@ -449,7 +453,6 @@ async def test_client_ends_incomplete_when_stream_goes_idle_after_first_token(
     assert out.error is None and out.done is not None
     assert out.done.incomplete and not out.done.truncated
     assert out.done.text == "开始"
-    assert IDLE_S - 0.05 <= out.elapsed < IDLE_S + 2.0
     assert len(fake.chat_requests) == 1
     with anyio.fail_after(5):
         await fake.wait_open_streams(0)  # the upstream stream was closed

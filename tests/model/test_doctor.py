@@ -14,7 +14,14 @@ import anyio
 import pytest
 
 from xtyserver.model.doctor import check_routing, render_table
-from xtyserver.model.doctor_codes import DETAILS, HINTS, shown_model
+from xtyserver.model.doctor_codes import (
+    DETAILS,
+    HINTS,
+    ZH_DETAILS,
+    ZH_HINTS,
+    chinese,
+    shown_model,
+)
 from xtyserver.model.routing import ModelRoutes, resolve
 from xtyserver.model.settings import ModelSettings
 from xtyserver.testing import FakeModelServer, Reply, ToolCallScript
@@ -135,6 +142,7 @@ async def test_the_command_prints_a_table_and_exits_0_for_a_good_provider(tmp_pa
             "XTY_MODEL_BASE_URL": fake.base_url,
             "XTY_MODEL": "fake-vl",
             "XTY_DATA_DIR": str(tmp_path),
+            "XTY_LANG": "en",
         }
         with anyio.fail_after(60):
             done = await anyio.run_process(
@@ -167,6 +175,28 @@ def page_codes(language: str, table: str) -> set[str]:
     block = text[text.index(f"{table}: {{", start) :]
     block = block[: block.index("\n    },")]
     return set(re.findall(r"(\w+): \(", block))
+
+
+def test_the_console_has_every_doctor_code_in_chinese() -> None:
+    assert set(ZH_DETAILS) == set(DETAILS) and set(ZH_HINTS) == set(HINTS)
+    params = {"setting": "models.quick", "missing": "model", "http": 401, "model": "m"}
+    params |= {"url": "https://x.example/v1", "models": "a, b", "chars": 3, "ms": 5}
+    for code in ZH_DETAILS:
+        assert chinese(ZH_DETAILS, code, {**params, "error": "model_timeout"})
+    for code in ZH_HINTS:
+        assert "{" not in chinese(ZH_HINTS, code, params), code
+    assert chinese(ZH_HINTS, "check_model", {"setting": "model", "model": "m"}).startswith(
+        "检查记忆页「设置」里的「聊天模型」"
+    )
+
+
+def test_an_unreachable_host_blames_the_network_unless_it_is_local() -> None:
+    from xtyserver.model.doctor import _unreachable_hint
+
+    assert _unreachable_hint("https://api.deepseek.com/v1") == "check_network"
+    assert _unreachable_hint("https://api.example.com/v1") == "check_network_or_url"
+    assert _unreachable_hint("http://127.0.0.1:11434/v1") == "check_base_url_at"
+    assert _unreachable_hint("http://192.168.1.20:1234/v1") == "check_base_url_at"
 
 
 def test_the_page_has_every_doctor_code_in_both_languages() -> None:

@@ -1,13 +1,14 @@
 """The player's explicit yes, table-tested (xtyserver/session/consent.py).
 
 A yes counts only when every clause of the player's words is a yes; a broad
-target needs words that name the deletion; a restore needs words that ask for it.
+target needs the exact words the server asked for; a restore needs words that ask for it.
 """
 
 from __future__ import annotations
 
 import pytest
 
+from xtyserver.session.asking import AskTexts, expected_words
 from xtyserver.session.consent import asks_restore, consents, verdict
 
 YES = [
@@ -147,35 +148,41 @@ TARGETS = [
     ("sure", True, False),
     ("确认", True, False),
     ("可以", True, False),
-    ("确认删除", True, True),
-    ("删吧", True, True),
-    ("删掉吧", True, True),
-    ("全部删掉", True, True),
-    ("好的，删吧", True, True),
-    ("嗯，清空吧", True, True),
-    ("都删了吧", True, True),
-    ("ｄｅｌｅｔｅ ｉｔ", True, True),  # full-width: the normal form
-    ("删\u200b吧", True, True),  # an invisible character inside
-    ("delete it", True, True),
-    ("yes delete", True, True),
-    ("Yes, delete it.", True, True),
-    ("ok, erase it", True, True),
+    # Words naming a deletion may answer the model's own question (「清除杂草」): one item only.
+    ("确认删除", True, False),
+    ("删吧", True, False),
+    ("好，清除吧", True, False),
+    ("全部删掉", True, False),
+    ("delete it", True, False),
+    ("Yes, delete it.", True, False),
+    # The exact words the server asked for, naming the target; spaces, punctuation, case aside.
+    ("确认删除全部记忆", False, True),
+    ("确认删除全部记忆。", False, True),
+    ("确认 删除 全部记忆！", False, True),
+    ("ｄｅｌｅｔｅ ａｌｌ ｍｅｍｏｒｙ", False, True),  # full-width: the normal form
+    ("确认删除\u200b全部记忆", False, True),  # an invisible character inside
+    ("Delete all memory.", False, True),
+    ("好，确认删除全部记忆", False, False),
+    ("确认删除全部记忆吧", False, False),
+    ("确认删除全部记忆？", False, False),
+    ("不要确认删除全部记忆", False, False),
     ("好的，谢谢", False, False),
-    ("删吧，谢谢", False, False),
     ("不要删", False, False),
-    ("先别删", False, False),
     ("don't delete it", False, False),
     ("删吗？", False, False),
 ]
 
 
 @pytest.mark.parametrize(("text", "one", "broad"), TARGETS)
-def test_a_broad_target_needs_words_that_name_the_deletion(
+def test_a_broad_target_needs_the_exact_words_the_server_asked_for(
     text: str, one: bool, broad: bool
 ) -> None:
+    texts = AskTexts()
     assert consents(text, "item") is one
-    for kind in ("save", "game", "profile", "all"):
-        assert consents(text, kind) is broad, kind
+    assert consents(text, "all", expected_words("all", texts)) is broad
+    # Another target's words, or none, never confirm it.
+    assert not consents(text, "save", expected_words("save", texts))
+    assert not consents(text, "all")
 
 
 RESTORE = [

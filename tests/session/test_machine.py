@@ -11,6 +11,7 @@ import pytest
 from tests.session.defaults import session_settings
 from xtyserver import errors
 from xtyserver.memory.accounting import resolve_zone
+from xtyserver.memory.commands import Correct, Preview, View
 from xtyserver.memory.manage import ForgetSpec, Overview
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.tokens import DailyBudget
@@ -41,16 +42,15 @@ from xtyserver.session.effects import (
     OpenSave,
     PlayBeat,
     PrepareImage,
-    PreviewForget,
     RecordInjection,
     Remember,
+    RunCommands,
     Send,
-    SetProfileField,
     Summarize,
     TouchMemories,
-    ViewMemory,
 )
 from xtyserver.session.events import (
+    CommandsDone,
     Connected,
     Disconnected,
     FrameIn,
@@ -60,7 +60,6 @@ from xtyserver.session.events import (
     ModelDelta,
     ModelDone,
     ModelFailed,
-    OverviewLoaded,
     SaveMemory,
     SeatAnswered,
     StatsLoaded,
@@ -721,9 +720,9 @@ def test_session_stats_get_is_a_request_answered_with_stats_result() -> None:
 def test_session_memory_get_asks_for_the_current_save() -> None:
     session = ready_session()
     [request] = session.handle(frame(type="memory.get", id="m1"), T0)
-    assert request == ViewMemory(request.request, "stardew-valley", FARM_A)
+    assert request == RunCommands(request.request, (View(game_id="stardew-valley", scope=FARM_A),))
     overview = Overview(profile=SharedProfile(nickname="阿汤"), saves=(), stats=PlayStats([], []))
-    [result] = sent(session.handle(OverviewLoaded(request.request, overview), T0))
+    [result] = sent(session.handle(CommandsDone(request.request, (overview,)), T0))
     assert result.id == "m1" and result.profile["nickname"] == "阿汤"
 
 
@@ -732,18 +731,19 @@ def test_session_refuses_forget_item_without_event_id_naming_the_field() -> None
     effects = session.handle(frame(type="memory.forget", id="f1", target="item"), T0)
     [error] = sent(effects)
     assert (error.code, error.id, error.fields) == ("invalid_frame", "f1", ["eventId"])
-    assert not of(effects, PreviewForget)
+    assert not of(effects, RunCommands)
 
 
 def test_session_forget_and_profile_update_become_typed_requests() -> None:
     session = ready_session()
     [forget] = session.handle(frame(type="memory.forget", id="f1", target="item", eventId=3), T0)
     spec = ForgetSpec(kind="item", game_id="stardew-valley", save_id="farm-a", item_id=3)
-    assert forget == PreviewForget(forget.request, spec)
+    assert forget == RunCommands(forget.request, (Preview(target=spec),))
     [update] = session.handle(
         frame(type="profile.update", id="p1", field="replyStyle", value="简短"), T0
     )
-    assert update == SetProfileField(update.request, FARM_A, "reply_style", "简短")
+    correct = Correct(field="reply_style", value="简短")
+    assert update == RunCommands(update.request, (correct, View(scope=FARM_A)))
     failed = StoreFailed(update.request, "forbidden_content", "refused")
     [error] = sent(session.handle(failed, T0))
     assert (error.code, error.id, error.fields) == ("forbidden_content", "p1", ["value"])

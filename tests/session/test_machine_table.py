@@ -32,11 +32,10 @@ from xtyserver.memory.types import PlayStats, SharedProfile
 from xtyserver.protocol.codec import decode_client_frame
 from xtyserver.protocol.frames import CLIENT_FRAME_TYPES, Error
 from xtyserver.session.events import (
+    CommandsDone,
     Connected,
     Disconnected,
     Event,
-    ForgetPreviewed,
-    Forgotten,
     FrameIn,
     FrameRefused,
     ImageReady,
@@ -44,15 +43,17 @@ from xtyserver.session.events import (
     ModelDelta,
     ModelDone,
     ModelFailed,
-    OverviewLoaded,
     PairingAnswered,
     SaveMemory,
     SeatAnswered,
+    SpeechReady,
     StatsLoaded,
     StoreFailed,
     TimerFired,
     ToolAnswered,
     TurnMemoryReady,
+    VoiceFailed,
+    VoiceHeard,
     WorkingFolded,
     WorkingResumed,
 )
@@ -90,7 +91,7 @@ KINDS: dict[type[Any], st.SearchStrategy[Event]] = {
     FrameRefused: st.builds(lambda: FrameRefused(errors.FrameError("bad", fields=["text"]))),
     Connected: st.just(Connected()),
     Disconnected: st.just(Disconnected()),
-    TimerFired: st.builds(TimerFired, st.sampled_from(["hello", "heartbeat"])),
+    TimerFired: st.builds(TimerFired, st.sampled_from(["hello", "heartbeat", "voice"])),
     SeatAnswered: st.builds(SeatAnswered, st.booleans()),
     PairingAnswered: st.builds(
         PairingAnswered,
@@ -118,25 +119,30 @@ KINDS: dict[type[Any], st.SearchStrategy[Event]] = {
     ),
     ModelFailed: st.builds(ModelFailed, TURNS, st.sampled_from(["model_error", "x"])),
     StatsLoaded: st.builds(StatsLoaded, REQUESTS, st.just(PlayStats([], []))),
-    OverviewLoaded: st.builds(
-        OverviewLoaded,
+    CommandsDone: st.builds(
+        CommandsDone,
         REQUESTS,
-        st.just(Overview(profile=SharedProfile(), saves=(), stats=PlayStats([], []))),
-        found=st.booleans(),
-    ),
-    ForgetPreviewed: st.builds(
-        ForgetPreviewed,
-        REQUESTS,
-        st.just(ForgetPreview(spec=SPEC, saves=(), profile_fields=(), stats_saves=())),
-    ),
-    Forgotten: st.builds(
-        Forgotten,
-        REQUESTS,
-        st.just(ForgetResult(items=1, profile_cleared=False, stats_saves=0)),
+        st.sampled_from(
+            [
+                (Overview(profile=SharedProfile(), saves=(), stats=PlayStats([], [])),),
+                (False, Overview(profile=SharedProfile(), saves=(), stats=PlayStats([], []))),
+                (ForgetPreview(spec=SPEC, saves=(), profile_fields=(), stats_saves=()),),
+                (ForgetResult(items=1, profile_cleared=False, stats_saves=0),),
+            ]
+        ),
     ),
     StoreFailed: st.builds(StoreFailed, REQUESTS, st.just("store_busy"), st.just("busy")),
     WorkingFolded: st.builds(WorkingFolded, st.integers(0, 2), st.none()),
     WorkingResumed: st.builds(WorkingResumed, st.just(FARM_A), st.none()),
+    VoiceHeard: st.builds(
+        VoiceHeard, st.sampled_from(["v1", "c1"]), st.sampled_from(["", "好"]), st.booleans()
+    ),
+    VoiceFailed: st.builds(
+        VoiceFailed, st.sampled_from(["v1", "c1"]), st.sampled_from(["device_lost", "x"])
+    ),
+    SpeechReady: st.builds(
+        SpeechReady, st.just("c1"), st.just(0), st.just("好。"), st.just(16000), st.just(b"\0\0")
+    ),
 }
 EVENTS = st.one_of(list(KINDS.values()))
 
@@ -198,9 +204,9 @@ def test_each_state_has_a_row_or_a_refusal_for_every_client_frame() -> None:
         assert state in NOT_ACCEPTED or not missing
     assert TRANSITIONS[State.CLOSED] == {}
     # What each state accepts, as v1.md "States" lists it.
-    assert [k for k in CLIENT_FRAME_TYPES if _row(State.AWAIT_HELLO, k)] == [
-        CLIENT_FRAME_TYPES[0],
-        CLIENT_FRAME_TYPES[-1],
+    assert [k.__name__ for k in CLIENT_FRAME_TYPES if _row(State.AWAIT_HELLO, k)] == [
+        "Hello",
+        "AdapterPair",
     ]
 
 

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from xtyserver.memory.commands import Forget, Search, Words
 from xtyserver.memory.manage import (
     TOKEN_TTL,
     Confirmations,
@@ -15,6 +16,7 @@ from xtyserver.memory.manage import (
     SaveView,
 )
 from xtyserver.memory.types import MemoryEvent, PlayStats, Scope, SharedProfile
+from xtyserver.session.consent import admit
 from xtyserver.session.tool_results import render
 from xtyserver.session.tool_schemas import CORRECT, FORGET, SEARCH, VIEW, ForgetArgs
 from xtyserver.session.tools import (
@@ -111,33 +113,41 @@ def test_arguments_become_typed_operations_and_bad_ones_error_texts() -> None:
         assert isinstance(parse_call(bad, FARM_B), str)
 
 
+def _words(token: str, text: str = "好") -> Words:
+    """The player's words answering the server's question about ``token``'s item."""
+    return Words(token=token, text=text, asked="要删掉吗？")
+
+
 def test_a_token_is_valid_at_exactly_its_ttl_and_refused_just_past_it() -> None:
     assert TOKEN_TTL == 120.0
     tokens = Confirmations("s1")
-    same = lambda p: True  # noqa: E731
+    forget = Forget(target=_preview().spec)
     at_edge = tokens.issue(_preview(), T0, turn=1)
-    assert tokens.redeem(at_edge, same, T0 + 120.0, turn=2) == _preview().spec
+    assert admit(forget, _words(at_edge), tokens, T0 + 120.0, turn=2) == forget
     late = tokens.issue(_preview(), T0, turn=1)
-    assert tokens.redeem(late, same, T0 + 120.001, turn=2) == "expired"
+    assert admit(forget, _words(late), tokens, T0 + 120.001, turn=2) == "expired"
     assert "过期" in REFUSED["expired"]
 
 
 def test_a_token_is_single_use_bound_to_its_target_connection_and_a_later_turn() -> None:
     tokens = Confirmations("s1")
+    forget = Forget(target=_preview().spec)
     token = tokens.issue(_preview(), T0, turn=1)
-    assert tokens.redeem(token, lambda p: True, T0 + 1, turn=1) == "too_soon"
+    assert admit(forget, _words(token), tokens, T0 + 1, turn=1) == "too_soon"
     assert "还没有得到玩家的确认" in REFUSED["too_soon"]
     other = _confirming(target="item", save="阳光农场", item=8, confirmToken=token)
-    refused = tokens.redeem(token, lambda p: names_target(other, FARM_B, p), T0 + 1, turn=2)
+    assert not names_target(other, FARM_B, _preview())
+    elsewhere = Forget(target=_preview(8).spec)
+    refused = admit(elsewhere, _words(token), tokens, T0 + 1, turn=2)
     assert refused == "other_target" and "另一个删除目标" in REFUSED[refused]
-    assert Confirmations("s2").redeem(token, lambda p: True, T0 + 1, turn=2) == "unknown"
+    assert admit(forget, _words(token), Confirmations("s2"), T0 + 1, turn=2) == "unknown"
     right = _confirming(target="item", save="阳光农场", item=7, confirmToken=token)
-    # No explicit yes from the player: refused, and the token is not spent.
-    assert tokens.redeem(token, lambda p: True, T0 + 1, turn=2, agreed=False) == "not_agreed"
-    assert tokens.redeem(token, lambda p: names_target(right, FARM_B, p), T0 + 1, turn=2) == (
-        _preview().spec
-    )
-    assert tokens.redeem(token, lambda p: True, T0 + 2, turn=3) == "unknown"
+    assert names_target(right, FARM_B, _preview())
+    # No explicit yes from the player, or no question asked: refused, the token not spent.
+    assert admit(forget, _words(token, "好的，谢谢"), tokens, T0 + 1, turn=2) == "not_agreed"
+    assert admit(forget, Words(token=token, text="好"), tokens, T0 + 1, turn=2) == "not_agreed"
+    assert admit(forget, _words(token), tokens, T0 + 1, turn=2) == forget
+    assert admit(forget, _words(token), tokens, T0 + 2, turn=3) == "unknown"
     assert "已经用过" in REFUSED["unknown"]
 
 
@@ -207,15 +217,15 @@ def test_a_correction_passes_the_shared_profile_guard() -> None:
 
 
 def test_a_search_call_searches_the_current_save_only() -> None:
-    from xtyserver.session.tools import SearchOp, ToolCall, parse_call
+    from xtyserver.session.tools import ToolCall, parse_call
 
     here = Scope("stardew-valley", "farm-a")
 
     def call(**args: object) -> object:
         return parse_call(ToolCall("c", SEARCH, json.dumps(args)), here, 12)
 
-    assert call(query="Ａｂｉｇａｉｌ", kind="relationship") == SearchOp(
-        here, "Abigail", "relationship", 12
+    assert call(query="Ａｂｉｇａｉｌ", kind="relationship") == Search(
+        scope=here, query="Abigail", kind="relationship", day=12
     )
     for bad in ({"query": "x", "save": "farm-b"}, {"query": ""}, {"query": "x", "kind": "boss"}):
         assert str(call(**bad)).startswith("错误")

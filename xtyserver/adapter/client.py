@@ -27,6 +27,7 @@ from xtyserver.adapter.pairing import pair, read_key, store_key
 from xtyserver.adapter.precheck import Refused, encode, precheck
 from xtyserver.adapter.reply import CONNECTION_LOST, ChatReply
 from xtyserver.adapter.support import Answer, ConnectionLost, Waiter, expect, same_save
+from xtyserver.adapter.voice import VoiceTurn
 from xtyserver.clock import Clock, SystemClock
 from xtyserver.protocol.frames import (
     AdapterInfo,
@@ -47,6 +48,9 @@ from xtyserver.protocol.frames import (
     ServerFrame,
     ServerHello,
     StatsResult,
+    VoiceError,
+    VoiceSpeech,
+    VoiceTranscript,
 )
 
 _DECODER = msgspec.json.Decoder(ServerFrame)
@@ -114,6 +118,7 @@ class AdapterClient:
         self._changed = anyio.Event()
         self._send_lock = anyio.Lock()
         self._chats: dict[str, ChatReply] = {}
+        self._voices: dict[str, VoiceTurn] = {}
         self._requests: dict[str, Waiter] = {}
         self._last_state: bytes | None = None
         self._stack = contextlib.AsyncExitStack()
@@ -217,6 +222,32 @@ class AdapterClient:
         if identity is not None:
             self.identity = identity
         return reply
+
+    async def voice_start(
+        self,
+        *,
+        audio: Literal["microphone", "stream"] = "microphone",
+        speech: Literal["speakers", "frames", "none"] = "speakers",
+    ) -> VoiceTurn:
+        """Push-to-talk pressed (v1.md "voice.start"): the server records the PC's microphone
+        (``audio="microphone"``) or takes :meth:`VoiceTurn.audio`; ``speech``: where the
+        reply is spoken. Release with :meth:`VoiceTurn.stop`."""
+        frame: dict[str, Any] = {"type": "voice.start", "id": self._next("voice")}
+        if audio != "microphone":
+            frame["audio"] = audio
+        if speech != "speakers":
+            frame["speech"] = speech
+        data = await self._check(frame)
+        reply = ChatReply(frame["id"], self.cancel)
+        turn = VoiceTurn(frame["id"], reply, self._send_frame)
+        self._chats[reply.id], self._voices[turn.id] = reply, turn
+        while len(self._voices) > 16:  # speech frames may trail chat.done: keep the last few
+            self._voices.pop(next(iter(self._voices)))
+        await self._send(data)
+        return turn
+
+    async def _send_frame(self, frame: dict[str, Any]) -> None:
+        await self._send(await self._check(frame))
 
     async def cancel(self, chat_id: str) -> None:
         """Send ``chat.cancel`` for a streaming reply."""
@@ -470,6 +501,12 @@ class AdapterClient:
                 | MemoryForgotten(id=frame_id)
             ) if frame_id in self._requests:
                 self._requests[frame_id].set(frame)
+            case VoiceTranscript(id=vid) | VoiceError(id=vid) | VoiceSpeech(id=vid) if (
+                vid in self._voices
+            ):
+                self._voices[vid]._frame(frame)
+                if isinstance(frame, VoiceError) and self._voices[vid].reply.ended:
+                    self._chats.pop(vid, None)
             case MemoryConfirmRequest():
                 self.confirms.append(frame)
                 if self._on_confirm is not None:

@@ -1,6 +1,6 @@
 """``xtyserver autostart on|off|status``: start the server at login, for this user only.
 
-Where each OS keeps the entry is in :func:`entry_path` (README "Stop it, start it
+Where each OS keeps the entry is in :func:`entry_path` (docs/install.md "Stop it, start it
 with Windows"). On Windows it starts ``xtyserver serve`` in a minimized console
 window: the window is how the player sees it runs, and closing it stops the
 server cleanly. The entry runs this Python (``sys.executable -m xtyserver
@@ -15,6 +15,9 @@ import plistlib
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from xtyserver.cli.say import Say
+from xtyserver.config import ConsoleSettings
 
 NAME = "XiaoTangYuan"
 LABEL = "com.xiaotangyuan.server"
@@ -34,8 +37,8 @@ def entry_path(platform: str = sys.platform, env: Mapping[str, str] = os.environ
 
 
 def command(flags: Sequence[str] = (), python: str = sys.executable) -> list[str]:
-    """The command line the login entry runs."""
-    return [python, "-m", "xtyserver", "serve", *flags]
+    """The command line the login entry runs: the player's console, no browser."""
+    return [python, "-m", "xtyserver", "--no-browser", *flags]
 
 
 def _desktop_quote(arg: str) -> str:
@@ -84,23 +87,24 @@ def autostart(
     *,
     platform: str = sys.platform,
     env: Mapping[str, str] = os.environ,
+    say: Say | None = None,
 ) -> int:
     """Turn the login start on or off (or say whether it is on); prints what it did."""
+    say = say or Say(ConsoleSettings())
     path = entry_path(platform, env)
     if state == "status":
-        print(f"autostart is {'on' if path.exists() else 'off'} ({path})")
+        print(say("autostart_is_on" if path.exists() else "autostart_is_off", path=path))
         return 0
     if state == "off":
         if path.exists():
             path.unlink()
-            print(f"autostart off: removed {path}")
+            print(say("autostart_removed", path=path))
         else:
-            print(f"autostart was already off ({path} does not exist)")
+            print(say("autostart_was_off", path=path))
         return 0
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(entry_text(platform, command(flags)))
     os.replace(tmp, path)
-    print(f"autostart on: {path}")
-    print("the server starts when you log in; `xtyserver autostart off` undoes it")
+    print(say("autostart_written", path=path))
     return 0

@@ -1,4 +1,4 @@
-"""Output every console can take (a GBK console and an emoji save name; README "Commands").
+"""Output every console can take (a GBK console and an emoji save name; docs/commands.md).
 
 Python writes to a redirected stdout in the locale's encoding (GBK on a Chinese
 Windows) and by default fails on a character it cannot encode. Every command

@@ -3,7 +3,7 @@
 ``xtyserver`` alone starts the server with the player's settings and opens the
 memory page once (``--no-browser`` or ``XTY_NO_BROWSER=1`` leave the browser
 alone); its console speaks to the player (``cli/say.py``) and its log goes to
-``logs/`` in the data folder unless ``-v``. See README "Commands".
+``logs/`` in the data folder unless ``-v``. See docs/commands.md "Commands".
 """
 
 from __future__ import annotations
@@ -25,13 +25,31 @@ from xtyserver.cli.console import console_json, stdout_is_utf8
 from xtyserver.clock import SystemClock
 from xtyserver.config import Settings, load_settings
 from xtyserver.files import private_dir, write_private
-from xtyserver.serve.instance import NotStarted, remove_server_file
+from xtyserver.serve.instance import NotStarted, PortBusy, remove_server_file
 
 WINNER_WAIT = 20.0  # seconds a start that lost the race waits for the winner's server.json
 
 if TYPE_CHECKING:
     from xtyserver.cli.say import Say
     from xtyserver.serve.player_settings import PlayerSettings
+
+
+HELP_TOP = """\
+小汤圆（XiaoTangYuan）的本机服务：陪你玩星露谷物语、饥荒联机版、缺氧的 AI 伙伴的记忆和模型。
+The local server of XiaoTangYuan, the AI companion for Stardew Valley, Don't Starve Together
+and Oxygen Not Included: its memory and its model calls."""
+
+HELP_END = """\
+玩家常用 · for players:
+  xtyserver                    启动小汤圆并打开记忆页 · start and open the memory page
+  xtyserver --port 18765       换一个端口启动 · start on another port (the page: 18766)
+  xtyserver ui                 再打开记忆页 · open the memory page again
+  xtyserver doctor             检查模型设置 · check the model settings
+  xtyserver stats              游玩统计和 token 用量 · play statistics and tokens
+  xtyserver memory backup 文件  备份记忆 · back up the memory to a file
+  xtyserver autostart on|off   开机自动启动 · start at login, or not
+  xtyserver key forget         删除保存的 API 密钥 · delete the saved API key
+玩家指南 · players' guide: docs/players.md"""
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -41,7 +59,12 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="xtyserver", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="xtyserver",
+        description=HELP_TOP,
+        epilog=HELP_END,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"xtyserver {__version__}")
     parser.add_argument(
         "--no-browser",
@@ -58,7 +81,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--config",
         dest="start_config",
         type=Path,
+        metavar="FILE",
         help="with no command: a TOML configuration file",
+    )
+    parser.add_argument(
+        "--port",
+        dest="start_port",
+        type=int,
+        metavar="N",
+        help="with no command: the port mods connect to (default 8765; the page takes N + 1)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        dest="start_data_dir",
+        metavar="FOLDER",
+        help="with no command: the data folder (default: the OS's per-user data folder)",
+    )
+    parser.add_argument(
+        "--profile", dest="start_profile", metavar="ID", help="with no command: memory profile id"
     )
     sub = parser.add_subparsers(dest="command")
 
@@ -76,9 +116,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--open", action="store_true", help="open the memory page once listening")
 
-    auto = sub.add_parser("autostart", help="start the server at login (this user), or stop that")
+    auto = sub.add_parser("autostart", help="start xtyserver at login (this user), or stop that")
     auto.add_argument("state", choices=("on", "off", "status"))
     _common(auto)
+    auto.add_argument("--port", type=int, metavar="N", help="the port to start on (--port N)")
+
+    key = sub.add_parser("key", help="the provider's API key the page saved")
+    ksub = key.add_subparsers(dest="key_command", required=True)
+    _common(ksub.add_parser("forget", help="delete it from the credential store (or its file)"))
 
     replay = sub.add_parser("replay", help="replay recorded sessions, or lint them")
     replay.add_argument("files", nargs="+", metavar="FILE")
@@ -166,15 +211,55 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    return load_settings(getattr(args, "config", None), overrides=_overrides(args))
+    return _usable(load_settings(getattr(args, "config", None), overrides=_overrides(args)))
 
 
 def _player(config: Path | None, overrides: dict[str, Any] | None = None) -> PlayerSettings:
     """The data folder's stored choices and key (the page's settings view), under the rest."""
     from xtyserver.serve.player_settings import PlayerSettings
 
-    first = load_settings(config, overrides=overrides)
+    first = _usable(load_settings(config, overrides=overrides))
     return PlayerSettings(first.data_path, config=config, overrides=overrides)
+
+
+def _usable(settings: Settings) -> Settings:
+    """``settings`` once its data folder exists (owner-only) and takes a file.
+
+    Raises:
+        NotStarted: the folder cannot be made or written: a line in Chinese and one
+            in English naming it and why (no traceback).
+    """
+    from xtyserver.cli.say import Say
+
+    path = settings.data_path
+    try:
+        private_dir(path)
+        probe = path / f".write-test-{os.getpid()}"
+        write_private(probe, b"")
+        probe.unlink()
+    except OSError as exc:
+        lines = []
+        for language in ("zh", "en"):  # before any setting is sure: Chinese, then English
+            say = Say(settings.console, language)
+            reason = say(_why(exc), detail=exc.strerror or type(exc).__name__)
+            lines.append(say("data_dir_unusable", path=path, reason=reason))
+        raise NotStarted("\n".join(lines)) from None
+    return settings
+
+
+def _why(exc: OSError) -> str:
+    """The console line's key for why a folder cannot be used."""
+    import errno
+
+    if isinstance(exc, (NotADirectoryError, FileExistsError)):
+        return "reason_file"
+    if isinstance(exc, PermissionError):
+        return "reason_denied"
+    if exc.errno == errno.ENOSPC:
+        return "reason_full"
+    if exc.errno == errno.EROFS:
+        return "reason_readonly"
+    return "reason_other"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -201,7 +286,12 @@ def _dispatch(args: argparse.Namespace) -> int:
             # A desktop program: the player's settings, the page opened once, and a
             # console that speaks to the player; the log goes to a file unless -v.
             opening = not (args.no_browser or os.environ.get("XTY_NO_BROWSER"))
-            player = _player(args.start_config)
+            given = {
+                "server.port": args.start_port,
+                "data_dir": args.start_data_dir,
+                "profile": args.start_profile,
+            }
+            player = _player(args.start_config, {k: v for k, v in given.items() if v is not None})
             effective = player.effective()
             if args.verbose:
                 log.configure()
@@ -216,15 +306,21 @@ def _dispatch(args: argparse.Namespace) -> int:
             )
         case "autostart":
             from xtyserver.cli.autostart import autostart
+            from xtyserver.cli.say import Say
 
-            return autostart(args.state, _forwarded(args))
+            say = Say(load_settings(args.config).console)
+            return autostart(args.state, _forwarded(args), say=say)
+        case "key":
+            log.configure(json=True, level="error")
+            return _forget_key(_player(args.config, _overrides(args)))
         case "replay":
             from xtyserver.replay.command import main as replay_main
 
             return replay_main(args)
         case "ui":
             given = args.port if args.ui_port is None else args.ui_port
-            return _ui(_running_port(_settings(args), given=given), print_only=args.print)
+            settings = _running_port(_settings(args), given=given)
+            return _ui(settings, print_only=args.print, say=_say(settings))
         case "mcp":
             from xtyserver.manage.mcp import run_mcp
 
@@ -238,7 +334,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             from xtyserver.cli.doctor import doctor
 
             log.configure(json=True, level="error")
-            return anyio.run(doctor, _settings(args), args.json)
+            return anyio.run(doctor, _player(args.config, _overrides(args)).effective(), args.json)
         case "fake-model":
             return anyio.run(_fake_model, args.host, args.port)
         case "schemas":
@@ -289,6 +385,10 @@ async def _start(settings: Settings, opening: bool, player: PlayerSettings | Non
     say = Say(settings.console)
     try:
         return await _serve(settings, None, False, opening, player, say=say)
+    except PortBusy as busy:  # this folder's lock was ours: another program has the port
+        line = "page_port_busy" if busy.what == "page" else "port_busy"
+        print(say(line, port=busy.port, other=_free_port(settings, busy.port)), flush=True)
+        return 1
     except NotStarted:
         lock = InstanceLock(settings.data_path)
         if not opening or lock.acquire():  # nobody holds the folder: the port was busy
@@ -312,6 +412,21 @@ async def _start(settings: Settings, opening: bool, player: PlayerSettings | Non
         if anyio.current_time() > deadline:
             return _ui(found, print_only=False, say=say)  # says what did not answer
         await anyio.sleep(0.1)
+
+
+DST_PORTS = (18765, 8767, 8766, 8765)
+"""The ports the DST mod's configuration offers (adapters/dst/modinfo.lua), best first."""
+
+
+def _free_port(settings: Settings, busy: int) -> int:
+    """A port to suggest: one the DST mod offers whose next one (the page's) is free too."""
+    from xtyserver.serve.instance import port_free
+
+    host = settings.server.host
+    for port in DST_PORTS:
+        if busy not in (port, port + 1) and port_free(host, port) and port_free(host, port + 1):
+            return port
+    return DST_PORTS[0]
 
 
 async def _serve(
@@ -432,7 +547,31 @@ def _forwarded(args: argparse.Namespace) -> list[str]:
         out += ["--data-dir", str(Path(args.data_dir).resolve())]
     if args.profile:
         out += ["--profile", args.profile]
+    if args.port is not None:
+        out += ["--port", str(args.port)]
     return out
+
+
+def _forget_key(player: PlayerSettings) -> int:
+    """``xtyserver key forget``: the stored key out of the credential store (uninstalling)."""
+    from xtyserver.cli.say import Say
+    from xtyserver.serve.key_store import backend_name
+
+    say = Say(player.effective().console)
+    where = player.keys.where()
+    if where == "none":
+        print(say("key_none"))
+        return 0
+    shown = backend_name(player.keys.backend) if where == "keyring" else say("key_file")
+    player.clear_api_key()
+    print(say("key_forgotten", where=shown))
+    return 0
+
+
+def _say(settings: Settings) -> Say:
+    from xtyserver.cli.say import Say
+
+    return Say(settings.console)
 
 
 def _ui(settings: Settings, *, print_only: bool, say: Say | None = None) -> int:
@@ -440,12 +579,8 @@ def _ui(settings: Settings, *, print_only: bool, say: Say | None = None) -> int:
     port = settings.server.page_port
     try:
         key = _launch_key(settings)
-    except OSError as exc:
-        reason = getattr(exc, "code", None) or type(exc).__name__
-        print(
-            f"no memory page answered on port {port} ({reason}): is `xtyserver serve` running?",
-            file=sys.stderr,
-        )
+    except OSError:
+        print((say or _say(settings))("ui_no_answer", port=port), file=sys.stderr)
         return 1
     return _open_page(settings, key, print_only=print_only, say=say)
 
@@ -528,10 +663,14 @@ def _stats(settings: Settings, *, as_json: bool) -> int:
     if not frame.saves:
         print(say("stats_none"))
         return 0
-    names = {(s.game_id, s.save_id): s.save_name or s.save_id for s in frame.saves}
+    names = {(s.game_id, s.save_id): s.save_name for s in frame.saves if s.save_name}
+
+    def save_label(game_id: str, save_id: str) -> str:
+        # as the page shows it: the name, or "未命名存档 · 5e7196" (a short id)
+        return names.get((game_id, save_id)) or say("unnamed_save", short=save_id[:6])
 
     def where(game_id: str, save_id: str) -> str:
-        return f"{game_name(game_id, say.language)} / {names.get((game_id, save_id), save_id)}"
+        return f"{game_name(game_id, say.language)} / {save_label(game_id, save_id)}"
 
     counts = [say(k) for k in ("stats_days", "stats_sessions", "stats_active", "stats_last")]
     right = (False, True, True, True, False)
@@ -549,7 +688,13 @@ def _stats(settings: Settings, *, as_json: bool) -> int:
         header = [say(k) for k in ("stats_date", "stats_save", "stats_purpose")]
         header += [say("stats_calls"), say("stats_tokens")]
         bill = [
-            [t.date, where(t.game_id, t.save_id), t.purpose, str(t.calls), str(t.total_tokens)]
+            [
+                t.date,
+                where(t.game_id, t.save_id),
+                say(f"purpose_{t.purpose}"),
+                str(t.calls),
+                str(t.total_tokens),
+            ]
             for t in frame.tokens
         ]
         print(table(header, bill, (False, False, False, True, True)))
@@ -590,10 +735,10 @@ def _memory(args: argparse.Namespace) -> int:
             case "import":
                 doc = decode_document(args.file.read_bytes())
                 store.import_document(doc)
-                print(f"imported {len(doc.events)} events")
+                print(_say(settings)("imported", count=len(doc.events)))
             case "backup":
                 store.backup(args.file)
-                print(f"backed up to {args.file}")
+                print(_say(settings)("backed_up", file=args.file))
             case _:
                 from xtyserver.cli.memory import run
 

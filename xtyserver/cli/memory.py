@@ -1,4 +1,4 @@
-"""``xtyserver memory view|forget|forget-name|correct|pin|set-auto-shared`` (README "Commands").
+"""``xtyserver memory view|forget|forget-name|correct|pin|set-auto-shared`` (docs/commands.md).
 
 The command line's way into memory management, with the targets, field names
 and JSON shapes of every other way in (:mod:`xtyserver.memory.manage`,
@@ -9,9 +9,10 @@ terminal is who asked, within one command.
 from __future__ import annotations
 
 import argparse
+import secrets
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -20,11 +21,19 @@ from xtyserver.cli.console import console_json
 from xtyserver.clock import SystemClock
 from xtyserver.errors import UsageError
 from xtyserver.memory.accounting import local_date
-from xtyserver.memory.manage import ForgetSpec, Overview
+from xtyserver.memory.commands import Correct, Forget, ForgetName, Pin, Preview, Terminal, View
+from xtyserver.memory.manage import (
+    Confirmations,
+    ForgetPreview,
+    ForgetResult,
+    ForgetSpec,
+    Overview,
+)
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import EDITABLE_FIELDS, Scope, SharedProfile, profile_field
 from xtyserver.serve.localzone import detect_local_timezone
 from xtyserver.session import replies
+from xtyserver.session.consent import admit
 
 CORRECTABLE = tuple(f.wire for f in EDITABLE_FIELDS)
 DAY = 86400.0
@@ -87,18 +96,21 @@ def run(store: MemoryStore, args: argparse.Namespace) -> int:
             field = profile_field(args.field)
             assert field is not None  # argparse offered only the table's names
             value = _value(args.field, args.value)
-            _print_profile(store.set_profile_field(field.name, value), args.json)
+            _print_profile(
+                cast(SharedProfile, store.execute(Correct(field=field.name, value=value))),
+                args.json,
+            )
         case "set-auto-shared":
-            _print_profile(store.set_profile_field("auto_shared", args.state == "on"), args.json)
+            auto = Correct(field="auto_shared", value=args.state == "on")
+            _print_profile(cast(SharedProfile, store.execute(auto)), args.json)
         case "forget-name" | "pin":
             scope = Scope(args.game, args.save)
             if args.memory_command == "pin":
-                found, what = (
-                    store.set_pinned(scope, args.item, not args.unpin),
-                    f"item {args.item}",
-                )
+                what = f"item {args.item}"
+                found = store.execute(Pin(scope=scope, event_id=args.item, pinned=not args.unpin))
             else:
-                found, what = bool(store.forget_aliases(scope, [args.name])), f"name {args.name}"
+                what = f"name {args.name}"
+                found = store.execute(ForgetName(scope=scope, ids=(args.name,)))
             if not found:
                 print(f"xtyserver: no {what} in {args.game} / {args.save}", file=sys.stderr)
                 return 1
@@ -110,7 +122,7 @@ def _overview(
     store: MemoryStore, *, game_id: str | None = None, scope: Scope | None = None
 ) -> Overview:
     since = SystemClock().now() - (replies.STATS_DAYS + 1) * DAY
-    return store.overview(game_id=game_id, scope=scope, since=since)
+    return cast(Overview, store.execute(View(game_id=game_id, scope=scope, since=since)))
 
 
 def _value(field: str, values: list[str]) -> str | list[str]:
@@ -164,7 +176,8 @@ def _forget(store: MemoryStore, args: argparse.Namespace) -> int:
         item_id=args.item,
         include_stats=args.include_stats,
     )
-    preview = store.preview_forget(spec)
+    tokens = Confirmations(secrets.token_hex(8))
+    preview = cast(ForgetPreview, store.execute(Preview(target=spec)))
     if not preview.found:
         print("xtyserver: no such item; nothing deleted", file=sys.stderr)
         return 1
@@ -187,7 +200,14 @@ def _forget(store: MemoryStore, args: argparse.Namespace) -> int:
         if input("delete? type yes: ").strip().lower() not in ("yes", "y"):
             print("nothing deleted", file=sys.stderr)
             return 1
-    result = store.forget(spec)
+    # The person at the terminal answered this preview alone (or gave --yes).
+    now = store.now()
+    answer = Terminal(token=tokens.issue(preview, now))
+    admitted = admit(Forget(target=spec), answer, tokens, now)
+    if isinstance(admitted, str):  # pragma: no cover - a fresh token for this very target
+        print(f"xtyserver: {admitted}; nothing deleted", file=sys.stderr)
+        return 1
+    result = cast(ForgetResult, store.execute(admitted))
     if args.json:
         doc = msgspec.to_builtins(replies.memory_forgotten(result, spec.kind, None))
         print(console_json(doc, indent=None))

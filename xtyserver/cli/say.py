@@ -1,4 +1,4 @@
-"""What the console says to a player, in the player's language (README "玩家指南").
+"""What the console says to a player, in the player's language (docs/players.md "玩家指南").
 
 A player runs ``xtyserver`` from a shortcut or a PowerShell window and reads a
 few short lines: that the companion runs, where its page is, what to do next
@@ -48,6 +48,47 @@ CATALOG: dict[Language, dict[str, str]] = {
         "stats_calls": "调用",
         "stats_tokens": "token 数",
         "stats_none": "还没有游戏记录。",
+        "ui_no_answer": (
+            "记忆页（端口 {port}）没有回应：小汤圆没在运行吗？"
+            "运行 xtyserver 启动它，它会打开记忆页。"
+        ),
+        "backed_up": "已把记忆备份到 {file}（游玩统计也在里面）。",
+        "imported": "已导入 {count} 条记忆。",
+        "unnamed_save": "未命名存档 · {short}",
+        "purpose_chat": "聊天",
+        "purpose_extraction": "整理记忆",
+        "purpose_summary": "总结对话",
+        "stats_cost": "约合（元）",
+        "autostart_is_on": "开机自动启动：已开启（{path}）",
+        "autostart_is_off": "开机自动启动：没有开启（{path}）",
+        "autostart_removed": "已关闭开机自动启动：删除了 {path}",
+        "autostart_was_off": "开机自动启动本来就没有开启（{path} 不存在）",
+        "autostart_written": (
+            "已开启开机自动启动：{path}\n以后登录电脑时小汤圆会在一个最小化的窗口里启动；"
+            "要关掉，运行 xtyserver autostart off。"
+        ),
+        "key_forgotten": "已删除保存的 API 密钥（{where}）。",
+        "key_none": "没有保存的 API 密钥。",
+        "key_file": "数据文件夹里的密钥文件",
+        "port_busy": (
+            "端口 {port} 已经被这台电脑上的另一个程序占用了，小汤圆没有启动。"
+            "换一个端口再启动：xtyserver --port {other}（饥荒联机版的 mod 要在它的"
+            "「配置模组」里把 Port 也选成 {other}；星露谷物语和缺氧的 mod 会自己找到）。"
+        ),
+        "page_port_busy": (
+            "记忆页要用的端口 {port} 已经被这台电脑上的另一个程序占用了，小汤圆没有启动。"
+            "换一个端口再启动：xtyserver --port {other}（记忆页就用 {other} 的下一个端口；"
+            "饥荒联机版的 mod 要在它的「配置模组」里把 Port 也选成 {other}）。"
+        ),
+        "data_dir_unusable": (
+            "小汤圆用不了它的数据文件夹 {path}：{reason}。请换一个文件夹"
+            "（xtyserver --data-dir 另一个文件夹，或设置 XTY_DATA_DIR），或修好这个文件夹。"
+        ),
+        "reason_file": "这个位置（或它上面的某一级）是一个文件，不是文件夹",
+        "reason_denied": "没有权限在这里写文件",
+        "reason_full": "磁盘已满",
+        "reason_readonly": "这个磁盘是只读的",
+        "reason_other": "系统说：{detail}",
     },
     "en": {
         "started": "XiaoTangYuan is running and waiting for the game's mod ({url}).",
@@ -74,6 +115,49 @@ CATALOG: dict[Language, dict[str, str]] = {
         "stats_calls": "calls",
         "stats_tokens": "tokens",
         "stats_none": "Nothing played yet.",
+        "ui_no_answer": (
+            "The memory page (port {port}) did not answer: is XiaoTangYuan running? Run"
+            " xtyserver to start it; it opens the page."
+        ),
+        "backed_up": "Memory backed up to {file} (play statistics included).",
+        "imported": "Imported {count} memories.",
+        "unnamed_save": "Unnamed save · {short}",
+        "purpose_chat": "chat",
+        "purpose_extraction": "sorting memories",
+        "purpose_summary": "summarising",
+        "stats_cost": "about (CNY)",
+        "autostart_is_on": "Start at login: on ({path})",
+        "autostart_is_off": "Start at login: off ({path})",
+        "autostart_removed": "Start at login is off: removed {path}",
+        "autostart_was_off": "Start at login was already off ({path} does not exist)",
+        "autostart_written": (
+            "Start at login is on: {path}\nXiaoTangYuan starts in a minimized window when you"
+            " log in; xtyserver autostart off undoes it."
+        ),
+        "key_forgotten": "The saved API key is deleted ({where}).",
+        "key_none": "No API key is saved.",
+        "key_file": "the key file in the data folder",
+        "port_busy": (
+            "Port {port} is taken by another program on this PC, so XiaoTangYuan did not start."
+            " Start it on another port: xtyserver --port {other} (in Don't Starve Together,"
+            " choose Port {other} in the mod's configuration too; the Stardew Valley and Oxygen"
+            " Not Included mods find it by themselves)."
+        ),
+        "page_port_busy": (
+            "Port {port}, the memory page's, is taken by another program on this PC, so"
+            " XiaoTangYuan did not start. Start it on another port: xtyserver --port {other}"
+            " (the page takes the next one; in Don't Starve Together, choose Port {other} in"
+            " the mod's configuration too)."
+        ),
+        "data_dir_unusable": (
+            "XiaoTangYuan cannot use its data folder {path}: {reason}. Choose another folder"
+            " (xtyserver --data-dir OTHER-FOLDER, or set XTY_DATA_DIR), or repair this one."
+        ),
+        "reason_file": "that place (or a folder above it) is a file, not a folder",
+        "reason_denied": "no permission to write there",
+        "reason_full": "the disk is full",
+        "reason_readonly": "the disk is read-only",
+        "reason_other": "the system says: {detail}",
     },
 }
 

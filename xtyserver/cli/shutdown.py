@@ -6,7 +6,7 @@ handlers on every OS (``SIGBREAK`` too on Windows); closing the console window,
 logging off or shutting down calls a console control handler on a thread of
 Windows' own, which ends the process when it returns or after about 5 s, so the
 handler asks for the stop and waits (at most 4.5 s) for the shutdown to finish
-(README "Windows notes"). The stop itself is bounded (``server.stop_timeout``);
+(docs/windows.md "Windows notes"). The stop itself is bounded (``server.stop_timeout``);
 should it still not end, :func:`hard_exit_after` ends the process.
 """
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
-from xtyserver.memory.manage import SaveView
+from xtyserver.memory.commands import Restore
+from xtyserver.memory.manage import RestoreResult, SaveView
 from xtyserver.memory.sqlite.store import MemoryStore
 
 
@@ -64,7 +65,7 @@ def run(store: MemoryStore, args: argparse.Namespace) -> int:
             if e.profile_fields:
                 print(f"    shared profile: {', '.join(e.profile_fields)}")
         return 0
-    result = store.restore(args.trash_id)
+    result = cast(RestoreResult, store.execute(Restore(trash_id=args.trash_id)))
     if args.json:
         restored = {
             "trashId": result.trash_id,

@@ -1,4 +1,4 @@
-"""Access decisions for the memory page under ``/ui/`` (README "Memory page"). Pure.
+"""Access decisions for the memory page under ``/ui/`` (docs/memory-page.md "Memory page"). Pure.
 
 A request's method, path and headers, the page's launch key, the open page
 sessions and the time in; a :class:`Decision` out. The shell
@@ -15,8 +15,10 @@ sessions and the time in; a :class:`Decision` out. The shell
    ``POST /ui/open`` is the hand-off file's form (:func:`_open_form`).
 3. By path: the page's files are public (they hold no data); ``POST
    /ui/api/session`` trades the launch key (``X-XTY-Launch``) for a session
-   (401 when wrong); every other API call needs the session cookie (401) and
-   the session's CSRF token in ``X-XTY-CSRF`` (403). The cookie alone never
+   (401 when wrong); every other API call needs a session cookie (401) and
+   that session's CSRF token in ``X-XTY-CSRF`` (403). Each open session has its
+   own cookie (:func:`cookie_name`), so opening the page again leaves the open
+   tabs working. The cookie alone never
    yields the CSRF token (the page keeps it in ``sessionStorage``), so a
    cookie leaked to another port of ``127.0.0.1`` opens nothing. ``GET`` reads,
    ``POST`` writes and must say ``Content-Type: application/json`` (415; a
@@ -25,7 +27,7 @@ sessions and the time in; a :class:`Decision` out. The shell
 
 Launch keys (random, single-use, ``server.page_key_ttl``) and the page secret
 that mints them (``POST /ui/api/launch-key`` with ``X-XTY-Page-Secret``, from a
-local program only) are described in README "Memory page".
+local program only) are described in docs/memory-page.md "Memory page".
 """
 
 from __future__ import annotations
@@ -71,10 +73,26 @@ SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
 
 
 class UiSession(msgspec.Struct, frozen=True):
-    """One open page: its CSRF token and when it ends (epoch seconds)."""
+    """One open page: its CSRF token, when it ends (epoch seconds) and its cookie's slot.
+
+    Each open session has its own cookie (:func:`cookie_name` of its ``slot``), so a
+    page opened again in the same browser leaves the tabs already open working.
+    """
 
     csrf: str
     expires_at: float
+    slot: int = 0
+
+
+def cookie_name(slot: int) -> str:
+    """The session cookie of ``slot`` (0 to ``MAX_SESSIONS - 1``): ``xty_ui``, ``xty_ui_1``, ..."""
+    return COOKIE if slot == 0 else f"{COOKIE}_{slot}"
+
+
+def free_slot(sessions: Mapping[str, UiSession]) -> int:
+    """The lowest cookie slot no session in ``sessions`` holds (fewer than MAX_SESSIONS)."""
+    taken = {s.slot for s in sessions.values()}
+    return next(n for n in range(MAX_SESSIONS) if n not in taken)
 
 
 class Decision(msgspec.Struct, frozen=True):
@@ -123,12 +141,41 @@ def cookie(headers: Sequence[tuple[str, str]], name: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def set_cookie(session_id: str) -> str:
-    """The ``Set-Cookie`` value of a new session."""
+def set_cookie(session_id: str, slot: int = 0) -> str:
+    """The ``Set-Cookie`` value of a new session in cookie slot ``slot``."""
     return (
-        f"{COOKIE}={session_id}; Path={PREFIX}; HttpOnly; SameSite=Strict; "
+        f"{cookie_name(slot)}={session_id}; Path={PREFIX}; HttpOnly; SameSite=Strict; "
         f"Max-Age={SESSION_SECONDS}"
     )
+
+
+def _session_of(
+    headers: Sequence[tuple[str, str]], sessions: Mapping[str, UiSession], now: float
+) -> Decision:
+    """The live session whose cookie came and whose CSRF token the request carries.
+
+    A browser sends every tab's cookie with each request; the tab's own CSRF token
+    (in its ``sessionStorage``) picks its session. Each slot's token is compared, in
+    constant time, without stopping at the first match.
+    """
+    given = _single(headers, CSRF_HEADER)
+    live = False
+    found: str | None = None
+    for slot in range(MAX_SESSIONS):
+        session_id = cookie(headers, cookie_name(slot))
+        session = sessions.get(session_id) if session_id is not None else None
+        if session_id is None or session is None or session.slot != slot:
+            continue
+        if session.expires_at <= now:
+            continue
+        live = True
+        if _same(given, session.csrf):
+            found = session_id
+    if not live:
+        return refuse(401, "no session")
+    if found is None:
+        return refuse(403, "csrf token missing or wrong")
+    return Decision("read", session_id=found)
 
 
 def _same(given: str | None, expected: str) -> bool:
@@ -228,12 +275,9 @@ def check_ui_request(
         return refuse(405, "method not allowed")
     if route == SESSION_PATH and method == "POST":
         return _exchange(_single(headers, LAUNCH_HEADER), keys, now)
-    session_id = cookie(headers, COOKIE)
-    session = sessions.get(session_id) if session_id is not None else None
-    if session_id is None or session is None or session.expires_at <= now:
-        return refuse(401, "no session")
-    if not _same(_single(headers, CSRF_HEADER), session.csrf):
-        return refuse(403, "csrf token missing or wrong")
+    found = _session_of(headers, sessions, now)
+    if found.kind == "refused":
+        return found
     if method == "POST" and _content_type(headers) != "application/json":
         return refuse(415, "content-type must be application/json")
-    return Decision("read" if method == "GET" else "write", session_id=session_id)
+    return Decision("read" if method == "GET" else "write", session_id=found.session_id)

@@ -1,6 +1,6 @@
 """The settings page's memory-vector choice: which embedder runs now, which one is chosen.
 
-The five choices (README "Memory vectors"), each a few stored settings (:data:`KEYS`),
+The five choices (docs/memory.md "Memory vectors"), each a few stored settings (:data:`KEYS`),
 come through the page's ``POST settings`` as ``{"embedding": choice}``. The embedder
 is built once at start (stored vectors belong to its model), so a new choice counts
 after a restart; the view says when one is waiting.

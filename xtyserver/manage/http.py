@@ -1,7 +1,7 @@
 """The memory page's HTTP server: its files and its JSON API under ``/ui/`` (h11 over anyio).
 
 Its own listener (``server.ui_port``), one request per connection read by the
-wire's h11 loop (:mod:`xtyserver.serve.wire`) within the limits below (README
+wire's h11 loop (:mod:`xtyserver.serve.wire`) within the limits below (docs/memory-page.md
 "Memory page"). Who may do what is decided by the pure
 :func:`xtyserver.manage.access.check_ui_request`; the API (:meth:`UiHttp.api`)
 goes through :mod:`xtyserver.manage.ops` like MCP's tools.
@@ -10,6 +10,7 @@ goes through :mod:`xtyserver.manage.ops` like MCP's tools.
 from __future__ import annotations
 
 import email.utils
+import errno
 import http as http_status
 import importlib.resources
 import secrets
@@ -22,10 +23,10 @@ import anyio
 import anyio.abc
 import h11
 import msgspec
+from anyio.streams.stapled import MultiListener
 
 from xtyserver import log
 from xtyserver.clock import Clock
-from xtyserver.errors import UsageError
 from xtyserver.manage import ops
 from xtyserver.manage.access import (
     API,
@@ -36,6 +37,7 @@ from xtyserver.manage.access import (
     Decision,
     UiSession,
     check_ui_request,
+    free_slot,
     open_with_form,
     set_cookie,
 )
@@ -43,8 +45,10 @@ from xtyserver.manage.ops import Refused
 from xtyserver.manage.pages import problem_page
 from xtyserver.manage.pairing import DecideBody, PagePairing, RevokeBody
 from xtyserver.manage.settings import KeyBody, PageSettings, SettingsBody
+from xtyserver.memory.commands import Page
 from xtyserver.memory.manage import Confirmations, ForgetRequest
 from xtyserver.memory.types import GameIdText, SaveIdText, Scope, error_field
+from xtyserver.serve.instance import NotStarted, PortBusy
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.wire.http import BadRequest, HttpStream
 from xtyserver.serve.wire.listen import accept_forever
@@ -145,15 +149,20 @@ def json_answer(status: int, value: Any, headers: tuple[tuple[str, str], ...] = 
     return Answer(status, msgspec.json.encode(value), "application/json; charset=utf-8", headers)
 
 
-def error(status: int, message: str, fields: Sequence[str] = (), os_error: str = "") -> Answer:
+def error(
+    status: int, message: str, fields: Sequence[str] = (), os_error: str = "", code: str = ""
+) -> Answer:
     """``{"error": message}``, with ``fields`` naming what was wrong when there are any.
 
     ``os_error`` (the OS refused): ``code`` ``os_error`` and its reason as ``detail``,
     the same answer as any other OS error of a page request (:meth:`UiHttp._answer`).
+    ``code``: what the page says instead, in its language (i18n.js ``refused``).
     """
     value: dict[str, Any] = {"error": message}
     if fields:
         value["fields"] = list(fields)
+    if code:
+        value["code"] = code
     if os_error:
         value.update(code="os_error", detail=os_error)
     return json_answer(status, value)
@@ -200,17 +209,34 @@ class UiHttp:
         self._slots = anyio.CapacityLimiter(MAX_CONNECTIONS)
         self._reading: OrderedDict[anyio.CancelScope, None] = OrderedDict()
 
-    async def serve(
-        self, port: int, *, task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED
-    ) -> None:
-        """Listen on ``bind_host:port`` until cancelled; ``task_status`` gets the port."""
+    async def listen(self, port: int) -> MultiListener[anyio.abc.SocketStream]:
+        """The page's listener on ``bind_host:port``, bound before anything is served.
+
+        Raises:
+            PortBusy: another program holds the port (said to the player, no traceback).
+            NotStarted: the OS refused it for another reason.
+        """
         try:
-            listener = await anyio.create_tcp_listener(local_host=self.bind_host, local_port=port)
+            return await anyio.create_tcp_listener(local_host=self.bind_host, local_port=port)
         except OSError as exc:
-            raise UsageError(
+            if exc.errno in (errno.EADDRINUSE, 10048, 10013):  # POSIX, Windows
+                raise PortBusy(port, "page") from None
+            raise NotStarted(
                 f"cannot listen for the memory page on port {port} ({exc.strerror}); "
                 "set server.ui_port (--ui-port)"
-            ) from exc
+            ) from None
+
+    async def serve(
+        self,
+        port: int | MultiListener[anyio.abc.SocketStream],
+        *,
+        task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Listen on ``bind_host:port`` (or a :meth:`listen` listener) until cancelled.
+
+        ``task_status`` gets the port.
+        """
+        listener = await self.listen(port) if isinstance(port, int) else port
         async with listener, anyio.create_task_group() as tg:
             self.port = int(listener.extra(anyio.abc.SocketAttribute.local_port))
             self._log.info("ui.listening", port=self.port)
@@ -352,7 +378,7 @@ class UiHttp:
         except Refused as exc:
             if exc.status >= 500:
                 self._log.info("ui.failed", call=name, status=exc.status)
-            return error(exc.status, exc.message, exc.fields, exc.os_error)
+            return error(exc.status, exc.message, exc.fields, exc.os_error, exc.code)
         return json_answer(200, {"ok": True, "result": result})
 
     async def api(
@@ -402,8 +428,10 @@ class UiHttp:
             case ("forget", True):
                 request = decode_body(body, ForgetRequest)
                 now = self.clock.now()
+                token = request.confirm_token
+                clicked = Page(token=token, session=session_id) if token is not None else None
                 return await ops.forget(
-                    self.memory, self.confirmations, request, asker=session_id, now=now
+                    self.memory, self.confirmations, request, clicked, asker=session_id, now=now
                 )
         raise Refused("no such API call", 404)
 
@@ -458,9 +486,10 @@ class UiHttp:
             del self.sessions[oldest]
         session_id = secrets.token_urlsafe(32)
         csrf = secrets.token_urlsafe(32)
-        self.sessions[session_id] = UiSession(csrf, now + SESSION_SECONDS)
+        slot = free_slot(self.sessions)  # its own cookie: the tabs open already keep theirs
+        self.sessions[session_id] = UiSession(csrf, now + SESSION_SECONDS, slot)
         self._log.info("ui.session_opened", sessions=len(self.sessions))
-        return csrf, ("Set-Cookie", set_cookie(session_id))
+        return csrf, ("Set-Cookie", set_cookie(session_id, slot))
 
 
 def _for_navigation(request: h11.Request, answer: Answer) -> Answer:

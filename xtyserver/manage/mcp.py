@@ -1,4 +1,4 @@
-"""``xtyserver mcp``: the memory tools for a general assistant, over MCP on stdio (README "MCP").
+"""``xtyserver mcp``: the memory tools for a general assistant, over MCP on stdio (docs/mcp.md).
 
 Built on the ``mcp`` package's ``MCPServer``; every operation goes through
 :mod:`xtyserver.manage.ops`, like the page's, and answers with the same JSON
@@ -27,13 +27,15 @@ from xtyserver import __version__, log
 from xtyserver.clock import Clock, SystemClock
 from xtyserver.config import Settings
 from xtyserver.manage import ops
-from xtyserver.memory.manage import Confirmations, ForgetRequest
+from xtyserver.memory.commands import Answer, Elicited, Unasked
+from xtyserver.memory.commands import quote as target_quote
+from xtyserver.memory.manage import Confirmations, ForgetRequest, ForgetSpec
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import EDITABLE_FIELDS, Scope
 from xtyserver.protocol.memory_frames import MemoryPreview
-from xtyserver.protocol.normalize import normalize
 from xtyserver.serve.localzone import server_zone
 from xtyserver.serve.memory_service import MemoryService
+from xtyserver.session.consent import UNASKED_DELAY, UNASKED_PER_HOUR, unasked_refusal
 
 ASKER = "mcp"  # one client per stdio server
 
@@ -45,84 +47,38 @@ INSTRUCTIONS = (
     "and a token, show the preview to the player, and call it again with the same target "
     "and the token only after the player agrees: the server then asks the player itself "
     "where this client can ask its user (elicitation). A client that cannot ask may delete "
-    "single items only (wait at least 5 seconds and pass quote, the preview's quote text, "
-    "back); saves, games, the profile, everything and play statistics need the player's "
-    "answer. Play statistics are kept unless includeStats is true."
+    "single items only, at most 3 an hour (wait at least 5 seconds and pass quote, the "
+    "preview's quote text, back); saves, games, the profile, everything and play "
+    "statistics need the player's answer. Play statistics are kept unless includeStats is true."
 )
 
 
 NEEDS_PERSON = (
-    "deleting {what} needs the player's own answer, and this client cannot ask them "
+    "deleting this needs the player's own answer, and this client cannot ask them "
     "(no MCP elicitation): nothing deleted. Without elicitation only single items "
-    "(target item) can be deleted here, into the trash; the player can delete more on the "
-    "memory page (xtyserver ui) or with `xtyserver memory forget`."
+    "(target item) can be deleted here, into the trash, at most {per_hour} an hour; the "
+    "player can delete more on the memory page (xtyserver ui) or with "
+    "`xtyserver memory forget`."
 )
-
-
-def needs_person(request: ForgetRequest, trash_window: float) -> str | None:
-    """What of ``request`` only the person may confirm, or None when the 5 s gate may do."""
-    if request.include_stats:
-        return "play statistics"
-    if request.target != "item":
-        return f"a whole {request.target}" if request.target != "all" else "everything"
-    if trash_window <= 0:
-        return "an item while the trash is off (it could not be restored)"
-    return None
-
-
-CONFIRM_DELAY = 5.0
-"""Seconds between a preview and its confirm when the client cannot ask its user."""
-_MAX_SHOWN = 32
-
-
-class ConfirmGate:
-    """When each preview's token was shown and the quote it must be confirmed with (pure)."""
-
-    def __init__(self, delay: float = CONFIRM_DELAY) -> None:
-        self.delay = delay
-        self._shown: dict[str, tuple[float, str]] = {}
-
-    def shown(self, token: str, quote: str, now: float) -> None:
-        self._shown[token] = (now, quote)
-        while len(self._shown) > _MAX_SHOWN:
-            del self._shown[next(iter(self._shown))]
-
-    def quote(self, token: str) -> str | None:
-        """The target text of ``token``'s preview, or None for a token never shown."""
-        seen = self._shown.get(token)
-        return seen[1] if seen is not None else None
-
-    def refusal(self, token: str, quote: str | None, now: float) -> str | None:
-        """Why a confirm without the person's answer is refused, or None when it may go on."""
-        seen = self._shown.get(token)
-        if seen is None:
-            return "confirmToken unknown, already used or expired; preview again"
-        at, wanted = seen
-        if now - at < self.delay:
-            return (
-                f"too soon: confirm at least {self.delay:g} seconds after the preview, "
-                "once the player has read it"
-            )
-        if normalize(quote or "").strip().casefold() != wanted.casefold():
-            return f"quote the preview's target back: quote={wanted!r}"
-        return None
-
-    def used(self, token: str) -> None:
-        self._shown.pop(token, None)
+REFUSED: dict[str, str] = {
+    "too_soon": (
+        f"too soon: confirm at least {UNASKED_DELAY:g} seconds after the preview, "
+        "once the player has read it; nothing deleted"
+    ),
+    "unquoted": "quote the preview's target back (its quote); nothing deleted",
+    "declined": "the player did not agree; nothing deleted",
+    "needs_person": NEEDS_PERSON.format(per_hour=UNASKED_PER_HOUR),
+    "too_many": (
+        f"without the player's answer at most {UNASKED_PER_HOUR} items an hour may be "
+        "deleted, and that many already went into the trash this hour: nothing deleted; "
+        "the player can delete more on the memory page (xtyserver ui)"
+    ),
+}
+"""MCP's words for what :func:`~xtyserver.session.consent.admit` refused (else the page's)."""
 
 
 class _Agree(BaseModel):
     delete: bool = Field(description="true to delete it, false to keep it")
-
-
-def target_quote(request: ForgetRequest) -> str:
-    """The words a confirm quotes back: the target as its preview names it."""
-    parts = [request.target, request.game_id, request.save_id]
-    if request.event_id is not None:
-        parts.append(f"#{request.event_id}")
-    if request.include_stats:
-        parts.append("+stats")
-    return " ".join(p for p in parts if p)
 
 
 async def ask_person(ctx: Context[Any, Any], preview_text: str) -> bool | None:
@@ -149,7 +105,7 @@ def _tool_errors(invalid: str) -> Iterator[None]:
     except msgspec.ValidationError as exc:
         raise ToolError(f"{invalid}: {exc}") from exc
     except ops.Refused as exc:
-        raise ToolError(exc.message) from exc
+        raise ToolError(REFUSED.get(exc.reason, exc.message)) from exc
 
 
 FIELD_NAMES = ", ".join(f.wire for f in EDITABLE_FIELDS)
@@ -161,14 +117,12 @@ def build(
     clock: Clock,
     *,
     timezone: str = "UTC",
-    gate: ConfirmGate | None = None,
 ) -> MCPServer[Any]:
-    """An ``MCPServer`` with the memory tools over ``memory`` (confirms through ``gate``)."""
+    """An ``MCPServer`` with the memory tools over ``memory``."""
     server: MCPServer[Any] = MCPServer(
         name="xiaotangyuan-memory", version=__version__, instructions=INSTRUCTIONS
     )
     confirmations = Confirmations(secrets.token_hex(16))
-    gate = gate or ConfirmGate()
 
     @server.tool(name="xiaotangyuan_memory_view", structured_output=False)
     async def view(gameId: str | None = None, saveId: str | None = None) -> str:
@@ -238,19 +192,27 @@ def build(
                 },
                 ForgetRequest,
             )
-            broad = needs_person(request, memory.trash_window)
-            if broad is not None and not _can_ask(ctx):
-                # Refused before the preview too: no token an assistant could use.
-                raise ops.Refused(NEEDS_PERSON.format(what=broad), 403, ["target"])
+            spec = request.spec()
+            shown = target_quote(spec) if isinstance(spec, ForgetSpec) else ""
+            answer: Answer | None = None
             if confirmToken is not None:
-                await _person_agrees(gate, ctx, confirmToken, quote, clock.now(), broad)
-            done = await ops.forget(memory, confirmations, request, asker=ASKER, now=clock.now())
+                agreed = await ask_person(ctx, shown) if ctx is not None else None
+                answer = (
+                    Unasked(token=confirmToken, quote=quote or "")
+                    if agreed is None
+                    else Elicited(token=confirmToken, accepted=agreed)
+                )
+            elif isinstance(spec, ForgetSpec) and not _can_ask(ctx):
+                # Refused before the preview too: no token an assistant could use.
+                why = unasked_refusal(spec, memory.trash_window > 0, (), clock.now())
+                if why == "needs_person":
+                    raise ops.Refused(REFUSED[why], 403, ["target"])
+            done = await ops.forget(
+                memory, confirmations, request, answer, asker=ASKER, now=clock.now()
+            )
         if isinstance(done, MemoryPreview):
-            shown = target_quote(request)
-            gate.shown(done.confirm_token, shown, clock.now())
             preview: dict[str, Any] = msgspec.to_builtins(done)
-            return _json({**preview, "quote": shown, "confirmAfterSeconds": gate.delay})
-        gate.used(confirmToken or "")
+            return _json({**preview, "quote": shown, "confirmAfterSeconds": UNASKED_DELAY})
         return _json(done)
 
     @server.tool(name="xiaotangyuan_memory_forget_name", structured_output=False)
@@ -270,28 +232,6 @@ def _can_ask(ctx: Context[Any, Any] | None) -> bool:
     """Whether the client declared elicitation (it can put a question to its user)."""
     caps = ctx.client_capabilities if ctx is not None else None
     return caps is not None and caps.elicitation is not None
-
-
-async def _person_agrees(
-    gate: ConfirmGate,
-    ctx: Context[Any, Any] | None,
-    token: str,
-    quote: str | None,
-    now: float,
-    broad: str | None,
-) -> None:
-    """Raise ToolError unless the person agreed (asked), or, for one item, the 5 s and
-    quote rule holds."""
-    shown = gate.quote(token)
-    agreed = await ask_person(ctx, shown) if ctx is not None and shown else None
-    if agreed is False:
-        raise ToolError("the player did not agree; nothing deleted")
-    if agreed is None and broad is not None:
-        raise ToolError(NEEDS_PERSON.format(what=broad))
-    if agreed is None:
-        why = gate.refusal(token, quote, now)
-        if why is not None:
-            raise ToolError(f"{why}; nothing deleted")
 
 
 async def run_mcp(settings: Settings) -> int:

@@ -4,7 +4,7 @@ Only the player's account can read it: a fresh random value written owner-only
 (0600, in the owner-only data folder) by the server that holds the data
 folder's lock, at each start. It is not the adapter token, which mods hold and
 players paste into mod configs outside that folder: a mod's token opens no page
-and mints no launch key (README "Memory page").
+and mints no launch key (docs/memory-page.md "Memory page").
 """
 
 from __future__ import annotations

@@ -25,12 +25,46 @@ from xtyserver.manage import embedding
 from xtyserver.manage.ops import Refused
 from xtyserver.model.doctor import DoctorReport, check_routing
 from xtyserver.model.embedding import Embedder
-from xtyserver.model.presets import PRESETS
-from xtyserver.model.routing import resolve
-from xtyserver.serve.player_settings import EDITABLE, PlayerSettings
+from xtyserver.model.presets import KEY_PAGES, PRESETS
+from xtyserver.model.routing import resolve, typed_base_url
+from xtyserver.serve.player_settings import EDITABLE, NoProvider, PlayerSettings
 
 DOCTOR_SECONDS = 15.0
 """Longest wait for one check of "测试连接" (the page waits for the whole table)."""
+
+
+URL_KEYS = ("model.base_url", "models.vision.base_url", "models.embedding.base_url")
+"""The settings a player types an address into (made whole by :func:`typed_urls`)."""
+
+# What the page shows in the player's language (i18n.js ``refused``, by ``code``); these
+# texts are for any other client of the page's API.
+NEEDS_BASE_URL = (
+    "请先填写「接口地址」（或选一个服务商），再保存 API 密钥；密钥只会发给这个地址。"
+    " · Fill in 接口地址 (the provider's address) or choose a provider before saving its key."
+)
+BAD_BASE_URL = (
+    "「接口地址」不是网址：请填服务商给的地址，例如 https://api.deepseek.com/v1；没有保存任何内容。"
+    " · 接口地址 (the provider's address) is not a web address: enter the one your provider"
+    " gives, e.g. https://api.deepseek.com/v1; nothing was saved."
+)
+
+
+def typed_urls(changes: dict[str, str | bool | int | float | None]) -> dict[str, Any]:
+    """``changes`` with each typed address made whole (:func:`typed_base_url`).
+
+    Raises:
+        Refused: an address that names no provider (400, ``bad_base_url``, its key).
+    """
+    out: dict[str, Any] = dict(changes)
+    for dotted in URL_KEYS:
+        value = out.get(dotted)
+        if not isinstance(value, str) or not value.strip():
+            continue
+        whole = typed_base_url(value)
+        if not whole:
+            raise Refused(BAD_BASE_URL, 400, [dotted], code="bad_base_url")
+        out[dotted] = whole
+    return out
 
 
 class Preset(msgspec.Struct, frozen=True, rename="camel"):
@@ -40,6 +74,7 @@ class Preset(msgspec.Struct, frozen=True, rename="camel"):
     base_url: str
     model: str
     vision: bool
+    key_page: str = ""
 
 
 class KeyBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True, rename="camel"):
@@ -61,6 +96,7 @@ def presets() -> list[Preset]:
             base_url=str(p.get("base_url", "")),
             model=str(p.get("model", "")),
             vision=bool(p.get("vision", False)),
+            key_page=KEY_PAGES.get(name, ""),
         )
         for name, p in PRESETS.items()
     ]
@@ -119,7 +155,7 @@ class PageSettings:
         so does an apply that fails, which puts the old file back. ``embedding``
         (a choice) stands for the settings it stores (:func:`embedding.expand`).
         """
-        changes = body.changes
+        changes = typed_urls(body.changes)
         if embedding.CHOICE in changes:
             settings = await anyio.to_thread.run_sync(self.player.effective)
             changes = embedding.expand(changes, settings)
@@ -158,6 +194,10 @@ class PageSettings:
                     self.player.clear_api_key()
                 else:
                     self.player.set_api_key(body.api_key)
+            except NoProvider:
+                raise Refused(
+                    NEEDS_BASE_URL, 400, ["model.base_url"], code="needs_base_url"
+                ) from None
             except UsageError as exc:
                 raise Refused(exc.message, 400, ["apiKey"]) from None
             except OSError as exc:

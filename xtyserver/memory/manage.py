@@ -12,7 +12,6 @@ every surface (v1.md "Memory tools", "memory.forget").
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from typing import Annotated, Literal
 
 import msgspec
@@ -173,14 +172,31 @@ def restorable_here(spec: ForgetSpec, game_id: str) -> bool:
 TOKEN_TTL = 120.0
 MAX_PENDING = 32
 
-Refusal = Literal["unknown", "expired", "other_target", "too_soon", "not_agreed"]
-"""Why a token was refused: unknown, spent or issued to someone else; past its
-TTL; issued for another target; (tools) redeemed in the turn that issued it; or
-(tools) the player's words of the confirming turn were no explicit yes (the
-token stays valid)."""
+Refusal = Literal[
+    "unknown",
+    "expired",
+    "other_target",
+    "too_soon",
+    "unquoted",
+    "not_agreed",
+    "declined",
+    "needs_person",
+    "too_many",
+    "not_asked",
+]
+"""Why a command was not admitted (:func:`xtyserver.session.consent.admit`): its token is
+unknown, spent or another asker's; past its TTL; issued for another target; redeemed
+too soon (a tool, in the turn that issued it; an unasked echo, before its read delay);
+an unasked echo without the preview's quote; the player's words were no yes to the server's question
+(the token stays valid); the person said no (the token is void); nobody was asked and
+the target needs a person; the bounded rate of unasked deletions is spent; a restore
+the player's words did not ask for."""
 
 
-class _Pending(msgspec.Struct, frozen=True):
+class Pending(msgspec.Struct, frozen=True):
+    """A previewed target waiting for its person's answer: who asked it, when and in which
+    tool turn."""
+
     preview: ForgetPreview
     issued: float
     turn: int | None
@@ -190,10 +206,12 @@ class _Pending(msgspec.Struct, frozen=True):
 class Confirmations:
     """Forget tokens: single-use, bound to a target and to who asked, expiring.
 
-    One rule for every surface. A connection's frames and tools each keep one
-    (the asker is implied); the page keeps one for its sessions and passes the
-    page session as ``asker``; MCP keeps one for its client. A token shown to
-    one asker is ``unknown`` to every other (and stays valid for its own).
+    One store of tokens for every surface; whether an answer redeems one is
+    :func:`xtyserver.session.consent.admit`'s to decide. A connection's frames
+    and tools each keep one (the asker is implied); the page keeps one for its
+    sessions and passes the page session as ``asker``; MCP keeps one for its
+    client. A token shown to one asker is ``unknown`` to every other (and stays
+    valid for its own).
 
     Pure: the caller passes the time of every call (the injected clock).
 
@@ -206,7 +224,7 @@ class Confirmations:
         self._secret = secret
         self.ttl = ttl
         self._count = 0
-        self._pending: dict[str, _Pending] = {}
+        self._pending: dict[str, Pending] = {}
 
     def issue(
         self, preview: ForgetPreview, now: float, turn: int | None = None, *, asker: str = ""
@@ -219,46 +237,24 @@ class Confirmations:
         self._count += 1
         seed = f"{self._secret}:{self._count}:{msgspec.json.encode(preview.spec).decode()}"
         token = _letters(hashlib.sha256(seed.encode()).digest())
-        self._pending[token] = _Pending(preview, now, turn, asker)
+        self._pending[token] = Pending(preview, now, turn, asker)
         while len(self._pending) > MAX_PENDING:
             del self._pending[next(iter(self._pending))]
         return token
 
-    def redeem(
-        self,
-        token: str,
-        matches: Callable[[ForgetPreview], bool],
-        now: float,
-        turn: int | None = None,
-        *,
-        asker: str = "",
-        agreed: bool = True,
-    ) -> ForgetSpec | Refusal:
-        """The target a valid token confirms (the token is then spent), or why it is refused
-        (:data:`Refusal`): ``matches`` says whether the caller names the token's target,
-        ``turn`` is a tool call's, ``agreed`` whether the player said yes (tools)."""
+    def peek(self, token: str, now: float, *, asker: str = "") -> Pending | Refusal:
+        """``token``'s pending preview (nothing spent), or ``unknown`` / ``expired``."""
         pending = self._pending.get(token)
         if pending is None or pending.asker != asker:
             return "unknown"
         if now - pending.issued > self.ttl:
             del self._pending[token]
             return "expired"
-        if not matches(pending.preview):
-            return "other_target"
-        if turn is not None and pending.turn is not None and turn <= pending.turn:
-            return "too_soon"
-        if not agreed:
-            return "not_agreed"
-        del self._pending[token]
-        return pending.preview.spec
+        return pending
 
-    def withdraw(self, token: str, *, asker: str = "") -> bool:
-        """Void ``token`` (the player said no); True if it was pending for ``asker``."""
-        pending = self._pending.get(token)
-        if pending is None or pending.asker != asker:
-            return False
-        del self._pending[token]
-        return True
+    def spend(self, token: str) -> None:
+        """The token was used (or voided): it is gone."""
+        self._pending.pop(token, None)
 
     def clear(self) -> None:
         self._pending.clear()

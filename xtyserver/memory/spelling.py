@@ -8,7 +8,7 @@ it means. :func:`respell` gives back the words of a lexicon
 (:mod:`xtyserver.memory.lexicon`: a save's memories, its game's glossary) that a
 question's unknown words stand for, as runs of tokens in order; known words are
 never respelt, and each path (same sound, full pinyin, initials, English typos:
-README "Game glossary") is narrow enough that small talk finds nothing.
+docs/memory.md "Game glossary") is narrow enough that small talk finds nothing.
 """
 
 from __future__ import annotations

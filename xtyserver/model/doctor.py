@@ -1,4 +1,4 @@
-"""``xtyserver doctor``: the model check a player runs once (the checks: README "Commands").
+"""``xtyserver doctor``: the model check a player runs once (docs/commands.md).
 
 Each configured route is checked once, however many roles share it. What a check
 saw and what to change are stable codes with parameters
@@ -11,6 +11,7 @@ is bounded: small ``max_tokens``, the route's own deadlines, ``DOCTOR_SECONDS``.
 from __future__ import annotations
 
 import contextlib
+import urllib.parse
 from typing import Any, Literal
 
 import anyio
@@ -19,14 +20,23 @@ import msgspec
 from xtyserver.errors import ModelError
 from xtyserver.memory.lenient import json_object
 from xtyserver.model.client import Delta, Done, ImageRefusedError, ModelClient
-from xtyserver.model.doctor_codes import DETAILS, HINTS, english, shown_model
+from xtyserver.model.doctor_codes import (
+    DETAILS,
+    HINTS,
+    ZH_DETAILS,
+    ZH_HINTS,
+    chinese,
+    english,
+    shown_model,
+)
+from xtyserver.model.presets import PRESETS
 from xtyserver.model.provider_errors import (
     ProviderConnection,
     ProviderError,
     ProviderStatus,
     ProviderTimeout,
 )
-from xtyserver.model.routing import Routing
+from xtyserver.model.routing import Routing, local_host
 from xtyserver.model.settings import ModelSettings
 
 Status = Literal["ok", "fail", "warn", "skip"]
@@ -187,13 +197,30 @@ async def _models(
             ]
         reachable = check("reachable", "fail", "key_refused", "check_key", http=status)
     except (ProviderConnection, ProviderTimeout):
-        hint, url = "check_base_url_at", settings.base_url
+        url = settings.base_url
+        hint = _unreachable_hint(url)
         reachable = check("reachable", "fail", "cannot_connect", hint, setting=key, url=url)
     except ProviderError as err:
         reachable = check("reachable", "warn", "error", error=type(err).__name__)
     else:
         return _listed(_model_ids(page)[:200], settings.model, key)
     return [reachable, Check("model", "skip")]
+
+
+def _unreachable_hint(base_url: str) -> str:
+    """What to change when ``base_url``'s host cannot be reached.
+
+    A server on this PC or the home network: is it running (the address may be
+    wrong too)? A provider's own address (a preset's): the network or a proxy,
+    not the address. Any other cloud address: the network first, then the address.
+    """
+    host = (urllib.parse.urlsplit(base_url).hostname or "").lower()
+    if local_host(host):
+        return "check_base_url_at"
+    wanted = base_url.strip().rstrip("/").lower()
+    if any(str(p.get("base_url", "")).lower() == wanted for p in PRESETS.values()):
+        return "check_network"
+    return "check_network_or_url"
 
 
 def _listed(ids: list[str], model: str, key: str) -> list[Check]:
@@ -348,16 +375,44 @@ async def _image(client: ModelClient, settings: ModelSettings, key: str, seconds
     return check("image", "ok", "accepted", "vision_on", setting=key)
 
 
-def render_table(report: DoctorReport) -> str:
-    """The report as a plain-text table, one block per route."""
-    marks = {"ok": "ok", "fail": "FAIL", "warn": "warn", "skip": "-"}
-    lines: list[str] = []
+def render_table(report: DoctorReport, language: Literal["zh", "en"] = "en") -> str:
+    """The report as a plain-text table, one block per route, in ``language``."""
+    if language == "en":
+        marks = {"ok": "ok", "fail": "FAIL", "warn": "warn", "skip": "-"}
+        lines: list[str] = []
+        for route in report.routes:
+            model = route.model or "(no model)"
+            lines.append(f"{'/'.join(route.roles)}: {model} at {route.base_url}")
+            for c in route.checks:
+                lines.append(f"  {c.name:<10} {marks[c.status]:<5} {c.detail}".rstrip())
+                if c.hint:
+                    lines.append(f"  {'':<10} {'':<5} -> {c.hint}")
+        lines.append("chat route can answer: " + ("yes" if report.ok else "NO"))
+        return "\n".join(lines)
+    zh_marks = {"ok": "通过", "fail": "失败", "warn": "注意", "skip": "跳过"}
+    roles = {"chat": "聊天", "vision": "看图", "quick": "后台整理"}
+    lines = []
     for route in report.routes:
-        lines.append(f"{'/'.join(route.roles)}: {route.model or '(no model)'} at {route.base_url}")
+        who = " / ".join(roles.get(r, r) for r in route.roles)
+        lines.append(f"{who}：{route.model or '（没有模型）'} · {route.base_url or '（没有地址）'}")
         for c in route.checks:
-            row = f"  {c.name:<10} {marks[c.status]:<5} {c.detail}"
-            lines.append(row.rstrip())
-            if c.hint:
-                lines.append(f"  {'':<10} {'':<5} -> {c.hint}")
-    lines.append("chat route can answer: " + ("yes" if report.ok else "NO"))
+            name = _ZH_CHECKS.get(c.name, c.name)
+            seen = chinese(ZH_DETAILS, c.detail_code, c.params) or c.detail
+            lines.append(f"  {name}  {zh_marks[c.status]}  {seen}".rstrip())
+            hint = chinese(ZH_HINTS, c.hint_code, c.params) or c.hint
+            if hint:
+                lines.append(f"      → {hint}")
+    lines.append("聊天模型可以回答。" if report.ok else "聊天模型还不能回答：按上面的提示修改。")
     return "\n".join(lines)
+
+
+_ZH_CHECKS = {
+    "reachable": "能连上",
+    "model": "模型名",
+    "streaming": "流式回答",
+    "usage": "用量统计",
+    "tools": "工具调用",
+    "json_mode": "JSON 模式",
+    "image": "图片",
+    "latency": "首字延迟",
+}

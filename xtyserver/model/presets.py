@@ -63,6 +63,15 @@ PRESETS: Mapping[str, Mapping[str, Any]] = {
     },
 }
 
+KEY_PAGES: Mapping[str, str] = {
+    # Where a player creates the provider's API key (the page links it under the provider).
+    "deepseek": "https://platform.deepseek.com/api_keys",
+    "qwen": "https://bailian.console.aliyun.com/?apiKey=1",
+    "doubao": "https://console.volcengine.com/ark/region:ark+cn-beijing/apiKey",
+    "openai": "https://platform.openai.com/api-keys",
+}
+"""A cloud preset's key page; the local servers (Ollama, LM Studio, llama.cpp) need no key."""
+
 EMBEDDING_MODELS: Mapping[str, str] = {
     # Each provider's own embedding model, on the same base URL and key as its chat.
     "qwen": "text-embedding-v3",

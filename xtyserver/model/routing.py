@@ -8,6 +8,8 @@ route at the same provider (:func:`origin`: scheme, host and port of the base UR
 
 from __future__ import annotations
 
+import ipaddress
+import re
 import urllib.parse
 from collections.abc import Mapping
 from typing import Annotated, Literal
@@ -31,7 +33,7 @@ class ModelRoute(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
             ``[model]``'s provider.
         context_window: Tokens the model accepts; unset: ``model.context_window``.
         vision: Whether it takes image parts.
-        preset: The provider preset it is filled from (README "Providers").
+        preset: The provider preset it is filled from (docs/configuration.md "Providers").
         max_tokens: A chat answer's token limit; unset: ``model.max_tokens``.
         background_max_tokens: A background answer's limit; unset: the ``[model]`` one.
         token_field: ``max_tokens``, ``max_completion_tokens`` or ``both``; unset: ``[model]``'s.
@@ -64,7 +66,7 @@ class ModelRoutes(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         quick: The model of background work (extraction, summaries, folds);
             unset: ``model.extraction_model``, else the chat model.
         embedding: Memory vectors from any OpenAI-compatible ``/v1/embeddings``
-            (README "Memory vectors"); unset: the in-process model, else the
+            (docs/memory.md "Memory vectors"); unset: the in-process model, else the
             provider's, else words alone.
     """
 
@@ -100,6 +102,56 @@ def origin(url: str) -> str:
         return ""
     shown = f"[{host}]" if ":" in host else host
     return f"{scheme}://{shown}:{port or _DEFAULT_PORTS[scheme]}"
+
+
+_HOST = re.compile(r"[A-Za-z0-9._-]+|[0-9A-Fa-f:.]+")
+_ENDPOINTS = ("/chat/completions", "/completions", "/embeddings", "/models")
+
+
+def typed_base_url(text: str) -> str:
+    """A base URL as a player types or pastes it, made whole; "" when it names no provider.
+
+    ``api.deepseek.com/v1`` gets ``https://`` (``http://`` for this PC or a home
+    network's address, where local servers run); a pasted endpoint
+    (``…/v1/chat/completions``) loses the endpoint; a trailing ``/`` and any
+    fragment go. Anything that is still no ``http(s)://host`` is "" (refused by
+    the caller, never stored as typed to fail at the first turn).
+    """
+    url = text.strip()
+    if not url or any(c.isspace() for c in url):
+        return ""
+    if "://" not in url:
+        host = url.split("/", 1)[0].rsplit("@", 1)[-1]
+        name = host[1 : host.find("]")] if host.startswith("[") else host.rsplit(":", 1)[0]
+        if not (local_host(name) or "." in name):
+            return ""  # a pasted key or a word, not a host
+        url = f"{'http' if local_host(name) else 'https'}://{url}"
+    try:
+        parts = urllib.parse.urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:
+        return ""
+    if not _HOST.fullmatch(host):
+        return ""
+    path = parts.path.rstrip("/")
+    for tail in _ENDPOINTS:
+        if path.lower().endswith(tail):
+            path = path[: -len(tail)].rstrip("/")
+            break
+    whole = urllib.parse.urlunsplit((parts.scheme.lower(), parts.netloc, path, parts.query, ""))
+    return whole if origin(whole) else ""
+
+
+def local_host(name: str) -> bool:
+    """This PC or a private network: where plain ``http://`` servers (Ollama...) live."""
+    lowered = name.lower()
+    if lowered == "localhost" or lowered.endswith((".local", ".lan", ".localhost")):
+        return True
+    try:
+        address = ipaddress.ip_address(lowered)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local
 
 
 def _settle(base: ModelSettings, route: ModelRoute, env: Mapping[str, str]) -> ModelSettings:

@@ -1,4 +1,4 @@
-"""How to reach the model provider: one frozen settings Struct (README "Configuration").
+"""How to reach the model provider: one frozen settings Struct (docs/configuration.md).
 
 Pure data, so the core and the config loader can name it without importing the
 ``openai`` client.
@@ -42,7 +42,7 @@ class ModelSettings(msgspec.Struct, frozen=True, kw_only=True):
         daily_token_budget: Tokens all calls may use per local day; unset: no limit.
         budget_low_share: Share of the daily budget left at which background jobs stop.
         preset: The provider preset that fills what the table does not set itself:
-            ``base_url``, ``model``, ``vision``, ``json_mode`` (README "Providers").
+            ``base_url``, ``model``, ``vision``, ``json_mode`` (docs/configuration.md "Providers").
         max_tokens: Tokens a chat answer may have (sent as ``token_field``; the
             persona asks for three sentences).
         background_max_tokens: Tokens a background answer (extraction, summary,

@@ -1,7 +1,7 @@
 """The HTTP client under every model client, on one TLS context per process (shell).
 
 Left to itself, each httpx2 client builds its own ``ssl.SSLContext``, loading the
-CA bundle again for every client. Which context a route gets is in README
+CA bundle again for every client. Which context a route gets is in docs/configuration.md
 "Configuration" ("Certificates"). The contexts live as long as the process (cached
 here, the one owner): what they hold depends on the process's environment only,
 never on a route's settings, so a route changed on the memory page reuses them.

@@ -14,11 +14,13 @@ from typing import Literal
 import msgspec
 
 from xtyserver.errors import BudgetError, ForbiddenContentError
+from xtyserver.protocol.event_frames import EventFacts
 from xtyserver.protocol.forbidden import find_forbidden
 from xtyserver.protocol.frames import (
     ChatContext,
     ChatSend,
     ClientFrame,
+    GameEvent,
     Hello,
     Identity,
     ModelContext,
@@ -59,14 +61,14 @@ def check_model_context(context: ModelContext, *, prefix: str = "", size: int | 
     if any(find_forbidden(text, strict=True) for text in context_strings(context) if text):
         builtins = msgspec.to_builtins(context)
         builtins.pop("capturedAt", None)
-        _refuse_forbidden(_strings(builtins, f"{prefix}modelContext"), strict=True)
+        refuse_forbidden(_strings(builtins, f"{prefix}modelContext"), strict=True)
     return size
 
 
 def check_identity(identity: Identity, *, prefix: str = "") -> None:
     """Refuse ids or a save name that carry forbidden content (a Steam id fits the patterns)."""
     # A derived saveId may be twelve hex digits: an id, never a MAC address.
-    _refuse_forbidden(
+    refuse_forbidden(
         [
             (f"{prefix}identity.gameId", identity.game_id),
             (f"{prefix}identity.saveId", identity.save_id),
@@ -74,13 +76,13 @@ def check_identity(identity: Identity, *, prefix: str = "") -> None:
         ignore=frozenset({"network_address"}),
     )
     if identity.save_name is not None:
-        _refuse_forbidden([(f"{prefix}identity.saveName", identity.save_name)])
+        refuse_forbidden([(f"{prefix}identity.saveName", identity.save_name)])
 
 
 def check_hello(frame: Hello) -> None:
     """Content checks of ``adapter.hello`` beyond its types (``1.0.0.0`` is a version)."""
-    _refuse_forbidden([("adapter.name", frame.adapter.name)])
-    _refuse_forbidden(
+    refuse_forbidden([("adapter.name", frame.adapter.name)])
+    refuse_forbidden(
         [("adapter.version", frame.adapter.version)], ignore=frozenset({"network_address"})
     )
     check_identity(frame.identity)
@@ -122,6 +124,7 @@ def check_secrets(frame: ClientFrame, secrets: tuple[str, ...]) -> None:
         return
     context: ModelContext | None = None
     identity: Identity | None = None
+    event: list[tuple[str, str | None]] = []
     prefix = ""
     match frame:
         case StateUpdate():
@@ -130,9 +133,11 @@ def check_secrets(frame: ClientFrame, secrets: tuple[str, ...]) -> None:
             context, identity, prefix = chat.model_context, chat.identity, "context."
         case Hello():
             identity = frame.identity
+        case GameEvent(facts=EventFacts() as facts):
+            event = [("facts.subject", facts.subject), ("facts.place", facts.place)]
         case _:
             return
-    strings: list[tuple[str, str]] = []
+    strings = [(path, text) for path, text in event if text]
     if context is not None:
         # An ASCII encoding holding no block of a secret's skeleton holds no
         # string that spells a piece of it (secret_match.py; judging changes
@@ -175,12 +180,13 @@ def _strings(value: object, path: str) -> Iterable[tuple[str, str]]:
             yield from _strings(item, f"{path}[{i}]")
 
 
-def _refuse_forbidden(
+def refuse_forbidden(
     strings: Iterable[tuple[str, str]],
     *,
     ignore: frozenset[str] = frozenset(),
     strict: bool = False,
 ) -> None:
+    """Refuse ``(path, text)`` pairs of which any holds forbidden content, naming each path."""
     found = [
         (path, kind)
         for path, text in strings

@@ -25,6 +25,7 @@ from typing import Final
 import msgspec
 
 from xtyserver.errors import FrameError, PeerError
+from xtyserver.protocol.action_frames import check_actions
 from xtyserver.protocol.budget import (
     check_chat_context,
     check_hello,
@@ -32,12 +33,15 @@ from xtyserver.protocol.budget import (
     check_state_update,
 )
 from xtyserver.protocol.duplicates import refuse_duplicate_keys
+from xtyserver.protocol.event_checks import check_event
 from xtyserver.protocol.explain import explain, integral, not_json
 from xtyserver.protocol.frames import (
     CLIENT_FRAME_TYPES,
+    ActionsDeclare,
     ChatContext,
     ChatSend,
     ClientFrame,
+    GameEvent,
     Hello,
     ProfileUpdate,
     ServerFrame,
@@ -57,7 +61,14 @@ _STATE_HEAD = len(b'{"type":"state.update","modelContext":')
 _CHAT_CONTEXT_HEAD = b'"context":{"modelContext":'
 # Frame types with no free text (ids and enums only) and no content checks:
 # normalized() and _check_semantics() leave them as they are.
-_WITHOUT_TEXT: Final = frozenset(CLIENT_FRAME_TYPES) - {Hello, StateUpdate, ChatSend, ProfileUpdate}
+_WITHOUT_TEXT: Final = frozenset(CLIENT_FRAME_TYPES) - {
+    Hello,
+    StateUpdate,
+    ChatSend,
+    ProfileUpdate,
+    ActionsDeclare,
+    GameEvent,
+}
 
 
 DECODE_ERROR_CODES = frozenset(
@@ -175,6 +186,14 @@ def _check_semantics(frame: ClientFrame, encoded: bytes | None) -> int:
             return check_chat_context(context, prefix="context.")
         case Hello():
             check_hello(frame)
+            if frame.actions:
+                check_actions(frame.actions, "actions")
+            return 0
+        case ActionsDeclare():
+            check_actions(frame.actions, "actions")
+            return 0
+        case GameEvent():
+            check_event(frame)
             return 0
         case _:
             return 0

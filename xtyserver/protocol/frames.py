@@ -15,6 +15,14 @@ import msgspec
 import msgspec.inspect as mi
 from msgspec import Meta
 
+from xtyserver.protocol.action_frames import (
+    ActionList,
+    ActionRequest,
+    ActionResult,
+    ActionsDeclare,
+    ActionsDeclared,
+)
+from xtyserver.protocol.event_frames import GameEvent
 from xtyserver.protocol.frame_base import (
     AdapterInfo,
     ChatText,
@@ -56,10 +64,24 @@ from xtyserver.protocol.pair_frames import (
     PairGranted,
     PairPending,
 )
+from xtyserver.protocol.voice_frames import (
+    VoiceAudio,
+    VoiceCancel,
+    VoiceError,
+    VoiceSpeech,
+    VoiceStart,
+    VoiceStop,
+    VoiceTranscript,
+)
 
 __all__ = [
+    "ActionRequest",
+    "ActionResult",
+    "ActionsDeclare",
+    "ActionsDeclared",
     "AdapterInfo",
     "AdapterPair",
+    "GameEvent",
     "MemoryConfirm",
     "MemoryConfirmRequest",
     "MemoryForget",
@@ -72,6 +94,13 @@ __all__ = [
     "PairGranted",
     "PairPending",
     "ProfileUpdate",
+    "VoiceAudio",
+    "VoiceCancel",
+    "VoiceError",
+    "VoiceSpeech",
+    "VoiceStart",
+    "VoiceStop",
+    "VoiceTranscript",
     "frame_type",
 ]
 
@@ -132,6 +161,8 @@ class RelevantItem(_Obj):
 class UiState(_Obj):
     busy: bool | None = None
     menu: ContextStr | None = None
+    # The player is typing to the companion (the chat box is open): it does not speak up.
+    typing: bool | None = None
 
 
 class ModelContext(_Obj):
@@ -176,6 +207,8 @@ class Hello(_Client, tag="adapter.hello"):
     token: Token | None = None
     capabilities: Capabilities | None = None
     timezone: Timezone | None = None
+    # What the companion may do in this game (v1.md "Actions"); actions.declare replaces it.
+    actions: ActionList | None = None
 
 
 class Heartbeat(_Client, tag="heartbeat"):
@@ -226,7 +259,14 @@ ClientFrame = (
     | MemoryPin
     | ProfileUpdate
     | MemoryConfirm
+    | ActionsDeclare
+    | ActionResult
+    | GameEvent
     | AdapterPair
+    | VoiceStart
+    | VoiceStop
+    | VoiceCancel
+    | VoiceAudio
 )
 CLIENT_FRAME_TYPES: tuple[type[_Client], ...] = get_args(ClientFrame)
 
@@ -260,9 +300,15 @@ class Usage(_Obj):
     total_tokens: int | None = None
 
 
+# Who started the turn a reply belongs to: the player's chat.send, or the companion
+# speaking up about a game.event (omitted on the wire for the player: v1.md "chat.delta").
+Origin = Literal["player", "companion"]
+
+
 class ChatDelta(_Server, tag="chat.delta"):
     id: str
     text: str
+    origin: Origin = "player"
 
 
 ContextUse = Literal["fresh", "stale", "dropped", "none"]
@@ -279,12 +325,14 @@ class ChatDone(_Server, tag="chat.done"):
     notice: str | None = None
     question: str | None = None
     confirm_id: str | None = None
+    origin: Origin = "player"
 
 
 class ChatError(_Server, tag="chat.error"):
     id: str
     code: str
     message: str
+    origin: Origin = "player"
 
 
 class Error(_Server, tag="error"):
@@ -346,5 +394,10 @@ ServerFrame = (
     | PairDenied
     | PairExpired
     | MemoryNotice
+    | ActionsDeclared
+    | ActionRequest
+    | VoiceTranscript
+    | VoiceError
+    | VoiceSpeech
 )
 SERVER_FRAME_TYPES: tuple[type[_Server], ...] = get_args(ServerFrame)

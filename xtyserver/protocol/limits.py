@@ -39,6 +39,12 @@ CHAT_BURST = 5
 FRAMES_PER_SECOND = 50
 FRAME_BURST = 100
 HEARTBEAT_MISSES = 3
+# Push-to-talk (v1.md "Voice"): 16 kHz mono 16-bit PCM; one voice.audio frame holds at
+# most 12000 bytes (375 ms) so that it stays a small frame; an utterance at most 30 s.
+VOICE_SAMPLE_RATE = 16_000
+VOICE_AUDIO_MAX_BYTES = 12_000
+VOICE_AUDIO_MAX_B64_CHARS = 4 * ((VOICE_AUDIO_MAX_BYTES + 2) // 3)
+VOICE_UTTERANCE_SECONDS = 30
 
 
 class Limits(msgspec.Struct, frozen=True, rename="camel"):
@@ -70,3 +76,6 @@ class Limits(msgspec.Struct, frozen=True, rename="camel"):
     frames_per_second: int | float = FRAMES_PER_SECOND
     frame_burst: int = FRAME_BURST
     heartbeat_misses: int = HEARTBEAT_MISSES
+    voice_sample_rate: int = VOICE_SAMPLE_RATE
+    voice_audio_max_bytes: int = VOICE_AUDIO_MAX_BYTES
+    voice_utterance_max_seconds: int | float = VOICE_UTTERANCE_SECONDS

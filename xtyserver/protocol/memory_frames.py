@@ -103,7 +103,7 @@ class MemoryItem(Obj):
     pinned: bool
     updated_at: str
     day: int | None = None
-    # Its search keys (README "Search keys"), shown on the memory page as tags;
+    # Its search keys (docs/memory.md "Search keys"), shown on the memory page as tags;
     # absent when it has none.
     search_keys: list[str] = field(default_factory=list)
 

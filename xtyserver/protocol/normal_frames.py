@@ -16,11 +16,13 @@ from typing import Any, TypeVar
 import msgspec
 import msgspec.inspect as mi
 
+from xtyserver.protocol.event_frames import EventFacts
 from xtyserver.protocol.explain import problems_error, walk
 from xtyserver.protocol.frames import (
     ChatContext,
     ChatSend,
     ClientFrame,
+    GameEvent,
     Hello,
     Identity,
     ModelContext,
@@ -85,6 +87,10 @@ def normalized(frame: ClientFrame, raw: bytes) -> ClientFrame:
             chat_context = frame.context and _normal_chat_context(frame.context, problems)
             if text is not frame.text or chat_context is not frame.context:
                 frame = msgspec.structs.replace(frame, text=text, context=chat_context)
+        case GameEvent(facts=EventFacts() as facts):
+            new_facts = _normal_facts(facts, problems)
+            if new_facts is not facts:
+                frame = msgspec.structs.replace(frame, facts=new_facts)
         case ProfileUpdate(value=str() as value):
             text = _normal_text(value, "value", problems, max_length=PROFILE_TEXT_MAX)
             if text is not value:
@@ -165,6 +171,17 @@ def _normal_context(
         # Rare: walk again to name each field, as the slow decode path does.
         found = list(walk(_normal_builtins(msgspec.to_builtins(new)), _context_info(), path))
         found = found or [(path, f"a string is too long (at most {CONTEXT_STRING_MAX} chars)")]
+        problems.extend((where, f"{reason} after normalisation") for where, reason in found)
+    return new
+
+
+def _normal_facts(facts: EventFacts, problems: list[tuple[str, str]]) -> EventFacts:
+    """A game.event's facts with their strings kept; over-long ones named (v1.md "game.event")."""
+    too_long: list[str] = []
+    new = _normal_struct(facts, too_long)
+    if too_long:
+        info = mi.type_info(EventFacts)
+        found = list(walk(_normal_builtins(msgspec.to_builtins(new)), info, "facts"))
         problems.extend((where, f"{reason} after normalisation") for where, reason in found)
     return new
 

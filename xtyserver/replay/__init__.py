@@ -1,5 +1,5 @@
 """Recorded sessions: the file format, linting, replay checks (pure) and the player (shell).
 
-See README "Record and replay". The recorder that writes the files is
+See docs/replay.md "Record and replay". The recorder that writes the files is
 :mod:`xtyserver.replay.recorder`; ``xtyserver replay`` is :mod:`xtyserver.replay.player`.
 """

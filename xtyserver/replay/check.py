@@ -1,6 +1,6 @@
 """``xtyserver replay --check``: compare what a replay got back with the recording (pure).
 
-What is checked is listed in README "Record and replay". Answers are compared per
+What is checked is listed in docs/replay.md "Record and replay". Answers are compared per
 frame ``id`` (``error`` frames without one in order); those that depend on time or
 history (``stats.result`` and ``memory.result`` contents, ``chat.done.context`` and
 ``usage``) by type only.

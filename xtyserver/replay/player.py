@@ -1,6 +1,6 @@
 """Play the client side of a recording against a running server (a shell: websockets, Pillow).
 
-What is sent, when, and with which substitutions is in README "Record and replay":
+What is sent, when, and with which substitutions is in docs/replay.md "Record and replay":
 the same bytes otherwise, so a broken frame is broken the same way. It drives a
 raw WebSocket, not the adapter client, because it must send frames the client
 would refuse to send.

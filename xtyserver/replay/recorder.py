@@ -2,7 +2,7 @@
 
 A shell (files, Pillow). The connection runtime calls a :class:`ConnectionRecorder`
 from its reader (every message received) and writer (every frame sent); the format
-is :mod:`xtyserver.replay.recording`, what is redacted in README "Record and
+is :mod:`xtyserver.replay.recording`, what is redacted in docs/replay.md "Record and
 replay". The tokens blanked out are the one at start and every one rotated in since.
 """
 

@@ -41,6 +41,7 @@ from xtyserver.serve.working import WORKING_EFFECTS, WorkingShell
 from xtyserver.session.effects import (
     ArmTimer,
     AskPairing,
+    AudioIn,
     CallModel,
     CancelModel,
     CancelTimer,
@@ -48,6 +49,9 @@ from xtyserver.session.effects import (
     Close,
     CloseSave,
     Effect,
+    EndListening,
+    Hush,
+    Listen,
     LoadTurnMemory,
     Log,
     NameSaid,
@@ -57,6 +61,7 @@ from xtyserver.session.effects import (
     Remember,
     RunTool,
     Send,
+    Speak,
     StoreRequest,
     Summarize,
     TouchMemories,
@@ -71,8 +76,10 @@ from xtyserver.session.events import (
     SeatAnswered,
     TimerFired,
     TimerKind,
+    VoiceFailed,
 )
 from xtyserver.session.machine import CLOSE_UNAUTHORIZED, GameAgentSession, State
+from xtyserver.voice.service import VoiceLink, VoiceService
 
 if TYPE_CHECKING:
     from xtyserver.replay.recorder import ConnectionRecorder, Recorder
@@ -160,6 +167,7 @@ class Services:
     working: WorkingShell
     bands: BandHelper
     recorder: Recorder | None
+    voice: VoiceService | None = None
 
 
 class Connection:
@@ -227,6 +235,8 @@ class Connection:
         self._writer_done: anyio.Event | None = None
         self._writer_ended = False  # after a close, a slow consumer or a peer gone
         self._tg: anyio.abc.TaskGroup | None = None
+        self._voice_service = services.voice
+        self._voice: VoiceLink | None = None  # made by the first voice effect
 
     # -- lifetime ------------------------------------------------------------------------------
 
@@ -440,6 +450,13 @@ class Connection:
                 self._memory.touch(save, ids, at)
             case Remember() | Summarize():
                 self._jobs.submit(effect)
+            case Listen() | AudioIn() | EndListening() | Speak() | Hush():
+                if self._voice is None and self._voice_service is not None:
+                    self._voice = VoiceLink(self._voice_service, self._post, self._spawn)
+                if self._voice is not None:
+                    await self._voice.run(effect)
+                elif isinstance(effect, Listen):
+                    return VoiceFailed(effect.utterance, "voice_unavailable")
             case OpenSave() | CloseSave() | PlayBeat() | NameSaid() | StoreRequest():
                 await self._store.send(effect)
                 if isinstance(effect, OpenSave):

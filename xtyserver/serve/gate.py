@@ -15,6 +15,7 @@ from typing import Generic, TypeVar
 import anyio
 import msgspec
 
+from xtyserver import log
 from xtyserver.config import ServerSettings
 
 _SERVER = ServerSettings()
@@ -75,6 +76,9 @@ class Seats(Generic[Waiting]):
         return len(self._waiting)
 
 
+_log = log.get("xtyserver.gate")
+
+
 class FailedTokens:
     """A growing delay per remote address before a wrong token is answered.
 
@@ -107,7 +111,10 @@ class FailedTokens:
         self._queues[remote] = (lock, waiting + 1)
         try:
             async with lock:
-                await anyio.sleep(self.delay(remote, anyio.current_time()))
+                wait = self.delay(remote, anyio.current_time())
+                # What was decided, for the log and the tests (they assert it, not the clock).
+                _log.info("gate.token_delayed", delay_s=wait, queued=waiting)
+                await anyio.sleep(wait)
         finally:
             lock, waiting = self._queues[remote]
             if waiting == 1:

@@ -41,13 +41,44 @@ class NotStarted(XtyError):
     code = "not_started"
 
 
+class PortBusy(NotStarted):
+    """A port this server needs is held by another program; ``what`` says which one.
+
+    ``what``: ``"mods"`` (the adapter port, ``server.port``) or ``"page"`` (the
+    memory page's, ``server.ui_port``). This data folder's lock was taken first,
+    so no server of this folder holds it; which program does is not guessed.
+    """
+
+    code = "port_busy"
+
+    def __init__(self, port: int, what: str) -> None:
+        which = "the memory page's port" if what == "page" else "port"
+        super().__init__(
+            f"{which} {port} is in use by another program (no xtyserver on this data"
+            " folder holds it): choose another port with --port"
+            + (" or --ui-port" if what == "page" else "")
+        )
+        self.port = port
+        self.what = what
+
+
+def port_free(host: str, port: int) -> bool:
+    """Whether ``port`` can be bound on ``host`` now (a suggestion's check, nothing held)."""
+    try:
+        sock = _bind(listen_addresses(host, ipv6_loopback=False)[0], port)
+    except OSError:
+        return False
+    sock.close()
+    return True
+
+
 class ServerFile(msgspec.Struct, rename="camel", frozen=True):
-    """``server.json``: where a running server listens (README "For mod authors")."""
+    """``server.json``: where a running server listens (docs/mod-authors.md "For mod authors")."""
 
     url: str
     port: int
     addresses: tuple[str, ...]
-    # The memory page's own listener (README "Memory page"); its link needs the launch key.
+    # The memory page's own listener (docs/memory-page.md); its link needs the launch key.
     ui_port: int
     page_url: str
     token_file: str | None
@@ -160,16 +191,14 @@ def listen_addresses(host: str, *, ipv6_loopback: bool) -> tuple[str, ...]:
     return (host,)
 
 
-def bind_listeners(
-    host: str, port: int, *, ipv6_loopback: bool, busy_message: str
-) -> list[socket.socket]:
+def bind_listeners(host: str, port: int, *, ipv6_loopback: bool) -> list[socket.socket]:
     """Bind ``port`` on every address of :func:`listen_addresses` (one port for all).
 
     The first address decides the port (``0`` picks a free one, again while it is
     taken on another address). ``[::1]`` is left out without an IPv6 loopback.
 
     Raises:
-        NotStarted: the port is in use (``busy_message``, formatted with ``port``).
+        PortBusy: the port is in use.
     """
     first, *others = listen_addresses(host, ipv6_loopback=ipv6_loopback)
     for _attempt in range(8):
@@ -177,7 +206,7 @@ def bind_listeners(
             main = _bind(first, port)
         except OSError as exc:
             if _in_use(exc):
-                raise NotStarted(busy_message.format(port=port)) from None
+                raise PortBusy(port, "mods") from None
             raise
         bound = int(main.getsockname()[1])
         sockets = [main]
@@ -190,7 +219,7 @@ def bind_listeners(
                 for sock in sockets:
                     sock.close()
                 if port != 0:
-                    raise NotStarted(busy_message.format(port=port)) from None
+                    raise PortBusy(port, "mods") from None
                 break  # the picked port is taken there: pick another
         else:
             return sockets
@@ -221,15 +250,7 @@ def hold_instance(
             " (`xtyserver ui` opens it)"
         )
     try:
-        sockets = bind_listeners(
-            host,
-            port,
-            ipv6_loopback=ipv6_loopback,
-            busy_message=(
-                "port {port} is in use: is xtyserver already running?"
-                f" the memory page of the running one: {page} (`xtyserver ui` opens it)"
-            ),
-        )
+        sockets = bind_listeners(host, port, ipv6_loopback=ipv6_loopback)
         try:
             yield sockets
         finally:

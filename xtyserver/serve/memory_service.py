@@ -22,17 +22,21 @@ import msgspec
 from xtyserver import log
 from xtyserver.errors import StoreError
 from xtyserver.memory.aliases import PlayerAlias, Unnaming, unnamed
-from xtyserver.memory.export import ExportDocument
-from xtyserver.memory.glossary import Glossary
-from xtyserver.memory.manage import (
-    ForgetPreview,
-    ForgetResult,
-    ForgetSpec,
-    Overview,
-    RestoreResult,
-    TrashEntry,
+from xtyserver.memory.commands import (
+    Correct,
+    Export,
+    Forget,
+    ForgetName,
+    MemoryCommand,
+    Outcome,
+    Pin,
+    Preview,
+    Search,
+    View,
 )
-from xtyserver.memory.retrieval import KEY_WEIGHT, SaveIndex
+from xtyserver.memory.glossary import Glossary
+from xtyserver.memory.manage import RestoreResult, TrashEntry
+from xtyserver.memory.retrieval import KEY_WEIGHT, SaveIndex, search_memories
 from xtyserver.memory.sqlite.store import DEFAULT_SOFT_CAP, MemoryStore
 from xtyserver.memory.tokens import Purpose
 from xtyserver.memory.types import (
@@ -380,19 +384,6 @@ class MemoryService:
         await self._names_changed(save)
         return stored
 
-    async def unname(self, save: Scope, said: Unnaming) -> int:
-        """The player took a name back in their words: the names of ``save`` it means go."""
-        found = unnamed(await self._read(self.store.aliases, save), said)
-        return await self.forget_aliases(save, [a.id for a in found])
-
-    async def forget_aliases(self, save: Scope, ids: list[int]) -> int:
-        """Delete the player's names ``ids`` of ``save`` (page, CLI, MCP); how many went."""
-        if not ids:
-            return 0
-        gone = await self._write(self.store.forget_aliases, save, ids)
-        await self._names_changed(save)
-        return gone
-
     async def _names_changed(self, save: Scope) -> None:
         entry = self._saves.get(save)
         if entry is not None:
@@ -407,34 +398,6 @@ class MemoryService:
         """
         self._profile = await self._write(self.store.set_profile_field, name, value)
         return self._profile
-
-    async def forget(self, spec: ForgetSpec) -> ForgetResult:
-        """Delete what ``spec`` names (tombstones left; statistics only when asked).
-
-        Raises:
-            UsageError: ``spec`` is incomplete.
-            StoreError: Not written.
-        """
-        result = await self._write(self.store.forget, spec)
-        for each in list(self._saves):
-            if spec.kind == "all" or each.game_id == spec.game_id:
-                await self._reload(each)
-        self._profile = None
-        return result
-
-    async def restore(self, trash_id: int | None, *, game_id: str | None = None) -> RestoreResult:
-        """Put a trash entry back (see :meth:`MemoryStore.restore`); caches follow.
-
-        Raises:
-            StoreError: ``not_found`` (nothing restorable), or not written.
-        """
-        result = await self._write(partial(self.store.restore, trash_id, game_id=game_id))
-        for each in list(self._saves):
-            if result.spec.kind == "all" or each.game_id == result.spec.game_id:
-                await self._reload(each)
-        self._profile = None
-        self._bulk_change()
-        return result
 
     @property
     def trash_window(self) -> float:
@@ -456,34 +419,46 @@ class MemoryService:
         """Delete trash entries past their window (a job and the start do this)."""
         return await self._write(self.store.purge_trash)
 
-    async def preview_forget(self, spec: ForgetSpec) -> ForgetPreview:
-        """What :meth:`forget` would delete; nothing changes."""
-        return await self._read(self.store.preview_forget, spec)
+    async def execute(self, command: MemoryCommand) -> Outcome:
+        """The service's one door for memory commands, admitted by the caller
+        (:func:`xtyserver.session.consent.admit`): a search over the save's index, anything
+        else by the store's :meth:`~MemoryStore.execute`; the caches follow a change.
 
-    async def overview(
-        self,
-        *,
-        game_id: str | None = None,
-        scope: Scope | None = None,
-        since: float | None = None,
-    ) -> Overview:
-        """The profile, saves with readable names and items, and play statistics (one read).
-
-        ``since``: also active time per game and local date from then on.
+        Raises:
+            UsageError: A command lacking a field its kind needs.
+            StoreError: Refused (StoreContentError names the part), not found or not written.
         """
-        return await self._read(
-            partial(self.store.overview, game_id=game_id, scope=scope, since=since)
-        )
-
-    async def export(self) -> ExportDocument:
-        """The whole store as one export document (one snapshot; docs/memory-export.md)."""
-        return await self._read(self.store.export)
-
-    async def set_pinned(self, save: Scope, event_id: int, pinned: bool) -> bool:
-        """Pin ("记住这个": compaction never merges it) or unpin one event. True if it exists."""
-        found = await self._write(self.store.set_pinned, save, event_id, pinned)
-        await self._reload(save)
-        return found
+        match command:
+            case Search(scope=scope, query=query, kind=kind, day=day, limit=limit):
+                found = await self.turn_memory(scope)
+                if found.index is None:
+                    return None
+                return search_memories(
+                    found.profile, found.index, query, kind=kind, current_day=day, limit=limit
+                )
+            case ForgetName(scope=scope, alias=str() as alias):
+                gone = unnamed(await self._read(self.store.aliases, scope), Unnaming(alias))
+                command = ForgetName(scope=scope, ids=tuple(a.id for a in gone))
+            case View() | Preview() | Export():
+                return await self._read(self.store.execute, command)
+        if isinstance(command, ForgetName) and not command.ids:
+            return 0
+        outcome = await self._write(self.store.execute, command)
+        match command, outcome:
+            case Correct(), SharedProfile():
+                self._profile = outcome
+            case Pin(scope=scope), _:
+                await self._reload(scope)
+            case ForgetName(scope=scope), _:
+                await self._names_changed(scope)
+            case (Forget(target=spec), _) | (_, RestoreResult(spec=spec)):
+                for each in list(self._saves):
+                    if spec.kind == "all" or each.game_id == spec.game_id:
+                        await self._reload(each)
+                self._profile = None
+                if isinstance(outcome, RestoreResult):
+                    self._bulk_change()  # restored memories may lack vectors: the backlog looks
+        return outcome
 
     async def _reload(self, save: Scope) -> None:
         entry = self._saves.get(save)

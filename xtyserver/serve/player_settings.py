@@ -59,6 +59,10 @@ def mask(key: str | None) -> str:
     return f"{key[:3]}…{key[-4:]}"
 
 
+class NoProvider(UsageError):
+    """A key was given before any provider (``model.base_url``) to bind it to."""
+
+
 class KeyStatus(msgspec.Struct, frozen=True):
     """Where the effective key comes from, as the page may show it.
 
@@ -247,11 +251,14 @@ class PlayerSettings:
         """Store ``key`` as the key of the chat provider now (``model.base_url``'s origin).
 
         Raises:
-            UsageError: no provider is chosen yet, or the key is empty.
+            NoProvider: no provider is chosen yet.
+            UsageError: the key is empty.
         """
         here = origin(self.effective().model.base_url)
         if not here:
-            raise UsageError("choose the provider (model.base_url) before its key")
+            raise NoProvider(
+                "choose the provider (model.base_url) before its key", fields=["model.base_url"]
+            )
         self.keys.set(key)
         self.provider.bind_key(here)
         return self.key_status()

@@ -1,7 +1,7 @@
 """The Structs the server runs by, each derived from the one :class:`~xtyserver.config.Settings`.
 
 Nothing else builds one from the configuration, so each default lives only in
-its Settings field (README "Configuration"); no part reads the configuration.
+its Settings field (docs/configuration.md "Configuration"); no part reads the configuration.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from xtyserver.serve.connection import RuntimeLimits
 from xtyserver.serve.gate import GateLimits
 from xtyserver.serve.wire.limits import WireLimits
 from xtyserver.session.settings import SessionSettings
+from xtyserver.session.voice import VoiceRules
 from xtyserver.session.working import WorkingSettings
+from xtyserver.voice.service import VoiceOptions
 
 
 def _rate(value: float) -> int | float:
@@ -39,6 +41,7 @@ def protocol_limits(settings: Settings) -> Limits:
         frames_per_second=_rate(srv.frames_per_second),
         frame_burst=srv.frame_burst,
         heartbeat_misses=srv.heartbeat_misses,
+        voice_utterance_max_seconds=_rate(settings.voice.max_seconds),
     )
 
 
@@ -105,6 +108,35 @@ def session_settings(
         limits=protocol_limits(settings),
         server=ServerInfo(name="xtyserver", version=__version__),
         texts=settings.texts,
+        voice=voice_rules(settings),
+        speakup=settings.speakup,
+    )
+
+
+def voice_rules(settings: Settings) -> VoiceRules:
+    """What the sessions decide voice by."""
+    voice = settings.voice
+    return VoiceRules(enabled=voice.enabled, max_seconds=voice.max_seconds, speak=voice.speak)
+
+
+def voice_options(settings: Settings) -> VoiceOptions:
+    """What the voice shell runs by."""
+    v = settings.voice
+    return VoiceOptions(
+        data_dir=settings.data_path,
+        input_device=v.input_device,
+        output_device=v.output_device,
+        language=v.language,
+        model_dir=v.model_dir,
+        threads=v.threads,
+        beam_size=v.beam_size,
+        partial_every=v.partial_every,
+        idle_release=v.idle_release,
+        max_seconds=v.max_seconds,
+        tts_engine=v.tts_engine,
+        tts_voice=v.tts_voice,
+        speed=v.speed,
+        muted=not v.speak,
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -19,38 +19,25 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from xtyserver import errors
 from xtyserver.errors import StoreError
 from xtyserver.memory.aliases import Naming, Unnaming
-from xtyserver.memory.retrieval import search_memories
+from xtyserver.memory.commands import Correct, ForgetName, MemoryCommand, Preview, View
+from xtyserver.memory.manage import Overview
 from xtyserver.memory.types import Scope
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.on_demand import next_or_idle
 from xtyserver.session import tools
 from xtyserver.session.effects import (
-    ApplyForget,
     CloseSave,
     LoadStats,
     NameSaid,
     OpenSave,
-    PinItem,
     PlayBeat,
-    PreviewForget,
-    SetProfileField,
+    RunCommands,
     StoreRequest,
-    ViewMemory,
 )
-from xtyserver.session.events import (
-    Event,
-    ForgetPreviewed,
-    Forgotten,
-    OverviewLoaded,
-    StatsLoaded,
-    StoreFailed,
-)
+from xtyserver.session.events import CommandsDone, Event, StatsLoaded, StoreFailed
 from xtyserver.session.tools import (
-    ApplyOp,
     CorrectOp,
     PreviewOp,
-    RestoreOp,
-    SearchOp,
     ToolAnswer,
     ToolFailure,
     ToolOp,
@@ -166,8 +153,8 @@ class StoreLane:
             case NameSaid(save=save, said=Naming(alias=alias, means=means), at=at):
                 await memory.learn_alias(save, alias, means, at)
                 self._log.info("memory.name_learnt")
-            case NameSaid(save=save, said=Unnaming() as said):
-                gone = await memory.unname(save, said)
+            case NameSaid(save=save, said=Unnaming(alias=alias)):
+                gone = await memory.execute(ForgetName(scope=save, alias=alias))
                 self._log.info("memory.name_dropped", names=gone)
             case StoreRequest():
                 await self._answer(effect.request, self._request(effect))
@@ -196,61 +183,45 @@ class StoreLane:
 
     async def _request(self, effect: StoreRequest) -> Event:
         """Run one store request of a menu frame; the core decided everything about it."""
-        memory = self._memory
         match effect:
             case LoadStats(request=request):
-                return StatsLoaded(request, await memory.play_stats())
-            case ViewMemory(request=request, game_id=game_id, save=save):
-                return OverviewLoaded(request, await memory.overview(game_id=game_id, scope=save))
-            case SetProfileField(request=request, save=save, name=name, value=value):
-                await memory.set_profile_field(name, value)
-                return OverviewLoaded(request, await memory.overview(scope=save))
-            case PinItem(request=request, save=save, event_id=event_id, pinned=pinned):
-                found = await memory.set_pinned(save, event_id, pinned)
-                return OverviewLoaded(request, await memory.overview(scope=save), found)
-            case PreviewForget(request=request, spec=spec):
-                return ForgetPreviewed(request, await memory.preview_forget(spec))
-            case ApplyForget(request=request, spec=spec):
-                return Forgotten(request, await memory.forget(spec))
+                return StatsLoaded(request, await self._memory.play_stats())
+            case RunCommands(request=request, commands=commands):
+                return CommandsDone(
+                    request, tuple([await self._memory.execute(c) for c in commands])
+                )
         raise errors.UsageError(f"unknown store request {type(effect).__name__}")
 
 
 async def run_tool(memory: MemoryService, op: ToolOp) -> ToolAnswer:
     """Carry out one memory tool operation against the memory service (v1.md "Memory tools").
 
-    The core decided what to do; only the save a forget names is looked up here.
+    The core decided what to do; only the save a view, preview or correction names is
+    looked up here.
 
     Raises:
         XtyError: The store refused or failed (the caller turns it into a result).
     """
+    command: MemoryCommand
     match op:
         case ViewOp(game_id=game_id):
-            return tools.narrow(op, await memory.overview(game_id=game_id))
-        case SearchOp(scope=scope):
-            # The turn's own save only: its index is the one the turn was planned with.
-            found = await memory.turn_memory(scope)
-            if found.index is None:
-                return ToolFailure("memory_disabled", "记忆没有开启")
-            return search_memories(
-                found.profile,
-                found.index,
-                op.query,
-                kind=op.kind,
-                current_day=op.day,
-                limit=tools.MAX_SEARCH_RESULTS,
-            )
+            return tools.narrow(op, cast(Overview, await memory.execute(View(game_id=game_id))))
         case CorrectOp(field=field, value=value, save=save):
-            events = [e for v in (await memory.overview(scope=save)).saves for e in v.events]
+            seen = cast(Overview, await memory.execute(View(scope=save)))
+            events = [e for v in seen.saves for e in v.events]
             why = tools.guard_correction(op, [t for e in events for t in (e.subject, e.summary)])
             if why is not None:
                 return ToolFailure("refused", why)
-            return await memory.set_profile_field(field, value)
+            command = Correct(field=field, value=value)
         case PreviewOp(current=current):
-            spec = tools.resolve(op, await memory.overview(game_id=current.game_id))
+            seen = cast(Overview, await memory.execute(View(game_id=current.game_id)))
+            spec = tools.resolve(op, seen)
             if isinstance(spec, str):
                 return ToolFailure("not_found", spec)
-            return await memory.preview_forget(spec)
-        case ApplyOp(spec=spec):
-            return await memory.forget(spec)
-        case RestoreOp(game_id=game_id, trash=trash):
-            return await memory.restore(trash, game_id=game_id)
+            command = Preview(target=spec)
+        case _:
+            command = op
+    found = await memory.execute(command)
+    if found is None:
+        return ToolFailure("memory_disabled", "记忆没有开启")
+    return cast(ToolAnswer, found)

@@ -8,8 +8,10 @@ outcome, failure included, is an answer, so no turn is left hanging.
 from __future__ import annotations
 
 import contextlib
+import sys
 from array import array
-from collections.abc import Awaitable, Callable
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from typing import Any
 
@@ -43,6 +45,35 @@ from xtyserver.session.events import (
     TurnMemoryReady,
 )
 from xtyserver.session.tools import ToolFailure, ToolOp
+
+RECENT_QUERIES = 16
+"""Query vectors a connection keeps, by their text: a question asked again, or
+embedded while the player typed it, costs no second embedding."""
+
+
+def similar(
+    query: array[float], vectors: Iterable[tuple[int, array[float]]]
+) -> list[tuple[int, float]]:
+    """:func:`~xtyserver.memory.vectors.similarities`, with numpy when it is loaded.
+
+    The in-process embedder brings numpy: a save of 300 x 384 is then one matrix
+    product, ~0.05 ms rather than ~3.5 ms of Python (docs/benchmarks.md). Without
+    it (a provider's vectors) nothing imports numpy for this.
+    """
+    np: Any = sys.modules.get("numpy")
+    if np is None:
+        return similarities(query, vectors)
+    size = len(query)
+    kept = [(event_id, vec) for event_id, vec in vectors if len(vec) == size]
+    if not kept:
+        return []
+    blob = b"".join(vec.tobytes() for _, vec in kept)
+    matrix = np.frombuffer(blob, dtype=np.float32).reshape(len(kept), size)
+    scores = matrix.astype(np.float64) @ np.asarray(query, dtype=np.float64)
+    out = list(zip((event_id for event_id, _ in kept), scores.tolist(), strict=True))
+    out.sort(key=lambda kv: (-kv[1], kv[0]))
+    return out
+
 
 CATCH_UP = 48
 """Memories without a vector a turn embeds itself, within its latency budget, when the
@@ -80,6 +111,7 @@ class TurnTasks:
         self._bands = bands
         self._post = post
         self._log = logger
+        self._recent: OrderedDict[str, array[float]] = OrderedDict()
 
     def cached_memory(
         self, turn: int, save: Scope, read_memory: bool, query: str = ""
@@ -92,7 +124,15 @@ class TurnTasks:
         if read_memory and memory is None:
             return None
         if memory is not None and self._embeds(memory.index, query):
-            return None  # the query's vector comes from the embedder
+            vector = self._recent.get(query)
+            # A vector at hand (asked again, or embedded while typed) with numpy's
+            # product is no work to speak of; anything else is a task's.
+            if vector is None or memory.index is None or "numpy" not in sys.modules:
+                return None
+            self._recent.move_to_end(query)
+            memory = msgspec.structs.replace(
+                memory, similar=tuple(similar(vector, memory.index.vectors()))
+            )
         spent = self._meter.cached_spent_today()
         if spent is None:
             return None
@@ -133,10 +173,11 @@ class TurnTasks:
                 self._log.info("memory.vectors_missing", count=missing)
                 memory = msgspec.structs.replace(memory, unembedded=missing)
         if memory is not None and query_vector is not None and index and index.has_vectors():
-            # A dot product per vector: off the event loop (a few ms for 300 x 384).
-            cosine = partial(similarities, query_vector, index.vectors())
-            similar = tuple(await anyio.to_thread.run_sync(cosine))
-            memory = msgspec.structs.replace(memory, similar=similar)
+            # A dot product per vector: off the event loop (a few ms for 300 x 384
+            # without numpy).
+            cosine = partial(similar, query_vector, index.vectors())
+            found = tuple(await anyio.to_thread.run_sync(cosine))
+            memory = msgspec.structs.replace(memory, similar=found)
         await self._post(TurnMemoryReady(turn, memory, spent))
 
     def _embeds(self, index: SaveIndex | None, query: str) -> bool:
@@ -189,6 +230,11 @@ class TurnTasks:
         embedder = self._model.embedder
         if embedder is None:  # checked by _embeds; narrows the type
             return
+        known = self._recent.get(query)
+        if known is not None:
+            self._recent.move_to_end(query)
+            out[0] = known
+            return
         started = anyio.current_time()
         with anyio.move_on_after(self.query_budget()) as deadline:
             try:
@@ -204,7 +250,15 @@ class TurnTasks:
         if done.usage is not None:
             with anyio.CancelScope(shield=True):
                 await self._bill(save, done.usage)
-        out[0] = done.vectors[0]
+        out[0] = self._keep(query, done.vectors[0])
+
+    def _keep(self, query: str, vector: array[float]) -> array[float]:
+        """``vector`` among the connection's :data:`RECENT_QUERIES`, the oldest let go."""
+        self._recent[query] = vector
+        self._recent.move_to_end(query)
+        while len(self._recent) > RECENT_QUERIES:
+            self._recent.popitem(last=False)
+        return vector
 
     async def run_tool(self, turn: int, call_id: str, op: ToolOp) -> None:
         """Run one memory tool operation; every outcome is an answer (v1.md "Memory tools")."""

@@ -19,12 +19,22 @@ from xtyserver import log
 from xtyserver.memory.types import Scope
 from xtyserver.serve.jobs import MemoryJobs, Reply
 from xtyserver.serve.on_demand import Gauge
-from xtyserver.session.effects import FoldWorking, ParkWorking, RecordInjection, ResumeWorking
+from xtyserver.session.actions import ActionRecord
+from xtyserver.session.effects import (
+    FoldWorking,
+    ParkWorking,
+    RecordAction,
+    RecordInjection,
+    ResumeWorking,
+)
 from xtyserver.session.events import Event, WorkingFolded, WorkingResumed
 from xtyserver.session.layers import InjectionRecord
 from xtyserver.session.working import WorkingSnapshot
 
-WORKING_EFFECTS = (FoldWorking, ParkWorking, ResumeWorking, RecordInjection)
+WORKING_EFFECTS = (FoldWorking, ParkWorking, ResumeWorking, RecordInjection, RecordAction)
+# An action's line in the injection log starts so (ActionRecord's first field is ``at``;
+# its ``kind`` tells it from a turn's line, which has none).
+_ACTION_KIND = b'"kind":"action"'
 """The effects :class:`WorkingShell` carries out."""
 
 KEEP_TURNS = 500
@@ -70,7 +80,7 @@ class InjectionLog:
         self._keep = keep
         self._lines: int | None = None
 
-    def append(self, record: InjectionRecord) -> None:
+    def append(self, record: InjectionRecord | ActionRecord) -> None:
         """Append ``record``; past ``keep`` lines, rewrite the file with the last ``keep``."""
         line = msgspec.json.encode(record) + b"\n"
         if self._lines is None:
@@ -95,11 +105,23 @@ class InjectionLog:
             return []
 
     def last(self, n: int) -> list[InjectionRecord]:
-        """The last ``n`` records, oldest first (unreadable lines are skipped)."""
+        """The last ``n`` turn records, oldest first (unreadable lines are skipped)."""
+        lines = [line for line in self._read_lines() if _ACTION_KIND not in line]
         records: list[InjectionRecord] = []
-        for line in self._read_lines()[-max(n, 0) :] if n > 0 else []:
+        for line in lines[-max(n, 0) :] if n > 0 else []:
             try:
                 records.append(msgspec.json.decode(line, type=InjectionRecord))
+            except msgspec.DecodeError:
+                continue
+        return records
+
+    def actions(self, n: int) -> list[ActionRecord]:
+        """The last ``n`` action records (v1.md "Actions"), oldest first."""
+        lines = [line for line in self._read_lines() if _ACTION_KIND in line]
+        records: list[ActionRecord] = []
+        for line in lines[-max(n, 0) :] if n > 0 else []:
+            try:
+                records.append(msgspec.json.decode(line, type=ActionRecord))
             except msgspec.DecodeError:
                 continue
         return records
@@ -127,13 +149,15 @@ class WorkingShell:
         self._jobs = jobs
         self._model = model
         self._log = log.get("xtyserver.working")
-        self._records_in, self._records_out = anyio.create_memory_object_stream[InjectionRecord](
-            INJECTION_QUEUE
-        )
+        self._records_in, self._records_out = anyio.create_memory_object_stream[
+            InjectionRecord | ActionRecord
+        ](INJECTION_QUEUE)
         self._pending = Gauge()  # records queued and not written yet
 
     async def run(
-        self, effect: FoldWorking | ParkWorking | ResumeWorking | RecordInjection, reply: Reply
+        self,
+        effect: FoldWorking | ParkWorking | ResumeWorking | RecordInjection | RecordAction,
+        reply: Reply,
     ) -> Event | None:
         """Carry out one effect; return an event to feed at once, if any."""
         match effect:
@@ -146,9 +170,11 @@ class WorkingShell:
                 return WorkingResumed(save, self.parked.take(save, at))
             case RecordInjection(record=record):
                 self._queue(msgspec.structs.replace(record, model=self._model))
+            case RecordAction(record=action):
+                self._queue(action)
         return None
 
-    def _queue(self, record: InjectionRecord) -> None:
+    def _queue(self, record: InjectionRecord | ActionRecord) -> None:
         try:
             self._records_in.send_nowait(record)
         except anyio.WouldBlock:

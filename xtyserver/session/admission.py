@@ -10,6 +10,11 @@ from typing import Literal
 from xtyserver.session.settings import SessionSettings
 
 FLOOD_WINDOW_S = 10.0
+# game.event frames have a bucket of their own (docs/speakup.md): a mod that floods
+# events has the excess refused, never counted towards a flood close, and its
+# heartbeats and chats keep the frame bucket.
+EVENTS_PER_SECOND = 2.0
+EVENT_BURST = 10
 
 Verdict = Literal["ok", "limited", "flood"]
 
@@ -43,6 +48,7 @@ class Admission:
         limits = settings.limits
         self._frames = TokenBucket(limits.frames_per_second, limits.frame_burst, now)
         self._chats = TokenBucket(limits.chat_per_minute / 60, limits.chat_burst, now)
+        self._events = TokenBucket(EVENTS_PER_SECOND, EVENT_BURST, now)
         self._flood = settings.flood_refusals
         # Refusals in fixed windows of FLOOD_WINDOW_S, the current one since _window.
         self._window = float("-inf")
@@ -60,3 +66,7 @@ class Admission:
     def chat(self, now: float) -> bool:
         """Admit one ``chat.send``."""
         return self._chats.take(now)
+
+    def event(self, now: float) -> bool:
+        """Admit one ``game.event`` (its own bucket, instead of the frames')."""
+        return self._events.take(now)

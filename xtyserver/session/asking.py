@@ -17,10 +17,10 @@ from typing import Final
 
 import msgspec
 
+from xtyserver.memory.commands import BROAD_KINDS
 from xtyserver.memory.manage import ForgetPreview, ForgetResult, RestoreResult
 from xtyserver.protocol.memory_frames import MemoryNotice
 from xtyserver.protocol.normalize import normalize
-from xtyserver.session.consent import BROAD_KINDS
 from xtyserver.session.replies import iso_time, wire_name
 
 
@@ -46,6 +46,14 @@ class AskTexts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         all_en: ``all`` in English.
         hint_one_en: ``hint_one`` in English.
         hint_broad_en: ``hint_broad`` in English.
+        confirm_save: The exact words that confirm forgetting a save (``{words}`` of the hint).
+        confirm_game: The exact words that confirm forgetting a game.
+        confirm_profile: The exact words that confirm clearing the shared profile.
+        confirm_all: The exact words that confirm forgetting everything.
+        confirm_save_en: ``confirm_save`` in English (either language's words confirm).
+        confirm_game_en: ``confirm_game`` in English.
+        confirm_profile_en: ``confirm_profile`` in English.
+        confirm_all_en: ``confirm_all`` in English.
         forgotten: The notice after a deletion the trash keeps.
         forgotten_final: The notice after a deletion with the trash off.
         restored: The notice after a restore from the trash.
@@ -60,14 +68,22 @@ class AskTexts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     profile: str = "要清空共同记忆（{fields} 项）吗？"
     all: str = "要删掉全部记忆（{saves} 个存档、{items} 条，以及共同记忆）吗？"
     hint_one: str = "（说“好”就删，说“不”就不删）"
-    hint_broad: str = "（确定的话请说“确认删除”，说“不”就不删）"
+    hint_broad: str = "（确定的话请一字不差地说“{words}”，说别的都不删）"
     item_en: str = 'Delete the memory "{subject}" of the save "{save}"?'
     save_en: str = 'Delete all memory of the save "{save}" ({items} items)?'
     game_en: str = "Delete all memory of this game ({saves} saves, {items} items)?"
     profile_en: str = "Clear the shared profile ({fields} fields)?"
     all_en: str = "Delete all memory ({saves} saves, {items} items, and the shared profile)?"
     hint_one_en: str = '(say "yes" to delete it, "no" to keep it)'
-    hint_broad_en: str = '(say "delete it" to confirm, "no" to keep it)'
+    hint_broad_en: str = '(to confirm, say exactly "{words}"; anything else keeps it)'
+    confirm_save: str = "确认删除存档记忆"
+    confirm_game: str = "确认删除游戏记忆"
+    confirm_profile: str = "确认清空共同记忆"
+    confirm_all: str = "确认删除全部记忆"
+    confirm_save_en: str = "delete save memory"
+    confirm_game_en: str = "delete game memory"
+    confirm_profile_en: str = "clear shared profile"
+    confirm_all_en: str = "delete all memory"
     forgotten: str = (
         "已删除{what}。{hours} 小时内可以恢复：对小汤圆说“恢复”，或在记忆页面的回收站里恢复。"
     )
@@ -79,6 +95,16 @@ class AskTexts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     )
     forgotten_final_en: str = "Deleted {what}; it cannot be restored (the trash is off)."
     restored_en: str = "Restored {items} items from the trash{fields}."
+
+
+class Question(msgspec.Struct, frozen=True):
+    """A question the server asked the player about a previewed forget."""
+
+    token: str
+    kind: str
+    text: str
+    # The exact words that confirm a broad target (either language); none for an item.
+    expected: tuple[str, ...] = ()
 
 
 _WHAT: Final = {
@@ -98,8 +124,19 @@ def is_english(language: str) -> bool:
     return language.strip().lower().startswith(("en", "english", "英"))
 
 
-def question(preview: ForgetPreview, texts: AskTexts, language: str) -> str:
-    """The server's question for ``preview``, naming what goes, in the player's language."""
+def expected_words(kind: str, texts: AskTexts) -> tuple[str, ...]:
+    """The exact words that confirm forgetting ``kind`` (Chinese, English); none for an item."""
+    if kind not in BROAD_KINDS:
+        return ()
+    return (getattr(texts, f"confirm_{kind}"), getattr(texts, f"confirm_{kind}_en"))
+
+
+def question(preview: ForgetPreview, texts: AskTexts, language: str) -> Question:
+    """The server's question for ``preview``, naming what goes, in the player's language.
+
+    A broad target's question asks for its own exact words, naming the target;
+    an item's for a plain yes. The token is filled in by the caller.
+    """
     english = is_english(language)
     kind = preview.spec.kind
     first = preview.saves[0] if preview.saves else None
@@ -113,31 +150,46 @@ def question(preview: ForgetPreview, texts: AskTexts, language: str) -> str:
     }
     suffix = "_en" if english else ""
     asked = getattr(texts, kind + suffix).format(**values)
-    hint = getattr(texts, ("hint_broad" if kind in BROAD_KINDS else "hint_one") + suffix)
-    return f"{asked}{' ' if english else ''}{hint}"
+    expected = expected_words(kind, texts)
+    hint = getattr(texts, ("hint_broad" if expected else "hint_one") + suffix)
+    hint = hint.format(words=expected[1 if english else 0]) if expected else hint
+    return Question("", kind, f"{asked}{' ' if english else ''}{hint}", expected)
 
 
-# A question of the model's: a clause ending in ? (full-width folded by the normal
-# form), a Chinese question particle, or an A-not-A form (要不要, 好不好, ...).
-_QUESTION_BREAK: Final = re.compile(r"(?<=[?])|[。.!\n;]+")
-_ASKS: Final = re.compile(r"\?|吗|呢|么|(.)不\1|要不|是否|shall we|do you want|want to|would you")
-_ABOUT_DELETION: Final = re.compile(r"删|清空|清除|忘掉|抹掉|delete|erase|wipe|remove|forget")
+# Anything the model's reply asks or proposes, with or without a question mark:
+# a ? anywhere (full-width folded by the normal form); a Chinese question or
+# proposal word anywhere (吗, 呢, 咋样, 如何, 好伐, 要不要, 是否...); A-not-A
+# (去不去, 钓鱼不钓鱼, 行不行); a clause ending in a tag (…不, …没, …吧, …伐, ok,
+# right, alright); an English asking phrase (how about, shall we, do you...).
+# The words of the question do not matter: 「要不要把杂草清除掉」 asks about weeds.
+_ASKS: Final = re.compile(
+    r"\?|吗|呢|么|嘛|咋样|咋办|咋说|怎样|如何|好伐|行伐|可好|成不|中不|要不|是否|是不是|有没有"
+    r"|可不可以|能不能|愿不愿|你觉得|你看|你说|来一|走起|咱们|我们一起|一起去"
+    r"|(..?)不\1|(.)没\2"
+    r"|(?<![a-z'])(?:how about|what about|shall we|should we|shall i|should i|do you|did you"
+    r"|would you|will you|could you|can you|can we|want to|wanna|why not|let's|lets|sound good"
+    r"|sounds good|how's that|how does|what do you|yes or no|are you|ready to)(?![a-z'])"
+)
+_TAG_END: Final = re.compile(
+    r"(?:不|没|没有|吧|伐|否|么|哈|呗|不咯|不啦|(?<![a-z'])(?:ok|okay|right|alright|yeah|eh|huh"
+    r"|yes|no|ya|k))$"
+)
+_CLAUSE: Final = re.compile(r"[^\w\s']+|\n")
+_TRAIL: Final = re.compile(r"[\s~～〜…]+$")
 
 
 def asks_other(reply: str) -> bool:
-    """Whether the model's ``reply`` asks the player something not about the deletion."""
-    for clause in _QUESTION_BREAK.split(normalize(reply).casefold()):
-        if _ASKS.search(clause) and not _ABOUT_DELETION.search(clause):
-            return True
-    return False
+    """Whether the model's ``reply`` asks or proposes anything at all.
 
-
-class Question(msgspec.Struct, frozen=True):
-    """A question the server asked the player about a previewed forget."""
-
-    token: str
-    kind: str
-    text: str
+    The server asks its own question; one from the model, whatever its
+    words (a deletion word included), would be answered by the same "好", so
+    the server's question lapses and the companion asks again later.
+    """
+    plain = normalize(reply).casefold()
+    if _ASKS.search(plain):
+        return True
+    clauses = (_TRAIL.sub("", c).strip() for c in _CLAUSE.split(plain))
+    return any(_TAG_END.search(c) for c in clauses if c)
 
 
 def forgotten_notice(

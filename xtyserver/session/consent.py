@@ -1,4 +1,8 @@
-"""Whether the player's own words of a turn are an explicit yes, sans-I/O (v1.md "Memory tools").
+"""Consent, sans-I/O: the one door that admits a memory command, and the judges of the
+player's own words (v1.md "Memory tools").
+
+:func:`admit` is where every surface's command is admitted or refused, with
+how its person answered (:data:`~xtyserver.memory.commands.Answer`).
 
 A confirming forget call of the companion's tools deletes only when the
 player's text of the turn right after the server's question agrees
@@ -16,8 +20,10 @@ the text:
 * anything else is ``"unclear"`` (it counts as no).
 
 :func:`consents` adds the rule of broad targets: a save, a game, the profile
-or everything needs words that name the deletion (:data:`DELETE_WORDS`); a
-bare 好/嗯/ok/是的 is enough for one item only.
+or everything is confirmed in chat only by the exact words the server's
+question asked for, naming the target (``asking.expected_words``: 「确认删除全部记忆」),
+an answer that answers nothing else; a yes, even one naming a deletion
+(「好，清除吧」 may answer 「要不要把杂草清除掉」), is enough for one item only.
 :func:`asks_restore` judges a restore the same way: the player's own words
 must ask for it.
 
@@ -28,9 +34,25 @@ player one more sentence; agreeing wrongly costs their memory.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Final, Literal
 
+from xtyserver.memory.commands import (
+    BROAD_KINDS,
+    Answer,
+    Dialog,
+    Elicited,
+    Forget,
+    MemoryCommand,
+    Preview,
+    Restore,
+    Unasked,
+    Words,
+    quote,
+)
+from xtyserver.memory.manage import Confirmations, ForgetSpec, Refusal
 from xtyserver.protocol.normalize import normalize
+from xtyserver.session.said import said_as_value
 
 Verdict = Literal["yes", "no", "unclear"]
 
@@ -46,7 +68,7 @@ DELETE_WORDS: Final[tuple[str, ...]] = (
     "wipe",
     "remove",
 )
-"""Words that name the deletion itself: a broad target's yes needs one of them."""
+"""Words that name the deletion itself (each a yes to one item on its own)."""
 
 YES_WORDS: Final[tuple[str, ...]] = (
     # Chinese
@@ -182,9 +204,6 @@ NO_WORDS_EN: Final[tuple[str, ...]] = (
 )
 """Negation and hesitation, English (whole words anywhere in the text: refuse)."""
 
-BROAD_KINDS: Final[tuple[str, ...]] = ("save", "game", "profile", "all")
-"""Forget targets that take more than one item: a bare yes is not enough for them."""
-
 RESTORE_WORDS: Final[tuple[str, ...]] = (
     "恢复",
     "撤销",
@@ -221,7 +240,6 @@ _NO: Final = re.compile(
 )
 _YES_CLAUSE: Final = re.compile(f"(?:{alternation(YES_WORDS)}|{alternation(FILLERS)})+")
 _YES: Final = re.compile(alternation(YES_WORDS))
-_DELETE: Final = re.compile(alternation(DELETE_WORDS))
 _RESTORE: Final = re.compile(alternation(RESTORE_WORDS))
 # Everything that separates clauses: punctuation, symbols and line breaks (the
 # normal form has ASCII punctuation for full-width ，。！ but not for 、…).
@@ -250,16 +268,24 @@ def verdict(text: str) -> Verdict:
     return "unclear"
 
 
-def names_deletion(text: str) -> bool:
-    """Whether ``text`` names the deletion (:data:`DELETE_WORDS`), in normal form."""
-    return bool(_DELETE.search(_SPACE.sub("", _plain(text))))
+def _bare(text: str) -> str:
+    """``text``'s words alone: normal form, case-folded, without spaces or punctuation."""
+    return _SPACE.sub("", _CLAUSE_BREAK.sub("", _plain(text)))
 
 
-def consents(text: str, kind: str) -> bool:
-    """Whether ``text`` agrees to forgetting ``kind``: a broad target's yes names the deletion."""
-    if verdict(text) != "yes":
-        return False
-    return kind not in BROAD_KINDS or names_deletion(text)
+def consents(text: str, kind: str, expected: tuple[str, ...] = ()) -> bool:
+    """Whether ``text`` agrees to forgetting ``kind``.
+
+    One item: an explicit yes (:func:`verdict`). A broad target: ``text`` is,
+    but for spaces, punctuation and case, one of the ``expected`` words the
+    server asked for (none given: nothing confirms it in chat).
+    """
+    if kind in BROAD_KINDS:
+        if "?" in _plain(text):
+            return False  # 「确认删除全部记忆？」 asks back
+        said = _bare(text)
+        return bool(said) and any(said == _bare(words) for words in expected)
+    return verdict(text) == "yes"
 
 
 def asks_restore(text: str) -> bool:
@@ -267,3 +293,122 @@ def asks_restore(text: str) -> bool:
     plain = _RESTORE_NOT_REFUSING.sub(" ", _AGREEING_NEGATIONS.sub(" ", _plain(text)))
     refusing = _NO.search(plain.replace("?", " ").replace("吗", " "))
     return bool(_RESTORE.search(_SPACE.sub("", plain))) and refusing is None
+
+
+def unsaid(value: str | list[str], player_text: str, field: str) -> str | None:
+    """The first part of a correction's ``value`` the player did not say as a value, or None.
+
+    Each item must pass :func:`~xtyserver.session.said.said_as_value`; an empty value
+    (clearing the field) is never something the player said: it is returned as "".
+    """
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        return ""
+    for item in items:
+        if not said_as_value(field, item, player_text):
+            return item
+    return None
+
+
+# -- the one door: whether a command is admitted --------------------------------------------
+
+UNASKED_DELAY: Final = 5.0
+"""Seconds between a preview and an unasked confirm (an MCP client that cannot ask)."""
+UNASKED_PER_HOUR: Final = 3
+"""Single items an unasked surface may delete in any hour (every surface's trash counts)."""
+
+
+def admit(
+    command: MemoryCommand,
+    answer: Answer | None,
+    tokens: Confirmations,
+    now: float,
+    *,
+    asker: str = "",
+    turn: int | None = None,
+    trash_on: bool = True,
+    recent: Sequence[float] = (),
+) -> MemoryCommand | Refusal:
+    """The one place a memory command is admitted: the command to execute, or why not.
+
+    Every surface translates its input into ``command`` and says how its person
+    answered (``answer``). A forget without an answer becomes its
+    :class:`~xtyserver.memory.commands.Preview` (the caller issues the token);
+    with one, the token (from ``tokens``, ``asker``'s, unexpired, for this very
+    target) must be answered:
+
+    * the player's chat words (:class:`Words`) agree only as the answer to the
+      server's question (``asked``) in a later tool turn than the preview's
+      (``turn``), by :func:`consents` (a broad target: the exact ``expected`` words);
+    * a no in the mod's dialog voids the token (one in an elicitation refuses this call);
+    * an unasked echo (:class:`Unasked`, MCP without elicitation) deletes one
+      item only, into the trash, :data:`UNASKED_DELAY` s after its preview, with
+      the preview's quote, and at most :data:`UNASKED_PER_HOUR` items an hour
+      (``recent``: when the trash's entries were made);
+    * a yes in the mod's dialog, the mod's menu, the page, an elicitation and a
+      terminal each asked their person about this preview alone.
+
+    A restore asked in chat needs words that ask for it (:func:`asks_restore`);
+    every other command is the person's own act on their surface.
+    """
+    match command:
+        case Forget(target=spec) if answer is None:
+            return Preview(target=spec)
+        case Forget(target=spec) if answer is not None:
+            return _forget(spec, answer, tokens, now, asker, turn, trash_on, recent)
+        case Restore() if isinstance(answer, Words) and not asks_restore(answer.text):
+            return "not_asked"
+    return command
+
+
+def _forget(
+    spec: ForgetSpec,
+    answer: Answer,
+    tokens: Confirmations,
+    now: float,
+    asker: str,
+    turn: int | None,
+    trash_on: bool,
+    recent: Sequence[float],
+) -> Forget | Refusal:
+    pending = tokens.peek(answer.token, now, asker=asker)
+    if isinstance(pending, str):
+        return pending
+    if pending.preview.spec != spec:
+        return "other_target"
+    match answer:
+        case Words(text=text, asked=asked, expected=expected):
+            if turn is not None and pending.turn is not None and turn <= pending.turn:
+                return "too_soon"
+            if asked is None or not consents(text, spec.kind, expected):
+                return "not_agreed"  # the token stays valid
+        case Dialog(yes=False):
+            tokens.spend(answer.token)  # the dialog is gone: its token with it
+            return "declined"
+        case Elicited(accepted=False):
+            return "declined"  # asked again on the next call
+        case Unasked(quote=said):
+            refused = unasked_refusal(spec, trash_on, recent, now)
+            if refused is not None:
+                return refused
+            if now - pending.issued < UNASKED_DELAY:
+                return "too_soon"
+            if _bare(said) != _bare(quote(spec)):
+                return "unquoted"
+    tokens.spend(answer.token)
+    return Forget(target=spec)
+
+
+def unasked_refusal(
+    spec: ForgetSpec, trash_on: bool, recent: Sequence[float], now: float
+) -> Refusal | None:
+    """Why nobody's answer cannot forget ``spec`` (MCP without elicitation), or None.
+
+    One item, into the trash, and at most :data:`UNASKED_PER_HOUR` in any hour
+    (``recent``: when the trash's entries were made, by any surface).
+    """
+    if spec.kind in BROAD_KINDS or spec.include_stats or not trash_on:
+        return "needs_person"
+    if sum(1 for at in recent if now - at < 3600) >= UNASKED_PER_HOUR:
+        return "too_many"
+    return None

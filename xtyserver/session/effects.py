@@ -12,9 +12,10 @@ from typing import Any
 import msgspec
 
 from xtyserver.memory.aliases import Naming, Unnaming
-from xtyserver.memory.manage import ForgetSpec
+from xtyserver.memory.commands import MemoryCommand
 from xtyserver.memory.types import Scope
 from xtyserver.protocol.frames import ImageInput, ServerFrame
+from xtyserver.session.actions import ActionRecord
 from xtyserver.session.events import TimerKind
 from xtyserver.session.layers import InjectionRecord
 from xtyserver.session.tools import ToolOp
@@ -215,6 +216,12 @@ class RecordInjection(Effect, frozen=True):
     record: InjectionRecord
 
 
+class RecordAction(Effect, frozen=True):
+    """Append one action's request, question, refusal or result to the injection log."""
+
+    record: ActionRecord
+
+
 # -- store requests of a mod's menu frames (answered by a StoreAnswer with the same number) -----
 
 
@@ -228,39 +235,53 @@ class LoadStats(StoreRequest, frozen=True):
     """Read every play statistic; answered StatsLoaded."""
 
 
-class ViewMemory(StoreRequest, frozen=True):
-    """Read the overview of ``save`` alone, or of every save of ``game_id``; OverviewLoaded."""
+class RunCommands(StoreRequest, frozen=True):
+    """Execute ``commands`` in order, each admitted in the core
+    (:func:`~xtyserver.session.consent.admit`); answered CommandsDone."""
 
-    game_id: str
-    save: Scope | None
-
-
-class SetProfileField(StoreRequest, frozen=True):
-    """Replace one shared-profile field (snake_case ``name``); OverviewLoaded of ``save``."""
-
-    save: Scope
-    name: str
-    value: Any
-
-
-class PinItem(StoreRequest, frozen=True):
-    """Pin or unpin one event of ``save``; OverviewLoaded of ``save`` (``found`` says if it was)."""
-
-    save: Scope
-    event_id: int
-    pinned: bool
-
-
-class PreviewForget(StoreRequest, frozen=True):
-    """What forgetting ``spec`` would delete (nothing changes); ForgetPreviewed."""
-
-    spec: ForgetSpec
-
-
-class ApplyForget(StoreRequest, frozen=True):
-    """Delete what ``spec`` names (its token was redeemed in the core); Forgotten."""
-
-    spec: ForgetSpec
+    commands: tuple[MemoryCommand, ...]
 
 
 Job = Remember | Summarize | FoldWorking
+
+
+# -- voice (v1.md "Voice"): the microphone, the recogniser and the voice ------------------------
+
+
+class Listen(Effect, frozen=True):
+    """Open utterance ``utterance``: record the microphone, or (``stream``) take ``AudioIn``.
+
+    Answered by ``VoiceHeard`` (partial transcripts, then the final one after
+    ``EndListening``) or ``VoiceFailed``. The audio stays in memory, never on disk.
+    """
+
+    utterance: str
+    stream: bool
+
+
+class AudioIn(Effect, frozen=True):
+    """A mod's PCM chunk of the open ``stream`` utterance."""
+
+    utterance: str
+    pcm: bytes
+
+
+class EndListening(Effect, frozen=True):
+    """Close the utterance: transcribe it (``transcribe``) or drop it unheard."""
+
+    utterance: str
+    transcribe: bool
+
+
+class Speak(Effect, frozen=True):
+    """Say sentence ``seq`` of reply ``chat_id``: on the speakers, or (``frames``) answer
+    ``SpeechReady`` with its audio. Sentences are spoken in the order they come."""
+
+    chat_id: str
+    seq: int
+    text: str
+    frames: bool = False
+
+
+class Hush(Effect, frozen=True):
+    """Stop speaking now: what plays and every sentence still waiting."""

@@ -12,7 +12,7 @@ from typing import Literal
 import msgspec
 
 from xtyserver import errors
-from xtyserver.memory.manage import ForgetPreview, ForgetResult, Overview
+from xtyserver.memory.commands import Outcome
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.types import PlayStats, Scope, SharedProfile
 from xtyserver.protocol.codec import Decoded
@@ -21,7 +21,7 @@ from xtyserver.protocol.images import PreparedImage
 from xtyserver.session.tools import ToolAnswer, ToolCall
 from xtyserver.session.working import SessionSummary, WorkingSnapshot
 
-TimerKind = Literal["hello", "heartbeat"]
+TimerKind = Literal["hello", "heartbeat", "action", "voice"]
 
 
 class Event(msgspec.Struct, frozen=True):
@@ -180,19 +180,10 @@ class StatsLoaded(StoreAnswer, frozen=True):
     stats: PlayStats
 
 
-class OverviewLoaded(StoreAnswer, frozen=True):
-    """The profile and saves asked for, after a read or a change (``found``: pin target)."""
+class CommandsDone(StoreAnswer, frozen=True):
+    """What each command of a ``RunCommands`` gave, in order."""
 
-    overview: Overview
-    found: bool = True
-
-
-class ForgetPreviewed(StoreAnswer, frozen=True):
-    preview: ForgetPreview
-
-
-class Forgotten(StoreAnswer, frozen=True):
-    result: ForgetResult
+    outcomes: tuple[Outcome, ...]
 
 
 class StoreFailed(StoreAnswer, frozen=True):
@@ -200,3 +191,31 @@ class StoreFailed(StoreAnswer, frozen=True):
 
     code: str
     message: str
+
+
+# -- voice (v1.md "Voice") -----------------------------------------------------------------------
+
+
+class VoiceHeard(Event, frozen=True):
+    """A transcript of utterance ``utterance``: partial while listening, then final once."""
+
+    utterance: str
+    text: str
+    final: bool
+
+
+class VoiceFailed(Event, frozen=True):
+    """The utterance (or the speaking of reply ``utterance``) failed; ``code`` says why."""
+
+    utterance: str
+    code: str
+
+
+class SpeechReady(Event, frozen=True):
+    """A sentence of reply ``chat_id`` synthesised for a mod that plays sound itself."""
+
+    chat_id: str
+    seq: int
+    text: str
+    rate: int
+    pcm: bytes

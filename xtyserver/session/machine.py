@@ -32,24 +32,35 @@ from xtyserver.memory.aliases import read_naming
 from xtyserver.memory.manage import Confirmations
 from xtyserver.memory.shared_guard import context_names
 from xtyserver.memory.tokens import DailyBudget
-from xtyserver.protocol.budget import check_secrets
+from xtyserver.memory.types import Scope
+from xtyserver.protocol.budget import check_secrets, freshness
 from xtyserver.protocol.codec import Decoded
 from xtyserver.protocol.forbidden import redact
 from xtyserver.protocol.frames import (
+    ActionResult,
+    ActionsDeclare,
+    ActionsDeclared,
     AdapterPair,
     ChatCancel,
     ChatError,
     ChatSend,
+    GameEvent,
     Heartbeat,
     Hello,
     Identity,
     MemoryConfirm,
     ServerHello,
     StateUpdate,
+    VoiceAudio,
+    VoiceCancel,
+    VoiceStart,
+    VoiceStop,
 )
 from xtyserver.protocol.secret_match import carried
 from xtyserver.session import replies
+from xtyserver.session.actions import QUESTION_KIND, ActionMode, Actions
 from xtyserver.session.admission import Admission
+from xtyserver.session.companion import event_query
 from xtyserver.session.effects import (
     ArmTimer,
     CancelModel,
@@ -61,6 +72,7 @@ from xtyserver.session.effects import (
     Log,
     NameSaid,
     PrepareImage,
+    RecordAction,
     Remember,
     Send,
 )
@@ -77,10 +89,13 @@ from xtyserver.session.events import (
     ModelFailed,
     PairingAnswered,
     SeatAnswered,
+    SpeechReady,
     StoreAnswer,
     TimerFired,
     ToolAnswered,
     TurnMemoryReady,
+    VoiceFailed,
+    VoiceHeard,
     WorkingFolded,
     WorkingResumed,
 )
@@ -89,10 +104,12 @@ from xtyserver.session.requests import MANAGEMENT_FRAMES, ManagementFrame, Store
 from xtyserver.session.requests import REFUSED as REQUEST_REFUSED
 from xtyserver.session.saves import SaveTracker
 from xtyserver.session.settings import SessionSettings
+from xtyserver.session.speakup import SpeakUp, SpeakUpSettings
 from xtyserver.session.tool_loop import ToolLoop
 from xtyserver.session.tools import ToolCall
 from xtyserver.session.turn import focus_terms
 from xtyserver.session.turns import Turns
+from xtyserver.session.voice import VoiceDesk
 from xtyserver.token import matches as token_matches
 
 # -- close codes (v1.md "Close codes") -----------------------------------------
@@ -131,6 +148,8 @@ class GameAgentSession:
             or None when it is unknown here.
         paired: Whether a hello's token is a paired mod's key (v1.md "Pairing");
             None: only ``token`` is accepted.
+        action_mode: The page's per-game switch of game actions (v1.md "Actions"):
+            ``all``, ``look`` (only), ``off``; None: ``all``.
     """
 
     def __init__(
@@ -143,6 +162,7 @@ class GameAgentSession:
         zone_of: Callable[[str], str | None],
         now: float,
         paired: Callable[[str], bool] | None = None,
+        action_mode: Callable[[str], ActionMode] | None = None,
     ) -> None:
         self.session_id = session_id
         self.state = State.AWAIT_HELLO
@@ -163,13 +183,21 @@ class GameAgentSession:
         self._turns = Turns(settings)
         self._saves = SaveTracker(self._turns, summarize=settings.extraction, now=now)
         self._requests = StoreRequests(Confirmations(f"{session_id}:menu"), settings.texts.ask)
-        self._tools = ToolLoop(Confirmations(session_id), settings.texts)
+        self._actions = Actions(mode_of=action_mode)
+        self._tools = ToolLoop(Confirmations(session_id), settings.texts, self._actions)
+        self._voice = VoiceDesk(settings.voice, settings.texts.voice)
+        self._speakup = SpeakUp()
+        self._lines = 0  # proactive lines started, for their ids
 
     def model_changed(self, *, configured: bool, vision: bool, daily_budget: DailyBudget) -> None:
         """The server's model settings changed (the settings page): count from the next turn."""
         self._settings = msgspec.structs.replace(
             self._settings, model_configured=configured, vision=vision, daily_budget=daily_budget
         )
+
+    def speakup_changed(self, speakup: SpeakUpSettings) -> None:
+        """The player changed the speak-up settings (the page): they count from the next event."""
+        self._settings = msgspec.structs.replace(self._settings, speakup=speakup)
 
     # -- the one entry point ---------------------------------------------------
 
@@ -180,7 +208,10 @@ class GameAgentSession:
         changes nothing (an answer for a turn or a request that ended).
         """
         row = _row(self.state, type(event))
-        return [] if row is None else row.handler(self, event, now)
+        if row is None:
+            return []
+        # A voice turn's reply is spoken sentence by sentence as its frames go out.
+        return self._voice.spoken(row.handler(self, event, now))
 
     @property
     def identity(self) -> Identity | None:
@@ -220,7 +251,14 @@ class GameAgentSession:
         return self._admit(now, event.error.frame_id) or self._refused(event.error)
 
     def _frame_in(self, event: FrameIn, now: float) -> list[Effect]:
-        frame_id = getattr(event.decoded.frame, "id", None)
+        frame = event.decoded.frame
+        frame_id = getattr(frame, "id", None)
+        if isinstance(frame, GameEvent) and self.state is not State.AWAIT_HELLO:
+            # Events have their own bucket: a flood of them is refused, never closed.
+            if not self._admission.event(now):
+                refusal = replies.error("rate_limited", "too many game.event frames", frame_id)
+                return [Send(refusal, droppable=True)]
+            return self._frame(event.decoded, now)
         return self._admit(now, frame_id) or self._frame(event.decoded, now)
 
     def _frame(self, decoded: Decoded, now: float) -> list[Effect]:
@@ -294,9 +332,14 @@ class GameAgentSession:
             server=self._settings.server,
             id=frame.id,
         )
+        declared: list[Effect] = []
+        if frame.actions is not None:
+            names = self._actions.declare(frame.actions)
+            declared.append(Send(ActionsDeclared(names=names, id=frame.id)))
         return [
             CancelTimer("hello"),
             Send(hello),
+            *declared,
             *opened,
             ArmTimer("heartbeat", self._heartbeat_deadline()),
             Log("session.hello", {"game": frame.identity.game_id, "adapter": frame.adapter.name}),
@@ -339,18 +382,84 @@ class GameAgentSession:
         return [*self._saves.beat(now), ArmTimer("heartbeat", self._heartbeat_deadline())]
 
     def _state_update(self, frame: StateUpdate, now: float) -> list[Effect]:
+        current = self._turns.current
+        hushed: list[Effect] = []
+        if self._saves.is_switch(frame.identity) and current is not None and current.event:
+            hushed = self._hush(now)  # the companion's line is about the save being left
         if self.state is State.TURN and self._saves.is_switch(frame.identity):
             # The reply streams on for the save it was asked in; the frame is refused
             # whole (its modelContext too), so nothing of the other save mixes in.
             message = "a reply is streaming; cancel it or wait for it before switching saves"
             return [Send(replies.error("reply_in_progress", message, frame.id, ["identity"]))]
-        effects = self._saves.switch(frame.identity, now)
+        effects = hushed + self._saves.switch(frame.identity, now)
         return effects + self._saves.set_context(frame.model_context, now)
 
     # -- turns -----------------------------------------------------------------
 
     def _busy(self, frame: ChatSend, now: float) -> list[Effect]:
+        current = self._turns.current
+        if current is not None and current.event is not None:
+            # The player speaks while the companion's own line streams: the player wins.
+            return self._hush(now) + self._chat(frame, now)
         return [Send(ChatError(id=frame.id, code="busy", message=self._texts.busy))]
+
+    def _hush(self, now: float) -> list[Effect]:
+        """End the companion's proactive line in flight (``chat.error`` ``cancelled``)."""
+        turn = self._turns.end()
+        if turn is None:
+            return []
+        self._move(ChatCancel)
+        cancelled = ChatError(
+            id=turn.chat_id, code="cancelled", message=self._texts.cancelled, origin="companion"
+        )
+        return [CancelModel(turn.number), Send(cancelled)]
+
+    # -- game events: the companion speaks up (docs/speakup.md) ---------------------------
+
+    def _event(self, frame: GameEvent, now: float) -> list[Effect]:
+        """A ``game.event``: refused when stale, else maybe a proactive line about it."""
+        saves = self._saves
+        stale = self._stale_event(frame, now)
+        if stale is not None:
+            field, message = stale
+            return [Send(replies.error("stale_event", message, frame.id, [field]))]
+        settings = self._settings
+        game = saves.save.game_id
+        rules = settings.speakup.of(game)
+        drop_after = settings.limits.context_drop_after_ms / 1000
+        context = saves.context if now - saves.context_at <= drop_after else None
+        verdict = self._speakup.decide(
+            rules,
+            frame.kind,
+            now=now,
+            zone=saves.timezone,
+            streaming=self.state is State.TURN,
+            context=context,
+        )
+        if verdict == "speak" and not settings.model_configured:
+            verdict = "no_model"
+        log = Log("speakup.event", {"game": game, "kind": frame.kind, "verdict": verdict})
+        if verdict != "speak":
+            return [log]
+        self._speakup.spoke(frame.kind, now)
+        self._move(GameEvent)
+        self._lines += 1
+        turn = self._turns.start_line(f"companion-{self._lines}", saves.save, frame)
+        query = " ".join([event_query(frame), *focus_terms(saves.context)])
+        load = LoadTurnMemory(turn.number, turn.save, settings.memory, query=query)
+        return [log, load]
+
+    def _stale_event(self, frame: GameEvent, now: float) -> tuple[str, str] | None:
+        """The field that makes an event stale and why, or None (docs/speakup.md)."""
+        save = self._saves.save
+        if frame.save_id is not None and frame.save_id != save.save_id:
+            return "saveId", "the event is about another save than this session's"
+        if frame.captured_at is not None:
+            age = now - frame.captured_at.timestamp()
+            stale_after = self._settings.limits.context_stale_after_ms / 1000
+            if age > stale_after:
+                return "capturedAt", f"the event is {age:.0f} s old; at most {stale_after:g} s"
+        return None
 
     def _chat(self, frame: ChatSend, now: float) -> list[Effect]:
         if not self._admission.chat(now):
@@ -371,6 +480,10 @@ class GameAgentSession:
         if kinds:
             effects.append(Log("chat.redacted", {"kinds": sorted(set(kinds))}))
         turn = self._turns.start(frame.id, text, self._saves.save)
+        answers = turn.answers
+        confirming = answers is not None and answers.kind == QUESTION_KIND
+        game = turn.save.game_id
+        self._actions.offer(turn.number, text, game, confirming=confirming)
         # The player's own names for things: from their typed words only, and never from
         # a message that had something redacted (what must not be stored stays out).
         said = read_naming(frame.text) if self._settings.memory and not kinds else None
@@ -390,8 +503,52 @@ class GameAgentSession:
             effects.append(PrepareImage(turn.number, frame.image))
         return effects + self._plan(now)
 
+    # -- voice (v1.md "Voice") -------------------------------------------------------------------
+
+    def _voice_start(self, frame: VoiceStart, now: float) -> list[Effect]:
+        return self._voice.refuses(frame) or self._voice.start(frame)
+
+    def _voice_barge(self, frame: VoiceStart, now: float) -> list[Effect]:
+        """Push-to-talk while a reply streams: it ends as cancelled, its speech stops now."""
+        refusal = self._voice.refuses(frame)
+        if refusal is not None:
+            return refusal
+        turn = self._turns.end()
+        self._move(VoiceStart)
+        effects: list[Effect] = [Log("voice.barge_in", {})]
+        if turn is not None:
+            message = self._texts.cancelled
+            cancelled = ChatError(id=turn.chat_id, code="cancelled", message=message)
+            effects += [CancelModel(turn.number), Send(cancelled)]
+        return effects + self._voice.start(frame)
+
+    def _voice_stop(self, frame: VoiceStop, now: float) -> list[Effect]:
+        return self._voice.stop(frame)
+
+    def _voice_cancel(self, frame: VoiceCancel, now: float) -> list[Effect]:
+        return self._voice.cancel(frame)
+
+    def _voice_audio(self, frame: VoiceAudio, now: float) -> list[Effect]:
+        return self._voice.audio(frame)
+
+    def _voice_heard(self, event: VoiceHeard, now: float) -> list[Effect]:
+        """A transcript; a final one with words is the player's turn, as if typed."""
+        effects, text = self._voice.heard(event)
+        if text is None:
+            return effects
+        said = ChatSend(id=event.utterance, text=text, source="voice")
+        turn = self._busy(said, now) if self.state is State.TURN else self._chat(said, now)
+        return effects + turn
+
+    def _voice_failed(self, event: VoiceFailed, now: float) -> list[Effect]:
+        return self._voice.failed(event) or self._voice.speech_failed(event)
+
+    def _speech_ready(self, event: SpeechReady, now: float) -> list[Effect]:
+        return self._voice.speech_frame(event)
+
     def _plan(self, now: float) -> list[Effect]:
         saves = self._saves
+        current = self._turns.current
         return self._turns.plan(
             now=now,
             save=saves.save,
@@ -399,12 +556,21 @@ class GameAgentSession:
             captured=saves.context_at,
             day=saves.day,
             shown=saves.shown.pairs(),
+            actions=self._actions.offered(current.number) if current is not None else None,
         )
 
     def _turn_memory(self, event: TurnMemoryReady, now: float) -> list[Effect]:
+        turn = self._turns.get(event.turn)
+        if turn is not None and turn.event is not None and not turn.memory_ready:
+            rules = self._settings.speakup.of(turn.save.game_id)
+            if not self._speakup.within_share(rules, self._settings.daily_budget, event.spent):
+                # The mod never asked: the line ends without a frame.
+                self._turns.end()
+                self._move(TurnMemoryReady)
+                fields = {"game": turn.save.game_id, "verdict": "budget_share"}
+                return [Log("speakup.event", fields)]
         if not self._settings.daily_budget.allows_chat(event.spent):
             return self._failed(event.turn, "budget_exhausted", TurnMemoryReady)
-        turn = self._turns.get(event.turn)
         if turn is None or turn.memory_ready:
             return []
         turn.memory, turn.memory_ready = event.memory, True
@@ -484,7 +650,57 @@ class GameAgentSession:
             # No tools were offered: whatever it asked for, this is its final answer.
             return self._done(ModelDone(number, text), now)
         names = context_names(self._saves.context) if turn.save == self._saves.save else ()
-        return self._tools.round(turn, text, calls, now, names)
+        return self._tools.round(turn, text, calls, now, names, self._action_gate(turn.save, now))
+
+    # -- game actions (v1.md "Actions") ------------------------------------------------------
+
+    def _action_gate(self, save: Scope, now: float) -> str | None:
+        """Why no game action may run now (the save switched, the state is stale), or None."""
+        saves = self._saves
+        if save != saves.save:
+            return "switched"
+        if saves.context is None:
+            return "stale"
+        limits = self._settings.limits
+        fresh = freshness(
+            now - saves.context_at,
+            stale_after=limits.context_stale_after_ms / 1000,
+            drop_after=limits.context_drop_after_ms / 1000,
+        )
+        return None if fresh == "fresh" else "stale"
+
+    def _declare(self, frame: ActionsDeclare, now: float) -> list[Effect]:
+        names = self._actions.declare(frame.actions)
+        log = Log("actions.declared", {"count": len(names)})
+        return [Send(ActionsDeclared(names=names, id=frame.id)), log]
+
+    def _action_result(self, frame: ActionResult, now: float) -> list[Effect]:
+        """The mod answered an ``action.request``; an id nothing waits on is refused."""
+        save = self._saves.save
+        answered = self._actions.result(frame, now, save.game_id, save.save_id)
+        if answered is None:
+            late = self._actions.late(frame, now, save.game_id, save.save_id)
+            message = "no action.request with this id is waiting (answered, timed out or unknown)"
+            error = Send(replies.error("unknown_action", message, frame.id, ["id"]))
+            return [error] if late is None else [error, RecordAction(late)]
+        effects = self._tools.action_answered(self._turns.current, answered)
+        if answered.forbidden:
+            message = "the outcome text holds content that must stay on this machine; left out"
+            effects.append(Send(replies.error("forbidden_content", message, frame.id, ["text"])))
+        return effects
+
+    def _timer(self, event: TimerFired, now: float) -> list[Effect]:
+        if event.kind == "voice":
+            return self._voice.timed_out()
+        if event.kind == "action":
+            save = self._saves.save
+            answered = self._actions.expire(now, save.game_id, save.save_id)
+            return (
+                []
+                if answered is None
+                else self._tools.action_answered(self._turns.current, answered)
+            )
+        return self._heartbeat_timer(event, now)
 
     def _confirm_dialog(self, frame: MemoryConfirm, now: float) -> list[Effect]:
         """The mod's dialog answered a ``memory.confirm.request`` (v1.md "memory.confirm")."""
@@ -516,8 +732,10 @@ class GameAgentSession:
             return self._no_reply(frame, now)
         self._turns.end()
         self._move(ChatCancel)
-        cancelled = ChatError(id=turn.chat_id, code="cancelled", message=self._texts.cancelled)
-        return [CancelModel(turn.number), Send(cancelled)]
+        cancelled = ChatError(
+            id=turn.chat_id, code="cancelled", message=self._texts.cancelled, origin=turn.origin
+        )
+        return [CancelModel(turn.number), Send(cancelled), *self._voice.hush()]
 
     # -- deadlines and closing -------------------------------------------------
 
@@ -540,7 +758,11 @@ class GameAgentSession:
     def _teardown(self, now: float) -> list[Effect]:
         if self.state is State.CLOSED:
             return []
-        effects: list[Effect] = [CancelTimer("hello"), CancelTimer("heartbeat")]
+        effects: list[Effect] = [
+            CancelTimer("hello"),
+            CancelTimer("heartbeat"),
+            CancelTimer("action"),
+        ]
         turn = self._turns.end()
         if turn is not None:
             effects.append(CancelModel(turn.number))
@@ -550,6 +772,8 @@ class GameAgentSession:
             effects += self._saves.end(now)
         self._requests.clear()
         self._tools.clear()
+        if had_save:
+            effects += self._voice.close()
         effects.append(Log("session.closed", {}))
         return effects
 
@@ -578,12 +802,19 @@ _SESSION: dict[type[Any], Row] = {
     Heartbeat: Row(_S._heartbeat),
     StateUpdate: Row(_S._state_update),
     MemoryConfirm: Row(_S._confirm_dialog),
+    ActionsDeclare: Row(_S._declare),
+    ActionResult: Row(_S._action_result),
     **{kind: Row(_S._request) for kind in MANAGEMENT_FRAMES},
     StoreAnswer: Row(_S._store_answer),
     WorkingFolded: Row(_S._folded),
     WorkingResumed: Row(_S._resumed),
-    TimerFired: Row(_S._heartbeat_timer),
+    TimerFired: Row(_S._timer),
     Disconnected: Row(_S._disconnected, State.CLOSED),
+    VoiceStop: Row(_S._voice_stop),
+    VoiceCancel: Row(_S._voice_cancel),
+    VoiceAudio: Row(_S._voice_audio),
+    VoiceFailed: Row(_S._voice_failed),
+    SpeechReady: Row(_S._speech_ready),
 }
 
 # The one table: state -> event or frame type -> its handler and the state it leads to
@@ -604,11 +835,19 @@ TRANSITIONS: dict[State, dict[type[Any], Row]] = {
         **_SESSION,
         ChatSend: Row(_S._chat, State.TURN),
         ChatCancel: Row(_S._no_reply),
+        VoiceStart: Row(_S._voice_start),
+        # A final transcript with words is a chat.send of the player's.
+        VoiceHeard: Row(_S._voice_heard, State.TURN),
+        GameEvent: Row(_S._event, State.TURN),
     },
     State.TURN: {
         **_SESSION,
         ChatSend: Row(_S._busy),
         ChatCancel: Row(_S._cancel, State.READY),
+        # Barge-in: push-to-talk ends the streaming reply as cancelled.
+        VoiceStart: Row(_S._voice_barge, State.READY),
+        VoiceHeard: Row(_S._voice_heard),
+        GameEvent: Row(_S._event),
         TurnMemoryReady: Row(_S._turn_memory, State.READY),
         ImageReady: Row(_S._image_ready),
         ImageRefused: Row(_S._image_refused, State.READY),

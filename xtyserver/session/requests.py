@@ -13,7 +13,16 @@ from collections.abc import Callable
 
 import msgspec
 
-from xtyserver.memory.manage import Confirmations, ForgetPreview, ForgetSpec, Refusal
+from xtyserver.memory.commands import Correct, Forget, MemoryCommand, Menu, Pin, View
+from xtyserver.memory.manage import (
+    Confirmations,
+    ForgetPreview,
+    ForgetRequest,
+    ForgetResult,
+    ForgetSpec,
+    Overview,
+    Refusal,
+)
 from xtyserver.memory.types import Scope, profile_field
 from xtyserver.protocol.frames import StatsGet
 from xtyserver.protocol.memory_frames import (
@@ -24,21 +33,10 @@ from xtyserver.protocol.memory_frames import (
     ProfileUpdate,
 )
 from xtyserver.session import asking, replies
-from xtyserver.session.effects import (
-    ApplyForget,
-    Effect,
-    LoadStats,
-    PinItem,
-    PreviewForget,
-    Send,
-    SetProfileField,
-    StoreRequest,
-    ViewMemory,
-)
+from xtyserver.session.consent import admit
+from xtyserver.session.effects import Effect, LoadStats, RunCommands, Send, StoreRequest
 from xtyserver.session.events import (
-    ForgetPreviewed,
-    Forgotten,
-    OverviewLoaded,
+    CommandsDone,
     StatsLoaded,
     StoreAnswer,
     StoreFailed,
@@ -58,6 +56,11 @@ REFUSED: dict[Refusal, str] = {
     "other_target": "confirmToken was issued for another target; nothing deleted",
     "too_soon": "confirmToken not yet confirmed; nothing deleted",
     "not_agreed": "the player did not agree; nothing deleted",
+    "unquoted": "the preview's quote was not given back; nothing deleted",
+    "declined": "the player said no; nothing deleted; the confirmToken is void",
+    "needs_person": "this needs the player's own answer; nothing deleted",
+    "too_many": "too many deletions without the player's answer lately; nothing deleted",
+    "not_asked": "the player did not ask for it; nothing restored",
 }
 
 
@@ -90,15 +93,15 @@ class StoreRequests:
                 if save_id is not None and scope != "save":
                     return _invalid(frame.id, "saveId is only for scope save", "saveId")
                 viewed = Scope(game, save_id) if save_id is not None else save
-                view = (lambda n: ViewMemory(n, game, None)) if scope == "game" else None
-                make = view or (lambda n: ViewMemory(n, game, viewed))
-                return self._ask(frame.id, save, make, scope=scope)
+                view = View(game_id=game, scope=None if scope == "game" else viewed)
+                return self._run(frame.id, save, view, scope=scope)
             case MemoryPin(event_id=event_id, pinned=pinned, save_id=save_id):
                 where = Scope(game, save_id) if save_id is not None else save
-                return self._ask(frame.id, save, lambda n: PinItem(n, where, event_id, pinned))
+                pin = Pin(scope=where, event_id=event_id, pinned=pinned)
+                return self._run(frame.id, save, pin, View(scope=where))
             case ProfileUpdate(field=name, value=value):
-                field = store_name(name)
-                return self._ask(frame.id, save, lambda n: SetProfileField(n, save, field, value))
+                correct = Correct(field=store_name(name), value=value)
+                return self._run(frame.id, save, correct, View(scope=save))
             case MemoryForget():
                 return self._forget(frame, save, now)
 
@@ -106,22 +109,29 @@ class StoreRequests:
         spec = forget_spec(frame, save)
         if isinstance(spec, Send):
             return spec
+        # The mod's own menu asked its player before sending the token back.
         token = frame.confirm_token
-        if token is None:
-            return self._ask(frame.id, save, lambda n: PreviewForget(n, spec), target=frame.target)
-
-        def same(preview: ForgetPreview) -> bool:
-            return preview.spec == spec
-
-        redeemed = self.confirmations.redeem(token, same, now)
-        if isinstance(redeemed, str):
-            why = REFUSED[redeemed]
+        answer = Menu(token=token) if token is not None else None
+        admitted = admit(Forget(target=spec), answer, self.confirmations, now)
+        if isinstance(admitted, str):
+            why = REFUSED[admitted]
             return _invalid(frame.id, why, "confirmToken", "confirmation_refused")
-        return self._ask(frame.id, save, lambda n: ApplyForget(n, redeemed), target=frame.target)
+        return self._run(frame.id, save, admitted, target=frame.target)
 
     def apply(self, frame_id: str | None, save: Scope, spec: ForgetSpec) -> StoreRequest:
-        """Delete what ``spec`` names (confirmed elsewhere); answered by ``memory.forgotten``."""
-        return self._ask(frame_id, save, lambda n: ApplyForget(n, spec), target=spec.kind)
+        """Delete what ``spec`` names (admitted elsewhere); answered by ``memory.forgotten``."""
+        return self._run(frame_id, save, Forget(target=spec), target=spec.kind)
+
+    def _run(
+        self,
+        frame_id: str | None,
+        current: Scope,
+        *commands: MemoryCommand,
+        scope: MemoryScope = "save",
+        target: str = "",
+    ) -> StoreRequest:
+        run = lambda n: RunCommands(n, commands)  # noqa: E731 - one line per frame
+        return self._ask(frame_id, current, run, scope=scope, target=target)
 
     def _ask(
         self,
@@ -149,22 +159,22 @@ class StoreRequests:
         match answer:
             case StatsLoaded(stats=stats):
                 return [Send(replies.stats_result(stats, frame_id))]
-            case OverviewLoaded(found=False):
+            case CommandsDone(outcomes=(False, *_)):
                 message = "no item with this eventId in that save"
                 return [_invalid(frame_id, message, "eventId", "not_found")]
-            case OverviewLoaded(overview=overview):
+            case CommandsDone(outcomes=(*_, Overview() as overview)):
                 return [Send(replies.memory_result(overview, pending.scope, current, frame_id))]
-            case ForgetPreviewed(preview=preview) if not preview.found:
+            case CommandsDone(outcomes=(ForgetPreview(found=False),)):
                 message = "no item with this eventId in that save; nothing would be deleted"
                 return [_invalid(frame_id, message, "eventId", "not_found")]
-            case ForgetPreviewed(preview=preview):
+            case CommandsDone(outcomes=(ForgetPreview() as preview,)):
                 token = self.confirmations.issue(preview, now)
                 ttl = self.confirmations.ttl
                 frame = replies.memory_preview(
                     preview, pending.target, token, ttl, current, frame_id
                 )
                 return [Send(frame)]
-            case Forgotten(result=result):
+            case CommandsDone(outcomes=(ForgetResult() as result,)):
                 notice = asking.forgotten_notice(
                     result, pending.target, self._texts, language, now=now, frame_id=frame_id
                 )
@@ -174,7 +184,10 @@ class StoreRequests:
                 ]
             case StoreFailed(code=code, message=message):
                 # A refused profile value names the field the adapter sent.
-                fields = ["value"] if isinstance(request, SetProfileField) else None
+                correcting = isinstance(request, RunCommands) and isinstance(
+                    request.commands[0], Correct
+                )
+                fields = ["value"] if correcting else None
                 return [Send(replies.error(code, message, frame_id, fields))]
         return []
 
@@ -184,34 +197,29 @@ class StoreRequests:
 
 
 def forget_spec(frame: MemoryForget, save: Scope) -> ForgetSpec | Send:
-    """The target a ``memory.forget`` names within ``save``'s game, or the error naming fields."""
+    """The target a ``memory.forget`` names within ``save``'s game, or the error naming fields:
+    the page's and MCP's :class:`ForgetRequest`, with this game and save filled in."""
     problems: list[tuple[str, str]] = []
     if frame.confirm is not None:
         problems.append(("confirm", MIGRATE_CONFIRM))
     if frame.target == "event":
         problems.append(("target", MIGRATE_EVENT))
-    kind = frame.target
-    if kind == "item" and frame.event_id is None:
-        problems.append(("eventId", "target item needs eventId"))
-    if kind not in ("item", "event") and frame.event_id is not None:
-        problems.append(("eventId", "eventId is only for target item"))
-    if kind in ("game", "profile", "all") and frame.save_id is not None:
-        problems.append(("saveId", "saveId is only for targets item and save"))
-    if kind in ("item", "profile") and frame.include_stats:
-        problems.append(("includeStats", f"target {kind} has no statistics"))
-    if problems or kind == "event":
-        message = "; ".join(f"{path}: {why}" for path, why in problems)
-        fields = [path for path, _ in problems]
-        return Send(replies.error("invalid_frame", message, frame.id, fields))
-    where = Scope(save.game_id, frame.save_id) if frame.save_id is not None else save
-    in_save = kind in ("item", "save")
-    return ForgetSpec(
-        kind=kind,
-        game_id=save.game_id if kind in ("item", "save", "game") else None,
-        save_id=where.save_id if in_save else None,
-        item_id=frame.event_id if kind == "item" else None,
-        include_stats=frame.include_stats,
-    )
+    else:
+        kind = frame.target
+        in_game, in_save = kind in ("item", "save", "game"), kind in ("item", "save")
+        spec = ForgetRequest(
+            target=kind,
+            game_id=save.game_id if in_game else None,
+            save_id=(frame.save_id or save.save_id) if in_save else frame.save_id,
+            event_id=frame.event_id,
+            include_stats=frame.include_stats,
+        ).spec()
+        if isinstance(spec, ForgetSpec) and not problems:
+            return spec
+        problems += [] if isinstance(spec, ForgetSpec) else spec
+    message = "; ".join(f"{path}: {why}" for path, why in problems)
+    fields = [path for path, _ in problems]
+    return Send(replies.error("invalid_frame", message, frame.id, fields))
 
 
 def _invalid(frame_id: str | None, message: str, field: str, code: str = "invalid_frame") -> Send:

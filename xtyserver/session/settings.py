@@ -15,6 +15,8 @@ from xtyserver.protocol.frames import ServerInfo
 from xtyserver.protocol.limits import Limits
 from xtyserver.session.asking import AskTexts
 from xtyserver.session.layers import LayerBudget
+from xtyserver.session.speakup import SpeakUpSettings
+from xtyserver.session.voice import VoiceRules, VoiceTexts
 from xtyserver.session.working import WorkingSettings
 
 
@@ -47,7 +49,11 @@ class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         forget_lapsed: Told the model when the words did not answer the server's
             deletion question.
         restore_not_asked: Told the model when the player did not ask for a restore.
+        speakup_rules: After the persona when the companion speaks up about a game
+            event (docs/speakup.md): what kind of line to say.
+        speakup_cue: The words after a proactive line's data that ask for it.
         ask: The server's own deletion question and announcements (``[texts.ask]``).
+        voice: What a mod shows for each ``voice.error`` (``[texts.voice]``).
     """
 
     persona: str = (
@@ -86,7 +92,7 @@ class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     )
     forget_not_agreed: str = (
         "玩家没有明确同意，什么都没删。删除一条记忆要玩家说“好/确认”；删除一个存档、一个游戏、"
-        "共同记忆或全部记忆要玩家说出删除（“确认删除”“删吧”）。"
+        "共同记忆或全部记忆要玩家一字不差地说出服务器问题里要求的话（如“确认删除全部记忆”）。"
     )
     forget_lapsed: str = (
         "这句话不是在回答服务器的删除确认问题（那个问题只在紧接着的下一句有效，而且那一轮回复"
@@ -95,7 +101,14 @@ class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     restore_not_asked: str = (
         "没有恢复：玩家这一轮没有说要恢复（恢复、撤销、找回、删错了、restore、undo）。"
     )
+    speakup_rules: str = (
+        "现在是你主动开口：<{tag}>里写着游戏里刚发生的事。像坐在旁边一起玩的朋友那样，"
+        "用一句简短自然的话（不超过 40 个字）提醒或搭话；只说资料里有的事，不编造，"
+        "不要连着提问。"
+    )
+    speakup_cue: str = "（主动对玩家说一句。）"
     ask: AskTexts = msgspec.field(default_factory=AskTexts)
+    voice: VoiceTexts = msgspec.field(default_factory=VoiceTexts)
 
 
 class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
@@ -108,6 +121,7 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
     once it is spent (v1.md "Token budget"). ``limits`` is what ``server.hello``
     reports and what the session enforces (rate buckets, heartbeat, freshness);
     ``budget`` is the per-turn memory budget, ``layers`` the other layers'.
+    ``speakup``: every game's rules for speaking up about a ``game.event`` (off by default).
     """
 
     hello_timeout: float
@@ -126,3 +140,5 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
     limits: Limits
     server: ServerInfo
     texts: Texts
+    voice: VoiceRules = msgspec.field(default_factory=VoiceRules)
+    speakup: SpeakUpSettings = msgspec.field(default_factory=SpeakUpSettings)

@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from xtyserver.memory.commands import Dialog, Forget, Restore, Words
 from xtyserver.memory.manage import (
     MAX_PENDING,
     Confirmations,
@@ -25,15 +26,22 @@ from xtyserver.memory.manage import (
 )
 from xtyserver.protocol.forbidden import redact
 from xtyserver.session import asking, replies, tool_results, tools
-from xtyserver.session.consent import asks_restore, consents
-from xtyserver.session.effects import CallModel, Effect, RunTool, Send
+from xtyserver.session.actions import Actions, Answered, Asked, Sent
+from xtyserver.session.consent import admit
+from xtyserver.session.effects import (
+    ArmTimer,
+    CallModel,
+    CancelTimer,
+    Effect,
+    RecordAction,
+    RunTool,
+    Send,
+)
 from xtyserver.session.prompt import fence
 from xtyserver.session.settings import Texts
 from xtyserver.session.tool_schemas import OFFERS
 from xtyserver.session.tools import (
-    ApplyOp,
     Confirming,
-    RestoreOp,
     ToolAnswer,
     ToolCall,
     ToolOp,
@@ -47,8 +55,12 @@ TOO_MANY = "错误：这一轮已经调用了 4 次记忆工具，不能再调�
 class ToolLoop:
     """Runs the tool rounds of the turns of one connection, with its forget tokens."""
 
-    def __init__(self, confirmations: Confirmations, texts: Texts) -> None:
+    def __init__(
+        self, confirmations: Confirmations, texts: Texts, actions: Actions | None = None
+    ) -> None:
         self.confirmations = confirmations
+        # The mod's declared actions (v1.md "Actions"): tools of the same loop.
+        self.actions = actions or Actions()
         self._texts = texts
         self._refused = {**tools.REFUSED, "not_agreed": texts.forget_not_agreed}
         self._tag = texts.data_tag  # the data fence each tool result is put in
@@ -59,10 +71,17 @@ class ToolLoop:
         """The connection ends: every token and dialog answer goes."""
         self.confirmations.clear()
         self._decided.clear()
+        self.actions.clear()
 
     def offered(self, turn: Turn) -> list[dict[str, Any]] | None:
-        """The turn's tools (``turn.tools``) for its next model request; None past the limit."""
-        return OFFERS.get(turn.tools) if turn.tools_used < tools.MAX_CALLS_PER_TURN else None
+        """The turn's tools (``turn.tools``, then its actions) for its next request; None: none."""
+        if turn.tools_used >= tools.MAX_CALLS_PER_TURN:
+            return None
+        memory = OFFERS.get(turn.tools)
+        acts = self.actions.offered(turn.number)
+        if acts is None:
+            return memory
+        return [*(memory or ()), *acts]
 
     def round(
         self,
@@ -71,10 +90,12 @@ class ToolLoop:
         calls: tuple[ToolCall, ...],
         now: float,
         context_names: tuple[str, ...] = (),
+        gate: str | None = None,
     ) -> list[Effect]:
         """The model asked for ``calls`` (after ``text``): run them or answer them here.
 
-        ``context_names``: the save's modelContext names, which a correction may not name.
+        ``context_names``: the save's modelContext names, which a correction may not name;
+        ``gate``: why no game action may run now (v1.md "Actions"), or None.
         """
         turn.round_text, turn.round_calls = text, calls
         turn.results, turn.pending = {}, {}
@@ -84,6 +105,9 @@ class ToolLoop:
             if turn.tools_used > tools.MAX_CALLS_PER_TURN:
                 turn.results[call.id] = TOO_MANY
                 continue
+            if self.actions.owns(call.name):
+                effects += self._action(turn, call, now, gate)
+                continue
             op = self._op(turn, call, now, context_names)
             if isinstance(op, str):
                 # An error text may quote the model's arguments: redacted like any result.
@@ -91,6 +115,43 @@ class ToolLoop:
             else:
                 turn.pending[call.id] = op
                 effects.append(RunTool(turn.number, call.id, op))
+        return effects + self._continue(turn)
+
+    def _action(self, turn: Turn, call: ToolCall, now: float, gate: str | None) -> list[Effect]:
+        """A game action call: sent to the mod, asked of the player, or answered here."""
+        outcome = self.actions.call(
+            turn=turn.number,
+            call=call,
+            now=now,
+            game_id=turn.save.game_id,
+            save_id=turn.save.save_id,
+            chat_id=turn.chat_id,
+            player_text=turn.text,
+            answers=turn.answers,
+            asking=turn.asked is not None,
+            language=turn.language,
+            gate=gate,
+        )
+        match outcome:
+            case Sent(frame=frame, seconds=seconds, record=record):
+                turn.pending[call.id] = frame
+                return [Send(frame), ArmTimer("action", seconds), RecordAction(record)]
+            case Asked(result=result, question=question, record=record):
+                turn.asked = question
+                turn.results[call.id] = result
+                return [RecordAction(record)]
+            case (text, record):
+                turn.results[call.id] = redact(text)[0]
+                return [] if record is None else [RecordAction(record)]
+
+    def action_answered(self, turn: Turn | None, answered: Answered) -> list[Effect]:
+        """The mod answered the action in flight (or its deadline passed): the loop goes on."""
+        effects: list[Effect] = [CancelTimer("action"), RecordAction(answered.record)]
+        if turn is None or turn.number != answered.turn:
+            return effects  # its turn ended (cancelled): logged, nothing else waits on it
+        if turn.pending.pop(answered.call_id, None) is None:
+            return effects
+        turn.results[answered.call_id] = answered.result
         return effects + self._continue(turn)
 
     def _op(
@@ -104,28 +165,35 @@ class ToolLoop:
             context_names=context_names,
             offered=turn.tools,
         )
-        if isinstance(op, RestoreOp) and not asks_restore(turn.text):
+        words = Words(text=turn.text)
+        if isinstance(op, Restore):
             # Restoring lifts tombstones: only the player's own words ask for it.
-            return self._texts.restore_not_asked
+            restore = admit(op, words, self.confirmations, now)
+            return self._texts.restore_not_asked if restore == "not_asked" else op
         if not isinstance(op, Confirming):
             return op
         decided = self._decided.get(op.token)
         if decided is not None:
             return tools.DIALOG_DECIDED[decided]
-        args = op.args
-
-        def same_target(preview: ForgetPreview) -> bool:
-            return tools.names_target(args, turn.save, preview)
-
+        pending = self.confirmations.peek(op.token, now)
+        if isinstance(pending, str):
+            return self._refused[pending]
+        if not tools.names_target(op.args, turn.save, pending.preview):
+            return self._refused["other_target"]
         # The player's words of this turn agree only as the answer to the server's
         # question asked at the end of the turn before; a refusal spends nothing.
         question = turn.answers
-        answering = question is not None and question.token == op.token
-        agreed = answering and question is not None and consents(turn.text, question.kind)
-        redeemed = self.confirmations.redeem(op.token, same_target, now, turn.number, agreed=agreed)
-        if redeemed == "not_agreed" and not answering:
+        if question is not None and question.token == op.token:
+            words = Words(
+                token=op.token, text=turn.text, asked=question.text, expected=question.expected
+            )
+        else:
+            words = Words(token=op.token, text=turn.text)
+        forget = Forget(target=pending.preview.spec)
+        admitted = admit(forget, words, self.confirmations, now, turn=turn.number)
+        if admitted == "not_agreed" and words.asked is None:
             return self._texts.forget_lapsed
-        return self._refused[redeemed] if isinstance(redeemed, str) else ApplyOp(redeemed)
+        return self._refused[admitted] if isinstance(admitted, str) else forget
 
     def answered(self, turn: Turn, call_id: str, answer: ToolAnswer, now: float) -> list[Effect]:
         """The shell ran the call ``call_id``; render its result and continue when all are in."""
@@ -139,14 +207,15 @@ class ToolLoop:
         if isinstance(answer, ForgetPreview) and answer.found:
             token = self.confirmations.issue(answer, now, turn.number)
             # The server asks the player, in its own words; the last preview of a turn asks.
-            question = asking.question(answer, ask, turn.language)
-            turn.asked = asking.Question(token, answer.spec.kind, question)
+            asked = asking.question(answer, ask, turn.language)
+            turn.asked = msgspec.structs.replace(asked, token=token)
+            question = asked.text
             ttl = self.confirmations.ttl
             frame = replies.memory_confirm_request(answer, token, ttl, turn.save, turn.chat_id)
             shown.append(Send(msgspec.structs.replace(frame, question=question)))
-        elif isinstance(answer, ForgetResult) and isinstance(op, ApplyOp):
+        elif isinstance(answer, ForgetResult) and isinstance(op, Forget):
             notice = asking.forgotten_notice(
-                answer, op.spec.kind, ask, turn.language, now=now, chat_id=turn.chat_id
+                answer, op.target.kind, ask, turn.language, now=now, chat_id=turn.chat_id
             )
             shown.append(Send(notice))
         elif isinstance(answer, RestoreResult):
@@ -165,15 +234,15 @@ class ToolLoop:
         returned); a no voids it (None); an unknown, spent or expired one is refused.
         Either answer is remembered for a later confirming tool call.
         """
-        if not yes:
-            if not self.confirmations.withdraw(token):
-                return "unknown"
-            self._decide(token, "no")
-            return None
-        redeemed = self.confirmations.redeem(token, lambda _: True, now)
-        if not isinstance(redeemed, str):
-            self._decide(token, "yes")
-        return redeemed
+        pending = self.confirmations.peek(token, now)
+        if isinstance(pending, str):
+            return pending
+        forget = Forget(target=pending.preview.spec)
+        admitted = admit(forget, Dialog(token=token, yes=yes), self.confirmations, now)
+        if isinstance(admitted, str) and admitted != "declined":
+            return admitted
+        self._decide(token, "yes" if yes else "no")
+        return forget.target if yes else None
 
     def _decide(self, token: str, answer: str) -> None:
         self._decided[token] = answer

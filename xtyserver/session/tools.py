@@ -23,6 +23,7 @@ import msgspec
 from msgspec import UNSET
 
 from xtyserver.memory import shared_guard
+from xtyserver.memory.commands import Forget, Restore, Search
 from xtyserver.memory.manage import (
     ForgetKind,
     ForgetPreview,
@@ -35,7 +36,7 @@ from xtyserver.memory.manage import (
 from xtyserver.memory.retrieval import SearchResult
 from xtyserver.memory.types import Scope, SharedProfile
 from xtyserver.protocol.normalize import normalize
-from xtyserver.session.said import said_as_value
+from xtyserver.session.consent import unsaid
 from xtyserver.session.tool_schemas import (
     ARGUMENTS,
     CORRECT_FIELDS,
@@ -70,15 +71,6 @@ class ViewOp(msgspec.Struct, frozen=True):
     what: str = "all"
 
 
-class SearchOp(msgspec.Struct, frozen=True):
-    """Search ``scope``'s memories and the profile for ``query``; later-day ones stay out."""
-
-    scope: Scope
-    query: str
-    kind: str | None = None
-    day: int | None = None
-
-
 class CorrectOp(msgspec.Struct, frozen=True):
     """Replace the profile field ``field`` (snake_case); the shell calls guard_correction first."""
 
@@ -97,20 +89,9 @@ class PreviewOp(msgspec.Struct, frozen=True):
     item: int | None
 
 
-class ApplyOp(msgspec.Struct, frozen=True):
-    """Delete what ``spec`` names (a token was redeemed for it)."""
-
-    spec: ForgetSpec
-
-
-class RestoreOp(msgspec.Struct, frozen=True):
-    """Put trash entry ``trash`` back (None: the newest this game may restore)."""
-
-    game_id: str
-    trash: int | None = None
-
-
-ToolOp = ViewOp | SearchOp | CorrectOp | PreviewOp | ApplyOp | RestoreOp
+ToolOp = ViewOp | Search | CorrectOp | PreviewOp | Forget | Restore
+"""What the shell runs: a command of the vocabulary, or a tool's own step that names a
+save by its readable name (a view, a preview) or guards a correction first."""
 
 
 class Confirming(msgspec.Struct, frozen=True):
@@ -177,7 +158,8 @@ def parse_call(
             text = normalize(query).strip()
             if not text:
                 return "错误：搜索需要 query"
-            return SearchOp(current, text, None if wanted is UNSET else wanted, day)
+            only = None if wanted is UNSET else wanted
+            return Search(scope=current, query=text, kind=only, day=day, limit=MAX_SEARCH_RESULTS)
         case CorrectArgs(field=field, value=value):
             missing = unsaid(value, player_text, field)
             if missing is not None:
@@ -188,7 +170,7 @@ def parse_call(
                 )
             return CorrectOp(CORRECT_FIELDS[field], value, current, context_names)
         case RestoreArgs(trash=trash):
-            return RestoreOp(current.game_id, None if trash is UNSET else trash)
+            return Restore(trash_id=None if trash is UNSET else trash, game_id=current.game_id)
         case ForgetArgs(confirm_token=str() as token):
             return Confirming(token, args)
         case ForgetArgs(target=target, save=save, item=item):
@@ -204,21 +186,6 @@ def parse_call(
 
 
 # -- what the player's words allow ---------------------------------------------------------
-
-
-def unsaid(value: str | list[str], player_text: str, field: str) -> str | None:
-    """The first part of a correction's ``value`` the player did not say as a value, or None.
-
-    Each item must pass :func:`~xtyserver.session.said.said_as_value`; an empty value
-    (clearing the field) is never something the player said: it is returned as "".
-    """
-    items = value if isinstance(value, list) else [value]
-    if not items:
-        return ""
-    for item in items:
-        if not said_as_value(field, item, player_text):
-            return item
-    return None
 
 
 def guard_correction(op: CorrectOp, save_texts: Iterable[str]) -> str | None:
@@ -253,6 +220,11 @@ REFUSED: dict[Refusal, str] = {
     "other_target": "确认码属于另一个删除目标，什么都没删。",
     "too_soon": "还没有得到玩家的确认：先把预览告诉玩家，等玩家同意后再用确认码。",
     "not_agreed": "玩家没有明确同意，什么都没删。",
+    "declined": "玩家拒绝了，什么都没删，这个确认码已作废。",
+    "needs_person": "这种删除要玩家本人回答，什么都没删。",
+    "too_many": "最近删得太多了，什么都没删。",
+    "unquoted": "确认时没有原样引用预览的目标，什么都没删。",
+    "not_asked": "玩家没有要求恢复，什么都没恢复。",
 }
 """Default result texts of refused tokens (``not_agreed`` comes from the session's texts)."""
 

@@ -12,15 +12,19 @@ from typing import Any
 import msgspec
 
 from xtyserver.memory.types import Scope
+from xtyserver.protocol.event_frames import GameEvent
 from xtyserver.protocol.frames import (
+    ActionRequest,
     ChatDelta,
     ChatDone,
     ChatError,
     ContextUse,
     ModelContext,
+    Origin,
 )
 from xtyserver.protocol.images import PreparedImage
 from xtyserver.session.asking import Question, asks_other, is_english
+from xtyserver.session.companion import event_text, plan_line
 from xtyserver.session.effects import (
     CallModel,
     Effect,
@@ -74,12 +78,17 @@ class Turn(msgspec.Struct):
     tools_used: int = 0
     round_text: str = ""
     round_calls: tuple[ToolCall, ...] = ()
-    pending: dict[str, ToolOp] = msgspec.field(default_factory=dict)
+    # Calls sent and not answered: a memory operation, or a game action (v1.md "Actions").
+    pending: dict[str, ToolOp | ActionRequest] = msgspec.field(default_factory=dict)
     results: dict[str, str] = msgspec.field(default_factory=dict)
     # The server's question this turn's words may answer (asked at the end of the
     # turn before), and the question this turn's own preview asks.
     answers: Question | None = None
     asked: Question | None = None
+    # A proactive line (docs/speakup.md): the event it speaks up about; its frames
+    # carry origin "companion".
+    event: GameEvent | None = None
+    origin: Origin = "player"
 
 
 class Turns:
@@ -103,12 +112,21 @@ class Turns:
         self.question: Question | None = None
         # The in-game day of a resumed working memory: an earlier day drops it.
         self._resumed_day: int | None = None
+        # The companion's last proactive line (what happened, what it said): the next
+        # player turn sees it as the round before, then it goes (never remembered).
+        self.spoke: tuple[str, str] | None = None
 
     def start(self, chat_id: str, text: str, save: Scope) -> Turn:
         """A new turn; it alone may answer the server's pending question, which then lapses."""
         self._counter += 1
         self.current = Turn(self._counter, chat_id, text, save)
         self.current.answers, self.question = self.question, None
+        return self.current
+
+    def start_line(self, chat_id: str, save: Scope, event: GameEvent) -> Turn:
+        """A proactive line about ``event``; the server's pending question stays the player's."""
+        self._counter += 1
+        self.current = Turn(self._counter, chat_id, "", save, event=event, origin="companion")
         return self.current
 
     def get(self, number: int) -> Turn | None:
@@ -130,12 +148,14 @@ class Turns:
         captured: float | None,
         day: int | None,
         shown: tuple[tuple[str, str], ...] = (),
+        actions: list[dict[str, Any]] | None = None,
     ) -> list[Effect]:
         """Plan and start the model call once the turn's memory and image are there.
 
         ``save`` is the session's current save, which ``context``, ``captured``,
         ``day`` and ``shown`` belong to (see :func:`~xtyserver.session.turn.plan_turn`);
-        the turn's own save may be another one.
+        the turn's own save may be another one. ``actions``: the game action tools
+        the turn offers (v1.md "Actions"), after the memory tools.
         """
         turn = self.current
         if turn is None or turn.calling or not (turn.memory_ready and turn.image_ready):
@@ -143,6 +163,13 @@ class Turns:
         turn.calling = True
         same_save = turn.save == save
         turn.day = day if same_save else None
+        if turn.event is not None:
+            if not same_save:
+                context, captured, day = None, None, None
+            return self._plan_line(turn, now, context, captured, day)
+        history = self.working.rounds()
+        if self.spoke is not None:
+            history = [*history, self.spoke]
         plan = plan_turn(
             save=turn.save,
             text=turn.text,
@@ -150,7 +177,7 @@ class Turns:
             captured=captured if same_save else None,
             day=day if same_save else None,
             memory=turn.memory,
-            history=self.working.rounds(),
+            history=history,
             summary=self.working.summary.render(),
             image=turn.image,
             now=now,
@@ -174,15 +201,53 @@ class Turns:
         if self._settings.memory:
             turn.tools = offered_tools(turn.text, confirming=turn.answers is not None)
         tools = cost("tools", [OFFER_TEXTS.get(turn.tools, "")])
-        injection = msgspec.structs.replace(plan.injection, layers=(*plan.injection.layers, tools))
+        layers = (*plan.injection.layers, tools)
+        offered = OFFERS.get(turn.tools)
+        if actions:
+            layers += (cost("actions", [msgspec.json.encode(actions).decode()]),)
+            offered = [*(offered or ()), *actions]
+        injection = msgspec.structs.replace(plan.injection, layers=layers)
         effects: list[Effect] = [
-            CallModel(turn.number, plan.messages, plan.image_sent, OFFERS.get(turn.tools)),
+            CallModel(turn.number, plan.messages, plan.image_sent, offered),
             RecordInjection(injection),
         ]
         if plan.used_ids:
             # After the call has started: marking memories as used never delays a reply.
             effects.append(TouchMemories(turn.save, plan.used_ids, now))
         return effects
+
+    def _plan_line(
+        self,
+        turn: Turn,
+        now: float,
+        context: ModelContext | None,
+        captured: float | None,
+        day: int | None,
+    ) -> list[Effect]:
+        """A proactive line's call: a small prompt, no tools, nothing marked as used."""
+        assert turn.event is not None
+        texts = self._texts
+        plan = plan_line(
+            save=turn.save,
+            event=turn.event,
+            context=context,
+            captured=captured,
+            day=day,
+            memory=turn.memory,
+            now=now,
+            persona=texts.persona,
+            rules=texts.speakup_rules.replace("{tag}", texts.data_tag),
+            cue=texts.speakup_cue,
+            texts=PromptTexts(rules=texts.data_rules, ack=texts.data_ack, tag=texts.data_tag),
+            layers=self._settings.layers,
+            stale_after=self._settings.limits.context_stale_after_ms / 1000,
+            drop_after=self._settings.limits.context_drop_after_ms / 1000,
+        )
+        profile = turn.memory.profile if turn.memory is not None else None
+        turn.language = profile.language if profile is not None else ""
+        turn.memory = None
+        turn.context_use, turn.messages = plan.context_use, plan.messages
+        return [CallModel(turn.number, plan.messages, False), RecordInjection(plan.injection)]
 
     # -- working memory across the save's sessions ---------------------------------------------
 
@@ -196,6 +261,7 @@ class Turns:
         self.history.clear()
         self.working.clear()
         self._resumed_day = None
+        self.spoke = None
         return effects
 
     def resumed(self, save: Scope | None, snapshot: WorkingSnapshot | None) -> list[Effect]:
@@ -224,7 +290,7 @@ class Turns:
         if turn is None or not text:
             return []
         turn.parts.append(text)
-        return [Send(ChatDelta(id=turn.chat_id, text=text))]
+        return [Send(ChatDelta(id=turn.chat_id, text=text, origin=turn.origin))]
 
     def finish(
         self,
@@ -244,6 +310,8 @@ class Turns:
         if turn is None:
             return None
         self.current = None
+        if turn.event is not None:
+            return self._line_said(turn, answer, save)
         reply = "".join(turn.parts) if turn.tools_used else text or "".join(turn.parts)
         if not reply and turn.tools_used:
             reply = self._texts.memory_tools_exhausted
@@ -258,6 +326,7 @@ class Turns:
             effects.append(Log("memory.question_lapsed", {"reason": "the reply asked another"}))
         self.question = asked
         same_save = turn.save == save
+        self.spoke = None  # this turn saw the companion's line: it has had its say
         if same_save:
             self.history.append((turn.text, reply))
             del self.history[:-SUMMARY_TURNS]
@@ -286,6 +355,23 @@ class Turns:
             effects.append(Remember(turn.save, turn.text, reply, day if same_save else None, now))
         return [*effects, Send(done)]
 
+    def _line_said(self, turn: Turn, answer: ModelDone, save: Scope) -> list[Effect]:
+        """A proactive line ended: sent, kept for the player's answer, never remembered."""
+        reply = answer.text or "".join(turn.parts)
+        assert turn.event is not None
+        if turn.save == save and reply and not answer.incomplete:
+            self.spoke = (event_text(turn.event), reply)
+        done = ChatDone(
+            id=turn.chat_id,
+            text=reply,
+            context=turn.context_use,
+            usage=answer.usage,
+            truncated=answer.truncated,
+            incomplete=answer.incomplete,
+            origin="companion",
+        )
+        return [Send(done)]
+
     def fail(self, number: int, code: str) -> list[Effect] | None:
         """End turn ``number`` with ``chat.error``; None when it is not the turn in flight."""
         turn = self.get(number)
@@ -293,4 +379,5 @@ class Turns:
             return None
         self.current = None
         message = getattr(self._texts, code, self._texts.model_error)
-        return [Send(ChatError(id=turn.chat_id, code=code, message=str(message)))]
+        error = ChatError(id=turn.chat_id, code=code, message=str(message), origin=turn.origin)
+        return [Send(error)]

@@ -34,7 +34,7 @@ _LABELS = (
 
 
 class WorkingSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """Sizes of working memory (README "Working memory"); ``item_chars`` caps one summary item.
+    """Sizes of working memory (docs/memory.md); ``item_chars`` caps one summary item.
 
     ``window``, ``fold_every`` and ``fold_tokens`` are ``[server]``'s
     ``history_turns``, ``summary_every`` and ``summary_tokens``.

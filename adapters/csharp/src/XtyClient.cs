@@ -1,8 +1,11 @@
 // One protocol/v1 session over ClientWebSocket (v1.md "Transport", "Session"): hello, a receive
-// loop that joins fragmented messages, one sender at a time, heartbeats on a real-time timer
-// (they go on while the game is paused), reconnect with backoff, replies matched by frame id.
-// Callbacks never run on the client's own threads: they wait in a queue the game drains with
-// Poll() on its main thread, each isolated, so a throwing one cannot end the session.
+// loop that joins fragmented messages, heartbeats on a real-time timer (they go on while the game
+// is paused), reconnect with backoff, replies matched by frame id.
+// The game's thread never waits on the network: every call it makes only checks the frame and
+// puts it in a bounded outbox, which the client's own sender task writes to the socket in order;
+// connecting and closing run on the thread pool too. Callbacks never run on the client's own
+// threads: they wait in a queue the game drains with Poll() on its main thread, each isolated,
+// so a throwing one cannot end the session.
 using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
@@ -38,7 +41,7 @@ namespace XiaoTangYuan.Adapter
         private readonly object gate = new object();
         private readonly Dictionary<string, TaskCompletionSource<JsonObject>> requests = new Dictionary<string, TaskCompletionSource<JsonObject>>();
         private readonly Dictionary<string, KeyValuePair<ChatResult, TaskCompletionSource<ChatResult>>> chats = new Dictionary<string, KeyValuePair<ChatResult, TaskCompletionSource<ChatResult>>>();
-        private ClientWebSocket ws;
+        private WebSocket ws;
         private TaskCompletionSource<JsonObject> hello;
         private Timer heartbeat;
         private JsonObject identity;
@@ -65,6 +68,21 @@ namespace XiaoTangYuan.Adapter
         public bool Reconnect = true;
         public double BackoffBase = 1.0, BackoffCap = 30.0;
         public TimeSpan Timeout = TimeSpan.FromSeconds(15);
+        /// <summary>Frames waiting for the sender task at most; one more is refused at once
+        /// (XtyRefusedException "send_queue_full", Local), never waited for.</summary>
+        public int MaxQueuedFrames = 64;
+        /// <summary>Opens the WebSocket (default: a ClientWebSocket, no Origin header, no token in the
+        /// URL). Tests wrap it to see which thread touches the socket.</summary>
+        public Func<Uri, CancellationToken, Task<WebSocket>> SocketFactory = OpenWebSocket;
+
+        /// <summary>The default SocketFactory: ClientWebSocket.ConnectAsync.</summary>
+        public static async Task<WebSocket> OpenWebSocket(Uri url, CancellationToken cancel)
+        {
+            var socket = new ClientWebSocket();
+            try { await socket.ConnectAsync(url, cancel).ConfigureAwait(false); }
+            catch (Exception) { socket.Dispose(); throw; }
+            return socket;
+        }
 
         public JsonObject ServerHello { get; private set; }
 
@@ -124,12 +142,19 @@ namespace XiaoTangYuan.Adapter
 
         /// <summary>Connect and say hello; throws XtyRefusedException when the hello is refused
         /// (a wrong token is "unauthorized", which a header token would hide behind a failed handshake).</summary>
-        public async Task ConnectAsync()
+        public Task ConnectAsync()
         {
             closing = false;
-            var socket = new ClientWebSocket();
+            // The TCP connect, the upgrade and the hello all happen off the calling (game) thread.
+            return Task.Run(() => ConnectCore());
+        }
+
+        private async Task ConnectCore()
+        {
+            var warm = Task.Run(() => Warm());
+            WebSocket socket;
             // No Origin header and no token in the URL (v1.md "Upgrade").
-            using (var cts = new CancellationTokenSource(Timeout)) await socket.ConnectAsync(url, cts.Token).ConfigureAwait(false);
+            using (var cts = new CancellationTokenSource(Timeout)) socket = await SocketFactory(url, cts.Token).ConfigureAwait(false);
             ws = socket;
             hello = new TaskCompletionSource<JsonObject>(TaskCreationOptions.RunContinuationsAsynchronously);
             receiving = Task.Run(() => ReceiveLoop(socket));
@@ -142,17 +167,40 @@ namespace XiaoTangYuan.Adapter
                 .Add("token", token)
                 .Add("capabilities", new JsonObject().Add("image", true).Add("voice", false))
                 .Add("timezone", timezone);
-            await SendRawAsync(Json.Write(frame)).ConfigureAwait(false);
+            var declared = Declarations();
+            if (declared.Count > 0) frame["actions"] = declared;   // v1.md "Actions"
+            await Send(Json.Write(frame), true).ConfigureAwait(false);
             var answer = await WithTimeout(hello.Task, "server.hello").ConfigureAwait(false);
             if (answer.Str("type") != "server.hello")
             {
                 if (answer.Str("code") == "unauthorized") KeyRefused();
                 throw Refusal(answer, false);
             }
+            await warm.ConfigureAwait(false);
             ServerHello = answer;
             int ms = Convert.ToInt32(answer["heartbeatMs"]);
             heartbeat = new Timer(_ => Beat(socket), null, ms, ms);
             Log("connected, session " + answer.Str("sessionId") + ", heartbeat every " + ms + " ms");
+        }
+
+        // The first state update after a connection cost the game a 47-60 ms tick: the JIT compiling
+        // the checks, the writer and the projection (which parses its rules once) on the game's
+        // thread. Done here first, on the pool, while the connection opens (before ServerHello).
+        private void Warm()
+        {
+            try
+            {
+                var observation = new JsonObject().Add("schemaVersion", 1L).Add("capturedAt", "2026-01-01T00:00:00Z")
+                    .Add("world", new JsonObject().Add("location", "Farm").Add("time", "08:10").Add("day", 1L))
+                    .Add("player", new JsonObject().Add("health", 100L).Add("stamina", 72.3f));
+                var context = Projection.Project(observation, "今天适合钓鱼吗？", identity.Str("gameId"));
+                Budget.CheckContext(context, "modelContext");
+                Budget.CheckChatText("warm");
+                string json = Json.Write(new JsonObject().Add("type", "state.update").Add("modelContext", context));
+                Budget.CheckFrame("state.update", json);
+                Encoding.UTF8.GetBytes(json);
+            }
+            catch (Exception) { } // warming only: the real call reports its own errors
         }
 
         // -- pairing (v1.md "Pairing") ------------------------------------------------------
@@ -163,15 +211,17 @@ namespace XiaoTangYuan.Adapter
         /// <summary>Called from Poll() with the key pairing gave this mod: keep it (ModFolder.SaveKey)
         /// and pass it as the token from then on. The session goes on with it at once.</summary>
         public Action<string> OnPaired;
-        /// <summary>Called from Poll() when the server refused this mod's key (revoked on the page,
-        /// or wrong): forget it (ModFolder.ForgetKey), and the next Start() pairs again.</summary>
-        public Action OnKeyRefused;
+        /// <summary>Called from Poll() with the key the server refused (revoked on the page, or
+        /// wrong): forget it (ModFolder.ForgetKey(key): only that key, not one another copy of the
+        /// mod kept since), and the next Start() pairs again.</summary>
+        public Action<string> OnKeyRefused;
         private ConcurrentQueue<JsonObject> pairFrames;
 
         private void KeyRefused()
         {
+            string refused = token;
             token = null;
-            Post(() => { var f = OnKeyRefused; if (f != null) f(); });
+            Post(() => { var f = OnKeyRefused; if (f != null) f(refused); });
         }
         private SemaphoreSlim pairSignal;
 
@@ -185,7 +235,7 @@ namespace XiaoTangYuan.Adapter
                 var request = new JsonObject().Add("type", "adapter.pair").Add("id", NextId("pair"))
                     .Add("adapter", new JsonObject().Add("name", adapterName).Add("version", adapterVersion))
                     .Add("gameId", identity.Str("gameId"));
-                await SendRawAsync(Json.Write(request)).ConfigureAwait(false);
+                await Send(Json.Write(request), true).ConfigureAwait(false);
                 var pending = await NextPairFrame(Timeout).ConfigureAwait(false);
                 if (pending.Str("type") != "pair.pending") throw Refusal(pending, false);
                 string code = pending.Str("code");
@@ -222,7 +272,7 @@ namespace XiaoTangYuan.Adapter
             return frame;
         }
 
-        private async void Beat(ClientWebSocket socket)
+        private async void Beat(WebSocket socket)
         {
             try
             {
@@ -239,7 +289,7 @@ namespace XiaoTangYuan.Adapter
 
         // -- receiving ----------------------------------------------------------------------
 
-        private async Task ReceiveLoop(ClientWebSocket socket)
+        private async Task ReceiveLoop(WebSocket socket)
         {
             var buffer = new byte[16384];
             var message = new MemoryStream();
@@ -273,7 +323,7 @@ namespace XiaoTangYuan.Adapter
 
         // The server's close frame is answered with the same code (RFC 6455 5.5.1): a server
         // waits for that answer before it lets the connection go, and at shutdown before it exits.
-        private async Task AnswerClose(ClientWebSocket socket)
+        private async Task AnswerClose(WebSocket socket)
         {
             if (socket.State != WebSocketState.CloseReceived) return;
             var status = socket.CloseStatus ?? WebSocketCloseStatus.NormalClosure;
@@ -298,7 +348,7 @@ namespace XiaoTangYuan.Adapter
                 pairSignal.Release();
                 return;
             }
-            if (DispatchMemory(frame)) return;
+            if (DispatchMemory(frame) || DispatchAction(frame)) return;
             var h = hello;
             if (ServerHello == null && h != null && (type == "server.hello" || type == "error"))
             {
@@ -344,7 +394,7 @@ namespace XiaoTangYuan.Adapter
             if (tcs.TrySetResult(result)) Post(() => { var f = OnChatEnd; if (f != null) f(result); });
         }
 
-        private void Ended(ClientWebSocket socket, int code, string reason)
+        private void Ended(WebSocket socket, int code, string reason)
         {
             if (socket != ws) return;
             if (heartbeat != null) heartbeat.Dispose();
@@ -403,7 +453,7 @@ namespace XiaoTangYuan.Adapter
                     try
                     {
                         ServerHello = null;
-                        await ConnectAsync().ConfigureAwait(false);
+                        await ConnectCore().ConfigureAwait(false);
                         if (lastContext != null) await UpdateStateAsync(lastContext).ConfigureAwait(false);
                         if (!first || attempt > 1) Log("reconnected after " + attempt + " attempt(s)");
                         return;
@@ -412,7 +462,7 @@ namespace XiaoTangYuan.Adapter
                     catch (Exception e)
                     {
                         // The same failure again is the same outage: said once.
-                        if (e.Message != lastFailure) Log("no server yet, trying again with backoff: " + e.Message);
+                        if (e.Message != lastFailure) Log("no server yet at " + url + ", trying again with backoff: " + e.Message);
                         lastFailure = e.Message;
                         var stale = ws;
                         if (stale != null && stale.State != WebSocketState.Open) { try { stale.Abort(); } catch (Exception) { } }
@@ -424,15 +474,72 @@ namespace XiaoTangYuan.Adapter
 
         // -- sending ------------------------------------------------------------------------
 
-        /// <summary>Send one text frame as is; one sender at a time (the frames never interleave).</summary>
-        public async Task SendRawAsync(string json)
+        private sealed class Outgoing
         {
-            var bytes = Encoding.UTF8.GetBytes(json);
+            public string Json;
+            public bool Handshake;   // adapter.pair / adapter.hello: the only frames before server.hello
+            public readonly TaskCompletionSource<bool> Sent = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+        }
+
+        private readonly ConcurrentQueue<Outgoing> outbox = new ConcurrentQueue<Outgoing>();
+        private readonly SemaphoreSlim outboxSignal = new SemaphoreSlim(0);
+        private readonly CancellationTokenSource stopped = new CancellationTokenSource();
+        private int outboxCount, senderStarted;
+
+        /// <summary>Send one text frame as is, after the frames queued before it. Returns at once
+        /// (the task ends when the sender task wrote it): safe from the game's thread.</summary>
+        public Task SendRawAsync(string json) { return Send(json, false); }
+
+        private Task Send(string json, bool handshake)
+        {
+            if (Interlocked.Increment(ref outboxCount) > MaxQueuedFrames)
+            {
+                Interlocked.Decrement(ref outboxCount);
+                var full = new TaskCompletionSource<bool>();
+                full.SetException(new XtyRefusedException("send_queue_full",
+                    MaxQueuedFrames + " frames are already waiting to be sent (is the server reachable?)", new List<string>(), true));
+                return full.Task;
+            }
+            var item = new Outgoing { Json = json, Handshake = handshake };
+            outbox.Enqueue(item);
+            if (Interlocked.CompareExchange(ref senderStarted, 1, 0) == 0) Task.Run(() => SendLoop());
+            // Wakes the sender task; its continuation is queued to the thread pool, not run here.
+            outboxSignal.Release();
+            return item.Sent.Task;
+        }
+
+        // The only writer of frames: one at a time, in the order they were queued.
+        private async Task SendLoop()
+        {
+            while (true)
+            {
+                try { await outboxSignal.WaitAsync(stopped.Token).ConfigureAwait(false); }
+                catch (OperationCanceledException) { break; }
+                Outgoing item;
+                if (!outbox.TryDequeue(out item)) continue;
+                Interlocked.Decrement(ref outboxCount);
+                try
+                {
+                    await Write(item).ConfigureAwait(false);
+                    item.Sent.TrySetResult(true);
+                }
+                catch (Exception e) { item.Sent.TrySetException(e); }
+            }
+            Outgoing rest;
+            while (outbox.TryDequeue(out rest)) rest.Sent.TrySetException(new ObjectDisposedException("XtyClient"));
+        }
+
+        private async Task Write(Outgoing item)
+        {
+            var bytes = Encoding.UTF8.GetBytes(item.Json);
             await sendLock.WaitAsync().ConfigureAwait(false);
             try
             {
                 var socket = ws;
-                if (socket == null || socket.State != WebSocketState.Open) throw new IOException("not connected");
+                // A frame queued for a session that ended (or before the new one said hello) is not
+                // sent on the next one: its caller hears "not connected", as before any hello.
+                if (socket == null || socket.State != WebSocketState.Open || (!item.Handshake && ServerHello == null))
+                    throw new IOException("not connected");
                 await socket.SendAsync(new ArraySegment<byte>(bytes), WebSocketMessageType.Text, true, CancellationToken.None).ConfigureAwait(false);
             }
             finally { sendLock.Release(); }
@@ -445,7 +552,8 @@ namespace XiaoTangYuan.Adapter
             if (frame.Str("id") == null) frame["id"] = NextId("req");
             var tcs = new TaskCompletionSource<JsonObject>(TaskCreationOptions.RunContinuationsAsynchronously);
             lock (gate) requests[frame.Str("id")] = tcs;
-            await SendRawAsync(Json.Write(frame)).ConfigureAwait(false);
+            try { await SendRawAsync(Json.Write(frame)).ConfigureAwait(false); }
+            catch (Exception) { lock (gate) requests.Remove(frame.Str("id")); throw; }
             return await WithTimeout(tcs.Task, "answer to " + frame.Str("type")).ConfigureAwait(false);
         }
 
@@ -481,7 +589,8 @@ namespace XiaoTangYuan.Adapter
             var result = new ChatResult { Id = frame.Str("id") };
             var tcs = new TaskCompletionSource<ChatResult>(TaskCreationOptions.RunContinuationsAsynchronously);
             lock (gate) chats[result.Id] = new KeyValuePair<ChatResult, TaskCompletionSource<ChatResult>>(result, tcs);
-            await SendRawAsync(json).ConfigureAwait(false);
+            try { await SendRawAsync(json).ConfigureAwait(false); }
+            catch (Exception) { lock (gate) chats.Remove(result.Id); throw; }
             if (modelContext != null) lastContext = modelContext;
             // A reply streams for a while: wait up to a minute for its end.
             if (await Task.WhenAny(tcs.Task, Task.Delay(TimeSpan.FromSeconds(60))).ConfigureAwait(false) != tcs.Task) await CancelAsync(result.Id).ConfigureAwait(false);
@@ -493,17 +602,27 @@ namespace XiaoTangYuan.Adapter
             return SendRawAsync(Json.Write(new JsonObject().Add("type", "chat.cancel").Add("id", chatId)));
         }
 
-        public async Task CloseAsync()
+        /// <summary>Close (1000) after the frames already queued. Returns at once; the close
+        /// handshake runs on the thread pool.</summary>
+        public Task CloseAsync()
         {
             closing = true;
             if (heartbeat != null) heartbeat.Dispose();
+            return Task.Run(() => CloseCore());
+        }
+
+        private async Task CloseCore()
+        {
             var socket = ws;
             if (socket != null && socket.State == WebSocketState.Open)
             {
+                // Behind the sender: a frame being written is not cut by the close frame.
+                bool locked = await sendLock.WaitAsync(TimeSpan.FromSeconds(5)).ConfigureAwait(false);
                 using (var cts = new CancellationTokenSource(TimeSpan.FromSeconds(5)))
                 {
                     try { await socket.CloseAsync(WebSocketCloseStatus.NormalClosure, "bye", cts.Token).ConfigureAwait(false); }
                     catch (Exception) { }
+                    finally { if (locked) sendLock.Release(); }
                 }
             }
             var loop = receiving;
@@ -521,7 +640,9 @@ namespace XiaoTangYuan.Adapter
         {
             closing = true;
             if (heartbeat != null) heartbeat.Dispose();
-            if (ws != null) ws.Dispose();
+            stopped.Cancel();
+            var socket = ws;
+            if (socket != null) Task.Run(() => socket.Dispose());
         }
     }
 }

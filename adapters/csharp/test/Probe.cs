@@ -2,15 +2,48 @@
 // Unity has it (a single-threaded SynchronizationContext that runs only when the loop turns),
 // which drains client.Poll() on every tick.
 //   mono Probe.exe json                                   (prints a frame's JSON)
-//   mono Probe.exe session URL TOKEN [--throw] [--voice] [--until-closed] [--chats N] [--pair DIR]
-//       (TOKEN "" with --pair DIR: the key kept in DIR, else pair first and keep the key in DIR,
-//       as a mod's config folder)
+//   mono Probe.exe keep MODDIR KEEPDIR                    (ModFolder over a FolderStore: what moved, the saveId)
+//   mono Probe.exe gameloop URL TOKEN TICKS               (60 ticks a second; counts the socket calls made on the game thread)
+//   mono Probe.exe session URL TOKEN [--throw] [--voice] [--until-closed] [--chats N] [--pair DIR [--keep KEEP]]
+//       (TOKEN "" with --pair DIR: the mod's folder DIR; the key kept in KEEP (default DIR), else
+//       pair first and keep the key there, as a mod keeps it where its updates do not reach)
 using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
+using System.Diagnostics;
+using System.Net.WebSockets;
 using System.Threading;
 using System.Threading.Tasks;
 using XiaoTangYuan.Adapter;
+
+/// <summary>The real ClientWebSocket, with the thread of every call into it written down: the test
+/// counts the calls the game's thread made (connect, send, receive, close, abort, dispose).</summary>
+public sealed class RecordingWebSocket : WebSocket
+{
+    public static readonly ConcurrentQueue<KeyValuePair<string, int>> Calls = new ConcurrentQueue<KeyValuePair<string, int>>();
+    private readonly WebSocket inner;
+
+    private RecordingWebSocket(WebSocket inner) { this.inner = inner; }
+
+    private static void Note(string what) { Calls.Enqueue(new KeyValuePair<string, int>(what, Thread.CurrentThread.ManagedThreadId)); }
+
+    public static async Task<WebSocket> Open(Uri url, CancellationToken cancel)
+    {
+        Note("connect");
+        return new RecordingWebSocket(await XtyClient.OpenWebSocket(url, cancel).ConfigureAwait(false));
+    }
+
+    public override WebSocketCloseStatus? CloseStatus { get { return inner.CloseStatus; } }
+    public override string CloseStatusDescription { get { return inner.CloseStatusDescription; } }
+    public override WebSocketState State { get { return inner.State; } }
+    public override string SubProtocol { get { return inner.SubProtocol; } }
+    public override void Abort() { Note("abort"); inner.Abort(); }
+    public override void Dispose() { Note("dispose"); inner.Dispose(); }
+    public override Task CloseAsync(WebSocketCloseStatus status, string description, CancellationToken cancel) { Note("close"); return inner.CloseAsync(status, description, cancel); }
+    public override Task CloseOutputAsync(WebSocketCloseStatus status, string description, CancellationToken cancel) { Note("close"); return inner.CloseOutputAsync(status, description, cancel); }
+    public override Task<WebSocketReceiveResult> ReceiveAsync(ArraySegment<byte> buffer, CancellationToken cancel) { Note("receive"); return inner.ReceiveAsync(buffer, cancel); }
+    public override Task SendAsync(ArraySegment<byte> buffer, WebSocketMessageType type, bool end, CancellationToken cancel) { Note("send"); return inner.SendAsync(buffer, type, end, cancel); }
+}
 
 /// <summary>Unity's main thread: posted continuations run only when the game loop turns.</summary>
 public sealed class GameLoopContext : SynchronizationContext
@@ -44,12 +77,27 @@ public static class Probe
             Say("budget ok");
             return 0;
         }
+        if (args[0] == "keep")
+        {
+            var kept = new ModFolder(args[1], args[2]);
+            Say("moved: " + string.Join(",", kept.Moved));
+            Say("saveId: " + SaveId.Derive(new Dictionary<string, string> { { "colony", "Bubbles" }, { "seed", "1845874684" } }, kept.Salt()));
+            Say("key: " + (kept.Key() ?? "none"));
+            Say("url: " + kept.Url());
+            return 0;
+        }
         mainThread = Thread.CurrentThread.ManagedThreadId;
         var loop = new GameLoopContext();
         SynchronizationContext.SetSynchronizationContext(loop);
         var flags = new HashSet<string>(args);
-        // TOKEN "" with --pair DIR: the key kept in DIR from an earlier pairing, as a mod's Start() reads it.
-        string token = args[2] == "" && flags.Contains("--pair") ? new ModFolder(Option(args, "--pair", ".")).Key() : args[2];
+        // TOKEN "" with --pair DIR: the key kept from an earlier pairing, as a mod's Start() reads it.
+        ModFolder folder = null;
+        if (flags.Contains("--pair"))
+        {
+            string dir = Option(args, "--pair", ".");
+            folder = new ModFolder(dir, Option(args, "--keep", dir));
+        }
+        string token = args[2] == "" && folder != null ? folder.Key() : args[2];
         var client = new XtyClient(new Uri(args[1]), token,
             new JsonObject().Add("gameId", "stardew-valley").Add("saveId", Option(args, "--save", "5qerlvpodf25qawmxprrvkd4qe")).Add("saveName", Option(args, "--save-name", "Sunny Farm")),
             "XTY Probe", "0.1.0", "Asia/Shanghai");
@@ -69,13 +117,13 @@ public static class Probe
             Say("[xty] " + line);
         };
 
-        if (flags.Contains("--pair"))
+        if (folder != null)
         {
-            var folder = new ModFolder(Option(args, "--pair", "."));
             client.OnPairCode = (code, seconds) => Say("pair code " + code + " for " + seconds + " s");
             client.OnPaired = key => { folder.SaveKey(key); Say("paired, key kept"); };
-            client.OnKeyRefused = () => { folder.ForgetKey(); Say("key refused, forgotten"); };
+            client.OnKeyRefused = refused => { folder.ForgetKey(refused); Say("key refused, forgotten"); };
         }
+        if (args[0] == "gameloop") return GameLoop(client, loop, int.Parse(args[3]));
         if (flags.Contains("--control")) return Controlled(client, loop, args[Array.IndexOf(args, "--control") + 1]);
         // What a Unity mod does in Start(): block on the connect (a deadlock without ConfigureAwait(false)).
         try
@@ -113,6 +161,64 @@ public static class Probe
     }
 
     private static volatile bool closedSeen;
+
+    // A game at 60 ticks a second, as SMAPI's UpdateTicked runs: Start() on the first tick, Poll()
+    // on every tick, a state update every sixth tick once connected (10 a second), a question
+    // every second, a stats request and a cancel now and then, all from the game's thread and
+    // never awaited there. Prints how many socket calls the game's thread made (the test wants 0),
+    // and, for the record only, the longest time a tick spent in the client's calls.
+    private static int GameLoop(XtyClient client, GameLoopContext loop, int ticks)
+    {
+        client.SocketFactory = RecordingWebSocket.Open;
+        client.OnChatEnd = r => Say("chat end " + (r.Done ? "done" : r.Code));
+        var context = new JsonObject().Add("schemaVersion", 1L).Add("capturedAt", "2026-05-01T08:10:00Z")
+            .Add("world", new JsonObject().Add("location", "Farm").Add("time", "08:10").Add("day", 5L));
+        int states = 0, chats = 0, failed = 0;
+        long worst = 0, firstState = -1;
+        int worstTick = 0;
+        var clock = new Stopwatch();
+        client.Start();
+        for (int tick = 1; tick <= ticks; tick++)
+        {
+            loop.RunPending();
+            clock.Restart();
+            client.Poll();
+            if (client.ServerHello != null)
+            {
+                var calls = new List<Task>();
+                if (tick % 6 == 0) { calls.Add(client.UpdateStateAsync(context)); states++; }
+                if (tick % 60 == 30) { calls.Add(client.ChatAsync("第" + (++chats) + "个问题", null, null, context)); }
+                if (tick % 60 == 45) calls.Add(client.RequestAsync(new JsonObject().Add("type", "stats.get")));
+                if (tick % 120 == 50) calls.Add(client.CancelAsync("chat-none"));
+                foreach (var call in calls) call.ContinueWith(t => Interlocked.Increment(ref failed), TaskContinuationOptions.OnlyOnFaulted);
+            }
+            clock.Stop();
+            if (firstState < 0 && states == 1) firstState = clock.ElapsedTicks;
+            if (clock.ElapsedTicks > worst) { worst = clock.ElapsedTicks; worstTick = tick; }
+            Thread.Sleep(16);
+        }
+        loop.RunPending();
+        client.Poll();
+        int onGame = 0, total = 0, sends = 0;
+        var kinds = new SortedSet<string>();
+        foreach (var call in RecordingWebSocket.Calls)
+        {
+            total++;
+            if (call.Key == "send") sends++;
+            if (call.Value == mainThread) { onGame++; kinds.Add(call.Key); }
+        }
+        Say("state updates " + states + ", chats " + chats + ", calls failed " + failed);
+        Say("socket calls " + total + ", sends " + sends + ", on the game thread " + onGame + " (" + string.Join(",", kinds) + ")");
+        Say("longest tick in the client's calls (record only) " + (worst * 1000.0 / Stopwatch.Frequency).ToString("0.00", System.Globalization.CultureInfo.InvariantCulture) + " ms at tick " + worstTick);
+        Say("first state update's tick (record only) " + (firstState * 1000.0 / Stopwatch.Frequency).ToString("0.00", System.Globalization.CultureInfo.InvariantCulture) + " ms");
+        var closed = client.CloseAsync();
+        loop.RunPending();
+        closed.Wait(TimeSpan.FromSeconds(10));
+        onGame = 0;
+        foreach (var call in RecordingWebSocket.Calls) if (call.Value == mainThread) onGame++;
+        Say("after close, on the game thread " + onGame);
+        return 0;
+    }
 
     private static string Option(string[] args, string name, string fallback)
     {

@@ -2,8 +2,12 @@
 // stand-ins (examples/standins/Smapi.cs, compiled into this host). It loads the mod DLL, calls
 // Entry, raises SaveLoaded, ticks UpdateTicked 60 times a second on its one main thread, asks
 // one question once the mod logged its connection, and returns to the title once the reply ended.
-//   mono SmapiHost.exe XtyStardew.dll MOD_FOLDER "question"
+//   mono SmapiHost.exe XtyStardew.dll MOD_FOLDER "question" DATA_FOLDER [farm|walled]
+// (DATA_FOLDER: the game's app data folder, where SMAPI keeps global mod data: %AppData%\StardewValley)
+// farm: the player stands on the farm, the pond in reach; walled: the pond is walled in. The
+// host then prints where the player's path finder leads (the walk_to action's effect).
 using System;
+using System.IO;
 using System.Linq;
 using System.Reflection;
 using System.Threading;
@@ -36,9 +40,45 @@ namespace StardewModdingAPI
         public void Title() { ReturnedToTitle(this, new ReturnedToTitleEventArgs()); }
     }
 
+    /// <summary>SMAPI's global data in miniature: one JSON file per key of the public string fields
+    /// (SMAPI writes the whole model with Json.NET), under DATA/.smapi/mod-data/MOD_ID/.</summary>
+    public sealed class HostData : IDataHelper
+    {
+        public string Folder;
+
+        private string PathOf(string key) { return Path.Combine(Folder, key.ToLowerInvariant() + ".json"); }
+
+        public TModel ReadGlobalData<TModel>(string key) where TModel : class
+        {
+            string file = PathOf(key);
+            if (!File.Exists(file)) return null;
+            string text = File.ReadAllText(file);
+            var model = Activator.CreateInstance<TModel>();
+            foreach (var field in typeof(TModel).GetFields())
+            {
+                string marker = "\"" + field.Name + "\":\"";
+                int at = text.IndexOf(marker, StringComparison.Ordinal);
+                if (at < 0) continue;
+                int start = at + marker.Length;
+                field.SetValue(model, text.Substring(start, text.IndexOf('"', start) - start));
+            }
+            return model;
+        }
+
+        public void WriteGlobalData<TModel>(string key, TModel data) where TModel : class
+        {
+            if (data == null) { File.Delete(PathOf(key)); return; }
+            Directory.CreateDirectory(Folder);
+            var fields = typeof(TModel).GetFields().Select(f => "\"" + f.Name + "\":\"" + f.GetValue(data) + "\"");
+            File.WriteAllText(PathOf(key), "{" + string.Join(",", fields) + "}");
+        }
+    }
+
     public sealed class HostHelper : IModHelper, Events.IModEvents
     {
         public readonly HostLoop Loop = new HostLoop();
+        public readonly HostData DataFolder = new HostData();
+        public IDataHelper Data { get { return DataFolder; } }
         public string DirectoryPath { get; set; }
         public Events.IModEvents Events { get { return this; } }
         public Events.IGameLoopEvents GameLoop { get { return Loop; } }
@@ -54,6 +94,16 @@ namespace StardewModdingAPI
             Game1.player.farmName.Value = "Sunny Farm";
             Game1.uniqueIDForThisGame = 18000000000000000001UL;
             Game1.currentLocation = new GameLocation { Name = "Mine" };
+            string scenario = args.Length > 4 ? args[4] : "";
+            if (scenario == "farm" || scenario == "walled")
+            {
+                Game1.currentLocation = new GameLocation { Name = "Farm" };
+                Game1.player.TilePoint = new Microsoft.Xna.Framework.Point(30, 20);
+                Game1.currentLocation.characters.Add(new NPC { Name = "Robin", displayName = "罗宾" });
+                if (scenario == "walled")
+                    foreach (var d in new[] { new[] { 1, 0 }, new[] { -1, 0 }, new[] { 0, 1 }, new[] { 0, -1 } })
+                        Game1.currentLocation.Block(35 + d[0], 20 + d[1]);
+            }
             Game1.timeOfDay = 1330;
             Game1.dayOfMonth = 12;
             Game1.currentSeason = "summer";
@@ -61,6 +111,7 @@ namespace StardewModdingAPI
             var type = Assembly.LoadFrom(args[0]).GetTypes().Single(t => typeof(Mod).IsAssignableFrom(t));
             var mod = (Mod)Activator.CreateInstance(type);
             var helper = new HostHelper { DirectoryPath = args[1] };
+            helper.DataFolder.Folder = Path.Combine(args[3], ".smapi", "mod-data", "xiaotangyuan.stardew");
             var monitor = new HostMonitor();
             mod.Helper = helper;
             mod.Monitor = monitor;
@@ -85,6 +136,9 @@ namespace StardewModdingAPI
                 }
                 Thread.Sleep(16);
             }
+            var walking = Game1.player.controller;
+            if (walking != null) Console.WriteLine("PATH TO " + walking.endPoint.X + "," + walking.endPoint.Y);
+            foreach (var m in Game1.HudMessages) Console.WriteLine("HUD " + m);
             Console.WriteLine(left ? "back at the title" : "no reply");
             return left ? 0 : 1;
         }

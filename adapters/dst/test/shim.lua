@@ -5,8 +5,11 @@
 --       scripts/xty/mod.lua in a small DST world: TheSim's persistent strings (files in
 --       STORE_DIR) and an asynchronous QueryServer, the world scheduler (DoPeriodicTask, stops
 --       while paused) and the static one (DoStaticPeriodicTask, runs on). Lines appended to
---       CONTROL_FILE drive it: "pause", "resume", "chat TEXT", "blip SECONDS" (QueryServer fails
---       as with no network), "leave" (back to the title screen), "quit" (the game exits, no close).
+--       CONTROL_FILE drive it: "pause", "resume", "chat TEXT", "talk" and "release"
+--       (push-to-talk), "blip SECONDS" (QueryServer fails as with no network), "menu open" /
+--       "menu close", "leave" (back to the title screen), "quit" (the game exits, no close).
+--       The mod's actions (xty.actions) act on a small inventory and print what they did
+--       (POINTED, BUILT, DROPPED).
 --   lua5.1 test/shim.lua project OBSERVATION.json "question" game
 --   lua5.1 test/shim.lua saveid SALT key=value ...
 local here = arg[0]:match("^(.*)/test/[^/]*$") or "."

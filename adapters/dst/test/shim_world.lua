@@ -11,6 +11,7 @@ function M.play(arg, query_now, socket)
     local started = socket.gettime()
     local paused, world_time, last = false, 0, started
     local blip_until = 0
+    local talking = nil   -- the push-to-talk utterance held down ("talk" ... "release")
     local function static_time() return socket.gettime() - started end
 
     local tasks = {}
@@ -39,18 +40,66 @@ function M.play(arg, query_now, socket)
         if callback then callback(true) end
     end
 
-    local observation = require("xty.example").observation()
+    local observation, looked = require("xty.example").observation(), nil
+    observation.world.time = "day"   -- "phase dusk" makes the evening come
+    -- The world the mod's actions act on (xty.actions' game): an inventory, recipes, a menu.
+    local menu_open = false
+    local inventory = {
+        { name = "斧头", prefab = "axe", count = 1 },
+        { name = "肉", prefab = "meat", count = 2 },
+        { name = "树枝", prefab = "twigs", count = 3 },
+        { name = "采下的草", prefab = "cutgrass", count = 1 },
+    }
+    local needs = {
+        torch = { { "cutgrass", 2, "采下的草" }, { "twigs", 2, "树枝" } },
+        campfire = { { "cutgrass", 3, "采下的草" }, { "log", 2, "木头" } },
+        axe = { { "twigs", 1, "树枝" }, { "flint", 1, "燧石" } },
+        pickaxe = { { "twigs", 2, "树枝" }, { "flint", 2, "燧石" } },
+        spear = { { "twigs", 2, "树枝" }, { "rope", 1, "绳子" }, { "flint", 1, "燧石" } },
+    }
+    local function have(prefab)
+        for _, slot in ipairs(inventory) do if slot.prefab == prefab then return slot.count end end
+        return 0
+    end
+    local game = {
+        busy = function() if menu_open then return "菜单开着，先关掉菜单" end end,
+        nearby = function() return observation.nearby end,
+        point = function(thing) out("POINTED " .. thing.name) end,
+        inventory = function() return inventory end,
+        missing = function(recipe)
+            local need = needs[recipe]
+            if not need then return nil end
+            local lacking = {}
+            for _, n in ipairs(need) do
+                if have(n[1]) < n[2] then lacking[#lacking + 1] = (n[2] - have(n[1])) .. "个" .. n[3] end
+            end
+            return lacking
+        end,
+        build = function(recipe) out("BUILT " .. recipe) end,
+        drop = function(slot, count) slot.count = slot.count - count; out("DROPPED " .. slot.name .. " x" .. count) end,
+    }
     local Mod = require("xty.mod")
     -- Short long-polls: this QueryServer blocks the loop while it waits, the game's does not.
-    Mod.WAIT_MS = 100
+    -- The state is observed every half second of world time (the game: every 2 s).
+    Mod.WAIT_MS, Mod.OBSERVE_SECONDS = 100, 0.5
     local mod = Mod.start({
         sim = Sim, world = World, now = static_time, host = host, port = port, token = token,
         timezone = "Asia/Shanghai", save_name = "Wilson's world",
         features = function() return { session = "A1B2C3D4E5F60789", seed = seed } end,
-        observe = function() return observation end,
+        observe = function()
+            -- Said when the mod first sees another phase: a test knows what it has seen.
+            if looked ~= observation.world.time then
+                looked = observation.world.time
+                out("the mod sees " .. looked)
+            end
+            return observation
+        end,
         log = function(line) out("[xty] " .. line) end,
         say = function(text) out("said: " .. text) end,
+        speak = function(text) out("companion: " .. text) end,
         client_options = { backoff_base = 0.2, backoff_cap = 2, outage_grace = 3, chat_timeout = 30 },
+        game = game,
+        on_action = function(name, _, status, text) out("action " .. name .. ": " .. status .. " " .. text) end,
     })
     local hello_seen
     local offset = 0
@@ -104,6 +153,16 @@ function M.play(arg, query_now, socket)
                 mod.ask(rest, function(text, finished, code)
                     if finished then out((code and "said (" .. code .. "): " or "reply: ") .. text) end
                 end)
+            elseif verb == "menu" then menu_open = rest == "open"
+            elseif verb == "talk" then
+                talking = mod.talk(function(text, final)
+                    out((final and "heard: " or "hearing: ") .. text)
+                end, function(text, finished, code)
+                    if finished then out((code and "said (" .. code .. "): " or "reply: ") .. text) end
+                end)
+            elseif verb == "release" then mod.release(talking)
+            elseif verb == "phase" then observation.world.time = rest
+            elseif verb == "health" then observation.player.health = tonumber(rest)
             elseif verb == "leave" then mod.stop()
             elseif verb == "quit" then return 0
             end

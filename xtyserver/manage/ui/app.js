@@ -43,6 +43,7 @@
     if (r.ok) return answer.result;
     if (r.status === 401 || answer.error === "csrf token missing or wrong") throw failure("session", T().sessionEnded);
     if (answer.code === "os_error") throw failure("os", T().osError(answer.detail));
+    if (answer.code && T().refused[answer.code]) throw failure("refused", T().refused[answer.code], answer.fields);
     if (answer.code === "internal") throw failure("internal", T().internalError);
     throw failure("refused", T().failed + (answer.error || String(r.status)));
   }
@@ -51,9 +52,10 @@
 
 
   // An error whose message is already in the page's language and says what to do.
-  function failure(kind, text) {
+  function failure(kind, text, fields) {
     const e = new Error(text);
     e.kind = kind;
+    e.fields = fields || [];
     return e;
   }
   const shownError = (e) => (e.kind ? e.message : T().failed + e.message);
@@ -447,15 +449,19 @@
   // -- settings: the provider, the key (never shown back), the models, the check ------------------
 
   let settingsView = null;
-  const KEYED = () => [...document.querySelectorAll("#settings-view [data-key]")];
+  // Only the form fields: other rows in the view (the paired mods' table) carry ids of their own.
+  const KEYED = () => [...document.querySelectorAll("#settings-view :is(input, select, textarea)[data-key]")];
 
   function renderSettings(sv, profile) {
     const t = T();
     settingsView = sv;
     $("s-first-run").hidden = sv.modelConfigured !== false;  // the server has no chat model yet
-    const names = [...sv.presets.map((p) => p.name), "other"];
+    // Nothing chosen yet: the list starts on "choose a provider", never on one the player did not pick.
     const current = sv.presets.find((p) => p.baseUrl === sv.values["model.base_url"]);
-    $("s-preset").replaceChildren(...names.map((n) => option(n, t.presetName[n] || n, current ? current.name : "other")));
+    const chosen = current ? current.name : sv.values["model.base_url"] ? "other" : "";
+    const names = [...(chosen ? [] : [""]), ...sv.presets.map((p) => p.name), "other"];
+    $("s-preset").replaceChildren(...names.map((n) => option(n, t.presetName[n] || n, chosen)));
+    presetNote();
     for (const input of KEYED()) {
       const dotted = input.dataset.key;
       const value = sv.values[dotted];
@@ -546,9 +552,37 @@
       el("li", { "data-what": c.what }, `${when(new Date(c.at * 1000).toISOString())} ${t.providerChange[c.what](c)}`)));
   }
 
+  // Under the provider: where its key comes from, and that a text-only preset sends no screenshots.
+  function presetNote() {
+    const t = T(), name = $("s-preset").value;
+    const chosen = settingsView && settingsView.presets.find((p) => p.name === name);
+    const parts = [];
+    if (chosen && chosen.keyPage) parts.push(t.keyWhere(t.presetName[name] || name), " ", el("a", { href: chosen.keyPage, target: "_blank", rel: "noopener noreferrer" }, chosen.keyPage));
+    else if (chosen) parts.push(t.noKeyNeeded);
+    else if (name === "other") parts.push(t.otherHint);
+    if (chosen && !chosen.vision) parts.push(el("br"), t.textOnly(t.presetName[name] || name));
+    $("s-preset-note").replaceChildren(...parts);
+  }
+
+  // A refused save points at its field: marked, and the cursor put there.
+  function markFields(fields) {
+    for (const node of document.querySelectorAll("#settings-view [aria-invalid]")) node.removeAttribute("aria-invalid");
+    for (const dotted of fields || []) {
+      const input = [...KEYED()].find((i) => i.dataset.key === dotted);
+      if (!input) continue;
+      const target = dotted === "model.base_url" && !$("s-preset").value ? $("s-preset") : input;
+      target.setAttribute("aria-invalid", "true");
+      target.focus();
+    }
+  }
+
   function fillFromPreset() {
+    presetNote();
     const chosen = settingsView && settingsView.presets.find((p) => p.name === $("s-preset").value);
-    if (!chosen) return;  // "other": the player types the address and the model
+    if (!chosen) {  // "other": the player types the address and the model
+      if ($("s-preset").value === "other" && !$("s-base-url").disabled) $("s-base-url").focus();
+      return;
+    }
     if (!$("s-base-url").disabled) $("s-base-url").value = chosen.baseUrl;
     if (!$("s-model").disabled) $("s-model").value = chosen.model;
     if (!$("s-vision").disabled) $("s-vision").checked = chosen.vision;
@@ -581,14 +615,18 @@
 
   async function saveSettings() {
     const changes = settingsChanges();
+    const typed = $("s-base-url").value.trim();
+    markFields([]);
+    say("");  // the answer below is this save's
     try {
       if (Object.keys(changes).length) await call("POST", "settings", { changes });
       const key = $("s-key").value.trim();
       if (key) await call("POST", "key", { apiKey: key });
       $("s-key").value = "";
       await refresh();
-      say(T().settingsSaved);
-    } catch (e) { say(shownError(e), true); }
+      const saved = settingsView.values["model.base_url"] || "";
+      say(typed && saved && typed !== saved ? T().urlCompleted(saved) : T().settingsSaved);
+    } catch (e) { say(shownError(e), true); markFields(e.fields); }
   }
 
   async function saveCompanion(profile) {

@@ -33,7 +33,7 @@
     $("paired-title").textContent = p.title;
     const row = (cells, head) => el("tr", {}, ...cells.map((c) => el(head ? "th" : "td", {}, c)));
     $("paired-keys").replaceChildren(row(p.cols, true), ...(view.keys.length
-      ? view.keys.map((k) => el("tr", { "data-key": k.id }, el("td", {}, k.adapter), el("td", {}, game(k.gameId)),
+      ? view.keys.map((k) => el("tr", { "data-paired-key": k.id }, el("td", {}, k.adapter), el("td", {}, game(k.gameId)),
         el("td", {}, at(k.pairedAt)), el("td", {}, at(k.lastUsed)),
         el("td", {}, el("button", { type: "button", class: "pair-revoke delete", onclick: () => act("revoke", { keyId: k.id }) }, p.revoke))))
       : [row([p.none, "", "", "", ""])]));
@@ -43,9 +43,17 @@
   // Only once app.js has a page session and has drawn a tab (never "locked").
   const open = () => !!document.body.dataset.ready && document.body.dataset.ready !== "locked";
 
+  // A session that ended is not asked again every 2 s (each would be one refused request in
+  // the server's log): the page says so once and waits for a new link.
   async function poll() {
     if (open()) {
-      try { render(await call("GET", "pairing")); } catch (e) { /* the page's own status line tells */ }
+      try { render(await call("GET", "pairing")); } catch (e) {
+        if (e.kind === "session") {
+          $("status").textContent = e.message;
+          $("status").className = "bad";
+          document.body.dataset.ready = "locked";
+        }
+      }
     }
     setTimeout(poll, POLL_MS);
   }

@@ -4,7 +4,7 @@ A :class:`Glossary` maps each name of a thing (``Abigail``, 阿比盖尔, 紫发
 one entity key of its game, and :meth:`GameGlossary.entities` finds the
 entities a text's :func:`~xtyserver.memory.tokenize.tokenize` tokens name
 (longest name first, non-overlapping), so memory retrieval meets them across
-languages; README "Game glossary" tells how names match. This module builds a
+languages; docs/memory.md "Game glossary" tells how names match. This module builds a
 glossary from already-parsed TOML (:func:`parse_documents`);
 :mod:`xtyserver.serve.glossary` reads the files
 ``xtyserver/memory/glossary/<game-id>.toml``, one table per kind::

@@ -23,11 +23,22 @@ from xtyserver.errors import StoreError, UsageError
 from xtyserver.files import private_dir
 from xtyserver.memory import accounting, game_names
 from xtyserver.memory.aliases import MAX_ALIASES, PlayerAlias
+from xtyserver.memory.commands import (
+    Correct,
+    Export,
+    Forget,
+    ForgetName,
+    MemoryCommand,
+    Outcome,
+    Pin,
+    Preview,
+    Restore,
+    View,
+)
 from xtyserver.memory.compaction import DEFAULT_MAX_IMPORTANCE, DIGEST_PREFIX, plan_compaction
 from xtyserver.memory.export import ExportDocument
 from xtyserver.memory.manage import (
     TRASH_HOURS,
-    ForgetPreview,
     ForgetResult,
     ForgetSpec,
     Overview,
@@ -260,13 +271,6 @@ class MemoryStore:
         scope = checked_scope(scope)
         return self._db.write(lambda conn: vectors.set_vectors(conn, scope, model, found))
 
-    def set_pinned(self, scope: Scope, event_id: int, pinned: bool) -> bool:
-        """Pin (the player asked to keep it) or unpin one event. True if it exists."""
-        scope = checked_scope(scope)
-        return self._db.write(
-            generation.changed(lambda conn: events.set_pinned(conn, scope, event_id, pinned))
-        )
-
     def touch(self, scope: Scope, ids: Sequence[int], now: float) -> None:
         """Mark events of ``scope`` as used at ``now`` (ids of other scopes are ignored)."""
         scope = checked_scope(scope)
@@ -295,15 +299,6 @@ class MemoryStore:
         """The player's names of one save, oldest said first."""
         scope = checked_scope(scope)
         return self._db.read(lambda conn: aliases.load(conn, scope))
-
-    def forget_aliases(self, scope: Scope, ids: Sequence[int]) -> int:
-        """Delete the player's names ``ids`` of ``scope`` (others' ids are left); how many."""
-        scope = checked_scope(scope)
-        if not ids:
-            return 0
-        return self._db.write(
-            generation.changed(lambda conn: aliases.delete_ids(conn, scope, list(ids)))
-        )
 
     # --- management (v1.md "Memory management") ---------------------------------------------
 
@@ -340,6 +335,41 @@ class MemoryStore:
         if result.trash_id is None:
             return result
         return msgspec.structs.replace(result, expires_at=now + self.trash_window)
+
+    def execute(self, command: MemoryCommand) -> Outcome:
+        """The store's one door for memory commands, admitted by the caller
+        (:func:`xtyserver.session.consent.admit`); a search runs over a save's index
+        in the memory service, never here.
+
+        Raises:
+            UsageError: A search, or a command lacking a field its kind needs.
+            StoreError: Refused or not written.
+        """
+        match command:
+            case View(game_id=game_id, scope=scope, since=since):
+                return self.overview(game_id=game_id, scope=scope, since=since)
+            case Correct(field=field, value=value):
+                return self.set_profile_field(field, value)
+            case Pin(scope=scope, event_id=event_id, pinned=pinned):
+                scope = checked_scope(scope)
+                pin = lambda conn: events.set_pinned(conn, scope, event_id, pinned)  # noqa: E731
+                return self._db.write(generation.changed(pin))
+            case Preview(target=spec):
+                spec = self._checked_spec(spec)
+                return self._db.read(lambda conn: saves.preview(conn, spec))
+            case Forget(target=spec):
+                return self.forget(spec)
+            case Restore(trash_id=trash_id, game_id=game_id):
+                return self.restore(trash_id, game_id=game_id)
+            case ForgetName(scope=scope, ids=ids) if ids:
+                scope = checked_scope(scope)
+                gone = lambda conn: aliases.delete_ids(conn, scope, list(ids))  # noqa: E731
+                return self._db.write(generation.changed(gone))
+            case ForgetName():
+                return 0
+            case Export():
+                return self.export()
+        raise UsageError(f"the store does not run {type(command).__name__}")
 
     # --- the trash ---------------------------------------------------------------------------
 
@@ -388,11 +418,6 @@ class MemoryStore:
     def trash_rows(self) -> int:
         """Rows in the trash, purged or not yet (tests, diagnostics)."""
         return self._db.read(trash.count)
-
-    def preview_forget(self, spec: ForgetSpec) -> ForgetPreview:
-        """What :meth:`forget` of ``spec`` would delete (nothing is changed)."""
-        spec = self._checked_spec(spec)
-        return self._db.read(lambda conn: saves.preview(conn, spec))
 
     def overview(
         self,

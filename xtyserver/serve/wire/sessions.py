@@ -66,13 +66,15 @@ class Sessions:
         self._by_key: dict[str, set[Peer]] = {}  # a paired key's open connections
 
     def reconfigure(self, **changes: object) -> None:
-        """New sessions get ``changes`` of the session settings; open ones are told of the model."""
+        """New sessions get ``changes`` of the session settings; open ones are told of the model
+        and of the speak-up settings."""
         self.session_settings = msgspec.structs.replace(self.session_settings, **changes)
         now = self.session_settings
         for session in list(self._sessions):
             session.model_changed(
                 configured=now.model_configured, vision=now.vision, daily_budget=now.daily_budget
             )
+            session.speakup_changed(now.speakup)
 
     def proves_token(self, message: bytes | str, peer: Peer) -> bool:
         """Whether ``message`` is a hello with the right token or a paired mod's key.

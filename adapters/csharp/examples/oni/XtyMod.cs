@@ -2,7 +2,9 @@
 // GameObject whose behaviour Unity updates once a frame on the main thread: it connects when a
 // colony is loaded, drains the client's events (client.Poll()) every frame, updates the state
 // once a second and closes when the colony is left. Unity keeps calling Update() while the game
-// is paused, and the client's heartbeats run on their own timer anyway.
+// is paused, and the client's heartbeats run on their own timer anyway. Two actions XiaoTangYuan
+// may take (v1.md "Actions"): pan_camera (look) and set_priority (act), each checked against the
+// colony itself and refused with why.
 using System;
 using System.Collections.Generic;
 using System.Threading.Tasks;
@@ -20,7 +22,10 @@ namespace XiaoTangYuan.Oni
         public override void OnLoad(Harmony harmony)
         {
             base.OnLoad(harmony);
-            Folder = new ModFolder(path);
+            // The salt and the key live in mods/config/XiaoTangYuan (where PLib keeps shared
+            // configs), which a mod update does not replace; an older version's files move there.
+            Folder = new ModFolder(path, System.IO.Path.Combine(Manager.GetDirectory(), "config", "XiaoTangYuan"));
+            foreach (var name in Folder.Moved) Debug.Log("[XiaoTangYuan] moved " + name + " out of the mod's folder into mods/config");
             var driver = new GameObject("XiaoTangYuan");
             UnityEngine.Object.DontDestroyOnLoad(driver);
             driver.AddComponent<XtyDriver>();
@@ -57,7 +62,10 @@ namespace XiaoTangYuan.Oni
             colony = loaded;
             if (loaded == null) return;
             var folder = XtyMod.Folder;
-            var features = new Dictionary<string, string> { { "colony", loaded.BaseName } };
+            // The colony's name and its world seed (the worldgen seed setting the save was made with):
+            // two colonies of the same name have different seeds, so different saveIds.
+            string seed = CustomGameSettings.Instance.GetCurrentQualitySetting(CustomGameSettingConfigs.WorldgenSeed).id;
+            var features = new Dictionary<string, string> { { "colony", loaded.BaseName }, { "seed", seed } };
             var identity = new JsonObject().Add("gameId", Game)
                 .Add("saveId", SaveId.Derive(features, folder.Salt())).Add("saveName", loaded.BaseName);
             client = new XtyClient(folder.Url(), folder.Key(), identity, "XTY ONI", "0.1.0", null);
@@ -67,7 +75,25 @@ namespace XiaoTangYuan.Oni
             // No key yet: the client pairs; the player allows the code on the memory page once.
             client.OnPairCode = (code, seconds) => Debug.Log("[XiaoTangYuan] 在小汤圆页面上确认配对码 " + code + " / Confirm code " + code + " on the XiaoTangYuan page");
             client.OnPaired = key => folder.SaveKey(key);   // folder.Key() returns it from the next start on
-            client.OnKeyRefused = () => folder.ForgetKey();   // revoked on the page: pair again next time
+            client.OnKeyRefused = refused => folder.ForgetKey(refused);   // revoked on the page: pair again next time
+            client.AddAction(new XtyAction
+            {
+                Name = "pan_camera", Risk = "look",
+                Description = "把镜头移到一个复制人身上", DescriptionEn = "pan the camera to a duplicant",
+                Parameters = new JsonObject()
+                    .Add("properties", new JsonObject().Add("duplicant", new JsonObject().Add("type", "string").Add("maxLength", 40)))
+                    .Add("required", new List<object> { "duplicant" }),
+                Run = (args, confirmed) => PanCamera(args.Str("duplicant")),
+            });
+            client.AddAction(new XtyAction
+            {
+                Name = "set_priority", Risk = "act", CooldownMs = 1000,
+                Description = "设置玩家选中的建筑的优先级（1-9）", DescriptionEn = "set the selected building's priority (1-9)",
+                Parameters = new JsonObject()
+                    .Add("properties", new JsonObject().Add("priority", new JsonObject().Add("type", "integer").Add("minimum", 1).Add("maximum", 9)))
+                    .Add("required", new List<object> { "priority" }),
+                Run = (args, confirmed) => SetPriority(args["priority"] is long ? (int)(long)args["priority"] : 0),
+            });
             client.Start();   // connects in the background (and keeps trying): Update() must return
         }
 
@@ -77,6 +103,29 @@ namespace XiaoTangYuan.Oni
             if (client == null) return;
             reply = "";
             Watch(client.ChatAsync(question, null, null, Projection.Project(Observe(), question, Game)));
+        }
+
+        private static ActionOutcome PanCamera(string duplicant)
+        {
+            if (CameraController.Instance == null) return ActionOutcome.Refused("镜头还没准备好 / no camera yet");
+            foreach (var minion in Components.LiveMinionIdentities.Items)
+            {
+                if (minion.GetProperName() != duplicant) continue;
+                CameraController.Instance.SetTargetPos(minion.transform.GetPosition(), 8f, true);
+                return ActionOutcome.Done("镜头移到了" + duplicant);
+            }
+            return ActionOutcome.Refused("殖民地里没有叫" + duplicant + "的复制人 / no duplicant called " + duplicant);
+        }
+
+        private static ActionOutcome SetPriority(int priority)
+        {
+            if (priority < 1 || priority > 9) return ActionOutcome.Refused("优先级只能是 1 到 9");
+            var selected = SelectTool.Instance == null ? null : SelectTool.Instance.selected;
+            if (selected == null) return ActionOutcome.Refused("玩家没有选中任何建筑 / nothing is selected");
+            var prioritizable = selected.GetComponent<Prioritizable>();
+            if (prioritizable == null) return ActionOutcome.Refused(selected.PrefabID().ProperName() + "没有优先级 / it has no priority");
+            prioritizable.SetMasterPriority(new PrioritySetting(PriorityScreen.PriorityClass.basic, priority));
+            return ActionOutcome.Done(selected.PrefabID().ProperName() + "的优先级设为 " + priority);
         }
 
         private static JsonObject Observe()

@@ -1,12 +1,16 @@
 // A minimal SMAPI mod (Stardew Valley) with the XiaoTangYuan client: connect when a save loads,
 // drain the client's events on every tick, update the state once a second, close at the title.
 // SMAPI runs UpdateTicked on the game's main thread, so every callback below may touch the game.
+// Three actions XiaoTangYuan may take (v1.md "Actions"): highlight and set_waypoint (look),
+// walk_to (act); each checks its preconditions against the game itself and refuses with why.
 using System;
 using System.Collections.Generic;
 using System.Threading.Tasks;
+using Microsoft.Xna.Framework;
 using StardewModdingAPI;
 using StardewModdingAPI.Events;
 using StardewValley;
+using StardewValley.Pathfinding;
 using XiaoTangYuan.Adapter;
 
 namespace XiaoTangYuan.Stardew
@@ -15,11 +19,36 @@ namespace XiaoTangYuan.Stardew
     {
         private const string Game = "stardew-valley";
         private XtyClient client;
+        private ModFolder folder;
         private string reply = "";
         private volatile string problem;   // set by a background task, logged on the main thread
+        private string waypoint;           // drawn on the map by the mod (RenderedHud in a real mod)
+
+        // The places walk_to and set_waypoint know: the location they are in and a tile there.
+        private static readonly Dictionary<string, KeyValuePair<string, Point>> Places = new Dictionary<string, KeyValuePair<string, Point>>
+        {
+            { "鱼塘", new KeyValuePair<string, Point>("Farm", new Point(35, 20)) },
+            { "农舍", new KeyValuePair<string, Point>("Farm", new Point(64, 15)) },
+            { "矿洞", new KeyValuePair<string, Point>("Mountain", new Point(54, 5)) },
+            { "小镇广场", new KeyValuePair<string, Point>("Town", new Point(52, 68)) },
+        };
+        private static readonly Dictionary<string, string> LocationNames = new Dictionary<string, string>
+        {
+            { "Farm", "农场" }, { "Mountain", "山区" }, { "Town", "鹈鹕镇" }, { "Mine", "矿井" },
+        };
+
+        /// <summary>One kept value as SMAPI's global data stores it (a JSON file per key).</summary>
+        public sealed class Kept { public string Value; }
 
         public override void Entry(IModHelper helper)
         {
+            // The salt and the key live in SMAPI's global data (the game's app data folder), which
+            // a mod update does not replace; an older version's files in this folder move there.
+            var keep = new DelegateStore(
+                name => { var kept = helper.Data.ReadGlobalData<Kept>(name); return kept == null ? null : kept.Value; },
+                (name, text) => helper.Data.WriteGlobalData(name, text == null ? null : new Kept { Value = text }));
+            folder = new ModFolder(helper.DirectoryPath, keep);
+            foreach (var name in folder.Moved) Monitor.Log("moved " + name + " out of the mod's folder into SMAPI's global data", LogLevel.Info);
             helper.Events.GameLoop.SaveLoaded += OnSaveLoaded;
             helper.Events.GameLoop.UpdateTicked += OnUpdateTicked;
             helper.Events.GameLoop.ReturnedToTitle += OnReturnedToTitle;
@@ -27,11 +56,12 @@ namespace XiaoTangYuan.Stardew
 
         private void OnSaveLoaded(object sender, SaveLoadedEventArgs e)
         {
-            var folder = new ModFolder(Helper.DirectoryPath);
             var features = new Dictionary<string, string> {
                 { "farm", Game1.player.farmName.Value }, { "id", Game1.uniqueIDForThisGame.ToString() } };
+            string saveId = SaveId.Derive(features, folder.Salt());
+            Monitor.Log("saveId " + saveId, LogLevel.Trace);   // opaque: nothing of the save can be read back
             var identity = new JsonObject().Add("gameId", Game)
-                .Add("saveId", SaveId.Derive(features, folder.Salt())).Add("saveName", Game1.player.farmName.Value);
+                .Add("saveId", saveId).Add("saveName", Game1.player.farmName.Value);
             client = new XtyClient(folder.Url(), folder.Key(), identity, "XTY Stardew", "0.1.0", null);
             client.OnDelta = (id, text) => { reply += text; ShowBubble(reply); };
             client.OnChatEnd = r => { if (!r.Done) ShowBubble("小汤圆没有回答（" + r.Code + "）/ no answer (" + r.Code + ")"); };
@@ -40,7 +70,9 @@ namespace XiaoTangYuan.Stardew
             // No key yet: the client pairs; the player allows the code on the memory page once.
             client.OnPairCode = (code, seconds) => ShowBubble("在小汤圆页面上确认配对码 " + code + " / Confirm code " + code + " on the XiaoTangYuan page");
             client.OnPaired = key => folder.SaveKey(key);   // folder.Key() returns it from the next start on
-            client.OnKeyRefused = () => folder.ForgetKey();   // revoked on the page: pair again next time
+            client.OnKeyRefused = refused => folder.ForgetKey(refused);   // revoked on the page: pair again next time
+            AddActions(client);
+            client.OnActionRun = (name, args, outcome) => Monitor.Log("action " + name + ": " + outcome.Status + " " + outcome.Text, LogLevel.Info);
             // Never wait on the main thread: Start() connects in the background, and keeps trying
             // when the game was started before the server.
             client.Start();
@@ -68,6 +100,95 @@ namespace XiaoTangYuan.Stardew
             var c = client;
             client = null;
             if (c != null) c.CloseAsync().ContinueWith(_ => c.Dispose());
+        }
+
+        // -- actions (v1.md "Actions"): each runs on the main thread from client.Poll() ---------------
+
+        private void AddActions(XtyClient c)
+        {
+            var places = new List<string>(Places.Keys).ToArray();
+            c.AddAction(new XtyAction
+            {
+                Name = "highlight", Risk = "look",
+                Description = "在屏幕上指出附近的一个人物", DescriptionEn = "point out a character nearby",
+                Parameters = new JsonObject()
+                    .Add("properties", new JsonObject().Add("name", new JsonObject().Add("type", "string").Add("maxLength", 40)))
+                    .Add("required", new List<object> { "name" }),
+                Run = (args, confirmed) => Highlight(args.Str("name")),
+            });
+            c.AddAction(new XtyAction
+            {
+                Name = "set_waypoint", Risk = "look",
+                Description = "在地图上标记一个地点", DescriptionEn = "mark a place on the map",
+                Parameters = new JsonObject()
+                    .Add("properties", new JsonObject().Add("place", XtyAction.Choice("地点", places)))
+                    .Add("required", new List<object> { "place" }),
+                Run = (args, confirmed) => SetWaypoint(args.Str("place")),
+            });
+            c.AddAction(new XtyAction
+            {
+                Name = "walk_to", Risk = "act", CooldownMs = 3000,
+                Description = "带玩家走到当前地图上的一个地点", DescriptionEn = "walk the player to a place on this map",
+                Parameters = new JsonObject()
+                    .Add("properties", new JsonObject().Add("place", XtyAction.Choice("地点", places)))
+                    .Add("required", new List<object> { "place" }),
+                Run = (args, confirmed) => WalkTo(args.Str("place")),
+            });
+        }
+
+        /// <summary>Why nothing may be done now (a menu, a cutscene, the player cannot move), or null.</summary>
+        private static string Busy()
+        {
+            if (Game1.eventUp) return "正在播放剧情，等剧情结束再说 / a cutscene is playing";
+            if (Game1.activeClickableMenu != null) return "菜单开着，先关掉菜单 / a menu is open";
+            if (!Game1.player.CanMove) return "玩家现在不能移动 / the player cannot move now";
+            return null;
+        }
+
+        private static ActionOutcome Highlight(string name)
+        {
+            string busy = Busy();
+            if (busy != null) return ActionOutcome.Refused(busy);
+            foreach (var npc in Game1.currentLocation.characters)
+            {
+                if (npc.Name == name || npc.displayName == name)
+                {
+                    Game1.addHUDMessage(new HUDMessage("小汤圆：看这里 → " + npc.displayName, 2));
+                    return ActionOutcome.Done("已经指出了" + npc.displayName);
+                }
+            }
+            return ActionOutcome.Refused("附近没有" + name + " / nobody called " + name + " is here");
+        }
+
+        private ActionOutcome SetWaypoint(string place)
+        {
+            KeyValuePair<string, Point> at;
+            if (place == null || !Places.TryGetValue(place, out at)) return ActionOutcome.Refused("不认识这个地点 / unknown place");
+            waypoint = place;
+            Monitor.Log("waypoint: " + waypoint, LogLevel.Info);
+            return ActionOutcome.Done("已在地图上标出" + place + "（" + Shown(at.Key) + "）");
+        }
+
+        private ActionOutcome WalkTo(string place)
+        {
+            KeyValuePair<string, Point> at;
+            if (place == null || !Places.TryGetValue(place, out at)) return ActionOutcome.Refused("不认识这个地点 / unknown place");
+            string busy = Busy();
+            if (busy != null) return ActionOutcome.Refused(busy);
+            string here = Game1.currentLocation.Name;
+            if (at.Key != here)
+                return ActionOutcome.Refused(place + "在" + Shown(at.Key) + "，玩家在" + Shown(here) + "：只能在当前地图上带路");
+            var path = new PathFindController(Game1.player, Game1.currentLocation, at.Value, 2);
+            if (path.pathToEndPoint == null) return ActionOutcome.Refused("走不到" + place + "：路被挡住了 / no path to " + place);
+            Game1.player.controller = path;
+            Monitor.Log("walking to " + place + " (" + at.Value.X + "," + at.Value.Y + "), " + path.pathToEndPoint.Count + " tiles", LogLevel.Info);
+            return ActionOutcome.Done("开始走向" + place + "，大约 " + path.pathToEndPoint.Count + " 格");
+        }
+
+        private static string Shown(string location)
+        {
+            string name;
+            return LocationNames.TryGetValue(location, out name) ? name : location;
         }
 
         private static JsonObject Observe()

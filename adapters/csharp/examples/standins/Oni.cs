@@ -19,6 +19,13 @@ namespace KMod
         public string path;
         public virtual void OnLoad(HarmonyLib.Harmony harmony) { }
     }
+
+    public static class Manager
+    {
+        /// <summary>The game's mods folder (Documents/Klei/OxygenNotIncluded/mods); a mod's own
+        /// folder is below it (Steam/&lt;id&gt;, Local/&lt;name&gt;), and mods/config is shared.</summary>
+        public static string GetDirectory() { return Environment.GetEnvironmentVariable("ONI_MODS") ?? "mods"; }
+    }
 }
 
 namespace UnityEngine
@@ -28,7 +35,27 @@ namespace UnityEngine
         public static void DontDestroyOnLoad(Object target) { }
     }
 
-    public class Component : Object { public GameObject gameObject { get; internal set; } }
+    public struct Vector3
+    {
+        public float x, y, z;
+        public Vector3(float x, float y, float z) { this.x = x; this.y = y; this.z = z; }
+    }
+
+    public class Transform { public Vector3 position; }
+
+    public class Component : Object
+    {
+        public GameObject gameObject { get; internal set; }
+        public readonly Transform transform = new Transform();
+        // Stand-in: the components a real GameObject holds, by type.
+        public readonly List<Component> Siblings = new List<Component>();
+        public T GetComponent<T>() where T : Component
+        {
+            if (this is T) return (T)this;
+            foreach (var c in Siblings) if (c is T) return (T)c;
+            return null;
+        }
+    }
 
     /// <summary>Unity calls a behaviour's Update() once a frame, on the main thread.</summary>
     public class MonoBehaviour : Component { }
@@ -57,6 +84,29 @@ public class SaveGame : UnityEngine.MonoBehaviour
 {
     public static SaveGame Instance;
     public string BaseName;
+}
+
+/// <summary>A game setting (ONI's SettingConfig); WorldgenSeed is the one holding the world seed.</summary>
+public class SettingConfig { public string id; public SettingConfig(string id) { this.id = id; } }
+
+/// <summary>One setting's value: for WorldgenSeed, id is the seed as text ("1845874684").</summary>
+public class SettingLevel { public string id; }
+
+public static class CustomGameSettingConfigs
+{
+    public static readonly SettingConfig WorldgenSeed = new SettingConfig("WorldgenSeed");
+}
+
+/// <summary>The loaded save's game settings (ONI keeps them in the save).</summary>
+public class CustomGameSettings : UnityEngine.MonoBehaviour
+{
+    public static CustomGameSettings Instance;
+    public readonly Dictionary<string, string> Levels = new Dictionary<string, string>();
+    public SettingLevel GetCurrentQualitySetting(SettingConfig setting)
+    {
+        string id;
+        return new SettingLevel { id = Levels.TryGetValue(setting.id, out id) ? id : "0" };
+    }
 }
 
 public class GameClock : UnityEngine.MonoBehaviour
@@ -89,4 +139,51 @@ public class SelectTool : UnityEngine.MonoBehaviour
 {
     public static SelectTool Instance;
     public KSelectable selected;
+}
+
+public static class TransformExtensions
+{
+    public static UnityEngine.Vector3 GetPosition(this UnityEngine.Transform t) { return t.position; }
+}
+
+public class CameraController : UnityEngine.MonoBehaviour
+{
+    public static CameraController Instance;
+    public UnityEngine.Vector3 Target;   // stand-in: where SetTargetPos moved the camera
+    public void SetTargetPos(UnityEngine.Vector3 pos, float orthographic_size, bool playSound) { Target = pos; }
+}
+
+public class MinionIdentity : UnityEngine.MonoBehaviour
+{
+    public string name;
+    public string GetProperName() { return name; }
+}
+
+public static class Components
+{
+    public class Cmps<T> { public readonly List<T> Items = new List<T>(); }
+    public static readonly Cmps<MinionIdentity> LiveMinionIdentities = new Cmps<MinionIdentity>();
+}
+
+public static class PriorityScreen
+{
+    public enum PriorityClass { idle = -1, basic = 0, high = 1, personalNeeds = 2, topPriority = 3, compulsory = 4 }
+}
+
+public struct PrioritySetting
+{
+    public PriorityScreen.PriorityClass priority_class;
+    public int priority_value;
+    public PrioritySetting(PriorityScreen.PriorityClass priority_class, int priority_value)
+    {
+        this.priority_class = priority_class;
+        this.priority_value = priority_value;
+    }
+}
+
+public class Prioritizable : UnityEngine.MonoBehaviour
+{
+    public PrioritySetting setting;
+    public PrioritySetting GetMasterPriority() { return setting; }
+    public void SetMasterPriority(PrioritySetting priority) { setting = priority; }
 }

@@ -4,6 +4,7 @@
 // the bodies are not the game's. A real build references StardewModdingAPI.dll and Stardew
 // Valley.dll (Pathoschild.Stardew.ModBuildConfig) instead of this file.
 using System;
+using System.Collections.Generic;
 
 namespace StardewModdingAPI
 {
@@ -15,6 +16,16 @@ namespace StardewModdingAPI
     {
         string DirectoryPath { get; }
         Events.IModEvents Events { get; }
+        IDataHelper Data { get; }
+    }
+
+    /// <summary>SMAPI's helper.Data: global data is kept in the game's app data folder
+    /// (.smapi/mod-data/&lt;mod id&gt;/&lt;key&gt;.json), which a mod update does not touch; a null
+    /// value deletes it. Keys are letters, digits, '_', '.', '-'.</summary>
+    public interface IDataHelper
+    {
+        TModel ReadGlobalData<TModel>(string key) where TModel : class;
+        void WriteGlobalData<TModel>(string key, TModel data) where TModel : class;
     }
 
     public abstract class Mod
@@ -46,9 +57,43 @@ namespace Netcode
     public class NetString { public string Value { get; set; } }
 }
 
+namespace Microsoft.Xna.Framework
+{
+    public struct Point
+    {
+        public int X, Y;
+        public Point(int x, int y) { X = x; Y = y; }
+    }
+}
+
 namespace StardewValley
 {
-    public class GameLocation { public string Name { get; set; } }
+    using System.Collections.Generic;
+    using Microsoft.Xna.Framework;
+
+    public class GameLocation
+    {
+        public string Name { get; set; }
+        public readonly List<NPC> characters = new List<NPC>();
+        // Stand-in only (the host's map): tiles nothing can walk on; the real game asks its map.
+        public readonly HashSet<long> BlockedTiles = new HashSet<long>();
+        public bool IsBlocked(Point p) { return BlockedTiles.Contains(((long)p.X << 32) | (uint)p.Y); }
+        public void Block(int x, int y) { BlockedTiles.Add(((long)x << 32) | (uint)y); }
+    }
+
+    public class Character
+    {
+        public string Name { get; set; }
+        public Point TilePoint { get; set; }
+    }
+
+    public class NPC : Character { public string displayName; }
+
+    public class HUDMessage
+    {
+        public readonly string message;
+        public HUDMessage(string message, int whatType) { this.message = message; }
+    }
 
     public class Item
     {
@@ -56,9 +101,10 @@ namespace StardewValley
         public string DisplayName { get; set; }
     }
 
-    public class Farmer
+    public class Farmer : Character
     {
-        public string Name { get; set; }
+        public bool CanMove = true;
+        public Pathfinding.PathFindController controller;
         public int health;
         public float Stamina { get; set; }
         public Item CurrentItem { get; set; }
@@ -68,10 +114,56 @@ namespace StardewValley
     public static class Game1
     {
         public static Farmer player;
+        public static object activeClickableMenu;
+        public static bool eventUp;
+        public static readonly List<string> HudMessages = new List<string>();   // stand-in only
+        public static void addHUDMessage(HUDMessage message) { HudMessages.Add(message.message); }
         public static ulong uniqueIDForThisGame;
         public static GameLocation currentLocation;
         public static int timeOfDay;
         public static int dayOfMonth;
         public static string currentSeason;
+    }
+}
+
+namespace StardewValley.Pathfinding
+{
+    using System.Collections.Generic;
+    using Microsoft.Xna.Framework;
+
+    /// <summary>The game's path finder: pathToEndPoint is null when the end point cannot be reached.
+    /// (The stand-in searches a 100x100 grid of the location's unblocked tiles.)</summary>
+    public class PathFindController
+    {
+        public Stack<Point> pathToEndPoint;
+        public readonly Point endPoint;
+
+        public PathFindController(Character c, GameLocation location, Point endPoint, int finalFacingDirection)
+        {
+            this.endPoint = endPoint;
+            var start = c.TilePoint;
+            var seen = new Dictionary<long, long>();
+            var queue = new Queue<Point>();
+            System.Func<Point, long> key = p => ((long)p.X << 32) | (uint)p.Y;
+            seen[key(start)] = -1;
+            queue.Enqueue(start);
+            while (queue.Count > 0)
+            {
+                var p = queue.Dequeue();
+                if (p.X == endPoint.X && p.Y == endPoint.Y)
+                {
+                    pathToEndPoint = new Stack<Point>();
+                    for (long k = key(p); k != -1; k = seen[k]) pathToEndPoint.Push(new Point((int)(k >> 32), (int)(uint)k));
+                    return;
+                }
+                foreach (var d in new[] { new Point(1, 0), new Point(-1, 0), new Point(0, 1), new Point(0, -1) })
+                {
+                    var n = new Point(p.X + d.X, p.Y + d.Y);
+                    if (n.X < 0 || n.Y < 0 || n.X >= 100 || n.Y >= 100 || location.IsBlocked(n) || seen.ContainsKey(key(n))) continue;
+                    seen[key(n)] = key(p);
+                    queue.Enqueue(n);
+                }
+            }
+        }
     }
 }

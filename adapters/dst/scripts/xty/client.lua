@@ -57,6 +57,10 @@ function Client.new(opts)
     self.query, self.now = opts.query, opts.now
     self.log = opts.log or function() end
     self.on_frame = opts.on_frame or function() end   -- every server frame no chat claimed
+    -- The companion speaking up (v1.md "game.event"): on_companion(text, finished) with its line
+    -- so far, then once with finished = true (a line the player's chat cut short ends there too).
+    self.on_companion = opts.on_companion
+    self.lines = {}
     -- Pairing (no token): on_pair(code, seconds) to show the code, on_key(key) to keep the key,
     -- on_key_refused() to forget a key the server refused (revoked on the page): pair next time.
     self.on_pair, self.on_key, self.on_key_refused = opts.on_pair, opts.on_key, opts.on_key_refused
@@ -103,6 +107,7 @@ function Client:hello_frame()
         type = "adapter.hello", id = self:id("hello"), protocol = "v1",
         adapter = self.adapter, identity = self.identity, token = self.token,
         capabilities = { image = false, voice = false }, timezone = self.timezone,
+        actions = self.actions,   -- xty.actions: what the companion may do (v1.md "Actions")
     }
 end
 
@@ -145,6 +150,57 @@ end
 
 function Client:cancel(id) self:send({ type = "chat.cancel", id = id }) end
 
+-- Push-to-talk (v1.md "Voice"): DST's Lua has no audio, so the server records the PC's
+-- microphone from voice_start (the key pressed) to voice_stop (released), answers what it heard
+-- with handlers.transcript(text, final), then runs the turn with the same id: handlers.delta,
+-- done and error as for chat (error also for a failed utterance: frame.code, Client.explain).
+-- The reply is spoken on the PC's speakers unless speech is "none". Returns the id.
+local VOICE_GOES_ON = { voice_timeout = true, audio_too_long = true, speech_unavailable = true }
+function Client:voice_start(handlers, speech)
+    local id = self:id("voice")
+    local frame = { type = "voice.start", id = id }
+    if speech and speech ~= "speakers" then frame.speech = speech end
+    -- The utterance (at most 30 s) comes before the reply's own time.
+    local deadline = self.now() + self.chat_timeout + 30
+    self.chats[id] = { handlers = handlers or {}, frame = frame, deadline = deadline, voice = true }
+    if self.stopped then
+        local code = FINAL[self.stopped] and (self.pair_refused or "unauthorized") or "closed"
+        self:finish(id, { type = "chat.error", id = id, code = code })
+    elseif self.outage and not self.hello then
+        self:finish(id, { type = "chat.error", id = id, code = "no_server" })
+    else
+        self:send(frame)
+    end
+    return id
+end
+
+function Client:voice_stop(id) self:send({ type = "voice.stop", id = id }) end
+function Client:voice_cancel(id) self:send({ type = "voice.cancel", id = id }) end
+-- Something just happened in the game (v1.md "game.event"): kind from the documented list,
+-- facts = { subject, place, value, maxValue, count } (each optional). No answer unless refused.
+-- Only sent while a session is open: an event is news now or never.
+function Client:event(kind, facts)
+    if not self.session or self.stopped then return false end
+    local frame = { type = "game.event", kind = kind, saveId = self.identity.saveId }
+    if facts and next(facts) then frame.facts = facts end
+    self:send(frame)
+    return true
+end
+
+-- A chat.delta / chat.done / chat.error of the companion's own line.
+function Client:companion(frame)
+    local parts = self.lines[frame.id] or {}
+    self.lines[frame.id] = parts
+    if frame.type == "chat.delta" then
+        parts[#parts + 1] = frame.text
+        self:call(self.on_companion and function() self.on_companion(table.concat(parts), false) end)
+    else
+        self.lines[frame.id] = nil
+        local text = frame.type == "chat.done" and (frame.text or table.concat(parts)) or table.concat(parts)
+        self:call(self.on_companion and function() self.on_companion(text, true) end)
+    end
+end
+
 function Client:finish(id, frame)
     local chat = self.chats[id]
     if not chat then return end
@@ -162,7 +218,7 @@ function Client:end_chats(keep, code)
     for _, id in ipairs(ids) do self:finish(id, { type = "chat.error", id = id, code = code }) end
 end
 
--- Pairing answers (PAIRING.md): the code to show, then the key (the session goes on with a
+-- Pairing answers (protocol/v1.md "Pairing"): the code to show, then the key (the session goes on with a
 -- hello carrying it) or a refusal (a close 4001 follows).
 function Client:paired(frame)
     if frame.type == "pair.pending" then
@@ -193,10 +249,17 @@ function Client:dispatch(frame)
         self.last_beat = self.now()
         self.log("server.hello, heartbeat every " .. frame.heartbeatMs .. " ms")
     end
+    if frame.origin == "companion" then return self:companion(frame) end
     local chat = frame.id and self.chats[frame.id]
     if chat then
         if frame.type == "chat.delta" then
             self:call(chat.handlers.delta, frame.text)
+        elseif frame.type == "voice.transcript" then
+            self:call(chat.handlers.transcript and function()
+                chat.handlers.transcript(frame.text, frame.final == true)
+            end)
+        elseif frame.type == "voice.error" and not VOICE_GOES_ON[frame.code] then
+            self:finish(frame.id, { type = "chat.error", id = frame.id, code = frame.code, message = frame.message })
         elseif frame.type == "chat.done" or frame.type == "chat.error" or frame.type == "error" then
             self:finish(frame.id, frame)
         end

@@ -6,6 +6,8 @@
 -- game is paused: heartbeats go on and a pause does not end the session (4003). The state is
 -- observed on the world's own scheduler (DoPeriodicTask): nothing changes while paused.
 local Client = require("xty.client")
+local Actions = require("xty.actions")
+local Events = require("xty.events")
 local projection = require("xty.projection")
 local saveid = require("xty.saveid")
 
@@ -13,7 +15,7 @@ local M = {}
 M.GAME = "dont-starve-together"
 M.SALT_KEY = "xiaotangyuan_salt"   -- the per-install salt of saveId (never sent)
 M.URL_KEY = "xiaotangyuan_url"     -- optional: a base URL that replaces host and port
-M.KEY_KEY = "xiaotangyuan_key"     -- the key pairing gave this mod (PAIRING.md)
+M.KEY_KEY = "xiaotangyuan_key"     -- the key pairing gave this mod (protocol/v1.md "Pairing")
 M.PUMP_SECONDS, M.OBSERVE_SECONDS, M.WAIT_MS = 0.25, 2, 1000
 
 function M.base_url(host, port)
@@ -34,14 +36,19 @@ function M.load_salt(sim, entropy, done)
     end)
 end
 
--- env: sim, world, now (GetStaticTime), host, port, token (a pasted token; else the kept key;
+-- env: sim, world, now (GetStaticTime), host, port, token (tests and tools only: a DST mod cannot
+-- read the server's token; else the kept key;
 -- else the mod pairs), features() (the world's stable features), observe() (the full
 -- observation), log(line), say(text) (shown to the player), adapter, timezone, save_name,
--- client_options (extra Client.new options). Returns the mod: mod.ask(question, on_text, source)
--- and mod.stop().
+-- client_options (extra Client.new options), game (xty.actions' hands on the world: with it the
+-- mod declares point_to, craft and drop_item), on_action(name, args, status, text), speak(text)
+-- (the companion speaking up; default: say). Returns the mod: mod.ask(question, on_text, source),
+-- mod.talk(on_heard, on_text) and mod.release(id) (push-to-talk), and mod.stop().
 function M.start(env)
     local mod = { log = env.log or function() end }
     local say = env.say or mod.log
+    local speak = env.speak or say
+    local watch = Events.new()
     local function begin(url, salt, key)
         local save_id = saveid.derive(env.features(), salt)
         local options = {
@@ -53,14 +60,28 @@ function M.start(env)
             adapter = env.adapter or { name = "XTY DST", version = "0.1.0" },
             timezone = env.timezone, now = env.now, log = mod.log,
             query = function(u, cb, method, body) env.sim:QueryServer(u, cb, method, body) end,
+            -- The companion speaking up about an event: shown once its line is whole.
+            on_companion = function(text, finished) if finished and text ~= "" then speak(text) end end,
+            -- A refused frame is the mod author's to fix: in the log, with the fields named.
+            on_frame = function(frame)
+                if frame.type == "error" then
+                    mod.log("refused: " .. tostring(frame.code) .. " " .. tostring(frame.message))
+                end
+            end,
         }
         for k, v in pairs(env.client_options or {}) do options[k] = v end
         mod.client = Client.new(options)
+        if env.game then Actions.attach(mod.client, env.game, env.on_action) end
         mod.log("saveId " .. save_id .. ", server " .. url)
         mod.client:connect()
         env.world:DoStaticPeriodicTask(M.PUMP_SECONDS, function() mod.client:pump(M.WAIT_MS) end)
         env.world:DoPeriodicTask(M.OBSERVE_SECONDS, function()
-            mod.client:update_state(projection.project(env.observe(), "", M.GAME))
+            local observation = env.observe()
+            mod.client:update_state(projection.project(observation, "", M.GAME))
+            -- Dusk, low health or sanity, a boss near: the server decides whether to speak up.
+            for _, event in ipairs(watch:changes(observation)) do
+                if mod.client:event(event.kind, event.facts) then mod.log("event " .. event.kind) end
+            end
         end)
     end
     env.sim:GetPersistentString(M.URL_KEY, function(ok, stored)
@@ -89,6 +110,27 @@ function M.start(env)
             done = function(frame) on_text(frame.text or table.concat(reply), true) end,
             error = function(frame) on_text(Client.explain(frame), true, frame.code) end,
         }, source)
+    end
+
+    -- Push-to-talk pressed: on_heard(text, final) with what the server's microphone heard,
+    -- then on_text as for mod.ask. Returns the id for mod.release(id) when the key goes up.
+    function mod.talk(on_heard, on_text)
+        if not mod.client then
+            on_text(Client.explain("no_server"), true, "no_server")
+            return nil
+        end
+        mod.client:update_state(projection.project(env.observe(), "", M.GAME))
+        local reply = {}
+        return mod.client:voice_start({
+            transcript = on_heard,
+            delta = function(text) reply[#reply + 1] = text; on_text(table.concat(reply), false) end,
+            done = function(frame) on_text(frame.text or table.concat(reply), true) end,
+            error = function(frame) on_text(Client.explain(frame), true, frame.code) end,
+        })
+    end
+
+    function mod.release(id)
+        if mod.client and id then mod.client:voice_stop(id) end
     end
 
     function mod.stop()
