@@ -456,3 +456,25 @@ def test_a_session_reference_prefers_what_was_said_in_that_session() -> None:
     assert window("聊点别的") == [1]
     assert window("我下线前最后说了啥") == [2]
     assert window("上次玩的时候说了啥") == [3]  # the most important of that session
+
+
+def test_small_talk_nearer_chatter_than_any_memory_carries_the_goals_alone() -> None:
+    events = [
+        _sv(1, "鸡舍", "打算秋天前盖好鸡舍", kind="goal"),
+        _sv(2, "鱼", "钓到了一条大鲶鱼", importance=5),
+        _sv(3, "矿洞", "第一次下到矿洞四十层", importance=2),
+    ]
+    index = SaveIndex(Scope("stardew-valley", "farm-a"), events)
+    near = [(2, 0.84), (3, 0.83), (1, 0.90)]  # the goal's cosine does not count
+
+    def chosen(text: str, chatter: float | None) -> list[int]:
+        return select_memories(
+            None, index, query_text=text, current_day=None, now=NOW, similar=near, chatter=chatter
+        ).used_ids
+
+    margin = MemoryBudget().small_talk_margin
+    assert chosen("下班回来好困", 0.84 + margin) == [1]  # the margin reached: the goal alone
+    assert chosen("下班回来好困", 0.84 + margin - 0.001) == [1, 2]  # not quite: as before
+    assert chosen("下班回来好困", None) == [1, 2]  # no chatter vectors: as before
+    assert 2 in chosen("下班回来好困，那条鲶鱼呢", 0.99)  # a word matches
+    assert chosen("下一步干嘛", 0.99) == [1, 2]  # a cue: never small talk

@@ -48,6 +48,7 @@ from xtyserver.memory.aliases import PlayerAlias, alias_terms
 from xtyserver.memory.cues import fits, read_cues
 from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
 from xtyserver.memory.lexicon import Lexicon
+from xtyserver.memory.smalltalk import SMALL_TALK_MARGIN, is_small_talk
 from xtyserver.memory.spelling import respell
 from xtyserver.memory.tokenize import approx_tokens, tokenize
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
@@ -105,6 +106,9 @@ class MemoryBudget(msgspec.Struct, frozen=True):
         lexical_discount: Memory vectors: what the cosine of a memory the words did
             not pick loses per unit of its shared words' BM25 score over the
             best score, when the vectors order those.
+        small_talk_margin: How much nearer everyday chatter than any memory (cosine)
+            a turn without a word match or cue must be to count as small talk, which
+            carries the goals alone (memory/smalltalk.py).
     """
 
     profile_tokens: int = 300
@@ -122,6 +126,7 @@ class MemoryBudget(msgspec.Struct, frozen=True):
     similarity_margin: float = 0.08
     vector_places: int = 1
     lexical_discount: float = 0.08
+    small_talk_margin: float = SMALL_TALK_MARGIN
 
 
 class SaveIndex:
@@ -465,6 +470,7 @@ def select_memories(
     budget: MemoryBudget | None = None,
     similar: Sequence[tuple[int, float]] | None = None,
     also_asked: AbstractSet[str] = frozenset(),
+    chatter: float | None = None,
 ) -> MemorySelection:
     """Choose this turn's memories from one save (see the module docstring).
 
@@ -480,6 +486,8 @@ def select_memories(
             (:func:`~xtyserver.memory.vectors.similarities`), or None: lexical alone.
         also_asked: More terms the player's text counts as asking for (the game's shown
             names as aliases: :func:`~xtyserver.memory.shown_names.alias_terms`).
+        chatter: The query's best cosine with everyday chatter
+            (:data:`~xtyserver.memory.smalltalk.CHATTER`), or None: unknown.
     """
     budget = budget or MemoryBudget()
     lines = tuple(profile_lines(profile, budget.profile_tokens)) if profile else ()
@@ -531,6 +539,19 @@ def select_memories(
         sessions=index.sessions,
     )
     cued = [ev for ev in eligible if ev.id not in taken and fits(cues, ev)] if cues else []
+    # Small talk (no word, no cue, nearer everyday chatter than any memory) recalls
+    # nothing: only the always-on goals go in.
+    quiet = (
+        not lexical
+        and not cues
+        and is_small_talk(
+            chatter,
+            max((cos for i, cos in similar or () if i not in taken), default=None),
+            margin=budget.small_talk_margin,
+        )
+    )
+    if quiet:
+        similar = None
     from_vectors: set[int] = set()
     added = 0  # relevant places the vectors added: "recent and important" gives them up
     if similar:
@@ -581,7 +602,7 @@ def select_memories(
             -standing[ev.id],
             ev.id,
         ),
-    )[: max(0, budget.recent - added)]
+    )[: 0 if quiet else max(0, budget.recent - added)]
     selection = MemorySelection(
         profile=lines, goals=tuple(goals), relevant=tuple(relevant), recent=tuple(recent)
     )

@@ -111,6 +111,10 @@ class MemoryService:
         self.store = store
         # The [models.embedding] model whose vectors the indexes hold (None: no vectors).
         self.vector_model = vector_model
+        # Everyday chatter's vectors from that model (memory/smalltalk.py), once embedded
+        # (serve/vector_backlog.py embed_chatter): what tells small talk from a question.
+        self.chatter: tuple[array[float], ...] = ()
+        self.chatter_lock = anyio.Lock()
         self.enabled = enabled
         # A callable: the glossary built when first needed (``GlossaryOnce``).
         fixed = glossary if isinstance(glossary, Glossary) else Glossary()
