@@ -467,12 +467,21 @@ def test_small_talk_nearer_chatter_than_any_memory_carries_the_goals_alone() -> 
     index = SaveIndex(Scope("stardew-valley", "farm-a"), events)
     near = [(2, 0.84), (3, 0.83), (1, 0.90)]  # the goal's cosine does not count
 
+    budget = MemoryBudget(close_places=0)  # 2 and 3 are near ties: one vector place
+
     def chosen(text: str, chatter: float | None) -> list[int]:
         return select_memories(
-            None, index, query_text=text, current_day=None, now=NOW, similar=near, chatter=chatter
+            None,
+            index,
+            query_text=text,
+            current_day=None,
+            now=NOW,
+            similar=near,
+            chatter=chatter,
+            budget=budget,
         ).used_ids
 
-    margin = MemoryBudget().small_talk_margin
+    margin = budget.small_talk_margin
     assert chosen("下班回来好困", 0.84 + margin) == [1]  # the margin reached: the goal alone
     assert chosen("下班回来好困", 0.84 + margin - 0.001) == [1, 2]  # not quite: as before
     assert chosen("下班回来好困", None) == [1, 2]  # no chatter vectors: as before

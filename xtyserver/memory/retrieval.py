@@ -106,6 +106,11 @@ class MemoryBudget(msgspec.Struct, frozen=True):
         lexical_discount: Memory vectors: what the cosine of a memory the words did
             not pick loses per unit of its shared words' BM25 score over the
             best score, when the vectors order those.
+        close_places: Memory vectors: more relevant places (beyond ``vector_places``)
+            for the next candidates the words did not pick when their cosine is within
+            ``close_similarity`` of the first one's: one place cannot choose between
+            near ties.
+        close_similarity: Memory vectors: how near that is.
         small_talk_margin: How much nearer everyday chatter than any memory (cosine)
             a turn without a word match or cue must be to count as small talk, which
             carries the goals alone (memory/smalltalk.py).
@@ -127,6 +132,8 @@ class MemoryBudget(msgspec.Struct, frozen=True):
     vector_places: int = 1
     lexical_discount: float = 0.08
     small_talk_margin: float = SMALL_TALK_MARGIN
+    close_places: int = 1
+    close_similarity: float = 0.005
 
 
 class SaveIndex:
@@ -580,8 +587,17 @@ def select_memories(
         pool = {ev.id: ev for ev in lexical} | {i: allowed[i] for i in nearest}
         # The section holds what words alone would have put in it and, with vector
         # candidates, up to ``vector_places`` more, each taken from "recent and
-        # important": vectors reorder and replace, the turn injects no more.
+        # important": vectors reorder and replace. Only near ties (``close_places``
+        # within ``close_similarity`` of the first) add to the turn's memories.
         extra = min(budget.vector_places, max(budget.recent, 0)) if nearest and not cued else 0
+        seen = {ev.id for ev in lexical}
+        unseen = [i for i in nearest if i not in seen]
+        # Near ties add places where the words found one memory at most.
+        if extra and len(unseen) > 1 and len(seen) <= 1:
+            cosine = dict(similar)
+            first = cosine[unseen[0]] - budget.close_similarity
+            ties = sum(1 for i in unseen[1:] if cosine[i] >= first)
+            extra += min(ties, max(budget.close_places, 0))
         room = min(len(lexical) + extra, max(budget.relevant, len(lexical)))
         added = room - len(lexical)
         lexical = sorted(pool.values(), key=lambda ev: (-fused[ev.id], -scored[ev.id], ev.id))
