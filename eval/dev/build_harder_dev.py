@@ -208,6 +208,46 @@ CASES: list[dict[str, Any]] = [
         "style": "long_chatty",
         "lang": "zh",
     },
+    {
+        "id": "hd-long4", "gameId": "stardew-valley", "currentDay": 75,
+        "memories": [
+            ("m1", "秋季第12天，玩家在矿洞第60层被一群蝙蝠围攻，差点晕倒", 68, "event"),
+            ("m2", "秋季第14天，玩家把温室里的古代水果全收了", 70, "event"),
+        ],
+        "question": (
+            "哎我跟你说，昨天我表妹来我家住，吵着要玩我的switch，我只好陪她玩了一下午的"
+            "马里奥赛车，她还老是赢我，气死了。晚上又被我妈拉去逛超市，买了一堆零食。"
+            "我上回在地底下被那些会飞的黑东西咬得快不行了是第几层来着？"
+        ),
+        "expected": ["m1"], "style": "long_chatty", "lang": "zh",
+    },
+    {
+        "id": "hd-long5", "gameId": "oxygen-not-included", "currentDay": 90,
+        "memories": [
+            ("m1", "第82周期，玩家的火箭第一次飞到了太空", 82, "event"),
+            ("m2", "第86周期，玩家建了第二个厨房", 86, "event"),
+        ],
+        "question": (
+            "ok so today was honestly the longest day ever, had two exams back to back and "
+            "then my bike got a flat on the way home so I had to walk like forty minutes in "
+            "the rain. finally home now with tea. did that thing I launched ever make it up "
+            "there?"
+        ),
+        "expected": ["m1"], "style": "long_chatty", "lang": "en",
+    },
+    {
+        "id": "hd-long6", "gameId": "dont-starve-together", "currentDay": 60,
+        "memories": [
+            ("m1", "第52天，玩家在基地周围种了一圈桦树防火", 52, "event"),
+            ("m2", "第55天，玩家给牛牛驯化好了，能骑了", 55, "event"),
+        ],
+        "question": (
+            "今天公司团建去爬山，腿都快断了，领导还非要拍合照，拍了二十多张，回来的大巴上"
+            "大家都在睡觉，我旁边的同事打呼噜特别响，我一路都没睡着，话说回来，"
+            "那头大毛牛现在能让我坐上去了没"
+        ),
+        "expected": ["m2"], "style": "long_chatty", "lang": "zh",
+    },
     # -- multi-hop ---------------------------------------------------------------------
     {
         "id": "hd-hop1",

@@ -46,6 +46,7 @@ import msgspec
 from xtyserver.errors import UsageError
 from xtyserver.memory.aliases import PlayerAlias, alias_terms
 from xtyserver.memory.cues import fits, read_cues
+from xtyserver.memory.focus import question_part
 from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
 from xtyserver.memory.lexicon import Lexicon
 from xtyserver.memory.smalltalk import SMALL_TALK_MARGIN, is_small_talk
@@ -504,9 +505,13 @@ def select_memories(
         if current_day is None
         else [ev for ev in events if ev.day is None or ev.day <= current_day]
     )
-    asked = index.query_terms(query_text) | also_asked
     around = index.query_terms(" ".join(focus_terms)) if focus_terms else set()
+    # A long message's words are its question's (memory/focus.py), unless those match nothing.
+    asked = index.query_terms(question_part(query_text)) | also_asked
     raw = index.term_scores(asked, around, context_weight=budget.context_weight)
+    if not raw and question_part(query_text) != query_text:
+        asked = index.query_terms(query_text) | also_asked
+        raw = index.term_scores(asked, around, context_weight=budget.context_weight)
     w_relevance, w_recency, w_importance = budget.w_relevance, budget.w_recency, budget.w_importance
     decay = budget.recency_decay
     # What "recent and important" ranks by (recency and importance alone), per event once.

@@ -21,6 +21,7 @@ import msgspec
 
 from xtyserver import errors
 from xtyserver.errors import StoreError
+from xtyserver.memory.focus import question_part
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.types import Scope
 from xtyserver.memory.vectors import embedding_text, similarities
@@ -257,7 +258,8 @@ class TurnTasks:
         started = anyio.current_time()
         with anyio.move_on_after(self.query_budget()) as deadline:
             try:
-                done = await embedder.embed([query], query=True)
+                # A long message's question, not its chatter (memory/focus.py).
+                done = await embedder.embed([question_part(query)], query=True)
             except errors.ModelError as exc:
                 self._log.info("memory.embedding_skipped", reason=exc.code)
                 return
