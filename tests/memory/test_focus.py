@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from xtyserver.memory.focus import LONG_TEXT, question_part, width
+from xtyserver.memory.focus import LONG_TEXT, negated_part, question_part, width
 from xtyserver.memory.retrieval import SaveIndex, select_memories
 from xtyserver.memory.types import MemoryEvent, Scope
 
@@ -66,3 +66,37 @@ def test_the_chatters_words_do_not_pick_memories() -> None:
         None, index, query_text=DAY + "对了，那个呢？", current_day=None, now=0.0
     )
     assert [ev.id for ev in chosen.relevant] == [1]
+
+
+@pytest.mark.parametrize(
+    ("text", "ruled"),
+    [
+        ("不是冬天温室那个计划，是另一个，我说要弄啥来着", "冬天温室那个计划"),
+        ("除了鸡舍以外我还计划了啥", "鸡舍"),
+        ("not the first base, the other one, where did I put it again?", "first base"),
+        ("other than the chicken coop what did I plan", "chicken coop"),
+        ("是不是该去钓鱼了", ""),  # a question, not a negation
+        ("我不是说过要盖鸡舍吗", ""),
+        ("I am not sure, what did I plan", ""),
+    ],
+)
+def test_what_a_question_rules_out(text: str, ruled: str) -> None:
+    assert negated_part(text)[0] == ruled
+
+
+def test_the_ruled_out_memory_gives_its_place_to_the_other_one() -> None:
+    scope = Scope("stardew-valley", "farm")
+
+    def event(i: int, summary: str, importance: int) -> MemoryEvent:
+        return MemoryEvent(
+            id=i, game_id=scope.game_id, save_id=scope.save_id, kind="goal", subject=summary,
+            summary=summary, importance=importance, status="active", pinned=False, day=None,
+            created_at=0.0, updated_at=0.0, last_used_at=0.0,
+        )  # fmt: skip
+
+    index = SaveIndex(scope, [event(1, "冬天在温室里种满杨桃", 5), event(2, "明年扩建鸡舍", 2)])
+    text = "不是冬天温室那个计划，是另一个"
+    chosen = select_memories(None, index, query_text=text, current_day=None, now=0.0)
+    assert chosen.used_ids == [2]
+    chosen = select_memories(None, index, query_text="冬天温室那个计划", current_day=None, now=0.0)
+    assert chosen.used_ids[0] == 1

@@ -88,3 +88,32 @@ def question_part(text: str) -> str:
         if asks.search(pieces[n]):
             return " ".join(pieces[n - 1 : n + 1])
     return text
+
+
+@functools.cache
+def _negations() -> re.Pattern[str]:
+    thing = r"([^，,。？?！!；;]{1,16}?的?那[个次只件回条头座场位把张台块][^，,。？?！!；;是]{0,6})"
+    stop = r"(?=\s+(?:one|but|what|when|where|who|how|did|do|does|was|is|i)\b|[,.;?!]|\s+-|$)"
+    return re.compile(
+        r"(?:不是|并非|不要说|别说)"
+        + thing
+        + r"|除了([^，,。？?！!；;]{1,16}?)(?:以外|之外|那[个次只件回])"
+        + r"|\bnot (?:the|that|about the|about that) ([^,.;?!]{1,40}?)"
+        + stop
+        + r"|\b(?:other than|besides|apart from|except(?: for)?) (?:the|that) ([^,.;?!]{1,40}?)"
+        + stop,
+        re.IGNORECASE,
+    )
+
+
+def negated_part(text: str) -> tuple[str, str]:
+    """What the player rules out ("不是冬天那个计划，是另一个", "not the first base, the
+    other one") and the rest of ``text``; ("", text) when nothing is ruled out."""
+    spans = [m for m in _negations().finditer(text)]
+    if not spans:
+        return "", text
+    ruled = " ".join(next(g for g in m.groups() if g) for m in spans)
+    rest = text
+    for m in reversed(spans):
+        rest = rest[: m.start()] + " " + rest[m.end() :]
+    return ruled, rest.strip()

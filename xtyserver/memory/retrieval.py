@@ -46,7 +46,7 @@ import msgspec
 from xtyserver.errors import UsageError
 from xtyserver.memory.aliases import PlayerAlias, alias_terms
 from xtyserver.memory.cues import fits, read_cues
-from xtyserver.memory.focus import question_part
+from xtyserver.memory.focus import negated_part, question_part
 from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
 from xtyserver.memory.lexicon import Lexicon
 from xtyserver.memory.smalltalk import SMALL_TALK_MARGIN, is_small_talk
@@ -467,6 +467,22 @@ def _cut(selection: MemorySelection, max_chars: int) -> MemorySelection:
     return sel
 
 
+def _ruled_out(index: SaveIndex, ruled: str, rest: str, asked: AbstractSet[str]) -> frozenset[int]:
+    """The memory a question rules out (``ruled``, of memory/focus.py
+    :func:`negated_part`): the one its ruled-out words match best, when they match it
+    more than its other words do. Its words still count ("not the first base, the other
+    one": base names what is asked for too)."""
+    if not ruled:
+        return frozenset()
+    terms = index.query_terms(ruled) - index.query_terms(rest)
+    named = index.term_scores(terms, set(), context_weight=0.0)
+    best = max(named.values(), default=0.0)
+    if best <= 0.0:
+        return frozenset()
+    other = index.term_scores(set(asked) - terms, set(), context_weight=0.0)
+    return frozenset(i for i, v in named.items() if v >= best and v > other.get(i, 0.0))
+
+
 def select_memories(
     profile: SharedProfile | None,
     index: SaveIndex,
@@ -512,6 +528,11 @@ def select_memories(
     if not raw and question_part(query_text) != query_text:
         asked = index.query_terms(query_text) | also_asked
         raw = index.term_scores(asked, around, context_weight=budget.context_weight)
+    # "不是冬天那个计划，是另一个": what the player rules out is left out of this turn.
+    ruled, rest = negated_part(query_text)
+    ruled_out = _ruled_out(index, ruled, rest, asked)
+    if ruled_out:
+        eligible = [ev for ev in eligible if ev.id not in ruled_out]
     w_relevance, w_recency, w_importance = budget.w_relevance, budget.w_recency, budget.w_importance
     decay = budget.recency_decay
     # What "recent and important" ranks by (recency and importance alone), per event once.
@@ -556,6 +577,7 @@ def select_memories(
     quiet = (
         not lexical
         and not cues
+        and not ruled  # "not that one, the other": about the memories
         and is_small_talk(
             chatter,
             max((cos for i, cos in similar or () if i not in taken), default=None),
