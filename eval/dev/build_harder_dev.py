@@ -248,6 +248,34 @@ CASES: list[dict[str, Any]] = [
         ),
         "expected": ["m2"], "style": "long_chatty", "lang": "zh",
     },
+    # -- emoji -------------------------------------------------------------------------
+    {
+        "id": "hd-emoji1", "gameId": "stardew-valley", "currentDay": 45,
+        "memories": [
+            ("m1", "夏季第10天，玩家的母鸡第一次下了蛋", 38, "event"),
+            ("m2", "夏季第12天，玩家在海边钓到了一条金枪鱼", 40, "event"),
+        ],
+        "question": "我家🐔第一次生🥚是哪天来着😂",
+        "expected": ["m1"], "style": "emoji", "lang": "zh",
+    },
+    {
+        "id": "hd-emoji2", "gameId": "dont-starve-together", "currentDay": 33,
+        "memories": [
+            ("m1", "第26天，玩家在沼泽被一群蜘蛛追着咬", 26, "event"),
+            ("m2", "第29天，玩家的基地着火烧掉了两个箱子", 29, "event"),
+        ],
+        "question": "那次🔥把我啥烧没了😭",
+        "expected": ["m2"], "style": "emoji", "lang": "zh",
+    },
+    {
+        "id": "hd-emoji3", "gameId": "oxygen-not-included", "currentDay": 95,
+        "memories": [
+            ("m1", "第88周期，玩家造好了第一枚火箭", 88, "event"),
+            ("m2", "第91周期，玩家在基地里养了一群哈奇兽", 91, "event"),
+        ],
+        "question": "when did my 🚀 get built 🤔",
+        "expected": ["m1"], "style": "emoji", "lang": "en",
+    },
     # -- multi-hop ---------------------------------------------------------------------
     {
         "id": "hd-hop1",

@@ -46,6 +46,7 @@ import msgspec
 from xtyserver.errors import UsageError
 from xtyserver.memory.aliases import PlayerAlias, alias_terms
 from xtyserver.memory.cues import fits, read_cues
+from xtyserver.memory.emoji import spell_emoji
 from xtyserver.memory.focus import negated_part, question_part
 from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
 from xtyserver.memory.lexicon import Lexicon
@@ -302,6 +303,7 @@ class SaveIndex:
         return set(terms)
 
     def _read_query(self, text: str) -> set[str]:
+        text = spell_emoji(text)  # 🐔 is 鸡 (memory/emoji.py)
         words = tokenize(text)
         terms = set(words)
         glossary = self.glossary

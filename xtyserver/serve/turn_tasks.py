@@ -21,6 +21,7 @@ import msgspec
 
 from xtyserver import errors
 from xtyserver.errors import StoreError
+from xtyserver.memory.emoji import spell_emoji
 from xtyserver.memory.focus import question_part
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.types import Scope
@@ -258,8 +259,9 @@ class TurnTasks:
         started = anyio.current_time()
         with anyio.move_on_after(self.query_budget()) as deadline:
             try:
-                # A long message's question, not its chatter (memory/focus.py).
-                done = await embedder.embed([question_part(query)], query=True)
+                # A long message's question, not its chatter (memory/focus.py); 🐔 as 鸡.
+                asked = spell_emoji(question_part(query))
+                done = await embedder.embed([asked], query=True)
             except errors.ModelError as exc:
                 self._log.info("memory.embedding_skipped", reason=exc.code)
                 return

@@ -21,6 +21,7 @@ says so.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable
 
 import anyio
 
@@ -40,11 +41,13 @@ LOCAL_BATCH = 8
 tens of ms of CPU); a route takes :data:`~xtyserver.model.embedding.BATCH` a request."""
 
 
-async def embed_chatter(memory: MemoryService, embedder: Embedder) -> None:
+async def embed_chatter(
+    memory: MemoryService, embedder: Embedder, stop: Callable[[], bool] = lambda: False
+) -> None:
     """Everyday chatter's vectors (memory/smalltalk.py) into ``memory.chatter``, once per
-    process, :data:`LOCAL_BATCH` texts at a time: the in-process model's (free; a route's
-    embedder forms none, its turns go without the small-talk judgement). Nothing when
-    they are there or being formed (by the backlog or a turn).
+    process, :data:`LOCAL_BATCH` texts at a time until ``stop()``: the in-process
+    model's (free; a route's embedder forms none, its turns go without the small-talk
+    judgement). Nothing when they are there or being formed (by the backlog or a turn).
 
     Raises:
         ModelError: The embedder failed (the next caller tries again).
@@ -54,6 +57,8 @@ async def embed_chatter(memory: MemoryService, embedder: Embedder) -> None:
     async with memory.chatter_lock:
         vectors: list[array[float]] = []
         for at in range(0, len(CHATTER), LOCAL_BATCH):
+            if stop():  # a shutdown waits for one batch, not all of them
+                return
             vectors += (await embedder.embed(CHATTER[at : at + LOCAL_BATCH])).vectors
         memory.chatter = tuple(vectors)
 
@@ -86,6 +91,7 @@ class VectorBacklog:
         self._closed = False
         self._waiting = anyio.CancelScope()
         self.embedded = 0  # vectors stored since the start
+        self._chatter_tried = False
         self.rescan()
 
     @property
@@ -136,7 +142,6 @@ class VectorBacklog:
         try:
             with anyio.CancelScope() as self._waiting:
                 await self._model.wait_warm()
-            await self._chatter()
             while not self._closed:
                 if self._rescan:
                     try:
@@ -146,6 +151,10 @@ class VectorBacklog:
                         self._memory.job_finished(failed=False)
                     continue
                 if not self._saves:
+                    if not self._chatter_tried:  # once nothing else waits (no job of its own)
+                        self._chatter_tried = True
+                        await self._chatter()
+                        continue
                     await self._wake.wait()
                     self._wake = anyio.Event()
                     continue
@@ -168,13 +177,14 @@ class VectorBacklog:
                 self._memory.job_finished(failed=False)
 
     async def _chatter(self) -> None:
-        """The chatter's vectors first, so the first turn can tell small talk."""
+        """The chatter's vectors, so turns can tell small talk (a turn before it does it
+        itself within its budget)."""
         embedder = self._model.embedder
         if embedder is None or embedder.kind != "in_process":
             return
         await self._model.scheduler.wait_no_chat()
         try:
-            await embed_chatter(self._memory, embedder)
+            await embed_chatter(self._memory, embedder, lambda: self._closed)
         except errors.ModelError as exc:
             self._log.info("memory.embedding_failed", code=exc.code)
 
