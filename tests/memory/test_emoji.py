@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
+from tests.memory.conftest import stored
 from xtyserver.memory.emoji import spell_emoji
 from xtyserver.memory.retrieval import SaveIndex, select_memories
-from xtyserver.memory.types import MemoryEvent, Scope
+from xtyserver.memory.types import Scope
 from xtyserver.serve.glossary import load_glossary
 
 FARM = Scope("stardew-valley", "farm")
-
-
-def _event(i: int, summary: str, importance: int) -> MemoryEvent:
-    return MemoryEvent(
-        id=i, game_id=FARM.game_id, save_id=FARM.save_id, kind="event", subject=summary,
-        summary=summary, importance=importance, status="active", pinned=False, day=None,
-        created_at=0.0, updated_at=0.0, last_used_at=0.0,
-    )  # fmt: skip
 
 
 def test_an_emoji_is_its_word_and_the_rest_stays() -> None:
@@ -27,7 +20,10 @@ def test_an_emoji_is_its_word_and_the_rest_stays() -> None:
 
 def test_a_question_in_emoji_finds_the_memory_in_words() -> None:
     glossary = load_glossary(None).for_game(FARM.game_id)
-    events = [_event(1, "母鸡第一次下了蛋", 1), _event(2, "钓到了一条金枪鱼", 5)]
+    events = [
+        stored(FARM, 1, "母鸡第一次下了蛋", importance=1),
+        stored(FARM, 2, "钓到了一条金枪鱼", importance=5),
+    ]
     index = SaveIndex(FARM, events, glossary=glossary)
     chosen = select_memories(None, index, query_text="我家🐔生🥚是哪天", current_day=None, now=0.0)
     assert [ev.id for ev in chosen.relevant] == [1]

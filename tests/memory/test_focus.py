@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.memory.conftest import stored
 from xtyserver.memory.focus import LONG_TEXT, negated_part, question_part, width
 from xtyserver.memory.retrieval import SaveIndex, select_memories
-from xtyserver.memory.types import MemoryEvent, Scope
+from xtyserver.memory.types import Scope
 
 DAY = "今天上班真的累死了，老板又临时加了两个需求，午饭都没吃上，回家路上还堵车堵了一个小时。"
 
@@ -50,14 +51,7 @@ def test_the_edge_of_a_long_message() -> None:
 def test_the_chatters_words_do_not_pick_memories() -> None:
     scope = Scope("stardew-valley", "farm")
 
-    def event(i: int, summary: str) -> MemoryEvent:
-        return MemoryEvent(
-            id=i, game_id=scope.game_id, save_id=scope.save_id, kind="event", subject=summary,
-            summary=summary, importance=3, status="active", pinned=False, day=None,
-            created_at=0.0, updated_at=0.0, last_used_at=0.0,
-        )  # fmt: skip
-
-    index = SaveIndex(scope, [event(1, "老板的鸡舍需求"), event(2, "把矿车修好了")])
+    index = SaveIndex(scope, [stored(scope, 1, "老板的鸡舍需求"), stored(scope, 2, "把矿车修好了")])
     text = DAY + "对了，镇上那个矿车现在能坐了吗"
     chosen = select_memories(None, index, query_text=text, current_day=None, now=0.0)
     assert [ev.id for ev in chosen.relevant] == [2]
@@ -87,14 +81,9 @@ def test_what_a_question_rules_out(text: str, ruled: str) -> None:
 def test_the_ruled_out_memory_gives_its_place_to_the_other_one() -> None:
     scope = Scope("stardew-valley", "farm")
 
-    def event(i: int, summary: str, importance: int) -> MemoryEvent:
-        return MemoryEvent(
-            id=i, game_id=scope.game_id, save_id=scope.save_id, kind="goal", subject=summary,
-            summary=summary, importance=importance, status="active", pinned=False, day=None,
-            created_at=0.0, updated_at=0.0, last_used_at=0.0,
-        )  # fmt: skip
-
-    index = SaveIndex(scope, [event(1, "冬天在温室里种满杨桃", 5), event(2, "明年扩建鸡舍", 2)])
+    goals = [stored(scope, 1, "冬天在温室里种满杨桃", kind="goal", importance=5)]
+    goals.append(stored(scope, 2, "明年扩建鸡舍", kind="goal", importance=2))
+    index = SaveIndex(scope, goals)
     text = "不是冬天温室那个计划，是另一个"
     chosen = select_memories(None, index, query_text=text, current_day=None, now=0.0)
     assert chosen.used_ids == [2]
