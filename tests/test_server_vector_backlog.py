@@ -8,7 +8,6 @@ The embedding route is the scripted ``/v1/embeddings`` through the real client."
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -57,10 +56,10 @@ def cli_import(data_dir: Path, document: Path) -> None:
         text=True,
         timeout=60,
         cwd=ROOT,
-        env={**os.environ, "XTY_LANG": "en"},  # the CLI speaks the player's language
     )
     assert done.returncode == 0, done.stderr
-    assert f"Imported {PER_SAVE * len(SAVES)} memories" in done.stdout
+    # The console speaks Chinese first.
+    assert f"已导入 {PER_SAVE * len(SAVES)} 条记忆" in done.stdout
 
 
 def count_vectors(store: MemoryStore) -> int:

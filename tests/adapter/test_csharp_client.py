@@ -18,9 +18,11 @@ import anyio
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
+from tests.adapter.games import EVENING, free_port
 from tests.adapter.mono import NO_MONO, NO_MONO_REASON
-from tests.conftest import TOKEN, ServerProcess
+from tests.conftest import TOKEN, ServerProcess, running
 from xtyserver.adapter.saveid import derive_save_id
+from xtyserver.clock import ManualClock
 from xtyserver.testing import FakeModelServer, Reply
 
 pytestmark = pytest.mark.skipif(NO_MONO, reason=NO_MONO_REASON)
@@ -286,3 +288,26 @@ async def test_the_game_thread_never_touches_the_socket(probe: Path, tmp_path: P
     assert out.count("chat end done") >= 3, out
     assert counts.endswith("on the game thread 0 ()"), out
     assert "after close, on the game thread 0" in lines, out
+
+
+@pytest.mark.anyio
+async def test_a_stalled_network_fills_the_outbox_to_its_bound_and_never_waits(
+    probe: Path, tmp_path: Path
+) -> None:
+    """Issue 36 item 10 at the outbox's edge (MaxQueuedFrames, 64), against the real server:
+    the network stalls (the socket's send waits) with one state update on the wire; in one tick
+    the game's thread calls UpdateStateAsync 65 times more. 64 are queued and waiting, the 65th
+    is refused at once (send_queue_full, local), and every call returned while nothing moved.
+    When the network comes back the 65 are written in order and the outbox takes frames again.
+    The heartbeat is a minute apart, so no heartbeat takes a place in the outbox meanwhile."""
+    port = free_port()
+    overrides = {"server.port": port, "server.ui_port": 0, "server.heartbeat_ms": 60_000}
+    async with running(tmp_path / "data", clock=ManualClock(EVENING), overrides=overrides):
+        out = await run_probe(probe, "outbox", f"ws://127.0.0.1:{port}/v1", TOKEN)
+    lines = out.splitlines()
+    assert (
+        "calls on the game thread 66, waiting 65, refused 1 send_queue_full local, on the wire 1"
+        in lines
+    ), out
+    assert "written 65, in order true" in lines, out
+    assert "after: RanToCompletion" in lines, out

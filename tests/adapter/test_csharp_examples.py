@@ -1,9 +1,10 @@
 """The example mods in adapters/csharp/examples/ compile against stand-ins of the game API
-surface they use (the games' DLLs cannot be fetched here), and the SMAPI one plays a turn.
+surface they use (the games' DLLs cannot be fetched here), and both play against the server.
 
 `examples/standins/` hold exactly the SMAPI/Stardew and ONI/Harmony/Unity types the examples
 touch; `test/SmapiHost.cs` loads the SMAPI mod DLL as SMAPI does and runs its events on one
-main thread against a real `xtyserver serve` and the scripted model.
+main thread against a real `xtyserver serve` and the scripted model; `test/OniHost.cs` does the
+same for the ONI mod (Unity's frame loop).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from typing import Any
 import anyio
 import pytest
 
+from tests.adapter.games import EVENING, free_port, serve
 from tests.adapter.mono import CSHARP, NO_MONO, NO_MONO_REASON, compile_cs
 from tests.conftest import TOKEN, ServerProcess
 from xtyserver.adapter.saveid import derive_save_id
+from xtyserver.clock import ManualClock
 from xtyserver.testing import FakeModelServer, Reply, ToolCallScript
 
 pytestmark = pytest.mark.skipif(NO_MONO, reason=NO_MONO_REASON)
@@ -30,10 +33,59 @@ EXAMPLES = CSHARP / "examples"
 def test_the_oni_mod_compiles_against_the_oni_surface(tmp_path: Path) -> None:
     game = compile_cs(tmp_path / "OniStandins.dll", EXAMPLES / "standins" / "Oni.cs", library=False)
     compile_cs(tmp_path / "XtyOni.dll", EXAMPLES / "oni" / "XtyMod.cs", refs=(f"-r:{game}",))
-    # The saveId names the colony and its world seed, never the name alone.
-    oni = (EXAMPLES / "oni" / "XtyMod.cs").read_text()
-    assert '{ "colony", loaded.BaseName }, { "seed", seed }' in oni
-    assert "GetCurrentQualitySetting(CustomGameSettingConfigs.WorldgenSeed).id" in oni
+
+
+@pytest.mark.anyio
+async def test_two_oni_colonies_of_one_name_are_two_saves(tmp_path: Path) -> None:
+    """Issue 36 item 11: the ONI mod (OniHost.cs loads it as ONI does and runs Unity's frame
+    loop) plays three colonies against the real server: "Bubbles" with seed 1845874684,
+    another "Bubbles" with another seed, and the first again. Two saves, not one: each saveId
+    is the colony's name and its world seed under the salt the mod keeps in mods/config, and
+    the first colony's comes back the same, also after a mod update (item 9)."""
+    host = compile_cs(
+        tmp_path / "OniHost.exe",
+        EXAMPLES / "standins" / "Oni.cs",
+        CSHARP / "test" / "OniHost.cs",
+        library=False,
+    )
+    mod = compile_cs(tmp_path / "XtyOni.dll", EXAMPLES / "oni" / "XtyMod.cs", refs=(f"-r:{host}",))
+    mods = tmp_path / "Klei" / "OxygenNotIncluded" / "mods"
+    folder, keep = mods / "Steam" / "2854869130", mods / "config" / "XiaoTangYuan"
+    folder.mkdir(parents=True)
+    keep.mkdir(parents=True)
+    # An older version kept its salt and key in the mod's own folder.
+    (folder / "xiaotangyuan-salt.txt").write_text(OLD_SALT)
+    (folder / "xiaotangyuan-key.txt").write_text(TOKEN)  # paired before
+    port = free_port()
+    (folder / "xiaotangyuan-url.txt").write_text(f"ws://127.0.0.1:{port}/v1")
+    seeds = ["1845874684", "20260601", "1845874684"]
+    expected = {derive_save_id({"colony": "Bubbles", "seed": s}, OLD_SALT) for s in seeds}
+    assert len(expected) == 2
+
+    async def play(*colonies: str) -> str:
+        args = ["mono", str(host), str(mod), str(folder), str(mods), "今天适合挖矿吗？"]
+        with anyio.fail_after(180):
+            result = await anyio.run_process([*args, *colonies], check=False)
+        out = result.stdout.decode()
+        assert result.returncode == 0, out + result.stderr.decode()
+        return out
+
+    async with serve(tmp_path, port, ManualClock(EVENING)) as h:
+        out = await play(*(f"Bubbles:{s}" for s in seeds))
+        for seed in seeds:
+            assert f"answered in Bubbles (seed {seed})" in out
+        assert "moved xiaotangyuan-salt out of the mod's folder" in out
+        assert (keep / "xiaotangyuan-salt.txt").read_text(encoding="utf-8") == OLD_SALT
+        # Item 9 on ONI: the update replaces the mod's folder (the address file with it); the
+        # first colony is still the same save, with the kept key and the kept address.
+        shutil.rmtree(folder)
+        folder.mkdir()
+        again = await play(f"Bubbles:{seeds[0]}")
+        assert "answered in Bubbles (seed 1845874684)" in again
+        assert "pair" not in again and "moved" not in again
+        saves = [s for s in h.store.stats().saves if s.game_id == "oxygen-not-included"]
+    assert {s.save_id for s in saves} == expected
+    assert [s.save_name for s in saves] == ["Bubbles", "Bubbles"]
 
 
 # Mono's reference assemblies of .NET Framework 4.7.1 (Debian's mono-devel installs them here).

@@ -7,7 +7,8 @@ lists; the player's click is made through the page API as the page's script make
 (tests/test_server_pairing.py); the mod keeps the key, says hello with it and chats. The next
 start uses the kept key without a pair request; a key revoked on the page is forgotten, so the
 start after asks again; a Deny, and a code nobody allowed in time, end in the refusal the mod
-reports.
+reports. Each test waits for the mod's own pair prompt (a mono or lua5.1 start may take long on a
+busy machine) before it looks at the page.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from tests.adapter.games import (
     serve,
 )
 from tests.adapter.mono import NO_MONO, NO_MONO_REASON
+from tests.conftest import TOKEN
 from tests.manage.test_http import Page
 from tests.test_server_pairing import pending
 from xtyserver.clock import ManualClock
@@ -64,9 +66,11 @@ async def deny(page: Page) -> None:
 
 
 @asynccontextmanager
-async def csharp_mod(tmp: Path, probe: Path, port: int, folder: Path) -> AsyncIterator[Game]:
+async def csharp_mod(
+    tmp: Path, probe: Path, port: int, folder: Path, keep: Path | None = None
+) -> AsyncIterator[Game]:
     """Probe.exe's game loop (Start(), Poll() every tick) with no token and its mod folder:
-    the kept key, else pairing."""
+    the key kept in `keep` (default: the mod folder), else pairing."""
     folder.mkdir(exist_ok=True)
     control = tmp / f"control-{folder.name}.txt"
     url = f"ws://127.0.0.1:{port}/v1"
@@ -78,6 +82,8 @@ async def csharp_mod(tmp: Path, probe: Path, port: int, folder: Path) -> AsyncIt
         "",
         "--pair",
         str(folder),
+        "--keep",
+        str(keep or folder),
         "--control",
         str(control),
     ]
@@ -97,8 +103,8 @@ async def test_the_csharp_mod_pairs_keeps_its_key_and_reports_refusals(
         page = Page(h)
         await page.open()
         async with csharp_mod(tmp_path, probe, port, folder) as mod:
-            [request] = await pending(page)
             shown = mod.lines[await mod.expect("pair code ")]
+            [request] = await pending(page)
             assert shown == f"pair code {request['code']} for {PAIR_SECONDS} s"
             assert (request["adapter"], request["gameId"]) == ("XTY Probe", "stardew-valley")
             assert not (folder / KEY_FILE).exists()  # nothing without the click
@@ -128,6 +134,7 @@ async def test_the_csharp_mod_pairs_keeps_its_key_and_reports_refusals(
 
         # Its next start asks again, and the player clicks Deny: refused, no key kept.
         async with csharp_mod(tmp_path, probe, port, folder) as mod:
+            await mod.expect("pair code ")
             await deny(page)
             await mod.expect("[xty] reconnect refused: refused by the server: pair_denied: ")
             assert "session open" not in mod.output
@@ -137,10 +144,78 @@ async def test_the_csharp_mod_pairs_keeps_its_key_and_reports_refusals(
         # And nobody clicks: the code expires on the server's clock.
         late = tmp_path / "late-mod"
         async with csharp_mod(tmp_path, probe, port, late) as mod:
+            await mod.expect("pair code ")
             await pending(page)
             h.clock.advance(PAIR_SECONDS)
             await mod.expect("[xty] reconnect refused: refused by the server: pair_expired: ")
         assert not (late / KEY_FILE).exists()
+
+
+@NEEDS_MONO
+async def test_two_copies_of_a_mod_on_one_pc_share_one_key(tmp_path: Path, probe: Path) -> None:
+    """Issue 36 item 13: two copies of one mod on one PC (say Stardew from Steam and from GOG,
+    one SMAPI global data folder) keep their key in the same store. A second pairing would
+    replace the first's key on the server and the two would take turns revoking each other, so:
+    the copy that starts while the other's request waits is answered pair_busy and tries again
+    until the other's key is kept, then says hello with it; both play at once; restarting both
+    pairs nothing and nobody is refused."""
+    port = free_port()
+    keep = tmp_path / "StardewValley" / ".smapi" / "mod-data" / "xiaotangyuan"
+    steam, gog = tmp_path / "steam-mod", tmp_path / "gog-mod"
+    async with serve(tmp_path, port, ManualClock(EVENING)) as h:
+        page = Page(h)
+        await page.open()
+        async with csharp_mod(tmp_path, probe, port, steam, keep) as first:
+            await first.expect("pair code ")
+            [request] = await pending(page)
+            async with csharp_mod(tmp_path, probe, port, gog, keep) as second:
+                await second.expect("[xty] another copy of this mod is pairing")
+                assert len(await pending(page)) == 1  # the player sees one request, not two
+                await page.post("pair", requestId=request["id"], allow=True)
+                for copy in (first, second):
+                    await copy.expect("session open")
+                    copy.do("chat 你好")
+                    await copy.expect("chat end done 小汤圆收到：你好")
+                assert "paired, key kept" in first.output
+                assert "pair code" not in second.output and "paired" not in second.output
+        key = await kept(page, keep / KEY_FILE, "XTY Probe", "stardew-valley")
+        async with (  # both again: the kept key, no pairing, nobody refused
+            csharp_mod(tmp_path, probe, port, steam, keep) as one,
+            csharp_mod(tmp_path, probe, port, gog, keep) as other,
+        ):
+            for copy in (one, other):
+                await copy.expect("session open")
+            assert "pair code" not in one.output + other.output
+            assert "closed 4001" not in one.output + other.output
+        assert (keep / KEY_FILE).read_text(encoding="utf-8") == key
+        await one_key(page, "XTY Probe", "stardew-valley")
+        assert not (steam / KEY_FILE).exists() and not (gog / KEY_FILE).exists()
+
+
+@NEEDS_MONO
+async def test_a_waiting_copy_takes_the_key_another_copy_kept(tmp_path: Path, probe: Path) -> None:
+    """Issue 36 item 13, the narrow race: a copy whose pair request is already waiting on the
+    page when the other copy keeps a key (it started in the instant between the other's grant
+    and its save) takes that key within KeyRecheck, withdraws its request (the page lists
+    none), and plays; nothing is paired twice. The kept key here is the server's adapter
+    token, which a hello accepts as it accepts a paired key."""
+    port = free_port()
+    keep = tmp_path / "mod-data"
+    async with serve(tmp_path, port, ManualClock(EVENING)) as h:
+        page = Page(h)
+        await page.open()
+        async with csharp_mod(tmp_path, probe, port, tmp_path / "late-copy", keep) as late:
+            await late.expect("pair code ")
+            await pending(page)
+            keep.mkdir()
+            (keep / KEY_FILE).write_text(TOKEN, encoding="utf-8")  # the other copy kept its key
+            await late.expect("[xty] another copy of this mod paired meanwhile")
+            await late.expect("session open")
+            late.do("chat 你好")
+            await late.expect("chat end done 小汤圆收到：你好")
+            assert (await page.get("pairing")) == {"pending": [], "keys": []}
+        assert "paired, key kept" not in late.output
+        assert (keep / KEY_FILE).read_text(encoding="utf-8") == TOKEN
 
 
 @NEEDS_LUA
@@ -151,8 +226,8 @@ async def test_the_dst_mod_pairs_keeps_its_key_and_reports_refusals(tmp_path: Pa
         page = Page(h)
         await page.open()
         async with dst_game(tmp_path, port, store=store, token="") as world:
-            [request] = await pending(page)
             said = world.lines[await world.expect("said: 在小汤圆页面上确认配对码 ")]
+            [request] = await pending(page)
             assert said == (
                 f"said: 在小汤圆页面上确认配对码 {request['code']}"
                 f" / Confirm code {request['code']} on the XiaoTangYuan page"
@@ -185,6 +260,7 @@ async def test_the_dst_mod_pairs_keeps_its_key_and_reports_refusals(tmp_path: Pa
 
         # Its next start asks again, and the player clicks Deny: the mod tells the player why.
         async with dst_game(tmp_path, port, store=store, token="") as world:
+            await world.expect("said: 在小汤圆页面上确认配对码 ")
             await deny(page)
             await world.expect("session closed 4001")
             world.do("chat 你好")
@@ -196,9 +272,39 @@ async def test_the_dst_mod_pairs_keeps_its_key_and_reports_refusals(tmp_path: Pa
         # And nobody clicks: the code expires on the server's clock.
         late = tmp_path / "late-install"
         async with dst_game(tmp_path, port, store=late, token="") as world:
+            await world.expect("said: 在小汤圆页面上确认配对码 ")
             await pending(page)
             h.clock.advance(PAIR_SECONDS)
             await world.expect("session closed 4001")
             world.do("chat 你好")
             await world.expect("said (pair_expired): 配对码过期了：重新进入世界再试一次。")
         assert not (late / DST_KEY).exists()
+
+
+@NEEDS_LUA
+async def test_two_dst_clients_on_one_pc_share_one_key(tmp_path: Path) -> None:
+    """Issue 36 item 13 in DST: two game clients on one PC (or two installs of the mod) share
+    the game's persistent strings. The one that starts while the other's request waits is
+    answered pair_busy, tries again, and says hello with the key the other kept: one request on
+    the page, one key, both play."""
+    port = free_port()
+    store = tmp_path / "persistent"
+    async with serve(tmp_path, port, ManualClock(EVENING)) as h:
+        page = Page(h)
+        await page.open()
+        async with dst_game(tmp_path, port, store=store, token="") as first:
+            await first.expect("said: 在小汤圆页面上确认配对码 ")
+            [request] = await pending(page)
+            async with dst_game(tmp_path, port, store=store, token="") as second:
+                await second.expect("[xty] another copy of this mod is pairing")
+                assert len(await pending(page)) == 1
+                await page.post("pair", requestId=request["id"], allow=True)
+                await first.expect("session open")
+                await second.expect("[xty] another copy of this mod paired: its key")
+                await second.expect("session open")
+                for world in (first, second):
+                    world.do("chat 你好")
+                    await world.expect("reply: 小汤圆收到：你好")
+                assert "配对码" not in second.output
+        await kept(page, store / DST_KEY, "XTY DST", "dont-starve-together")
+        assert (await page.get("pairing"))["pending"] == []

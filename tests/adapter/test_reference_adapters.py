@@ -22,7 +22,7 @@ from PIL import Image
 from tests.adapter.mono import compile_cs
 from tests.adapter.observations import OBSERVATIONS
 from tests.adapter.test_projection import TABLE
-from tests.adapter.test_saveid import FEATURES, SALT, VECTOR
+from tests.adapter.test_saveid import FEATURES, SALT, VECTOR, VECTORS
 from tests.conftest import TOKEN, ServerProcess
 from xtyserver.adapter.projection import project
 from xtyserver.testing import FakeModelServer, Reply
@@ -60,6 +60,15 @@ def mono(exe: Path, *args: str) -> str:
 def test_csharp_save_id_is_the_python_one(example_exe: Path) -> None:
     args = [f"{k}={v}" for k, v in FEATURES.items()]
     assert mono(example_exe, "--saveid", SALT, *args).strip() == VECTOR
+
+
+@needs_mono
+def test_csharp_save_ids_agree_on_the_eleven_vectors(example_exe: Path) -> None:
+    """Issue 36 item 14: keys sorted by code point, not by UTF-16 unit (string.CompareOrdinal
+    put an emoji before a full-width letter)."""
+    for features, expected in VECTORS:
+        args = [f"{k}={v}" for k, v in features.items()]
+        assert mono(example_exe, "--saveid", SALT, *args).strip() == expected, features
 
 
 @needs_mono
@@ -167,6 +176,14 @@ def lua(*args: str) -> str:
 def test_lua_save_id_is_the_python_one() -> None:
     args = [f"{k}={v}" for k, v in FEATURES.items()]
     assert lua(str(SHIM), "saveid", SALT, *args).strip() == VECTOR
+
+
+@needs_lua
+def test_lua_save_ids_agree_on_the_eleven_vectors() -> None:
+    """Issue 36 item 14: byte order of UTF-8 (code point order), whatever the C locale."""
+    for features, expected in VECTORS:
+        args = [f"{k}={v}" for k, v in features.items()]
+        assert lua(str(SHIM), "saveid", SALT, *args).strip() == expected, features
 
 
 @needs_lua

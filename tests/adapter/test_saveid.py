@@ -14,6 +14,26 @@ SALT = "00112233445566778899aabbccddeeff"
 FEATURES = {"farm": "Sunny Farm", "created": "1714700000", "seed": "42"}
 # The vector the C# and Lua adapters are tested against too.
 VECTOR = "5qerlvpodf25qawmxprrvkd4qe"
+# Eleven vectors the three adapters must agree on (issue 36 item 14). The last four sort
+# differently by UTF-16 units than by code point: an astral character (an emoji, a
+# mathematical letter: a surrogate pair, D800-DFFF) after a full-width letter (FF21-FF5A) or
+# a private-use character (E000); v1.md "Identity" says code point order.
+VECTORS: list[tuple[dict[str, str], str]] = [
+    (FEATURES, VECTOR),
+    ({"farm": "小汤圆的农场", "seed": "42"}, "w22sarc4u2gkeos7qwrpb5impq"),
+    ({"colony": "Bubbles", "seed": "1845874684"}, "l4ant2duymuvhp57lnexn6ndfm"),
+    ({"session": "A1B2C3D4E5F60789", "seed": "1714700000"}, "echpyanx2wgh262d773ewp5vhi"),
+    ({"a": "", "ab": "c"}, "x6clywqock6j7q737l6zclumtm"),
+    ({"é": "1", "e": "2", "E": "3"}, "kh47b54tupif7nt3jj7yltsfme"),
+    ({"key with space": "value=with=equals"}, "zaxizpar3vcc46lylxnhnlfil4"),
+    ({"Ｆarm": "full-width F", "😀": "emoji"}, "474j25giytkog6eb34w4lpucga"),
+    ({"ａ": "1", "𝒶": "2", "z": "3"}, "p4i3ha37fry7aefl67b6prtu5a"),
+    ({"～": "tilde", "🌟": "star", "\ue000": "private use"}, "4s4dupfj63twkwu62a4reyzjxu"),
+    (
+        {"ＡＢ": "full", "AB": "half", "🍡": "dango", "汤圆": "tangyuan"},
+        "preehjmfk3tk6iqjvsyojs5fqq",
+    ),
+]
 
 
 def test_save_id_is_the_known_vector_and_passes_the_pattern() -> None:
@@ -21,6 +41,16 @@ def test_save_id_is_the_known_vector_and_passes_the_pattern() -> None:
     assert save_id == VECTOR
     assert len(save_id) == SAVE_ID_CHARS and PATTERN.match(save_id)
     assert re.fullmatch(r"[a-z2-7]{26}", save_id)
+
+
+def test_the_eleven_vectors_sort_keys_by_code_point() -> None:
+    for features, expected in VECTORS:
+        assert derive_save_id(features, SALT) == expected
+    # The edge: UTF-16 order would differ from code point order for the last four.
+    by_unit = [f for f, _ in VECTORS if sorted(f) != sorted(f, key=lambda k: k.encode("utf-16-be"))]
+    assert len(by_unit) == 4
+    emoji_after = save_id_message({"Ｆarm": "x", "😀": "y"})
+    assert emoji_after.index("Ｆarm".encode()) < emoji_after.index("😀".encode())
 
 
 def test_save_id_is_stable_and_ignores_feature_order() -> None:

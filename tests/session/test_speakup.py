@@ -274,3 +274,51 @@ def test_a_proactive_lines_prompt_stays_under_600_tokens_at_its_worst() -> None:
     user = call.messages[-1]["content"]
     # What happened, the state and a memory all made it in.
     assert "玩家体力快用完了" in user and "数值：12.5/270" in user and "体力多" in user
+
+
+def test_a_line_says_why_it_spoke_and_how_to_stop_in_the_players_language() -> None:
+    [done] = lines(speak(speaking(), NOON, kind="night_falling"))
+    assert done.why is not None
+    assert "天快黑了" in done.why and "主动说话" in done.why and "关掉" in done.why
+    english = SaveMemory(SharedProfile(language="English"), None)
+    [done] = lines(speak(speaking(), NOON, kind="boss_near", memory=english))
+    assert done.why is not None and "a boss is near" in done.why and "turn it off" in done.why
+    # A player's reply carries no why.
+    assert b"why" not in msgspec.json.encode(ChatDone(id="c", text="t", context="none"))
+
+
+def test_the_player_can_stop_a_line_as_it_streams() -> None:
+    session = speaking()
+    [load] = of(session.handle(game_event(), NOON), LoadTurnMemory)
+    [call] = of(session.handle(TurnMemoryReady(load.turn, SaveMemory(None, None)), NOON), CallModel)
+    effects = session.handle(frame(type="chat.cancel", id="companion-1"), NOON + 1)
+    [cancelled] = [f for f in sent(effects) if isinstance(f, ChatError)]
+    assert (cancelled.code, cancelled.origin) == ("cancelled", "companion")
+    assert CancelModel(call.turn) in effects and state_of(session) is State.READY
+
+
+def test_a_line_the_budget_share_kept_quiet_costs_no_cooldown_nor_hour() -> None:
+    rules = GameSpeakUp(enabled=True, cooldown_minutes=10, lines_per_hour=1, token_share=0.2)
+    session = speaking(rules, daily_budget=DailyBudget(10_000))
+    assert verdicts(speak(session, NOON, spent=2_000))[-1] == "budget_share"
+    # The player raises the day's budget on the page; a minute later the same kind speaks.
+    session.model_changed(configured=True, vision=True, daily_budget=DailyBudget(100_000))
+    assert len(lines(speak(session, NOON + 60, spent=2_000))) == 1
+    assert verdicts(speak(session, NOON + 120, spent=2_000)) == ["cooldown"]
+
+
+def test_push_to_talk_over_the_companions_line_cuts_it_as_the_companions() -> None:
+    from xtyserver.session.effects import Hush, Listen
+    from xtyserver.session.voice import VoiceRules
+
+    session = speaking(voice=VoiceRules(enabled=True))
+    effects = session.handle(game_event(), NOON)
+    [load] = of(effects, LoadTurnMemory)
+    [call] = of(session.handle(TurnMemoryReady(load.turn, SaveMemory(None, None)), NOON), CallModel)
+    session.handle(ModelDelta(call.turn, "天黑"), NOON)
+    effects = session.handle(frame(type="voice.start", id="v1"), NOON + 1)
+    [hushed] = [f for f in sent(effects) if isinstance(f, ChatError)]
+    assert (hushed.code, hushed.origin, hushed.id) == ("cancelled", "companion", "companion-1")
+    assert CancelModel(call.turn) in effects and of(effects, Hush)
+    assert of(effects, Listen) == [Listen("v1", stream=False)]
+    assert state_of(session) is State.READY

@@ -35,6 +35,7 @@ from xtyserver.session.events import (
 )
 from xtyserver.session.machine import GameAgentSession, State
 from xtyserver.session.sentences import Sentences
+from xtyserver.session.speakup import GameSpeakUp, SpeakUpSettings
 from xtyserver.session.voice import VoiceRules
 
 
@@ -236,3 +237,58 @@ def test_sentences_wait_for_their_end_and_cut_run_ons() -> None:
     assert s.feed("，一二三四五六七八九十") == ["Next，"]
     assert Sentences().feed("**好**的！🎉") == ["好的！"]
     assert s.flush() == ["一二三四五六七八九十"]
+
+
+def companion_line(session: GameAgentSession, text: str = "天黑了。快回家吧") -> list[Any]:
+    """Dusk is reported and the companion's line streams to its end; its effects."""
+    load = of(
+        session.handle(frame(type="game.event", kind="night_falling"), T0 + 60), LoadTurnMemory
+    )
+    effects = session.handle(TurnMemoryReady(load[0].turn, None), T0 + 60)
+    call = of(effects, CallModel)[0]
+    effects += session.handle(ModelDelta(call.turn, text), T0 + 60)
+    return effects + session.handle(ModelDone(call.turn, text), T0 + 60)
+
+
+def speaking_up_by_voice(**rules: Any) -> GameAgentSession:
+    speakup = SpeakUpSettings(default=GameSpeakUp(enabled=True, cooldown_minutes=0))
+    session = make_session(voice=VoiceRules(enabled=True, **rules), speakup=speakup)
+    session.handle(hello(), T0)
+    return session
+
+
+def test_a_proactive_line_is_spoken_like_a_reply_while_the_player_talks_by_voice() -> None:
+    session = speaking_up_by_voice()
+    start(session)
+    call = answered_turn(session)
+    session.handle(ModelDone(call.turn, "好。"), T0)
+    effects = companion_line(session)
+    assert of(effects, Speak) == [
+        Speak("companion-1", 0, "天黑了。"),
+        Speak("companion-1", 1, "快回家吧"),
+    ]
+    # The player types: the next line is text only.
+    typed = session.handle(frame(type="chat.send", id="c1", text="好的", source="text"), T0 + 61)
+    turn = of(typed, LoadTurnMemory)[0].turn
+    session.handle(TurnMemoryReady(turn, None), T0 + 61)
+    session.handle(ModelDone(turn, "嗯"), T0 + 61)
+    assert not of(companion_line(session), Speak)
+
+
+def test_a_proactive_line_is_silent_when_muted_never_voiced_or_cut_off() -> None:
+    muted = speaking_up_by_voice(speak=False)
+    start(muted)
+    muted.handle(ModelDone(answered_turn(muted).turn, "好。"), T0)
+    assert not of(companion_line(muted), Speak)
+    assert not of(companion_line(speaking_up_by_voice()), Speak)  # the player only typed
+    # Typed words over a spoken line hush it at once.
+    session = speaking_up_by_voice()
+    start(session)
+    session.handle(ModelDone(answered_turn(session).turn, "好。"), T0)
+    load = of(
+        session.handle(frame(type="game.event", kind="night_falling"), T0 + 60), LoadTurnMemory
+    )
+    call = of(session.handle(TurnMemoryReady(load[0].turn, None), T0 + 60), CallModel)[0]
+    assert of(session.handle(ModelDelta(call.turn, "天黑了。"), T0 + 60), Speak)
+    effects = session.handle(frame(type="chat.send", id="c2", text="等等", source="text"), T0 + 61)
+    assert of(effects, Hush)

@@ -8,7 +8,7 @@ from xtyserver.adapter.backoff import Backoff, should_reconnect
 from xtyserver.adapter.client import AdapterClient
 from xtyserver.adapter.precheck import Refused, precheck
 from xtyserver.adapter.projection import context_bytes, project, topics
-from xtyserver.adapter.reply import CONNECTION_LOST, ChatOutcome, ChatReply
+from xtyserver.adapter.reply import CONNECTION_LOST, ChatOutcome, ChatReply, CompanionLine
 from xtyserver.adapter.saveid import derive_save_id, new_salt
 from xtyserver.adapter.support import (
     ConnectionLost,
@@ -37,6 +37,7 @@ __all__ = [
     "ChatError",
     "ChatOutcome",
     "ChatReply",
+    "CompanionLine",
     "ConnectionLost",
     "Error",
     "Identity",

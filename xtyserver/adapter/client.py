@@ -25,7 +25,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from xtyserver.adapter.backoff import Backoff, should_reconnect
 from xtyserver.adapter.pairing import pair, read_key, store_key
 from xtyserver.adapter.precheck import Refused, encode, precheck
-from xtyserver.adapter.reply import CONNECTION_LOST, ChatReply
+from xtyserver.adapter.reply import CONNECTION_LOST, ChatReply, CompanionLine
 from xtyserver.adapter.support import Answer, ConnectionLost, Waiter, expect, same_save
 from xtyserver.adapter.voice import VoiceTurn
 from xtyserver.clock import Clock, SystemClock
@@ -90,6 +90,7 @@ class AdapterClient:
         on_pair_code: Callable[[str], None] | None = None,
         on_confirm: Callable[[MemoryConfirmRequest], None] | None = None,
         on_notice: Callable[[MemoryNotice], None] | None = None,
+        on_companion: Callable[[CompanionLine], None] | None = None,
     ) -> None:
         self.url = url
         self._key_file = key_file
@@ -101,6 +102,11 @@ class AdapterClient:
         self.notices: deque[MemoryNotice] = deque(maxlen=64)
         self._on_confirm = on_confirm
         self._on_notice = on_notice
+        # The companion's own lines (speaking up about a game.event): the last ones, and the
+        # pieces of the one streaming.
+        self.lines: deque[CompanionLine] = deque(maxlen=64)
+        self._on_companion = on_companion
+        self._line_parts: dict[str, str] = {}
         self.sessions: list[str] = []
         self._token = token
         self._hello_parts = (adapter, timezone, capabilities, token_in_hello)
@@ -245,6 +251,28 @@ class AdapterClient:
             self._voices.pop(next(iter(self._voices)))
         await self._send(data)
         return turn
+
+    async def event(
+        self, kind: str, facts: Mapping[str, Any] | None = None, *, captured_at: str | None = None
+    ) -> None:
+        """Report what just happened in the game (v1.md "game.event"), once when it starts.
+
+        ``facts``: any of ``subject``, ``place``, ``value``, ``maxValue``, ``count``;
+        ``captured_at``: when the game saw it (:func:`~xtyserver.adapter.support.captured_at`).
+        Refused here when the server would refuse it (an unknown kind, facts too large); the
+        server answers only a refusal (:attr:`refusals`). A line the companion says about it
+        arrives in :attr:`lines` and ``on_companion``.
+        """
+        frame: dict[str, Any] = {
+            "type": "game.event",
+            "kind": kind,
+            "saveId": self.identity.save_id,
+        }
+        if facts:
+            frame["facts"] = dict(facts)
+        if captured_at is not None:
+            frame["capturedAt"] = captured_at
+        await self._send(await self._check(frame))
 
     async def _send_frame(self, frame: dict[str, Any]) -> None:
         await self._send(await self._check(frame))
@@ -487,6 +515,12 @@ class AdapterClient:
         except msgspec.DecodeError:
             return  # a frame type newer than this client: not ours to answer
         match frame:
+            case ChatDelta(id=line_id, text=text, origin="companion"):
+                if len(self._line_parts) >= 4:  # one line at a time: old pieces are ended ones
+                    self._line_parts.clear()
+                self._line_parts[line_id] = self._line_parts.get(line_id, "") + text
+            case ChatDone(origin="companion") | ChatError(origin="companion"):
+                self._said(frame)
             case ChatDelta(id=chat_id, text=text) if chat_id in self._chats:
                 await self._chats[chat_id]._delta(text)
             case ChatDone(id=chat_id) | ChatError(id=chat_id) if chat_id in self._chats:
@@ -522,6 +556,16 @@ class AdapterClient:
                 self.refusals.append(refusal)
                 if self._on_error is not None:
                     self._on_error(refusal)
+
+    def _said(self, frame: ChatDone | ChatError) -> None:
+        streamed = self._line_parts.pop(frame.id, "")
+        if isinstance(frame, ChatDone):
+            line = CompanionLine(frame.id, frame.text or streamed, frame.why, frame)
+        else:
+            line = CompanionLine(frame.id, streamed, None, frame)
+        self.lines.append(line)
+        if self._on_companion is not None:
+            self._on_companion(line)
 
 
 def _forget_frame(

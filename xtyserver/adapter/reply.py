@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import anyio
+import msgspec
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from xtyserver.protocol.frames import ChatDone, ChatError, Error
@@ -70,3 +71,18 @@ class ChatReply:
             self._outcome = outcome
             self._in.close()
             self._ended.set()
+
+
+class CompanionLine(msgspec.Struct, frozen=True):
+    """A line the companion spoke up with by itself about a ``game.event`` (v1.md "game.event").
+
+    ``text``: the whole line (what streamed, for a line cut short); ``why``: why it spoke and
+    how to turn it off, in the player's language (``chat.done`` only: show it beside the
+    line); ``outcome``: the frame that ended it (``chat.error`` ``cancelled`` when the
+    player's own words or ``chat.cancel`` cut it).
+    """
+
+    id: str
+    text: str
+    why: str | None
+    outcome: ChatDone | ChatError

@@ -170,7 +170,8 @@ class PageSettings:
             try:
                 _, effective = self.player.check(changes)
             except UsageError as exc:
-                raise Refused(f"{exc.message}; nothing was saved", 400, exc.fields) from None
+                message = f"{exc.message}; nothing was saved"
+                raise Refused(message, 400, exc.fields, code="bad_value") from None
             try:
                 self.player.set_many(changes)
             except OSError as exc:

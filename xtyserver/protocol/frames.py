@@ -326,6 +326,8 @@ class ChatDone(_Server, tag="chat.done"):
     question: str | None = None
     confirm_id: str | None = None
     origin: Origin = "player"
+    # A proactive line's reason and how to stop it, in the player's language (v1.md "chat.done").
+    why: str | None = None
 
 
 class ChatError(_Server, tag="chat.error"):

@@ -26,6 +26,7 @@ from xtyserver.files import private_dir, replace_private
 from xtyserver.model.routing import origin
 from xtyserver.serve.key_store import KeyStore, backend_name
 from xtyserver.serve.provider_log import ProviderBook, ProviderChange
+from xtyserver.session.speakup import PAGE_GAMES, page_keys
 
 SETTINGS_FILE = "settings.json"
 KEY_SETTING = "model.api_key"
@@ -47,6 +48,8 @@ EDITABLE: tuple[str, ...] = (
     "memory.provider_embedding",
     "models.embedding.base_url",
     "models.embedding.model",
+    # Speaking up (主动说话), per game: counts from the next game.event (Sessions.reconfigure).
+    *page_keys(),
 )
 
 
@@ -297,7 +300,12 @@ class PlayerSettings:
         )
 
     def view(self) -> SettingsView:
-        settings = msgspec.to_builtins(self.effective())
+        effective = self.effective()
+        settings = msgspec.to_builtins(effective)
+        # A game without its own speak-up table follows [speakup.default]: shown as such.
+        games = settings["speakup"]["games"]
+        for game in PAGE_GAMES:
+            games.setdefault(game, msgspec.to_builtins(effective.speakup.of(game)))
         values: dict[str, Any] = {}
         for dotted in EDITABLE:
             node: Any = settings

@@ -412,7 +412,7 @@ class GameAgentSession:
         cancelled = ChatError(
             id=turn.chat_id, code="cancelled", message=self._texts.cancelled, origin="companion"
         )
-        return [CancelModel(turn.number), Send(cancelled)]
+        return [CancelModel(turn.number), Send(cancelled), *self._voice.hush_reply(turn.chat_id)]
 
     # -- game events: the companion speaks up (docs/speakup.md) ---------------------------
 
@@ -445,6 +445,7 @@ class GameAgentSession:
         self._move(GameEvent)
         self._lines += 1
         turn = self._turns.start_line(f"companion-{self._lines}", saves.save, frame)
+        self._voice.speak_line(turn.chat_id)
         query = " ".join([event_query(frame), *focus_terms(saves.context)])
         load = LoadTurnMemory(turn.number, turn.save, settings.memory, query=query)
         return [log, load]
@@ -475,6 +476,8 @@ class GameAgentSession:
             refusal = ChatError(id=frame.id, code="model_not_configured", message=message)
             return [*effects, Send(refusal)]
         self._move(ChatSend)
+        if frame.source != "voice":
+            self._voice.typed()
         text, kinds = redact(frame.text, secrets=(self._token,), carry=self._carry)
         self._carry = carried(self._carry, frame.text)
         if kinds:
@@ -517,8 +520,11 @@ class GameAgentSession:
         self._move(VoiceStart)
         effects: list[Effect] = [Log("voice.barge_in", {})]
         if turn is not None:
+            # The companion's own line (speak-up) is cut the same way, and says whose it was.
             message = self._texts.cancelled
-            cancelled = ChatError(id=turn.chat_id, code="cancelled", message=message)
+            cancelled = ChatError(
+                id=turn.chat_id, code="cancelled", message=message, origin=turn.origin
+            )
             effects += [CancelModel(turn.number), Send(cancelled)]
         return effects + self._voice.start(frame)
 
@@ -564,7 +570,8 @@ class GameAgentSession:
         if turn is not None and turn.event is not None and not turn.memory_ready:
             rules = self._settings.speakup.of(turn.save.game_id)
             if not self._speakup.within_share(rules, self._settings.daily_budget, event.spent):
-                # The mod never asked: the line ends without a frame.
+                # The mod never asked: the line ends without a frame, and counts for nothing.
+                self._speakup.unsaid()
                 self._turns.end()
                 self._move(TurnMemoryReady)
                 fields = {"game": turn.save.game_id, "verdict": "budget_share"}

@@ -52,6 +52,12 @@ class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         speakup_rules: After the persona when the companion speaks up about a game
             event (docs/speakup.md): what kind of line to say.
         speakup_cue: The words after a proactive line's data that ask for it.
+        speakup_why: Beside a proactive line (``chat.done`` ``why``): why the
+            companion spoke and how to stop it; ``{what}`` becomes the event's
+            entry in ``speakup_what``.
+        speakup_why_en: The same in English (an English profile).
+        speakup_what: What each event kind means to the player (``{what}``).
+        speakup_what_en: The same in English.
         ask: The server's own deletion question and announcements (``[texts.ask]``).
         voice: What a mod shows for each ``voice.error`` (``[texts.voice]``).
     """
@@ -107,6 +113,53 @@ class Texts(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         "不要连着提问。"
     )
     speakup_cue: str = "（主动对玩家说一句。）"
+    speakup_why: str = (
+        "小汤圆主动说话，因为{what}。不想听：在小汤圆页面「设置 > 主动说话」里关掉或调少。"
+    )
+    speakup_why_en: str = (
+        "XiaoTangYuan spoke up because {what}. To stop it, turn it off or down in "
+        "Settings > Speaking up on the XiaoTangYuan page."
+    )
+    speakup_what: dict[str, str] = msgspec.field(
+        default_factory=lambda: {
+            "health_low": "你的生命值很低",
+            "stamina_low": "你的体力快用完了",
+            "night_falling": "天快黑了",
+            "danger_near": "附近有危险",
+            "festival_tomorrow": "明天有节日",
+            "birthday_tomorrow": "明天有村民过生日",
+            "quest_done": "你刚完成了一个任务",
+            "milestone_done": "你刚达成了一个里程碑",
+            "player_died": "你刚刚死了",
+            "season_changed": "换季了",
+            "day_ended": "这一天结束了",
+            "sanity_low": "你的理智值很低",
+            "boss_near": "附近出现了首领",
+            "oxygen_low": "殖民地的氧气不足",
+            "food_low": "殖民地的食物不足",
+            "new_duplicant": "殖民地来了新复制人",
+        }
+    )
+    speakup_what_en: dict[str, str] = msgspec.field(
+        default_factory=lambda: {
+            "health_low": "your health is low",
+            "stamina_low": "your stamina is nearly gone",
+            "night_falling": "night is falling",
+            "danger_near": "danger is near",
+            "festival_tomorrow": "a festival is tomorrow",
+            "birthday_tomorrow": "a villager's birthday is tomorrow",
+            "quest_done": "you just finished a quest",
+            "milestone_done": "you just reached a milestone",
+            "player_died": "you just died",
+            "season_changed": "the season changed",
+            "day_ended": "the day ended",
+            "sanity_low": "your sanity is low",
+            "boss_near": "a boss is near",
+            "oxygen_low": "the colony is short of oxygen",
+            "food_low": "the colony is short of food",
+            "new_duplicant": "a new duplicant arrived",
+        }
+    )
     ask: AskTexts = msgspec.field(default_factory=AskTexts)
     voice: VoiceTexts = msgspec.field(default_factory=VoiceTexts)
 
@@ -140,5 +193,5 @@ class SessionSettings(msgspec.Struct, frozen=True, kw_only=True):
     limits: Limits
     server: ServerInfo
     texts: Texts
-    voice: VoiceRules = msgspec.field(default_factory=VoiceRules)
-    speakup: SpeakUpSettings = msgspec.field(default_factory=SpeakUpSettings)
+    voice: VoiceRules
+    speakup: SpeakUpSettings

@@ -81,6 +81,19 @@ class SpeakUpSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return self.games.get(game_id, self.default)
 
 
+PAGE_GAMES: tuple[str, ...] = ("stardew-valley", "dont-starve-together", "oxygen-not-included")
+"""The games whose speak-up settings the page shows (the reference adapters' ``gameId``)."""
+
+
+def page_keys() -> tuple[str, ...]:
+    """The dotted settings the page stores for speaking up: every field of each page game."""
+    return tuple(
+        f"speakup.games.{game}.{field}"
+        for game in PAGE_GAMES
+        for field in GameSpeakUp.__struct_fields__
+    )
+
+
 def local_hour(now: float, zone: str) -> int:
     """The hour (0–23) of epoch seconds ``now`` in the IANA zone ``zone``."""
     return dt.datetime.fromtimestamp(now, tz=timezone(zone)).hour
@@ -104,6 +117,8 @@ class SpeakUp:
     def __init__(self) -> None:
         self._last: dict[str, float] = {}
         self._lines: list[float] = []
+        # The kind of the line just started and its kind's line before, until it is said.
+        self._undo: tuple[str, float | None] | None = None
 
     def decide(
         self,
@@ -140,8 +155,23 @@ class SpeakUp:
 
     def spoke(self, kind: str, now: float) -> None:
         """A line about ``kind`` started at ``now``: its cooldown and the hour count begin."""
+        self._undo = (kind, self._last.get(kind))
         self._last[kind] = now
         self._lines.append(now)
+
+    def unsaid(self) -> None:
+        """The line just started was never said (the budget share kept it quiet): it counts
+        toward neither its kind's cooldown nor the hour's lines."""
+        if self._undo is None:
+            return
+        kind, before = self._undo
+        self._undo = None
+        if before is None:
+            self._last.pop(kind, None)
+        else:
+            self._last[kind] = before
+        if self._lines:
+            self._lines.pop()
 
     @staticmethod
     def within_share(settings: GameSpeakUp, budget: DailyBudget, spent: int | None) -> bool:

@@ -369,8 +369,17 @@ class Turns:
             truncated=answer.truncated,
             incomplete=answer.incomplete,
             origin="companion",
+            why=self.why(turn.event.kind, turn.language),
         )
         return [Send(done)]
+
+    def why(self, kind: str, language: str) -> str:
+        """Why the companion spoke up about ``kind`` and how to stop it, in ``language``."""
+        texts = self._texts
+        if is_english(language):
+            what = texts.speakup_what_en.get(kind, kind.replace("_", " "))
+            return texts.speakup_why_en.replace("{what}", what)
+        return texts.speakup_why.replace("{what}", texts.speakup_what.get(kind, kind))
 
     def fail(self, number: int, code: str) -> list[Effect] | None:
         """End turn ``number`` with ``chat.error``; None when it is not the turn in flight."""

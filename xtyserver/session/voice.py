@@ -149,6 +149,9 @@ class VoiceDesk:
         # The utterance whose final transcript is awaited, with where its reply is spoken.
         self._pending: _Utterance | None = None
         self._speaking: _Speaking | None = None
+        # How the player's last turn was answered when they spoke it ("local", "frames"), or
+        # None after a typed one: the companion's own lines are spoken the same way.
+        self._voiced: str | None = None
 
     # -- frames ---------------------------------------------------------------------------------
 
@@ -228,10 +231,27 @@ class VoiceDesk:
         log = Log("voice.transcript", {"chars": len(text)})
         if not text:
             return [done, log, self.error(event.utterance, "no_speech")], None
-        if self.rules.speak and speech != "none":
+        self._voiced = speech if self.rules.speak and speech != "none" else None
+        if self._voiced is not None:
             # Its reply is spoken as it streams; a refused turn's chat.error ends this.
             self._speaking = _Speaking(event.utterance, speech == "frames", Sentences())
         return [done, log], text
+
+    def typed(self) -> None:
+        """The player typed a turn: the companion's own lines are no longer spoken."""
+        self._voiced = None
+
+    def speak_line(self, chat_id: str) -> None:
+        """The companion speaks up (docs/speakup.md): spoken like a reply while the player
+        talks by voice (their last turn was spoken and answered aloud), else text only."""
+        if self.rules.enabled and self._voiced is not None and self._listening is None:
+            self._speaking = _Speaking(chat_id, self._voiced == "frames", Sentences())
+
+    def hush_reply(self, chat_id: str) -> list[Effect]:
+        """Stop speaking reply ``chat_id`` (cut off by the player's typed words), if it is."""
+        if self._speaking is None or self._speaking.chat_id != chat_id:
+            return []
+        return self.hush()
 
     def failed(self, event: VoiceFailed) -> list[Effect]:
         current = self._listening or self._pending

@@ -22,14 +22,37 @@ namespace XiaoTangYuan.Adapter
             return sb.ToString();
         }
 
-        /// <summary>The canonical message: features sorted by key, each key U+001F value U+001E.</summary>
+        /// <summary>The canonical message: features sorted by key in code point order (v1.md
+        /// "Identity"), each key U+001F value U+001E.</summary>
         public static byte[] Message(IDictionary<string, string> features)
         {
             var keys = new List<string>(features.Keys);
-            keys.Sort(string.CompareOrdinal);
+            keys.Sort(CompareCodePoints);
             var sb = new StringBuilder();
             foreach (var key in keys) sb.Append(key).Append('\u001f').Append(features[key]).Append('\u001e');
             return Encoding.UTF8.GetBytes(sb.ToString());
+        }
+
+        /// <summary>Code point order, as Python's sorted() and Lua's byte order of UTF-8 have it.
+        /// string.CompareOrdinal compares UTF-16 units, which puts an emoji (a surrogate pair,
+        /// D800-DFFF) before a full-width letter (FF21-FF5A) though its code point is greater.</summary>
+        public static int CompareCodePoints(string a, string b)
+        {
+            int i = 0, j = 0;
+            while (i < a.Length && j < b.Length)
+            {
+                int x = CodePointAt(a, ref i), y = CodePointAt(b, ref j);
+                if (x != y) return x < y ? -1 : 1;
+            }
+            return (a.Length - i).CompareTo(b.Length - j);
+        }
+
+        // A lone surrogate (not text a game should send) sorts by its unit.
+        private static int CodePointAt(string s, ref int i)
+        {
+            char c = s[i++];
+            if (char.IsHighSurrogate(c) && i < s.Length && char.IsLowSurrogate(s[i])) return char.ConvertToUtf32(c, s[i++]);
+            return c;
         }
 
         /// <summary>26 characters of a-z2-7, e.g. for {farm, created, seed}. Never pass a path,

@@ -159,7 +159,19 @@ namespace XiaoTangYuan.Adapter
             hello = new TaskCompletionSource<JsonObject>(TaskCreationOptions.RunContinuationsAsynchronously);
             receiving = Task.Run(() => ReceiveLoop(socket));
             // No key yet: pair on this connection first (the player allows it on the memory page).
-            if (string.IsNullOrEmpty(token)) await PairAsync().ConfigureAwait(false);
+            // Another copy of the mod sharing the store may have paired since this one started:
+            // its key, not a new pairing (which would replace that copy's key on the server).
+            if (string.IsNullOrEmpty(token)) token = KeptKey();
+            if (string.IsNullOrEmpty(token) && !await PairAsync().ConfigureAwait(false))
+            {
+                // The other copy's key came while this request waited: withdraw it (the server
+                // drops a request whose connection went away) and say hello on a new connection.
+                Log("another copy of this mod paired meanwhile: its key, no second pairing");
+                ws = null;   // this socket's end is no loss to report
+                try { socket.Abort(); } catch (Exception) { }
+                await ConnectCore().ConfigureAwait(false);
+                return;
+            }
             var frame = new JsonObject()
                 .Add("type", "adapter.hello").Add("id", NextId("hello")).Add("protocol", "v1")
                 .Add("adapter", new JsonObject().Add("name", adapterName).Add("version", adapterVersion))
@@ -215,7 +227,20 @@ namespace XiaoTangYuan.Adapter
         /// wrong): forget it (ModFolder.ForgetKey(key): only that key, not one another copy of the
         /// mod kept since), and the next Start() pairs again.</summary>
         public Action<string> OnKeyRefused;
+        /// <summary>Reads the kept key again (e.g. folder.Key) before the client pairs, on a pool
+        /// thread: another copy of the mod that shares the store may have paired meanwhile.</summary>
+        public Func<string> KeySource;
+        /// <summary>How often a waiting pair request looks for a key another copy kept.</summary>
+        public TimeSpan KeyRecheck = TimeSpan.FromSeconds(0.5);
         private ConcurrentQueue<JsonObject> pairFrames;
+
+        private string KeptKey()
+        {
+            var source = KeySource;
+            if (source == null) return null;
+            try { return source(); }
+            catch (Exception e) { Log("could not read the kept key: " + e.Message); return null; }
+        }
 
         private void KeyRefused()
         {
@@ -225,7 +250,9 @@ namespace XiaoTangYuan.Adapter
         }
         private SemaphoreSlim pairSignal;
 
-        private async Task PairAsync()
+        // True when paired here; false when another copy's key turned up (token holds it) while
+        // the request waited for the player.
+        private async Task<bool> PairAsync()
         {
             var frames = new ConcurrentQueue<JsonObject>();
             pairSignal = new SemaphoreSlim(0);
@@ -243,7 +270,21 @@ namespace XiaoTangYuan.Adapter
                 Post(() => { var f = OnPairCode; if (f != null) f(code, seconds); });
                 Log("pairing: allow code " + code + " on the XiaoTangYuan page within " + seconds + " s");
                 // The player's click may take the whole time; the server says when it is over.
-                var answer = await NextPairFrame(TimeSpan.FromSeconds(seconds + 15)).ConfigureAwait(false);
+                // Meanwhile another copy of the mod that shares the store may keep its key.
+                JsonObject answer = null;
+                var waited = TimeSpan.Zero;
+                var limit = TimeSpan.FromSeconds(seconds + 15);
+                while (answer == null)
+                {
+                    if (waited >= limit) throw new TimeoutException("no pairing answer within " + limit.TotalSeconds + " s");
+                    if (await pairSignal.WaitAsync(KeyRecheck).ConfigureAwait(false)) frames.TryDequeue(out answer);
+                    else
+                    {
+                        waited += KeyRecheck;
+                        string kept = KeptKey();
+                        if (!string.IsNullOrEmpty(kept)) { token = kept; return false; }
+                    }
+                }
                 string type = answer.Str("type");
                 if (type == "pair.granted" && !string.IsNullOrEmpty(answer.Str("key")))
                 {
@@ -251,7 +292,7 @@ namespace XiaoTangYuan.Adapter
                     token = key;
                     Post(() => { var f = OnPaired; if (f != null) f(key); });
                     Log("paired");
-                    return;
+                    return true;
                 }
                 if (type == "pair.denied" || type == "pair.expired")
                 {
@@ -348,7 +389,7 @@ namespace XiaoTangYuan.Adapter
                 pairSignal.Release();
                 return;
             }
-            if (DispatchMemory(frame) || DispatchAction(frame)) return;
+            if (DispatchMemory(frame) || DispatchAction(frame) || DispatchCompanion(frame)) return;
             var h = hello;
             if (ServerHello == null && h != null && (type == "server.hello" || type == "error"))
             {
@@ -457,6 +498,15 @@ namespace XiaoTangYuan.Adapter
                         if (lastContext != null) await UpdateStateAsync(lastContext).ConfigureAwait(false);
                         if (!first || attempt > 1) Log("reconnected after " + attempt + " attempt(s)");
                         return;
+                    }
+                    catch (XtyRefusedException e) when (e.Code == "pair_busy")
+                    {
+                        // Another copy of this mod is pairing now: its key comes to the shared
+                        // store, and KeySource finds it on the next attempt.
+                        if (e.Message != lastFailure) Log("another copy of this mod is pairing; trying again with backoff");
+                        lastFailure = e.Message;
+                        var busy = ws;
+                        if (busy != null) { try { busy.Abort(); } catch (Exception) { } }
                     }
                     catch (XtyRefusedException e) { Log("reconnect refused: " + e.Message); return; }
                     catch (Exception e)

@@ -11,6 +11,7 @@ using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Diagnostics;
+using System.Linq;
 using System.Net.WebSockets;
 using System.Threading;
 using System.Threading.Tasks;
@@ -42,7 +43,21 @@ public sealed class RecordingWebSocket : WebSocket
     public override Task CloseAsync(WebSocketCloseStatus status, string description, CancellationToken cancel) { Note("close"); return inner.CloseAsync(status, description, cancel); }
     public override Task CloseOutputAsync(WebSocketCloseStatus status, string description, CancellationToken cancel) { Note("close"); return inner.CloseOutputAsync(status, description, cancel); }
     public override Task<WebSocketReceiveResult> ReceiveAsync(ArraySegment<byte> buffer, CancellationToken cancel) { Note("receive"); return inner.ReceiveAsync(buffer, cancel); }
-    public override Task SendAsync(ArraySegment<byte> buffer, WebSocketMessageType type, bool end, CancellationToken cancel) { Note("send"); return inner.SendAsync(buffer, type, end, cancel); }
+    public override Task SendAsync(ArraySegment<byte> buffer, WebSocketMessageType type, bool end, CancellationToken cancel)
+    {
+        Note("send");
+        Written.Enqueue(System.Text.Encoding.UTF8.GetString(buffer.Array, buffer.Offset, buffer.Count));
+        var stall = Stall;
+        if (stall == null) return inner.SendAsync(buffer, type, end, cancel);
+        Interlocked.Increment(ref Stalled);
+        return stall.Task.ContinueWith(_ => inner.SendAsync(buffer, type, end, cancel)).Unwrap();
+    }
+
+    /// <summary>While set, every send waits for it: the network stalled (a full TCP window, a
+    /// frozen server). Stalled counts the sends that waited; Written keeps every send's text in order.</summary>
+    public static volatile TaskCompletionSource<bool> Stall;
+    public static int Stalled;
+    public static readonly ConcurrentQueue<string> Written = new ConcurrentQueue<string>();
 }
 
 /// <summary>Unity's main thread: posted continuations run only when the game loop turns.</summary>
@@ -121,9 +136,11 @@ public static class Probe
         {
             client.OnPairCode = (code, seconds) => Say("pair code " + code + " for " + seconds + " s");
             client.OnPaired = key => { folder.SaveKey(key); Say("paired, key kept"); };
+            client.KeySource = folder.Key;
             client.OnKeyRefused = refused => { folder.ForgetKey(refused); Say("key refused, forgotten"); };
         }
         if (args[0] == "gameloop") return GameLoop(client, loop, int.Parse(args[3]));
+        if (args[0] == "outbox") return Outbox(client, loop);
         if (flags.Contains("--control")) return Controlled(client, loop, args[Array.IndexOf(args, "--control") + 1]);
         // What a Unity mod does in Start(): block on the connect (a deadlock without ConfigureAwait(false)).
         try
@@ -217,6 +234,73 @@ public static class Probe
         onGame = 0;
         foreach (var call in RecordingWebSocket.Calls) if (call.Value == mainThread) onGame++;
         Say("after close, on the game thread " + onGame);
+        return 0;
+    }
+
+    // The bounded outbox at its edge, on the game's thread: the network stalls with one state
+    // update on the wire; MaxQueuedFrames more are queued and the next is refused at once
+    // (send_queue_full), every call returning while nothing moves. The network comes back: the
+    // queued ones are written in order, and the outbox takes frames again.
+    private static int Outbox(XtyClient client, GameLoopContext loop)
+    {
+        client.SocketFactory = RecordingWebSocket.Open;
+        client.Start();
+        Func<long, JsonObject> context = day => new JsonObject().Add("schemaVersion", 1L).Add("capturedAt", "2026-05-01T08:10:00Z")
+            .Add("world", new JsonObject().Add("location", "Farm").Add("time", "08:10").Add("day", day));
+        var deadline = DateTime.UtcNow.AddSeconds(60);
+        Func<Func<bool>, bool> tickUntil = done =>
+        {
+            while (!done())
+            {
+                if (DateTime.UtcNow > deadline) return false;
+                loop.RunPending();
+                client.Poll();
+                Thread.Sleep(16);
+            }
+            return true;
+        };
+        if (!tickUntil(() => client.ServerHello != null)) { Say("no session"); return 2; }
+        RecordingWebSocket.Stall = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var calls = new List<Task> { client.UpdateStateAsync(context(0)) };
+        if (!tickUntil(() => Volatile.Read(ref RecordingWebSocket.Stalled) == 1)) { Say("nothing reached the wire"); return 2; }
+        // One tick of the game: MaxQueuedFrames + 1 calls while the first waits on the wire.
+        int onGameThread = 0;
+        for (long day = 1; day <= client.MaxQueuedFrames + 1; day++)
+        {
+            calls.Add(client.UpdateStateAsync(context(day)));
+            if (Thread.CurrentThread.ManagedThreadId == mainThread) onGameThread++;
+        }
+        int pending = 0, refused = 0;
+        string code = "";
+        foreach (var call in calls)
+        {
+            if (!call.IsCompleted) pending++;
+            else if (call.IsFaulted)
+            {
+                refused++;
+                var e = call.Exception.GetBaseException() as XtyRefusedException;
+                code = e != null ? e.Code + (e.Local ? " local" : "") : call.Exception.GetBaseException().GetType().Name;
+            }
+        }
+        Say("calls on the game thread " + (onGameThread + 1) + ", waiting " + pending + ", refused " + refused + " " + code
+            + ", on the wire " + Volatile.Read(ref RecordingWebSocket.Stalled));
+        RecordingWebSocket.Stall.SetResult(true);
+        RecordingWebSocket.Stall = null;
+        var accepted = calls.GetRange(0, pending);
+        if (!tickUntil(() => accepted.TrueForAll(t => t.IsCompleted))) { Say("the queued frames never went out"); return 2; }
+        int written = accepted.FindAll(t => t.Status == TaskStatus.RanToCompletion).Count;
+        var days = new List<string>();
+        foreach (var text in RecordingWebSocket.Written)
+        {
+            var frame = Json.Parse(text) as JsonObject;
+            if (frame != null && frame.Str("type") == "state.update")
+                days.Add(Convert.ToString(((JsonObject)((JsonObject)frame["modelContext"])["world"])["day"], System.Globalization.CultureInfo.InvariantCulture));
+        }
+        Say("written " + written + ", in order " + (string.Join(",", days) == string.Join(",", Enumerable.Range(0, written))).ToString().ToLowerInvariant());
+        var again = client.UpdateStateAsync(context(99));
+        if (!tickUntil(() => again.IsCompleted)) { Say("the outbox stayed shut"); return 2; }
+        Say("after: " + again.Status);
+        client.CloseAsync().Wait(TimeSpan.FromSeconds(10));
         return 0;
     }
 

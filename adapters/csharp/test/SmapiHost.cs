@@ -6,6 +6,10 @@
 // (DATA_FOLDER: the game's app data folder, where SMAPI keeps global mod data: %AppData%\StardewValley)
 // farm: the player stands on the farm, the pond in reach; walled: the pond is walled in. The
 // host then prints where the player's path finder leads (the walk_to action's effect).
+// evening: no question; the player is tired (stamina 20 of 270) on summer 10, the Luau tomorrow;
+// once the mod reported that, the day ends (DayEnding) and the next is summer 12, Alex's birthday
+// tomorrow. The host leaves once the mod reported all four events (evening-on: and once
+// XiaoTangYuan spoke up about one, with why).
 using System;
 using System.IO;
 using System.Linq;
@@ -27,7 +31,10 @@ namespace StardewModdingAPI
             Console.WriteLine("[" + level + "] " + message);
             Console.Out.Flush();
             Last = message;
+            Lines.Add(message);
         }
+        public readonly System.Collections.Generic.List<string> Lines = new System.Collections.Generic.List<string>();
+        public bool Saw(string start) { return Lines.Exists(l => l.StartsWith(start, StringComparison.Ordinal)); }
     }
 
     public sealed class HostLoop : Events.IGameLoopEvents
@@ -35,6 +42,8 @@ namespace StardewModdingAPI
         public event EventHandler<SaveLoadedEventArgs> SaveLoaded;
         public event EventHandler<UpdateTickedEventArgs> UpdateTicked;
         public event EventHandler<ReturnedToTitleEventArgs> ReturnedToTitle;
+        public event EventHandler<DayEndingEventArgs> DayEnding;
+        public void EndDay() { DayEnding(this, new DayEndingEventArgs()); }
         public void Loaded() { SaveLoaded(this, new SaveLoadedEventArgs()); }
         public void Tick(uint n) { UpdateTicked(this, new UpdateTickedEventArgs { Ticks = n }); }
         public void Title() { ReturnedToTitle(this, new ReturnedToTitleEventArgs()); }
@@ -107,6 +116,17 @@ namespace StardewModdingAPI
             Game1.timeOfDay = 1330;
             Game1.dayOfMonth = 12;
             Game1.currentSeason = "summer";
+            Game1.season = Season.Summer;
+            Game1.player.MaxStamina = 270;
+            bool evening = scenario.StartsWith("evening", StringComparison.Ordinal);
+            if (evening)
+            {
+                Utility.Villagers.Add(new NPC { Name = "Alex", displayName = "亚历克斯", Birthday_Season = "summer", Birthday_Day = 13 });
+                Utility.Villagers.Add(new NPC { Name = "Maru", displayName = "玛鲁", Birthday_Season = "summer", Birthday_Day = 10 });
+                Game1.timeOfDay = 1810;
+                Game1.dayOfMonth = 10;
+                Game1.player.Stamina = 20f;
+            }
 
             var type = Assembly.LoadFrom(args[0]).GetTypes().Single(t => typeof(Mod).IsAssignableFrom(t));
             var mod = (Mod)Activator.CreateInstance(type);
@@ -122,13 +142,29 @@ namespace StardewModdingAPI
             for (uint tick = 1; DateTime.UtcNow < deadline; tick++)
             {
                 helper.Loop.Tick(tick);
-                string last = monitor.Last;
-                if (!asked && last.StartsWith("connected, session", StringComparison.Ordinal))
+                if (!asked && monitor.Saw("connected, session"))
                 {
                     asked = true;
-                    type.GetMethod("Ask").Invoke(mod, new object[] { args[2], "text" });
+                    if (args[2] != "") type.GetMethod("Ask").Invoke(mod, new object[] { args[2], "text" });
                 }
-                if (asked && !left && last.StartsWith("XiaoTangYuan: ", StringComparison.Ordinal) && last.EndsWith("！", StringComparison.Ordinal))
+                if (evening && !left)
+                {
+                    if (monitor.Saw("event festival_tomorrow") && Game1.dayOfMonth == 10)
+                    {
+                        helper.Loop.EndDay();
+                        Game1.dayOfMonth = 12;
+                        Game1.timeOfDay = 600;
+                    }
+                    bool spoke = scenario != "evening-on" || (monitor.Saw("XiaoTangYuan: ") && monitor.Saw("(小汤圆主动说话"));
+                    if (monitor.Saw("event birthday_tomorrow") && spoke)
+                    {
+                        left = true;
+                        deadline = DateTime.UtcNow.AddSeconds(2);   // the frames queued go out first
+                    }
+                    Thread.Sleep(16);
+                    continue;
+                }
+                if (asked && !left && monitor.Lines.Exists(l => l.StartsWith("XiaoTangYuan: ", StringComparison.Ordinal) && l.EndsWith("！", StringComparison.Ordinal)))
                 {
                     left = true;
                     helper.Loop.Title();
@@ -139,6 +175,7 @@ namespace StardewModdingAPI
             var walking = Game1.player.controller;
             if (walking != null) Console.WriteLine("PATH TO " + walking.endPoint.X + "," + walking.endPoint.Y);
             foreach (var m in Game1.HudMessages) Console.WriteLine("HUD " + m);
+            if (evening && left) helper.Loop.Title();
             Console.WriteLine(left ? "back at the title" : "no reply");
             return left ? 0 : 1;
         }

@@ -96,7 +96,7 @@ function M.play(arg, query_now, socket)
         end,
         log = function(line) out("[xty] " .. line) end,
         say = function(text) out("said: " .. text) end,
-        speak = function(text) out("companion: " .. text) end,
+        speak = function(text, why) out("companion: " .. text); if why then out("why: " .. why) end end,
         client_options = { backoff_base = 0.2, backoff_cap = 2, outage_grace = 3, chat_timeout = 30 },
         game = game,
         on_action = function(name, _, status, text) out("action " .. name .. ": " .. status .. " " .. text) end,

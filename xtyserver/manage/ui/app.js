@@ -462,6 +462,7 @@
     const names = [...(chosen ? [] : [""]), ...sv.presets.map((p) => p.name), "other"];
     $("s-preset").replaceChildren(...names.map((n) => option(n, t.presetName[n] || n, chosen)));
     presetNote();
+    renderSpeakup(sv.editable);
     for (const input of KEYED()) {
       const dotted = input.dataset.key;
       const value = sv.values[dotted];
@@ -492,6 +493,44 @@
     $("s-language").replaceChildren(...[...new Set([...langs, lang])].map((l) => option(l, t.languages[l] ?? l, lang)));
     $("s-auto-shared").checked = !!profile.autoShared;
     renderEmbedding(sv.embedding, sv.pinned);
+  }
+
+  // Speaking up (主动说话): one fieldset per game the server lists (speakup.games.<game>.<field>);
+  // filled and saved like every other keyed field, so a pinned value shows who pins it.
+  const SPEAKUP_INPUT = {
+    enabled: { type: "checkbox" }, cooldown_minutes: { type: "number", min: "0", max: "1440", step: "1" },
+    lines_per_hour: { type: "number", min: "0", max: "60", step: "1" }, token_share: { type: "number", min: "0", max: "1", step: "0.05" },
+    quiet_from: { type: "number", min: "0", max: "23", step: "1" }, quiet_until: { type: "number", min: "0", max: "23", step: "1" },
+  };
+
+  function renderSpeakup(editable) {
+    const t = T(), games = new Map();
+    for (const dotted of editable.filter((k) => k.startsWith("speakup.games."))) {
+      const rest = dotted.slice("speakup.games.".length), at = rest.lastIndexOf(".");
+      const game = rest.slice(0, at);
+      if (!games.has(game)) games.set(game, []);
+      games.get(game).push([rest.slice(at + 1), dotted]);
+    }
+    $("s-speakup").hidden = !games.size;
+    $("s-speakup-games").replaceChildren(...[...games].map(([game, fields]) => el("fieldset", { "data-game": game },
+      el("legend", {}, gameLabel(game)),
+      ...fields.flatMap(([field, dotted]) => {
+        const input = el("input", { ...SPEAKUP_INPUT[field], id: `s-speakup-${game}-${field}`, "data-key": dotted });
+        const text = el("span", {}, t.speakupField[field] || field);
+        const label = input.type === "checkbox" ? el("label", { class: "check" }, input, " ", text) : el("label", {}, text, " ", input);
+        return [label, el("p", { class: "pin", "data-pin": dotted })];
+      }))));
+  }
+
+  async function saveSpeakup() {
+    const changes = Object.fromEntries(Object.entries(settingsChanges()).filter(([k]) => k.startsWith("speakup.")));
+    markFields([]);
+    say("");
+    try {
+      if (Object.keys(changes).length) await call("POST", "settings", { changes });
+      await refresh();
+      say(T().speakupSaved);
+    } catch (e) { say(shownError(e), true); markFields(e.fields); }
   }
 
   // Memory vectors: the embedder running now and the one chosen (the server says what each
@@ -827,6 +866,7 @@
     $("s-save").addEventListener("click", saveSettings);
     $("s-test").addEventListener("click", testConnection);
     $("s-save-embedding").addEventListener("click", saveEmbedding);
+    $("s-save-speakup").addEventListener("click", saveSpeakup);
     for (const radio of document.querySelectorAll('input[name="s-emb"]')) radio.addEventListener("change", showServerFields);
     $("s-forget-key").addEventListener("click", async () => {
       try { await call("POST", "key", { apiKey: null }); await refresh(); say(T().settingsSaved); } catch (e) { say(shownError(e), true); }

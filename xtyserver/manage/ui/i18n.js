@@ -48,6 +48,13 @@ window.XTY_TEXTS = {
     visionBaseUrl: "看图模型的接口地址（留空：同上）", apiKey: "API 密钥", apiKeyHint: "粘贴新的密钥；留空则不修改",
     saveSettings: "保存", forgetKey: "删除保存的密钥", testConnection: "测试连接", testing: "正在测试连接…",
     nextTurn: "保存后从下一轮对话起生效，不用重启。", settingsSaved: "已保存，下一轮对话起生效。",
+    speakup: "主动说话", speakupSaved: "已保存，从游戏里的下一件事起生效。",
+    speakupWhy: "打开后，游戏里发生要紧的事（天快黑了、体力快用完、明天过节……）时，小汤圆会主动说一句，并说明为什么开口。每句都要花 token，所以默认关闭；每个游戏分开设置。",
+    speakupField: {
+      enabled: "让小汤圆在这个游戏里主动说话", cooldown_minutes: "同一类事至少隔几分钟再提",
+      lines_per_hour: "每小时最多说几句", token_share: "每天 token 上限里最多用多少来主动说话（0–1，0.2 即 20%）",
+      quiet_from: "免打扰从几点开始（0–23 时）", quiet_until: "免打扰到几点结束（和开始相同：不设免打扰）",
+    },
     companion: "小汤圆", companionName: "小汤圆的名字", companionPersona: "小汤圆的设定", replyLanguage: "回复语言",
     languages: { "": "跟随玩家", "zh-CN": "中文", "en": "English" },
     keyWhere: (name) => `${name} 的 API 密钥在这里创建：`, noKeyNeeded: "这台电脑上的服务，不需要 API 密钥。",
@@ -56,7 +63,8 @@ window.XTY_TEXTS = {
     urlCompleted: (url) => `已保存，下一轮对话起生效。接口地址已补全为 ${url}。`,
     refused: {
       needs_base_url: "请先选一个「服务商」（选「其他 OpenAI 兼容服务」时要填「接口地址」），再保存 API 密钥：密钥只会发给这个地址。没有保存密钥。",
-      bad_base_url: "「接口地址」不是网址：请填服务商给的地址，例如 https://api.deepseek.com/v1。没有保存任何内容。"
+      bad_base_url: "「接口地址」不是网址：请填服务商给的地址，例如 https://api.deepseek.com/v1。没有保存任何内容。",
+      bad_value: "标出的这一项超出了允许的范围，请改一下。没有保存任何内容。"
     },
     presetName: { "": "— 请选择服务商 —", deepseek: "DeepSeek", qwen: "通义千问（阿里云百炼 DashScope）", doubao: "豆包（火山方舟）", ollama: "本机 Ollama", lmstudio: "本机 LM Studio", llamacpp: "本机 llama.cpp", openai: "OpenAI", other: "其他 OpenAI 兼容服务" },
     pinnedBy: { env: "由环境变量设置，优先于本页（在这里改不生效）", config: "由配置文件设置，优先于本页（在这里改不生效）", flag: "由命令行参数设置，优先于本页（在这里改不生效）" },
@@ -184,6 +192,13 @@ window.XTY_TEXTS = {
     visionBaseUrl: "Vision model's base URL (empty: the same)", apiKey: "API key", apiKeyHint: "Paste a new key; leave empty to keep it",
     saveSettings: "Save", forgetKey: "Forget the stored key", testConnection: "Test connection", testing: "Testing the connection…",
     nextTurn: "Saved settings count from the next turn, no restart needed.", settingsSaved: "Saved; counts from the next turn.",
+    speakup: "Speaking up", speakupSaved: "Saved; counts from the game's next event.",
+    speakupWhy: "When on, XiaoTangYuan says a line by itself when something in the game matters (night falling, stamina nearly gone, a festival tomorrow…) and says why it spoke. Each line costs tokens, so it is off by default; set it per game.",
+    speakupField: {
+      enabled: "Let XiaoTangYuan speak up in this game", cooldown_minutes: "Minutes before mentioning the same kind of thing again",
+      lines_per_hour: "Lines at most per hour", token_share: "Share of the daily token budget speaking up may use (0–1, 0.2 = 20%)",
+      quiet_from: "Quiet hours start at (hour, 0–23)", quiet_until: "Quiet hours end at (the same hour: no quiet hours)",
+    },
     companion: "XiaoTangYuan", companionName: "Companion's name", companionPersona: "Companion's persona", replyLanguage: "Reply language",
     languages: { "": "Same as the player", "zh-CN": "中文", "en": "English" },
     keyWhere: (name) => `Create a ${name} API key here:`, noKeyNeeded: "A server on this PC: no API key needed.",
@@ -192,7 +207,8 @@ window.XTY_TEXTS = {
     urlCompleted: (url) => `Saved; counts from the next turn. The address was completed to ${url}.`,
     refused: {
       needs_base_url: "Choose a provider first (with “Other OpenAI-compatible”, fill in its address), then save the API key: the key only ever goes to that address. The key was not saved.",
-      bad_base_url: "The address is not a web address: enter the one your provider gives, e.g. https://api.deepseek.com/v1. Nothing was saved."
+      bad_base_url: "The address is not a web address: enter the one your provider gives, e.g. https://api.deepseek.com/v1. Nothing was saved.",
+      bad_value: "The marked value is outside what it allows: change it. Nothing was saved."
     },
     presetName: { "": "— choose a provider —", deepseek: "DeepSeek", qwen: "Qwen (Alibaba Cloud DashScope)", doubao: "Doubao (Volcano Engine Ark)", ollama: "Ollama on this PC", lmstudio: "LM Studio on this PC", llamacpp: "llama.cpp on this PC", openai: "OpenAI", other: "Other OpenAI-compatible" },
     pinnedBy: { env: "Set by an environment variable, which wins over this page", config: "Set by the config file, which wins over this page", flag: "Set by a command-line flag, which wins over this page" },

@@ -5,6 +5,9 @@
 // is paused, and the client's heartbeats run on their own timer anyway. Two actions XiaoTangYuan
 // may take (v1.md "Actions"): pan_camera (look) and set_priority (act), each checked against the
 // colony itself and refused with why.
+// Game events (v1.md "game.event"), checked once a second in the same Update(): a duplicant short
+// of breath (oxygen low), less food than the colony eats in a cycle, a new duplicant; each
+// reported once when it starts, and XiaoTangYuan may speak up about it (off by default).
 using System;
 using System.Collections.Generic;
 using System.Threading.Tasks;
@@ -40,6 +43,8 @@ namespace XiaoTangYuan.Oni
         private string reply = "";
         private DateTime nextState;
         private volatile string problem;
+        private readonly EventEdges edges = new EventEdges();
+        private int duplicants = -1;   // the live duplicants last seen (-1: not yet counted)
 
         // Unity calls it once a frame on the main thread.
         private void Update()
@@ -53,7 +58,41 @@ namespace XiaoTangYuan.Oni
             {
                 nextState = DateTime.UtcNow.AddSeconds(1);
                 Watch(client.UpdateStateAsync(Projection.Project(Observe(), "", Game)));
+                WatchEvents();
             }
+        }
+
+        private void WatchEvents()
+        {
+            var minions = Components.LiveMinionIdentities.Items;
+            if (duplicants >= 0 && minions.Count > duplicants)
+            {
+                var newest = minions[minions.Count - 1];
+                Report("new_duplicant", new JsonObject().Add("subject", newest.GetProperName()).Add("count", minions.Count));
+            }
+            duplicants = minions.Count;
+            MinionIdentity gasping = null;
+            AmountInstance breath = null;
+            foreach (var minion in minions)
+            {
+                breath = Db.Get().Amounts.Breath.Lookup(minion);
+                if (breath != null && breath.value < breath.GetMax() * 0.5f) { gasping = minion; break; }
+            }
+            if (edges.Rose("oxygen_low", gasping != null))
+                Report("oxygen_low", new JsonObject().Add("subject", gasping.GetProperName())
+                    .Add("value", Math.Round((double)breath.value)).Add("maxValue", Math.Round((double)breath.GetMax())));
+            // Calories: 1 kcal is 1000; a duplicant eats 1000 kcal a cycle.
+            var world = ClusterManager.Instance == null ? null : ClusterManager.Instance.activeWorld;
+            if (world == null) return;
+            double kcal = RationTracker.Get().CountRations(null, world.worldInventory, true) / 1000.0;
+            if (edges.Rose("food_low", minions.Count > 0 && kcal < minions.Count * 1000.0))
+                Report("food_low", new JsonObject().Add("value", Math.Round(kcal)).Add("count", minions.Count));
+        }
+
+        private void Report(string kind, JsonObject facts)
+        {
+            Debug.Log("[XiaoTangYuan] event " + kind);
+            Watch(client.ReportEventAsync(kind, facts));
         }
 
         private void Switch(SaveGame loaded)
@@ -72,9 +111,17 @@ namespace XiaoTangYuan.Oni
             client.OnDelta = (id, text) => { reply += text; Debug.Log("[XiaoTangYuan] " + reply); };
             client.OnChatEnd = r => { if (!r.Done) Debug.Log("[XiaoTangYuan] 没有回答（" + r.Code + "）/ no answer (" + r.Code + ")"); };
             client.OnLog = line => Debug.Log("[XiaoTangYuan] " + line);
+            // XiaoTangYuan speaking up by itself: the whole line, then why it spoke.
+            client.OnCompanion = (id, text, finished, why) =>
+            {
+                if (!finished || text == "") return;
+                Debug.Log("[XiaoTangYuan] " + text);
+                if (why != null) Debug.Log("[XiaoTangYuan] (" + why + ")");
+            };
             // No key yet: the client pairs; the player allows the code on the memory page once.
             client.OnPairCode = (code, seconds) => Debug.Log("[XiaoTangYuan] 在小汤圆页面上确认配对码 " + code + " / Confirm code " + code + " on the XiaoTangYuan page");
             client.OnPaired = key => folder.SaveKey(key);   // folder.Key() returns it from the next start on
+            client.KeySource = folder.Key;   // another copy of the mod may have paired: its key, no second pairing
             client.OnKeyRefused = refused => folder.ForgetKey(refused);   // revoked on the page: pair again next time
             client.AddAction(new XtyAction
             {

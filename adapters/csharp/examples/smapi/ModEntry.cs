@@ -3,6 +3,9 @@
 // SMAPI runs UpdateTicked on the game's main thread, so every callback below may touch the game.
 // Three actions XiaoTangYuan may take (v1.md "Actions"): highlight and set_waypoint (look),
 // walk_to (act); each checks its preconditions against the game itself and refuses with why.
+// Game events (v1.md "game.event") from the same 60 Hz loop: stamina low, a festival or a
+// villager's birthday tomorrow, and the day's end; XiaoTangYuan may speak up about them, within
+// the budget the player set on the page (off by default), and says why it spoke.
 using System;
 using System.Collections.Generic;
 using System.Threading.Tasks;
@@ -23,6 +26,8 @@ namespace XiaoTangYuan.Stardew
         private string reply = "";
         private volatile string problem;   // set by a background task, logged on the main thread
         private string waypoint;           // drawn on the map by the mod (RenderedHud in a real mod)
+        private readonly EventEdges edges = new EventEdges();   // one report when a condition turns true
+        private int checkedDay = -1;       // the day whose "tomorrow" was looked at
 
         // The places walk_to and set_waypoint know: the location they are in and a tile there.
         private static readonly Dictionary<string, KeyValuePair<string, Point>> Places = new Dictionary<string, KeyValuePair<string, Point>>
@@ -52,6 +57,7 @@ namespace XiaoTangYuan.Stardew
             helper.Events.GameLoop.SaveLoaded += OnSaveLoaded;
             helper.Events.GameLoop.UpdateTicked += OnUpdateTicked;
             helper.Events.GameLoop.ReturnedToTitle += OnReturnedToTitle;
+            helper.Events.GameLoop.DayEnding += OnDayEnding;
         }
 
         private void OnSaveLoaded(object sender, SaveLoadedEventArgs e)
@@ -70,8 +76,16 @@ namespace XiaoTangYuan.Stardew
             // No key yet: the client pairs; the player allows the code on the memory page once.
             client.OnPairCode = (code, seconds) => ShowBubble("在小汤圆页面上确认配对码 " + code + " / Confirm code " + code + " on the XiaoTangYuan page");
             client.OnPaired = key => folder.SaveKey(key);   // folder.Key() returns it from the next start on
+            client.KeySource = folder.Key;   // another copy of the mod may have paired: its key, no second pairing
             client.OnKeyRefused = refused => folder.ForgetKey(refused);   // revoked on the page: pair again next time
             AddActions(client);
+            // XiaoTangYuan speaking up by itself: the whole line, then why it spoke (smaller, under it).
+            client.OnCompanion = (id, text, finished, why) =>
+            {
+                if (!finished || text == "") return;
+                ShowBubble(text);
+                if (why != null) Monitor.Log("(" + why + ")", LogLevel.Info);
+            };
             client.OnActionRun = (name, args, outcome) => Monitor.Log("action " + name + ": " + outcome.Status + " " + outcome.Text, LogLevel.Info);
             // Never wait on the main thread: Start() connects in the background, and keeps trying
             // when the game was started before the server.
@@ -85,6 +99,39 @@ namespace XiaoTangYuan.Stardew
             var p = problem;
             if (p != null) { problem = null; Monitor.Log(p, LogLevel.Warn); }
             if (e.Ticks % 60 == 0 && client.ServerHello != null) Watch(client.UpdateStateAsync(Projection.Project(Observe(), "", Game)));
+            if (e.Ticks % 60 == 30 && client.ServerHello != null) WatchEvents();
+        }
+
+        // -- game events (v1.md "game.event"): checked once a second, each reported once when it
+        // starts; the server decides whether XiaoTangYuan says anything ------------------------------
+
+        private void WatchEvents()
+        {
+            var p = Game1.player;
+            if (edges.Rose("stamina_low", p.Stamina < p.MaxStamina * 0.15f))
+                Report("stamina_low", new JsonObject().Add("value", Math.Round((double)p.Stamina, 1)).Add("maxValue", p.MaxStamina));
+            if (Game1.dayOfMonth == checkedDay) return;
+            checkedDay = Game1.dayOfMonth;
+            int tomorrow = Game1.dayOfMonth + 1;   // 29: the next season's first day, not looked at here
+            if (tomorrow <= 28 && Utility.isFestivalDay(tomorrow, Game1.season))
+                Report("festival_tomorrow", new JsonObject().Add("place", "鹈鹕镇"));
+            foreach (var npc in Utility.getAllVillagers())
+            {
+                if (npc.Birthday_Season != Game1.currentSeason || npc.Birthday_Day != tomorrow) continue;
+                Report("birthday_tomorrow", new JsonObject().Add("subject", npc.displayName));
+                break;
+            }
+        }
+
+        private void OnDayEnding(object sender, DayEndingEventArgs e)
+        {
+            if (client != null && client.ServerHello != null) Report("day_ended", new JsonObject().Add("count", Game1.dayOfMonth));
+        }
+
+        private void Report(string kind, JsonObject facts)
+        {
+            Monitor.Log("event " + kind, LogLevel.Debug);
+            Watch(client.ReportEventAsync(kind, facts));
         }
 
         /// <summary>One player turn (from the mod's chat box or voice hook).</summary>

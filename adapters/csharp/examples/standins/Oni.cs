@@ -64,7 +64,9 @@ namespace UnityEngine
     {
         public readonly List<Component> Components = new List<Component>();
         public string name;
-        public GameObject(string name) { this.name = name; }
+        // Stand-in: every GameObject made, so a test's host can find the mod's and drive its Update().
+        public static readonly List<GameObject> All = new List<GameObject>();
+        public GameObject(string name) { this.name = name; All.Add(this); }
         public T AddComponent<T>() where T : Component, new()
         {
             var c = new T { gameObject = this };
@@ -186,4 +188,52 @@ public class Prioritizable : UnityEngine.MonoBehaviour
     public PrioritySetting setting;
     public PrioritySetting GetMasterPriority() { return setting; }
     public void SetMasterPriority(PrioritySetting priority) { setting = priority; }
+}
+
+// -- what the example's game events read (v1.md "game.event") ----------------------------------
+
+/// <summary>One amount of one creature (breath, calories...): value now and its maximum.</summary>
+public class AmountInstance
+{
+    public float value;
+    public float max = 100f;
+    public float GetMax() { return max; }
+}
+
+public class Amount
+{
+    public readonly Dictionary<UnityEngine.Component, AmountInstance> Instances = new Dictionary<UnityEngine.Component, AmountInstance>();   // stand-in only
+    public AmountInstance Lookup(UnityEngine.Component cmp)
+    {
+        AmountInstance found;
+        return Instances.TryGetValue(cmp, out found) ? found : null;
+    }
+}
+
+public class Amounts { public readonly Amount Breath = new Amount(); }
+
+public class Db
+{
+    private static readonly Db Instance = new Db();
+    public readonly Amounts Amounts = new Amounts();
+    public static Db Get() { return Instance; }
+}
+
+public class WorldInventory : UnityEngine.MonoBehaviour { }
+
+public class WorldContainer : UnityEngine.MonoBehaviour { public WorldInventory worldInventory = new WorldInventory(); }
+
+public class ClusterManager : UnityEngine.MonoBehaviour
+{
+    public static ClusterManager Instance;
+    public WorldContainer activeWorld;
+}
+
+/// <summary>The colony's food: CountRations gives the calories (1 kcal = 1000) a world holds.</summary>
+public class RationTracker
+{
+    private static readonly RationTracker Instance = new RationTracker();
+    public float Calories;   // stand-in only
+    public static RationTracker Get() { return Instance; }
+    public float CountRations(Dictionary<string, float> unitCountByFoodType, WorldInventory inventory, bool excludeUnreachable = true) { return Calories; }
 }

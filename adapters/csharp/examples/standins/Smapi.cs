@@ -45,10 +45,12 @@ namespace StardewModdingAPI.Events
         event EventHandler<SaveLoadedEventArgs> SaveLoaded;
         event EventHandler<UpdateTickedEventArgs> UpdateTicked;
         event EventHandler<ReturnedToTitleEventArgs> ReturnedToTitle;
+        event EventHandler<DayEndingEventArgs> DayEnding;
     }
 
     public class SaveLoadedEventArgs : EventArgs { }
     public class ReturnedToTitleEventArgs : EventArgs { }
+    public class DayEndingEventArgs : EventArgs { }
     public class UpdateTickedEventArgs : EventArgs { public uint Ticks { get; set; } }
 }
 
@@ -87,7 +89,23 @@ namespace StardewValley
         public Point TilePoint { get; set; }
     }
 
-    public class NPC : Character { public string displayName; }
+    public class NPC : Character
+    {
+        public string displayName;
+        public string Birthday_Season;   // "spring" ... "winter"
+        public int Birthday_Day;
+    }
+
+    public enum Season { Spring, Summer, Fall, Winter }
+
+    public static class Utility
+    {
+        // Stand-in: the game's festival days (the real one reads Data/Festivals).
+        private static readonly int[][] Festivals = { new[] { 13, 24 }, new[] { 11, 28 }, new[] { 16, 27 }, new[] { 8, 25 } };
+        public static bool isFestivalDay(int day, Season season) { return Array.IndexOf(Festivals[(int)season], day) >= 0; }
+        public static readonly List<NPC> Villagers = new List<NPC>();   // stand-in only: the host's
+        public static List<NPC> getAllVillagers() { return new List<NPC>(Villagers); }
+    }
 
     public class HUDMessage
     {
@@ -107,6 +125,7 @@ namespace StardewValley
         public Pathfinding.PathFindController controller;
         public int health;
         public float Stamina { get; set; }
+        public int MaxStamina { get; set; }
         public Item CurrentItem { get; set; }
         public readonly Netcode.NetString farmName = new Netcode.NetString();
     }
@@ -123,6 +142,7 @@ namespace StardewValley
         public static int timeOfDay;
         public static int dayOfMonth;
         public static string currentSeason;
+        public static Season season;
     }
 }
 

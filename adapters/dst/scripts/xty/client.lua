@@ -57,13 +57,16 @@ function Client.new(opts)
     self.query, self.now = opts.query, opts.now
     self.log = opts.log or function() end
     self.on_frame = opts.on_frame or function() end   -- every server frame no chat claimed
-    -- The companion speaking up (v1.md "game.event"): on_companion(text, finished) with its line
+    -- The companion speaking up (v1.md "game.event"): on_companion(text, finished, why) with its line
     -- so far, then once with finished = true (a line the player's chat cut short ends there too).
     self.on_companion = opts.on_companion
     self.lines = {}
     -- Pairing (no token): on_pair(code, seconds) to show the code, on_key(key) to keep the key,
-    -- on_key_refused() to forget a key the server refused (revoked on the page): pair next time.
+    -- on_key_refused(key) to forget the key the server refused (revoked on the page): pair next time.
     self.on_pair, self.on_key, self.on_key_refused = opts.on_pair, opts.on_key, opts.on_key_refused
+    -- key_source() returns the kept key (or nil), read again before each pair request: another
+    -- copy of the mod sharing the game's persistent strings may have paired meanwhile.
+    self.key_source = opts.key_source
     self.random = opts.random or math.random
     -- A chat without its end after this many seconds ends as "timeout".
     self.chat_timeout = opts.chat_timeout or 90
@@ -197,7 +200,9 @@ function Client:companion(frame)
     else
         self.lines[frame.id] = nil
         local text = frame.type == "chat.done" and (frame.text or table.concat(parts)) or table.concat(parts)
-        self:call(self.on_companion and function() self.on_companion(text, true) end)
+        -- why: the server's line saying why it spoke and how to stop it (chat.done only).
+        local why = frame.type == "chat.done" and frame.why or nil
+        self:call(self.on_companion and function() self.on_companion(text, true, why) end)
     end
 end
 
@@ -244,8 +249,22 @@ function Client:dispatch(frame)
     if self.pairing and type(frame.type) == "string" and frame.type:sub(1, 5) == "pair." then
         return self:paired(frame)
     end
+    if self.pairing and frame.type == "error" and frame.id == self.pairing then
+        -- pair_busy: another copy of this mod is pairing now (its key comes to the shared
+        -- persistent strings, key_source finds it); any other refusal: try again the same way.
+        if frame.code == "pair_busy" then
+            if not self.pair_busy then self.log("another copy of this mod is pairing; trying again with backoff") end
+            self.pair_busy = true
+        else
+            self.log("pair request refused: " .. tostring(frame.code))
+        end
+        -- This session is left to its hello deadline; the next call opens a new one.
+        self.pairing, self.session, self.want_hello = nil, nil, true
+        self:backoff()
+        return
+    end
     if frame.type == "server.hello" then
-        self.hello, self.attempt = frame, 0
+        self.hello, self.attempt, self.pair_busy = frame, 0, nil
         self.last_beat = self.now()
         self.log("server.hello, heartbeat every " .. frame.heartbeatMs .. " ms")
     end
@@ -285,8 +304,9 @@ function Client:ended(code, reason)
         self.want_hello, self.stopped = false, code
         local why = code == 4001 and (self.pair_refused or "unauthorized") or "closed"
         if why == "unauthorized" then
+            local refused = self.token
             self.token = nil
-            self:call(self.on_key_refused)
+            self:call(self.on_key_refused, refused)
         end
         self:end_chats(function() return true end, why)
         return
@@ -316,6 +336,13 @@ function Client:frames()
     local frames = self.queue
     self.queue = {}
     if self.session then return frames end
+    if (not self.token or self.token == "") and self.key_source then
+        local ok, kept = pcall(self.key_source)
+        if ok and type(kept) == "string" and kept ~= "" then
+            self.token = kept
+            self.log("another copy of this mod paired: its key, no second pairing")
+        end
+    end
     if not self.token or self.token == "" then
         -- No key yet: this call asks to pair; the queued frames wait for the hello.
         self.queue = frames

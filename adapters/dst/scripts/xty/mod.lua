@@ -36,18 +36,28 @@ function M.load_salt(sim, entropy, done)
     end)
 end
 
+-- The key kept in the game's persistent strings (shared by every copy of the mod), or nil.
+-- GetPersistentString answers at once (a local file); one that answers later counts as none.
+function M.kept_key(sim)
+    local key
+    sim:GetPersistentString(M.KEY_KEY, function(found, kept)
+        if found and type(kept) == "string" and kept:match("^[%w_-]+$") then key = kept end
+    end)
+    return key
+end
+
 -- env: sim, world, now (GetStaticTime), host, port, token (tests and tools only: a DST mod cannot
 -- read the server's token; else the kept key;
 -- else the mod pairs), features() (the world's stable features), observe() (the full
 -- observation), log(line), say(text) (shown to the player), adapter, timezone, save_name,
 -- client_options (extra Client.new options), game (xty.actions' hands on the world: with it the
--- mod declares point_to, craft and drop_item), on_action(name, args, status, text), speak(text)
--- (the companion speaking up; default: say). Returns the mod: mod.ask(question, on_text, source),
+-- mod declares point_to, craft and drop_item), on_action(name, args, status, text), speak(text, why)
+-- (the companion speaking up, why it spoke; default: say). Returns the mod: mod.ask(question, on_text, source),
 -- mod.talk(on_heard, on_text) and mod.release(id) (push-to-talk), and mod.stop().
 function M.start(env)
     local mod = { log = env.log or function() end }
     local say = env.say or mod.log
-    local speak = env.speak or say
+    local speak = env.speak or function(text, why) say(text); if why then say(why) end end
     local watch = Events.new()
     local function begin(url, salt, key)
         local save_id = saveid.derive(env.features(), salt)
@@ -55,13 +65,23 @@ function M.start(env)
             url = url, token = key,
             on_pair = function(code) say(Client.pair_prompt(code)) end,
             on_key = function(k) env.sim:SetPersistentString(M.KEY_KEY, k, false, function() end) end,
-            on_key_refused = function() env.sim:SetPersistentString(M.KEY_KEY, "", false, function() end) end,
+            -- Only the refused key: persistent strings are shared by every mod of this game, and
+            -- another copy of this mod may have kept a newer key since.
+            on_key_refused = function(refused)
+                env.sim:GetPersistentString(M.KEY_KEY, function(ok, kept)
+                    if not ok or kept == refused or refused == nil then
+                        env.sim:SetPersistentString(M.KEY_KEY, "", false, function() end)
+                    end
+                end)
+            end,
+            key_source = function() return M.kept_key(env.sim) end,
             identity = { gameId = M.GAME, saveId = save_id, saveName = env.save_name },
             adapter = env.adapter or { name = "XTY DST", version = "0.1.0" },
             timezone = env.timezone, now = env.now, log = mod.log,
             query = function(u, cb, method, body) env.sim:QueryServer(u, cb, method, body) end,
-            -- The companion speaking up about an event: shown once its line is whole.
-            on_companion = function(text, finished) if finished and text ~= "" then speak(text) end end,
+            -- The companion speaking up about an event: shown once its line is whole, with why
+            -- it spoke and how to turn it off (show it smaller, under the line).
+            on_companion = function(text, finished, why) if finished and text ~= "" then speak(text, why) end end,
             -- A refused frame is the mod author's to fix: in the log, with the fields named.
             on_frame = function(frame)
                 if frame.type == "error" then
@@ -89,11 +109,7 @@ function M.start(env)
             or M.base_url(env.host, env.port)
         M.load_salt(env.sim, tostring(env.now()), function(salt, made)
             if made then mod.log("made this install's salt") end
-            env.sim:GetPersistentString(M.KEY_KEY, function(found, kept)
-                local key = (found and type(kept) == "string" and kept:match("^[%w_-]+$")) and kept
-                    or (env.token ~= "" and env.token) or nil
-                begin(url, salt, key)
-            end)
+            begin(url, salt, M.kept_key(env.sim) or (env.token ~= "" and env.token) or nil)
         end)
     end)
 

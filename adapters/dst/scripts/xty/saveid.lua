@@ -6,11 +6,21 @@ local M = {}
 
 local ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 
--- The canonical message: features sorted by key (byte order), each key \31 value \30.
+-- UTF-8 byte order, which is code point order (v1.md "Identity"). Not table.sort's default:
+-- Lua 5.1 compares strings with strcoll, which follows the C locale the game runs in.
+function M.before(a, b)
+    for i = 1, math.min(#a, #b) do
+        local x, y = a:byte(i), b:byte(i)
+        if x ~= y then return x < y end
+    end
+    return #a < #b
+end
+
+-- The canonical message: features sorted by key (code point order), each key \31 value \30.
 function M.message(features)
     local keys = {}
     for k in pairs(features) do keys[#keys + 1] = k end
-    table.sort(keys)
+    table.sort(keys, M.before)
     local parts = {}
     for _, k in ipairs(keys) do parts[#parts + 1] = k .. "\31" .. features[k] .. "\30" end
     return table.concat(parts)
