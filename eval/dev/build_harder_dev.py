@@ -3,7 +3,7 @@
 Written by the memory helper, who has read the retrieval code: tune on it freely;
 it measures nothing held out (``eval/heldout/`` does). Styles: negation, session
 time (with ``session`` and ``minutesBeforeEnd``), long chatty messages, multi-hop
-(with ``bridge``), voice-transcript style, and small talk (``expected: []``).
+(with ``bridge``), voice-transcript style, emoji, and small talk (``expected: []``).
 
     python3 eval/dev/build_harder_dev.py   # writes harder_words_dev.json beside it
 """
