@@ -65,6 +65,9 @@ async def test_private_facts_never_reach_the_extractor_and_tomorrow_is_stored_re
                 "summary": "玩家说真名叫张伟",
                 "importance": 3,
             },
+            # and what a model writes of the player in English
+            {"kind": "event", "subject": "Health", "summary": "The player has diabetes"},
+            {"kind": "event", "subject": "Home", "summary": "The player lives at 12 Elm Street"},
         ],
     }
     async with running(tmp_path, overrides=SETTINGS) as h:

@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import NO_GRACE, chat, running
 from tests.test_server_embeddings import FARM, idle, injected, turn_text, vector_rows
+from xtyserver.memory.smalltalk import CHATTER
 from xtyserver.memory.types import NewEvent
 from xtyserver.model import local_embedding
 from xtyserver.testing import Reply
@@ -71,3 +72,33 @@ async def test_a_cancelled_query_lets_the_passages_go_on() -> None:
     with anyio.fail_after(30):  # a query counted as waiting would hold them forever
         done = await embedder.embed(["一段记忆"])
     assert len(done.vectors) == 1
+
+
+async def test_small_talk_carries_only_the_goals_and_a_question_still_finds_its_memory(
+    tmp_path: Path,
+) -> None:
+    """Issue 39: small talk lands as near a memory (cosine) as a question does; it is told
+    apart by being nearer everyday chatter (memory/smalltalk.py), and recalls nothing."""
+    async with running(tmp_path, overrides=LOCAL) as h:
+        goal = NewEvent("goal", "鸡舍", "打算秋天前盖好鸡舍")
+        h.store.upsert_event(FARM, goal, 0)
+        h.store.upsert_event(FARM, NewEvent("event", "奶牛", "第3天买了一头奶牛", importance=5), 0)
+        h.store.upsert_event(FARM, NewEvent("event", "天气", "昨天下了一整天的雨"), 0)
+        h.store.upsert_event(FARM, NewEvent("decision", "矿洞", "决定先去矿洞挖铜矿"), 0)
+        async with h.adapter() as ws:
+            await idle(h)
+            with anyio.fail_after(120):  # formed once, when nothing else waits
+                while len(h.server.memory.chatter) < len(CHATTER):
+                    await anyio.sleep(0.05)
+            for text in ("下班回来啦，累得一句话都不想说", "ugh my sister ate all my snacks again"):
+                h.fake.enqueue(Reply(text="辛苦了"))
+                _, done = await chat(ws, text)
+                assert done["type"] == "chat.done", done
+                await idle(h)
+                assert "盖好鸡舍" in turn_text(h)  # the always-on goal
+                for other in ("奶牛", "下了一整天的雨", "挖铜矿"):
+                    assert other not in turn_text(h), (text, other)
+            h.fake.enqueue(Reply(text="在牛棚"))
+            _, done = await chat(ws, "我家那头牛在哪")  # no word in common: vectors alone
+            await idle(h)
+        assert "买了一头奶牛" in turn_text(h)

@@ -111,6 +111,9 @@ class EvalSave(_Part, frozen=True):
     context: dict[str, Any]
     events: list[EvalEvent]
     questions: list[Question]
+    # Ended play sessions before the set's start, (started, ended) in hours before it:
+    # what 上次玩的时候 and 下线前 refer to.
+    plays: list[tuple[float, float]] = msgspec.field(default_factory=list)
 
     @property
     def scope(self) -> Scope:

@@ -23,6 +23,8 @@ Latency is wall time measured here (``time.perf_counter``).
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Mapping
@@ -38,6 +40,7 @@ from xtyeval.scoring import Loaded, Turn
 from xtyserver.adapter import AdapterClient, AdapterInfo, ChatDone, Identity
 from xtyserver.clock import ManualClock
 from xtyserver.config import load_settings
+from xtyserver.memory.export import encode_document
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import PROFILE_FIELDS, SharedProfile
 from xtyserver.serve.jobs import EnrichKeys
@@ -60,6 +63,9 @@ def load_store(evalset: EvalSet, store: MemoryStore) -> Loaded:
     events: dict[str, tuple[str, str]] = {}
     ids: dict[str, int] = {}
     for save in evalset.saves:
+        for started, ended in save.plays:
+            play = store.open_play_session(save.scope, evalset.start - started * 3600.0, "UTC")
+            store.close_play_session(play, evalset.start - ended * 3600.0)
         for ev in save.events:
             at = evalset.start - ev.age_hours * 3600.0
             stored = store.upsert_event(save.scope, ev.new_event(), at)
@@ -117,17 +123,45 @@ async def _ask_save(
     return turns
 
 
+def _import_cold(evalset: EvalSet, folder: Path, settings: Any, clock: ManualClock) -> Loaded:
+    """The set written into a store of its own, exported, and brought into ``folder`` by the
+    real ``xtyserver memory import`` (another process), as a player moving to a new PC."""
+    source = folder / "exported-from"
+    with MemoryStore.open_profile(source, settings.profile, clock=clock) as store:
+        loaded = load_store(evalset, store)
+        document = source / "export.json"
+        document.write_bytes(encode_document(store.export()))
+    command = [sys.executable, "-m", "xtyserver", "memory", "import", str(document)]
+    done = subprocess.run(
+        [*command, "--data-dir", str(settings.data_path), "--profile", settings.profile],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"memory import failed: {done.stderr.strip()}")
+    with MemoryStore.open_profile(settings.data_path, settings.profile, clock=clock) as store:
+        ids = {(f"{e.game_id}/{e.save_id}", e.summary): e.id for e in store.export().events}
+    # The imported rows keep their saves and texts; their ids are the target store's.
+    return msgspec.structs.replace(
+        loaded, ids={key: ids.get(loaded.events[key], i) for key, i in loaded.ids.items()}
+    )
+
+
 async def run_set(
     evalset: EvalSet,
     *,
     data_dir: Path | None = None,
     overrides: Mapping[str, Any] | None = None,
+    cold: bool = False,
 ) -> tuple[Loaded, list[Turn]]:
     """Load the set into a fresh store and ask every question through the server.
 
     Args:
         data_dir: Folder for the store (default: a temporary one, removed afterwards).
         overrides: More settings (dotted keys), e.g. ``{"memory.glossary": False}``.
+        cold: Bring the set in with ``xtyserver memory import`` and ask at once: no
+            wait for search keys or vectors (what the server does by itself counts).
     """
     with tempfile.TemporaryDirectory(prefix="xty-eval-") as tmp:
         folder = data_dir or Path(tmp)
@@ -148,10 +182,13 @@ async def run_set(
                     **(overrides or {}),
                 },
             )
-            with MemoryStore.open_profile(
-                settings.data_path, settings.profile, clock=clock
-            ) as store:
-                loaded = load_store(evalset, store)
+            if cold:
+                loaded = _import_cold(evalset, folder, settings, clock)
+            else:
+                with MemoryStore.open_profile(
+                    settings.data_path, settings.profile, clock=clock
+                ) as store:
+                    loaded = load_store(evalset, store)
             turns: list[Turn] = []
             # The scripted model writes each memory's keys when the enrichment job asks.
             fake.search_keys = {
@@ -163,13 +200,13 @@ async def run_set(
             async with serving(settings, token=TOKEN, clock=clock) as server:
                 # One save's jobs at a time: a set of more saves than the job queue
                 # holds would drop the rest, and their questions go without them.
-                if server.jobs.enrich:
+                if server.jobs.enrich and not cold:
                     # Memories loaded without keys get them (as after an upgrade),
                     # before the first question.
                     for save in evalset.saves:
                         server.jobs.submit(EnrichKeys(save.scope))
                         await server.memory.wait_idle()
-                if server.jobs.embed:
+                if server.jobs.embed and not cold:
                     # With an embedding route, every memory has its vector first too.
                     for save in evalset.saves:
                         server.jobs.embed_later(save.scope)

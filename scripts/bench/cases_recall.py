@@ -30,9 +30,9 @@ import anyio
 
 sys.path.insert(0, str(Path.cwd()))  # the tree measured: this folder's xtyserver and xtyeval
 
-from xtyeval.evalset import EvalEvent, EvalSave, EvalSet, Question  # noqa: E402
-from xtyeval.runner import run_set  # noqa: E402
-from xtyeval.scoring import score  # noqa: E402
+from xtyeval.evalset import EvalEvent, EvalSave, EvalSet, Question
+from xtyeval.runner import run_set
+from xtyeval.scoring import score
 
 START = 1_780_000_000.0
 

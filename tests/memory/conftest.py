@@ -15,6 +15,7 @@ from tests.unusual_paths import unusual
 from xtyserver.clock import ManualClock
 from xtyserver.memory.retrieval import SaveIndex, select_memories
 from xtyserver.memory.sqlite.store import MemoryStore
+from xtyserver.memory.types import MemoryEvent, Scope
 
 
 @pytest.fixture
@@ -43,3 +44,14 @@ def relevant(index: SaveIndex, query: str, now: float = 0.0) -> list[int]:
 def buried(store: MemoryStore) -> list[tuple[str, str, str, str]]:
     """Every tombstone as ``(game_id, save_id, kind, subject)``, read through an export."""
     return [(t.game_id, t.save_id, t.kind, t.subject) for t in store.export().tombstones]
+
+
+def stored(
+    scope: Scope, i: int, summary: str, *, kind: str = "event", importance: int = 3
+) -> MemoryEvent:
+    """One stored memory of ``scope`` whose subject is its summary, formed at 0."""
+    return MemoryEvent(
+        id=i, game_id=scope.game_id, save_id=scope.save_id, kind=kind, subject=summary,  # type: ignore[arg-type]
+        summary=summary, importance=importance, status="active", pinned=False, day=None,  # type: ignore[arg-type]
+        created_at=0.0, updated_at=0.0, last_used_at=0.0,
+    )  # fmt: skip

@@ -124,3 +124,20 @@ def test_forget_all_keeps_play_statistics(store: MemoryStore) -> None:
     assert store.stats() == stats
     assert store.stats().saves[0].active_ms == 90_000
     assert store.list_scopes() == [FARM_A]  # a save with statistics only is still listed
+
+
+def test_ended_sessions_are_the_latest_closed_ones_of_the_save_oldest_first(
+    store: MemoryStore,
+) -> None:
+    t0 = _ts("2026-03-01T20:00:00")
+    for n in range(4):  # four evenings on farm A, one on farm B
+        sid = store.open_play_session(FARM_A, t0 + n * 86400, SH)
+        store.close_play_session(sid, t0 + n * 86400 + 3600)
+    other = store.open_play_session(FARM_B, t0 + 5 * 86400, SH)
+    store.close_play_session(other, t0 + 5 * 86400 + 60)
+    store.open_play_session(FARM_A, t0 + 6 * 86400, SH)  # playing now: not ended
+    assert store.ended_sessions(FARM_A, 2) == [
+        (t0 + 2 * 86400, t0 + 2 * 86400 + 3600),
+        (t0 + 3 * 86400, t0 + 3 * 86400 + 3600),
+    ]
+    assert store.ended_sessions(Scope("stardew", "farm-c")) == []

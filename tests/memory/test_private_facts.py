@@ -53,6 +53,46 @@ def test_a_private_fact_is_blanked_out_and_refused(said: str, value: str) -> Non
     assert kind_refusal(said) == "sensitive"
 
 
+# What an extraction or summary model writes of the player: the server's own check reads it.
+WRITTEN = [
+    ("玩家的真名叫张伟", "张伟"),
+    ("The player's real name is John Smith", "Smith"),
+    ("Real name: John Smith", "Smith"),
+    ("玩家有糖尿病", "糖尿病"),
+    ("玩家每天在吃降压药", "降压"),
+    ("The player has diabetes", "diabetes"),
+    ("The player has a heart condition", "heart"),
+    ("The player is diabetic", "diabetic"),
+    ("Player is on insulin", "insulin"),
+    ("The player lives at 12 Elm Street", "Elm"),
+    ("The player's home address is 5 Main St", "Main"),
+    ("Home address: 5 Main St", "Main"),
+]
+WRITTEN_GAME = [
+    "The player lives on the farm",
+    "The player has a cow named Bessie",
+    "The player is on the beach",
+    "玩家有一头奶牛",
+    "玩家吃了治疗药膏",
+    "玩家今天在吃烤鱼",
+]
+
+
+@pytest.mark.parametrize(("written", "value"), WRITTEN)
+def test_the_servers_check_refuses_a_private_fact_written_of_the_player(
+    written: str, value: str
+) -> None:
+    assert event_refusal("玩家", written) == "sensitive"
+    assert kind_refusal(written) == "sensitive"
+    assert value not in private_facts.redact(written)
+
+
+@pytest.mark.parametrize("written", WRITTEN_GAME)
+def test_the_players_game_life_written_of_them_passes(written: str) -> None:
+    assert event_refusal("玩家", written) is None
+    assert private_facts.find(written) is None
+
+
 @pytest.mark.parametrize("said", GAME)
 def test_the_games_own_people_and_places_pass(said: str) -> None:
     assert private_facts.find(said) is None

@@ -420,3 +420,70 @@ def test_of_the_memories_of_a_window_the_one_the_words_name_wins() -> None:
     assert window("上个季节我干了啥") == [1]  # the most important of the season
     assert window("上个季节我买的种子呢") == [2]  # the words name it
     assert window("上个季节我干了啥", [(1, 0.80), (2, 0.86), (3, 0.95)]) == [2]  # the vector
+
+
+def test_session_references_name_the_last_ended_session_or_its_last_minutes() -> None:
+    from xtyserver.memory.cues import LAST_MINUTES, read_cues
+
+    sessions = [(NOW - 50 * 3600, NOW - 48 * 3600), (NOW - 26 * 3600, NOW - 24 * 3600)]
+    last = read_cues("上次玩的时候我们约好干嘛", game_id="x", current_day=9, sessions=sessions)
+    assert last.times == sessions[-1] and last.days is None
+    end = read_cues(
+        "what did I say before I logged off?", game_id="x", current_day=None, sessions=sessions
+    )
+    assert end.times == (NOW - 24 * 3600 - LAST_MINUTES * 60, NOW - 24 * 3600)
+    assert read_cues("上次玩的时候", game_id="x", current_day=9).times is None  # none ended
+    assert not read_cues("我们去钓鱼", game_id="x", current_day=9, sessions=sessions)
+
+
+def test_a_session_reference_prefers_what_was_said_in_that_session() -> None:
+    ended = NOW - 20 * 3600
+    events = [
+        _sv(1, "鱼", "钓到了一条大鲶鱼", importance=5, created_at=NOW - 3600),  # today's
+        _sv(2, "洒水器", "决定把钱全拿去买洒水器", importance=2, created_at=ended - 120),
+        _sv(3, "鱼塘", "说下次要先挖鱼塘", importance=4, created_at=ended - 3000),
+        _sv(4, "蛋", "鸡蛋节没抢到蛋", importance=2, created_at=ended - 90000),
+    ]
+    index = SaveIndex(Scope("stardew-valley", "farm-a"), events)
+    index.sessions = ((ended - 7200, ended),)
+    budget = MemoryBudget(relevant=0)  # the window's one place alone shows what it prefers
+
+    def window(text: str) -> list[int]:
+        return select_memories(
+            None, index, query_text=text, current_day=None, now=NOW, budget=budget
+        ).used_ids
+
+    assert window("聊点别的") == [1]
+    assert window("我下线前最后说了啥") == [2]
+    assert window("上次玩的时候说了啥") == [3]  # the most important of that session
+
+
+def test_small_talk_nearer_chatter_than_any_memory_carries_the_goals_alone() -> None:
+    events = [
+        _sv(1, "鸡舍", "打算秋天前盖好鸡舍", kind="goal"),
+        _sv(2, "鱼", "钓到了一条大鲶鱼", importance=5),
+        _sv(3, "矿洞", "第一次下到矿洞四十层", importance=2),
+    ]
+    index = SaveIndex(Scope("stardew-valley", "farm-a"), events)
+    near = [(2, 0.84), (3, 0.83), (1, 0.90)]  # the goal's cosine does not count
+
+    budget = MemoryBudget(close_places=0)  # 2 and 3 are near ties: one vector place
+
+    def chosen(text: str, chatter: float | None) -> list[int]:
+        return select_memories(
+            None,
+            index,
+            query_text=text,
+            current_day=None,
+            now=NOW,
+            similar=near,
+            chatter=chatter,
+            budget=budget,
+        ).used_ids
+
+    margin = budget.small_talk_margin
+    assert chosen("下班回来好困", 0.84 + margin) == [1]  # the margin reached: the goal alone
+    assert chosen("下班回来好困", 0.84 + margin - 0.001) == [1, 2]  # not quite: as before
+    assert chosen("下班回来好困", None) == [1, 2]  # no chatter vectors: as before
+    assert 2 in chosen("下班回来好困，那条鲶鱼呢", 0.99)  # a word matches
+    assert chosen("下一步干嘛", 0.99) == [1, 2]  # a cue: never small talk

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from array import array
 
+import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -188,7 +189,10 @@ def test_the_vectors_place_goes_to_what_the_words_missed_unless_the_decoy_is_cle
     assert 0.3 < share < MemoryBudget().min_relevance  # 2 is no lexical pick of its own
 
     def relevant(decoy: float, discount: float | None = None) -> list[int]:
-        budget = MemoryBudget() if discount is None else MemoryBudget(lexical_discount=discount)
+        # one vector place (no near ties' places): which memory it goes to
+        budget = MemoryBudget(close_places=0)
+        if discount is not None:
+            budget = msgspec.structs.replace(budget, lexical_discount=discount)
         similar = [(2, decoy), (3, 0.88), (1, 0.85), (4, 0.7)]
         sel = select_memories(
             None, index, query_text=text, current_day=None, now=NOW, budget=budget, similar=similar
@@ -222,6 +226,7 @@ def test_a_glossary_match_is_meaning_not_surface_and_keeps_its_nearness() -> Non
         query_text=text,
         current_day=None,
         now=NOW,
+        budget=MemoryBudget(close_places=0),  # one vector place: whose it is
         similar=[(2, 0.88), (3, 0.875), (1, 0.85), (4, 0.7)],
     )
     # 2 is nearer than 3 and its match is no shared word: the place is 2's.
@@ -303,3 +308,36 @@ def test_the_migration_adds_the_table_and_old_memories_have_no_vector(tmp_path) 
         (old,) = store.load_scope(FARM)
         assert store.without_vectors(FARM, "m1", 10) == [old]
         assert store.load_vectors(FARM, "m1") == {}
+
+
+def test_near_ties_by_cosine_each_get_a_place_and_no_more_than_close_places() -> None:
+    events = [
+        _event(i, f"s{i}", text)
+        for i, text in enumerate(
+            (
+                "春天钓到了鲶鱼",
+                "修好了温室",
+                "矿洞打到了四十层",
+                "买了一头奶牛",
+                "盖好了鸡舍",
+                "种了草莓",
+            ),
+            1,
+        )
+    ]
+    index = SaveIndex(FARM, events)
+    budget = MemoryBudget()
+    gap = budget.close_similarity
+
+    def chosen(similar: list[tuple[int, float]]) -> list[int]:
+        sel = select_memories(
+            None, index, query_text="那个东西", current_day=None, now=NOW, similar=similar
+        )
+        return [ev.id for ev in sel.relevant]
+
+    # no word matches: the first vector place, and the next within close_similarity
+    assert chosen([(2, 0.90), (3, 0.90 - gap + 0.001), (4, 0.90 - gap - 0.001)]) == [2, 3]
+    assert chosen([(2, 0.90), (3, 0.85), (4, 0.84)]) == [2]
+    # four near ties: the first place and close_places more
+    ties = [(i, 0.90 - 0.001 * i) for i in (2, 3, 4, 5, 6)]
+    assert len(chosen(ties)) == budget.vector_places + budget.close_places

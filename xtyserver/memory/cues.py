@@ -2,12 +2,16 @@
 
 "下一步干嘛" / "what next?" shares no word with the goal that answers it, and
 "上个季节" / "last season" none with what happened then. :func:`read_cues` finds
-a **next-step** question (the active plans) or a **time reference** (a window
-of in-game days); retrieval prefers the memories that fit (:func:`fits`) in the
+a **next-step** question (the active plans), a **time reference** (a window
+of in-game days) or a **session reference** (上次玩的时候, "last time we played":
+the save's last ended play session; 下线前, "before I logged off": its last
+:data:`LAST_MINUTES` minutes); retrieval prefers the memories that fit (:func:`fits`) in the
 place of "recent and important": a cue reorders, it never injects more.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import msgspec
 
@@ -137,20 +141,85 @@ _PARTS: tuple[tuple[tuple[str, ...], int], ...] = (
 )
 
 
+LAST_SESSION = (
+    "上次玩",
+    "上回玩",
+    "上一次玩",
+    "上次打",
+    "上回打",
+    "上次一起玩",
+    "上次上线",
+    "上一局",
+    "上一盘",
+    "上一把",
+    "上次游戏",
+    "上次那局",
+    "上次",
+    "上回",
+    "last time we played",
+    "last time i played",
+    "last session",
+    "previous session",
+    "last time",
+    "last game",
+    "the other night",
+)
+"""Phrases of a question about the last play session (longest first is not needed:
+any of them means the same window)."""
+
+SESSION_END = (
+    "下线前",
+    "下线之前",
+    "下线的时候",
+    "退出前",
+    "退出之前",
+    "退游戏前",
+    "关游戏前",
+    "关游戏之前",
+    "关掉游戏前",
+    "存档退出前",
+    "走之前",
+    "before i logged off",
+    "before logging off",
+    "before i logged out",
+    "before i quit",
+    "before quitting",
+    "before i left",
+    "before i stopped",
+    "before i went to bed",
+    "end of last session",
+    "end of the last session",
+)
+"""Phrases of a question about the minutes before the player last left the game."""
+
+LAST_MINUTES = 10.0
+"""The minutes before a session's end that 下线前 means."""
+
+
 class Cues(msgspec.Struct, frozen=True):
-    """What a question asks: the active plans, and/or memories of a window of days."""
+    """What a question asks: the active plans, and/or memories of a window of days or
+    of time (formed within ``times``, epoch seconds)."""
 
     next_step: bool = False
     days: tuple[int, int] | None = None  # first and last in-game day, inclusive
+    times: tuple[float, float] | None = None
 
     def __bool__(self) -> bool:
-        return self.next_step or self.days is not None
+        return self.next_step or self.days is not None or self.times is not None
 
 
-def read_cues(text: str, *, game_id: str, current_day: int | None) -> Cues:
-    """The cues of ``text`` (a time reference needs ``current_day``)."""
+def read_cues(
+    text: str,
+    *,
+    game_id: str,
+    current_day: int | None,
+    sessions: Sequence[tuple[float, float]] = (),
+) -> Cues:
+    """The cues of ``text`` (a time reference needs ``current_day``, a session
+    reference the save's ended ``sessions``, oldest first)."""
     plain = normalize(text).lower()
     next_step = any(p in plain for p in NEXT_STEP)
+    times = _session(plain, sessions)
     days = None
     if current_day is not None:
         days = _named_season(plain, current_day, game_id)
@@ -160,7 +229,21 @@ def read_cues(text: str, *, game_id: str, current_day: int | None) -> Cues:
                 break
         if days is not None and days[1] - days[0] >= 9:
             days = _part(plain, days)
-    return Cues(next_step=next_step, days=days)
+    if times is not None:
+        days = None  # the session names the time; its days may straddle a season
+    return Cues(next_step=next_step, days=days, times=times)
+
+
+def _session(plain: str, sessions: Sequence[tuple[float, float]]) -> tuple[float, float] | None:
+    """The window of time a session reference names, when the save has an ended session."""
+    if not sessions:
+        return None
+    started, ended = sessions[-1]
+    if any(p in plain for p in SESSION_END):
+        return (ended - LAST_MINUTES * 60.0, ended)
+    if any(p in plain for p in LAST_SESSION):
+        return (started, ended)
+    return None
 
 
 def _seasons(game_id: str, day: int) -> list[tuple[str, int, int]]:
@@ -225,6 +308,8 @@ def fits(cues: Cues, event: MemoryEvent) -> bool:
     """Whether ``event`` answers the cues (an active plan; a memory of the window)."""
     if cues.next_step and event.kind in PLANS and event.status == "active":
         return True
+    if cues.times is not None:
+        return cues.times[0] <= event.created_at <= cues.times[1]
     if cues.days is not None and event.day is not None:
         return cues.days[0] <= event.day <= cues.days[1]
     return False

@@ -43,46 +43,75 @@ _ILLNESS_EN = (
     r"bipolar|migraines?|insomnia|(?:a |an )?(?:chronic |mental )?(?:illness|disease|disorder)"
 )
 
+# Who a private fact is about: the player in their own words (我, I), or as an extraction
+# or summary model writes of them (玩家, "the player"), which is what the server's own
+# check reads.
+_WHO_ZH = r"(?:我|玩家|本人)"
+_WHOSE_EN = r"(?:my|the player's|player's|the player’s)"
+_HAS_EN = (
+    r"(?:i(?: have| had|'ve got|'ve had| got| suffer from| was diagnosed with|'m diagnosed with|"
+    r" am diagnosed with)|(?:the )?player(?: has| had| has got| got| suffers from|"
+    r" was diagnosed with| is diagnosed with| has been diagnosed with))"
+)
+_IS_EN = r"(?:i(?:'m| am)|(?:the )?player(?:'s| is))"
+
 _SHAPES: tuple[tuple[PrivateKind, str], ...] = (
     (
         "real_name",
-        r"(?:我的?)?(?:真名|真实姓名|真实名字|本名|身份证上的名字|现实(?:里|中)的?名字)"
+        r"(?:我的?|玩家的?)?(?:真名|真实姓名|真实名字|本名|身份证上的名字|现实(?:里|中)的?名字)"
         r"(?:其实)?(?:叫做?|是|为|：|:)?\s*" + _CLAUSE,
     ),
     (
         "real_name",
-        r"\bmy (?:real|legal|full|actual|irl|real-life) name(?: is|'s|:)?\s*" + _CLAUSE_EN,
+        r"\b(?:" + _WHOSE_EN + r" (?:real|legal|full|actual|irl|real-life) name(?: is|'s|:)?|"
+        r"(?:real|legal|irl|real-life) name(?: is|:))\s*" + _CLAUSE_EN,
     ),
     (
         "address",
-        r"我(?:家|们家)?(?:就|现在|目前)?(?:住在|家在|家住)"
+        _WHO_ZH
+        + r"(?:家|们家)?(?:就|现在|目前)?(?:住在|家在|家住)"
         + _CLAUSE
-        + r"|(?:我的?|我家的?)?(?:家庭)?(?:住址|地址|门牌号)(?:是|在|：|:)"
+        + r"|(?:我的?|我家的?|玩家的?|玩家家的?)?(?:家庭)?(?:住址|地址|门牌号)(?:是|在|：|:)"
         + _CLAUSE,
     ),
     (
         "address",
-        r"\b(?:my (?:home |street |mailing )?address(?: is|'s|:)?|i live (?:at|on|in)|"
-        r"my (?:house|home|flat|apartment) is (?:at|on|in))\s*" + _CLAUSE_EN,
+        r"\b(?:" + _WHOSE_EN + r" (?:home |street |mailing )?address(?: is|'s|:)?|"
+        r"(?:home|street|mailing) address(?: is|:)|i live (?:at|on|in)|"
+        r"(?:the )?player lives (?:at|on) (?=\S*\d)|"
+        + _WHOSE_EN
+        + r" (?:house|home|flat|apartment) is (?:at|on|in))\s*"
+        + _CLAUSE_EN,
     ),
     (
         "health",
-        r"我(?:自己)?(?:有|得了|得过|患有|患了|确诊(?:了|为)?|查出(?:了|来)?|被诊断(?:出|为)?)"
+        _WHO_ZH
+        + r"(?:自己)?(?:有|得了|得过|患有|患了|确诊(?:了|为)?|查出(?:了|来)?|被诊断(?:出|为)?)"
         r"(?:点|一点)?(?:"
         + _ILLNESS_ZH
         + r")"
         + _CLAUSE
-        + r"|我(?:每天|一直|平时|长期|最近)?(?:都|还)?(?:要|在)?(?:吃药|服药)"
-        + _CLAUSE,
+        + r"|"
+        + _WHO_ZH
+        + r"(?:每天|一直|平时|长期|最近)?(?:都|还)?(?:要|在)?(?:吃药|服药)"
+        + _CLAUSE
+        + r"|"
+        + _WHO_ZH
+        + r"(?:每天|一直|平时|长期|最近)(?:都|还)?(?:要|在)?(?:吃|服用?)"
+        r"[\u4e00-\u9fff]{1,4}药(?![水丸膏剂瓶])" + _CLAUSE,
     ),
     (
         "health",
-        r"\bi(?: have| had|'ve got|'ve had| got| suffer from| was diagnosed with|'m diagnosed with|"
-        r" am diagnosed with)\s+(?:"
+        r"\b"
+        + _HAS_EN
+        + r"\s+(?:a |an )?(?:"
         + _ILLNESS_EN
         + r")\b"
         + _CLAUSE_EN
-        + r"|\bi(?:'m| am) (?:diabetic|epileptic|asthmatic|on (?:meds|medication|insulin))"
+        + r"|\b"
+        + _IS_EN
+        + r" (?:diabetic|epileptic|asthmatic|"
+        r"on (?:meds|medication|insulin|antidepressants|blood pressure (?:pills|medication)))"
         + _CLAUSE_EN,
     ),
 )

@@ -46,8 +46,11 @@ import msgspec
 from xtyserver.errors import UsageError
 from xtyserver.memory.aliases import PlayerAlias, alias_terms
 from xtyserver.memory.cues import fits, read_cues
+from xtyserver.memory.emoji import spell_emoji
+from xtyserver.memory.focus import negated_part, question_part
 from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
 from xtyserver.memory.lexicon import Lexicon
+from xtyserver.memory.smalltalk import SMALL_TALK_MARGIN, is_small_talk
 from xtyserver.memory.spelling import respell
 from xtyserver.memory.tokenize import approx_tokens, tokenize
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
@@ -105,6 +108,14 @@ class MemoryBudget(msgspec.Struct, frozen=True):
         lexical_discount: Memory vectors: what the cosine of a memory the words did
             not pick loses per unit of its shared words' BM25 score over the
             best score, when the vectors order those.
+        close_places: Memory vectors: more relevant places (beyond ``vector_places``)
+            for the next candidates the words did not pick when their cosine is within
+            ``close_similarity`` of the first one's: one place cannot choose between
+            near ties.
+        close_similarity: Memory vectors: how near that is.
+        small_talk_margin: How much nearer everyday chatter than any memory (cosine)
+            a turn without a word match or cue must be to count as small talk, which
+            carries the goals alone (memory/smalltalk.py).
     """
 
     profile_tokens: int = 300
@@ -122,6 +133,9 @@ class MemoryBudget(msgspec.Struct, frozen=True):
     similarity_margin: float = 0.08
     vector_places: int = 1
     lexical_discount: float = 0.08
+    small_talk_margin: float = SMALL_TALK_MARGIN
+    close_places: int = 1
+    close_similarity: float = 0.005
 
 
 class SaveIndex:
@@ -168,6 +182,9 @@ class SaveIndex:
         self._vectors: dict[int, array[float]] = {}
         # The player's own names for things on this save (memory/aliases.py).
         self.aliases: tuple[PlayerAlias, ...] = ()
+        # The save's latest ended play sessions, (started, ended) epoch seconds, oldest
+        # first: what "上次玩的时候" and "下线前" refer to (cues.read_cues).
+        self.sessions: tuple[tuple[float, float], ...] = ()
         for ev in events:
             self.upsert(ev)
 
@@ -286,6 +303,7 @@ class SaveIndex:
         return set(terms)
 
     def _read_query(self, text: str) -> set[str]:
+        text = spell_emoji(text)  # 🐔 is 鸡 (memory/emoji.py)
         words = tokenize(text)
         terms = set(words)
         glossary = self.glossary
@@ -451,6 +469,22 @@ def _cut(selection: MemorySelection, max_chars: int) -> MemorySelection:
     return sel
 
 
+def _ruled_out(index: SaveIndex, ruled: str, rest: str, asked: AbstractSet[str]) -> frozenset[int]:
+    """The memory a question rules out (``ruled``, of memory/focus.py
+    :func:`negated_part`): the one its ruled-out words match best, when they match it
+    more than its other words do. Its words still count ("not the first base, the other
+    one": base names what is asked for too)."""
+    if not ruled:
+        return frozenset()
+    terms = index.query_terms(ruled) - index.query_terms(rest)
+    named = index.term_scores(terms, set(), context_weight=0.0)
+    best = max(named.values(), default=0.0)
+    if best <= 0.0:
+        return frozenset()
+    other = index.term_scores(set(asked) - terms, set(), context_weight=0.0)
+    return frozenset(i for i, v in named.items() if v >= best and v > other.get(i, 0.0))
+
+
 def select_memories(
     profile: SharedProfile | None,
     index: SaveIndex,
@@ -462,6 +496,7 @@ def select_memories(
     budget: MemoryBudget | None = None,
     similar: Sequence[tuple[int, float]] | None = None,
     also_asked: AbstractSet[str] = frozenset(),
+    chatter: float | None = None,
 ) -> MemorySelection:
     """Choose this turn's memories from one save (see the module docstring).
 
@@ -477,6 +512,8 @@ def select_memories(
             (:func:`~xtyserver.memory.vectors.similarities`), or None: lexical alone.
         also_asked: More terms the player's text counts as asking for (the game's shown
             names as aliases: :func:`~xtyserver.memory.shown_names.alias_terms`).
+        chatter: The query's best cosine with everyday chatter
+            (:data:`~xtyserver.memory.smalltalk.CHATTER`), or None: unknown.
     """
     budget = budget or MemoryBudget()
     lines = tuple(profile_lines(profile, budget.profile_tokens)) if profile else ()
@@ -486,9 +523,18 @@ def select_memories(
         if current_day is None
         else [ev for ev in events if ev.day is None or ev.day <= current_day]
     )
-    asked = index.query_terms(query_text) | also_asked
     around = index.query_terms(" ".join(focus_terms)) if focus_terms else set()
+    # A long message's words are its question's (memory/focus.py), unless those match nothing.
+    asked = index.query_terms(question_part(query_text)) | also_asked
     raw = index.term_scores(asked, around, context_weight=budget.context_weight)
+    if not raw and question_part(query_text) != query_text:
+        asked = index.query_terms(query_text) | also_asked
+        raw = index.term_scores(asked, around, context_weight=budget.context_weight)
+    # "不是冬天那个计划，是另一个": what the player rules out is left out of this turn.
+    ruled, rest = negated_part(query_text)
+    ruled_out = _ruled_out(index, ruled, rest, asked)
+    if ruled_out:
+        eligible = [ev for ev in eligible if ev.id not in ruled_out]
     w_relevance, w_recency, w_importance = budget.w_relevance, budget.w_recency, budget.w_importance
     decay = budget.recency_decay
     # What "recent and important" ranks by (recency and importance alone), per event once.
@@ -521,8 +567,27 @@ def select_memories(
     )
     # "What next?" and "last season" name nothing: the memories they ask for (active
     # plans, the days referred to) take the place of "recent and important".
-    cues = read_cues(query_text, game_id=index.scope.game_id, current_day=current_day)
+    cues = read_cues(
+        query_text,
+        game_id=index.scope.game_id,
+        current_day=current_day,
+        sessions=index.sessions,
+    )
     cued = [ev for ev in eligible if ev.id not in taken and fits(cues, ev)] if cues else []
+    # Small talk (no word, no cue, nearer everyday chatter than any memory) recalls
+    # nothing: only the always-on goals go in.
+    quiet = (
+        not lexical
+        and not cues
+        and not ruled  # "not that one, the other": about the memories
+        and is_small_talk(
+            chatter,
+            max((cos for i, cos in similar or () if i not in taken), default=None),
+            margin=budget.small_talk_margin,
+        )
+    )
+    if quiet:
+        similar = None
     from_vectors: set[int] = set()
     added = 0  # relevant places the vectors added: "recent and important" gives them up
     if similar:
@@ -551,8 +616,17 @@ def select_memories(
         pool = {ev.id: ev for ev in lexical} | {i: allowed[i] for i in nearest}
         # The section holds what words alone would have put in it and, with vector
         # candidates, up to ``vector_places`` more, each taken from "recent and
-        # important": vectors reorder and replace, the turn injects no more.
+        # important": vectors reorder and replace. Only near ties (``close_places``
+        # within ``close_similarity`` of the first) add to the turn's memories.
         extra = min(budget.vector_places, max(budget.recent, 0)) if nearest and not cued else 0
+        seen = {ev.id for ev in lexical}
+        unseen = [i for i in nearest if i not in seen]
+        # Near ties add places where the words found one memory at most.
+        if extra and len(unseen) > 1 and len(seen) <= 1:
+            cosine = dict(similar)
+            first = cosine[unseen[0]] - budget.close_similarity
+            ties = sum(1 for i in unseen[1:] if cosine[i] >= first)
+            extra += min(ties, max(budget.close_places, 0))
         room = min(len(lexical) + extra, max(budget.relevant, len(lexical)))
         added = room - len(lexical)
         lexical = sorted(pool.values(), key=lambda ev: (-fused[ev.id], -scored[ev.id], ev.id))
@@ -573,7 +647,7 @@ def select_memories(
             -standing[ev.id],
             ev.id,
         ),
-    )[: max(0, budget.recent - added)]
+    )[: 0 if quiet else max(0, budget.recent - added)]
     selection = MemorySelection(
         profile=lines, goals=tuple(goals), relevant=tuple(relevant), recent=tuple(recent)
     )

@@ -112,6 +112,10 @@ class MemoryService:
         self.store = store
         # The [models.embedding] model whose vectors the indexes hold (None: no vectors).
         self.vector_model = vector_model
+        # Everyday chatter's vectors from that model (memory/smalltalk.py), once embedded
+        # (serve/vector_backlog.py embed_chatter): what tells small talk from a question.
+        self.chatter: tuple[array[float], ...] = ()
+        self.chatter_lock = anyio.Lock()
         self.enabled = enabled
         # A callable: the glossary built when first needed (``GlossaryOnce``).
         fixed = glossary if isinstance(glossary, Glossary) else Glossary()
@@ -205,6 +209,7 @@ class MemoryService:
             for event_id, vector in self.store.load_vectors(save, self.vector_model).items():
                 index.set_vector(event_id, vector)
         index.aliases = tuple(self.store.aliases(save))
+        index.sessions = tuple(self.store.ended_sessions(save))
         return index
 
     async def profile(self) -> SharedProfile:

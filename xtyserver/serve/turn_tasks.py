@@ -21,6 +21,8 @@ import msgspec
 
 from xtyserver import errors
 from xtyserver.errors import StoreError
+from xtyserver.memory.emoji import spell_emoji
+from xtyserver.memory.focus import question_part
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.types import Scope
 from xtyserver.memory.vectors import embedding_text, similarities
@@ -33,7 +35,7 @@ from xtyserver.serve.image import BandHelper, check_and_prepare
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
 from xtyserver.serve.store_lane import run_tool
-from xtyserver.serve.vector_backlog import LOCAL_BATCH
+from xtyserver.serve.vector_backlog import LOCAL_BATCH, embed_chatter
 from xtyserver.session.events import (
     Event,
     ImageReady,
@@ -134,7 +136,9 @@ class TurnTasks:
                 return None
             self._recent.move_to_end(query)
             memory = msgspec.structs.replace(
-                memory, similar=tuple(similar(vector, memory.index.vectors()))
+                memory,
+                similar=tuple(similar(vector, memory.index.vectors())),
+                chatter=self._chatter(vector),
             )
         spent = self._meter.cached_spent_today()
         if spent is None:
@@ -219,8 +223,15 @@ class TurnTasks:
             # without numpy).
             cosine = partial(similar, query_vector, index.vectors())
             found = tuple(await anyio.to_thread.run_sync(cosine))
-            memory = msgspec.structs.replace(memory, similar=found)
+            memory = msgspec.structs.replace(
+                memory, similar=found, chatter=self._chatter(query_vector)
+            )
         await self._post(TurnMemoryReady(turn, memory, spent))
+
+    def _chatter(self, query: array[float]) -> float | None:
+        """The query's best cosine with everyday chatter (None until it is embedded)."""
+        found = similar(query, enumerate(self._memory.chatter))
+        return found[0][1] if found else None
 
     def _embeds(self, index: SaveIndex | None, query: str) -> bool:
         """Whether the turn's query is embedded: a query, an embedder, and memories (an
@@ -237,8 +248,18 @@ class TurnTasks:
         important first, until the turn's latency budget ends (after its query: the
         in-process model takes a waiting query first); what is left the backlog does."""
         embedder = self._model.embedder
+        if embedder is None:
+            return
         waiting = index.without_vector()[:CATCH_UP]
-        if embedder is None or not waiting:
+        if not self._memory.chatter and embedder.kind == "in_process":
+            # What tells small talk (memory/smalltalk.py), if the backlog has not yet.
+            with anyio.move_on_after(max(budget_end - anyio.current_time(), 0.0)):
+                try:
+                    await embed_chatter(self._memory, embedder)
+                except errors.ModelError as exc:
+                    self._log.info("memory.embedding_skipped", reason=exc.code)
+                    return
+        if not waiting:
             return
         step = LOCAL_BATCH if embedder.kind == "in_process" else CATCH_UP
         with anyio.move_on_after(max(budget_end - anyio.current_time(), 0.0)):
@@ -282,7 +303,9 @@ class TurnTasks:
                 out[0] = known
                 return
             try:
-                done = await embedder.embed([query], query=True)
+                # A long message's question, not its chatter (memory/focus.py); 🐔 as 鸡.
+                asked = spell_emoji(question_part(query))
+                done = await embedder.embed([asked], query=True)
             except errors.ModelError as exc:
                 self._log.info("memory.embedding_skipped", reason=exc.code)
                 return

@@ -20,13 +20,18 @@ says so.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Callable
+
 import anyio
 
 from xtyserver import errors, log
+from xtyserver.memory.smalltalk import CHATTER
 from xtyserver.memory.tokens import DailyBudget
 from xtyserver.memory.types import Scope
 from xtyserver.memory.vectors import embedding_text
 from xtyserver.model import embedding
+from xtyserver.model.embedding import Embedder
 from xtyserver.model.router import ModelRouter
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
@@ -34,6 +39,28 @@ from xtyserver.serve.meter import TokenMeter
 LOCAL_BATCH = 8
 """Passages the in-process embedder takes between two looks at the turns (a few
 tens of ms of CPU); a route takes :data:`~xtyserver.model.embedding.BATCH` a request."""
+
+
+async def embed_chatter(
+    memory: MemoryService, embedder: Embedder, stop: Callable[[], bool] = lambda: False
+) -> None:
+    """Everyday chatter's vectors (memory/smalltalk.py) into ``memory.chatter``, once per
+    process, :data:`LOCAL_BATCH` texts at a time until ``stop()``: the in-process
+    model's (free; a route's embedder forms none, its turns go without the small-talk
+    judgement). Nothing when they are there or being formed (by the backlog or a turn).
+
+    Raises:
+        ModelError: The embedder failed (the next caller tries again).
+    """
+    if memory.chatter or memory.chatter_lock.locked() or embedder.kind != "in_process":
+        return
+    async with memory.chatter_lock:
+        vectors: list[array[float]] = []
+        for at in range(0, len(CHATTER), LOCAL_BATCH):
+            if stop():  # a shutdown waits for one batch, not all of them
+                return
+            vectors += (await embedder.embed(CHATTER[at : at + LOCAL_BATCH])).vectors
+        memory.chatter = tuple(vectors)
 
 
 class VectorBacklog:
@@ -64,6 +91,7 @@ class VectorBacklog:
         self._closed = False
         self._waiting = anyio.CancelScope()
         self.embedded = 0  # vectors stored since the start
+        self._chatter_tried = False
         self.rescan()
 
     @property
@@ -123,6 +151,10 @@ class VectorBacklog:
                         self._memory.job_finished(failed=False)
                     continue
                 if not self._saves:
+                    if not self._chatter_tried:  # once nothing else waits (no job of its own)
+                        self._chatter_tried = True
+                        await self._chatter()
+                        continue
                     await self._wake.wait()
                     self._wake = anyio.Event()
                     continue
@@ -143,6 +175,18 @@ class VectorBacklog:
             if self._rescan:
                 self._rescan = False
                 self._memory.job_finished(failed=False)
+
+    async def _chatter(self) -> None:
+        """The chatter's vectors, so turns can tell small talk (a turn before it does it
+        itself within its budget)."""
+        embedder = self._model.embedder
+        if embedder is None or embedder.kind != "in_process":
+            return
+        await self._model.scheduler.wait_no_chat()
+        try:
+            await embed_chatter(self._memory, embedder, lambda: self._closed)
+        except errors.ModelError as exc:
+            self._log.info("memory.embedding_failed", code=exc.code)
 
     async def _scan(self) -> None:
         try:

@@ -170,6 +170,7 @@ def plan_line(
             now=now,
             budget=LINE_MEMORY,
             similar=memory.similar,
+            chatter=memory.chatter,
         )
     remembered = selection.render()
     memory_text = clip_tokens(MEMORY_HEAD + remembered, MEMORY_TOKENS) if remembered else ""

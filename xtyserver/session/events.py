@@ -85,6 +85,9 @@ class SaveMemory(msgspec.Struct, frozen=True):
     # (event id, cosine with this turn's query), best first, when the query was embedded
     # within its latency budget (a [models.embedding] route); None: words alone.
     similar: tuple[tuple[int, float], ...] | None = None
+    # The query's best cosine with everyday chatter (memory/smalltalk.py), with ``similar``
+    # once the chatter is embedded; None: unknown (no small-talk judgement).
+    chatter: float | None = None
     # Memories of the save still without a vector when the turn was planned (an embedder
     # runs, and neither the backlog nor the turn's own catch-up reached them).
     unembedded: int = 0

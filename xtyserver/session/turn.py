@@ -148,6 +148,7 @@ def plan_turn(
             now=now,
             budget=budget,
             similar=memory.similar,
+            chatter=memory.chatter,
         )
     memory_text = "\n".join(part for part in (names_note, selection.render()) if part)
     texts = texts or PromptTexts()

@@ -242,3 +242,13 @@ def delete_scope(conn: apsw.Connection, scope: Scope, now: float) -> None:
             (started, started, session_id),
         )
         record_day(conn, scope.game_id, scope.save_id, accounting.local_date(now, cast(str, tz)))
+
+
+def ended_sessions(conn: apsw.Connection, scope: Scope, limit: int) -> list[tuple[float, float]]:
+    """The ``limit`` latest ended play sessions of ``scope`` as (started, ended), oldest first."""
+    rows = conn.execute(
+        "SELECT started_at, ended_at FROM play_session WHERE game_id = ? AND save_id = ? "
+        "AND ended_at IS NOT NULL ORDER BY ended_at DESC LIMIT ?",
+        (scope.game_id, scope.save_id, int(limit)),
+    )
+    return [(float(a), float(b)) for a, b in reversed(list(rows))]

@@ -534,6 +534,11 @@ class MemoryStore:
             lambda conn: play.advance(conn, session_id, now, None, end=True, gap_cap_s=cap)
         )
 
+    def ended_sessions(self, scope: Scope, limit: int = 3) -> list[tuple[float, float]]:
+        """The latest ended play sessions of one save, (started, ended), oldest first."""
+        scope = checked_scope(scope)
+        return self._db.read(lambda conn: play.ended_sessions(conn, scope, limit))
+
     def recover_open_sessions(self) -> int:
         """Close sessions left open by a crash at their last heartbeat (call at startup)."""
         return self._db.write(play.recover)
