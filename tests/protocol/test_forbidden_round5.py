@@ -110,3 +110,23 @@ def test_the_tables_are_as_large_as_the_note_says() -> None:
     assert all(size >= 5 for size in sizes.values()), sizes
     assert len(ROWS) >= 60 and len(SPLIT_PATHS) >= 5
     assert len(FALSE_POSITIVES) >= 60
+
+
+@pytest.mark.parametrize(
+    "save_id",
+    ["5e7196e16e72300361c63bc7", "3F2504E0-4F89-11D3-9A0C-0305E82C3301", "a1b2c3d4e5f6a7b8"],
+)
+def test_a_save_id_that_is_a_hex_hash_is_taken(save_id: str) -> None:
+    """A mod that derives its saveId as a hash in hex (or a UUID) is not refused by shape."""
+    check_identity(Identity(game_id="stardew-valley", save_id=save_id))
+
+
+@pytest.mark.parametrize(
+    "save_id",
+    ["110000101a2b3c4d", "0x011000010a2b3c4d", "76561198012345678", "s-76561198012345678"],
+)
+def test_a_save_id_holding_a_steam_id_is_refused_in_hex_or_decimal(save_id: str) -> None:
+    save_id = save_id.replace("0x", "")
+    with pytest.raises(ForbiddenContentError) as caught:
+        check_identity(Identity(game_id="stardew-valley", save_id=save_id))
+    assert caught.value.fields == ("identity.saveId",)

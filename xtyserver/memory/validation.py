@@ -26,7 +26,7 @@ from xtyserver.memory.types import (
     error_field,
     validated,
 )
-from xtyserver.protocol.forbidden import find_forbidden
+from xtyserver.protocol.forbidden import find_forbidden, save_id_forbidden
 from xtyserver.protocol.normalize import normalize, visible
 
 E = TypeVar("E", NewEvent, MemoryEvent)
@@ -58,7 +58,11 @@ def checked_scope(scope: Scope) -> Scope:
             f"invalid scope: {exc}", code="invalid_memory", fields=(error_field(exc) or "scope",)
         ) from exc
     refuse_forbidden("gameId", scope.game_id)
-    refuse_forbidden("saveId", scope.save_id)
+    kind = save_id_forbidden(scope.save_id)
+    if kind is not None:
+        raise StoreContentError(
+            f"the memory store refuses saveId: it looks like a {kind}", fields=("saveId",)
+        )
     return scope
 
 

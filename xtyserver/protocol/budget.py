@@ -15,7 +15,7 @@ import msgspec
 
 from xtyserver.errors import BudgetError, ForbiddenContentError
 from xtyserver.protocol.event_frames import EventFacts
-from xtyserver.protocol.forbidden import find_forbidden
+from xtyserver.protocol.forbidden import find_forbidden, save_id_forbidden
 from xtyserver.protocol.frames import (
     ChatContext,
     ChatSend,
@@ -69,12 +69,14 @@ def check_identity(identity: Identity, *, prefix: str = "") -> None:
     """Refuse ids or a save name that carry forbidden content (a Steam id fits the patterns)."""
     # A derived saveId may be twelve hex digits: an id, never a MAC address.
     refuse_forbidden(
-        [
-            (f"{prefix}identity.gameId", identity.game_id),
-            (f"{prefix}identity.saveId", identity.save_id),
-        ],
-        ignore=frozenset({"network_address"}),
+        [(f"{prefix}identity.gameId", identity.game_id)], ignore=frozenset({"network_address"})
     )
+    kind = save_id_forbidden(identity.save_id)
+    if kind is not None:
+        raise ForbiddenContentError(
+            f"content that must stay on this machine: {prefix}identity.saveId ({kind})",
+            fields=[f"{prefix}identity.saveId"],
+        )
     if identity.save_name is not None:
         refuse_forbidden([(f"{prefix}identity.saveName", identity.save_name)])
 

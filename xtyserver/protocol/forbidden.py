@@ -463,3 +463,21 @@ def redact(
             found.append(kind)
         return placeholders[kind], found
     return kept, found
+
+
+# A saveId that is one hash in hex (or a UUID): what a mod's own derivation makes.
+_HEX_HASH: Final = re.compile(r"[0-9a-f]+(?:-[0-9a-f]+)*", re.IGNORECASE)
+# Steam64 in hex (0x0110000100000000 + the 32-bit account id) and in decimal (7656119...).
+_STEAM_ID: Final = re.compile(r"1100001[0-9a-f]{8}|7656119", re.IGNORECASE)
+
+
+def save_id_forbidden(save_id: str) -> Kind | None:
+    """The kind of forbidden content in a saveId, or None (the decoder and the store ask).
+
+    A derived saveId may be twelve hex digits: an id, never a MAC address. A whole hex
+    hash is not an account id by its shape (privacy by shape flags long hex runs in what
+    players type); a Steam id inside it still is, in hex or in decimal.
+    """
+    opaque = _HEX_HASH.fullmatch(save_id) is not None and not _STEAM_ID.search(save_id)
+    ignore = {"network_address", "account_id"} if opaque else {"network_address"}
+    return find_forbidden(save_id, ignore=frozenset(ignore))
