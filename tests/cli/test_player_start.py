@@ -54,6 +54,21 @@ def held_port() -> Iterator[int]:
         sock.close()
 
 
+@contextmanager
+def held_page_port() -> Iterator[int]:
+    """A free port whose next one (the page's) another program listens on."""
+    for _ in range(50):
+        with held_port() as page:
+            with socket.socket() as probe:
+                try:
+                    probe.bind(("127.0.0.1", page - 1))
+                except OSError:
+                    continue
+            yield page - 1
+            return
+    raise AssertionError("no free port below a held one")
+
+
 def free_pair() -> int:
     """A port whose next one is free too (the page's)."""
     for _ in range(50):
@@ -102,10 +117,10 @@ def test_a_port_held_by_another_program_says_so_and_names_xtyserver_port(tmp_pat
         assert re.search(r"xtyserver --port \d+", line) and "Port" in line, line
         assert "already running" not in said and "已经在运行" not in said
         assert "xtyserver serve" not in line  # the player's command, not the developer console
-        # the page's port (port + 1) held: said as the page's
-        done = start(data, "--port", str(port - 1))
+    with held_page_port() as port:  # the page's port (port + 1) held: said as the page's
+        done = start(data, "--port", str(port))
         assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
-        assert done.stdout.startswith(f"记忆页要用的端口 {port} 已经被"), done.stdout
+        assert done.stdout.startswith(f"记忆页要用的端口 {port + 1} 已经被"), done.stdout
     assert not (data / "server.json").exists()
 
 
