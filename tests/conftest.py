@@ -236,10 +236,11 @@ class ServerProcess:
                 self._events.append(event)
                 self._logged.notify_all()
 
-    def wait_logged(self, event: str, timeout: float = 60.0) -> None:
-        """Wait until the server has logged ``event`` (its JSON log on stderr)."""
+    def wait_logged(self, *events: str, timeout: float = 60.0) -> None:
+        """Wait until the server has logged one of ``events`` (its JSON log on stderr)."""
         with self._logged:
-            assert self._logged.wait_for(lambda: event in self._events, timeout), event
+            logged = lambda: any(e in self._events for e in events)  # noqa: E731
+            assert self._logged.wait_for(logged, timeout), events
 
     def stop(self) -> None:
         self.proc.terminate()

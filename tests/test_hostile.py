@@ -51,6 +51,9 @@ async def test_flood_of_1000_frames_a_second_for_10_s_keeps_memory_and_heartbeat
         async with connect(server.url) as good:
             await send(good, hello_frame(save="good"))
             assert (await recv(good))["type"] == "server.hello"
+            # The embedding model loads once at start (tens of MB): measure after it.
+            ready = ("memory.embedding_ready", "memory.embedding_unavailable")
+            await anyio.to_thread.run_sync(lambda: server.wait_logged(*ready))
             before = rss_mb(server.proc.pid)
             worst_probe = 0.0
             closes: list[int] = []

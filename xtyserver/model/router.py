@@ -111,6 +111,7 @@ class ModelRouter:
         try:
             if isinstance(embedder, LocalEmbedder):
                 await anyio.to_thread.run_sync(embedder.warm, abandon_on_cancel=True)
+                _log.info("memory.embedding_ready", engine=embedder.engine)
         except ModelError as exc:
             _log.warning("memory.embedding_unavailable", reason=exc.message)
         finally:
