@@ -195,7 +195,11 @@ async def test_stats_fit_a_phone_and_show_the_days_cost_in_yuan(tmp_path: Path) 
         async with h.adapter(identity=identity) as ws:
             _, done = await chat(ws, "今天去钓鱼")
             assert done["type"] == "chat.done", done
-        await h.server.memory.wait_idle()  # the turn's extraction spent its tokens too
+        # The turn's extraction and the closed session's summary spend tokens too: wait
+        # until the server has seen the close, then for its memory jobs.
+        with anyio.fail_after(30):
+            await h.server.wait_connections(at_most=0)
+            await h.server.memory.wait_idle()
         page = Page(h)
         await page.open()
         view = await page.get("view")

@@ -156,8 +156,12 @@ class LocalEmbedder:
             self._set_threads(min(wanted, self._cap))
 
     def warm(self) -> None:
-        """Load the model (a worker thread's job at start: the first query then waits less)."""
-        self._handle()
+        """Load the model and embed one short text (a worker thread's job at start): the
+        first turn's query then finds the engine's buffers in place and waits less."""
+        handle = self._handle()
+        with self._lock:
+            self._threads(QUERY_THREADS)
+            handle.query("你好 hello")
 
     def _queries_done(self) -> None:
         with self._no_query:
