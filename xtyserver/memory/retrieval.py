@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
 import msgspec
@@ -49,6 +49,7 @@ from xtyserver.memory.cues import fits, read_cues
 from xtyserver.memory.emoji import spell_emoji
 from xtyserver.memory.focus import negated_part, question_part
 from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
+from xtyserver.memory.hop import HOP_BRIDGES, second_hop
 from xtyserver.memory.lexicon import Lexicon
 from xtyserver.memory.smalltalk import SMALL_TALK_MARGIN, is_small_talk
 from xtyserver.memory.spelling import respell
@@ -113,6 +114,10 @@ class MemoryBudget(msgspec.Struct, frozen=True):
             ``close_similarity`` of the first one's: one place cannot choose between
             near ties.
         close_similarity: Memory vectors: how near that is.
+        multi_hop: A second hop through another memory (memory/hop.py): when the
+            best matches name a person, creature or place the question does not,
+            the memory found through it may take one of the turn's places (it never
+            adds one).
         small_talk_margin: How much nearer everyday chatter than any memory (cosine)
             a turn without a word match or cue must be to count as small talk, which
             carries the goals alone (memory/smalltalk.py).
@@ -136,6 +141,7 @@ class MemoryBudget(msgspec.Struct, frozen=True):
     small_talk_margin: float = SMALL_TALK_MARGIN
     close_places: int = 1
     close_similarity: float = 0.005
+    multi_hop: bool = True
 
 
 class SaveIndex:
@@ -315,6 +321,14 @@ class SaveIndex:
                 if glossary.entries:
                     terms.update(TERM_PREFIX + key for key in glossary.entities(span))
         return terms
+
+    def term_frequencies(self, event_id: int) -> Mapping[str, float]:
+        """The indexed terms of one event (summary and subject 1 each, keys ``key_weight``)."""
+        return self._tf.get(event_id, {})
+
+    def carriers(self, term: str) -> AbstractSet[int]:
+        """The ids of the events that carry ``term``."""
+        return self._postings.get(term, {}).keys()
 
     def lexicon(self) -> Lexicon:
         """The words of the save's memories (and keys) by sound and spelling."""
@@ -589,6 +603,7 @@ def select_memories(
     if quiet:
         similar = None
     from_vectors: set[int] = set()
+    room = len(lexical)
     added = 0  # relevant places the vectors added: "recent and important" gives them up
     if similar:
         allowed = {ev.id: ev for ev in eligible if ev.id not in taken}
@@ -633,6 +648,32 @@ def select_memories(
         lexical = lexical[:room]
     relevant = lexical[: max(0, budget.relevant)]
     taken.update(ev.id for ev in relevant)
+    recent_places = 0 if quiet else max(0, budget.recent - added)
+    # A second hop (memory/hop.py): the entity the best matches name and the question
+    # does not finds one more memory, which takes a place of this turn, never a new one.
+    hopped: MemoryEvent | None = None
+    if budget.multi_hop and relevant and not quiet and not cues:
+        bridges = relevant[:HOP_BRIDGES]
+        found = second_hop(
+            index,
+            bridges,
+            asked | around,
+            {ev.id for ev in eligible if ev.id not in taken},
+            cosine=dict(similar) if similar else None,
+        )
+        hopped = index.get(found[1]) if found else None
+    if hopped is not None:
+        # The place of "recent and important", which the vectors may have given up
+        # unused; a first-hop match is never pushed out, nor a place added.
+        unused = bool(similar) and room > len(relevant)
+        if not unused and recent_places:
+            recent_places -= 1
+        elif not unused:
+            hopped = None
+    if hopped is not None:
+        taken.add(hopped.id)
+        if len(relevant) < budget.relevant:
+            relevant.append(hopped)
     # "Recent and important" ignores relevance: it surfaces what matters lately
     # even when the player's text does not mention it.
     # Of the memories that fit a cue, the one the words or the vector point at.
@@ -647,7 +688,9 @@ def select_memories(
             -standing[ev.id],
             ev.id,
         ),
-    )[: 0 if quiet else max(0, budget.recent - added)]
+    )[: max(0, recent_places)]
+    if hopped is not None and hopped not in relevant:
+        recent = [hopped, *recent]
     selection = MemorySelection(
         profile=lines, goals=tuple(goals), relevant=tuple(relevant), recent=tuple(recent)
     )
@@ -657,7 +700,8 @@ def select_memories(
 
     def how(ev: MemoryEvent) -> str:
         found = index.explain(ev, asked | around) if ev.id in raw else ()
-        return "+".join((*found, "vectors") if ev.id in from_vectors else found)
+        found = (*found, "vectors") if ev.id in from_vectors else found
+        return "+".join((*found, "hop") if hopped is not None and ev.id == hopped.id else found)
 
     via = tuple((ev.id, how(ev)) for ev in (*cut.goals, *cut.relevant, *cut.recent))
     return msgspec.structs.replace(cut, scores=kept, via=via)
