@@ -18,7 +18,8 @@ An entity, and what a link through it weighs (times its BM25 idf):
    extraction says whom it is about: 「小黄」), and the words of its search keys
    (the names it mentions, in both languages): :data:`NAME_WEIGHT`;
 3. a glossary place, or a word of the bridge that at most ``rare`` memories of
-   the save carry (a name the glossary does not know: 小黄, 阿里), no number: 1.
+   the save carry (a name the glossary does not know: 小黄, 阿里), no number, no
+   bigram glued by a particle (在河, 家把): 1.
 
 Each must also be carried by some memory other than the bridge (else it links
 nothing), and by few of the save's memories (else it names nothing in particular).
@@ -35,6 +36,7 @@ from collections.abc import Set as AbstractSet
 from typing import Protocol
 
 from xtyserver.memory.glossary import NICKNAMED, TERM_PREFIX, GameGlossary
+from xtyserver.memory.spelling import FUNCTION_CHARS
 from xtyserver.memory.tokenize import tokenize
 from xtyserver.memory.types import MemoryEvent
 
@@ -44,6 +46,8 @@ _TEMPLATE = re.compile(
     re.IGNORECASE,
 )
 """What every memory's text carries (the player, the day it was formed on)."""
+GLUE = FUNCTION_CHARS | frozenset("一把给被到说叫让从对将为")
+"""Characters that glue words together: a bigram holding one (在河, 家把) is no name."""
 PLACE_KINDS = frozenset({"place"})
 """Glossary kinds whose entries are somewhere a memory can be about."""
 PERSON_WEIGHT = 2.0
@@ -114,7 +118,9 @@ def _rare_words(glossary: GameGlossary, event: MemoryEvent) -> set[str]:
         entry = glossary.entries.get(key)
         for name in entry.names if entry is not None else ():
             covered.update(tokenize(name))
-    return {t for t in tokens if t not in covered and not any(ch.isdigit() for ch in t)}
+    return {
+        t for t in tokens if t not in covered and not any(ch.isdigit() or ch in GLUE for ch in t)
+    }
 
 
 def linking_terms(

@@ -603,6 +603,7 @@ def select_memories(
     if quiet:
         similar = None
     from_vectors: set[int] = set()
+    near_enough: set[int] = set()  # every vector candidate, placed or not
     room = len(lexical)
     added = 0  # relevant places the vectors added: "recent and important" gives them up
     if similar:
@@ -619,6 +620,7 @@ def select_memories(
             margin=budget.similarity_margin,
             limit=len(allowed),
         )
+        near_enough.update(nearest)
         nearest = unseen_first(
             nearest,
             dict(similar),
@@ -651,29 +653,42 @@ def select_memories(
     recent_places = 0 if quiet else max(0, budget.recent - added)
     # A second hop (memory/hop.py): the entity the best matches name and the question
     # does not finds one more memory, which takes a place of this turn, never a new one.
-    hopped: MemoryEvent | None = None
+    hop = None
     if budget.multi_hop and relevant and not quiet and not cues:
-        bridges = relevant[:HOP_BRIDGES]
-        found = second_hop(
+        hop = second_hop(
             index,
-            bridges,
+            relevant[:HOP_BRIDGES],
             asked | around,
             {ev.id for ev in eligible if ev.id not in taken},
             cosine=dict(similar) if similar else None,
         )
-        hopped = index.get(found[1]) if found else None
-    if hopped is not None:
-        # The place of "recent and important", which the vectors may have given up
-        # unused; a first-hop match is never pushed out, nor a place added.
-        unused = bool(similar) and room > len(relevant)
-        if not unused and recent_places:
+    hopped = index.get(hop[1]) if hop else None
+    if hop and hopped is not None:
+        # Its place: the one of "recent and important", which the vectors may have given
+        # up unused, or taken for a memory the words did not find (when the hop's memory
+        # is a vector candidate too, the link to the best match chooses between them).
+        # A word match is never pushed out, nor a place added.
+        last = relevant[-1]
+        if bool(similar) and room > len(relevant):
+            relevant.append(hopped)
+        elif recent_places:
             recent_places -= 1
-        elif not unused:
+            if len(relevant) < budget.relevant:
+                relevant.append(hopped)
+        elif (
+            hopped.id in near_enough
+            and last.id in from_vectors
+            and last.id not in raw
+            and last.id != hop[0]
+            and len(relevant) > 1
+        ):
+            relevant[-1] = hopped
+            from_vectors.discard(last.id)
+            taken.discard(last.id)
+        else:
             hopped = None
     if hopped is not None:
         taken.add(hopped.id)
-        if len(relevant) < budget.relevant:
-            relevant.append(hopped)
     # "Recent and important" ignores relevance: it surfaces what matters lately
     # even when the player's text does not mention it.
     # Of the memories that fit a cue, the one the words or the vector point at.
