@@ -186,3 +186,28 @@ def test_with_vectors_it_takes_the_place_they_left_unused_or_none(unused: bool) 
     else:
         # the vectors took the place of "recent and important": nothing is left to take
         assert _ids(with_hop) == _ids(without) == [1, 7]
+
+
+def test_the_vectors_place_goes_to_the_candidate_the_best_match_links() -> None:
+    index = _index(_farm())
+    # the words find the hat (1); the vectors' place went to another promise (3), while
+    # the promise to Lewis (2) is a vector candidate too, just behind it
+    near = [(3, 0.90), (1, 0.89), (2, 0.88), *((i, 0.70) for i in range(4, 8))]
+    without = _turn(index, HAT, OFF, similar=near)
+    assert _ids(without) == [1, 3]
+    chosen = _turn(index, HAT, similar=near)
+    assert _ids(chosen) == [1, 2]
+    assert dict(chosen.via)[2].endswith("vectors+hop")
+    # far below the vectors' margin it is no candidate: their pick stays
+    far = [(3, 0.90), (1, 0.89), *((i, 0.70) for i in range(4, 8)), (2, 0.60)]
+    assert _ids(_turn(index, HAT, similar=far)) == [1, 3]
+
+
+def test_when_the_bridges_name_each_other_the_hop_adds_nothing() -> None:
+    index = _index(_farm())
+    # the question finds both the hat and the promise to Lewis: the hop's best is in already
+    text = "帽子和短裤"
+    chosen = _turn(index, text)
+    assert {1, 2} <= set(_ids(chosen))
+    assert _ids(chosen) == _ids(_turn(index, text, OFF))
+    assert not [v for _, v in chosen.via if v.endswith("hop")]

@@ -161,22 +161,22 @@ def second_hop(
 ) -> tuple[int, int] | None:
     """The memory reached through the bridges' entities: ``(bridge id, its id)``, or None.
 
-    Only ids in ``allowed`` (eligible, not in the turn already, not a bridge) are
-    candidates. The strongest link wins (weights times BM25's idf, summed); on a tie the memory
+    Only ids in ``allowed`` are candidates, another bridge too (the caller adds
+    nothing when the best one is in the turn already: the bridges name each other).
+    The strongest link wins (weights times BM25's idf, summed); on a tie the memory
     nearest the query by ``cosine`` (the first hop's cosines: no new embedding), then
     the lower id.
     """
     n_docs = len(index)
     links: dict[int, float] = {}
     via: dict[int, int] = {}
-    bridge_ids = {b.id for b in bridges}
     for bridge in bridges:
         for term, weight in linking_terms(index, bridge, asked, rare=rare).items():
             carriers = index.carriers(term)
             df = len(carriers)
             link = weight * math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
             for event_id in carriers:
-                if event_id in bridge_ids or event_id not in allowed:
+                if event_id == bridge.id or event_id not in allowed:
                     continue
                 links[event_id] = links.get(event_id, 0.0) + link
                 via.setdefault(event_id, bridge.id)

@@ -604,6 +604,7 @@ def select_memories(
         similar = None
     from_vectors: set[int] = set()
     near_enough: set[int] = set()  # every vector candidate, placed or not
+    words_picked = {ev.id for ev in lexical}
     room = len(lexical)
     added = 0  # relevant places the vectors added: "recent and important" gives them up
     if similar:
@@ -659,10 +660,11 @@ def select_memories(
             index,
             relevant[:HOP_BRIDGES],
             asked | around,
-            {ev.id for ev in eligible if ev.id not in taken},
+            {ev.id for ev in eligible},
             cosine=dict(similar) if similar else None,
         )
-    hopped = index.get(hop[1]) if hop else None
+    # What the entity finds best may be in the turn already: then the hop adds nothing.
+    hopped = index.get(hop[1]) if hop and hop[1] not in taken else None
     if hop and hopped is not None:
         # Its place: the one of "recent and important", which the vectors may have given
         # up unused, or taken for a memory the words did not find (when the hop's memory
@@ -678,7 +680,7 @@ def select_memories(
         elif (
             hopped.id in near_enough
             and last.id in from_vectors
-            and last.id not in raw
+            and last.id not in words_picked
             and last.id != hop[0]
             and len(relevant) > 1
         ):
