@@ -11,15 +11,19 @@ memory found through them may take ONE place of the turn, never an extra one
 
 An entity, and what a link through it weighs (times its BM25 idf):
 
-1. a glossary person or creature (``@lewis``) the bridge names (its subject,
-   summary or search keys), not the generic name of its kind (复制人 is every
-   duplicant): :data:`PERSON_WEIGHT`;
+1. a glossary person (``@lewis``: a villager, a character, a duplicant, a boss;
+   not a species, a spider is any spider) the bridge names (its subject, summary
+   or search keys), not the generic name of its kind (复制人 is every duplicant):
+   :data:`PERSON_WEIGHT`;
 2. the words of a bridge's subject when it is a short name (a memory formed by
    extraction says whom it is about: 「小黄」), and the words of its search keys
    (the names it mentions, in both languages): :data:`NAME_WEIGHT`;
-3. a glossary place, or a word of the bridge that at most ``rare`` memories of
-   the save carry (a name the glossary does not know: 小黄, 阿里), no number, no
-   bigram glued by a particle (在河, 家把): 1.
+3. a name the glossary does not know that at most ``rare`` memories of the save
+   carry: an English word capitalised inside the sentence (Moo), a Chinese pet
+   name (小黄, 老王, 阿里) or what follows a naming verb (取名叫旺财, 叫做鸟窝滩); no
+   number, no bigram glued by a particle (在河, 家把): 1. Ordinary words (下面,
+   开始, "full") and glossary places (the farm, the caves) linked unrelated
+   memories on the development sets, so they link nothing.
 
 Each must also be carried by some memory other than the bridge (else it links
 nothing), and by few of the save's memories (else it names nothing in particular).
@@ -35,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Protocol
 
-from xtyserver.memory.glossary import NICKNAMED, TERM_PREFIX, GameGlossary
+from xtyserver.memory.glossary import TERM_PREFIX, GameGlossary
 from xtyserver.memory.spelling import FUNCTION_CHARS
 from xtyserver.memory.tokenize import tokenize
 from xtyserver.memory.types import MemoryEvent
@@ -48,10 +52,16 @@ _TEMPLATE = re.compile(
 """What every memory's text carries (the player, the day it was formed on)."""
 GLUE = FUNCTION_CHARS | frozenset("一把给被到说叫让从对将为")
 """Characters that glue words together: a bigram holding one (在河, 家把) is no name."""
-PLACE_KINDS = frozenset({"place"})
-"""Glossary kinds whose entries are somewhere a memory can be about."""
+_CAPITALISED = re.compile(r"(?<![.!?:;]\s)(?<!^)\b([A-Z][a-z]+)\b")
+"""A capitalised English word inside a sentence (not its first word)."""
+_NAMED_AFTER = re.compile(r"(?:取名叫|取名为|取名|名叫|叫做|叫作|名字是|叫)([\u4e00-\u9fff]{2,4})")
+"""The Chinese characters right after a naming verb (取名叫旺财)."""
+_PET_NAME = re.compile(r"[小老阿][\u4e00-\u9fff]")
+"""A Chinese pet name (小黄, 老王, 阿里)."""
+PERSON_KINDS = frozenset({"npc", "character", "duplicant", "boss"})
+"""Glossary kinds whose entries are one someone (a spider, a cow or a hatch is any of them)."""
 PERSON_WEIGHT = 2.0
-"""A link through a glossary person or creature (a farm or a beach links more loosely)."""
+"""A link through a glossary person."""
 NAME_WEIGHT = 1.5
 """A link through a short subject's or a search key's word."""
 SUBJECT_CHARS = 12
@@ -87,12 +97,8 @@ def _entity_terms(glossary: GameGlossary, event: MemoryEvent) -> dict[str, float
     out: dict[str, float] = {}
     for key in glossary.entities(tokens):
         entry = glossary.entries.get(key)
-        if entry is None or entry.key == entry.kind:
-            continue
-        if entry.kind in NICKNAMED:
+        if entry is not None and entry.key != entry.kind and entry.kind in PERSON_KINDS:
             out[TERM_PREFIX + key] = PERSON_WEIGHT
-        elif entry.kind in PLACE_KINDS:
-            out[TERM_PREFIX + key] = 1.0
     return out
 
 
@@ -108,18 +114,27 @@ def _named_words(event: MemoryEvent) -> set[str]:
 
 
 def _rare_words(glossary: GameGlossary, event: MemoryEvent) -> set[str]:
-    """The words of ``event`` that may be a name: none of the memory's template (玩家,
-    第12天, "Day 9", the player), no number, and none of a name the glossary knows
-    (its entity stands for it: 复制人 is 复制 and 制人)."""
+    """The words of ``event`` that look like a name the glossary does not know: an English
+    word written with a capital inside the sentence (Moo, Linus), a Chinese pet name
+    (小黄, 老王, 阿里) or the words right after a naming verb (取名叫旺财, 叫做鸟窝滩); none
+    of the memory's template (玩家, 第12天, "Day 9"), no number, none of a name the
+    glossary knows (its entity stands for it)."""
     text = _TEMPLATE.sub(" ", f"{event.subject} {event.summary}")
-    tokens = tokenize(text)
+    named: set[str] = set()
+    for match in _CAPITALISED.finditer(text):
+        named.update(tokenize(match.group(1)))
+    for match in _NAMED_AFTER.finditer(text):
+        run = match.group(1)
+        named.update(run[i : i + 2] for i in range(len(run) - 1))
+    for match in _PET_NAME.finditer(text):
+        named.add(match.group(0))
     covered: set[str] = set()
-    for key in glossary.entities(tokens) if glossary.entries else ():
+    for key in glossary.entities(tokenize(text)) if glossary.entries else ():
         entry = glossary.entries.get(key)
         for name in entry.names if entry is not None else ():
             covered.update(tokenize(name))
     return {
-        t for t in tokens if t not in covered and not any(ch.isdigit() or ch in GLUE for ch in t)
+        t for t in named if t not in covered and not any(ch.isdigit() or ch in GLUE for ch in t)
     }
 
 

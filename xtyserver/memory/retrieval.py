@@ -666,11 +666,10 @@ def select_memories(
     # What the entity finds best may be in the turn already: then the hop adds nothing.
     hopped = index.get(hop[1]) if hop and hop[1] not in taken else None
     if hop and hopped is not None:
-        # Its place: the one of "recent and important", which the vectors may have given
-        # up unused, or taken for a memory the words did not find (when the hop's memory
-        # is a vector candidate too, the link to the best match chooses between them).
-        # A word match is never pushed out, nor a place added.
-        last = relevant[-1]
+        # Its place: the one of "recent and important", or the one the vectors gave up
+        # for it and left unused. A first-hop match is never pushed out (a vector pick
+        # given up for the hop cost the clean paraphrases 0.05 of their recall: there
+        # the words' best match is a decoy as often as a bridge), nor a place added.
         if bool(similar) and room > len(relevant):
             relevant.append(hopped)
         elif recent_places:
@@ -679,14 +678,16 @@ def select_memories(
                 relevant.append(hopped)
         elif (
             hopped.id in near_enough
-            and last.id in from_vectors
-            and last.id not in words_picked
-            and last.id != hop[0]
+            and relevant[-1].id in from_vectors
+            and relevant[-1].id not in words_picked
+            and relevant[-1].id != hop[0]
             and len(relevant) > 1
         ):
+            # the vectors' pick the words did not make, for a vector candidate the best
+            # match links to
+            from_vectors.discard(relevant[-1].id)
+            taken.discard(relevant[-1].id)
             relevant[-1] = hopped
-            from_vectors.discard(last.id)
-            taken.discard(last.id)
         else:
             hopped = None
     if hopped is not None:
