@@ -211,3 +211,21 @@ def test_when_the_bridges_name_each_other_the_hop_adds_nothing() -> None:
     assert {1, 2} <= set(_ids(chosen))
     assert _ids(chosen) == _ids(_turn(index, text, OFF))
     assert not [v for _, v in chosen.via if v.endswith("hop")]
+
+
+def test_ordinary_words_places_and_species_link_nothing_but_names_do() -> None:
+    world = Scope("dont-starve-together", "world")
+    glossary = load_glossary(None).for_game(world.game_id)
+    events = [
+        stored(world, 1, "Day 17: the player walked through a marsh full of reeds with Moo"),
+        stored(world, 2, "Day 19: the player's bag was full of rocks"),
+        stored(world, 3, "Day 24: Moo was killed by a hound pack"),
+        stored(world, 4, "第60天，玩家在洞穴里搞定了一个蜘蛛巢，下面全是蛛网"),
+        stored(world, 5, "第62天，玩家在洞穴下面打死了一群蜘蛛"),
+        stored(world, 6, "第3天，玩家把营地边那只猪人叫做老王"),
+        stored(world, 7, "第16天，老王帮玩家打跑了一群蜘蛛"),
+    ]
+    index = SaveIndex(world, events, glossary=glossary)
+    assert set(linking_terms(index, events[0], set())) == {"moo"}  # not "full"
+    assert linking_terms(index, events[3], set()) == {}  # not 下面, the caves or spiders
+    assert set(linking_terms(index, events[5], set())) == {"老王"}
