@@ -110,7 +110,7 @@ class PairingDesk:
         finally:
             self._waiting.pop(request.id, None)
         if waiting.allowed:
-            _, key = self.keys.add(ask.adapter, ask.game_id)
+            _, key = self.keys.add(ask.adapter, ask.game_id, ask.install_id)
             await post(PairingAnswered("granted", key=key))
         elif waiting.allowed is False:
             self._log.info("pairing.denied", adapter=ask.adapter)

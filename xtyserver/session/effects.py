@@ -56,6 +56,7 @@ class AskPairing(Effect, frozen=True):
     frame_id: str
     adapter: str
     game_id: str
+    install_id: str | None = None  # one key per install when set (v1.md "Keys per install")
 
 
 class ArmTimer(Effect, frozen=True):
