@@ -161,11 +161,15 @@ async def test_a_mod_without_a_key_pairs_and_keeps_the_key(tmp_path: Path) -> No
     first = transport.calls[0]
     assert first.get("session") is None
     (pair,) = first["frames"]
+    # This install's random id, kept beside the key (v1.md "Keys per install").
+    install = (tmp_path / "persistent" / "xiaotangyuan_install").read_text()
+    assert len(install) == 32 and int(install, 16) >= 0
     assert pair == {
         "type": "adapter.pair",
         "id": "pair-1",
         "adapter": {"name": "XTY DST", "version": "0.1.0"},
         "gameId": DST,
+        "installId": install,
     }
     hello = next(f for c in transport.calls for f in c["frames"] if f["type"] == "adapter.hello")
     assert hello["token"] == KEY

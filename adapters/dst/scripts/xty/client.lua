@@ -67,6 +67,10 @@ function Client.new(opts)
     -- key_source() returns the kept key (or nil), read again before each pair request: another
     -- copy of the mod sharing the game's persistent strings may have paired meanwhile.
     self.key_source = opts.key_source
+    -- install_id: this install's random id, kept with the key (protocol/v1.md "Keys per install"):
+    -- sent in adapter.pair so that installs with their own persistent strings (two Steam accounts)
+    -- each have their own key. A server older than the field refuses it: pairing goes on without.
+    self.install_id = opts.install_id
     self.random = opts.random or math.random
     -- A chat without its end after this many seconds ends as "timeout".
     self.chat_timeout = opts.chat_timeout or 90
@@ -102,7 +106,10 @@ end
 
 function Client:pair_frame()
     self.pairing = self:id("pair")
-    return { type = "adapter.pair", id = self.pairing, adapter = self.adapter, gameId = self.identity.gameId }
+    return {
+        type = "adapter.pair", id = self.pairing, adapter = self.adapter, gameId = self.identity.gameId,
+        installId = self.install_id,
+    }
 end
 
 function Client:hello_frame()
@@ -252,7 +259,11 @@ function Client:dispatch(frame)
     if self.pairing and frame.type == "error" and frame.id == self.pairing then
         -- pair_busy: another copy of this mod is pairing now (its key comes to the shared
         -- persistent strings, key_source finds it); any other refusal: try again the same way.
-        if frame.code == "pair_busy" then
+        if self.install_id and type(frame.fields) == "table" and frame.fields[1] == "installId" then
+            -- A server older than installId (an unknown field to it): ask again without it.
+            self.log("the server does not know installId: pairing without it")
+            self.install_id = nil
+        elseif frame.code == "pair_busy" then
             if not self.pair_busy then self.log("another copy of this mod is pairing; trying again with backoff") end
             self.pair_busy = true
         else
