@@ -9,6 +9,10 @@ POST /v1/http) pair one after the other with the player's click, both keep playi
 come back by themselves after the server restarts (no pairing again), and the page in headless
 Chromium lists both installs, marks both as connected, and removes one with 撤销: that
 install is closed (4001) and forgets its key; the other plays on.
+
+The same with the C# library (test/Probe.cs on Mono, over WebSocket): two SMAPI installs, each
+with its own mod folder and its own KeepStore (ModFolder.InstallId() beside the key), pair one
+after the other, both play, and both come back after a server restart without pairing again.
 """
 
 from __future__ import annotations
@@ -19,14 +23,18 @@ import anyio
 import pytest
 
 from tests.adapter.games import EVENING, NO_LUA, Game, dst_game, free_port, has_luasocket, serve
-from tests.adapter.test_pairing_clients import DST_KEY, code_in
+from tests.adapter.mono import NO_MONO, NO_MONO_REASON
+from tests.adapter.test_pairing_clients import DST_KEY, KEY_FILE, code_in, csharp_mod
+from tests.conftest import Harness
 from tests.manage.test_http import Page
 from tests.test_server_pairing import pending
 from xtyserver.clock import ManualClock
 
 pytestmark = pytest.mark.anyio
 NEEDS_LUA = pytest.mark.skipif(NO_LUA or not has_luasocket(), reason="needs lua5.1 and lua-socket")
+NEEDS_MONO = pytest.mark.skipif(NO_MONO, reason=NO_MONO_REASON)
 INSTALL = "xiaotangyuan_install"  # mod.lua M.INSTALL_KEY
+INSTALL_FILE = "xiaotangyuan-install.txt"  # ModFolder.InstallName in a FolderStore
 PROMPT = "said: 在小汤圆页面上确认配对码 "
 
 
@@ -134,3 +142,57 @@ async def test_two_dst_accounts_on_one_pc_keep_a_key_each(tmp_path: Path) -> Non
             assert (accounts[1] / DST_KEY).read_text() == keys[1]
             for shot in shots:
                 print(f"screenshot: {shot}")
+
+
+@NEEDS_MONO
+async def test_two_csharp_installs_with_their_own_stores_keep_a_key_each(
+    tmp_path: Path, probe: Path
+) -> None:
+    port = free_port()
+    clock = ManualClock(EVENING)
+    stores = [tmp_path / "user-1" / "mod-data", tmp_path / "user-2" / "mod-data"]
+    folders = [tmp_path / "smapi-1-mod", tmp_path / "smapi-2-mod"]
+    for store in stores:
+        store.parent.mkdir()
+    async with (
+        csharp_mod(tmp_path, probe, port, folders[0], stores[0]) as one,
+        csharp_mod(tmp_path, probe, port, folders[1], stores[1]) as two,
+    ):
+        async with serve(tmp_path, port, clock) as h:
+            page = Page(h)
+            await page.open()
+            for mod in (one, two):  # the player allows one, then the other, by its code
+                shown = mod.lines[await mod.expect("pair code ")]
+                [request] = [r for r in await pending(page) if r["code"] == code_in(shown)]
+                await page.post("pair", requestId=request["id"], allow=True)
+                await mod.expect("paired, key kept")
+                await mod.expect("session open")
+                clock.advance(60)
+            for mod in (one, two):
+                mod.do("chat 你好")
+                await mod.expect("chat end done 小汤圆收到：你好")
+            ids = [(store / INSTALL_FILE).read_text(encoding="utf-8") for store in stores]
+            keys = [(store / KEY_FILE).read_text(encoding="utf-8") for store in stores]
+            assert ids[0] != ids[1] and keys[0] != keys[1]
+            listed = (await page.get("pairing"))["keys"]
+            assert [(k["adapter"], k["install"], k["inUse"]) for k in listed] == [
+                ("XTY Probe", 1, True),
+                ("XTY Probe", 2, True),
+            ]
+            assert "closed 4001" not in one.output + two.output
+        marks = [len(one.lines), len(two.lines)]
+        async with serve(tmp_path, port, clock) as h:  # the server restarts
+            for mod, mark in zip((one, two), marks, strict=True):
+                await mod.expect("session open", after=mark, timeout=120)
+                mod.do("chat 还在吗？")
+                await mod.expect("chat end done 小汤圆收到：还在吗？", after=mark)
+                assert mod.count("pair code", mark) == 0
+            assert [(store / KEY_FILE).read_text(encoding="utf-8") for store in stores] == keys
+            assert len(await _keys(h)) == 2  # both kept, nothing paired again
+        assert "closed 4001" not in one.output + two.output
+
+
+async def _keys(h: Harness) -> list[dict[str, object]]:
+    page = Page(h)
+    await page.open()
+    return list((await page.get("pairing"))["keys"])

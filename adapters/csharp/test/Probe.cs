@@ -137,6 +137,7 @@ public static class Probe
             client.OnPairCode = (code, seconds) => Say("pair code " + code + " for " + seconds + " s");
             client.OnPaired = key => { folder.SaveKey(key); Say("paired, key kept"); };
             client.KeySource = folder.Key;
+            client.InstallId = folder.InstallId();
             client.OnKeyRefused = refused => { folder.ForgetKey(refused); Say("key refused, forgotten"); };
         }
         if (args[0] == "gameloop") return GameLoop(client, loop, int.Parse(args[3]));

@@ -83,6 +83,7 @@ namespace XiaoTangYuan.Stardew
             client.OnPairCode = (code, seconds) => ShowBubble("在小汤圆页面上确认配对码 " + code + " / Confirm code " + code + " on the XiaoTangYuan page");
             client.OnPaired = key => folder.SaveKey(key);   // folder.Key() returns it from the next start on
             client.KeySource = folder.Key;   // another copy of the mod may have paired: its key, no second pairing
+            client.InstallId = folder.InstallId();   // a key per install: another account's install keeps its own
             client.OnKeyRefused = refused => folder.ForgetKey(refused);   // revoked on the page: pair again next time
             // What the server heard while the talk key is held, then all of it; a voice problem
             // (no microphone, only silence...) comes with a message for the player.
