@@ -13,10 +13,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
-from tests.adapter.games import Game, game_process
+from tests.adapter.games import Game, game_process, until
 from tests.adapter.mono import NO_MONO, NO_MONO_REASON
+from tests.adapter.test_csharp_examples import OLD_SALT, smapi_build
 from tests.conftest import TOKEN, running
 from tests.test_server_embeddings import (
     ABIGAIL,
@@ -28,7 +30,8 @@ from tests.test_server_embeddings import (
     injected,
 )
 from tests.test_server_query_vectors import embedded
-from xtyserver.memory.types import NewEvent
+from xtyserver.adapter.saveid import derive_save_id
+from xtyserver.memory.types import NewEvent, Scope
 from xtyserver.testing import Reply
 
 pytestmark = pytest.mark.anyio
@@ -129,3 +132,57 @@ async def test_keys_repeats_and_ime_phrases_send_a_bounded_number_of_hints(
             game.do("count")
             await game.expect("chat.typing frames 4")  # on the wire: every hint, nothing else
         assert "refused" not in game.output
+
+
+@needs_mono
+async def test_the_smapi_chat_box_hints_the_question_before_enter(tmp_path: Path) -> None:
+    """The example SMAPI mod in SmapiHost's 60 Hz loop: the player opens the chat box (Y), types
+    the question through the game's keyboard dispatcher, pauses, and presses Enter. The draft
+    reached the server as chat.typing before Enter (its vector was being formed while the box
+    was still open), and the turn Enter sent found the memory with it, embedding nothing more."""
+    host, mod = smapi_build(tmp_path)
+    folder = tmp_path / "Mods" / "XiaoTangYuan"
+    folder.mkdir(parents=True)
+    (folder / "xiaotangyuan-key.txt").write_text(TOKEN)
+    (folder / "xiaotangyuan-salt.txt").write_text(OLD_SALT)  # so the test knows the saveId
+    save = derive_save_id({"farm": "Sunny Farm", "id": "18000000000000000001"}, OLD_SALT)
+    async with running(tmp_path / "data", overrides=EMBED) as h:
+        scope = Scope("stardew-valley", save)
+        abigail = h.store.upsert_event(scope, NewEvent("relationship", "阿比盖尔", ABIGAIL), 0)
+        (folder / "xiaotangyuan-url.txt").write_text(h.url)
+        args = ["mono", str(host), str(mod), str(folder), "", str(tmp_path / "StardewValley")]
+        async with await anyio.open_process([*args, "typing"]) as game:
+            assert game.stdin is not None and game.stdout is not None
+            out = bytearray()
+
+            async def read() -> None:
+                assert game.stdout is not None
+                async for chunk in game.stdout:
+                    out.extend(chunk)
+
+            with anyio.fail_after(180):
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(read)
+                    await until(lambda: b"connected, session" in out, timeout=120)
+                    await idle(h)
+                    background = len(embedded_texts(h))
+                    await game.stdin.send(f"open\ntype {QUESTION}\n".encode())
+                    await until(lambda: b"typed" in out)
+                    # The player pauses with the question in the box: its hint is embedded.
+                    await until(lambda: QUESTION in embedded_texts(h)[background:], timeout=60)
+                    h.fake.enqueue(Reply(text="紫水晶！"))
+                    await game.stdin.send(b"enter\n")
+                    await until(lambda: "XiaoTangYuan: 紫水晶！".encode() in out, timeout=60)
+                    await idle(h)
+                    await game.stdin.send(b"leave\n")
+                    await game.wait()
+        text = out.decode()
+        assert game.returncode == 0, text
+        assert "OFF THE MAIN THREAD" not in text  # every callback ran in UpdateTicked
+        assert "back at the title" in text
+        asked = embedded_texts(h)[background:]
+        # Once, from the box; a draft hinted earlier (a tick late on a busy machine) is a
+        # prefix of it, never another text, and the chat.send embedded nothing.
+        assert asked.count(QUESTION) == 1, asked
+        assert all(QUESTION.startswith(draft) for draft in asked), asked
+        assert injected(h)[-1] == {abigail.id: "vectors"}
