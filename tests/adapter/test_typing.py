@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.adapter.games import Game, game_process, until
+from tests.adapter.games import Game, game_process, stdin_game, until
 from tests.adapter.mono import NO_MONO, NO_MONO_REASON
 from tests.adapter.test_csharp_examples import OLD_SALT, smapi_build
 from tests.conftest import TOKEN, running
@@ -151,31 +151,22 @@ async def test_the_smapi_chat_box_hints_the_question_before_enter(tmp_path: Path
         abigail = h.store.upsert_event(scope, NewEvent("relationship", "阿比盖尔", ABIGAIL), 0)
         (folder / "xiaotangyuan-url.txt").write_text(h.url)
         args = ["mono", str(host), str(mod), str(folder), "", str(tmp_path / "StardewValley")]
-        async with await anyio.open_process([*args, "typing"]) as game:
-            assert game.stdin is not None and game.stdout is not None
-            out = bytearray()
-
-            async def read() -> None:
-                assert game.stdout is not None
-                async for chunk in game.stdout:
-                    out.extend(chunk)
-
-            with anyio.fail_after(180):
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(read)
-                    await until(lambda: b"connected, session" in out, timeout=120)
-                    await idle(h)
-                    background = len(embedded_texts(h))
-                    await game.stdin.send(f"open\ntype {QUESTION}\n".encode())
-                    await until(lambda: b"typed" in out)
-                    # The player pauses with the question in the box: its hint is embedded.
-                    await until(lambda: QUESTION in embedded_texts(h)[background:], timeout=60)
-                    h.fake.enqueue(Reply(text="紫水晶！"))
-                    await game.stdin.send(b"enter\n")
-                    await until(lambda: "XiaoTangYuan: 紫水晶！".encode() in out, timeout=60)
-                    await idle(h)
-                    await game.stdin.send(b"leave\n")
-                    await game.wait()
+        with anyio.fail_after(180):
+            async with stdin_game([*args, "typing"]) as (game, out):
+                assert game.stdin is not None
+                await until(lambda: b"connected, session" in out, timeout=120)
+                await idle(h)
+                background = len(embedded_texts(h))
+                await game.stdin.send(f"open\ntype {QUESTION}\n".encode())
+                await until(lambda: b"typed" in out)
+                # The player pauses with the question in the box: its hint is embedded.
+                await until(lambda: QUESTION in embedded_texts(h)[background:], timeout=60)
+                h.fake.enqueue(Reply(text="紫水晶！"))
+                await game.stdin.send(b"enter\n")
+                await until(lambda: "XiaoTangYuan: 紫水晶！".encode() in out, timeout=60)
+                await idle(h)
+                await game.stdin.send(b"leave\n")
+                await game.wait()
         text = out.decode()
         assert game.returncode == 0, text
         assert "OFF THE MAIN THREAD" not in text  # every callback ran in UpdateTicked
