@@ -16,7 +16,16 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.adapter.games import Game, game_process, stdin_game, until
+from tests.adapter.games import (
+    NO_LUA,
+    Game,
+    dst_game,
+    free_port,
+    game_process,
+    has_luasocket,
+    stdin_game,
+    until,
+)
 from tests.adapter.mono import NO_MONO, NO_MONO_REASON
 from tests.adapter.test_csharp_examples import OLD_SALT, smapi_build
 from tests.conftest import TOKEN, running
@@ -177,3 +186,78 @@ async def test_the_smapi_chat_box_hints_the_question_before_enter(tmp_path: Path
         assert asked.count(QUESTION) == 1, asked
         assert all(QUESTION.startswith(draft) for draft in asked), asked
         assert injected(h)[-1] == {abigail.id: "vectors"}
+
+
+LUA_DRIVER = Path(__file__).parent / "lua" / "typing_driver.lua"
+DST_DIR = Path(__file__).resolve().parents[2] / "adapters" / "dst"
+needs_lua = pytest.mark.skipif(NO_LUA or not has_luasocket(), reason="needs lua5.1 and lua-socket")
+
+
+def http_url(ws_url: str) -> str:
+    """The server's POST /v1/http address beside its WebSocket one."""
+    return ws_url.replace("ws://", "http://", 1) + "/http"
+
+
+@needs_lua
+async def test_the_dst_client_sends_a_bounded_number_of_hints(tmp_path: Path) -> None:
+    """The DST client under lua5.1, pumped every 250 ms of the driver's clock as the mod's static
+    task pumps it, against the real server: a burst of keys then a pause is one hint, the same
+    draft or the same text retyped is none, six IME phrases 400 ms apart are three."""
+    async with running(tmp_path / "data", overrides=EMBED) as h:
+        args = ["lua5.1", str(LUA_DRIVER), str(DST_DIR), http_url(h.url), TOKEN, "world-a"]
+        with anyio.fail_after(120):
+            result = await anyio.run_process(args, check=False)
+    out = result.stdout.decode()
+    assert result.returncode == 0, out + result.stderr.decode()
+    lines = out.splitlines()
+    found = [(HINT.match(line), n) for n, line in enumerate(lines)]
+    sent = [(int(m[1]), m[2], n) for m, n in found if m]
+    steps = {line: n for n, line in enumerate(lines) if line.startswith("step ")}
+    long_text = "阿比盖尔" * 15
+    burst = [(at, d) for at, d, n in sent if n < steps["step burst"]]
+    repeats = [d for _, d, n in sent if steps["step burst"] < n < steps["step repeats"]]
+    ime = [(at, d) for at, d, n in sent if steps["step repeats"] < n < steps["step phrases"]]
+    # 60 keys 20 ms apart, the last at 1,180 ms: the first beat 300 ms after it is 1,500.
+    assert burst == [(1500, long_text)]
+    assert repeats == []
+    # Commits at 10,200 + 400 k, beats at 250 k: the first paused at 10,500 (hinted); the
+    # fourth (11,400) paused at 11,750, over a second later (hinted); the sixth (12,200)
+    # paused at 12,500, held by the interval to 12,750.
+    assert ime == [
+        (10500, "今天"),
+        (11750, "今天去矿洞之前要不要"),
+        (12750, "今天去矿洞之前要不要带点吃的"),
+    ]
+    assert "chat.typing frames 4" in out  # on the wire: the hints, nothing else
+    assert "refused" not in out
+
+
+@needs_lua
+async def test_the_dst_mod_hints_the_question_typed_and_its_turn_reuses_it(
+    tmp_path: Path,
+) -> None:
+    """The DST mod (scripts/xty/mod.lua in the shim's world, real time): the player types the
+    question into the mod's chat box and pauses; the hint reaches the server and is embedded
+    before the question is sent, and the turn finds the memory by that vector."""
+    store = tmp_path / "persistent"
+    store.mkdir()
+    (store / "xiaotangyuan_salt").write_text(OLD_SALT)  # so the test knows the saveId
+    save = derive_save_id({"session": "A1B2C3D4E5F60789", "seed": "1714700000"}, OLD_SALT)
+    port = free_port()
+    overrides = {**EMBED, "server.port": port, "server.ui_port": 0}
+    async with running(tmp_path / "data", overrides=overrides) as h:
+        scope = Scope("dont-starve-together", save)
+        abigail = h.store.upsert_event(scope, NewEvent("relationship", "阿比盖尔", ABIGAIL), 0)
+        async with dst_game(tmp_path, port, store=store) as game:
+            await game.expect("session open")
+            await idle(h)
+            background = len(embedded_texts(h))
+            game.do(f"type {QUESTION}")
+            await until(lambda: QUESTION in embedded_texts(h)[background:], timeout=60)
+            h.fake.enqueue(Reply(text="紫水晶"))
+            game.do(f"chat {QUESTION}")
+            await game.expect("reply: 紫水晶")
+            await idle(h)
+        assert embedded_texts(h)[background:] == [QUESTION]  # once, by the hint
+        assert injected(h)[-1] == {abigail.id: "vectors"}
+        assert "refused" not in game.output
