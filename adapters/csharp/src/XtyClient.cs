@@ -117,9 +117,11 @@ namespace XiaoTangYuan.Adapter
 
         /// <summary>Run the queued callbacks (OnDelta, OnChatEnd, OnError, OnLog) on the calling
         /// thread: call it from the game's tick (SMAPI UpdateTicked, Unity Update). A callback that
-        /// throws is reported to OnLog and the others still run. Returns how many ran.</summary>
+        /// throws is reported to OnLog and the others still run. Returns how many ran. It first
+        /// queues the typing hint that is due (ChatTyping).</summary>
         public int Poll(int max = int.MaxValue)
         {
+            HintTyping();
             int ran = 0;
             Action callback;
             while (ran < max && events.TryDequeue(out callback))
@@ -650,6 +652,7 @@ namespace XiaoTangYuan.Adapter
         public async Task<ChatResult> ChatAsync(string text, byte[] image, string mime, JsonObject modelContext, string source = "text")
         {
             Budget.CheckChatText(text);
+            EndTyping();
             if (source != "text" && source != "voice") throw new ArgumentException("source must be \"text\" or \"voice\"", "source");
             var frame = new JsonObject().Add("type", "chat.send").Add("id", NextId("chat")).Add("text", text).Add("source", source);
             if (image != null) frame["image"] = new JsonObject().Add("mime", mime).Add("data", Convert.ToBase64String(image));

@@ -67,7 +67,8 @@ end
 -- client_options (extra Client.new options), game (xty.actions' hands on the world: with it the
 -- mod declares point_to, craft and drop_item), on_action(name, args, status, text), speak(text, why)
 -- (the companion speaking up, why it spoke; default: say). Returns the mod: mod.ask(question, on_text, source),
--- mod.talk(on_heard, on_text) and mod.release(id) (push-to-talk), and mod.stop().
+-- mod.typing(draft) (the chat box as the player types), mod.talk(on_heard, on_text) and
+-- mod.release(id) (push-to-talk), and mod.stop().
 function M.start(env)
     local mod = { log = env.log or function() end }
     local say = env.say or mod.log
@@ -159,6 +160,12 @@ function M.start(env)
             done = function(frame) on_text(frame.text or table.concat(reply), true) end,
             error = function(frame) on_text(Client.explain(frame), true, frame.code) end,
         })
+    end
+
+    -- The player is typing draft into the mod's chat box: call it on every key (or every frame
+    -- the box is open); the client hints it to the server once the player pauses.
+    function mod.typing(draft)
+        if mod.client then mod.client:typing(draft) end
     end
 
     function mod.release(id)
