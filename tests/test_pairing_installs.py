@@ -254,3 +254,35 @@ async def test_a_server_older_than_install_ids_is_asked_again_without_one(
             key = await pair(ws, MOD, DST, timeout=10, install=install_id(tmp_path / "key"))
     assert key == "k" * 43
     assert ["installId" in f for f in asked] == [True, False]
+
+
+async def test_keys_paired_before_install_ids_keep_working(tmp_path: Path) -> None:
+    """A paired-keys.json written before install ids (no ``install``): its key still opens a
+    session, is listed with no install number, and is replaced only by a pairing without an id;
+    a newer install of the same mod gets a key of its own beside it."""
+    import hashlib
+    import json
+
+    old_key = "o" * 43
+    old = {
+        "id": "0123456789abcdef",
+        "adapter": "xty-dst",
+        "gameId": DST,
+        "pairedAt": START - 86_400,
+        "digest": hashlib.sha256(old_key.encode()).hexdigest(),
+        "lastUsed": START - 3_600,
+    }
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "paired-keys.json").write_text(json.dumps([old]), encoding="utf-8")
+    async with running(tmp_path, clock=ManualClock(START)) as h:
+        page = Page(h)
+        await page.open()
+        assert await says_hello(h, old_key)
+        [listed] = (await page.get("pairing"))["keys"]
+        assert (listed["id"], listed["install"]) == (old["id"], None)
+        with_id = await pair_raw(h, page, "c0ffee00" * 4)
+        assert await says_hello(h, old_key) and await says_hello(h, with_id)
+        assert [k["install"] for k in (await page.get("pairing"))["keys"]] == [1, 2]
+        without = await pair_raw(h, page, None)  # the old mod pairs again: its own key replaced
+        assert not await says_hello(h, old_key)
+        assert await says_hello(h, without) and await says_hello(h, with_id)
