@@ -81,6 +81,25 @@ def revoke_the_first_install(link: str, shots: list[Path]) -> None:
         browser.ARTIFACTS.mkdir(parents=True, exist_ok=True)
         shots.append(browser.ARTIFACTS / "ui-paired-installs-390.png")
         assert section.screenshot(str(shots[-1]))
+        # English beside: the same rows say which install and that both are connected.
+        css(d, "#lang")[0].click()
+        english = [
+            ["XTY DST (install 1)", "connected now"],
+            ["XTY DST (install 2)", "connected now"],
+        ]
+        wait(
+            d,
+            lambda d: (
+                [
+                    [r.find_elements("css selector", "td")[i].text for i in (0, 3)]
+                    for r in css(d, rows)
+                ]
+                == english
+            ),
+        )
+        assert css(d, "#paired-installs")[0].text.startswith("Each install of one mod")
+        css(d, "#lang")[0].click()
+        wait(d, lambda d: css(d, rows)[0].find_elements("css selector", "td")[3].text == "现在连着")
         css(d, rows)[0].find_elements("css selector", "button.pair-revoke")[0].click()
         wait(d, lambda d: len(css(d, rows)) == 1)
         [left] = [[c.text for c in r.find_elements("css selector", "td")] for r in css(d, rows)]
