@@ -108,8 +108,10 @@ async def test_two_installs_keep_a_key_each_across_a_restart(tmp_path: Path) -> 
         # Which row is the game in front of the player: the one with an open connection.
         async with client(h, two) as mod:
             assert mod.server_hello.session_id
-            listed = {k["id"]: k["inUse"] for k in (await page.get("pairing"))["keys"]}
-            assert listed == {first["id"]: False, second["id"]: True}
+            want = {first["id"]: False, second["id"]: True}
+            with anyio.fail_after(10):  # the earlier connections' closes may still be on their way
+                while {k["id"]: k["inUse"] for k in (await page.get("pairing"))["keys"]} != want:
+                    await anyio.sleep(0.02)
         # Revoke the first install: the second plays on; the first asks to pair again.
         await page.post("revoke", keyId=first["id"])
         assert [k["id"] for k in (await page.get("pairing"))["keys"]] == [second["id"]]
@@ -286,3 +288,59 @@ async def test_keys_paired_before_install_ids_keep_working(tmp_path: Path) -> No
         without = await pair_raw(h, page, None)  # the old mod pairs again: its own key replaced
         assert not await says_hello(h, old_key)
         assert await says_hello(h, without) and await says_hello(h, with_id)
+
+
+def see_the_requests(link: str, codes: dict[str, str]) -> dict[str, str]:
+    """In Chromium: type each waiting request's code; the note under its question, by name."""
+    from tests import browser
+    from tests.manage.test_browser import css, ready, wait
+
+    notes: dict[str, str] = {}
+    with browser.chromium() as d:
+        d.get(link)
+        ready(d, "memory")
+        wait(d, lambda d: d.execute_script("return document.body.dataset.pairing") == "3")
+        for name, code in codes.items():
+            field = css(d, "#pair-code")[0]
+            field.clear()
+            field.send_keys(code)
+            wait(d, lambda d, c=code: c in "".join(e.text for e in css(d, ".pair-request p")))
+            notes[name] = "".join(e.text for e in css(d, ".pair-request .pair-before"))
+    return notes
+
+
+async def test_the_page_says_whether_allowing_adds_or_replaces_a_key(tmp_path: Path) -> None:
+    """Once the player typed a request's code, the page says what 允许 does to the keys: a new
+    install of a paired mod gets its own key beside the other's; an install (or a mod without
+    install ids) paired before has its old key replaced; a mod never paired, nothing more."""
+    from tests import browser
+
+    if browser.find() is None:
+        pytest.skip(browser.MISSING)
+    paired, other = "a1" * 16, "b2" * 16
+    async with running(tmp_path) as h:
+        page = Page(h)
+        await page.open()
+        await pair_raw(h, page, paired)
+        async with h.client() as again, h.client() as another, h.client() as stranger:
+            await send(again, with_install(paired))
+            await send(another, with_install(other))
+            await send(stranger, pair_frame(name="xty-oni", game="oxygen-not-included"))
+            codes = {
+                name: (await recv(ws))["code"]
+                for name, ws in (("again", again), ("another", another), ("stranger", stranger))
+            }
+            listed = {r["code"]: r["pairedBefore"] for r in await pending(page, 3)}
+            assert [listed[codes[n]] for n in ("again", "another", "stranger")] == [
+                "this_install",
+                "other_install",
+                "no",
+            ]
+            assert not any(i in str(listed) for i in (paired, other))  # never an install id
+            notes = await anyio.to_thread.run_sync(see_the_requests, h.server.ui_link, codes)
+    assert notes == {
+        "again": "这个 mod 以前配对过：允许后它的旧钥匙作废，换成新的。",
+        "another": "这台电脑上已经配对过这个 mod 的另一个安装（比如另一个 Steam 账号的游戏）："
+        "允许后两个都能连，各用各的钥匙。",
+        "stranger": "",
+    }

@@ -94,6 +94,10 @@ window.XTY_TEXTS = {
       noMatch: "没有这个配对码的请求：请看看游戏里显示的码。",
       title: "已配对的 mod", cols: ["mod", "游戏", "配对于", "上次使用", ""], none: "还没有配对的 mod。", revoke: "撤销",
       install: (n) => `（第 ${n} 个安装）`, inUse: "现在连着",
+      pairedBefore: {
+        other_install: "这台电脑上已经配对过这个 mod 的另一个安装（比如另一个 Steam 账号的游戏）：允许后两个都能连，各用各的钥匙。",
+        this_install: "这个 mod 以前配对过：允许后它的旧钥匙作废，换成新的。",
+      },
       installs: "同一个 mod 的每个安装（比如两个 Steam 账号各自的游戏）有自己的密钥：撤销一个，其他的照常连接；被撤销的那个下次进入游戏时会重新请求配对。",
       connected: (list) => `现在连着：${list.join("、")}`, gameSave: (g, s) => `${g}（${s}）`,
       noneConnected: "现在没有游戏连着小汤圆：进入游戏后，mod 会自己连上。",
@@ -267,6 +271,10 @@ window.XTY_TEXTS = {
       noMatch: "No request has this code: check the code the game shows.",
       title: "Paired mods", cols: ["Mod", "Game", "Paired", "Last used", ""], none: "No paired mods yet.", revoke: "Revoke",
       install: (n) => ` (install ${n})`, inUse: "connected now",
+      pairedBefore: {
+        other_install: "Another install of this mod is paired on this PC (say another Steam account's game): allow, and both connect, each with its own key.",
+        this_install: "This mod was paired before: allow, and its old key is replaced by a new one.",
+      },
       installs: "Each install of one mod (say the game of two Steam accounts) has its own key: revoke one and the others connect as before; the revoked one asks to pair again when its game next loads a world.",
       connected: (list) => `Connected now: ${list.join(", ")}`, gameSave: (g, s) => `${g} (${s})`,
       noneConnected: "No game is connected now: the mod connects by itself once you are in the game.",

@@ -46,6 +46,8 @@
     }
     match.replaceChildren(el("div", { class: "pair-request", "data-request": r.id },
       el("p", {}, p.request(game(r.gameId), r.adapter, r.code)),
+      // Allowing adds a key beside another install's, or replaces this install's old one.
+      ...(p.pairedBefore[r.pairedBefore] ? [el("p", { class: "note pair-before" }, p.pairedBefore[r.pairedBefore])] : []),
       el("div", { class: "actions" },
         el("button", { type: "button", class: "pair-allow", onclick: () => decide(r.id, true) }, p.allow),
         el("button", { type: "button", class: "pair-deny delete", onclick: () => decide(r.id, false) }, p.deny))));
