@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from stats import machine, nearest_rank  # noqa: E402
 
+from tests.voice.cer import error_rate  # noqa: E402
 from tests.voice.pulse import Pulse, virtual_sound  # noqa: E402
 from xtyserver.adapter import AdapterClient, AdapterInfo, ChatDone, Identity  # noqa: E402
 from xtyserver.clock import SystemClock  # noqa: E402
@@ -73,30 +74,6 @@ def rss_mib() -> float:
     with open("/proc/self/status", encoding="ascii") as f:
         kib = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
     return kib / 1024
-
-
-def edit_distance(a: str, b: str) -> int:
-    row = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, y in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
-    return row[-1]
-
-
-NUMERALS = str.maketrans("〇一二三四五六七八九", "0123456789")
-
-
-def normal(text: str) -> str:
-    """What is compared: no punctuation or spaces, Chinese numerals as digits (十 as 10)."""
-    text = re.sub(r"[\W_]", "", text)
-    return re.sub(r"(?<![0-9])十", "10", text).translate(NUMERALS)
-
-
-def error_rate(heard: str, reference: str) -> float:
-    """The character error rate of ``heard``, both in :func:`normal` form."""
-    a, b = normal(heard), normal(reference)
-    return edit_distance(a, b) / max(1, len(b))
 
 
 def joined_clip(folder: Path) -> Path:

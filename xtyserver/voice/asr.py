@@ -18,11 +18,12 @@ PROMPTS = {"zh": "以下是普通话的句子，其中可能有英文游戏名�
 # Whisper's encoder reads a 30 s window (3,000 mel frames) however short the speech, and
 # its attention over that window is most of a push-to-talk utterance's time on a CPU.
 # An utterance that fits is encoded over its own length plus MARGIN_FRAMES of silence
-# (1 s: the end of speech is seen as an end) instead; a longer one takes faster-whisper's
-# own 30 s windows. Measured in docs/voice.md "Numbers".
+# instead (3 s: on the test clips 1 s and 2 s heard worse, and a clip with little silence
+# around it came back as a broken character); a longer one takes faster-whisper's own
+# 30 s windows. Measured in docs/benchmarks.md.
 FRAMES_PER_SECOND = 100
 WINDOW_FRAMES = 3000
-MARGIN_FRAMES = 100
+MARGIN_FRAMES = 300
 # A degenerate short-window answer (a phrase repeated: text that compresses this well,
 # faster-whisper's own threshold) is decoded again over the full window.
 REPEATED = 2.4
@@ -30,7 +31,7 @@ MAX_TOKENS = 224  # a 30 s window's answer, as faster-whisper bounds it
 
 
 def short_window(frames: int) -> int | None:
-    """The encoder window (mel frames) of ``frames`` of audio: its length and a 1 s margin
+    """The encoder window (mel frames) of ``frames`` of audio: its length and a 3 s margin
     in whole seconds, or None when that is not shorter than Whisper's own 30 s."""
     wanted = -(-(frames + MARGIN_FRAMES) // FRAMES_PER_SECOND) * FRAMES_PER_SECOND
     return wanted if wanted < WINDOW_FRAMES else None
@@ -142,7 +143,8 @@ class WhisperRecognizer:
             suppress_tokens=list(get_suppressed_tokens(tokenizer, [-1])),
         )[0]
         tokens = [t for t in result.sequences_ids[0] if t < tokenizer.eot]
-        text: str = tokenizer.decode(tokens).strip()
+        # A token cut inside a character decodes as U+FFFD: not a word anybody said.
+        text: str = tokenizer.decode(tokens).replace("\ufffd", "").strip()
         if not text:
             return ""
         packed = zlib.compress(text.encode())
