@@ -283,6 +283,14 @@ function Client:paired(frame)
     end
 end
 
+-- A refusal that names installId: a server older than the field (or one that judged it).
+local function names_install(frame)
+    for _, field in ipairs(type(frame.fields) == "table" and frame.fields or {}) do
+        if field == "installId" then return true end
+    end
+    return false
+end
+
 function Client:dispatch(frame)
     if self.pairing and type(frame.type) == "string" and frame.type:sub(1, 5) == "pair." then
         return self:paired(frame)
@@ -290,7 +298,7 @@ function Client:dispatch(frame)
     if self.pairing and frame.type == "error" and frame.id == self.pairing then
         -- pair_busy: another copy of this mod is pairing now (its key comes to the shared
         -- persistent strings, key_source finds it); any other refusal: try again the same way.
-        if self.install_id and type(frame.fields) == "table" and frame.fields[1] == "installId" then
+        if self.install_id and names_install(frame) then
             -- A server older than installId (an unknown field to it): ask again without it.
             self.log("the server does not know installId: pairing without it")
             self.install_id = nil
