@@ -32,8 +32,9 @@ ABIGAIL = "阿比盖尔最喜欢紫水晶"
 QUESTION = "What does Abigail like?"
 
 
-async def idle(h: Any) -> None:
-    with anyio.fail_after(10):
+async def idle(h: Any, *, within: float = 10) -> None:
+    """Wait for the memory jobs; ``within``: a guard against a hang, never a speed bound."""
+    with anyio.fail_after(within):
         await h.server.memory.wait_idle()
         await h.server.working.wait_written()
 
