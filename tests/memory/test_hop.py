@@ -224,8 +224,10 @@ def test_ordinary_words_places_and_species_link_nothing_but_names_do() -> None:
         stored(world, 5, "第62天，玩家在洞穴下面打死了一群蜘蛛"),
         stored(world, 6, "第3天，玩家把营地边那只猪人叫做老王"),
         stored(world, 7, "第16天，老王帮玩家打跑了一群蜘蛛"),
+        stored(world, 8, "第20天，玩家说Moo很乖"),  # an English name inside Chinese
     ]
     index = SaveIndex(world, events, glossary=glossary)
     assert set(linking_terms(index, events[0], set())) == {"moo"}  # not "full"
     assert linking_terms(index, events[3], set()) == {}  # not 下面, the caves or spiders
     assert set(linking_terms(index, events[5], set())) == {"老王"}
+    assert set(linking_terms(index, events[7], set())) == {"moo"}

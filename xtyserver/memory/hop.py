@@ -52,7 +52,7 @@ _TEMPLATE = re.compile(
 """What every memory's text carries (the player, the day it was formed on)."""
 GLUE = FUNCTION_CHARS | frozenset("一把给被到说叫让从对将为")
 """Characters that glue words together: a bigram holding one (在河, 家把) is no name."""
-_CAPITALISED = re.compile(r"(?<![.!?:;]\s)(?<!^)\b([A-Z][a-z]+)\b")
+_CAPITALISED = re.compile(r"(?<![.!?:;]\s)(?<!^)(?<![A-Za-z'])([A-Z][a-z]+)(?![A-Za-z])")
 """A capitalised English word inside a sentence (not its first word)."""
 _NAMED_AFTER = re.compile(r"(?:取名叫|取名为|取名|名叫|叫做|叫作|名字是|叫)([\u4e00-\u9fff]{2,4})")
 """The Chinese characters right after a naming verb (取名叫旺财)."""
