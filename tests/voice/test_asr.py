@@ -16,17 +16,17 @@ from xtyserver.voice.asr import Recognizer, WhisperRecognizer, short_window
 @pytest.mark.parametrize(
     ("frames", "window"),
     [
-        (0, 300),  # nothing heard: the 3 s margin
-        (1, 400),
-        (100, 400),  # 1 s of speech: 4 s
-        (101, 500),
-        (2600, 2900),  # 26 s: the last that fits
-        (2601, None),  # past it: Whisper's own 30 s windows
+        (0, 200),  # nothing heard: the 2 s margin
+        (1, 300),
+        (100, 300),  # 1 s of speech: 3 s
+        (101, 400),
+        (2700, 2900),  # 27 s: the last that fits
+        (2701, None),  # past it: Whisper's own 30 s windows
         (3000, None),
         (48000, None),
     ],
 )
-def test_the_window_is_the_utterance_and_3_s_in_whole_seconds(
+def test_the_window_is_the_utterance_and_2_s_in_whole_seconds(
     frames: int, window: int | None
 ) -> None:
     assert short_window(frames) == window

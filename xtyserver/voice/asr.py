@@ -18,12 +18,13 @@ PROMPTS = {"zh": "以下是普通话的句子，其中可能有英文游戏名�
 # Whisper's encoder reads a 30 s window (3,000 mel frames) however short the speech, and
 # its attention over that window is most of a push-to-talk utterance's time on a CPU.
 # An utterance that fits is encoded over its own length plus MARGIN_FRAMES of silence
-# instead (3 s: on the test clips 1 s and 2 s heard worse, and a clip with little silence
-# around it came back as a broken character); a longer one takes faster-whisper's own
-# 30 s windows. Measured in docs/benchmarks.md.
+# instead (2 s: chosen on the test clips, over twelve silences around each; 1 s heard
+# worse, 3 s no better); a longer one takes faster-whisper's own 30 s windows.
+# Measured in docs/benchmarks.md.
 FRAMES_PER_SECOND = 100
+SAMPLES_PER_FRAME = 160  # 16 kHz
 WINDOW_FRAMES = 3000
-MARGIN_FRAMES = 300
+MARGIN_FRAMES = 200
 # A degenerate short-window answer (a phrase repeated: text that compresses this well,
 # faster-whisper's own threshold) is decoded again over the full window.
 REPEATED = 2.4
@@ -31,7 +32,7 @@ MAX_TOKENS = 224  # a 30 s window's answer, as faster-whisper bounds it
 
 
 def short_window(frames: int) -> int | None:
-    """The encoder window (mel frames) of ``frames`` of audio: its length and a 3 s margin
+    """The encoder window (mel frames) of ``frames`` of audio: its length and a 2 s margin
     in whole seconds, or None when that is not shorter than Whisper's own 30 s."""
     wanted = -(-(frames + MARGIN_FRAMES) // FRAMES_PER_SECOND) * FRAMES_PER_SECOND
     return wanted if wanted < WINDOW_FRAMES else None
@@ -117,13 +118,18 @@ class WhisperRecognizer:
         from faster_whisper.tokenizer import Tokenizer
         from faster_whisper.transcribe import get_suppressed_tokens
 
+        import numpy as np
+
         model = self._model
-        features = model.feature_extractor(audio)
-        frames = features.shape[-1] - 1  # the extractor's one frame of padding
-        window = short_window(frames)
+        window = short_window(len(audio) // SAMPLES_PER_FRAME)
         if window is None:
             return None
-        encoded = model.encode(pad_or_trim(features[:, :frames], window))
+        # The margin is silence in the audio, as Whisper was trained on, not zeros in the
+        # mel features (faster-whisper's own padding): a clip ending close to the key's
+        # release is then heard as well as one with a second of silence after it.
+        silence = window * SAMPLES_PER_FRAME - len(audio)
+        features = model.feature_extractor(np.pad(audio, (0, silence)))
+        encoded = model.encode(pad_or_trim(features, window))
         tokenizer = Tokenizer(
             model.hf_tokenizer,
             model.model.is_multilingual,
