@@ -114,11 +114,10 @@ class WhisperRecognizer:
         when it does not fit one or its answer is degenerate (the full window decides)."""
         import zlib
 
+        import numpy as np
         from faster_whisper.audio import pad_or_trim
         from faster_whisper.tokenizer import Tokenizer
         from faster_whisper.transcribe import get_suppressed_tokens
-
-        import numpy as np
 
         model = self._model
         window = short_window(len(audio) // SAMPLES_PER_FRAME)
