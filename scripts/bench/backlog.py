@@ -293,8 +293,8 @@ def _log_counts(path: Path) -> Counter[str]:
     return found
 
 
-def report(window: Window, events: int, logs: dict[str, Path], status: dict[str, Any]) -> None:
-    """The turn table, the backlog's progress and the dropped jobs."""
+def report_turns(window: Window, events: int) -> None:
+    """The turn table and the backlog's progress meanwhile."""
     print(f"\n{window.rounds} rounds (text turns, one connection per server, the played save)")
     print(f"{'what':44s} {'p50 ms':>8s} {'p99 ms':>8s} {'max ms':>8s}")
     if window.times["model"]:
@@ -321,6 +321,10 @@ def report(window: Window, events: int, logs: dict[str, Path], status: dict[str,
         f" {rate:.0f} a minute while the player chatted"
         + ("; the backlog emptied before the last round" if window.emptied else "")
     )
+
+
+def report_jobs(logs: dict[str, Path], status: dict[str, Any]) -> None:
+    """Each server's dropped, crashed and failed jobs and skipped query vectors."""
     for name in ("backlog", "steady"):
         counts = _log_counts(logs[name])
         lines = ", ".join(f"{event} {counts[event]}" for event in WATCHED)
@@ -397,6 +401,7 @@ def main() -> None:
             print(f"before the rounds: {machine()}")
             window = anyio.run(_rounds, servers, model_url, stores["backlog"], model, args)
             print(f"after the rounds: {machine()}")
+            report_turns(window, args.events)
             if args.until_done:
                 print("until every memory has its vector (no player):", flush=True)
                 took, samples = _until_done(stores["backlog"], model, listening)
@@ -412,7 +417,7 @@ def main() -> None:
                 proc.stdin.close()
                 proc.wait(timeout=60)
         status = {k: json.loads(p.read_text()) for k, p in status_files.items()}
-        report(window, args.events, logs, status)
+        report_jobs(logs, status)
         left = backlog(stores["backlog"], model)
         print(f"left without a vector in the backlog store after the servers stopped: {left}")
 
