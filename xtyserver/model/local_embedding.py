@@ -24,7 +24,8 @@ query of milliseconds into seconds; the engine is told to wait passively. A turn
 query, which the player waits for, runs on :data:`QUERY_THREADS` threads (half
 the wait for the same CPU when two cores are free, and under contention two
 runnable threads get the larger share); the background passages on
-:data:`PASSAGE_THREADS`, leaving a game its other cores (docs/benchmarks.md
+:data:`PASSAGE_THREADS`, on a thread of their own below the process's others
+(:data:`PASSAGE_NICE`), leaving a game its other cores (docs/benchmarks.md
 "A game is running"). ``OMP_NUM_THREADS`` in the environment caps both.
 """
 
