@@ -32,8 +32,9 @@ ABIGAIL = "阿比盖尔最喜欢紫水晶"
 QUESTION = "What does Abigail like?"
 
 
-async def idle(h: Any) -> None:
-    with anyio.fail_after(10):
+async def idle(h: Any, *, within: float = 10) -> None:
+    """Wait for the memory jobs; ``within``: a guard against a hang, never a speed bound."""
+    with anyio.fail_after(within):
         await h.server.memory.wait_idle()
         await h.server.working.wait_written()
 
@@ -167,7 +168,7 @@ async def _conversation(
             await idle(h)
             # The save's opening records the game in the profile on the store lane; the
             # first turn must not race it in one run and not in the other.
-            with anyio.fail_after(10):
+            with anyio.fail_after(60):  # a hang guard: the store lane is slow when busy
                 while not (await h.server.memory.profile()).games:
                     await anyio.sleep(0.01)
             if slow:  # from now on the route answers too late for a turn

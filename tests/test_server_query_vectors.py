@@ -41,15 +41,23 @@ async def embedded(h: Any, texts: int) -> None:
             await anyio.sleep(0.01)
 
 
+CHATTER = (
+    "my flatmate moved out and I spent all Sunday cleaning the kitchen, found three "
+    "mugs of mold, gross. anyway, "
+)
+
+
 @pytest.mark.parametrize(
-    ("hint", "embeds"),
+    ("hint", "sent", "embeds"),
     [
-        (QUESTION, [QUESTION]),  # typed: embedded before its chat.send, and not again
-        ("What does", ["What does", QUESTION]),  # a draft's vector is never the sent text's
+        (QUESTION, QUESTION, [QUESTION]),  # typed: embedded before its chat.send, and not again
+        ("What does", QUESTION, ["What does", QUESTION]),  # a draft's vector is never the sent's
+        # A long message's question alone, typed as sent (memory/focus.py), as an untyped turn's.
+        (CHATTER + QUESTION, CHATTER + QUESTION, ["anyway, " + QUESTION]),
     ],
 )
 async def test_a_typed_question_is_embedded_before_its_send(
-    tmp_path: Path, hint: str, embeds: list[str]
+    tmp_path: Path, hint: str, sent: str, embeds: list[str]
 ) -> None:
     async with running(tmp_path, overrides=EMBED) as h:
         abigail = h.store.upsert_event(FARM, NewEvent("relationship", "阿比盖尔", ABIGAIL), 0)
@@ -60,7 +68,7 @@ async def test_a_typed_question_is_embedded_before_its_send(
             await send(ws, {"type": "chat.typing", "text": hint})
             await embedded(h, background + 1)  # embedded while the player "typed"
             h.fake.enqueue(Reply(text="紫水晶"))
-            _, done = await chat(ws, QUESTION)
+            _, done = await chat(ws, sent)
             assert done["type"] == "chat.done", done
             await idle(h)
         # The player's words alone, though the modelContext names a place (lexical).

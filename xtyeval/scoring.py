@@ -276,7 +276,7 @@ def score(evalset: EvalSet, turns: Sequence[Turn], loaded: Loaded) -> list[Quest
     ]
 
 
-PATHS = ("words", "glossary", "keys", "vectors", "section")
+PATHS = ("words", "glossary", "keys", "vectors", "hop", "section")
 """How a recalled memory was found: each retrieval path, or its section alone."""
 
 

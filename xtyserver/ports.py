@@ -157,7 +157,10 @@ class Server:
         )
         self.ui.page_texts = settings.console.page_texts
         self.ui.pairing = PagePairing(
-            self.pairing, self.sessions.revoke_key, self.sessions.connected
+            self.pairing,
+            self.sessions.revoke_key,
+            self.sessions.connected,
+            self.sessions.keys_in_use,
         )
         if voice is not None:
             sessions = self.sessions

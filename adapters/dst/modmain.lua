@@ -63,6 +63,13 @@ G.XTY_ASK = function(question, on_text, source)
     return mod and mod.ask(question, on_text, source)
 end
 
+-- Call from your chat box as the player types (every key, or every frame it is open), with the
+-- text as it stands: XiaoTangYuan looks up its memories for the question while the player pauses,
+-- so the reply to XTY_ASK starts sooner. The client sends it only on a pause.
+G.XTY_TYPING = function(draft)
+    if mod then mod.typing(draft) end
+end
+
 -- From the console, when the default address does not work (see README "Try first"):
 -- XTY_SET_URL("http://127.0.0.1:8765/v1/http"); XTY_SET_URL("") goes back to host and port.
 G.XTY_SET_URL = function(url)

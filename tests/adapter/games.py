@@ -104,6 +104,29 @@ async def game_process(args: list[str], control: Path, **options: Any) -> AsyncI
                 tg.cancel_scope.cancel()
 
 
+@asynccontextmanager
+async def stdin_game(args: list[str]) -> AsyncIterator[tuple[anyio.abc.Process, bytearray]]:
+    """A game driven on its standard input (SmapiHost's voice and typing scenarios): the
+    process and its output so far; leaving kills it if it still runs."""
+    async with await anyio.open_process(args) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        out = bytearray()
+
+        async def read() -> None:
+            assert proc.stdout is not None
+            async for chunk in proc.stdout:
+                out.extend(chunk)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(read)
+            try:
+                yield proc, out
+            finally:
+                if proc.returncode is None:
+                    proc.kill()
+                    tg.cancel_scope.cancel()
+
+
 def _control(tmp: Path) -> Path:
     return tmp / f"control-{len(list(tmp.glob('control-*')))}.txt"
 

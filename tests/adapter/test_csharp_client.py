@@ -202,8 +202,9 @@ class PairingPeer:
     """The server's side of pairing as v1.md "Pairing" fixes it, scripted: pair.pending at once,
     then pair.granted (or pair.denied and close 4001); the hello must carry the key."""
 
-    def __init__(self, grant: bool) -> None:
+    def __init__(self, grant: bool, knows_install: bool = True) -> None:
         self.grant = grant
+        self.knows_install = knows_install  # False: a server older than installId
         self.frames: list[dict[str, Any]] = []
 
     async def handler(self, ws: ServerConnection) -> None:
@@ -211,7 +212,12 @@ class PairingPeer:
         async for raw in ws:
             frame = json.loads(raw)
             self.frames.append(frame)
-            if frame["type"] == "adapter.pair":
+            if frame["type"] == "adapter.pair" and "installId" in frame and not self.knows_install:
+                # What a server from before v1.md "Keys per install" answers, word for word.
+                unknown = {"type": "error", "code": "invalid_frame", "id": frame["id"]}
+                unknown |= {"message": "installId: unknown field", "fields": ["installId"]}
+                await ws.send(json.dumps(unknown))
+            elif frame["type"] == "adapter.pair":
                 pending = {"type": "pair.pending", "replyTo": frame["id"], "code": "4821"}
                 await ws.send(json.dumps(pending | {"expiresInSeconds": 120}))
                 if not self.grant:
@@ -227,11 +233,11 @@ class PairingPeer:
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("grant", [True, False])
+@pytest.mark.parametrize(("grant", "knows_install"), [(True, True), (False, True), (True, False)])
 async def test_a_mod_without_a_key_pairs_and_keeps_the_key(
-    probe: Path, tmp_path: Path, grant: bool
+    probe: Path, tmp_path: Path, grant: bool, knows_install: bool
 ) -> None:
-    peer = PairingPeer(grant)
+    peer = PairingPeer(grant, knows_install)
     async with serve(peer.handler, "127.0.0.1", 0) as server:
         port = server.sockets[0].getsockname()[1]
         with anyio.fail_after(120):
@@ -240,12 +246,20 @@ async def test_a_mod_without_a_key_pairs_and_keeps_the_key(
             result = await anyio.run_process(args, check=False)
     out = result.stdout.decode()
     first = peer.frames[0]
+    # This install's random id, kept beside the key (v1.md "Keys per install").
+    install = (tmp_path / "xiaotangyuan-install.txt").read_text()
+    assert len(install) == 32 and int(install, 16) >= 0
     assert first == {
         "type": "adapter.pair",
         "id": first["id"],
         "adapter": {"name": "XTY Probe", "version": "0.1.0"},
         "gameId": "stardew-valley",
+        "installId": install,
     }
+    if not knows_install:  # an older server refused the field: the same request without it
+        again = peer.frames.pop(1)
+        assert again == {k: v for k, v in first.items() if k != "installId"} | {"id": again["id"]}
+        assert "the server does not know installId: pairing without it" in out
     assert "pair code 4821 for 120 s" in out
     key_file = tmp_path / "xiaotangyuan-key.txt"
     if grant:

@@ -123,6 +123,19 @@ class PairingTransport:
         return {"session": "S" * 24, "frames": frames}
 
 
+class OldServerTransport(PairingTransport):
+    """A server from before v1.md "Keys per install": installId is an unknown field to it."""
+
+    def answer(self, call: dict[str, Any]) -> dict[str, Any]:
+        for frame in call["frames"]:
+            if frame["type"] == "adapter.pair" and "installId" in frame:
+                self.calls.append(call)
+                refusal = {"type": "error", "code": "invalid_frame", "id": frame["id"]}
+                refusal |= {"message": "installId: unknown field", "fields": ["installId"]}
+                return {"session": "O" * 24, "frames": [refusal]}
+        return super().answer(call)
+
+
 @contextmanager
 def pairing_server(transport: PairingTransport) -> Iterator[int]:
     class Handler(BaseHTTPRequestHandler):
@@ -161,11 +174,15 @@ async def test_a_mod_without_a_key_pairs_and_keeps_the_key(tmp_path: Path) -> No
     first = transport.calls[0]
     assert first.get("session") is None
     (pair,) = first["frames"]
+    # This install's random id, kept beside the key (v1.md "Keys per install").
+    install = (tmp_path / "persistent" / "xiaotangyuan_install").read_text()
+    assert len(install) == 32 and int(install, 16) >= 0
     assert pair == {
         "type": "adapter.pair",
         "id": "pair-1",
         "adapter": {"name": "XTY DST", "version": "0.1.0"},
         "gameId": DST,
+        "installId": install,
     }
     hello = next(f for c in transport.calls for f in c["frames"] if f["type"] == "adapter.hello")
     assert hello["token"] == KEY
@@ -173,3 +190,15 @@ async def test_a_mod_without_a_key_pairs_and_keeps_the_key(tmp_path: Path) -> No
     # Nothing but polls went between the pair request and the key.
     granted_at = next(i for i, c in enumerate(transport.calls) if c["frames"] and i > 0)
     assert all(not c["frames"] for c in transport.calls[1:granted_at])
+
+
+async def test_a_server_older_than_install_ids_is_asked_again_without_one(tmp_path: Path) -> None:
+    transport = OldServerTransport()
+    with pairing_server(transport) as port:
+        async with dst_game(tmp_path, port, token="") as game:
+            await game.expect("the server does not know installId: pairing without it")
+            await game.expect("said: 在小汤圆页面上确认配对码 4821 / Confirm code 4821")
+            await game.expect("persisted xiaotangyuan_key")
+            await game.expect("session open")
+    pairs = [f for c in transport.calls for f in c["frames"] if f["type"] == "adapter.pair"]
+    assert ["installId" in f for f in pairs] == [True, False]

@@ -238,7 +238,7 @@ async def test_a_waiting_copy_takes_the_key_another_copy_kept(tmp_path: Path, pr
         async with csharp_mod(tmp_path, probe, port, tmp_path / "late-copy", keep) as late:
             await late.expect("pair code ")
             await pending(page)
-            keep.mkdir()
+            keep.mkdir(exist_ok=True)  # the copy made it already, for its install id
             (keep / KEY_FILE).write_text(TOKEN, encoding="utf-8")  # the other copy kept its key
             await late.expect("[xty] another copy of this mod paired meanwhile")
             await late.expect("session open")

@@ -22,6 +22,7 @@ from xtyserver.session.effects import (
     Hush,
     Listen,
     LoadTurnMemory,
+    PrepareQuery,
     Speak,
 )
 from xtyserver.session.events import (
@@ -100,6 +101,14 @@ def test_final_transcript_is_a_voice_chat_send_and_only_its_text_reaches_the_mod
     assert session.state is State.TURN
     assert "今天钓鱼吗" in str(call.messages[-1]["content"])
     assert "audio" not in str(call.messages)
+
+
+def test_a_partial_transcript_prepares_its_query_and_a_blank_one_does_not() -> None:
+    session = voice_session()
+    start(session)
+    partial = session.handle(VoiceHeard("v1", "我的奶牛呢", final=False), T0)
+    assert [e.query for e in of(partial, PrepareQuery)] == ["我的奶牛呢"]
+    assert of(session.handle(VoiceHeard("v1", "  ", final=False), T0), PrepareQuery) == []
 
 
 def test_silence_starts_no_turn_and_says_so() -> None:

@@ -204,6 +204,7 @@ async def test_push_to_talk_from_the_smapi_mod_in_its_60_hz_loop(
 ) -> None:
     """The C# library in the example SMAPI mod: V held and released on the game's main thread
     (SmapiHost ticks 60 times a second), the transcript and the reply shown in the game."""
+    from tests.adapter.games import stdin_game
     from tests.adapter.mono import NO_MONO, NO_MONO_REASON
     from tests.adapter.test_csharp_examples import smapi_build
 
@@ -217,28 +218,19 @@ async def test_push_to_talk_from_the_smapi_mod_in_its_60_hz_loop(
         h.fake.enqueue(REPLY)
         (folder / "xiaotangyuan-url.txt").write_text(h.url)
         args = ["mono", str(host), str(mod), str(folder), "", str(tmp_path / "StardewValley")]
-        async with await anyio.open_process([*args, "voice"]) as game:
-            assert game.stdin is not None and game.stdout is not None
-            out = bytearray()
-
-            async def read() -> None:
-                assert game.stdout is not None
-                async for chunk in game.stdout:
-                    out.extend(chunk)
-
-            with anyio.fail_after(180):
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(read)
-                    await until(lambda: b"connected, session" in out)
-                    with pulse.recording(tmp_path / "spoken.wav"):
-                        await game.stdin.send(b"press\n")
-                        await speak_into_the_microphone(h, pulse, CLIPS / "zh-zazijidejiao.wav")
-                        await game.stdin.send(b"release\n")
-                        await until(lambda: "鱼饵！".encode() in out)
-                        done_at = time.monotonic()
-                        await until(lambda: not h.server.voice.speaking)  # type: ignore[union-attr]
-                        await game.stdin.send(b"leave\n")  # to the title once it was heard out
-                        await game.wait()
+        with anyio.fail_after(180):
+            async with stdin_game([*args, "voice"]) as (game, out):
+                assert game.stdin is not None
+                await until(lambda: b"connected, session" in out)
+                with pulse.recording(tmp_path / "spoken.wav"):
+                    await game.stdin.send(b"press\n")
+                    await speak_into_the_microphone(h, pulse, CLIPS / "zh-zazijidejiao.wav")
+                    await game.stdin.send(b"release\n")
+                    await until(lambda: "鱼饵！".encode() in out)
+                    done_at = time.monotonic()
+                    await until(lambda: not h.server.voice.speaking)  # type: ignore[union-attr]
+                    await game.stdin.send(b"leave\n")  # to the title once it was heard out
+                    await game.wait()
         text = out.decode()
         assert game.returncode == 0, text
         assert "OFF THE MAIN THREAD" not in text  # every callback ran in UpdateTicked

@@ -16,8 +16,11 @@ import anyio
 import pytest
 
 from tests.conftest import TOKEN, Harness, running
+from tests.test_server_embeddings import EMBED, FARM, idle
+from tests.test_server_query_vectors import embedded, embedded_texts
 from xtyserver.adapter import AdapterClient, AdapterInfo, ChatDone, Identity
 from xtyserver.adapter.voice import VoiceTurn
+from xtyserver.memory.types import NewEvent
 from xtyserver.testing import Reply
 
 pytestmark = pytest.mark.anyio
@@ -87,3 +90,31 @@ async def test_a_stop_after_a_pause_answers_with_the_partial_and_new_speech_is_d
             assert await turn.transcript() == "听到17"
             assert counting.calls[-1] == (len(tone(0.8) + quiet(0.5) + tone(0.4)), True)
             assert isinstance(await turn.reply.result(), ChatDone)
+
+
+async def test_a_partial_transcripts_query_is_embedded_while_the_key_is_held(
+    tmp_path: Path,
+) -> None:
+    """The partial is what the player said so far: its query is embedded before the stop
+    (as a chat.typing's), and the turn on the same final transcript embeds nothing more."""
+    counting = Counting()
+    overrides = {**EMBED, "voice.enabled": True, "voice.partial_every": 1.0}
+    async with running(tmp_path / "data", overrides=overrides, recognizer=lambda: counting) as h:
+        h.store.upsert_event(FARM, NewEvent("event", "奶牛", "第3天买了一头奶牛"), 0)
+        client = AdapterClient(
+            h.url,
+            token=TOKEN,
+            identity=Identity(game_id=FARM.game_id, save_id=FARM.save_id),
+            adapter=AdapterInfo(name="probe", version="1"),
+        )
+        async with client:
+            await idle(h)
+            background = len(embedded_texts(h))
+            turn = await speak_and_pause(h, client)
+            assert turn.partials == ["听到13"]
+            await embedded(h, background + 1)  # while the key is still held
+            await turn.stop()
+            assert await turn.transcript() == "听到13"
+            assert isinstance(await turn.reply.result(), ChatDone)
+            await idle(h)
+        assert embedded_texts(h)[background:] == ["听到13"]  # once, by the partial

@@ -23,7 +23,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection, connect
 
 from xtyserver.adapter.backoff import Backoff, should_reconnect
-from xtyserver.adapter.pairing import pair, read_key, store_key
+from xtyserver.adapter.pairing import install_id, pair, read_key, store_key
 from xtyserver.adapter.precheck import Refused, encode, precheck
 from xtyserver.adapter.reply import CONNECTION_LOST, ChatReply, CompanionLine
 from xtyserver.adapter.support import Answer, ConnectionLost, Waiter, expect, same_save
@@ -485,8 +485,14 @@ class AdapterClient:
         """Ask the player for a key on ``ws``; store it, and use it from now on."""
         assert self._key_file is not None
         adapter = self._hello_parts[0]
+        install = await anyio.to_thread.run_sync(install_id, self._key_file)
         key = await pair(
-            ws, adapter, self.identity.game_id, timeout=self._timeout, on_code=self._on_pair_code
+            ws,
+            adapter,
+            self.identity.game_id,
+            timeout=self._timeout,
+            on_code=self._on_pair_code,
+            install=install,
         )
         await anyio.to_thread.run_sync(store_key, self._key_file, key)
         self._token = key

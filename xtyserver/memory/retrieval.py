@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
 import msgspec
@@ -49,6 +49,7 @@ from xtyserver.memory.cues import fits, read_cues
 from xtyserver.memory.emoji import spell_emoji
 from xtyserver.memory.focus import negated_part, question_part
 from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
+from xtyserver.memory.hop import HOP_BRIDGES, second_hop
 from xtyserver.memory.lexicon import Lexicon
 from xtyserver.memory.smalltalk import SMALL_TALK_MARGIN, is_small_talk
 from xtyserver.memory.spelling import respell
@@ -113,6 +114,10 @@ class MemoryBudget(msgspec.Struct, frozen=True):
             ``close_similarity`` of the first one's: one place cannot choose between
             near ties.
         close_similarity: Memory vectors: how near that is.
+        multi_hop: A second hop through another memory (memory/hop.py): when the
+            best matches name a person, creature or place the question does not,
+            the memory found through it may take one of the turn's places (it never
+            adds one).
         small_talk_margin: How much nearer everyday chatter than any memory (cosine)
             a turn without a word match or cue must be to count as small talk, which
             carries the goals alone (memory/smalltalk.py).
@@ -136,6 +141,7 @@ class MemoryBudget(msgspec.Struct, frozen=True):
     small_talk_margin: float = SMALL_TALK_MARGIN
     close_places: int = 1
     close_similarity: float = 0.005
+    multi_hop: bool = True
 
 
 class SaveIndex:
@@ -315,6 +321,14 @@ class SaveIndex:
                 if glossary.entries:
                     terms.update(TERM_PREFIX + key for key in glossary.entities(span))
         return terms
+
+    def term_frequencies(self, event_id: int) -> Mapping[str, float]:
+        """The indexed terms of one event (summary and subject 1 each, keys ``key_weight``)."""
+        return self._tf.get(event_id, {})
+
+    def carriers(self, term: str) -> AbstractSet[int]:
+        """The ids of the events that carry ``term``."""
+        return self._postings.get(term, {}).keys()
 
     def lexicon(self) -> Lexicon:
         """The words of the save's memories (and keys) by sound and spelling."""
@@ -589,6 +603,9 @@ def select_memories(
     if quiet:
         similar = None
     from_vectors: set[int] = set()
+    near_enough: set[int] = set()  # every vector candidate, placed or not
+    words_picked = {ev.id for ev in lexical}
+    room = len(lexical)
     added = 0  # relevant places the vectors added: "recent and important" gives them up
     if similar:
         allowed = {ev.id: ev for ev in eligible if ev.id not in taken}
@@ -604,6 +621,7 @@ def select_memories(
             margin=budget.similarity_margin,
             limit=len(allowed),
         )
+        near_enough.update(nearest)
         nearest = unseen_first(
             nearest,
             dict(similar),
@@ -633,6 +651,47 @@ def select_memories(
         lexical = lexical[:room]
     relevant = lexical[: max(0, budget.relevant)]
     taken.update(ev.id for ev in relevant)
+    recent_places = 0 if quiet else max(0, budget.recent - added)
+    # A second hop (memory/hop.py): the entity the best matches name and the question
+    # does not finds one more memory, which takes a place of this turn, never a new one.
+    hop = None
+    if budget.multi_hop and relevant and not quiet and not cues:
+        hop = second_hop(
+            index,
+            relevant[:HOP_BRIDGES],
+            asked | around,
+            {ev.id for ev in eligible},
+            cosine=dict(similar) if similar else None,
+        )
+    # What the entity finds best may be in the turn already: then the hop adds nothing.
+    hopped = index.get(hop[1]) if hop and hop[1] not in taken else None
+    if hop and hopped is not None:
+        # Its place: the one of "recent and important", or the one the vectors gave up
+        # for it and left unused. A first-hop match is never pushed out (a vector pick
+        # given up for the hop cost the clean paraphrases 0.05 of their recall: there
+        # the words' best match is a decoy as often as a bridge), nor a place added.
+        if bool(similar) and room > len(relevant):
+            relevant.append(hopped)
+        elif recent_places:
+            recent_places -= 1
+            if len(relevant) < budget.relevant:
+                relevant.append(hopped)
+        elif (
+            hopped.id in near_enough
+            and relevant[-1].id in from_vectors
+            and relevant[-1].id not in words_picked
+            and relevant[-1].id != hop[0]
+            and len(relevant) > 1
+        ):
+            # the vectors' pick the words did not make, for a vector candidate the best
+            # match links to
+            from_vectors.discard(relevant[-1].id)
+            taken.discard(relevant[-1].id)
+            relevant[-1] = hopped
+        else:
+            hopped = None
+    if hopped is not None:
+        taken.add(hopped.id)
     # "Recent and important" ignores relevance: it surfaces what matters lately
     # even when the player's text does not mention it.
     # Of the memories that fit a cue, the one the words or the vector point at.
@@ -647,7 +706,9 @@ def select_memories(
             -standing[ev.id],
             ev.id,
         ),
-    )[: 0 if quiet else max(0, budget.recent - added)]
+    )[: max(0, recent_places)]
+    if hopped is not None and hopped not in relevant:
+        recent = [hopped, *recent]
     selection = MemorySelection(
         profile=lines, goals=tuple(goals), relevant=tuple(relevant), recent=tuple(recent)
     )
@@ -657,7 +718,8 @@ def select_memories(
 
     def how(ev: MemoryEvent) -> str:
         found = index.explain(ev, asked | around) if ev.id in raw else ()
-        return "+".join((*found, "vectors") if ev.id in from_vectors else found)
+        found = (*found, "vectors") if ev.id in from_vectors else found
+        return "+".join((*found, "hop") if hopped is not None and ev.id == hopped.id else found)
 
     via = tuple((ev.id, how(ev)) for ev in (*cut.goals, *cut.relevant, *cut.recent))
     return msgspec.structs.replace(cut, scores=kept, via=via)

@@ -15,8 +15,9 @@ import msgspec
 
 from xtyserver.errors import BudgetError, ForbiddenContentError
 from xtyserver.protocol.event_frames import EventFacts
-from xtyserver.protocol.forbidden import find_forbidden, save_id_forbidden
+from xtyserver.protocol.forbidden import find_forbidden, install_id_forbidden, save_id_forbidden
 from xtyserver.protocol.frames import (
+    AdapterPair,
     ChatContext,
     ChatSend,
     ClientFrame,
@@ -88,6 +89,17 @@ def check_hello(frame: Hello) -> None:
         [("adapter.version", frame.adapter.version)], ignore=frozenset({"network_address"})
     )
     check_identity(frame.identity)
+
+
+def check_pair(frame: AdapterPair) -> None:
+    """An ``installId`` is an opaque random id: never a number, a path, a name or an account."""
+    if frame.install_id is None:
+        return
+    kind = install_id_forbidden(frame.install_id)
+    if kind is not None:
+        raise ForbiddenContentError(
+            f"content that must stay on this machine: installId ({kind})", fields=["installId"]
+        )
 
 
 def check_state_update(frame: StateUpdate) -> int:

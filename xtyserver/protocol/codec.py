@@ -30,6 +30,7 @@ from xtyserver.protocol.budget import (
     check_chat_context,
     check_hello,
     check_model_context,
+    check_pair,
     check_state_update,
 )
 from xtyserver.protocol.duplicates import refuse_duplicate_keys
@@ -38,6 +39,7 @@ from xtyserver.protocol.explain import explain, integral, not_json
 from xtyserver.protocol.frames import (
     CLIENT_FRAME_TYPES,
     ActionsDeclare,
+    AdapterPair,
     ChatContext,
     ChatSend,
     ClientFrame,
@@ -67,6 +69,7 @@ _WITHOUT_TEXT: Final = frozenset(CLIENT_FRAME_TYPES) - {
     ChatSend,
     ProfileUpdate,
     ActionsDeclare,
+    AdapterPair,  # its installId is judged (v1.md "Keys per install")
     GameEvent,
 }
 
@@ -194,6 +197,9 @@ def _check_semantics(frame: ClientFrame, encoded: bytes | None) -> int:
             return 0
         case GameEvent():
             check_event(frame)
+            return 0
+        case AdapterPair():
+            check_pair(frame)
             return 0
         case _:
             return 0

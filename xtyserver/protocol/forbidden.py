@@ -481,3 +481,15 @@ def save_id_forbidden(save_id: str) -> Kind | None:
     opaque = _HEX_HASH.fullmatch(save_id) is not None and not _STEAM_ID.search(save_id)
     ignore = {"network_address", "account_id"} if opaque else {"network_address"}
     return find_forbidden(save_id, ignore=frozenset(ignore))
+
+
+def install_id_forbidden(install_id: str) -> Kind | None:
+    """The kind of forbidden content in an ``installId`` (v1.md "Keys per install"), or None.
+
+    Made at random (32 hex digits or a UUID), it is judged as a saveId is, and more strictly:
+    digits alone are a number (a Steam, QQ or phone number), never a random id, and a Steam id
+    in hex or decimal anywhere in it is refused.
+    """
+    if install_id.replace("-", "").isdigit() or _STEAM_ID.search(install_id):
+        return "account_id"
+    return save_id_forbidden(install_id)

@@ -13,6 +13,16 @@ from msgspec import Meta
 from xtyserver.protocol.frame_base import AdapterInfo, ClientBase, FrameId, GameId, ServerBase
 
 PairCode = Annotated[str, Meta(pattern=r"^[0-9]{4}$")]
+InstallId = Annotated[
+    str,
+    Meta(
+        pattern=r"^[0-9A-Fa-f][0-9A-Fa-f-]{14,62}[0-9A-Fa-f]$",
+        description=(
+            "Random id this install of the mod made once and keeps beside its key"
+            " (32 hex digits or a UUID); never a path, user name or account id."
+        ),
+    ),
+]
 
 
 class AdapterPair(ClientBase, tag="adapter.pair"):
@@ -21,6 +31,8 @@ class AdapterPair(ClientBase, tag="adapter.pair"):
     id: FrameId
     adapter: AdapterInfo
     game_id: GameId
+    # Optional (v1.md "Keys per install"): one key per install; without it, one per mod.
+    install_id: InstallId | None = None
 
 
 class PairPending(ServerBase, tag="pair.pending"):

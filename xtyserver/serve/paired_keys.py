@@ -1,8 +1,14 @@
-"""The keys of paired mods (v1.md "Pairing"): one per mod, stored as a hash only.
+"""The keys of paired mods (v1.md "Pairing"): one per install, stored as a hash only.
 
-``<data_dir>/paired-keys.json`` (owner-only) keeps each key's id, mod, times and
-SHA-256 (256 random bits: a plain hash is as strong); the key itself is handed
-to the mod once (``pair.granted``). It is accepted wherever the token is.
+``<data_dir>/paired-keys.json`` (owner-only) keeps each key's id, mod, install,
+times and SHA-256 (256 random bits: a plain hash is as strong); the key itself is
+handed to the mod once (``pair.granted``). It is accepted wherever the token is.
+
+A key belongs to (adapter name, game, install id): pairing again replaces only
+the key of the same install, so two installs with their own stores (two Steam
+accounts, two SMAPI folders) each keep theirs. A mod that sends no install id
+(written before v1.md "Keys per install") has one key per (adapter name, game),
+as before; an older file's keys have none.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ class PairedKey(msgspec.Struct, rename="camel"):
     paired_at: float
     digest: str
     last_used: float | None = None
+    install: str | None = None  # the mod's installId; never listed on the page
 
 
 def _digest(key: str) -> str:
@@ -60,8 +67,8 @@ class PairedKeys:
     def listing(self) -> list[PairedKey]:
         return list(self._keys)
 
-    def add(self, adapter: str, game_id: str) -> tuple[PairedKey, str]:
-        """A new key for this mod (replacing its older one): the record and the key."""
+    def add(self, adapter: str, game_id: str, install: str | None = None) -> tuple[PairedKey, str]:
+        """A new key for this install of this mod (replacing its older one): the record, the key."""
         key = secrets.token_urlsafe(32)
         record = PairedKey(
             id=secrets.token_hex(8),
@@ -69,8 +76,10 @@ class PairedKeys:
             game_id=game_id,
             paired_at=self._clock.now(),
             digest=_digest(key),
+            install=install,
         )
-        kept = [k for k in self._keys if (k.adapter, k.game_id) != (adapter, game_id)]
+        same = (adapter, game_id, install)
+        kept = [k for k in self._keys if (k.adapter, k.game_id, k.install) != same]
         kept.sort(key=lambda k: k.last_used or k.paired_at)
         self._keys = [*kept[-(MAX_KEYS - 1) :], record]
         self._write()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Awaitable, Callable
+from typing import Literal
 
 import anyio
 import msgspec
@@ -33,8 +34,16 @@ PAIR_SECONDS = 120
 CODES = 10_000  # four digits
 
 
+PairedBefore = Literal["no", "this_install", "other_install"]
+
+
 class PendingPair(msgspec.Struct, rename="camel"):
-    """One request as the page lists it."""
+    """One request as the page lists it (never its install id).
+
+    ``paired_before``: whether allowing it replaces a key (``this_install``: the same install,
+    or a mod without install ids, paired before) or adds one beside another install's
+    (``other_install``), so the page can say which (v1.md "Keys per install").
+    """
 
     id: str
     adapter: str
@@ -42,6 +51,7 @@ class PendingPair(msgspec.Struct, rename="camel"):
     code: str
     asked_at: float
     expires_at: float
+    paired_before: PairedBefore = "no"
 
 
 class _Waiting:
@@ -97,6 +107,7 @@ class PairingDesk:
             code=code,
             asked_at=now,
             expires_at=now + PAIR_SECONDS,
+            paired_before=self._paired_before(ask),
         )
         waiting = _Waiting(request)
         self._waiting[request.id] = waiting
@@ -110,7 +121,7 @@ class PairingDesk:
         finally:
             self._waiting.pop(request.id, None)
         if waiting.allowed:
-            _, key = self.keys.add(ask.adapter, ask.game_id)
+            _, key = self.keys.add(ask.adapter, ask.game_id, ask.install_id)
             await post(PairingAnswered("granted", key=key))
         elif waiting.allowed is False:
             self._log.info("pairing.denied", adapter=ask.adapter)
@@ -118,6 +129,14 @@ class PairingDesk:
         else:
             self._log.info("pairing.expired", adapter=ask.adapter)
             await post(PairingAnswered("expired"))
+
+    def _paired_before(self, ask: AskPairing) -> PairedBefore:
+        same_mod = [
+            k for k in self.keys.listing() if (k.adapter, k.game_id) == (ask.adapter, ask.game_id)
+        ]
+        if any(k.install == ask.install_id for k in same_mod):
+            return "this_install"
+        return "other_install" if same_mod else "no"
 
     async def _expire(self, waiting: _Waiting) -> None:
         await self._clock.sleep(PAIR_SECONDS)

@@ -77,6 +77,12 @@ def similar(
     return out
 
 
+def asked(query: str) -> str:
+    """What a turn's query vector embeds: a long message's question, not its chatter
+    (memory/focus.py), with 🐔 as 鸡; the same whether typed ahead (chat.typing) or not."""
+    return spell_emoji(question_part(query))
+
+
 CATCH_UP = 48
 """Memories without a vector a turn embeds itself, within its latency budget, when the
 backlog has not reached its save yet (an import asked about at once); the rest wait."""
@@ -173,7 +179,8 @@ class TurnTasks:
                     continue
                 self._preparing = (query, anyio.Event())
                 try:
-                    done = await embedder.embed([query], query=True)
+                    # What the turn would embed for it (asked), so its vector is the same.
+                    done = await embedder.embed([asked(query)], query=True)
                 except errors.ModelError as exc:
                     self._log.info("memory.embedding_skipped", reason=exc.code, typing=True)
                     continue
@@ -303,9 +310,7 @@ class TurnTasks:
                 out[0] = known
                 return
             try:
-                # A long message's question, not its chatter (memory/focus.py); 🐔 as 鸡.
-                asked = spell_emoji(question_part(query))
-                done = await embedder.embed([asked], query=True)
+                done = await embedder.embed([asked(query)], query=True)
             except errors.ModelError as exc:
                 self._log.info("memory.embedding_skipped", reason=exc.code)
                 return

@@ -56,6 +56,7 @@ class AskPairing(Effect, frozen=True):
     frame_id: str
     adapter: str
     game_id: str
+    install_id: str | None = None  # one key per install when set (v1.md "Keys per install")
 
 
 class ArmTimer(Effect, frozen=True):
@@ -122,9 +123,9 @@ class LoadTurnMemory(Effect, frozen=True):
 
 
 class PrepareQuery(Effect, frozen=True):
-    """Embed a turn's query (the redacted text typed so far) before its chat.send comes
-    (a chat.typing), where that costs no tokens; the turn then finds its vector ready.
-    Nothing answers it."""
+    """Embed a turn's query (the redacted text typed or said so far) before its turn comes
+    (a chat.typing, a partial transcript), where that costs no tokens; the turn then finds
+    its vector ready. Nothing answers it."""
 
     save: Scope
     query: str

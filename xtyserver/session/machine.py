@@ -417,9 +417,13 @@ class GameAgentSession:
 
     def _typing(self, frame: ChatTyping, now: float) -> list[Effect]:
         """A hint with no reply: the query the chat.send would embed, embedded now."""
+        return self._prepare(frame.text)
+
+    def _prepare(self, said: str) -> list[Effect]:
+        """The query a turn on ``said`` would embed, embedded ahead of it (no reply)."""
         if not self._settings.memory or self._saves.identity is None:
             return []
-        text, _ = redact(frame.text, secrets=(self._token,), carry=self._carry)
+        text, _ = redact(said, secrets=(self._token,), carry=self._carry)
         return [PrepareQuery(self._saves.save, text)]
 
     def _busy(self, frame: ChatSend, now: float) -> list[Effect]:
@@ -574,7 +578,12 @@ class GameAgentSession:
         """A transcript; a final one with words is the player's turn, as if typed."""
         effects, text = self._voice.heard(event)
         if text is None:
-            return effects
+            if event.final or not event.text.strip():
+                return effects
+            # A partial transcript is what the player said so far: its query embedded now
+            # (as a chat.typing's), the final one finds it ready when the player stopped
+            # after a pause (the final transcript is then the partial one).
+            return effects + self._prepare(event.text)
         said = ChatSend(id=event.utterance, text=text, source="voice")
         turn = self._busy(said, now) if self.state is State.TURN else self._chat(said, now)
         return effects + turn

@@ -37,7 +37,10 @@ class Pairing(msgspec.Struct):
             message = "a pair request of this connection is waiting for the player"
             return [Send(replies.error("pair_busy", message, frame.id))]
         self.asked = frame.id
-        return [CancelTimer("hello"), AskPairing(frame.id, frame.adapter.name, frame.game_id)]
+        return [
+            CancelTimer("hello"),
+            AskPairing(frame.id, frame.adapter.name, frame.game_id, frame.install_id),
+        ]
 
     def answered(
         self, event: PairingAnswered, *, hello_timeout: float

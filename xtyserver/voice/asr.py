@@ -15,6 +15,27 @@ from typing import Any, Protocol
 # simplified prompt with full-width punctuation steers it to what a mainland player types.
 PROMPTS = {"zh": "以下是普通话的句子，其中可能有英文游戏名。", "yue": "以下係粵語嘅句子。"}
 
+# Whisper's encoder reads a 30 s window (3,000 mel frames) however short the speech, and
+# its attention over that window is most of a push-to-talk utterance's time on a CPU.
+# An utterance that fits is encoded over its own length plus MARGIN_FRAMES of silence
+# instead (3 s: on the test clips 1 s and 2 s heard worse, and a clip with little silence
+# around it came back as a broken character); a longer one takes faster-whisper's own
+# 30 s windows. Measured in docs/benchmarks.md.
+FRAMES_PER_SECOND = 100
+WINDOW_FRAMES = 3000
+MARGIN_FRAMES = 300
+# A degenerate short-window answer (a phrase repeated: text that compresses this well,
+# faster-whisper's own threshold) is decoded again over the full window.
+REPEATED = 2.4
+MAX_TOKENS = 224  # a 30 s window's answer, as faster-whisper bounds it
+
+
+def short_window(frames: int) -> int | None:
+    """The encoder window (mel frames) of ``frames`` of audio: its length and a 3 s margin
+    in whole seconds, or None when that is not shorter than Whisper's own 30 s."""
+    wanted = -(-(frames + MARGIN_FRAMES) // FRAMES_PER_SECOND) * FRAMES_PER_SECOND
+    return wanted if wanted < WINDOW_FRAMES else None
+
 
 class Recognizer(Protocol):
     """What the voice service needs of a speech recogniser."""
@@ -38,6 +59,9 @@ class WhisperRecognizer:
         beam_size: Of the final transcript (partials use 1).
         compute_type: CTranslate2's, ``int8`` on a CPU.
         model: A ``WhisperModel`` loaded already (the tests share one); None: loaded here.
+
+    ``fit_window``: encode an utterance that fits over its own length (:func:`short_window`);
+    False: over Whisper's 30 s window, as faster-whisper does (the benchmark's baseline).
     """
 
     def __init__(
@@ -60,15 +84,21 @@ class WhisperRecognizer:
         self._language = None if language == "auto" else language
         self._prompt = PROMPTS.get(language)
         self._beam = beam_size
+        self.fit_window = True
 
     def transcribe(self, pcm: bytes, *, final: bool) -> str:
         import numpy as np
 
         audio = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
+        beam = self._beam if final else 1
+        if self._language is not None and self.fit_window:
+            text = self._short(audio, beam)
+            if text is not None:
+                return text
         segments, _info = self._model.transcribe(
             audio,
             language=self._language,
-            beam_size=self._beam if final else 1,
+            beam_size=beam,
             without_timestamps=True,
             condition_on_previous_text=False,
             initial_prompt=self._prompt,
@@ -77,6 +107,54 @@ class WhisperRecognizer:
         # Whisper invents words in silence; its own no-speech estimate drops them.
         kept = (s.text for s in segments if not (s.no_speech_prob > 0.6 and s.avg_logprob < -1))
         return "".join(kept).strip()
+
+    def _short(self, audio: Any, beam: int) -> str | None:
+        """``audio`` decoded over a window of its own length (:func:`short_window`); None
+        when it does not fit one or its answer is degenerate (the full window decides)."""
+        import zlib
+
+        from faster_whisper.audio import pad_or_trim
+        from faster_whisper.tokenizer import Tokenizer
+        from faster_whisper.transcribe import get_suppressed_tokens
+
+        model = self._model
+        features = model.feature_extractor(audio)
+        frames = features.shape[-1] - 1  # the extractor's one frame of padding
+        window = short_window(frames)
+        if window is None:
+            return None
+        encoded = model.encode(pad_or_trim(features[:, :frames], window))
+        tokenizer = Tokenizer(
+            model.hf_tokenizer,
+            model.model.is_multilingual,
+            task="transcribe",
+            language=self._language,
+        )
+        previous = tokenizer.encode(" " + self._prompt) if self._prompt else []
+        prompt = model.get_prompt(tokenizer, previous, without_timestamps=True)
+        result = model.model.generate(
+            encoded,
+            [prompt],
+            beam_size=beam,
+            max_length=len(prompt) + MAX_TOKENS,
+            return_scores=True,
+            return_no_speech_prob=True,
+            suppress_blank=True,
+            suppress_tokens=list(get_suppressed_tokens(tokenizer, [-1])),
+        )[0]
+        tokens = [t for t in result.sequences_ids[0] if t < tokenizer.eot]
+        # A token cut inside a character decodes as U+FFFD: not a word anybody said.
+        text: str = tokenizer.decode(tokens).replace("\ufffd", "").strip()
+        if not text:
+            return ""
+        packed = zlib.compress(text.encode())
+        if len(text.encode()) / len(packed) > REPEATED:
+            return None
+        # Whisper invents words in silence; its own no-speech estimate drops them.
+        avg_logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)
+        if result.no_speech_prob > 0.6 and avg_logprob < -1:
+            return ""
+        return text
 
     @property
     def model(self) -> Any:

@@ -62,6 +62,8 @@ namespace XiaoTangYuan.Adapter
     {
         /// <summary>The names in the KeepStore.</summary>
         public const string SaltName = "xiaotangyuan-salt", KeyName = "xiaotangyuan-key", UrlName = "xiaotangyuan-url";
+        /// <summary>This install's random id (InstallId()), beside the key in the KeepStore.</summary>
+        public const string InstallName = "xiaotangyuan-install";
         /// <summary>The files an older version kept in the mod's own folder (moved to the store on first run);
         /// the player may still write UrlFile there.</summary>
         public const string SaltFile = SaltName + ".txt", KeyFile = KeyName + ".txt", UrlFile = UrlName + ".txt";
@@ -143,6 +145,30 @@ namespace XiaoTangYuan.Adapter
             if (!string.IsNullOrEmpty(key)) return key;
             string token = Path.Combine(ServerDataFolder(), "token");
             return File.Exists(token) ? File.ReadAllText(token).Trim() : null;
+        }
+
+        /// <summary>This install's id (protocol/v1.md "Keys per install"): 32 random hex digits made
+        /// on first run and kept in the KeepStore; pass it as XtyClient.InstallId. The server keeps a
+        /// key per install, so two installs with their own stores (two Steam accounts, two SMAPI
+        /// folders) never replace each other's key; copies sharing one store share this id and one
+        /// key. Random, never derived from a path, a user name or an account id.</summary>
+        public string InstallId()
+        {
+            string id = Keep.Read(InstallName);
+            if (!IsInstallId(id))
+            {
+                id = Guid.NewGuid().ToString("N"); // random (version 4): 32 hex digits
+                Keep.Write(InstallName, id);
+            }
+            return id;
+        }
+
+        private static bool IsInstallId(string id)
+        {
+            if (id == null || id.Length != 32) return false;
+            foreach (char c in id)
+                if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+            return true;
         }
 
         /// <summary>Keep the key pairing gave (XtyClient.OnPaired): Key() returns it from then on,

@@ -117,9 +117,11 @@ namespace XiaoTangYuan.Adapter
 
         /// <summary>Run the queued callbacks (OnDelta, OnChatEnd, OnError, OnLog) on the calling
         /// thread: call it from the game's tick (SMAPI UpdateTicked, Unity Update). A callback that
-        /// throws is reported to OnLog and the others still run. Returns how many ran.</summary>
+        /// throws is reported to OnLog and the others still run. Returns how many ran. It first
+        /// queues the typing hint that is due (ChatTyping).</summary>
         public int Poll(int max = int.MaxValue)
         {
+            HintTyping();
             int ran = 0;
             Action callback;
             while (ran < max && events.TryDequeue(out callback))
@@ -230,6 +232,10 @@ namespace XiaoTangYuan.Adapter
         /// <summary>Reads the kept key again (e.g. folder.Key) before the client pairs, on a pool
         /// thread: another copy of the mod that shares the store may have paired meanwhile.</summary>
         public Func<string> KeySource;
+        /// <summary>This install's id, sent in adapter.pair (ModFolder.InstallId(); protocol/v1.md "Keys
+        /// per install"): the server keeps a key per install. Null: one key per mod, as before. A
+        /// server older than the field refuses it, and the request is sent again without it.</summary>
+        public string InstallId;
         /// <summary>How often a waiting pair request looks for a key another copy kept.</summary>
         public TimeSpan KeyRecheck = TimeSpan.FromSeconds(0.5);
         private ConcurrentQueue<JsonObject> pairFrames;
@@ -259,11 +265,17 @@ namespace XiaoTangYuan.Adapter
             pairFrames = frames;
             try
             {
-                var request = new JsonObject().Add("type", "adapter.pair").Add("id", NextId("pair"))
-                    .Add("adapter", new JsonObject().Add("name", adapterName).Add("version", adapterVersion))
-                    .Add("gameId", identity.Str("gameId"));
+                string install = InstallId;
+                var request = PairRequest(install);
                 await Send(Json.Write(request), true).ConfigureAwait(false);
                 var pending = await NextPairFrame(Timeout).ConfigureAwait(false);
+                if (!string.IsNullOrEmpty(install) && NamesInstallId(pending))
+                {
+                    // A server older than installId refuses it as unknown: the same request without it.
+                    Log("the server does not know installId: pairing without it");
+                    await Send(Json.Write(PairRequest(null)), true).ConfigureAwait(false);
+                    pending = await NextPairFrame(Timeout).ConfigureAwait(false);
+                }
                 if (pending.Str("type") != "pair.pending") throw Refusal(pending, false);
                 string code = pending.Str("code");
                 int seconds = pending["expiresInSeconds"] is long ? (int)(long)pending["expiresInSeconds"] : 120;
@@ -303,6 +315,20 @@ namespace XiaoTangYuan.Adapter
                 throw Refusal(answer, false);
             }
             finally { pairFrames = null; }
+        }
+
+        private JsonObject PairRequest(string install)
+        {
+            var request = new JsonObject().Add("type", "adapter.pair").Add("id", NextId("pair"))
+                .Add("adapter", new JsonObject().Add("name", adapterName).Add("version", adapterVersion))
+                .Add("gameId", identity.Str("gameId"));
+            return string.IsNullOrEmpty(install) ? request : request.Add("installId", install);
+        }
+
+        private static bool NamesInstallId(JsonObject frame)
+        {
+            var fields = frame == null || frame.Str("type") != "error" ? null : frame.List("fields");
+            return fields != null && fields.Contains("installId");
         }
 
         private async Task<JsonObject> NextPairFrame(TimeSpan wait)
@@ -626,6 +652,7 @@ namespace XiaoTangYuan.Adapter
         public async Task<ChatResult> ChatAsync(string text, byte[] image, string mime, JsonObject modelContext, string source = "text")
         {
             Budget.CheckChatText(text);
+            EndTyping();
             if (source != "text" && source != "voice") throw new ArgumentException("source must be \"text\" or \"voice\"", "source");
             var frame = new JsonObject().Add("type", "chat.send").Add("id", NextId("chat")).Add("text", text).Add("source", source);
             if (image != null) frame["image"] = new JsonObject().Add("mime", mime).Add("data", Convert.ToBase64String(image));

@@ -5,6 +5,7 @@
 //   mono Probe.exe keep MODDIR KEEPDIR                    (ModFolder over a FolderStore: what moved, the saveId)
 //   mono Probe.exe gameloop URL TOKEN TICKS               (60 ticks a second; counts the socket calls made on the game thread)
 //   mono Probe.exe session URL TOKEN [--throw] [--voice] [--until-closed] [--chats N] [--pair DIR [--keep KEEP]]
+//   mono Probe.exe session URL TOKEN --control FILE [--typing-clock]   (driven by a test: Controlled)
 //       (TOKEN "" with --pair DIR: the mod's folder DIR; the key kept in KEEP (default DIR), else
 //       pair first and keep the key there, as a mod keeps it where its updates do not reach)
 using System;
@@ -137,11 +138,12 @@ public static class Probe
             client.OnPairCode = (code, seconds) => Say("pair code " + code + " for " + seconds + " s");
             client.OnPaired = key => { folder.SaveKey(key); Say("paired, key kept"); };
             client.KeySource = folder.Key;
+            client.InstallId = folder.InstallId();
             client.OnKeyRefused = refused => { folder.ForgetKey(refused); Say("key refused, forgotten"); };
         }
         if (args[0] == "gameloop") return GameLoop(client, loop, int.Parse(args[3]));
         if (args[0] == "outbox") return Outbox(client, loop);
-        if (flags.Contains("--control")) return Controlled(client, loop, args[Array.IndexOf(args, "--control") + 1]);
+        if (flags.Contains("--control")) return Controlled(client, loop, args[Array.IndexOf(args, "--control") + 1], flags.Contains("--typing-clock"));
         // What a Unity mod does in Start(): block on the connect (a deadlock without ConfigureAwait(false)).
         try
         {
@@ -314,9 +316,35 @@ public static class Probe
     // to the control file: "chat TEXT", "pause" / "resume" (Poll() stops: the client's own
     // heartbeat timer must not), "leave" (close, back to the title), "quit" (the process ends
     // with the connection open: no close frame).
-    private static int Controlled(XtyClient client, GameLoopContext loop, string control)
+    // The chat box, on the game's clock (with "--typing-clock": a clock only these commands move,
+    // 16 ms a tick, Poll() on every tick): "keys MS TEXT" types TEXT a character every MS,
+    // "phrases MS A|B|C" commits A, then AB, then ABC every MS (a Chinese IME), "idle MS" lets
+    // time pass, "type TEXT" sets the draft at once; each hint Poll() queued is printed
+    // ("hint at T: DRAFT"), and "count" prints the chat.typing frames written on the socket.
+    private static int Controlled(XtyClient client, GameLoopContext loop, string control, bool typingClock)
     {
         client.OnChatEnd = r => Say("chat end " + (r.Done ? "done " + r.Text : r.Code));
+        client.SocketFactory = RecordingWebSocket.Open;
+        client.OnError = f => Say("refused " + f.Str("code") + " " + f.Str("message"));
+        long now = 0;
+        if (typingClock) client.Clock = () => Volatile.Read(ref now);
+        int hints = 0;
+        Action tick = () =>
+        {
+            loop.RunPending();
+            client.Poll();
+            if (client.TypingHintsSent == hints) return;
+            hints = client.TypingHintsSent;
+            Say("hint at " + client.Clock() + ": " + client.Typing.LastHint);
+        };
+        Action<long> idle = ms =>
+        {
+            for (long end = now + ms; now < end; )
+            {
+                Volatile.Write(ref now, Math.Min(now + 16, end));
+                tick();
+            }
+        };
         client.Start();
         long offset = 0;
         var deadline = DateTime.UtcNow.AddSeconds(300);
@@ -324,8 +352,8 @@ public static class Probe
         bool paused = false;
         while (DateTime.UtcNow < deadline)
         {
-            loop.RunPending();
-            if (!paused) client.Poll();   // a paused game still turns its loop in Unity; here it stops
+            if (!paused) tick();   // a paused game still turns its loop in Unity; here it stops
+            else loop.RunPending();
             var hello = client.ServerHello;
             string session = hello == null ? null : hello.Str("sessionId");
             if (session != seen) { seen = session; if (session != null) Say("session open " + session); }
@@ -333,6 +361,27 @@ public static class Probe
             {
                 Say("> " + line);
                 if (line.StartsWith("chat ", StringComparison.Ordinal)) client.ChatAsync(line.Substring(5), null, null, null).ContinueWith(t => { }, TaskContinuationOptions.OnlyOnFaulted);
+                else if (line.StartsWith("type ", StringComparison.Ordinal)) client.ChatTyping(line.Substring(5));
+                else if (line.StartsWith("keys ", StringComparison.Ordinal) || line.StartsWith("phrases ", StringComparison.Ordinal))
+                {
+                    var parts = line.Split(new[] { ' ' }, 3);
+                    long step = long.Parse(parts[1]);
+                    var pieces = parts[0] == "keys" ? parts[2].Select(c => c.ToString()).ToArray() : parts[2].Split('|');
+                    string draft = "";
+                    foreach (var piece in pieces)
+                    {
+                        draft += piece;
+                        client.ChatTyping(draft);
+                        idle(step);
+                    }
+                    Say("typed " + draft);
+                }
+                else if (line.StartsWith("idle ", StringComparison.Ordinal)) { idle(long.Parse(line.Substring(5))); Say("idled"); }
+                else if (line == "count")
+                {
+                    int frames = RecordingWebSocket.Written.Count(w => { var f = Json.Parse(w) as JsonObject; return f != null && f.Str("type") == "chat.typing"; });
+                    Say("chat.typing frames " + frames);
+                }
                 else if (line == "pause") paused = true;
                 else if (line == "resume") paused = false;
                 else if (line == "leave") { client.CloseAsync().Wait(TimeSpan.FromSeconds(10)); client.Poll(); Say("left"); return 0; }

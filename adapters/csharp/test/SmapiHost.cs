@@ -13,6 +13,9 @@
 // voice: no question; the player presses and releases the talk key (V) when this host reads
 // "press" and "release" on its standard input, each raised on the main thread at the next tick;
 // it returns to the title after the reply once it reads "leave" (the reply is heard out).
+// typing: no question; the player types into the mod's chat box through the game's keyboard
+// dispatcher, from lines on standard input: "open" (the chat key Y), "type TEXT" (a character a
+// tick; "typed" is printed after the last), "enter", "escape"; "leave" returns to the title.
 using System;
 using System.IO;
 using System.Linq;
@@ -151,16 +154,17 @@ namespace StardewModdingAPI
             mod.Monitor = monitor;
             mod.Entry(helper);
             helper.Loop.Loaded();
-            bool voice = scenario == "voice";
+            bool voice = scenario == "voice", typing = scenario == "typing";
             var typed = new ConcurrentQueue<string>();
-            if (voice)
+            var keys = new System.Collections.Generic.Queue<char>();   // the chat box's, a character a tick
+            if (voice || typing)
             {
                 var reader = new Thread(() => { string line; while ((line = Console.In.ReadLine()) != null) typed.Enqueue(line.Trim()); });
                 reader.IsBackground = true;
                 reader.Start();
             }
-            bool asked = false, left = false, leave = !voice;
-            var deadline = DateTime.UtcNow.AddSeconds(voice ? 120 : 60);
+            bool asked = false, left = false, leave = !voice && !typing;
+            var deadline = DateTime.UtcNow.AddSeconds(voice || typing ? 120 : 60);
             for (uint tick = 1; DateTime.UtcNow < deadline; tick++)
             {
                 helper.Loop.Tick(tick);
@@ -170,6 +174,29 @@ namespace StardewModdingAPI
                     if (key == "press") helper.Keys.Press(SButton.V);
                     if (key == "release") helper.Keys.Release(SButton.V);
                     if (key == "leave") leave = true;
+                    if (key == "open") helper.Keys.Press(SButton.Y);
+                    if (key == "escape") helper.Keys.Press(SButton.Escape);
+                    if (key.StartsWith("type ", StringComparison.Ordinal)) foreach (char c in key.Substring(5)) keys.Enqueue(c);
+                    if (key == "enter") keys.Enqueue('\r');
+                }
+                if (keys.Count > 0)
+                {
+                    char c = keys.Dequeue();
+                    var box = Game1.keyboardDispatcher.Subscriber;
+                    if (box != null && c == '\r') box.RecieveCommandInput(c);
+                    else if (box != null) box.RecieveTextInput(c);
+                    if (keys.Count == 0 && c != '\r') { Console.WriteLine("typed"); Console.Out.Flush(); }
+                }
+                if (typing)
+                {
+                    if (leave && !left)
+                    {
+                        left = true;
+                        helper.Loop.Title();
+                        deadline = DateTime.UtcNow.AddSeconds(2);
+                    }
+                    Thread.Sleep(16);
+                    continue;
                 }
                 if (!asked && monitor.Saw("connected, session"))
                 {

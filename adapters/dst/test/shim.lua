@@ -5,7 +5,8 @@
 --       scripts/xty/mod.lua in a small DST world: TheSim's persistent strings (files in
 --       STORE_DIR) and an asynchronous QueryServer, the world scheduler (DoPeriodicTask, stops
 --       while paused) and the static one (DoStaticPeriodicTask, runs on). Lines appended to
---       CONTROL_FILE drive it: "pause", "resume", "chat TEXT", "talk" and "release"
+--       CONTROL_FILE drive it: "pause", "resume", "chat TEXT", "type TEXT" (the chat box's
+--       draft), "talk" and "release"
 --       (push-to-talk), "blip SECONDS" (QueryServer fails as with no network), "menu open" /
 --       "menu close", "leave" (back to the title screen), "quit" (the game exits, no close).
 --       The mod's actions (xty.actions) act on a small inventory and print what they did
@@ -34,21 +35,9 @@ elseif mode == "saveid" then
     os.exit(0)
 end
 
-local http = require("socket.http")
-local ltn12 = require("ltn12")
 local socket = require("socket")
-http.TIMEOUT = 40
-
 -- TheSim:QueryServer(url, callback, method, body): callback(result, isSuccessful, resultCode).
-local function QueryServer(url, callback, method, body)
-    local chunks = {}
-    local ok, status = http.request({
-        url = url, method = method,
-        headers = { ["Content-Type"] = "application/json", ["Content-Length"] = tostring(#body) },
-        source = ltn12.source.string(body), sink = ltn12.sink.table(chunks),
-    })
-    callback(table.concat(chunks), ok ~= nil, ok and status or 0)
-end
+local QueryServer = require("query_server")
 
 if mode == "play" then
     os.exit(require("shim_world").play(arg, QueryServer, socket))

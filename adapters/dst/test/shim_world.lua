@@ -153,6 +153,7 @@ function M.play(arg, query_now, socket)
                 mod.ask(rest, function(text, finished, code)
                     if finished then out((code and "said (" .. code .. "): " or "reply: ") .. text) end
                 end)
+            elseif verb == "type" then mod.typing(rest)
             elseif verb == "menu" then menu_open = rest == "open"
             elseif verb == "talk" then
                 talking = mod.talk(function(text, final)

@@ -1,20 +1,8 @@
 -- Test driver: chat over POST /v1/http, answer the server's dialog with yes, print the notice.
 --   lua5.1 dialog_driver.lua ADAPTERS_DST_DIR URL TOKEN
-package.path = arg[1] .. "/scripts/?.lua;" .. package.path
-local http = require("socket.http")
-local ltn12 = require("ltn12")
+package.path = arg[1] .. "/scripts/?.lua;" .. arg[1] .. "/test/?.lua;" .. package.path
 local socket = require("socket")
-http.TIMEOUT = 40
-
-local function QueryServer(url, callback, method, body)
-    local chunks = {}
-    local ok, status = http.request({
-        url = url, method = method,
-        headers = { ["Content-Type"] = "application/json", ["Content-Length"] = tostring(#body) },
-        source = ltn12.source.string(body), sink = ltn12.sink.table(chunks),
-    })
-    callback(table.concat(chunks), ok ~= nil, ok and status or 0)
-end
+local QueryServer = require("query_server")
 
 local Client = require("xty.client")
 local client = Client.new({

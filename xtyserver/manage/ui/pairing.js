@@ -1,6 +1,6 @@
 "use strict";
 // The pairing section (v1.md "Pairing"): a mod's request to connect, on whichever tab is open,
-// with Allow / Deny; the paired mods on the settings tab, each with Revoke. Its own file: the
+// with Allow / Deny; the paired mods on the settings tab (one row per install), each with Revoke. Its own file: the
 // page session and its API calls are app.js's (window.XTY_PAGE), the texts are i18n.js's.
 (() => {
   const $ = (id) => document.getElementById(id);
@@ -46,6 +46,8 @@
     }
     match.replaceChildren(el("div", { class: "pair-request", "data-request": r.id },
       el("p", {}, p.request(game(r.gameId), r.adapter, r.code)),
+      // Allowing adds a key beside another install's, or replaces this install's old one.
+      ...(p.pairedBefore[r.pairedBefore] ? [el("p", { class: "note pair-before" }, p.pairedBefore[r.pairedBefore])] : []),
       el("div", { class: "actions" },
         el("button", { type: "button", class: "pair-allow", onclick: () => decide(r.id, true) }, p.allow),
         el("button", { type: "button", class: "pair-deny delete", onclick: () => decide(r.id, false) }, p.deny))));
@@ -72,13 +74,19 @@
     $("paired-title").textContent = p.title;
     const row = (cells, head) => el("tr", {}, ...cells.map((c) => el(head ? "th" : "td", {}, c)));
     $("paired-keys").replaceChildren(row(p.cols, true), ...(view.keys.length
-      ? view.keys.map((k) => el("tr", { "data-paired-key": k.id }, el("td", {}, k.adapter), el("td", {}, game(k.gameId)),
-        el("td", {}, at(k.pairedAt)), el("td", {}, at(k.lastUsed)),
+      ? view.keys.map((k) => el("tr", { "data-paired-key": k.id }, el("td", {}, k.adapter + (k.install ? p.install(k.install) : "")),
+        el("td", {}, game(k.gameId)), el("td", {}, at(k.pairedAt)), el("td", {}, k.inUse ? p.inUse : at(k.lastUsed)),
         el("td", {}, el("button", { type: "button", class: "pair-revoke delete", onclick: () => act("revoke", { keyId: k.id }) }, p.revoke))))
       : [row([p.none, "", "", "", ""])]));
     // Stacked on a phone like the statistics (app.css table.stack): each cell says its column.
     $("paired-keys").classList.add("stack");
     for (const line of [...$("paired-keys").rows].slice(1)) [...line.cells].forEach((c, i) => { c.dataset.label = p.cols[i]; });
+    // Several installs of one mod (each its own key, v1.md "Keys per install"): say what revoking one does.
+    const installs = $("paired-installs");
+    if (installs) {
+      installs.hidden = !view.keys.some((k) => k.install);
+      installs.textContent = p.installs;
+    }
     document.body.dataset.pairing = String(view.pending.length);
     const now = view.connected || [];
     $("connected").textContent = now.length

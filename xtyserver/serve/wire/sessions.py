@@ -135,6 +135,10 @@ class Sessions:
 
         return check
 
+    def keys_in_use(self) -> set[str]:
+        """The ids of the paired keys that have an open connection (the page's 「现在连着」)."""
+        return {key_id for key_id, peers in self._by_key.items() if peers}
+
     async def revoke_key(self, key_id: str) -> bool:
         """Forget a paired key and close its open connections (4001); False when unknown."""
         if self.pairing.keys.revoke(key_id) is None:

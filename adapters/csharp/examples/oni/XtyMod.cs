@@ -122,6 +122,7 @@ namespace XiaoTangYuan.Oni
             client.OnPairCode = (code, seconds) => Debug.Log("[XiaoTangYuan] 在小汤圆页面上确认配对码 " + code + " / Confirm code " + code + " on the XiaoTangYuan page");
             client.OnPaired = key => folder.SaveKey(key);   // folder.Key() returns it from the next start on
             client.KeySource = folder.Key;   // another copy of the mod may have paired: its key, no second pairing
+            client.InstallId = folder.InstallId();   // a key per install: another account's install keeps its own
             client.OnKeyRefused = refused => folder.ForgetKey(refused);   // revoked on the page: pair again next time
             client.AddAction(new XtyAction
             {

@@ -8,6 +8,9 @@
 // the budget the player set on the page (off by default), and says why it spoke.
 // Push-to-talk (v1.md "Voice"): hold V to speak; the server listens to the PC's microphone,
 // the mod shows what was heard and the reply, which the server also reads aloud.
+// The chat box: Y opens it, Enter asks, Escape closes it. While it is open the draft goes to
+// client.ChatTyping every tick; the client hints it (v1.md "chat.typing") when the player
+// pauses, so the server has the question's memory search under way before Enter.
 using System;
 using System.Collections.Generic;
 using System.Threading.Tasks;
@@ -15,6 +18,7 @@ using Microsoft.Xna.Framework;
 using StardewModdingAPI;
 using StardewModdingAPI.Events;
 using StardewValley;
+using StardewValley.Menus;
 using StardewValley.Pathfinding;
 using XiaoTangYuan.Adapter;
 
@@ -32,6 +36,8 @@ namespace XiaoTangYuan.Stardew
         private int checkedDay = -1;       // the day whose "tomorrow" was looked at
         private string talking;            // the utterance while the talk key is held
         private const SButton TalkKey = SButton.V;
+        private TextBox chatBox;           // the chat box while it is open
+        private const SButton ChatKey = SButton.Y;
 
         // The places walk_to and set_waypoint know: the location they are in and a tile there.
         private static readonly Dictionary<string, KeyValuePair<string, Point>> Places = new Dictionary<string, KeyValuePair<string, Point>>
@@ -83,6 +89,7 @@ namespace XiaoTangYuan.Stardew
             client.OnPairCode = (code, seconds) => ShowBubble("在小汤圆页面上确认配对码 " + code + " / Confirm code " + code + " on the XiaoTangYuan page");
             client.OnPaired = key => folder.SaveKey(key);   // folder.Key() returns it from the next start on
             client.KeySource = folder.Key;   // another copy of the mod may have paired: its key, no second pairing
+            client.InstallId = folder.InstallId();   // a key per install: another account's install keeps its own
             client.OnKeyRefused = refused => folder.ForgetKey(refused);   // revoked on the page: pair again next time
             // What the server heard while the talk key is held, then all of it; a voice problem
             // (no microphone, only silence...) comes with a message for the player.
@@ -105,6 +112,7 @@ namespace XiaoTangYuan.Stardew
         private void OnUpdateTicked(object sender, UpdateTickedEventArgs e)
         {
             if (client == null) return;
+            if (chatBox != null) client.ChatTyping(chatBox.Text);   // the same text again is no change
             client.Poll();   // OnDelta, OnChatEnd, OnError, OnLog run here, on the main thread
             var p = problem;
             if (p != null) { problem = null; Monitor.Log(p, LogLevel.Warn); }
@@ -155,9 +163,38 @@ namespace XiaoTangYuan.Stardew
         // Push-to-talk: VoiceStart and VoiceStop return at once, so the game never waits.
         private void OnButtonPressed(object sender, ButtonPressedEventArgs e)
         {
-            if (e.Button != TalkKey || client == null || client.ServerHello == null || talking != null) return;
+            if (client == null) return;
+            if (chatBox != null)
+            {
+                // The keys are the box's while it is open (a V typed is a letter, not the talk key).
+                if (e.Button == SButton.Escape) CloseChat();
+                return;
+            }
+            if (e.Button == ChatKey && talking == null) { OpenChat(); return; }
+            if (e.Button != TalkKey || client.ServerHello == null || talking != null) return;
             reply = "";
             talking = client.VoiceStart();
+        }
+
+        // The game's own text box: the keyboard dispatcher types into it while it is selected
+        // (a real mod draws it in RenderedHud: chatBox.Draw(e.SpriteBatch)).
+        private void OpenChat()
+        {
+            chatBox = new TextBox(null, null, Game1.smallFont, Game1.textColor) { X = 64, Y = 64, Width = 800 };
+            chatBox.OnEnterPressed += box =>
+            {
+                string question = box.Text;
+                CloseChat();
+                if (question.Trim() != "") Ask(question);
+            };
+            chatBox.Selected = true;
+        }
+
+        private void CloseChat()
+        {
+            chatBox.Selected = false;
+            chatBox = null;
+            client.ChatTyping("");   // nothing typed any more: no hint
         }
 
         private void OnButtonReleased(object sender, ButtonReleasedEventArgs e)
@@ -170,6 +207,8 @@ namespace XiaoTangYuan.Stardew
         private void OnReturnedToTitle(object sender, ReturnedToTitleEventArgs e)
         {
             talking = null;
+            if (chatBox != null) chatBox.Selected = false;
+            chatBox = null;
             var c = client;
             client = null;
             if (c != null) c.CloseAsync().ContinueWith(_ => c.Dispose());

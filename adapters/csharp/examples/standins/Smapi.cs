@@ -11,7 +11,7 @@ namespace StardewModdingAPI
     public enum LogLevel { Trace, Debug, Info, Warn, Error, Alert }
 
     /// <summary>SMAPI's buttons: a key, a mouse or a controller button (only what the example uses).</summary>
-    public enum SButton { None = 0, V = 86 }
+    public enum SButton { None = 0, Escape = 27, V = 86, Y = 89 }
 
     public interface IMonitor { void Log(string message, LogLevel level = LogLevel.Trace); }
 
@@ -79,6 +79,19 @@ namespace Microsoft.Xna.Framework
         public int X, Y;
         public Point(int x, int y) { X = x; Y = y; }
     }
+
+    public struct Color { }
+}
+
+namespace Microsoft.Xna.Framework.Graphics
+{
+    public class Texture2D { }
+    public class SpriteFont { }
+}
+
+namespace Microsoft.Xna.Framework.Input
+{
+    public enum Keys { None = 0, Escape = 27 }
 }
 
 namespace StardewValley
@@ -143,8 +156,27 @@ namespace StardewValley
         public readonly Netcode.NetString farmName = new Netcode.NetString();
     }
 
+    /// <summary>What the game's keyboard dispatcher types into: the selected text box. (The game
+    /// spells it "Recieve".)</summary>
+    public interface IKeyboardSubscriber
+    {
+        bool Selected { get; set; }
+        void RecieveTextInput(char inputChar);
+        void RecieveTextInput(string text);
+        void RecieveCommandInput(char command);
+        void RecieveSpecialInput(Microsoft.Xna.Framework.Input.Keys key);
+    }
+
+    public class KeyboardDispatcher
+    {
+        public IKeyboardSubscriber Subscriber { get; set; }
+    }
+
     public static class Game1
     {
+        public static KeyboardDispatcher keyboardDispatcher = new KeyboardDispatcher();
+        public static Microsoft.Xna.Framework.Graphics.SpriteFont smallFont = new Microsoft.Xna.Framework.Graphics.SpriteFont();
+        public static Microsoft.Xna.Framework.Color textColor;
         public static Farmer player;
         public static object activeClickableMenu;
         public static bool eventUp;
@@ -198,5 +230,48 @@ namespace StardewValley.Pathfinding
                 }
             }
         }
+    }
+}
+
+namespace StardewValley.Menus
+{
+    using Microsoft.Xna.Framework;
+    using Microsoft.Xna.Framework.Graphics;
+
+    public delegate void TextBoxEvent(TextBox sender);
+
+    /// <summary>The game's one-line text box: while Selected, the keyboard dispatcher types into it;
+    /// Enter ('\r') raises OnEnterPressed, '\b' deletes the last character. (The stand-in neither
+    /// draws nor limits the width.)</summary>
+    public class TextBox : IKeyboardSubscriber
+    {
+        public event TextBoxEvent OnEnterPressed;
+        public int X { get; set; }
+        public int Y { get; set; }
+        public int Width { get; set; }
+        public string Text { get; set; }
+        private bool selected;
+
+        public TextBox(Texture2D textBoxTexture, Texture2D caretTexture, SpriteFont font, Color textColor) { Text = ""; }
+
+        public bool Selected
+        {
+            get { return selected; }
+            set
+            {
+                selected = value;
+                if (value) Game1.keyboardDispatcher.Subscriber = this;
+                else if (Game1.keyboardDispatcher.Subscriber == this) Game1.keyboardDispatcher.Subscriber = null;
+            }
+        }
+
+        public void RecieveTextInput(char inputChar) { Text += inputChar; }
+        public void RecieveTextInput(string text) { Text += text; }
+        public void RecieveCommandInput(char command)
+        {
+            if (command == '\b' && Text.Length > 0) Text = Text.Substring(0, Text.Length - 1);
+            if (command == '\r' && OnEnterPressed != null) OnEnterPressed(this);
+        }
+        public void RecieveSpecialInput(Microsoft.Xna.Framework.Input.Keys key) { }
     }
 }

@@ -11,6 +11,7 @@
 --   }
 --   client:connect()
 --   TheWorld:DoStaticPeriodicTask(0.25, function() client:pump(1000) end)   -- static: runs while paused
+--   client:typing(draft)   -- the mod's chat box, on every key: a chat.typing hint on a pause
 --
 -- Every call carries the queued frames, plus a heartbeat when heartbeatMs has passed since the
 -- last one (a poll without frames is not a heartbeat), and takes the server frames queued since
@@ -67,6 +68,10 @@ function Client.new(opts)
     -- key_source() returns the kept key (or nil), read again before each pair request: another
     -- copy of the mod sharing the game's persistent strings may have paired meanwhile.
     self.key_source = opts.key_source
+    -- install_id: this install's random id, kept with the key (protocol/v1.md "Keys per install"):
+    -- sent in adapter.pair so that installs with their own persistent strings (two Steam accounts)
+    -- each have their own key. A server older than the field refuses it: pairing goes on without.
+    self.install_id = opts.install_id
     self.random = opts.random or math.random
     -- A chat without its end after this many seconds ends as "timeout".
     self.chat_timeout = opts.chat_timeout or 90
@@ -75,6 +80,10 @@ function Client.new(opts)
     -- A call QueryServer never answered is given up after waitMs plus this many seconds.
     self.call_timeout = opts.call_timeout or 30
     self.backoff_base, self.backoff_cap = opts.backoff_base or 1, opts.backoff_cap or 30
+    -- Typing hints (client:typing): a draft unchanged this many seconds is hinted, at most one
+    -- hint in typing_interval seconds; hints counts those queued.
+    self.typing_pause, self.typing_interval = opts.typing_pause or 0.3, opts.typing_interval or 1
+    self.hints = 0
     self.queue, self.chats, self.next_id = {}, {}, 0
     self.session, self.hello, self.busy, self.closed = nil, nil, false, nil
     self.want_hello, self.stopped = false, nil
@@ -102,7 +111,10 @@ end
 
 function Client:pair_frame()
     self.pairing = self:id("pair")
-    return { type = "adapter.pair", id = self.pairing, adapter = self.adapter, gameId = self.identity.gameId }
+    return {
+        type = "adapter.pair", id = self.pairing, adapter = self.adapter, gameId = self.identity.gameId,
+        installId = self.install_id,
+    }
 end
 
 function Client:hello_frame()
@@ -134,6 +146,7 @@ end
 -- frame.code says why (Client.explain(frame) for the player). source: "text" or "voice".
 -- Returns the id.
 function Client:chat(text, model_context, handlers, source)
+    self.draft, self.hinted = nil, nil   -- sent: nothing of it is hinted after
     local id = self:id("chat")
     local frame = { type = "chat.send", id = id, text = text, source = source or "text" }
     if model_context then frame.context = { modelContext = model_context } end
@@ -152,6 +165,31 @@ function Client:chat(text, model_context, handlers, source)
 end
 
 function Client:cancel(id) self:send({ type = "chat.cancel", id = id }) end
+
+-- Typing hints (v1.md "chat.typing"): the player is typing draft into the mod's chat box. Call it
+-- on every key (or every frame the box is open: the same text again is no change). pump() queues
+-- the draft as a chat.typing frame once it has not changed for typing_pause seconds (the player
+-- paused), never the same draft twice and at most one hint in typing_interval seconds (an IME
+-- commits a phrase at a time, with a pause after each): the server embeds the question for its
+-- memory search before chat() sends it, so the reply starts sooner. chat() ends it; a blank
+-- draft, or one over 2,000 characters, is not hinted. The hint has no answer.
+function Client:typing(draft)
+    if draft ~= self.draft then self.draft, self.draft_at = draft, self.now() end
+end
+
+-- Unicode code points, as the server counts chars.
+local function chars(text) return select(2, text:gsub("[^\128-\191]", "")) end
+
+-- The draft to hint at now, or nil; a draft returned is not returned again. (The clock is a
+-- float: a pause of exactly typing_pause, off by a rounding error, still counts.)
+function Client:due_hint(now)
+    local draft = self.draft
+    if not draft or draft == self.hinted or now - self.draft_at + 1e-6 < self.typing_pause then return nil end
+    if self.hinted_at and now - self.hinted_at + 1e-6 < self.typing_interval then return nil end
+    if not draft:find("%S") or chars(draft) > 2000 then return nil end
+    self.hinted, self.hinted_at = draft, now
+    return draft
+end
 
 -- Push-to-talk (v1.md "Voice"): DST's Lua has no audio, so the server records the PC's
 -- microphone from voice_start (the key pressed) to voice_stop (released), answers what it heard
@@ -245,6 +283,14 @@ function Client:paired(frame)
     end
 end
 
+-- A refusal that names installId: a server older than the field (or one that judged it).
+local function names_install(frame)
+    for _, field in ipairs(type(frame.fields) == "table" and frame.fields or {}) do
+        if field == "installId" then return true end
+    end
+    return false
+end
+
 function Client:dispatch(frame)
     if self.pairing and type(frame.type) == "string" and frame.type:sub(1, 5) == "pair." then
         return self:paired(frame)
@@ -252,7 +298,11 @@ function Client:dispatch(frame)
     if self.pairing and frame.type == "error" and frame.id == self.pairing then
         -- pair_busy: another copy of this mod is pairing now (its key comes to the shared
         -- persistent strings, key_source finds it); any other refusal: try again the same way.
-        if frame.code == "pair_busy" then
+        if self.install_id and names_install(frame) then
+            -- A server older than installId (an unknown field to it): ask again without it.
+            self.log("the server does not know installId: pairing without it")
+            self.install_id = nil
+        elseif frame.code == "pair_busy" then
             if not self.pair_busy then self.log("another copy of this mod is pairing; trying again with backoff") end
             self.pair_busy = true
         else
@@ -350,9 +400,11 @@ function Client:frames()
     end
     local opening = { self:hello_frame() }
     if self.last_context then opening[2] = { type = "state.update", modelContext = self.last_context } end
+    -- A typing hint was for the session that ended: the draft has moved on, or was sent.
+    local stale = { ["state.update"] = true, ["chat.cancel"] = true, ["chat.typing"] = true }
     for _, frame in ipairs(frames) do
         if frame.type == "chat.send" and self.chats[frame.id] then opening[#opening + 1] = frame
-        elseif frame.type ~= "state.update" and frame.type ~= "chat.cancel" then opening[#opening + 1] = frame end
+        elseif not stale[frame.type] then opening[#opening + 1] = frame end
     end
     return opening
 end
@@ -375,6 +427,12 @@ end
 function Client:pump(wait_ms, done)
     local now = self.now()
     self:expire(now)
+    -- A hint is news for the open session only; it goes with the next call.
+    local hint = self.session and self:due_hint(now)
+    if hint then
+        self:send({ type = "chat.typing", text = hint })
+        self.hints = self.hints + 1
+    end
     if self.busy then
         if now < self.busy_until then return false end
         -- QueryServer never called back: forget that call (a late answer is ignored).

@@ -16,6 +16,7 @@ M.GAME = "dont-starve-together"
 M.SALT_KEY = "xiaotangyuan_salt"   -- the per-install salt of saveId (never sent)
 M.URL_KEY = "xiaotangyuan_url"     -- optional: a base URL that replaces host and port
 M.KEY_KEY = "xiaotangyuan_key"     -- the key pairing gave this mod (protocol/v1.md "Pairing")
+M.INSTALL_KEY = "xiaotangyuan_install" -- this install's random id, sent when pairing ("Keys per install")
 M.PUMP_SECONDS, M.OBSERVE_SECONDS, M.WAIT_MS = 0.25, 2, 1000
 
 function M.base_url(host, port)
@@ -36,6 +37,19 @@ function M.load_salt(sim, entropy, done)
     end)
 end
 
+-- done(id): this install's id, made at random on first use and kept in the persistent strings
+-- beside the key (32 hex digits, like the salt but never the salt: the salt is never sent).
+-- Persistent strings are per Klei account folder, so two Steam accounts on one PC are two
+-- installs with a key each; two copies of the mod under one account share one.
+function M.load_install(sim, entropy, done)
+    sim:GetPersistentString(M.INSTALL_KEY, function(ok, data)
+        if ok and valid_salt(data) then return done(data) end
+        local id = saveid.new_salt("install " .. tostring(entropy))
+        sim:SetPersistentString(M.INSTALL_KEY, id, false, function() end)
+        done(id)
+    end)
+end
+
 -- The key kept in the game's persistent strings (shared by every copy of the mod), or nil.
 -- GetPersistentString answers at once (a local file); one that answers later counts as none.
 function M.kept_key(sim)
@@ -53,16 +67,17 @@ end
 -- client_options (extra Client.new options), game (xty.actions' hands on the world: with it the
 -- mod declares point_to, craft and drop_item), on_action(name, args, status, text), speak(text, why)
 -- (the companion speaking up, why it spoke; default: say). Returns the mod: mod.ask(question, on_text, source),
--- mod.talk(on_heard, on_text) and mod.release(id) (push-to-talk), and mod.stop().
+-- mod.typing(draft) (the chat box as the player types), mod.talk(on_heard, on_text) and
+-- mod.release(id) (push-to-talk), and mod.stop().
 function M.start(env)
     local mod = { log = env.log or function() end }
     local say = env.say or mod.log
     local speak = env.speak or function(text, why) say(text); if why then say(why) end end
     local watch = Events.new()
-    local function begin(url, salt, key)
+    local function begin(url, salt, key, install)
         local save_id = saveid.derive(env.features(), salt)
         local options = {
-            url = url, token = key,
+            url = url, token = key, install_id = install,
             on_pair = function(code) say(Client.pair_prompt(code)) end,
             on_key = function(k) env.sim:SetPersistentString(M.KEY_KEY, k, false, function() end) end,
             -- Only the refused key: persistent strings are shared by every mod of this game, and
@@ -109,7 +124,9 @@ function M.start(env)
             or M.base_url(env.host, env.port)
         M.load_salt(env.sim, tostring(env.now()), function(salt, made)
             if made then mod.log("made this install's salt") end
-            begin(url, salt, M.kept_key(env.sim) or (env.token ~= "" and env.token) or nil)
+            M.load_install(env.sim, tostring(env.now()), function(install)
+                begin(url, salt, M.kept_key(env.sim) or (env.token ~= "" and env.token) or nil, install)
+            end)
         end)
     end)
 
@@ -143,6 +160,12 @@ function M.start(env)
             done = function(frame) on_text(frame.text or table.concat(reply), true) end,
             error = function(frame) on_text(Client.explain(frame), true, frame.code) end,
         })
+    end
+
+    -- The player is typing draft into the mod's chat box: call it on every key (or every frame
+    -- the box is open); the client hints it to the server once the player pauses.
+    function mod.typing(draft)
+        if mod.client then mod.client:typing(draft) end
     end
 
     function mod.release(id)
