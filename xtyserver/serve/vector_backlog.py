@@ -11,7 +11,8 @@ change after that names its save again (:meth:`VectorBacklog.want`).
 One task works through it, one batch of one save at a time, and yields to the
 player: before each batch it waits until no chat is waiting or streaming on any
 lane (:meth:`~xtyserver.model.scheduler.Scheduler.wait_no_chat`), and the
-in-process embedder lets a turn's query go before its next passage. A save a
+in-process embedder lets a turn's query go before its next passage. Everyday chatter's
+vectors come first (a turn needs them to tell small talk). A save a
 player opens goes to the front. A batch that fails leaves its save out until it
 is named again (its next opening, change or the next start), so a broken
 embedder is not asked in a loop; nothing it lacked is lost, the store still
@@ -150,11 +151,10 @@ class VectorBacklog:
                         self._rescan = False
                         self._memory.job_finished(failed=False)
                     continue
+                if not self._chatter_tried:  # before the saves (no job of its own)
+                    self._chatter_tried = not await self._chatter()
+                    continue
                 if not self._saves:
-                    if not self._chatter_tried:  # once nothing else waits (no job of its own)
-                        self._chatter_tried = True
-                        await self._chatter()
-                        continue
                     await self._wake.wait()
                     self._wake = anyio.Event()
                     continue
@@ -176,17 +176,27 @@ class VectorBacklog:
                 self._rescan = False
                 self._memory.job_finished(failed=False)
 
-    async def _chatter(self) -> None:
-        """The chatter's vectors, so turns can tell small talk (a turn before it does it
-        itself within its budget)."""
+    async def _chatter(self) -> bool:
+        """The chatter's vectors, so turns can tell small talk; whether to try again (a
+        turn was forming them, and gives up when its latency budget ends).
+
+        First, before any save: until they are formed every turn forms them itself
+        within its budget, all or nothing, and 66 passages beside a backlog's take
+        longer than that on a busy machine, so each turn waited its whole budget
+        (0.8 s) for nothing while the backlog lasted (scripts/bench/backlog.py).
+        """
         embedder = self._model.embedder
         if embedder is None or embedder.kind != "in_process":
-            return
+            return False
         await self._model.scheduler.wait_no_chat()
+        async with self._memory.chatter_lock:  # a turn forming them: until it ends
+            pass
         try:
             await embed_chatter(self._memory, embedder, lambda: self._closed)
         except errors.ModelError as exc:
             self._log.info("memory.embedding_failed", code=exc.code)
+            return False
+        return not self._memory.chatter and not self._closed
 
     async def _scan(self) -> None:
         try:

@@ -1,0 +1,426 @@
+#!/usr/bin/env python3
+"""Benchmark: a backlog of imported memories embedded while a player chats (issue 39).
+
+Issue 39's target: "a backlog of 30,000 imported events embedded without a
+dropped job while a player chats; the player's turn p99 within 10 % of today's
+meanwhile (side by side)".
+
+One export document is loaded with ``xtyserver memory import`` (the player's
+path to a new PC, a restored backup or an import) into a data folder: the
+player's save ``stardew-valley/save-42`` (``--per-save`` memories) and
+``--events`` memories of other saves (``--per-save`` each, the last one
+partial). The folder is copied, and the two copies get:
+
+* ``backlog``: the player's own save has its vectors from the default embedder
+  (the player's steady state on the save they play: its vectors were formed
+  when they played it last); the ``--events`` imported memories have none,
+  which is the embedding backlog the server starts with;
+* ``steady``: the same, with every other memory holding a vector too (the
+  played save's in turn, never read), so no backlog runs: today's steady state.
+
+Both are checked from the store before anything is timed (the played save has
+a vector for every memory; ``--events`` wait in the one, none in the other).
+
+Three kinds of process: the scripted model server (turn.py's), two
+``xtyserver`` servers of this checkout (the default install, with the
+in-process embedder; memory extraction off; logging at info as ``xtyserver
+serve`` does, to a file whose lines are counted), and this script, the mod
+of one player on each server, one connection each, on the played save.
+
+Each round: the player thinks (``--gap`` seconds, at random 0.5-1.5 times, so
+a turn meets the backlog at any point of its batch), then, in shuffled order,
+a text turn on each server and the scripted model's own time to first token
+(direct, as turn.py), with the same new question on both servers. While the
+steady server's turn and the direct request are timed, the backlog server is
+paused (``SIGSTOP``, until ``/proc`` says it stopped; ``SIGCONT`` after), so
+the steady turns see the machine as a player with no backlog does; the
+backlog server's turns run while its backlog embeds (``--no-pause``: never
+paused, both share the machine with the backlog).
+
+The turn time is ``chat.send`` written to the socket -> first ``chat.delta``
+read, minus the median direct time of the run (turn.py's "harness overhead").
+p99 is the nearest-rank one (stats.py).
+
+The rounds stop after ``--turns`` (plus ``--warmup`` untimed), after
+``--minutes``, or when nothing waits any more, whichever comes first. The
+backlog's progress is read from the store (memories without a vector from the
+embedder, every save) before each round. ``--until-done`` then keeps the
+backlog server running, with no player, until every memory has its vector,
+and says how long the whole backlog took from the server's start.
+
+The report ends with the dropped jobs: ``memory.job_dropped`` lines in each
+server's log, and the memory service's own counter (``jobs_dropped``) read in
+the server as it stops; and the turns whose query vector came too late
+(``memory.embedding_skipped``: the turn went on words alone).
+
+Usage: ``python scripts/bench/backlog.py [--events 30000] [--per-save 300]
+[--turns 200] [--warmup 20] [--minutes M] [--gap 1.0] [--until-done] [--no-pause]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import json
+import math
+import os
+import random
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import anyio
+import msgspec
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from baseline import SAVE, backlog, require_vectors, save_vectors, seed_vectors  # noqa: E402
+from stats import machine, nearest_rank  # noqa: E402
+from turn import (  # noqa: E402
+    QUESTIONS,
+    TOKEN,
+    _direct_ttft,
+    _settings,
+    _spawn,
+    _turn,
+    connect,
+)
+
+from xtyserver.adapter import AdapterClient  # noqa: E402
+from xtyserver.clock import SystemClock  # noqa: E402
+from xtyserver.memory.export import ExportDocument, encode_document  # noqa: E402
+
+WATCHED = (
+    "memory.job_dropped",
+    "memory.job_crashed",
+    "memory.embedding_failed",
+    "memory.embedding_skipped",
+)
+"""Log events counted in each server's log (the first must never appear)."""
+SAVE_INDEX = int(SAVE[1].rsplit("-", 1)[1])
+"""The played save's N in retrieval.build_document's ``save-N``."""
+
+
+# -- the store ---------------------------------------------------------------------------
+
+
+def build_document(events: int, per_save: int) -> ExportDocument:
+    """The player's save (``per_save`` memories) and ``events`` memories of other saves
+    (``per_save`` each, named ``imported-N``, in the three games in turn)."""
+    from retrieval import build_document as memories
+
+    player = [e for e in memories(SAVE_INDEX + 1, per_save).events if e.save_id == SAVE[1]]
+    saves = math.ceil(events / per_save)
+    others = memories(saves, per_save).events[:events]
+    out = [msgspec.structs.replace(e, id=i + 1) for i, e in enumerate(player)]
+    for e in others:
+        save_id = e.save_id.replace("save-", "imported-")
+        out.append(msgspec.structs.replace(e, id=len(out) + 1, save_id=save_id))
+    return msgspec.structs.replace(memories(0, 0), events=out)
+
+
+def import_store(folder: Path, document: ExportDocument) -> None:
+    """``xtyserver memory import`` of ``document`` into ``folder``, as a player runs it."""
+    folder.mkdir(parents=True)
+    path = folder.parent / "import.json"
+    path.write_bytes(encode_document(document))
+    subprocess.run(
+        [sys.executable, "-m", "xtyserver", "memory", "import", str(path)]
+        + ["--data-dir", str(folder)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONUTF8": "1"},
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def require_backlog(folder: Path, model: str, events: int) -> str:
+    """A line saying the played save has every vector and ``events`` others wait for
+    theirs; ``SystemExit`` unless so (nothing is timed then)."""
+    total, with_vector = save_vectors(folder, model)
+    waiting = backlog(folder, model)
+    if total == 0 or with_vector != total or waiting != events:
+        raise SystemExit(
+            f"{folder}: {with_vector} of {total} memories of {'/'.join(SAVE)} have a vector,"
+            f" {waiting} others wait for one (not {events}): nothing timed"
+        )
+    return (
+        f"{'/'.join(SAVE)}: {with_vector} of {total} memories have a vector ({model});"
+        f" {waiting} imported memories of other saves wait for one"
+    )
+
+
+# -- the server child --------------------------------------------------------------------
+
+
+async def _child_server(data_dir: str, model_url: str, log_file: str, status_file: str) -> None:
+    """A server over ``data_dir`` until stdin closes; its log lines (info, JSON, as
+    ``xtyserver serve``) to ``log_file``; its memory counters to ``status_file``."""
+    from xtyserver import log
+    from xtyserver.serve.heap import settle_heap
+    from xtyserver.server import serving
+
+    with open(log_file, "w", encoding="utf-8") as out:
+        log.configure(stream=out, json=True)
+        settings = _settings(data_dir, model_url)
+        async with serving(settings, token=TOKEN, clock=SystemClock()) as server:
+            settle_heap()
+            print(f"\n{server.url}", flush=True)
+            await anyio.to_thread.run_sync(sys.stdin.read)
+            counters = msgspec.to_builtins(server.memory.statistics)
+            status = {"embedded": server.jobs.vectors.embedded, "running": counters}
+        status["stopped"] = msgspec.to_builtins(server.memory.statistics)
+    Path(status_file).write_text(json.dumps(status))
+
+
+def _pause(pid: int) -> None:
+    """Stop ``pid`` and wait until ``/proc`` says it is stopped (the signal is async)."""
+    os.kill(pid, signal.SIGSTOP)
+    for _ in range(1000):
+        if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "T":
+            return
+        time.sleep(0.0005)
+    raise SystemExit(f"server {pid} did not stop")
+
+
+# -- the rounds --------------------------------------------------------------------------
+
+
+class Window(msgspec.Struct):
+    """What the rounds saw: times in s per kind, and the backlog's progress."""
+
+    times: dict[str, list[float]]
+    rounds: int = 0
+    waiting_at_start: int = 0
+    waiting_at_end: int = 0
+    seconds: float = 0.0
+    emptied: bool = False
+
+
+async def _rounds(
+    servers: dict[str, tuple[str, int]], model_url: str, store: Path, model: str, args: Any
+) -> Window:
+    from xtyserver.model.tls import provider_client
+
+    direct = provider_client(model_url, "", timeout=60.0)
+    window = Window(times={"model": [], "backlog": [], "steady": []})
+    paused = servers["backlog"][1] if args.pause else None
+    clients: dict[str, AdapterClient] = {}
+    async with contextlib.AsyncExitStack() as stack:
+        for name, (url, _) in servers.items():
+            clients[name] = await connect(stack, url)
+        deadline = time.monotonic() + args.minutes * 60 if args.minutes else math.inf
+        gc.collect()
+        gc.freeze()
+        gc.disable()  # the harness's collections are not the servers' (turn.py)
+        started = 0.0
+        for i in range(args.warmup + args.turns):
+            waiting = backlog(store, model)
+            if i == args.warmup:
+                window.waiting_at_start, started = waiting, time.monotonic()
+            if waiting == 0 or time.monotonic() > deadline:
+                window.emptied = waiting == 0
+                break
+            await anyio.sleep(args.gap * random.Random(-i).uniform(0.5, 1.5))
+            gc.collect()
+            order = ["model", "backlog", "steady"]
+            random.Random(i).shuffle(order)
+            text = QUESTIONS[i % len(QUESTIONS)]  # the same new question on both servers
+            for kind in order:
+                if kind != "backlog" and paused is not None:
+                    _pause(paused)
+                try:
+                    if kind == "model":
+                        value = await _direct_ttft(direct, None)
+                    else:
+                        value = await _turn(clients[kind], None, text)
+                finally:
+                    if kind != "backlog" and paused is not None:
+                        os.kill(paused, signal.SIGCONT)
+                if i >= args.warmup:
+                    window.times[kind].append(value)
+            if i >= args.warmup:
+                window.rounds += 1
+        if started:
+            window.seconds = time.monotonic() - started
+        window.waiting_at_end = backlog(store, model)
+        gc.enable()
+    await direct.close()
+    return window
+
+
+def _until_done(store: Path, model: str, since: float) -> tuple[float, list[tuple[float, int]]]:
+    """Wait until no memory of ``store`` lacks a vector; (seconds since ``since``, samples)."""
+    samples = []
+    while True:
+        waiting = backlog(store, model)
+        now = time.monotonic()
+        samples.append((now - since, waiting))
+        if waiting == 0:
+            return now - since, samples
+        if len(samples) % 12 == 1:
+            print(f"  {waiting} waiting, {(now - since) / 60:.1f} min after the start", flush=True)
+        time.sleep(5)
+
+
+# -- the report --------------------------------------------------------------------------
+
+
+def _ms(samples: list[float]) -> tuple[float, float, float]:
+    s = sorted(samples)
+    return statistics.median(s) * 1e3, nearest_rank(s, 99) * 1e3, s[-1] * 1e3
+
+
+def _log_counts(path: Path) -> Counter[str]:
+    found: Counter[str] = Counter()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            event = json.loads(line).get("event")
+        except json.JSONDecodeError:
+            continue
+        if event in WATCHED:
+            found[event] += 1
+    return found
+
+
+def report_turns(window: Window, events: int) -> None:
+    """The turn table and the backlog's progress meanwhile."""
+    print(f"\n{window.rounds} rounds (text turns, one connection per server, the played save)")
+    print(f"{'what':44s} {'p50 ms':>8s} {'p99 ms':>8s} {'max ms':>8s}")
+    if window.times["model"]:
+        p50, p99, top = _ms(window.times["model"])
+        print(f"{'scripted model TTFT, direct':44s} {p50:8.2f} {p99:8.2f} {top:8.2f}")
+        base = statistics.median(window.times["model"])
+        rows = {}
+        for kind, label in (("steady", "no backlog (steady)"), ("backlog", "backlog embedding")):
+            rows[kind] = _ms([v - base for v in window.times[kind]])
+            p50, p99, top = rows[kind]
+            name = f"text turn overhead, {label}"
+            print(f"{name:44s} {p50:8.2f} {p99:8.2f} {top:8.2f}")
+        ratio50 = rows["backlog"][0] / rows["steady"][0]
+        ratio99 = rows["backlog"][1] / rows["steady"][1]
+        print(f"backlog / steady: p50 {ratio50:.3f}, p99 {ratio99:.3f} (target: p99 <= 1.10)")
+    print("(overhead = chat.send -> first chat.delta minus the median direct time;")
+    print(" p99 by nearest rank, max beside it)")
+    done = window.waiting_at_start - window.waiting_at_end
+    rate = done / (window.seconds / 60) if window.seconds else 0.0
+    print(
+        f"backlog: {events} imported memories waited at the server's start;"
+        f" {window.waiting_at_start} at the first timed round, {window.waiting_at_end} after"
+        f" the last ({window.seconds / 60:.1f} min): {done} embedded meanwhile,"
+        f" {rate:.0f} a minute while the player chatted"
+        + ("; the backlog emptied before the last round" if window.emptied else "")
+    )
+
+
+def report_jobs(logs: dict[str, Path], status: dict[str, Any]) -> None:
+    """Each server's dropped, crashed and failed jobs and skipped query vectors."""
+    for name in ("backlog", "steady"):
+        counts = _log_counts(logs[name])
+        lines = ", ".join(f"{event} {counts[event]}" for event in WATCHED)
+        running, stopped = status[name]["running"], status[name]["stopped"]
+        print(
+            f"{name} server log: {lines}; jobs_dropped {running['jobs_dropped']}"
+            f" (at its stop {stopped['jobs_dropped']}), jobs_failed {running['jobs_failed']};"
+            f" vectors its backlog stored: {status[name]['embedded']}"
+        )
+
+
+# -- main --------------------------------------------------------------------------------
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--events", type=int, default=30_000, help="imported memories to embed")
+    ap.add_argument("--per-save", type=int, default=300, help="memories of each save")
+    ap.add_argument("--turns", type=int, default=200, help="timed rounds at most")
+    ap.add_argument("--warmup", type=int, default=20, help="untimed rounds first")
+    ap.add_argument("--minutes", type=float, default=0.0, help="rounds for at most this long")
+    ap.add_argument("--gap", type=float, default=1.0, help="seconds the player thinks (mean)")
+    ap.add_argument(
+        "--until-done", action="store_true", help="then wait until every memory has its vector"
+    )
+    ap.add_argument(
+        "--no-pause",
+        dest="pause",
+        action="store_false",
+        help="never pause the backlog server while the steady turns are timed",
+    )
+    ap.add_argument("--child", choices=["server"], help=argparse.SUPPRESS)
+    ap.add_argument("--data-dir", help=argparse.SUPPRESS)
+    ap.add_argument("--model-url", help=argparse.SUPPRESS)
+    ap.add_argument("--log", help=argparse.SUPPRESS)
+    ap.add_argument("--status", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child == "server":
+        anyio.run(_child_server, args.data_dir, args.model_url, args.log, args.status)
+        return
+    with tempfile.TemporaryDirectory(prefix="xty-bench-") as name:
+        tmp = Path(name)
+        print(f"machine: {machine()}")
+        t = time.perf_counter()
+        stores = {"backlog": tmp / "data-backlog", "steady": tmp / "data-steady"}
+        import_store(stores["backlog"], build_document(args.events, args.per_save))
+        print(
+            f"store: {args.per_save} memories of {'/'.join(SAVE)} (the played save) and"
+            f" {args.events} of {math.ceil(args.events / args.per_save)} other saves,"
+            f" loaded with `xtyserver memory import` in {time.perf_counter() - t:.1f} s"
+        )
+        shutil.copytree(stores["backlog"], stores["steady"])
+        model = seed_vectors(stores["steady"])
+        seed_vectors(stores["backlog"], others=False)
+        print(f"steady store: {require_vectors(stores['steady'], model)}")
+        print(f"backlog store: {require_backlog(stores['backlog'], model, args.events)}")
+        model_proc, model_url = _spawn("--child", "model")
+        children = [model_proc]
+        servers: dict[str, tuple[str, int]] = {}
+        listening = time.monotonic()
+        logs = {kind: tmp / f"{kind}.log" for kind in stores}
+        status_files = {kind: tmp / f"{kind}.status.json" for kind in stores}
+        try:
+            for kind, data in stores.items():
+                proc, url = _spawn(
+                    *("--child", "server", "--data-dir", str(data), "--model-url", model_url),
+                    *("--log", str(logs[kind]), "--status", str(status_files[kind])),
+                    script=__file__,
+                )
+                if kind == "backlog":
+                    listening = time.monotonic()
+                children.append(proc)
+                servers[kind] = (url, proc.pid)
+            print(f"before the rounds: {machine()}")
+            window = anyio.run(_rounds, servers, model_url, stores["backlog"], model, args)
+            print(f"after the rounds: {machine()}")
+            report_turns(window, args.events)
+            if args.until_done:
+                print("until every memory has its vector (no player):", flush=True)
+                took, samples = _until_done(stores["backlog"], model, listening)
+                span = samples[-1][0] - samples[0][0]
+                rate = (samples[0][1] - samples[-1][1]) / (span / 60) if span else 0.0
+                print(
+                    f"backlog: all {args.events} embedded {took / 60:.1f} min after the server's"
+                    f" start (listening); {rate:.0f} a minute with no player; {machine()}"
+                )
+        finally:
+            for proc in reversed(children):
+                assert proc.stdin is not None
+                proc.stdin.close()
+                proc.wait(timeout=60)
+        status = {k: json.loads(p.read_text()) for k, p in status_files.items()}
+        report_jobs(logs, status)
+        left = backlog(stores["backlog"], model)
+        print(f"left without a vector in the backlog store after the servers stopped: {left}")
+
+
+if __name__ == "__main__":
+    main()
