@@ -182,7 +182,9 @@ def test_the_paraphrase_part_meets_its_targets_with_each_part(
     assert without[para]["recall"] < 0.5
     # better recall does not come from injecting more
     assert kinds[para]["others_mean"] <= without[para]["others_mean"] + 0.25
-    assert kinds["literal"]["others_mean"] <= without["literal"]["others_mean"] + 0.5
+    # A literal question's turn carries what issue 39 allows: at most 3.5 other memories of
+    # its save (the second hop's place raised it by 0.03, to 3.46; words alone give 2.94).
+    assert kinds["literal"]["others_mean"] <= 3.5
 
 
 def test_parts_prints_recall_per_kind_for_each_configuration(tmp_path: Path) -> None:
