@@ -8,6 +8,7 @@ Blocking: the voice service calls it on a worker thread, one call at a time.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -29,6 +30,12 @@ MARGIN_FRAMES = 200
 # faster-whisper's own threshold) is decoded again over the full window.
 REPEATED = 2.4
 MAX_TOKENS = 224  # a 30 s window's answer, as faster-whisper bounds it
+
+
+def invented(no_speech_prob: float, avg_logprob: float) -> bool:
+    """Whether a decoded segment is words Whisper invented in silence: its own no-speech
+    estimate high and the words unlikely."""
+    return no_speech_prob > 0.6 and avg_logprob < -1
 
 
 def short_window(frames: int) -> int | None:
@@ -105,19 +112,15 @@ class WhisperRecognizer:
             initial_prompt=self._prompt,
             vad_filter=False,
         )
-        # Whisper invents words in silence; its own no-speech estimate drops them.
-        kept = (s.text for s in segments if not (s.no_speech_prob > 0.6 and s.avg_logprob < -1))
+        kept = (s.text for s in segments if not invented(s.no_speech_prob, s.avg_logprob))
         return "".join(kept).strip()
 
     def _short(self, audio: Any, beam: int) -> str | None:
         """``audio`` decoded over a window of its own length (:func:`short_window`); None
         when it does not fit one or its answer is degenerate (the full window decides)."""
-        import zlib
-
         import numpy as np
         from faster_whisper.audio import pad_or_trim
-        from faster_whisper.tokenizer import Tokenizer
-        from faster_whisper.transcribe import get_suppressed_tokens
+        from faster_whisper.transcribe import get_compression_ratio
 
         model = self._model
         window = short_window(len(audio) // SAMPLES_PER_FRAME)
@@ -129,14 +132,7 @@ class WhisperRecognizer:
         silence = window * SAMPLES_PER_FRAME - len(audio)
         features = model.feature_extractor(np.pad(audio, (0, silence)))
         encoded = model.encode(pad_or_trim(features, window))
-        tokenizer = Tokenizer(
-            model.hf_tokenizer,
-            model.model.is_multilingual,
-            task="transcribe",
-            language=self._language,
-        )
-        previous = tokenizer.encode(" " + self._prompt) if self._prompt else []
-        prompt = model.get_prompt(tokenizer, previous, without_timestamps=True)
+        tokenizer, prompt, suppress = self._decoding
         result = model.model.generate(
             encoded,
             [prompt],
@@ -145,21 +141,35 @@ class WhisperRecognizer:
             return_scores=True,
             return_no_speech_prob=True,
             suppress_blank=True,
-            suppress_tokens=list(get_suppressed_tokens(tokenizer, [-1])),
+            suppress_tokens=suppress,
         )[0]
         tokens = [t for t in result.sequences_ids[0] if t < tokenizer.eot]
         # A token cut inside a character decodes as U+FFFD: not a word anybody said.
         text: str = tokenizer.decode(tokens).replace("\ufffd", "").strip()
         if not text:
             return ""
-        packed = zlib.compress(text.encode())
-        if len(text.encode()) / len(packed) > REPEATED:
+        if get_compression_ratio(text) > REPEATED:
             return None
-        # Whisper invents words in silence; its own no-speech estimate drops them.
-        avg_logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)
-        if result.no_speech_prob > 0.6 and avg_logprob < -1:
-            return ""
-        return text
+        avg_logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)  # faster-whisper's
+        return "" if invented(result.no_speech_prob, avg_logprob) else text
+
+    @functools.cached_property
+    def _decoding(self) -> tuple[Any, list[int], list[int]]:
+        """What every short-window decode of this language starts from, made once: the
+        tokenizer, the prompt's tokens and the tokens never written (faster-whisper's)."""
+        from faster_whisper.tokenizer import Tokenizer
+        from faster_whisper.transcribe import get_suppressed_tokens
+
+        model = self._model
+        tokenizer = Tokenizer(
+            model.hf_tokenizer,
+            model.model.is_multilingual,
+            task="transcribe",
+            language=self._language,
+        )
+        previous = tokenizer.encode(" " + self._prompt) if self._prompt else []
+        prompt: list[int] = model.get_prompt(tokenizer, previous, without_timestamps=True)
+        return tokenizer, prompt, list(get_suppressed_tokens(tokenizer, [-1]))
 
     @property
     def model(self) -> Any:
