@@ -256,6 +256,9 @@ class ServerProcess:
 SHARED_WORKER = {
     "tests/test_wheel.py": "wheel",
     "tests/test_journey.py": "wheel",
+    # It builds a wheel from this checkout too: two builds at once share setuptools'
+    # build/ folder in the source tree, and one removes what the other is writing.
+    "tests/test_windows_bundle.py": "wheel",
     "tests/cli/test_open_page.py": "browser",
     "tests/manage/test_browser.py": "browser",
     "tests/manage/test_page.py": "browser",
