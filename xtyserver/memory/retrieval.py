@@ -51,7 +51,7 @@ from xtyserver.memory.focus import negated_part, question_part
 from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
 from xtyserver.memory.hop import HOP_BRIDGES, second_hop
 from xtyserver.memory.lexicon import Lexicon
-from xtyserver.memory.smalltalk import SMALL_TALK_MARGIN, is_small_talk
+from xtyserver.memory.smalltalk import SMALL_TALK_MARGIN, asks_memory, is_small_talk
 from xtyserver.memory.spelling import respell
 from xtyserver.memory.tokenize import approx_tokens, tokenize
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
@@ -588,20 +588,22 @@ def select_memories(
         sessions=index.sessions,
     )
     cued = [ev for ev in eligible if ev.id not in taken and fits(cues, ev)] if cues else []
-    # Small talk (no word, no cue, nearer everyday chatter than any memory) recalls
-    # nothing: only the always-on goals go in.
+    # Small talk (asking nothing of the game or the past, nearer everyday chatter than
+    # any memory) recalls nothing: only the always-on goals go in, whatever its words
+    # share with a memory (炸鸡 and the coop) or name as a time (周末).
     quiet = (
-        not lexical
-        and not cues
-        and not ruled  # "not that one, the other": about the memories
+        not ruled  # "not that one, the other": about the memories
         and is_small_talk(
             chatter,
             max((cos for i, cos in similar or () if i not in taken), default=None),
             margin=budget.small_talk_margin,
         )
+        and not asks_memory(query_text)
     )
     if quiet:
         similar = None
+        lexical = []
+        cued = []
     from_vectors: set[int] = set()
     near_enough: set[int] = set()  # every vector candidate, placed or not
     words_picked = {ev.id for ev in lexical}

@@ -8,11 +8,20 @@ than any memory of the save, a question about the game nearer one of its
 memories. :data:`CHATTER` is that chatter, embedded once per process as memories
 are (passages); :func:`is_small_talk` compares.
 
-The words come first: a turn whose words or glossary entities match a memory, or
-that names a time or asks for the plans (memory/cues.py), is never small talk.
+What the player asks comes first: a turn that asks about their game or their past
+(:func:`asks_memory`: 我…了吗, 上次, 还记得, 哪个, 谁, "did I", "what was", any question
+that is not about the companion) is never small talk, however near the chatter its
+vector falls: real questions about the game's food, weather, pets or sleep sit as
+near chatter as chatter does. A word match or a cue does not count against small
+talk: 「我饿了，想吃炸鸡」 shares 鸡 with the coop, 「我家的猫」 the glossary's 家 with
+the farmhouse, "yo what's up" its "up" with "picked up", and 「周末」 is a time cue.
 """
 
 from __future__ import annotations
+
+import re
+
+from xtyserver.protocol.normalize import normalize
 
 CHATTER: tuple[str, ...] = (
     # greetings and goodbyes
@@ -99,9 +108,100 @@ the development sets (docs/evaluation.md "Small talk")."""
 
 
 def is_small_talk(chatter: float | None, nearest: float | None, *, margin: float) -> bool:
-    """Whether a text with no word match and no cue is small talk: its best cosine with
-    :data:`CHATTER` (``chatter``) at least ``margin`` above its best with a memory of
-    the save (``nearest``). Unknown either way (no vectors): not small talk."""
+    """Whether a text that asks nothing of memory (:func:`asks_memory`) is small talk: its
+    best cosine with :data:`CHATTER` (``chatter``) at least ``margin`` above its best
+    with a memory of the save (``nearest``). Unknown either way (no vectors): not small
+    talk."""
     if chatter is None or nearest is None:
         return False
     return chatter >= nearest + margin
+
+
+# What a question about the player's game or past says (asks_memory). Written for this
+# module from how players ask (eval/dev/smalltalk_dev.json "real questions that look like
+# chatter"); no evaluation set's words.
+_REMEMBER_ZH = ("记得", "忘了", "忘记", "提醒我", "回忆")
+"""Asking to remember: about memory even when said to the companion (你还记得那只鸡吗)."""
+_REMEMBER_EN = re.compile(r"\b(?:remember|recall|remind me|forgot|forget)\b")
+_PAST_ZH = (
+    "上次", "上回", "之前", "以前", "那次", "那回", "那会", "那时", "当时", "来着",
+    "哪天", "哪一天", "什么时候", "啥时候", "说说", "讲讲", "后来",
+)  # fmt: skip
+"""The past, or "tell me about it": about memory unless said of the companion alone
+(你叫什么名字来着)."""
+_PAST_EN = re.compile(
+    r"\b(?:last time|did (?:i|we)|have (?:i|we)|had (?:i|we)|was (?:i|we)|when did"
+    r"|what did i|what happened|what became|what came of)\b"
+)
+_ASK_ZH = re.compile(
+    r"吗|呢|么|啥|什么|怎么|咋|谁|哪|几|多少|多久|为何|为什么|为啥|是不是|有没有|如何|干嘛"
+    r"|了没|没有$|没$|对吧"
+)
+"""A Chinese question's words (a sentence ending in ? or ？ is one too)."""
+_NOT_ASK_ZH = re.compile(
+    r"没(?:干|做|说|想)?(?:啥|什么)|不知道(?:干|做|说|吃)?(?:啥|什么)|(?:干|做|吃|说)(?:啥|什么)都"
+)
+"""Question words that ask nothing: 今天也没干啥, 不知道吃什么, 干啥都没劲."""
+_ASK_EN = re.compile(
+    r"^(?:\W*(?:um|uh|so|ok|okay|and|but|hey|yo|oh|wait|hmm|lol)\b)*\W*"
+    r"(?:what|who|where|when|which|why|how|did|does|do|is|are|was|were|have|has|can|could"
+    r"|should|will)\b|\?"
+)
+_EXCLAIM_EN = re.compile(r"\bwhat an?\b")
+""""what a day": not a question."""
+_ASK_PINYIN = re.compile(
+    r"\b(?:na ?tian|na ?ci|na ?ge|na ?li|shen ?me|sm|sha|zen ?me|zm|shei|ji ?tian|duo ?shao"
+    r"|duo ?jiu|mei ?you|le ?mei|ma|ne|ji ?de|shang ?ci|zhi ?qian|wei ?sha)\b"
+)
+"""Question words typed in pinyin (哪天 as "na tian", 吗 as "ma"), in a text with no Chinese."""
+_COMPANION_ZH = re.compile(r"你|小汤圆")
+_ASKS_OPINION_ZH = re.compile(r"^(?:(?:你|小汤圆)(?:觉得|说|猜|认为)|猜猜)")
+"""Asking the companion what it thinks (你觉得我是个好玩家吗): about the companion."""
+_NOT_COMPANION_ZH = re.compile(r"我|咱|俺|他|她|它|小人|大家")
+_COMPANION_EN = re.compile(r"\b(?:you|your|u|ya)\b")
+_NOT_COMPANION_EN = re.compile(r"\b(?:i|my|me|we|our|us|mine|they|them|their|he|she|his|her|it)\b")
+_OPENERS = re.compile(r"^(?:(?:yo|hey|oh|omg|lol|haha|ok|哈哈|嗯|啊|哎|唉)\s*)+")
+_TAGS = frozenset(
+    {
+        "是吗", "真的吗", "好吗", "对吗", "是不是", "对不对", "好不好", "行吗", "可以吗",
+        "真的假的", "怎么了", "咋了", "在吗", "然后呢", "为什么呀", "啥意思", "什么鬼",
+        "really", "what", "why",
+        "right", "whats up", "sup", "hows it going", "you know", "huh", "whats new", "wyd",
+        "how come",
+    }
+)  # fmt: skip
+"""Questions that are only a reaction or a greeting ("really?", 真的假的, "what's up")."""
+_SENTENCES = re.compile(r"(?<=[。!?;；,，\n])")
+
+
+def asks_memory(text: str) -> bool:
+    """Whether ``text`` asks about the player's game or past: one of its sentences asks
+    to remember (还记得, "remember"), names the past (上次, 之前, 来着, "did I", "last
+    time") or is a question (吗, 谁, 哪个, "what", "?"), and is not said of the
+    companion alone (你吃饭了吗, 你觉得…, "how are you?") nor only a reaction ("really?",
+    真的吗). Such a turn is never small talk (:func:`is_small_talk`)."""
+    plain = normalize(text).lower()
+    return any(_sentence_asks(s.strip()) for s in _SENTENCES.split(plain) if s.strip())
+
+
+def _sentence_asks(sentence: str) -> bool:
+    bare = re.sub(r"[\W_]+", " ", sentence.replace("'", "").replace("’", "")).strip()
+    words = _OPENERS.sub("", bare).strip()
+    if words in _TAGS or words.replace(" ", "") in _TAGS:
+        return False
+    if any(m in sentence for m in _REMEMBER_ZH) or _REMEMBER_EN.search(sentence):
+        return True
+    if re.search(r"[\u3400-\u9fff]", sentence):
+        if _ASKS_OPINION_ZH.search(words) or (
+            _COMPANION_ZH.search(sentence) and not _NOT_COMPANION_ZH.search(sentence)
+        ):
+            return False
+        if any(m in sentence for m in _PAST_ZH):
+            return True
+        return "?" in sentence or _ASK_ZH.search(_NOT_ASK_ZH.sub("", words)) is not None
+    sentence = _EXCLAIM_EN.sub("", sentence)
+    if _COMPANION_EN.search(sentence) and not _NOT_COMPANION_EN.search(sentence):
+        return False
+    return bool(
+        _PAST_EN.search(sentence) or _ASK_EN.search(sentence) or _ASK_PINYIN.search(sentence)
+    )

@@ -1,0 +1,668 @@
+"""Build ``smalltalk_dev.json``: small talk and real questions that look like it, a DEVELOPMENT set.
+
+Written by the smalltalk4 helper, who has read the retrieval code: tune on it freely;
+it measures nothing held out (``eval/heldout/`` does). Two halves:
+
+- small talk (``expected: []``) of many kinds: greetings, goodbyes, tiredness, food,
+  weather, school and work, family, pets, health, jokes, the companion itself, praise
+  of the game (这游戏音乐真好听), being on or off line, emoji, voice-transcript style,
+  long chatty messages, Cantonese and Taiwanese wording, code-switching; some of it
+  next to a memory that shares its words (下雨, 火锅, 钓鱼, 猫) as real saves have;
+- real questions that look like chatter: short ones, ones with 吗/呢, "did I…",
+  questions about the past with no time word, 还记得, 哪个, 谁, and questions about the
+  game's own food, weather, pets, sleep, mood, health and friends (the topics chatter
+  is about too). Each has one expected memory among fresh fillers of its game.
+
+    python3 eval/dev/build_smalltalk_dev.py   # writes smalltalk_dev.json beside it
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+SV, DST, ONI = "stardew-valley", "dont-starve-together", "oxygen-not-included"
+
+FILLERS: dict[tuple[str, str], list[tuple[str, int]]] = {
+    (SV, "zh"): [
+        ("春季第3天，玩家清理了农场西边的一大片杂草", 3),
+        ("春季第7天，玩家第一次进了矿洞，打到了第5层", 7),
+        ("春季第11天，玩家在蛋节上没抢到彩蛋", 13),
+        ("春季第16天，玩家买了第一个背包升级", 16),
+        ("春季第22天，玩家在社区中心交了春季作物收集包", 22),
+        ("夏季第4天，玩家把旧仓库拆了重新盖了一个", 32),
+        ("夏季第12天，玩家在矿洞第40层被蝙蝠围攻", 40),
+        ("夏季第20天，玩家做了第一个洒水器", 48),
+    ],
+    (SV, "en"): [
+        ("Spring 4: the player cleared the stumps near the farmhouse", 4),
+        ("Spring 10: the player reached floor 20 of the mines", 10),
+        ("Spring 19: the player bought a second watering can upgrade", 19),
+        ("Summer 2: the player planted blueberries along the fence", 30),
+        ("Summer 15: the player finished the pantry bundle for spring crops", 43),
+    ],
+    (DST, "zh"): [
+        ("第2天，玩家在出生点旁边搭了一个火堆", 2),
+        ("第5天，玩家砍了一大片树攒木头", 5),
+        ("第9天，玩家在草原上挖了几丛草带回基地", 9),
+        ("第13天，玩家做了一个科学机器", 13),
+        ("第17天，玩家用火腿棒打死了一只发条骑士", 17),
+        ("第22天，玩家在基地周围围了一圈石墙", 22),
+        ("第26天，玩家做了第一个冰箱", 26),
+        ("第30天，玩家把帐篷挪到了基地中间", 30),
+    ],
+    (DST, "en"): [
+        ("Day 3: the player picked up flint along the beach", 3),
+        ("Day 8: the player built an alchemy engine", 8),
+        ("Day 14: the player set up a drying rack near camp", 14),
+        ("Day 19: the player crafted a log suit", 19),
+        ("Day 24: the player moved the base closer to the swamp", 24),
+    ],
+    (ONI, "zh"): [
+        ("第3周期，玩家在打印舱旁边挖出了第一间卧室", 3),
+        ("第8周期，玩家建了两台人力发电机", 8),
+        ("第14周期，玩家把藻类制氧机换到了基地中央", 14),
+        ("第19周期，玩家开始研究更高级的电力科技", 19),
+        ("第27周期，玩家修了一条通往地表的梯子", 27),
+        ("第33周期，玩家在基地左边接了一台电解器", 33),
+        ("第40周期，玩家把储物箱都换成了智能储物箱", 40),
+        ("第46周期，玩家建了一个天然气发电机", 46),
+    ],
+    (ONI, "en"): [
+        ("Cycle 5: the player dug out the first bathroom area", 5),
+        ("Cycle 11: the player built a research station and a manual generator", 11),
+        ("Cycle 18: the player laid gas pipes to the oxygen diffusers", 18),
+        ("Cycle 26: the player expanded the farm with mealwood plots", 26),
+        ("Cycle 35: the player built a water sieve by the polluted pool", 35),
+    ],
+}
+
+# (game, language of the memories, question, memories that share its words or topic
+#  (key, text, day, kind)): small talk, expected nothing. Style tags say what kind.
+SMALL_TALK: list[tuple[str, str, str, str, list[tuple[str, str, int, str]]]] = [
+    # greetings, goodbyes
+    (SV, "zh", "greeting", "哈喽小汤圆，我来啦", []),
+    (DST, "zh", "greeting", "嗨，又见面了", []),
+    (ONI, "zh", "greeting", "下午好呀", []),
+    (SV, "en", "greeting", "hey buddy, I'm back", []),
+    (DST, "en", "greeting", "yo what's up", []),
+    (ONI, "zh", "goodbye", "我要下线了，拜拜", []),
+    (SV, "zh", "goodbye", "不玩了不玩了，明天见", []),
+    (DST, "en", "goodbye", "gotta go, talk later", []),
+    # tired, sleep, health
+    (ONI, "zh", "tired", "今天加班到九点，累瘫了", []),
+    (SV, "zh", "tired", "困死了，眼睛都睁不开了", []),
+    (DST, "en", "tired", "so sleepy rn", []),
+    (ONI, "zh", "health", "我感冒了，鼻子好堵", []),
+    (SV, "en", "health", "my back hurts from sitting all day", []),
+    # food
+    (DST, "zh", "food", "今晚吃了麻辣烫，好辣", []),
+    (
+        SV,
+        "zh",
+        "food",
+        "我饿了，想吃炸鸡",
+        [("t1", "春季第20天，玩家的鸡舍里孵出了第一只小鸡", 20, "event")],
+    ),
+    (ONI, "zh", "food", "外卖还没到，饿扁了", []),
+    (SV, "en", "food", "just had pizza for lunch, so good", []),
+    (DST, "zh", "food", "晚上和朋友去吃火锅了", []),
+    # weather
+    (SV, "zh", "weather", "外面下大雪了，好美", []),
+    (DST, "zh", "weather", "今天热得要命，空调都不管用", []),
+    (ONI, "en", "weather", "it's so cold outside today", []),
+    (
+        SV,
+        "zh",
+        "weather",
+        "下雨天就想窝在家里",
+        [("t1", "春季第6天，下雨天玩家去河边钓到了一条鲶鱼", 6, "event")],
+    ),
+    # school, work
+    (ONI, "zh", "school", "明天要考数学，好慌", []),
+    (DST, "zh", "work", "老板今天又骂我了", []),
+    (SV, "en", "school", "finally done with my homework", []),
+    (ONI, "en", "work", "had a really long meeting today", []),
+    # family, friends, pets
+    (SV, "zh", "family", "我妹妹又来抢我电脑了", []),
+    (DST, "zh", "friends", "我朋友说这周末来我家玩", []),
+    (ONI, "zh", "pets", "我家猫刚把杯子推到地上了", []),
+    (
+        SV,
+        "zh",
+        "pets",
+        "我家的猫一直趴在键盘上",
+        [("t1", "春季第14天，玩家收养了一只橘猫，取名叫橘子", 14, "event")],
+    ),
+    (DST, "en", "pets", "my dog keeps barking at the mailman", []),
+    # the companion itself, jokes, thanks, praise
+    (SV, "zh", "companion", "你平时喜欢干什么呀", []),
+    (DST, "zh", "companion", "你觉得我是个好玩家吗", []),
+    (ONI, "zh", "companion", "你会不会唱歌", []),
+    (SV, "en", "companion", "do you ever get bored?", []),
+    (DST, "zh", "joke", "讲个冷笑话听听", []),
+    (ONI, "en", "joke", "say something funny", []),
+    (SV, "zh", "thanks", "谢谢你，有你真好", []),
+    (DST, "en", "thanks", "you're awesome, thanks", []),
+    # praise of the game, being in the game
+    (SV, "zh", "game-praise", "这游戏的音乐真好听", []),
+    (DST, "zh", "game-praise", "这个画风好有感觉", []),
+    (ONI, "en", "game-praise", "this game is so relaxing", []),
+    (SV, "zh", "game-meta", "今天已经玩了三个小时了", []),
+    (ONI, "zh", "game-meta", "我再玩一会儿就去睡觉", []),
+    (DST, "en", "game-meta", "I've been playing all afternoon lol", []),
+    # reactions
+    (SV, "zh", "reaction", "哈哈哈哈哈", []),
+    (DST, "zh", "reaction", "好吧好吧", []),
+    (ONI, "zh", "reaction", "啊啊啊啊烦死了", []),
+    (SV, "en", "reaction", "lmao", []),
+    # emoji
+    (DST, "zh", "emoji", "😭😭今天好倒霉", []),
+    (ONI, "zh", "emoji", "开心😊😊", []),
+    (SV, "en", "emoji", "good morning ☀️☀️", []),
+    # voice transcript
+    (ONI, "zh", "voice", "嗯 那个 今天 其实 也没干啥 就是 有点累", []),
+    (SV, "zh", "voice", "哎呀 我跟你说 我今天 在路上 看到一只狗 好可爱", []),
+    (DST, "zh", "voice", "就是说 今天天气还挺好的 出去走了走", []),
+    # long chatty
+    (
+        SV,
+        "zh",
+        "long",
+        "今天真的好累啊，早上七点就起来了，地铁上挤得要死，到了公司又开了一上午的会，"
+        "中午随便吃了点，下午还被领导叫去改方案，到家都八点多了，现在终于能躺下歇会儿了",
+        [],
+    ),
+    (
+        DST,
+        "en",
+        "long",
+        "ok so today was wild, my roommate locked herself out, we had to call the landlord, "
+        "then the pizza came cold and the delivery guy was super rude about it, what a day honestly",
+        [],
+    ),
+    # dialect, code-switch
+    (ONI, "zh", "dialect", "今日好忙啊，做到好攰", []),
+    (SV, "zh", "dialect", "我今天好累喔，不想讲话", []),
+    (DST, "zh", "code-switch", "今天好 tired 啊，没 motivation", []),
+    (ONI, "zh", "code-switch", "我刚 shower 完，好舒服", []),
+    # small talk that shares its words with a memory of the save
+    (
+        DST,
+        "zh",
+        "shared-word",
+        "周末跟我爸去河边钓鱼了",
+        [("t1", "第12天，玩家在池塘边钓了三条鱼", 12, "event")],
+    ),
+    (
+        ONI,
+        "zh",
+        "shared-word",
+        "今天去健身房跑了五公里",
+        [("t1", "第22周期，玩家让复制人在跑步机上锻炼", 22, "event")],
+    ),
+    (
+        SV,
+        "zh",
+        "shared-word",
+        "我妈今天做了糖醋排骨，好好吃",
+        [("t1", "夏季第9天，玩家用厨房做了第一道菜：炒蘑菇", 37, "event")],
+    ),
+]
+
+# (game, language of the memories, style, question, target text, target day, target kind)
+QUESTIONS: list[tuple[str, str, str, str, str, int, str]] = [
+    # short ones
+    (SV, "zh", "short", "卖了没", "夏季第14天，玩家把一箱蓝莓交给皮埃尔换钱", 42, "event"),
+    (DST, "zh", "short", "那只狗呢", "第20天，玩家养的小狗被猎犬咬死了", 20, "event"),
+    (ONI, "zh", "short", "生了吗", "第30周期，玩家的哈奇下了第一个蛋", 30, "event"),
+    (
+        SV,
+        "en",
+        "short",
+        "and the horse?",
+        "Summer 8: the player bought a stable and named the horse Biscuit",
+        36,
+        "event",
+    ),
+    (
+        DST,
+        "en",
+        "short",
+        "did it work?",
+        "Day 16: the player's first attempt at a lightning rod kept the base from burning",
+        16,
+        "event",
+    ),
+    # 吗 / 呢
+    (
+        SV,
+        "zh",
+        "ma-ne",
+        "我之前是不是送过谁礼物呀",
+        "春季第15天，玩家给海莉送了一束黄水仙",
+        15,
+        "event",
+    ),
+    (
+        DST,
+        "zh",
+        "ma-ne",
+        "我家附近那个大家伙还在吗",
+        "第18天，玩家发现基地附近的树林里有一棵树精",
+        18,
+        "event",
+    ),
+    (
+        ONI,
+        "zh",
+        "ma-ne",
+        "我们那个会发光的小东西还活着吗",
+        "第24周期，玩家抓了一只闪光虫养在基地里",
+        24,
+        "event",
+    ),
+    (
+        SV,
+        "zh",
+        "ma-ne",
+        "那个老爷爷现在怎么样了呢",
+        "夏季第1天，玩家帮乔治捡回了他掉的眼镜",
+        29,
+        "event",
+    ),
+    (
+        ONI,
+        "zh",
+        "ma-ne",
+        "上面那层现在还缺氧吗",
+        "第37周期，玩家在基地上层补了两台氧气扩散器",
+        37,
+        "event",
+    ),
+    # did I …
+    (
+        SV,
+        "en",
+        "did-i",
+        "did I ever finish what the wizard asked?",
+        "Summer 11: the player brought the void essence the wizard wanted",
+        39,
+        "event",
+    ),
+    (
+        DST,
+        "en",
+        "did-i",
+        "did I lose anything when I died?",
+        "Day 21: the player died to a hound attack and dropped the spear and armor",
+        21,
+        "event",
+    ),
+    (
+        ONI,
+        "en",
+        "did-i",
+        "did I ever get the toilets sorted out?",
+        "Cycle 15: the player replaced the outhouses with lavatories",
+        15,
+        "event",
+    ),
+    (
+        SV,
+        "zh",
+        "did-i",
+        "我是不是答应过谁什么事",
+        "夏季第5天，玩家答应莱纳斯给他带点吃的",
+        33,
+        "promise",
+    ),
+    (
+        DST,
+        "zh",
+        "did-i",
+        "我有没有做过那种能自己发光的头盔",
+        "第23天，玩家做了一顶矿工帽",
+        23,
+        "event",
+    ),
+    (ONI, "zh", "did-i", "我有没有让谁专门去种菜", "第21周期，玩家让米奇专职打理农场", 21, "event"),
+    # the past with no time word
+    (
+        SV,
+        "zh",
+        "past",
+        "之前那次差点死在下面是怎么回事",
+        "夏季第18天，玩家在矿洞第60层血量见底，吃了个沙拉才活下来",
+        46,
+        "event",
+    ),
+    (
+        DST,
+        "zh",
+        "past",
+        "那回基地着火是谁点的",
+        "第28天，玩家的火堆在夏天把旁边的草烧着了，基地烧掉一半",
+        28,
+        "event",
+    ),
+    (
+        ONI,
+        "zh",
+        "past",
+        "那会儿到底是怎么没电的",
+        "第42周期，电线超载烧断了，基地停电半个周期",
+        42,
+        "event",
+    ),
+    (
+        SV,
+        "en",
+        "past",
+        "what happened with the crows that time?",
+        "Spring 24: crows ate half the parsnips because there was no scarecrow",
+        24,
+        "event",
+    ),
+    (
+        ONI,
+        "en",
+        "past",
+        "what was the thing that made everyone sick?",
+        "Cycle 29: polluted water from the sink spread food poisoning to three duplicants",
+        29,
+        "event",
+    ),
+    # 还记得 / remember
+    (
+        SV,
+        "zh",
+        "remember",
+        "你还记得我第一次去的那个节日吗",
+        "春季第13天，玩家参加了蛋节，在广场上找彩蛋",
+        13,
+        "event",
+    ),
+    (
+        DST,
+        "zh",
+        "remember",
+        "还记得我跟那个大蜘蛛打架那次吗",
+        "第19天，玩家打死了一只蜘蛛女王",
+        19,
+        "event",
+    ),
+    (
+        ONI,
+        "en",
+        "remember",
+        "remember when the base flooded?",
+        "Cycle 23: a broken pipe flooded the lower rooms with water",
+        23,
+        "event",
+    ),
+    # 哪个 / 谁 / which / who
+    (
+        SV,
+        "zh",
+        "which-who",
+        "谁给我寄过菜谱来着",
+        "夏季第3天，玩家从电视的烹饪节目里学会了做沙拉",
+        31,
+        "event",
+    ),
+    (DST, "zh", "which-who", "我一开始选的是哪个角色", "第1天，玩家选了威尔逊开局", 1, "event"),
+    (
+        ONI,
+        "zh",
+        "which-who",
+        "哪个小人最会挖东西",
+        "第9周期，玩家发现复制人阿黛尔挖掘技能最高",
+        9,
+        "event",
+    ),
+    (
+        SV,
+        "en",
+        "which-who",
+        "who did I end up marrying?",
+        "Summer 17: the player married Abigail",
+        45,
+        "event",
+    ),
+    (
+        ONI,
+        "en",
+        "which-who",
+        "which one of them was always complaining?",
+        "Cycle 16: the duplicant Stinky kept complaining about the food",
+        16,
+        "event",
+    ),
+    # topics chatter is about too: food, weather, pets, sleep, mood, health, friends, music
+    (
+        SV,
+        "zh",
+        "chatter-topic",
+        "我最拿手的那道菜是啥",
+        "夏季第10天，玩家学会了做辣椒炒肉，做了十份",
+        38,
+        "event",
+    ),
+    (
+        DST,
+        "zh",
+        "chatter-topic",
+        "我吃什么吃坏肚子了",
+        "第11天，玩家吃了生的怪物肉，掉了理智和血",
+        11,
+        "event",
+    ),
+    (
+        ONI,
+        "zh",
+        "chatter-topic",
+        "小人们都爱吃啥",
+        "第20周期，复制人最喜欢吃烤的毛刺花",
+        20,
+        "event",
+    ),
+    (
+        SV,
+        "zh",
+        "chatter-topic",
+        "下雪那几天我都在忙什么",
+        "冬季第3天，玩家冬天每天去矿洞挖矿攒铱矿",
+        87,
+        "event",
+    ),
+    (
+        DST,
+        "zh",
+        "chatter-topic",
+        "太热了我是怎么扛过去的",
+        "第58天，玩家做了一个冰火堆和雪球发射器过夏天",
+        58,
+        "event",
+    ),
+    (
+        ONI,
+        "zh",
+        "chatter-topic",
+        "屋里冷得要命那次怎么办的",
+        "第34周期，玩家在卧室装了一台空间加热器",
+        34,
+        "event",
+    ),
+    (
+        SV,
+        "zh",
+        "chatter-topic",
+        "我那只小狗叫什么名字",
+        "春季第2天，玩家从玛妮那里领养了一只狗，取名豆豆",
+        2,
+        "event",
+    ),
+    (
+        DST,
+        "en",
+        "chatter-topic",
+        "what did I call my pet?",
+        "Day 25: the player hatched a smallbird and named it Pip",
+        25,
+        "event",
+    ),
+    (
+        ONI,
+        "zh",
+        "chatter-topic",
+        "小人睡不好觉是因为什么",
+        "第13周期，卧室旁边的发电机太吵，复制人睡不着",
+        13,
+        "event",
+    ),
+    (
+        DST,
+        "zh",
+        "chatter-topic",
+        "我心情差到快疯的那次是怎么回事",
+        "第27天，玩家理智掉到很低，看到了暗影怪物",
+        27,
+        "event",
+    ),
+    (
+        ONI,
+        "zh",
+        "chatter-topic",
+        "那个小人最近心情咋样",
+        "第44周期，复制人琳达压力太大开始乱哭",
+        44,
+        "event",
+    ),
+    (
+        SV,
+        "zh",
+        "chatter-topic",
+        "我跟谁关系最好",
+        "夏季第16天，玩家和潘妮的好感度到了八颗心",
+        44,
+        "event",
+    ),
+    (
+        DST,
+        "en",
+        "chatter-topic",
+        "was anyone sick or hurt last I checked?",
+        "Day 29: Wendy was low on health after a fight with a tallbird",
+        29,
+        "event",
+    ),
+    (
+        SV,
+        "en",
+        "chatter-topic",
+        "where did I hear that song I liked?",
+        "Spring 26: the player found the jukebox in the saloon and liked the mines track",
+        26,
+        "event",
+    ),
+    (
+        ONI,
+        "zh",
+        "chatter-topic",
+        "我之前说想给他们弄点娱乐是要弄啥",
+        "第38周期，玩家计划给复制人建一个水冷机休闲室",
+        38,
+        "goal",
+    ),
+    (
+        SV,
+        "en",
+        "chatter-topic",
+        "how's my fishing going?",
+        "Summer 6: the player caught a largemouth bass at the mountain lake",
+        34,
+        "event",
+    ),
+    (
+        DST,
+        "zh",
+        "chatter-topic",
+        "我天天晚上怎么过夜的",
+        "第10天，玩家每天晚上都守在火堆旁边过夜",
+        10,
+        "event",
+    ),
+    (
+        ONI,
+        "en",
+        "chatter-topic",
+        "are they eating okay?",
+        "Cycle 31: the colony's food ran low and the duplicants went hungry",
+        31,
+        "event",
+    ),
+]
+
+SMALL_TALK_DAY = {SV: 60, DST: 32, ONI: 48}
+
+
+def build() -> list[dict[str, Any]]:
+    cases: list[dict[str, Any]] = []
+    tag = {SV: "sv", DST: "dst", ONI: "oni"}
+    for n, (game, lang, style, question, traps) in enumerate(SMALL_TALK, start=1):
+        day = SMALL_TALK_DAY[game]
+        memories = [
+            {"key": key, "text": text, "day": d, "kind": kind} for key, text, d, kind in traps
+        ]
+        memories += [
+            {"key": f"m{k}", "text": text, "day": d, "kind": "event"}
+            for k, (text, d) in enumerate(FILLERS[(game, lang)], start=1)
+            if d <= day
+        ]
+        cases.append(
+            {
+                "id": f"st-{tag[game]}{n}",
+                "gameId": game,
+                "currentDay": day,
+                "question": question,
+                "expected": [],
+                "style": "smalltalk",
+                "kind": style,
+                "lang": "en" if question.isascii() else "zh",
+                "saveId": "s1",
+                "memories": memories,
+                "otherSaveMemories": [{"saveId": "s2", "text": memories[-1]["text"]}],
+            }
+        )
+    for n, (game, lang, style, question, target, tday, kind) in enumerate(QUESTIONS, start=1):
+        day = max(tday + 2, SMALL_TALK_DAY[game])
+        fillers = [
+            {"key": f"m{k}", "text": text, "day": d, "kind": "event"}
+            for k, (text, d) in enumerate(FILLERS[(game, lang)], start=2)
+            if d <= day
+        ]
+        # the target last: "recent and important" does not fall on it by id
+        memories = [*fillers, {"key": "m1", "text": target, "day": tday, "kind": kind}]
+        cases.append(
+            {
+                "id": f"cq-{tag[game]}{n}",
+                "gameId": game,
+                "currentDay": day,
+                "question": question,
+                "expected": ["m1"],
+                "style": style,
+                "lang": "en" if question.isascii() else "zh",
+                "saveId": "s1",
+                "memories": memories,
+                "otherSaveMemories": [{"saveId": "s2", "text": target}],
+            }
+        )
+    return cases
+
+
+if __name__ == "__main__":
+    out = Path(__file__).with_name("smalltalk_dev.json")
+    out.write_text(json.dumps(build(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {out}")

@@ -1,0 +1,131 @@
+"""Small talk recalls nothing, and a real question that looks like chatter still recalls
+(issue 39 item 4; memory/smalltalk.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from xtyserver.memory.retrieval import MemoryBudget, SaveIndex, select_memories
+from xtyserver.memory.smalltalk import asks_memory
+from xtyserver.memory.types import MemoryEvent, Scope
+from xtyserver.serve.glossary import load_glossary
+
+FARM = Scope("stardew-valley", "farm-a")
+NOW = 1_790_000_000.0
+
+
+def _event(i: int, summary: str, kind: str = "event") -> MemoryEvent:
+    return MemoryEvent(
+        id=i,
+        game_id=FARM.game_id,
+        save_id=FARM.save_id,
+        kind=kind,  # type: ignore[arg-type]
+        subject=summary[:12],
+        summary=summary,
+        importance=3,
+        status="active",
+        pinned=False,
+        day=None,
+        created_at=NOW,
+        updated_at=NOW,
+        last_used_at=NOW,
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "卖了没",
+        "那只狗呢",
+        "我是不是答应过谁什么事",
+        "我有没有让谁专门去种菜",
+        "你还记得我第一次去的那个节日吗",  # said to the companion, about the past
+        "我最拿手的那道菜是啥",
+        "谁给我寄过菜谱来着",
+        "地底下那台机器我鼓捣成功没有",
+        "今天好累。对了，上次那个鸡舍盖好了吗？",  # the question after the chatter
+        "did I ever finish what the wizard asked?",
+        "how's my fishing going?",
+        "and the horse?",
+        "remember when the base flooded",
+        "wo de xzgs shi na tian huan lai de",  # pinyin: 哪天
+    ],
+)
+def test_a_question_about_the_game_or_the_past_asks_memory(text: str) -> None:
+    assert asks_memory(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "今天好累，不想动",
+        "你吃晚饭了吗？我今天吃的火锅",  # a question to the companion, then news
+        "你觉得我是个好玩家吗",  # the companion's opinion
+        "你叫什么名字来着",  # the companion, not the player's past
+        "嗯 那个 今天 其实 也没干啥 就是 有点累",  # 啥 that asks nothing
+        "真的假的",
+        "嘿嘿，猜猜我在想啥",
+        "yo what's up",
+        "omg really?",
+        "how are you today?",
+        "ok so today was wild, what a day honestly",
+        "这游戏的音乐真好听",
+    ],
+)
+def test_chatter_and_questions_to_the_companion_ask_nothing_of_memory(text: str) -> None:
+    assert not asks_memory(text)
+
+
+def _index() -> SaveIndex:
+    glossary = load_glossary(None).for_game(FARM.game_id)
+    events = [
+        _event(1, "打算秋天前把鸡舍升级成大鸡舍", kind="goal"),
+        _event(2, "春季第20天，玩家的鸡舍里孵出了第一只小鸡"),
+        _event(3, "春季第6天，下雨天玩家去河边钓到了一条鲶鱼"),
+        _event(4, "夏季第10天，玩家学会了做辣椒炒肉，做了十份"),
+    ]
+    return SaveIndex(FARM, events, glossary=glossary)
+
+
+def _chosen(
+    index: SaveIndex, text: str, similar: list[tuple[int, float]], chat: float
+) -> list[int]:
+    return select_memories(
+        None,
+        index,
+        query_text=text,
+        current_day=30,  # 昨天 is a time cue
+        now=NOW,
+        similar=similar,
+        chatter=chat,
+        budget=MemoryBudget(),
+    ).used_ids
+
+
+def test_small_talk_whose_words_match_a_memory_carries_the_goals_alone() -> None:
+    """「我饿了，想吃炸鸡」 shares 鸡 with the coop (a word and the glossary's chicken) and
+    sits nearer everyday chatter than any memory: only the goal goes in."""
+    index = _index()
+    near = [(2, 0.86), (4, 0.85), (3, 0.84), (1, 0.80)]
+    margin = MemoryBudget().small_talk_margin
+    assert _chosen(index, "我饿了，想吃炸鸡", near, 0.86 + margin) == [1]
+    assert _chosen(index, "下雨天就想窝在家里", near, 0.86 + margin) == [1]  # 下雨天
+    # Not nearer the chatter: the words count as before.
+    assert 2 in _chosen(index, "我饿了，想吃炸鸡", near, 0.86)
+
+
+def test_small_talk_that_names_a_time_carries_the_goals_alone() -> None:
+    """「昨天」 is a time cue; said of the player's own day, nearer chatter, it asks nothing."""
+    index = _index()
+    near = [(3, 0.85), (4, 0.84), (2, 0.83), (1, 0.80)]
+    text = "昨天晚上加班到好晚，累死了"
+    assert _chosen(index, text, near, 0.90) == [1]
+
+
+def test_a_question_nearer_chatter_than_any_memory_still_recalls() -> None:
+    """「我最拿手的那道菜是啥」 shares no word with 辣椒炒肉 and e5 puts it nearer the chatter
+    (中午吃什么好呢) than the memory: it asks, so it is not small talk."""
+    index = _index()
+    near = [(4, 0.863), (2, 0.85), (3, 0.84), (1, 0.80)]
+    assert 4 in _chosen(index, "我最拿手的那道菜是啥", near, 0.887)
+    assert 4 in _chosen(index, "did I ever cook anything good?", near, 0.887)
