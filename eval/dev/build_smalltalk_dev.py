@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (one case a line: the data reads best unwrapped)
 """Build ``smalltalk_dev.json``: small talk and real questions that look like it, a DEVELOPMENT set.
 
 Written by the smalltalk4 helper, who has read the retrieval code: tune on it freely;
@@ -601,6 +602,158 @@ QUESTIONS: list[tuple[str, str, str, str, str, int, str]] = [
         "are they eating okay?",
         "Cycle 31: the colony's food ran low and the duplicants went hungry",
         31,
+        "event",
+    ),
+]
+
+# A second batch, written after the first was measured: small talk that asks (advice,
+# rhetoric, the companion), news with a time word, feelings about the game; questions in
+# voice style, fragments, "tell me", long chatty, emoji, code-switch, Cantonese.
+SMALL_TALK += [
+    (DST, "zh", "advice", "晚饭吃什么好呢", []),
+    (ONI, "zh", "advice", "周末去哪玩比较好", []),
+    (SV, "zh", "advice", "明天要不要请假啊", []),
+    (DST, "en", "advice", "should I go to bed now or play one more day?", []),
+    (ONI, "en", "advice", "what should I eat for dinner", []),
+    (SV, "zh", "rhetorical", "为什么周一总是这么难熬", []),
+    (DST, "zh", "rhetorical", "怎么又下雨了，烦死", []),
+    (ONI, "en", "rhetorical", "why is monday always like this", []),
+    (SV, "zh", "news", "昨天跟朋友去唱K了，嗓子都哑了", []),
+    (ONI, "zh", "news", "上周我去看了演唱会，超好看", []),
+    (DST, "zh", "news", "前几天感冒了，现在好多了", []),
+    (SV, "en", "news", "yesterday I finally got my driving license!", []),
+    (DST, "zh", "game-feel", "这游戏好难啊，我太菜了", []),
+    (ONI, "zh", "game-feel", "玩这个游戏好费脑子", []),
+    (SV, "en", "game-feel", "I love this game so much", []),
+    (
+        SV,
+        "zh",
+        "game-feel",
+        "种田好解压啊",
+        [("t1", "春季第8天，玩家在田里种了一大片防风草", 8, "event")],
+    ),
+    (ONI, "zh", "companion", "小汤圆你今天开心吗", []),
+    (DST, "zh", "companion", "你是机器人吗", []),
+    (SV, "en", "companion", "are you real?", []),
+    (ONI, "en", "companion", "what's your favorite color", []),
+    (
+        ONI,
+        "zh",
+        "long",
+        "今天下班路上看到一只流浪猫，特别瘦，我给它买了根火腿肠，它吃完还跟了我一路，"
+        "好想把它带回家，可是我家不让养宠物，你说我该怎么办",
+        [],
+    ),
+    (
+        SV,
+        "en",
+        "long",
+        "so my sister is getting married next month and I have to give a speech at the "
+        "wedding and I'm super nervous about it, I'm terrible at public speaking, any tips?",
+        [],
+    ),
+]
+QUESTIONS += [
+    (
+        SV,
+        "zh",
+        "voice",
+        "那个 我那个 鸡 下蛋 没",
+        "春季第25天，玩家的鸡第一次下了蛋，卖了五十块",
+        25,
+        "event",
+    ),
+    (
+        DST,
+        "zh",
+        "voice",
+        "就是 我那个 帐篷 放哪了来着",
+        "第12天，玩家把帐篷放在了猪村旁边",
+        12,
+        "event",
+    ),
+    (
+        ONI,
+        "zh",
+        "tell-me",
+        "说说我那个种菜的人",
+        "第21周期，玩家让复制人米奇专职打理农场",
+        21,
+        "event",
+    ),
+    (
+        SV,
+        "en",
+        "tell-me",
+        "tell me about my cat",
+        "Spring 14: the player adopted a cat and named her Mochi",
+        14,
+        "event",
+    ),
+    (
+        DST,
+        "zh",
+        "long",
+        "今天上班被老板骂了一顿，好烦，回家路上还下雨了，鞋子都湿透了，算了不说这个了，"
+        "我那只牛最后怎么样了",
+        "第33天，玩家驯服的皮弗娄牛在冬天被冻死了",
+        33,
+        "event",
+    ),
+    (
+        ONI,
+        "en",
+        "long",
+        "ugh, long day at school, the bus was late and I forgot my lunch, whatever, "
+        "did my guys ever fix the oxygen problem?",
+        "Cycle 36: the player added two more electrolyzers and the oxygen shortage ended",
+        36,
+        "event",
+    ),
+    (SV, "zh", "emoji", "我的🐔还好吗😂", "夏季第2天，玩家的鸡舍里有一只鸡生病了", 30, "event"),
+    (
+        ONI,
+        "zh",
+        "emoji",
+        "😭😭我的小人是不是又饿死了一个",
+        "第39周期，复制人奥托因为没有食物饿死了",
+        39,
+        "event",
+    ),
+    (
+        DST,
+        "en",
+        "code-switch",
+        "我那个 beefalo 还活着吗",
+        "Day 27: the player's beefalo was killed by hounds",
+        27,
+        "event",
+    ),
+    (
+        SV,
+        "zh",
+        "dialect",
+        "我嗰只狗仔叫咩名",
+        "春季第2天，玩家从玛妮那里领养了一只狗，取名旺财",
+        2,
+        "event",
+    ),
+    (
+        DST,
+        "zh",
+        "past",
+        "我上次被冻死之后是怎么复活的",
+        "第25天，玩家冬天被冻死，用试金石复活了",
+        25,
+        "event",
+    ),
+    (
+        ONI,
+        "zh",
+        "mood",
+        "为什么小人们最近都不开心",
+        "第41周期，复制人们的士气掉到很低，因为没有娱乐设施",
+        41,
         "event",
     ),
 ]

@@ -49,6 +49,8 @@ def _event(i: int, summary: str, kind: str = "event") -> MemoryEvent:
         "and the horse?",
         "remember when the base flooded",
         "wo de xzgs shi na tian huan lai de",  # pinyin: 哪天
+        "tell me about my cat",
+        "那个 我那个 鸡 下蛋 没",  # voice style, no punctuation
     ],
 )
 def test_a_question_about_the_game_or_the_past_asks_memory(text: str) -> None:
@@ -70,6 +72,11 @@ def test_a_question_about_the_game_or_the_past_asks_memory(text: str) -> None:
         "how are you today?",
         "ok so today was wild, what a day honestly",
         "这游戏的音乐真好听",
+        "前几天感冒了，现在好多了",  # 几 that asks nothing
+        "晚饭吃什么好呢",  # advice about the player's own day
+        "明天要不要请假啊",
+        "what should I eat for dinner",
+        "any tips for a wedding speech?",
     ],
 )
 def test_chatter_and_questions_to_the_companion_ask_nothing_of_memory(text: str) -> None:

@@ -98,6 +98,27 @@ CHATTER: tuple[str, ...] = (
     "今日好攰",
     "真的很累欸",
     "嗯那个就是 没什么 随便聊聊",
+    # playing itself, and the game as a game (not what happens in it)
+    "我都玩了一下午了",
+    "这个游戏真好玩，停不下来",
+    "这关好难，我好菜啊",
+    "玩游戏好放松",
+    "I've been playing for hours",
+    "this game is so hard lol",
+    # what the player asks of their own day (advice, plans outside the game)
+    "晚饭吃啥呢",
+    "要不要出去走走",
+    "what should I have for lunch",
+    "should I take a break?",
+    # more of the day: outings, news, stress, small errands
+    "周末和家里人去郊游了",
+    "昨天和同学去逛街了",
+    "最近工作压力好大",
+    "好想放假啊",
+    "我去倒杯水",
+    "I just woke up",
+    "my friend is coming over later",
+    "you're so smart",
 )
 """Everyday chatter, Chinese and English, about nothing a save remembers (written for
 this module: no evaluation set's words)."""
@@ -131,10 +152,11 @@ _PAST_ZH = (
 (你叫什么名字来着)."""
 _PAST_EN = re.compile(
     r"\b(?:last time|did (?:i|we)|have (?:i|we)|had (?:i|we)|was (?:i|we)|when did"
-    r"|what did i|what happened|what became|what came of)\b"
+    r"|what did i|what happened|what became|what came of|tell me about (?:my|our|the))\b"
 )
 _ASK_ZH = re.compile(
-    r"吗|呢|么|啥|什么|怎么|咋|谁|哪|几|多少|多久|为何|为什么|为啥|是不是|有没有|如何|干嘛"
+    r"吗|呢|么|啥|什么|怎么|咋|谁|哪|(?<![前这那好十没])几(?!乎)|多少|多久|为何|为什么|为啥|是不是"
+    r"|有没有|如何|干嘛"
     r"|了没|没有$|没$|对吧"
 )
 """A Chinese question's words (a sentence ending in ? or ？ is one too)."""
@@ -142,6 +164,14 @@ _NOT_ASK_ZH = re.compile(
     r"没(?:干|做|说|想)?(?:啥|什么)|不知道(?:干|做|说|吃)?(?:啥|什么)|(?:干|做|吃|说)(?:啥|什么)都"
 )
 """Question words that ask nothing: 今天也没干啥, 不知道吃什么, 干啥都没劲."""
+_ADVICE_ZH = re.compile(
+    r"要不要|该不该|什么好|啥好|哪个好|哪里好|去哪玩|去哪儿玩|比较好|好不好|怎么办$"
+)
+"""Asking what to do next (晚饭吃什么好呢, 明天要不要请假): no memory answers it. (The
+game's plans are the goals, which small talk keeps.)"""
+_ADVICE_EN = re.compile(
+    r"\b(?:should i|what should|any (?:tips|ideas|advice)|do you think|would you)\b"
+)
 _ASK_EN = re.compile(
     r"^(?:\W*(?:um|uh|so|ok|okay|and|but|hey|yo|oh|wait|hmm|lol)\b)*\W*"
     r"(?:what|who|where|when|which|why|how|did|does|do|is|are|was|were|have|has|can|could"
@@ -198,10 +228,14 @@ def _sentence_asks(sentence: str) -> bool:
             return False
         if any(m in sentence for m in _PAST_ZH):
             return True
+        if _ADVICE_ZH.search(words):
+            return False
         return "?" in sentence or _ASK_ZH.search(_NOT_ASK_ZH.sub("", words)) is not None
     sentence = _EXCLAIM_EN.sub("", sentence)
     if _COMPANION_EN.search(sentence) and not _NOT_COMPANION_EN.search(sentence):
         return False
-    return bool(
-        _PAST_EN.search(sentence) or _ASK_EN.search(sentence) or _ASK_PINYIN.search(sentence)
-    )
+    if _PAST_EN.search(sentence):
+        return True
+    if _ADVICE_EN.search(sentence):
+        return False
+    return bool(_ASK_EN.search(sentence) or _ASK_PINYIN.search(sentence))
