@@ -21,6 +21,8 @@ from array import array
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -178,10 +180,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--cases", action="store_true")
     parser.add_argument("--features", action="store_true")
     parser.add_argument("--dump", type=Path)
+    parser.add_argument("--budget", action="append", default=[], metavar="FIELD=VALUE")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/xty-replay-vectors.pkl"))
     args = parser.parse_args(argv)
     vecs = Vectors(args.cache)
-    budget = MemoryBudget()
+    budget = msgspec.structs.replace(
+        MemoryBudget(), **{k: json.loads(v) for k, v in (b.split("=", 1) for b in args.budget)}
+    )
     dump: list[Any] = []
     try:
         for path in args.files:

@@ -136,3 +136,29 @@ def test_a_question_nearer_chatter_than_any_memory_still_recalls() -> None:
     near = [(4, 0.863), (2, 0.85), (3, 0.84), (1, 0.80)]
     assert 4 in _chosen(index, "我最拿手的那道菜是啥", near, 0.887)
     assert 4 in _chosen(index, "did I ever cook anything good?", near, 0.887)
+
+
+def test_asking_what_to_do_asks_memory_when_it_names_the_game() -> None:
+    assert not asks_memory("晚饭吃什么好呢")
+    assert asks_memory("要不要把鸡舍升级", names_game=True)
+    assert asks_memory("What should we do with the DirtyWater?", names_game=True)
+
+
+def test_advice_that_names_the_game_recalls_and_a_word_in_every_memory_names_nothing() -> None:
+    """「鸡舍要不要升级」 names the coop (two memories of four): it asks. "day", in every
+    memory of an English save, names nothing: "should I play one more day?" is small talk."""
+    index = _index()
+    near = [(2, 0.86), (4, 0.85), (3, 0.84), (1, 0.80)]
+    assert 2 in _chosen(index, "鸡舍要不要再扩建一下", near, 0.90)
+    english = SaveIndex(
+        FARM,
+        [
+            _event(1, "Day 3: the player cleared the stumps"),
+            _event(2, "Day 8: the player reached floor 20 of the mines"),
+            _event(3, "Day 12: the player bought a watering can"),
+        ],
+    )
+    assert english.names_any(english.query_terms("day"), share=0.5) is False
+    assert english.names_any(english.query_terms("the mines"), share=0.5) is True
+    text = "should I go to bed now or play one more day?"
+    assert _chosen(english, text, [(2, 0.80), (1, 0.79), (3, 0.78)], 0.86) == []

@@ -84,6 +84,13 @@ B = 0.75
 """BM25 length normalization."""
 
 
+NAMING_SHARE = 0.5
+"""A term carried by more than this share of a save's memories names nothing of the game
+when a turn asks what to do ("should I play one more day?" and every "Day 8: …"):
+set on the small-talk development set (eval/dev/smalltalk_dev.json), where "day" was
+the only such case; a real name is carried by a few memories at most."""
+
+
 class MemoryBudget(msgspec.Struct, frozen=True):
     """Limits and ranking knobs of one turn's memory injection (see module docstring).
 
@@ -368,6 +375,12 @@ class SaveIndex:
                 out[doc_id] = out.get(doc_id, 0.0) + idf * tf * (K1 + 1.0) / (tf + norm[doc_id])
         return out
 
+    def names_any(self, terms: AbstractSet[str], *, share: float) -> bool:
+        """Whether one of ``terms`` is carried by some memory but by at most ``share`` of
+        them: a term in every memory ("day" of "Day 8: …", 玩家) names nothing."""
+        most = max(1.0, share * len(self._events))
+        return any(0 < len(self._postings.get(t, ())) <= most for t in terms)
+
     def _norms(self) -> dict[int, float]:
         if self._norm is None:
             avg_len = self._total_len / len(self._events) or 1.0
@@ -598,7 +611,10 @@ def select_memories(
             max((cos for i, cos in similar or () if i not in taken), default=None),
             margin=budget.small_talk_margin,
         )
-        and not asks_memory(query_text)
+        and not asks_memory(
+            query_text,
+            names_game=cues.next_step or index.names_any(asked | around, share=NAMING_SHARE),
+        )
     )
     if quiet:
         similar = None

@@ -167,8 +167,8 @@ _NOT_ASK_ZH = re.compile(
 _ADVICE_ZH = re.compile(
     r"要不要|该不该|什么好|啥好|哪个好|哪里好|去哪玩|去哪儿玩|比较好|好不好|怎么办$"
 )
-"""Asking what to do next (晚饭吃什么好呢, 明天要不要请假): no memory answers it. (The
-game's plans are the goals, which small talk keeps.)"""
+"""Asking what to do (晚饭吃什么好呢, 明天要不要请假): about memory only when the text names
+the game (asks_memory's ``names_game``)."""
 _ADVICE_EN = re.compile(
     r"\b(?:should i|what should|any (?:tips|ideas|advice)|do you think|would you)\b"
 )
@@ -204,17 +204,20 @@ _TAGS = frozenset(
 _SENTENCES = re.compile(r"(?<=[。!?;；,，\n])")
 
 
-def asks_memory(text: str) -> bool:
+def asks_memory(text: str, *, names_game: bool = False) -> bool:
     """Whether ``text`` asks about the player's game or past: one of its sentences asks
     to remember (还记得, "remember"), names the past (上次, 之前, 来着, "did I", "last
     time") or is a question (吗, 谁, 哪个, "what", "?"), and is not said of the
     companion alone (你吃饭了吗, 你觉得…, "how are you?") nor only a reaction ("really?",
-    真的吗). Such a turn is never small talk (:func:`is_small_talk`)."""
+    真的吗). Asking what to do (晚饭吃什么好呢, "what should we do with the dirty water?")
+    asks when the text ``names_game`` (its words match a memory, or it asks for the next
+    step), not of the player's own day. Such a turn is never small talk
+    (:func:`is_small_talk`)."""
     plain = normalize(text).lower()
-    return any(_sentence_asks(s.strip()) for s in _SENTENCES.split(plain) if s.strip())
+    return any(_sentence_asks(s.strip(), names_game) for s in _SENTENCES.split(plain) if s.strip())
 
 
-def _sentence_asks(sentence: str) -> bool:
+def _sentence_asks(sentence: str, names_game: bool) -> bool:
     bare = re.sub(r"[\W_]+", " ", sentence.replace("'", "").replace("’", "")).strip()
     words = _OPENERS.sub("", bare).strip()
     if words in _TAGS or words.replace(" ", "") in _TAGS:
@@ -229,7 +232,7 @@ def _sentence_asks(sentence: str) -> bool:
         if any(m in sentence for m in _PAST_ZH):
             return True
         if _ADVICE_ZH.search(words):
-            return False
+            return names_game
         return "?" in sentence or _ASK_ZH.search(_NOT_ASK_ZH.sub("", words)) is not None
     sentence = _EXCLAIM_EN.sub("", sentence)
     if _COMPANION_EN.search(sentence) and not _NOT_COMPANION_EN.search(sentence):
@@ -237,5 +240,5 @@ def _sentence_asks(sentence: str) -> bool:
     if _PAST_EN.search(sentence):
         return True
     if _ADVICE_EN.search(sentence):
-        return False
+        return names_game
     return bool(_ASK_EN.search(sentence) or _ASK_PINYIN.search(sentence))
