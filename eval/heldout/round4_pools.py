@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (hand-written data: long question and memory strings are kept on one line)
 """Hand-written same-save decoy pools for heldout_round4.json (round four).
 
 Each item is (day, text without the date prefix, topic tags). The builder adds the date prefix.
