@@ -150,6 +150,9 @@ CASES = [
       "ok so I remember waking up and there was this huge monster veggie in my plot, like 3x3, what was that?",
       [(22, "a giant cauliflower grew on the player's field")],
       [(15, "the player harvested a row of cauliflowers")], ["crops"]),
+    C("r4-sv-h14", SV, "zh", H, "via_consequence", 80, "怎么我现在天天做不完那种黄色的酱，罐子都堆成山了？",
+      [(62, "玩家从玛妮那里又买了六只白鸡，鸡舍满了")],
+      [(66, "玩家从玛妮那里买了一头山羊")], ["animals"]),
     # ------------------------------------------------------------------ DST: paraphrase
     C("r4-dst-p01", DST, "zh", P, "other-name", 40, "下雪那阵子来拆家的独目大怪兽我是哪天放倒的？",
       [(30, "玩家在第一个冬天打死了独眼巨鹿，拿到了它的眼球")],
@@ -202,7 +205,7 @@ CASES = [
       [(31, "玩家在基地旁边造了一台冰箱")], ["base", "weather"]),
     C("r4-dst-w04", DST, "zh", W, "pinyin", 30, "wo na tai jiu de kexue jiqi shi shenme shihou chai de",
       [(20, "玩家用锤子拆掉了旧的科学机器")],
-      [(2, "玩家搭了第一台炼金引擎")], ["science"]),
+      [(12, "玩家搭了第一台炼金引擎")], ["science"]),
     C("r4-dst-w05", DST, "en", W, "cross_lingual", 50, "when did my beefs go into heat and turn all red and angry?",
       [(39, "玩家养的皮弗娄牛进入了发情期，变红了并开始攻击")],
       [(30, "玩家给一头皮弗娄牛刷了毛")], ["beefalo"], mem="zh"),
@@ -277,6 +280,12 @@ CASES = [
       "I think I built a bunch of those hog huts, and then one night all the neighbors went feral and tore me apart, remember?",
       [(20, "at the full moon the player's pig men became werepigs and killed the player")],
       [(17, "the player built four pig houses next to the base")], ["pig", "moon"]),
+    C("r4-dst-h14", DST, "zh", H, "via_consequence", 30, "咋最近我脑子老是挺清醒，不怎么掉san了？",
+      [(16, "玩家采了几朵花，做了一个花环一直戴着")],
+      [(12, "玩家吃了一个生的红蘑菇，掉了血")], ["clothes", "sanity"]),
+    C("r4-dst-h15", DST, "en", H, "en_zh_names", 30, "when did I first meet the 猪王?",
+      [(7, "the player found the Pig King and traded meat for gold nuggets")],
+      [(17, "the player built four pig houses next to the base")], ["pig"]),
     # ------------------------------------------------------------------ ONI: paraphrase
     C("r4-oni-p01", ONI, "zh", P, "describe", 60, "那台能把液体拆成两种气的机器我是啥时候搭的？",
       [(41, "玩家造了第一台电解器，把水分解成氧气和氢气")],
@@ -405,6 +414,12 @@ CASES = [
       "um so like uh that green goo air maker thing uh when did I put that down you know",
       [(3, "the player built an Oxygen Diffuser")],
       [(2, "the player built a Manual Generator")], ["oxygen", "power"]),
+    C("r4-oni-h16", ONI, "zh", H, "voice_typo", 60, "啊就那个那个出门前换那个汽压福的门口那个 嗯 我装上没有 装上了吧",
+      [(47, "玩家建了一个气压服检查站")],
+      [(45, "玩家建了一个气压服存放柜")], ["suit"]),
+    C("r4-oni-h17", ONI, "en", H, "en_zh_names", 40, "when did the 打印舱 give me a baby animal instead of a new guy?",
+      [(12, "the Printing Pod offered a care package with a Hatch egg")],
+      [(18, "the player picked a new Duplicant from the Printing Pod")], ["printing", "ranch"]),
 ]
 
 # ---------------------------------------------------------------------- small talk (expected: [])

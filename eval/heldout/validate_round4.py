@@ -76,6 +76,8 @@ def check(cases) -> list:
     keys_seen = set()
     ids = Counter(c.get("id") for c in cases)
     errors += [f"duplicate case id {i}" for i, n in ids.items() if n > 1]
+    questions = Counter(c.get("question") for c in cases)
+    errors += [f"duplicate question {q!r}" for q, n in questions.items() if n > 1]
     for c in cases:
         cid = c.get("id")
 
