@@ -86,6 +86,9 @@ class PageVoice:
         here = installed()
         on = self.enabled()
         listed = await anyio.to_thread.run_sync(devices) if on and here else None
+        # The download's state before the folders: a fetch ends while they are looked at, and
+        # "done" read after a stale "not present" would show a finished model as missing.
+        download = dataclasses.asdict(service.download)
         models = [
             {
                 "name": c.name,
@@ -94,7 +97,6 @@ class PageVoice:
             }
             for c in MODELS.values()
         ]
-        download = dataclasses.asdict(service.download)
         if download["code"]:
             download["message"] = self.message(download["code"])
         return {

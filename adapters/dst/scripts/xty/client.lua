@@ -150,7 +150,13 @@ function Client:chat(text, model_context, handlers, source)
     local id = self:id("chat")
     local frame = { type = "chat.send", id = id, text = text, source = source or "text" }
     if model_context then frame.context = { modelContext = model_context } end
-    self.chats[id] = { handlers = handlers or {}, frame = frame, deadline = self.now() + self.chat_timeout }
+    self:begin(id, { handlers = handlers or {}, frame = frame, deadline = self.now() + self.chat_timeout })
+    return id
+end
+
+-- A turn (chat or voice) is kept under its id and sent, or ended at once with why it cannot be.
+function Client:begin(id, turn)
+    self.chats[id] = turn
     if self.stopped then
         -- After a refused pairing the player is told that, not that a key was refused.
         local code = FINAL[self.stopped] and (self.pair_refused or "unauthorized") or "closed"
@@ -159,9 +165,8 @@ function Client:chat(text, model_context, handlers, source)
         -- Nothing is listening: say so now rather than after a wait.
         self:finish(id, { type = "chat.error", id = id, code = "no_server" })
     else
-        self:send(frame)
+        self:send(turn.frame)
     end
-    return id
 end
 
 function Client:cancel(id) self:send({ type = "chat.cancel", id = id }) end
@@ -203,15 +208,7 @@ function Client:voice_start(handlers, speech)
     if speech and speech ~= "speakers" then frame.speech = speech end
     -- The utterance (at most 30 s) comes before the reply's own time.
     local deadline = self.now() + self.chat_timeout + 30
-    self.chats[id] = { handlers = handlers or {}, frame = frame, deadline = deadline, voice = true }
-    if self.stopped then
-        local code = FINAL[self.stopped] and (self.pair_refused or "unauthorized") or "closed"
-        self:finish(id, { type = "chat.error", id = id, code = code })
-    elseif self.outage and not self.hello then
-        self:finish(id, { type = "chat.error", id = id, code = "no_server" })
-    else
-        self:send(frame)
-    end
+    self:begin(id, { handlers = handlers or {}, frame = frame, deadline = deadline, voice = true })
     return id
 end
 
