@@ -84,6 +84,13 @@ B = 0.75
 """BM25 length normalization."""
 
 
+CLOSE_SIMILARITY = 0.008
+"""How near the first vector candidate's cosine a next one must be to take a near tie's
+place: set on the development sets (docs/evaluation.md "Round four"): from 0.005,
+clean paraphrases 0.883 -> 0.900 and players' words 0.963 -> 0.970 for 0.1 more
+memories a question, and `dev.py eval` 546.1 -> 549.4 prompt tokens a turn (0.01:
+551.5, past its 550)."""
+
 NAMING_SHARE = 0.5
 """A term carried by more than this share of a save's memories names nothing of the game
 when a turn asks what to do ("should I play one more day?" and every "Day 8: …"):
@@ -147,7 +154,7 @@ class MemoryBudget(msgspec.Struct, frozen=True):
     lexical_discount: float = 0.08
     small_talk_margin: float = SMALL_TALK_MARGIN
     close_places: int = 1
-    close_similarity: float = 0.005
+    close_similarity: float = CLOSE_SIMILARITY
     multi_hop: bool = True
 
 
