@@ -758,6 +758,49 @@ QUESTIONS += [
     ),
 ]
 
+# A third batch, written after the second was measured: self-judgements (我是不是太菜了),
+# greetings as questions, requests, "guess what", A-not-A questions to the companion.
+SMALL_TALK += [
+    (SV, "zh", "self-judgement", "我是不是太菜了", []),
+    (DST, "zh", "self-judgement", "我今天是不是很厉害", []),
+    (ONI, "zh", "advice", "我是不是该睡觉了", []),
+    (SV, "en", "greeting", "what's going on", []),
+    (DST, "en", "greeting", "how's everything", []),
+    (ONI, "en", "request", "can we just chat for a bit", []),
+    (SV, "en", "news", "guess what happened today", []),
+    (DST, "zh", "companion", "你饿不饿", []),
+    (ONI, "zh", "companion", "你猜我今天吃了什么", []),
+    (SV, "zh", "companion", "今天好热啊你那边热吗", []),
+    (DST, "zh", "news", "你知道吗，我今天升职了", []),
+    (ONI, "zh", "chat", "咱俩聊会儿呗", []),
+    (SV, "zh", "emoji", "啊啊啊考完试了🎉", []),
+    (DST, "zh", "voice", "额 那个 我刚吃完饭 嗯", []),
+    (ONI, "zh", "long", "今天真的好开心，终于放假了，可以玩一整天游戏了！", []),
+    (SV, "zh", "code-switch", "今天 work 好多", []),
+    (DST, "en", "reaction", "nothing much, just chilling", []),
+    (ONI, "en", "weather", "it's snowing here!!", []),
+]
+QUESTIONS += [
+    (
+        ONI,
+        "zh",
+        "a-not-a",
+        "小人们还饿不饿",
+        "第43周期，玩家给食堂加了两台电烤炉，复制人不再挨饿",
+        43,
+        "event",
+    ),
+    (
+        SV,
+        "zh",
+        "past",
+        "冬天那会儿我都干嘛了",
+        "冬季第5天，玩家整个冬天都在修温室和钓冰鱼",
+        89,
+        "event",
+    ),
+]
+
 SMALL_TALK_DAY = {SV: 60, DST: 32, ONI: 48}
 
 

@@ -51,6 +51,7 @@ def _event(i: int, summary: str, kind: str = "event") -> MemoryEvent:
         "wo de xzgs shi na tian huan lai de",  # pinyin: 哪天
         "tell me about my cat",
         "那个 我那个 鸡 下蛋 没",  # voice style, no punctuation
+        "小人们还饿不饿",  # A-not-A
     ],
 )
 def test_a_question_about_the_game_or_the_past_asks_memory(text: str) -> None:
@@ -77,6 +78,12 @@ def test_a_question_about_the_game_or_the_past_asks_memory(text: str) -> None:
         "明天要不要请假啊",
         "what should I eat for dinner",
         "any tips for a wedding speech?",
+        "我是不是太菜了",  # what the companion thinks of the player
+        "你会不会觉得我很菜",
+        "你饿不饿",  # A-not-A, to the companion
+        "guess what happened today",
+        "can we just chat for a bit",
+        "how's everything",
     ],
 )
 def test_chatter_and_questions_to_the_companion_ask_nothing_of_memory(text: str) -> None:

@@ -156,7 +156,7 @@ _PAST_EN = re.compile(
 )
 _ASK_ZH = re.compile(
     r"吗|呢|么|啥|什么|怎么|咋|谁|哪|(?<![前这那好十没])几(?!乎)|多少|多久|为何|为什么|为啥|是不是"
-    r"|有没有|如何|干嘛"
+    r"|有没有|如何|干嘛|(.)不\1"
     r"|了没|没有$|没$|对吧"
 )
 """A Chinese question's words (a sentence ending in ? or ？ is one too)."""
@@ -166,26 +166,29 @@ _NOT_ASK_ZH = re.compile(
 """Question words that ask nothing: 今天也没干啥, 不知道吃什么, 干啥都没劲."""
 _ADVICE_ZH = re.compile(
     r"要不要|该不该|什么好|啥好|哪个好|哪里好|去哪玩|去哪儿玩|比较好|好不好|怎么办$"
+    r"|是不是(?:很|太|好|挺|有点|超|特别|该|应该|要)"
 )
-"""Asking what to do (晚饭吃什么好呢, 明天要不要请假): about memory only when the text names
-the game (asks_memory's ``names_game``)."""
+"""Asking what to do, or what the companion thinks of the player (晚饭吃什么好呢, 明天要不要请假,
+我是不是太菜了): about memory only when the text names the game (asks_memory's
+``names_game``)."""
 _ADVICE_EN = re.compile(
-    r"\b(?:should i|what should|any (?:tips|ideas|advice)|do you think|would you)\b"
+    r"\b(?:should i|what should|any (?:tips|ideas|advice)|do you think|would you"
+    r"|(?:can|could|shall) (?:we|you))\b"
 )
 _ASK_EN = re.compile(
     r"^(?:\W*(?:um|uh|so|ok|okay|and|but|hey|yo|oh|wait|hmm|lol)\b)*\W*"
     r"(?:what|who|where|when|which|why|how|did|does|do|is|are|was|were|have|has|can|could"
     r"|should|will)\b|\?"
 )
-_EXCLAIM_EN = re.compile(r"\bwhat an?\b")
-""""what a day": not a question."""
+_EXCLAIM_EN = re.compile(r"\bwhat an?\b|\bguess what\b")
+""""what a day", "guess what happened": not a question."""
 _ASK_PINYIN = re.compile(
     r"\b(?:na ?tian|na ?ci|na ?ge|na ?li|shen ?me|sm|sha|zen ?me|zm|shei|ji ?tian|duo ?shao"
     r"|duo ?jiu|mei ?you|le ?mei|ma|ne|ji ?de|shang ?ci|zhi ?qian|wei ?sha)\b"
 )
 """Question words typed in pinyin (哪天 as "na tian", 吗 as "ma"), in a text with no Chinese."""
 _COMPANION_ZH = re.compile(r"你|小汤圆")
-_ASKS_OPINION_ZH = re.compile(r"^(?:(?:你|小汤圆)(?:觉得|说|猜|认为)|猜猜)")
+_ASKS_OPINION_ZH = re.compile(r"^(?:(?:你|小汤圆)(?:会不会)?(?:觉得|说|猜|认为)|猜猜)")
 """Asking the companion what it thinks (你觉得我是个好玩家吗): about the companion."""
 _NOT_COMPANION_ZH = re.compile(r"我|咱|俺|他|她|它|小人|大家")
 _COMPANION_EN = re.compile(r"\b(?:you|your|u|ya)\b")
@@ -197,6 +200,7 @@ _TAGS = frozenset(
         "真的假的", "怎么了", "咋了", "在吗", "然后呢", "为什么呀", "啥意思", "什么鬼",
         "really", "what", "why",
         "right", "whats up", "sup", "hows it going", "you know", "huh", "whats new", "wyd",
+        "whats going on", "hows everything", "hows life", "whats happening", "how are things",
         "how come",
     }
 )  # fmt: skip
