@@ -84,12 +84,13 @@ B = 0.75
 """BM25 length normalization."""
 
 
-CLOSE_SIMILARITY = 0.008
+CLOSE_SIMILARITY = 0.007
 """How near the first vector candidate's cosine a next one must be to take a near tie's
 place: set on the development sets (docs/evaluation.md "Round four"): from 0.005,
-clean paraphrases 0.883 -> 0.900 and players' words 0.963 -> 0.970 for 0.1 more
-memories a question, and `dev.py eval` 546.1 -> 549.4 prompt tokens a turn (0.01:
-551.5, past its 550)."""
+clean paraphrases 0.883 -> 0.892 and players' words 0.963 -> 0.970 for 0.06-0.12 more
+memories a question; memory-v2 (`dev.py eval`) 546.1 -> 548.9 prompt tokens a turn (of
+550) and 3.37 -> 3.49 other memories a literal question (of 3.5). 0.008 gave the clean
+paraphrases 0.900 but 3.51 others a literal question."""
 
 NAMING_SHARE = 0.5
 """A term carried by more than this share of a save's memories names nothing of the game
