@@ -52,6 +52,7 @@ def _event(i: int, summary: str, kind: str = "event") -> MemoryEvent:
         "tell me about my cat",
         "那个 我那个 鸡 下蛋 没",  # voice style, no punctuation
         "小人们还饿不饿",  # A-not-A
+        "I forgot what I planted last week",
     ],
 )
 def test_a_question_about_the_game_or_the_past_asks_memory(text: str) -> None:
@@ -84,6 +85,8 @@ def test_a_question_about_the_game_or_the_past_asks_memory(text: str) -> None:
         "guess what happened today",
         "can we just chat for a bit",
         "how's everything",
+        "回家发现忘记带钥匙了，在门口等了半个小时😭",  # 忘 of the player's day
+        "I forgot my keys today lol",
     ],
 )
 def test_chatter_and_questions_to_the_companion_ask_nothing_of_memory(text: str) -> None:

@@ -143,9 +143,12 @@ def is_small_talk(chatter: float | None, nearest: float | None, *, margin: float
 # What a question about the player's game or past says (asks_memory). Written for this
 # module from how players ask (eval/dev/smalltalk_dev.json "real questions that look like
 # chatter"); no evaluation set's words.
-_REMEMBER_ZH = ("记得", "忘了", "忘记", "提醒我", "回忆")
-"""Asking to remember: about memory even when said to the companion (你还记得那只鸡吗)."""
-_REMEMBER_EN = re.compile(r"\b(?:remember|recall|remind me|forgot|forget)\b")
+_REMEMBER_ZH = ("记得", "提醒我", "回忆")
+"""Asking to remember: about memory even when said to the companion (你还记得那只鸡吗).
+(忘了 alone is the player's day: 钥匙忘带了; 我忘了…是啥 is a question anyway.)"""
+_REMEMBER_EN = re.compile(
+    r"\b(?:remember|recall|remind me|forg[eo]t (?:what|where|which|who|when|how|if|whether))\b"
+)
 _PAST_ZH = (
     "上次", "上回", "之前", "以前", "那次", "那回", "那会", "那时", "当时", "来着",
     "哪天", "哪一天", "什么时候", "啥时候", "说说", "讲讲", "后来",
