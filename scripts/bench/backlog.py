@@ -46,6 +46,11 @@ paused, both share the machine with the backlog). With baselines, every
 backlog server but the one being timed is paused, so each backlog server's
 turns meet its own backlog only.
 
+With ``--lead-ms MS`` each turn is typed first: the mod's ``chat.typing`` with
+the question, ``MS`` before its ``chat.send`` (what the C# library and the Lua
+client send while the player types; turn.py's ``typed`` turns), on every
+server alike.
+
 The turn time is ``chat.send`` written to the socket -> first ``chat.delta``
 read, minus the median direct time of the run (turn.py's "harness overhead").
 p99 is the nearest-rank one (stats.py).
@@ -63,8 +68,8 @@ the server as it stops; and the turns whose query vector came too late
 (``memory.embedding_skipped``: the turn went on words alone).
 
 Usage: ``python scripts/bench/backlog.py [--events 30000] [--per-save 300]
-[--turns 200] [--warmup 20] [--minutes M] [--gap 1.0] [--baseline REF]...
-[--until-done] [--no-pause]``
+[--turns 200] [--warmup 20] [--minutes M] [--gap 1.0] [--lead-ms MS]
+[--baseline REF]... [--until-done] [--no-pause]``
 """
 
 from __future__ import annotations
@@ -185,6 +190,7 @@ async def _child_server(data_dir: str, model_url: str, log_file: str, status_fil
     from xtyserver.serve.heap import settle_heap
     from xtyserver.server import serving
 
+    collections, passages = _trace()
     with open(log_file, "w", encoding="utf-8") as out:
         log.configure(stream=out, json=True)
         settings = _settings(data_dir, model_url)
@@ -195,7 +201,38 @@ async def _child_server(data_dir: str, model_url: str, log_file: str, status_fil
             counters = msgspec.to_builtins(server.memory.statistics)
             status = {"embedded": server.jobs.vectors.embedded, "running": counters}
         status["stopped"] = msgspec.to_builtins(server.memory.statistics)
+    status["collections"], status["passages"] = collections, passages
     Path(status_file).write_text(json.dumps(status))
+
+
+def _trace() -> tuple[list[tuple[float, float, int]], list[tuple[float, float]]]:
+    """Lists filled as the server runs, on ``time.perf_counter`` (the same clock in every
+    process of the machine): its garbage collections ``(start, end, generation)`` and
+    its background passages ``(start, end)``, to set beside the timed turns."""
+    collections: list[tuple[float, float, int]] = []
+    passages: list[tuple[float, float]] = []
+    started = [0.0]
+
+    def collected(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            collections.append((started[0], time.perf_counter(), info["generation"]))
+
+    gc.callbacks.append(collected)
+    from xtyserver.model import local_embedding
+
+    passage = local_embedding.LocalEmbedder._embed_passage
+
+    def timed(self: Any, text: str) -> Any:
+        start = time.perf_counter()
+        try:
+            return passage(self, text)
+        finally:
+            passages.append((start, time.perf_counter()))
+
+    local_embedding.LocalEmbedder._embed_passage = timed  # type: ignore[method-assign]
+    return collections, passages
 
 
 def _pause(pid: int) -> None:
@@ -222,6 +259,8 @@ class Window(msgspec.Struct):
     emptied: bool = False
     # Each baseline's backlog server: memories waiting at the first timed round and after.
     baselines: dict[str, tuple[int, int]] = {}
+    # Each timed turn's (chat.send, first chat.delta) on time.perf_counter, per kind.
+    spans: dict[str, list[tuple[float, float]]] = {}
 
 
 async def _rounds(
@@ -246,6 +285,7 @@ async def _rounds(
         gc.freeze()
         gc.disable()  # the harness's collections are not the servers' (turn.py)
         started = 0.0
+        lead = args.lead_ms / 1000 if args.lead_ms else None
         store = stores["backlog"]
         others = [kind for kind in stores if kind not in ("backlog", "steady")]
         for i in range(args.warmup + args.turns):
@@ -268,15 +308,18 @@ async def _rounds(
                 for pid in paused:
                     _pause(pid)
                 try:
+                    began = time.perf_counter()
                     if kind == "model":
                         value = await _direct_ttft(direct, None)
                     else:
-                        value = await _turn(clients[kind], None, text)
+                        value = await _turn(clients[kind], None, text, lead)
+                        began += lead or 0.0  # from its chat.send
                 finally:
                     for pid in paused:
                         os.kill(pid, signal.SIGCONT)
                 if i >= args.warmup:
                     window.times[kind].append(value)
+                    window.spans.setdefault(kind, []).append((began, began + value))
             if i >= args.warmup:
                 window.rounds += 1
         if started:
@@ -330,9 +373,10 @@ def _label(kind: str) -> str:
     return "backlog embedding" + kind.removeprefix("backlog")
 
 
-def report_turns(window: Window, events: int) -> None:
+def report_turns(window: Window, events: int, lead_ms: float = 0.0) -> None:
     """The turn table and the backlog's progress meanwhile."""
-    print(f"\n{window.rounds} rounds (text turns, one connection per server, the played save)")
+    kind = f"typed turns, chat.typing {lead_ms:g} ms first" if lead_ms else "text turns"
+    print(f"\n{window.rounds} rounds ({kind}, one connection per server, the played save)")
     print(f"{'what':52s} {'p50 ms':>8s} {'p99 ms':>8s} {'max ms':>8s}")
     if window.times["model"]:
         p50, p99, top = _ms(window.times["model"])
@@ -364,6 +408,35 @@ def report_turns(window: Window, events: int) -> None:
         print(f"{kind}: {start} waited at the first timed round, {end} after the last")
 
 
+def report_overlaps(window: Window, status: dict[str, Any]) -> None:
+    """What each server did while its timed turns ran: its garbage collections and its
+    background passages (the turns that met one, and their overhead beside the rest)."""
+    base = statistics.median(window.times["model"]) if window.times["model"] else 0.0
+    print("\nwhat each server did during its timed turns (chat.send -> first chat.delta):")
+    for kind, spans in window.spans.items():
+        if kind == "model":
+            continue
+        gcs = status[kind]["collections"]
+        met: dict[str, list[float]] = {"a collection": [], "a passage": [], "neither": []}
+        pause = 0.0
+        for (start, end), value in zip(spans, window.times[kind], strict=True):
+            during = [(a, b, g) for a, b, g in gcs if a < end and b > start]
+            pause += sum(min(b, end) - max(a, start) for a, b, _ in during)
+            busy = any(a < end and b > start for a, b in status[kind]["passages"])
+            key = "a collection" if during else "a passage" if busy else "neither"
+            met[key].append(value - base)
+        full = sum(1 for _, _, g in gcs if g == 2)
+        parts = ", ".join(
+            f"{len(v)} met {k}" + (f" (p50 {_ms(v)[0]:.1f}, max {_ms(v)[2]:.1f} ms)" if v else "")
+            for k, v in met.items()
+        )
+        print(
+            f"  {_label(kind)}: {parts}; {pause * 1e3:.1f} ms of collections inside them"
+            f" ({len(gcs)} collections in all, {full} full, longest"
+            f" {max((b - a for a, b, _ in gcs), default=0.0) * 1e3:.1f} ms)"
+        )
+
+
 def report_jobs(logs: dict[str, Path], status: dict[str, Any]) -> None:
     """Each server's dropped, crashed and failed jobs and skipped query vectors."""
     for name in logs:
@@ -388,6 +461,12 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=20, help="untimed rounds first")
     ap.add_argument("--minutes", type=float, default=0.0, help="rounds for at most this long")
     ap.add_argument("--gap", type=float, default=1.0, help="seconds the player thinks (mean)")
+    ap.add_argument(
+        "--lead-ms",
+        type=float,
+        default=0.0,
+        help="a chat.typing this long before each chat.send (0: none)",
+    )
     ap.add_argument(
         "--baseline",
         action="append",
@@ -460,7 +539,7 @@ def main() -> None:
             print(f"before the rounds: {machine()}")
             window = anyio.run(_rounds, servers, model_url, stores, model, args)
             print(f"after the rounds: {machine()}")
-            report_turns(window, args.events)
+            report_turns(window, args.events, args.lead_ms)
             if args.until_done:
                 print("until every memory has its vector (no player):", flush=True)
                 took, samples = _until_done(stores["backlog"], model, listening)
@@ -476,6 +555,7 @@ def main() -> None:
                 proc.stdin.close()
                 proc.wait(timeout=60)
         status = {k: json.loads(p.read_text()) for k, p in status_files.items()}
+        report_overlaps(window, status)
         report_jobs(logs, status)
         left = backlog(stores["backlog"], model)
         print(f"left without a vector in the backlog store after the servers stopped: {left}")
