@@ -405,7 +405,11 @@ def report_turns(window: Window, events: int, lead_ms: float = 0.0) -> None:
         + ("; the backlog emptied before the last round" if window.emptied else "")
     )
     for kind, (start, end) in window.baselines.items():
-        print(f"{kind}: {start} waited at the first timed round, {end} after the last")
+        rate = (start - end) / (window.seconds / 60) if window.seconds else 0.0
+        print(
+            f"{kind}: {start} waited at the first timed round, {end} after the last:"
+            f" {start - end} embedded meanwhile, {rate:.0f} a minute"
+        )
 
 
 def report_overlaps(window: Window, status: dict[str, Any]) -> None:
