@@ -118,6 +118,8 @@ def to_evalset(cases: list[dict[str, Any]]) -> tuple[EvalSet, dict[str, dict[str
             "style": case["style"],
             "lang": case["lang"],
             "game": case["gameId"],
+            # a set of several parts (round four's: paraphrase, players' words, harder words)
+            "part": case.get("part", ""),
             # negation: the memory the question rules out; multi-hop: the one that
             # resolves the reference (neither a hit nor an "other")
             "negated": f"{cid}:{case['negated']}" if case.get("negated") else "",
@@ -163,11 +165,12 @@ def _value(text: str) -> Any:
 
 
 def table(results: list[QuestionResult], labels: dict[str, dict[str, str]]) -> dict[str, Any]:
-    """Recall per style, language and game; leaks; memories injected beyond the expected."""
+    """Recall per style, language, game and part (where a set has parts); leaks; memories injected beyond the expected."""
     groups: dict[str, list[QuestionResult]] = defaultdict(list)
     for r in results:
-        for axis in ("style", "lang", "game"):
-            groups[f"{axis}:{labels[r.key][axis]}"].append(r)
+        for axis in ("style", "lang", "game", "part"):
+            if labels[r.key].get(axis):
+                groups[f"{axis}:{labels[r.key][axis]}"].append(r)
         groups["all"].append(r)
 
     def others(r: QuestionResult) -> int:

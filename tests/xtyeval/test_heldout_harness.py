@@ -89,3 +89,35 @@ def test_cold_import_keeps_the_sessions_and_the_question_finds_the_last_minutes(
     assert rows["all"]["othersMean"] == sum(
         1 for k in asked.injected if k not in ("s1:m3", "s1:m1")
     )
+
+
+def test_a_sets_parts_are_groups_of_their_own_and_a_set_without_parts_has_none() -> None:
+    """Round four's set names each case's part (the issue's three targets): each part is a
+    group, beside style, language and game; the earlier sets, with no part, get no such row."""
+
+    def result(key: str, recalled: bool) -> Any:
+        return heldout.QuestionResult(
+            key=key,
+            save=key,
+            expected=["m"],
+            recalled=["m"] if recalled else [],
+            injected=["m"] if recalled else [],
+            leaked=[],
+            wrong=[],
+            tokens={},
+            first_ms=0.0,
+            done_ms=0.0,
+        )
+
+    def label(part: str) -> dict[str, str]:
+        return {"style": "describe", "lang": "zh", "game": "g", "part": part}
+
+    results = [result("a:q", True), result("b:q", False), result("c:q", True)]
+    parted = heldout.table(
+        results, {"a:q": label("paraphrase"), "b:q": label("paraphrase"), "c:q": label("x")}
+    )
+    assert parted["part:paraphrase"]["recall"] == 0.5
+    assert parted["part:x"]["recall"] == 1.0
+    assert parted["all"]["recall"] == 0.667
+    plain = heldout.table(results, {k: label("") for k in ("a:q", "b:q", "c:q")})
+    assert not [name for name in plain if name.startswith("part:")]
