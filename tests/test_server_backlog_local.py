@@ -8,6 +8,8 @@
   than after it.
 * The passages run on a thread of their own below the process's others (Linux: nicer by
   10), so the turn beside one gets the cores it wants first.
+* A unit of the backlog's work is one passage, and none starts while the player types
+  (or waits for a turn's reply): a turn meets at most the one under way.
 """
 
 from __future__ import annotations
@@ -20,10 +22,19 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.conftest import NO_GRACE, running
-from tests.test_server_vector_backlog import PER_SAVE, SAVES, cli_import, export_file, vectors
+from tests.conftest import NO_GRACE, running, send
+from tests.test_server_vector_backlog import (
+    PER_SAVE,
+    SAVES,
+    cli_import,
+    export_file,
+    until,
+    vectors,
+)
+from xtyserver.memory.backlog_pace import TYPING_HOLD_S
 from xtyserver.memory.smalltalk import CHATTER
 from xtyserver.model import local_embedding
+from xtyserver.serve.vector_backlog import LOCAL_BATCH
 
 pytestmark = [
     pytest.mark.anyio,
@@ -44,6 +55,32 @@ async def test_after_an_import_the_chatter_is_formed_before_the_imported_memorie
                 await anyio.sleep(0.02)
         # The backlog had only begun: turns meanwhile tell small talk without forming it.
         assert vectors(h) < total
+        assert h.server.memory.statistics.jobs_dropped == 0
+
+
+async def test_the_player_typing_holds_the_backlog_before_its_next_passage(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    cli_import(data, export_file(tmp_path))
+    async with running(data, overrides=LOCAL) as h:
+        backlog = h.server.jobs.vectors
+        async with h.adapter(save=SAVES[0].save_id) as ws:
+            with anyio.fail_after(300):  # a hang guard (the chatter's passages come first)
+                while backlog.units < 2:
+                    await anyio.sleep(0.02)
+            await send(ws, {"type": "chat.typing", "text": "社区中心的鱼缸"})
+            await until(lambda: backlog.held == "typing")
+            units = backlog.units
+            # A unit is one passage: held between two, the batch's vectors not stored yet.
+            assert backlog.embedded <= units < backlog.embedded + LOCAL_BATCH
+            await anyio.sleep(0.1)
+            assert (backlog.units, backlog.held) == (units, "typing")
+            h.clock.advance(TYPING_HOLD_S)  # the hint is old: the backlog goes on
+            with anyio.fail_after(300):
+                while backlog.units == units:
+                    await anyio.sleep(0.02)
+        assert vectors(h) < PER_SAVE * len(SAVES)  # what is left waits in the store
         assert h.server.memory.statistics.jobs_dropped == 0
 
 

@@ -1,7 +1,8 @@
 """The vector backlog over the real server: memories brought in by the real
 ``xtyserver memory import`` (another process, the server stopped) all get their
 vectors with no job dropped, a stop half-way resumes at the next start from what
-the store lacks, and a chat under way holds the backlog back.
+the store lacks, and a chat under way, the player typing and a turn waiting for its
+reply hold the backlog back (it resumes after them).
 
 The embedding route is the scripted ``/v1/embeddings`` through the real client."""
 
@@ -17,8 +18,9 @@ import anyio
 import pytest
 from structlog.testing import capture_logs
 
-from tests.conftest import NO_GRACE, chat, running
+from tests.conftest import NO_GRACE, chat, running, send
 from xtyserver.clock import ManualClock
+from xtyserver.memory.backlog_pace import TYPING_HOLD_S
 from xtyserver.memory.export import encode_document
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import NewEvent, Scope
@@ -118,6 +120,66 @@ async def test_a_chat_under_way_holds_the_backlog_back(tmp_path: Path) -> None:
                 assert all(len(r.json["input"]) == 1 for r in h.fake.embedding_requests)
             await idle(h)
         assert vectors(h) == BATCH * 2
+
+
+async def until(condition: Any) -> None:
+    """Until ``condition()`` holds (a hang guard, not a speed bound)."""
+    with anyio.fail_after(30):
+        while not condition():
+            await anyio.sleep(0.01)
+
+
+async def test_the_player_typing_holds_the_backlog_until_the_hint_is_old(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    cli_import(data, export_file(tmp_path))
+    async with running(data, overrides=EMBED) as h:
+        backlog = h.server.jobs.vectors
+        h.fake.embedding_delay = 0.2  # ten requests: still under way when the hint comes
+        async with h.adapter(save=SAVES[0].save_id) as ws:
+            await until(lambda: backlog.units > 0)
+            await send(ws, {"type": "chat.typing", "text": "我们今天做"})
+            await until(lambda: backlog.held == "typing")
+            units, stored = backlog.units, vectors(h)
+            await anyio.sleep(0.1)
+            # No unit starts until the hint is TYPING_HOLD_S old (the clock is the test's).
+            assert (backlog.units, vectors(h), backlog.held) == (units, stored, "typing")
+            assert stored < PER_SAVE * len(SAVES)
+            h.fake.embedding_delay = 0.0
+            h.clock.advance(TYPING_HOLD_S)  # the player stopped typing, sent nothing
+            await idle(h)
+            assert backlog.units > units
+        assert vectors(h) == PER_SAVE * len(SAVES)
+        assert h.server.memory.statistics.jobs_dropped == 0
+
+
+async def test_a_turn_holds_the_backlog_from_its_send_until_its_reply_ends(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    cli_import(data, export_file(tmp_path))
+    overrides = {**EMBED, "memory.embedding_timeout_ms": 5000}
+    async with running(data, overrides=overrides) as h:
+        backlog = h.server.jobs.vectors
+        h.fake.embedding_delay = 0.2  # ten requests: still under way when the turn comes
+        async with h.adapter(save=SAVES[0].save_id) as ws:
+            await until(lambda: backlog.units > 0)
+            asked = len(h.fake.embedding_requests)
+            h.fake.embedding_delay = 1.0  # the turn's query (and nothing after it) is slow
+            h.fake.enqueue(Reply(text="去矿洞吧"))
+            async with anyio.create_task_group() as group:
+                group.start_soon(chat, ws, "我们今天做什么？")
+                # Before the turn's model call (its query is under way): no unit starts.
+                await until(lambda: backlog.held == "turn")
+                units = backlog.units
+                await anyio.sleep(0.1)
+                if not h.fake.chat_requests:  # still before the model call (no await since)
+                    assert (backlog.units, backlog.held) == (units, "turn")
+            h.fake.embedding_delay = 0.0
+            # Its reply ended: the backlog goes on with no clock moved.
+            await idle(h)
+            assert backlog.units > units
+        turn_queries = [r for r in h.fake.embedding_requests[asked:] if len(r.json["input"]) == 1]
+        assert turn_queries  # the turn's query was the request under way meanwhile
+        assert vectors(h) == PER_SAVE * len(SAVES)
+        assert h.server.memory.statistics.jobs_dropped == 0
 
 
 def injections(h: Any) -> list[dict[str, Any]]:

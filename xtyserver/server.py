@@ -142,6 +142,7 @@ async def serving(
             queue_size=mem.job_queue,
             enrich=mem.enabled and mem.search_keys and mem.enrich_keys,
             timezone=server_zone(srv.default_timezone),
+            clock=clock,
         )
         # Always there (the page may turn voice on); it imports no speech library until a
         # mod's voice.start, the page's test or a model fetch needs one.

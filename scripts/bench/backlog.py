@@ -21,6 +21,13 @@ partial). The folder is copied, and the two copies get:
 Both are checked from the store before anything is timed (the played save has
 a vector for every memory; ``--events`` wait in the one, none in the other).
 
+With ``--baseline REF`` (repeatable) another backlog server runs that commit
+(``git archive``, first on its ``sys.path``, as turn.py's baselines) over its
+own store, the same document imported by its own ``memory import`` and its
+played save's vectors stored by its own code: the same backlog, embedded by
+the baseline's code beside this checkout's, against the same no-backlog server
+in the same rounds.
+
 Three kinds of process: the scripted model server (turn.py's), two
 ``xtyserver`` servers of this checkout (the default install, with the
 in-process embedder; memory extraction off; logging at info as ``xtyserver
@@ -35,7 +42,14 @@ steady server's turn and the direct request are timed, the backlog server is
 paused (``SIGSTOP``, until ``/proc`` says it stopped; ``SIGCONT`` after), so
 the steady turns see the machine as a player with no backlog does; the
 backlog server's turns run while its backlog embeds (``--no-pause``: never
-paused, both share the machine with the backlog).
+paused, both share the machine with the backlog). With baselines, every
+backlog server but the one being timed is paused, so each backlog server's
+turns meet its own backlog only.
+
+With ``--lead-ms MS`` each turn is typed first: the mod's ``chat.typing`` with
+the question, ``MS`` before its ``chat.send`` (what the C# library and the Lua
+client send while the player types; turn.py's ``typed`` turns), on every
+server alike.
 
 The turn time is ``chat.send`` written to the socket -> first ``chat.delta``
 read, minus the median direct time of the run (turn.py's "harness overhead").
@@ -54,7 +68,8 @@ the server as it stops; and the turns whose query vector came too late
 (``memory.embedding_skipped``: the turn went on words alone).
 
 Usage: ``python scripts/bench/backlog.py [--events 30000] [--per-save 300]
-[--turns 200] [--warmup 20] [--minutes M] [--gap 1.0] [--until-done] [--no-pause]``
+[--turns 200] [--warmup 20] [--minutes M] [--gap 1.0] [--lead-ms MS]
+[--baseline REF]... [--until-done] [--no-pause]``
 """
 
 from __future__ import annotations
@@ -84,7 +99,14 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from baseline import SAVE, backlog, require_vectors, save_vectors, seed_vectors  # noqa: E402
+from baseline import (  # noqa: E402
+    SAVE,
+    backlog,
+    export_tree,
+    require_vectors,
+    save_vectors,
+    seed_vectors,
+)
 from stats import machine, nearest_rank  # noqa: E402
 from turn import (  # noqa: E402
     QUESTIONS,
@@ -129,15 +151,13 @@ def build_document(events: int, per_save: int) -> ExportDocument:
     return msgspec.structs.replace(memories(0, 0), events=out)
 
 
-def import_store(folder: Path, document: ExportDocument) -> None:
-    """``xtyserver memory import`` of ``document`` into ``folder``, as a player runs it."""
+def import_store(folder: Path, path: Path, tree: Path | None = None) -> None:
+    """``xtyserver memory import`` of the document at ``path`` into ``folder``, as a player
+    runs it (``tree``: that tree's ``xtyserver``, found first from its folder)."""
     folder.mkdir(parents=True)
-    path = folder.parent / "import.json"
-    path.write_bytes(encode_document(document))
     subprocess.run(
-        [sys.executable, "-m", "xtyserver", "memory", "import", str(path)]
-        + ["--data-dir", str(folder)],
-        cwd=ROOT,
+        [sys.executable, "-m", "xtyserver", "memory", "import", str(path), "--data-dir", folder],
+        cwd=tree or ROOT,
         env={**os.environ, "PYTHONUTF8": "1"},
         check=True,
         stdout=subprocess.DEVNULL,
@@ -170,6 +190,7 @@ async def _child_server(data_dir: str, model_url: str, log_file: str, status_fil
     from xtyserver.serve.heap import settle_heap
     from xtyserver.server import serving
 
+    collections, passages = _trace()
     with open(log_file, "w", encoding="utf-8") as out:
         log.configure(stream=out, json=True)
         settings = _settings(data_dir, model_url)
@@ -180,7 +201,38 @@ async def _child_server(data_dir: str, model_url: str, log_file: str, status_fil
             counters = msgspec.to_builtins(server.memory.statistics)
             status = {"embedded": server.jobs.vectors.embedded, "running": counters}
         status["stopped"] = msgspec.to_builtins(server.memory.statistics)
+    status["collections"], status["passages"] = collections, passages
     Path(status_file).write_text(json.dumps(status))
+
+
+def _trace() -> tuple[list[tuple[float, float, int]], list[tuple[float, float]]]:
+    """Lists filled as the server runs, on ``time.perf_counter`` (the same clock in every
+    process of the machine): its garbage collections ``(start, end, generation)`` and
+    its background passages ``(start, end)``, to set beside the timed turns."""
+    collections: list[tuple[float, float, int]] = []
+    passages: list[tuple[float, float]] = []
+    started = [0.0]
+
+    def collected(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            collections.append((started[0], time.perf_counter(), info["generation"]))
+
+    gc.callbacks.append(collected)
+    from xtyserver.model import local_embedding
+
+    passage = local_embedding.LocalEmbedder._embed_passage
+
+    def timed(self: Any, text: str) -> Any:
+        start = time.perf_counter()
+        try:
+            return passage(self, text)
+        finally:
+            passages.append((start, time.perf_counter()))
+
+    local_embedding.LocalEmbedder._embed_passage = timed  # type: ignore[method-assign]
+    return collections, passages
 
 
 def _pause(pid: int) -> None:
@@ -205,16 +257,25 @@ class Window(msgspec.Struct):
     waiting_at_end: int = 0
     seconds: float = 0.0
     emptied: bool = False
+    # Each baseline's backlog server: memories waiting at the first timed round and after.
+    baselines: dict[str, tuple[int, int]] = {}
+    # Each timed turn's (chat.send, first chat.delta) on time.perf_counter, per kind.
+    spans: dict[str, list[tuple[float, float]]] = {}
 
 
 async def _rounds(
-    servers: dict[str, tuple[str, int]], model_url: str, store: Path, model: str, args: Any
+    servers: dict[str, tuple[str, int]],
+    model_url: str,
+    stores: dict[str, Path],
+    model: str,
+    args: Any,
 ) -> Window:
     from xtyserver.model.tls import provider_client
 
     direct = provider_client(model_url, "", timeout=60.0)
-    window = Window(times={"model": [], "backlog": [], "steady": []})
-    paused = servers["backlog"][1] if args.pause else None
+    window = Window(times={kind: [] for kind in ("model", *servers)})
+    # Every backlog server (this checkout's and each baseline's).
+    backlogs = {kind: pid for kind, (_, pid) in servers.items() if kind != "steady"}
     clients: dict[str, AdapterClient] = {}
     async with contextlib.AsyncExitStack() as stack:
         for name, (url, _) in servers.items():
@@ -224,36 +285,48 @@ async def _rounds(
         gc.freeze()
         gc.disable()  # the harness's collections are not the servers' (turn.py)
         started = 0.0
+        lead = args.lead_ms / 1000 if args.lead_ms else None
+        store = stores["backlog"]
+        others = [kind for kind in stores if kind not in ("backlog", "steady")]
         for i in range(args.warmup + args.turns):
             waiting = backlog(store, model)
             if i == args.warmup:
                 window.waiting_at_start, started = waiting, time.monotonic()
+                for kind in others:
+                    window.baselines[kind] = (backlog(stores[kind], model), 0)
             if waiting == 0 or time.monotonic() > deadline:
                 window.emptied = waiting == 0
                 break
             await anyio.sleep(args.gap * random.Random(-i).uniform(0.5, 1.5))
             gc.collect()
-            order = ["model", "backlog", "steady"]
+            order = list(window.times)
             random.Random(i).shuffle(order)
-            text = QUESTIONS[i % len(QUESTIONS)]  # the same new question on both servers
+            text = QUESTIONS[i % len(QUESTIONS)]  # the same new question on every server
             for kind in order:
-                if kind != "backlog" and paused is not None:
-                    _pause(paused)
+                # The other backlog servers stop while one kind is timed.
+                paused = [pid for k, pid in backlogs.items() if k != kind] if args.pause else []
+                for pid in paused:
+                    _pause(pid)
                 try:
+                    began = time.perf_counter()
                     if kind == "model":
                         value = await _direct_ttft(direct, None)
                     else:
-                        value = await _turn(clients[kind], None, text)
+                        value = await _turn(clients[kind], None, text, lead)
+                        began += lead or 0.0  # from its chat.send
                 finally:
-                    if kind != "backlog" and paused is not None:
-                        os.kill(paused, signal.SIGCONT)
+                    for pid in paused:
+                        os.kill(pid, signal.SIGCONT)
                 if i >= args.warmup:
                     window.times[kind].append(value)
+                    window.spans.setdefault(kind, []).append((began, began + value))
             if i >= args.warmup:
                 window.rounds += 1
         if started:
             window.seconds = time.monotonic() - started
         window.waiting_at_end = backlog(store, model)
+        for kind in window.baselines:
+            window.baselines[kind] = (window.baselines[kind][0], backlog(stores[kind], model))
         gc.enable()
     await direct.close()
     return window
@@ -293,23 +366,33 @@ def _log_counts(path: Path) -> Counter[str]:
     return found
 
 
-def report_turns(window: Window, events: int) -> None:
+def _label(kind: str) -> str:
+    """A row's name: ``backlog [REF]`` for a baseline's backlog server."""
+    if kind == "steady":
+        return "no backlog (steady)"
+    return "backlog embedding" + kind.removeprefix("backlog")
+
+
+def report_turns(window: Window, events: int, lead_ms: float = 0.0) -> None:
     """The turn table and the backlog's progress meanwhile."""
-    print(f"\n{window.rounds} rounds (text turns, one connection per server, the played save)")
-    print(f"{'what':44s} {'p50 ms':>8s} {'p99 ms':>8s} {'max ms':>8s}")
+    kind = f"typed turns, chat.typing {lead_ms:g} ms first" if lead_ms else "text turns"
+    print(f"\n{window.rounds} rounds ({kind}, one connection per server, the played save)")
+    print(f"{'what':52s} {'p50 ms':>8s} {'p99 ms':>8s} {'max ms':>8s}")
     if window.times["model"]:
         p50, p99, top = _ms(window.times["model"])
-        print(f"{'scripted model TTFT, direct':44s} {p50:8.2f} {p99:8.2f} {top:8.2f}")
+        print(f"{'scripted model TTFT, direct':52s} {p50:8.2f} {p99:8.2f} {top:8.2f}")
         base = statistics.median(window.times["model"])
+        kinds = ["steady", *(k for k in window.times if k not in ("model", "steady"))]
         rows = {}
-        for kind, label in (("steady", "no backlog (steady)"), ("backlog", "backlog embedding")):
+        for kind in kinds:
             rows[kind] = _ms([v - base for v in window.times[kind]])
             p50, p99, top = rows[kind]
-            name = f"text turn overhead, {label}"
-            print(f"{name:44s} {p50:8.2f} {p99:8.2f} {top:8.2f}")
-        ratio50 = rows["backlog"][0] / rows["steady"][0]
-        ratio99 = rows["backlog"][1] / rows["steady"][1]
-        print(f"backlog / steady: p50 {ratio50:.3f}, p99 {ratio99:.3f} (target: p99 <= 1.10)")
+            name = f"text turn overhead, {_label(kind)}"
+            print(f"{name:52s} {p50:8.2f} {p99:8.2f} {top:8.2f}")
+        for kind in kinds[1:]:
+            ratio50 = rows[kind][0] / rows["steady"][0]
+            ratio99 = rows[kind][1] / rows["steady"][1]
+            print(f"{kind} / steady: p50 {ratio50:.3f}, p99 {ratio99:.3f} (target: p99 <= 1.10)")
     print("(overhead = chat.send -> first chat.delta minus the median direct time;")
     print(" p99 by nearest rank, max beside it)")
     done = window.waiting_at_start - window.waiting_at_end
@@ -321,11 +404,46 @@ def report_turns(window: Window, events: int) -> None:
         f" {rate:.0f} a minute while the player chatted"
         + ("; the backlog emptied before the last round" if window.emptied else "")
     )
+    for kind, (start, end) in window.baselines.items():
+        rate = (start - end) / (window.seconds / 60) if window.seconds else 0.0
+        print(
+            f"{kind}: {start} waited at the first timed round, {end} after the last:"
+            f" {start - end} embedded meanwhile, {rate:.0f} a minute"
+        )
+
+
+def report_overlaps(window: Window, status: dict[str, Any]) -> None:
+    """What each server did while its timed turns ran: its garbage collections and its
+    background passages (the turns that met one, and their overhead beside the rest)."""
+    base = statistics.median(window.times["model"]) if window.times["model"] else 0.0
+    print("\nwhat each server did during its timed turns (chat.send -> first chat.delta):")
+    for kind, spans in window.spans.items():
+        if kind == "model":
+            continue
+        gcs = status[kind]["collections"]
+        met: dict[str, list[float]] = {"a collection": [], "a passage": [], "neither": []}
+        pause = 0.0
+        for (start, end), value in zip(spans, window.times[kind], strict=True):
+            during = [(a, b, g) for a, b, g in gcs if a < end and b > start]
+            pause += sum(min(b, end) - max(a, start) for a, b, _ in during)
+            busy = any(a < end and b > start for a, b in status[kind]["passages"])
+            key = "a collection" if during else "a passage" if busy else "neither"
+            met[key].append(value - base)
+        full = sum(1 for _, _, g in gcs if g == 2)
+        parts = ", ".join(
+            f"{len(v)} met {k}" + (f" (p50 {_ms(v)[0]:.1f}, max {_ms(v)[2]:.1f} ms)" if v else "")
+            for k, v in met.items()
+        )
+        print(
+            f"  {_label(kind)}: {parts}; {pause * 1e3:.1f} ms of collections inside them"
+            f" ({len(gcs)} collections in all, {full} full, longest"
+            f" {max((b - a for a, b, _ in gcs), default=0.0) * 1e3:.1f} ms)"
+        )
 
 
 def report_jobs(logs: dict[str, Path], status: dict[str, Any]) -> None:
     """Each server's dropped, crashed and failed jobs and skipped query vectors."""
-    for name in ("backlog", "steady"):
+    for name in logs:
         counts = _log_counts(logs[name])
         lines = ", ".join(f"{event} {counts[event]}" for event in WATCHED)
         running, stopped = status[name]["running"], status[name]["stopped"]
@@ -347,6 +465,18 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=20, help="untimed rounds first")
     ap.add_argument("--minutes", type=float, default=0.0, help="rounds for at most this long")
     ap.add_argument("--gap", type=float, default=1.0, help="seconds the player thinks (mean)")
+    ap.add_argument(
+        "--lead-ms",
+        type=float,
+        default=0.0,
+        help="a chat.typing this long before each chat.send (0: none)",
+    )
+    ap.add_argument(
+        "--baseline",
+        action="append",
+        default=[],
+        help="git ref of another backlog server, side by side (repeatable)",
+    )
     ap.add_argument(
         "--until-done", action="store_true", help="then wait until every memory has its vector"
     )
@@ -370,7 +500,9 @@ def main() -> None:
         print(f"machine: {machine()}")
         t = time.perf_counter()
         stores = {"backlog": tmp / "data-backlog", "steady": tmp / "data-steady"}
-        import_store(stores["backlog"], build_document(args.events, args.per_save))
+        document = tmp / "import.json"
+        document.write_bytes(encode_document(build_document(args.events, args.per_save)))
+        import_store(stores["backlog"], document)
         print(
             f"store: {args.per_save} memories of {'/'.join(SAVE)} (the played save) and"
             f" {args.events} of {math.ceil(args.events / args.per_save)} other saves,"
@@ -381,27 +513,37 @@ def main() -> None:
         seed_vectors(stores["backlog"], others=False)
         print(f"steady store: {require_vectors(stores['steady'], model)}")
         print(f"backlog store: {require_backlog(stores['backlog'], model, args.events)}")
+        trees: dict[str, Path | None] = {"backlog": None, "steady": None}
+        for i, ref in enumerate(args.baseline):
+            kind = f"backlog [{ref}]"
+            trees[kind] = export_tree(ref, tmp / f"tree-{i}")
+            stores[kind] = tmp / f"data-baseline-{i}"
+            import_store(stores[kind], document, trees[kind])
+            if seed_vectors(stores[kind], trees[kind], others=False) != model:
+                raise SystemExit(f"{ref}: not the same embedder as this checkout's: nothing timed")
+            print(f"{kind} store: {require_backlog(stores[kind], model, args.events)}")
         model_proc, model_url = _spawn("--child", "model")
         children = [model_proc]
         servers: dict[str, tuple[str, int]] = {}
         listening = time.monotonic()
-        logs = {kind: tmp / f"{kind}.log" for kind in stores}
-        status_files = {kind: tmp / f"{kind}.status.json" for kind in stores}
+        logs = {kind: tmp / f"server-{i}.log" for i, kind in enumerate(stores)}
+        status_files = {kind: tmp / f"server-{i}.status.json" for i, kind in enumerate(stores)}
         try:
             for kind, data in stores.items():
                 proc, url = _spawn(
                     *("--child", "server", "--data-dir", str(data), "--model-url", model_url),
                     *("--log", str(logs[kind]), "--status", str(status_files[kind])),
                     script=__file__,
+                    tree=trees[kind],
                 )
                 if kind == "backlog":
                     listening = time.monotonic()
                 children.append(proc)
                 servers[kind] = (url, proc.pid)
             print(f"before the rounds: {machine()}")
-            window = anyio.run(_rounds, servers, model_url, stores["backlog"], model, args)
+            window = anyio.run(_rounds, servers, model_url, stores, model, args)
             print(f"after the rounds: {machine()}")
-            report_turns(window, args.events)
+            report_turns(window, args.events, args.lead_ms)
             if args.until_done:
                 print("until every memory has its vector (no player):", flush=True)
                 took, samples = _until_done(stores["backlog"], model, listening)
@@ -417,6 +559,7 @@ def main() -> None:
                 proc.stdin.close()
                 proc.wait(timeout=60)
         status = {k: json.loads(p.read_text()) for k, p in status_files.items()}
+        report_overlaps(window, status)
         report_jobs(logs, status)
         left = backlog(stores["backlog"], model)
         print(f"left without a vector in the backlog store after the servers stopped: {left}")

@@ -431,6 +431,7 @@ class Connection:
             case Log(event=name, fields=fields):
                 self._log.info(name, **fields)
             case LoadTurnMemory(turn=turn, save=save, read_memory=read_memory, query=query):
+                self._jobs.vectors.turn_began()  # the backlog keeps off until its reply ends
                 ready = self._tasks.cached_memory(turn, save, read_memory, query)
                 if ready is not None:
                     return ready  # all in memory: fed now, no task or hop
@@ -438,6 +439,7 @@ class Connection:
             case PrepareImage(turn=turn, image=image):
                 self._spawn(self._tasks.prepare_image, turn, image.mime, image.data)
             case PrepareQuery(save=save, query=query):
+                self._jobs.vectors.player_typing()  # a turn is near: the backlog keeps off
                 if self._tasks.want_query(save, query):  # none under way: one task
                     self._spawn(self._tasks.prepare_queries)
             case CallModel(turn=turn, messages=messages, image_sent=image_sent, tools=tools):
@@ -455,6 +457,8 @@ class Connection:
             case Remember() | Summarize():
                 self._jobs.submit(effect)
             case Listen() | AudioIn() | EndListening() | Speak() | Hush():
+                if isinstance(effect, Listen):  # the player speaks: a turn is near
+                    self._jobs.vectors.player_typing()
                 if self._voice is None and self._voice_service is not None:
                     self._voice = VoiceLink(self._voice_service, self._post, self._spawn)
                 if self._voice is not None:
@@ -484,3 +488,4 @@ class Connection:
             await self._tasks.model_call(cancel_scope, turn, messages, image_sent, tools, save)
         finally:
             self._model_calls.pop(turn, None)
+            self._jobs.vectors.reply_ended()

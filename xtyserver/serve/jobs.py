@@ -18,6 +18,7 @@ import anyio
 import msgspec
 
 from xtyserver import errors, log
+from xtyserver.clock import Clock
 from xtyserver.config import MemorySettings
 from xtyserver.memory import enrichment, extraction
 from xtyserver.memory.accounting import local_date
@@ -59,6 +60,7 @@ class MemoryJobs:
         meter: The token meter (the bill; what was spent today).
         budget: The daily budget: a job runs only while it is ``ok``.
         queue_size: Jobs that may wait; more are dropped.
+        clock: The vector backlog's (when the player's holds end).
     """
 
     def __init__(
@@ -71,6 +73,7 @@ class MemoryJobs:
         queue_size: int = DEFAULT_QUEUE,
         enrich: bool = False,
         timezone: str = "UTC",
+        clock: Clock | None = None,
     ) -> None:
         self.enrich = enrich
         self._timezone = timezone  # the local date relative dates are resolved against
@@ -80,7 +83,7 @@ class MemoryJobs:
         self._budget = budget or DailyBudget()
         self._log = log.get("xtyserver.memory")
         self._in, self._out = anyio.create_memory_object_stream[_Queued](queue_size)
-        self.vectors = VectorBacklog(memory, model, meter, self._budget)
+        self.vectors = VectorBacklog(memory, model, meter, self._budget, clock)
 
     @property
     def embed(self) -> bool:

@@ -9,9 +9,13 @@ the server was stopped, or a backlog a stop cut short, resumes there), and every
 change after that names its save again (:meth:`VectorBacklog.want`).
 
 One task works through it, one batch of one save at a time, and yields to the
-player: before each batch it waits until no chat is waiting or streaming on any
-lane (:meth:`~xtyserver.model.scheduler.Scheduler.wait_no_chat`), and the
-in-process embedder lets a turn's query go before its next passage. Everyday chatter's
+player: before each unit of work (one memory's passage in process, one request
+on a route) it waits until no chat is waiting or streaming on any lane
+(:meth:`~xtyserver.model.scheduler.Scheduler.wait_no_chat`) and the player is
+neither typing nor waiting for a turn's reply (memory/backlog_pace.py: a unit
+under way cannot be stopped, so a turn meets at most the one that was under way
+when the player began), and the in-process embedder lets a turn's query go
+before its next passage. Everyday chatter's
 vectors come first (a turn needs them to tell small talk). A save a
 player opens goes to the front. A batch that fails leaves its save out until it
 is named again (its next opening, change or the next start), so a broken
@@ -27,6 +31,8 @@ from collections.abc import Callable
 import anyio
 
 from xtyserver import errors, log
+from xtyserver.clock import Clock, SystemClock
+from xtyserver.memory.backlog_pace import BacklogPace, Reason
 from xtyserver.memory.smalltalk import CHATTER
 from xtyserver.memory.tokens import DailyBudget
 from xtyserver.memory.types import Scope
@@ -38,8 +44,10 @@ from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
 
 LOCAL_BATCH = 8
-"""Passages the in-process embedder takes between two looks at the turns (a few
-tens of ms of CPU); a route takes :data:`~xtyserver.model.embedding.BATCH` a request."""
+"""Memories the in-process backlog reads and stores at a time (their passages are formed
+one at a time, a look at the player before each: about 50 ms of CPU each, one memory's
+subject, summary and keys, bounded by their lengths); a route takes
+:data:`~xtyserver.model.embedding.BATCH` a request."""
 
 
 async def embed_chatter(
@@ -72,6 +80,7 @@ class VectorBacklog:
         model: The router: its embedder and the scheduler whose chats it yields to.
         meter: The bill of an embedding route's tokens.
         budget: The daily budget (a route's tokens count; the in-process model's do not).
+        clock: The time the player's moves are noted at and their holds end by.
     """
 
     def __init__(
@@ -80,11 +89,17 @@ class VectorBacklog:
         model: ModelRouter,
         meter: TokenMeter,
         budget: DailyBudget | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self._memory = memory
         self._model = model
         self._meter = meter
         self.budget = budget or DailyBudget()
+        self._clock = clock or SystemClock()
+        self.pace = BacklogPace()
+        self._moved = anyio.Event()  # set when the player moves (a hold may change)
+        self.held: Reason | None = None  # what holds the next unit back, while it waits
+        self.units = 0  # units of work begun since the start (passages, requests)
         self._log = log.get("xtyserver.memory")
         self._saves: dict[Scope, None] = {}  # in order; the first is worked on next
         self._wake = anyio.Event()
@@ -122,6 +137,40 @@ class VectorBacklog:
             self._saves[save] = None
         self._wake.set()
 
+    def player_typing(self) -> None:
+        """The player is typing or speaking to the companion: a turn is near."""
+        self.pace.typing(self._clock.now())
+        self._player_moved()
+
+    def turn_began(self) -> None:
+        """The player sent a turn."""
+        self.pace.turn_began(self._clock.now())
+        self._player_moved()
+
+    def reply_ended(self) -> None:
+        """A reply's model call ended: what held the backlog for the player lets go."""
+        self.pace.reply_ended(self._clock.now())
+        self._player_moved()
+
+    def _player_moved(self) -> None:
+        self._moved.set()
+        self._moved = anyio.Event()
+
+    async def _ready(self) -> None:
+        """Until the next unit may start: no chat on any lane, and the player neither
+        typing nor waiting for a turn (:class:`BacklogPace`), or the backlog closed."""
+        while not self._closed:
+            await self._model.scheduler.wait_no_chat()
+            wait, reason = self.pace.held(self._clock.now())
+            if reason is None:
+                return
+            self.held = reason
+            try:
+                with self._clock.move_on_at(self._clock.deadline(wait)):
+                    await self._moved.wait()
+            finally:
+                self.held = None
+
     def rescan(self) -> None:
         """Read the store again for saves with memories lacking vectors (a restore, or
         another process's import: the memory service's ``on_bulk_change``)."""
@@ -135,6 +184,7 @@ class VectorBacklog:
         self._closed = True
         self._waiting.cancel()  # a model still loading is not waited for
         self._wake.set()
+        self._player_moved()  # nor the player's hold
 
     async def run(self) -> None:
         """Read the backlog from the store, then work through it until :meth:`close`."""
@@ -188,7 +238,7 @@ class VectorBacklog:
         embedder = self._model.embedder
         if embedder is None or embedder.kind != "in_process":
             return False
-        await self._model.scheduler.wait_no_chat()
+        await self._ready()
         async with self._memory.chatter_lock:  # a turn forming them: until it ends
             pass
         try:
@@ -218,29 +268,40 @@ class VectorBacklog:
         embedder = self._model.embedder
         if embedder is None:
             return False
-        await self._model.scheduler.wait_no_chat()
+        await self._ready()
         if self._closed:
             return False
-        size = LOCAL_BATCH if embedder.kind == "in_process" else embedding.BATCH
+        local = embedder.kind == "in_process"
+        size = LOCAL_BATCH if local else embedding.BATCH
         batch = await self._memory.without_vectors(save, size)
         if not batch:
             return False
-        if embedder.kind != "in_process" and not await self._budget_allows():
+        if not local and not await self._budget_allows():
             return False
         texts = [embedding_text(event) for event in batch]
-        done = await embedder.embed(texts)
-        if done.usage is not None:
-            # Billed with the background calls (the bill has no purpose of its own for them).
-            await self._meter.record(save, "extraction", done.usage)
+        vectors: list[array[float]] = []
+        # In process a unit is one passage (a request on a route): the player is looked
+        # at before each, and a stop stores what is formed.
+        for at in range(0, len(texts), 1 if local else len(texts)):
+            if at:
+                await self._ready()
+                if self._closed:
+                    break
+            self.units += 1
+            done = await embedder.embed(texts[at : at + 1] if local else texts)
+            if done.usage is not None:
+                # Billed with the background calls (the bill has no purpose of its own).
+                await self._meter.record(save, "extraction", done.usage)
+            vectors += done.vectors
         found = [
             (event.id, text, vector)
-            for event, text, vector in zip(batch, texts, done.vectors, strict=True)
+            for event, text, vector in zip(batch, texts, vectors, strict=False)
         ]
         stored = await self._memory.set_vectors(save, found)
         self.embedded += len(stored)
         self._log.debug("memory.embedded", count=len(stored))
         # None stored: every one changed meanwhile; the change names the save again.
-        return bool(stored) and len(batch) == size
+        return bool(stored) and len(batch) == size and len(found) == len(batch)
 
     async def _budget_allows(self) -> bool:
         if not self.budget.limited:
