@@ -282,13 +282,14 @@ class VectorBacklog:
         vectors: list[array[float]] = []
         # In process a unit is one passage (a request on a route): the player is looked
         # at before each, and a stop stores what is formed.
-        for at in range(0, len(texts), 1 if local else len(texts)):
+        unit = 1 if local else len(texts)
+        for at in range(0, len(texts), unit):
             if at:
                 await self._ready()
                 if self._closed:
                     break
             self.units += 1
-            done = await embedder.embed(texts[at : at + 1] if local else texts)
+            done = await embedder.embed(texts[at : at + unit])
             if done.usage is not None:
                 # Billed with the background calls (the bill has no purpose of its own).
                 await self._meter.record(save, "extraction", done.usage)
