@@ -40,6 +40,14 @@ async def until(predicate: Callable[[], object], timeout: float = 10.0) -> None:
             await anyio.sleep(0.01)
 
 
+def _learnt(h: Harness, scope: Scope) -> bool:
+    """The store holds a name on ``scope`` and so does the index the next turn would use
+    (the one still loaded for an open session, if any)."""
+    cached = h.server.memory.cached_turn_memory(scope)
+    index = cached.index if cached is not None else None
+    return bool(h.store.aliases(scope)) and (index is None or bool(index.aliases))
+
+
 def _seed(h: Harness) -> None:
     """Each save: the stone's memory, old and unimportant, behind two recent important ones
     (so "recent and important" never shows it: only a match does)."""
@@ -69,7 +77,7 @@ async def test_a_name_said_in_one_session_finds_the_memory_later_on_that_save_on
         async with h.adapter(game=DST, save="world-a") as ws:
             h.fake.enqueue(Reply(text="好的，记住了"))
             await chat(ws, "以后我管暖石叫小暖")
-            await until(lambda: h.store.aliases(WORLD_A))
+            await until(lambda: _learnt(h, WORLD_A))
         [name] = h.store.aliases(WORLD_A)
         assert (name.alias, name.means) == ("小暖", "暖石")
         assert h.store.aliases(WORLD_B) == []

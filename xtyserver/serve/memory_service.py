@@ -385,15 +385,31 @@ class MemoryService:
         Raises:
             StoreError: Refused (StoreContentError names the part) or not written.
         """
-        stored = await self._write(self.store.learn_alias, save, alias, means, at)
-        await self._names_changed(save)
+        stored, names = await self._write(self._learn_and_list, save, alias, means, at)
+        await self._names_changed(save, names)
         return stored
 
-    async def _names_changed(self, save: Scope) -> None:
+    def _learn_and_list(
+        self, save: Scope, alias: str, means: str, at: float
+    ) -> tuple[PlayerAlias, list[PlayerAlias]]:
+        return self.store.learn_alias(save, alias, means, at), self.store.aliases(save)
+
+    def _forget_and_list(self, command: ForgetName) -> tuple[Outcome, list[PlayerAlias]]:
+        return self.store.execute(command), self.store.aliases(command.scope)
+
+    async def _names_changed(self, save: Scope, names: list[PlayerAlias]) -> None:
+        # The names were read in the writer's own call and are set here before any other
+        # task runs: a turn that starts once the store holds a name finds it in the index
+        # (a second read, one thread hop later, once left a window where it did not).
         entry = self._saves.get(save)
-        if entry is not None:
+        if entry is None:
+            return
+        if entry.index is None:  # loading: it may have read the names before the write
             index = await self._loaded(save, entry)
-            index.aliases = tuple(await self._read(self.store.aliases, save))
+            names = await self._read(self.store.aliases, save)
+        else:
+            index = entry.index
+        index.aliases = tuple(names)
 
     async def set_profile_field(self, name: str, value: Any) -> SharedProfile:
         """Replace one shared-profile field.
@@ -446,16 +462,18 @@ class MemoryService:
                 command = ForgetName(scope=scope, ids=tuple(a.id for a in gone))
             case View() | Preview() | Export():
                 return await self._read(self.store.execute, command)
-        if isinstance(command, ForgetName) and not command.ids:
-            return 0
+        if isinstance(command, ForgetName):
+            if not command.ids:
+                return 0
+            dropped, names = await self._write(self._forget_and_list, command)
+            await self._names_changed(command.scope, names)
+            return dropped
         outcome = await self._write(self.store.execute, command)
         match command, outcome:
             case Correct(), SharedProfile():
                 self._profile = outcome
             case Pin(scope=scope), _:
                 await self._reload(scope)
-            case ForgetName(scope=scope), _:
-                await self._names_changed(scope)
             case (Forget(target=spec), _) | (_, RestoreResult(spec=spec)):
                 for each in list(self._saves):
                     if spec.kind == "all" or each.game_id == spec.game_id:
