@@ -51,6 +51,7 @@ from xtyserver.memory.focus import negated_part, question_part
 from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
 from xtyserver.memory.hop import HOP_BRIDGES, second_hop
 from xtyserver.memory.lexicon import Lexicon
+from xtyserver.memory.numerals import NUMBER_PREFIX, number_terms
 from xtyserver.memory.smalltalk import SMALL_TALK_MARGIN, asks_memory, is_small_talk
 from xtyserver.memory.spelling import respell
 from xtyserver.memory.tokenize import approx_tokens, tokenize
@@ -76,6 +77,8 @@ SECTION_LABELS = {
 
 KEY_WEIGHT = 0.5
 """What one occurrence of a term in a memory's search keys counts (a summary's: 1)."""
+MEANINGS = (TERM_PREFIX, NUMBER_PREFIX)
+"""The prefixes of the terms that stand for a meaning (a glossary entity, a number), not a word."""
 QUERY_CACHE = 32
 """Texts whose query terms a :class:`SaveIndex` keeps (the context's names recur each turn)."""
 K1 = 1.2
@@ -245,14 +248,16 @@ class SaveIndex:
         self._total_len += self._len[event.id]
         for term, n in tf.items():
             self._postings.setdefault(term, {})[event.id] = n
-            if self.spelling and not term.startswith(TERM_PREFIX):
+            if self.spelling and not term.startswith(MEANINGS):
                 self._lexicon.add(term)
 
     def _terms(self, event: MemoryEvent) -> tuple[list[str], list[str]]:
         """The terms of an event's subject and summary, and those of its search keys."""
-        words = tokenize(f"{event.subject} {event.summary}")
+        text = f"{event.subject} {event.summary}"
+        words = tokenize(text)
         if self.glossary.entries:
             words += [TERM_PREFIX + key for key in self.glossary.entities(words, related=True)]
+        words += number_terms(text)  # 二十五 and 25, 250g and 250 (memory/numerals.py)
         keys: list[str] = []
         for key in event.search_keys if self.key_weight > 0 and event.search_keys else ():
             tokens = tokenize(key)
@@ -271,7 +276,7 @@ class SaveIndex:
         self._key_only.pop(event_id, None)
         self._total_len -= self._len.pop(event_id)
         for term in tf:
-            if self.spelling and not term.startswith(TERM_PREFIX):
+            if self.spelling and not term.startswith(MEANINGS):
                 self._lexicon.discard(term)
             posting = self._postings[term]
             del posting[event_id]
@@ -326,7 +331,7 @@ class SaveIndex:
     def _read_query(self, text: str) -> set[str]:
         text = spell_emoji(text)  # 🐔 is 鸡 (memory/emoji.py)
         words = tokenize(text)
-        terms = set(words)
+        terms = set(words).union(number_terms(text))
         glossary = self.glossary
         if glossary.entries:
             terms.update(TERM_PREFIX + key for key in glossary.entities(words))
@@ -635,10 +640,11 @@ def select_memories(
     added = 0  # relevant places the vectors added: "recent and important" gives them up
     if similar:
         allowed = {ev.id: ev for ev in eligible if ev.id not in taken}
-        # A shared word is surface (it raises the cosine too); a glossary entity is meaning.
+        # A shared word is surface (it raises the cosine too); a glossary entity or a
+        # number (二十五 for 25) is meaning.
         surface = index.term_scores(
-            {t for t in asked if not t.startswith(TERM_PREFIX)},
-            {t for t in around if not t.startswith(TERM_PREFIX)},
+            {t for t in asked if not t.startswith(MEANINGS)},
+            {t for t in around if not t.startswith(MEANINGS)},
             context_weight=budget.context_weight,
         )
         nearest = vector_candidates(
