@@ -80,6 +80,18 @@ def test_small_talk_stands_for_nothing(small_talk: str) -> None:
     assert found(small_talk) == set()
 
 
+def test_a_typo_never_stands_for_a_particle_s_bigram() -> None:
+    # 哪 and 了 sound alike under the IME's n/l: 哪一轮 is not 了一 (in half a save's
+    # memories: 放了一台, 铺了一排), nor 哪个 那个 or 了个.
+    said = ["玩家在水池上放了一台液体泵", "玩家铺了一排梯子", "玩家在走廊里摆了一盆花"]
+    lexicon = Lexicon(Counter(t for m in said for t in set(tokenize(m))))
+    assert "了一" in lexicon.counts
+    spans = respell("抽水泵是哪一轮装好的", (lexicon, GLOSSARY.lexicon))
+    assert not any("了一" in span for span in spans)
+    # while a content word typed with a wrong character is still found
+    assert any("液体" in span for span in respell("业体泵是哪天装的", (lexicon, GLOSSARY.lexicon)))
+
+
 def test_known_words_are_never_respelt() -> None:
     for memory in MEMORIES:
         assert respell(memory, BOTH) == []
@@ -155,8 +167,8 @@ def test_any_one_character_of_the_same_sound_is_respelt(
     word: str, at: int, data: st.DataObject
 ) -> None:
     pool = [c for c in SAME_SOUND[READINGS[word[at]][0]] if c != word[at]]
-    if not pool or word[1 - at] in FUNCTION_CHARS:
-        return  # a particle kept shows nothing (卖了 is not 买了)
+    if not pool or word[1 - at] in FUNCTION_CHARS or word[at] in FUNCTION_CHARS:
+        return  # a particle kept shows nothing (卖了 is not 买了), nor one put in (了一)
     wrong = data.draw(st.sampled_from(pool))
     typed = word[:at] + wrong + word[at + 1 :]
     if typed in LEXICON.counts.keys() | GLOSSARY.lexicon.counts.keys():

@@ -27,12 +27,13 @@ NUMBER_PREFIX = "#"
 """Number terms start with a character :func:`~xtyserver.memory.tokenize.tokenize` never
 yields (nor the glossary's ``@``)."""
 
-_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7}
-_DIGITS |= {"八": 8, "九": 9}
+_DIGITS = dict(zip("零〇一二两三四五六七八九", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
 _UNITS = {"十": 10, "百": 100, "千": 1000}
 _MYRIAD = {"万": 10_000, "亿": 100_000_000}
 
-MEASURE_WORDS = "个只块层天周期份次头条棵座台张把瓶袋组堆件颗朵根枚匹箱桶罐盘串粒轮季年级级倍套扇间口株"
+MEASURE_WORDS = (
+    "个只块层天周期份次头条棵座台张把瓶袋组堆件颗朵根枚匹箱桶罐盘串粒轮季年级倍套扇间口株"
+)
 """What follows a number in Chinese (三个, 五只, 第二年): a lone numeral before one of these
 is a number; before anything else (一下, 一起, 十分) it is part of a word."""
 
@@ -52,53 +53,56 @@ _EN_SCALES = {"hundred": 100, "thousand": 1000, "k": 1000, "million": 1_000_000}
 
 
 def chinese_value(run: str) -> int | None:
-    """The value of a run of Chinese numerals (二十五 -> 25, 两千 -> 2000, 一百五 -> 150),
-    or None when it is no well-formed number (二五, 十百)."""
+    """The value of a run of Chinese numerals (二十五 -> 25, 两千 -> 2000, 一百零五 -> 105,
+    colloquial 一百五 -> 150 and 一万二 -> 12000), or None when it is no well-formed
+    number (二五, 十百)."""
     total = 0
     section = 0
     digit: int | None = None
-    last_unit = 10**9
+    last = 10**9  # the last unit or myriad written
+    zero = False  # 一百零五: the digit after 零 is units
     for ch in run:
-        if ch in _DIGITS:
+        if ch in ("零", "〇") and digit is None and (section or total):
+            zero = True
+        elif ch in _DIGITS:
             if digit is not None:
                 return None
             digit = _DIGITS[ch]
         elif ch in _UNITS:
-            unit = _UNITS[ch]
-            if unit >= last_unit:
+            if _UNITS[ch] >= last and last in _UNITS.values():
                 return None
-            section += (1 if digit is None else digit) * unit
-            digit = None
-            last_unit = unit
+            section += (1 if digit is None else digit) * _UNITS[ch]
+            digit, last, zero = None, _UNITS[ch], False
         elif ch in _MYRIAD:
             section += digit or 0
             if section == 0:
                 return None
             total += section * _MYRIAD[ch]
-            section, digit, last_unit = 0, None, 10**9
+            section, digit, last, zero = 0, None, _MYRIAD[ch], False
         else:
             return None
-    if digit is not None and 10 < last_unit < 10**9:
-        # 一百五 is 150, 两千三 2300: a digit after a unit above ten counts a tenth of it
-        section += digit * (last_unit // 10)
-    elif digit is not None and section == 0 and total and run[-2] in _MYRIAD:
-        section += digit * (_MYRIAD[run[-2]] // 10)  # 一万二 is 12000
-    elif digit is not None:
-        section += digit
-    return total + section
+    if digit is not None and last > 10 and not zero and last != 10**9:
+        digit *= last // 10  # a digit after a unit above ten counts a tenth of it
+    return total + section + (digit or 0)
 
 
 @functools.cache
 def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     numerals = "".join((*_DIGITS, *_UNITS, *_MYRIAD))
     chinese = re.compile(rf"[{numerals}]+")
-    words = "|".join(sorted((*_EN_ONES, *_EN_TENS, *_EN_SCALES, "a", "an", "and", "half", "dozen"), key=len, reverse=True))
+    words = "|".join(
+        sorted(
+            (*_EN_ONES, *_EN_TENS, *_EN_SCALES, "a", "an", "and", "half", "dozen"),
+            key=len,
+            reverse=True,
+        )
+    )
     english = re.compile(rf"\b(?:(?:{words})(?:[\s-]+|\b))+", re.IGNORECASE)
     digits = re.compile(
         r"(?<![A-Za-z0-9.,])(\d{1,3}(?:,\d{3})+|\d+)(k|g|gold)?(?![A-Za-z0-9])", re.IGNORECASE
     )
     dates = re.compile(
-        rf"第[\d{numerals}]+(?:天|周期|日|年|季)|第(?:[一二两三四五六七八九]|[1-9])(?![\d{numerals}])|"
+        rf"第[\d{numerals}]+(?:天|周期|日|年|季)|第(?:[零〇一二两三四五六七八九]|[0-9])(?![\d{numerals}])|"
         r"\b(?:day|cycle|year|spring|summer|fall|autumn|winter)\s+[\w-]+",
         re.IGNORECASE,
     )

@@ -125,8 +125,12 @@ def _same_sound(run: str, lexicons: Sequence[Vocabulary]) -> list[list[str]]:
             continue
         # One bigram alone must keep one of its characters, and not a particle: a wrong
         # pick in the IME, not a different word that sounds the same (我是 / 卧室, 卖了 / 买了).
-        if len(chain) == 1 and not any(
-            a == b and a not in FUNCTION_CHARS for a, b in zip(chain[0], typed[start], strict=True)
+        # Nor may it put a particle in (哪一 is not 了一, which half the save's memories
+        # carry: round four's development set, where it took the words' places).
+        pairs = list(zip(chain[0], typed[start], strict=True))
+        if len(chain) == 1 and (
+            not any(a == b and a not in FUNCTION_CHARS for a, b in pairs)
+            or any(a != b and a in FUNCTION_CHARS for a, b in pairs)
         ):
             continue
         spans.append(chain)
