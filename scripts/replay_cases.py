@@ -34,7 +34,7 @@ from xtyserver.memory.focus import question_part  # noqa: E402
 from xtyserver.memory.retrieval import MemoryBudget, SaveIndex, select_memories  # noqa: E402
 from xtyserver.memory.smalltalk import CHATTER  # noqa: E402
 from xtyserver.memory.types import Scope, new_row  # noqa: E402
-from xtyserver.memory.vectors import embedding_text, similarities  # noqa: E402
+from xtyserver.memory.vectors import centroid, embedding_text, similarities  # noqa: E402
 from xtyserver.serve.glossary import load_glossary  # noqa: E402
 from xtyserver.serve.turn_tasks import asked  # noqa: E402
 
@@ -78,6 +78,7 @@ def replay(
     evalset, labels = to_evalset(json.loads(path.read_text(encoding="utf-8")))
     glossary = load_glossary(None)
     chatter = [vecs.get("p", line) for line in CHATTER]
+    middle = centroid(chatter)  # as the server: serve/turn_tasks.py _generic
     hits = expected = asked_n = others = 0
     st_turns = st_mem = judged = 0
     for save in evalset.saves:
@@ -102,6 +103,7 @@ def replay(
             qv = vecs.get("q", asked(q.text))
             found = similarities(qv, index.vectors())
             chat = similarities(qv, enumerate(chatter))
+            generic = dict(similarities(middle, index.vectors()))
             sel = select_memories(
                 None,
                 index,
@@ -111,6 +113,7 @@ def replay(
                 budget=budget,
                 similar=found,
                 chatter=chat[0][1],
+                generic=generic,
             )
             terms = index.query_terms(question_part(q.text))
             raw = index.term_scores(terms, set(), context_weight=budget.context_weight)

@@ -65,7 +65,10 @@ async def test_the_promise_to_the_man_in_the_hat_reaches_the_model(
             assert SHORTS in request
             assert "刘易斯总是戴着一顶帽子" in request  # the bridge says who he is
             assert ROOF not in request  # the other save's memory never leaks
-            assert injected(h)[-1][shorts].endswith("hop")
+            # Words alone reach it through the hat; with vectors ranked less what every
+            # question is near (memory/vectors.py centered) the vectors find it themselves.
+            via = injected(h)[-1][shorts]
+            assert via.endswith("hop") or (vectors and "vectors" in via), via
             # the turn's places: no more than the relevant and recent sections hold
             assert len(injected(h)[-1]) <= 4 + 1
             if vectors:  # small talk still recalls nothing (its judgement needs vectors)

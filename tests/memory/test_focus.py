@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.memory.conftest import stored
-from xtyserver.memory.focus import LONG_TEXT, negated_part, question_part, width
+from xtyserver.memory.focus import LONG_TEXT, asks_several, negated_part, question_part, width
 from xtyserver.memory.retrieval import SaveIndex, select_memories
 from xtyserver.memory.types import Scope
 
@@ -89,3 +89,42 @@ def test_the_ruled_out_memory_gives_its_place_to_the_other_one() -> None:
     assert chosen.used_ids == [2]
     chosen = select_memories(None, index, query_text="冬天温室那个计划", current_day=None, now=0.0)
     assert chosen.used_ids[0] == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "several"),
+    [
+        ("我挂掉的那两回都是咋回事？", True),
+        ("我都给那个红发姑娘送过些啥", True),
+        ("木匠给我盖的两栋房子分别是哪天", True),
+        ("What did the carpenter build for me, both of them?", True),
+        ("which bosses have I taken down so far?", True),
+        ("how many times did I die in the caves", True),
+        ("我哪天死的", False),
+        ("一百轮的时候我手底下有几个小人？", False),  # a count, one memory
+        ("why do mondays feel twice as long", False),
+        ("what did I give Penny", False),
+    ],
+)
+def test_a_question_about_several_memories(text: str, several: bool) -> None:
+    assert asks_several(text) is several
+
+
+def test_a_question_about_several_gets_the_next_vector_candidate_too() -> None:
+    scope = Scope("dont-starve-together", "world")
+    index = SaveIndex(scope)
+    for i, text in enumerate(
+        ("玩家在沼泽被青蛙围攻死了一次", "玩家在洞穴里被蜘蛛咬死了", "玩家在草原上割了干草"),
+        start=1,
+    ):
+        index.upsert(stored(scope, i, text))
+    similar = [(1, 0.90), (2, 0.88), (3, 0.87)]
+
+    def chosen(text: str) -> list[int]:
+        sel = select_memories(
+            None, index, query_text=text, current_day=None, now=0.0, similar=similar
+        )
+        return [ev.id for ev in sel.relevant]
+
+    assert chosen("我挂掉的那两回都是咋回事") == [1, 2]
+    assert chosen("我挂掉那回是咋回事") == [1]

@@ -15,6 +15,8 @@ from xtyserver.memory.retrieval import MemoryBudget, SaveIndex, select_memories
 from xtyserver.memory.sqlite.store import MemoryStore
 from xtyserver.memory.types import MemoryEvent, NewEvent, Scope
 from xtyserver.memory.vectors import (
+    centered,
+    centroid,
     embedding_text,
     from_blob,
     fuse,
@@ -341,3 +343,53 @@ def test_near_ties_by_cosine_each_get_a_place_and_no_more_than_close_places() ->
     # four near ties: the first place and close_places more
     ties = [(i, 0.90 - 0.001 * i) for i in (2, 3, 4, 5, 6)]
     assert len(chosen(ties)) == budget.vector_places + budget.close_places
+
+
+def test_the_centroid_s_dot_product_is_the_mean_cosine() -> None:
+    chatter = [normalized([1.0, 0.0, 0.0]), normalized([0.0, 1.0, 0.0])]
+    middle = centroid(chatter)
+    memory = normalized([1.0, 1.0, 0.0])
+    mean = sum(c for _, c in similarities(memory, enumerate(chatter))) / 2
+    assert abs(similarities(middle, [(1, memory)])[0][1] - mean) < 1e-6
+    assert centroid([]) == array("f")
+
+
+def test_centering_costs_what_a_memory_is_more_generic_than_the_mean() -> None:
+    similar = [(1, 0.88), (2, 0.87), (3, 0.80)]
+    generic = {1: 0.85, 2: 0.81, 3: 0.83}  # mean 0.83: 1 is generic, 2 is specific
+    out = dict(centered(similar, generic, weight=1.0))
+    assert [i for i, _ in centered(similar, generic, weight=1.0)] == [2, 1, 3]
+    assert abs(out[1] - 0.86) < 1e-9 and abs(out[2] - 0.89) < 1e-9 and abs(out[3] - 0.80) < 1e-9
+    # the scale kept: the mean cosine is what it was
+    assert abs(sum(out.values()) - sum(c for _, c in similar)) < 1e-9
+    assert centered(similar, generic, weight=0.0) == similar
+    assert centered(similar, {}, weight=1.0) == similar
+    # a memory without a value loses nothing beyond the mean
+    assert dict(centered(similar, {1: 0.9, 2: 0.8}, weight=1.0))[3] == 0.80
+
+
+def test_the_vectors_place_goes_to_the_specific_memory_and_small_talk_keeps_raw_cosines() -> None:
+    index = SaveIndex(FARM)
+    index.upsert(_event(1, "矿井", "玩家去矿井下了前五层"))
+    index.upsert(_event(2, "沙漠", "玩家第一次坐巴士去了沙漠"))
+    index.upsert(_event(3, "贝壳", "玩家在海滩捡了几个贝壳"))
+    similar = [(1, 0.879), (2, 0.870), (3, 0.862)]
+    generic = {1: 0.840, 2: 0.820, 3: 0.836}
+
+    def chosen(**kw: object) -> list[int]:
+        sel = select_memories(
+            None, index, query_text="那片遍地黄沙的地方", current_day=None, now=NOW,
+            similar=similar, chatter=0.80, **kw,  # type: ignore[arg-type]
+        )  # fmt: skip
+        return [ev.id for ev in sel.relevant]
+
+    assert chosen() == [1]  # raw: the plain memory wins by 0.009
+    assert chosen(generic=generic) == [2]
+    assert chosen(generic=generic, budget=MemoryBudget(generic_weight=0.0)) == [1]
+    # Small talk is judged on the raw cosines: chatter 0.011 nearer than every memory
+    # (raw best 0.879) recalls nothing, although the centred best (0.882) is nearer.
+    quiet = select_memories(
+        None, index, query_text="今天好累啊", current_day=None, now=NOW,
+        similar=similar, chatter=0.890, generic=generic,
+    )  # fmt: skip
+    assert not quiet.relevant and not quiet.recent

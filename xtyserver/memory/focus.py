@@ -117,3 +117,18 @@ def negated_part(text: str) -> tuple[str, str]:
     for m in reversed(spans):
         rest = rest[: m.start()] + " " + rest[m.end() :]
     return ruled, rest.strip()
+
+
+@functools.cache
+def _several() -> re.Pattern[str]:
+    return re.compile(
+        r"[两俩][回次]|几[回次]|哪些|分别|各自|些[啥什]|都有[啥什哪]|"
+        r"\b(?:both|all the|each of|every time|so far|two times|how many times)\b",
+        re.IGNORECASE,
+    )
+
+
+def asks_several(text: str) -> bool:
+    """Whether ``text`` asks about several memories at once (「我挂掉的那两回」, 「都送过些
+    啥」, 分别, "both of them", "which bosses so far"): one place is not enough for it."""
+    return bool(_several().search(question_part(text)))

@@ -47,7 +47,7 @@ from xtyserver.errors import UsageError
 from xtyserver.memory.aliases import PlayerAlias, alias_terms
 from xtyserver.memory.cues import fits, read_cues
 from xtyserver.memory.emoji import spell_emoji
-from xtyserver.memory.focus import negated_part, question_part
+from xtyserver.memory.focus import asks_several, negated_part, question_part
 from xtyserver.memory.glossary import EMPTY_GAME, TERM_PREFIX, GameGlossary
 from xtyserver.memory.hop import HOP_BRIDGES, second_hop
 from xtyserver.memory.lexicon import Lexicon
@@ -56,7 +56,14 @@ from xtyserver.memory.smalltalk import SMALL_TALK_MARGIN, asks_memory, is_small_
 from xtyserver.memory.spelling import respell
 from xtyserver.memory.tokenize import approx_tokens, tokenize
 from xtyserver.memory.types import MemoryEvent, Scope, SharedProfile
-from xtyserver.memory.vectors import embedding_text, fuse, unseen_first, vector_candidates
+from xtyserver.memory.vectors import (
+    GENERIC_WEIGHT,
+    centered,
+    embedding_text,
+    fuse,
+    unseen_first,
+    vector_candidates,
+)
 
 KIND_LABELS = {
     "goal": "目标",
@@ -94,6 +101,11 @@ clean paraphrases 0.883 -> 0.892 and players' words 0.963 -> 0.970 for 0.06-0.12
 memories a question; memory-v2 (`dev.py eval`) 546.1 -> 548.9 prompt tokens a turn (of
 550) and 3.37 -> 3.49 other memories a literal question (of 3.5). 0.008 gave the clean
 paraphrases 0.900 but 3.51 others a literal question."""
+
+SEVERAL_PLACES = 1
+"""Places beyond the vectors' one that a question about several memories (那两回, "both of
+them") gives the next vector candidates: set on round four's development set
+(eval/dev/round4_styles_dev.json, two_memories: see docs/evaluation.md "Round five")."""
 
 NAMING_SHARE = 0.5
 """A term carried by more than this share of a save's memories names nothing of the game
@@ -139,6 +151,12 @@ class MemoryBudget(msgspec.Struct, frozen=True):
         small_talk_margin: How much nearer everyday chatter than any memory (cosine)
             a turn without a word match or cue must be to count as small talk, which
             carries the goals alone (memory/smalltalk.py).
+        several_places: Memory vectors: more relevant places for the next candidates the
+            words did not pick when the question asks about several memories at once
+            (memory/focus.py :func:`~xtyserver.memory.focus.asks_several`).
+        generic_weight: Memory vectors: what a memory's cosine with everyday chatter's
+            centroid, beyond the save's mean, costs its cosine in the vectors' ranking
+            (:func:`~xtyserver.memory.vectors.centered`; 0: raw cosines).
     """
 
     profile_tokens: int = 300
@@ -160,6 +178,8 @@ class MemoryBudget(msgspec.Struct, frozen=True):
     close_places: int = 1
     close_similarity: float = CLOSE_SIMILARITY
     multi_hop: bool = True
+    generic_weight: float = GENERIC_WEIGHT
+    several_places: int = SEVERAL_PLACES
 
 
 class SaveIndex:
@@ -537,6 +557,7 @@ def select_memories(
     similar: Sequence[tuple[int, float]] | None = None,
     also_asked: AbstractSet[str] = frozenset(),
     chatter: float | None = None,
+    generic: Mapping[int, float] | None = None,
 ) -> MemorySelection:
     """Choose this turn's memories from one save (see the module docstring).
 
@@ -554,6 +575,10 @@ def select_memories(
             names as aliases: :func:`~xtyserver.memory.shown_names.alias_terms`).
         chatter: The query's best cosine with everyday chatter
             (:data:`~xtyserver.memory.smalltalk.CHATTER`), or None: unknown.
+        generic: Each memory's cosine with everyday chatter's centroid
+            (:func:`~xtyserver.memory.vectors.centroid`): the vectors rank by
+            :func:`~xtyserver.memory.vectors.centered` cosines; None: by raw ones. The
+            small-talk judgement keeps the raw ones.
     """
     budget = budget or MemoryBudget()
     lines = tuple(profile_lines(profile, budget.profile_tokens)) if profile else ()
@@ -633,6 +658,9 @@ def select_memories(
         similar = None
         lexical = []
         cued = []
+    elif similar and generic:
+        # Ranked less what every question is near (memory/vectors.py centered).
+        similar = centered(similar, generic, weight=budget.generic_weight)
     from_vectors: set[int] = set()
     near_enough: set[int] = set()  # every vector candidate, placed or not
     words_picked = {ev.id for ev in lexical}
@@ -677,6 +705,9 @@ def select_memories(
             first = cosine[unseen[0]] - budget.close_similarity
             ties = sum(1 for i in unseen[1:] if cosine[i] >= first)
             extra += min(ties, max(budget.close_places, 0))
+        # A question about several (那两回, "both of them") gets its next candidate too.
+        if extra and len(unseen) > extra and asks_several(query_text):
+            extra += max(budget.several_places, 0)
         room = min(len(lexical) + extra, max(budget.relevant, len(lexical)))
         added = room - len(lexical)
         lexical = sorted(pool.values(), key=lambda ev: (-fused[ev.id], -scored[ev.id], ev.id))

@@ -25,7 +25,7 @@ from xtyserver.memory.emoji import spell_emoji
 from xtyserver.memory.focus import question_part
 from xtyserver.memory.retrieval import SaveIndex
 from xtyserver.memory.types import Scope
-from xtyserver.memory.vectors import embedding_text, similarities
+from xtyserver.memory.vectors import centroid, embedding_text, similarities
 from xtyserver.model.client import Delta, Done
 from xtyserver.model.embedding import QUERY_BUDGET_MS
 from xtyserver.model.router import ModelRouter
@@ -120,6 +120,8 @@ class TurnTasks:
         self._post = post
         self._log = logger
         self._recent: OrderedDict[str, array[float]] = OrderedDict()
+        # Everyday chatter's vectors and their centroid, made once they are embedded.
+        self._centroid: tuple[tuple[array[float], ...], array[float]] = ((), array("f"))
         # chat.typing: the latest query hinted, and the one being embedded for it.
         self._wanted: str | None = None
         self._preparing: tuple[str, anyio.Event] | None = None
@@ -141,10 +143,12 @@ class TurnTasks:
             if vector is None or memory.index is None or "numpy" not in sys.modules:
                 return None
             self._recent.move_to_end(query)
+            vectors = memory.index.vectors()
             memory = msgspec.structs.replace(
                 memory,
-                similar=tuple(similar(vector, memory.index.vectors())),
+                similar=tuple(similar(vector, vectors)),
                 chatter=self._chatter(vector),
+                generic=self._generic(vectors),
             )
         spent = self._meter.cached_spent_today()
         if spent is None:
@@ -228,10 +232,12 @@ class TurnTasks:
         if memory is not None and query_vector is not None and index and index.has_vectors():
             # A dot product per vector: off the event loop (a few ms for 300 x 384
             # without numpy).
-            cosine = partial(similar, query_vector, index.vectors())
+            vectors = index.vectors()
+            cosine = partial(similar, query_vector, vectors)
             found = tuple(await anyio.to_thread.run_sync(cosine))
+            generic = await anyio.to_thread.run_sync(self._generic, vectors)
             memory = msgspec.structs.replace(
-                memory, similar=found, chatter=self._chatter(query_vector)
+                memory, similar=found, chatter=self._chatter(query_vector), generic=generic
             )
         await self._post(TurnMemoryReady(turn, memory, spent))
 
@@ -239,6 +245,18 @@ class TurnTasks:
         """The query's best cosine with everyday chatter (None until it is embedded)."""
         found = similar(query, enumerate(self._memory.chatter))
         return found[0][1] if found else None
+
+    def _generic(
+        self, vectors: list[tuple[int, array[float]]]
+    ) -> tuple[tuple[int, float], ...] | None:
+        """Each memory's cosine with everyday chatter's centroid (None until it is
+        embedded): how generic it reads (memory/vectors.py centered)."""
+        chatter = self._memory.chatter
+        if not chatter:
+            return None
+        if self._centroid[0] is not chatter:
+            self._centroid = (chatter, centroid(chatter))
+        return tuple(similar(self._centroid[1], vectors))
 
     def _embeds(self, index: SaveIndex | None, query: str) -> bool:
         """Whether the turn's query is embedded: a query, an embedder, and memories (an

@@ -171,6 +171,7 @@ def plan_line(
             budget=LINE_MEMORY,
             similar=memory.similar,
             chatter=memory.chatter,
+            generic=dict(memory.generic) if memory.generic else None,
         )
     remembered = selection.render()
     memory_text = clip_tokens(MEMORY_HEAD + remembered, MEMORY_TOKENS) if remembered else ""

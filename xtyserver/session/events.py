@@ -88,6 +88,9 @@ class SaveMemory(msgspec.Struct, frozen=True):
     # The query's best cosine with everyday chatter (memory/smalltalk.py), with ``similar``
     # once the chatter is embedded; None: unknown (no small-talk judgement).
     chatter: float | None = None
+    # Each memory's cosine with everyday chatter's centroid (memory/vectors.py centered),
+    # with ``similar`` once the chatter is embedded; None: the vectors rank by raw cosines.
+    generic: tuple[tuple[int, float], ...] | None = None
     # Memories of the save still without a vector when the turn was planned (an embedder
     # runs, and neither the backlog nor the turn's own catch-up reached them).
     unembedded: int = 0

@@ -149,6 +149,7 @@ def plan_turn(
             budget=budget,
             similar=memory.similar,
             chatter=memory.chatter,
+            generic=dict(memory.generic) if memory.generic else None,
         )
     memory_text = "\n".join(part for part in (names_note, selection.render()) if part)
     texts = texts or PromptTexts()
