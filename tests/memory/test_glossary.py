@@ -148,6 +148,21 @@ def test_the_index_meets_names_across_languages(memory: str, query: str) -> None
     assert relevant(words_only, query) == []
 
 
+def test_a_kind_names_its_members_and_warm_clothes_meet_the_cold() -> None:
+    # Every DST boss is a boss ("which bosses have I killed"), and what keeps the cold
+    # out meets freezing (「没那么容易冻僵」 and the earmuffs).
+    scope = Scope(DST, "s1")
+    events = [
+        _ev(1, "x", "Day 31: Killed Deerclops in the ice field", DST),
+        _ev(2, "y", "Day 18: Killed Bearger with a team of pigs", DST),
+        _ev(3, "z", "第22天，玩家用兔毛做了一顶兔耳罩戴上了", DST),
+        _ev(4, "w", "Day 6: Made a backpack from twigs and grass", DST),
+    ]
+    index = SaveIndex(scope, events, glossary=GLOSSARY.for_game(DST))
+    assert sorted(relevant(index, "which bosses have I taken down?")) == [1, 2]
+    assert relevant(index, "入冬以后我从哪天起没那么容易冻僵的") == [3]
+
+
 def _write(folder: Path, name: str, text: str) -> None:
     (folder / "glossary").mkdir(exist_ok=True)
     (folder / "glossary" / name).write_text(text, encoding="utf-8")
