@@ -48,6 +48,12 @@ SV = Scope("stardew-valley", "farm")
         ("建了第二个厨房", []),
         ("第一次下矿", []),
         ("三五个", []),  # a few
+        # a time, how long or how long ago (memory/cues.py), is no count
+        ("三天前", []),
+        ("五十来轮那会儿", []),
+        ("两个月以后", []),
+        ("two days back", []),
+        ("20 cycles ago", []),
     ],
 )
 def test_number_terms(text: str, terms: list[str]) -> None:

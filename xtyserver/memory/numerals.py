@@ -14,6 +14,7 @@ not numbers), a lone English "one" never (it is a pronoun far more often). A dat
 第3周期, "Day 25", "Cycle 3", "Spring 8") gives no term: nearly every memory starts with
 one, and what a question's time refers to is read by memory/cues.py. Nor does a small
 ordinal (第二个厨房, 第一次: "the second", not two of them); 第25层 does (矿井二十五层).
+Nor a time (三天前, 五十来轮, "two days back"): how long, not how many.
 """
 
 from __future__ import annotations
@@ -148,14 +149,27 @@ def _english_value(phrase: str) -> int | None:
     return value // 2 if half else value
 
 
+_TIMED = re.compile(
+    r"\s*(?:[来多几]?个?(?:天|周期|日|年|季|轮|月|周|礼拜|星期|小时|钟头|分钟)|"
+    r"(?:days?|cycles?|years?|seasons?|weeks?|months?|hours?|minutes?|nights?)\b)",
+    re.IGNORECASE,
+)
+"""A time after a number (三天, 五十来轮, 两个月, "two days"): how long or how long ago, read
+by memory/cues.py, not a count to match (a memory's 20个 is no 二十天前)."""
+
+
 def number_terms(text: str) -> list[str]:
     """The terms (``#25``) of the numbers ``text`` writes (see the module docstring)."""
     chinese, english, digits, dates = _patterns()
     text = dates.sub(" ", normalize(text))
+
+    def timed(end: int) -> bool:
+        return _TIMED.match(text, end) is not None
+
     out: list[int] = [value for word, value in DOZENS.items() if word in text]
     for m in chinese.finditer(text):
         run = m.group(0)
-        if text[m.start() : m.end() + 1][-2:] in DOZENS:
+        if text[m.start() : m.end() + 1][-2:] in DOZENS or timed(m.end()):
             continue
         after = text[m.end() : m.end() + 1]
         measured = bool(after) and after in MEASURE_WORDS
@@ -168,9 +182,10 @@ def number_terms(text: str) -> list[str]:
             out.append(value)
     for m in english.finditer(text):
         value = _english_value(m.group(0))
-        if value is not None and value >= 2:
+        if value is not None and value >= 2 and not timed(m.end()):
             out.append(value)
     for m in digits.finditer(text):
         unit = (m.group(2) or "").lower()
-        out.append(int(m.group(1).replace(",", "")) * (1000 if unit == "k" else 1))
+        if not timed(m.end()):
+            out.append(int(m.group(1).replace(",", "")) * (1000 if unit == "k" else 1))
     return [f"{NUMBER_PREFIX}{value}" for value in out]
