@@ -1,8 +1,8 @@
 """Build heldout_round5.json from the hand-written round5_cases.py and round5_pools.py.
 
-Deterministic: every draw is seeded by the case id, so a rebuild gives the same file byte for byte.
-Memory texts are written without their date; the date prefix is added here from the memory's day, in the
-conventions of the earlier held-out sets (README_round4.md).
+Deterministic: every draw is seeded by the case id, so a rebuild gives the same file byte for
+byte. Memory texts are written without their date; the date prefix is added here from the memory's
+day, in the conventions of the earlier held-out sets (README_round4.md).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ SEASONS_EN = ("Spring", "Summer", "Fall", "Winter")
 YEARS_ZH = ("", "第二年", "第三年", "第四年")
 MIN_MEMORIES = 6
 MAX_MEMORIES = 8
-# Every third retrieval case gets a word-for-word copy of its target as leak bait (as in the earlier sets).
+# Every third retrieval case gets a word-for-word copy of its target as leak bait (as in round 4).
 COPY_EVERY = 3
 
 

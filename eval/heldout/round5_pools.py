@@ -1,7 +1,7 @@
 """Same-save decoy pools for heldout_round5.json (hand-written, blind).
 
-Each item is (day, topic tags, text without its date). An item that shares a tag with a case is never drawn
-for it, and only items with day <= the case's currentDay are used.
+Each item is (day, topic tags, text without its date). An item that shares a tag with a case is
+never drawn for it, and only items with day <= the case's currentDay are used.
 """
 
 from __future__ import annotations

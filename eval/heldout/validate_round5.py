@@ -1,4 +1,7 @@
-"""Check heldout_round5.json: format, dates, the no-shared-word rule, counts. Exit status 1 on any error."""
+"""Check heldout_round5.json: format, dates, the no-shared-word rule, counts.
+
+Exit status 1 on any error.
+"""
 
 from __future__ import annotations
 
@@ -28,36 +31,167 @@ STYLES = {
     },
     "harder_words": {"traditional", "fullwidth", "opposite_assumed", "in_game_context", "hedged"},
 }
-# Function bigrams a question may share (the stoplist of the earlier sets, plus a few question-word bigrams).
-ZH_STOP = set(
-    "那个 一个 什么 时候 玩家 这个 我们 你们 他们 是不 不是 没有 有没 的时 一下 怎么 为什 了吗 是什 了一 了几 "
-    "是那 一次 的是 了个 个人 一只 一台 一块 一条 一头 一把 那次 的那 之前 以前".split()
-)
-EN_STOP = set(
-    """a an the i me my mine we our you your he she it its they them their this that these those is am are was
-    were be been being do does did done have has had having of in on at to for from with by about into over
-    after before up down out off and or but if so as than then there here what which who whom whose when where
-    why how any all some no not yet just ever already still again also too very much many one ones player
-    did didn't don't can could would should will shall may might s t""".split()
-)
-# Traditional characters used in the `traditional` questions, mapped to simplified, so that the rule is judged
-# on the normal form of the text (a traditional question must not merely look different from its memory).
-TRAD = dict(
-    zip(
-        "個們麼時這們為嗎對還記給們從過後裡聽說話會買賣來東樂園頭隻雞殺龍電機氣體號場區鳥蟲葉廠覺離開發現種間隊員夢藥歲層礦鐵銅",
-        "个们么时这们为吗对还记给们从过后里听说话会买卖来东乐园头只鸡杀龙电机气体号场区鸟虫叶厂觉离开发现种间队员梦药岁层矿铁铜",
-        strict=True,
-    )
-)
-TRAD.update(
-    dict(
-        zip(
-            "邊齊幫蓋縣嗎轉換蝦見經屬橋寶圖書館彈撿夠擊蠟燭線燈鎖窩獸網將軍夥熱風過暖壞戰鬥們麥魚釣織復戲",
-            "边齐帮盖县吗转换虾见经属桥宝图书馆弹捡够击蜡烛线灯锁窝兽网将军伙热风过暖坏战斗们麦鱼钓织复戏",
-            strict=True,
-        )
-    )
-)
+# Function bigrams a question may share (the stoplist of the earlier sets, plus a few more).
+ZH_STOP = {
+    "那个",
+    "一个",
+    "什么",
+    "时候",
+    "玩家",
+    "这个",
+    "我们",
+    "你们",
+    "他们",
+    "是不",
+    "不是",
+    "没有",
+    "有没",
+    "的时",
+    "一下",
+    "怎么",
+    "为什",
+    "了吗",
+    "是什",
+    "了一",
+    "了几",
+    "是那",
+    "一次",
+    "的是",
+    "了个",
+    "个人",
+    "一只",
+    "一台",
+    "一块",
+    "一条",
+    "一头",
+    "一把",
+    "那次",
+    "的那",
+    "之前",
+    "以前",
+}
+EN_STOP = {
+    "a",
+    "an",
+    "the",
+    "i",
+    "me",
+    "my",
+    "mine",
+    "we",
+    "our",
+    "you",
+    "your",
+    "he",
+    "she",
+    "it",
+    "its",
+    "they",
+    "them",
+    "their",
+    "this",
+    "that",
+    "these",
+    "those",
+    "is",
+    "am",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "being",
+    "do",
+    "does",
+    "did",
+    "done",
+    "have",
+    "has",
+    "had",
+    "having",
+    "of",
+    "in",
+    "on",
+    "at",
+    "to",
+    "for",
+    "from",
+    "with",
+    "by",
+    "about",
+    "into",
+    "over",
+    "after",
+    "before",
+    "up",
+    "down",
+    "out",
+    "off",
+    "and",
+    "or",
+    "but",
+    "if",
+    "so",
+    "as",
+    "than",
+    "then",
+    "there",
+    "here",
+    "what",
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "when",
+    "where",
+    "why",
+    "how",
+    "any",
+    "all",
+    "some",
+    "no",
+    "not",
+    "yet",
+    "just",
+    "ever",
+    "already",
+    "still",
+    "again",
+    "also",
+    "too",
+    "very",
+    "much",
+    "many",
+    "one",
+    "ones",
+    "player",
+    "didn't",
+    "don't",
+    "can",
+    "could",
+    "would",
+    "should",
+    "will",
+    "shall",
+    "may",
+    "might",
+    "s",
+    "t",
+}
+# Traditional characters of the `traditional` questions, mapped to simplified, so that the rule
+# is judged on the normal form of the text (a traditional question must not merely look different
+# from its memory).
+TRAD_PAIRS = [
+    "個个 們们 麼么 時时 這这 為为 嗎吗 對对 還还 記记 給给 從从 過过 後后 裡里 聽听",
+    "說说 話话 會会 買买 賣卖 來来 東东 樂乐 園园 頭头 隻只 雞鸡 殺杀 龍龙 電电 機机"
+    "氣气 體体 號号 場场 區区 鳥鸟 蟲虫 葉叶 廠厂 覺觉 離离 開开 發发 現现 種种 間间",
+    "隊队 員员 夢梦 藥药 歲岁 層层 礦矿 鐵铁 銅铜 邊边 齊齐 幫帮 蓋盖 縣县 轉转 換换"
+    "蝦虾 見见 經经 屬属 橋桥 寶宝 圖图 書书 館馆 彈弹 撿捡 夠够 擊击 蠟蜡 燭烛 線线",
+    "燈灯 鎖锁 窩窝 獸兽 網网 將将 軍军 夥伙 熱热 風风 暖暖 壞坏 戰战 鬥斗 麥麦 魚鱼"
+    "釣钓 織织 復复 戲戏 禮礼 幾几 結结 樹树 鎮镇 處处 軌轨 車车 讓让 營营 鍋锅 頂顶",
+    "擋挡 傷伤 賽赛 島岛 輕轻 傢家 顆颗",
+]
+TRAD = {pair[0]: pair[1] for line in TRAD_PAIRS for pair in line.split()}
 
 
 def normal(text: str) -> str:
@@ -66,7 +200,7 @@ def normal(text: str) -> str:
 
 
 def zh_bigrams(text: str) -> set[str]:
-    grams = set()
+    grams: set[str] = set()
     for run in re.findall(r"[\u4e00-\u9fff]+", normal(text)):
         grams.update(run[i : i + 2] for i in range(len(run) - 1))
     return grams - ZH_STOP
@@ -182,7 +316,8 @@ def main() -> int:
         in {m["text"] for m in c["memories"] if m["key"] in c["expected"]}
     )
     print(
-        f"{len(cases)} cases: {len(retrieval)} retrieval + {len(small)} small talk; {copies} word-for-word baits"
+        f"{len(cases)} cases: {len(retrieval)} retrieval + {len(small)} small talk; "
+        f"{copies} word-for-word baits"
     )
     print(
         "memories:", sum(len(c["memories"]) for c in cases), "same-save +", len(cases), "leak bait"
@@ -193,14 +328,15 @@ def main() -> int:
     print("| part | style | total | stardew | dst | oni | zh | en |")
     print("|---|---|---|---|---|---|---|---|")
     for part in PARTS:
-        for style in sorted(STYLES[part]) + ["smalltalk"]:
+        for style in [*sorted(STYLES[part]), "smalltalk"]:
             n = {k: v for k, v in rows.items() if k[0] == part and k[1] == style}
-            g = Counter()
+            g: Counter[str] = Counter()
             for (_, _, game, lang), v in n.items():
                 g[game] += v
                 g[lang] += v
             print(
-                f"| {part} | {style} | {sum(n.values())} | {g['sv']} | {g['dst']} | {g['oni']} | {g['zh']} | {g['en']} |"
+                f"| {part} | {style} | {sum(n.values())} | {g['sv']} | {g['dst']} | {g['oni']} "
+                f"| {g['zh']} | {g['en']} |"
             )
     print("errors:", len(errors))
     return 1 if errors else 0
