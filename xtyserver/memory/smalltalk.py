@@ -15,6 +15,12 @@ vector falls: real questions about the game's food, weather, pets or sleep sit a
 near chatter as chatter does. A word match or a cue does not count against small
 talk: 「我饿了，想吃炸鸡」 shares 鸡 with the coop, 「我家的猫」 the glossary's 家 with
 the farmhouse, "yo what's up" its "up" with "picked up", and 「周末」 is a time cue.
+
+A complaint or an exclamation has a question's words and asks nothing
+(为什么周一总是这么难熬, 怎么又下雨了啊, 这谁顶得住啊, "why is my boss like this", "how is
+it already Monday"): about the player's own life (the week, work, the weather, luck) it
+is never a question of memory; about something else it is one only when it names the
+game (为什么我的鸡总是不下蛋, "why do my crops keep dying"), as asking what to do is.
 """
 
 from __future__ import annotations
@@ -119,15 +125,37 @@ CHATTER: tuple[str, ...] = (
     "I just woke up",
     "my friend is coming over later",
     "you're so smart",
+    # complaints and exclamations about the player's own life, a question's words asking
+    # nothing (the week, the commute, the weather, luck, chores)
+    "怎么又到周一了啊",
+    "我怎么这么倒霉",
+    "为什么天天都要加班",
+    "这鬼天气怎么这么热",
+    "冷死了，手都冻僵了",
+    "这谁受得了啊",
+    "等了半天车都没来",
+    "家里停水了好麻烦",
+    "唉，生活好难",
+    "why is today so long",
+    "ugh, how is it monday again",
+    "why does this always happen to me",
+    "traffic was terrible this morning",
+    "it's freezing today",
+    "my internet keeps cutting out",
 )
 """Everyday chatter, Chinese and English, about nothing a save remembers (written for
-this module: no evaluation set's words)."""
+this module: no evaluation set's words). The complaints (round five) moved the
+development set's complaints about the commute, a parcel, a power cut and the heat from
+0.003-0.006 below the margin to above it (eval/dev/smalltalk_dev.json fourth batch)."""
 
 SMALL_TALK_MARGIN = 0.01
 """How much nearer the chatter than any memory a text must be (cosine): calibrated on
 the development sets (docs/evaluation.md "Round three"); with :func:`asks_memory`'s veto
 (round four) no development question is lost from -0.02 to 0.03, small talk is caught
-alike from -0.01 to 0.015 (eval/dev/smalltalk_dev.json), so it stayed."""
+alike from -0.01 to 0.015 (eval/dev/smalltalk_dev.json), so it stayed. Round five (the
+complaints, 15 more chatter lines, 28 more small-talk turns): 0 to 0.01 give the same
+figures on every development set (small talk 0.02 a turn), -0.01 loses a question that
+names no memory (why does my base keep flooding), 0.015 lets small talk through (0.11)."""
 
 
 def is_small_talk(chatter: float | None, nearest: float | None, *, margin: float) -> bool:
@@ -162,13 +190,37 @@ _PAST_EN = re.compile(
 _ASK_ZH = re.compile(
     r"吗|呢|么|啥|什么|怎么|咋|谁|哪|(?<![前这那好十没])几(?!乎)|多少|多久|为何|为什么|为啥|是不是"
     r"|有没有|如何|干嘛|(.)不\1"
-    r"|了没|没有$|没$|对吧"
+    r"|了没|没有$|没$|对吧|咩|乜|边个|边度|点解"
 )
-"""A Chinese question's words (a sentence ending in ? or ？ is one too)."""
+"""A Chinese question's words (a sentence ending in ? or ？ is one too; 咩, 边个, 点解: the
+Cantonese 什么, 谁, 为什么)."""
 _NOT_ASK_ZH = re.compile(
     r"没(?:干|做|说|想)?(?:啥|什么)|不知道(?:干|做|说|吃)?(?:啥|什么)|(?:干|做|吃|说)(?:啥|什么)都"
+    r"|谁(?:能|还|会)?(?:顶得住|受得了|扛得住|忍得了|吃得消|遭得住|顶得顺)|谁懂(?:啊|呀|哇)"
+    r"|有没有搞错|怎么可能|什么鬼|让不让人|哪有(?:这么|那么|这样|那样)"
 )
-"""Question words that ask nothing: 今天也没干啥, 不知道吃什么, 干啥都没劲."""
+"""Question words that ask nothing: 今天也没干啥, 不知道吃什么, 干啥都没劲, and the
+exclamations 这谁顶得住啊, 有没有搞错, 这什么鬼天气, 还让不让人睡了."""
+_COMPLAINT_ZH = re.compile(
+    r"凭(?:什么|啥)|(?:为什么|为啥|怎么|咋)[^，。]{0,10}?"
+    r"(?:总|老是|又|就|这么|那么|这样|那样|天天|每天|每次|一直|还没|还不|还要|还得|一定要|非要|非得"
+    r"|偏偏|竟然|居然)"
+)
+"""A "why/how … always/again/so" that complains rather than asks (为什么周一总是这么难熬,
+怎么又下雨了, 我咋这么倒霉): about memory only when the text names the game
+(为什么我的鸡总是不下蛋), as asking what to do is (:data:`_ADVICE_ZH`), and not of
+the player's own life (:data:`_LIFE_ZH`). Set on eval/dev/smalltalk_dev.json (its
+rhetorical small talk and its complaint-shaped game questions): no question of any
+development set has these words otherwise."""
+_LIFE_ZH = re.compile(
+    r"上班|下班|加班|打工|老板|领导|同事|开会|会议|工作|上学|上课|考试|作业|老师|学校|早八|地铁|公交"
+    r"|堵车|快递|外卖|周[一二三四五六日末]|星期|礼拜|假期|放假|天气|下雨|下雪|刮风|倒霉|运气|工资"
+    r"|房租|减肥|熬夜|失眠|人生|生活|日子|一天天|邻居|楼上|装修"
+)
+"""What a complaint about the player's own life is about: work, school, the commute, the
+week, the weather, luck, money, sleep (written for this module). A complaint about it asks
+nothing even when a word of it is also a memory's (下雪 and a winter memory): the weather
+complained of now is not the game's past."""
 _ADVICE_ZH = re.compile(
     r"要不要|该不该|什么好|啥好|哪个好|哪里好|去哪玩|去哪儿玩|比较好|好不好|怎么办$"
     r"|是不是(?:很|太|好|挺|有点|超|特别|该|应该|要)"
@@ -185,8 +237,30 @@ _ASK_EN = re.compile(
     r"(?:what|who|where|when|which|why|how|did|does|do|is|are|was|were|have|has|can|could"
     r"|should|will)\b|\?"
 )
-_EXCLAIM_EN = re.compile(r"\bwhat an?\b|\bguess what\b")
-""""what a day", "guess what happened": not a question."""
+_EXCLAIM_EN = re.compile(
+    r"\bwhat an?\b|\bguess what\b|\bhow \w+ (?:is|was) (?:that|this)\b"
+    r"|\bwhat the (?:heck|hell|fuck|frick)\b|\bwho (?:cares|asked)\b|\bwhy me\b"
+)
+""""what a day", "guess what happened", "how cool is that", "what the heck", "who cares":
+not a question."""
+_COMPLAINT_EN = re.compile(
+    r"^(?:\W*(?:um|uh|so|ok|okay|and|but|hey|yo|oh|ugh|man|bruh|omg|lol)\b)*\W*"
+    r"(?:(?:why|how)(?: come)?(?:s| (?:is|are|am|do|does|has|have|can|cant|wont|must|it|its))"
+    r".*\b(?:always|so(?! far)|like (?:this|that)|already|it only|even|again"
+    r"|every (?:time|day|week|single)|never|keeps?|anymore)|is it (?:just )?me or)\b"
+)
+"""A "why/how … always/so/already" that complains rather than asks ("why is my boss like
+this", "how is it already monday"): about memory only when the text names the game
+("why do my crops keep dying"), as asking what to do is (:data:`_ADVICE_EN`), and not of
+the player's own life (:data:`_LIFE_EN`)."""
+_LIFE_EN = re.compile(
+    r"\b(?:work|job|boss|coworkers?|meetings?|office|school|class(?:es)?|homework|exams?"
+    r"|teachers?|commute|traffic|bus|train|subway|wifi|internet|phone|rent|bills|money"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|week|today|tonight|mornings?"
+    r"|weather|rain(?:s|ing)?|snow(?:s|ing)?|hot|cold|people|every(?:one|body|thing)|life"
+    r"|adulting|sleep|tired|neighbou?rs?)\b"
+)
+"""The English of :data:`_LIFE_ZH`."""
 _ASK_PINYIN = re.compile(
     r"\b(?:na ?tian|na ?ci|na ?ge|na ?li|shen ?me|sm|sha|zen ?me|zm|shei|ji ?tian|duo ?shao"
     r"|duo ?jiu|mei ?you|le ?mei|ma|ne|ji ?de|shang ?ci|zhi ?qian|wei ?sha)\b"
@@ -220,8 +294,10 @@ def asks_memory(text: str, *, names_game: bool = False) -> bool:
     companion alone (你吃饭了吗, 你觉得…, "how are you?") nor only a reaction ("really?",
     真的吗). Asking what to do (晚饭吃什么好呢, "what should we do with the dirty water?")
     asks when the text ``names_game`` (its words match a memory, or it asks for the next
-    step), not of the player's own day. Such a turn is never small talk
-    (:func:`is_small_talk`)."""
+    step), not of the player's own day; so does a complaint (为什么我的鸡总是不下蛋), unless
+    it is about the player's own life (为什么周一总是这么难熬, "how is it already Monday":
+    never). An exclamation (这谁顶得住啊, "how cool is that") asks nothing. Such a turn is
+    never small talk (:func:`is_small_talk`)."""
     plain = normalize(text).lower()
     return any(_sentence_asks(s.strip(), names_game) for s in _SENTENCES.split(plain) if s.strip())
 
@@ -240,6 +316,8 @@ def _sentence_asks(sentence: str, names_game: bool) -> bool:
             return False
         if any(m in sentence for m in _PAST_ZH):
             return True
+        if _COMPLAINT_ZH.search(words):
+            return names_game and not _LIFE_ZH.search(words)
         if _ADVICE_ZH.search(words):
             return names_game
         return "?" in sentence or _ASK_ZH.search(_NOT_ASK_ZH.sub("", words)) is not None
@@ -248,6 +326,8 @@ def _sentence_asks(sentence: str, names_game: bool) -> bool:
         return False
     if _PAST_EN.search(sentence):
         return True
+    if _COMPLAINT_EN.search(words):
+        return names_game and not _LIFE_EN.search(words)
     if _ADVICE_EN.search(sentence):
         return names_game
     return bool(_ASK_EN.search(sentence) or _ASK_PINYIN.search(sentence))
