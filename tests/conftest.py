@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import atexit
 import base64
 import datetime as dt
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -40,6 +43,14 @@ START = 1_790_000_000.0  # 2026-09-21T...Z, a fixed wall-clock start
 # The scheduler's grace after a chat (1.5 s, tests/test_server_yield.py) is dead time in a
 # test that waits for the background jobs after each turn and sends no chat meanwhile.
 NO_GRACE = {"memory.background_grace": 0.0}
+
+
+# No test reads or writes the real per-user data folder, where a server run by hand keeps its
+# token, page secret and memories (and a test would pair with it): each test process and
+# every process it starts gets an empty one of its own. A test that needs another sets its own.
+_DATA_HOME = tempfile.mkdtemp(prefix="xty-data-home-")
+os.environ["XDG_DATA_HOME"] = _DATA_HOME
+atexit.register(shutil.rmtree, _DATA_HOME, True)
 
 
 @pytest.fixture
