@@ -802,9 +802,10 @@ QUESTIONS += [
 ]
 
 # A fourth batch, written by the smalltalk5 helper after the third was measured:
-# rhetorical complaints, exclamations and sighs about the player's own life (a question's
-# words, asking nothing), some beside a memory that shares a word (下雪, 停电, rain,
-# meeting); and real questions about the game phrased as complaints (为什么我的鸡总是不下蛋).
+# rhetorical complaints, exclamations, sighs and wishes about the player's own life (a
+# question's words, asking nothing), some beside a memory that shares a word (下雪, 停电,
+# rain, meeting); and real questions about the game phrased as complaints or wishes
+# (为什么我的鸡总是不下蛋, 什么时候才能修好温室啊).
 SMALL_TALK += [
     (SV, "zh", "rhetorical", "我咋这么倒霉啊，出门就踩到水坑", []),
     (DST, "zh", "rhetorical", "为什么每天都有开不完的会", []),
@@ -858,6 +859,9 @@ SMALL_TALK += [
     (DST, "en", "exclamation", "I got a new keyboard today, how cool is that", []),
     (ONI, "en", "rhetorical", "is it just me or is this week dragging", []),
     (SV, "en", "sigh", "sigh... long week", []),
+    (ONI, "zh", "wish", "啥时候才能发工资啊", []),
+    (DST, "en", "wish", "when will this week ever end", []),
+    (SV, "zh", "self-judgement", "我怎么这么菜，又输了", []),
 ]
 QUESTIONS += [
     (
@@ -949,6 +953,16 @@ QUESTIONS += [
         "Cycle 23: a broken pipe flooded the lower rooms with water",
         23,
         "event",
+    ),
+    (SV, "zh", "wish-game", "什么时候才能修好温室啊", "打算秋天前修好社区中心的温室", 20, "goal"),
+    (
+        SV,
+        "en",
+        "wish-game",
+        "when will the greenhouse finally be fixed",
+        "Spring 28: the player planned to restore the greenhouse before fall",
+        28,
+        "goal",
     ),
 ]
 

@@ -192,6 +192,9 @@ def test_advice_that_names_the_game_recalls_and_a_word_in_every_memory_names_not
         "is it just me or is this week dragging",
         "I got a new keyboard, how cool is that",
         "what the heck, my wifi died again",
+        "什么时候才能放假啊",  # a wish: 什么时候 of what will come
+        "我怎么这么菜啊",
+        "when will this rain ever stop",
     ],
 )
 def test_a_complaint_or_exclamation_about_real_life_asks_nothing(text: str) -> None:
@@ -223,6 +226,8 @@ def test_a_complaint_about_real_life_asks_nothing_even_sharing_a_memorys_word(te
         "我的基地怎么又被猎犬拆了",
         "why do my crops keep dying",
         "why is the oxygen always so low upstairs",
+        "什么时候才能修好温室啊",
+        "when will the greenhouse finally be fixed",
     ],
 )
 def test_a_complaint_about_the_game_asks_when_it_names_the_game(text: str) -> None:
@@ -235,6 +240,7 @@ def test_a_complaint_about_the_game_asks_when_it_names_the_game(text: str) -> No
 def test_a_complaint_that_names_the_past_asks() -> None:
     assert asks_memory("上次为什么总是打不过那个boss")
     assert asks_memory("why did I always lose to that boss last time")
+    assert asks_memory("我什么时候种的草莓")  # 什么时候 of what came
 
 
 def test_a_rhetorical_complaint_nearer_chatter_carries_the_goals_alone() -> None:

@@ -212,13 +212,18 @@ _COMPLAINT_ZH = re.compile(
 the player's own life (:data:`_LIFE_ZH`). Set on eval/dev/smalltalk_dev.json (its
 rhetorical small talk and its complaint-shaped game questions): no question of any
 development set has these words otherwise."""
+_WISH_ZH = re.compile(r"(?:什么|啥)时候(?:才|能|可以|会|再)")
+"""When something will come, not when it came (什么时候才能放假啊, 啥时候能下班): a complaint's
+wish, not the past's 什么时候 (:data:`_PAST_ZH`); about memory as a complaint is."""
 _LIFE_ZH = re.compile(
     r"上班|下班|加班|打工|老板|领导|同事|开会|会议|工作|上学|上课|考试|作业|老师|学校|早八|地铁|公交"
     r"|堵车|快递|外卖|周[一二三四五六日末]|星期|礼拜|假期|放假|天气|下雨|下雪|刮风|倒霉|运气|工资"
     r"|房租|减肥|熬夜|失眠|人生|生活|日子|一天天|邻居|楼上|装修"
+    r"|我[^，。]{0,3}(?:这么|那么)(?:菜|笨|蠢|背|惨|穷|胖|困|累)"
 )
 """What a complaint about the player's own life is about: work, school, the commute, the
-week, the weather, luck, money, sleep (written for this module). A complaint about it asks
+week, the weather, luck, money, sleep, the player's own state (我怎么这么菜; written for
+this module). A complaint about it asks
 nothing even when a word of it is also a memory's (下雪 and a winter memory): the weather
 complained of now is not the game's past."""
 _ADVICE_ZH = re.compile(
@@ -247,12 +252,13 @@ _COMPLAINT_EN = re.compile(
     r"^(?:\W*(?:um|uh|so|ok|okay|and|but|hey|yo|oh|ugh|man|bruh|omg|lol)\b)*\W*"
     r"(?:(?:why|how)(?: come)?(?:s| (?:is|are|am|do|does|has|have|can|cant|wont|must|it|its))"
     r".*\b(?:always|so(?! far)|like (?:this|that)|already|it only|even|again"
-    r"|every (?:time|day|week|single)|never|keeps?|anymore)|is it (?:just )?me or)\b"
+    r"|every (?:time|day|week|single)|never|keeps?|anymore)|is it (?:just )?me or"
+    r"|when (?:will|does|is)\b.*\b(?:ever|finally|stop|end|over))\b"
 )
 """A "why/how … always/so/already" that complains rather than asks ("why is my boss like
-this", "how is it already monday"): about memory only when the text names the game
-("why do my crops keep dying"), as asking what to do is (:data:`_ADVICE_EN`), and not of
-the player's own life (:data:`_LIFE_EN`)."""
+this", "how is it already monday", "when will this week ever end"): about memory only
+when the text names the game ("why do my crops keep dying"), as asking what to do is
+(:data:`_ADVICE_EN`), and not of the player's own life (:data:`_LIFE_EN`)."""
 _LIFE_EN = re.compile(
     r"\b(?:work|job|boss|coworkers?|meetings?|office|school|class(?:es)?|homework|exams?"
     r"|teachers?|commute|traffic|bus|train|subway|wifi|internet|phone|rent|bills|money"
@@ -314,9 +320,9 @@ def _sentence_asks(sentence: str, names_game: bool) -> bool:
             _COMPANION_ZH.search(sentence) and not _NOT_COMPANION_ZH.search(sentence)
         ):
             return False
-        if any(m in sentence for m in _PAST_ZH):
+        if any(m in _WISH_ZH.sub("", sentence) for m in _PAST_ZH):
             return True
-        if _COMPLAINT_ZH.search(words):
+        if _COMPLAINT_ZH.search(words) or _WISH_ZH.search(words):
             return names_game and not _LIFE_ZH.search(words)
         if _ADVICE_ZH.search(words):
             return names_game
