@@ -862,6 +862,8 @@ SMALL_TALK += [
     (ONI, "zh", "wish", "啥时候才能发工资啊", []),
     (DST, "en", "wish", "when will this week ever end", []),
     (SV, "zh", "self-judgement", "我怎么这么菜，又输了", []),
+    (DST, "zh", "plea", "老天爷能不能别下雨了", []),
+    (ONI, "en", "rhetorical", "how am I supposed to finish all this homework", []),
 ]
 QUESTIONS += [
     (

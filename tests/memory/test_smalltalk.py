@@ -195,6 +195,12 @@ def test_advice_that_names_the_game_recalls_and_a_word_in_every_memory_names_not
         "什么时候才能放假啊",  # a wish: 什么时候 of what will come
         "我怎么这么菜啊",
         "when will this rain ever stop",
+        "这日子什么时候是个头啊",
+        "老天爷能不能别下雨了",
+        "累死了，谁来救救我",
+        "how am I supposed to finish all this homework",
+        "are you kidding me",
+        "can you believe it's already December",
     ],
 )
 def test_a_complaint_or_exclamation_about_real_life_asks_nothing(text: str) -> None:
@@ -228,6 +234,8 @@ def test_a_complaint_about_real_life_asks_nothing_even_sharing_a_memorys_word(te
         "why is the oxygen always so low upstairs",
         "什么时候才能修好温室啊",
         "when will the greenhouse finally be fixed",
+        "what's wrong with my crops",
+        "小人能不能别吐了",
     ],
 )
 def test_a_complaint_about_the_game_asks_when_it_names_the_game(text: str) -> None:

@@ -197,12 +197,12 @@ Cantonese 什么, 谁, 为什么)."""
 _NOT_ASK_ZH = re.compile(
     r"没(?:干|做|说|想)?(?:啥|什么)|不知道(?:干|做|说|吃)?(?:啥|什么)|(?:干|做|吃|说)(?:啥|什么)都"
     r"|谁(?:能|还|会)?(?:顶得住|受得了|扛得住|忍得了|吃得消|遭得住|顶得顺)|谁懂(?:啊|呀|哇)"
-    r"|有没有搞错|怎么可能|什么鬼|让不让人|哪有(?:这么|那么|这样|那样)"
+    r"|有没有搞错|怎么可能|什么鬼|让不让人|哪有(?:这么|那么|这样|那样)|谁来?救救我"
 )
 """Question words that ask nothing: 今天也没干啥, 不知道吃什么, 干啥都没劲, and the
 exclamations 这谁顶得住啊, 有没有搞错, 这什么鬼天气, 还让不让人睡了."""
 _COMPLAINT_ZH = re.compile(
-    r"凭(?:什么|啥)|(?:为什么|为啥|怎么|咋)[^，。]{0,10}?"
+    r"凭(?:什么|啥)|能不能别|可不可以别|能不能不要|(?:为什么|为啥|怎么|咋)[^，。]{0,10}?"
     r"(?:总|老是|又|就|这么|那么|这样|那样|天天|每天|每次|一直|还没|还不|还要|还得|一定要|非要|非得"
     r"|偏偏|竟然|居然)"
 )
@@ -212,7 +212,7 @@ _COMPLAINT_ZH = re.compile(
 the player's own life (:data:`_LIFE_ZH`). Set on eval/dev/smalltalk_dev.json (its
 rhetorical small talk and its complaint-shaped game questions): no question of any
 development set has these words otherwise."""
-_WISH_ZH = re.compile(r"(?:什么|啥)时候(?:才|能|可以|会|再)")
+_WISH_ZH = re.compile(r"(?:什么|啥)时候(?:才|能|可以|会|再|是个头)")
 """When something will come, not when it came (什么时候才能放假啊, 啥时候能下班): a complaint's
 wish, not the past's 什么时候 (:data:`_PAST_ZH`); about memory as a complaint is."""
 _LIFE_ZH = re.compile(
@@ -245,14 +245,15 @@ _ASK_EN = re.compile(
 _EXCLAIM_EN = re.compile(
     r"\bwhat an?\b|\bguess what\b|\bhow \w+ (?:is|was) (?:that|this)\b"
     r"|\bwhat the (?:heck|hell|fuck|frick)\b|\bwho (?:cares|asked)\b|\bwhy me\b"
+    r"|\bare you (?:kidding|serious|joking)(?: me)?\b|\bcan you believe\b"
 )
-""""what a day", "guess what happened", "how cool is that", "what the heck", "who cares":
-not a question."""
+""""what a day", "guess what happened", "how cool is that", "what the heck", "who cares",
+"are you kidding me", "can you believe it's already…": not a question."""
 _COMPLAINT_EN = re.compile(
     r"^(?:\W*(?:um|uh|so|ok|okay|and|but|hey|yo|oh|ugh|man|bruh|omg|lol)\b)*\W*"
     r"(?:(?:why|how)(?: come)?(?:s| (?:is|are|am|do|does|has|have|can|cant|wont|must|it|its))"
-    r".*\b(?:always|so(?! far)|like (?:this|that)|already|it only|even|again"
-    r"|every (?:time|day|week|single)|never|keeps?|anymore)|is it (?:just )?me or"
+    r".*\b(?:always|so(?! far)|like (?:this|that)|already|it only|even|ever|again|supposed to"
+    r"|every (?:time|day|week|single)|never|keeps?|anymore)|is it (?:just )?me or|whats wrong with"
     r"|when (?:will|does|is)\b.*\b(?:ever|finally|stop|end|over))\b"
 )
 """A "why/how … always/so/already" that complains rather than asks ("why is my boss like
