@@ -236,6 +236,8 @@ def test_a_complaint_about_real_life_asks_nothing_even_sharing_a_memorys_word(te
         "when will the greenhouse finally be fixed",
         "what's wrong with my crops",
         "小人能不能别吐了",
+        "why is my base always so hot",  # heat, a colony's as much as the player's
+        "为什么楼上总是缺氧",  # 楼上, the base's upper floor
     ],
 )
 def test_a_complaint_about_the_game_asks_when_it_names_the_game(text: str) -> None:

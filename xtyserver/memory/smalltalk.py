@@ -218,16 +218,17 @@ _WISH_ZH = re.compile(r"(?:什么|啥)时候(?:才|能|可以|会|再|是个头)
 """When something will come, not when it came (什么时候才能放假啊, 啥时候能下班): a complaint's
 wish, not the past's 什么时候 (:data:`_PAST_ZH`); about memory as a complaint is."""
 _LIFE_ZH = re.compile(
-    r"上班|下班|加班|打工|老板|领导|同事|开会|会议|工作|上学|上课|考试|作业|老师|学校|早八|地铁|公交"
+    r"上班|下班|加班|打工|老板|领导|同事|开会|会议|上学|上课|考试|作业|老师|学校|早八|地铁|公交"
     r"|堵车|快递|外卖|周[一二三四五六日末]|星期|礼拜|假期|放假|天气|下雨|下雪|刮风|倒霉|运气|工资"
-    r"|房租|减肥|熬夜|失眠|人生|生活|日子|一天天|邻居|楼上|装修"
+    r"|房租|减肥|熬夜|失眠|人生|日子|一天天|装修"
     r"|我[^，。]{0,3}(?:这么|那么)(?:菜|笨|蠢|背|惨|穷|胖|困|累)"
 )
 """What a complaint about the player's own life is about: work, school, the commute, the
-week, the weather, luck, money, sleep, the player's own state (我怎么这么菜; written for
-this module). A complaint about it asks
-nothing even when a word of it is also a memory's (下雪 and a winter memory): the weather
-complained of now is not the game's past."""
+week, the weather, luck, rent, sleep, the player's own state (我怎么这么菜; written for
+this module). A complaint about it asks nothing even when a word of it is also a
+memory's (下雪 and a winter memory): the weather complained of now is not the game's past.
+Only words a game's memory rarely means: not 工作, 生活, 楼上 (an ONI base's upper floor),
+邻居 (DST's pig neighbours), whose complaints ask when they name the game."""
 _ADVICE_ZH = re.compile(
     r"要不要|该不该|什么好|啥好|哪个好|哪里好|去哪玩|去哪儿玩|比较好|好不好|怎么办$"
     r"|是不是(?:很|太|好|挺|有点|超|特别|该|应该|要)"
@@ -263,13 +264,13 @@ this", "how is it already monday", "when will this week ever end"): about memory
 when the text names the game ("why do my crops keep dying"), as asking what to do is
 (:data:`_ADVICE_EN`), and not of the player's own life (:data:`_LIFE_EN`)."""
 _LIFE_EN = re.compile(
-    r"\b(?:work|job|boss|coworkers?|meetings?|office|school|class(?:es)?|homework|exams?"
-    r"|teachers?|commute|traffic|bus|train|subway|wifi|internet|phone|rent|bills|money"
+    r"\b(?:job|boss|coworkers?|meetings?|office|school|class(?:es)?|homework|exams?"
+    r"|teachers?|commute|traffic|subway|wifi|internet|phone|rent|bills"
     r"|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|week|today|tonight|mornings?"
-    r"|weather|rain(?:s|ing)?|snow(?:s|ing)?|hot|cold|people|every(?:one|body|thing)|life"
-    r"|adulting|sleep|tired|neighbou?rs?)\b"
+    r"|weather|rain(?:s|ing)?|snow(?:s|ing)?|(?<!pig )people|life|adulting|neighbou?rs?)\b"
 )
-"""The English of :data:`_LIFE_ZH`."""
+"""The English of :data:`_LIFE_ZH`; not "work", "money", "hot", "cold", "sleep",
+"everyone", "the bus" or "the train", which a colony, a farm or a winter also has."""
 _ASK_PINYIN = re.compile(
     r"\b(?:na ?tian|na ?ci|na ?ge|na ?li|shen ?me|sm|sha|zen ?me|zm|shei|ji ?tian|duo ?shao"
     r"|duo ?jiu|mei ?you|le ?mei|ma|ne|ji ?de|shang ?ci|zhi ?qian|wei ?sha)\b"
