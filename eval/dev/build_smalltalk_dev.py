@@ -864,6 +864,9 @@ SMALL_TALK += [
     (SV, "zh", "self-judgement", "我怎么这么菜，又输了", []),
     (DST, "zh", "plea", "老天爷能不能别下雨了", []),
     (ONI, "en", "rhetorical", "how am I supposed to finish all this homework", []),
+    (SV, "zh", "why-life", "为啥考试前一天特别想打扫房间", []),
+    (DST, "en", "why-life", "why do weekends go by faster than weekdays", []),
+    (ONI, "zh", "why-life", "为什么下雨天人会犯困", []),
 ]
 QUESTIONS += [
     (
@@ -957,6 +960,15 @@ QUESTIONS += [
         "event",
     ),
     (SV, "zh", "wish-game", "什么时候才能修好温室啊", "打算秋天前修好社区中心的温室", 20, "goal"),
+    (
+        SV,
+        "zh",
+        "why-game",
+        "为什么下雨天鱼更好钓",
+        "春季第6天，下雨天玩家去河边钓到了一条鲶鱼，比晴天多钓了好几条",
+        6,
+        "event",
+    ),
     (
         SV,
         "en",

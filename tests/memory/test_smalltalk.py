@@ -247,6 +247,13 @@ def test_a_complaint_about_the_game_asks_when_it_names_the_game(text: str) -> No
     assert not asks_memory(text)
 
 
+def test_a_why_of_the_players_own_life_asks_only_when_it_names_the_game() -> None:
+    """No complaint's words, but a why of the week, exams or the rain: as advice is."""
+    assert not asks_memory("why do weekends go by faster than weekdays")
+    assert not asks_memory("为啥考试前一天特别想打扫房间")
+    assert asks_memory("为什么下雨天鱼更好钓", names_game=True)  # the save's fish
+
+
 def test_a_complaint_that_names_the_past_asks() -> None:
     assert asks_memory("上次为什么总是打不过那个boss")
     assert asks_memory("why did I always lose to that boss last time")
