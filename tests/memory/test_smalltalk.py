@@ -172,3 +172,101 @@ def test_advice_that_names_the_game_recalls_and_a_word_in_every_memory_names_not
     assert english.names_any(english.query_terms("the mines"), share=0.5) is True
     text = "should I go to bed now or play one more day?"
     assert _chosen(english, text, [(2, 0.80), (1, 0.79), (3, 0.78)], 0.86) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "为什么周一总是这么难熬",
+        "怎么又下雨了啊",
+        "我咋这么倒霉",
+        "这谁顶得住啊",
+        "凭什么就我一个人加班",
+        "外卖怎么还没到啊",
+        "有没有搞错，又停电了",
+        "这什么鬼天气",
+        "why is my boss like this",
+        "how is it already Monday",
+        "how's it only tuesday",
+        "ugh why am I so tired all the time",
+        "is it just me or is this week dragging",
+        "I got a new keyboard, how cool is that",
+        "what the heck, my wifi died again",
+        "什么时候才能放假啊",  # a wish: 什么时候 of what will come
+        "我怎么这么菜啊",
+        "when will this rain ever stop",
+        "这日子什么时候是个头啊",
+        "老天爷能不能别下雨了",
+        "累死了，谁来救救我",
+        "how am I supposed to finish all this homework",
+        "are you kidding me",
+        "can you believe it's already December",
+    ],
+)
+def test_a_complaint_or_exclamation_about_real_life_asks_nothing(text: str) -> None:
+    """A question's words that complain or exclaim (为什么…总是这么, 怎么又, 咋这么, 这谁顶得住,
+    "why is … like this", "how is it already …") ask nothing of the game's past."""
+    assert not asks_memory(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "怎么又下雪了，冻死我了",  # 下雪 is also a winter memory's word
+        "为什么每天都要开会",
+        "why does it always rain when I want to go out",
+        "why do meetings always run late",
+    ],
+)
+def test_a_complaint_about_real_life_asks_nothing_even_sharing_a_memorys_word(text: str) -> None:
+    """The week, work, the weather complained of now: not the game's past, even when a word
+    of it (下雪, "rain", "meeting") is also a memory's."""
+    assert not asks_memory(text, names_game=True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "为什么我的鸡总是不下蛋",
+        "小人怎么老是这么不开心",
+        "我的基地怎么又被猎犬拆了",
+        "why do my crops keep dying",
+        "why is the oxygen always so low upstairs",
+        "什么时候才能修好温室啊",
+        "when will the greenhouse finally be fixed",
+        "what's wrong with my crops",
+        "小人能不能别吐了",
+        "why is my base always so hot",  # heat, a colony's as much as the player's
+        "为什么楼上总是缺氧",  # 楼上, the base's upper floor
+    ],
+)
+def test_a_complaint_about_the_game_asks_when_it_names_the_game(text: str) -> None:
+    """The same words about the player's chickens, colony or base ask for what the save
+    remembers of them (as asking what to do does: when the text names the game)."""
+    assert asks_memory(text, names_game=True)
+    assert not asks_memory(text)
+
+
+def test_a_why_of_the_players_own_life_asks_only_when_it_names_the_game() -> None:
+    """No complaint's words, but a why of the week, exams or the rain: as advice is."""
+    assert not asks_memory("why do weekends go by faster than weekdays")
+    assert not asks_memory("为啥考试前一天特别想打扫房间")
+    assert asks_memory("为什么下雨天鱼更好钓", names_game=True)  # the save's fish
+
+
+def test_a_complaint_that_names_the_past_asks() -> None:
+    assert asks_memory("上次为什么总是打不过那个boss")
+    assert asks_memory("why did I always lose to that boss last time")
+    assert asks_memory("我什么时候种的草莓")  # 什么时候 of what came
+
+
+def test_a_rhetorical_complaint_nearer_chatter_carries_the_goals_alone() -> None:
+    """「为什么周一总是这么难熬」 reads as a question; it asks nothing, sits nearer everyday
+    chatter than any memory: only the goal goes in. 「为什么我的鸡总是不下蛋」, as near the
+    chatter, names the coop: it recalls."""
+    index = _index()
+    near = [(2, 0.86), (4, 0.85), (3, 0.84), (1, 0.80)]
+    margin = MemoryBudget().small_talk_margin
+    assert _chosen(index, "为什么周一总是这么难熬", near, 0.86 + margin) == [1]
+    assert _chosen(index, "why is my boss like this", near, 0.86 + margin) == [1]
+    assert 2 in _chosen(index, "为什么我的鸡总是不下蛋", near, 0.86 + margin)
