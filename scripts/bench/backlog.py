@@ -44,7 +44,9 @@ the steady turns see the machine as a player with no backlog does; the
 backlog server's turns run while its backlog embeds (``--no-pause``: never
 paused, both share the machine with the backlog). With baselines, every
 backlog server but the one being timed is paused, so each backlog server's
-turns meet its own backlog only.
+turns meet its own backlog only. A paused server's passage worker (a process of
+its own, ``serve/passage_worker.py``) is paused with it, unless the server had
+suspended it itself.
 
 With ``--lead-ms MS`` each turn is typed first: the mod's ``chat.typing`` with
 the question, ``MS`` before its ``chat.send`` (what the C# library and the Lua
@@ -284,14 +286,41 @@ def _running(a: float, b: float, passages: Spans, stops: Spans) -> float:
     return total
 
 
-def _pause(pid: int) -> None:
-    """Stop ``pid`` and wait until ``/proc`` says it is stopped (the signal is async)."""
+def _state(pid: int) -> str:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+def _children(pid: int) -> list[int]:
+    """``pid``'s child processes (a passage worker), from /proc."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+def _pause(pid: int) -> list[int]:
+    """Stop ``pid``, then its children that run (its passage worker: a process of its
+    own, which would go on with its passage beside the turns timed meanwhile; one the
+    server suspended itself stays as it is), and wait until ``/proc`` says each is
+    stopped (the signal is async). Returns them, children first, for :func:`_resume`."""
     os.kill(pid, signal.SIGSTOP)
-    for _ in range(1000):
-        if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "T":
-            return
-        time.sleep(0.0005)
-    raise SystemExit(f"server {pid} did not stop")
+    stopped = [pid]
+    for child in _children(pid):
+        with contextlib.suppress(OSError):
+            if _state(child) != "T":
+                os.kill(child, signal.SIGSTOP)
+                stopped.insert(0, child)
+    for one in stopped:
+        for _ in range(1000):
+            with contextlib.suppress(FileNotFoundError):
+                if _state(one) != "T":
+                    time.sleep(0.0005)
+                    continue
+            break
+        else:
+            raise SystemExit(f"process {one} did not stop")
+    return stopped
 
 
 # -- the rounds --------------------------------------------------------------------------
@@ -353,16 +382,18 @@ async def _rounds(
             text = QUESTIONS[i % len(QUESTIONS)]  # the same new question on every server
             for kind in order:
                 # The other backlog servers stop while one kind is timed.
-                paused = [pid for k, pid in backlogs.items() if k != kind] if args.pause else []
-                for pid in paused:
-                    _pause(pid)
+                paused: list[int] = []
+                for k, pid in backlogs.items():
+                    if k != kind and args.pause:
+                        paused += _pause(pid)
                 try:
                     began = time.perf_counter()
                     if kind == "model":
                         value = await _direct_ttft(direct, None)
                     else:
-                        value = await _turn(clients[kind], None, text, lead)
-                        began += lead or 0.0  # from its chat.send
+                        sent: list[float] = []
+                        value = await _turn(clients[kind], None, text, lead, sent)
+                        began = sent[0]  # its chat.send (a typed turn slept its lead first)
                 finally:
                     for pid in paused:
                         os.kill(pid, signal.SIGCONT)
@@ -442,6 +473,12 @@ def report_turns(window: Window, events: int, lead_ms: float = 0.0) -> None:
             ratio50 = rows[kind][0] / rows["steady"][0]
             ratio99 = rows[kind][1] / rows["steady"][1]
             print(f"{kind} / steady: p50 {ratio50:.3f}, p99 {ratio99:.3f} (target: p99 <= 1.10)")
+        # The p99 of 200 rounds is their third-slowest: the tail beside it says how alone.
+        for kind in kinds:
+            tail = sorted(v - base for v in window.times[kind])
+            p95 = nearest_rank(tail, 95) * 1e3
+            slowest = ", ".join(f"{v * 1e3:.1f}" for v in tail[-5:])
+            print(f"  {_label(kind)}: p95 {p95:.2f} ms; the five slowest {slowest}")
     print("(overhead = chat.send -> first chat.delta minus the median direct time;")
     print(" p99 by nearest rank, max beside it)")
     done = window.waiting_at_start - window.waiting_at_end

@@ -123,7 +123,7 @@ class VectorBacklog:
         self.watch = WorkerWatch()
         self.in_thread = False
         self.workers = 0  # worker processes started since the start
-        self._stop_changed = anyio.Event()  # set when the worker is suspended or resumed
+        self._changed = anyio.Event()  # set when the worker's watch changes (its deadline)
         self.rescan()
 
     @property
@@ -187,8 +187,7 @@ class VectorBacklog:
         else:
             worker.resume()
             self.watch.resumed(now)
-        self._stop_changed.set()
-        self._stop_changed = anyio.Event()
+        self._worker_changed()
         return left
 
     async def _keep_pace(self) -> None:
@@ -229,6 +228,7 @@ class VectorBacklog:
     def close(self) -> None:
         """Stop after the batch under way; what is left stays in the store for the next start."""
         self._closed = True
+        self._worker_changed()  # the watch ends
         self._waiting.cancel()  # a model still loading is not waited for
         self._wake.set()
         self._player_moved()  # nor the player's hold
@@ -242,6 +242,7 @@ class VectorBacklog:
         try:
             async with anyio.create_task_group() as group:
                 group.start_soon(self._keep_pace)
+                group.start_soon(self._watch_worker)
                 await self._work()
                 group.cancel_scope.cancel()
         finally:
@@ -380,7 +381,8 @@ class VectorBacklog:
             try:
                 worker = self._started_worker(embedder)
                 self.watch.sent(self._clock.now())
-                vector = await self._watched(worker, text)
+                self._worker_changed()  # the watch starts counting
+                vector = await worker.passage(text)
                 self.watch.answered()
                 return vector
             except WorkerFailed as exc:
@@ -388,7 +390,9 @@ class VectorBacklog:
                 if self._closed:
                     return None
                 failures = self.watch.failures + 1
-                if self.watch.failed() == "in_thread":
+                after = self.watch.failed()
+                self._worker_changed()
+                if after == "in_thread":
                     self.in_thread = True
                     self._log.warning(
                         "memory.passage_worker_off", reason=str(exc), failures=failures
@@ -416,39 +420,30 @@ class VectorBacklog:
             self._apply_stop()
         return self.worker
 
-    async def _watched(self, worker: PassageWorker, text: str) -> array[float]:
-        """``text``'s passage from ``worker``, which is ended if it hangs.
-
-        Raises:
-            WorkerFailed: It ended before answering (crashed, killed, or hung).
-        """
-        answer: array[float] | WorkerFailed = WorkerFailed("the passage worker did not answer")
-        async with anyio.create_task_group() as group:
-            group.start_soon(self._watch_passage, worker)
-            try:
-                answer = await worker.passage(text)
-            except WorkerFailed as exc:  # raised out of the group, not wrapped in one
-                answer = exc
-            group.cancel_scope.cancel()
-        if isinstance(answer, WorkerFailed):
-            raise answer
-        return answer
-
-    async def _watch_passage(self, worker: PassageWorker) -> None:
-        """End ``worker`` when its passage has run (not suspended) past
-        :data:`~xtyserver.memory.backlog_pace.PASSAGE_STUCK_S`: the passage then fails."""
-        while True:
-            changed = self._stop_changed
+    async def _watch_worker(self) -> None:
+        """End the worker when its passage has run (not suspended) past
+        :data:`~xtyserver.memory.backlog_pace.PASSAGE_STUCK_S`: the passage then fails.
+        One task for the backlog's life (not one a passage: nothing to collect after each)."""
+        while not self._closed:
+            changed = self._changed
             left = self.watch.until_stuck(self._clock.now())
+            worker = self.worker
             if left <= 0:
-                self._log.warning("memory.passage_worker_stuck", pid=worker.pid)
-                worker.kill()
-                return
-            if math.isinf(left):  # suspended: a resume starts its time again
+                if worker is not None:
+                    self._log.warning("memory.passage_worker_stuck", pid=worker.pid)
+                    worker.kill()  # its passage fails, and the watch with it
+                await changed.wait()
+            elif math.isinf(left):  # none in flight, or suspended: until either changes
                 await changed.wait()
             else:
                 with self._clock.move_on_at(self._clock.deadline(left)):
                     await changed.wait()
+
+    def _worker_changed(self) -> None:
+        """A passage was sent or failed, or the worker suspended or resumed: the watch's
+        deadline moved."""
+        self._changed.set()
+        self._changed = anyio.Event()
 
     async def _end_worker(self) -> None:
         """End the worker (resumed, its pipe closed; killed if it does not exit)."""
