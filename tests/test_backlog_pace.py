@@ -73,13 +73,23 @@ def test_a_move_noted_late_never_moves_a_hold_back(late: bool) -> None:
 def test_a_turn_suspends_the_worker_until_its_reply_ends() -> None:
     pace = BacklogPace()
     assert pace.stopped(T) == (False, math.inf)
-    pace.typing(T)  # typing holds the next passage back, but stops nothing under way
-    assert pace.stopped(T) == (False, math.inf)
     pace.turn_began(T + 1)  # an untyped chat.send: the passage under way stops at once
     assert pace.stopped(T + 1) == (True, TURN_HOLD_S)
     assert pace.stopped(T + 2) == (True, TURN_HOLD_S - 1)
     pace.reply_ended(T + 2.5)
     assert pace.stopped(T + 2.5) == (False, math.inf)
+
+
+def test_typing_suspends_the_worker_until_its_hold_ends_or_a_reply_does() -> None:
+    pace = BacklogPace()
+    pace.typing(T)  # the query the hint prepares gets the cores
+    assert pace.stopped(T) == (True, TYPING_HOLD_S)
+    assert pace.stopped(T + TYPING_HOLD_S) == (False, math.inf)  # typed, sent nothing
+    pace.typing(T + 10)
+    pace.turn_began(T + 10.5)  # sent half a second later: stopped until its reply ends
+    assert pace.stopped(T + 10 + TYPING_HOLD_S) == (True, TURN_HOLD_S - TYPING_HOLD_S + 0.5)
+    pace.reply_ended(T + 14)
+    assert pace.stopped(T + 14) == (False, math.inf)
 
 
 def test_a_turn_with_no_reply_resumes_the_worker_after_its_hold() -> None:

@@ -109,6 +109,7 @@ from baseline import (  # noqa: E402
     save_vectors,
     seed_vectors,
 )
+from serving import children  # noqa: E402
 from stats import machine, nearest_rank  # noqa: E402
 from turn import (  # noqa: E402
     QUESTIONS,
@@ -290,15 +291,6 @@ def _state(pid: int) -> str:
     return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
 
 
-def _children(pid: int) -> list[int]:
-    """``pid``'s child processes (a passage worker), from /proc."""
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        with contextlib.suppress(OSError):
-            found += [int(c) for c in (task / "children").read_text().split()]
-    return found
-
-
 def _pause(pid: int) -> list[int]:
     """Stop ``pid``, then its children that run (its passage worker: a process of its
     own, which would go on with its passage beside the turns timed meanwhile; one the
@@ -306,7 +298,7 @@ def _pause(pid: int) -> list[int]:
     stopped (the signal is async). Returns them, children first, for :func:`_resume`."""
     os.kill(pid, signal.SIGSTOP)
     stopped = [pid]
-    for child in _children(pid):
+    for child in children(pid):
         with contextlib.suppress(OSError):
             if _state(child) != "T":
                 os.kill(child, signal.SIGSTOP)

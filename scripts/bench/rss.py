@@ -94,19 +94,10 @@ model = "scripted-quick"
 """
 
 
-def _children(pid: int) -> list[int]:
-    """``pid``'s child processes (the passage worker), from /proc."""
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        with contextlib.suppress(OSError):
-            found += [int(c) for c in (task / "children").read_text().split()]
-    return found
-
-
 def _memory(pid: int) -> dict[str, int]:
     """The server's readings, and its children's summed under ``child `` keys."""
     out = serving.memory_kib(pid)
-    for child in _children(pid):
+    for child in serving.children(pid):
         with contextlib.suppress(OSError):
             for key, value in serving.memory_kib(child).items():
                 out[f"child {key}"] = out.get(f"child {key}", 0) + value

@@ -19,8 +19,8 @@ So a turn meets at most the one unit that was under way when the player began,
 and none at all when the mod says the player is typing before they send. Where
 the passages run in a worker process (``serve/passage_worker.py``), the unit
 under way is stopped too: :meth:`BacklogPace.stopped` says the worker is
-suspended from a turn's start until a reply ends (or :data:`TURN_HOLD_S`), so
-an untyped turn gets the cores at once; :class:`WorkerWatch` says when a
+suspended while the next unit is held (the player typing, a turn until a reply
+ends), so an untyped turn gets the cores at once; :class:`WorkerWatch` says when a
 passage in that worker is stuck, and whether a failed worker is started again
 or the passages go back to the server's own thread.
 """
@@ -95,16 +95,19 @@ class BacklogPace:
         return self.held(now)[0]
 
     def stopped(self, now: float) -> tuple[bool, float]:
-        """Whether the passages' worker is to be suspended now (a turn under way: its
-        query, memory and model call get the cores at once, whatever passage was in
-        flight), and the seconds after which that changes with no move of the player
-        (``inf``: only a move changes it). Typing does not stop it: the passage under
-        way ends before a typed turn's ``chat.send``, and none starts after the hint."""
-        if self._turn > self._reply_end:
-            left = self._turn + self.turn_hold - now
-            if left > 0:
-                return True, left
-        return False, math.inf
+        """Whether the passages' worker is to be suspended now, and the seconds after which
+        that changes with no move of the player (``inf``: only a move changes it).
+
+        Whenever the next unit is held (:meth:`held`): a turn under way (its query,
+        memory and model call get the cores at once, whatever passage was in flight),
+        and the player typing or speaking too (the query a mod's ``chat.typing``
+        prepares gets them, and a typed turn meets no passage that outlasted the
+        hint on a loaded machine: ``scripts/bench/backlog.py --lead-ms 150`` found 29
+        of 200 turns meeting one when only turns stopped it). What that costs the
+        backlog is the one passage under way, which goes on when the hold ends.
+        """
+        wait, reason = self.held(now)
+        return (True, wait) if reason is not None else (False, math.inf)
 
 
 class WorkerWatch:

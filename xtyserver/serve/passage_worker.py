@@ -5,7 +5,7 @@ memory's text) that no thread can stop; a turn that arrives while one runs
 shares the cores with it (issue 39: the untyped turn's p99 beside a backlog).
 A process can be stopped: the backlog (``serve/vector_backlog.py``) sends its
 passages here and, when ``BacklogPace.stopped`` says so (a turn's start until
-its reply ends), suspends this process and resumes it (``SIGSTOP``/``SIGCONT``
+its reply ends, the player typing), suspends this process and resumes it (``SIGSTOP``/``SIGCONT``
 on POSIX, ``NtSuspendProcess``/``NtResumeProcess`` from ntdll on Windows), so
 the turn gets the CPU at once and the passage goes on where it was.
 

@@ -16,12 +16,13 @@ neither typing nor waiting for a turn's reply (memory/backlog_pace.py: a unit
 under way cannot be stopped, so a turn meets at most the one that was under way
 when the player began), and the in-process embedder lets a turn's query go
 before its next passage. With the in-process model a full batch's passages run
-in a worker process (serve/passage_worker.py) that is suspended from a turn's
-start until its reply ends, so even the passage under way when an untyped turn
-arrives leaves it the cores; a worker that crashes or hangs is started again, or
-after :data:`~xtyserver.memory.backlog_pace.WORKER_FAILURES` in a row the
-passages go back to the embedder's own thread, and the passage is redone (the
-store still lists it). The worker ends when no save waits. Everyday chatter's
+in a worker process (serve/passage_worker.py) that is suspended while the
+backlog is held (a turn until its reply ends, the player typing), so even the
+passage under way when an untyped turn arrives leaves it the cores; a worker
+that crashes or hangs is started again, or after
+:data:`~xtyserver.memory.backlog_pace.WORKER_FAILURES` in a row the passages go
+back to the embedder's own thread, and the passage is redone (the store still
+lists it). The worker ends when no save waits. Everyday chatter's
 vectors come first (a turn needs them to tell small talk). A save a
 player opens goes to the front. A batch that fails leaves its save out until it
 is named again (its next opening, change or the next start), so a broken
