@@ -44,7 +44,9 @@ the steady turns see the machine as a player with no backlog does; the
 backlog server's turns run while its backlog embeds (``--no-pause``: never
 paused, both share the machine with the backlog). With baselines, every
 backlog server but the one being timed is paused, so each backlog server's
-turns meet its own backlog only.
+turns meet its own backlog only. A paused server's passage worker (a process of
+its own, ``serve/passage_worker.py``) is paused with it, unless the server had
+suspended it itself.
 
 With ``--lead-ms MS`` each turn is typed first: the mod's ``chat.typing`` with
 the question, ``MS`` before its ``chat.send`` (what the C# library and the Lua
@@ -107,6 +109,7 @@ from baseline import (  # noqa: E402
     save_vectors,
     seed_vectors,
 )
+from serving import children  # noqa: E402
 from stats import machine, nearest_rank  # noqa: E402
 from turn import (  # noqa: E402
     QUESTIONS,
@@ -190,7 +193,7 @@ async def _child_server(data_dir: str, model_url: str, log_file: str, status_fil
     from xtyserver.serve.heap import settle_heap
     from xtyserver.server import serving
 
-    collections, passages = _trace()
+    collections, passages, stops = _trace()
     with open(log_file, "w", encoding="utf-8") as out:
         log.configure(stream=out, json=True)
         settings = _settings(data_dir, model_url)
@@ -201,16 +204,22 @@ async def _child_server(data_dir: str, model_url: str, log_file: str, status_fil
             counters = msgspec.to_builtins(server.memory.statistics)
             status = {"embedded": server.jobs.vectors.embedded, "running": counters}
         status["stopped"] = msgspec.to_builtins(server.memory.statistics)
-    status["collections"], status["passages"] = collections, passages
+    status["collections"], status["passages"], status["stops"] = collections, passages, stops
     Path(status_file).write_text(json.dumps(status))
 
 
-def _trace() -> tuple[list[tuple[float, float, int]], list[tuple[float, float]]]:
+Spans = list[tuple[float, float]]
+
+
+def _trace() -> tuple[list[tuple[float, float, int]], Spans, Spans]:
     """Lists filled as the server runs, on ``time.perf_counter`` (the same clock in every
-    process of the machine): its garbage collections ``(start, end, generation)`` and
-    its background passages ``(start, end)``, to set beside the timed turns."""
+    process of the machine): its garbage collections ``(start, end, generation)``, its
+    background passages ``(start, end)`` (on its own thread, or sent to its worker
+    process and answered), and the spans its passage worker was suspended, to set
+    beside the timed turns."""
     collections: list[tuple[float, float, int]] = []
-    passages: list[tuple[float, float]] = []
+    passages: Spans = []
+    stops: Spans = []
     started = [0.0]
 
     def collected(phase: str, info: dict[str, int]) -> None:
@@ -232,17 +241,78 @@ def _trace() -> tuple[list[tuple[float, float, int]], list[tuple[float, float]]]
             passages.append((start, time.perf_counter()))
 
     local_embedding.LocalEmbedder._embed_passage = timed  # type: ignore[method-assign]
-    return collections, passages
+    try:  # a tree with the worker process (serve/passage_worker.py)
+        from xtyserver.serve import passage_worker
+    except ImportError:
+        return collections, passages, stops
+    worker = passage_worker.PassageWorker
+    sent, suspend, resume = worker.passage, worker.suspend, worker.resume
+
+    async def timed_sent(self: Any, text: str) -> Any:
+        start = time.perf_counter()
+        try:
+            return await sent(self, text)
+        finally:
+            passages.append((start, time.perf_counter()))
+
+    def timed_suspend(self: Any) -> None:
+        if not self.suspended:
+            stops.append((time.perf_counter(), math.inf))
+        suspend(self)
+
+    def timed_resume(self: Any) -> None:
+        if self.suspended and stops:
+            stops[-1] = (stops[-1][0], time.perf_counter())
+        resume(self)
+
+    worker.passage = timed_sent  # type: ignore[method-assign]
+    worker.suspend = timed_suspend  # type: ignore[method-assign]
+    worker.resume = timed_resume  # type: ignore[method-assign]
+    return collections, passages, stops
 
 
-def _pause(pid: int) -> None:
-    """Stop ``pid`` and wait until ``/proc`` says it is stopped (the signal is async)."""
+def _overlap(a: float, b: float, spans: Spans) -> float:
+    """Seconds of ``[a, b]`` inside ``spans`` (which do not overlap each other)."""
+    return sum(max(0.0, min(b, end) - max(a, start)) for start, end in spans)
+
+
+def _running(a: float, b: float, passages: Spans, stops: Spans) -> float:
+    """Seconds of ``[a, b]`` during which a passage ran: inside a passage, outside the
+    spans its worker was suspended."""
+    total = 0.0
+    for start, end in passages:
+        lo, hi = max(a, start), min(b, end)
+        if hi > lo:
+            total += hi - lo - _overlap(lo, hi, stops)
+    return total
+
+
+def _state(pid: int) -> str:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+def _pause(pid: int) -> list[int]:
+    """Stop ``pid``, then its children that run (its passage worker: a process of its
+    own, which would go on with its passage beside the turns timed meanwhile; one the
+    server suspended itself stays as it is), and wait until ``/proc`` says each is
+    stopped (the signal is async). Returns them, children first, for :func:`_resume`."""
     os.kill(pid, signal.SIGSTOP)
-    for _ in range(1000):
-        if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "T":
-            return
-        time.sleep(0.0005)
-    raise SystemExit(f"server {pid} did not stop")
+    stopped = [pid]
+    for child in children(pid):
+        with contextlib.suppress(OSError):
+            if _state(child) != "T":
+                os.kill(child, signal.SIGSTOP)
+                stopped.insert(0, child)
+    for one in stopped:
+        for _ in range(1000):
+            with contextlib.suppress(FileNotFoundError):
+                if _state(one) != "T":
+                    time.sleep(0.0005)
+                    continue
+            break
+        else:
+            raise SystemExit(f"process {one} did not stop")
+    return stopped
 
 
 # -- the rounds --------------------------------------------------------------------------
@@ -304,16 +374,18 @@ async def _rounds(
             text = QUESTIONS[i % len(QUESTIONS)]  # the same new question on every server
             for kind in order:
                 # The other backlog servers stop while one kind is timed.
-                paused = [pid for k, pid in backlogs.items() if k != kind] if args.pause else []
-                for pid in paused:
-                    _pause(pid)
+                paused: list[int] = []
+                for k, pid in backlogs.items():
+                    if k != kind and args.pause:
+                        paused += _pause(pid)
                 try:
                     began = time.perf_counter()
                     if kind == "model":
                         value = await _direct_ttft(direct, None)
                     else:
-                        value = await _turn(clients[kind], None, text, lead)
-                        began += lead or 0.0  # from its chat.send
+                        sent: list[float] = []
+                        value = await _turn(clients[kind], None, text, lead, sent)
+                        began = sent[0]  # its chat.send (a typed turn slept its lead first)
                 finally:
                     for pid in paused:
                         os.kill(pid, signal.SIGCONT)
@@ -393,6 +465,12 @@ def report_turns(window: Window, events: int, lead_ms: float = 0.0) -> None:
             ratio50 = rows[kind][0] / rows["steady"][0]
             ratio99 = rows[kind][1] / rows["steady"][1]
             print(f"{kind} / steady: p50 {ratio50:.3f}, p99 {ratio99:.3f} (target: p99 <= 1.10)")
+        # The p99 of 200 rounds is their third-slowest: the tail beside it says how alone.
+        for kind in kinds:
+            tail = sorted(v - base for v in window.times[kind])
+            p95 = nearest_rank(tail, 95) * 1e3
+            slowest = ", ".join(f"{v * 1e3:.1f}" for v in tail[-5:])
+            print(f"  {_label(kind)}: p95 {p95:.2f} ms; the five slowest {slowest}")
     print("(overhead = chat.send -> first chat.delta minus the median direct time;")
     print(" p99 by nearest rank, max beside it)")
     done = window.waiting_at_start - window.waiting_at_end
@@ -423,11 +501,16 @@ def report_overlaps(window: Window, status: dict[str, Any]) -> None:
         gcs = status[kind]["collections"]
         met: dict[str, list[float]] = {"a collection": [], "a passage": [], "neither": []}
         pause = 0.0
+        passages = [tuple(p) for p in status[kind]["passages"]]
+        stops = [tuple(p) for p in status[kind].get("stops", [])]
+        ran: list[float] = []  # ms of passage running inside each turn that met one
         for (start, end), value in zip(spans, window.times[kind], strict=True):
             during = [(a, b, g) for a, b, g in gcs if a < end and b > start]
             pause += sum(min(b, end) - max(a, start) for a, b, _ in during)
-            busy = any(a < end and b > start for a, b in status[kind]["passages"])
-            key = "a collection" if during else "a passage" if busy else "neither"
+            running = _running(start, end, passages, stops)
+            if running > 0:
+                ran.append(running * 1e3)
+            key = "a collection" if during else "a passage" if running > 0 else "neither"
             met[key].append(value - base)
         full = sum(1 for _, _, g in gcs if g == 2)
         parts = ", ".join(
@@ -439,6 +522,13 @@ def report_overlaps(window: Window, status: dict[str, Any]) -> None:
             f" ({len(gcs)} collections in all, {full} full, longest"
             f" {max((b - a for a, b, _ in gcs), default=0.0) * 1e3:.1f} ms)"
         )
+        if ran:
+            p50, p99, top = _ms([r / 1e3 for r in ran])
+            print(
+                f"    a passage ran inside {len(ran)} of its turns for p50 {p50:.1f},"
+                f" p99 {p99:.1f}, max {top:.1f} ms of each (its worker suspended"
+                f" {len(stops)} times in all; passages {len(passages)})"
+            )
 
 
 def report_jobs(logs: dict[str, Path], status: dict[str, Any]) -> None:

@@ -25,18 +25,25 @@ their vectors (checked before the runs) and the default embedder, and without
 (``memory.local_embedding = false``); all alternate, ``--repeat``
 times each. RSS is hardly disturbed by a busy machine, so the medians are close to exact.
 
+``--backlog`` takes every other save's vectors out of the store first (the played
+save keeps its own): the embedding backlog runs through the turns, and each
+reading is the server's plus its child processes' (the passage worker,
+``serve/passage_worker.py``, where the tree has one; its columns beside).
+
 ``--routes`` adds distinct ``[models.vision]`` and ``[models.quick]`` models (of
 the same scripted server) to the chat model: three model clients.
 
 Usage: ``python scripts/bench/rss.py [--turns 100] [--checkpoints 40,80] [--repeat 3]
-[--routes] [--baseline main]`` (``--baseline ''``: the candidate only).
+[--routes] [--backlog] [--baseline main]`` (``--baseline ''``: the candidate only).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -53,6 +60,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import serving  # noqa: E402
+from baseline import SAVE as PLAYED  # noqa: E402
 from baseline import STATES, variants  # noqa: E402
 from stats import machine  # noqa: E402
 from turn import model_context, screenshot_jpeg  # noqa: E402
@@ -63,6 +71,7 @@ from xtyserver.adapter.support import screenshot  # noqa: E402
 TOKEN = "bench-token-rss-4hT8pW2qZ6vN1cX9mB3kR7yF5dL0sJaG"
 SAVE = Identity(game_id="stardew-valley", save_id="save-42")  # baseline.SAVE: 300 memories
 IMAGE_EVERY = 4
+KEYS = ("VmRSS", "RssAnon", "Private_Dirty")
 SHOW_MAPPINGS = "--mappings" in sys.argv
 CONFIG = """\
 [server]
@@ -85,11 +94,37 @@ model = "scripted-quick"
 """
 
 
+def _memory(pid: int) -> dict[str, int]:
+    """The server's readings, and its children's summed under ``child `` keys."""
+    out = serving.memory_kib(pid)
+    for child in serving.children(pid):
+        with contextlib.suppress(OSError):
+            for key, value in serving.memory_kib(child).items():
+                out[f"child {key}"] = out.get(f"child {key}", 0) + value
+    return out
+
+
+def _drop_other_vectors(folder: Path) -> int:
+    """Delete every vector but the played save's: a backlog for the server to embed."""
+    path = folder / "profiles" / "default" / "memory-v1.sqlite"
+    conn = sqlite3.connect(path)
+    try:
+        with conn:
+            done = conn.execute(
+                "DELETE FROM memory_vector WHERE event_id NOT IN (SELECT id FROM game_memory"
+                " WHERE game_id = ? AND save_id = ?)",
+                PLAYED,
+            )
+    finally:
+        conn.close()
+    return done.rowcount
+
+
 async def _play(
     url: str, pid: int, checkpoints: list[int], image: Any, settle: float, heartbeat_row: bool
 ) -> list[dict[str, int]]:
     await anyio.sleep(settle)
-    readings = [serving.memory_kib(pid)]
+    readings = [_memory(pid)]
     async with AdapterClient(
         url,
         token=TOKEN,
@@ -107,10 +142,10 @@ async def _play(
             await reply.result()
             if i in checkpoints:
                 await anyio.sleep(settle)
-                readings.append(serving.memory_kib(pid))
+                readings.append(_memory(pid))
         if heartbeat_row:
             await anyio.sleep(client.server_hello.heartbeat_ms / 1000)
-            readings.append(serving.memory_kib(pid))
+            readings.append(_memory(pid))
         if SHOW_MAPPINGS:
             print("\nlargest mappings at the last reading: Rss KiB, of it anonymous, name")
             for rss, anon, name in serving.mappings_kib(pid):
@@ -173,6 +208,9 @@ def main() -> None:
     ap.add_argument(
         "--routes", action="store_true", help="distinct chat, vision and quick models (3 clients)"
     )
+    ap.add_argument(
+        "--backlog", action="store_true", help="other saves without vectors: a backlog runs"
+    )
     ap.add_argument("--baseline", default="main", help="git ref of the baseline ('' for none)")
     ap.add_argument(
         "--states",
@@ -198,6 +236,10 @@ def main() -> None:
             f"stores: {events:,} events in {args.saves} saves, built in "
             f"{time.perf_counter() - t:.1f} s"
         )
+        if args.backlog:
+            for run in runs:
+                if run.vectors:
+                    print(f"{run.label.strip()}: {_drop_other_vectors(run.data)} vectors taken out")
         model, model_url = _spawn_model()
         results: dict[str, list[list[dict[str, int]]]] = {r.label.strip(" []"): [] for r in runs}
         try:
@@ -242,6 +284,16 @@ def main() -> None:
                 f"/ {anon:5.1f} / {dirty:5.1f}"
             )
         print(f"{point:44s} " + " ".join(f"{c:>30s}" for c in cells))
+    if any("child VmRSS" in r for runs in results.values() for run in runs for r in run):
+        print("\nits child processes (the passage worker), MiB, median: VmRSS / RssAnon /")
+        print("Private_Dirty (its RssFile is mostly the model file the server maps too)")
+        for i, point in enumerate(points):
+            cells = []
+            for runs in results.values():
+                got = [tuple(r[i].get(f"child {k}", 0) / 1024 for k in KEYS) for r in runs]
+                columns = zip(*got, strict=True)
+                cells.append(" / ".join(f"{statistics.median(v):5.1f}" for v in columns))
+            print(f"{point:44s} " + " ".join(f"{c:>30s}" for c in cells))
 
 
 if __name__ == "__main__":

@@ -165,6 +165,15 @@ def settled_rss_kib(pid: int, quiet_s: float = 0.5, at_most_s: float = 10.0) -> 
     return steady
 
 
+def children(pid: int) -> list[int]:
+    """``pid``'s child processes (a server's passage worker), from /proc."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
 def memory_kib(pid: int) -> dict[str, int]:
     """VmRSS, RssAnon, RssFile (``/proc/PID/status``) and Private_Dirty (smaps_rollup), KiB."""
     out: dict[str, int] = {}

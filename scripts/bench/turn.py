@@ -368,8 +368,13 @@ async def _direct_ttft(client: Any, image_url: str | None) -> float:
 
 
 async def _turn(
-    client: AdapterClient, image: Any | None, text: str, lead: float | None = None
+    client: AdapterClient,
+    image: Any | None,
+    text: str,
+    lead: float | None = None,
+    sent: list[float] | None = None,
 ) -> float:
+    """``chat.send`` -> first ``chat.delta`` in s (``sent``: gets the send's perf_counter)."""
     if lead is not None:  # the player paused typing: the mod's hint, then Enter
         await client._send(await client._check({"type": "chat.typing", "text": text}))
         await anyio.sleep(lead)
@@ -385,6 +390,8 @@ async def _turn(
     reply = ChatReply(frame["id"], client.cancel)
     client._chats[reply.id] = reply
     t = time.perf_counter()
+    if sent is not None:
+        sent.append(t)
     await client._send(data)
     first = None
     async for _ in reply:

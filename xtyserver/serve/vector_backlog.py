@@ -15,7 +15,14 @@ on a route) it waits until no chat is waiting or streaming on any lane
 neither typing nor waiting for a turn's reply (memory/backlog_pace.py: a unit
 under way cannot be stopped, so a turn meets at most the one that was under way
 when the player began), and the in-process embedder lets a turn's query go
-before its next passage. Everyday chatter's
+before its next passage. With the in-process model a full batch's passages run
+in a worker process (serve/passage_worker.py) that is suspended while the
+backlog is held (a turn until its reply ends, the player typing), so even the
+passage under way when an untyped turn arrives leaves it the cores; a worker
+that crashes or hangs is started again, or after
+:data:`~xtyserver.memory.backlog_pace.WORKER_FAILURES` in a row the passages go
+back to the embedder's own thread, and the passage is redone (the store still
+lists it). The worker ends when no save waits. Everyday chatter's
 vectors come first (a turn needs them to tell small talk). A save a
 player opens goes to the front. A batch that fails leaves its save out until it
 is named again (its next opening, change or the next start), so a broken
@@ -25,6 +32,7 @@ says so.
 
 from __future__ import annotations
 
+import math
 from array import array
 from collections.abc import Callable
 
@@ -32,16 +40,18 @@ import anyio
 
 from xtyserver import errors, log
 from xtyserver.clock import Clock, SystemClock
-from xtyserver.memory.backlog_pace import BacklogPace, Reason
+from xtyserver.memory.backlog_pace import BacklogPace, Reason, WorkerWatch
 from xtyserver.memory.smalltalk import CHATTER
 from xtyserver.memory.tokens import DailyBudget
 from xtyserver.memory.types import Scope
 from xtyserver.memory.vectors import embedding_text
 from xtyserver.model import embedding
 from xtyserver.model.embedding import Embedder
+from xtyserver.model.local_embedding import LocalEmbedder
 from xtyserver.model.router import ModelRouter
 from xtyserver.serve.memory_service import MemoryService
 from xtyserver.serve.meter import TokenMeter
+from xtyserver.serve.passage_worker import PassageWorker, WorkerFailed
 
 LOCAL_BATCH = 8
 """Memories the in-process backlog reads and stores at a time (their passages are formed
@@ -108,6 +118,13 @@ class VectorBacklog:
         self._waiting = anyio.CancelScope()
         self.embedded = 0  # vectors stored since the start
         self._chatter_tried = False
+        # The passages' worker process (a full batch's passages, in process), its watch,
+        # and whether it failed too often (the passages on the embedder's thread then).
+        self.worker: PassageWorker | None = None
+        self.watch = WorkerWatch()
+        self.in_thread = False
+        self.workers = 0  # worker processes started since the start
+        self._changed = anyio.Event()  # set when the worker's watch changes (its deadline)
         self.rescan()
 
     @property
@@ -155,6 +172,36 @@ class VectorBacklog:
     def _player_moved(self) -> None:
         self._moved.set()
         self._moved = anyio.Event()
+        self._apply_stop()
+
+    def _apply_stop(self) -> float:
+        """Suspend or resume the worker as the pace says now; seconds until that changes
+        with no move of the player (``inf``: only a move changes it)."""
+        now = self._clock.now()
+        stopped, left = self.pace.stopped(now)
+        worker = self.worker
+        if worker is None or stopped == worker.suspended:
+            return left
+        if stopped:
+            worker.suspend()
+            self.watch.suspended(now)
+        else:
+            worker.resume()
+            self.watch.resumed(now)
+        self._worker_changed()
+        return left
+
+    async def _keep_pace(self) -> None:
+        """Resume the worker when a turn's hold ends with no reply (a refused turn); the
+        player's moves apply their own decisions as they come."""
+        while not self._closed:
+            moved = self._moved
+            left = self._apply_stop()
+            if math.isinf(left):
+                await moved.wait()
+            else:
+                with self._clock.move_on_at(self._clock.deadline(left)):
+                    await moved.wait()
 
     async def _ready(self) -> None:
         """Until the next unit may start: no chat on any lane, and the player neither
@@ -182,49 +229,61 @@ class VectorBacklog:
     def close(self) -> None:
         """Stop after the batch under way; what is left stays in the store for the next start."""
         self._closed = True
+        self._worker_changed()  # the watch ends
         self._waiting.cancel()  # a model still loading is not waited for
         self._wake.set()
         self._player_moved()  # nor the player's hold
+        if self.worker is not None:
+            self.worker.close()  # resumed, its pipe closed: it ends after its passage
 
     async def run(self) -> None:
         """Read the backlog from the store, then work through it until :meth:`close`."""
         if not self.active:
             return
         try:
-            with anyio.CancelScope() as self._waiting:
-                await self._model.wait_warm()
-            while not self._closed:
-                if self._rescan:
-                    try:
-                        await self._scan()
-                    finally:
-                        self._rescan = False
-                        self._memory.job_finished(failed=False)
-                    continue
-                if not self._chatter_tried:  # before the saves (no job of its own)
-                    self._chatter_tried = not await self._chatter()
-                    continue
-                if not self._saves:
-                    await self._wake.wait()
-                    self._wake = anyio.Event()
-                    continue
-                save = next(iter(self._saves))
-                more, failed = False, True
-                try:
-                    more, failed = await self._batch(save), False
-                except errors.XtyError as exc:
-                    self._log.info("memory.embedding_failed", code=exc.code)
-                except Exception:
-                    # A bug of ours must not stop the backlog; log the kind, not the data.
-                    self._log.exception("memory.job_crashed")
-                if not more and save in self._saves:
-                    self._done(save, failed=failed)
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._keep_pace)
+                group.start_soon(self._watch_worker)
+                await self._work()
+                group.cancel_scope.cancel()
         finally:
             for save in list(self._saves):
                 self._done(save, failed=False)
             if self._rescan:
                 self._rescan = False
                 self._memory.job_finished(failed=False)
+            await self._end_worker()
+
+    async def _work(self) -> None:
+        with anyio.CancelScope() as self._waiting:
+            await self._model.wait_warm()
+        while not self._closed:
+            if self._rescan:
+                try:
+                    await self._scan()
+                finally:
+                    self._rescan = False
+                    self._memory.job_finished(failed=False)
+                continue
+            if not self._chatter_tried:  # before the saves (no job of its own)
+                self._chatter_tried = not await self._chatter()
+                continue
+            if not self._saves:
+                await self._end_worker()  # its memory back while nothing waits
+                await self._wake.wait()
+                self._wake = anyio.Event()
+                continue
+            save = next(iter(self._saves))
+            more, failed = False, True
+            try:
+                more, failed = await self._batch(save), False
+            except errors.XtyError as exc:
+                self._log.info("memory.embedding_failed", code=exc.code)
+            except Exception:
+                # A bug of ours must not stop the backlog; log the kind, not the data.
+                self._log.exception("memory.job_crashed")
+            if not more and save in self._saves:
+                self._done(save, failed=failed)
 
     async def _chatter(self) -> bool:
         """The chatter's vectors, so turns can tell small talk; whether to try again (a
@@ -281,14 +340,25 @@ class VectorBacklog:
         texts = [embedding_text(event) for event in batch]
         vectors: list[array[float]] = []
         # In process a unit is one passage (a request on a route): the player is looked
-        # at before each, and a stop stores what is formed.
+        # at before each, and a stop stores what is formed. A full batch (a backlog, not
+        # one new memory) goes to the worker, or to the one already running.
         unit = 1 if local else len(texts)
+        worker = isinstance(embedder, LocalEmbedder) and (
+            self.worker is not None or len(batch) == size
+        )
         for at in range(0, len(texts), unit):
             if at:
                 await self._ready()
                 if self._closed:
                     break
             self.units += 1
+            if worker and not self.in_thread:
+                assert isinstance(embedder, LocalEmbedder)
+                vector = await self._passage(embedder, texts[at])
+                if vector is None:  # the worker ended with the server: stored what is formed
+                    break
+                vectors.append(vector)
+                continue
             done = await embedder.embed(texts[at : at + unit])
             if done.usage is not None:
                 # Billed with the background calls (the bill has no purpose of its own).
@@ -303,6 +373,84 @@ class VectorBacklog:
         self._log.debug("memory.embedded", count=len(stored))
         # None stored: every one changed meanwhile; the change names the save again.
         return bool(stored) and len(batch) == size and len(found) == len(batch)
+
+    async def _passage(self, embedder: LocalEmbedder, text: str) -> array[float] | None:
+        """``text``'s passage from the worker (started first when none runs); a failed
+        worker is replaced and the passage redone, or after too many failures in a row
+        formed on the embedder's own thread. None: the backlog closed meanwhile."""
+        while not self.in_thread and not self._closed:
+            try:
+                worker = self._started_worker(embedder)
+                self.watch.sent(self._clock.now())
+                self._worker_changed()  # the watch starts counting
+                vector = await worker.passage(text)
+                self.watch.answered()
+                return vector
+            except WorkerFailed as exc:
+                await self._end_worker()
+                if self._closed:
+                    return None
+                failures = self.watch.failures + 1
+                after = self.watch.failed()
+                self._worker_changed()
+                if after == "in_thread":
+                    self.in_thread = True
+                    self._log.warning(
+                        "memory.passage_worker_off", reason=str(exc), failures=failures
+                    )
+                else:
+                    self._log.warning(
+                        "memory.passage_worker_restarted", reason=str(exc), failures=failures
+                    )
+        if self._closed:
+            return None
+        return (await embedder.embed([text])).vectors[0]
+
+    def _started_worker(self, embedder: LocalEmbedder) -> PassageWorker:
+        """The worker, started now when none runs (suspended at once during a turn).
+
+        Raises:
+            WorkerFailed: It could not be started.
+        """
+        if self.worker is None:
+            worker = PassageWorker(embedder.engine, embedder.file)
+            worker.start()
+            self.worker = worker
+            self.workers += 1
+            self._log.info("memory.passage_worker", pid=worker.pid, engine=embedder.engine)
+            self._apply_stop()
+        return self.worker
+
+    async def _watch_worker(self) -> None:
+        """End the worker when its passage has run (not suspended) past
+        :data:`~xtyserver.memory.backlog_pace.PASSAGE_STUCK_S`: the passage then fails.
+        One task for the backlog's life (not one a passage: nothing to collect after each)."""
+        while not self._closed:
+            changed = self._changed
+            left = self.watch.until_stuck(self._clock.now())
+            worker = self.worker
+            if left <= 0:
+                if worker is not None:
+                    self._log.warning("memory.passage_worker_stuck", pid=worker.pid)
+                    worker.kill()  # its passage fails, and the watch with it
+                await changed.wait()
+            elif math.isinf(left):  # none in flight, or suspended: until either changes
+                await changed.wait()
+            else:
+                with self._clock.move_on_at(self._clock.deadline(left)):
+                    await changed.wait()
+
+    def _worker_changed(self) -> None:
+        """A passage was sent or failed, or the worker suspended or resumed: the watch's
+        deadline moved."""
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    async def _end_worker(self) -> None:
+        """End the worker (resumed, its pipe closed; killed if it does not exit)."""
+        worker, self.worker = self.worker, None
+        if worker is not None:
+            await worker.aclose()
 
     async def _budget_allows(self) -> bool:
         if not self.budget.limited:
