@@ -67,8 +67,9 @@ def extraction_reply(player: str, subject: str, summary: str) -> Any:
     return Reply(text=json.dumps(answer, ensure_ascii=False), match=f"玩家说：\n{player}")
 
 
-async def until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Wait for the real server's background job (not for time to pass)."""
+async def until(predicate: Callable[[], bool], timeout: float = 60.0) -> None:
+    """Wait for the real server's background job (not for time to pass); ``timeout`` guards
+    against a hang and bounds no speed (10 s once ran out on a loaded 2-core CI machine)."""
     with anyio.fail_after(timeout):
         while not predicate():
             await anyio.sleep(0.01)
