@@ -16,7 +16,7 @@ import anyio
 import pytest
 
 from tests import browser
-from tests.conftest import TOKEN, Harness, chat, running
+from tests.conftest import NO_GRACE, TOKEN, Harness, chat, running
 from tests.manage.test_browser import css, ready, wait
 from tests.manage.test_http import Page
 from xtyserver import __version__
@@ -190,7 +190,10 @@ def drive_stats(link: str) -> dict[str, Any]:
 
 
 async def test_stats_fit_a_phone_and_show_the_days_cost_in_yuan(tmp_path: Path) -> None:
-    async with running(tmp_path / "data") as h:
+    # No grace: the turn's jobs are queued at once, so waiting for them sees every token they
+    # spend (with the grace a job could start after the wait and change the day's figures
+    # between the page's API and its table).
+    async with running(tmp_path / "data", overrides=NO_GRACE) as h:
         identity = {"gameId": "stardew-valley", "saveId": "farm-a", "saveName": "阳光农场"}
         async with h.adapter(identity=identity) as ws:
             _, done = await chat(ws, "今天去钓鱼")
