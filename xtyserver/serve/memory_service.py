@@ -404,12 +404,14 @@ class MemoryService:
         entry = self._saves.get(save)
         if entry is None:
             return
-        if entry.index is None:  # loading: it may have read the names before the write
-            index = await self._loaded(save, entry)
-            names = await self._read(self.store.aliases, save)
-        else:
-            index = entry.index
-        index.aliases = tuple(names)
+        if entry.index is not None:
+            entry.index.aliases = tuple(names)
+        # A load or reload in flight may have read the names before the write and put its
+        # index in place after it (names bump no generation, so nothing would reload it
+        # again): once it is done, the index reads them afresh.
+        async with entry.loading:
+            if entry.index is not None:
+                entry.index.aliases = tuple(await self._read(self.store.aliases, save))
 
     async def set_profile_field(self, name: str, value: Any) -> SharedProfile:
         """Replace one shared-profile field.
